@@ -1,0 +1,262 @@
+"""Domain packs: the coaching domain as versioned data (a balance patch is a new version).
+
+A pack is a folder of JSON files under ``voicecoach/packs/<pack_id>/``:
+
+    manifest.json   {"pack_id", "version", "title", "persona", "domain_rules"}
+    elements.json   {"elements": [...], "counters": {attacker: {defender: multiplier}}}
+    skills.json     [Skill, ...]
+    creatures.json  [Creature, ...]
+    lineups.json    [Lineup, ...]      named teams of 3-5 (the W3 recommend pool)
+    phi.json        [PhiEntry, ...]    W1's Φ table
+    w3.json         W3Config           branch pools, cooldowns, p_c, w_c
+
+`load_pack` validates every file and every cross-reference, and a bad entry raises
+`PackError` naming the file and the entry, so a broken patch never reaches a session.
+"""
+
+from __future__ import annotations
+
+import json
+from functools import cache
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+PACKS_DIR = Path(__file__).parent / "packs"
+DEFAULT_PACK = "pet_arena"
+
+
+class _Model(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class UnlockCondition(_Model):
+    """How a player unlocks a skill; absent fields impose nothing."""
+
+    min_stage: int | None = Field(default=None, ge=1)
+    min_level: int | None = Field(default=None, ge=1)
+    quest: str | None = None
+
+
+class Skill(_Model):
+    id: str
+    name: str
+    element: str
+    kind: Literal["attack", "defense", "support", "control"]
+    power: int = Field(ge=0)
+    description: str
+    unlock: UnlockCondition | None = None  # None: known from the start
+
+
+class Creature(_Model):
+    id: str
+    name: str
+    element: str
+    role: Literal["striker", "tank", "support", "controller"]
+    rarity: Literal["common", "rare", "epic", "legendary"]
+    stages: list[str] = Field(min_length=1, max_length=3, description="evolution stage names")
+    base_power: int = Field(ge=1)
+    skills: list[str] = Field(min_length=1)
+
+
+class Lineup(_Model):
+    id: str
+    name: str
+    creatures: list[str] = Field(min_length=3, max_length=5)
+    style: str  # aggressive / defensive / control / balanced ...
+    summary: str
+
+
+class ToolUse(_Model):
+    """One tool a Φ entry dispatches; `args` values starting with '$' are state paths."""
+
+    tool: str
+    args: dict[str, Any] = Field(default_factory=dict)
+
+
+class PhiEntry(_Model):
+    intent: str
+    sub_intent: str
+    tools: list[ToolUse]
+    requires: list[str] = Field(default_factory=list, description="decision-field paths")
+    branch: Literal["recommend", "teaching", "knowledge-qa"] = "knowledge-qa"
+
+
+class W3Candidate(_Model):
+    id: str
+    guidance_type: str
+    lineup_id: str | None = None
+    text: str = ""
+    cooldown: int = Field(ge=1, description="turns the candidate rests after being issued")
+    p: float = Field(gt=0.0, le=1.0, description="Bernoulli leak probability p_c")
+    w: float = Field(gt=0.0, description="weighted-pick weight w_c")
+
+
+class W3Branch(_Model):
+    pool: list[W3Candidate]
+
+
+class W3Config(_Model):
+    version: str
+    branches: dict[Literal["recommend", "teaching", "knowledge-qa"], W3Branch]
+
+
+class ElementChart(_Model):
+    elements: list[str]
+    counters: dict[str, dict[str, float]]
+
+
+class Pack(_Model):
+    pack_id: str
+    version: str
+    title: str
+    persona: str
+    domain_rules: list[str]
+    elements: ElementChart
+    skills: dict[str, Skill]
+    creatures: dict[str, Creature]
+    lineups: dict[str, Lineup]
+    phi: list[PhiEntry]
+    w3: W3Config
+
+    def creature_by_name(self, name: str) -> Creature | None:
+        key = name.strip().lower()
+        return next(
+            (c for c in self.creatures.values() if key in (c.id.lower(), c.name.lower())), None
+        )
+
+    def skill_by_name(self, name: str) -> Skill | None:
+        key = name.strip().lower()
+        return next((s for s in self.skills.values() if key in (s.id.lower(), s.name.lower())), None)
+
+
+class PackError(ValueError):
+    """A pack file or entry that does not validate; the message names file and entry."""
+
+
+def _read(folder: Path, name: str) -> Any:
+    path = folder / name
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise PackError(f"{path}: file missing from pack") from None
+    except json.JSONDecodeError as err:
+        raise PackError(f"{path}: not valid JSON ({err})") from None
+
+
+def _entries(folder: Path, name: str, model: type[_Model], raw: list[Any]) -> list[Any]:
+    out = []
+    for i, item in enumerate(raw):
+        label = item.get("id") or f"{item.get('intent')}/{item.get('sub_intent')}" if isinstance(item, dict) else i
+        try:
+            out.append(model.model_validate(item))
+        except ValidationError as err:
+            raise PackError(f"{folder / name}: entry {label!r}: {err.errors()[0]['msg']} "
+                            f"at {'.'.join(map(str, err.errors()[0]['loc']))}") from None
+    return out
+
+
+def _unique(folder: Path, name: str, items: list[Any]) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for item in items:
+        if item.id in out:
+            raise PackError(f"{folder / name}: entry {item.id!r} defined twice")
+        out[item.id] = item
+    return out
+
+
+# Tool names and state paths are checked against these at load time; tools.py registers
+# the real tool set, and state paths are resolved against the LiveState model.
+def _check_refs(pack: Pack, folder: Path, tool_names: set[str]) -> None:
+    from voicecoach.state import LiveState
+
+    def bad(file: str, entry: str, msg: str) -> PackError:
+        return PackError(f"{folder / file}: entry {entry!r}: {msg}")
+
+    for c in pack.creatures.values():
+        if c.element not in pack.elements.elements:
+            raise bad("creatures.json", c.id, f"unknown element {c.element!r}")
+        for s in c.skills:
+            if s not in pack.skills:
+                raise bad("creatures.json", c.id, f"unknown skill {s!r}")
+    for s in pack.skills.values():
+        if s.element not in pack.elements.elements:
+            raise bad("skills.json", s.id, f"unknown element {s.element!r}")
+    for lu in pack.lineups.values():
+        for cid in lu.creatures:
+            if cid not in pack.creatures:
+                raise bad("lineups.json", lu.id, f"unknown creature {cid!r}")
+    seen: set[tuple[str, str]] = set()
+    for e in pack.phi:
+        label = f"{e.intent}/{e.sub_intent}"
+        if (e.intent, e.sub_intent) in seen:
+            raise bad("phi.json", label, "pair defined twice")
+        seen.add((e.intent, e.sub_intent))
+        for use in e.tools:
+            if use.tool not in tool_names:
+                raise bad("phi.json", label, f"unknown tool {use.tool!r}")
+            for v in use.args.values():
+                if isinstance(v, str) and v.startswith("$") and not _valid_path(LiveState, v[1:]):
+                    raise bad("phi.json", label, f"unknown state field {v[1:]!r}")
+        for path in e.requires:
+            if not _valid_path(LiveState, path):
+                raise bad("phi.json", label, f"unknown state field {path!r}")
+    for branch, cfg in pack.w3.branches.items():
+        for cand in cfg.pool:
+            if cand.lineup_id is not None and cand.lineup_id not in pack.lineups:
+                raise bad("w3.json", f"{branch}/{cand.id}", f"unknown lineup {cand.lineup_id!r}")
+
+
+def _valid_path(model: type[BaseModel], path: str) -> bool:
+    """Does the dotted path name a field of the (nested) pydantic model?"""
+    import typing
+
+    current: Any = model
+    for part in path.split("."):
+        fields = getattr(current, "model_fields", None)
+        if fields is None or part not in fields:
+            return False
+        ann = fields[part].annotation
+        # unwrap Optional[X] / X | None to X
+        args = [a for a in typing.get_args(ann) if a is not type(None)]
+        current = args[0] if args and not typing.get_origin(ann) in (list, dict) else ann
+    return True
+
+
+def load_pack_from(folder: Path, tool_names: set[str] | None = None) -> Pack:
+    """Load and validate the pack in `folder`. Raises PackError naming file and entry."""
+    if tool_names is None:
+        from voicecoach.tools import TOOL_NAMES
+
+        tool_names = set(TOOL_NAMES)
+    manifest = _read(folder, "manifest.json")
+    raw_elements = _read(folder, "elements.json")
+    try:
+        elements = ElementChart.model_validate(raw_elements)
+        w3 = W3Config.model_validate(_read(folder, "w3.json"))
+    except ValidationError as err:
+        raise PackError(f"{folder}: {err}") from None
+    pack = Pack(
+        pack_id=manifest["pack_id"],
+        version=manifest["version"],
+        title=manifest.get("title", manifest["pack_id"]),
+        persona=manifest.get("persona", ""),
+        domain_rules=manifest.get("domain_rules", []),
+        elements=elements,
+        skills=_unique(folder, "skills.json", _entries(folder, "skills.json", Skill, _read(folder, "skills.json"))),
+        creatures=_unique(
+            folder, "creatures.json", _entries(folder, "creatures.json", Creature, _read(folder, "creatures.json"))
+        ),
+        lineups=_unique(folder, "lineups.json", _entries(folder, "lineups.json", Lineup, _read(folder, "lineups.json"))),
+        phi=_entries(folder, "phi.json", PhiEntry, _read(folder, "phi.json")),
+        w3=w3,
+    )
+    _check_refs(pack, folder, tool_names)
+    return pack
+
+
+@cache
+def load_pack(pack_id: str = DEFAULT_PACK) -> Pack:
+    """The installed pack `pack_id` (cached: packs are immutable once loaded)."""
+    return load_pack_from(PACKS_DIR / pack_id)
