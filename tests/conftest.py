@@ -1,0 +1,104 @@
+"""Shared fixtures: the real pet_arena pack and a realistic mid-match LiveState."""
+
+from __future__ import annotations
+
+import pytest
+
+from voicecoach.pack import Pack, load_pack
+from voicecoach.state import LiveState, load_state
+
+
+@pytest.fixture
+def pack() -> Pack:
+    return load_pack()
+
+
+# The player owns 8 creatures (id: stage, level; locked skills in brackets):
+#   emberfox   fire      striker     stage 2, lv 14  [inferno_roar: needs stage 3]
+#   galehawk   wind      striker     stage 2, lv 16  [tempest_fury: needs stage 3]
+#   granitusk  earth     tank        stage 1, lv 12  [granite_bulwark: needs level 20]
+#   hexmoth    shadow    controller  stage 3, lv 25  all skills unlocked
+#   lumifawn   light     support     stage 1, lv 5   [sanctuary: needs stage 2]
+#   oakhorn    grass     tank        stage 2, lv 19  [worldroot_slam: needs stage 3]
+#   sparkwing  electric  support     stage 2, lv 10  all skills unlocked
+#   tidefang   water     striker     stage 1, lv 6   [riptide: stage 2, tsunami_crash: stage 3]
+# It is round 2 of 3 (player leads 1-0), emberfox/oakhorn/sparkwing against
+# briarcat (grass) / shellbastion (water) / voltail (electric).
+STATE = {
+    "version": 5,
+    "turn_index": 3,
+    "ic": {
+        "patch_version": "1.0.0",
+        "match": {
+            "mode": "ranked",
+            "round": 2,
+            "rounds_total": 3,
+            "score_player": 1,
+            "score_opponent": 0,
+            "player_lineup": ["emberfox", "oakhorn", "sparkwing"],
+            "opponent_lineup": ["briarcat", "shellbastion", "voltail"],
+        },
+    },
+    "fs": {
+        "player_level": 18,
+        "inventory": {
+            "owned": [
+                {
+                    "creature_id": "emberfox",
+                    "stage": 2,
+                    "level": 14,
+                    "unlocked_skills": ["ember_fang", "flame_burst", "blaze_charge"],
+                },
+                {
+                    "creature_id": "galehawk",
+                    "stage": 2,
+                    "level": 16,
+                    "unlocked_skills": ["gust_cutter", "cyclone_spin", "gale_dive"],
+                },
+                {
+                    "creature_id": "granitusk",
+                    "stage": 1,
+                    "level": 12,
+                    "unlocked_skills": ["stone_skin", "quake_stomp"],
+                },
+                {
+                    "creature_id": "hexmoth",
+                    "stage": 3,
+                    "level": 25,
+                    "unlocked_skills": ["dread_whisper", "nightmare_hex", "shade_bite"],
+                },
+                {
+                    "creature_id": "lumifawn",
+                    "stage": 1,
+                    "level": 5,
+                    "unlocked_skills": ["gentle_light", "radiant_peck"],
+                },
+                {
+                    "creature_id": "oakhorn",
+                    "stage": 2,
+                    "level": 19,
+                    "unlocked_skills": ["bark_skin", "thicket_wall", "bramble_crush"],
+                },
+                {
+                    "creature_id": "sparkwing",
+                    "stage": 2,
+                    "level": 10,
+                    "unlocked_skills": ["overcharge", "quick_circuit", "spark_nip"],
+                },
+                {
+                    "creature_id": "tidefang",
+                    "stage": 1,
+                    "level": 6,
+                    "unlocked_skills": ["tide_slap", "bubble_jet"],
+                },
+            ],
+            "saved_lineups": {"main": ["emberfox", "oakhorn", "sparkwing"]},
+        },
+    },
+    "static": {"pack_id": "pet_arena", "pack_version": "1.0.0"},
+}
+
+
+@pytest.fixture
+def state() -> LiveState:
+    return load_state(STATE)

@@ -1,0 +1,75 @@
+"""Entity linking over raw STT-style utterances."""
+
+from __future__ import annotations
+
+import pytest
+
+from voicecoach.entities import Mention, focus_fields, link_entities
+from voicecoach.pack import Pack
+from voicecoach.state import IntentContext
+
+
+def _ids(pack: Pack, text: str) -> list[tuple[str, str]]:
+    return [(m.kind, m.id) for m in link_entities(pack, text)]
+
+
+def test_links_each_kind_with_spans(pack: Pack) -> None:
+    text = "Should Emberfox use Flame Burst on water types, or do I run T3?"
+    mentions = link_entities(pack, text)
+    assert [(m.kind, m.id) for m in mentions] == [
+        ("creature", "emberfox"),
+        ("skill", "flame_burst"),
+        ("element", "water"),
+        ("lineup", "T3"),
+    ]
+    for m in mentions:
+        assert text[m.span[0] : m.span[1]] == m.surface
+    assert mentions[1] == Mention(id="flame_burst", kind="skill", surface="Flame Burst", span=(20, 31))
+
+
+def test_stt_lowercase_without_punctuation(pack: Pack) -> None:
+    text = "what counters briarcat and shellbastion with my oakhorn using bramble crush"
+    assert _ids(pack, text) == [
+        ("creature", "briarcat"),
+        ("creature", "shellbastion"),
+        ("creature", "oakhorn"),
+        ("skill", "bramble_crush"),
+    ]
+
+
+@pytest.mark.parametrize("word", ["emberfoxes", "Emberfoxs", "EMBERFOX", "emberfox's"])
+def test_plural_case_and_possessive_variants(pack: Pack, word: str) -> None:
+    assert _ids(pack, f"are {word} good") == [("creature", "emberfox")]
+
+
+def test_longest_multi_word_name_wins(pack: Pack) -> None:
+    # "second wind" is a skill that contains the element "wind"; "wildfire rush" contains "fire"
+    # only inside a word, which must not match at all.
+    assert _ids(pack, "use second wind then wildfire rush") == [("skill", "second_wind"), ("lineup", "T1")]
+
+
+def test_ids_stage_names_and_flexible_separators(pack: Pack) -> None:
+    assert _ids(pack, "ember_fang or ember-fang or ember  fang") == [("skill", "ember_fang")] * 3
+    assert _ids(pack, "when does my tidepup become tsunafang") == [("creature", "tidefang")] * 2
+
+
+def test_word_boundaries_prevent_partial_matches(pack: Pack) -> None:
+    assert _ids(pack, "fireworks and earthly delights at t10x") == []
+
+
+def test_no_mentions(pack: Pack) -> None:
+    assert link_entities(pack, "what should i do now") == []
+    assert focus_fields([]) == {"entity_links": [], "focus_creature": None, "focus_skill": None}
+
+
+def test_focus_fields_match_intent_context(pack: Pack) -> None:
+    mentions = link_entities(
+        pack, "does fire beat oakhorn if emberfox has inferno roar and oakhorn has bark skin"
+    )
+    fields = focus_fields(mentions)
+    assert fields == {
+        "entity_links": ["fire", "oakhorn", "emberfox", "inferno_roar", "bark_skin"],
+        "focus_creature": "oakhorn",
+        "focus_skill": "inferno_roar",
+    }
+    assert IntentContext(**fields).focus_creature == "oakhorn"  # the fields fit the state model

@@ -1,0 +1,149 @@
+"""The real pet_arena pack is complete and consistent; broken packs fail loudly."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from collections import Counter
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from voicecoach.pack import PACKS_DIR, Pack, PackError, load_pack_from
+
+
+def test_real_pack_counts(pack: Pack) -> None:
+    assert pack.pack_id == "pet_arena"
+    assert len(pack.creatures) >= 40
+    assert len(pack.skills) >= 80
+    assert list(pack.lineups) == [f"T{i}" for i in range(1, 17)]
+    assert all(3 <= len(lu.creatures) <= 5 for lu in pack.lineups.values())
+    assert 4 <= len(pack.domain_rules) <= 6 and pack.persona
+
+
+def test_every_referenced_skill_exists_and_is_used(pack: Pack) -> None:
+    used = {s for c in pack.creatures.values() for s in c.skills}
+    assert used <= set(pack.skills)
+    assert set(pack.skills) <= used, "a skill no creature has can never be unlocked"
+
+
+def test_names_are_unique_and_never_shared_between_creatures_and_skills(pack: Pack) -> None:
+    creature_names = [c.name.lower() for c in pack.creatures.values()]
+    skill_names = [s.name.lower() for s in pack.skills.values()]
+    assert len(set(creature_names)) == len(creature_names)
+    assert len(set(skill_names)) == len(skill_names)
+    assert not set(creature_names) & set(skill_names)
+
+
+def test_each_element_has_five_or_six_creatures_covering_all_roles(pack: Pack) -> None:
+    per_element = Counter(c.element for c in pack.creatures.values())
+    assert set(per_element) == set(pack.elements.elements)
+    assert all(5 <= n <= 6 for n in per_element.values())
+    for element in pack.elements.elements:
+        roles = {c.role for c in pack.creatures.values() if c.element == element}
+        assert roles == {"striker", "tank", "support", "controller"}, element
+
+
+def test_counter_chart_is_a_full_matrix_where_every_element_has_answers(pack: Pack) -> None:
+    elements = pack.elements.elements
+    assert len(elements) == 8
+    for attacker in elements:
+        row = pack.elements.counters[attacker]
+        assert set(row) == set(elements)
+        assert set(row.values()) <= {0.5, 1.0, 2.0}
+        assert list(row.values()).count(2.0) == 2, attacker
+    for defender in elements:  # every element can be countered by two others
+        assert sum(pack.elements.counters[a][defender] == 2.0 for a in elements) == 2, defender
+
+
+def test_about_forty_percent_of_skills_are_locked_and_reachable(pack: Pack) -> None:
+    locked = [s for s in pack.skills.values() if s.unlock is not None]
+    assert 0.3 <= len(locked) / len(pack.skills) <= 0.5
+    for c in pack.creatures.values():
+        for sid in c.skills:
+            unlock = pack.skills[sid].unlock
+            if unlock is not None and unlock.min_stage is not None:
+                assert unlock.min_stage <= len(c.stages), f"{c.id} can never unlock {sid}"
+
+
+# --- broken packs -------------------------------------------------------------------------
+
+
+def _broken(tmp_path: Path, file: str, edit: Callable[[Any], Any]) -> Path:
+    """A copy of the real pack with `file` replaced by `edit(parsed file)`."""
+    folder = tmp_path / "pet_arena"
+    shutil.copytree(PACKS_DIR / "pet_arena", folder)
+    path = folder / file
+    path.write_text(json.dumps(edit(json.loads(path.read_text()))))
+    return folder
+
+
+def _with(data: list[dict[str, Any]], index: int, **changes: Any) -> list[dict[str, Any]]:
+    data[index] = {**data[index], **changes}
+    return data
+
+
+def test_copied_pack_loads_unchanged(tmp_path: Path, pack: Pack) -> None:
+    assert load_pack_from(_broken(tmp_path, "skills.json", lambda d: d)) == pack
+
+
+def test_creature_with_unknown_skill_names_file_and_entry(tmp_path: Path) -> None:
+    folder = _broken(tmp_path, "creatures.json", lambda d: _with(d, 0, skills=["ember_fang", "moon_punch"]))
+    with pytest.raises(PackError, match=r"creatures\.json: entry 'emberfox': unknown skill 'moon_punch'"):
+        load_pack_from(folder)
+
+
+def test_lineup_with_unknown_creature_names_file_and_entry(tmp_path: Path) -> None:
+    folder = _broken(
+        tmp_path, "lineups.json", lambda d: _with(d, 2, creatures=["oakhorn", "ghostcat", "vinecoil"])
+    )
+    with pytest.raises(PackError, match=r"lineups\.json: entry 'T3': unknown creature 'ghostcat'"):
+        load_pack_from(folder)
+
+
+def test_duplicate_id_names_file_and_entry(tmp_path: Path) -> None:
+    folder = _broken(tmp_path, "skills.json", lambda d: [*d, {**d[0], "name": "Ember Fang Two"}])
+    with pytest.raises(PackError, match=r"skills\.json: entry 'ember_fang' defined twice"):
+        load_pack_from(folder)
+
+
+def _phi(**entry: Any) -> Callable[[Any], Any]:
+    return lambda _: [{"intent": "recommend", "sub_intent": "counter", **entry}]
+
+
+def test_phi_entry_with_unknown_tool_names_file_and_entry(tmp_path: Path) -> None:
+    folder = _broken(tmp_path, "phi.json", _phi(tools=[{"tool": "teleport"}]))
+    with pytest.raises(PackError, match=r"phi\.json: entry 'recommend/counter': unknown tool 'teleport'"):
+        load_pack_from(folder)
+
+
+@pytest.mark.parametrize(
+    "entry",
+    [
+        {"tools": [{"tool": "find_counters", "args": {"opponent": "$ic.match.enemy_team"}}]},
+        {"tools": [{"tool": "find_counters"}], "requires": ["fs.inventory.pets"]},
+    ],
+)
+def test_phi_entry_with_unknown_state_field_names_file_and_entry(
+    tmp_path: Path, entry: dict[str, Any]
+) -> None:
+    folder = _broken(tmp_path, "phi.json", _phi(**entry))
+    with pytest.raises(PackError, match=r"phi\.json: entry 'recommend/counter': unknown state field"):
+        load_pack_from(folder)
+
+
+def test_valid_phi_entry_loads(tmp_path: Path) -> None:
+    entry = {"tools": [{"tool": "find_counters", "args": {"opponent": "$ic.match.opponent_lineup"}}]}
+    loaded = load_pack_from(
+        _broken(tmp_path, "phi.json", _phi(**entry, requires=["ic.match.opponent_lineup"]))
+    )
+    assert loaded.phi[0].tools[0].tool == "find_counters"
+
+
+def test_malformed_json_names_the_file(tmp_path: Path) -> None:
+    folder = _broken(tmp_path, "lineups.json", lambda d: d)
+    (folder / "lineups.json").write_text('[{"id": "T1", ')
+    with pytest.raises(PackError, match=r"lineups\.json: not valid JSON"):
+        load_pack_from(folder)
