@@ -177,12 +177,12 @@ def _check_refs(pack: Pack, folder: Path, tool_names: set[str]) -> None:
     for c in pack.creatures.values():
         if c.element not in pack.elements.elements:
             raise bad("creatures.json", c.id, f"unknown element {c.element!r}")
-        for s in c.skills:
-            if s not in pack.skills:
-                raise bad("creatures.json", c.id, f"unknown skill {s!r}")
-    for s in pack.skills.values():
-        if s.element not in pack.elements.elements:
-            raise bad("skills.json", s.id, f"unknown element {s.element!r}")
+        for skill_id in c.skills:
+            if skill_id not in pack.skills:
+                raise bad("creatures.json", c.id, f"unknown skill {skill_id!r}")
+    for skill in pack.skills.values():
+        if skill.element not in pack.elements.elements:
+            raise bad("skills.json", skill.id, f"unknown element {skill.element!r}")
     for lu in pack.lineups.values():
         for cid in lu.creatures:
             if cid not in pack.creatures:
@@ -202,8 +202,13 @@ def _check_refs(pack: Pack, folder: Path, tool_names: set[str]) -> None:
         for path in e.requires:
             if not _valid_path(LiveState, path):
                 raise bad("phi.json", label, f"unknown state field {path!r}")
+    # Cooldowns are keyed by candidate id, so an id must be unique across all branches.
+    seen_ids: set[str] = set()
     for branch, cfg in pack.w3.branches.items():
         for cand in cfg.pool:
+            if cand.id in seen_ids:
+                raise bad("w3.json", f"{branch}/{cand.id}", "candidate id defined twice")
+            seen_ids.add(cand.id)
             if cand.lineup_id is not None and cand.lineup_id not in pack.lineups:
                 raise bad("w3.json", f"{branch}/{cand.id}", f"unknown lineup {cand.lineup_id!r}")
 

