@@ -23,9 +23,10 @@ import time
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, cast
 
-from openai import APIError, AsyncOpenAI
+from openai import APIError, AsyncOpenAI, AsyncStream
+from openai.types.chat import ChatCompletionChunk
 from pydantic import BaseModel, Field
 
 Constrain = Literal["llama_cpp", "vllm", "none"]
@@ -61,7 +62,7 @@ class LLMConfig(BaseModel):
         if values.get("base_url") and "constrain" not in values:
             values["constrain"] = "none"  # a remote endpoint may not know GBNF
         values.update({k: v for k, v in overrides.items() if v is not None})
-        return cls(**values)
+        return cls.model_validate(values)
 
 
 @dataclass
@@ -127,7 +128,7 @@ class LLMClient:
                 ),
                 timeout=self.config.first_token_timeout_s,
             )
-            chunks = response.__aiter__()
+            chunks = cast(AsyncStream[ChatCompletionChunk], response).__aiter__()
             timeout = self.config.first_token_timeout_s
             while True:
                 try:
