@@ -59,7 +59,12 @@ def test_word_boundaries_prevent_partial_matches(pack: Pack) -> None:
 
 def test_no_mentions(pack: Pack) -> None:
     assert link_entities(pack, "what should i do now") == []
-    assert focus_fields([]) == {"entity_links": [], "focus_creature": None, "focus_skill": None}
+    assert focus_fields([]) == {
+        "entity_links": [],
+        "mentioned_creatures": [],
+        "focus_creature": None,
+        "focus_skill": None,
+    }
 
 
 def test_focus_fields_match_intent_context(pack: Pack) -> None:
@@ -69,6 +74,7 @@ def test_focus_fields_match_intent_context(pack: Pack) -> None:
     fields = focus_fields(mentions)
     assert fields == {
         "entity_links": ["fire", "oakhorn", "emberfox", "inferno_roar", "bark_skin"],
+        "mentioned_creatures": ["oakhorn", "emberfox"],
         "focus_creature": "oakhorn",
         "focus_skill": "inferno_roar",
     }

@@ -71,6 +71,7 @@ def focus_fields(mentions: list[Mention]) -> dict[str, Any]:
     """The IntentContext fields entity linking fills (see voicecoach.state.IntentContext)."""
     return {
         "entity_links": list(dict.fromkeys(m.id for m in mentions)),
+        "mentioned_creatures": list(dict.fromkeys(m.id for m in mentions if m.kind == "creature")),
         "focus_creature": next((m.id for m in mentions if m.kind == "creature"), None),
         "focus_skill": next((m.id for m in mentions if m.kind == "skill"), None),
     }

@@ -19,7 +19,7 @@ from __future__ import annotations
 import json
 from functools import cache
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
@@ -29,6 +29,9 @@ DEFAULT_PACK = "pet_arena"
 
 class _Model(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+_M = TypeVar("_M", bound=_Model)
 
 
 class UnlockCondition(_Model):
@@ -107,6 +110,14 @@ class ElementChart(_Model):
     counters: dict[str, dict[str, float]]
 
 
+class Manifest(_Model):
+    pack_id: str
+    version: str
+    title: str = ""
+    persona: str = ""
+    domain_rules: list[str] = Field(default_factory=list)
+
+
 class Pack(_Model):
     pack_id: str
     version: str
@@ -122,9 +133,7 @@ class Pack(_Model):
 
     def creature_by_name(self, name: str) -> Creature | None:
         key = name.strip().lower()
-        return next(
-            (c for c in self.creatures.values() if key in (c.id.lower(), c.name.lower())), None
-        )
+        return next((c for c in self.creatures.values() if key in (c.id.lower(), c.name.lower())), None)
 
     def skill_by_name(self, name: str) -> Skill | None:
         key = name.strip().lower()
@@ -145,15 +154,27 @@ def _read(folder: Path, name: str) -> Any:
         raise PackError(f"{path}: not valid JSON ({err})") from None
 
 
+def _whole(folder: Path, name: str, model: type[_M]) -> _M:
+    try:
+        return model.model_validate(_read(folder, name))
+    except ValidationError as err:
+        first = err.errors()[0]
+        raise PackError(f"{folder / name}: {first['msg']} at {'.'.join(map(str, first['loc']))}") from None
+
+
 def _entries(folder: Path, name: str, model: type[_Model], raw: list[Any]) -> list[Any]:
     out = []
     for i, item in enumerate(raw):
-        label = item.get("id") or f"{item.get('intent')}/{item.get('sub_intent')}" if isinstance(item, dict) else i
+        if isinstance(item, dict):
+            label = item.get("id") or f"{item.get('intent')}/{item.get('sub_intent')}"
+        else:
+            label = str(i)
         try:
             out.append(model.model_validate(item))
         except ValidationError as err:
-            raise PackError(f"{folder / name}: entry {label!r}: {err.errors()[0]['msg']} "
-                            f"at {'.'.join(map(str, err.errors()[0]['loc']))}") from None
+            first = err.errors()[0]
+            where = ".".join(map(str, first["loc"]))
+            raise PackError(f"{folder / name}: entry {label!r}: {first['msg']} at {where}") from None
     return out
 
 
@@ -174,6 +195,13 @@ def _check_refs(pack: Pack, folder: Path, tool_names: set[str]) -> None:
     def bad(file: str, entry: str, msg: str) -> PackError:
         return PackError(f"{folder / file}: entry {entry!r}: {msg}")
 
+    chart = pack.elements
+    for attacker in chart.elements:
+        row = chart.counters.get(attacker, {})
+        if set(row) != set(chart.elements):
+            raise bad("elements.json", attacker, "counter row must list every element exactly")
+    if set(chart.counters) != set(chart.elements):
+        raise bad("elements.json", "counters", "counter rows must match the element list")
     for c in pack.creatures.values():
         if c.element not in pack.elements.elements:
             raise bad("creatures.json", c.id, f"unknown element {c.element!r}")
@@ -197,8 +225,13 @@ def _check_refs(pack: Pack, folder: Path, tool_names: set[str]) -> None:
             if use.tool not in tool_names:
                 raise bad("phi.json", label, f"unknown tool {use.tool!r}")
             for v in use.args.values():
-                if isinstance(v, str) and v.startswith("$") and not _valid_path(LiveState, v[1:]):
-                    raise bad("phi.json", label, f"unknown state field {v[1:]!r}")
+                for item in v if isinstance(v, list) else [v]:
+                    if (
+                        isinstance(item, str)
+                        and item.startswith("$")
+                        and not _valid_path(LiveState, item[1:])
+                    ):
+                        raise bad("phi.json", label, f"unknown state field {item[1:]!r}")
         for path in e.requires:
             if not _valid_path(LiveState, path):
                 raise bad("phi.json", label, f"unknown state field {path!r}")
@@ -225,7 +258,7 @@ def _valid_path(model: type[BaseModel], path: str) -> bool:
         ann = fields[part].annotation
         # unwrap Optional[X] / X | None to X
         args = [a for a in typing.get_args(ann) if a is not type(None)]
-        current = args[0] if args and not typing.get_origin(ann) in (list, dict) else ann
+        current = args[0] if args and typing.get_origin(ann) not in (list, dict) else ann
     return True
 
 
@@ -235,27 +268,27 @@ def load_pack_from(folder: Path, tool_names: set[str] | None = None) -> Pack:
         from voicecoach.tools import TOOL_NAMES
 
         tool_names = set(TOOL_NAMES)
-    manifest = _read(folder, "manifest.json")
-    raw_elements = _read(folder, "elements.json")
-    try:
-        elements = ElementChart.model_validate(raw_elements)
-        w3 = W3Config.model_validate(_read(folder, "w3.json"))
-    except ValidationError as err:
-        raise PackError(f"{folder}: {err}") from None
+    manifest = _whole(folder, "manifest.json", Manifest)
     pack = Pack(
-        pack_id=manifest["pack_id"],
-        version=manifest["version"],
-        title=manifest.get("title", manifest["pack_id"]),
-        persona=manifest.get("persona", ""),
-        domain_rules=manifest.get("domain_rules", []),
-        elements=elements,
-        skills=_unique(folder, "skills.json", _entries(folder, "skills.json", Skill, _read(folder, "skills.json"))),
-        creatures=_unique(
-            folder, "creatures.json", _entries(folder, "creatures.json", Creature, _read(folder, "creatures.json"))
+        pack_id=manifest.pack_id,
+        version=manifest.version,
+        title=manifest.title or manifest.pack_id,
+        persona=manifest.persona,
+        domain_rules=manifest.domain_rules,
+        elements=_whole(folder, "elements.json", ElementChart),
+        skills=_unique(
+            folder, "skills.json", _entries(folder, "skills.json", Skill, _read(folder, "skills.json"))
         ),
-        lineups=_unique(folder, "lineups.json", _entries(folder, "lineups.json", Lineup, _read(folder, "lineups.json"))),
+        creatures=_unique(
+            folder,
+            "creatures.json",
+            _entries(folder, "creatures.json", Creature, _read(folder, "creatures.json")),
+        ),
+        lineups=_unique(
+            folder, "lineups.json", _entries(folder, "lineups.json", Lineup, _read(folder, "lineups.json"))
+        ),
         phi=_entries(folder, "phi.json", PhiEntry, _read(folder, "phi.json")),
-        w3=w3,
+        w3=_whole(folder, "w3.json", W3Config),
     )
     _check_refs(pack, folder, tool_names)
     return pack

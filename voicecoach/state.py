@@ -46,6 +46,7 @@ class IntentContext(_Model):
     # Filled per turn from the utterance by entity linking (voicecoach.entities), so that
     # Φ can bind tool arguments without waiting for the LLM's PLAN.
     entity_links: list[str] = Field(default_factory=list, description="catalog ids mentioned")
+    mentioned_creatures: list[str] = Field(default_factory=list, description="creature ids only")
     focus_creature: str | None = Field(default=None, description="first creature id mentioned")
     focus_skill: str | None = Field(default=None, description="first skill id mentioned")
 
