@@ -32,6 +32,7 @@ from voicecoach.w1 import (
     SubIntentClosed,
     W1Step,
     W1Turn,
+    tool_validator,
     w1_gbnf,
     w1_system_prompt,
 )
@@ -48,6 +49,7 @@ class PerceptionActor(FrameProcessor):
         self._config = config
         self._system = w1_system_prompt(session.pack)  # static prefix: KV cache reuse
         self._grammar = w1_gbnf(session.pack)
+        self._validate = tool_validator(session.pack)
         self._task: asyncio.Task | None = None
 
     async def process_frame(self, frame: Frame, direction: FrameDirection):
@@ -77,7 +79,7 @@ class PerceptionActor(FrameProcessor):
 
     async def _run_turn(self, turn: Turn) -> None:
         w1 = W1Turn(self._session.phi, turn.snapshot, turn.index, self._session.counters,
-                    max_age=self._config.max_age)  # fmt: skip
+                    max_age=self._config.max_age, validate=self._validate)  # fmt: skip
         progress = _TurnProgress()
         messages = [{"role": "system", "content": self._system}, {"role": "user", "content": turn.utterance}]
         error = ""
