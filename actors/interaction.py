@@ -26,7 +26,9 @@ class InteractionActor(FrameProcessor):
         if isinstance(frame, IntentControlFrame):
             pack, state = self._session.pack, frame.snapshot
             violates = recommend_violations(pack, state, excluded=set())
-            control, meta = interact(state, pack, frame.branch, frame.turn_index, self._session.seed, violates)
+            control, meta = interact(
+                state, pack, frame.branch, frame.turn_index, self._session.seed, violates
+            )
             turn = self._session.turn(frame.turn_index)
             await self.push_frame(
                 InteractionControlFrame(

@@ -95,7 +95,9 @@ class PerceptionActor(FrameProcessor):
 
         if not progress.c1_sent:  # the stream never closed SUB_INTENT: c1 from what we have
             outcome = "llm_error" if error else (w1.decision.outcome or "format_error")
-            await self._push_c1(turn, progress, w1.intent or OTHER, OTHER, outcome, error or w1.decision.reason)
+            await self._push_c1(
+                turn, progress, w1.intent or OTHER, OTHER, outcome, error or w1.decision.reason
+            )
         if not progress.narrated:
             await self.push_frame(NarrationTextFrame(text=FALLBACK_NARRATION, turn_index=turn.index))
         if not progress.narration_closed:
@@ -106,8 +108,9 @@ class PerceptionActor(FrameProcessor):
         if step.dispatch is not None:
             d = step.dispatch
             await self.push_frame(
-                ToolDispatchFrame(turn_index=turn.index, t_ms=turn.ms(), calls=d.calls, source=d.source,
-                                  errors=d.errors)  # fmt: skip
+                ToolDispatchFrame(
+                    turn_index=turn.index, t_ms=turn.ms(), calls=d.calls, source=d.source, errors=d.errors
+                )  # fmt: skip
             )
         for ev in step.events:
             if isinstance(ev, NarrationDelta) and ev.text:
@@ -119,7 +122,9 @@ class PerceptionActor(FrameProcessor):
                     await self.push_frame(NarrationEndFrame(turn_index=turn.index, t_ms=turn.ms()))
             elif isinstance(ev, SubIntentClosed) and not progress.c1_sent:
                 d = w1.decision
-                await self._push_c1(turn, progress, w1.intent or OTHER, ev.label, d.outcome or "miss", d.reason)
+                await self._push_c1(
+                    turn, progress, w1.intent or OTHER, ev.label, d.outcome or "miss", d.reason
+                )
             elif isinstance(ev, FormatError):
                 logger.info(f"turn {turn.index}: W1 format error: {ev.reason}")
 

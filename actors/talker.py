@@ -132,7 +132,9 @@ class TalkerActor(FrameProcessor):
         c3 = turn.c3.control if turn.c3 else None
         outcomes = turn.results.outcomes if turn.results else []
         narration = "".join(turn.narration)
-        messages, cond = render_reply_prompt(self._session.pack, utterance, narration, c2, c3, outcomes, missing)
+        messages, cond = render_reply_prompt(
+            self._session.pack, utterance, narration, c2, c3, outcomes, missing
+        )
 
         reply: list[str] = []
         first_token_ms: float | None = None
@@ -169,14 +171,24 @@ class TalkerActor(FrameProcessor):
             narration=narration,
             reply="".join(reply),
             tools=[{"tool": o.tool, "args": o.args, "ok": o.ok, "ms": o.ms} for o in outcomes],
-            c2={"plan": [p.type for p in c2.plan], "conflicts": [c.constraint for c in c2.conflicts
-                if not c.satisfied]} if c2 else {},  # fmt: skip
-            c3={"guidance": c3.guidance.candidate_id if c3 and c3.guidance else None,
-                "must_not": cond.must_not_say},  # fmt: skip
+            c2={
+                "plan": [p.type for p in c2.plan],
+                "conflicts": [c.constraint for c in c2.conflicts if not c.satisfied],
+            }
+            if c2
+            else {},  # fmt: skip
+            c3={
+                "guidance": c3.guidance.candidate_id if c3 and c3.guidance else None,
+                "must_not": cond.must_not_say,
+            },  # fmt: skip
             meta=meta,
             latency={k: v for k, v in latency.items() if v is not None},
         )
         await self.push_frame(
-            TurnCompletedFrame(turn_index=turn.index, t_ms=clock.ms() if clock else 0.0,
-                               record=record.model_dump(), meta=meta)  # fmt: skip
+            TurnCompletedFrame(
+                turn_index=turn.index,
+                t_ms=clock.ms() if clock else 0.0,
+                record=record.model_dump(),
+                meta=meta,
+            )  # fmt: skip
         )

@@ -68,4 +68,6 @@ class ToolActor(FrameProcessor):
         state = turn.snapshot if turn is not None else self._session.state
         outcomes = await asyncio.gather(*(run_call(self._runner, state, c) for c in dispatch.calls))
         t_ms = turn.ms() if turn is not None else 0.0
-        await self.push_frame(ToolResultFrame(turn_index=dispatch.turn_index, t_ms=t_ms, outcomes=list(outcomes)))
+        await self.push_frame(
+            ToolResultFrame(turn_index=dispatch.turn_index, t_ms=t_ms, outcomes=list(outcomes))
+        )

@@ -151,7 +151,9 @@ class TextCoach:
         """Barge-in: what a VAD start-of-speech does in voice mode."""
         await self._worker.queue_frame(InterruptionFrame())
 
-    async def push_state(self, snapshot: dict[str, Any] | None = None, patch: dict[str, Any] | None = None) -> None:
+    async def push_state(
+        self, snapshot: dict[str, Any] | None = None, patch: dict[str, Any] | None = None
+    ) -> None:
         await self._worker.queue_frame(StateUpdateFrame(snapshot=snapshot, patch=patch))
 
     async def stop(self) -> None:

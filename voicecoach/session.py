@@ -87,7 +87,10 @@ class Session:
         base = state or saved or LiveState()
         history = SessionHistory(metas=store.load_history(session_id))
         static = StaticState(
-            persona=pack.persona, domain_rules=pack.domain_rules, pack_id=pack.pack_id, pack_version=pack.version
+            persona=pack.persona,
+            domain_rules=pack.domain_rules,
+            pack_id=pack.pack_id,
+            pack_version=pack.version,
         )
         return cls(
             session_id=session_id,
@@ -98,7 +101,9 @@ class Session:
             next_turn=store.next_turn_index(session_id),
         )
 
-    def update_state(self, snapshot: dict[str, Any] | None = None, patch: dict[str, Any] | None = None) -> None:
+    def update_state(
+        self, snapshot: dict[str, Any] | None = None, patch: dict[str, Any] | None = None
+    ) -> None:
         """Apply a game push. Raises StateError naming the field; the previous state is kept."""
         data = dict(snapshot if snapshot is not None else patch or {})
         stale = bool(data.pop("stale", False))
@@ -106,7 +111,9 @@ class Session:
         for owned in ("sh", "static"):
             data.pop(owned, None)
         if snapshot is not None:
-            new = load_state({**data, "sh": self.state.sh.model_dump(), "static": self.state.static.model_dump()})
+            new = load_state(
+                {**data, "sh": self.state.sh.model_dump(), "static": self.state.static.model_dump()}
+            )
         else:
             new = apply_patch(self.state, data)
         self.state = new.model_copy(update={"version": self.state.version + 1})

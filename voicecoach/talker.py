@@ -55,6 +55,15 @@ def _paragraph_line(p: Paragraph) -> str:
     return _PARAGRAPH_ASK[p.type].format(detail=p.detail or ", ".join(sorted(p.constraints)))
 
 
+def _name(pack: Pack, entity: str) -> str:
+    """Display name of a catalog id (creature or skill); the id itself when unknown."""
+    if entity in pack.creatures:
+        return pack.creatures[entity].name
+    if entity in pack.skills:
+        return pack.skills[entity].name
+    return entity
+
+
 def _compact(result: dict[str, Any], limit: int = 600) -> str:
     text = json.dumps(result, separators=(",", ":"), sort_keys=True)
     return text if len(text) <= limit else text[: limit - 3] + "..."
@@ -79,10 +88,19 @@ def conditioning(
             (must if p in required else may).append(_paragraph_line(p))
         for c in c2.conflicts:
             if c.tier == "hard" and not c.satisfied:
-                never.append(f"Do not say or imply that {c.detail.rstrip('.')} is fine or available.")
+                if c.kind == "state":
+                    never.append("Do not claim what the player owns: their inventory is unknown right now.")
+                elif c.kind == "skill":  # constraint id: skill:<skill>[@<creature>]
+                    skill_id, _, owner = c.constraint.split(":", 1)[1].partition("@")
+                    on = f" on {_name(pack, owner)}" if owner else ""
+                    never.append(f"Do not say or imply the player can use {_name(pack, skill_id)}{on} now.")
+                else:
+                    name = _name(pack, c.entity) if c.entity else c.constraint
+                    never.append(f"Do not say or imply the player has or can use {name} now.")
             elif c.kind == "has" and c.satisfied and c.entity:
-                name = pack.creatures[c.entity].name if c.entity in pack.creatures else c.entity
-                never.append(f"Do not apologise for or call missing {name}: the player owns it.")
+                never.append(
+                    f"Do not apologise for or call missing {_name(pack, c.entity)}: the player owns it."
+                )
             elif c.tier == "hint" and c.kind.startswith("unknown"):
                 may.append(f"Mention that {c.detail}.")
     if c3 is not None:
