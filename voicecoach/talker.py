@@ -129,10 +129,9 @@ def talker_system_prompt(pack: Pack) -> str:
     return (
         f"{pack.persona}\n"
         f"Game rules:\n{rules}\n"
-        "You speak to a player mid-match, so reply in at most three short spoken sentences, "
-        "no lists, no markdown. Follow the MUST, MAY and MUST NOT instructions exactly; "
-        "use only the facts given; never name a creature or skill the facts do not show the "
-        "player owns as something they can use."
+        "You speak to a player mid-match: reply in one to three short spoken sentences, "
+        "no lists, no markdown. Do what the notes say you must, never what they say you must not, "
+        "and use only the facts given."
     )
 
 
@@ -148,20 +147,18 @@ def render_reply_prompt(
     """The reply call's messages (static system prefix + per-turn user message)."""
     cond = conditioning(pack, c2, c3, tools, missing)
 
-    def block(title: str, lines: list[str]) -> str:
-        return f"{title}:\n" + ("\n".join(f"- {line}" for line in lines) if lines else "- (none)")
-
-    user = "\n\n".join(
-        [
-            f"Player said: {utterance}",
-            f"You already said: {narration.strip() or '(nothing yet)'}",
-            block("Facts from the game", cond.facts),
-            block("MUST say", cond.must_say),
-            block("MAY say", cond.may_say),
-            block("MUST NOT say", cond.must_not_say),
-            "Now continue with the reply (do not repeat what you already said).",
-        ]
-    )
+    # Compact "coach notes": small models echo headed forms back, and empty sections invite
+    # invention, so only non-empty sections are written and the prompt ends on "Coach:".
+    sections = [
+        ("Facts from the game", cond.facts),
+        ("You must", cond.must_say),
+        ("You may", cond.may_say),
+        ("You must not", cond.must_not_say),
+    ]
+    lines = [f"Player: {utterance}", f"You already said: {narration.strip() or '(nothing)'}"]
+    lines += [f"{title}: " + " ".join(items) for title, items in sections if items]
+    lines.append("Continue the reply without repeating what you already said.\nCoach:")
+    user = "\n".join(lines)
     messages = [
         {"role": "system", "content": talker_system_prompt(pack)},
         {"role": "user", "content": user},

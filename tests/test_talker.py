@@ -1,0 +1,61 @@
+"""Talker conditioning: the reply prompt carries c2/c3 decisions as must / may / must-not."""
+
+from voicecoach.pack import Pack
+from voicecoach.state import LiveState
+from voicecoach.talker import ToolOutcome, conditioning, render_reply_prompt, talker_system_prompt
+from voicecoach.w2 import QuerySlots, ground
+from voicecoach.w3 import interact
+
+
+def _c2_locked_skill(pack: Pack, state: LiveState):
+    # conftest: Emberfox is owned at stage 2; Inferno Roar unlocks at stage 3.
+    slots = QuerySlots.model_validate(
+        {
+            "attribute_prefs": [
+                {"entity": "Emberfox", "attribute": "skill", "value": "Inferno Roar", "op": "want"}
+            ]
+        }
+    )
+    return ground(slots, state, pack, "skill", "explain")
+
+
+def test_locked_skill_is_a_must_not_and_its_account_a_must(pack: Pack, state: LiveState) -> None:
+    cond = conditioning(pack, _c2_locked_skill(pack, state), None, [])
+    assert any("Inferno Roar on Emberfox" in line for line in cond.must_not_say)
+    assert any(line.startswith("Explain that") and "Inferno Roar" in line for line in cond.must_say)
+    assert not any(line.startswith("Confirm that") and "Inferno Roar" in line for line in cond.must_say)
+
+
+def test_owned_creature_is_never_apologised_for(pack: Pack, state: LiveState) -> None:
+    c2 = ground(QuerySlots(wanted_entities=["Emberfox"]), state, pack, "lineup", "build")
+    cond = conditioning(pack, c2, None, [])
+    assert any("Do not apologise for or call missing Emberfox" in line for line in cond.must_not_say)
+
+
+def test_guidance_and_cooling_lineups(pack: Pack, state: LiveState) -> None:
+    c3, _ = interact(state, pack, "teaching", 0, seed=7)
+    cond = conditioning(pack, None, c3, [])
+    if c3.guidance is not None:
+        assert any(c3.guidance.text in line for line in cond.must_say)
+    else:
+        assert any("Do not give a new recommendation" in line for line in cond.must_not_say)
+
+
+def test_failed_tool_is_reported_missing_not_guessed(pack: Pack) -> None:
+    tools = [
+        ToolOutcome(tool="get_inventory", ok=True, result={"owned": ["emberfox"]}),
+        ToolOutcome(tool="find_counters", ok=False, error="timed out after 0.1s"),
+    ]
+    messages, cond = render_reply_prompt(pack, "who counters them?", "Checking.", None, None, tools)
+    assert cond.missing == ["tool find_counters failed (timed out after 0.1s)"]
+    user = messages[1]["content"]
+    assert "live game data is unavailable" in user
+    assert 'get_inventory: {"owned":["emberfox"]}' in user
+    assert "find_counters" not in user.split("Facts from the game:")[1].split("\n")[0]
+
+
+def test_system_prefix_is_static(pack: Pack, state: LiveState) -> None:
+    a, _ = render_reply_prompt(pack, "one", "x", _c2_locked_skill(pack, state), None, [])
+    b, _ = render_reply_prompt(pack, "two", "y", None, None, [])
+    assert a[0] == b[0] == {"role": "system", "content": talker_system_prompt(pack)}
+    assert a[1] != b[1]
