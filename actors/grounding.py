@@ -39,6 +39,10 @@ class GroundingActor(FrameProcessor):
             await self._cancel()
         await self.push_frame(frame, direction)
 
+    async def cleanup(self):
+        await super().cleanup()
+        await self._cancel()  # tasks from create_task are ours to release
+
     async def _cancel(self) -> None:
         if self._task is not None and not self._task.done():
             await self.cancel_task(self._task)

@@ -72,6 +72,10 @@ class PerceptionActor(FrameProcessor):
         else:
             await self.push_frame(frame, direction)
 
+    async def cleanup(self):
+        await super().cleanup()
+        await self._cancel_turn()  # tasks from create_task are ours to release
+
     async def _cancel_turn(self) -> None:
         if self._task is not None and not self._task.done():
             await self.cancel_task(self._task)

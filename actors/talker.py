@@ -35,6 +35,9 @@ from voicecoach.session import CoachConfig, Session
 from voicecoach.store import TurnRecord
 from voicecoach.talker import render_reply_prompt
 
+# What the Talker waits for, by the first word of `_TurnInputs.missing`'s names.
+ALL_INPUTS = frozenset({"intent", "tool", "grounding", "interaction"})
+
 FALLBACK_REPLY = "Sorry, I lost the thread there. Could you ask me that again?"
 
 
@@ -52,15 +55,18 @@ class _TurnInputs:
     narration_end: NarrationEndFrame | None = None
     changed: asyncio.Event = field(default_factory=asyncio.Event)
 
-    def missing(self) -> list[str]:
+    def missing(self, expects: frozenset[str]) -> list[str]:
         parts = {"intent (c1)": self.c1, "tool results": self.results, "grounding (c2)": self.c2,
                  "interaction (c3)": self.c3}  # fmt: skip
-        return [name for name, value in parts.items() if value is None]
+        return [name for name, value in parts.items() if value is None and name.split()[0] in expects]
 
 
 class TalkerActor(FrameProcessor):
-    def __init__(self, session: Session, llm: LLMClient, config: CoachConfig):
+    def __init__(
+        self, session: Session, llm: LLMClient, config: CoachConfig, expects: frozenset[str] = ALL_INPUTS
+    ):
         super().__init__()
+        self._expects = expects  # the inputs this configuration has (sgc_w1 has no W2 / W3)
         self._session = session
         self._llm = llm
         self._config = config
@@ -100,6 +106,10 @@ class TalkerActor(FrameProcessor):
             turn.narration_end = frame
         turn.changed.set()
 
+    async def cleanup(self):
+        await super().cleanup()
+        await self._cancel()  # tasks from create_task are ours to release
+
     async def _cancel(self) -> None:
         if self._task is not None and not self._task.done():
             await self.cancel_task(self._task)
@@ -122,8 +132,8 @@ class TalkerActor(FrameProcessor):
         started = clock.started if clock else time.monotonic()
         deadline = started + self._config.talker_deadline_s
         await self._wait(turn, lambda: turn.narration_end is not None, deadline)
-        await self._wait(turn, lambda: not turn.missing(), deadline)
-        missing = turn.missing()
+        await self._wait(turn, lambda: not turn.missing(self._expects), deadline)
+        missing = turn.missing(self._expects)
         if missing:
             logger.warning(f"turn {turn.index}: reply deadline passed without {', '.join(missing)}")
 

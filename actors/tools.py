@@ -62,6 +62,11 @@ class ToolActor(FrameProcessor):
                 await self.cancel_task(task)
         await self.push_frame(frame, direction)
 
+    async def cleanup(self):
+        await super().cleanup()
+        for task in list(self._tasks):  # tasks from create_task are ours to release
+            await self.cancel_task(task)
+
     async def _run(self, dispatch: ToolDispatchFrame) -> None:
         # The dispatch may precede c1 (tools go first), so read the turn's snapshot directly.
         turn = self._session.turn(dispatch.turn_index)

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 
 from pipecat.processors.frame_processor import FrameProcessor
 
+from actors.baselines import PlanExecuteActor, PromptingActor
 from actors.grounding import GroundingActor
 from actors.interaction import InteractionActor
 from actors.perception import PerceptionActor
@@ -44,13 +45,24 @@ class Engines:
 
 
 def coach_processors(session: Session, engines: Engines, config: CoachConfig) -> list[FrameProcessor]:
-    """The SGC actors in pipeline order."""
+    """The actors of `config.mode` in pipeline order.
+
+    sgc_w1 / sgc_w1_w2 / sgc_full are the paper's cumulative ablation: the same chain with
+    W2 and W3 added in turn (the Talker waits only for what the chain has). The baselines
+    replace the chain with one turn-owning actor.
+    """
+    llm, mode = engines.llm, config.mode
     runner = ToolRunner(session.pack, latency_ms=config.tool_latency_ms, timeout_s=config.tool_timeout_s)
-    return [
-        PerceptionActor(session, engines.llm, config),
-        ToolActor(session, runner),
-        GroundingActor(session, engines.llm, config),
-        InteractionActor(session),
-        TalkerActor(session, engines.llm, config),
-        SessionRecorder(session),
-    ]
+    if mode == "prompting":
+        return [PromptingActor(session, llm, config), SessionRecorder(session)]
+    if mode == "pe_agent":
+        return [PlanExecuteActor(session, llm, config, runner), SessionRecorder(session)]
+    chain: list[FrameProcessor] = [PerceptionActor(session, llm, config), ToolActor(session, runner)]
+    expects = {"intent", "tool"}
+    if mode in ("sgc_w1_w2", "sgc_full"):
+        chain.append(GroundingActor(session, llm, config))
+        expects.add("grounding")
+    if mode == "sgc_full":
+        chain.append(InteractionActor(session))
+        expects.add("interaction")
+    return [*chain, TalkerActor(session, llm, config, frozenset(expects)), SessionRecorder(session)]

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
@@ -27,10 +27,15 @@ from voicecoach.store import MemorySessionStore, SessionStore, TurnRecord
 from voicecoach.w1 import PhiTable, W1Counters
 from voicecoach.w3 import session_seed
 
+# The configurations compared in the paper (§7.1): two baselines and the cumulative SGC ablation.
+Mode = Literal["prompting", "pe_agent", "sgc_w1", "sgc_w1_w2", "sgc_full"]
+MODES: tuple[Mode, ...] = ("prompting", "pe_agent", "sgc_w1", "sgc_w1_w2", "sgc_full")
+
 
 class CoachConfig(BaseModel):
     """Everything a coach run is configured by (CLI flags and environment fill it)."""
 
+    mode: Mode = "sgc_full"
     pack_id: str = DEFAULT_PACK
     llm: LLMConfig = Field(default_factory=LLMConfig)
     tool_latency_ms: float | dict[str, float] = 0.0  # artificial remote game-server latency

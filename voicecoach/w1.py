@@ -902,7 +902,23 @@ def w1_gbnf(pack: Pack) -> str:
     rules += [
         f'narration ::= "<NARRATION>" narration-char{{1,{GBNF_NARRATION_CHARS}}} "</NARRATION>"',
         "narration-char ::= [^<\\n]",  # one spoken line: a newline has nothing to say to TTS
-        f'plan ::= "<PLAN>" plan-char{{0,{GBNF_PLAN_CHARS}}} "</PLAN>"',
-        "plan-char ::= [^<]",
+        'plan ::= "<PLAN>" plan-calls "</PLAN>"',
+        *plan_gbnf_rules(),
     ]
     return "\n".join(rules) + "\n"
+
+
+def plan_gbnf_rules() -> list[str]:
+    """GBNF for PLAN's body: registered tool names with parenthesised arguments, or "none".
+
+    Shared by W1's PLAN and the pe_agent planner, so a small model can only write calls
+    `parse_plan` reads; the argument text stays free (validation happens after parsing).
+    """
+    from voicecoach.tools import TOOL_NAMES  # lazily, like the validator
+
+    names = " | ".join(_gbnf_literal(n) for n in TOOL_NAMES)
+    return [
+        'plan-calls ::= "none" | plan-call ( "; " plan-call ){0,3}',
+        f'plan-call ::= ( {names} ) "(" plan-arg-char{{0,{GBNF_PLAN_CHARS // 4}}} ")"',
+        "plan-arg-char ::= [^()<;\\n]",
+    ]
