@@ -909,16 +909,25 @@ def w1_gbnf(pack: Pack) -> str:
 
 
 def plan_gbnf_rules() -> list[str]:
-    """GBNF for PLAN's body: registered tool names with parenthesised arguments, or "none".
-
-    Shared by W1's PLAN and the pe_agent planner, so a small model can only write calls
-    `parse_plan` reads; the argument text stays free (validation happens after parsing).
+    """GBNF for PLAN's body: registered tools, each with only its own `key=value` arguments,
+    or "none". Shared by W1's PLAN and the pe_agent planner, so a small model can only write
+    calls `parse_plan` reads; values stay free text (validation happens after parsing).
     """
-    from voicecoach.tools import TOOL_NAMES  # lazily, like the validator
+    from voicecoach.tools import TOOLS  # lazily, like the validator
 
-    names = " | ".join(_gbnf_literal(n) for n in TOOL_NAMES)
-    return [
+    rules = [
         'plan-calls ::= "none" | plan-call ( "; " plan-call ){0,3}',
-        f'plan-call ::= ( {names} ) "(" plan-arg-char{{0,{GBNF_PLAN_CHARS // 4}}} ")"',
-        "plan-arg-char ::= [^()<;\\n]",
+        "plan-call ::= " + " | ".join(f"call-{k}" for k in range(len(TOOLS))),
+        'plan-value ::= "[" [^\\]()<;\\n]{0,120} "]" | [^,()<;\\n\\[\\]]{1,40}',
     ]
+    for k, spec in enumerate(TOOLS.values()):
+        params = list(spec.parameters.get("properties", {}))
+        if not params:
+            rules.append(f"call-{k} ::= {_gbnf_literal(spec.name + '()')}")
+            continue
+        keys = " | ".join(_gbnf_literal(p + "=") for p in params)
+        rules.append(
+            f'call-{k} ::= {_gbnf_literal(spec.name + "(")} ( arg-{k} ( ", " arg-{k} ){{0,3}} )? ")"'
+        )
+        rules.append(f"arg-{k} ::= ( {keys} ) plan-value")
+    return rules
