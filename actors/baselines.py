@@ -47,6 +47,10 @@ class _TurnOwner(FrameProcessor):
         elif isinstance(frame, InterruptionFrame):
             await self._cancel()
 
+    async def cleanup(self):
+        await super().cleanup()
+        await self._cancel()  # a pipeline stopped mid-turn must not leave the LLM stream running
+
     async def _cancel(self) -> None:
         if self._task is not None and not self._task.done():
             await self.cancel_task(self._task)

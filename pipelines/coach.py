@@ -35,7 +35,9 @@ class Engines:
     def start(cls, config: CoachConfig) -> Engines:
         if config.llm.base_url:
             return cls(LLMClient(config.llm))
-        server = EmbeddedLlamaServer(config.llm.model_path, n_ctx=config.llm.n_ctx)
+        server = EmbeddedLlamaServer(
+            config.llm.model_path, n_ctx=config.llm.n_ctx, ram_cache=config.llm.embedded_ram_cache
+        )
         return cls(LLMClient(config.llm, server.start()), server)
 
     async def close(self) -> None:
