@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from loguru import logger
 from pipecat.processors.frame_processor import FrameProcessor
 
 from actors.baselines import PlanExecuteActor, PromptingActor
@@ -19,9 +20,13 @@ from actors.perception import PerceptionActor
 from actors.recorder import SessionRecorder
 from actors.talker import TalkerActor
 from actors.tools import ToolActor
-from voicecoach.llm import EmbeddedLlamaServer, LLMClient
+from voicecoach.baselines import planner_system_prompt
+from voicecoach.llm import EmbeddedLlamaServer, LLMClient, LLMError
 from voicecoach.session import CoachConfig, Session
+from voicecoach.talker import talker_system_prompt
 from voicecoach.tools import ToolRunner
+from voicecoach.w1 import w1_system_prompt
+from voicecoach.w2 import slot_prompt
 
 
 @dataclass
@@ -44,6 +49,24 @@ class Engines:
         await self.llm.close()
         if self.server is not None:
             self.server.stop()
+
+
+async def prewarm(engines: Engines, session: Session, config: CoachConfig) -> None:
+    """Session-open prewarm (paper A.5): put each LLM role's static prefix in the KV cache,
+    so the player's first turn does not pay the cold prompt (~0.8k tokens for W1)."""
+    pack = session.pack
+    if config.mode == "prompting":
+        prompts = [talker_system_prompt(pack)]
+    elif config.mode == "pe_agent":
+        prompts = [planner_system_prompt(pack), talker_system_prompt(pack)]
+    else:
+        prompts = [w1_system_prompt(pack), slot_prompt(pack), talker_system_prompt(pack)]
+    for system in prompts:
+        try:
+            messages = [{"role": "system", "content": system}, {"role": "user", "content": "hi"}]
+            await engines.llm.complete(messages, max_tokens=1)
+        except LLMError as err:  # a cold first turn is slower, not broken
+            logger.warning(f"prewarm failed: {err}")
 
 
 def coach_processors(session: Session, engines: Engines, config: CoachConfig) -> list[FrameProcessor]:

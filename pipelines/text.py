@@ -32,7 +32,7 @@ from actors.frames import (
     ToolResultFrame,
     TurnCompletedFrame,
 )
-from pipelines.coach import Engines, coach_processors
+from pipelines.coach import Engines, coach_processors, prewarm
 from voicecoach.session import CoachConfig, Session
 from voicecoach.store import TurnRecord
 
@@ -131,7 +131,9 @@ class TextCoach:
         self._runner = WorkerRunner(handle_sigint=False)
         self._run_task: asyncio.Task | None = None
 
-    async def start(self) -> None:
+    async def start(self, warm: bool = True) -> None:
+        if warm:
+            await prewarm(self.engines, self.session, self.config)
         self._run_task = asyncio.create_task(self._runner.run(self._worker))
         await asyncio.sleep(0)
 

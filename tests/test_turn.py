@@ -67,6 +67,8 @@ class Router:
         self.scripts: dict[str, list[Script]] = {"w1": [W1_HIT], "w2": [W2_EMPTY], "talker": [REPLY]}
 
     def role(self, body: dict[str, Any]) -> str:
+        if body.get("max_tokens") == 1:  # session-open prewarm of a role's static prefix
+            return "prewarm"
         system = body["messages"][0]["content"]
         for role, prompt in self.prompts.items():
             if system == prompt:
@@ -77,6 +79,8 @@ class Router:
         self.scripts[role] = list(scripts)
 
     def __call__(self, body: dict[str, Any]) -> Script:
+        if self.role(body) == "prewarm":
+            return Script("ok")
         queue = self.scripts[self.role(body)]
         return queue.pop(0) if len(queue) > 1 else queue[0]
 
@@ -168,6 +172,9 @@ async def test_phi_hit_dispatches_tools_before_narration_and_plan_end(harness: H
     slow_narration = Script(chunks=HIT_HEAD + NARRATION + HIT_PLAN, ttft_s=0.05, inter_token_s=0.08)
     harness.router.set("w1", slow_narration)
     coach = await harness.coach()
+    # Session-open prewarm sent each role's static prefix once, before the first turn.
+    prewarmed = [r.body["messages"][0]["content"] for r in harness.requests("prewarm")]
+    assert sorted(prewarmed) == sorted(harness.router.prompts.values())
     turn = await coach.ask("what counters their team?", timeout_s=10)
     assert_completed(turn)
 
