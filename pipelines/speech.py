@@ -281,16 +281,23 @@ def voice_processors(
     `taps` go between the coach and the phrase chunker: where the text-mode collector sits.
     """
     return [
-        VADProcessor(vad_analyzer=vad_analyzer(speech)),
-        stt_service(speech, session.pack),
-        UserTurnProcessor(
-            user_turn_strategies=turn_strategies(speech), user_turn_stop_timeout=speech.turn_stop_timeout_s
-        ),
-        TurnGate(),
+        *listening_processors(speech, session.pack),
         *coach_processors(session, engines, config),
         *(taps or []),
         PhraseChunker(speech),
         tts_service(speech),
+    ]
+
+
+def listening_processors(speech: SpeechConfig, pack: Pack | None = None) -> list[FrameProcessor]:
+    """Audio in, one final transcript per user turn out: VAD, STT, the turn-stop strategy, the gate."""
+    return [
+        VADProcessor(vad_analyzer=vad_analyzer(speech)),
+        stt_service(speech, pack),
+        UserTurnProcessor(
+            user_turn_strategies=turn_strategies(speech), user_turn_stop_timeout=speech.turn_stop_timeout_s
+        ),
+        TurnGate(),
     ]
 
 

@@ -119,7 +119,9 @@ def conditioning(
         else:
             missing.append(f"tool {t.tool} failed ({t.error or 'no result'})")
     if missing:
-        must.append("Say plainly that some live game data is unavailable; do not guess it.")
+        must.append(
+            f"Say plainly that some live game data is unavailable ({'; '.join(missing)}); do not guess it."
+        )
     return ReplyConditioning(must_say=must, may_say=may, must_not_say=never, facts=facts, missing=missing)
 
 
