@@ -134,7 +134,8 @@ class TextCoach:
     async def start(self, warm: bool = True) -> None:
         if warm:
             await prewarm(self.engines, self.session, self.config)
-        self._run_task = asyncio.create_task(self._runner.run(self._worker))
+        await self._runner.add_workers(self._worker)
+        self._run_task = asyncio.create_task(self._runner.run())
         await asyncio.sleep(0)
 
     async def ask(self, text: str, timeout_s: float = 120.0) -> TurnResult:

@@ -2,6 +2,7 @@
 
     voicecoach demo   the SGC kernels on one example turn: labels + state in, c1/c2/c3 out
     voicecoach chat   the text-mode coach: type, and watch narration, tools, decisions, reply
+    voicecoach bench  benchmarks (turn: text-mode turn timings per configuration)
 
 Pipecat and the engines are imported inside the commands that need them, so `--help` and
 `demo` start instantly.
@@ -203,6 +204,18 @@ def cmd_chat(args: argparse.Namespace) -> int:
     return asyncio.run(_chat(args))
 
 
+def cmd_bench_turn(args: argparse.Namespace) -> int:
+    from pipelines import bench_turn
+    from voicecoach.llm import LLMConfig
+    from voicecoach.session import CoachConfig
+
+    config = CoachConfig(
+        llm=LLMConfig.from_env(base_url=args.llm_url, model=args.model), tool_latency_ms=args.tool_latency_ms
+    )
+    modes = args.modes.split(",") if args.modes else None
+    return bench_turn.main(modes, args.limit, config, Path(args.out) if args.out else None)
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="voicecoach", description="Realtime voice coach for games (SGC).")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
@@ -233,6 +246,19 @@ def build_parser() -> argparse.ArgumentParser:
     chat.add_argument("--gguf", default=None, help="GGUF for the embedded llama.cpp (default: SmolLM2-135M)")
     chat.add_argument("--tool-latency-ms", type=float, default=0.0, help="artificial game-server latency")
     chat.set_defaults(fn=cmd_chat)
+
+    bench = sub.add_parser("bench", help="benchmarks: turn timings, latency, quality")
+    benches = bench.add_subparsers(dest="bench", required=True, metavar="BENCH")
+    turn = benches.add_parser("turn", help="text-mode turn timings per configuration (p50/p90)")
+    turn.add_argument("--modes", default=None, help="comma-separated (default: all five)")
+    turn.add_argument("--limit", type=int, default=12, help="utterances per configuration")
+    turn.add_argument(
+        "--llm-url", default=None, help="OpenAI-compatible endpoint (default: embedded llama.cpp)"
+    )
+    turn.add_argument("--model", default=None)
+    turn.add_argument("--tool-latency-ms", type=float, default=150.0, help="artificial game-server latency")
+    turn.add_argument("--out", default=None, help="write the figures as JSON here")
+    turn.set_defaults(fn=cmd_bench_turn)
     return parser
 
 
