@@ -82,7 +82,9 @@ class PerceptionActor(FrameProcessor):
         self._task = None
 
     async def _run_turn(self, turn: Turn) -> None:
-        w1 = W1Turn(self._session.phi, turn.snapshot, turn.index, self._session.counters,
+        # A callable: Φ reads the decision fields when SUB_INTENT closes, so a state push that
+        # lands mid-stream counts (paper A.5: the lookup needs the *current* snapshot).
+        w1 = W1Turn(self._session.phi, lambda: turn.snapshot, turn.index, self._session.counters,
                     max_age=self._config.max_age, validate=self._validate)  # fmt: skip
         progress = _TurnProgress()
         messages = [{"role": "system", "content": self._system}, {"role": "user", "content": turn.utterance}]

@@ -54,7 +54,8 @@ class Turn:
     index: int
     utterance: str
     started: float  # time.monotonic() at the end of the player's input
-    snapshot: LiveState
+    snapshot: LiveState  # refreshed when the game pushes state mid-turn
+    links: dict[str, Any] = field(default_factory=dict)  # the utterance's entity links (s_ic)
 
     def ms(self, now: float | None = None) -> float:
         return round(((now if now is not None else time.monotonic()) - self.started) * 1000.0, 1)
@@ -124,19 +125,26 @@ class Session:
         self.state = new.model_copy(update={"version": self.state.version + 1})
         self.stale = stale
         self.store.save_state(self.session_id, self.state)
+        for turn in self.turns.values():  # a turn in flight reads the new state from here on
+            turn.snapshot = self._snapshot(turn.index, turn.links)
 
     def begin_turn(self, utterance: str) -> Turn:
         """Start a turn: link the utterance's entities into s_ic and stamp the snapshot."""
         index = self.next_turn
         self.next_turn += 1
         links = focus_fields(link_entities(self.pack, utterance))
-        stamp = self.state.turn_index if self.stale else index
-        snapshot = self.state.model_copy(
-            update={"turn_index": stamp, "ic": self.state.ic.model_copy(update=links)}
+        snapshot = self._snapshot(index, links)
+        turn = Turn(
+            index=index, utterance=utterance, started=time.monotonic(), snapshot=snapshot, links=links
         )
-        turn = Turn(index=index, utterance=utterance, started=time.monotonic(), snapshot=snapshot)
         self.turns = {index: turn}  # only the current turn's clock is needed
         return turn
+
+    def _snapshot(self, index: int, links: dict[str, Any]) -> LiveState:
+        stamp = self.state.turn_index if self.stale else index
+        return self.state.model_copy(
+            update={"turn_index": stamp, "ic": self.state.ic.model_copy(update=links)}
+        )
 
     def turn(self, index: int) -> Turn | None:
         return self.turns.get(index)

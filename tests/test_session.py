@@ -1,0 +1,74 @@
+"""Session: state pushes, turn snapshots and freshness, commit and resume."""
+
+import pytest
+
+from tests.conftest import STATE
+from voicecoach.pack import Pack
+from voicecoach.session import Session
+from voicecoach.state import AnswerMeta, StateError, field_status
+from voicecoach.store import SQLiteSessionStore, TurnRecord
+
+
+def _meta(turn: int) -> AnswerMeta:
+    return AnswerMeta(
+        turn_index=turn, branch="teaching", guidance_type="tip", seed=1, candidate_pool_hash="x"
+    )
+
+
+def test_bad_patch_names_the_field_and_keeps_the_state(pack: Pack) -> None:
+    session = Session.open("s", pack=pack)
+    session.update_state(snapshot=STATE)
+    before = session.state
+    with pytest.raises(StateError, match="fs.player_level"):
+        session.update_state(patch={"fs": {"player_level": "high"}})
+    assert session.state == before
+
+
+def test_game_cannot_overwrite_session_history(pack: Pack) -> None:
+    session = Session.open("s", pack=pack)
+    session.commit_turn(TurnRecord(session_id="s", turn_index=0, meta=_meta(0)))
+    session.update_state(snapshot={**STATE, "sh": {"metas": []}})
+    assert [m.turn_index for m in session.state.sh.metas] == [0]
+
+
+def test_turn_snapshot_links_entities_and_is_fresh(pack: Pack) -> None:
+    session = Session.open("s", pack=pack)
+    session.update_state(snapshot=STATE)
+    turn = session.begin_turn("can emberfox beat oakhorn?")
+    assert turn.snapshot.ic.mentioned_creatures == ["emberfox", "oakhorn"]
+    assert field_status(turn.snapshot, "ic.match.opponent_lineup", turn.index) == "fresh"
+
+
+def test_stale_push_disables_freshness(pack: Pack) -> None:
+    session = Session.open("s", pack=pack)
+    session.update_state(snapshot={**STATE, "turn_index": 0, "stale": True})
+    session.begin_turn("hi")
+    turn = session.begin_turn("what counters them?")
+    assert field_status(turn.snapshot, "ic.match.opponent_lineup", turn.index) == "stale"
+
+
+def test_push_mid_turn_refreshes_the_turn_snapshot(pack: Pack) -> None:
+    session = Session.open("s", pack=pack)
+    no_match = {k: v for k, v in STATE.items() if k != "ic"}
+    session.update_state(snapshot=no_match)
+    turn = session.begin_turn("what counters them?")
+    assert field_status(turn.snapshot, "ic.match.opponent_lineup", turn.index) == "missing"
+    session.update_state(patch={"ic": STATE["ic"]})
+    assert field_status(turn.snapshot, "ic.match.opponent_lineup", turn.index) == "fresh"
+    assert turn.snapshot.ic.focus_creature is None  # the turn's own links survive the refresh
+
+
+def test_resume_from_store(pack: Pack, tmp_path) -> None:
+    store = SQLiteSessionStore(tmp_path / "s.db")
+    session = Session.open("s", store=store, pack=pack)
+    session.update_state(snapshot=STATE)
+    for i in range(2):
+        session.begin_turn("hi")
+        session.commit_turn(TurnRecord(session_id="s", turn_index=i, meta=_meta(i)))
+    again = Session.open("s", store=SQLiteSessionStore(tmp_path / "s.db"), pack=pack)
+    assert again.next_turn == 2
+    assert [m.model_dump_json() for m in again.state.sh.metas] == [
+        _meta(0).model_dump_json(),
+        _meta(1).model_dump_json(),
+    ]
+    assert again.state.fs == session.state.fs
