@@ -1,0 +1,118 @@
+"""The coach server running in the test's event loop, against the scripted LLM server.
+
+`LiveServer` starts `ScriptedLLMServer` (requests routed by system prompt, as in
+tests/test_turn.py) and the real `CoachServer` app under uvicorn on a free loopback port.
+Speech engines are the embedded ones (Silero, Whisper tiny.en, piper), so audio is really
+heard and spoken; only the LLM is scripted, which makes turns fast and their decisions
+deterministic. The server object is at hand, so a test can look at connections and the store.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import socket
+from types import TracebackType
+from typing import Any
+
+import uvicorn
+
+from pipelines.coach import Engines
+from pipelines.server import CoachServer, ServerConfig, uvicorn_config
+from tests.conftest import STATE
+from tests.scripted_llm import RecordedRequest, ScriptedLLMServer
+from tests.test_turn import Router
+from voicecoach.client import CoachClient
+from voicecoach.llm import LLMClient, LLMConfig
+from voicecoach.pack import Pack, load_pack
+from voicecoach.session import CoachConfig
+from voicecoach.store import MemorySessionStore, SessionStore
+
+TOKEN = "test-token-0123456789"
+GAME_STATE = {"ic": STATE["ic"], "fs": STATE["fs"]}  # what a game pushes: it owns ic and fs
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+class LiveServer:
+    def __init__(
+        self,
+        store: SessionStore | None = None,
+        pack: Pack | None = None,
+        max_message_bytes: int = 64 * 1024,
+        warm: bool = False,
+        **coach: Any,
+    ) -> None:
+        self.pack = pack or load_pack()
+        self.router = Router(self.pack)
+        self.llm = ScriptedLLMServer(router=self.router)
+        self.store = store if store is not None else MemorySessionStore()
+        self.port = free_port()
+        self._max = max_message_bytes
+        self._warm = warm
+        self._coach = coach
+        self.server: CoachServer | None = None
+        self._uvicorn: uvicorn.Server | None = None
+        self._task: asyncio.Task[None] | None = None
+        self.clients: list[CoachClient] = []
+
+    @property
+    def url(self) -> str:
+        return f"ws://127.0.0.1:{self.port}/ws"
+
+    @property
+    def http(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    async def start(self) -> LiveServer:
+        await self.llm.start()
+        llm = LLMConfig(base_url=self.llm.base_url, first_token_timeout_s=5.0, inter_token_timeout_s=2.0)
+        values: dict[str, Any] = {"tool_timeout_s": 2.0, "slot_timeout_s": 3.0, "talker_deadline_s": 4.0}
+        values.update(self._coach)
+        coach = CoachConfig(llm=llm, **values)
+        config = ServerConfig(
+            port=self.port, token=TOKEN, coach=coach, max_message_bytes=self._max, warm=self._warm
+        )
+        self.server = CoachServer(config, Engines(llm=LLMClient(coach.llm)), self.store, self.pack)
+        self._uvicorn = uvicorn.Server(uvicorn_config(self.server))
+        self._task = asyncio.create_task(self._uvicorn.serve())
+        async with asyncio.timeout(10):
+            while not self._uvicorn.started:
+                if self._task.done():
+                    await self._task  # raises what stopped it
+                await asyncio.sleep(0.02)
+        return self
+
+    async def connect(self, session: str = "player", **kwargs: Any) -> CoachClient:
+        token = kwargs.pop("token", TOKEN)
+        client = await CoachClient.connect(self.url, token=token, session=session, **kwargs)
+        self.clients.append(client)
+        return client
+
+    def requests(self, role: str) -> list[RecordedRequest]:
+        return [r for r in self.llm.requests if self.router.role(r.body) == role]
+
+    async def stop(self) -> None:
+        for client in self.clients:
+            await client.close()
+        if self._uvicorn is not None and self._task is not None:
+            self._uvicorn.should_exit = True
+            try:
+                async with asyncio.timeout(15):
+                    await self._task
+            except TimeoutError:
+                self._task.cancel()
+        if self.server is not None:
+            await self.server.engines.close()
+        await self.llm.stop()
+
+    async def __aenter__(self) -> LiveServer:
+        return await self.start()
+
+    async def __aexit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        await self.stop()
