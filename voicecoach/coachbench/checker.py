@@ -183,6 +183,7 @@ ABSENCE = re.compile(
 )
 # Only a skill can be "not usable": "you can't use Emberfox here" is tactics, not a missing creature.
 SKILL_ABSENCE = re.compile(r"(?<![\w'])(?:can't|cannot|can\s+not)\s+(?:use|cast)(?![\w'])", re.IGNORECASE)
+POSSESSIVE = re.compile(r"^'s?\s*$")
 WITH = re.compile(r"(?<![\w'])with(?![\w'])", re.IGNORECASE)
 PRAISE = re.compile(
     _words(
@@ -233,15 +234,14 @@ def _spans(pattern: re.Pattern[str], text: str, start: int, end: int) -> list[tu
     return [(cuts[i], cuts[i + 1]) for i in range(0, len(cuts), 2) if cuts[i] < cuts[i + 1]]
 
 
-def _last_cue(gap: str, kind: str) -> Role | None:
+def _last_cue(gap: str) -> Role | None:
     """The role the nearest cue before a mention gives it; on a tie the longer cue ("rely on" > "on")."""
     cues: list[tuple[re.Pattern[str], Role]] = [
         (RECOMMEND, "recommended"),
         (CREDIT_BEFORE, "credited"),
         (OPPONENT, "opponent"),
+        (WITH, "recommended"),  # "hit them with Ember Fang", "pair it with Hexmoth"
     ]
-    if kind == "skill":
-        cues.append((WITH, "recommended"))  # "hit them with Ember Fang", "open with Tailwind"
     found = [(m.end(), m.end() - m.start(), role) for pattern, role in cues for m in pattern.finditer(gap)]
     return max(found)[2] if found else None
 
@@ -261,8 +261,11 @@ def read_reply(pack: Pack, reply: str) -> list[Claim]:
             seg = next(((a, b) for a, b in segments if a <= m.span[0] < b), (c_start, c_end))
             seg_text = text[seg[0] : seg[1]]
             after_end = inside[i + 1].span[0] if i + 1 < len(inside) else c_end
-            role: Role | None = _last_cue(gap, m.kind)
-            listed = prev is not None and LIST_GAP.match(gap) is not None
+            role: Role | None = _last_cue(gap)
+            # "use A, B and C" and "Emberfox's Inferno Roar": the mention continues the previous one.
+            listed = prev is not None and (
+                LIST_GAP.match(gap) is not None or POSSESSIVE.match(gap) is not None
+            )
             if role is None and listed and prev is not None:
                 role = prev.role
             if role is None:

@@ -738,7 +738,7 @@ class _Builder:
         self.state["turn_index"] = index
         snapshot = {k: copy.deepcopy(v) for k, v in self.state.items() if not k.startswith("_")}
         push: Push = "late" if self.late and index > 0 else "snapshot"
-        reference = _reference(self.pack, snapshot, pair, utterance, self.excluded, no_repeat)
+        reference = build_reference(self.pack, snapshot, pair, utterance, self.excluded, no_repeat)
         tags: set[str] = set()
         if push == "late" or self.change is not None:
             tags.add("A")  # the reply must rest on the update, not the previous snapshot
@@ -783,7 +783,7 @@ def _names(pack: Pack, ids: list[str]) -> str:
     return ", ".join(pack.creatures[i].name if i in pack.creatures else pack.skills[i].name for i in ids)
 
 
-def _reference(
+def build_reference(
     pack: Pack, snapshot: dict[str, Any], pair: str, utterance: str, excluded: list[str], no_repeat: bool
 ) -> Reference:
     """The turn's reference, derived from the snapshot (not from any candidate reply)."""
