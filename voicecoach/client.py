@@ -275,11 +275,17 @@ class CoachClient:
         """One RTVI message, in a protobuf message frame (what Pipecat's clients send)."""
         data = await self._serializer.serialize(_MessageFrame(message=message))
         assert isinstance(data, bytes)
-        await self._ws.send(data)
+        await self._send(data)
 
     async def send_raw(self, data: bytes | str) -> None:
         """Bytes or text as they are: for tests of what the server does with bad input."""
-        await self._ws.send(data)
+        await self._send(data)
+
+    async def _send(self, data: bytes | str) -> None:
+        try:
+            await self._ws.send(data)
+        except websockets.ConnectionClosed as err:
+            raise self.closed or CoachClosed(err.rcvd.code if err.rcvd else None, str(err)) from None
 
     async def request(self, t: str, d: Any = None, timeout: float = 10.0) -> Any:
         """A coach request (RTVI client-message); the `d` of its server-response, or CoachError."""
@@ -312,7 +318,7 @@ class CoachClient:
         frame = OutputAudioRawFrame(audio=pcm, sample_rate=sample_rate, num_channels=1)
         data = await self._serializer.serialize(frame)
         assert isinstance(data, bytes)
-        await self._ws.send(data)
+        await self._send(data)
 
     async def stream_pcm(self, pcm: bytes, *, realtime: bool = True, frame_s: float = FRAME_S) -> Streamed:
         """Send PCM (16 kHz) in `frame_s` frames; paced like a microphone when `realtime`.
