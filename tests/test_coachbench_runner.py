@@ -1,0 +1,115 @@
+"""A two-session smoke run of the CoachBench runner over all five configurations, against the scripted
+OpenAI-compatible server (every LLM call goes over real HTTP through the actor pipeline)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.scripted_llm import Script, ScriptedLLMServer
+from voicecoach.baselines import planner_system_prompt
+from voicecoach.coachbench.generator import BenchSession, generate
+from voicecoach.coachbench.runner import QualityOptions, run_quality
+from voicecoach.pack import Pack
+from voicecoach.session import MODES
+from voicecoach.talker import talker_system_prompt
+from voicecoach.w1 import w1_system_prompt
+from voicecoach.w2 import slot_prompt
+
+REPLY = "Bring Pyrowl and Emberfox, they hit hard."
+
+
+def two_sessions(pack: Pack) -> list[BenchSession]:
+    """A single-turn factual session and a short cross-turn session with a late state push."""
+    sessions = generate(7, pack)
+    single = next(s for s in sessions if s.length_class == "single" and s.stratum == "factual_qa")
+    late = next(s for s in sessions if len(s.turns) <= 4 and any(t.push == "late" for t in s.turns))
+    return [single, late]
+
+
+class Router:
+    """Routes by system prompt. W1 answers with the reference pair of the utterance it is asked about,
+    so the runner's intent accuracy must come out at 100 % for the W1 configurations."""
+
+    def __init__(self, pack: Pack, sessions: list[BenchSession]) -> None:
+        self.prompts = {
+            w1_system_prompt(pack): "w1",
+            slot_prompt(pack): "w2",
+            talker_system_prompt(pack): "talker",
+            planner_system_prompt(pack): "planner",
+        }
+        self.pairs = {t.utterance: t.reference for s in sessions for t in s.turns}
+
+    def __call__(self, body: dict[str, Any]) -> Script:
+        system, user = body["messages"][0]["content"], body["messages"][-1]["content"]
+        role = self.prompts[system]
+        if role == "w1":
+            ref = self.pairs[user]
+            return Script(
+                f"<INTENT>{ref.intent}</INTENT><SUB_INTENT>{ref.sub_intent}</SUB_INTENT>"
+                "<NARRATION>Let me check that.</NARRATION><PLAN>none</PLAN>"
+            )
+        return Script({"w2": "{}", "planner": "none", "talker": REPLY}[role])
+
+
+async def test_two_session_smoke_run_writes_table3_for_five_configs(pack: Pack, tmp_path: Path) -> None:
+    sessions = two_sessions(pack)
+    bench = tmp_path / "bench.jsonl"
+    bench.write_text("".join(s.model_dump_json() + "\n" for s in sessions), encoding="utf-8")
+    turns = sum(len(s.turns) for s in sessions)
+    async with ScriptedLLMServer(router=Router(pack, sessions)) as server:
+        opts = QualityOptions(
+            out=tmp_path / "out", bench=bench, llm_url=server.base_url, model="scripted", progress=False
+        )
+        report = await run_quality(opts)
+        requests = len(server.requests)
+        assert requests >= turns * len(MODES)
+
+        # Table 3: five rows, every number in range.
+        results = json.loads((opts.out / "results.json").read_text())
+        assert [row[0] for row in results["table3"]["rows"]] == list(MODES)
+        for row in results["configs"]:
+            assert row["sessions"] == 2
+            assert 0.0 <= row["tga"] <= 100.0 and 0.0 <= row["sga"] <= 100.0
+            assert row["sga"] <= row["tga"] or row["sga"] == 100.0
+            assert all(
+                0.0 <= v <= 100.0 for v in [*row["drift_sessions"].values(), *row["drift_turns"].values()]
+            )
+            assert row["latency_first_text"]["mean_s"] > 0.0
+        by_config = {row["config"]: row for row in results["configs"]}
+        for mode in ("sgc_w1", "sgc_w1_w2", "sgc_full"):
+            assert by_config[mode]["intent_accuracy"] == 100.0
+        assert by_config["prompting"]["intent_accuracy"] is None
+        # The same reply through every configuration gets the same verdicts (narration names nothing).
+        assert len({(row["tga"], row["sga"]) for row in results["configs"]}) == 1
+        markdown = (opts.out / "results.md").read_text()
+        assert markdown.count("\n| ") >= 1 + len(MODES) and "| sgc_full |" in markdown
+        assert "LLM judge skipped" in markdown
+        assert (opts.out / "quality.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+        assert len((opts.out / "turns.jsonl").read_text().splitlines()) == turns * len(MODES)
+        assert len((opts.out / "verdicts.jsonl").read_text().splitlines()) == turns * len(MODES)
+        assert {m.unit for m in report.mcnemar} == {"sessions", "turns"} and len(report.mcnemar) == 8
+
+        # Resumable: a rerun finds every turn cached and asks the LLM nothing.
+        again = await run_quality(opts)
+        assert len(server.requests) == requests
+        assert again.run_seconds == 0.0
+        assert [r.tga for r in again.configs] == [r.tga for r in report.configs]
+
+
+async def test_rerun_with_other_settings_is_refused(pack: Pack, tmp_path: Path) -> None:
+    sessions = two_sessions(pack)[:1]
+    bench = tmp_path / "bench.jsonl"
+    bench.write_text(sessions[0].model_dump_json() + "\n", encoding="utf-8")
+    async with ScriptedLLMServer(router=Router(pack, sessions)) as server:
+        out = tmp_path / "out"
+        opts = QualityOptions(
+            out=out, bench=bench, llm_url=server.base_url, configs=("prompting",), progress=False
+        )
+        await run_quality(opts)
+        opts.reply_max_tokens = 7
+        with pytest.raises(SystemExit, match="reply_max_tokens"):
+            await run_quality(opts)
