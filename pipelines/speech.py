@@ -17,13 +17,18 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
+from collections.abc import AsyncGenerator
+from dataclasses import dataclass
 from typing import Any
 
+import numpy as np
 from pipecat.audio.vad.silero import SileroVADAnalyzer
 from pipecat.audio.vad.vad_analyzer import VADParams
 from pipecat.frames.frames import (
     AggregatedTextFrame,
+    DataFrame,
     EndFrame,
     Frame,
     InputAudioRawFrame,
@@ -33,6 +38,7 @@ from pipecat.frames.frames import (
     TranscriptionFrame,
     UserStartedSpeakingFrame,
     UserStoppedSpeakingFrame,
+    VADUserStoppedSpeakingFrame,
 )
 from pipecat.pipeline.pipeline import Pipeline
 from pipecat.pipeline.worker import PipelineParams
@@ -60,6 +66,11 @@ from voicecoach.speech import (
 )
 
 OPENAI_TTS_RATE = 24000  # the OpenAI speech API's PCM output
+
+
+@dataclass
+class EmptySegmentFrame(DataFrame):
+    """STT transcribed a VAD segment and found no words in it (a cough, a click, noise)."""
 
 
 # --- engines -------------------------------------------------------------------------------
@@ -109,7 +120,7 @@ class _WhisperDecoding:
         return getattr(self._model, name)
 
 
-def stt_service(speech: SpeechConfig, pack: Pack | None = None) -> STTService:
+def stt_service(speech: SpeechConfig, pack: Pack | None = None, warm: bool = True) -> STTService:
     stt = speech.stt
     prompt = whisper_prompt(pack) if pack is not None and stt.prompt_entities else None
     if stt.engine == "openai":
@@ -132,8 +143,18 @@ def stt_service(speech: SpeechConfig, pack: Pack | None = None) -> STTService:
             self._model = _WhisperDecoding(
                 model, beam_size=stt.beam_size, without_timestamps=True, condition_on_previous_text=False
             )
+            if warm:  # the first transcription pays CTranslate2's set-up: not the player's first turn
+                list(self._model.transcribe(np.zeros(16000, dtype=np.float32), language="en")[0])
 
-    model_path = whisper_model_path(stt.model_path)  # a str: WhisperModel takes a Path for a model id
+        async def run_stt(self, audio: bytes) -> AsyncGenerator[Frame, None]:
+            said = False
+            async for frame in super().run_stt(audio):
+                said = said or isinstance(frame, TranscriptionFrame)
+                yield frame
+            if not said:  # tell TurnGate not to wait for this segment's transcript
+                yield EmptySegmentFrame()
+
+    model_path = whisper_model_path(stt.model_path)  # a str: Pipecat's WhisperSTTService wants no Path
     return EmbeddedWhisperSTTService(
         device=stt.device,
         compute_type=stt.compute_type,
@@ -149,7 +170,7 @@ def tts_sample_rate(speech: SpeechConfig) -> int:
     return int(json.loads(config.read_text(encoding="utf-8"))["audio"]["sample_rate"])
 
 
-def tts_service(speech: SpeechConfig) -> TTSService:
+def tts_service(speech: SpeechConfig, warm: bool = True) -> TTSService:
     tts = speech.tts
     if tts.engine == "openai":
         from pipecat.services.openai.tts import OpenAITTSService
@@ -163,9 +184,16 @@ def tts_service(speech: SpeechConfig) -> TTSService:
 
     from pipecat.services.piper.tts import PiperTTSService
 
+    class EmbeddedPiperTTSService(PiperTTSService):
+        def __init__(self, **kwargs: Any):
+            super().__init__(**kwargs)
+            if warm:  # the first synthesis pays onnxruntime's set-up: not the first phrase's audio
+                for _ in self._voice.synthesize("Ready."):
+                    pass
+
     voice = piper_voice_path(tts.voice_path)
     # download_dir + voice id name a voice already on disk: Piper loads it and downloads nothing.
-    return PiperTTSService(
+    return EmbeddedPiperTTSService(
         download_dir=voice.parent,
         sample_rate=tts_sample_rate(speech),
         settings=PiperTTSService.Settings(voice=voice.stem),
@@ -176,39 +204,65 @@ def tts_service(speech: SpeechConfig) -> TTSService:
 
 
 class TurnGate(FrameProcessor):
-    """One final transcript per user turn, released when the turn-stop strategy ends the turn.
+    """One final transcript per user turn, handed to the coach once the turn is over.
 
-    STT finalises one transcript per VAD segment; a player who pauses mid-sentence makes
-    several. The coach starts a turn on every transcript it receives, so the gate holds the
-    segments of the current user turn and releases them, joined, on UserStoppedSpeakingFrame.
-    A transcript arriving outside a user turn (a late STT result) goes through at once.
+    Segmented STT transcribes each VAD segment after it ends; a player who pauses mid-sentence
+    makes several segments. The coach starts a turn on every transcript it receives, so the
+    gate holds the transcripts of the current user turn and releases them, joined, when the
+    turn-stop strategy has ended the turn *and* every segment's transcript is in. The second
+    condition matters: Pipecat's stop strategies count a finalized transcript of an earlier
+    segment as "the transcript", so they can end the turn before the last segment has been
+    transcribed (the coach would answer half the question, then be interrupted by the rest).
+    A segment STT found nothing in yields no transcript: the embedded Whisper says so with an
+    EmptySegmentFrame; for other STT services the gate stops waiting after `segment_timeout_s`.
+    A transcript arriving outside a user turn goes through at once.
     """
 
-    def __init__(self) -> None:
+    def __init__(self, segment_timeout_s: float = 2.0) -> None:
         super().__init__()
+        self._segment_timeout_s = segment_timeout_s
         self._in_turn = False
+        self._due = 0  # VAD segments whose transcript has not arrived yet
         self._pending: list[TranscriptionFrame] = []
+        self._timer: asyncio.Task | None = None
 
     async def process_frame(self, frame: Frame, direction: FrameDirection):
         await super().process_frame(frame, direction)
+        downstream = direction == FrameDirection.DOWNSTREAM
         if isinstance(frame, InputAudioRawFrame):
             return  # the turn is decided by now: nothing downstream listens to the microphone
-        if isinstance(frame, TranscriptionFrame) and direction == FrameDirection.DOWNSTREAM:
-            self._pending.append(frame)
-            if not self._in_turn:
-                await self._release()
+        if isinstance(frame, TranscriptionFrame | EmptySegmentFrame) and downstream:
+            self._due = max(0, self._due - 1)
+            if isinstance(frame, TranscriptionFrame):
+                self._pending.append(frame)
+            await self._maybe_release()
             return
-        if isinstance(frame, UserStartedSpeakingFrame) and direction == FrameDirection.DOWNSTREAM:
-            self._in_turn = True
         await self.push_frame(frame, direction)
-        if isinstance(frame, UserStoppedSpeakingFrame) and direction == FrameDirection.DOWNSTREAM:
+        if not downstream:
+            return
+        if isinstance(frame, VADUserStoppedSpeakingFrame):
+            self._due += 1
+        elif isinstance(frame, UserStartedSpeakingFrame):
+            self._in_turn = True
+        elif isinstance(frame, UserStoppedSpeakingFrame):
             self._in_turn = False
-            await self._release()
+            await self._maybe_release()
+            if self._due and self._timer is None:
+                self._timer = self.create_task(self._give_up_on_due(), name="turn-gate-timeout")
 
-    async def _release(self) -> None:
+    async def cleanup(self):
+        await super().cleanup()
+        await self._cancel_timer()
+
+    async def _maybe_release(self) -> None:
+        if not self._due:
+            await self._cancel_timer()  # nothing left to wait for (a stale timer would zero a later turn)
+        if self._in_turn or self._due or not self._pending:
+            return
         text = " ".join(f.text.strip() for f in self._pending if f.text.strip())
+        last = self._pending[-1]
+        self._pending = []
         if text:
-            last = self._pending[-1]
             await self.push_frame(
                 TranscriptionFrame(
                     text=text,
@@ -218,7 +272,17 @@ class TurnGate(FrameProcessor):
                     finalized=True,
                 )  # fmt: skip
             )
-        self._pending = []
+
+    async def _give_up_on_due(self) -> None:
+        await asyncio.sleep(self._segment_timeout_s)
+        self._timer = None
+        self._due = 0  # those segments held nothing STT could transcribe
+        await self._maybe_release()
+
+    async def _cancel_timer(self) -> None:
+        if self._timer is not None and self._timer is not asyncio.current_task():
+            await self.cancel_task(self._timer)
+        self._timer = None
 
 
 class PhraseChunker(FrameProcessor):

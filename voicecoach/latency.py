@@ -29,7 +29,7 @@ MILESTONES: tuple[str, ...] = (
     "speech_end",  # the fixture's last speech sample, on the replay clock
     "vad_stop",  # Silero reported the end of speech (after stop_secs of silence)
     "stt_final",  # the final transcript of the turn's last segment
-    "turn_stop",  # the turn-stop strategy released the turn (the coach starts here)
+    "turn_stop",  # the user turn was handed to the coach (its transcript released): the coach starts
     "w1_first_token",  # W1's stream produced its first token
     "c1",  # SUB_INTENT closed: c1 pushed
     "tool_dispatch",  # the turn's tools were dispatched (Φ hit or PLAN fallback)
@@ -203,7 +203,8 @@ class Event:
 
 
 # The user turn can be cut into several VAD segments: the one that counts is the last.
-_LAST_OF = ("vad_stop", "stt_final", "turn_stop")
+# milestone: event kind ("transcript" is the turn's transcript handed to the coach).
+_LAST_OF = {"vad_stop": "vad_stop", "stt_final": "stt_final", "turn_stop": "transcript"}
 # Coach milestones belong to one coach turn: the one that completed (the last one started).
 # milestone: event kind ("narration" / "reply" are the first text frame of each per turn).
 _FIRST_OF_TURN = {
@@ -237,9 +238,9 @@ def milestones_from_events(
     """The turn's milestones (MILESTONES) on the replay clock; None where one did not happen."""
     m: dict[str, float | None] = dict.fromkeys(MILESTONES)
     m["speech_end"] = speech_end
-    for kind in _LAST_OF:
+    for name, kind in _LAST_OF.items():
         times = [e.t for e in events if e.kind == kind]
-        m[kind] = times[-1] if times else None
+        m[name] = times[-1] if times else None
     turn = coach_turn(events)
     for name, kind in _FIRST_OF_TURN.items():
         m[name] = next((e.t for e in events if e.kind == kind and e.turn == turn), None)
