@@ -57,6 +57,7 @@ from pipecat.frames.frames import (
     Frame,
     InputAudioRawFrame,
     InputTransportMessageFrame,
+    InterruptionFrame,
     OutputAudioRawFrame,
     TranscriptionFrame,
     TTSAudioRawFrame,
@@ -151,6 +152,14 @@ class GuardedSerializer(ProtobufFrameSerializer):
     async def _refuse(self, code: ErrorCode, message: str) -> None:
         if self.report is not None:
             await self.report(code, message)
+
+    async def serialize(self, frame: Frame) -> str | bytes | None:
+        # Pipecat's JS transport does not know the protobuf interruption frame (it logs an
+        # error for each); its clients learn of a barge-in from RTVI's user-started-speaking,
+        # and flush their player on it.
+        if isinstance(frame, InterruptionFrame):
+            return None
+        return await super().serialize(frame)
 
     async def deserialize(self, data: str | bytes) -> Frame | None:
         size = len(data.encode("utf-8")) if isinstance(data, str) else len(data)

@@ -1,0 +1,475 @@
+// The in-game overlay: an arena view the player can change, the coach's voice and words, and
+// the last turn's latency. It is a plain client of the coach server, built on the official
+// Pipecat JS client and its websocket transport: what it does, a game's own UI can do
+// (docs/PROTOCOL.md has the messages).
+import { PipecatClient, type RTVIMessage, type TranscriptData } from "@pipecat-ai/client-js";
+import { WavMediaManager, WebSocketTransport } from "@pipecat-ai/websocket-transport";
+import "./style.css";
+
+// --- the protocol's shapes (voicecoach/protocol.py has the models and their JSON schemas) ---
+
+interface Owned {
+  creature_id: string;
+  stage: number;
+  level: number;
+  unlocked_skills: string[];
+}
+interface Match {
+  round: number;
+  rounds_total: number;
+  score_player: number;
+  score_opponent: number;
+  player_lineup: string[];
+  opponent_lineup: string[];
+  [key: string]: unknown;
+}
+interface StateInfo {
+  version: number;
+  ic: { match: Match | null; [key: string]: unknown };
+  fs: { inventory: { owned: Owned[]; saved_lineups: Record<string, string[]> } | null; player_level: number };
+  stale: boolean;
+}
+interface Creature {
+  id: string;
+  name: string;
+  element: string;
+  role: string;
+}
+interface Stage {
+  label: string;
+  ms: number;
+}
+type CoachEvent =
+  | { type: "session"; session_id: string; resumed: boolean; turns: number; took_over: boolean; state: StateInfo; pack: { creatures: Creature[] } }
+  | { type: "state"; state: StateInfo }
+  | { type: "intent"; turn_index: number; t_ms: number; utterance: string; intent: string; sub_intent: string; outcome: string }
+  | { type: "tool-dispatch"; turn_index: number; t_ms: number; source: string; calls: { tool: string }[] }
+  | {
+      type: "tool-results";
+      turn_index: number;
+      t_ms: number;
+      outcomes: { tool: string; ok: boolean; ms: number; result: { creatures?: { id: string; name: string }[] } | null }[];
+    }
+  | { type: "grounding"; turn_index: number; conflicts: { constraint: string; tier: string; satisfied: boolean }[]; plan: { type: string }[] }
+  | { type: "interaction"; turn_index: number; guidance: { candidate_id: string; text: string } | null; cooling: string[] }
+  | { type: "text"; turn_index: number; kind: "narration" | "reply"; text: string }
+  | { type: "turn-completed"; turn_index: number; utterance: string; reply: string; tools: string[]; guidance: string | null }
+  | { type: "latency"; turn_index: number; origin: string; s2fa_ms: number | null; milestones: Record<string, number>; stages: Stage[] };
+
+// Close codes of the server (protocol.CloseCode) and what to tell the player.
+const CLOSE_REASONS: Record<number, string> = {
+  4400: "bad session id",
+  4401: "unauthorized: check the token",
+  4403: "this page's origin is not allowed by the server",
+  4409: "this session was opened somewhere else",
+  1009: "a message was too large",
+};
+
+// --- what the page knows, exposed for tests and the curious (window.voicecoach) ----------------
+
+const view = {
+  ready: false,
+  sessionId: "",
+  state: null as StateInfo | null,
+  creatures: new Map<string, Creature>(),
+  transcripts: [] as string[],
+  turns: new Map<number, { utterance: string; narration: string; reply: string; done: boolean }>(),
+  completed: [] as number[],
+  latency: [] as Extract<CoachEvent, { type: "latency" }>[],
+  events: [] as CoachEvent[],
+  errors: [] as string[],
+  audio: { chunks: 0, samples: 0, audibleChunks: 0, peak: 0 },
+  mode: "hands-free" as "hands-free" | "ptt",
+  talking: false,
+};
+(window as unknown as { voicecoach: typeof view }).voicecoach = view;
+
+const $ = <T extends HTMLElement = HTMLElement>(id: string) => document.getElementById(id) as T;
+
+// --- audio: the stock media manager, metered ---------------------------------------------------
+
+const RECORDER_RATE = 16000; // what the coach listens at
+const RECORDER_CHUNK_BYTES = 640; // 20 ms per message: the VAD hears the end of speech promptly
+const AUDIBLE = 328; // int16 magnitude of -40 dBFS, as the server's S2FA counts audible
+
+class MeteredMediaManager extends WavMediaManager {
+  constructor() {
+    super(RECORDER_CHUNK_BYTES, RECORDER_RATE);
+  }
+  setUserAudioCallback(send: (data: ArrayBuffer) => void): void {
+    super.setUserAudioCallback((data: ArrayBuffer) => {
+      meter("mic-level", peakOf(new Int16Array(data)) / 32768);
+      send(data);
+    });
+  }
+  bufferBotAudio(data: ArrayBuffer | Int16Array, id?: string): Int16Array {
+    const pcm = data instanceof Int16Array ? data : new Int16Array(data);
+    const peak = peakOf(pcm);
+    view.audio.chunks += 1;
+    view.audio.samples += pcm.length;
+    view.audio.peak = Math.max(view.audio.peak, peak);
+    if (peak > AUDIBLE) view.audio.audibleChunks += 1;
+    meter("coach-level", peak / 32768);
+    return super.bufferBotAudio(data, id);
+  }
+}
+
+function peakOf(pcm: Int16Array): number {
+  let peak = 0;
+  for (let i = 0; i < pcm.length; i++) peak = Math.max(peak, Math.abs(pcm[i]));
+  return peak;
+}
+
+function meter(id: string, level: number): void {
+  $(id).style.width = `${Math.min(100, Math.round(Math.sqrt(level) * 100))}%`;
+}
+
+// --- connection --------------------------------------------------------------------------------
+
+let client: PipecatClient | null = null;
+
+function params(): { session: string; token: string } {
+  const hash = new URLSearchParams(location.hash.slice(1));
+  return { session: hash.get("session") || "player", token: hash.get("token") || "" };
+}
+
+function setStatus(text: string, kind: "off" | "wait" | "on" | "error"): void {
+  $("status").textContent = text;
+  $("status-dot").className = `dot ${kind}`;
+}
+
+function toast(text: string): void {
+  const el = $("toast");
+  el.textContent = text;
+  el.hidden = false;
+  window.setTimeout(() => (el.hidden = true), 6000);
+}
+
+async function connect(): Promise<void> {
+  const session = ($("session") as HTMLInputElement).value.trim() || "player";
+  const token = ($("token") as HTMLInputElement).value.trim();
+  history.replaceState(null, "", `#session=${encodeURIComponent(session)}&token=${encodeURIComponent(token)}`);
+  setStatus("connecting…", "wait");
+  const transport = new WebSocketTransport({
+    mediaManager: new MeteredMediaManager(),
+    recorderSampleRate: RECORDER_RATE,
+  });
+  client = new PipecatClient({
+    transport,
+    enableMic: view.mode === "hands-free",
+    enableCam: false,
+    callbacks: {
+      onBotReady: () => setStatus("ready", "on"),
+      onServerMessage: (data: CoachEvent) => onEvent(data),
+      onUserTranscript: (data: TranscriptData) => data.final && onTranscript(data.text),
+      onUserStartedSpeaking: () => document.body.classList.add("user-speaking"),
+      onUserStoppedSpeaking: () => document.body.classList.remove("user-speaking"),
+      onBotStartedSpeaking: () => document.body.classList.add("coach-speaking"),
+      onBotStoppedSpeaking: () => document.body.classList.remove("coach-speaking"),
+      onError: (message: RTVIMessage) => onError(message),
+      onDisconnected: () => {
+        view.ready = false;
+        setStatus("disconnected", "off");
+        ($("ptt") as HTMLButtonElement).disabled = true;
+      },
+    },
+  });
+  const scheme = location.protocol === "https:" ? "wss" : "ws";
+  try {
+    await client.connect({ wsUrl: `${scheme}://${location.host}/ws?session=${encodeURIComponent(session)}`, token });
+  } catch (err) {
+    setStatus("could not connect", "error");
+    toast(String(err));
+  }
+}
+
+function onError(message: RTVIMessage): void {
+  const data = message.data as { error?: string; message?: string } | undefined;
+  let text = data?.error ?? data?.message ?? JSON.stringify(message.data);
+  const code = /Code: (\d+)/.exec(text);
+  if (code && CLOSE_REASONS[Number(code[1])]) text = `closed: ${CLOSE_REASONS[Number(code[1])]}`;
+  view.errors.push(text);
+  toast(text);
+  if (code) setStatus(text, "error");
+}
+
+// --- state: what the game (here, the player) changes -------------------------------------------
+
+async function pushState(update: { snapshot?: unknown; patch?: unknown }): Promise<void> {
+  if (!client) return;
+  try {
+    const state = (await client.sendClientRequest("state-update", update)) as StateInfo;
+    setState(state);
+  } catch (err) {
+    const text = (err as RTVIMessage)?.data ? JSON.stringify((err as RTVIMessage).data) : String(err);
+    view.errors.push(text);
+    toast(`state refused: ${text}`);
+  }
+}
+
+function setState(state: StateInfo): void {
+  view.state = state;
+  renderArena();
+}
+
+function owned(): Owned[] {
+  return view.state?.fs.inventory?.owned ?? [];
+}
+
+function playerLineup(): string[] {
+  return view.state?.ic.match?.player_lineup ?? [];
+}
+
+export function removeCreature(id: string): Promise<void> {
+  const patch: Record<string, unknown> = {
+    fs: { inventory: { owned: owned().filter((o) => o.creature_id !== id) } },
+  };
+  if (playerLineup().includes(id)) patch.ic = { match: { player_lineup: playerLineup().filter((c) => c !== id) } };
+  return pushState({ patch });
+}
+
+export function addCreature(id: string): Promise<void> {
+  if (owned().some((o) => o.creature_id === id)) return Promise.resolve();
+  const entry: Owned = { creature_id: id, stage: 1, level: 1, unlocked_skills: [] };
+  return pushState({ patch: { fs: { inventory: { owned: [...owned(), entry] } } } });
+}
+
+function setLineup(lineup: string[]): Promise<void> {
+  return pushState({ patch: { ic: { match: { player_lineup: lineup } } } });
+}
+
+// --- events from the coach ---------------------------------------------------------------------
+
+function onEvent(event: CoachEvent): void {
+  view.events.push(event);
+  switch (event.type) {
+    case "session":
+      view.sessionId = event.session_id;
+      view.creatures = new Map(event.pack.creatures.map((c) => [c.id, c]));
+      setState(event.state);
+      view.ready = true;
+      ($("ptt") as HTMLButtonElement).disabled = view.mode !== "ptt";
+      setStatus(`ready · ${event.resumed ? `resumed, ${event.turns} turns` : "new session"}`, "on");
+      if (!event.state.fs.inventory) void loadExampleState();
+      break;
+    case "state":
+      setState(event.state);
+      break;
+    case "intent":
+      turn(event.turn_index).utterance = event.utterance;
+      chip(event.turn_index, "intent", `${event.intent} / ${event.sub_intent} · ${event.outcome}`);
+      break;
+    case "tool-dispatch":
+      chip(event.turn_index, "tools", `${event.calls.map((c) => c.tool).join(", ") || "none"} (${event.source}, ${event.t_ms} ms)`);
+      break;
+    case "tool-results": {
+      chip(event.turn_index, "results", event.outcomes.map((o) => `${o.tool} ${o.ok ? "✓" : "✗"} ${o.ms} ms`).join(" · "));
+      const lineup = event.outcomes.find((o) => o.tool === "suggest_lineup" && o.ok)?.result?.creatures;
+      if (lineup) chip(event.turn_index, "suggested", lineup.map((c) => c.name).join(", "));
+      break;
+    }
+    case "grounding": {
+      const open = event.conflicts.filter((c) => !c.satisfied).map((c) => `${c.constraint} (${c.tier})`);
+      chip(event.turn_index, "grounding", `${open.join(", ") || "no conflict"} → ${event.plan.map((p) => p.type).join(", ")}`);
+      break;
+    }
+    case "interaction":
+      chip(event.turn_index, "guidance", event.guidance ? `${event.guidance.candidate_id}: ${event.guidance.text}` : "none this turn");
+      break;
+    case "text": {
+      const t = turn(event.turn_index);
+      t[event.kind] += event.text;
+      renderCoachLine(event.turn_index);
+      break;
+    }
+    case "turn-completed":
+      turn(event.turn_index).done = true;
+      view.completed.push(event.turn_index);
+      renderCoachLine(event.turn_index);
+      break;
+    case "latency":
+      view.latency.push(event);
+      renderLatency(event);
+      break;
+  }
+}
+
+function turn(index: number) {
+  let t = view.turns.get(index);
+  if (!t) {
+    t = { utterance: "", narration: "", reply: "", done: false };
+    view.turns.set(index, t);
+    $("decisions").replaceChildren();
+    $("decisions").dataset.turn = String(index);
+  }
+  return t;
+}
+
+async function loadExampleState(): Promise<void> {
+  const example = await (await fetch("/api/example-state")).json();
+  await pushState({ snapshot: { ic: example.ic, fs: example.fs } });
+}
+
+let lastTranscript = { text: "", at: 0 };
+
+function onTranscript(raw: string): void {
+  // Pipecat reports the STT's transcript and then the turn's joined one: show each utterance once.
+  const text = raw.trim();
+  const now = performance.now();
+  if (!text || (text === lastTranscript.text && now - lastTranscript.at < 3000)) return;
+  lastTranscript = { text, at: now };
+  view.transcripts.push(text);
+  line("player", text);
+}
+
+// --- rendering ---------------------------------------------------------------------------------
+
+const ELEMENT_COLORS: Record<string, string> = {
+  fire: "#e4572e", water: "#2e86de", grass: "#3fa34d", earth: "#a47148",
+  electric: "#f2c14e", wind: "#7fc8a9", light: "#f5e6a8", shadow: "#6c4f8c",
+};
+
+function name(id: string): string {
+  return view.creatures.get(id)?.name ?? id;
+}
+
+function card(id: string, detail: string, actions: [string, string, () => void][]): HTMLElement {
+  const c = view.creatures.get(id);
+  const el = document.createElement("div");
+  el.className = "card";
+  el.dataset.creature = id;
+  el.style.setProperty("--element", ELEMENT_COLORS[c?.element ?? ""] ?? "#888");
+  el.innerHTML = `<div class="name"></div><div class="meta"></div><div class="actions"></div>`;
+  el.querySelector(".name")!.textContent = name(id);
+  el.querySelector(".meta")!.textContent = [c?.element, c?.role, detail].filter(Boolean).join(" · ");
+  for (const [label, action, run] of actions) {
+    const b = document.createElement("button");
+    b.textContent = label;
+    b.dataset.action = action;
+    b.title = action;
+    b.onclick = run;
+    el.querySelector(".actions")!.append(b);
+  }
+  return el;
+}
+
+function renderArena(): void {
+  const state = view.state;
+  const match = state?.ic.match;
+  $("round").textContent = match ? `round ${match.round}/${match.rounds_total} · ${match.score_player}–${match.score_opponent}` : "";
+  $("opponent").replaceChildren(...(match?.opponent_lineup ?? []).map((id) => card(id, "", [])));
+  const lineup = playerLineup();
+  $("lineup").replaceChildren(
+    ...lineup.map((id) => card(id, levelOf(id), [["bench", "bench", () => void setLineup(lineup.filter((c) => c !== id))]])),
+  );
+  $("inventory").replaceChildren(
+    ...owned().map((o) => {
+      const actions: [string, string, () => void][] = [];
+      if (!lineup.includes(o.creature_id) && lineup.length < 3)
+        actions.push(["field", "field", () => void setLineup([...lineup, o.creature_id])]);
+      actions.push(["✕", "remove", () => void removeCreature(o.creature_id)]);
+      return card(o.creature_id, `stage ${o.stage} · lv ${o.level}`, actions);
+    }),
+  );
+  $("owned-count").textContent = state ? `(${owned().length} owned · v${state.version})` : "";
+  const select = $("add-select") as HTMLSelectElement;
+  const have = new Set(owned().map((o) => o.creature_id));
+  select.replaceChildren(
+    ...[...view.creatures.values()].filter((c) => !have.has(c.id)).map((c) => new Option(`${c.name} (${c.element})`, c.id)),
+  );
+}
+
+function levelOf(id: string): string {
+  const o = owned().find((x) => x.creature_id === id);
+  return o ? `lv ${o.level}` : "not owned!";
+}
+
+function line(who: "player" | "coach", text: string, turnIndex?: number): HTMLElement {
+  const el = document.createElement("div");
+  el.className = `line ${who}`;
+  if (turnIndex !== undefined) el.dataset.turn = String(turnIndex);
+  el.textContent = text;
+  $("transcript").append(el);
+  $("transcript").scrollTop = $("transcript").scrollHeight;
+  return el;
+}
+
+function renderCoachLine(index: number): void {
+  const t = view.turns.get(index)!;
+  let el = $("transcript").querySelector<HTMLElement>(`.line.coach[data-turn="${index}"]`);
+  if (!el) el = line("coach", "", index);
+  el.innerHTML = "<i></i> <span></span>";
+  el.querySelector("i")!.textContent = t.narration.trim();
+  el.querySelector("span")!.textContent = t.reply.trim();
+  el.classList.toggle("done", t.done);
+}
+
+function chip(index: number, label: string, text: string): void {
+  turn(index);
+  const el = document.createElement("div");
+  el.className = "chip";
+  el.innerHTML = "<b></b> <span></span>";
+  el.querySelector("b")!.textContent = label;
+  el.querySelector("span")!.textContent = text;
+  $("decisions").append(el);
+}
+
+function renderLatency(event: Extract<CoachEvent, { type: "latency" }>): void {
+  $("s2fa").textContent = event.s2fa_ms === null ? "–" : `${Math.round(event.s2fa_ms)} ms`;
+  const total = event.stages.reduce((sum, s) => sum + s.ms, 0) || 1;
+  $("stages").replaceChildren(
+    ...event.stages.map((s, i) => {
+      const el = document.createElement("div");
+      el.className = `stage s${i % 8}`;
+      el.style.flex = `${Math.max(s.ms, 1) / total} 1 0px`; // widths in proportion to the time
+      el.title = `${s.label}: ${Math.round(s.ms)} ms`;
+      el.textContent = `${s.label} ${Math.round(s.ms)}`;
+      return el;
+    }),
+  );
+  $("milestones").textContent = Object.entries(event.milestones)
+    .sort((a, b) => a[1] - b[1])
+    .map(([k, v]) => `${k} ${Math.round(v)}`)
+    .join(" · ");
+}
+
+// --- talking -----------------------------------------------------------------------------------
+
+function talk(on: boolean): void {
+  if (!client || view.mode !== "ptt" || on === view.talking) return;
+  view.talking = on;
+  $("ptt").classList.toggle("held", on);
+  client.enableMic(on);
+  // Released: the coach ends the turn now instead of waiting for the VAD's silence.
+  if (!on) void client.sendClientRequest("ptt", { talking: false }).catch(() => undefined);
+}
+
+function setMode(mode: "hands-free" | "ptt"): void {
+  view.mode = mode;
+  ($("ptt") as HTMLButtonElement).disabled = mode !== "ptt" || !view.ready;
+  if (client?.connected) client.enableMic(mode === "hands-free");
+}
+
+function init(): void {
+  const p = params();
+  ($("session") as HTMLInputElement).value = p.session;
+  ($("token") as HTMLInputElement).value = p.token;
+  $("connect").onclick = () => void connect();
+  document.querySelectorAll<HTMLInputElement>("input[name=mode]").forEach((r) => {
+    r.onchange = () => r.checked && setMode(r.value as "hands-free" | "ptt");
+  });
+  const ptt = $("ptt");
+  ptt.onpointerdown = () => talk(true);
+  ptt.onpointerup = ptt.onpointerleave = () => talk(false);
+  window.addEventListener("keydown", (e) => {
+    if (e.code === "Space" && !e.repeat && !(e.target instanceof HTMLInputElement)) {
+      e.preventDefault();
+      talk(true);
+    }
+  });
+  window.addEventListener("keyup", (e) => e.code === "Space" && talk(false));
+  $("add-button").onclick = () => void addCreature(($("add-select") as HTMLSelectElement).value);
+  setStatus("not connected", "off");
+}
+
+init();

@@ -1,0 +1,110 @@
+// Drives the overlay in headless Chromium for tests/test_browser.py.
+//
+//   node drive.mjs '<json config>'
+//
+// Chromium's fake microphone plays the config's WAV once (`%noloop`): two questions with a
+// long pause between them. The script connects the page, waits for the first turn to be
+// heard and answered aloud, removes a creature from the inventory on the page, waits for
+// the second turn, takes a screenshot, and prints what the page saw as one JSON line.
+import { chromium } from "playwright-core";
+
+const config = JSON.parse(process.argv[2]);
+const log = (...args) => console.error("[drive]", ...args);
+
+const args = [
+  "--no-sandbox",
+  "--disable-gpu",
+  "--disable-quic",
+  "--no-first-run",
+  "--disable-background-networking",
+  "--disable-component-update",
+  "--disable-sync",
+  "--use-fake-ui-for-media-stream",
+  "--use-fake-device-for-media-stream",
+  `--use-file-for-fake-audio-capture=${config.wav}%noloop`,
+  "--autoplay-policy=no-user-gesture-required",
+];
+
+const context = await chromium.launchPersistentContext(config.userDataDir, {
+  executablePath: config.chromium,
+  headless: true, // playwright adds --headless
+  args,
+  viewport: { width: 1280, height: 860 },
+  permissions: ["microphone"],
+});
+const result = { ok: false, steps: [] };
+const page = context.pages()[0] ?? (await context.newPage());
+page.on("console", (msg) => {
+  if (msg.type() === "error" || msg.type() === "warning") log(`console.${msg.type()}: ${msg.text()}`);
+});
+page.on("pageerror", (err) => log(`page error: ${err}`));
+
+const view = () =>
+  page.evaluate(() => {
+    const v = window.voicecoach;
+    return {
+      ready: v.ready,
+      transcripts: v.transcripts,
+      completed: v.completed,
+      audio: v.audio,
+      errors: v.errors,
+      latency: v.latency,
+      owned: (v.state?.fs.inventory?.owned ?? []).map((o) => o.creature_id),
+      version: v.state?.version ?? null,
+      turns: Object.fromEntries([...v.turns.entries()].map(([k, t]) => [k, t])),
+    };
+  });
+
+async function step(name, fn) {
+  const started = Date.now();
+  log(`${name}…`);
+  await fn();
+  result.steps.push({ name, ms: Date.now() - started });
+}
+
+try {
+  await step("open", () => page.goto(config.url));
+  await step("connect", async () => {
+    await page.click("#connect");
+    await page.waitForFunction(() => window.voicecoach.ready, null, { timeout: 30000 });
+  });
+  await step("first turn heard", () =>
+    page.waitForFunction((w) => window.voicecoach.transcripts.some((t) => t.toLowerCase().includes(w)), config.word, {
+      timeout: 40000,
+    }),
+  );
+  await step("first turn answered aloud", () =>
+    page.waitForFunction(() => window.voicecoach.completed.length >= 1 && window.voicecoach.audio.audibleChunks > 0, null, {
+      timeout: 40000,
+    }),
+  );
+  result.first = await view();
+  await step("remove creature on the page", async () => {
+    await page.click(`#inventory .card[data-creature="${config.remove}"] button[data-action="remove"]`);
+    await page.waitForFunction(
+      (id) => !window.voicecoach.state.fs.inventory.owned.some((o) => o.creature_id === id),
+      config.remove,
+      { timeout: 10000 },
+    );
+  });
+  await step("second turn", () =>
+    page.waitForFunction(() => window.voicecoach.completed.length >= 2, null, { timeout: 60000 }),
+  );
+  await page.waitForTimeout(1500); // let the latency panel and the coach line settle
+  result.final = await view();
+  result.ok = true;
+} catch (err) {
+  result.error = String(err);
+  try {
+    result.final = await view();
+  } catch {}
+} finally {
+  try {
+    await page.screenshot({ path: config.screenshot, fullPage: true });
+    result.screenshot = config.screenshot;
+  } catch (err) {
+    log(`screenshot failed: ${err}`);
+  }
+  await context.close();
+}
+console.log(JSON.stringify(result));
