@@ -79,3 +79,11 @@ def test_focus_fields_match_intent_context(pack: Pack) -> None:
         "focus_skill": "inferno_roar",
     }
     assert IntentContext(**fields).focus_creature == "oakhorn"  # the fields fit the state model
+
+
+def test_stt_split_compound_names(pack: Pack) -> None:
+    # Whisper writes invented compounds as two words; they must still link.
+    ids = [m.id for m in link_entities(pack, "can gale hawk use tempest fury yet spark wing")]
+    assert ids == ["galehawk", "tempest_fury", "sparkwing"]
+    # Short words never split: "wind" is the element, not a fragment of a longer name.
+    assert [m.id for m in link_entities(pack, "is wind any good")] == ["wind"]
