@@ -85,10 +85,10 @@ class QualityOptions:
     llm_url: str | None = None  # None: the embedded llama.cpp server
     model: str | None = None
     gguf: str | None = None
-    reply_max_tokens: int = 48
-    w1_max_tokens: int = 96
-    slot_timeout_s: float = 4.0
-    talker_deadline_s: float = 6.0
+    reply_max_tokens: int = 32  # one or two spoken sentences; the Talker asks for 1-3 short ones
+    w1_max_tokens: int = 80  # the four tags take ~60 tokens with a one-call PLAN
+    slot_timeout_s: float = 3.0
+    talker_deadline_s: float = 5.0
     first_token_timeout_s: float = 12.0
     turn_timeout_s: float = 90.0
     progress: bool = True
