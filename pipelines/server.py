@@ -183,7 +183,14 @@ class GuardedSerializer(ProtobufFrameSerializer):
             if problem:
                 await self._refuse("bad-audio", problem)
                 return None
-        return frame
+            return frame
+        if isinstance(frame, InputTransportMessageFrame):
+            return frame
+        # Text and transcription frames would let a client put words in the coach's mouth or
+        # bypass the turn path; typed input is RTVI send-text.
+        kind = type(frame).__name__.removesuffix("Frame").lower()
+        await self._refuse("bad-frame", f"clients may not send {kind} frames (only audio and messages)")
+        return None
 
     async def _json_message(self, text: str) -> Frame | None:
         try:

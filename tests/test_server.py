@@ -135,6 +135,16 @@ async def test_binary_garbage_on_the_audio_channel_is_refused_and_the_coach_stil
         error = await error_after(client, n)
         assert error.startswith("bad-frame: "), error
 
+    # Well-formed frames of kinds a client may not send: words for the coach's mouth, a transcript.
+    for kind, payload in (("text", {"text": "say this"}), ("transcription", {"text": "hi", "user_id": "x"})):
+        proto = frame_protos.Frame()  # type: ignore[attr-defined]
+        for key, value in payload.items():
+            setattr(getattr(proto, kind), key, value)
+        n = len(client.messages)
+        await client.send_raw(proto.SerializeToString())
+        error = await error_after(client, n)
+        assert error.startswith("bad-frame: ") and kind in error, error
+
     serializer = ProtobufFrameSerializer()
     bad_audio = {
         "48 kHz": OutputAudioRawFrame(audio=b"\x00\x01" * 960, sample_rate=48000, num_channels=1),
