@@ -1,0 +1,51 @@
+"""The protocol models: requests parse or fail with their error code; docs/PROTOCOL.md is current."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from voicecoach import protocol
+
+DOC = Path(__file__).resolve().parents[1] / "docs" / "PROTOCOL.md"
+
+
+def test_requests_parse_into_their_models() -> None:
+    assert isinstance(protocol.parse_request("state-update", {"patch": {"fs": {}}}), protocol.StateUpdate)
+    assert isinstance(protocol.parse_request("get-state", None), protocol.GetState)
+    assert protocol.parse_request("ptt", {"talking": False}) == protocol.PushToTalk(talking=False)
+
+
+@pytest.mark.parametrize(
+    ("t", "d", "code", "words"),
+    [
+        ("launch", {}, "unknown-type", ["launch", "state-update"]),
+        ("state-update", {}, "bad-message", ["exactly one"]),
+        ("state-update", {"snapshot": {}, "patch": {}}, "bad-message", ["exactly one"]),
+        ("state-update", {"patch": [1, 2]}, "bad-message", ["patch"]),
+        ("ptt", {"talking": "maybe"}, "bad-message", ["talking"]),
+        ("get-state", {"extra": 1}, "bad-message", ["extra"]),
+    ],
+)
+def test_bad_requests_name_what_is_wrong(t: str, d: object, code: str, words: list[str]) -> None:
+    with pytest.raises(protocol.ProtocolError) as err:
+        protocol.parse_request(t, d)
+    assert err.value.code == code and protocol.error_code(err.value.text) == code
+    assert all(w in err.value.text for w in words), err.value.text
+
+
+def test_events_round_trip_through_the_union() -> None:
+    event = protocol.TextEvent(turn_index=3, kind="reply", text="Lead with Emberfox.")
+    assert protocol.parse_event(event.model_dump(mode="json")) == event
+    wire = {"label": "rtvi-ai", "type": "server-message", "data": event.model_dump(mode="json")}
+    assert protocol.ServerMessage.model_validate(wire).data == event
+
+
+def test_error_codes_are_read_back() -> None:
+    assert protocol.error_code(protocol.error_text("bad-state", "fs.x: nope")) == "bad-state"
+    assert protocol.error_code("Unsupported type teleport") is None
+
+
+def test_protocol_doc_has_the_current_schemas() -> None:
+    assert protocol.main(["--check", str(DOC)]) == 0, "run: python -m voicecoach.protocol docs/PROTOCOL.md"
