@@ -32,15 +32,17 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import hmac
 import json
 import os
 import re
 import secrets
+import signal
 import sys
 import time
 from collections import deque
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -828,16 +830,32 @@ def config_from_args(args: argparse.Namespace) -> ServerConfig:
     return ServerConfig(**values)
 
 
+def _uvicorn_server(config: Any) -> Any:
+    """uvicorn.Server without its signal capture: that re-raises SIGTERM / SIGINT once the
+    server is down, which kills the process before the embedded LLM server is stopped (it
+    would outlive us). `serve` handles those signals itself."""
+    import uvicorn
+
+    class Server(uvicorn.Server):
+        @contextlib.contextmanager
+        def capture_signals(self) -> Iterator[None]:
+            yield
+
+    return Server(config)
+
+
 async def serve(
     config: ServerConfig, store_url: str | None = None, ready: Callable[[], None] | None = None
 ) -> None:
-    import uvicorn
-
-    engines = await asyncio.to_thread(Engines.start, config.coach)
     store = open_store(store_url)
+    engines: Engines | None = None
     try:
+        engines = await asyncio.to_thread(Engines.start, config.coach)
         server = CoachServer(config, engines, store)
-        uvicorn_server = uvicorn.Server(uvicorn_config(server))
+        uvicorn_server = _uvicorn_server(uvicorn_config(server))
+        loop = asyncio.get_running_loop()
+        for sig in (signal.SIGINT, signal.SIGTERM):
+            loop.add_signal_handler(sig, lambda: setattr(uvicorn_server, "should_exit", True))
         serving = asyncio.create_task(uvicorn_server.serve())
         while not uvicorn_server.started and not serving.done():
             await asyncio.sleep(0.05)
@@ -845,7 +863,8 @@ async def serve(
             ready()
         await serving
     finally:
-        await engines.close()
+        if engines is not None:
+            await engines.close()
         store.close()
 
 
