@@ -35,7 +35,6 @@ import asyncio
 import contextlib
 import hmac
 import json
-import os
 import re
 import secrets
 import signal
@@ -94,19 +93,18 @@ from actors.frames import (
     TurnCompletedFrame,
 )
 from pipelines.coach import Engines, prewarm
+from pipelines.serve_args import DEFAULT_MAX_MESSAGE_BYTES, DEFAULT_PORT, add_arguments
 from pipelines.speech import PhraseChunker, TurnGate, pipeline_params, voice_pipeline
 from voicecoach import latency, protocol
 from voicecoach.pack import PACKS_DIR, Pack, load_pack
 from voicecoach.protocol import CloseCode, ErrorCode
-from voicecoach.session import MODES, CoachConfig, Session
+from voicecoach.session import CoachConfig, Session
 from voicecoach.speech import SpeechConfig
 from voicecoach.state import StateError
 from voicecoach.store import SessionStore, open_store
 
 OVERLAY_DIR = Path(__file__).resolve().parent / "overlay"
 SESSION_ID = re.compile(r"^[A-Za-z0-9._-]{1,64}$")
-DEFAULT_PORT = 8765
-DEFAULT_MAX_MESSAGE_BYTES = 256 * 1024  # a full state snapshot is ~10 KB, 20 ms of audio 640 bytes
 # Bad messages the server answers before it gives up on a client (in BAD_WINDOW_S seconds).
 MAX_BAD_MESSAGES = 50
 BAD_WINDOW_S = 10.0
@@ -782,36 +780,6 @@ def uvicorn_config(server: CoachServer, **overrides: Any) -> Any:
 def overlay_url(config: ServerConfig, session: str = "player") -> str:
     host = "127.0.0.1" if config.host in ("0.0.0.0", "::") else config.host
     return f"http://{host}:{config.port}/#session={session}&token={config.token}"
-
-
-def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument(
-        "--host", default="127.0.0.1", help="interface to listen on (default: localhost only)"
-    )
-    parser.add_argument("--port", type=int, default=DEFAULT_PORT)
-    parser.add_argument(
-        "--token",
-        default=os.environ.get("VOICECOACH_TOKEN"),
-        help="session token (default: generated, printed)",
-    )
-    parser.add_argument(
-        "--allowed-origin", action="append", default=[], metavar="URL",
-        help="another origin whose pages may connect (repeatable; '*' for any); the server's own is allowed",
-    )  # fmt: skip
-    parser.add_argument(
-        "--store", default=None, help="sqlite:///path, a path, or memory: (default ~/.local/state)"
-    )
-    parser.add_argument("--mode", choices=MODES, default="sgc_full", help="coach configuration")
-    parser.add_argument(
-        "--llm-url", default=None, help="OpenAI-compatible endpoint (default: embedded llama.cpp)"
-    )
-    parser.add_argument("--model", default=None, help="model name at --llm-url")
-    parser.add_argument(
-        "--gguf", default=None, help="GGUF for the embedded llama.cpp (default: SmolLM2-135M)"
-    )
-    parser.add_argument("--max-message-kb", type=int, default=DEFAULT_MAX_MESSAGE_BYTES // 1024)
-    parser.add_argument("--no-warm", action="store_true", help="skip the session-open LLM prewarm")
-    parser.add_argument("--log-level", default="INFO")
 
 
 def config_from_args(args: argparse.Namespace) -> ServerConfig:

@@ -28,11 +28,13 @@ import soundfile as sf
 
 from tests.live_server import TOKEN, LiveServer
 from voicecoach import protocol
+from voicecoach.fixtures import load_session
 
 ROOT = Path(__file__).resolve().parents[1]
 DRIVER = ROOT / "tests" / "browser" / "drive.mjs"
 PLAYWRIGHT = ROOT / "tests" / "browser" / "node_modules" / "playwright-core"
-FIXTURE = ROOT / "audio_fixtures" / "s01" / "turn1.wav"  # "How do I beat their water team?"
+_S01 = load_session(ROOT / "audio_fixtures" / "s01.json")
+FIXTURE = _S01.audio_path(_S01.turns[0])  # "How do I beat their water team?"
 REMOVED = "hexmoth"  # in the lineup the coach suggests for this state (suggest_lineup)
 RATE = 48000  # what Chromium's capture runs at: the fake file is read without resampling surprises
 

@@ -27,11 +27,14 @@ from tests.live_server import GAME_STATE, TOKEN, LiveServer
 from tests.scripted_llm import Script
 from voicecoach import protocol
 from voicecoach.client import CoachClient, CoachClosed, CoachError
+from voicecoach.fixtures import load_session
 from voicecoach.store import SQLiteSessionStore
 
 ROOT = Path(__file__).resolve().parents[1]
-FIXTURE = ROOT / "audio_fixtures" / "s01" / "turn1.wav"  # "How do I beat their water team?"
-FIXTURE_SPEECH_END_S = 2.6061
+# "How do I beat their water team?", and where its last speech sample is (the fixture says).
+_S01 = load_session(ROOT / "audio_fixtures" / "s01.json")
+FIXTURE = _S01.audio_path(_S01.turns[0])
+FIXTURE_SPEECH_END_S = float(_S01.turns[0].speech_end_s or 0.0)
 SLOW_REPLY = Script("Keep Sparkwing in and lead with Emberfox against their water tank.", inter_token_s=0.25)
 
 
