@@ -27,6 +27,7 @@ import json
 import os
 import sys
 import time
+import urllib.request
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -70,6 +71,16 @@ if TYPE_CHECKING:
 
 DEFAULT_OUT = Path("coachbench-out")
 W1_CONFIGS = frozenset({"sgc_w1", "sgc_w1_w2", "sgc_full"})
+# llama-cpp-python's RAM prompt cache counts only the llama.cpp state of an entry against its 2 GiB
+# default, not the logits copy saved with it (~7x more here), so the embedded server grew to 21 GB
+# and was OOM-killed within 8 minutes of benchmark traffic. Its settings read CACHE_SIZE from the
+# environment: a quarter GiB keeps the four static prefixes (W1, slot, Talker, planner) warm.
+ENGINE_CACHE_BYTES = 256 << 20
+MAX_ENGINE_RESTARTS = 3
+
+
+class EngineLost(RuntimeError):
+    """The embedded LLM server died mid-session: the turn is not cached, the session reruns."""
 
 
 @dataclass
@@ -113,6 +124,7 @@ class TurnRow(BaseModel):
     first_reply_ms: float | None
     wall_ms: float
     record: dict[str, Any] | None  # the TurnRecord, to resume a session's store (W3 history)
+    timeline: list[tuple[float, str]] = []  # (ms since end of input, event): the latency breakdown
 
     @property
     def key(self) -> tuple[str, str, int]:
@@ -269,6 +281,32 @@ def _first(timeline: Sequence[tuple[float, str]], *labels: str) -> float | None:
     return min(times) if times else None
 
 
+def _alive(engines: Engines) -> bool:
+    """Is the embedded server still answering? (A remote endpoint is not ours to probe.)"""
+    if engines.server is None:
+        return True
+    try:
+        with urllib.request.urlopen(f"{engines.server.base_url}/models", timeout=10):
+            return True
+    except OSError:
+        return False
+
+
+async def _start_engines(llm: LLMConfig, pack: Pack) -> Engines:
+    from pipelines.coach import Engines
+
+    previous = os.environ.get("CACHE_SIZE")
+    if llm.base_url is None and previous is None:
+        os.environ["CACHE_SIZE"] = str(ENGINE_CACHE_BYTES)  # read by the child server at start
+    try:
+        engines = await asyncio.to_thread(Engines.start, CoachConfig(llm=llm))
+    finally:
+        if previous is None:
+            os.environ.pop("CACHE_SIZE", None)
+    await _warm_up(engines, llm, pack)
+    return engines
+
+
 async def _run_session(
     engines: Engines,
     config: CoachConfig,
@@ -305,6 +343,10 @@ async def _run_session(
                 session.update_state(snapshot=turn.state)
             began = time.monotonic()
             result = await coach.ask(turn.utterance, timeout_s=opts.turn_timeout_s)
+            if not _alive(engines):
+                raise EngineLost(
+                    f"the LLM server died during {mode} {bench.session_id} turn {turn.turn_index}"
+                )
             clock = session.turn(result.turn_index)
             c3 = result.c3.control if result.c3 is not None else None
             row = TurnRow(
@@ -323,6 +365,7 @@ async def _run_session(
                 first_reply_ms=_first(result.timeline, "first reply text"),
                 wall_ms=round((time.monotonic() - began) * 1000.0, 1),
                 record=result.record.model_dump(mode="json") if result.record else None,
+                timeline=result.timeline,
             )
             cache.append(row)
             advance(f"{mode} {bench.session_id} turn {turn.turn_index}")
@@ -337,17 +380,29 @@ async def _run_all(
     todo = [(s, m) for s in sessions for m in opts.configs if cache.done(m, s) < len(s.turns)]
     if not todo:
         return 0.0
-    from pipelines.coach import Engines
-
     total = sum(len(s.turns) for s in sessions) * len(opts.configs)
     cached = sum(min(cache.done(m, s), len(s.turns)) for s in sessions for m in opts.configs)
     began = time.monotonic()
-    engines = await asyncio.to_thread(Engines.start, CoachConfig(llm=llm))
+    engines = await _start_engines(llm, pack)
+    restarts = 0
     try:
-        await _warm_up(engines, llm, pack)
         with _progress(opts.progress, total, cached) as advance:
             for bench, mode in todo:
-                await _run_session(engines, coach_config(opts, mode, llm), bench, cache, pack, opts, advance)
+                while True:
+                    try:
+                        await _run_session(
+                            engines, coach_config(opts, mode, llm), bench, cache, pack, opts, advance
+                        )
+                        break
+                    except EngineLost as err:
+                        # Resume from the last cached turn on a fresh server; give up if it keeps dying.
+                        restarts += 1
+                        if restarts > MAX_ENGINE_RESTARTS:
+                            raise SystemExit(
+                                f"{err}; {MAX_ENGINE_RESTARTS} restarts already, giving up"
+                            ) from None
+                        await engines.close()
+                        engines = await _start_engines(llm, pack)
     finally:
         await engines.close()
     return time.monotonic() - began
