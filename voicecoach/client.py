@@ -12,12 +12,20 @@ we send and decodes what arrives — and RTVI JSON messages inside them. Every m
 arrives is parsed into a protocol model and kept in order (`messages`), audio as timed
 chunks (`audio`). Microphone input and speaker output need the optional `sounddevice`
 package; everything else runs anywhere.
+
+As a command, it asks a running server with recorded questions and times each turn:
+
+    python -m voicecoach.client --token T --state game.json q1.wav q2.wav --repeat 3
 """
 
 from __future__ import annotations
 
+import argparse
 import asyncio
 import itertools
+import json
+import os
+import sys
 import time
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
@@ -413,3 +421,59 @@ class CoachClient:
 def event_of(model: type[BaseModel], events: list[ServerEvent]) -> list[Any]:
     """The events of one model type, in order."""
     return [e for e in events if isinstance(e, model)]
+
+
+# --- command line: ask the coach with recorded questions, and time it ------------------------------
+
+
+async def _ask_files(args: argparse.Namespace) -> int:
+    from voicecoach.fixtures import load_audio, speech_end
+
+    token = args.token or os.environ.get("VOICECOACH_TOKEN", "")
+    coach = await CoachClient.connect(args.url, token=token, session=args.session)
+    assert coach.session is not None
+    print(f"session {coach.session.session_id} ({'resumed' if coach.session.resumed else 'new'})")
+    if args.state:
+        await coach.push_state(snapshot=json.loads(Path(args.state).read_text(encoding="utf-8")))
+    await asyncio.sleep(args.settle)  # let the session-open prewarm finish before the first question
+    client_ms: list[float] = []
+    for path in [Path(p) for p in args.wav] * args.repeat:
+        end_s = speech_end(load_audio(path))
+        n = len(coach.messages)
+        streamed = await coach.stream_wav(path, tail_silence_s=args.tail)
+        done = await coach.wait_event("turn-completed", timeout=args.timeout, after=n)
+        measured = await coach.wait_event("latency", timeout=args.timeout, after=n)
+        assert isinstance(done, protocol.TurnCompletedEvent) and isinstance(measured, protocol.LatencyEvent)
+        end = streamed.clock(end_s)
+        heard = coach.first_audible(after=end)
+        ms = (heard - end) * 1000.0 if heard is not None else float("nan")
+        client_ms.append(ms)
+        stages = ", ".join(f"{s.label} {s.ms:.0f}" for s in measured.stages)
+        print(f"{path.name}: {done.utterance!r} -> {done.reply!r}")
+        print(f"  S2FA client {ms:.0f} ms, server {measured.s2fa_ms} ms  [{stages}]")
+        await coach.wait_message("bot-stopped-speaking", timeout=args.timeout, after=n)
+    summary = latency.summarize(m for m in client_ms if m == m)
+    if summary is not None:
+        print("S2FA client: " + ", ".join(f"{k} {v}" for k, v in summary.as_dict().items()))
+    await coach.close()
+    return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(
+        prog="python -m voicecoach.client", description="Ask a running coach server with WAVs; time S2FA."
+    )
+    parser.add_argument("wav", nargs="+", help="questions, one WAV each (any rate; sent as 16 kHz)")
+    parser.add_argument("--url", default="ws://127.0.0.1:8765/ws")
+    parser.add_argument("--token", default=None, help="the server's token (default: $VOICECOACH_TOKEN)")
+    parser.add_argument("--session", default="client")
+    parser.add_argument("--state", default=None, help="a game snapshot (JSON) to push first")
+    parser.add_argument("--repeat", type=int, default=1)
+    parser.add_argument("--tail", type=float, default=1.0, help="seconds of silence after each question")
+    parser.add_argument("--settle", type=float, default=3.0, help="seconds to wait before the first question")
+    parser.add_argument("--timeout", type=float, default=60.0)
+    return asyncio.run(_ask_files(parser.parse_args(argv)))
+
+
+if __name__ == "__main__":
+    sys.exit(main())
