@@ -8,12 +8,12 @@ Every configuration (`prompting`, `pe_agent`, `sgc_w1`, `sgc_w1_w2`, `sgc_full`)
 session through `pipelines.text.TextCoach` on ONE shared LLM engine and the same tools: one `Session`
 per (bench session, configuration), the W3 seed fixed by the bench session, and before each turn the
 game's push exactly as the bench says (the turn's snapshot, or for a "late" turn the previous snapshot
-marked stale). Sessions run one after another, each across all configurations, so an interrupted run
-still has paired outcomes. Every finished turn is appended to ``turns.jsonl`` in the out dir, keyed by
-(config, session, turn); a rerun skips cached turns and resumes a half-done session from its store
-records (W3's history included). Scoring is deterministic over the cache (`checker`, `metrics`), so it
-is redone on every run, and writes ``results.md`` / ``results.json`` (Table 3 layout: rows are
-configurations), ``quality.png`` and ``verdicts.jsonl``.
+marked stale). Configurations run one after another (each keeps its prompts warm in the server's
+cache), sessions within them in file order. Every finished turn is appended to ``turns.jsonl`` in the
+out dir, keyed by (config, session, turn); a rerun skips cached turns and resumes a half-done session
+from its store records (W3's history included). Scoring is deterministic over the cache (`checker`,
+`metrics`), so it is redone on every run, and writes ``results.md`` / ``results.json`` (Table 3
+layout: rows are configurations), ``quality.png`` and ``verdicts.jsonl``.
 
 Pipecat is imported inside the run only: building the CLI parser stays instant.
 """
@@ -71,11 +71,12 @@ if TYPE_CHECKING:
 
 DEFAULT_OUT = Path("coachbench-out")
 W1_CONFIGS = frozenset({"sgc_w1", "sgc_w1_w2", "sgc_full"})
-# llama-cpp-python's RAM prompt cache counts only the llama.cpp state of an entry against its 2 GiB
-# default, not the logits copy saved with it (~7x more here), so the embedded server grew to 21 GB
-# and was OOM-killed within 8 minutes of benchmark traffic. Its settings read CACHE_SIZE from the
-# environment: a quarter GiB keeps the four static prefixes (W1, slot, Talker, planner) warm.
-ENGINE_CACHE_BYTES = 256 << 20
+# llama-cpp-python's RAM prompt cache counts only an entry's llama.cpp state (18 MB for W1's prompt)
+# against its 2 GiB default, not the 100 MB logits copy saved with it, so the embedded server grew to
+# 21 GB and was OOM-killed within 8 minutes of benchmark traffic. Its settings read CACHE_SIZE from
+# the environment: 512 MiB is ~28 entries, ~3.5 GB resident, enough to keep the static prefixes warm.
+ENGINE_CACHE_BYTES = 512 << 20
+ENGINE_RSS_LIMIT_BYTES = 8 << 30  # past this, restart the server between two sessions
 MAX_ENGINE_RESTARTS = 3
 
 
@@ -281,6 +282,18 @@ def _first(timeline: Sequence[tuple[float, str]], *labels: str) -> float | None:
     return min(times) if times else None
 
 
+def _resident_bytes(engines: Engines) -> int:
+    """Resident memory of the embedded server (0 for a remote endpoint or when unknown)."""
+    proc = getattr(engines.server, "_proc", None)  # EmbeddedLlamaServer exposes no pid of its own
+    if proc is None:
+        return 0
+    try:
+        with open(f"/proc/{proc.pid}/status", encoding="ascii") as fh:
+            return next(int(line.split()[1]) * 1024 for line in fh if line.startswith("VmRSS:"))
+    except (AttributeError, OSError, StopIteration, ValueError):
+        return 0
+
+
 def _alive(engines: Engines) -> bool:
     """Is the embedded server still answering? (A remote endpoint is not ours to probe.)"""
     if engines.server is None:
@@ -376,8 +389,12 @@ async def _run_session(
 async def _run_all(
     opts: QualityOptions, pack: Pack, sessions: list[BenchSession], cache: TurnCache, llm: LLMConfig
 ) -> float:
-    """Run every missing turn; returns the seconds spent running (0 when all was cached)."""
-    todo = [(s, m) for s in sessions for m in opts.configs if cache.done(m, s) < len(s.turns)]
+    """Run every missing turn; returns the seconds spent running (0 when all was cached).
+
+    Configuration-major: each configuration's static prompts stay in the server's prompt cache
+    while it runs (interleaving five configurations evicted them and made every session start cold).
+    """
+    todo = [(s, m) for m in opts.configs for s in sessions if cache.done(m, s) < len(s.turns)]
     if not todo:
         return 0.0
     total = sum(len(s.turns) for s in sessions) * len(opts.configs)
@@ -388,6 +405,9 @@ async def _run_all(
     try:
         with _progress(opts.progress, total, cached) as advance:
             for bench, mode in todo:
+                if _resident_bytes(engines) > ENGINE_RSS_LIMIT_BYTES:
+                    await engines.close()
+                    engines = await _start_engines(llm, pack)
                 while True:
                     try:
                         await _run_session(
