@@ -181,6 +181,9 @@ def default_gguf() -> Path:
     return found[0]
 
 
+RAM_CACHE_BYTES = 256 << 20
+
+
 def _free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
@@ -230,7 +233,10 @@ class EmbeddedLlamaServer:
         if self.ram_cache:
             # Each call's KV state is saved after it and restored by the next call sharing its
             # prefix: warm TTFT drops from seconds to ~0.1-0.9 s at the price of a save per call.
-            cmd += ["--cache", "True", "--cache_type", "ram"]
+            # --cache_size bounds only the llama.cpp state of an entry, not the logits copy saved
+            # with it (~7x more for this model): the 2 GiB default grew a server to 21 GB and
+            # got it OOM-killed. A quarter GiB keeps the four static prefixes warm.
+            cmd += ["--cache", "True", "--cache_type", "ram", "--cache_size", str(RAM_CACHE_BYTES)]
         # The server logs a lot; a file, not a pipe, so it can never block on a full buffer.
         self._log = tempfile.NamedTemporaryFile(prefix="voicecoach-llama-", suffix=".log", delete=False)
         self._proc = subprocess.Popen(cmd, stdout=self._log, stderr=subprocess.STDOUT)
