@@ -186,6 +186,21 @@ async def test_oversized_messages(live: LiveServer) -> None:
     assert closed.value.close_code == protocol.CloseCode.TOO_BIG
 
 
+async def test_state_update_during_a_turn_is_answered_at_once(live: LiveServer) -> None:
+    live.router.set("talker", SLOW_REPLY)
+    client = await live.connect("midturn")
+    await client.push_state(snapshot=GAME_STATE)
+    n = len(client.messages)
+    await client.ask("how do I beat their team?")
+    await client.wait_event("text", where=lambda e: e.kind == "reply", timeout=20, after=n)
+    state = await client.push_state(patch={"ic": {"match": {"round": 3}}})  # mid-reply
+    assert state.ic.match is not None and state.ic.match.round == 3
+    done = await client.wait_event("turn-completed", timeout=20, after=n)
+    answered = next(i for i, m in enumerate(client.messages) if m.rtvi.type == "server-response" and i >= n)
+    completed = next(i for i, m in enumerate(client.messages) if m.event is done)
+    assert answered < completed  # the update did not wait for the turn
+
+
 # --- lost clients and second clients ------------------------------------------------------------
 
 
