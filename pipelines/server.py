@@ -108,7 +108,7 @@ SESSION_ID = re.compile(r"^[A-Za-z0-9._-]{1,64}$")
 # Bad messages the server answers before it gives up on a client (in BAD_WINDOW_S seconds).
 MAX_BAD_MESSAGES = 50
 BAD_WINDOW_S = 10.0
-# Sample rates accepted for input audio: the pipeline listens at 16 kHz and does not resample.
+# Push-to-talk release: the silence fed to the VAD goes in frames of this length.
 PTT_SILENCE_FRAME_S = 0.02
 
 
@@ -470,6 +470,7 @@ class Connection:
         self._serializer: GuardedSerializer | None = None
         self._bad: deque[float] = deque()
         self._closing = False
+        self._prewarm: asyncio.Task[None] | None = None
 
     # The pipeline is built off the event loop: loading Whisper and the piper voice takes
     # about a second and a half, during which other sessions' audio must keep flowing.
@@ -515,8 +516,8 @@ class Connection:
             )
             self._worker = worker
             self._wire(worker.rtvi, transport, resumed)
-            if server.config.warm:
-                asyncio.get_running_loop().create_task(prewarm(server.engines, session, server.config.coach))
+            if server.config.warm:  # in the background: the player may speak before it is done
+                self._prewarm = asyncio.create_task(prewarm(server.engines, session, server.config.coach))
             if self._closing:
                 return
             runner = WorkerRunner(handle_sigint=False)
@@ -526,11 +527,10 @@ class Connection:
             logger.exception(f"session {self.session_id}: {err}")
             await self._close_socket(CloseCode.GOING_AWAY, "the coach could not start this session")
         finally:
-            if self.session is not None:  # pushed state is saved as it comes; this is belt and braces
-                try:
-                    server.store.save_state(self.session_id, self.session.state)
-                except Exception as err:
-                    logger.error(f"session {self.session_id}: state not saved: {err}")
+            # Nothing to save here: the session stores each state update and each completed turn
+            # as it happens, so a client that vanishes leaves its session as it last was.
+            if self._prewarm is not None:
+                self._prewarm.cancel()
             self.finished.set()
 
     def _wire(self, rtvi: RTVIProcessor, transport: FastAPIWebsocketTransport, resumed: bool) -> None:
