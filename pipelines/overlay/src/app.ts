@@ -81,6 +81,7 @@ const view = {
   audio: { chunks: 0, samples: 0, audibleChunks: 0, peak: 0 },
   mode: "hands-free" as "hands-free" | "ptt",
   talking: false,
+  closeReason: "",
 };
 (window as unknown as { voicecoach: typeof view }).voicecoach = view;
 
@@ -150,6 +151,7 @@ async function connect(): Promise<void> {
   const token = ($("token") as HTMLInputElement).value.trim();
   history.replaceState(null, "", `#session=${encodeURIComponent(session)}&token=${encodeURIComponent(token)}`);
   setStatus("connecting…", "wait");
+  view.closeReason = "";
   const transport = new WebSocketTransport({
     mediaManager: new MeteredMediaManager(),
     recorderSampleRate: RECORDER_RATE,
@@ -169,7 +171,7 @@ async function connect(): Promise<void> {
       onError: (message: RTVIMessage) => onError(message),
       onDisconnected: () => {
         view.ready = false;
-        setStatus("disconnected", "off");
+        setStatus(view.closeReason || "disconnected", view.closeReason ? "error" : "off");
         ($("ptt") as HTMLButtonElement).disabled = true;
       },
     },
@@ -190,7 +192,10 @@ function onError(message: RTVIMessage): void {
   if (code && CLOSE_REASONS[Number(code[1])]) text = `closed: ${CLOSE_REASONS[Number(code[1])]}`;
   view.errors.push(text);
   toast(text);
-  if (code) setStatus(text, "error");
+  if (code) {
+    view.closeReason = text;
+    setStatus(text, "error");
+  }
 }
 
 // --- state: what the game (here, the player) changes -------------------------------------------
