@@ -89,6 +89,7 @@ def test_unavailable_entity_fails(pack: Pack, reply: str) -> None:
         "Pick Emberfox over Pyrowl.",
         "Wildfire Rush needs Pyrowl and Kindlemoth, which you would need to get first.",
         "Sorry, I lost the thread there. Could you ask me that again?",
+        "Emberfox just evolved, can it use Inferno Roar now?",
     ],
 )
 def test_grounded_replies_pass(pack: Pack, reply: str) -> None:

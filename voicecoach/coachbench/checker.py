@@ -44,6 +44,8 @@ Known blind spots (what a human annotator would catch and this does not):
 - negation is per comma segment, so "don't use Pyrowl and use Emberfox" negates both;
 - "would" / conditional wording is read as hypothetical, so "Pyrowl would crush them" passes;
 - "can't use X against water" (tactical) reads as calling X missing;
+- a question asserts nothing, so a suggestion phrased as one ("why not use Pyrowl?") passes;
+- everything the coach says counts, including "Player: ..." lines a small model role-plays;
 - mechanics errors (wrong element chart, wrong unlock level) and answers to the wrong question are
   not checked: the checker judges grounding in the player's state, not helpfulness (that is what
   TGQ/DGP/CCC and the LLM judge are for);
@@ -254,6 +256,8 @@ def read_reply(pack: Pack, reply: str) -> list[Claim]:
     for c_start, c_end in _spans(CLAUSE, text, 0, len(text)):
         inside = [m for m in mentions if c_start <= m.span[0] < c_end]
         segments = _spans(re.compile(r","), text, c_start, c_end)
+        # A question asserts nothing ("can it use Granite Bulwark now?" echoed back is no advice).
+        question = text[c_end : c_end + 1] == "?"
         prev: Claim | None = None
         prev_end = c_start
         for i, m in enumerate(inside):
@@ -270,7 +274,11 @@ def read_reply(pack: Pack, reply: str) -> list[Claim]:
                 role = prev.role
             if role is None:
                 role = "credited" if CREDIT_AFTER.match(text[m.span[1] : after_end]) else "descriptive"
-            negated = NEGATION.search(seg_text) is not None or (listed and prev is not None and prev.negated)
+            negated = (
+                question
+                or NEGATION.search(seg_text) is not None
+                or (listed and prev is not None and prev.negated)
+            )
             absent = ABSENCE.search(seg_text) is not None or (listed and prev is not None and prev.absent)
             if m.kind == "skill" and SKILL_ABSENCE.search(seg_text):
                 absent = True

@@ -474,7 +474,8 @@ class QualityReport:
     judge_message: str
     sessions: int
     scored_turns: int
-    run_seconds: float
+    run_seconds: float  # this invocation
+    total_run_seconds: float = 0.0  # every invocation that ran turns into this out dir
     files: dict[str, Path] = field(default_factory=dict)
 
 
@@ -632,7 +633,8 @@ def _markdown(report: QualityReport, model: str) -> str:
         "### CoachBench quality (Table 3 layout)",
         "",
         f"Model: {model}. Sessions: {report.sessions}, scored turns: {report.scored_turns}. "
-        f"Run time: {report.run_seconds / 60:.1f} min (0 when every turn was cached).",
+        f"Running time: {report.total_run_seconds / 60:.1f} min in total over the invocations that ran "
+        f"turns into this directory ({report.run_seconds / 60:.1f} min in the last one).",
         "",
         "| " + " | ".join(TABLE_HEADER) + " |",
         "|" + "|".join("---" for _ in TABLE_HEADER) + "|",
@@ -704,6 +706,7 @@ def _write(report: QualityReport, verdicts: list[Any], model: str, bench: dict[s
         "bench": bench,
         "model": model,
         "run_seconds": round(report.run_seconds, 1),
+        "total_run_seconds": round(report.total_run_seconds, 1),
         "judge": report.judge_message,
         "table3": {"header": TABLE_HEADER, "rows": table_rows(report.configs)},
         "configs": jsonable(report.configs),
@@ -724,6 +727,10 @@ async def run_quality(opts: QualityOptions) -> QualityReport:
     _check_settings(opts.out, _settings(opts, llm, digest))
     cache = TurnCache(opts.out / "turns.jsonl")
     run_seconds = await _run_all(opts, pack, sessions, cache, llm)
+    elapsed = opts.out / "elapsed.json"
+    total = json.loads(elapsed.read_text())["run_seconds"] if elapsed.exists() else 0.0
+    total += run_seconds
+    elapsed.write_text(json.dumps({"run_seconds": round(total, 1)}) + "\n", encoding="utf-8")
     scores, verdicts = score(pack, sessions, cache, opts.configs)
     rows = [config_metrics(mode, scores[mode]) for mode in opts.configs]
     judge_message = await _judge(opts, pack, sessions, cache, rows)
@@ -735,6 +742,7 @@ async def run_quality(opts: QualityOptions) -> QualityReport:
         sessions=len(sessions),
         scored_turns=sum(len(s.scored_turns) for s in sessions),
         run_seconds=run_seconds,
+        total_run_seconds=total,
     )
     model = (
         llm.model
@@ -828,7 +836,8 @@ def cmd_quality(args: argparse.Namespace) -> int:
         console.print(f"McNemar {m.a} vs {m.b_config} ({m.unit}): b={m.b} c={m.c} p={m.p_value:.3g}")
     console.print(report.judge_message)
     console.print(
-        f"run time {report.run_seconds / 60:.1f} min; wrote " + ", ".join(map(str, report.files.values()))
+        f"ran {report.run_seconds / 60:.1f} min ({report.total_run_seconds / 60:.1f} min in total); wrote "
+        + ", ".join(map(str, report.files.values()))
     )
     return 0
 
