@@ -2,6 +2,7 @@
 
     voicecoach demo   the SGC kernels on one example turn: labels + state in, c1/c2/c3 out
     voicecoach chat   the text-mode coach: type, and watch narration, tools, decisions, reply
+    voicecoach serve  the live coach: a websocket for games (docs/PROTOCOL.md) and the in-game overlay
     voicecoach bench  benchmarks (turn: text-mode turn timings per configuration)
 
 Pipecat and the engines are imported inside the commands that need them, so `--help` and
@@ -204,6 +205,12 @@ def cmd_chat(args: argparse.Namespace) -> int:
     return asyncio.run(_chat(args))
 
 
+def cmd_serve(args: argparse.Namespace) -> int:
+    from pipelines.server import run
+
+    return run(args)
+
+
 def cmd_bench_turn(args: argparse.Namespace) -> int:
     from pipelines import bench_turn
     from voicecoach.llm import LLMConfig
@@ -246,6 +253,12 @@ def build_parser() -> argparse.ArgumentParser:
     chat.add_argument("--gguf", default=None, help="GGUF for the embedded llama.cpp (default: SmolLM2-135M)")
     chat.add_argument("--tool-latency-ms", type=float, default=0.0, help="artificial game-server latency")
     chat.set_defaults(fn=cmd_chat)
+
+    from pipelines.serve_args import add_arguments as add_serve_arguments
+
+    serve = sub.add_parser("serve", help="live coach server: websocket for games + in-game overlay")
+    add_serve_arguments(serve)
+    serve.set_defaults(fn=cmd_serve)
 
     bench = sub.add_parser("bench", help="benchmarks: turn timings, latency, quality")
     benches = bench.add_subparsers(dest="bench", required=True, metavar="BENCH")
