@@ -479,14 +479,10 @@ class SessionReplay:
         pack = load_pack(fixture.pack_id)
         self.session = Session.open(fixture.session_id, state=load_state(fixture.initial_state), pack=pack)
         self.clock = SystemClock()
-        self.probe = ReplayProbe(self.clock)
+        self.probe = self.make_probe()
         self.input = ReplayInput()
         self.output = ReplayOutput()
-        if options.listen_only:
-            pipeline = Pipeline([self.input, *listening_processors(speech, pack), self.output])
-        else:
-            llm = cast(LLMClient, TimedLLM(engines.llm, self.probe, w1_system_prompt(pack)))
-            pipeline = voice_pipeline(self.input, self.output, self.session, Engines(llm=llm), config, speech)
+        pipeline = self.build_pipeline()
         latency = UserBotLatencyObserver()
 
         @latency.event_handler("on_latency_measured")
@@ -508,9 +504,27 @@ class SessionReplay:
         self.runner = WorkerRunner(handle_sigint=False)
         self._task: asyncio.Task | None = None
 
+    # Hooks for other assemblies between the same transports (pipelines/cascade.py).
+
+    def make_probe(self) -> ReplayProbe:
+        return ReplayProbe(self.clock)
+
+    def build_pipeline(self) -> Pipeline:
+        """Input transport → the voice coach (or only its listening half) → output transport."""
+        pack = self.session.pack
+        if self.options.listen_only:
+            return Pipeline([self.input, *listening_processors(self.speech, pack), self.output])
+        llm = cast(LLMClient, TimedLLM(self.engines.llm, self.probe, w1_system_prompt(pack)))
+        return voice_pipeline(
+            self.input, self.output, self.session, Engines(llm=llm), self.config, self.speech
+        )
+
+    async def prewarm(self) -> None:
+        await prewarm(self.engines, self.session, self.config)
+
     async def start(self) -> None:
         if self.options.warmup and not self.options.listen_only:
-            await prewarm(self.engines, self.session, self.config)
+            await self.prewarm()
         await self.runner.add_workers(self.worker)
         self._task = asyncio.create_task(self.runner.run())
         ready = asyncio.gather(self.input.ready.wait(), self.output.ready.wait())
@@ -674,10 +688,11 @@ async def replay_fixtures(
     speech: SpeechConfig,
     options: ReplayOptions,
     on_turn: Callable[[TurnReport], None] | None = None,
+    replay_class: type[SessionReplay] | None = None,
 ) -> list[TurnReport]:
     reports: list[TurnReport] = []
     for fixture in sessions:
-        replay = SessionReplay(fixture, engines, config, speech, options)
+        replay = (replay_class or SessionReplay)(fixture, engines, config, speech, options)
         await replay.start()
         try:
             for index in range(len(fixture.turns)):

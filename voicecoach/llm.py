@@ -204,9 +204,13 @@ class EmbeddedLlamaServer:
         n_ctx: int = 2048,
         threads: int = 2,
         ram_cache: bool = True,
+        chat_format: str | None = None,
     ):
         self.model_path = Path(model_path) if model_path else default_gguf()
         self.ram_cache = ram_cache
+        # None: the GGUF's own chat template. The function-calling baseline's experiments
+        # start the server with "chatml-function-calling" (docs/BENCHMARKS.md, "Latency (S2FA)").
+        self.chat_format = chat_format
         self.n_ctx = n_ctx
         self.threads = threads
         self.port = 0
@@ -230,6 +234,8 @@ class EmbeddedLlamaServer:
             # the stream in flight (the server's default interrupts it).
             "--interrupt_requests", "False",
         ]  # fmt: skip
+        if self.chat_format:
+            cmd += ["--chat_format", self.chat_format]
         if self.ram_cache:
             # Each call's KV state is saved after it and restored by the next call sharing its
             # prefix: warm TTFT drops from seconds to ~0.1-0.9 s at the price of a save per call.
