@@ -90,6 +90,7 @@ def test_unavailable_entity_fails(pack: Pack, reply: str) -> None:
         "Wildfire Rush needs Pyrowl and Kindlemoth, which you would need to get first.",
         "Sorry, I lost the thread there. Could you ask me that again?",
         "Emberfox just evolved, can it use Inferno Roar now?",
+        "You must not: Do not apologise for or call missing Emberfox: the player owns it.",
     ],
 )
 def test_grounded_replies_pass(pack: Pack, reply: str) -> None:
@@ -171,9 +172,11 @@ def test_stale_snapshot_claims_fail_unless_flagged(pack: Pack) -> None:
     assert rules(stale) == {"stale_evidence"}
     assert stale.drifts == ["A"]
     assert "turn 2" in stale.failures[0].evidence
-    flagged = check(pack, "From the last update I saw, use Emberfox.", t, snapshot_turn=2)
-    assert flagged.passed
-    assert check(pack, "Use Emberfox.", t, snapshot_turn=3).passed
+    tools = ("find_counters",)
+    assert check(pack, "From the last update I saw, use Emberfox.", t, snapshot_turn=2, tools=tools).passed
+    assert check(pack, "Use Emberfox.", t, snapshot_turn=3, tools=tools).passed
+    # No tool result to rest on: a right claim passes; a wrong one fails (a) or (b) instead.
+    assert check(pack, "Use Emberfox.", t, snapshot_turn=2).passed
 
 
 def test_latency_attribution_when_the_stale_snapshot_made_the_claim_true(pack: Pack) -> None:

@@ -13,9 +13,9 @@ snapshot and `Reference`), the same for every configuration. A turn FAILS if the
 (d) `repeated_guidance` — repeats the previous turn's guidance where W3 forbids it (no candidate in
     two consecutive turns): the same c3 guidance id recorded twice in a row, the same pack lineup
     recommended in both replies, or the same set of two or more creatures recommended again;
-(e) `stale_evidence` — rests on tool results (or, for a configuration without tools, the prompt's
-    state) taken on a snapshot older than the turn, making a claim about the player's entities
-    without flagging that the data may be out of date;
+(e) `stale_evidence` — rests on tool results taken on a snapshot older than the turn (a late
+    push), making a claim about the player's entities without flagging that the data may be out of
+    date (a turn without tools that errs on the stale snapshot fails (a) or (b), attributed to A);
 (f) `excluded_entity` — recommends a creature the player asked to keep out earlier in the session
     (an evolving constraint of the reference set; an addition to the five rules above);
 and `no_reply` — the turn produced no reply in time (an abstention is a reply; silence is not).
@@ -45,7 +45,8 @@ Known blind spots (what a human annotator would catch and this does not):
 - "would" / conditional wording is read as hypothetical, so "Pyrowl would crush them" passes;
 - "can't use X against water" (tactical) reads as calling X missing;
 - a question asserts nothing, so a suggestion phrased as one ("why not use Pyrowl?") passes;
-- everything the coach says counts, including "Player: ..." lines a small model role-plays;
+- everything the coach says counts, including "Player: ..." lines a small model role-plays, but an
+  echoed instruction about speech ("do not call Voltail missing") judges nothing;
 - mechanics errors (wrong element chart, wrong unlock level) and answers to the wrong question are
   not checked: the checker judges grounding in the player's state, not helpfulness (that is what
   TGQ/DGP/CCC and the LLM judge are for);
@@ -185,6 +186,10 @@ ABSENCE = re.compile(
 )
 # Only a skill can be "not usable": "you can't use Emberfox here" is tactics, not a missing creature.
 SKILL_ABSENCE = re.compile(r"(?<![\w'])(?:can't|cannot|can\s+not)\s+(?:use|cast)(?![\w'])", re.IGNORECASE)
+SPEECH = re.compile(
+    r"(?<![\w'])(?:do\s+not|don't|never)\s+(?:say|call|claim|imply|apologi[sz]e|mention|recommend)(?![\w'])",
+    re.IGNORECASE,
+)
 POSSESSIVE = re.compile(r"^'s?\s*$")
 WITH = re.compile(r"(?<![\w'])with(?![\w'])", re.IGNORECASE)
 PRAISE = re.compile(
@@ -274,13 +279,18 @@ def read_reply(pack: Pack, reply: str) -> list[Claim]:
                 role = prev.role
             if role is None:
                 role = "credited" if CREDIT_AFTER.match(text[m.span[1] : after_end]) else "descriptive"
+            # "Do not call Voltail missing" talks about speech, not about what the player has.
+            meta = SPEECH.search(seg_text) is not None
             negated = (
                 question
+                or meta
                 or NEGATION.search(seg_text) is not None
                 or (listed and prev is not None and prev.negated)
             )
-            absent = ABSENCE.search(seg_text) is not None or (listed and prev is not None and prev.absent)
-            if m.kind == "skill" and SKILL_ABSENCE.search(seg_text):
+            absent = not meta and (
+                ABSENCE.search(seg_text) is not None or (listed and prev is not None and prev.absent)
+            )
+            if m.kind == "skill" and not meta and SKILL_ABSENCE.search(seg_text):
                 absent = True
             # A creature named with one of its skills in the same segment is that skill's user:
             # "Emberfox doesn't have Inferno Roar yet" judges the skill, not Emberfox.
@@ -468,10 +478,11 @@ def check_turn(
 
     # (e) claims about the player's entities resting on an old snapshot, unflagged.
     snap = evidence.snapshot_turn
-    if snap is not None and snap < turn.turn_index and not HEDGE.search(evidence.reply):
+    stale_tools = evidence.tools and snap is not None and snap < turn.turn_index
+    if stale_tools and not HEDGE.search(evidence.reply):
         stateful = [c for c in claims if c.role != "opponent" and (c.affirmed or c.absent)]
         if stateful:
-            tools = ", ".join(evidence.tools) or "the prompt's state"
+            tools = ", ".join(evidence.tools)
             failures.append(
                 _fail(
                     "stale_evidence",

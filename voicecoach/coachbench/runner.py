@@ -74,7 +74,8 @@ W1_CONFIGS = frozenset({"sgc_w1", "sgc_w1_w2", "sgc_full"})
 # llama-cpp-python's RAM prompt cache counts only an entry's llama.cpp state (18 MB for W1's prompt)
 # against its 2 GiB default, not the 100 MB logits copy saved with it, so the embedded server grew to
 # 21 GB and was OOM-killed within 8 minutes of benchmark traffic. Its settings read CACHE_SIZE from
-# the environment: 512 MiB is ~28 entries, ~3.5 GB resident, enough to keep the static prefixes warm.
+# the environment: 512 MiB kept the server near 7 GB resident over a benchmark run, with the static
+# prefixes (W1, slot, Talker, planner) still warm.
 ENGINE_CACHE_BYTES = 512 << 20
 ENGINE_RSS_LIMIT_BYTES = 8 << 30  # past this, restart the server between two sessions
 MAX_ENGINE_RESTARTS = 3
