@@ -1,0 +1,172 @@
+"""`voicecoach bench latency`: the table arithmetic on synthetic turns, and one fixture turn through
+`sgc_full` and the stock Pipecat cascade on the real VAD / STT / TTS against the scripted LLM."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from pipelines.bench_latency import (
+    STAGES,
+    BenchOptions,
+    config_summary,
+    markdown,
+    ratios,
+    run_bench,
+    scripted_router,
+    stage_breakdown,
+    targets,
+    turn_overhead,
+)
+from pipelines.replay import TurnReport
+from tests.scripted_llm import ScriptedLLMServer
+
+FIXTURES = Path(__file__).resolve().parents[1] / "audio_fixtures"
+
+# One SGC turn on the replay's timeline (ms since speech end): every stage of the breakdown.
+MILESTONES = {
+    "speech_end": 0.0,
+    "vad_stop": 230.0,
+    "stt_final": 700.0,
+    "turn_stop": 705.0,
+    "w1_first_token": 790.0,
+    "first_narration_token": 800.0,
+    "first_phrase": 820.0,
+    "tts_first_byte": 950.0,
+    "first_audio": 975.0,
+}
+ROWS = [
+    {"ms": 600.0, "event": "llm_request", "label": "talker"},  # an earlier call: not the speaking one
+    {"ms": 708.0, "event": "llm_request", "label": "w1"},
+    {"ms": 790.0, "event": "w1_first_token", "label": "w1"},
+    {"ms": 960.0, "event": "audio_out"},
+]
+
+
+def report(s2fa: float | None, dispatch: float | None = None, pipecat: float | None = None) -> TurnReport:
+    milestones = dict(MILESTONES) if s2fa is not None else {}
+    if s2fa is not None:
+        milestones["first_audio"] = s2fa
+    if dispatch is not None:
+        milestones["tool_dispatch"] = dispatch
+    return TurnReport(
+        session_id="s", turn=0, coach_turn=0, expected="", transcript="", wer=None, expect="", c1="",
+        completed=s2fa is not None, s2fa_ms=s2fa, pipecat_ms=pipecat, milestones_ms=milestones, stages_ms=[],
+    )  # fmt: skip
+
+
+def summaries(values: dict[str, list[float | None]]) -> dict[str, dict[str, Any]]:
+    return {
+        name: config_summary(name, [report(v) for v in vs], [ROWS] * len(vs)) for name, vs in values.items()
+    }
+
+
+def test_stages_cut_s2fa_into_parts_that_sum_to_it():
+    stages = stage_breakdown("sgc_full", MILESTONES, ROWS)
+    assert stages is not None
+    assert list(stages) == list(STAGES)
+    assert stages["LLM TTFT"] == 82.0  # 708 → 790: W1's request to its first token, not the talker's
+    assert stages["before speaking call"] == 3.0
+    assert sum(stages.values()) == pytest.approx(MILESTONES["first_audio"])
+    # pe_agent is heard through its talker call, after the planner and the tools
+    pe_rows = [
+        {"ms": 706.0, "event": "llm_request", "label": "planner"},
+        {"ms": 720.0, "event": "llm_first_token", "label": "planner"},
+        {"ms": 760.0, "event": "llm_request", "label": "talker"},
+        {"ms": 800.0, "event": "llm_first_token", "label": "talker"},
+    ]
+    pe = stage_breakdown("pe_agent", MILESTONES, pe_rows)
+    assert pe is not None
+    assert (pe["before speaking call"], pe["LLM TTFT"], pe["text to TTS"]) == (55.0, 40.0, 20.0)
+    missing = {k: v for k, v in MILESTONES.items() if k != "first_phrase"}
+    assert stage_breakdown("sgc_full", missing, ROWS) is None
+
+
+def test_summary_ratios_and_targets():
+    s = summaries(
+        {
+            "pe_agent": [3000.0, 4000.0, 5000.0],
+            "cascade": [1500.0, 2000.0, None],  # a silent turn: counted, not in the percentiles
+            "sgc_full": [900.0, 1000.0, 1100.0],
+        }
+    )
+    assert s["cascade"]["turns"] == 3 and s["cascade"]["audible"] == 2
+    assert s["cascade"]["s2fa_ms"]["p50"] == 1750.0
+    assert s["pe_agent"]["s2fa_ms"]["p90"] == 4800.0
+    r = ratios(s)
+    assert r["sgc_full"]["pe_agent"] == 0.25
+    assert r["sgc_full"]["cascade"] == round(1000.0 / 1750.0, 3)
+    assert r["pe_agent"]["pe_agent"] == 1.0
+    verdicts = {t["target"]: t["met"] for t in targets(s, {"overhead_ms": {"p50": 22.0}})}
+    assert verdicts["sgc_full S2FA p50 <= 0.30 x pe_agent"] is True
+    assert verdicts["sgc_full S2FA p50 <= 0.70 x cascade"] is True  # 0.571
+    assert verdicts["framework overhead p50 <= 15 ms"] is False
+    # without a cascade run the ratio is unknown, not "met"
+    partial = summaries({"pe_agent": [3000.0], "sgc_full": [2000.0]})
+    assert [t["met"] for t in targets(partial, None)] == [False, None, None]
+
+    table = markdown({"configs": s, "ratios": r, "targets": targets(s, None), "overhead": None})
+    row = next(line for line in table.splitlines() if line.startswith("| sgc_full | 3 |"))
+    assert "| 1000 | 1080 | 1098 |" in row and row.endswith("| 0.25 | 0.57 |")
+
+
+def test_tool_dispatch_and_pipecat_figures_are_summarised():
+    reports = [report(1000.0, dispatch=400.0, pipecat=1010.0), report(1200.0, dispatch=600.0, pipecat=1190.0)]
+    rows = [[*ROWS, {"ms": 400.0, "event": "tool_dispatch", "tools": ["find_counters"]}], ROWS]
+    s = config_summary("sgc_full", reports, rows)
+    assert s["tool_dispatch_ms"]["p50"] == 500.0
+    assert s["turns_with_tools"] == 1
+    assert s["pipecat_minus_s2fa_ms"]["p50"] == 0.0  # +10 and -10
+    assert s["stages_p50_ms"]["TTS first byte"] == 130.0
+
+
+def test_framework_overhead_is_s2fa_minus_the_engines():
+    o = turn_overhead(MILESTONES, ROWS, 975.0)
+    assert o is not None
+    # engines: VAD hang 230 + STT 470 + W1 TTFT 82 + TTS first byte 130 = 912
+    assert o.engines_ms == {"VAD hang": 230.0, "STT": 470.0, "LLM TTFT": 82.0, "TTS first byte": 130.0}
+    assert o.overhead_ms == 63.0
+    assert o.tts_leading_silence_ms == 15.0  # first chunk played at 960, first audible sample at 975
+    assert o.overhead_without_leading_silence_ms == 48.0
+
+
+async def test_one_fixture_turn_through_sgc_full_and_the_cascade(tmp_path: Path):
+    async with ScriptedLLMServer(router=scripted_router("pet_arena", ttft_s=0.05)) as server:
+        options = BenchOptions(
+            fixtures=FIXTURES / "s01.json",
+            out=tmp_path,
+            configs=["sgc_full", "cascade"],
+            limit=1,
+            llm_url=server.base_url,
+            model="scripted",
+            overhead_turns=1,
+            turn_timeout_s=30.0,
+            progress=False,
+        )
+        result = await run_bench(options)
+        systems = {r.system_prompt for r in server.requests if r.body.get("max_tokens") != 1}
+        cascade_requests = [r for r in server.requests if r.body.get("tools")]
+
+    for name in ("sgc_full", "cascade"):
+        s = result["configs"][name]
+        assert s["turns"] == 1 and s["audible"] == 1, s["problems"]
+        assert 0 < s["s2fa_ms"]["p50"] < 10_000
+        assert s["stages_n"] == 1 and sum(s["stages_p50_ms"].values()) == pytest.approx(
+            s["s2fa_ms"]["p50"], abs=1
+        )
+    assert result["configs"]["sgc_full"]["turns_with_tools"] == 1  # Φ froze lineup/counter's tools
+    # the cascade advertised every tool to the LLM (the scripted one answers in text)
+    assert len(cascade_requests) == 1 and len(cascade_requests[0].body["tools"]) == 10
+    assert len(systems) >= 4  # W1, W2, Talker, the cascade's own prompt
+    assert result["ratios"]["sgc_full"]["cascade"] is not None
+    assert result["overhead"]["turns"] == 1 and result["overhead"]["overhead_ms"]["p50"] is not None
+
+    saved = json.loads((tmp_path / "results.json").read_text())
+    assert saved["configs"]["cascade"]["s2fa_ms"] == result["configs"]["cascade"]["s2fa_ms"]
+    md = (tmp_path / "results.md").read_text()
+    assert "| sgc_full | 1 | 1 |" in md and "| cascade | 1 | 1 |" in md and "framework overhead" in md
+    assert (tmp_path / "s2fa.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert (tmp_path / "cascade" / "s01" / "turn1" / "timeline.jsonl").exists()
