@@ -26,12 +26,14 @@ import re
 import statistics
 from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Literal, TypeVar
+from typing import TYPE_CHECKING, Any, Literal, TypeVar
 
 from pydantic import BaseModel, ConfigDict
 
 from voicecoach.coachbench.generator import DRIFT_NAMES, BenchSession, BenchTurn
-from voicecoach.llm import LLMClient, LLMConfig, LLMError
+
+if TYPE_CHECKING:
+    from voicecoach.llm import LLMClient
 
 # --- per-turn outcomes ----------------------------------------------------------------------------
 
@@ -269,6 +271,8 @@ class JudgeConfig:
         )
 
     def client(self) -> LLMClient:
+        from voicecoach.llm import LLMClient, LLMConfig
+
         # A judge answers whole; generous timeouts, no grammar, greedy decoding for repeatability.
         config = LLMConfig(
             base_url=self.base_url,
@@ -403,6 +407,8 @@ def parse_score(text: str) -> int | None:
 
 async def judge_item(client: LLMClient, item: JudgeItem, tries: int = JUDGE_TRIES) -> JudgeResult:
     """One judge call, retried; after `tries` failures (call errors or no parsable score) unscored."""
+    from voicecoach.llm import LLMError
+
     messages = [{"role": "system", "content": JUDGE_SYSTEM}, {"role": "user", "content": item.prompt}]
     problem = ""
     for attempt in range(1, tries + 1):

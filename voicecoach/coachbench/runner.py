@@ -62,12 +62,12 @@ from voicecoach.coachbench.metrics import (
     session_outcomes,
     turn_outcomes,
 )
-from voicecoach.llm import LLMConfig
 from voicecoach.pack import Pack, load_pack
-from voicecoach.session import MODES, CoachConfig, Mode
 
 if TYPE_CHECKING:
     from pipelines.coach import Engines
+    from voicecoach.llm import LLMConfig
+    from voicecoach.session import CoachConfig, Mode
 
 DEFAULT_OUT = Path("coachbench-out")
 W1_CONFIGS = frozenset({"sgc_w1", "sgc_w1_w2", "sgc_full"})
@@ -94,7 +94,7 @@ class QualityOptions:
     bench: Path | None = None  # None: generate <out>/coachbench.jsonl from `seed`
     seed: int = DEFAULT_SEED
     limit: int | None = None
-    configs: tuple[Mode, ...] = MODES
+    configs: tuple[Mode, ...] = ()  # empty: all five, in the paper's order
     llm_url: str | None = None  # None: the embedded llama.cpp server
     model: str | None = None
     gguf: str | None = None
@@ -192,6 +192,8 @@ def _bench(opts: QualityOptions, pack: Pack) -> tuple[Path, list[BenchSession], 
 
 
 def _llm_config(opts: QualityOptions) -> LLMConfig:
+    from voicecoach.llm import LLMConfig
+
     # Greedy decoding: the same model and bench give the same replies, run after run.
     return LLMConfig.from_env(
         base_url=opts.llm_url,
@@ -203,6 +205,8 @@ def _llm_config(opts: QualityOptions) -> LLMConfig:
 
 
 def coach_config(opts: QualityOptions, mode: Mode, llm: LLMConfig) -> CoachConfig:
+    from voicecoach.session import CoachConfig
+
     return CoachConfig(
         mode=mode,
         llm=llm,
@@ -308,6 +312,7 @@ def _alive(engines: Engines) -> bool:
 
 async def _start_engines(llm: LLMConfig, pack: Pack) -> Engines:
     from pipelines.coach import Engines
+    from voicecoach.session import CoachConfig
 
     previous = os.environ.get("CACHE_SIZE")
     if llm.base_url is None and previous is None:
@@ -395,11 +400,12 @@ async def _run_all(
     Configuration-major: each configuration's static prompts stay in the server's prompt cache
     while it runs (interleaving five configurations evicted them and made every session start cold).
     """
-    todo = [(s, m) for m in opts.configs for s in sessions if cache.done(m, s) < len(s.turns)]
+    configs = all_configs(opts)
+    todo = [(s, m) for m in configs for s in sessions if cache.done(m, s) < len(s.turns)]
     if not todo:
         return 0.0
-    total = sum(len(s.turns) for s in sessions) * len(opts.configs)
-    cached = sum(min(cache.done(m, s), len(s.turns)) for s in sessions for m in opts.configs)
+    total = sum(len(s.turns) for s in sessions) * len(configs)
+    cached = sum(min(cache.done(m, s), len(s.turns)) for s in sessions for m in configs)
     began = time.monotonic()
     engines = await _start_engines(llm, pack)
     restarts = 0
@@ -732,8 +738,8 @@ async def run_quality(opts: QualityOptions) -> QualityReport:
     total = json.loads(elapsed.read_text())["run_seconds"] if elapsed.exists() else 0.0
     total += run_seconds
     elapsed.write_text(json.dumps({"run_seconds": round(total, 1)}) + "\n", encoding="utf-8")
-    scores, verdicts = score(pack, sessions, cache, opts.configs)
-    rows = [config_metrics(mode, scores[mode]) for mode in opts.configs]
+    scores, verdicts = score(pack, sessions, cache, all_configs(opts))
+    rows = [config_metrics(mode, scores[mode]) for mode in all_configs(opts)]
     judge_message = await _judge(opts, pack, sessions, cache, rows)
     report = QualityReport(
         out=opts.out,
@@ -764,7 +770,16 @@ async def run_quality(opts: QualityOptions) -> QualityReport:
 # --- CLI ---------------------------------------------------------------------------------------------------
 
 
+def all_configs(opts: QualityOptions) -> tuple[Mode, ...]:
+    from voicecoach.session import MODES
+
+    return opts.configs or MODES
+
+
 def _configs(text: str) -> tuple[Mode, ...]:
+    # Imported here, not at the top: `voicecoach --help` must not pay for the LLM client's import.
+    from voicecoach.session import MODES
+
     names = [n.strip() for n in text.split(",") if n.strip()]
     bad = [n for n in names if n not in MODES]
     if bad or not names:
@@ -776,7 +791,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--limit", type=int, default=None, help="run the first N sessions (strata stay mixed)"
     )
-    parser.add_argument("--configs", type=_configs, default=MODES, help=f"comma list of {', '.join(MODES)}")
+    parser.add_argument(
+        "--configs",
+        type=_configs,
+        default=(),
+        help="comma list of configurations (default: all five of §7.1)",
+    )
     parser.add_argument(
         "--llm-url", default=None, help="OpenAI-compatible endpoint (default: embedded llama.cpp)"
     )
