@@ -71,12 +71,8 @@ if TYPE_CHECKING:
 
 DEFAULT_OUT = Path("coachbench-out")
 W1_CONFIGS = frozenset({"sgc_w1", "sgc_w1_w2", "sgc_full"})
-# llama-cpp-python's RAM prompt cache counts only an entry's llama.cpp state (18 MB for W1's prompt)
-# against its 2 GiB default, not the 100 MB logits copy saved with it, so the embedded server grew to
-# 21 GB and was OOM-killed within 8 minutes of benchmark traffic. Its settings read CACHE_SIZE from
-# the environment: 512 MiB kept the server near 7 GB resident over a benchmark run, with the static
-# prefixes (W1, slot, Talker, planner) still warm.
-ENGINE_CACHE_BYTES = 512 << 20
+# The embedded server bounds its prompt cache, but llama-cpp-python does not count the logits copy
+# stored with each entry, so resident memory still drifts; a restart between sessions caps it.
 ENGINE_RSS_LIMIT_BYTES = 8 << 30  # past this, restart the server between two sessions
 MAX_ENGINE_RESTARTS = 3
 
@@ -314,14 +310,7 @@ async def _start_engines(llm: LLMConfig, pack: Pack) -> Engines:
     from pipelines.coach import Engines
     from voicecoach.session import CoachConfig
 
-    previous = os.environ.get("CACHE_SIZE")
-    if llm.base_url is None and previous is None:
-        os.environ["CACHE_SIZE"] = str(ENGINE_CACHE_BYTES)  # read by the child server at start
-    try:
-        engines = await asyncio.to_thread(Engines.start, CoachConfig(llm=llm))
-    finally:
-        if previous is None:
-            os.environ.pop("CACHE_SIZE", None)
+    engines = await asyncio.to_thread(Engines.start, CoachConfig(llm=llm))
     await _warm_up(engines, llm, pack)
     return engines
 
