@@ -18,12 +18,10 @@ from actors.frames import (
     IntentControlFrame,
     NarrationEndFrame,
     NarrationTextFrame,
-    StateUpdateFrame,
     ToolDispatchFrame,
 )
 from voicecoach.llm import LLMClient, LLMError
 from voicecoach.session import CoachConfig, Session, Turn
-from voicecoach.state import StateError
 from voicecoach.w1 import (
     OTHER,
     FormatError,
@@ -59,13 +57,6 @@ class PerceptionActor(FrameProcessor):
             await self._cancel_turn()
             turn = self._session.begin_turn(frame.text.strip())
             self._task = self.create_task(self._run_turn(turn), name=f"w1-turn-{turn.index}")
-        elif isinstance(frame, StateUpdateFrame):
-            try:
-                self._session.update_state(frame.snapshot, frame.patch)
-            except StateError as err:
-                logger.warning(f"state update rejected, previous state kept: {err}")
-                await self.push_error(str(err))
-            await self.push_frame(frame, direction)
         elif isinstance(frame, InterruptionFrame):
             await self._cancel_turn()
             await self.push_frame(frame, direction)
@@ -127,9 +118,9 @@ class PerceptionActor(FrameProcessor):
                 if progress.narrated:
                     await self.push_frame(NarrationEndFrame(turn_index=turn.index, t_ms=turn.ms()))
             elif isinstance(ev, SubIntentClosed) and not progress.c1_sent:
-                d = w1.decision
+                decision = w1.decision
                 await self._push_c1(
-                    turn, progress, w1.intent or OTHER, ev.label, d.outcome or "miss", d.reason
+                    turn, progress, w1.intent or OTHER, ev.label, decision.outcome or "miss", decision.reason
                 )
             elif isinstance(ev, FormatError):
                 logger.info(f"turn {turn.index}: W1 format error: {ev.reason}")

@@ -18,6 +18,7 @@ from actors.grounding import GroundingActor
 from actors.interaction import InteractionActor
 from actors.perception import PerceptionActor
 from actors.recorder import SessionRecorder
+from actors.state import StateUpdater
 from actors.talker import TalkerActor
 from actors.tools import ToolActor
 from voicecoach.baselines import planner_system_prompt
@@ -79,10 +80,18 @@ def coach_processors(session: Session, engines: Engines, config: CoachConfig) ->
     llm, mode = engines.llm, config.mode
     runner = ToolRunner(session.pack, latency_ms=config.tool_latency_ms, timeout_s=config.tool_timeout_s)
     if mode == "prompting":
-        return [PromptingActor(session, llm, config), SessionRecorder(session)]
+        return [StateUpdater(session), PromptingActor(session, llm, config), SessionRecorder(session)]
     if mode == "pe_agent":
-        return [PlanExecuteActor(session, llm, config, runner), SessionRecorder(session)]
-    chain: list[FrameProcessor] = [PerceptionActor(session, llm, config), ToolActor(session, runner)]
+        return [
+            StateUpdater(session),
+            PlanExecuteActor(session, llm, config, runner),
+            SessionRecorder(session),
+        ]
+    chain: list[FrameProcessor] = [
+        StateUpdater(session),
+        PerceptionActor(session, llm, config),
+        ToolActor(session, runner),
+    ]
     expects = {"intent", "tool"}
     if mode in ("sgc_w1_w2", "sgc_full"):
         chain.append(GroundingActor(session, llm, config))

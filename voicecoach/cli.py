@@ -3,7 +3,8 @@
     voicecoach demo   the SGC kernels on one example turn: labels + state in, c1/c2/c3 out
     voicecoach chat   the text-mode coach: type, and watch narration, tools, decisions, reply
     voicecoach serve  the live coach: a websocket for games (docs/PROTOCOL.md) and the in-game overlay
-    voicecoach bench  benchmarks (turn: text-mode turn timings per configuration)
+    voicecoach replay the voice coach over audio fixtures: output WAVs, timelines, S2FA per turn
+    voicecoach bench  benchmarks: turn (text-mode timings), latency (S2FA), quality (CoachBench)
 
 Pipecat and the engines are imported inside the commands that need them, so `--help` and
 `demo` start instantly.
@@ -211,6 +212,18 @@ def cmd_serve(args: argparse.Namespace) -> int:
     return run(args)
 
 
+def cmd_replay(args: argparse.Namespace) -> int:
+    from pipelines.replay import run
+
+    return asyncio.run(run(args))
+
+
+def cmd_bench_latency(args: argparse.Namespace) -> int:
+    from pipelines.bench_latency import run
+
+    return asyncio.run(run(args))
+
+
 def cmd_bench_turn(args: argparse.Namespace) -> int:
     from pipelines import bench_turn
     from voicecoach.llm import LLMConfig
@@ -260,6 +273,15 @@ def build_parser() -> argparse.ArgumentParser:
     add_serve_arguments(serve)
     serve.set_defaults(fn=cmd_serve)
 
+    from pipelines import bench_latency, replay
+    from voicecoach.coachbench import runner as quality_runner
+
+    replay_cmd = sub.add_parser(
+        "replay", help="replay audio fixtures through the voice coach (S2FA per turn)"
+    )
+    replay.add_arguments(replay_cmd)
+    replay_cmd.set_defaults(fn=cmd_replay)
+
     bench = sub.add_parser("bench", help="benchmarks: turn timings, latency, quality")
     benches = bench.add_subparsers(dest="bench", required=True, metavar="BENCH")
     turn = benches.add_parser("turn", help="text-mode turn timings per configuration (p50/p90)")
@@ -272,6 +294,12 @@ def build_parser() -> argparse.ArgumentParser:
     turn.add_argument("--tool-latency-ms", type=float, default=150.0, help="artificial game-server latency")
     turn.add_argument("--out", default=None, help="write the figures as JSON here")
     turn.set_defaults(fn=cmd_bench_turn)
+    latency = benches.add_parser("latency", help="S2FA of the five configurations and the stock cascade")
+    bench_latency.add_arguments(latency)
+    latency.set_defaults(fn=cmd_bench_latency)
+    quality = benches.add_parser("quality", help="CoachBench: TGA / SGA / drift incidence (paper Table 3)")
+    quality_runner.add_arguments(quality)
+    quality.set_defaults(fn=quality_runner.cmd_quality)
     return parser
 
 
