@@ -6,9 +6,10 @@
 Replays the audio fixtures (`pipelines/replay.py`: real-time input, real-time output, the probe
 and S2FA arithmetic of `voicecoach.latency`) under the five coach configurations — `prompting`,
 `pe_agent`, `sgc_w1`, `sgc_w1_w2`, `sgc_full` — and the stock Pipecat cascade
-(`pipelines/cascade.py`), one configuration after another (each one's prompts stay warm in the
-server's prompt cache), all on the same engines: one embedded llama.cpp server (or `--llm-url`),
-the same Silero VAD, Whisper and Piper, the same tools with the same artificial latency.
+(`pipelines/cascade.py`), session by session (every configuration replays a session, after its
+session-open prewarm, before the next one starts), all on the same engines: one embedded
+llama.cpp server (or `--llm-url`), the same Silero VAD, Whisper and Piper, the same tools with
+the same artificial latency.
 
 Per configuration: S2FA p50 / p90 / p99, time to tool dispatch, Pipecat's UserBotLatencyObserver
 figure beside ours, the ratios against `pe_agent` and the cascade, and S2FA cut into stages
@@ -529,6 +530,24 @@ def _import_scripted_llm() -> Any:
     return scripted_llm
 
 
+def turn_row(config: str, r: TurnReport, rows: Sequence[Row]) -> dict[str, Any]:
+    """One replayed turn as results.json keeps it."""
+    return {
+        "config": config,
+        "session": r.session_id,
+        "turn": r.turn + 1,
+        "s2fa_ms": r.s2fa_ms,
+        "pipecat_ms": r.pipecat_ms,
+        "stages_ms": stage_breakdown(config, r.milestones_ms, rows),
+        "milestones_ms": r.milestones_ms,
+        "transcript": r.transcript,
+        "narration": r.narration,
+        "reply": r.reply,
+        "tools": [row.get("tools") for row in rows if row["event"] == "tool_dispatch"],
+        "problems": r.problems,
+    }
+
+
 async def run_bench(
     options: BenchOptions, on_turn: Callable[[str, TurnReport], None] | None = None
 ) -> dict[str, Any]:
@@ -556,44 +575,25 @@ async def run_bench(
         start_engines, coach_config(options, "sgc_full"), options.llm_threads, options.chat_format
     )
     try:
-        for config_name in options.configs:
-            config = coach_config(options, config_name)
-            replay_options = ReplayOptions(
-                out_dir=options.out / config_name, turn_timeout_s=options.turn_timeout_s
-            )
-
-            def report_turn(r: TurnReport, name: str = config_name) -> None:
-                if on_turn is not None:
-                    on_turn(name, r)
-
-            reports = await replay_fixtures(
-                sessions,
-                engines,
-                config,
-                speech,
-                replay_options,
-                report_turn,
-                replay_class=_replay_class(config_name, options.cascade_tool_choice),
-            )
-            timelines = [read_timeline(r) for r in reports]
-            summaries[config_name] = config_summary(config_name, reports, timelines)
-            for r, rows in zip(reports, timelines, strict=True):
-                turn_rows.append(
-                    {
-                        "config": config_name,
-                        "session": r.session_id,
-                        "turn": r.turn + 1,
-                        "s2fa_ms": r.s2fa_ms,
-                        "pipecat_ms": r.pipecat_ms,
-                        "stages_ms": stage_breakdown(config_name, r.milestones_ms, rows),
-                        "milestones_ms": r.milestones_ms,
-                        "transcript": r.transcript,
-                        "narration": r.narration,
-                        "reply": r.reply,
-                        "tools": [row.get("tools") for row in rows if row["event"] == "tool_dispatch"],
-                        "problems": r.problems,
-                    }
+        # Session-major: every configuration replays a session before the next session starts, so
+        # a change of load on a shared machine falls on all of them alike. Each session opens with
+        # the configuration's prewarm, which puts its static prompts back in the prompt cache.
+        reports: dict[str, list[TurnReport]] = {name: [] for name in options.configs}
+        for session in sessions:
+            for name in options.configs:
+                reports[name] += await replay_fixtures(
+                    [session],
+                    engines,
+                    coach_config(options, name),
+                    speech,
+                    ReplayOptions(out_dir=options.out / name, turn_timeout_s=options.turn_timeout_s),
+                    (lambda r, name=name: on_turn(name, r)) if on_turn else None,
+                    replay_class=_replay_class(name, options.cascade_tool_choice),
                 )
+        for name in options.configs:
+            timelines = [read_timeline(r) for r in reports[name]]
+            summaries[name] = config_summary(name, reports[name], timelines)
+            turn_rows += [turn_row(name, r, rows) for r, rows in zip(reports[name], timelines, strict=True)]
     finally:
         await engines.close()
     load_after = os.getloadavg()
