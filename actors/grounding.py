@@ -56,12 +56,12 @@ class GroundingActor(FrameProcessor):
         errors: list[str] = []
         try:
             raw = await asyncio.wait_for(
-                self._llm.complete(messages, max_tokens=200, json_schema=self._schema),
+                self._llm.complete(messages, max_tokens=120, json_schema=self._schema),
                 timeout=self._config.slot_timeout_s,
             )
             slots, errors = parse_query_slots(raw)
         except (LLMError, TimeoutError) as err:
-            slots, errors = QuerySlots(), [f"slot call failed: {err or 'timeout'}"]
+            slots, errors = QuerySlots(), [f"slot call failed: {str(err) or 'timed out'}"]
             logger.warning(f"turn {c1.turn_index}: W2 {errors[0]}")
         control = ground(slots, c1.snapshot, self._session.pack, c1.intent, c1.sub_intent)
         turn = self._session.turn(c1.turn_index)

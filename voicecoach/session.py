@@ -40,8 +40,8 @@ class CoachConfig(BaseModel):
     llm: LLMConfig = Field(default_factory=LLMConfig)
     tool_latency_ms: float | dict[str, float] = 0.0  # artificial remote game-server latency
     tool_timeout_s: float = 2.0
-    slot_timeout_s: float = 6.0  # W2's slot call; past it W2 grounds on empty slots
-    talker_deadline_s: float = 8.0  # from end of input: the reply goes on with what it has
+    slot_timeout_s: float = 3.0  # W2's slot call; past it W2 grounds on empty slots
+    talker_deadline_s: float = 5.0  # from end of input: the reply goes on with what it has
     max_age: int = 0  # turns a snapshot may lag and still be fresh for Φ
     w1_max_tokens: int = 120
     reply_max_tokens: int = 120
