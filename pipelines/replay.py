@@ -630,7 +630,8 @@ class SessionReplay:
             wer=round(wer(turn.transcript, transcript), 3) if turn.transcript else None,
             expect=f"{turn.expect_intent}/{turn.expect_sub_intent}",
             c1=f"{c1.detail['intent']}/{c1.detail['sub_intent']}" if c1 else "",
-            completed=m["turn_completed"] is not None,
+            # Listening only, a turn is complete once its transcript is handed over.
+            completed=m["turn_stop" if self.options.listen_only else "turn_completed"] is not None,
             s2fa_ms=s2fa_ms(m),
             pipecat_ms=pipecat[-1] if pipecat else None,
             milestones_ms=since(m, speech_end),
@@ -905,8 +906,7 @@ async def run(args: argparse.Namespace) -> int:
             console.print(f"{key}: n={s['n']} {spread}")
     console.print(f"stages p50 (ms): {result['stages_p50_ms']}")
     console.print(f"written to {out}")
-    done = all(r.completed or options.listen_only for r in reports)
-    return 0 if reports and done and not errors else 1
+    return 0 if reports and all(r.completed for r in reports) and not errors else 1
 
 
 def main(argv: list[str] | None = None) -> int:
