@@ -837,6 +837,14 @@ def _configs(args: argparse.Namespace) -> tuple[CoachConfig, SpeechConfig]:
 
 
 async def run(args: argparse.Namespace) -> int:
+    """`voicecoach replay`: 0 when every turn completed, 1 otherwise, 130 when interrupted."""
+    try:
+        return await _run(args)
+    except asyncio.CancelledError:  # Ctrl-C or SIGTERM: what finished is on disk, engines stopped
+        return 130
+
+
+async def _run(args: argparse.Namespace) -> int:
     from rich.console import Console
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
@@ -912,11 +920,10 @@ async def run(args: argparse.Namespace) -> int:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="voicecoach replay", description=__doc__.splitlines()[0])
     add_arguments(parser)
-    args = parser.parse_args(argv)
     try:
-        return asyncio.run(run(args))
-    except (KeyboardInterrupt, asyncio.CancelledError):
-        return 130  # interrupted: what finished is on disk, the engines are stopped
+        return asyncio.run(run(parser.parse_args(argv)))
+    except KeyboardInterrupt:
+        return 130
 
 
 if __name__ == "__main__":
