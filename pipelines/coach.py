@@ -42,7 +42,10 @@ class Engines:
         if config.llm.base_url:
             return cls(LLMClient(config.llm))
         server = EmbeddedLlamaServer(
-            config.llm.model_path, n_ctx=config.llm.n_ctx, ram_cache=config.llm.embedded_ram_cache
+            config.llm.model_path,
+            n_ctx=config.llm.n_ctx,
+            ram_cache=config.llm.embedded_ram_cache,
+            threads=config.llm.embedded_threads,
         )
         return cls(LLMClient(config.llm, server.start()), server)
 

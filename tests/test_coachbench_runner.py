@@ -113,3 +113,31 @@ async def test_rerun_with_other_settings_is_refused(pack: Pack, tmp_path: Path) 
         opts.reply_max_tokens = 7
         with pytest.raises(SystemExit, match="reply_max_tokens"):
             await run_quality(opts)
+
+
+async def test_two_workers_give_the_turns_one_worker_gives(pack: Pack, tmp_path: Path) -> None:
+    """Sessions are independent (own store, own W3 seed), so running them side by side changes only
+    the order of the cache file, never a turn."""
+    sessions = two_sessions(pack)
+    bench = tmp_path / "bench.jsonl"
+    bench.write_text("".join(s.model_dump_json() + "\n" for s in sessions), encoding="utf-8")
+
+    def turns(out: Path) -> dict[tuple[str, str, int], tuple[Any, ...]]:
+        rows = [json.loads(line) for line in (out / "turns.jsonl").read_text().splitlines()]
+        keep = ("narration", "reply", "completed", "intent", "sub_intent", "guidance_id", "tools")
+        return {(r["config"], r["session_id"], r["turn_index"]): tuple(str(r[k]) for k in keep) for r in rows}
+
+    async with ScriptedLLMServer(router=Router(pack, sessions)) as server:
+        for workers in (1, 2):
+            opts = QualityOptions(
+                out=tmp_path / f"w{workers}",
+                bench=bench,
+                llm_url=server.base_url,
+                model="scripted",
+                workers=workers,
+                progress=False,
+            )
+            await run_quality(opts)
+    one, two = turns(tmp_path / "w1"), turns(tmp_path / "w2")
+    assert len(one) == sum(len(s.turns) for s in sessions) * len(MODES)
+    assert one == two

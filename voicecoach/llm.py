@@ -51,6 +51,7 @@ class LLMConfig(BaseModel):
     # llama-cpp-python's RAM prompt cache keeps the KV state of each role's static prefix
     # (W1, W2, Talker alternate on one server, so plain prefix reuse would always miss).
     embedded_ram_cache: bool = True
+    embedded_threads: int = 2
 
     @classmethod
     def from_env(cls, **overrides: Any) -> LLMConfig:

@@ -28,6 +28,7 @@ import os
 import sys
 import time
 import urllib.request
+from collections import deque
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -100,6 +101,8 @@ class QualityOptions:
     talker_deadline_s: float = 5.0
     first_token_timeout_s: float = 12.0
     turn_timeout_s: float = 90.0
+    # Engines run side by side, each on its own sessions; embedded: one llama.cpp server per worker.
+    workers: int = 2
     progress: bool = True
     command: str = ""
 
@@ -226,6 +229,8 @@ def _settings(opts: QualityOptions, llm: LLMConfig, digest: str) -> dict[str, An
         "slot_timeout_s": opts.slot_timeout_s,
         "talker_deadline_s": opts.talker_deadline_s,
         "first_token_timeout_s": opts.first_token_timeout_s,
+        # The slot-call timeout and the Talker deadline make replies depend on decoding speed.
+        "embedded_threads": None if llm.base_url else worker_llm(llm, opts.workers).embedded_threads,
     }
 
 
@@ -388,40 +393,64 @@ async def _run_all(
 
     Configuration-major: each configuration's static prompts stay in the server's prompt cache
     while it runs (interleaving five configurations evicted them and made every session start cold).
+    `opts.workers` engines take (session, configuration) units from that one queue in turn.
     """
     configs = all_configs(opts)
-    todo = [(s, m) for m in configs for s in sessions if cache.done(m, s) < len(s.turns)]
+    todo = deque((s, m) for m in configs for s in sessions if cache.done(m, s) < len(s.turns))
     if not todo:
         return 0.0
     total = sum(len(s.turns) for s in sessions) * len(configs)
     cached = sum(min(cache.done(m, s), len(s.turns)) for s in sessions for m in configs)
     began = time.monotonic()
+    with _progress(opts.progress, total, cached) as advance:
+        async with asyncio.TaskGroup() as workers:
+            for _ in range(min(opts.workers, len(todo))):
+                workers.create_task(_worker(todo, opts, pack, cache, worker_llm(llm, opts.workers), advance))
+    return time.monotonic() - began
+
+
+def worker_llm(llm: LLMConfig, workers: int) -> LLMConfig:
+    """Each worker's embedded server gets its share of the cores: a 135M model does not keep two
+    threads busy (per-token sampling, grammar and HTTP are serial), so two one-thread servers do more
+    turns per minute than one two-thread server."""
+    if llm.base_url or workers <= 1:
+        return llm
+    return llm.model_copy(update={"embedded_threads": max(1, (os.cpu_count() or 2) // workers)})
+
+
+async def _worker(
+    todo: deque[tuple[BenchSession, Mode]],
+    opts: QualityOptions,
+    pack: Pack,
+    cache: TurnCache,
+    llm: LLMConfig,
+    advance: Callable[[str], None],
+) -> None:
     engines = await _start_engines(llm, pack)
     restarts = 0
     try:
-        with _progress(opts.progress, total, cached) as advance:
-            for bench, mode in todo:
-                if _resident_bytes(engines) > ENGINE_RSS_LIMIT_BYTES:
+        while todo:
+            bench, mode = todo.popleft()
+            if _resident_bytes(engines) > ENGINE_RSS_LIMIT_BYTES:
+                await engines.close()
+                engines = await _start_engines(llm, pack)
+            while True:
+                try:
+                    await _run_session(
+                        engines, coach_config(opts, mode, llm), bench, cache, pack, opts, advance
+                    )
+                    break
+                except EngineLost as err:
+                    # Resume from the last cached turn on a fresh server; give up if it keeps dying.
+                    restarts += 1
+                    if restarts > MAX_ENGINE_RESTARTS:
+                        raise SystemExit(
+                            f"{err}; {MAX_ENGINE_RESTARTS} restarts already, giving up"
+                        ) from None
                     await engines.close()
                     engines = await _start_engines(llm, pack)
-                while True:
-                    try:
-                        await _run_session(
-                            engines, coach_config(opts, mode, llm), bench, cache, pack, opts, advance
-                        )
-                        break
-                    except EngineLost as err:
-                        # Resume from the last cached turn on a fresh server; give up if it keeps dying.
-                        restarts += 1
-                        if restarts > MAX_ENGINE_RESTARTS:
-                            raise SystemExit(
-                                f"{err}; {MAX_ENGINE_RESTARTS} restarts already, giving up"
-                            ) from None
-                        await engines.close()
-                        engines = await _start_engines(llm, pack)
     finally:
         await engines.close()
-    return time.monotonic() - began
 
 
 class _progress:
@@ -800,6 +829,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument("--reply-max-tokens", type=int, default=QualityOptions.reply_max_tokens)
     parser.add_argument("--w1-max-tokens", type=int, default=QualityOptions.w1_max_tokens)
+    parser.add_argument(
+        "--workers",
+        type=int,
+        default=QualityOptions.workers,
+        help="engines side by side (embedded: one llama.cpp server each, the cores split between them)",
+    )
 
 
 def options_from_args(args: argparse.Namespace) -> QualityOptions:
@@ -814,6 +849,7 @@ def options_from_args(args: argparse.Namespace) -> QualityOptions:
         gguf=args.gguf,
         reply_max_tokens=args.reply_max_tokens,
         w1_max_tokens=args.w1_max_tokens,
+        workers=max(1, args.workers),
         command=" ".join(["voicecoach bench quality", *sys.argv[1:]]) if sys.argv else "",
     )
 
