@@ -44,7 +44,6 @@ from voicecoach.latency import Event, percentile, summarize
 from voicecoach.session import MODES, CoachConfig
 
 if TYPE_CHECKING:
-    from pipelines.coach import Engines
     from pipelines.replay import SessionReplay, TurnReport
     from voicecoach.fixtures import FixtureSession
 
@@ -450,7 +449,11 @@ def coach_config(options: BenchOptions, mode: str, llm_url: str | None = None) -
     from voicecoach.llm import LLMConfig
 
     llm = LLMConfig.from_env(
-        base_url=llm_url or options.llm_url, model=options.model, model_path=options.gguf
+        base_url=llm_url or options.llm_url,
+        model=options.model,
+        model_path=options.gguf,
+        embedded_threads=options.llm_threads,
+        embedded_chat_format=options.chat_format,
     )
     # The cascade has no mode of its own: CoachConfig carries its LLM, tool and budget settings.
     return CoachConfig(
@@ -459,24 +462,6 @@ def coach_config(options: BenchOptions, mode: str, llm_url: str | None = None) -
         tool_latency_ms=options.tool_latency_ms,
         reply_max_tokens=options.reply_max_tokens,
     )
-
-
-def start_engines(config: CoachConfig, threads: int | None, chat_format: str | None) -> Engines:
-    """The shared LLM: the configured endpoint, or one embedded llama.cpp server for every configuration."""
-    from pipelines.coach import Engines
-    from voicecoach.llm import EmbeddedLlamaServer, LLMClient
-
-    if config.llm.base_url:
-        return Engines(LLMClient(config.llm))
-    llm = config.llm
-    server = EmbeddedLlamaServer(
-        llm.model_path,
-        n_ctx=llm.n_ctx,
-        ram_cache=llm.embedded_ram_cache,
-        chat_format=chat_format,
-        **({"threads": threads} if threads else {}),
-    )
-    return Engines(LLMClient(config.llm, server.start()), server)
 
 
 def scripted_router(pack_id: str, ttft_s: float) -> Callable[[dict[str, Any]], Any]:
@@ -571,9 +556,10 @@ async def run_bench(
 
     summaries: dict[str, dict[str, Any]] = {}
     turn_rows: list[dict[str, Any]] = []
-    engines = await asyncio.to_thread(
-        start_engines, coach_config(options, "sgc_full"), options.llm_threads, options.chat_format
-    )
+    from pipelines.coach import Engines
+
+    # One LLM for every configuration: the configured endpoint, or one embedded llama.cpp server.
+    engines = await asyncio.to_thread(Engines.start, coach_config(options, "sgc_full"))
     try:
         # Session-major: every configuration replays a session before the next session starts, so
         # a change of load on a shared machine falls on all of them alike. Each session opens with

@@ -46,6 +46,7 @@ class Engines:
             n_ctx=config.llm.n_ctx,
             ram_cache=config.llm.embedded_ram_cache,
             threads=config.llm.embedded_threads,
+            chat_format=config.llm.embedded_chat_format,
         )
         return cls(LLMClient(config.llm, server.start()), server)
 

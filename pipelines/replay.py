@@ -85,6 +85,7 @@ from actors.frames import (
     TurnCompletedFrame,
 )
 from pipelines.coach import Engines, prewarm
+from pipelines.replay_args import add_arguments
 from pipelines.speech import (
     PhraseChunker,
     TurnGate,
@@ -107,9 +108,9 @@ from voicecoach.latency import (
     summarize,
     wer,
 )
-from voicecoach.llm import EmbeddedLlamaServer, LLMClient
+from voicecoach.llm import LLMClient
 from voicecoach.pack import load_pack
-from voicecoach.session import MODES, CoachConfig, Session
+from voicecoach.session import CoachConfig, Session
 from voicecoach.speech import SpeechConfig
 from voicecoach.state import StateError, load_state
 from voicecoach.w1 import w1_system_prompt
@@ -778,56 +779,13 @@ def summary_table(reports: list[TurnReport]) -> Any:
 # --- command -------------------------------------------------------------------------------
 
 
-def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("path", help="a fixture WAV, a session JSON, or a folder of sessions")
-    parser.add_argument("--out", default=None, help="output folder (default runs/replay/<timestamp>)")
-    parser.add_argument("--mode", choices=MODES, default="sgc_full", help="coach configuration")
-    parser.add_argument("--turn-stop", default=None, choices=["vad", "speech_timeout", "smart_turn"])
-    parser.add_argument(
-        "--stop-secs", type=float, default=None, help="VAD stop_secs (silence that ends speech)"
-    )
-    parser.add_argument("--first-phrase-words", type=int, default=None, help="word limit of the first phrase")
-    parser.add_argument(
-        "--llm-url", default=None, help="OpenAI-compatible endpoint (default: embedded llama.cpp)"
-    )
-    parser.add_argument("--model", default=None, help="model name at --llm-url")
-    parser.add_argument("--gguf", default=None, help="GGUF for the embedded llama.cpp")
-    parser.add_argument(
-        "--llm-threads", type=int, default=None, help="embedded llama.cpp threads (1 on a shared CPU)"
-    )
-    parser.add_argument("--sessions", default=None, help="comma-separated session ids to run (default all)")
-    parser.add_argument("--max-turns", type=int, default=None, help="turns per session (default all)")
-    parser.add_argument(
-        "--turn-timeout", type=float, default=60.0, help="seconds for a coach turn to complete"
-    )
-    parser.add_argument("--no-warmup", action="store_true", help="do not prime the LLM's prompt cache")
-    parser.add_argument(
-        "--listen-only", action="store_true", help="VAD, STT and turn stop only (measures the turn stop)"
-    )
-
-
-def start_engines(config: CoachConfig, threads: int | None = None) -> Engines:
-    """`Engines.start`, with the embedded server's thread count when one is given.
-
-    llama.cpp's threads wait for each other at every token: on a CPU another busy process
-    shares, two threads can be 50x slower per token than one (measured here: 1.4-2.5 s against
-    25-30 ms while another llama.cpp server was generating).
-    """
-    if threads is None or config.llm.base_url:
-        return Engines.start(config)
-    llm = config.llm
-    server = EmbeddedLlamaServer(
-        llm.model_path, n_ctx=llm.n_ctx, threads=threads, ram_cache=llm.embedded_ram_cache
-    )
-    return Engines(LLMClient(config.llm, server.start()), server)
-
-
 def _configs(args: argparse.Namespace) -> tuple[CoachConfig, SpeechConfig]:
     from voicecoach.llm import LLMConfig
 
-    config = CoachConfig(
-        mode=args.mode, llm=LLMConfig.from_env(base_url=args.llm_url, model=args.model, model_path=args.gguf)
+    llm = LLMConfig.from_env(
+        base_url=args.llm_url, model=args.model, model_path=args.gguf, embedded_threads=args.llm_threads
     )
+    config = CoachConfig(mode=args.mode, llm=llm)
     speech = SpeechConfig.from_env(turn_stop=args.turn_stop)
     if args.stop_secs is not None:
         speech.vad.stop_secs = args.stop_secs
@@ -880,7 +838,7 @@ async def _run(args: argparse.Namespace) -> int:
         engines = Engines(llm=cast(LLMClient, None))  # nothing talks to an LLM
     else:
         with console.status("starting the LLM (embedded llama.cpp unless --llm-url is given)..."):
-            engines = await asyncio.to_thread(start_engines, config, args.llm_threads)
+            engines = await asyncio.to_thread(Engines.start, config)
     columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())
     try:
         with Progress(*columns, console=console) as progress:

@@ -243,7 +243,9 @@ async def test_replay_input_paces_frames_in_real_time_and_sends_silence_after():
         await asyncio.sleep(0.4)
         # 25 frames of 20 ms, delivered 20 ms apart: 480 ms from the first to the last.
         assert len(playback.push_times) == 25
-        assert playback.push_times[-1] - started == pytest.approx(0.48, abs=0.03)
+        # Wide tolerances: a loaded CI core delays single wake-ups; unpaced (0 s) or a wrong frame
+        # size (0.24 / 0.96 s) still fail.
+        assert playback.push_times[-1] - started == pytest.approx(0.48, abs=0.1)
         during = [a for t, a in arrivals if started - 0.001 <= t <= playback.push_times[-1] + 0.01]
         after = [a for t, a in arrivals if t > playback.push_times[-1] + 0.01]
         assert all(len(a) == 640 for _, a in arrivals)  # 20 ms of 16-bit mono at 16 kHz
@@ -251,7 +253,7 @@ async def test_replay_input_paces_frames_in_real_time_and_sends_silence_after():
         assert len(after) >= 15 and not any(any(a) for a in after)  # silence keeps coming
         # Real-time pace overall, within tolerance: frames per second of wall time.
         span = arrivals[-1][0] - arrivals[0][0]
-        assert (len(arrivals) - 1) * 0.02 == pytest.approx(span, abs=0.06)
+        assert (len(arrivals) - 1) * 0.02 == pytest.approx(span, abs=0.15)
 
     await _run_pipeline([source, Mic()], body)
 

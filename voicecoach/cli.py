@@ -273,13 +273,13 @@ def build_parser() -> argparse.ArgumentParser:
     add_serve_arguments(serve)
     serve.set_defaults(fn=cmd_serve)
 
-    from pipelines import bench_latency, replay
+    from pipelines import bench_latency, replay_args
     from voicecoach.coachbench import runner as quality_runner
 
     replay_cmd = sub.add_parser(
         "replay", help="replay audio fixtures through the voice coach (S2FA per turn)"
     )
-    replay.add_arguments(replay_cmd)
+    replay_args.add_arguments(replay_cmd)
     replay_cmd.set_defaults(fn=cmd_replay)
 
     bench = sub.add_parser("bench", help="benchmarks: turn timings, latency, quality")

@@ -23,11 +23,13 @@ import time
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal, cast
+from typing import TYPE_CHECKING, Any, Literal, cast
 
-from openai import APIError, AsyncOpenAI, AsyncStream
-from openai.types.chat import ChatCompletionChunk
 from pydantic import BaseModel, Field
+
+if TYPE_CHECKING:  # `openai` takes ~0.4 s to import: the CLI's parser must not pay it
+    from openai import AsyncStream
+    from openai.types.chat import ChatCompletionChunk
 
 Constrain = Literal["llama_cpp", "vllm", "none"]
 
@@ -51,7 +53,10 @@ class LLMConfig(BaseModel):
     # llama-cpp-python's RAM prompt cache keeps the KV state of each role's static prefix
     # (W1, W2, Talker alternate on one server, so plain prefix reuse would always miss).
     embedded_ram_cache: bool = True
+    # llama.cpp's threads wait for each other at every token: on a CPU another busy process
+    # shares, two threads were 50x slower per token than one (1.4-2.5 s against 25-30 ms here).
     embedded_threads: int = 2
+    embedded_chat_format: str | None = Field(default=None, description="None: the GGUF's own template")
 
     @classmethod
     def from_env(cls, **overrides: Any) -> LLMConfig:
@@ -92,6 +97,8 @@ class LLMClient:
         url = base_url or config.base_url
         if url is None:
             raise ValueError("LLMClient needs a base_url (start EmbeddedLlamaServer first)")
+        from openai import AsyncOpenAI
+
         # max_retries=0: a retry would silently double the latency we are measuring.
         self._client = AsyncOpenAI(base_url=url, api_key=config.api_key, max_retries=0, timeout=60.0)
 
@@ -119,6 +126,8 @@ class LLMClient:
     ) -> AsyncIterator[str]:
         """Yield text deltas. Raises LLMError on HTTP errors, cut streams and stalls."""
         stats = stats if stats is not None else StreamStats()
+        from openai import APIError
+
         stats.started = time.monotonic()
         try:
             response = await asyncio.wait_for(
@@ -132,7 +141,7 @@ class LLMClient:
                 ),
                 timeout=self.config.first_token_timeout_s,
             )
-            chunks = cast(AsyncStream[ChatCompletionChunk], response).__aiter__()
+            chunks = cast("AsyncStream[ChatCompletionChunk]", response).__aiter__()
             timeout = self.config.first_token_timeout_s
             while True:
                 try:
