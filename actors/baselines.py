@@ -100,8 +100,16 @@ class PromptingActor(_TurnOwner):
 class PlanExecuteActor(_TurnOwner):
     """Planner call → tools (in plan order, one after another) → reply call."""
 
-    def __init__(self, session: Session, llm: LLMClient, config: CoachConfig, runner: ToolRunner):
+    def __init__(
+        self,
+        session: Session,
+        llm: LLMClient,
+        config: CoachConfig,
+        runner: ToolRunner,
+        planner_llm: LLMClient | None = None,
+    ):
         super().__init__(session, llm, config)
+        self._planner_llm = planner_llm or llm  # the turn's first call (Engines.first)
         self._runner = runner
         self._validate = tool_validator(session.pack)
         self._grammar = planner_gbnf()
@@ -110,7 +118,7 @@ class PlanExecuteActor(_TurnOwner):
         pack, state = self._session.pack, turn.snapshot
         try:
             messages = planner_messages(pack, state, turn.utterance)
-            plan_text = await self._llm.complete(messages, max_tokens=80, grammar=self._grammar)
+            plan_text = await self._planner_llm.complete(messages, max_tokens=80, grammar=self._grammar)
         except LLMError as err:
             logger.warning(f"turn {turn.index}: planner failed: {err}")
             plan_text = ""

@@ -97,8 +97,9 @@ def cascade_system_instruction(pack: Pack) -> str:
 
 def llm_base_url(engines: Engines, llm: LLMConfig) -> str:
     """The endpoint the coach's LLM client talks to: the embedded server's, else the configured one."""
-    if engines.server is not None:
-        return engines.server.base_url
+    server = engines.lead_server or engines.server  # the turn's first call: the lead, when split
+    if server is not None:
+        return server.base_url
     if llm.base_url:
         return llm.base_url
     raise ValueError("no LLM endpoint: start the embedded server or configure llm.base_url")
@@ -361,7 +362,7 @@ class CascadeReplay(SessionReplay):
         system = cascade_system_instruction(self.session.pack)
         try:
             messages = [{"role": "system", "content": system}, {"role": "user", "content": "hi"}]
-            await self.engines.llm.complete(messages, max_tokens=1)
+            await self.engines.first.complete(messages, max_tokens=1)
         except LLMError as err:
             logger.warning(f"cascade prewarm failed: {err}")
 

@@ -32,44 +32,84 @@ from voicecoach.w2 import slot_prompt
 
 @dataclass
 class Engines:
-    """The LLM the coach talks to, and the embedded server behind it if we started one."""
+    """The LLM the coach talks to, and the embedded server(s) behind it if we started them.
+
+    `lead` (when the embedded model is split) serves each turn's first call: W1, the planner, or
+    prompting's one reply. On one shared server that call queues behind the previous turn's W2 and
+    Talker and its prompt prefix must come back from the RAM cache first (~0.5 s of W1's first
+    token on this CPU); on its own server the prefix is still in the KV cache, and W2 and the Talker
+    no longer wait for W1's stream to end. Each server gets half the threads: two busy llama.cpp
+    processes with more threads than cores wait for each other at every token.
+    """
 
     llm: LLMClient
     server: EmbeddedLlamaServer | None = None
+    lead: LLMClient | None = None
+    lead_server: EmbeddedLlamaServer | None = None
+
+    @property
+    def first(self) -> LLMClient:
+        """The client for the turn's first call."""
+        return self.lead or self.llm
 
     @classmethod
     def start(cls, config: CoachConfig) -> Engines:
-        if config.llm.base_url:
-            return cls(LLMClient(config.llm))
-        server = EmbeddedLlamaServer(
-            config.llm.model_path,
-            n_ctx=config.llm.n_ctx,
-            ram_cache=config.llm.embedded_ram_cache,
-            threads=config.llm.embedded_threads,
-            chat_format=config.llm.embedded_chat_format,
-        )
-        return cls(LLMClient(config.llm, server.start()), server)
+        llm = config.llm
+        if llm.base_url:
+            return cls(LLMClient(llm))
+        split = llm.embedded_split_lead
+        threads = max(1, llm.embedded_threads // 2) if split else llm.embedded_threads
+
+        def server(ram_cache: bool) -> EmbeddedLlamaServer:
+            return EmbeddedLlamaServer(
+                llm.model_path,
+                n_ctx=llm.n_ctx,
+                ram_cache=ram_cache,
+                threads=threads,
+                chat_format=llm.embedded_chat_format,
+            )
+
+        shared = server(llm.embedded_ram_cache)
+        engines = cls(LLMClient(llm, shared.start()), shared)
+        if split:
+            # One role per lead server: its prefix stays in the KV cache, no RAM cache to save to.
+            engines.lead_server = server(ram_cache=False)
+            try:
+                engines.lead = LLMClient(llm, engines.lead_server.start())
+            except Exception:
+                shared.stop()
+                raise
+        return engines
 
     async def close(self) -> None:
-        await self.llm.close()
-        if self.server is not None:
-            self.server.stop()
+        for client in (self.llm, self.lead):
+            if client is not None:
+                await client.close()
+        for server in (self.server, self.lead_server):
+            if server is not None:
+                server.stop()
 
 
 async def prewarm(engines: Engines, session: Session, config: CoachConfig) -> None:
     """Session-open prewarm (paper A.5): put each LLM role's static prefix in the KV cache,
     so the player's first turn does not pay the cold prompt (~0.8k tokens for W1)."""
     pack = session.pack
+    first, rest = engines.first, engines.llm
+    calls: list[tuple[LLMClient, str]]
     if config.mode == "prompting":
-        prompts = [talker_system_prompt(pack)]
+        calls = [(first, talker_system_prompt(pack))]
     elif config.mode == "pe_agent":
-        prompts = [planner_system_prompt(pack), talker_system_prompt(pack)]
+        calls = [(first, planner_system_prompt(pack)), (rest, talker_system_prompt(pack))]
     else:
-        prompts = [w1_system_prompt(pack), slot_prompt(pack), talker_system_prompt(pack)]
-    for system in prompts:
+        calls = [
+            (first, w1_system_prompt(pack)),
+            (rest, slot_prompt(pack)),
+            (rest, talker_system_prompt(pack)),
+        ]
+    for llm, system in calls:
         try:
             messages = [{"role": "system", "content": system}, {"role": "user", "content": "hi"}]
-            await engines.llm.complete(messages, max_tokens=1)
+            await llm.complete(messages, max_tokens=1)
         except LLMError as err:  # a cold first turn is slower, not broken
             logger.warning(f"prewarm failed: {err}")
 
@@ -81,19 +121,19 @@ def coach_processors(session: Session, engines: Engines, config: CoachConfig) ->
     W2 and W3 added in turn (the Talker waits only for what the chain has). The baselines
     replace the chain with one turn-owning actor.
     """
-    llm, mode = engines.llm, config.mode
+    llm, first, mode = engines.llm, engines.first, config.mode
     runner = ToolRunner(session.pack, latency_ms=config.tool_latency_ms, timeout_s=config.tool_timeout_s)
     if mode == "prompting":
-        return [StateUpdater(session), PromptingActor(session, llm, config), SessionRecorder(session)]
+        return [StateUpdater(session), PromptingActor(session, first, config), SessionRecorder(session)]
     if mode == "pe_agent":
         return [
             StateUpdater(session),
-            PlanExecuteActor(session, llm, config, runner),
+            PlanExecuteActor(session, llm, config, runner, planner_llm=first),
             SessionRecorder(session),
         ]
     chain: list[FrameProcessor] = [
         StateUpdater(session),
-        PerceptionActor(session, llm, config),
+        PerceptionActor(session, first, config),
         ToolActor(session, runner),
     ]
     expects = {"intent", "tool"}

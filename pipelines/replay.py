@@ -516,10 +516,13 @@ class SessionReplay:
         pack = self.session.pack
         if self.options.listen_only:
             return Pipeline([self.input, *listening_processors(self.speech, pack), self.output])
-        llm = cast(LLMClient, TimedLLM(self.engines.llm, self.probe, w1_system_prompt(pack)))
-        return voice_pipeline(
-            self.input, self.output, self.session, Engines(llm=llm), self.config, self.speech
-        )
+
+        def timed(llm: LLMClient) -> LLMClient:
+            return cast(LLMClient, TimedLLM(llm, self.probe, w1_system_prompt(pack)))
+
+        lead = self.engines.lead
+        engines = Engines(llm=timed(self.engines.llm), lead=timed(lead) if lead is not None else None)
+        return voice_pipeline(self.input, self.output, self.session, engines, self.config, self.speech)
 
     async def prewarm(self) -> None:
         await prewarm(self.engines, self.session, self.config)
@@ -783,7 +786,11 @@ def _configs(args: argparse.Namespace) -> tuple[CoachConfig, SpeechConfig]:
     from voicecoach.llm import LLMConfig
 
     llm = LLMConfig.from_env(
-        base_url=args.llm_url, model=args.model, model_path=args.gguf, embedded_threads=args.llm_threads
+        base_url=args.llm_url,
+        model=args.model,
+        model_path=args.gguf,
+        embedded_threads=args.llm_threads,
+        embedded_split_lead=args.split_lead or None,
     )
     config = CoachConfig(mode=args.mode, llm=llm)
     speech = SpeechConfig.from_env(turn_stop=args.turn_stop)
@@ -860,6 +867,7 @@ async def _run(args: argparse.Namespace) -> int:
         "speech": speech.model_dump(),
         "warmup": options.warmup,
         "llm_threads": args.llm_threads,
+        "split_lead": config.llm.embedded_split_lead,
         "load_average": [round(x, 2) for x in os.getloadavg()],  # the run shares the CPU with this
     }
     result = summary(reports, errors, meta)

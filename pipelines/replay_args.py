@@ -25,6 +25,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--llm-threads", type=int, default=None, help="embedded llama.cpp threads (1 on a shared CPU)"
     )
+    parser.add_argument(
+        "--split-lead",
+        action="store_true",
+        help="embedded: a second llama.cpp server for each turn's first call (W1, planner), threads split",
+    )
     parser.add_argument("--sessions", default=None, help="comma-separated session ids to run (default all)")
     parser.add_argument("--max-turns", type=int, default=None, help="turns per session (default all)")
     parser.add_argument(

@@ -20,6 +20,7 @@ from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 from typing import Any
 
+import pytest
 import pytest_asyncio
 
 from actors.perception import FALLBACK_NARRATION
@@ -485,12 +486,36 @@ async def test_snapshot_without_inventory_disables_the_early_path(harness: Harne
 # --- 9. a real turn through the embedded model ------------------------------------------------------
 
 
-async def test_real_turn_through_embedded_llama(pack: Pack, state: LiveState) -> None:
-    config = CoachConfig()
+async def test_split_engines_send_w1_to_the_lead_and_w2_talker_to_the_other(
+    pack: Pack, state: LiveState
+) -> None:
+    lead_router, rest_router = Router(pack), Router(pack)
+    async with ScriptedLLMServer(router=lead_router) as lead, ScriptedLLMServer(router=rest_router) as rest:
+        config = CoachConfig(llm=LLMConfig(base_url=rest.base_url, first_token_timeout_s=2.0))
+        engines = Engines(llm=LLMClient(config.llm), lead=LLMClient(config.llm, lead.base_url))
+        session = Session.open("split", store=MemorySessionStore(), state=state, pack=pack)
+        coach = TextCoach(session, config, engines)
+        await coach.start()
+        try:
+            for _ in range(2):
+                assert_completed(await coach.ask("what counters their team?", timeout_s=20))
+        finally:
+            await coach.stop()
+            await engines.close()
+    # prewarm of W1's prefix, then W1 only, on the lead; the slot call and the reply on the other.
+    assert [lead_router.role(r.body) for r in lead.requests] == ["prewarm", "w1", "w1"]
+    rest_roles = [rest_router.role(r.body) for r in rest.requests]
+    assert rest_roles.count("w2") == 2 and rest_roles.count("talker") == 2 and "w1" not in rest_roles
+
+
+@pytest.mark.parametrize("split", [False, True], ids=["one-server", "split-lead"])
+async def test_real_turn_through_embedded_llama(pack: Pack, state: LiveState, split: bool) -> None:
+    config = CoachConfig(llm=LLMConfig(embedded_split_lead=split))
     engines = await asyncio.to_thread(Engines.start, config)
     coach: TextCoach | None = None
     try:
         assert engines.server is not None
+        assert (engines.lead_server is not None) is split
         session = Session.open("real-model", store=MemorySessionStore(), state=state, pack=pack)
         coach = TextCoach(session, config, engines)
         await coach.start()

@@ -57,6 +57,9 @@ class LLMConfig(BaseModel):
     # shares, two threads were 50x slower per token than one (1.4-2.5 s against 25-30 ms here).
     embedded_threads: int = 2
     embedded_chat_format: str | None = Field(default=None, description="None: the GGUF's own template")
+    # A second embedded server for each turn's first call (W1, the planner, prompting's reply),
+    # the cores split between the two: see pipelines.coach.Engines.
+    embedded_split_lead: bool = False
 
     @classmethod
     def from_env(cls, **overrides: Any) -> LLMConfig:
@@ -66,6 +69,7 @@ class LLMConfig(BaseModel):
             "model": os.environ.get("VOICECOACH_LLM_MODEL"),
             "model_path": os.environ.get("VOICECOACH_LLM_GGUF"),
             "constrain": os.environ.get("VOICECOACH_LLM_CONSTRAIN"),
+            "embedded_split_lead": os.environ.get("VOICECOACH_LLM_SPLIT_LEAD"),
         }
         values = {k: v for k, v in env.items() if v}
         if values.get("base_url") and "constrain" not in values:
