@@ -386,7 +386,7 @@ class BenchOptions:
     model: str | None = None
     gguf: str | None = None
     llm_threads: int | None = None
-    split_lead: bool = False  # a second embedded server for each turn's first call (Engines.lead)
+    split_lead: bool | None = None  # a second embedded server for each turn's first call (Engines.lead)
     chat_format: str | None = None  # the embedded server's; None = the GGUF's own template
     cascade_tool_choice: str = "unset"  # "unset" (Pipecat's default) or "auto"
     overhead: bool = True
@@ -454,7 +454,7 @@ def coach_config(options: BenchOptions, mode: str, llm_url: str | None = None) -
         model=options.model,
         model_path=options.gguf,
         embedded_threads=options.llm_threads,
-        embedded_split_lead=options.split_lead or None,
+        embedded_split_lead=options.split_lead,
         embedded_chat_format=options.chat_format,
     )
     # The cascade has no mode of its own: CoachConfig carries its LLM, tool and budget settings.
@@ -597,7 +597,7 @@ async def run_bench(
             "llm": options.llm_url
             or f"embedded llama.cpp ({Path(options.gguf).name if options.gguf else 'SmolLM2-135M'})",
             "llm_threads": options.llm_threads,
-            "split_lead": options.split_lead,
+            "split_lead": coach_config(options, "sgc_full").llm.embedded_split_lead,
             "chat_format": options.chat_format or "GGUF template",
             "cascade_tool_choice": options.cascade_tool_choice,
             "speech": speech.model_dump(),
@@ -713,8 +713,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "--split-lead",
-        action="store_true",
-        help="embedded: a second llama.cpp server for each turn's first call (W1, planner), threads split",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help="embedded: a second llama.cpp server for each turn's first call (W1, planner), threads split "
+        "(default on)",
     )
     parser.add_argument(
         "--chat-format", default=None, help="embedded server's chat format, e.g. chatml-function-calling"

@@ -790,7 +790,7 @@ def _configs(args: argparse.Namespace) -> tuple[CoachConfig, SpeechConfig]:
         model=args.model,
         model_path=args.gguf,
         embedded_threads=args.llm_threads,
-        embedded_split_lead=args.split_lead or None,
+        embedded_split_lead=args.split_lead,
     )
     config = CoachConfig(mode=args.mode, llm=llm)
     speech = SpeechConfig.from_env(turn_stop=args.turn_stop)

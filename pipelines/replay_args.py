@@ -27,8 +27,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "--split-lead",
-        action="store_true",
-        help="embedded: a second llama.cpp server for each turn's first call (W1, planner), threads split",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help="embedded: a second llama.cpp server for each turn's first call (W1, planner), threads split "
+        "(default on)",
     )
     parser.add_argument("--sessions", default=None, help="comma-separated session ids to run (default all)")
     parser.add_argument("--max-turns", type=int, default=None, help="turns per session (default all)")

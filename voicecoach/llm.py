@@ -58,8 +58,9 @@ class LLMConfig(BaseModel):
     embedded_threads: int = 2
     embedded_chat_format: str | None = Field(default=None, description="None: the GGUF's own template")
     # A second embedded server for each turn's first call (W1, the planner, prompting's reply),
-    # the cores split between the two: see pipelines.coach.Engines.
-    embedded_split_lead: bool = False
+    # the cores split between the two: see pipelines.coach.Engines. Measured on 8 fixture turns
+    # (docs/BENCHMARKS.md): sgc_full S2FA p50 2003 -> 1804 ms, W1 first token 484 -> 126 ms.
+    embedded_split_lead: bool = True
 
     @classmethod
     def from_env(cls, **overrides: Any) -> LLMConfig:

@@ -199,6 +199,8 @@ def _llm_config(opts: QualityOptions) -> LLMConfig:
         model=opts.model,
         model_path=opts.gguf,
         temperature=0.0,
+        # Throughput, not first-token latency, matters here: --workers splits the cores instead.
+        embedded_split_lead=False,
         first_token_timeout_s=opts.first_token_timeout_s,
     )
 
