@@ -40,6 +40,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from pipelines.replay_args import add_llm_arguments
 from voicecoach.latency import Event, percentile, summarize
 from voicecoach.session import MODES, CoachConfig
 
@@ -703,21 +704,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--reply-max-tokens", type=int, default=48, help="reply budget (replies play out in real time)"
     )
-    parser.add_argument(
-        "--llm-url", default=None, help="OpenAI-compatible endpoint (default: embedded llama.cpp)"
-    )
-    parser.add_argument("--model", default=None, help="model name at --llm-url")
-    parser.add_argument("--gguf", default=None, help="GGUF for the embedded llama.cpp")
-    parser.add_argument(
-        "--llm-threads", type=int, default=None, help="embedded llama.cpp threads (default 2)"
-    )
-    parser.add_argument(
-        "--split-lead",
-        action=argparse.BooleanOptionalAction,
-        default=None,
-        help="embedded: a second llama.cpp server for each turn's first call (W1, planner), threads split "
-        "(default on)",
-    )
+    add_llm_arguments(parser)
     parser.add_argument(
         "--chat-format", default=None, help="embedded server's chat format, e.g. chatml-function-calling"
     )
