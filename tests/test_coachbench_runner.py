@@ -3,6 +3,7 @@ OpenAI-compatible server (every LLM call goes over real HTTP through the actor p
 
 from __future__ import annotations
 
+import asyncio
 import json
 from pathlib import Path
 from typing import Any
@@ -96,7 +97,7 @@ async def test_two_session_smoke_run_writes_table3_for_five_configs(pack: Pack, 
         # Resumable: a rerun finds every turn cached and asks the LLM nothing.
         again = await run_quality(opts)
         assert len(server.requests) == requests
-        assert again.run_seconds == 0.0
+        assert again.run_seconds < 1.0
         assert [r.tga for r in again.configs] == [r.tga for r in report.configs]
 
 
@@ -113,6 +114,37 @@ async def test_rerun_with_other_settings_is_refused(pack: Pack, tmp_path: Path) 
         opts.reply_max_tokens = 7
         with pytest.raises(SystemExit, match="reply_max_tokens"):
             await run_quality(opts)
+
+
+async def test_interrupted_run_counts_its_time_in_the_total(pack: Pack, tmp_path: Path) -> None:
+    """elapsed.json is written even when a run is stopped, so a resumed run's total counts both."""
+    sessions = two_sessions(pack)
+    bench = tmp_path / "bench.jsonl"
+    bench.write_text("".join(s.model_dump_json() + "\n" for s in sessions), encoding="utf-8")
+    slow = Router(pack, sessions)
+
+    def router(body: dict[str, Any]) -> Script:
+        script = slow(body)
+        script.ttft_s = 0.2
+        return script
+
+    async with ScriptedLLMServer(router=router) as server:
+        out = tmp_path / "out"
+        opts = QualityOptions(
+            out=out, bench=bench, llm_url=server.base_url, configs=("prompting",), progress=False
+        )
+        run = asyncio.create_task(run_quality(opts))
+        turns = out / "turns.jsonl"
+        while not (turns.exists() and turns.read_text()):
+            await asyncio.sleep(0.02)
+        run.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await run
+        first = json.loads((out / "elapsed.json").read_text())["run_seconds"]
+        assert first >= 0.2
+        report = await run_quality(opts)
+    assert report.run_seconds >= 0.2  # the turns the first run did not finish
+    assert report.total_run_seconds == pytest.approx(first + report.run_seconds, abs=0.1)
 
 
 async def test_two_workers_give_the_turns_one_worker_gives(pack: Pack, tmp_path: Path) -> None:

@@ -390,8 +390,8 @@ async def _run_session(
 
 async def _run_all(
     opts: QualityOptions, pack: Pack, sessions: list[BenchSession], cache: TurnCache, llm: LLMConfig
-) -> float:
-    """Run every missing turn; returns the seconds spent running (0 when all was cached).
+) -> None:
+    """Run every missing turn.
 
     Configuration-major: each configuration's static prompts stay in the server's prompt cache
     while it runs (interleaving five configurations evicted them and made every session start cold).
@@ -400,15 +400,13 @@ async def _run_all(
     configs = all_configs(opts)
     todo = deque((s, m) for m in configs for s in sessions if cache.done(m, s) < len(s.turns))
     if not todo:
-        return 0.0
+        return
     total = sum(len(s.turns) for s in sessions) * len(configs)
     cached = sum(min(cache.done(m, s), len(s.turns)) for s in sessions for m in configs)
-    began = time.monotonic()
     with _progress(opts.progress, total, cached) as advance:
         async with asyncio.TaskGroup() as workers:
             for _ in range(min(opts.workers, len(todo))):
                 workers.create_task(_worker(todo, opts, pack, cache, worker_llm(llm, opts.workers), advance))
-    return time.monotonic() - began
 
 
 def worker_llm(llm: LLMConfig, workers: int) -> LLMConfig:
@@ -745,6 +743,14 @@ def _write(report: QualityReport, verdicts: list[Any], model: str, bench: dict[s
     report.files = files
 
 
+def _add_run_seconds(elapsed: Path, seconds: float) -> float:
+    """Add one invocation's running time to the output folder's total; returns the new total."""
+    total = float(json.loads(elapsed.read_text())["run_seconds"]) if elapsed.exists() else 0.0
+    total += seconds
+    elapsed.write_text(json.dumps({"run_seconds": round(total, 1)}) + "\n", encoding="utf-8")
+    return total
+
+
 async def run_quality(opts: QualityOptions) -> QualityReport:
     """Run (or resume) the benchmark and write Table 3."""
     pack = load_pack()
@@ -753,11 +759,13 @@ async def run_quality(opts: QualityOptions) -> QualityReport:
     llm = _llm_config(opts)
     _check_settings(opts.out, _settings(opts, llm, digest))
     cache = TurnCache(opts.out / "turns.jsonl")
-    run_seconds = await _run_all(opts, pack, sessions, cache, llm)
-    elapsed = opts.out / "elapsed.json"
-    total = json.loads(elapsed.read_text())["run_seconds"] if elapsed.exists() else 0.0
-    total += run_seconds
-    elapsed.write_text(json.dumps({"run_seconds": round(total, 1)}) + "\n", encoding="utf-8")
+    began = time.monotonic()
+    try:
+        await _run_all(opts, pack, sessions, cache, llm)
+    finally:
+        # Also when interrupted: a resumed run's total then counts every invocation's time.
+        run_seconds = time.monotonic() - began
+        total = _add_run_seconds(opts.out / "elapsed.json", run_seconds)
     scores, verdicts = score(pack, sessions, cache, all_configs(opts))
     rows = [config_metrics(mode, scores[mode]) for mode in all_configs(opts)]
     judge_message = await _judge(opts, pack, sessions, cache, rows)
