@@ -388,7 +388,7 @@ class BenchOptions:
     gguf: str | None = None
     llm_threads: int | None = None
     split_lead: bool | None = None  # a second embedded server for each turn's first call (Engines.lead)
-    chat_format: str | None = None  # the embedded server's; None = the GGUF's own template
+    chat_template: str | None = None  # the embedded server's; None = the GGUF's own template
     cascade_tool_choice: str = "unset"  # "unset" (Pipecat's default) or "auto"
     overhead: bool = True
     overhead_turns: int = 12
@@ -456,7 +456,7 @@ def coach_config(options: BenchOptions, mode: str, llm_url: str | None = None) -
         model_path=options.gguf,
         embedded_threads=options.llm_threads,
         embedded_split_lead=options.split_lead,
-        embedded_chat_format=options.chat_format,
+        embedded_chat_template=options.chat_template,
     )
     # The cascade has no mode of its own: CoachConfig carries its LLM, tool and budget settings.
     return CoachConfig(
@@ -599,7 +599,7 @@ async def run_bench(
             or f"embedded llama.cpp ({Path(options.gguf).name if options.gguf else 'SmolLM2-135M'})",
             "llm_threads": options.llm_threads,
             "split_lead": coach_config(options, "sgc_full").llm.embedded_split_lead,
-            "chat_format": options.chat_format or "GGUF template",
+            "chat_template": options.chat_template or "GGUF template",
             "cascade_tool_choice": options.cascade_tool_choice,
             "speech": speech.model_dump(),
             "machine": machine(),
@@ -706,7 +706,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     add_llm_arguments(parser)
     parser.add_argument(
-        "--chat-format", default=None, help="embedded server's chat format, e.g. chatml-function-calling"
+        "--chat-template", default=None, help="embedded server's built-in chat template, e.g. chatml"
     )
     parser.add_argument(
         "--cascade-tool-choice", choices=["unset", "auto"], default="unset",
@@ -729,7 +729,7 @@ def options_from_args(args: argparse.Namespace) -> BenchOptions:
         gguf=args.gguf,
         llm_threads=args.llm_threads,
         split_lead=args.split_lead,
-        chat_format=args.chat_format,
+        chat_template=args.chat_template,
         cascade_tool_choice=args.cascade_tool_choice,
         overhead=not args.no_overhead,
         overhead_turns=args.overhead_turns,

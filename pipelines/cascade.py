@@ -13,18 +13,15 @@ cutting (the TTS aggregates whole sentences itself, as stock), and every tool of
 `voicecoach.tools.TOOLS` run by the same `ToolRunner` with the same artificial latency against
 the session's live state.
 
-What the embedded llama-cpp-python server (0.3.x) does with function calling, measured (see
-docs/BENCHMARKS.md, "Latency (S2FA)"):
-- in its default chat format (the GGUF's own template) tools are neither rendered into the
-  prompt nor parsed out of the reply: the model answers in text and no tool ever fires;
-- Pipecat sends no `tool_choice` unless one is set, and llama-cpp-python reads a missing one as
-  "none" (OpenAI reads it as "auto"): tools are ignored in every chat format;
-- with `--chat_format chatml-function-calling` and `tool_choice="auto"` the server first picks
-  "message" or a function under a grammar; when it picks a function (SmolLM2 nearly always
-  does) it raises "Automatic streaming tool choice is not supported" after the 200 header,
-  so the SSE stream is empty and the bot says nothing. Pipecat always streams.
-So `tool_choice` is a knob here ("unset", Pipecat's default, or "auto"), and the chat format
-is the server's (`bench_latency --chat-format`).
+What the embedded server (llama.cpp's llama-server) does with function calling on SmolLM2:
+its GGUF chat template has no tool section, so the tools never reach the prompt (the rendered
+prompt is the plain chatml one) and the model answers in text, with Pipecat's default (no
+`tool_choice` sent) and with `tool_choice="auto"` alike: no tool fires. The latency table's
+cascade rows were measured on llama-cpp-python's server, where the same held for the GGUF's
+template (docs/BENCHMARKS.md, "Latency (S2FA)"). A model whose template renders tools, or a
+remote endpoint (`--llm-url`), gets real function calls. So `tool_choice` is a knob here
+("unset", Pipecat's default, or "auto"), and the chat template is the server's
+(`bench_latency --chat-template`).
 
 Fitting the replay harness (`pipelines/replay.py`), so S2FA is measured exactly as for the
 coach: `CascadeReplay` is a `SessionReplay` with this pipeline. Two small processors give the

@@ -22,7 +22,7 @@ from actors.state import StateUpdater
 from actors.talker import TalkerActor
 from actors.tools import ToolActor
 from voicecoach.baselines import planner_system_prompt
-from voicecoach.llm import EmbeddedLlamaServer, LLMClient, LLMError
+from voicecoach.llm import SLOTS, EmbeddedLlamaServer, LLMClient, LLMError
 from voicecoach.session import CoachConfig, Session
 from voicecoach.talker import talker_system_prompt
 from voicecoach.tools import ToolRunner
@@ -60,20 +60,21 @@ class Engines:
         split = llm.embedded_split_lead
         threads = max(1, llm.embedded_threads // 2) if split else llm.embedded_threads
 
-        def server(ram_cache: bool) -> EmbeddedLlamaServer:
+        def server(ram_cache: bool, slots: int) -> EmbeddedLlamaServer:
             return EmbeddedLlamaServer(
                 llm.model_path,
                 n_ctx=llm.n_ctx,
                 ram_cache=ram_cache,
                 threads=threads,
-                chat_format=llm.embedded_chat_format,
+                chat_template=llm.embedded_chat_template,
+                slots=slots,
             )
 
-        shared = server(llm.embedded_ram_cache)
+        shared = server(llm.embedded_ram_cache, SLOTS)
         engines = cls(LLMClient(llm, shared.start()), shared)
         if split:
-            # One role per lead server: its prefix stays in the KV cache, no RAM cache to save to.
-            engines.lead_server = server(ram_cache=False)
+            # One role per lead server: its prefix stays in its one KV slot, no RAM cache needed.
+            engines.lead_server = server(ram_cache=False, slots=1)
             try:
                 engines.lead = LLMClient(llm, engines.lead_server.start())
             except Exception:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import re
 from typing import Any
 
@@ -720,25 +721,18 @@ def test_gbnf_reference_checker_catches_undefined_rules() -> None:
     assert refs - set(rules) == {"tail"}
 
 
-def test_gbnf_parses_in_llama_cpp(real_pack: Pack) -> None:
-    llama_cpp = pytest.importorskip("llama_cpp")
-    from voicecoach.llm import LLMError, default_gguf
+async def test_gbnf_parses_in_llama_cpp(real_pack: Pack) -> None:
+    """llama-server parses a request's grammar and refuses one that does not parse."""
+    from voicecoach.llm import EmbeddedLlamaServer, LLMClient, LLMConfig, LLMError
 
-    # LlamaGrammar.from_string only stores the text in llama-cpp-python 0.3; llama.cpp parses a
-    # grammar when a sampler is built against a vocabulary, and returns NULL if it is invalid.
+    server = EmbeddedLlamaServer(threads=1, slots=1, ram_cache=False)
+    client = LLMClient(LLMConfig(temperature=0.0), await asyncio.to_thread(server.start))
     try:
-        gguf = default_gguf()
-    except LLMError:
-        pytest.skip("no GGUF to take a vocabulary from")
-    model = llama_cpp.Llama(model_path=str(gguf), vocab_only=True, verbose=False)
-    vocab = llama_cpp.llama_model_get_vocab(model.model)
-
-    def parses(grammar: str) -> bool:
-        sampler = llama_cpp.llama_sampler_init_grammar(vocab, grammar.encode(), b"root")
-        if sampler:
-            llama_cpp.llama_sampler_free(sampler)
-        return bool(sampler)
-
-    assert not parses("root ::= undefined-rule")  # the check can fail
-    assert parses(w1_gbnf(real_pack))
-    assert llama_cpp.LlamaGrammar.from_string(w1_gbnf(real_pack), verbose=False) is not None
+        messages = [{"role": "user", "content": "which creature should I bring?"}]
+        with pytest.raises(LLMError):  # the check can fail
+            await client.complete(messages, max_tokens=4, grammar="root ::= undefined-rule")
+        text = await client.complete(messages, max_tokens=8, grammar=w1_gbnf(real_pack))
+        assert text.startswith("<INTENT>")
+    finally:
+        await client.close()
+        server.stop()

