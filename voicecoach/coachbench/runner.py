@@ -220,9 +220,12 @@ def coach_config(opts: QualityOptions, mode: Mode, llm: LLMConfig) -> CoachConfi
 
 def _settings(opts: QualityOptions, llm: LLMConfig, digest: str) -> dict[str, Any]:
     """What the cached turns depend on; a rerun with other settings must use another --out."""
+    from voicecoach.llm import llama_server_version
+
     return {
         "bench_sha256": digest,
         "llm": "remote" if llm.base_url else "embedded",
+        "engine": None if llm.base_url else llama_server_version(),
         "model": llm.model,
         "gguf": llm.model_path,
         "temperature": llm.temperature,
