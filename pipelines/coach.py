@@ -35,11 +35,12 @@ class Engines:
     """The LLM the coach talks to, and the embedded server(s) behind it if we started them.
 
     `lead` (when the embedded model is split) serves each turn's first call: W1, the planner, or
-    prompting's one reply. On one shared server that call queues behind the previous turn's W2 and
-    Talker and its prompt prefix must come back from the RAM cache first (~0.5 s of W1's first
-    token on this CPU); on its own server the prefix is still in the KV cache, and W2 and the Talker
-    no longer wait for W1's stream to end. Each server gets half the threads: two busy llama.cpp
-    processes with more threads than cores wait for each other at every token.
+    prompting's one reply, on its own server with its own threads, so it never shares a decode
+    batch with the previous turn's W2 and Talker, and they never wait for W1's stream. Each server
+    gets half the threads: two busy llama.cpp processes with more threads than cores wait for
+    each other at every token. Measured on llama-cpp-python's one-slot server (W1's first token
+    484 -> 126 ms, docs/BENCHMARKS.md); llama-server keeps a KV slot per role, so part of that
+    gain (W1's prefix no longer evicted) no longer needs the split, which is not re-measured.
     """
 
     llm: LLMClient

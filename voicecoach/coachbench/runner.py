@@ -72,8 +72,9 @@ if TYPE_CHECKING:
 
 DEFAULT_OUT = Path("coachbench-out")
 W1_CONFIGS = frozenset({"sgc_w1", "sgc_w1_w2", "sgc_full"})
-# The embedded server bounds its prompt cache, but llama-cpp-python does not count the logits copy
-# stored with each entry, so resident memory still drifts; a restart between sessions caps it.
+# A guard, not a measured need: llama-server bounds its prompt cache (llama-cpp-python's server did
+# not count the logits it stored with each entry and grew to 21 GB); a restart between sessions caps
+# whatever an engine accumulates over a multi-hour run.
 ENGINE_RSS_LIMIT_BYTES = 8 << 30  # past this, restart the server between two sessions
 MAX_ENGINE_RESTARTS = 3
 
