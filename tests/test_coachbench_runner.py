@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import asyncio
 import json
+import signal
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -145,6 +147,35 @@ async def test_interrupted_run_counts_its_time_in_the_total(pack: Pack, tmp_path
         report = await run_quality(opts)
     assert report.run_seconds >= 0.2  # the turns the first run did not finish
     assert report.total_run_seconds == pytest.approx(first + report.run_seconds, abs=0.1)
+
+
+async def test_sigterm_stops_bench_quality_like_ctrl_c(pack: Pack, tmp_path: Path) -> None:
+    """`kill` on the CLI runs the cleanup: the running time is recorded and the cache stays valid."""
+    sessions = two_sessions(pack)
+    bench = tmp_path / "bench.jsonl"
+    bench.write_text("".join(s.model_dump_json() + "\n" for s in sessions), encoding="utf-8")
+    slow = Router(pack, sessions)
+
+    def router(body: dict[str, Any]) -> Script:
+        script = slow(body)
+        script.ttft_s = 0.3
+        return script
+
+    out = tmp_path / "out"
+    async with ScriptedLLMServer(router=router) as server:
+        args = ["bench", "quality", "--bench", str(bench), "--out", str(out), "--configs", "prompting"]
+        cli = await asyncio.create_subprocess_exec(
+            sys.executable, "-m", "voicecoach.cli", *args, "--llm-url", server.base_url,
+            stdout=asyncio.subprocess.DEVNULL, stderr=asyncio.subprocess.PIPE,
+        )  # fmt: skip
+        turns = out / "turns.jsonl"
+        while not (turns.exists() and turns.read_text()):
+            await asyncio.sleep(0.02)
+        cli.send_signal(signal.SIGTERM)
+        _, stderr = await asyncio.wait_for(cli.communicate(), timeout=30)
+    assert cli.returncode != 0
+    assert json.loads((out / "elapsed.json").read_text())["run_seconds"] >= 0.3, stderr.decode()[-2000:]
+    assert all(json.loads(line)["completed"] for line in turns.read_text().splitlines())
 
 
 async def test_two_workers_give_the_turns_one_worker_gives(pack: Pack, tmp_path: Path) -> None:

@@ -15,6 +15,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import signal
 import sys
 from pathlib import Path
 from typing import Any
@@ -303,8 +304,15 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _stop_like_ctrl_c(signum: int, frame: Any) -> None:
+    raise KeyboardInterrupt
+
+
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
+    # `kill` stops a command as Ctrl-C does: its cleanup runs (engines stopped, a benchmark's cache and
+    # running time written), where the default SIGTERM ends the process on the spot.
+    signal.signal(signal.SIGTERM, _stop_like_ctrl_c)
     return int(args.fn(args))
 
 

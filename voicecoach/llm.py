@@ -15,9 +15,12 @@ parsers' fallbacks.
 from __future__ import annotations
 
 import asyncio
+import ctypes
 import os
+import signal
 import socket
 import subprocess
+import sys
 import tempfile
 import time
 from collections.abc import AsyncIterator
@@ -205,6 +208,17 @@ RAM_CACHE_MIB = 256
 SLOTS = 4
 
 
+def _die_with_parent() -> None:
+    """Runs in the server's child process before exec: Linux sends it SIGTERM when the thread that
+    started it dies, so a killed coach or benchmark leaves no orphan llama-server holding a core."""
+    if _LIBC is not None:
+        _LIBC.prctl(1, signal.SIGTERM)  # 1 = PR_SET_PDEATHSIG
+
+
+# Loaded in the parent: after fork, the child must not dlopen (another thread may hold the lock).
+_LIBC = ctypes.CDLL(None) if sys.platform == "linux" else None
+
+
 def _free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
@@ -292,7 +306,9 @@ class EmbeddedLlamaServer:
             cmd += ["--chat-template", self.chat_template]
         # The server logs a lot; a file, not a pipe, so it can never block on a full buffer.
         self._log = tempfile.NamedTemporaryFile(prefix="voicecoach-llama-", suffix=".log", delete=False)
-        self._proc = subprocess.Popen(cmd, stdout=self._log, stderr=subprocess.STDOUT)
+        self._proc = subprocess.Popen(
+            cmd, stdout=self._log, stderr=subprocess.STDOUT, preexec_fn=_die_with_parent
+        )
         deadline = time.monotonic() + timeout_s
         while time.monotonic() < deadline:
             if self._proc.poll() is not None:

@@ -41,6 +41,7 @@ from collections.abc import Callable, Iterable, Sequence
 from typing import Any, Literal, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
+from pydantic.json_schema import JsonDict
 
 from voicecoach.pack import Creature, Pack, Skill
 from voicecoach.state import FactSlots, Inventory, LiveState
@@ -71,8 +72,8 @@ class AttributePref(_Slot):
 # small model, shown the 48-name catalog, otherwise copies it into a list until max_tokens cuts
 # the JSON. A player names a handful of things in one utterance.
 MAX_NAMES, MAX_ITEMS = 5, 3
-_NAMES = {"maxItems": MAX_NAMES}
-_ITEMS = {"maxItems": MAX_ITEMS}
+_NAMES: JsonDict = {"maxItems": MAX_NAMES}
+_ITEMS: JsonDict = {"maxItems": MAX_ITEMS}
 
 
 class PickGroup(_Slot):
