@@ -172,7 +172,7 @@ async def test_sigterm_stops_bench_quality_like_ctrl_c(pack: Pack, tmp_path: Pat
         while not (turns.exists() and turns.read_text()):
             await asyncio.sleep(0.02)
         cli.send_signal(signal.SIGTERM)
-        _, stderr = await asyncio.wait_for(cli.communicate(), timeout=30)
+        _, stderr = await asyncio.wait_for(cli.communicate(), timeout=60)
     assert cli.returncode != 0
     assert json.loads((out / "elapsed.json").read_text())["run_seconds"] >= 0.3, stderr.decode()[-2000:]
     assert all(json.loads(line)["completed"] for line in turns.read_text().splitlines())

