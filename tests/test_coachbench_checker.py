@@ -91,6 +91,7 @@ def test_unavailable_entity_fails(pack: Pack, reply: str) -> None:
         "Sorry, I lost the thread there. Could you ask me that again?",
         "Emberfox just evolved, can it use Inferno Roar now?",
         "You must not: Do not apologise for or call missing Emberfox: the player owns it.",
+        "You must not apologize for or call missing Emberfox:",  # echoed in sgc_full replies, full run
     ],
 )
 def test_grounded_replies_pass(pack: Pack, reply: str) -> None:

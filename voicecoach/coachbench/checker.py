@@ -46,7 +46,8 @@ Known blind spots (what a human annotator would catch and this does not):
 - "can't use X against water" (tactical) reads as calling X missing;
 - a question asserts nothing, so a suggestion phrased as one ("why not use Pyrowl?") passes;
 - everything the coach says counts, including "Player: ..." lines a small model role-plays, but an
-  echoed instruction about speech ("do not call Voltail missing") judges nothing;
+  echoed instruction about speech ("do not call Voltail missing", "you must not apologize for ...")
+  judges nothing;
 - mechanics errors (wrong element chart, wrong unlock level) and answers to the wrong question are
   not checked: the checker judges grounding in the player's state, not helpfulness (that is what
   TGQ/DGP/CCC and the LLM judge are for);
@@ -187,7 +188,8 @@ ABSENCE = re.compile(
 # Only a skill can be "not usable": "you can't use Emberfox here" is tactics, not a missing creature.
 SKILL_ABSENCE = re.compile(r"(?<![\w'])(?:can't|cannot|can\s+not)\s+(?:use|cast)(?![\w'])", re.IGNORECASE)
 SPEECH = re.compile(
-    r"(?<![\w'])(?:do\s+not|don't|never)\s+(?:say|call|claim|imply|apologi[sz]e|mention|recommend)(?![\w'])",
+    r"(?<![\w'])(?:(?:do|must|should)\s+not|don't|mustn't|shouldn't|never)\s+"
+    r"(?:say|call|claim|imply|apologi[sz]e|mention|recommend)(?![\w'])",
     re.IGNORECASE,
 )
 POSSESSIVE = re.compile(r"^'s?\s*$")
