@@ -33,11 +33,18 @@ def two_sessions(pack: Pack) -> list[BenchSession]:
     return [single, late]
 
 
+def write_bench(tmp_path: Path, sessions: list[BenchSession]) -> Path:
+    bench = tmp_path / "bench.jsonl"
+    bench.write_text("".join(s.model_dump_json() + "\n" for s in sessions), encoding="utf-8")
+    return bench
+
+
 class Router:
     """Routes by system prompt. W1 answers with the reference pair of the utterance it is asked about,
     so the runner's intent accuracy must come out at 100 % for the W1 configurations."""
 
-    def __init__(self, pack: Pack, sessions: list[BenchSession]) -> None:
+    def __init__(self, pack: Pack, sessions: list[BenchSession], ttft_s: float = 0.0) -> None:
+        self.ttft_s = ttft_s
         self.prompts = {
             w1_system_prompt(pack): "w1",
             slot_prompt(pack): "w2",
@@ -53,15 +60,15 @@ class Router:
             ref = self.pairs[user]
             return Script(
                 f"<INTENT>{ref.intent}</INTENT><SUB_INTENT>{ref.sub_intent}</SUB_INTENT>"
-                "<NARRATION>Let me check that.</NARRATION><PLAN>none</PLAN>"
+                "<NARRATION>Let me check that.</NARRATION><PLAN>none</PLAN>",
+                ttft_s=self.ttft_s,
             )
-        return Script({"w2": "{}", "planner": "none", "talker": REPLY}[role])
+        return Script({"w2": "{}", "planner": "none", "talker": REPLY}[role], ttft_s=self.ttft_s)
 
 
 async def test_two_session_smoke_run_writes_table3_for_five_configs(pack: Pack, tmp_path: Path) -> None:
     sessions = two_sessions(pack)
-    bench = tmp_path / "bench.jsonl"
-    bench.write_text("".join(s.model_dump_json() + "\n" for s in sessions), encoding="utf-8")
+    bench = write_bench(tmp_path, sessions)
     turns = sum(len(s.turns) for s in sessions)
     async with ScriptedLLMServer(router=Router(pack, sessions)) as server:
         opts = QualityOptions(
@@ -105,8 +112,7 @@ async def test_two_session_smoke_run_writes_table3_for_five_configs(pack: Pack, 
 
 async def test_rerun_with_other_settings_is_refused(pack: Pack, tmp_path: Path) -> None:
     sessions = two_sessions(pack)[:1]
-    bench = tmp_path / "bench.jsonl"
-    bench.write_text(sessions[0].model_dump_json() + "\n", encoding="utf-8")
+    bench = write_bench(tmp_path, sessions)
     async with ScriptedLLMServer(router=Router(pack, sessions)) as server:
         out = tmp_path / "out"
         opts = QualityOptions(
@@ -121,15 +127,8 @@ async def test_rerun_with_other_settings_is_refused(pack: Pack, tmp_path: Path) 
 async def test_interrupted_run_counts_its_time_in_the_total(pack: Pack, tmp_path: Path) -> None:
     """elapsed.json is written even when a run is stopped, so a resumed run's total counts both."""
     sessions = two_sessions(pack)
-    bench = tmp_path / "bench.jsonl"
-    bench.write_text("".join(s.model_dump_json() + "\n" for s in sessions), encoding="utf-8")
-    slow = Router(pack, sessions)
-
-    def router(body: dict[str, Any]) -> Script:
-        script = slow(body)
-        script.ttft_s = 0.2
-        return script
-
+    bench = write_bench(tmp_path, sessions)
+    router = Router(pack, sessions, ttft_s=0.2)
     async with ScriptedLLMServer(router=router) as server:
         out = tmp_path / "out"
         opts = QualityOptions(
@@ -152,15 +151,8 @@ async def test_interrupted_run_counts_its_time_in_the_total(pack: Pack, tmp_path
 async def test_sigterm_stops_bench_quality_like_ctrl_c(pack: Pack, tmp_path: Path) -> None:
     """`kill` on the CLI runs the cleanup: the running time is recorded and the cache stays valid."""
     sessions = two_sessions(pack)
-    bench = tmp_path / "bench.jsonl"
-    bench.write_text("".join(s.model_dump_json() + "\n" for s in sessions), encoding="utf-8")
-    slow = Router(pack, sessions)
-
-    def router(body: dict[str, Any]) -> Script:
-        script = slow(body)
-        script.ttft_s = 0.3
-        return script
-
+    bench = write_bench(tmp_path, sessions)
+    router = Router(pack, sessions, ttft_s=0.3)
     out = tmp_path / "out"
     async with ScriptedLLMServer(router=router) as server:
         args = ["bench", "quality", "--bench", str(bench), "--out", str(out), "--configs", "prompting"]
@@ -182,8 +174,7 @@ async def test_two_workers_give_the_turns_one_worker_gives(pack: Pack, tmp_path:
     """Sessions are independent (own store, own W3 seed), so running them side by side changes only
     the order of the cache file, never a turn."""
     sessions = two_sessions(pack)
-    bench = tmp_path / "bench.jsonl"
-    bench.write_text("".join(s.model_dump_json() + "\n" for s in sessions), encoding="utf-8")
+    bench = write_bench(tmp_path, sessions)
 
     def turns(out: Path) -> dict[tuple[str, str, int], tuple[Any, ...]]:
         rows = [json.loads(line) for line in (out / "turns.jsonl").read_text().splitlines()]
