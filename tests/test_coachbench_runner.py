@@ -159,6 +159,8 @@ async def test_sigterm_stops_bench_quality_like_ctrl_c(pack: Pack, tmp_path: Pat
         cli = await asyncio.create_subprocess_exec(
             sys.executable, "-m", "voicecoach.cli", *args, "--llm-url", server.base_url,
             stdout=asyncio.subprocess.DEVNULL, stderr=asyncio.subprocess.PIPE,
+            # As a background job from a script starts: with SIGINT ignored.
+            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_IGN),
         )  # fmt: skip
         turns = out / "turns.jsonl"
         while not (turns.exists() and turns.read_text()):

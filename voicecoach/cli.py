@@ -315,6 +315,10 @@ def main(argv: list[str] | None = None) -> int:
     # `kill` stops a command as Ctrl-C does: its cleanup runs (engines stopped, a benchmark's cache and
     # running time written), where the default SIGTERM ends the process on the spot.
     signal.signal(signal.SIGTERM, _stop_like_ctrl_c)
+    if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+        # A background job (`cmd &` from a script) starts with SIGINT ignored: asyncio.run would then
+        # install no handler and the re-sent SIGINT would be lost.
+        signal.signal(signal.SIGINT, signal.default_int_handler)
     return int(args.fn(args))
 
 
