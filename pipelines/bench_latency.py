@@ -742,10 +742,11 @@ def options_from_args(args: argparse.Namespace) -> BenchOptions:
 
 async def run(args: argparse.Namespace) -> int:
     from loguru import logger
-    from rich.console import Console
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-    console = Console()
+    from voicecoach.console import report_console
+
+    console = report_console()
     main_task = asyncio.current_task()
     if main_task is not None:  # SIGTERM cancels like Ctrl-C: the embedded LLM server is stopped, not orphaned
         asyncio.get_running_loop().add_signal_handler(signal.SIGTERM, main_task.cancel)

@@ -15,12 +15,12 @@ import time
 from pathlib import Path
 from typing import Any
 
-from rich.console import Console
 from rich.progress import Progress
 from rich.table import Table
 
 from pipelines.coach import Engines
 from pipelines.text import TextCoach, TurnResult
+from voicecoach.console import report_console
 from voicecoach.latency import percentile
 from voicecoach.llm import StreamStats
 from voicecoach.pack import PACKS_DIR, load_pack
@@ -120,7 +120,7 @@ def table(result: dict[str, Any]) -> Table:
 
 def main(modes: list[str] | None, limit: int, config: CoachConfig, out: Path | None) -> int:
     result = asyncio.run(run(modes or list(MODES), limit, config))
-    console = Console()
+    console = report_console()
     console.print(
         f"LLM time to first token: cold {result['ttft_cold_ms']} ms, warm {result['ttft_warm_ms']} ms"
     )

@@ -810,10 +810,11 @@ async def run(args: argparse.Namespace) -> int:
 
 
 async def _run(args: argparse.Namespace) -> int:
-    from rich.console import Console
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-    console = Console(width=None if sys.stdout.isatty() else 180)  # a log file gets the whole table
+    from voicecoach.console import report_console
+
+    console = report_console()
     # SIGTERM cancels the run like Ctrl-C does, so the embedded LLM server is stopped, not orphaned.
     main_task = asyncio.current_task()
     if main_task is not None:

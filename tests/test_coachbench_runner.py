@@ -11,11 +11,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from loguru import logger
 
 from tests.scripted_llm import Script, ScriptedLLMServer
 from voicecoach.baselines import planner_system_prompt
 from voicecoach.coachbench.generator import BenchSession, generate
 from voicecoach.coachbench.runner import QualityOptions, run_quality
+from voicecoach.coachbench.runner import main as runner_main
 from voicecoach.pack import Pack
 from voicecoach.session import MODES
 from voicecoach.talker import talker_system_prompt
@@ -66,7 +68,9 @@ class Router:
         return Script({"w2": "{}", "planner": "none", "talker": REPLY}[role], ttft_s=self.ttft_s)
 
 
-async def test_two_session_smoke_run_writes_table3_for_five_configs(pack: Pack, tmp_path: Path) -> None:
+async def test_two_session_smoke_run_writes_table3_for_five_configs(
+    pack: Pack, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     sessions = two_sessions(pack)
     bench = write_bench(tmp_path, sessions)
     turns = sum(len(s.turns) for s in sessions)
@@ -108,6 +112,25 @@ async def test_two_session_smoke_run_writes_table3_for_five_configs(pack: Pack, 
         assert len(server.requests) == requests
         assert again.run_seconds < 1.0
         assert [r.tga for r in again.configs] == [r.tga for r in report.configs]
+
+        # The command prints the whole table into a log too (not cut to 80 columns).
+        argv = [
+            "--out",
+            str(opts.out),
+            "--bench",
+            str(bench),
+            "--llm-url",
+            server.base_url,
+            "--model",
+            "scripted",
+        ]
+        try:
+            assert await asyncio.to_thread(runner_main, argv) == 0
+        finally:  # the command sends loguru to its coach.log; give the other tests stderr back
+            logger.remove()
+            logger.add(sys.stderr)
+        printed = capsys.readouterr().out
+        assert "intent acc. %" in printed and "| sgc_w1_w2 " in printed.replace("│", "|")
 
 
 async def test_rerun_with_other_settings_is_refused(pack: Pack, tmp_path: Path) -> None:

@@ -20,14 +20,14 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
+from voicecoach.console import report_console
 from voicecoach.pack import DEFAULT_PACK, PACKS_DIR, load_pack
 from voicecoach.state import LiveState, StateError, load_state
 
-console = Console()
+console = report_console()
 EXAMPLE_STATE = PACKS_DIR / DEFAULT_PACK / "example_state.json"
 
 

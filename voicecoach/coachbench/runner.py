@@ -870,15 +870,16 @@ def options_from_args(args: argparse.Namespace) -> QualityOptions:
 
 def cmd_quality(args: argparse.Namespace) -> int:
     from loguru import logger
-    from rich.console import Console
     from rich.table import Table
+
+    from voicecoach.console import report_console
 
     opts = options_from_args(args)
     opts.out.mkdir(parents=True, exist_ok=True)
     # The actors warn on every degraded turn; keep the terminal for the progress bar.
     logger.remove()
     logger.add(opts.out / "coach.log", level="INFO")
-    console = Console()
+    console = report_console()
     try:
         report = asyncio.run(run_quality(opts))
     except BenchmarkError as err:
