@@ -32,7 +32,7 @@ from voicecoach.w1 import (
     W1Turn,
     tool_validator,
     w1_gbnf,
-    w1_system_prompt,
+    w1_messages,
 )
 
 # Said when W1 produced no narration (stream error, stall, broken tags): never silence.
@@ -45,7 +45,6 @@ class PerceptionActor(FrameProcessor):
         self._session = session
         self._llm = llm
         self._config = config
-        self._system = w1_system_prompt(session.pack)  # static prefix: KV cache reuse
         self._grammar = w1_gbnf(session.pack)
         self._validate = tool_validator(session.pack)
         self._task: asyncio.Task | None = None
@@ -78,7 +77,7 @@ class PerceptionActor(FrameProcessor):
         w1 = W1Turn(self._session.phi, lambda: turn.snapshot, turn.index, self._session.counters,
                     max_age=self._config.max_age, validate=self._validate)  # fmt: skip
         progress = _TurnProgress()
-        messages = [{"role": "system", "content": self._system}, {"role": "user", "content": turn.utterance}]
+        messages = w1_messages(self._session.pack, turn.utterance)
         error = ""
         try:
             async for delta in self._llm.stream(

@@ -26,8 +26,11 @@ from voicecoach.llm import SLOTS, EmbeddedLlamaServer, LLMClient, LLMError
 from voicecoach.session import CoachConfig, Session
 from voicecoach.talker import talker_system_prompt
 from voicecoach.tools import ToolRunner
-from voicecoach.w1 import w1_system_prompt
+from voicecoach.w1 import w1_messages
 from voicecoach.w2 import slot_prompt
+
+# A cold prefix on one CPU thread takes seconds (W1's ~1.7k tokens ~10 s); the prewarm waits for it.
+PREWARM_TIMEOUT_S = 60.0
 
 
 @dataclass
@@ -94,24 +97,27 @@ class Engines:
 
 async def prewarm(engines: Engines, session: Session, config: CoachConfig) -> None:
     """Session-open prewarm (paper A.5): put each LLM role's static prefix in the KV cache,
-    so the player's first turn does not pay the cold prompt (~0.8k tokens for W1)."""
+    so the player's first turn does not pay the cold prompt (~1.4k tokens for W1)."""
     pack = session.pack
     first, rest = engines.first, engines.llm
-    calls: list[tuple[LLMClient, str]]
+
+    def system(prompt: str) -> list[dict[str, str]]:
+        return [{"role": "system", "content": prompt}, {"role": "user", "content": "hi"}]
+
+    calls: list[tuple[LLMClient, list[dict[str, str]]]]
     if config.mode == "prompting":
-        calls = [(first, talker_system_prompt(pack))]
+        calls = [(first, system(talker_system_prompt(pack)))]
     elif config.mode == "pe_agent":
-        calls = [(first, planner_system_prompt(pack)), (rest, talker_system_prompt(pack))]
+        calls = [(first, system(planner_system_prompt(pack))), (rest, system(talker_system_prompt(pack)))]
     else:
         calls = [
-            (first, w1_system_prompt(pack)),
-            (rest, slot_prompt(pack)),
-            (rest, talker_system_prompt(pack)),
+            (first, w1_messages(pack, "hi")),
+            (rest, system(slot_prompt(pack))),
+            (rest, system(talker_system_prompt(pack))),
         ]
-    for llm, system in calls:
+    for llm, messages in calls:
         try:
-            messages = [{"role": "system", "content": system}, {"role": "user", "content": "hi"}]
-            await llm.complete(messages, max_tokens=1)
+            await llm.complete(messages, max_tokens=1, first_token_timeout_s=PREWARM_TIMEOUT_S)
         except LLMError as err:  # a cold first turn is slower, not broken
             logger.warning(f"prewarm failed: {err}")
 

@@ -52,6 +52,8 @@ class Script:
 
     Timing: `ttft_s` before the first content chunk, `inter_token_s` between chunks. A
     non-streaming request waits `ttft_s + (n - 1) * inter_token_s` and then sends everything.
+    `late_headers`: the response headers wait for the first chunk too, as llama-server's do while
+    it processes the prompt (the client's create() call itself then waits `ttft_s`).
 
     Failures:
       - "http_error": after `ttft_s`, an OpenAI-style JSON error with HTTP `status`.
@@ -69,6 +71,7 @@ class Script:
     status: int = 500
     cut_after: int = 0
     stall_after: int = 0
+    late_headers: bool = False
 
     def __post_init__(self) -> None:
         if self.fail is not None and self.fail not in _FAIL_MODES:
@@ -296,8 +299,10 @@ class ScriptedLLMServer:
     ) -> bool:
         pieces = script.pieces()
         limit = {"cut": script.cut_after, "stall": script.stall_after}.get(script.fail or "", len(pieces))
-        # Headers go out at once, as real servers do: the client's create() returns and the wait
-        # for the first token happens while iterating the stream.
+        # Headers go out at once, as OpenAI's do: the client's create() returns and the wait for
+        # the first token happens while iterating the stream. Late headers: create() waits.
+        if script.late_headers:
+            await asyncio.sleep(script.ttft_s)
         writer.write(
             (
                 _status_line(200) + "Content-Type: text/event-stream\r\nCache-Control: no-cache\r\n"
@@ -321,7 +326,8 @@ class ScriptedLLMServer:
             await self._send_chunk(writer, f"data: {json.dumps(chunk)}\n\n")
 
         for index, piece in enumerate(pieces[:limit]):
-            await asyncio.sleep(script.ttft_s if index == 0 else script.inter_token_s)
+            first_wait = 0.0 if script.late_headers else script.ttft_s
+            await asyncio.sleep(first_wait if index == 0 else script.inter_token_s)
             # Like OpenAI, only the first delta carries the role.
             await send({"role": "assistant", "content": piece} if index == 0 else {"content": piece}, None)
             record.last_chunk_at = time.monotonic()

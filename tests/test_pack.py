@@ -136,9 +136,10 @@ def test_phi_entry_with_unknown_state_field_names_file_and_entry(
 
 def test_valid_phi_entry_loads(tmp_path: Path) -> None:
     entry = {"tools": [{"tool": "find_counters", "args": {"opponent": "$ic.match.opponent_lineup"}}]}
-    loaded = load_pack_from(
-        _broken(tmp_path, "phi.json", _phi(**entry, requires=["ic.match.opponent_lineup"]))
-    )
+    folder = _broken(tmp_path, "phi.json", _phi(**entry, requires=["ic.match.opponent_lineup"]))
+    manifest = folder / "manifest.json"  # the worked W1 turns name pairs this one-entry Φ lacks
+    manifest.write_text(json.dumps({**json.loads(manifest.read_text()), "w1_examples": []}))
+    loaded = load_pack_from(folder)
     assert loaded.phi[0].tools[0].tool == "find_counters"
 
 
@@ -147,3 +148,19 @@ def test_malformed_json_names_the_file(tmp_path: Path) -> None:
     (folder / "lineups.json").write_text('[{"id": "T1", ')
     with pytest.raises(PackError, match=r"lineups\.json: not valid JSON"):
         load_pack_from(folder)
+
+
+def test_w1_example_with_unregistered_pair_names_file_and_example(tmp_path: Path) -> None:
+    bad = {"utterance": "sing me a song", "intent": "music", "sub_intent": "sing", "narration": "Sure.",
+           "plan": "none"}  # fmt: skip
+    folder = _broken(tmp_path, "manifest.json", lambda d: {**d, "w1_examples": [*d["w1_examples"], bad]})
+    with pytest.raises(PackError, match=r"manifest\.json: entry 'sing me a song': .*music/sing"):
+        load_pack_from(folder)
+
+
+def test_every_phi_pair_has_a_player_phrase_and_the_w1_examples_vary(pack: Pack) -> None:
+    assert all(e.example.strip() for e in pack.phi)
+    assert len({e.example for e in pack.phi}) == len(pack.phi)
+    pairs = [(ex.intent, ex.sub_intent) for ex in pack.w1_examples]
+    # One worked turn made small models answer with its pair: several, all different intents.
+    assert len(pairs) >= 3 and len({intent for intent, _ in pairs}) == len(pairs)

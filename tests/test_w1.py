@@ -14,6 +14,7 @@ from voicecoach.pack import Pack, PhiEntry, ToolUse, load_pack
 from voicecoach.state import FactSlots, IntentContext, Inventory, LiveState, MatchState, OwnedCreature
 from voicecoach.w1 import (
     MAX_LABEL_CHARS,
+    NARRATION_MAX_WORDS,
     SECTIONS,
     Dispatch,
     FormatError,
@@ -38,6 +39,7 @@ from voicecoach.w1 import (
     state_paths,
     tool_validator,
     w1_gbnf,
+    w1_messages,
     w1_system_prompt,
 )
 
@@ -677,8 +679,8 @@ def test_system_prompt_is_static_and_complete(real_pack: Pack) -> None:
     assert prompt == w1_system_prompt(real_pack)
     order = [prompt.index(f"<{s}>") for s in SECTIONS]
     assert order == sorted(order)
-    for intent, subs in registered_labels(real_pack).items():
-        assert f"- {intent}: {', '.join(subs)}" in prompt
+    for entry in real_pack.phi:
+        assert f'- {entry.intent} {entry.sub_intent}: "{entry.example}"' in prompt
     for spec in TOOLS.values():
         line = next(x for x in prompt.splitlines() if x.startswith(f"- {spec.name}("))
         for arg in spec.parameters["properties"]:
@@ -736,3 +738,29 @@ async def test_gbnf_parses_in_llama_cpp(real_pack: Pack) -> None:
     finally:
         await client.close()
         server.stop()
+
+
+def test_w1_messages_put_the_worked_turns_before_the_utterance(real_pack: Pack) -> None:
+    messages = w1_messages(real_pack, "who beats their tank")
+    assert messages[0] == {"role": "system", "content": w1_system_prompt(real_pack)}
+    assert messages[-1] == {"role": "user", "content": "who beats their tank"}
+    shots = messages[1:-1]
+    assert [m["role"] for m in shots] == ["user", "assistant"] * len(real_pack.w1_examples)
+    # Static prefix: the same for every utterance, so the server's KV cache keeps it.
+    assert w1_messages(real_pack, "hello")[:-1] == messages[:-1]
+
+
+def test_w1_worked_turns_are_what_w1_itself_accepts(real_pack: Pack) -> None:
+    """Each example answer parses into the four tags, a registered pair, a short narration and a
+    plan the tool validator takes: a bad example would teach the model a broken format."""
+    validate = tool_validator(real_pack)
+    registered = {(e.intent, e.sub_intent) for e in real_pack.phi}
+    for ex, answer in zip(real_pack.w1_examples, w1_messages(real_pack, "x")[2:-1:2], strict=True):
+        events = parse_stream([answer["content"]])
+        assert not errors(events), (ex.utterance, errors(events))
+        assert (ex.intent, ex.sub_intent) in registered
+        assert len(narration(events).split()) <= NARRATION_MAX_WORDS
+        plan = parse_plan(ex.plan)
+        assert plan.calls and not plan.errors, ex.plan
+        for call in plan.calls:
+            validate(call.tool, call.args)  # raises on an unknown tool, argument or entity

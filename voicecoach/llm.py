@@ -52,7 +52,7 @@ class LLMConfig(BaseModel):
     first_token_timeout_s: float = 8.0
     inter_token_timeout_s: float = 4.0
     temperature: float = 0.2
-    n_ctx: int = 2048
+    n_ctx: int = 3072  # per KV slot: W1's prefix alone is ~1.7k tokens
     # The embedded server's RAM prompt cache: a role's prefix evicted from its KV slot comes back
     # from RAM instead of being evaluated again.
     embedded_ram_cache: bool = True
@@ -133,12 +133,17 @@ class LLMClient:
         grammar: str | None = None,
         json_schema: dict[str, Any] | None = None,
         stats: StreamStats | None = None,
+        first_token_timeout_s: float | None = None,
     ) -> AsyncIterator[str]:
-        """Yield text deltas. Raises LLMError on HTTP errors, cut streams and stalls."""
+        """Yield text deltas. Raises LLMError on HTTP errors, cut streams and stalls.
+
+        `first_token_timeout_s` overrides the config's for this call (a cold prompt takes longer).
+        """
         stats = stats if stats is not None else StreamStats()
         from openai import APIError
 
         stats.started = time.monotonic()
+        timeout = first_token_timeout_s or self.config.first_token_timeout_s
         try:
             response = await asyncio.wait_for(
                 self._client.chat.completions.create(
@@ -149,10 +154,9 @@ class LLMClient:
                     stream=True,
                     extra_body=self._extra_body(grammar, json_schema) or None,
                 ),
-                timeout=self.config.first_token_timeout_s,
+                timeout=timeout,
             )
             chunks = cast("AsyncStream[ChatCompletionChunk]", response).__aiter__()
-            timeout = self.config.first_token_timeout_s
             while True:
                 try:
                     chunk = await asyncio.wait_for(chunks.__anext__(), timeout=timeout)
@@ -264,7 +268,7 @@ class EmbeddedLlamaServer:
     def __init__(
         self,
         model_path: str | Path | None = None,
-        n_ctx: int = 2048,
+        n_ctx: int = 3072,
         threads: int = 2,
         ram_cache: bool = True,
         chat_template: str | None = None,

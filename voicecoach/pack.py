@@ -2,7 +2,7 @@
 
 A pack is a folder of JSON files under ``voicecoach/packs/<pack_id>/``:
 
-    manifest.json   {"pack_id", "version", "title", "persona", "domain_rules"}
+    manifest.json   {"pack_id", "version", "title", "persona", "domain_rules", "w1_examples"}
     elements.json   {"elements": [...], "counters": {attacker: {defender: multiplier}}}
     skills.json     [Skill, ...]
     creatures.json  [Creature, ...]
@@ -81,6 +81,9 @@ class ToolUse(_Model):
 class PhiEntry(_Model):
     intent: str
     sub_intent: str
+    # Shown next to the label in W1's prompt: a small model matches the player's words to a
+    # phrase far better than to a bare label such as "fill_slot".
+    example: str = Field(default="", description="what a player might say for this pair")
     tools: list[ToolUse]
     requires: list[str] = Field(default_factory=list, description="decision-field paths")
     branch: Literal["recommend", "teaching", "knowledge-qa"] = "knowledge-qa"
@@ -110,12 +113,27 @@ class ElementChart(_Model):
     counters: dict[str, dict[str, float]]
 
 
+class W1Example(_Model):
+    """One worked W1 turn, sent before the player's utterance as a user / assistant exchange.
+
+    A single example in the system prompt made small models answer with its pair whatever
+    was asked; several exchanges of different pairs teach the format without one favourite.
+    """
+
+    utterance: str
+    intent: str
+    sub_intent: str
+    narration: str
+    plan: str = Field(description='PLAN as W1 writes it: tool calls, or "none"')
+
+
 class Manifest(_Model):
     pack_id: str
     version: str
     title: str = ""
     persona: str = ""
     domain_rules: list[str] = Field(default_factory=list)
+    w1_examples: list[W1Example] = Field(default_factory=list)
 
 
 class Pack(_Model):
@@ -130,6 +148,7 @@ class Pack(_Model):
     lineups: dict[str, Lineup]
     phi: list[PhiEntry]
     w3: W3Config
+    w1_examples: list[W1Example] = Field(default_factory=list)
 
     def creature_by_name(self, name: str) -> Creature | None:
         key = name.strip().lower()
@@ -235,6 +254,11 @@ def _check_refs(pack: Pack, folder: Path, tool_names: set[str]) -> None:
         for path in e.requires:
             if not _valid_path(LiveState, path):
                 raise bad("phi.json", label, f"unknown state field {path!r}")
+    for ex in pack.w1_examples:
+        if (ex.intent, ex.sub_intent) not in seen:
+            raise bad(
+                "manifest.json", ex.utterance, f"w1_examples: {ex.intent}/{ex.sub_intent} is not in phi.json"
+            )
     # Cooldowns are keyed by candidate id, so an id must be unique across all branches.
     seen_ids: set[str] = set()
     for branch, cfg in pack.w3.branches.items():
@@ -289,6 +313,7 @@ def load_pack_from(folder: Path, tool_names: set[str] | None = None) -> Pack:
         ),
         phi=_entries(folder, "phi.json", PhiEntry, _read(folder, "phi.json")),
         w3=_whole(folder, "w3.json", W3Config),
+        w1_examples=manifest.w1_examples,
     )
     _check_refs(pack, folder, tool_names)
     return pack

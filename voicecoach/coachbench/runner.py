@@ -262,25 +262,26 @@ async def _warm_up(engines: Engines, llm: LLMConfig, pack: Pack) -> None:
     from voicecoach.baselines import planner_gbnf, planner_system_prompt
     from voicecoach.llm import LLMClient, LLMError
     from voicecoach.talker import talker_system_prompt
-    from voicecoach.w1 import w1_gbnf, w1_system_prompt
+    from voicecoach.w1 import w1_gbnf, w1_messages
     from voicecoach.w2 import query_slots_json_schema, slot_prompt
 
     url = engines.server.base_url if engines.server is not None else llm.base_url
     patient = LLMClient(
         llm.model_copy(update={"first_token_timeout_s": 180.0, "inter_token_timeout_s": 60.0}), url
     )
-    calls: list[tuple[str, dict[str, Any]]] = [
-        (w1_system_prompt(pack), {"grammar": w1_gbnf(pack)}),
-        (slot_prompt(pack), {"json_schema": query_slots_json_schema()}),
-        (talker_system_prompt(pack), {}),
-        (planner_system_prompt(pack), {"grammar": planner_gbnf()}),
+    ask = "what team should i run"
+
+    def system(prompt: str) -> list[dict[str, str]]:
+        return [{"role": "system", "content": prompt}, {"role": "user", "content": ask}]
+
+    calls: list[tuple[list[dict[str, str]], dict[str, Any]]] = [
+        (w1_messages(pack, ask), {"grammar": w1_gbnf(pack)}),
+        (system(slot_prompt(pack)), {"json_schema": query_slots_json_schema()}),
+        (system(talker_system_prompt(pack)), {}),
+        (system(planner_system_prompt(pack)), {"grammar": planner_gbnf()}),
     ]
     try:
-        for system, extra in calls:
-            messages = [
-                {"role": "system", "content": system},
-                {"role": "user", "content": "what team should i run"},
-            ]
+        for messages, extra in calls:
             try:
                 await patient.complete(messages, max_tokens=4, **extra)
             except LLMError:
