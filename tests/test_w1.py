@@ -10,6 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from voicecoach.entities import link_entities
 from voicecoach.pack import Pack, PhiEntry, ToolUse, load_pack
 from voicecoach.state import FactSlots, IntentContext, Inventory, LiveState, MatchState, OwnedCreature
 from voicecoach.w1 import (
@@ -760,6 +761,9 @@ def test_w1_worked_turns_are_what_w1_itself_accepts(real_pack: Pack) -> None:
         assert not errors(events), (ex.utterance, errors(events))
         assert (ex.intent, ex.sub_intent) in registered
         assert len(narration(events).split()) <= NARRATION_MAX_WORDS
+        # Narration is spoken before any grounding: a name in it ("Let me check your Rockram")
+        # was copied into replies about creatures the player does not own.
+        assert link_entities(real_pack, narration(events)) == [], ex.narration
         plan = parse_plan(ex.plan)
         assert plan.calls and not plan.errors, ex.plan
         for call in plan.calls:
