@@ -97,7 +97,7 @@ class Engines:
 
 async def prewarm(engines: Engines, session: Session, config: CoachConfig) -> None:
     """Session-open prewarm (paper A.5): put each LLM role's static prefix in the KV cache,
-    so the player's first turn does not pay the cold prompt (~1.4k tokens for W1)."""
+    so the player's first turn does not pay the cold prompt (~1.7k tokens for W1)."""
     pack = session.pack
     first, rest = engines.first, engines.llm
 
