@@ -266,9 +266,7 @@ async def _warm_up(engines: Engines, llm: LLMConfig, pack: Pack) -> None:
     from voicecoach.w2 import query_slots_json_schema, slot_prompt
 
     url = engines.server.base_url if engines.server is not None else llm.base_url
-    patient = LLMClient(
-        llm.model_copy(update={"first_token_timeout_s": 180.0, "inter_token_timeout_s": 60.0}), url
-    )
+    client = LLMClient(llm, url)
     ask = "what team should i run"
 
     def system(prompt: str) -> list[dict[str, str]]:
@@ -283,11 +281,11 @@ async def _warm_up(engines: Engines, llm: LLMConfig, pack: Pack) -> None:
     try:
         for messages, extra in calls:
             try:
-                await patient.complete(messages, max_tokens=4, **extra)
+                await client.complete(messages, max_tokens=4, first_token_timeout_s=180.0, **extra)
             except LLMError:
                 pass  # a warm-up failure only costs the first turn its cache
     finally:
-        await patient.close()
+        await client.close()
 
 
 def _first(timeline: Sequence[tuple[float, str]], *labels: str) -> float | None:
