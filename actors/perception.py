@@ -32,7 +32,7 @@ from voicecoach.w1 import (
     W1Turn,
     tool_validator,
     w1_gbnf,
-    w1_messages,
+    w1_prefix,
 )
 
 # Said when W1 produced no narration (stream error, stall, broken tags): never silence.
@@ -45,6 +45,7 @@ class PerceptionActor(FrameProcessor):
         self._session = session
         self._llm = llm
         self._config = config
+        self._prefix = w1_prefix(session.pack)  # static: built once, KV-cached by the server
         self._grammar = w1_gbnf(session.pack)
         self._validate = tool_validator(session.pack)
         self._task: asyncio.Task | None = None
@@ -77,7 +78,7 @@ class PerceptionActor(FrameProcessor):
         w1 = W1Turn(self._session.phi, lambda: turn.snapshot, turn.index, self._session.counters,
                     max_age=self._config.max_age, validate=self._validate)  # fmt: skip
         progress = _TurnProgress()
-        messages = w1_messages(self._session.pack, turn.utterance)
+        messages = [*self._prefix, {"role": "user", "content": turn.utterance}]
         error = ""
         try:
             async for delta in self._llm.stream(

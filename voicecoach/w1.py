@@ -849,7 +849,7 @@ def w1_system_prompt(pack: Pack) -> str:
     """The W1 system prompt. A pure function of the pack and the tool registry, so it is
     byte-identical across turns and the LLM server can reuse its KV cache for it."""
     # One line per pair with what a player might say: on 120 CoachBench utterances SmolLM2-135M's
-    # pair accuracy went 0.8 -> 10 % with these lines and the worked turns of `w1_messages`
+    # pair accuracy went 0.8 -> 10.8 % with these lines and the worked turns of `w1_messages`
     # (docs/BENCHMARKS.md, "W1 prompt").
     label_lines = [
         f"- {e.intent} {e.sub_intent}" + (f': "{e.example}"' if e.example else "") for e in pack.phi
@@ -885,10 +885,10 @@ def w1_answer(intent: str, sub_intent: str, narration: str, plan: str) -> str:
     )
 
 
-def w1_messages(pack: Pack, utterance: str) -> list[dict[str, str]]:
-    """The W1 call: system prompt, the pack's worked turns, then the player's utterance.
+def w1_prefix(pack: Pack) -> list[dict[str, str]]:
+    """The static part of every W1 call: the system prompt, then the pack's worked turns.
 
-    Everything before the utterance is static, so it stays in the server's KV cache.
+    The same for every utterance, so it stays in the server's KV cache (and is built once per actor).
     """
     messages = [{"role": "system", "content": w1_system_prompt(pack)}]
     for ex in pack.w1_examples:
@@ -896,8 +896,12 @@ def w1_messages(pack: Pack, utterance: str) -> list[dict[str, str]]:
         messages.append(
             {"role": "assistant", "content": w1_answer(ex.intent, ex.sub_intent, ex.narration, ex.plan)}
         )
-    messages.append({"role": "user", "content": utterance})
     return messages
+
+
+def w1_messages(pack: Pack, utterance: str) -> list[dict[str, str]]:
+    """The W1 call: `w1_prefix`, then the player's utterance."""
+    return [*w1_prefix(pack), {"role": "user", "content": utterance}]
 
 
 def _gbnf_literal(text: str) -> str:
