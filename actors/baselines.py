@@ -15,9 +15,9 @@ from loguru import logger
 from pipecat.frames.frames import Frame, InterruptionFrame, LLMFullResponseEndFrame, TranscriptionFrame
 from pipecat.processors.frame_processor import FrameDirection, FrameProcessor
 
-from actors.frames import ReplyTextFrame, ToolDispatchFrame, ToolResultFrame, TurnCompletedFrame
-from actors.talker import FALLBACK_REPLY
-from actors.tools import run_call
+from voicecoach.actors.frames import ReplyTextFrame, ToolDispatchFrame, ToolResultFrame, TurnCompletedFrame
+from voicecoach.actors.talker import FALLBACK_REPLY
+from voicecoach.actors.tools import run_call
 from voicecoach.baselines import pe_reply_messages, planner_gbnf, planner_messages, prompting_messages
 from voicecoach.llm import LLMClient, LLMError
 from voicecoach.session import CoachConfig, Session, Turn

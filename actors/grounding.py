@@ -14,7 +14,7 @@ from loguru import logger
 from pipecat.frames.frames import Frame, InterruptionFrame
 from pipecat.processors.frame_processor import FrameDirection, FrameProcessor
 
-from actors.frames import GroundingControlFrame, IntentControlFrame
+from voicecoach.actors.frames import GroundingControlFrame, IntentControlFrame
 from voicecoach.llm import LLMClient, LLMError
 from voicecoach.session import CoachConfig, Session
 from voicecoach.w2 import QuerySlots, ground, parse_query_slots, query_slots_json_schema, slot_prompt

@@ -10,7 +10,7 @@ from __future__ import annotations
 from pipecat.frames.frames import Frame
 from pipecat.processors.frame_processor import FrameDirection, FrameProcessor
 
-from actors.frames import IntentControlFrame, InteractionControlFrame
+from voicecoach.actors.frames import IntentControlFrame, InteractionControlFrame
 from voicecoach.session import Session
 from voicecoach.w3 import interact, recommend_violations
 

@@ -14,7 +14,7 @@ from loguru import logger
 from pipecat.frames.frames import Frame, InterruptionFrame, TranscriptionFrame
 from pipecat.processors.frame_processor import FrameDirection, FrameProcessor
 
-from actors.frames import (
+from voicecoach.actors.frames import (
     IntentControlFrame,
     NarrationEndFrame,
     NarrationTextFrame,

@@ -6,7 +6,7 @@ from loguru import logger
 from pipecat.frames.frames import Frame
 from pipecat.processors.frame_processor import FrameDirection, FrameProcessor
 
-from actors.frames import TurnCompletedFrame
+from voicecoach.actors.frames import TurnCompletedFrame
 from voicecoach.session import Session
 from voicecoach.store import StoreError, TurnRecord
 

@@ -10,7 +10,7 @@ from loguru import logger
 from pipecat.frames.frames import Frame
 from pipecat.processors.frame_processor import FrameDirection, FrameProcessor
 
-from actors.frames import StateUpdateFrame
+from voicecoach.actors.frames import StateUpdateFrame
 from voicecoach.session import Session
 from voicecoach.state import StateError
 

@@ -18,7 +18,7 @@ from loguru import logger
 from pipecat.frames.frames import Frame, InterruptionFrame, LLMFullResponseEndFrame
 from pipecat.processors.frame_processor import FrameDirection, FrameProcessor
 
-from actors.frames import (
+from voicecoach.actors.frames import (
     GroundingControlFrame,
     IntentControlFrame,
     InteractionControlFrame,

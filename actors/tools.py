@@ -15,7 +15,7 @@ from loguru import logger
 from pipecat.frames.frames import Frame, InterruptionFrame
 from pipecat.processors.frame_processor import FrameDirection, FrameProcessor
 
-from actors.frames import IntentControlFrame, ToolDispatchFrame, ToolResultFrame
+from voicecoach.actors.frames import IntentControlFrame, ToolDispatchFrame, ToolResultFrame
 from voicecoach.session import Session
 from voicecoach.state import LiveState
 from voicecoach.talker import ToolOutcome

@@ -1,6 +1,6 @@
 """`voicecoach bench latency`: speech-to-first-audio of every configuration, on the same engines.
 
-    python -m pipelines.bench_latency [--fixtures audio_fixtures] [--limit N] [--configs a,b,...]
+    python -m voicecoach.pipelines.bench_latency [--fixtures audio_fixtures] [--limit N] [--configs a,b,...]
         [--tool-latency-ms 150] [--out DIR]
 
 Replays the audio fixtures (`pipelines/replay.py`: real-time input, real-time output, the probe
@@ -40,13 +40,13 @@ from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from pipelines.replay_args import add_llm_arguments
 from voicecoach.latency import Event, percentile, summarize
+from voicecoach.pipelines.replay_args import add_llm_arguments
 from voicecoach.session import MODES, CoachConfig
 
 if TYPE_CHECKING:
-    from pipelines.replay import SessionReplay, TurnReport
     from voicecoach.fixtures import FixtureSession
+    from voicecoach.pipelines.replay import SessionReplay, TurnReport
 
 CASCADE = "cascade"  # = pipelines.cascade.CASCADE (not imported here: it pulls in Pipecat)
 CONFIGS: tuple[str, ...] = (*MODES, CASCADE)
@@ -439,8 +439,8 @@ def marked(replay_class: type[SessionReplay]) -> type[SessionReplay]:
 
 
 def _replay_class(config: str, tool_choice: str) -> type[SessionReplay]:
-    from pipelines.cascade import CascadeAutoReplay, CascadeReplay
-    from pipelines.replay import SessionReplay
+    from voicecoach.pipelines.cascade import CascadeAutoReplay, CascadeReplay
+    from voicecoach.pipelines.replay import SessionReplay
 
     if config != CASCADE:
         return marked(SessionReplay)
@@ -540,8 +540,8 @@ async def run_bench(
     options: BenchOptions, on_turn: Callable[[str, TurnReport], None] | None = None
 ) -> dict[str, Any]:
     """Replay the fixtures under every configuration, then the overhead run; write the results."""
-    from pipelines.replay import ReplayOptions, replay_fixtures
     from voicecoach.fixtures import discover
+    from voicecoach.pipelines.replay import ReplayOptions, replay_fixtures
     from voicecoach.speech import SpeechConfig
 
     unknown = sorted(set(options.configs) - set(CONFIGS))
@@ -559,7 +559,7 @@ async def run_bench(
 
     summaries: dict[str, dict[str, Any]] = {}
     turn_rows: list[dict[str, Any]] = []
-    from pipelines.coach import Engines
+    from voicecoach.engines import Engines
 
     # One LLM for every configuration: the configured endpoint, or one embedded llama.cpp server.
     engines = await asyncio.to_thread(Engines.start, coach_config(options, "sgc_full"))
@@ -627,9 +627,9 @@ async def run_overhead(
     on_turn: Callable[[str, TurnReport], None] | None,
 ) -> dict[str, Any]:
     """`sgc_full` against the scripted LLM server on the real VAD / STT / TTS: framework overhead."""
-    from pipelines.coach import Engines
-    from pipelines.replay import ReplayOptions, replay_fixtures
+    from voicecoach.engines import Engines
     from voicecoach.llm import LLMClient
+    from voicecoach.pipelines.replay import ReplayOptions, replay_fixtures
 
     try:
         scripted_llm = _import_scripted_llm()

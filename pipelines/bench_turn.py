@@ -18,12 +18,12 @@ from typing import Any
 from rich.progress import Progress
 from rich.table import Table
 
-from pipelines.coach import Engines
-from pipelines.text import TextCoach, TurnResult
 from voicecoach.console import report_console
+from voicecoach.engines import Engines
 from voicecoach.latency import percentile
 from voicecoach.llm import StreamStats
 from voicecoach.pack import PACKS_DIR, load_pack
+from voicecoach.pipelines.text import TextCoach, TurnResult
 from voicecoach.session import MODES, CoachConfig, Session
 from voicecoach.state import load_state
 from voicecoach.talker import talker_system_prompt

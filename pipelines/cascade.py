@@ -64,14 +64,14 @@ from pipecat.services.llm_service import FunctionCallParams, LLMService
 from pipecat.services.openai.llm import OpenAILLMService
 from pipecat.services.tts_service import TTSService
 
-from actors.frames import TurnCompletedFrame, TurnFrame
-from actors.tools import run_call
-from pipelines.coach import Engines
-from pipelines.replay import ReplayProbe, SessionReplay
-from pipelines.speech import stt_service, tts_service, turn_strategies, vad_analyzer
+from voicecoach.actors.frames import TurnCompletedFrame, TurnFrame
+from voicecoach.actors.tools import run_call
+from voicecoach.engines import Engines
 from voicecoach.latency import Event
 from voicecoach.llm import LLMConfig, LLMError
 from voicecoach.pack import Pack
+from voicecoach.pipelines.replay import ReplayProbe, SessionReplay
+from voicecoach.pipelines.speech import stt_service, tts_service, turn_strategies, vad_analyzer
 from voicecoach.session import CoachConfig, Session
 from voicecoach.speech import SpeechConfig
 from voicecoach.tools import TOOLS, ToolRunner

@@ -1,6 +1,6 @@
 """Fixture replay: recorded utterances through the real voice pipeline, S2FA per turn.
 
-    python -m pipelines.replay PATH [--out DIR] [--mode sgc_full] [--turn-stop vad] ...
+    python -m voicecoach.pipelines.replay PATH [--out DIR] [--mode sgc_full] [--turn-stop vad] ...
 
 PATH is a fixture WAV, a session JSON or a folder of sessions (`voicecoach.fixtures.discover`;
 a bad session is reported and skipped, the others run). For each session a fresh voice
@@ -73,7 +73,7 @@ from pipecat.transports.base_output import BaseOutputTransport
 from pipecat.transports.base_transport import TransportParams
 from pipecat.workers.runner import WorkerRunner
 
-from actors.frames import (
+from voicecoach.actors.frames import (
     GroundingControlFrame,
     IntentControlFrame,
     InteractionControlFrame,
@@ -84,15 +84,7 @@ from actors.frames import (
     ToolResultFrame,
     TurnCompletedFrame,
 )
-from pipelines.coach import Engines, prewarm
-from pipelines.replay_args import add_arguments
-from pipelines.speech import (
-    PhraseChunker,
-    TurnGate,
-    listening_processors,
-    pipeline_params,
-    voice_pipeline,
-)
+from voicecoach.engines import Engines, prewarm
 from voicecoach.fixtures import FixtureError, FixtureSession, FixtureTurn, discover, load_audio
 from voicecoach.latency import (
     Event,
@@ -110,6 +102,14 @@ from voicecoach.latency import (
 )
 from voicecoach.llm import LLMClient
 from voicecoach.pack import load_pack
+from voicecoach.pipelines.replay_args import add_arguments
+from voicecoach.pipelines.speech import (
+    PhraseChunker,
+    TurnGate,
+    listening_processors,
+    pipeline_params,
+    voice_pipeline,
+)
 from voicecoach.session import CoachConfig, Session
 from voicecoach.speech import SpeechConfig
 from voicecoach.state import StateError, load_state

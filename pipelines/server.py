@@ -1,7 +1,7 @@
 """The live coach server: games and the in-game overlay talk to the coach over one websocket.
 
     voicecoach serve [--host 127.0.0.1] [--port 8765] [--token T] [--allowed-origin URL ...]
-    python -m pipelines.server ...          (the same)
+    python -m voicecoach.pipelines.server ...          (the same)
 
 One FastAPI app on localhost serves:
 
@@ -82,7 +82,8 @@ from pipecat.workers.runner import WorkerRunner
 from pydantic import BaseModel
 from starlette.websockets import WebSocketState
 
-from actors.frames import (
+from voicecoach import latency, protocol
+from voicecoach.actors.frames import (
     GroundingControlFrame,
     IntentControlFrame,
     InteractionControlFrame,
@@ -92,11 +93,10 @@ from actors.frames import (
     ToolResultFrame,
     TurnCompletedFrame,
 )
-from pipelines.coach import Engines, prewarm
-from pipelines.serve_args import DEFAULT_MAX_MESSAGE_BYTES, DEFAULT_PORT, add_arguments
-from pipelines.speech import PhraseChunker, TurnGate, pipeline_params, voice_pipeline
-from voicecoach import latency, protocol
+from voicecoach.engines import Engines, prewarm
 from voicecoach.pack import PACKS_DIR, Pack, load_pack
+from voicecoach.pipelines.serve_args import DEFAULT_MAX_MESSAGE_BYTES, DEFAULT_PORT, add_arguments
+from voicecoach.pipelines.speech import PhraseChunker, TurnGate, pipeline_params, voice_pipeline
 from voicecoach.protocol import CloseCode, ErrorCode
 from voicecoach.session import CoachConfig, Session
 from voicecoach.speech import SpeechConfig

@@ -53,9 +53,10 @@ from pipecat.turns.user_turn_strategies import UserTurnStrategies
 from pipecat.utils.text.base_text_aggregator import TextType
 from pipecat.utils.time import time_now_iso8601
 
-from actors.frames import NarrationEndFrame, TurnCompletedFrame
-from pipelines.coach import Engines, coach_processors
+from voicecoach.actors.frames import NarrationEndFrame, TurnCompletedFrame
+from voicecoach.engines import Engines
 from voicecoach.pack import Pack
+from voicecoach.pipelines.coach import coach_processors
 from voicecoach.session import CoachConfig, Session
 from voicecoach.speech import (
     PhraseCutter,

@@ -21,7 +21,7 @@ from pipecat.pipeline.worker import PipelineWorker
 from pipecat.processors.frame_processor import FrameDirection, FrameProcessor
 from pipecat.workers.runner import WorkerRunner
 
-from actors.frames import (
+from voicecoach.actors.frames import (
     GroundingControlFrame,
     IntentControlFrame,
     InteractionControlFrame,
@@ -32,7 +32,8 @@ from actors.frames import (
     ToolResultFrame,
     TurnCompletedFrame,
 )
-from pipelines.coach import Engines, coach_processors, prewarm
+from voicecoach.engines import Engines, prewarm
+from voicecoach.pipelines.coach import coach_processors
 from voicecoach.session import CoachConfig, Session
 from voicecoach.store import TurnRecord
 

@@ -16,14 +16,14 @@ from typing import Any
 
 import uvicorn
 
-from pipelines.coach import Engines
-from pipelines.server import CoachServer, ServerConfig, uvicorn_config
 from tests.conftest import STATE
 from tests.scripted_llm import RecordedRequest, ScriptedLLMServer
 from tests.test_turn import Router
 from voicecoach.client import CoachClient
+from voicecoach.engines import Engines
 from voicecoach.llm import LLMClient, LLMConfig
 from voicecoach.pack import Pack, load_pack
+from voicecoach.pipelines.server import CoachServer, ServerConfig, uvicorn_config
 from voicecoach.session import CoachConfig
 from voicecoach.store import MemorySessionStore, SessionStore
 

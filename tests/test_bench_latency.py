@@ -9,7 +9,8 @@ from typing import Any
 
 import pytest
 
-from pipelines.bench_latency import (
+from tests.scripted_llm import ScriptedLLMServer
+from voicecoach.pipelines.bench_latency import (
     STAGES,
     BenchOptions,
     config_summary,
@@ -21,8 +22,7 @@ from pipelines.bench_latency import (
     targets,
     turn_overhead,
 )
-from pipelines.replay import TurnReport
-from tests.scripted_llm import ScriptedLLMServer
+from voicecoach.pipelines.replay import TurnReport
 
 FIXTURES = Path(__file__).resolve().parents[1] / "audio_fixtures"
 

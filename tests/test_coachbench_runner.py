@@ -16,9 +16,9 @@ from loguru import logger
 from tests.scripted_llm import Script, ScriptedLLMServer
 from voicecoach.baselines import planner_system_prompt
 from voicecoach.coachbench.generator import BenchSession, generate
-from voicecoach.coachbench.runner import QualityOptions, run_quality
-from voicecoach.coachbench.runner import main as runner_main
 from voicecoach.pack import Pack
+from voicecoach.pipelines.bench_quality import QualityOptions, run_quality
+from voicecoach.pipelines.bench_quality import main as runner_main
 from voicecoach.session import MODES
 from voicecoach.talker import talker_system_prompt
 from voicecoach.w1 import w1_system_prompt

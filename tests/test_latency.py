@@ -220,7 +220,7 @@ async def test_replay_input_paces_frames_in_real_time_and_sends_silence_after():
     from pipecat.frames.frames import Frame, InputAudioRawFrame
     from pipecat.processors.frame_processor import FrameDirection, FrameProcessor
 
-    from pipelines.replay import ReplayInput
+    from voicecoach.pipelines.replay import ReplayInput
 
     arrivals: list[tuple[float, bytes]] = []
 
@@ -262,7 +262,7 @@ async def test_replay_output_records_chunks_at_play_time_and_finds_the_first_aud
     from pipecat.frames.frames import OutputAudioRawFrame
     from pipecat.pipeline.worker import PipelineParams
 
-    from pipelines.replay import ReplayOutput
+    from voicecoach.pipelines.replay import ReplayOutput
 
     rate = 22050
     sink = ReplayOutput()

@@ -12,10 +12,10 @@ from pathlib import Path
 import pytest
 import soundfile as sf
 
-from pipelines.coach import Engines
-from pipelines.replay import ReplayOptions, replay_fixtures
+from voicecoach.engines import Engines
 from voicecoach.fixtures import load_session
 from voicecoach.latency import first_non_silent, is_ordered
+from voicecoach.pipelines.replay import ReplayOptions, replay_fixtures
 from voicecoach.session import CoachConfig
 from voicecoach.speech import SpeechConfig
 
@@ -58,7 +58,7 @@ async def _gate_run(steps, segment_timeout_s: float = 2.0, settle_s: float = 0.1
     from pipecat.processors.frame_processor import FrameDirection, FrameProcessor
     from pipecat.workers.runner import WorkerRunner
 
-    from pipelines.speech import TurnGate
+    from voicecoach.pipelines.speech import TurnGate
 
     released: list[tuple[float, str]] = []
     start = time.monotonic()
@@ -160,7 +160,7 @@ async def test_turn_gate_does_not_wait_for_a_segment_whisper_reported_empty():
         VADUserStoppedSpeakingFrame,
     )
 
-    from pipelines.speech import EmptySegmentFrame
+    from voicecoach.pipelines.speech import EmptySegmentFrame
 
     released = await _gate_run(
         [
@@ -184,8 +184,8 @@ def test_remote_engines_are_built_from_configuration_without_network():
     from pipecat.services.openai.stt import OpenAISTTService
     from pipecat.services.openai.tts import OpenAITTSService
 
-    from pipelines.speech import stt_service, tts_sample_rate, tts_service
     from voicecoach.pack import load_pack
+    from voicecoach.pipelines.speech import stt_service, tts_sample_rate, tts_service
 
     speech = SpeechConfig.model_validate(
         {

@@ -23,14 +23,14 @@ from typing import Any
 import pytest
 import pytest_asyncio
 
-from actors.perception import FALLBACK_NARRATION
-from actors.talker import FALLBACK_REPLY
-from pipelines.coach import Engines
-from pipelines.text import TextCoach, TurnResult
 from tests.conftest import STATE
 from tests.scripted_llm import RecordedRequest, Script, ScriptedLLMServer
+from voicecoach.actors.perception import FALLBACK_NARRATION
+from voicecoach.actors.talker import FALLBACK_REPLY
+from voicecoach.engines import Engines
 from voicecoach.llm import LLMClient, LLMConfig
 from voicecoach.pack import Pack
+from voicecoach.pipelines.text import TextCoach, TurnResult
 from voicecoach.session import CoachConfig, Session
 from voicecoach.state import LiveState
 from voicecoach.store import MemorySessionStore, SessionStore, SQLiteSessionStore

@@ -113,7 +113,7 @@ HELP = """commands: /state FILE (reload a snapshot)  /patch JSON (merge a patch)
 
 
 def _printer() -> Any:
-    from actors.frames import (
+    from voicecoach.actors.frames import (
         GroundingControlFrame,
         IntentControlFrame,
         InteractionControlFrame,
@@ -153,9 +153,9 @@ def _printer() -> Any:
 
 
 async def _chat(args: argparse.Namespace) -> int:
-    from pipelines.coach import Engines
-    from pipelines.text import TextCoach
+    from voicecoach.engines import Engines
     from voicecoach.llm import LLMConfig
+    from voicecoach.pipelines.text import TextCoach
     from voicecoach.session import CoachConfig, Session
     from voicecoach.store import open_store
 
@@ -208,26 +208,26 @@ def cmd_chat(args: argparse.Namespace) -> int:
 
 
 def cmd_serve(args: argparse.Namespace) -> int:
-    from pipelines.server import run
+    from voicecoach.pipelines.server import run
 
     return run(args)
 
 
 def cmd_replay(args: argparse.Namespace) -> int:
-    from pipelines.replay import run
+    from voicecoach.pipelines.replay import run
 
     return asyncio.run(run(args))
 
 
 def cmd_bench_latency(args: argparse.Namespace) -> int:
-    from pipelines.bench_latency import run
+    from voicecoach.pipelines.bench_latency import run
 
     return asyncio.run(run(args))
 
 
 def cmd_bench_turn(args: argparse.Namespace) -> int:
-    from pipelines import bench_turn
     from voicecoach.llm import LLMConfig
+    from voicecoach.pipelines import bench_turn
     from voicecoach.session import CoachConfig
 
     config = CoachConfig(
@@ -268,14 +268,14 @@ def build_parser() -> argparse.ArgumentParser:
     chat.add_argument("--tool-latency-ms", type=float, default=0.0, help="artificial game-server latency")
     chat.set_defaults(fn=cmd_chat)
 
-    from pipelines.serve_args import add_arguments as add_serve_arguments
+    from voicecoach.pipelines.serve_args import add_arguments as add_serve_arguments
 
     serve = sub.add_parser("serve", help="live coach server: websocket for games + in-game overlay")
     add_serve_arguments(serve)
     serve.set_defaults(fn=cmd_serve)
 
-    from pipelines import bench_latency, replay_args
-    from voicecoach.coachbench import runner as quality_runner
+    from voicecoach.pipelines import bench_latency, replay_args
+    from voicecoach.pipelines import bench_quality as quality_runner
 
     replay_cmd = sub.add_parser(
         "replay", help="replay audio fixtures through the voice coach (S2FA per turn)"

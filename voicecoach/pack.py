@@ -23,6 +23,8 @@ from typing import Any, Literal, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from voicecoach.state import LiveState
+
 PACKS_DIR = Path(__file__).parent / "packs"
 DEFAULT_PACK = "pet_arena"
 
@@ -133,6 +135,7 @@ class Manifest(_Model):
     title: str = ""
     persona: str = ""
     domain_rules: list[str] = Field(default_factory=list)
+    tools: list[str] = Field(min_length=1, description="the tools the game serves; Φ names only these")
     w1_examples: list[W1Example] = Field(default_factory=list)
 
 
@@ -148,6 +151,7 @@ class Pack(_Model):
     lineups: dict[str, Lineup]
     phi: list[PhiEntry]
     w3: W3Config
+    tools: tuple[str, ...]
     w1_examples: list[W1Example] = Field(default_factory=list)
 
     def creature_by_name(self, name: str) -> Creature | None:
@@ -206,11 +210,9 @@ def _unique(folder: Path, name: str, items: list[Any]) -> dict[str, Any]:
     return out
 
 
-# Tool names and state paths are checked against these at load time; tools.py registers
-# the real tool set, and state paths are resolved against the LiveState model.
-def _check_refs(pack: Pack, folder: Path, tool_names: set[str]) -> None:
-    from voicecoach.state import LiveState
-
+# Tool names are checked against the tools the manifest declares (the tool runner checks that it
+# serves them), and state paths are resolved against the LiveState model.
+def _check_refs(pack: Pack, folder: Path) -> None:
     def bad(file: str, entry: str, msg: str) -> PackError:
         return PackError(f"{folder / file}: entry {entry!r}: {msg}")
 
@@ -241,7 +243,7 @@ def _check_refs(pack: Pack, folder: Path, tool_names: set[str]) -> None:
             raise bad("phi.json", label, "pair defined twice")
         seen.add((e.intent, e.sub_intent))
         for use in e.tools:
-            if use.tool not in tool_names:
+            if use.tool not in pack.tools:
                 raise bad("phi.json", label, f"unknown tool {use.tool!r}")
             for v in use.args.values():
                 for item in v if isinstance(v, list) else [v]:
@@ -286,12 +288,8 @@ def _valid_path(model: type[BaseModel], path: str) -> bool:
     return True
 
 
-def load_pack_from(folder: Path, tool_names: set[str] | None = None) -> Pack:
+def load_pack_from(folder: Path) -> Pack:
     """Load and validate the pack in `folder`. Raises PackError naming file and entry."""
-    if tool_names is None:
-        from voicecoach.tools import TOOL_NAMES
-
-        tool_names = set(TOOL_NAMES)
     manifest = _whole(folder, "manifest.json", Manifest)
     pack = Pack(
         pack_id=manifest.pack_id,
@@ -313,9 +311,10 @@ def load_pack_from(folder: Path, tool_names: set[str] | None = None) -> Pack:
         ),
         phi=_entries(folder, "phi.json", PhiEntry, _read(folder, "phi.json")),
         w3=_whole(folder, "w3.json", W3Config),
+        tools=tuple(manifest.tools),
         w1_examples=manifest.w1_examples,
     )
-    _check_refs(pack, folder, tool_names)
+    _check_refs(pack, folder)
     return pack
 
 

@@ -593,6 +593,9 @@ class ToolRunner:
     def __init__(
         self, pack: Pack, latency_ms: float | dict[str, float] = 0.0, timeout_s: float | None = None
     ):
+        unserved = [name for name in pack.tools if name not in TOOLS]
+        if unserved:
+            raise ToolError(f"pack {pack.pack_id!r} declares tools this runner does not serve: {unserved}")
         self.pack = pack
         self.latency_ms = latency_ms
         self.timeout_s = timeout_s

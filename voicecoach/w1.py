@@ -27,6 +27,7 @@ from pydantic import BaseModel
 
 from voicecoach.pack import Pack, PhiEntry
 from voicecoach.state import LiveState, field_status, get_field
+from voicecoach.tools import TOOLS, validate_args
 
 # --- events ------------------------------------------------------------------------------------
 
@@ -601,9 +602,6 @@ def tool_validator(pack: Pack | None = None) -> Validator:
     """`voicecoach.tools.validate_args` against `pack` (default: the installed default pack)."""
 
     def validate(name: str, args: dict[str, Any]) -> dict[str, Any]:
-        # Imported lazily so this module imports (and its parser is usable) without tools.py.
-        from voicecoach.tools import validate_args
-
         return validate_args(name, args, pack)
 
     return validate
@@ -834,8 +832,6 @@ GBNF_PLAN_CHARS = 600
 
 
 def _tool_lines() -> list[str]:
-    from voicecoach.tools import TOOLS  # lazily, like the validator
-
     lines = []
     for spec in TOOLS.values():
         props = spec.parameters.get("properties", {})
@@ -940,8 +936,6 @@ def plan_gbnf_rules() -> list[str]:
     or "none". Shared by W1's PLAN and the pe_agent planner, so a small model can only write
     calls `parse_plan` reads; values stay free text (validation happens after parsing).
     """
-    from voicecoach.tools import TOOLS  # lazily, like the validator
-
     rules = [
         'plan-calls ::= "none" | plan-call ( "; " plan-call ){0,3}',
         "plan-call ::= " + " | ".join(f"call-{k}" for k in range(len(TOOLS))),

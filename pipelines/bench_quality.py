@@ -2,7 +2,7 @@
 
     voicecoach bench quality [--limit N] [--configs a,b,...] [--llm-url URL --model M] [--seed S]
                              [--out DIR] [--bench FILE]
-    python -m voicecoach.coachbench.runner [the same options]
+    python -m voicecoach.pipelines.bench_quality [the same options]
 
 Every configuration (`prompting`, `pe_agent`, `sgc_w1`, `sgc_w1_w2`, `sgc_full`) runs every selected
 session through `pipelines.text.TextCoach` on ONE shared LLM engine and the same tools: one `Session`
@@ -66,7 +66,7 @@ from voicecoach.coachbench.metrics import (
 from voicecoach.pack import Pack, load_pack
 
 if TYPE_CHECKING:
-    from pipelines.coach import Engines
+    from voicecoach.engines import Engines
     from voicecoach.llm import LLMConfig
     from voicecoach.session import CoachConfig, Mode
 
@@ -317,7 +317,7 @@ def _alive(engines: Engines) -> bool:
 
 
 async def _start_engines(llm: LLMConfig, pack: Pack) -> Engines:
-    from pipelines.coach import Engines
+    from voicecoach.engines import Engines
     from voicecoach.session import CoachConfig
 
     engines = await asyncio.to_thread(Engines.start, CoachConfig(llm=llm))
@@ -334,7 +334,7 @@ async def _run_session(
     opts: QualityOptions,
     advance: Callable[[str], None],
 ) -> None:
-    from pipelines.text import TextCoach
+    from voicecoach.pipelines.text import TextCoach
     from voicecoach.session import Session
     from voicecoach.store import MemorySessionStore, TurnRecord
 
@@ -924,7 +924,8 @@ def add_quality_parser(subparsers: Any) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
-        prog="python -m voicecoach.coachbench.runner", description="CoachBench quality benchmark (Table 3)."
+        prog="python -m voicecoach.pipelines.bench_quality",
+        description="CoachBench quality benchmark (Table 3).",
     )
     add_arguments(parser)
     return cmd_quality(parser.parse_args(argv))
