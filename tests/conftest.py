@@ -2,6 +2,13 @@
 
 from __future__ import annotations
 
+import os
+import shutil
+import socket
+import subprocess
+import time
+from collections.abc import Iterator
+
 import pytest
 
 from voicecoach.pack import Pack, load_pack
@@ -102,3 +109,44 @@ STATE = {
 @pytest.fixture
 def state() -> LiveState:
     return load_state(STATE)
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+@pytest.fixture(scope="session")
+def redis_url() -> Iterator[str]:
+    """A real redis-server (Debian's), started for the test session on a free loopback port.
+
+    .ci/run installs it and sets VOICECOACH_REQUIRE_REDIS=1, so there a missing server fails
+    instead of skipping the Redis tests.
+    """
+    binary = shutil.which("redis-server")
+    if binary is None:
+        if os.environ.get("VOICECOACH_REQUIRE_REDIS"):
+            pytest.fail("redis-server is not installed (apt-get install redis-server)")
+        pytest.skip("redis-server is not installed")
+    port = _free_port()
+    proc = subprocess.Popen(
+        [binary, "--port", str(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    deadline = time.monotonic() + 10
+    while True:
+        try:
+            socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
+            break
+        except OSError:
+            if time.monotonic() > deadline or proc.poll() is not None:
+                proc.kill()
+                pytest.fail(f"redis-server did not start on port {port}")
+            time.sleep(0.05)
+    try:
+        yield f"redis://127.0.0.1:{port}/0"
+    finally:
+        proc.terminate()
+        proc.wait(timeout=10)

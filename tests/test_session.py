@@ -4,7 +4,7 @@ import pytest
 
 from tests.conftest import STATE
 from voicecoach.pack import Pack
-from voicecoach.session import Session
+from voicecoach.session import MAX_UTTERANCE_CHARS, Session
 from voicecoach.state import AnswerMeta, StateError, field_status
 from voicecoach.store import SQLiteSessionStore, TurnRecord
 
@@ -72,3 +72,33 @@ def test_resume_from_store(pack: Pack, tmp_path) -> None:
         _meta(1).model_dump_json(),
     ]
     assert again.state.fs == session.state.fs
+
+
+@pytest.mark.parametrize(
+    ("patch", "field"),
+    [
+        ({"fs": {"inventory": {"owned": [{"creature_id": "nosuchpet"}]}}}, "owned.0.creature_id"),
+        ({"fs": {"inventory": {"owned": [{"creature_id": "emberfox", "stage": 9}]}}}, "owned.0.stage"),
+        ({"fs": {"inventory": {"owned": [{"creature_id": "emberfox", "level": 999}]}}}, "owned.0.level"),
+        (
+            {"fs": {"inventory": {"owned": [{"creature_id": "emberfox", "unlocked_skills": ["tide_slap"]}]}}},
+            "owned.0.unlocked_skills",
+        ),
+        ({"fs": {"player_level": 10**400}}, "fs.player_level"),
+        ({"ic": {"match": {"round": 1, "opponent_lineup": ["ghost"]}}}, "ic.match.opponent_lineup"),
+        ({"ic": {"match": {"round": 4, "rounds_total": 3}}}, "ic.match.round"),
+    ],
+)
+def test_push_checked_against_the_pack_names_the_field(pack: Pack, patch: dict, field: str) -> None:
+    session = Session.open("s", pack=pack)
+    session.update_state(snapshot=STATE)
+    before = session.state
+    with pytest.raises(StateError, match=field.replace(".", r"\.")):
+        session.update_state(patch=patch)
+    assert session.state == before
+
+
+def test_overlong_utterance_is_cut_before_any_prompt(pack: Pack) -> None:
+    session = Session.open("s", pack=pack)
+    turn = session.begin_turn("which pet " * 20_000)
+    assert len(turn.utterance) == MAX_UTTERANCE_CHARS

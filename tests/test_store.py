@@ -5,9 +5,11 @@ from __future__ import annotations
 import json
 import os
 import re
+import socket
 import sqlite3
 import subprocess
 import sys
+import uuid
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from datetime import datetime
@@ -18,6 +20,7 @@ import pytest
 from voicecoach.state import SESSION_HISTORY_K, AnswerMeta, LiveState
 from voicecoach.store import (
     MemorySessionStore,
+    RedisSessionStore,
     SessionStore,
     SQLiteSessionStore,
     StoreError,
@@ -61,10 +64,16 @@ def turn(session_id: str, turn_index: int, *, with_meta: bool = True, reply: str
     )
 
 
-@pytest.fixture(params=["sqlite", "memory"])
+@pytest.fixture(params=["sqlite", "memory", "redis"])
 def store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[SessionStore]:
     s: SessionStore
-    s = SQLiteSessionStore(tmp_path / "s.sqlite3") if request.param == "sqlite" else MemorySessionStore()
+    if request.param == "redis":
+        # One server for the test session; a prefix per test keeps the tests apart.
+        s = RedisSessionStore(request.getfixturevalue("redis_url"), prefix=f"t{uuid.uuid4().hex}:")
+    elif request.param == "sqlite":
+        s = SQLiteSessionStore(tmp_path / "s.sqlite3")
+    else:
+        s = MemorySessionStore()
     yield s
     s.close()
 
@@ -249,11 +258,37 @@ def test_newer_schema_version_is_refused(tmp_path: Path) -> None:
         SQLiteSessionStore(path)
 
 
-def test_open_store_redis_is_a_clear_error() -> None:
-    with pytest.raises(StoreNotSupportedError, match="Redis session store backend is not implemented"):
-        open_store("redis://x")
-    with pytest.raises(ValueError, match="unknown backend"):
+def test_open_store_unknown_backend_is_a_clear_error() -> None:
+    with pytest.raises(StoreNotSupportedError, match="unknown backend"):
         open_store("postgres://db/coach")
+
+
+def test_open_store_redis(redis_url: str) -> None:
+    store = open_store(redis_url)
+    assert isinstance(store, RedisSessionStore)
+    store.close()
+
+
+def test_redis_down_is_a_store_error_naming_the_url() -> None:
+    with socket.socket() as sock:  # a port nothing listens on
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    url = f"redis://127.0.0.1:{port}/0"
+    with pytest.raises(StoreError, match=re.escape(url)):
+        open_store(url)
+
+
+def test_redis_turns_survive_another_client(redis_url: str) -> None:
+    """Two workers share sessions through Redis: what one saves, a fresh client reads back."""
+    prefix = f"t{uuid.uuid4().hex}:"
+    first = RedisSessionStore(redis_url, prefix=prefix)
+    first.save_turn("s1", turn("s1", 0))
+    first.close()
+    second = RedisSessionStore(redis_url, prefix=prefix)
+    assert [t.model_dump_json() for t in second.load_turns("s1")] == [turn("s1", 0).model_dump_json()]
+    assert second.load_history("s1")[0].model_dump_json() == meta(0).model_dump_json()
+    assert second.next_turn_index("s1") == 1
+    second.close()
 
 
 def test_open_store_picks_backend(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -408,6 +408,7 @@ def mini_pack() -> Pack:
         creatures=creatures,
         lineups=lineups,
         phi=[],
+        tools=("get_inventory",),
         w3=W3Config(
             version="0",
             branches={

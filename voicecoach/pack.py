@@ -23,7 +23,7 @@ from typing import Any, Literal, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from voicecoach.state import LiveState
+from voicecoach.state import LiveState, StateError
 
 PACKS_DIR = Path(__file__).parent / "packs"
 DEFAULT_PACK = "pet_arena"
@@ -129,6 +129,15 @@ class W1Example(_Model):
     plan: str = Field(description='PLAN as W1 writes it: tool calls, or "none"')
 
 
+class StateLimits(_Model):
+    """The game's bounds on a live state: a push outside them is refused, naming the field."""
+
+    max_level: int = Field(default=100, ge=1, description="a creature's highest level")
+    max_player_level: int = Field(default=100, ge=1)
+    max_owned: int = Field(default=1000, ge=1, description="creatures in one inventory")
+    max_lineup: int = Field(default=5, ge=1, description="creatures on one side of a match")
+
+
 class Manifest(_Model):
     pack_id: str
     version: str
@@ -136,6 +145,7 @@ class Manifest(_Model):
     persona: str = ""
     domain_rules: list[str] = Field(default_factory=list)
     tools: list[str] = Field(min_length=1, description="the tools the game serves; Φ names only these")
+    limits: StateLimits = Field(default_factory=StateLimits)
     w1_examples: list[W1Example] = Field(default_factory=list)
 
 
@@ -152,6 +162,7 @@ class Pack(_Model):
     phi: list[PhiEntry]
     w3: W3Config
     tools: tuple[str, ...]
+    limits: StateLimits = Field(default_factory=StateLimits)
     w1_examples: list[W1Example] = Field(default_factory=list)
 
     def creature_by_name(self, name: str) -> Creature | None:
@@ -161,6 +172,54 @@ class Pack(_Model):
     def skill_by_name(self, name: str) -> Skill | None:
         key = name.strip().lower()
         return next((s for s in self.skills.values() if key in (s.id.lower(), s.name.lower())), None)
+
+
+def check_state(pack: Pack, state: LiveState) -> None:
+    """Refuse a live state that names what the pack does not have or breaks the game's bounds.
+
+    The state model checks types; this checks meaning (an unknown creature id, stage 9, level 999),
+    so a game's bad push is an error naming the field instead of advice about nothing.
+    """
+    limits = pack.limits
+
+    def bad(field: str, msg: str) -> StateError:
+        return StateError(f"invalid state snapshot: {field}: {msg}")
+
+    fs = state.fs
+    if fs.player_level > limits.max_player_level:
+        raise bad("fs.player_level", f"{fs.player_level} is above the game's {limits.max_player_level}")
+    inv = fs.inventory
+    if inv is not None:
+        if len(inv.owned) > limits.max_owned:
+            raise bad("fs.inventory.owned", f"{len(inv.owned)} creatures, the game allows {limits.max_owned}")
+        for i, owned in enumerate(inv.owned):
+            at = f"fs.inventory.owned.{i}"
+            creature = pack.creatures.get(owned.creature_id)
+            if creature is None:
+                raise bad(f"{at}.creature_id", f"unknown creature {owned.creature_id!r}")
+            if owned.stage > len(creature.stages):
+                stages = len(creature.stages)
+                raise bad(f"{at}.stage", f"{creature.name} has {stages} stages, not {owned.stage}")
+            if owned.level > limits.max_level:
+                raise bad(f"{at}.level", f"{owned.level} is above the game's {limits.max_level}")
+            for skill in owned.unlocked_skills:
+                if skill not in creature.skills:
+                    raise bad(f"{at}.unlocked_skills", f"{creature.name} does not learn {skill!r}")
+        for name, lineup in inv.saved_lineups.items():
+            for cid in lineup:
+                if cid not in pack.creatures:
+                    raise bad(f"fs.inventory.saved_lineups.{name}", f"unknown creature {cid!r}")
+    match = state.ic.match
+    if match is not None:
+        for side in ("player_lineup", "opponent_lineup"):
+            ids = getattr(match, side)
+            if len(ids) > limits.max_lineup:
+                raise bad(f"ic.match.{side}", f"{len(ids)} creatures, a side has at most {limits.max_lineup}")
+            for cid in ids:
+                if cid not in pack.creatures:
+                    raise bad(f"ic.match.{side}", f"unknown creature {cid!r}")
+        if match.round > match.rounds_total:
+            raise bad("ic.match.round", f"round {match.round} of {match.rounds_total}")
 
 
 class PackError(ValueError):
@@ -312,6 +371,7 @@ def load_pack_from(folder: Path) -> Pack:
         phi=_entries(folder, "phi.json", PhiEntry, _read(folder, "phi.json")),
         w3=_whole(folder, "w3.json", W3Config),
         tools=tuple(manifest.tools),
+        limits=manifest.limits,
         w1_examples=manifest.w1_examples,
     )
     _check_refs(pack, folder)

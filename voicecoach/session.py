@@ -17,11 +17,12 @@ import time
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from loguru import logger
 from pydantic import BaseModel, Field
 
 from voicecoach.entities import focus_fields, link_entities
 from voicecoach.llm import LLMConfig
-from voicecoach.pack import DEFAULT_PACK, Pack, load_pack
+from voicecoach.pack import DEFAULT_PACK, Pack, check_state, load_pack
 from voicecoach.state import LiveState, SessionHistory, StaticState, apply_patch, load_state
 from voicecoach.store import MemorySessionStore, SessionStore, TurnRecord
 from voicecoach.w1 import PhiTable, W1Counters
@@ -30,6 +31,8 @@ from voicecoach.w3 import session_seed
 # The configurations compared in the paper (§7.1): two baselines and the cumulative SGC ablation.
 Mode = Literal["prompting", "pe_agent", "sgc_w1", "sgc_w1_w2", "sgc_full"]
 MODES: tuple[Mode, ...] = ("prompting", "pe_agent", "sgc_w1", "sgc_w1_w2", "sgc_full")
+# A spoken question of half a minute at ~150 words a minute is ~75 words, ~450 characters.
+MAX_UTTERANCE_CHARS = 600
 
 
 class CoachConfig(BaseModel):
@@ -90,6 +93,8 @@ class Session:
         pack = pack or load_pack()
         store = store if store is not None else MemorySessionStore()
         saved = store.load_state(session_id)
+        if state is not None:
+            check_state(pack, state)
         base = state or saved or LiveState()
         history = SessionHistory(metas=store.load_history(session_id))
         static = StaticState(
@@ -122,6 +127,7 @@ class Session:
             )
         else:
             new = apply_patch(self.state, data)
+        check_state(self.pack, new)
         self.state = new.model_copy(update={"version": self.state.version + 1})
         self.stale = stale
         self.store.save_state(self.session_id, self.state)
@@ -129,7 +135,14 @@ class Session:
             turn.snapshot = self._snapshot(turn.index, turn.links)
 
     def begin_turn(self, utterance: str) -> Turn:
-        """Start a turn: link the utterance's entities into s_ic and stamp the snapshot."""
+        """Start a turn: link the utterance's entities into s_ic and stamp the snapshot.
+
+        An utterance longer than any spoken question is cut to MAX_UTTERANCE_CHARS before it
+        reaches a prompt (a pasted 200k-character text would otherwise fill three LLM calls).
+        """
+        if len(utterance) > MAX_UTTERANCE_CHARS:
+            logger.warning(f"utterance of {len(utterance)} characters cut to {MAX_UTTERANCE_CHARS}")
+            utterance = utterance[:MAX_UTTERANCE_CHARS]
         index = self.next_turn
         self.next_turn += 1
         links = focus_fields(link_entities(self.pack, utterance))

@@ -2,9 +2,9 @@
 
 W3 reads the answer.meta of the prior K turns (s_sh) to schedule guidance across turns, so
 that history must outlive the process: a restarted coach resumes a session where it left
-off. `SessionStore` is the interface; `SQLiteSessionStore` (an embedded file, the default)
-and `MemorySessionStore` (persistence disabled, tests) implement it, and a Redis backend
-can implement it later without touching callers.
+off. `SessionStore` is the interface; `SQLiteSessionStore` (an embedded file, the default),
+`RedisSessionStore` (shared by several server workers behind a load balancer, so a session
+resumes on another worker) and `MemorySessionStore` (persistence disabled, tests) implement it.
 
 Everything is stored as pydantic JSON and validated again on load, so what comes back is
 exactly what was saved: `load_history` returns AnswerMeta whose ``model_dump_json`` is
@@ -335,6 +335,93 @@ class MemorySessionStore:
         """Nothing to release; the data lives as long as the object."""
 
 
+# --- Redis -------------------------------------------------------------------------------
+
+
+class RedisSessionStore:
+    """The same contract on a Redis server, so several `voicecoach serve` workers share sessions.
+
+    Keys, under `prefix` (default ``voicecoach:``): ``turns:<session>`` a hash of turn index ->
+    TurnRecord JSON (meta included, dumped once so `load_history` returns it byte for byte),
+    ``state:<session>`` the LiveState JSON, and ``sessions`` a set of session ids. A turn and its
+    session-set entry are written in one MULTI/EXEC transaction, so a worker killed mid-save leaves
+    either the whole turn or none of it.
+    """
+
+    def __init__(self, url: str, prefix: str = "voicecoach:", timeout_s: float = 2.0) -> None:
+        import redis  # the client is needed only by this backend
+
+        self.url = url
+        self._prefix = prefix
+        self._errors: tuple[type[BaseException], ...] = (redis.RedisError,)
+        try:
+            self._redis: Any = redis.Redis.from_url(
+                url, socket_timeout=timeout_s, socket_connect_timeout=timeout_s, decode_responses=True
+            )
+            self._redis.ping()
+        except (redis.RedisError, ValueError) as err:
+            raise StoreError(f"cannot open session store {url}: {err}") from err
+
+    def _key(self, kind: str, session_id: str = "") -> str:
+        return f"{self._prefix}{kind}:{session_id}" if session_id else f"{self._prefix}{kind}"
+
+    @contextmanager
+    def _errors_named(self) -> Iterator[None]:
+        try:
+            yield
+        except self._errors as err:
+            raise StoreError(f"session store {self.url}: {err}") from err
+
+    def save_turn(self, session_id: str, record: TurnRecord) -> None:
+        record = _prepare(session_id, record)
+        with self._errors_named():
+            pipe = self._redis.pipeline(transaction=True)
+            pipe.hset(self._key("turns", session_id), str(record.turn_index), record.model_dump_json())
+            pipe.sadd(self._key("sessions"), session_id)
+            pipe.execute()
+
+    def _records(self, session_id: str) -> list[TurnRecord]:
+        with self._errors_named():
+            rows = self._redis.hgetall(self._key("turns", session_id))
+        return [TurnRecord.model_validate_json(rows[i]) for i in sorted(rows, key=int)]
+
+    def load_history(self, session_id: str, k: int = SESSION_HISTORY_K) -> list[AnswerMeta]:
+        if k <= 0:
+            return []
+        metas = [turn.meta for turn in self._records(session_id) if turn.meta is not None]
+        return metas[-k:]
+
+    def load_turns(self, session_id: str, limit: int | None = None) -> list[TurnRecord]:
+        if limit is not None and limit <= 0:
+            return []
+        turns = self._records(session_id)
+        return turns if limit is None else turns[-limit:]
+
+    def save_state(self, session_id: str, state: LiveState) -> None:
+        with self._errors_named():
+            pipe = self._redis.pipeline(transaction=True)
+            pipe.set(self._key("state", session_id), state.model_dump_json())
+            pipe.sadd(self._key("sessions"), session_id)
+            pipe.execute()
+
+    def load_state(self, session_id: str) -> LiveState | None:
+        with self._errors_named():
+            state_json = self._redis.get(self._key("state", session_id))
+        return None if state_json is None else LiveState.model_validate_json(state_json)
+
+    def next_turn_index(self, session_id: str) -> int:
+        with self._errors_named():
+            indices = self._redis.hkeys(self._key("turns", session_id))
+        return max((int(i) for i in indices), default=-1) + 1
+
+    def sessions(self) -> list[str]:
+        with self._errors_named():
+            return sorted(self._redis.smembers(self._key("sessions")))
+
+    def close(self) -> None:
+        self._redis.close()
+
+
 # --- choosing a backend -------------------------------------------------------------------
 
 
@@ -343,7 +430,7 @@ def open_store(url: str | None = None) -> SessionStore:
 
     None means $VOICECOACH_STORE, else the default file under ~/.local/state. Accepted:
     ``sqlite:///relative.db`` / ``sqlite:////absolute.db`` (SQLAlchemy's spelling), a plain
-    file path, and ``memory:``.
+    file path, ``redis://host:port/db`` (or ``rediss://``), and ``memory:``.
     """
     if url is None:
         url = os.environ.get(STORE_ENV) or str(DEFAULT_STORE_PATH.expanduser())
@@ -355,12 +442,10 @@ def open_store(url: str | None = None) -> SessionStore:
             raise ValueError(f"store URL {url!r} has no file path")
         return SQLiteSessionStore(path)
     if url.startswith(("redis://", "rediss://")):
-        raise StoreNotSupportedError(
-            f"store URL {url!r}: the Redis session store backend is not implemented yet; "
-            "use sqlite:///path, a file path, or memory:"
-        )
+        return RedisSessionStore(url)
     if "://" in url:
         raise StoreNotSupportedError(
-            f"store URL {url!r}: unknown backend; use sqlite:///path, a file path, or memory:"
+            f"store URL {url!r}: unknown backend; use sqlite:///path, redis://host:port/db, a file path,"
+            " or memory:"
         )
     return SQLiteSessionStore(url)

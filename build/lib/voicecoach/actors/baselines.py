@@ -1,0 +1,140 @@
+"""The baseline configurations as actors: `prompting` and `pe_agent` (paper §7.1).
+
+Each replaces the whole W1 → tools → W2 → W3 → Talker chain with one actor that owns the
+turn: it starts on a final transcription, runs in its own task (cancelled by a barge-in)
+and pushes the same reply / tool / completion frames the SGC chain does, so one collector,
+one TTS and one benchmark measure every configuration alike.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from abc import abstractmethod
+
+from loguru import logger
+from pipecat.frames.frames import Frame, InterruptionFrame, LLMFullResponseEndFrame, TranscriptionFrame
+from pipecat.processors.frame_processor import FrameDirection, FrameProcessor
+
+from voicecoach.actors.frames import ReplyTextFrame, ToolDispatchFrame, ToolResultFrame, TurnCompletedFrame
+from voicecoach.actors.talker import FALLBACK_REPLY
+from voicecoach.actors.tools import run_call
+from voicecoach.baselines import pe_reply_messages, planner_gbnf, planner_messages, prompting_messages
+from voicecoach.llm import LLMClient, LLMError
+from voicecoach.session import CoachConfig, Session, Turn
+from voicecoach.store import TurnRecord
+from voicecoach.talker import ToolOutcome
+from voicecoach.tools import ToolRunner
+from voicecoach.w1 import parse_plan, tool_validator
+
+
+class _TurnOwner(FrameProcessor):
+    """Starts `_answer` per final transcription; a barge-in or a new turn cancels it."""
+
+    def __init__(self, session: Session, llm: LLMClient, config: CoachConfig):
+        super().__init__()
+        self._session = session
+        self._llm = llm
+        self._config = config
+        self._task: asyncio.Task | None = None
+
+    async def process_frame(self, frame: Frame, direction: FrameDirection):
+        await super().process_frame(frame, direction)
+        await self.push_frame(frame, direction)
+        if isinstance(frame, TranscriptionFrame) and frame.text.strip():
+            await self._cancel()
+            turn = self._session.begin_turn(frame.text.strip())
+            self._task = self.create_task(self._run(turn), name=f"{type(self).__name__}-turn-{turn.index}")
+        elif isinstance(frame, InterruptionFrame):
+            await self._cancel()
+
+    async def cleanup(self):
+        await super().cleanup()
+        await self._cancel()  # a pipeline stopped mid-turn must not leave the LLM stream running
+
+    async def _cancel(self) -> None:
+        if self._task is not None and not self._task.done():
+            await self.cancel_task(self._task)
+        self._task = None
+
+    async def _run(self, turn: Turn) -> None:
+        tools, reply = await self._answer(turn)
+        await self.push_frame(LLMFullResponseEndFrame())
+        record = TurnRecord(
+            session_id=self._session.session_id,
+            turn_index=turn.index,
+            utterance=turn.utterance,
+            reply=reply,
+            tools=[{"tool": o.tool, "args": o.args, "ok": o.ok, "ms": o.ms} for o in tools],
+            latency={"reply_done": turn.ms()},
+        )
+        await self.push_frame(
+            TurnCompletedFrame(turn_index=turn.index, t_ms=turn.ms(), record=record.model_dump())
+        )
+
+    @abstractmethod
+    async def _answer(self, turn: Turn) -> tuple[list[ToolOutcome], str]:
+        """Produce the turn's reply (pushing its frames); return the tools run and the reply."""
+
+    async def _stream_reply(self, turn: Turn, messages: list[dict[str, str]]) -> str:
+        reply: list[str] = []
+        try:
+            async for delta in self._llm.stream(messages, max_tokens=self._config.reply_max_tokens):
+                reply.append(delta)
+                await self.push_frame(ReplyTextFrame(text=delta, turn_index=turn.index))
+        except LLMError as err:
+            logger.warning(f"turn {turn.index}: reply stream failed: {err}")
+            if not reply:
+                reply.append(FALLBACK_REPLY)
+                await self.push_frame(ReplyTextFrame(text=FALLBACK_REPLY, turn_index=turn.index))
+        return "".join(reply)
+
+
+class PromptingActor(_TurnOwner):
+    """One LLM call with the state in the prompt; no tools, no wrappers."""
+
+    async def _answer(self, turn: Turn) -> tuple[list[ToolOutcome], str]:
+        messages = prompting_messages(self._session.pack, turn.snapshot, turn.utterance)
+        return [], await self._stream_reply(turn, messages)
+
+
+class PlanExecuteActor(_TurnOwner):
+    """Planner call → tools (in plan order, one after another) → reply call."""
+
+    def __init__(
+        self,
+        session: Session,
+        llm: LLMClient,
+        config: CoachConfig,
+        runner: ToolRunner,
+        planner_llm: LLMClient | None = None,
+    ):
+        super().__init__(session, llm, config)
+        self._planner_llm = planner_llm or llm  # the turn's first call (Engines.first)
+        self._runner = runner
+        self._validate = tool_validator(session.pack)
+        self._grammar = planner_gbnf()
+
+    async def _answer(self, turn: Turn) -> tuple[list[ToolOutcome], str]:
+        pack, state = self._session.pack, turn.snapshot
+        try:
+            messages = planner_messages(pack, state, turn.utterance)
+            plan_text = await self._planner_llm.complete(messages, max_tokens=80, grammar=self._grammar)
+        except LLMError as err:
+            logger.warning(f"turn {turn.index}: planner failed: {err}")
+            plan_text = ""
+        parsed = parse_plan(plan_text)
+        calls, errors = [], list(parsed.errors)
+        for call in parsed.calls:
+            try:
+                calls.append(type(call)(call.tool, self._validate(call.tool, call.args)))
+            except ValueError as err:
+                errors.append(f"{call.tool}: {err}")
+        await self.push_frame(
+            ToolDispatchFrame(
+                turn_index=turn.index, t_ms=turn.ms(), calls=calls, source="plan", errors=errors
+            )
+        )
+        outcomes = [await run_call(self._runner, state, call) for call in calls]  # serial executor
+        await self.push_frame(ToolResultFrame(turn_index=turn.index, t_ms=turn.ms(), outcomes=outcomes))
+        reply = await self._stream_reply(turn, pe_reply_messages(pack, state, turn.utterance, outcomes))
+        return outcomes, reply

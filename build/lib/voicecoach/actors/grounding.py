@@ -1,0 +1,72 @@
+"""GroundingActor (W2): the slot-extraction call, then the deterministic grounding kernel.
+
+Starts when c1 arrives, in its own task: a separate, small-context LLM call extracts
+QuerySlots (JSON, schema-constrained where the backend allows), and `ground` turns them into
+c2 — conflicts and the paragraph plan. If the call fails or times out, W2 grounds on empty
+slots: the plan then judges nothing it could get wrong.
+"""
+
+from __future__ import annotations
+
+import asyncio
+
+from loguru import logger
+from pipecat.frames.frames import Frame, InterruptionFrame
+from pipecat.processors.frame_processor import FrameDirection, FrameProcessor
+
+from voicecoach.actors.frames import GroundingControlFrame, IntentControlFrame
+from voicecoach.llm import LLMClient, LLMError
+from voicecoach.session import CoachConfig, Session
+from voicecoach.w2 import QuerySlots, ground, parse_query_slots, query_slots_json_schema, slot_prompt
+
+
+class GroundingActor(FrameProcessor):
+    def __init__(self, session: Session, llm: LLMClient, config: CoachConfig):
+        super().__init__()
+        self._session = session
+        self._llm = llm
+        self._config = config
+        self._system = slot_prompt(session.pack)
+        self._schema = query_slots_json_schema()
+        self._task: asyncio.Task | None = None
+
+    async def process_frame(self, frame: Frame, direction: FrameDirection):
+        await super().process_frame(frame, direction)
+        if isinstance(frame, IntentControlFrame):
+            await self._cancel()
+            self._task = self.create_task(self._ground(frame), name=f"w2-turn-{frame.turn_index}")
+        elif isinstance(frame, InterruptionFrame):
+            await self._cancel()
+        await self.push_frame(frame, direction)
+
+    async def cleanup(self):
+        await super().cleanup()
+        await self._cancel()  # tasks from create_task are ours to release
+
+    async def _cancel(self) -> None:
+        if self._task is not None and not self._task.done():
+            await self.cancel_task(self._task)
+        self._task = None
+
+    async def _ground(self, c1: IntentControlFrame) -> None:
+        messages = [
+            {"role": "system", "content": self._system},
+            {"role": "user", "content": f"intent: {c1.intent}/{c1.sub_intent}\nplayer: {c1.utterance}"},
+        ]
+        errors: list[str] = []
+        try:
+            raw = await asyncio.wait_for(
+                self._llm.complete(messages, max_tokens=120, json_schema=self._schema),
+                timeout=self._config.slot_timeout_s,
+            )
+            slots, errors = parse_query_slots(raw)
+        except (LLMError, TimeoutError) as err:
+            slots, errors = QuerySlots(), [f"slot call failed: {str(err) or 'timed out'}"]
+            logger.warning(f"turn {c1.turn_index}: W2 {errors[0]}")
+        control = ground(slots, c1.snapshot, self._session.pack, c1.intent, c1.sub_intent)
+        turn = self._session.turn(c1.turn_index)
+        await self.push_frame(
+            GroundingControlFrame(
+                turn_index=c1.turn_index, t_ms=turn.ms() if turn else 0.0, control=control, slot_errors=errors
+            )
+        )

@@ -1,0 +1,153 @@
+"""PerceptionActor (W1): streams the W1 call, narration to TTS, tools dispatched early.
+
+On a final transcription it starts the turn's W1 stream in its own task (never inside
+process_frame, so frames keep flowing) and turns parser events into frames the moment they
+happen: narration text as it streams, the tool dispatch when SUB_INTENT closes on a Φ hit
+(or when PLAN closes on a miss), c1 for W2 and W3. A barge-in cancels the stream.
+"""
+
+from __future__ import annotations
+
+import asyncio
+
+from loguru import logger
+from pipecat.frames.frames import Frame, InterruptionFrame, TranscriptionFrame
+from pipecat.processors.frame_processor import FrameDirection, FrameProcessor
+
+from voicecoach.actors.frames import (
+    IntentControlFrame,
+    NarrationEndFrame,
+    NarrationTextFrame,
+    ToolDispatchFrame,
+)
+from voicecoach.llm import LLMClient, LLMError
+from voicecoach.session import CoachConfig, Session, Turn
+from voicecoach.w1 import (
+    OTHER,
+    FormatError,
+    NarrationClosed,
+    NarrationDelta,
+    SubIntentClosed,
+    W1Step,
+    W1Turn,
+    tool_validator,
+    w1_gbnf,
+    w1_prefix,
+)
+
+# Said when W1 produced no narration (stream error, stall, broken tags): never silence.
+FALLBACK_NARRATION = "Let me check that for you."
+
+
+class PerceptionActor(FrameProcessor):
+    def __init__(self, session: Session, llm: LLMClient, config: CoachConfig):
+        super().__init__()
+        self._session = session
+        self._llm = llm
+        self._config = config
+        self._prefix = w1_prefix(session.pack)  # static: built once, KV-cached by the server
+        self._grammar = w1_gbnf(session.pack)
+        self._validate = tool_validator(session.pack)
+        self._task: asyncio.Task | None = None
+
+    async def process_frame(self, frame: Frame, direction: FrameDirection):
+        await super().process_frame(frame, direction)
+        if isinstance(frame, TranscriptionFrame) and frame.text.strip():
+            await self.push_frame(frame, direction)
+            await self._cancel_turn()
+            turn = self._session.begin_turn(frame.text.strip())
+            self._task = self.create_task(self._run_turn(turn), name=f"w1-turn-{turn.index}")
+        elif isinstance(frame, InterruptionFrame):
+            await self._cancel_turn()
+            await self.push_frame(frame, direction)
+        else:
+            await self.push_frame(frame, direction)
+
+    async def cleanup(self):
+        await super().cleanup()
+        await self._cancel_turn()  # tasks from create_task are ours to release
+
+    async def _cancel_turn(self) -> None:
+        if self._task is not None and not self._task.done():
+            await self.cancel_task(self._task)
+        self._task = None
+
+    async def _run_turn(self, turn: Turn) -> None:
+        # A callable: Φ reads the decision fields when SUB_INTENT closes, so a state push that
+        # lands mid-stream counts (paper A.5: the lookup needs the *current* snapshot).
+        w1 = W1Turn(self._session.phi, lambda: turn.snapshot, turn.index, self._session.counters,
+                    max_age=self._config.max_age, validate=self._validate)  # fmt: skip
+        progress = _TurnProgress()
+        messages = [*self._prefix, {"role": "user", "content": turn.utterance}]
+        error = ""
+        try:
+            async for delta in self._llm.stream(
+                messages, max_tokens=self._config.w1_max_tokens, grammar=self._grammar
+            ):
+                await self._emit(turn, w1, w1.feed(delta), progress)
+        except LLMError as err:
+            error = str(err)
+            logger.warning(f"turn {turn.index}: W1 stream failed: {error}")
+        await self._emit(turn, w1, w1.finish(), progress)
+
+        if not progress.c1_sent:  # the stream never closed SUB_INTENT: c1 from what we have
+            outcome = "llm_error" if error else (w1.decision.outcome or "format_error")
+            await self._push_c1(
+                turn, progress, w1.intent or OTHER, OTHER, outcome, error or w1.decision.reason
+            )
+        if not progress.narrated:
+            await self.push_frame(NarrationTextFrame(text=FALLBACK_NARRATION, turn_index=turn.index))
+        if not progress.narration_closed:
+            await self.push_frame(NarrationEndFrame(turn_index=turn.index, t_ms=turn.ms()))
+
+    async def _emit(self, turn: Turn, w1: W1Turn, step: W1Step, progress: _TurnProgress) -> None:
+        # Tools first: every millisecond they start earlier is one the reply gains.
+        if step.dispatch is not None:
+            d = step.dispatch
+            await self.push_frame(
+                ToolDispatchFrame(
+                    turn_index=turn.index, t_ms=turn.ms(), calls=d.calls, source=d.source, errors=d.errors
+                )  # fmt: skip
+            )
+        for ev in step.events:
+            if isinstance(ev, NarrationDelta) and ev.text:
+                progress.narrated = True
+                await self.push_frame(NarrationTextFrame(text=ev.text, turn_index=turn.index))
+            elif isinstance(ev, NarrationClosed) and not progress.narration_closed:
+                progress.narration_closed = progress.narrated
+                if progress.narrated:
+                    await self.push_frame(NarrationEndFrame(turn_index=turn.index, t_ms=turn.ms()))
+            elif isinstance(ev, SubIntentClosed) and not progress.c1_sent:
+                decision = w1.decision
+                await self._push_c1(
+                    turn, progress, w1.intent or OTHER, ev.label, decision.outcome or "miss", decision.reason
+                )
+            elif isinstance(ev, FormatError):
+                logger.info(f"turn {turn.index}: W1 format error: {ev.reason}")
+
+    async def _push_c1(
+        self, turn: Turn, progress: _TurnProgress, intent: str, sub_intent: str, outcome: str, reason: str
+    ) -> None:
+        entry = self._session.phi.lookup(intent, sub_intent)
+        c1 = IntentControlFrame(
+            turn_index=turn.index,
+            t_ms=turn.ms(),
+            utterance=turn.utterance,
+            intent=intent,
+            sub_intent=sub_intent,
+            branch=entry.branch if entry is not None else "knowledge-qa",
+            outcome=outcome,
+            reason=reason,
+            snapshot=turn.snapshot,
+        )
+        progress.c1_sent = True
+        await self.push_frame(c1)
+
+
+class _TurnProgress:
+    """What of the turn has reached the pipeline so far."""
+
+    def __init__(self) -> None:
+        self.c1_sent = False
+        self.narrated = False
+        self.narration_closed = False

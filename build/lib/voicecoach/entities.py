@@ -1,0 +1,94 @@
+"""Deterministic entity linking: which catalog entries does an utterance mention?
+
+Runs on raw STT text (lowercase, no punctuation) before the LLM sees it, so that Φ can
+bind tool arguments such as ``ic.focus_creature`` on the early path. Matching is by
+display name, id or (for creatures) evolution-stage name, case-insensitive, on word
+boundaries, leftmost-longest, and tolerant of simple plurals ("emberfoxes", "emberfoxs").
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from voicecoach.pack import Pack
+
+EntityKind = Literal["creature", "skill", "element", "lineup"]
+
+
+@dataclass(frozen=True)
+class Mention:
+    id: str
+    kind: EntityKind
+    surface: str  # the text as spoken
+    span: tuple[int, int]  # [start, end) character offsets into the utterance
+
+
+def _words(surface: str) -> list[str]:
+    return [w for w in re.split(r"[\s_-]+", surface.strip().lower()) if w]
+
+
+def _key(surface: str) -> str:
+    # "Ember Fang", "ember_fang", "ember-fang" and STT's "emberfang" are one surface form.
+    return "".join(_words(surface))
+
+
+def _forms(pack: Pack) -> list[tuple[str, EntityKind, str]]:
+    """(surface form, kind, id) for every name, id and evolution-stage name in the catalog."""
+    forms: list[tuple[str, EntityKind, str]] = []
+    for c in pack.creatures.values():
+        forms += [(f, "creature", c.id) for f in (c.id, c.name, *c.stages)]
+    for s in pack.skills.values():
+        forms += [(f, "skill", s.id) for f in (s.id, s.name)]
+    for lu in pack.lineups.values():
+        forms += [(f, "lineup", lu.id) for f in (lu.id, lu.name)]
+    forms += [(e, "element", e) for e in pack.elements.elements]
+    return forms
+
+
+def _surfaces(pack: Pack) -> dict[str, tuple[EntityKind, str]]:
+    """Normalised surface form -> (kind, id). On a clash the earlier kind above wins."""
+    table: dict[str, tuple[EntityKind, str]] = {}
+    for form, kind, id_ in _forms(pack):
+        table.setdefault(_key(form), (kind, id_))
+    return table
+
+
+def _spoken(word: str) -> str:
+    """A word as STT may write it: Whisper splits invented compounds ("Galehawk" -> "Gale Hawk"),
+    so a long word may break at any letter; short words (elements, "T1") must match whole."""
+    if len(word) < 6:
+        return re.escape(word)
+    return r"[\s-]?".join(map(re.escape, word))
+
+
+def _pattern(forms: list[str]) -> re.Pattern[str]:
+    # Longest forms first, so the alternation prefers "second wind" over "wind" at a position;
+    # re caches the compiled pattern, so rebuilding it per utterance is cheap.
+    ordered = sorted(set(forms), key=lambda f: (-len(_key(f)), f))
+    alts = [r"[\s_-]*".join(_spoken(w) for w in _words(f)) for f in ordered]
+    return re.compile(r"(?<![a-z0-9])(?:" + "|".join(alts) + r")(?:e?s)?(?![a-z0-9])", re.IGNORECASE)
+
+
+def link_entities(pack: Pack, text: str) -> list[Mention]:
+    """Catalog mentions in `text`, in order of appearance, non-overlapping."""
+    table = _surfaces(pack)
+    mentions = []
+    for m in _pattern([f for f, _, _ in _forms(pack)]).finditer(text):
+        surface = m.group(0)
+        key = _key(surface)
+        # The optional plural suffix is part of the match; strip it to look the form up.
+        entry = table.get(key) or table.get(key[:-1]) or table[key[:-2]]
+        mentions.append(Mention(id=entry[1], kind=entry[0], surface=surface, span=(m.start(), m.end())))
+    return mentions
+
+
+def focus_fields(mentions: list[Mention]) -> dict[str, Any]:
+    """The IntentContext fields entity linking fills (see voicecoach.state.IntentContext)."""
+    return {
+        "entity_links": list(dict.fromkeys(m.id for m in mentions)),
+        "mentioned_creatures": list(dict.fromkeys(m.id for m in mentions if m.kind == "creature")),
+        "focus_creature": next((m.id for m in mentions if m.kind == "creature"), None),
+        "focus_skill": next((m.id for m in mentions if m.kind == "skill"), None),
+    }

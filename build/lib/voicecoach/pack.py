@@ -1,0 +1,384 @@
+"""Domain packs: the coaching domain as versioned data (a balance patch is a new version).
+
+A pack is a folder of JSON files under ``voicecoach/packs/<pack_id>/``:
+
+    manifest.json   {"pack_id", "version", "title", "persona", "domain_rules", "w1_examples"}
+    elements.json   {"elements": [...], "counters": {attacker: {defender: multiplier}}}
+    skills.json     [Skill, ...]
+    creatures.json  [Creature, ...]
+    lineups.json    [Lineup, ...]      named teams of 3-5 (the W3 recommend pool)
+    phi.json        [PhiEntry, ...]    W1's Φ table
+    w3.json         W3Config           branch pools, cooldowns, p_c, w_c
+
+`load_pack` validates every file and every cross-reference, and a bad entry raises
+`PackError` naming the file and the entry, so a broken patch never reaches a session.
+"""
+
+from __future__ import annotations
+
+import json
+from functools import cache
+from pathlib import Path
+from typing import Any, Literal, TypeVar
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from voicecoach.state import LiveState, StateError
+
+PACKS_DIR = Path(__file__).parent / "packs"
+DEFAULT_PACK = "pet_arena"
+
+
+class _Model(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+_M = TypeVar("_M", bound=_Model)
+
+
+class UnlockCondition(_Model):
+    """How a player unlocks a skill; absent fields impose nothing."""
+
+    min_stage: int | None = Field(default=None, ge=1)
+    min_level: int | None = Field(default=None, ge=1)
+    quest: str | None = None
+
+
+class Skill(_Model):
+    id: str
+    name: str
+    element: str
+    kind: Literal["attack", "defense", "support", "control"]
+    power: int = Field(ge=0)
+    description: str
+    unlock: UnlockCondition | None = None  # None: known from the start
+
+
+class Creature(_Model):
+    id: str
+    name: str
+    element: str
+    role: Literal["striker", "tank", "support", "controller"]
+    rarity: Literal["common", "rare", "epic", "legendary"]
+    stages: list[str] = Field(min_length=1, max_length=3, description="evolution stage names")
+    base_power: int = Field(ge=1)
+    skills: list[str] = Field(min_length=1)
+
+
+class Lineup(_Model):
+    id: str
+    name: str
+    creatures: list[str] = Field(min_length=3, max_length=5)
+    style: str  # aggressive / defensive / control / balanced ...
+    summary: str
+
+
+class ToolUse(_Model):
+    """One tool a Φ entry dispatches; `args` values starting with '$' are state paths."""
+
+    tool: str
+    args: dict[str, Any] = Field(default_factory=dict)
+
+
+class PhiEntry(_Model):
+    intent: str
+    sub_intent: str
+    # Shown next to the label in W1's prompt: a small model matches the player's words to a
+    # phrase far better than to a bare label such as "fill_slot".
+    example: str = Field(default="", description="what a player might say for this pair")
+    tools: list[ToolUse]
+    requires: list[str] = Field(default_factory=list, description="decision-field paths")
+    branch: Literal["recommend", "teaching", "knowledge-qa"] = "knowledge-qa"
+
+
+class W3Candidate(_Model):
+    id: str
+    guidance_type: str
+    lineup_id: str | None = None
+    text: str = ""
+    cooldown: int = Field(ge=1, description="turns the candidate rests after being issued")
+    p: float = Field(gt=0.0, le=1.0, description="Bernoulli leak probability p_c")
+    w: float = Field(gt=0.0, description="weighted-pick weight w_c")
+
+
+class W3Branch(_Model):
+    pool: list[W3Candidate]
+
+
+class W3Config(_Model):
+    version: str
+    branches: dict[Literal["recommend", "teaching", "knowledge-qa"], W3Branch]
+
+
+class ElementChart(_Model):
+    elements: list[str]
+    counters: dict[str, dict[str, float]]
+
+
+class W1Example(_Model):
+    """One worked W1 turn, sent before the player's utterance as a user / assistant exchange.
+
+    A single example in the system prompt made small models answer with its pair whatever
+    was asked; several exchanges of different pairs teach the format without one favourite.
+    """
+
+    utterance: str
+    intent: str
+    sub_intent: str
+    narration: str
+    plan: str = Field(description='PLAN as W1 writes it: tool calls, or "none"')
+
+
+class StateLimits(_Model):
+    """The game's bounds on a live state: a push outside them is refused, naming the field."""
+
+    max_level: int = Field(default=100, ge=1, description="a creature's highest level")
+    max_player_level: int = Field(default=100, ge=1)
+    max_owned: int = Field(default=1000, ge=1, description="creatures in one inventory")
+    max_lineup: int = Field(default=5, ge=1, description="creatures on one side of a match")
+
+
+class Manifest(_Model):
+    pack_id: str
+    version: str
+    title: str = ""
+    persona: str = ""
+    domain_rules: list[str] = Field(default_factory=list)
+    tools: list[str] = Field(min_length=1, description="the tools the game serves; Φ names only these")
+    limits: StateLimits = Field(default_factory=StateLimits)
+    w1_examples: list[W1Example] = Field(default_factory=list)
+
+
+class Pack(_Model):
+    pack_id: str
+    version: str
+    title: str
+    persona: str
+    domain_rules: list[str]
+    elements: ElementChart
+    skills: dict[str, Skill]
+    creatures: dict[str, Creature]
+    lineups: dict[str, Lineup]
+    phi: list[PhiEntry]
+    w3: W3Config
+    tools: tuple[str, ...]
+    limits: StateLimits = Field(default_factory=StateLimits)
+    w1_examples: list[W1Example] = Field(default_factory=list)
+
+    def creature_by_name(self, name: str) -> Creature | None:
+        key = name.strip().lower()
+        return next((c for c in self.creatures.values() if key in (c.id.lower(), c.name.lower())), None)
+
+    def skill_by_name(self, name: str) -> Skill | None:
+        key = name.strip().lower()
+        return next((s for s in self.skills.values() if key in (s.id.lower(), s.name.lower())), None)
+
+
+def check_state(pack: Pack, state: LiveState) -> None:
+    """Refuse a live state that names what the pack does not have or breaks the game's bounds.
+
+    The state model checks types; this checks meaning (an unknown creature id, stage 9, level 999),
+    so a game's bad push is an error naming the field instead of advice about nothing.
+    """
+    limits = pack.limits
+
+    def bad(field: str, msg: str) -> StateError:
+        return StateError(f"invalid state snapshot: {field}: {msg}")
+
+    fs = state.fs
+    if fs.player_level > limits.max_player_level:
+        raise bad("fs.player_level", f"{fs.player_level} is above the game's {limits.max_player_level}")
+    inv = fs.inventory
+    if inv is not None:
+        if len(inv.owned) > limits.max_owned:
+            raise bad("fs.inventory.owned", f"{len(inv.owned)} creatures, the game allows {limits.max_owned}")
+        for i, owned in enumerate(inv.owned):
+            at = f"fs.inventory.owned.{i}"
+            creature = pack.creatures.get(owned.creature_id)
+            if creature is None:
+                raise bad(f"{at}.creature_id", f"unknown creature {owned.creature_id!r}")
+            if owned.stage > len(creature.stages):
+                stages = len(creature.stages)
+                raise bad(f"{at}.stage", f"{creature.name} has {stages} stages, not {owned.stage}")
+            if owned.level > limits.max_level:
+                raise bad(f"{at}.level", f"{owned.level} is above the game's {limits.max_level}")
+            for skill in owned.unlocked_skills:
+                if skill not in creature.skills:
+                    raise bad(f"{at}.unlocked_skills", f"{creature.name} does not learn {skill!r}")
+        for name, lineup in inv.saved_lineups.items():
+            for cid in lineup:
+                if cid not in pack.creatures:
+                    raise bad(f"fs.inventory.saved_lineups.{name}", f"unknown creature {cid!r}")
+    match = state.ic.match
+    if match is not None:
+        for side in ("player_lineup", "opponent_lineup"):
+            ids = getattr(match, side)
+            if len(ids) > limits.max_lineup:
+                raise bad(f"ic.match.{side}", f"{len(ids)} creatures, a side has at most {limits.max_lineup}")
+            for cid in ids:
+                if cid not in pack.creatures:
+                    raise bad(f"ic.match.{side}", f"unknown creature {cid!r}")
+        if match.round > match.rounds_total:
+            raise bad("ic.match.round", f"round {match.round} of {match.rounds_total}")
+
+
+class PackError(ValueError):
+    """A pack file or entry that does not validate; the message names file and entry."""
+
+
+def _read(folder: Path, name: str) -> Any:
+    path = folder / name
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise PackError(f"{path}: file missing from pack") from None
+    except json.JSONDecodeError as err:
+        raise PackError(f"{path}: not valid JSON ({err})") from None
+
+
+def _whole(folder: Path, name: str, model: type[_M]) -> _M:
+    try:
+        return model.model_validate(_read(folder, name))
+    except ValidationError as err:
+        first = err.errors()[0]
+        raise PackError(f"{folder / name}: {first['msg']} at {'.'.join(map(str, first['loc']))}") from None
+
+
+def _entries(folder: Path, name: str, model: type[_Model], raw: list[Any]) -> list[Any]:
+    out = []
+    for i, item in enumerate(raw):
+        if isinstance(item, dict):
+            label = item.get("id") or f"{item.get('intent')}/{item.get('sub_intent')}"
+        else:
+            label = str(i)
+        try:
+            out.append(model.model_validate(item))
+        except ValidationError as err:
+            first = err.errors()[0]
+            where = ".".join(map(str, first["loc"]))
+            raise PackError(f"{folder / name}: entry {label!r}: {first['msg']} at {where}") from None
+    return out
+
+
+def _unique(folder: Path, name: str, items: list[Any]) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for item in items:
+        if item.id in out:
+            raise PackError(f"{folder / name}: entry {item.id!r} defined twice")
+        out[item.id] = item
+    return out
+
+
+# Tool names are checked against the tools the manifest declares (the tool runner checks that it
+# serves them), and state paths are resolved against the LiveState model.
+def _check_refs(pack: Pack, folder: Path) -> None:
+    def bad(file: str, entry: str, msg: str) -> PackError:
+        return PackError(f"{folder / file}: entry {entry!r}: {msg}")
+
+    chart = pack.elements
+    for attacker in chart.elements:
+        row = chart.counters.get(attacker, {})
+        if set(row) != set(chart.elements):
+            raise bad("elements.json", attacker, "counter row must list every element exactly")
+    if set(chart.counters) != set(chart.elements):
+        raise bad("elements.json", "counters", "counter rows must match the element list")
+    for c in pack.creatures.values():
+        if c.element not in pack.elements.elements:
+            raise bad("creatures.json", c.id, f"unknown element {c.element!r}")
+        for skill_id in c.skills:
+            if skill_id not in pack.skills:
+                raise bad("creatures.json", c.id, f"unknown skill {skill_id!r}")
+    for skill in pack.skills.values():
+        if skill.element not in pack.elements.elements:
+            raise bad("skills.json", skill.id, f"unknown element {skill.element!r}")
+    for lu in pack.lineups.values():
+        for cid in lu.creatures:
+            if cid not in pack.creatures:
+                raise bad("lineups.json", lu.id, f"unknown creature {cid!r}")
+    seen: set[tuple[str, str]] = set()
+    for e in pack.phi:
+        label = f"{e.intent}/{e.sub_intent}"
+        if (e.intent, e.sub_intent) in seen:
+            raise bad("phi.json", label, "pair defined twice")
+        seen.add((e.intent, e.sub_intent))
+        for use in e.tools:
+            if use.tool not in pack.tools:
+                raise bad("phi.json", label, f"unknown tool {use.tool!r}")
+            for v in use.args.values():
+                for item in v if isinstance(v, list) else [v]:
+                    if (
+                        isinstance(item, str)
+                        and item.startswith("$")
+                        and not _valid_path(LiveState, item[1:])
+                    ):
+                        raise bad("phi.json", label, f"unknown state field {item[1:]!r}")
+        for path in e.requires:
+            if not _valid_path(LiveState, path):
+                raise bad("phi.json", label, f"unknown state field {path!r}")
+    for ex in pack.w1_examples:
+        if (ex.intent, ex.sub_intent) not in seen:
+            raise bad(
+                "manifest.json", ex.utterance, f"w1_examples: {ex.intent}/{ex.sub_intent} is not in phi.json"
+            )
+    # Cooldowns are keyed by candidate id, so an id must be unique across all branches.
+    seen_ids: set[str] = set()
+    for branch, cfg in pack.w3.branches.items():
+        for cand in cfg.pool:
+            if cand.id in seen_ids:
+                raise bad("w3.json", f"{branch}/{cand.id}", "candidate id defined twice")
+            seen_ids.add(cand.id)
+            if cand.lineup_id is not None and cand.lineup_id not in pack.lineups:
+                raise bad("w3.json", f"{branch}/{cand.id}", f"unknown lineup {cand.lineup_id!r}")
+
+
+def _valid_path(model: type[BaseModel], path: str) -> bool:
+    """Does the dotted path name a field of the (nested) pydantic model?"""
+    import typing
+
+    current: Any = model
+    for part in path.split("."):
+        fields = getattr(current, "model_fields", None)
+        if fields is None or part not in fields:
+            return False
+        ann = fields[part].annotation
+        # unwrap Optional[X] / X | None to X
+        args = [a for a in typing.get_args(ann) if a is not type(None)]
+        current = args[0] if args and typing.get_origin(ann) not in (list, dict) else ann
+    return True
+
+
+def load_pack_from(folder: Path) -> Pack:
+    """Load and validate the pack in `folder`. Raises PackError naming file and entry."""
+    manifest = _whole(folder, "manifest.json", Manifest)
+    pack = Pack(
+        pack_id=manifest.pack_id,
+        version=manifest.version,
+        title=manifest.title or manifest.pack_id,
+        persona=manifest.persona,
+        domain_rules=manifest.domain_rules,
+        elements=_whole(folder, "elements.json", ElementChart),
+        skills=_unique(
+            folder, "skills.json", _entries(folder, "skills.json", Skill, _read(folder, "skills.json"))
+        ),
+        creatures=_unique(
+            folder,
+            "creatures.json",
+            _entries(folder, "creatures.json", Creature, _read(folder, "creatures.json")),
+        ),
+        lineups=_unique(
+            folder, "lineups.json", _entries(folder, "lineups.json", Lineup, _read(folder, "lineups.json"))
+        ),
+        phi=_entries(folder, "phi.json", PhiEntry, _read(folder, "phi.json")),
+        w3=_whole(folder, "w3.json", W3Config),
+        tools=tuple(manifest.tools),
+        limits=manifest.limits,
+        w1_examples=manifest.w1_examples,
+    )
+    _check_refs(pack, folder)
+    return pack
+
+
+@cache
+def load_pack(pack_id: str = DEFAULT_PACK) -> Pack:
+    """The installed pack `pack_id` (cached: packs are immutable once loaded)."""
+    return load_pack_from(PACKS_DIR / pack_id)

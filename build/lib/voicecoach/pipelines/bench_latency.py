@@ -1,0 +1,791 @@
+"""`voicecoach bench latency`: speech-to-first-audio of every configuration, on the same engines.
+
+    python -m voicecoach.pipelines.bench_latency [--fixtures audio_fixtures] [--limit N] [--configs a,b,...]
+        [--tool-latency-ms 150] [--out DIR]
+
+Replays the audio fixtures (`pipelines/replay.py`: real-time input, real-time output, the probe
+and S2FA arithmetic of `voicecoach.latency`) under the five coach configurations — `prompting`,
+`pe_agent`, `sgc_w1`, `sgc_w1_w2`, `sgc_full` — and the stock Pipecat cascade
+(`pipelines/cascade.py`), session by session (every configuration replays a session, after its
+session-open prewarm, before the next one starts), all on the same engines: one embedded
+llama.cpp server (or `--llm-url`), the same Silero VAD, Whisper and Piper, the same tools with
+the same artificial latency.
+
+Per configuration: S2FA p50 / p90 / p99, time to tool dispatch, Pipecat's UserBotLatencyObserver
+figure beside ours, the ratios against `pe_agent` and the cascade, and S2FA cut into stages
+(p50): VAD hang, STT, turn stop, before the speaking LLM call, its TTFT, its text until the first
+phrase reaches TTS, TTS first byte, to the first audible sample.
+
+Framework overhead: `sgc_full` once more against a scripted LLM server (fixed W1 / W2 / Talker
+outputs with a known time to first token) on the real VAD, STT and TTS; per turn, S2FA minus the
+engines' own measured times (VAD hang, STT, W1 TTFT, TTS first byte), p50.
+
+Writes `results.json`, `results.md`, `s2fa.png` (and each replayed turn's files) under `--out`.
+Module level imports no Pipecat, so the CLI can build its parser instantly.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import platform
+import signal
+import sys
+import time
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from voicecoach.latency import Event, percentile, summarize
+from voicecoach.pipelines.replay_args import add_llm_arguments
+from voicecoach.session import MODES, CoachConfig
+
+if TYPE_CHECKING:
+    from voicecoach.fixtures import FixtureSession
+    from voicecoach.pipelines.replay import SessionReplay, TurnReport
+
+CASCADE = "cascade"  # = pipelines.cascade.CASCADE (not imported here: it pulls in Pipecat)
+CONFIGS: tuple[str, ...] = (*MODES, CASCADE)
+BASELINES = ("pe_agent", CASCADE)  # ratios are taken against these
+# The issue's targets: sgc_full S2FA p50 against each baseline's, and the framework overhead.
+TARGET_RATIO = {"pe_agent": 0.30, CASCADE: 0.70}
+TARGET_OVERHEAD_MS = 15.0
+
+# S2FA as consecutive stages (they sum to S2FA on a turn that has every milestone).
+STAGES: tuple[str, ...] = (
+    "VAD hang",  # speech end → VAD stop (the VAD's stop_secs of silence, and its frames)
+    "STT",  # VAD stop → final transcript
+    "turn stop",  # → the user turn handed to the coach / the cascade's LLM
+    "before speaking call",  # → request of the call whose text is heard first (pe_agent: planner, tools)
+    "LLM TTFT",  # → that call's first token
+    "text to TTS",  # → first phrase handed to TTS (W1's tags first; the cascade's whole first sentence)
+    "TTS first byte",  # → first audio out of TTS
+    "to first audible",  # → first non-silent sample played (transport, and the TTS's leading silence)
+)
+# Which LLM call's text is heard first (`label` of the replay's llm_request / first-token events).
+SPEAKING_CALL = {"prompting": "talker", "pe_agent": "talker", CASCADE: "cascade"}  # sgc_*: W1's narration
+
+
+# --- per-turn arithmetic (pure) ---------------------------------------------------------------
+
+
+Row = Mapping[str, Any]  # one timeline.jsonl row: {"ms": since speech end, "event": kind, ...}
+
+
+def speaking_call(config: str, milestones: Mapping[str, float]) -> str:
+    """The label of the LLM call whose text reached TTS first on this turn."""
+    if config in SPEAKING_CALL:
+        return SPEAKING_CALL[config]
+    narration, phrase = milestones.get("first_narration_token"), milestones.get("first_phrase")
+    if narration is not None and (phrase is None or narration <= phrase):
+        return "w1"
+    return "talker"  # W1 said no narration: the Talker's reply was heard first
+
+
+def call_times(rows: Sequence[Row], label: str, after_ms: float) -> tuple[float, float] | None:
+    """(request, first token) ms of the first call labelled `label` to yield a token after `after_ms`."""
+    first = next(
+        (
+            r["ms"]
+            for r in rows
+            if r["event"] in ("w1_first_token", "llm_first_token")
+            and r.get("label") == label
+            and r["ms"] >= after_ms
+        ),
+        None,
+    )
+    if first is None:
+        return None
+    requests = [
+        r["ms"] for r in rows if r["event"] == "llm_request" and r.get("label") == label and r["ms"] <= first
+    ]
+    return (requests[-1], first) if requests else None
+
+
+def audio_out_ms(rows: Sequence[Row], after_ms: float) -> float | None:
+    """When the output transport started playing the first chunk at/after `after_ms` (see MarkedReplay)."""
+    return next((r["ms"] for r in rows if r["event"] == "audio_out" and r["ms"] >= after_ms), None)
+
+
+def stage_breakdown(
+    config: str, milestones: Mapping[str, float], rows: Sequence[Row]
+) -> dict[str, float] | None:
+    """S2FA of one turn cut into STAGES (ms), or None when a milestone is missing."""
+    m = milestones
+    needed = ("vad_stop", "stt_final", "turn_stop", "first_phrase", "tts_first_byte", "first_audio")
+    if any(m.get(k) is None for k in needed):
+        return None
+    call = call_times(rows, speaking_call(config, m), m["turn_stop"])
+    if call is None:
+        return None
+    request, token = call
+    marks = [0.0, m["vad_stop"], m["stt_final"], m["turn_stop"], request, token, m["first_phrase"]]
+    marks += [m["tts_first_byte"], m["first_audio"]]
+    return {stage: round(b - a, 1) for stage, a, b in zip(STAGES, marks[:-1], marks[1:], strict=True)}
+
+
+@dataclass(frozen=True)
+class Overhead:
+    """One turn's S2FA split into the engines' own times and what is left: the framework's."""
+
+    s2fa_ms: float
+    engines_ms: dict[str, float]  # VAD hang, STT, LLM TTFT (W1), TTS first byte
+    tts_leading_silence_ms: float | None  # first chunk played → its first audible sample
+
+    @property
+    def overhead_ms(self) -> float:
+        return round(self.s2fa_ms - sum(self.engines_ms.values()), 1)
+
+    @property
+    def overhead_without_leading_silence_ms(self) -> float | None:
+        if self.tts_leading_silence_ms is None:
+            return None
+        return round(self.overhead_ms - self.tts_leading_silence_ms, 1)
+
+
+def turn_overhead(
+    milestones: Mapping[str, float], rows: Sequence[Row], s2fa: float | None
+) -> Overhead | None:
+    stages = stage_breakdown("sgc_full", milestones, rows)
+    if stages is None or s2fa is None:
+        return None
+    engines = {k: stages[k] for k in ("VAD hang", "STT", "LLM TTFT", "TTS first byte")}
+    out = audio_out_ms(rows, milestones["tts_first_byte"])
+    silence = round(milestones["first_audio"] - out, 1) if out is not None else None
+    return Overhead(s2fa_ms=s2fa, engines_ms=engines, tts_leading_silence_ms=silence)
+
+
+# --- per-configuration summaries (pure) -------------------------------------------------------
+
+
+def _dist(values: Iterable[float]) -> dict[str, float] | None:
+    s = summarize(values)
+    return s.as_dict() if s else None
+
+
+def config_summary(
+    config: str, reports: Sequence[TurnReport], timelines: Sequence[Sequence[Row]]
+) -> dict[str, Any]:
+    """One configuration's figures over its turns (`timelines[i]` is report i's timeline rows)."""
+    stages: dict[str, list[float]] = {s: [] for s in STAGES}
+    for report, rows in zip(reports, timelines, strict=True):
+        cut = stage_breakdown(config, report.milestones_ms, rows)
+        for stage, ms in (cut or {}).items():
+            stages[stage].append(ms)
+    dispatch = [r.milestones_ms["tool_dispatch"] for r in reports if "tool_dispatch" in r.milestones_ms]
+    fired = sum(
+        1 for rows in timelines if any(row["event"] == "tool_dispatch" and row.get("tools") for row in rows)
+    )
+    return {
+        "config": config,
+        "turns": len(reports),
+        "completed": sum(r.completed for r in reports),
+        "audible": sum(r.s2fa_ms is not None for r in reports),
+        "s2fa_ms": _dist(r.s2fa_ms for r in reports if r.s2fa_ms is not None),
+        "tool_dispatch_ms": _dist(dispatch),
+        "turns_with_tools": fired,  # a dispatch that named at least one tool
+        "pipecat_ms": _dist(r.pipecat_ms for r in reports if r.pipecat_ms is not None),
+        "pipecat_minus_s2fa_ms": _dist(d for r in reports if (d := r.pipecat_diff_ms) is not None),
+        "stages_p50_ms": {s: round(percentile(v, 50), 1) for s, v in stages.items() if v},
+        "stages_n": len(stages["VAD hang"]),
+        "problems": sorted({p for r in reports for p in r.problems}),
+    }
+
+
+def ratios(
+    summaries: Mapping[str, Mapping[str, Any]], quantile: str = "p50"
+) -> dict[str, dict[str, float | None]]:
+    """Each configuration's S2FA `quantile` over each baseline's (None where either is missing)."""
+    out: dict[str, dict[str, float | None]] = {}
+    for config, s in summaries.items():
+        out[config] = {}
+        for base in BASELINES:
+            mine, theirs = (
+                (s.get("s2fa_ms") or {}).get(quantile),
+                (summaries.get(base, {}).get("s2fa_ms") or {}),
+            )
+            ref = theirs.get(quantile)
+            out[config][base] = round(mine / ref, 3) if mine is not None and ref else None
+    return out
+
+
+def targets(
+    summaries: Mapping[str, Mapping[str, Any]], overhead: Mapping[str, Any] | None
+) -> list[dict[str, Any]]:
+    """The issue's targets, each with the measured value and whether it is met (None: not measured)."""
+    r = ratios(summaries)
+    rows: list[dict[str, Any]] = []
+    for base, limit in TARGET_RATIO.items():
+        value = r.get("sgc_full", {}).get(base)
+        rows.append(
+            {
+                "target": f"sgc_full S2FA p50 <= {limit:.2f} x {base}",
+                "limit": limit,
+                "value": value,
+                "met": None if value is None else value <= limit,
+            }
+        )
+    value = (overhead or {}).get("overhead_ms", {}) or {}
+    p50 = value.get("p50")
+    rows.append(
+        {
+            "target": f"framework overhead p50 <= {TARGET_OVERHEAD_MS:.0f} ms",
+            "limit": TARGET_OVERHEAD_MS,
+            "value": p50,
+            "met": None if p50 is None else p50 <= TARGET_OVERHEAD_MS,
+        }
+    )
+    return rows
+
+
+def overhead_summary(turns: Sequence[Overhead]) -> dict[str, Any]:
+    engines: dict[str, list[float]] = {}
+    for o in turns:
+        for k, v in o.engines_ms.items():
+            engines.setdefault(k, []).append(v)
+    silences = [o.tts_leading_silence_ms for o in turns if o.tts_leading_silence_ms is not None]
+    without = [v for o in turns if (v := o.overhead_without_leading_silence_ms) is not None]
+    return {
+        "turns": len(turns),
+        "s2fa_ms": _dist(o.s2fa_ms for o in turns),
+        "engines_p50_ms": {k: round(percentile(v, 50), 1) for k, v in engines.items()},
+        "overhead_ms": _dist(o.overhead_ms for o in turns),
+        "tts_leading_silence_ms": _dist(silences),
+        "overhead_without_leading_silence_ms": _dist(without),
+    }
+
+
+# --- presentation -------------------------------------------------------------------------------
+
+
+def _fmt(value: float | None, digits: int = 0) -> str:
+    return "-" if value is None else f"{value:.{digits}f}"
+
+
+def _q(dist: Mapping[str, float] | None, q: str) -> float | None:
+    return None if not dist else dist.get(q)
+
+
+def markdown(result: Mapping[str, Any]) -> str:
+    summaries: Mapping[str, Mapping[str, Any]] = result["configs"]
+    r = result["ratios"]
+    lines = [
+        "| config | turns | audible | S2FA p50 | p90 | p99 | tool dispatch p50 / p90 (turns with tools) "
+        "| Pipecat p50 | p50 × pe_agent | p50 × cascade |",
+        "|---|---|---|---|---|---|---|---|---|---|",
+    ]
+    for name, s in summaries.items():
+        d, t = s["s2fa_ms"], s["tool_dispatch_ms"]
+        dispatch = f"{_fmt(_q(t, 'p50'))} / {_fmt(_q(t, 'p90'))} ({s['turns_with_tools']})" if t else "-"
+        lines.append(
+            f"| {name} | {s['turns']} | {s['audible']} | {_fmt(_q(d, 'p50'))} | {_fmt(_q(d, 'p90'))} "
+            f"| {_fmt(_q(d, 'p99'))} | {dispatch} | {_fmt(_q(s['pipecat_ms'], 'p50'))} "
+            f"| {_fmt(r[name].get('pe_agent'), 2)} | {_fmt(r[name].get(CASCADE), 2)} |"
+        )
+    lines += ["", "S2FA stages, p50 ms (turns with every milestone):", ""]
+    lines += ["| config | n | " + " | ".join(STAGES) + " |", "|---|---|" + "---|" * len(STAGES)]
+    for name, s in summaries.items():
+        cells = [_fmt(s["stages_p50_ms"].get(stage)) for stage in STAGES]
+        lines.append(f"| {name} | {s['stages_n']} | " + " | ".join(cells) + " |")
+    overhead = result.get("overhead")
+    if overhead and overhead.get("overhead_ms"):
+        o = overhead
+        engines = ", ".join(f"{k} {v:.0f}" for k, v in o["engines_p50_ms"].items())
+        lines += [
+            "",
+            f"Framework overhead (`sgc_full` on the scripted LLM, {o['turns']} turns): S2FA p50 "
+            f"{_fmt(_q(o['s2fa_ms'], 'p50'))} ms; engines p50: {engines} ms; overhead = S2FA − engines: "
+            f"p50 {_fmt(_q(o['overhead_ms'], 'p50'), 1)} ms, p90 {_fmt(_q(o['overhead_ms'], 'p90'), 1)} ms; "
+            f"of which the TTS's leading silence p50 {_fmt(_q(o['tts_leading_silence_ms'], 'p50'), 1)} ms, "
+            f"the rest p50 {_fmt(_q(o['overhead_without_leading_silence_ms'], 'p50'), 1)} ms.",
+        ]
+    elif overhead:
+        lines += ["", f"Framework overhead not measured: {overhead.get('skipped', 'no turn measured')}."]
+    lines += ["", "| target | measured | met |", "|---|---|---|"]
+    for t in result["targets"]:
+        met = "n/a" if t["met"] is None else ("yes" if t["met"] else "**no**")
+        lines.append(f"| {t['target']} | {_fmt(t['value'], 2)} | {met} |")
+    return "\n".join(lines) + "\n"
+
+
+def chart(result: Mapping[str, Any], path: Path) -> None:
+    """S2FA per configuration: every turn as a dot over a box (quartiles), p50 and p90 marked."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    names = [n for n, s in result["configs"].items() if s["s2fa_ms"]]
+    values = [
+        [t["s2fa_ms"] for t in result["turns"] if t["config"] == n and t["s2fa_ms"] is not None]
+        for n in names
+    ]
+    fig, ax = plt.subplots(figsize=(max(6.0, 1.3 * len(names) + 2), 4.6))
+    if names:
+        ax.boxplot(values, showfliers=False, widths=0.5)
+        ax.set_xticks(range(1, len(names) + 1), names)
+        for i, v in enumerate(values, start=1):
+            jitter = [i + 0.12 * ((k % 7) - 3) / 3 for k in range(len(v))]
+            ax.scatter(jitter, v, s=9, alpha=0.45, color="tab:blue", zorder=3)
+            p50, p90 = percentile(v, 50), percentile(v, 90)
+            ax.scatter([i], [p50], marker="D", color="black", zorder=4, label="p50" if i == 1 else None)
+            ax.scatter([i], [p90], marker="^", color="tab:red", zorder=4, label="p90" if i == 1 else None)
+            ax.annotate(f"{p50:.0f}", (i + 0.28, p50), fontsize=8, va="center")
+        ax.legend(loc="upper left", fontsize=8)
+    ax.set_ylabel("speech end → first audible sample (ms)")
+    ax.set_ylim(bottom=0)
+    ax.set_title(f"S2FA per configuration ({result['meta']['turns_per_config']} fixture turns each)")
+    ax.grid(axis="y", alpha=0.3)
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+
+
+def rich_table(result: Mapping[str, Any]) -> Any:
+    from rich.table import Table
+
+    table = Table(title="speech-to-first-audio per configuration (ms since the fixture's speech end)")
+    for col in ("config", "audible", "p50", "p90", "p99", "tool dispatch p50/p90", "pipecat p50",
+                "× pe_agent", "× cascade"):  # fmt: skip
+        table.add_column(col, justify="left" if col == "config" else "right")
+    for name, s in result["configs"].items():
+        d, t, r = s["s2fa_ms"], s["tool_dispatch_ms"], result["ratios"][name]
+        table.add_row(
+            name,
+            f"{s['audible']}/{s['turns']}",
+            f"[bold]{_fmt(_q(d, 'p50'))}[/]",
+            _fmt(_q(d, "p90")),
+            _fmt(_q(d, "p99")),
+            f"{_fmt(_q(t, 'p50'))}/{_fmt(_q(t, 'p90'))}" if t else "-",
+            _fmt(_q(s["pipecat_ms"], "p50")),
+            _fmt(r.get("pe_agent"), 2),
+            _fmt(r.get(CASCADE), 2),
+        )
+    return table
+
+
+# --- running it -------------------------------------------------------------------------------
+
+
+@dataclass
+class BenchOptions:
+    fixtures: Path = Path("audio_fixtures")
+    out: Path = field(
+        default_factory=lambda: Path("runs") / "bench_latency" / datetime.now().strftime("%Y%m%d-%H%M%S")
+    )
+    configs: list[str] = field(default_factory=lambda: list(CONFIGS))
+    limit: int | None = None  # fixture turns per configuration (the first N, in session order)
+    tool_latency_ms: float = 150.0
+    # Replies are played out at real time before the next turn: a short budget keeps a run of
+    # 6 x 48 turns near an hour. The first audio never waits for the reply's end.
+    reply_max_tokens: int = 48
+    llm_url: str | None = None
+    model: str | None = None
+    gguf: str | None = None
+    llm_threads: int | None = None
+    split_lead: bool | None = None  # a second embedded server for each turn's first call (Engines.lead)
+    chat_template: str | None = None  # the embedded server's; None = the GGUF's own template
+    cascade_tool_choice: str = "unset"  # "unset" (Pipecat's default) or "auto"
+    overhead: bool = True
+    overhead_turns: int = 12
+    overhead_ttft_s: float = 0.05  # the scripted LLM's time to first token, every role
+    turn_timeout_s: float = 60.0
+    progress: bool = True
+
+
+def select_turns(sessions: Sequence[FixtureSession], limit: int | None) -> list[FixtureSession]:
+    """The first `limit` turns in session order (a session cut short keeps its first turns)."""
+    chosen: list[FixtureSession] = []
+    left = limit if limit is not None else sum(len(s.turns) for s in sessions)
+    for s in sessions:
+        if left <= 0:
+            break
+        cut = s.model_copy(deep=True)
+        cut._base_dir = s._base_dir  # a private attribute: model_copy does not carry it
+        cut.turns = cut.turns[:left]
+        left -= len(cut.turns)
+        chosen.append(cut)
+    return chosen
+
+
+def read_timeline(report: TurnReport) -> list[dict[str, Any]]:
+    path = report.files.get("timeline.jsonl")
+    if not path or not Path(path).exists():
+        return []
+    return [json.loads(line) for line in Path(path).read_text(encoding="utf-8").splitlines() if line.strip()]
+
+
+def marked(replay_class: type[SessionReplay]) -> type[SessionReplay]:
+    """`replay_class` whose turn timeline also has `audio_out`: when the output transport started
+    playing the first chunk after the TTS's first audio. It splits "to first audible" into the
+    transport's part and the TTS's leading silence (the first audible sample is inside that audio)."""
+
+    class MarkedReplay(replay_class):  # type: ignore[valid-type,misc]
+        def _report(self, index, turn, events, playback, begin, end, speech_end, problems):
+            handed = [e.t for e in events if e.kind == "transcript"]
+            after = handed[-1] if handed else speech_end
+            tts = next((e.t for e in events if e.kind == "tts_audio" and e.t >= after), None)
+            start = next((s for s, _pcm in self.output.chunks if tts is not None and s >= tts), None)
+            if start is not None:
+                events = [*events, Event(t=start, kind="audio_out")]
+            return super()._report(index, turn, events, playback, begin, end, speech_end, problems)
+
+    MarkedReplay.__name__ = f"Marked{replay_class.__name__}"
+    return MarkedReplay
+
+
+def _replay_class(config: str, tool_choice: str) -> type[SessionReplay]:
+    from voicecoach.pipelines.cascade import CascadeAutoReplay, CascadeReplay
+    from voicecoach.pipelines.replay import SessionReplay
+
+    if config != CASCADE:
+        return marked(SessionReplay)
+    return marked(CascadeAutoReplay if tool_choice == "auto" else CascadeReplay)
+
+
+def coach_config(options: BenchOptions, mode: str, llm_url: str | None = None) -> CoachConfig:
+    from voicecoach.llm import LLMConfig
+
+    llm = LLMConfig.from_env(
+        base_url=llm_url or options.llm_url,
+        model=options.model,
+        model_path=options.gguf,
+        embedded_threads=options.llm_threads,
+        embedded_split_lead=options.split_lead,
+        embedded_chat_template=options.chat_template,
+    )
+    # The cascade has no mode of its own: CoachConfig carries its LLM, tool and budget settings.
+    return CoachConfig(
+        mode=mode if mode in MODES else "sgc_full",  # type: ignore[arg-type]
+        llm=llm,
+        tool_latency_ms=options.tool_latency_ms,
+        reply_max_tokens=options.reply_max_tokens,
+    )
+
+
+def scripted_router(pack_id: str, ttft_s: float) -> Callable[[dict[str, Any]], Any]:
+    """Fixed outputs per role for the overhead run: the first W1 chunk already closes SUB_INTENT
+    and opens the narration with a whole phrase, so W1's first token is also the first narration."""
+    from tests.scripted_llm import Script
+    from voicecoach.pack import load_pack
+    from voicecoach.talker import talker_system_prompt
+    from voicecoach.w1 import w1_system_prompt
+    from voicecoach.w2 import slot_prompt
+
+    pack = load_pack(pack_id)
+    roles = {w1_system_prompt(pack): "w1", slot_prompt(pack): "w2", talker_system_prompt(pack): "talker"}
+    w1 = Script(
+        chunks=[
+            "<INTENT>lineup</INTENT><SUB_INTENT>counter</SUB_INTENT><NARRATION>Let me check.",
+            " One moment.",
+            "</NARRATION>",
+            "<PLAN>none</PLAN>",
+        ],
+        ttft_s=ttft_s,
+        inter_token_s=0.01,
+    )
+    scripts = {
+        "w1": w1,
+        "w2": Script('{"wanted_entities": [], "excluded_entities": []}', ttft_s=ttft_s),
+        "talker": Script(
+            "Lead with your strongest counter and keep the tank back.", ttft_s=ttft_s, inter_token_s=0.01
+        ),
+    }
+
+    def route(body: dict[str, Any]) -> Any:
+        if body.get("max_tokens") == 1:  # session-open prewarm
+            return Script("ok")
+        role = roles.get(body["messages"][0]["content"], "talker")
+        return scripts[role]
+
+    return route
+
+
+def _import_scripted_llm() -> Any:
+    """tests.scripted_llm, also when run from the installed console script (cwd not on sys.path)."""
+    try:
+        from tests import scripted_llm
+    except ImportError:
+        root = Path(__file__).resolve().parents[1]
+        if not (root / "tests" / "scripted_llm.py").exists():
+            raise
+        sys.path.insert(0, str(root))
+        from tests import scripted_llm
+    return scripted_llm
+
+
+def turn_row(config: str, r: TurnReport, rows: Sequence[Row]) -> dict[str, Any]:
+    """One replayed turn as results.json keeps it."""
+    return {
+        "config": config,
+        "session": r.session_id,
+        "turn": r.turn + 1,
+        "s2fa_ms": r.s2fa_ms,
+        "pipecat_ms": r.pipecat_ms,
+        "stages_ms": stage_breakdown(config, r.milestones_ms, rows),
+        "milestones_ms": r.milestones_ms,
+        "transcript": r.transcript,
+        "narration": r.narration,
+        "reply": r.reply,
+        "tools": [row.get("tools") for row in rows if row["event"] == "tool_dispatch"],
+        "problems": r.problems,
+    }
+
+
+async def run_bench(
+    options: BenchOptions, on_turn: Callable[[str, TurnReport], None] | None = None
+) -> dict[str, Any]:
+    """Replay the fixtures under every configuration, then the overhead run; write the results."""
+    from voicecoach.fixtures import discover
+    from voicecoach.pipelines.replay import ReplayOptions, replay_fixtures
+    from voicecoach.speech import SpeechConfig
+
+    unknown = sorted(set(options.configs) - set(CONFIGS))
+    if unknown:
+        raise ValueError(f"unknown configuration(s) {unknown}; known: {', '.join(CONFIGS)}")
+    sessions, errors = discover(options.fixtures)
+    sessions = select_turns(sessions, options.limit)
+    if not sessions:
+        raise ValueError(f"no fixture session to replay at {options.fixtures}: {errors}")
+    n_turns = sum(len(s.turns) for s in sessions)
+    options.out.mkdir(parents=True, exist_ok=True)
+    speech = SpeechConfig.from_env()
+    load_before = os.getloadavg()
+    started = time.monotonic()
+
+    summaries: dict[str, dict[str, Any]] = {}
+    turn_rows: list[dict[str, Any]] = []
+    from voicecoach.engines import Engines
+
+    # One LLM for every configuration: the configured endpoint, or one embedded llama.cpp server.
+    engines = await asyncio.to_thread(Engines.start, coach_config(options, "sgc_full"))
+    try:
+        # Session-major: every configuration replays a session before the next session starts, so
+        # a change of load on a shared machine falls on all of them alike. Each session opens with
+        # the configuration's prewarm, which puts its static prompts back in the prompt cache.
+        reports: dict[str, list[TurnReport]] = {name: [] for name in options.configs}
+        for session in sessions:
+            for name in options.configs:
+                reports[name] += await replay_fixtures(
+                    [session],
+                    engines,
+                    coach_config(options, name),
+                    speech,
+                    ReplayOptions(out_dir=options.out / name, turn_timeout_s=options.turn_timeout_s),
+                    (lambda r, name=name: on_turn(name, r)) if on_turn else None,
+                    replay_class=_replay_class(name, options.cascade_tool_choice),
+                )
+        for name in options.configs:
+            timelines = [read_timeline(r) for r in reports[name]]
+            summaries[name] = config_summary(name, reports[name], timelines)
+            turn_rows += [turn_row(name, r, rows) for r, rows in zip(reports[name], timelines, strict=True)]
+    finally:
+        await engines.close()
+    load_after = os.getloadavg()
+
+    overhead = await run_overhead(options, sessions, speech, on_turn) if options.overhead else None
+    result: dict[str, Any] = {
+        "meta": {
+            "fixtures": str(options.fixtures),
+            "turns_per_config": n_turns,
+            "configs": options.configs,
+            "tool_latency_ms": options.tool_latency_ms,
+            "reply_max_tokens": options.reply_max_tokens,
+            "llm": options.llm_url
+            or f"embedded llama.cpp ({Path(options.gguf).name if options.gguf else 'SmolLM2-135M'})",
+            "llm_threads": options.llm_threads,
+            "split_lead": coach_config(options, "sgc_full").llm.embedded_split_lead,
+            "chat_template": options.chat_template or "GGUF template",
+            "cascade_tool_choice": options.cascade_tool_choice,
+            "speech": speech.model_dump(),
+            "machine": machine(),
+            "load_average_before": [round(x, 2) for x in load_before],
+            "load_average_after": [round(x, 2) for x in load_after],
+            "elapsed_s": round(time.monotonic() - started, 1),
+            "fixture_errors": errors,
+            "command": " ".join(sys.argv),
+        },
+        "configs": summaries,
+        "ratios": ratios(summaries),
+        "ratios_p90": ratios(summaries, "p90"),
+        "overhead": overhead,
+        "targets": targets(summaries, overhead),
+        "turns": turn_rows,
+    }
+    write_results(result, options.out)
+    return result
+
+
+async def run_overhead(
+    options: BenchOptions,
+    sessions: Sequence[FixtureSession],
+    speech: Any,
+    on_turn: Callable[[str, TurnReport], None] | None,
+) -> dict[str, Any]:
+    """`sgc_full` against the scripted LLM server on the real VAD / STT / TTS: framework overhead."""
+    from voicecoach.engines import Engines
+    from voicecoach.llm import LLMClient
+    from voicecoach.pipelines.replay import ReplayOptions, replay_fixtures
+
+    try:
+        scripted_llm = _import_scripted_llm()
+    except ImportError as err:  # an install without the tests folder
+        return {"skipped": f"tests/scripted_llm.py is not importable ({err})"}
+    chosen = select_turns(sessions, options.overhead_turns)
+    router = scripted_router(chosen[0].pack_id, options.overhead_ttft_s)
+    async with scripted_llm.ScriptedLLMServer(router=router) as server:
+        config = coach_config(options, "sgc_full", llm_url=server.base_url)
+        engines = Engines(llm=LLMClient(config.llm))
+        replay_options = ReplayOptions(
+            out_dir=options.out / "overhead_sgc_full", turn_timeout_s=options.turn_timeout_s
+        )
+        try:
+            reports = await replay_fixtures(
+                list(chosen),
+                engines,
+                config,
+                speech,
+                replay_options,
+                (lambda r: on_turn("overhead", r)) if on_turn else None,
+                replay_class=_replay_class("sgc_full", "unset"),
+            )
+        finally:
+            await engines.close()
+    turns = [
+        o for r in reports if (o := turn_overhead(r.milestones_ms, read_timeline(r), r.s2fa_ms)) is not None
+    ]
+    return {"scripted_ttft_ms": options.overhead_ttft_s * 1000.0, **overhead_summary(turns)}
+
+
+def machine() -> dict[str, Any]:
+    cpu = ""
+    try:
+        cpu = next(
+            (
+                line.split(":", 1)[1].strip()
+                for line in Path("/proc/cpuinfo").read_text().splitlines()
+                if line.startswith("model name")
+            ),
+            "",
+        )
+    except OSError:
+        pass
+    return {
+        "cpus": os.cpu_count(),
+        "cpu": cpu,
+        "python": platform.python_version(),
+        "platform": platform.platform(),
+    }
+
+
+def write_results(result: Mapping[str, Any], out: Path) -> None:
+    (out / "results.json").write_text(json.dumps(result, indent=2), encoding="utf-8")
+    (out / "results.md").write_text(markdown(result), encoding="utf-8")
+    chart(result, out / "s2fa.png")
+
+
+# --- command ------------------------------------------------------------------------------------
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--fixtures", default="audio_fixtures", help="folder of fixture sessions (or one session)"
+    )
+    parser.add_argument("--limit", type=int, default=None, help="the first N fixture turns (default all)")
+    parser.add_argument(
+        "--configs", default=",".join(CONFIGS), help=f"comma-separated, from {', '.join(CONFIGS)}"
+    )
+    parser.add_argument("--tool-latency-ms", type=float, default=150.0, help="artificial game-server latency")
+    parser.add_argument("--out", default=None, help="output folder (default runs/bench_latency/<timestamp>)")
+    parser.add_argument(
+        "--reply-max-tokens", type=int, default=48, help="reply budget (replies play out in real time)"
+    )
+    add_llm_arguments(parser)
+    parser.add_argument(
+        "--chat-template", default=None, help="embedded server's built-in chat template, e.g. chatml"
+    )
+    parser.add_argument(
+        "--cascade-tool-choice", choices=["unset", "auto"], default="unset",
+        help="the cascade's tool_choice: unset (Pipecat's default) or auto",
+    )  # fmt: skip
+    parser.add_argument("--no-overhead", action="store_true", help="skip the scripted-LLM overhead run")
+    parser.add_argument("--overhead-turns", type=int, default=12, help="fixture turns in the overhead run")
+    parser.add_argument("--turn-timeout", type=float, default=60.0, help="seconds for a turn to complete")
+
+
+def options_from_args(args: argparse.Namespace) -> BenchOptions:
+    options = BenchOptions(
+        fixtures=Path(args.fixtures),
+        configs=[c.strip() for c in args.configs.split(",") if c.strip()],
+        limit=args.limit,
+        tool_latency_ms=args.tool_latency_ms,
+        reply_max_tokens=args.reply_max_tokens,
+        llm_url=args.llm_url,
+        model=args.model,
+        gguf=args.gguf,
+        llm_threads=args.llm_threads,
+        split_lead=args.split_lead,
+        chat_template=args.chat_template,
+        cascade_tool_choice=args.cascade_tool_choice,
+        overhead=not args.no_overhead,
+        overhead_turns=args.overhead_turns,
+        turn_timeout_s=args.turn_timeout,
+    )
+    if args.out:
+        options.out = Path(args.out)
+    return options
+
+
+async def run(args: argparse.Namespace) -> int:
+    from loguru import logger
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+    from voicecoach.console import report_console
+
+    console = report_console()
+    main_task = asyncio.current_task()
+    if main_task is not None:  # SIGTERM cancels like Ctrl-C: the embedded LLM server is stopped, not orphaned
+        asyncio.get_running_loop().add_signal_handler(signal.SIGTERM, main_task.cancel)
+    options = options_from_args(args)
+    options.out.mkdir(parents=True, exist_ok=True)
+    logger.remove()  # Pipecat logs every frame at DEBUG: the run's log file gets INFO and up
+    logger.add(options.out / "bench.log", level="INFO")
+    logger.add(sys.stderr, level="ERROR")
+
+    from voicecoach.fixtures import discover
+
+    sessions, _errors = discover(options.fixtures)
+    n = sum(len(s.turns) for s in select_turns(sessions, options.limit))
+    total = n * len(options.configs) + (min(n, options.overhead_turns) if options.overhead else 0)
+    columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())
+    with Progress(*columns, console=console, disable=not options.progress) as progress:
+        task = progress.add_task("starting the engines...", total=total)
+
+        def on_turn(config: str, r: TurnReport) -> None:
+            s2fa = "-" if r.s2fa_ms is None else f"{r.s2fa_ms:.0f}"
+            progress.update(
+                task, advance=1, description=f"{config} {r.session_id}/{r.turn + 1}: S2FA {s2fa} ms"
+            )
+
+        result = await run_bench(options, on_turn)
+    console.print(rich_table(result))
+    console.print(markdown(result).split("\n\n", 1)[1])  # the stages, the overhead and the targets
+    console.print(f"written to {options.out} (results.json, results.md, s2fa.png)")
+    return 0 if all(s["audible"] for s in result["configs"].values()) else 1
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="voicecoach bench latency", description=__doc__.splitlines()[0])
+    add_arguments(parser)
+    try:
+        return asyncio.run(run(parser.parse_args(argv)))
+    except (KeyboardInterrupt, asyncio.CancelledError):
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())

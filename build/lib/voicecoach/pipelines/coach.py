@@ -1,0 +1,55 @@
+"""The coach's turn pipeline: W1 → tools → W2 → W3 → Talker → recorder, shared by every mode.
+
+Text mode puts a transcript source before it and a printer after it; the speech modes put
+VAD + STT before it and TTS + an audio transport after it. The engines it needs (an LLM
+endpoint, the tool runner) are built here from `CoachConfig`, so that every assembly runs
+the same actors on the same configuration.
+"""
+
+from __future__ import annotations
+
+from pipecat.processors.frame_processor import FrameProcessor
+
+from voicecoach.actors.baselines import PlanExecuteActor, PromptingActor
+from voicecoach.actors.grounding import GroundingActor
+from voicecoach.actors.interaction import InteractionActor
+from voicecoach.actors.perception import PerceptionActor
+from voicecoach.actors.recorder import SessionRecorder
+from voicecoach.actors.state import StateUpdater
+from voicecoach.actors.talker import TalkerActor
+from voicecoach.actors.tools import ToolActor
+from voicecoach.engines import Engines
+from voicecoach.session import CoachConfig, Session
+from voicecoach.tools import ToolRunner
+
+
+def coach_processors(session: Session, engines: Engines, config: CoachConfig) -> list[FrameProcessor]:
+    """The actors of `config.mode` in pipeline order.
+
+    sgc_w1 / sgc_w1_w2 / sgc_full are the paper's cumulative ablation: the same chain with
+    W2 and W3 added in turn (the Talker waits only for what the chain has). The baselines
+    replace the chain with one turn-owning actor.
+    """
+    llm, first, mode = engines.llm, engines.first, config.mode
+    runner = ToolRunner(session.pack, latency_ms=config.tool_latency_ms, timeout_s=config.tool_timeout_s)
+    if mode == "prompting":
+        return [StateUpdater(session), PromptingActor(session, first, config), SessionRecorder(session)]
+    if mode == "pe_agent":
+        return [
+            StateUpdater(session),
+            PlanExecuteActor(session, llm, config, runner, planner_llm=first),
+            SessionRecorder(session),
+        ]
+    chain: list[FrameProcessor] = [
+        StateUpdater(session),
+        PerceptionActor(session, first, config),
+        ToolActor(session, runner),
+    ]
+    expects = {"intent", "tool"}
+    if mode in ("sgc_w1_w2", "sgc_full"):
+        chain.append(GroundingActor(session, llm, config))
+        expects.add("grounding")
+    if mode == "sgc_full":
+        chain.append(InteractionActor(session))
+        expects.add("interaction")
+    return [*chain, TalkerActor(session, llm, config, frozenset(expects)), SessionRecorder(session)]

