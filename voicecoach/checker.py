@@ -528,6 +528,11 @@ def words(text: str) -> list[str]:
     return WORD.findall(_normalise_quotes(text).lower())
 
 
+def _echo_words(text: str) -> list[str]:
+    # The prompts spell British ("apologise"), small models echo them American ("apologize").
+    return [re.sub(r"iz(e|es|ed|ing)$", r"is\1", w) for w in words(text)]
+
+
 @dataclass(frozen=True)
 class Speakable:
     """The per-pack patterns of the speakable rules (built once per pack, see `speakable_patterns`)."""
@@ -680,7 +685,7 @@ def speakable_patterns(pack: Pack) -> Speakable:
     ngrams: set[tuple[str, ...]] = set()
     openers: set[str] = set()
     for frag in fragments:
-        ws = words(frag)
+        ws = _echo_words(frag)
         for i in range(len(ws) - ECHO_NGRAM + 1):
             ngrams.add(tuple(ws[i : i + ECHO_NGRAM]))
         # "Explain that ...", "Say plainly that ...": an imperative opening a clause about "that".
@@ -712,7 +717,7 @@ def _echo(p: Speakable, text: str) -> Failure | None:
         m = pattern.search(text)
         if m:
             return _fail("prompt_echo", None, f"reads its prompt aloud: {m.group(0).strip()!r}")
-    ws = words(text)
+    ws = _echo_words(text)
     for i in range(len(ws) - ECHO_NGRAM + 1):
         gram = tuple(ws[i : i + ECHO_NGRAM])
         if gram in p.echo_ngrams:
