@@ -24,6 +24,7 @@ The rules, their reading of a reply and the blind spots are documented in `voice
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -200,3 +201,21 @@ def check_session(pack: Pack, session: BenchSession, evidence: Sequence[ReplyEvi
         previous = evidence[i - 1] if i > 0 else None
         verdicts.append(check_turn(pack, turn, ev, previous, seen, session.session_id))
     return verdicts
+
+
+def checker_digest(pack: Pack) -> str:
+    """sha256 of the rules that score a run: the kernel's and the judge's sources and the pack's
+    CoachBench families (recorded with the results; a change rescores the cache, it does not rerun it)."""
+    import hashlib
+    import inspect
+    import json
+
+    from voicecoach import checker as kernel
+    from voicecoach.coachbench import responsive
+    from voicecoach.coachbench.packdata import bench_data
+
+    h = hashlib.sha256()
+    for module in (kernel, responsive, sys.modules[__name__]):
+        h.update(inspect.getsource(module).encode("utf-8"))
+    h.update(json.dumps(bench_data(pack).families, sort_keys=True).encode("utf-8"))
+    return h.hexdigest()
