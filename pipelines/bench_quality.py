@@ -947,14 +947,19 @@ def cmd_quality(args: argparse.Namespace) -> int:
     except BenchmarkError as err:
         console.print(f"[red]{err}[/]")
         return 2
-    table = Table(
-        title=f"CoachBench quality ({report.sessions} sessions, {report.scored_turns} scored turns)"
-    )
-    for name in TABLE_HEADER:
-        table.add_column(name, justify="left" if name == "config" else "right")
-    for cells in table_rows(report.configs):
-        table.add_row(*cells)
-    console.print(table)
+    # Two tables, so that neither wraps its headers: accuracy and its components, then drift / latency.
+    split = TABLE_HEADER.index("A %")
+    rows = table_rows(report.configs)
+    for title, columns in (
+        ("CoachBench quality", list(range(split)) + [TABLE_HEADER.index("intent acc. %")]),
+        ("drift and latency", [0, *range(split, len(TABLE_HEADER))]),
+    ):
+        table = Table(title=f"{title} ({report.sessions} sessions, {report.scored_turns} scored turns)")
+        for k in dict.fromkeys(columns):
+            table.add_column(TABLE_HEADER[k], justify="left" if k == 0 else "right")
+        for cells in rows:
+            table.add_row(*(cells[k] for k in dict.fromkeys(columns)))
+        console.print(table)
     for m in report.mcnemar:
         console.print(f"McNemar {m.a} vs {m.b_config} ({m.unit}): b={m.b} c={m.c} p={m.p_value:.3g}")
     console.print(report.judge_message)

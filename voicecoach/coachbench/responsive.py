@@ -157,7 +157,7 @@ NO = re.compile(
     re.IGNORECASE,
 )
 ROUND = re.compile(
-    r"(?<![\w'])(?:round|score|ahead|behind|lead|leading|tied|level|up|down|\d+\s*[-–]\s*\d+|one|two|three"
+    r"(?<![\w'])(?:round|score|ahead|behind|lead|leading|tied|\d+\s*[-–]\s*\d+"
     r"|winning|losing)(?![\w'])",
     re.IGNORECASE,
 )
