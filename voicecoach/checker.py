@@ -781,7 +781,9 @@ def _unknown_names(pack: Pack, p: Speakable, text: str) -> list[Failure]:
     for m in NAME.finditer(text):
         if any(a <= m.start() < b for a, b in known):
             continue
-        parts = [w.lower() for w in re.split(r"['-]", m.group(0)) if w]
+        # "You've", "Emberfox's": a contraction or possessive ending is no part of a name.
+        parts = [re.sub(r"'(?:s|ve|ll|re|d|t|m)$", "", w, flags=re.IGNORECASE).lower() for w in m.group(0).split("-")]
+        parts = [w for part in parts for w in part.split("'") if w]
         if all(w in p.vocabulary or english.get(w, 0) >= ORDINARY_MIN_COUNT or len(w) == 1 for w in parts):
             continue
         out.append(_fail("unknown_name", None, f"{m.group(0)!r} is no catalog name", m.group(0)))

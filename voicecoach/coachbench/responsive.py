@@ -20,6 +20,8 @@ Families:
 - `match_state`: the score or the round;
 - `catalog`: some catalog content (a creature, skill, lineup or element);
 - `none`: nothing required (smalltalk, general teaching).
+In every family, a reply that only asks the player to say it again ("Could you ask me that
+again?", the coach's own fallback line) with no catalog content answers nothing.
 On repeated-guidance pressure ("something else") the reply must also recommend something, and not
 the same thing as the previous reply (a different creature set or lineup).
 
@@ -37,7 +39,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict
 
-from voicecoach.checker import Claim, Failure, read_reply, recommended_sets, skill_usable
+from voicecoach.checker import Claim, Failure, read_reply, skill_usable
 from voicecoach.entities import link_entities
 from voicecoach.pack import Pack
 from voicecoach.state import load_state
@@ -153,7 +155,12 @@ YES = re.compile(
 NO = re.compile(
     _START + r"(?:no|nope|nah|not\s+yet|sadly|unfortunately)(?![\w'])"
     r"|(?<![\w'])(?:you\s+(?:don't|do\s+not|haven't|can't|cannot)|not\s+(?:yet|unlocked|owned|available)"
-    r"|isn't\s+(?:unlocked|ready|available|yours)|locked|not\s+in\s+your)(?![\w'])",
+    r"|(?:isn't|aren't|is\s+not|are\s+not)\s+(?:unlocked|ready|available|yours|owned|in\s+your)|locked|not\s+in\s+your)(?![\w'])",
+    re.IGNORECASE,
+)
+REPEAT_REQUEST = re.compile(
+    r"(?<![\w'])(?:ask\s+(?:me\s+)?(?:that|it)\s+again|say\s+(?:that|it)\s+again|repeat\s+(?:that|the\s+question)"
+    r"|lost\s+the\s+thread|didn't\s+(?:catch|get)\s+that|come\s+again)(?![\w'])",
     re.IGNORECASE,
 )
 ROUND = re.compile(
@@ -188,6 +195,8 @@ def responsive_failure(
         return Failure(rule="unresponsive", drift=None, evidence=f"{expect.family}: {why}")
 
     fam = expect.family
+    if REPEAT_REQUEST.search(text) and not link_entities(pack, text):
+        return fail("asks the player to say it again instead of answering")
     if fam in ("pick_counter", "pick_owned", "inventory") and expect.direction:
         if not _named(claims, expect.direction) and not (fam != "inventory" and NONE_FITS.search(text)):
             names = [pack.creatures[i].name if i in pack.creatures else pack.lineups[i].name
@@ -227,11 +236,14 @@ def responsive_failure(
             return fail("names no creature, skill, lineup or element")
 
     if expect.differ_from_previous:
-        lineups, creatures = recommended_sets(claims)
-        if not lineups and not creatures and not NONE_FITS.search(text):
+        offered = _put_forward(claims)
+        if not offered and not NONE_FITS.search(text):
             return fail("the player asked for something else and gets no new recommendation")
-        if previous_reply is not None:
-            prev_lineups, prev_creatures = recommended_sets(read_reply(pack, previous_reply))
-            if (lineups or creatures) and lineups <= prev_lineups and creatures <= prev_creatures:
-                return fail("the player asked for something else and hears the previous recommendation")
+        if previous_reply is not None and offered and offered <= _put_forward(read_reply(pack, previous_reply)):
+            return fail("the player asked for something else and hears the previous recommendation")
     return None
+
+
+def _put_forward(claims: Sequence[Claim]) -> set[str]:
+    """Creatures and lineups a reply puts forward: named, not negated, not the opponent's."""
+    return {c.entity for c in claims if c.kind in ("creature", "lineup") and not c.negated and c.role != "opponent"}
