@@ -743,8 +743,12 @@ def _chart(rows: list[ConfigMetrics], path: Path) -> None:
     x = list(range(len(rows)))
     fig, (left, middle, right) = plt.subplots(1, 3, figsize=(17, 4.2))
     width = 0.2
-    bars = [("TGA", [r.tga for r in rows]), ("SGA", [r.sga for r in rows]),
-            ("old TGA", [r.tga_grounded_only for r in rows]), ("old SGA", [r.sga_grounded_only for r in rows])]  # fmt: skip
+    bars = [
+        ("TGA", [r.tga for r in rows]),
+        ("SGA", [r.sga for r in rows]),
+        ("old TGA", [r.tga_grounded_only for r in rows]),
+        ("old SGA", [r.sga_grounded_only for r in rows]),
+    ]
     for k, (label, values) in enumerate(bars):
         left.bar([i + (k - 1.5) * width for i in x], values, width, label=label)
     left.set_xticks(x, names, rotation=20)

@@ -42,11 +42,11 @@ def test_checker_agrees_with_the_hand_labels(pack: Pack, sessions: dict[str, Ben
     for record, verdict in disagreements:
         hand = "pass" if record.passed else f"fail ({record.rule})"
         found = "; ".join(f"{f.rule}: {f.evidence}" for f in verdict.failures) or "no failure"
-        print(f"{record.id}: hand {hand} — {record.reason}\n    reply: {record.reply!r}\n    checker: {found}")
+        print(
+            f"{record.id}: hand {hand} — {record.reason}\n    reply: {record.reply!r}\n    checker: {found}"
+        )
     rule_hits = sum(
-        1
-        for r in records
-        if not r.passed and r.rule in {f.rule for f in judge(pack, sessions, r).failures}
+        1 for r in records if not r.passed and r.rule in {f.rule for f in judge(pack, sessions, r).failures}
     )
     failing = sum(not r.passed for r in records)
     print(f"agreement {score:.1f} % over {len(records)} replies; the hand rule among the checker's "
@@ -58,7 +58,8 @@ def test_checker_agrees_with_the_hand_labels(pack: Pack, sessions: dict[str, Ben
     ("line", "message"),
     [
         ('{"id": "x", "source": "written", "session_id": "cb-001", "turn_index": 0, "reply": "hi", '
-         '"pass": false, "rule": "rudeness", "reason": "r"}', r"bad.jsonl:2: field rule: .*unknown rule id 'rudeness'"),
+         '"pass": false, "rule": "rudeness", "reason": "r"}',
+         r"bad.jsonl:2: field rule: .*unknown rule id 'rudeness'"),
         ('{"id": "x", "source": "written", "session_id": "cb-001", "turn_index": 0, "reply": "hi", '
          '"pass": false, "rule": "loop"}', r"bad.jsonl:2: field reason: Field required"),
         ('{"id": "x", "source": "written", "session_id": "cb-001", "turn_index": 0, "reply": "hi", '

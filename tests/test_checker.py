@@ -141,7 +141,9 @@ def test_grounding_rules_on_a_live_context(pack: Pack, ctx: CheckContext) -> Non
     assert rules(pack, "You don't have Emberfox.", ctx) == {"false_missing"}
     excluded = CheckContext.live(pack, load_state(STATE), "no emberfox", excluded=["emberfox"])
     assert rules(pack, "Bring Emberfox and Hexmoth.", excluded) == {"excluded_entity"}
-    again = CheckContext.live(pack, load_state(STATE), "and another", previous_reply="Use Hexmoth and Galehawk.")
+    again = CheckContext.live(
+        pack, load_state(STATE), "and another", previous_reply="Use Hexmoth and Galehawk."
+    )
     assert rules(pack, "Go with Galehawk and Hexmoth.", again) == {"repeated_guidance"}
 
 
@@ -160,7 +162,12 @@ def test_check_sentence_catches_a_repeat_a_loop_and_the_budget(pack: Pack, ctx: 
 
 
 def test_split_sentences() -> None:
-    assert split_sentences("Hi there. Use Emberfox! Ready?\nGo") == ["Hi there.", "Use Emberfox!", "Ready?", "Go"]
+    assert split_sentences("Hi there. Use Emberfox! Ready?\nGo") == [
+        "Hi there.",
+        "Use Emberfox!",
+        "Ready?",
+        "Go",
+    ]
 
 
 def test_rule_ids_are_closed() -> None:

@@ -58,7 +58,9 @@ def test_skill_unlock_needs_the_condition_when_locked(pack: Pack) -> None:
 
 
 def test_inventory_about_focus_match_state_catalog_and_none(pack: Pack) -> None:
-    assert responsive(pack, "You have Emberfox, Hexmoth and Tidefang.", "what creatures do i have", "inventory/list")
+    assert responsive(
+        pack, "You have Emberfox, Hexmoth and Tidefang.", "what creatures do i have", "inventory/list"
+    )
     assert not responsive(pack, "You have a great collection.", "what creatures do i have", "inventory/list")
     assert responsive(pack, "It is a water striker.", "tell me about tidefang", "creature/info")  # property
     assert not responsive(pack, "Let me check that for you.", "tell me about tidefang", "creature/info")

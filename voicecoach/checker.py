@@ -454,7 +454,9 @@ def grounding_failures(pack: Pack, claims: Sequence[Claim], ctx: CheckContext) -
         steers = recommends(claim, ctx.mentioned)
         if steers and not ok:
             # Describing the opponent's own creature ("Voltail is strong") credits nothing to us.
-            if not (claim.kind == "creature" and claim.role == "descriptive" and claim.entity in ctx.opponent):
+            if not (
+                claim.kind == "creature" and claim.role == "descriptive" and claim.entity in ctx.opponent
+            ):
                 seen_ok = available(pack, seen_inv, claim)[0] if seen_inv is not None else False
                 failures.append(
                     _fail("unavailable_entity", drift_for(seen_ok), f"{why}: {claim.text!r}", claim.entity)
@@ -465,7 +467,9 @@ def grounding_failures(pack: Pack, claims: Sequence[Claim], ctx: CheckContext) -
             if banned:
                 names = ", ".join(pack.creatures[c].name for c in banned)
                 failures.append(
-                    _fail("excluded_entity", "B", f"the player excluded {names}: {claim.text!r}", claim.entity)
+                    _fail(
+                        "excluded_entity", "B", f"the player excluded {names}: {claim.text!r}", claim.entity
+                    )
                 )
         if claim.absent and ok and claim.kind != "lineup" and not claim.owner_only:
             seen_ok = available(pack, seen_inv, claim)[0] if seen_inv is not None else True
@@ -493,7 +497,10 @@ def grounding_failures(pack: Pack, claims: Sequence[Claim], ctx: CheckContext) -
         for lineup_id in sorted(lineups & prev_lineups):
             failures.append(
                 _fail(
-                    "repeated_guidance", "C", f"lineup {pack.lineups[lineup_id].name} recommended again", lineup_id
+                    "repeated_guidance",
+                    "C",
+                    f"lineup {pack.lineups[lineup_id].name} recommended again",
+                    lineup_id,
                 )
             )
         if len(creatures) >= 2 and creatures == prev_creatures:
@@ -577,9 +584,7 @@ def _rendered_prompts(pack: Pack) -> list[str]:
     ]
     texts: list[str] = []
     for guidance in (Guidance(guidance_type=s, candidate_id=s, text=s), None):
-        c3 = InteractionControl(
-            branch=s, turn_index=0, guidance=guidance, cooling=[], cooling_lineups=lineup
-        )
+        c3 = InteractionControl(branch=s, turn_index=0, guidance=guidance, cooling=[], cooling_lineups=lineup)
         messages, _ = render_reply_prompt(pack, s, s, c2, c3, tools, [s])
         texts += [m["content"] for m in messages]
     for messages in (
@@ -782,7 +787,10 @@ def _unknown_names(pack: Pack, p: Speakable, text: str) -> list[Failure]:
         if any(a <= m.start() < b for a, b in known):
             continue
         # "You've", "Emberfox's": a contraction or possessive ending is no part of a name.
-        parts = [re.sub(r"'(?:s|ve|ll|re|d|t|m)$", "", w, flags=re.IGNORECASE).lower() for w in m.group(0).split("-")]
+        parts = [
+            re.sub(r"'(?:s|ve|ll|re|d|t|m)$", "", w, flags=re.IGNORECASE).lower()
+            for w in m.group(0).split("-")
+        ]
         parts = [w for part in parts for w in part.split("'") if w]
         if all(w in p.vocabulary or english.get(w, 0) >= ORDINARY_MIN_COUNT or len(w) == 1 for w in parts):
             continue
@@ -886,7 +894,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         replies = Path(args[0]).read_text(encoding="utf-8").splitlines()
     else:
         path = Path(__file__).resolve().parent.parent / "tests" / "fixtures" / "calibration.jsonl"
-        replies = [json.loads(line)["reply"] for line in path.read_text(encoding="utf-8").splitlines() if line]
+        replies = [
+            json.loads(line)["reply"] for line in path.read_text(encoding="utf-8").splitlines() if line
+        ]
     sentences = [s for r in replies if isinstance(r, str) for s in split_sentences(r)]
     ctx = CheckContext.live(pack, load_state(pack_example_state(pack)), "what should i field against them")
     figures = bench_sentences(pack, sentences, ctx)

@@ -105,7 +105,9 @@ def _fail(rule: RuleId, drift: DriftTag | None, evidence: str, entity: str | Non
     return Failure(rule=rule, drift=drift, entity=entity, evidence=evidence)
 
 
-def context_of(turn: BenchTurn, previous_reply: str | None, seen_state: dict[str, Any] | None) -> CheckContext:
+def context_of(
+    turn: BenchTurn, previous_reply: str | None, seen_state: dict[str, Any] | None
+) -> CheckContext:
     """The kernel's context for a benchmark turn: its live state and reference."""
     ref = turn.reference
     match = turn.state.get("ic", {}).get("match") or {}
@@ -149,7 +151,11 @@ def check_turn(
             failures.append(missed)
 
     # (d) the previous turn's c3 guidance id again.
-    if previous is not None and evidence.guidance_id is not None and evidence.guidance_id == previous.guidance_id:
+    if (
+        previous is not None
+        and evidence.guidance_id is not None
+        and evidence.guidance_id == previous.guidance_id
+    ):
         failures.append(
             _fail("repeated_guidance", "C", f"c3 guidance {evidence.guidance_id} issued in consecutive turns")
         )

@@ -658,7 +658,10 @@ def build_reference(
         guidance_expected=entry.branch == "recommend",
         no_repeat=no_repeat,
         direction="; ".join(parts) or "answer the question from the catalog",
-        **ref,
+        owned_mentioned=ref["owned_mentioned"],
+        unowned_mentioned=ref["unowned_mentioned"],
+        locked_skills=ref["locked_skills"],
+        unlocked_skills=ref["unlocked_skills"],
     )
     reference.expect = expectation_of(pack, snapshot, reference)
     return reference
@@ -775,7 +778,10 @@ def _episode(b: _Builder, budget: int, context: bool = False) -> None:
             late_next()
             b.ask("skill/when_to_use", data.after_level, c=target, s=sid)
     elif kind == "trade":
-        b.ask(rng.choice(data.recommend_pairs[:2] if b.match() else data.recommend_pairs[:1]), scored=first_scored)
+        b.ask(
+            rng.choice(data.recommend_pairs[:2] if b.match() else data.recommend_pairs[:1]),
+            scored=first_scored,
+        )
         match = b.match()
         keep = set(match["player_lineup"]) if match else set()
         tradeable = [c for c in b.owned() if c not in keep]

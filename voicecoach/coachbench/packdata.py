@@ -61,7 +61,9 @@ def _check(data: BenchData, pack: Pack, where: str) -> None:
     for pair in sorted(pairs - set(data.families)):
         raise bad(f"families/{pair}", "Φ pair without a responsive family")
     named = [("phrases", p) for p in data.phrases] + [("factual", p) for p in data.factual]
-    named += [("factual_match", p) for p in data.factual_match] + [("recommend_pairs", p) for p in data.recommend_pairs]
+    named += [("factual_match", p) for p in data.factual_match] + [
+        ("recommend_pairs", p) for p in data.recommend_pairs
+    ]
     named += [(f"goals/{goal}", p) for goal, steps in data.goals.items() for p in steps]
     for table, pair in named:
         if pair not in pairs:

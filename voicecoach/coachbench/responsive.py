@@ -239,11 +239,19 @@ def responsive_failure(
         offered = _put_forward(claims)
         if not offered and not NONE_FITS.search(text):
             return fail("the player asked for something else and gets no new recommendation")
-        if previous_reply is not None and offered and offered <= _put_forward(read_reply(pack, previous_reply)):
+        if (
+            previous_reply is not None
+            and offered
+            and offered <= _put_forward(read_reply(pack, previous_reply))
+        ):
             return fail("the player asked for something else and hears the previous recommendation")
     return None
 
 
 def _put_forward(claims: Sequence[Claim]) -> set[str]:
     """Creatures and lineups a reply puts forward: named, not negated, not the opponent's."""
-    return {c.entity for c in claims if c.kind in ("creature", "lineup") and not c.negated and c.role != "opponent"}
+    return {
+        c.entity
+        for c in claims
+        if c.kind in ("creature", "lineup") and not c.negated and c.role != "opponent"
+    }
