@@ -71,6 +71,8 @@ Known blind spots (what a listener would catch and this does not):
   words outside the openers and headings passes;
 - unknown names: common English words and first names used as names ("Storm", "John") pass, a
   lowercase invented name passes, and a sentence-initial rare English word ("Aegis") is flagged;
+- a recommendation without a cue verb ("Fire Tempest Fury now", "Hexmoth on Halowing") reads as
+  descriptive, so it is not judged as a recommendation;
 - a reply cut off mid-sentence by the token budget is not flagged;
 - mechanics errors (wrong element chart, wrong unlock level) are not checked here;
 - `check_sentence` sees one sentence: a contradiction across sentences of a streamed reply is
@@ -565,7 +567,7 @@ def _rendered_prompts(pack: Pack) -> list[str]:
 
     s = SENTINEL
     example = pack_example_state(pack)
-    state = load_state(example)
+    state = load_state(example) if example is not None else None
     paragraphs = tuple(Paragraph(type=t, detail=s) for t in ("praise", "apology", "constraint_account",
                                                               "guidance", "scene_flavor"))  # fmt: skip
     conflicts = (
@@ -587,22 +589,25 @@ def _rendered_prompts(pack: Pack) -> list[str]:
         c3 = InteractionControl(branch=s, turn_index=0, guidance=guidance, cooling=[], cooling_lineups=lineup)
         messages, _ = render_reply_prompt(pack, s, s, c2, c3, tools, [s])
         texts += [m["content"] for m in messages]
-    for messages in (
-        prompting_messages(pack, state, s),
-        pe_reply_messages(pack, state, s, tools),
-        planner_messages(pack, state, s),
-    ):
-        texts += [m["content"] for m in messages]
+    if state is not None:  # the baselines paste the state: their headings need one to render
+        for messages in (
+            prompting_messages(pack, state, s),
+            pe_reply_messages(pack, state, s, tools),
+            planner_messages(pack, state, s),
+        ):
+            texts += [m["content"] for m in messages]
     return texts
 
 
-def pack_example_state(pack: Pack) -> dict[str, Any]:
+def pack_example_state(pack: Pack) -> dict[str, Any] | None:
     """The pack's example state (example_state.json), to render the state-dependent prompts."""
     import json
 
     from voicecoach.pack import PACKS_DIR
 
     path = PACKS_DIR / pack.pack_id / "example_state.json"
+    if not path.exists():
+        return None
     data: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
     return data
 
@@ -898,7 +903,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             json.loads(line)["reply"] for line in path.read_text(encoding="utf-8").splitlines() if line
         ]
     sentences = [s for r in replies if isinstance(r, str) for s in split_sentences(r)]
-    ctx = CheckContext.live(pack, load_state(pack_example_state(pack)), "what should i field against them")
+    example = pack_example_state(pack)
+    if example is None:
+        raise SystemExit(f"pack {pack.pack_id} has no example_state.json to judge sentences against")
+    ctx = CheckContext.live(pack, load_state(example), "what should i field against them")
     figures = bench_sentences(pack, sentences, ctx)
     print(
         f"check_sentence over {int(figures['sentences'])} sentences: p50 {figures['p50_ms']:.2f} ms, "

@@ -155,7 +155,8 @@ YES = re.compile(
 NO = re.compile(
     _START + r"(?:no|nope|nah|not\s+yet|sadly|unfortunately)(?![\w'])"
     r"|(?<![\w'])(?:you\s+(?:don't|do\s+not|haven't|can't|cannot)|not\s+(?:yet|unlocked|owned|available)"
-    r"|(?:isn't|aren't|is\s+not|are\s+not)\s+(?:unlocked|ready|available|yours|owned|in\s+your)|locked|not\s+in\s+your)(?![\w'])",
+    r"|(?:isn't|aren't|is\s+not|are\s+not)\s+(?:unlocked|ready|available|yours|owned|in\s+your|one\s+of\s+yours)"
+    r"|you'd\s+need|you\s+would\s+need|you\s+need\s+to\s+(?:get|catch|obtain|unlock|evolve)|locked|not\s+in\s+your)(?![\w'])",
     re.IGNORECASE,
 )
 REPEAT_REQUEST = re.compile(
