@@ -952,11 +952,11 @@ def cmd_quality(args: argparse.Namespace) -> int:
         console.print(f"[red]{err}[/]")
         return 2
     # Two tables, so that neither wraps its headers: accuracy and its components, then drift / latency.
-    split = TABLE_HEADER.index("A %")
+    split, intent = TABLE_HEADER.index("A %"), TABLE_HEADER.index("intent acc. %")
     rows = table_rows(report.configs)
     for title, columns in (
-        ("CoachBench quality", list(range(split)) + [TABLE_HEADER.index("intent acc. %")]),
-        ("drift and latency", [0, *range(split, len(TABLE_HEADER))]),
+        ("CoachBench quality", [*range(split), intent]),
+        ("drift and latency", [0, *(k for k in range(split, len(TABLE_HEADER)) if k not in (intent,))]),
     ):
         table = Table(title=f"{title} ({report.sessions} sessions, {report.scored_turns} scored turns)")
         for k in dict.fromkeys(columns):
