@@ -172,3 +172,8 @@ def test_split_sentences() -> None:
 
 def test_rule_ids_are_closed() -> None:
     assert {"prompt_echo", "markup", "loop", "too_long", "unknown_name", "no_reply", "unresponsive"} <= RULES
+
+
+@pytest.mark.parametrize("reply", ["Hmm, tricky one.", "GG, well played.", "Heh, nice.", "Hmmm, okay."])
+def test_interjections_are_no_names(pack: Pack, ctx: CheckContext, reply: str) -> None:
+    assert "unknown_name" not in rules(pack, reply, ctx)

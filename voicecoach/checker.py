@@ -27,7 +27,8 @@ Speakable rules (drift None: a task failure, not a drift):
 - `unknown_name`: a capitalised name that is no catalog entry, no word of the pack's own text
   (names, elements, lineups, persona, rules, descriptions) and no ordinary English word (the
   frequency list bundled with `pyspellchecker`, MIT: a word is ordinary when it occurs at least
-  ORDINARY_MIN_COUNT times there). Catches invented creatures ("Cyclo-Aerathos").
+  ORDINARY_MIN_COUNT times there); words under four letters ("GG", "Heh") and interjections of
+  at most two distinct letters ("Hmmm") are never names. Catches invented creatures ("Cyclo-Aerathos").
 
 Grounding rules (paper G.3; a reply that mis-directs the live state):
 - `unavailable_entity`: recommends or credits a creature the player does not own, a skill not
@@ -797,10 +798,15 @@ def _unknown_names(pack: Pack, p: Speakable, text: str) -> list[Failure]:
             for w in m.group(0).split("-")
         ]
         parts = [w for part in parts for w in part.split("'") if w]
-        if all(w in p.vocabulary or english.get(w, 0) >= ORDINARY_MIN_COUNT or len(w) == 1 for w in parts):
+        if all(w in p.vocabulary or english.get(w, 0) >= ORDINARY_MIN_COUNT or _not_a_name(w) for w in parts):
             continue
         out.append(_fail("unknown_name", None, f"{m.group(0)!r} is no catalog name", m.group(0)))
     return out
+
+
+def _not_a_name(word: str) -> bool:
+    """Too short to be an invented name ("GG", "Heh", "Hmm"), or an interjection ("Hmmm", "Ooooh")."""
+    return len(word) < 4 or len(set(word)) <= 2
 
 
 def speakable_failures(pack: Pack, text: str) -> list[Failure]:
