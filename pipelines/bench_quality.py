@@ -36,7 +36,7 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel
 
-from voicecoach.coachbench.checker import ReplyEvidence, TurnVerdict, check_session
+from voicecoach.coachbench.checker import ReplyEvidence, TurnVerdict, check_session, checker_digest
 from voicecoach.coachbench.generator import (
     DEFAULT_SEED,
     DRIFT_NAMES,
@@ -106,6 +106,7 @@ class QualityOptions:
     workers: int = 2
     progress: bool = True
     command: str = ""
+    rescore: bool = False  # score the cached turns only (no LLM, no run.json check)
 
 
 class TurnRow(BaseModel):
@@ -219,12 +220,32 @@ def coach_config(opts: QualityOptions, mode: Mode, llm: LLMConfig) -> CoachConfi
     )
 
 
-def _settings(opts: QualityOptions, llm: LLMConfig, digest: str) -> dict[str, Any]:
+def prompt_digests(pack: Pack) -> dict[str, str]:
+    """sha256 of every static prompt the cached replies depend on (W1 system prompt + worked turns,
+    slot prompt, Talker system prompt, planner prompt), keyed as they appear in run.json."""
+    from voicecoach.baselines import planner_system_prompt
+    from voicecoach.talker import talker_system_prompt
+    from voicecoach.w1 import w1_prefix
+    from voicecoach.w2 import slot_prompt
+
+    def sha(text: str) -> str:
+        return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+    return {
+        "prompt_w1": sha(json.dumps(w1_prefix(pack), sort_keys=True)),
+        "prompt_slots": sha(slot_prompt(pack)),
+        "prompt_talker": sha(talker_system_prompt(pack)),
+        "prompt_planner": sha(planner_system_prompt(pack)),
+    }
+
+
+def _settings(opts: QualityOptions, llm: LLMConfig, digest: str, pack: Pack) -> dict[str, Any]:
     """What the cached turns depend on; a rerun with other settings must use another --out."""
     from voicecoach.llm import llama_server_version
 
     return {
         "bench_sha256": digest,
+        **prompt_digests(pack),
         "llm": "remote" if llm.base_url else "embedded",
         "engine": None if llm.base_url else llama_server_version(),
         "model": llm.model,
@@ -245,10 +266,19 @@ def _check_settings(out: Path, settings: dict[str, Any]) -> None:
     if path.exists():
         saved = json.loads(path.read_text(encoding="utf-8"))
         changed = sorted(k for k in settings if saved.get(k) != settings[k])
+        prompts = [k for k in changed if k.startswith("prompt_")]
+        if prompts:
+            unrecorded = [k for k in prompts if k not in saved]
+            raise SystemExit(
+                f"{out} holds turns generated with other prompts ({', '.join(prompts)}"
+                + (f"; {len(unrecorded)} not recorded by that run" if unrecorded else "")
+                + "): resuming would mix replies of two prompt versions. Use another --out, delete it to "
+                "start over, or --rescore to score its cached turns with the current checker."
+            )
         if changed:
             raise SystemExit(
                 f"{out} holds turns run with other settings ({', '.join(changed)}); "
-                "use another --out or delete it to start over"
+                "use another --out, delete it to start over, or --rescore to only score its cache"
             )
     path.write_text(json.dumps(settings, indent=2) + "\n", encoding="utf-8")
 
@@ -532,6 +562,10 @@ def score(
                         turn_index=turn.turn_index,
                         passed=verdict.passed,
                         drifts=tuple(verdict.drifts),
+                        speakable=verdict.speakable,
+                        responsive=verdict.responsive,
+                        grounded=verdict.grounded,
+                        grounded_only=verdict.grounded_only,
                         intent_ok=(row.intent, row.sub_intent) == (ref.intent, ref.sub_intent)
                         if has_w1
                         else None,
@@ -627,7 +661,8 @@ def _judge_cell(row: ConfigMetrics, metric: str) -> str:
 
 
 TABLE_HEADER = [
-    "config", "sessions", "turns", "TGA %", "SGA %", "A %", "B %", "C %", "D %", "intent acc. %",
+    "config", "sessions", "turns", "TGA %", "SGA %", "speakable %", "responsive %", "grounded %",
+    "old TGA %", "old SGA %", "A %", "B %", "C %", "D %", "intent acc. %",
     "latency mean s", "p50 s", "p90 s", "TGQ", "DGP", "CCC",
 ]  # fmt: skip
 
@@ -643,6 +678,11 @@ def table_rows(rows: list[ConfigMetrics]) -> list[list[str]]:
                 str(r.turns),
                 _pct(r.tga),
                 _pct(r.sga),
+                _pct(r.speakable),
+                _pct(r.responsive),
+                _pct(r.grounded),
+                _pct(r.tga_grounded_only),
+                _pct(r.sga_grounded_only),
                 *(_pct(r.drift_sessions[d]) for d in DRIFT_NAMES),
                 _pct(r.intent_accuracy),
                 f"{lat.mean_s:.2f}" if lat else "n/a",
@@ -670,7 +710,10 @@ def _markdown(report: QualityReport, model: str) -> str:
     lines += ["| " + " | ".join(cells) + " |" for cells in table_rows(report.configs)]
     lines += [
         "",
-        "TGA / SGA: eq. 5 over scored turns, deterministic grounding checker (G.3 rules a-f). "
+        "TGA / SGA: eq. 5 over scored turns; a turn passes when it is speakable, responsive and grounded "
+        "(deterministic checker: voicecoach.checker + coachbench.checker). speakable / responsive / "
+        "grounded %: the same mean over each component alone. old TGA / SGA: the previous checker "
+        "(grounding rules a-f and no reply only) on the same turns. "
         "A/B/C/D: % of sessions with a turn failing with that drift (turn-level shares are in results.json). "
         "Intent acc.: W1's (intent, sub_intent) against the reference (n/a without W1). "
         "Latency: time to the first text the player hears (narration or reply), mean per turn → per session "
@@ -698,15 +741,29 @@ def _chart(rows: list[ConfigMetrics], path: Path) -> None:
 
     names = [r.config for r in rows]
     x = list(range(len(rows)))
-    fig, (left, right) = plt.subplots(1, 2, figsize=(12, 4.2))
-    width = 0.38
-    left.bar([i - width / 2 for i in x], [r.tga for r in rows], width, label="TGA")
-    left.bar([i + width / 2 for i in x], [r.sga for r in rows], width, label="SGA")
+    fig, (left, middle, right) = plt.subplots(1, 3, figsize=(17, 4.2))
+    width = 0.2
+    bars = [
+        ("TGA", [r.tga for r in rows]),
+        ("SGA", [r.sga for r in rows]),
+        ("old TGA", [r.tga_grounded_only for r in rows]),
+        ("old SGA", [r.sga_grounded_only for r in rows]),
+    ]
+    for k, (label, values) in enumerate(bars):
+        left.bar([i + (k - 1.5) * width for i in x], values, width, label=label)
     left.set_xticks(x, names, rotation=20)
     left.set_ylim(0, 100)
     left.set_ylabel("%")
-    left.set_title("Grounded accuracy (eq. 5)")
-    left.legend()
+    left.set_title("Grounded accuracy (eq. 5), new vs old checker")
+    left.legend(fontsize=8)
+    parts = [("speakable", [r.speakable for r in rows]), ("responsive", [r.responsive for r in rows]),
+             ("grounded", [r.grounded for r in rows])]  # fmt: skip
+    for k, (label, values) in enumerate(parts):
+        middle.bar([i + (k - 1) * 0.27 for i in x], values, 0.27, label=label)
+    middle.set_xticks(x, names, rotation=20)
+    middle.set_ylim(0, 100)
+    middle.set_title("Components (% of turns, mean over sessions)")
+    middle.legend(fontsize=8)
     step = 0.2
     for k, d in enumerate(DRIFT_NAMES):
         offsets = [i + (k - 1.5) * step for i in x]
@@ -760,11 +817,13 @@ async def run_quality(opts: QualityOptions) -> QualityReport:
     opts.out.mkdir(parents=True, exist_ok=True)
     path, sessions, digest = _bench(opts, pack)
     llm = _llm_config(opts)
-    _check_settings(opts.out, _settings(opts, llm, digest))
+    if not opts.rescore:  # --rescore runs nothing: the cache is scored with the current checker
+        _check_settings(opts.out, _settings(opts, llm, digest, pack))
     cache = TurnCache(opts.out / "turns.jsonl")
     began = time.monotonic()
     try:
-        await _run_all(opts, pack, sessions, cache, llm)
+        if not opts.rescore:
+            await _run_all(opts, pack, sessions, cache, llm)
     finally:
         # Also when interrupted: a resumed run's total then counts every invocation's time.
         run_seconds = time.monotonic() - began
@@ -793,6 +852,8 @@ async def run_quality(opts: QualityOptions) -> QualityReport:
         "seed": opts.seed,
         "limit": opts.limit,
         "command": opts.command,
+        "checker_sha256": checker_digest(pack),  # the rules that scored this table
+        "rescored": opts.rescore,
     }
     _write(report, verdicts, model, bench)
     return report
@@ -843,6 +904,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--reply-max-tokens", type=int, default=QualityOptions.reply_max_tokens)
     parser.add_argument("--w1-max-tokens", type=int, default=QualityOptions.w1_max_tokens)
     parser.add_argument(
+        "--rescore",
+        action="store_true",
+        help="run nothing: score the turns cached in --out with the current checker (old caches too)",
+    )
+    parser.add_argument(
         "--workers",
         type=int,
         default=QualityOptions.workers,
@@ -863,6 +929,7 @@ def options_from_args(args: argparse.Namespace) -> QualityOptions:
         reply_max_tokens=args.reply_max_tokens,
         w1_max_tokens=args.w1_max_tokens,
         workers=max(1, args.workers),
+        rescore=args.rescore,
         command=" ".join(["voicecoach bench quality", *sys.argv[1:]]) if sys.argv else "",
     )
 
@@ -884,14 +951,19 @@ def cmd_quality(args: argparse.Namespace) -> int:
     except BenchmarkError as err:
         console.print(f"[red]{err}[/]")
         return 2
-    table = Table(
-        title=f"CoachBench quality ({report.sessions} sessions, {report.scored_turns} scored turns)"
-    )
-    for name in TABLE_HEADER:
-        table.add_column(name, justify="left" if name == "config" else "right")
-    for cells in table_rows(report.configs):
-        table.add_row(*cells)
-    console.print(table)
+    # Two tables, so that neither wraps its headers: accuracy and its components, then drift / latency.
+    split, intent = TABLE_HEADER.index("A %"), TABLE_HEADER.index("intent acc. %")
+    rows = table_rows(report.configs)
+    for title, columns in (
+        ("CoachBench quality", [*range(split), intent]),
+        ("drift and latency", [0, *(k for k in range(split, len(TABLE_HEADER)) if k not in (intent,))]),
+    ):
+        table = Table(title=f"{title} ({report.sessions} sessions, {report.scored_turns} scored turns)")
+        for k in dict.fromkeys(columns):
+            table.add_column(TABLE_HEADER[k], justify="left" if k == 0 else "right")
+        for cells in rows:
+            table.add_row(*(cells[k] for k in dict.fromkeys(columns)))
+        console.print(table)
     for m in report.mcnemar:
         console.print(f"McNemar {m.a} vs {m.b_config} ({m.unit}): b={m.b} c={m.c} p={m.p_value:.3g}")
     console.print(report.judge_message)

@@ -1,4 +1,7 @@
-"""The deterministic grounding checker (paper G.3) on hand-written good and bad replies, rule by rule.
+"""CoachBench's grounding rules (paper G.3) on hand-written good and bad replies, rule by rule.
+
+These tests judge the grounded component (`verdict.grounded`, the grounding rule ids); speakable
+and responsive rules have their own tests (tests/test_checker.py, tests/test_responsive.py).
 
 The state is the shared test state (tests/conftest.py): the player owns Emberfox (stage 2, so
 Inferno Roar is locked), Galehawk, Granitusk, Hexmoth, Lumifawn, Oakhorn, Sparkwing and Tidefang,
@@ -13,6 +16,7 @@ from typing import Any
 import pytest
 
 from tests.conftest import STATE
+from voicecoach.checker import GROUNDING_RULES
 from voicecoach.coachbench.checker import ReplyEvidence, TurnVerdict, check_session, check_turn, read_reply
 from voicecoach.coachbench.generator import BenchSession, BenchTurn, Eligibility, build_reference
 from voicecoach.pack import Pack
@@ -53,7 +57,8 @@ def check(pack: Pack, reply: str, t: BenchTurn | None = None, **kw: Any) -> Turn
 
 
 def rules(verdict: TurnVerdict) -> set[str]:
-    return {f.rule for f in verdict.failures}
+    """The grounding rules a verdict fails (speakable / responsive failures are judged elsewhere)."""
+    return {f.rule for f in verdict.failures} & (GROUNDING_RULES | {"no_reply"})
 
 
 # --- (a) recommending or crediting what the player cannot use ---------------------------------
@@ -90,18 +95,30 @@ def test_unavailable_entity_fails(pack: Pack, reply: str) -> None:
         "Wildfire Rush needs Pyrowl and Kindlemoth, which you would need to get first.",
         "Sorry, I lost the thread there. Could you ask me that again?",
         "Emberfox just evolved, can it use Inferno Roar now?",
-        "You must not: Do not apologise for or call missing Emberfox: the player owns it.",
-        "You must not apologize for or call missing Emberfox:",  # echoed in sgc_full replies, full run
     ],
 )
 def test_grounded_replies_pass(pack: Pack, reply: str) -> None:
     verdict = check(pack, reply)
-    assert verdict.passed, verdict.failures
+    assert verdict.grounded and verdict.grounded_only, verdict.failures
+
+
+@pytest.mark.parametrize(
+    "reply",
+    [
+        "You must not: Do not apologise for or call missing Emberfox: the player owns it.",
+        "You must not apologize for or call missing Emberfox:",  # echoed in sgc_full replies, full run
+    ],
+)
+def test_echoed_instructions_claim_nothing_but_are_not_speakable(pack: Pack, reply: str) -> None:
+    verdict = check(pack, reply)
+    assert verdict.grounded, verdict.failures
+    assert not verdict.speakable and not verdict.passed
+    assert "prompt_echo" in {f.rule for f in verdict.failures}
 
 
 def test_describing_an_entity_the_player_asked_about_is_not_a_recommendation(pack: Pack) -> None:
     asked = turn(pack, "tell me about pyrowl", "creature/info")
-    assert check(pack, "Pyrowl is a great fire striker with strong attacks.", asked).passed
+    assert check(pack, "Pyrowl is a great fire striker with strong attacks.", asked).grounded
     # ...but steering them to use it still is.
     assert "unavailable_entity" in rules(check(pack, "Field Pyrowl next round.", asked))
 
@@ -136,7 +153,7 @@ def test_self_contradiction_fails_and_is_coherence_drift(pack: Pack) -> None:
 
 
 def test_praise_of_one_and_denial_of_another_is_not_a_contradiction(pack: Pack) -> None:
-    assert check(pack, "Lead with Emberfox, and you don't own Pyrowl, so skip it.").passed
+    assert check(pack, "Lead with Emberfox, and you don't own Pyrowl, so skip it.").grounded
 
 
 # --- (d) repeating the previous turn's guidance ------------------------------------------------------
@@ -150,7 +167,7 @@ def test_repeated_lineup_fails_as_fatigue(pack: Pack) -> None:
     assert rules(again) == {"repeated_guidance"}
     assert again.drifts == ["C"]
     other = check_turn(pack, t, ReplyEvidence(reply="Go with Oakhorn, Granitusk and Lumifawn."), previous)
-    assert other.passed
+    assert other.grounded
 
 
 def test_same_creature_set_or_same_guidance_id_fails(pack: Pack) -> None:
@@ -161,7 +178,7 @@ def test_same_creature_set_or_same_guidance_id_fails(pack: Pack) -> None:
     same_id = ReplyEvidence(reply="Keep practising your combos.", guidance_id="rec_counter_opponent")
     assert rules(check_turn(pack, t, same_id, before)) == {"repeated_guidance"}
     fresh = ReplyEvidence(reply="Go with Oakhorn and Sparkwing.", guidance_id="rec_evolve_first")
-    assert check_turn(pack, t, fresh, before).passed
+    assert check_turn(pack, t, fresh, before).grounded
 
 
 # --- (e) resting on a stale snapshot -------------------------------------------------------------------
@@ -174,10 +191,10 @@ def test_stale_snapshot_claims_fail_unless_flagged(pack: Pack) -> None:
     assert stale.drifts == ["A"]
     assert "turn 2" in stale.failures[0].evidence
     tools = ("find_counters",)
-    assert check(pack, "From the last update I saw, use Emberfox.", t, snapshot_turn=2, tools=tools).passed
-    assert check(pack, "Use Emberfox.", t, snapshot_turn=3, tools=tools).passed
+    assert check(pack, "From the last update I saw, use Emberfox.", t, snapshot_turn=2, tools=tools).grounded
+    assert check(pack, "Use Emberfox.", t, snapshot_turn=3, tools=tools).grounded
     # No tool result to rest on: a right claim passes; a wrong one fails (a) or (b) instead.
-    assert check(pack, "Use Emberfox.", t, snapshot_turn=2).passed
+    assert check(pack, "Use Emberfox.", t, snapshot_turn=2).grounded
 
 
 def test_latency_attribution_when_the_stale_snapshot_made_the_claim_true(pack: Pack) -> None:
@@ -199,8 +216,9 @@ def test_latency_attribution_when_the_stale_snapshot_made_the_claim_true(pack: P
     )
     replies = [ReplyEvidence(reply="Go with Oakhorn and Sparkwing."), ReplyEvidence(reply="Bring Pyrowl.")]
     verdicts = check_session(pack, session, replies)
-    assert verdicts[0].passed
-    assert [(f.rule, f.drift) for f in verdicts[1].failures] == [("unavailable_entity", "A")]
+    assert verdicts[0].grounded
+    grounding = [(f.rule, f.drift) for f in verdicts[1].failures if f.rule in GROUNDING_RULES]
+    assert grounding == [("unavailable_entity", "A")]
 
 
 # --- (f) excluded entities, and no reply ------------------------------------------------------------------
@@ -209,7 +227,7 @@ def test_latency_attribution_when_the_stale_snapshot_made_the_claim_true(pack: P
 def test_excluded_creature_recommended_fails(pack: Pack) -> None:
     t = turn(pack, "build me a team but leave emberfox out", "lineup/build", excluded=("emberfox",))
     assert rules(check(pack, "Bring Emberfox and Hexmoth.", t)) == {"excluded_entity"}
-    assert check(pack, "Bring Hexmoth and Galehawk, no Emberfox.", t).passed
+    assert check(pack, "Bring Hexmoth and Galehawk, no Emberfox.", t).grounded
 
 
 def test_no_reply_fails(pack: Pack) -> None:

@@ -24,6 +24,8 @@ from voicecoach.talker import talker_system_prompt
 from voicecoach.w1 import w1_system_prompt
 from voicecoach.w2 import slot_prompt
 
+# Speakable, but it credits Pyrowl (never owned in these sessions' states) and answers no question:
+# so every turn is speakable, none grounded, and TGA must be 0 whatever the old checker said.
 REPLY = "Bring Pyrowl and Emberfox, they hit hard."
 
 
@@ -99,6 +101,14 @@ async def test_two_session_smoke_run_writes_table3_for_five_configs(
         assert by_config["prompting"]["intent_accuracy"] is None
         # The same reply through every configuration gets the same verdicts (narration names nothing).
         assert len({(row["tga"], row["sga"]) for row in results["configs"]}) == 1
+        # A turn passes only when speakable, responsive and grounded; the old checker judged grounding.
+        for row in results["configs"]:
+            assert row["speakable"] == 100.0
+            assert row["grounded"] < 100.0
+            assert row["tga"] <= min(row["speakable"], row["responsive"], row["grounded"])
+            assert row["tga_grounded_only"] == row["grounded"]  # no turn lacked a reply
+        header = results["table3"]["header"]
+        assert {"speakable %", "responsive %", "grounded %", "old TGA %"} <= set(header)
         markdown = (opts.out / "results.md").read_text()
         assert markdown.count("\n| ") >= 1 + len(MODES) and "| sgc_full |" in markdown
         assert "LLM judge skipped" in markdown
@@ -131,6 +141,7 @@ async def test_two_session_smoke_run_writes_table3_for_five_configs(
             logger.add(sys.stderr)
         printed = capsys.readouterr().out
         assert "intent acc. %" in printed and "| sgc_w1_w2 " in printed.replace("│", "|")
+        assert "speakable %" in printed and "responsive %" in printed and "grounded %" in printed
 
 
 async def test_rerun_with_other_settings_is_refused(pack: Pack, tmp_path: Path) -> None:
@@ -145,6 +156,18 @@ async def test_rerun_with_other_settings_is_refused(pack: Pack, tmp_path: Path) 
         opts.reply_max_tokens = 7
         with pytest.raises(SystemExit, match="reply_max_tokens"):
             await run_quality(opts)
+        # Other prompts: the run.json digests differ, and the refusal names the prompt.
+        opts.reply_max_tokens = QualityOptions.reply_max_tokens
+        saved = json.loads((out / "run.json").read_text())
+        saved["prompt_talker"] = "0" * 64
+        (out / "run.json").write_text(json.dumps(saved))
+        with pytest.raises(SystemExit, match="other prompts .*prompt_talker"):
+            await run_quality(opts)
+        # --rescore runs nothing and scores the cache with the current checker.
+        requests = len(server.requests)
+        opts.rescore = True
+        rescored = await run_quality(opts)
+        assert len(server.requests) == requests and rescored.configs[0].sessions == 1
 
 
 async def test_interrupted_run_counts_its_time_in_the_total(pack: Pack, tmp_path: Path) -> None:

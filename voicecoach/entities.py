@@ -64,18 +64,30 @@ def _spoken(word: str) -> str:
 
 
 def _pattern(forms: list[str]) -> re.Pattern[str]:
-    # Longest forms first, so the alternation prefers "second wind" over "wind" at a position;
-    # re caches the compiled pattern, so rebuilding it per utterance is cheap.
+    # Longest forms first, so the alternation prefers "second wind" over "wind" at a position.
     ordered = sorted(set(forms), key=lambda f: (-len(_key(f)), f))
     alts = [r"[\s_-]*".join(_spoken(w) for w in _words(f)) for f in ordered]
     return re.compile(r"(?<![a-z0-9])(?:" + "|".join(alts) + r")(?:e?s)?(?![a-z0-9])", re.IGNORECASE)
 
 
+# Building the alternation costs ~30 ms (hundreds of surface forms), more than the runtime guard's
+# whole per-sentence budget: it is built once per pack object (packs are immutable once loaded).
+_LINKERS: dict[int, tuple[Pack, re.Pattern[str], dict[str, tuple[EntityKind, str]]]] = {}
+
+
+def _linker(pack: Pack) -> tuple[re.Pattern[str], dict[str, tuple[EntityKind, str]]]:
+    hit = _LINKERS.get(id(pack))
+    if hit is None or hit[0] is not pack:
+        hit = (pack, _pattern([f for f, _, _ in _forms(pack)]), _surfaces(pack))
+        _LINKERS[id(pack)] = hit
+    return hit[1], hit[2]
+
+
 def link_entities(pack: Pack, text: str) -> list[Mention]:
     """Catalog mentions in `text`, in order of appearance, non-overlapping."""
-    table = _surfaces(pack)
+    pattern, table = _linker(pack)
     mentions = []
-    for m in _pattern([f for f, _, _ in _forms(pack)]).finditer(text):
+    for m in pattern.finditer(text):
         surface = m.group(0)
         key = _key(surface)
         # The optional plural suffix is part of the match; strip it to look the form up.

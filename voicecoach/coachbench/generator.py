@@ -53,11 +53,13 @@ from pydantic import (
     model_validator,
 )
 
+from voicecoach.coachbench.packdata import BenchData, bench_data, family
+from voicecoach.coachbench.responsive import Expectation, build_expectation
 from voicecoach.entities import link_entities
 from voicecoach.pack import Creature, Pack, load_pack
 from voicecoach.state import StateError, load_state
 
-GENERATOR_VERSION = "1"
+GENERATOR_VERSION = "2"  # 2: references carry the expectation (responsive rules)
 DEFAULT_SEED = 7
 
 DriftTag = Literal["A", "B", "C", "D"]
@@ -112,6 +114,9 @@ class Reference(_Model):
     guidance_expected: bool = Field(description="a recommend-branch turn")
     no_repeat: bool = Field(description="repeated-guidance pressure: the last recommendation must not return")
     direction: str
+    expect: Expectation | None = Field(
+        default=None, description="what a correct answer must contain (filled on load for older files)"
+    )
 
     @model_validator(mode="after")
     def _pair_in_phi(self, info: ValidationInfo) -> Reference:
@@ -144,6 +149,13 @@ class BenchTurn(_Model):
         except StateError as err:
             raise ValueError(str(err)) from None
         return value
+
+    @model_validator(mode="after")
+    def _expectation(self, info: ValidationInfo) -> BenchTurn:
+        # A benchmark written before references carried expectations is judged by the same rules.
+        if self.reference.expect is None:
+            self.reference.expect = expectation_of(_pack_of(info), self.state, self.reference)
+        return self
 
 
 class Eligibility(_Model):
@@ -212,247 +224,32 @@ def length_class(scored_turns: int) -> LengthClass:
 
 # --- utterance composition ------------------------------------------------------------------------
 #
-# Cores are keyed "intent/sub_intent"; slots: {c} {c2} a creature, {cs} a few creatures, {s} a skill,
-# {opp} the opponent, {style}, {rnd} the round. Several cores per pair, openers, closers, fillers and
-# three casing styles keep one pair from being one template. No filler may contain a catalog name
+# The phrase tables are pack data (`<pack>/coachbench.json`, see `packdata`). Cores are keyed
+# "intent/sub_intent"; slots: {c} {c2} a creature, {cs} a few creatures, {s} a skill, {opp} the
+# opponent, {style}, {rnd} the round. Several cores per pair, openers, closers, fillers and three
+# casing styles keep one pair from being one template. No filler may contain a catalog name
 # (element words such as "light" or skills such as "kindle" would be linked as entities).
-
-PHRASES: dict[str, list[str]] = {
-    "lineup/build": [
-        "what team should i run", "build me a lineup", "which three should i take into ranked",
-        "help me put together a team", "what's the best team i can make with what i have",
-        "pick a lineup for me", "set me up with a good squad", "who should be on my team",
-    ],
-    "lineup/counter": [
-        "what should i field against {opp}", "who counters {opp}", "how do i beat {opp}",
-        "give me a team that beats {opp}", "which of mine are good against {opp}",
-        "{opp} keep wrecking me, what do i bring", "what's my best answer to {opp}",
-    ],
-    "lineup/swap": [
-        "should i swap someone out", "who should i sub out for the next round",
-        "is there a better swap against {opp}", "do i change anyone before the next round",
-        "should i rotate somebody out",
-    ],
-    "lineup/evaluate": [
-        "is my current team any good", "rate my lineup", "how solid is the team i'm running",
-        "be honest, is this lineup okay", "grade the team i have out",
-    ],
-    "lineup/matchup": [
-        "how does my team match up against {opp}", "do we have the edge over {opp}",
-        "am i favoured in this matchup", "who wins, my team or {opp}",
-    ],
-    "lineup/fill_slot": [
-        "i need one more for my team, who fits", "who should fill my last slot",
-        "which creature rounds out my team", "my lineup feels one short, who do i add",
-    ],
-    "lineup/compare": [
-        "is my team better than the usual meta lineups", "how does my lineup compare to the standard teams",
-        "compare my team with the preset lineups",
-    ],
-    "lineup/rate_team": [
-        "what do you think of {cs}", "rate a team of {cs}", "would {cs} work together",
-        "is {cs} a good combo", "how strong is {cs} as a team",
-    ],
-    "lineup/saved": [
-        "what's in my saved lineup", "remind me what my main team is", "which team did i save",
-    ],
-    "lineup/aggressive": [
-        "give me an aggressive team", "i want to play aggro, what should i run",
-        "build me something that hits hard and fast", "what's my most aggressive lineup",
-    ],
-    "lineup/defensive": [
-        "i want a defensive lineup", "build me a tanky team", "what's a good defensive setup for me",
-        "i need a team that can take hits",
-    ],
-    "lineup/build_around": [
-        "build a team around {c}", "i want to use {c}, what goes with it", "what pairs well with {c}",
-        "make me a lineup with {c} as the core", "who works best next to {c}",
-    ],
-    "match/opponent_analysis": [
-        "what's their team good at", "break down {opp} for me", "what should i watch out for from {opp}",
-        "tell me about the team i'm facing", "what's dangerous about {opp}",
-    ],
-    "match/round_strategy": [
-        "what's the plan for this round", "how should i play {rnd}", "give me a strategy for {rnd}",
-        "what's my game plan here",
-    ],
-    "match/score_check": [
-        "what's the score", "which round are we in", "am i ahead right now", "how many rounds are left",
-    ],
-    "match/next_move": [
-        "what do i do now", "what's my next move", "what should i do this turn", "okay, what now",
-    ],
-    "match/losing": [
-        "i'm losing, help", "they're beating me, what do i change", "we lost that round, what now",
-        "this is going badly, how do i turn it around", "i keep losing to {opp}, fix it",
-    ],
-    "match/winning": [
-        "i'm ahead, how do i close it out", "we're winning, how do i keep it up",
-        "how do i not throw this lead", "won that one, what next",
-    ],
-    "match/final_round": [
-        "it's the final round, what do i do", "last round, any advice", "deciding round, who do i bring",
-        "this round decides it, help me out",
-    ],
-    "creature/info": [
-        "tell me about {c}", "what is {c} like", "what's {c}'s deal", "give me the rundown on {c}",
-        "what kind of creature is {c}",
-    ],
-    "creature/evolve": [
-        "when does {c} evolve", "how do i evolve {c}", "what does {c} evolve into",
-        "what's next for {c}'s evolution",
-    ],
-    "creature/best_role": [
-        "what role is {c} best in", "should {c} be my tank or my striker", "how should i use {c} in a team",
-    ],
-    "creature/worth_it": [
-        "is {c} worth investing in", "should i bother levelling {c}", "is {c} worth getting",
-        "is it worth putting time into {c}",
-    ],
-    "creature/counters": [
-        "what counters {c}", "how do i deal with {c}", "who beats {c}", "what's good against {c}",
-    ],
-    "creature/skills": [
-        "what skills does {c} have", "what moves can {c} learn", "list {c}'s skills", "what can {c} do",
-    ],
-    "creature/owned": [
-        "do i have {c}", "is {c} in my collection", "did i ever get {c}", "do i own a {c}",
-        "have i got {c} somewhere",
-    ],
-    "creature/best_lineup": [
-        "what's the best lineup for {c}", "which preset team uses {c} best", "which team suits {c}",
-    ],
-    "skill/explain": [
-        "what does {s} do", "explain {s}", "how does {s} work", "what's {s} for",
-    ],
-    "skill/unlock": [
-        "how do i unlock {s}", "when do i get {s}", "is {s} unlocked for me", "can {c} use {s} yet",
-        "does my {c} have {s}",
-    ],
-    "skill/best": [
-        "what's {c}'s best skill", "which move should {c} lead with", "best skill on {c}",
-    ],
-    "skill/combo": [
-        "what combos well with {s}", "what should i pair {s} with", "what goes nicely with {s}",
-    ],
-    "skill/when_to_use": [
-        "when should i use {s}", "what's the right time to fire off {s}", "is now a good time for {s}",
-        "when do i pop {s}",
-    ],
-    "skill/counter": [
-        "is {s} good against {opp}", "does {s} work on {opp}", "should i throw {s} at {opp}",
-    ],
-    "inventory/list": [
-        "what creatures do i have", "list my collection", "what's in my roster", "who do i own",
-    ],
-    "inventory/missing": [
-        "which lineups am i missing pieces for", "what creatures do i still need",
-        "which preset teams can't i build yet",
-    ],
-    "inventory/upgrade_priority": [
-        "what should i upgrade first", "where should my training points go", "who should i level up next",
-    ],
-    "inventory/strongest": [
-        "who's my strongest creature", "what's the best thing i own", "which of mine hits hardest",
-    ],
-    "inventory/evolve_next": [
-        "who should i evolve next", "which creature is ready to evolve", "what's my next evolution priority",
-    ],
-    "element/weakness": [
-        "what is {c} weak to", "which elements hurt {c}", "what's {c}'s weakness",
-    ],
-    "element/advantage": [
-        "which element beats their team", "do i have an element advantage against {opp}",
-        "what element should i lead with against {opp}",
-    ],
-    "element/coverage": [
-        "does my team cover enough elements", "what elements is my lineup missing",
-        "how's my element coverage",
-    ],
-    "element/matchup": [
-        "how does {c} do against {opp}", "is {c} good into {opp}", "can {c} handle {opp}",
-    ],
-    "teaching/basics": [
-        "how does this game work", "explain the basics to me", "i'm new, what should i know",
-    ],
-    "teaching/positioning": [
-        "where should my tank go", "how do i position my team", "who goes in front",
-    ],
-    "teaching/timing": [
-        "when should i swap", "how do i time my big attacks", "when's the right moment to use my ultimate",
-    ],
-    "teaching/roles": [
-        "what do the roles do", "what's the difference between a tank and a support",
-        "explain the creature roles",
-    ],
-    "teaching/resources": [
-        "how should i spend my resources", "what should i spend my coins on",
-        "where do my evolution stones go",
-    ],
-    "teaching/leveling": [
-        "what's the fastest way to level up", "how do i level my team faster", "any tips for levelling",
-    ],
-    "meta/tier_list": ["what are the best lineups right now", "what's the meta", "which teams are top tier"],
-    "meta/patch": ["what changed in the patch", "anything new this patch", "what's in the latest update"],
-    "smalltalk/greeting": ["hey coach", "hi there", "hello, you around"],
-    "smalltalk/thanks": ["thanks", "thanks coach, that helps", "cheers, appreciate it"],
-    "smalltalk/goodbye": ["bye", "gotta go", "see you later coach"],
-}  # fmt: skip
-
-# Cross-turn cores: the utterance depends on an earlier turn or a state update.
-REPEAT_CORES = [
-    "something else", "give me another option", "nah, what else", "any other ideas", "different team please",
-    "not that one, something else", "what else could i run", "okay but what's another way",
-    "i don't like that, give me a different one", "show me an alternative", "got anything else",
-    "other than that, what would you pick", "try again with a different team", "and a second option",
-    "what's plan b",
-]  # fmt: skip
-AFTER_ACQUIRE = ["i just got {c}, build a team around it", "finally pulled {c}, who goes with it",
-                 "{c} just joined my roster, make a lineup with it"]  # fmt: skip
-AFTER_EVOLVE = ["{c} just evolved, can it use {s} now", "okay i evolved {c}, is {s} unlocked now",
-                "my {c} evolved, do i have {s} yet"]  # fmt: skip
-AFTER_TRADE = ["i traded away {c}, what's my best team now", "{c} is gone, i traded it, who do i run",
-               "gave {c} to a friend, rebuild my team"]  # fmt: skip
-AFTER_SWAP = ["they just swapped in {c}, what now", "they brought in {c}, who do i field",
-              "{c} just came in on their side, how do i beat that"]  # fmt: skip
-AFTER_LEVEL = ["{c} just levelled up, when should i use {s}", "{c} hit a new level, what's the timing on {s}"]
-EXCLUDE_CORES = ["build me a team but leave {c} out", "i don't want {c} in my lineup, what should i run",
-                 "make a team without {c}", "pick a lineup, just no {c}"]  # fmt: skip
-EXCLUDE_MORE = ["and no {c} either", "also keep {c} out", "drop {c} too, what now"]
-
-OPENERS = [
-    "hey coach, ", "coach, ", "okay so ", "um ", "uh ", "quick question, ", "real quick, ", "so ",
-    "alright, ", "yo ", "hmm ", "wait, ", "listen, ", "ok ", "right, ", "hey, ", "so like ", "help me out, ",
-    "question, ", "coach ", "sorry, ", "okay okay, ", "hey buddy, ",
-]  # fmt: skip
-CLOSERS = [
-    " right now", " for this round", " please", " real quick", " thanks", " do you think", " any ideas",
-    " in your opinion", " if that makes sense", " or what", " coach", " honestly", " at the moment",
-]  # fmt: skip
-FILLERS = ["like", "um", "uh", "you know", "i mean", "basically", "actually"]
-QUESTION_WORDS = ("what", "who", "how", "is", "do", "does", "can", "should", "which", "when", "am", "are",
-                  "did", "would", "where", "any", "have", "got")  # fmt: skip
 
 
 def _slot_names(template: str) -> set[str]:
     return {name for _, name, _, _ in string.Formatter().parse(template) if name}
 
 
-def _style(rng: random.Random, text: str) -> str:
+def _style(rng: random.Random, data: BenchData, text: str) -> str:
     """Openers, closers, fillers and one of three casings: STT lowercase, casual typed, proper."""
     if rng.random() < 0.2:  # a filler leads the request, as speech does ("um so like what ...")
-        text = f"{rng.choice(FILLERS)} {text}"
+        text = f"{rng.choice(data.fillers)} {text}"
     if rng.random() < 0.45:
-        text = rng.choice(OPENERS) + text
+        text = rng.choice(data.openers) + text
     if rng.random() < 0.3:
-        text = text + rng.choice(CLOSERS)
+        text = text + rng.choice(data.closers)
     roll = rng.random()
     if roll < 0.5:  # STT: lowercase, no punctuation; sometimes no apostrophes either
         text = "".join(ch for ch in text.lower() if ch.isalnum() or ch in " '")
         if rng.random() < 0.5:
             text = text.replace("'", "")
         return " ".join(text.split())
-    question = any(w in QUESTION_WORDS for w in text.lower().replace(",", " ").split()[:4])
+    question = any(w in data.question_words for w in text.lower().replace(",", " ").split()[:4])
     end = "?" if question or rng.random() < 0.5 else "."
     if roll < 0.8:  # casual typed: names lowercase, a question mark
         return text.lower().rstrip(" ,") + end
@@ -556,6 +353,10 @@ class _Builder:
     late: bool = False  # the next turn's snapshot arrives late
     last_branch: str | None = None
 
+    @property
+    def data(self) -> BenchData:
+        return bench_data(self.pack)
+
     # -- reading the state --
 
     def owned(self) -> list[str]:
@@ -605,7 +406,10 @@ class _Builder:
             elif not mine:
                 options += [(sid, c) for c in learners]
         if not options:
-            return self.skill("unlocked") if mode != "unlocked" else ("kindle", "kindlemoth")
+            if mode != "unlocked":
+                return self.skill("unlocked")
+            first = self.pack.creatures[sorted(self.pack.creatures)[0]]  # nothing unlocked at all
+            return first.skills[0], first.id
         return self.rng.choice(options)
 
     def surface(self, cid: str) -> str:
@@ -619,9 +423,7 @@ class _Builder:
     def opponent_phrase(self) -> str:
         match = self.match()
         if match is None or self.rng.random() < 0.55:
-            return self.rng.choice(
-                ["their team", "them", "the other team", "this team", "their lineup", "these guys"]
-            )
+            return self.rng.choice(self.data.opponent_phrases)
         names = [self.pack.creatures[c].name for c in match["opponent_lineup"]]
         k = self.rng.randint(1, len(names))
         picked = self.rng.sample(names, k)
@@ -711,7 +513,7 @@ class _Builder:
     ) -> BenchTurn:
         """Add one turn asking `pair`; slot values the chosen core needs are filled from the state."""
         rng = self.rng
-        options = cores or PHRASES[pair]
+        options = cores or self.data.phrases[pair]
         # Cores needing a match slot are only usable mid-match.
         usable = [t for t in options if self.match() is not None or not _slot_names(t) & {"opp", "rnd"}]
         core = rng.choice(usable or options)
@@ -733,7 +535,7 @@ class _Builder:
             "opp": self.opponent_phrase() if "opp" in slots else "",
             "rnd": rng.choice(["this round", f"round {match['round']}", "the next round"]) if match else "",
         }
-        utterance = _style(rng, core.format(**values))
+        utterance = _style(rng, self.data, core.format(**values))
         index = len(self.turns)
         self.state["turn_index"] = index
         snapshot = {k: copy.deepcopy(v) for k, v in self.state.items() if not k.startswith("_")}
@@ -845,7 +647,7 @@ def build_reference(
         parts.append(f"keep out: {_names(pack, excluded)}")
     if no_repeat:
         parts.append("do not repeat the previous recommendation")
-    return Reference(
+    reference = Reference(
         intent=intent,
         sub_intent=sub_intent,
         branch=entry.branch,
@@ -856,7 +658,26 @@ def build_reference(
         guidance_expected=entry.branch == "recommend",
         no_repeat=no_repeat,
         direction="; ".join(parts) or "answer the question from the catalog",
-        **ref,
+        owned_mentioned=ref["owned_mentioned"],
+        unowned_mentioned=ref["unowned_mentioned"],
+        locked_skills=ref["locked_skills"],
+        unlocked_skills=ref["unlocked_skills"],
+    )
+    reference.expect = expectation_of(pack, snapshot, reference)
+    return reference
+
+
+def expectation_of(pack: Pack, snapshot: dict[str, Any], ref: Reference) -> Expectation:
+    """The reference's expectation: its pair's family rules over the state-derived fields."""
+    return build_expectation(
+        pack,
+        snapshot,
+        family(pack, ref.intent, ref.sub_intent),
+        ref.mentioned,
+        ref.counters,
+        ref.usable_lineups,
+        ref.excluded,
+        ref.no_repeat,
     )
 
 
@@ -866,44 +687,7 @@ def _names_lineups(pack: Pack, ids: list[str]) -> str:
 
 # --- the three strata ---------------------------------------------------------------------------------
 
-FACTUAL = {  # pair -> weight; creature and skill questions dominate, they are where slots go wrong
-    "creature/info": 4, "creature/skills": 3, "creature/evolve": 3, "creature/owned": 4,
-    "creature/best_role": 2, "creature/counters": 2, "creature/worth_it": 2,
-    "skill/explain": 3, "skill/unlock": 5, "skill/when_to_use": 2, "skill/combo": 1,
-    "element/weakness": 2, "inventory/list": 2, "inventory/missing": 1, "inventory/strongest": 2,
-    "meta/tier_list": 1, "meta/patch": 1, "lineup/saved": 1, "teaching/basics": 1, "teaching/roles": 1,
-    "teaching/positioning": 1, "teaching/leveling": 1,
-}  # fmt: skip
-FACTUAL_MATCH = {"match/score_check": 2, "element/matchup": 2, "element/coverage": 1,
-                 "match/opponent_analysis": 1, "skill/counter": 1}  # fmt: skip
-RECOMMEND_PAIRS = [
-    "lineup/build",
-    "lineup/counter",
-    "lineup/aggressive",
-    "lineup/defensive",
-    "lineup/fill_slot",
-]
-
-GOALS: dict[str, list[str]] = {
-    "win the current ranked match": [
-        "match/opponent_analysis", "lineup/counter", "match/round_strategy", "skill/when_to_use",
-        "match/next_move", "lineup/swap", "element/advantage", "lineup/matchup", "match/final_round",
-        "teaching/timing",
-    ],
-    "build a stronger team": [
-        "lineup/build", "lineup/build_around", "lineup/fill_slot", "lineup/rate_team", "lineup/aggressive",
-        "lineup/compare", "lineup/evaluate", "creature/best_lineup", "skill/best", "lineup/defensive",
-    ],
-    "progress the roster efficiently": [
-        "inventory/strongest", "inventory/upgrade_priority", "inventory/evolve_next", "creature/worth_it",
-        "creature/evolve", "skill/unlock", "teaching/leveling", "teaching/resources", "inventory/missing",
-    ],
-    "learn to counter element teams": [
-        "teaching/basics", "element/weakness", "creature/counters", "element/matchup", "skill/counter",
-        "teaching/positioning", "element/coverage", "skill/explain",
-    ],
-}  # fmt: skip
-MATCH_GOALS = {"win the current ranked match", "learn to counter element teams"}
+# The stratum tables (factual pair weights, recommend pairs, coaching goals) are pack data too.
 
 
 def _weighted(rng: random.Random, weights: dict[str, int]) -> str:
@@ -912,15 +696,15 @@ def _weighted(rng: random.Random, weights: dict[str, int]) -> str:
 
 
 def _factual(b: _Builder, n: int) -> None:
-    pool = dict(FACTUAL)
+    pool = dict(b.data.factual)
     if b.match() is not None:
-        pool.update(FACTUAL_MATCH)
+        pool.update(b.data.factual_match)
     for _ in range(n):
         b.ask(_weighted(b.rng, pool))
 
 
 def _coaching(b: _Builder, n: int, goal: str) -> None:
-    rng, steps = b.rng, GOALS[goal]
+    rng, steps = b.rng, b.data.goals[goal]
     at = 0
     if n >= 6 and rng.random() < 0.3:
         b.ask("smalltalk/greeting")  # long sessions sometimes open and close socially, as real ones do
@@ -936,21 +720,20 @@ def _coaching(b: _Builder, n: int, goal: str) -> None:
         if b.turns and b.last_branch == "recommend" and rng.random() < 0.2:
             b.ask(
                 b.turns[-1].reference.intent + "/" + b.turns[-1].reference.sub_intent,
-                REPEAT_CORES,
+                b.data.repeat_cores,
                 no_repeat=True,
             )
             continue
         b.ask(pair)
         # The game moves on while the player is coached: rounds end, advice is acted on.
         if len(b.turns) < n and rng.random() < 0.3:
-            kind = {"win the current ranked match": "round", "progress the roster efficiently": "level_up",
-                    "build a stronger team": "acquire"}.get(goal, "opponent_swap")  # fmt: skip
+            kind = b.data.goal_state_change.get(goal, "opponent_swap")
             b.apply(kind)
 
 
 def _episode(b: _Builder, budget: int, context: bool = False) -> None:
     """One cross-turn dependency, at most `budget` turns. `context`: its first turn is not scored."""
-    rng = b.rng
+    rng, data = b.rng, b.data
     kinds = ["repeat", "exclude", "acquire", "evolve", "level_up", "trade"]
     if b.match() is not None:
         kinds += ["opponent", "round"]
@@ -961,54 +744,57 @@ def _episode(b: _Builder, budget: int, context: bool = False) -> None:
         b.late = rng.random() < 0.35
 
     if kind == "repeat":
-        pair = rng.choice(RECOMMEND_PAIRS)
+        pair = rng.choice(data.recommend_pairs)
         b.ask(pair, scored=first_scored)
         for _ in range(min(budget - 1, rng.randint(1, 2))):
-            b.ask(pair, REPEAT_CORES, no_repeat=True)
+            b.ask(pair, data.repeat_cores, no_repeat=True)
     elif kind == "exclude":
         target = b.creature("owned")
         b.excluded.append(target)
-        b.ask("lineup/build", EXCLUDE_CORES, c=target, scored=first_scored)
+        b.ask("lineup/build", data.exclude_cores, c=target, scored=first_scored)
         more = [c for c in b.owned() if c not in b.excluded]
         if budget > 1 and more:
             second = rng.choice(more)
             b.excluded.append(second)
-            b.ask("lineup/build", EXCLUDE_MORE, c=second)
+            b.ask("lineup/build", data.exclude_more, c=second)
     elif kind == "acquire":
         target = b.creature("unowned")
         b.ask("creature/worth_it", c=target, scored=first_scored)
         if budget > 1 and b.apply("acquire", target):
             late_next()
-            b.ask("lineup/build_around", AFTER_ACQUIRE, c=target)
+            b.ask("lineup/build_around", data.after_acquire, c=target)
     elif kind == "evolve":
         sid, learner = b.skill("locked")
         e = b.entry(learner)
         b.ask("skill/unlock", c=learner, s=sid, scored=first_scored)
         if budget > 1 and e is not None and b.apply("evolve", learner):
             late_next()
-            b.ask("skill/unlock", AFTER_EVOLVE, c=learner, s=sid)
+            b.ask("skill/unlock", data.after_evolve, c=learner, s=sid)
     elif kind == "level_up":
         b.ask("inventory/upgrade_priority", scored=first_scored)
         target = b.creature("owned")
         if budget > 1 and b.apply("level_up", target):
             sid = rng.choice(b.pack.creatures[target].skills)
             late_next()
-            b.ask("skill/when_to_use", AFTER_LEVEL, c=target, s=sid)
+            b.ask("skill/when_to_use", data.after_level, c=target, s=sid)
     elif kind == "trade":
-        b.ask(rng.choice(RECOMMEND_PAIRS[:2] if b.match() else RECOMMEND_PAIRS[:1]), scored=first_scored)
+        b.ask(
+            rng.choice(data.recommend_pairs[:2] if b.match() else data.recommend_pairs[:1]),
+            scored=first_scored,
+        )
         match = b.match()
         keep = set(match["player_lineup"]) if match else set()
         tradeable = [c for c in b.owned() if c not in keep]
         traded = rng.choice(tradeable) if tradeable else None
         if budget > 1 and traded and b.apply("trade", traded):
             late_next()
-            b.ask("lineup/build", AFTER_TRADE, c=traded)
+            b.ask("lineup/build", data.after_trade, c=traded)
     elif kind == "opponent":
         b.ask("lineup/counter", scored=first_scored)
         new = b.creature("unowned")
         if budget > 1 and b.apply("opponent_swap", new):
             late_next()
-            b.ask("lineup/counter", AFTER_SWAP, c=new)
+            b.ask("lineup/counter", data.after_swap, c=new)
     else:  # round
         b.ask(rng.choice(["match/round_strategy", "match/next_move"]), scored=first_scored)
         if budget > 1 and b.apply("round"):
@@ -1054,8 +840,9 @@ def _session(pack: Pack, seed: int, spec: _Spec) -> BenchSession:
     rng = random.Random(f"coachbench|{seed}|{spec.session_id}")
     lo, hi = {"single": (1, 1), "short": SHORT_TURNS, "long": LONG_TURNS}[spec.length]
     n = rng.randint(lo, hi)
-    goal = rng.choice(sorted(GOALS)) if spec.stratum == "coaching" else None
-    with_match = goal in MATCH_GOALS or rng.random() < 0.75
+    data = bench_data(pack)
+    goal = rng.choice(sorted(data.goals)) if spec.stratum == "coaching" else None
+    with_match = goal in data.match_goals or rng.random() < 0.75
     b = _Builder(pack, rng, _new_state(pack, rng, with_match))
     if spec.stratum == "factual_qa":
         _factual(b, n)

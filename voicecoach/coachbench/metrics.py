@@ -1,7 +1,10 @@
 """CoachBench metrics, as the paper defines them (§7.2, eq. 5; G.6, G.7).
 
 - TGA = 100/N · Σ_i (1/T_i) Σ_t a_it: the mean over sessions of the share of passing scored turns
-  (a session weighs the same whatever its length);
+  (a session weighs the same whatever its length); a turn passes when it is speakable, responsive
+  and grounded (`coachbench.checker`), and each component is reported with the same formula
+  (speakable %, responsive %, grounded %), as is the previous checker's pass (grounding rules
+  only, `grounded_only`) so old and new figures compare on the same turns;
 - SGA = 100/|I_SGA| · Σ_i 𝕀[∏_t a_it = 1]: the share of sessions whose every scored turn passes
   (all sessions are SGA-eligible, |I_SGA| = N);
 - drift incidence, per drift A/B/C/D, at both granularities: the share of sessions with at least one
@@ -46,6 +49,10 @@ class TurnScore:
     turn_index: int
     passed: bool
     drifts: tuple[str, ...] = ()
+    speakable: bool = True
+    responsive: bool = True
+    grounded: bool = True
+    grounded_only: bool = True  # the previous checker's pass
     intent_ok: bool | None = None  # (intent, sub_intent) == reference; None without W1
     intent_label_ok: bool | None = None  # intent alone
     first_text_ms: float | None = None
@@ -74,8 +81,11 @@ def sga(sessions: Mapping[str, Sequence[bool]]) -> float:
     return 100.0 * sum(all(turns) for turns in eligible) / len(eligible) if eligible else 0.0
 
 
-def passes(scores: Iterable[TurnScore]) -> dict[str, list[bool]]:
-    return {sid: [t.passed for t in turns] for sid, turns in by_session(scores).items()}
+Component = Literal["passed", "speakable", "responsive", "grounded", "grounded_only"]
+
+
+def passes(scores: Iterable[TurnScore], component: Component = "passed") -> dict[str, list[bool]]:
+    return {sid: [bool(getattr(t, component)) for t in turns] for sid, turns in by_session(scores).items()}
 
 
 def drift_incidence(scores: Sequence[TurnScore]) -> dict[str, dict[str, float]]:
@@ -213,6 +223,11 @@ class ConfigMetrics(BaseModel):
     turns: int
     tga: float
     sga: float
+    speakable: float = 100.0  # TGA's formula over each component alone
+    responsive: float = 100.0
+    grounded: float = 100.0
+    tga_grounded_only: float = 100.0  # the previous checker's TGA / SGA (grounding rules only)
+    sga_grounded_only: float = 100.0
     drift_sessions: dict[str, float]
     drift_turns: dict[str, float]
     intent_accuracy: float | None
@@ -232,6 +247,11 @@ def config_metrics(config: str, scores: Sequence[TurnScore]) -> ConfigMetrics:
         turns=len(scores),
         tga=tga(outcomes),
         sga=sga(outcomes),
+        speakable=tga(passes(scores, "speakable")),
+        responsive=tga(passes(scores, "responsive")),
+        grounded=tga(passes(scores, "grounded")),
+        tga_grounded_only=tga(passes(scores, "grounded_only")),
+        sga_grounded_only=sga(passes(scores, "grounded_only")),
         drift_sessions={k: v["sessions"] for k, v in drift.items()},
         drift_turns={k: v["turns"] for k, v in drift.items()},
         intent_accuracy=pair_acc,

@@ -1,0 +1,925 @@
+"""The reply checker kernel: is what the player hears speakable, and grounded in the live state?
+
+One implementation, two users: CoachBench's judge (`voicecoach.coachbench.checker`, which adds the
+benchmark-only rules) and the runtime guard between the Talker and TTS. Rules are judged against a
+`CheckContext` (the live inventory, what the player named, what they excluded, the opponent, the
+previous reply), never against a benchmark record. Two entry points:
+
+- `check_reply(pack, text, ctx)`: a whole turn (narration + reply);
+- `check_sentence(pack, sentence, ctx, spoken)`: one sentence of a reply streaming to TTS, given
+  the sentences already spoken (a repeat of one of them, a loop inside it, the budget running out).
+
+Speakable rules (drift None: a task failure, not a drift):
+- `no_reply`: empty, whitespace, or not text at all (None, bytes);
+- `prompt_echo`: the coach reads its conditioning aloud. The patterns are DERIVED, never retyped:
+  the prompt renderers themselves (`talker.render_reply_prompt`, `talker_system_prompt`, the
+  baselines' prompts) are run on sentinel inputs, and what they write around the sentinels becomes
+  the pattern set — every "Heading:" a prompt line opens with ("You must:", "Facts from the game:",
+  "Player:", "Coach:", "Player owns:" ...), every five-word run of instruction text ("and what the
+  player can do instead"), instruction openers ending in "that" at a sentence start ("Explain
+  that ..."), W1's tag names (`w1.SECTIONS`, as tags or as capitalised words) and the pack's tool
+  names (manifest `tools`). A prompt change therefore moves the patterns with it;
+- `markup`: JSON, brackets / braces / angle tags, markdown emphasis, bullets, headings, code
+  ticks, snake_case identifiers, URLs — nothing a voice should read out;
+- `loop`: a three-word run said three times or more, a phrase said twice back to back ("I'm sorry,
+  I'm sorry"; one word: three times, "no, no, no"), or the same sentence (three words or more) twice;
+- `too_long`: more than MAX_WORDS words or MAX_SENTENCES sentences;
+- `unknown_name`: a capitalised name that is no catalog entry, no word of the pack's own text
+  (names, elements, lineups, persona, rules, descriptions) and no ordinary English word (the
+  frequency list bundled with `pyspellchecker`, MIT: a word is ordinary when it occurs at least
+  ORDINARY_MIN_COUNT times there); words under four letters ("GG", "Heh") and interjections of
+  at most two distinct letters ("Hmmm") are never names. Catches invented creatures ("Cyclo-Aerathos").
+
+Grounding rules (paper G.3; a reply that mis-directs the live state):
+- `unavailable_entity`: recommends or credits a creature the player does not own, a skill not
+  usable (on the creature named as its user, else on any owned learner), or a pack lineup with a
+  creature they lack;
+- `false_missing`: calls missing, or apologises for lacking, something they have;
+- `self_contradiction`: affirms and denies the same entity's availability in one reply;
+- `excluded_entity`: recommends a creature the player asked to keep out this session;
+- `repeated_guidance` (by reply text): the previous reply's pack lineup recommended again, or the
+  same set of two or more creatures again.
+Drift attribution: unavailable / false_missing / excluded are slot drift B, except when the claim
+was true of the snapshot the coach actually read (`ctx.seen_inventory`, a late push): latency A;
+contradiction is coherence D; repetition fatigue C.
+
+How a reply is read (`read_reply`). Catalog mentions come from `voicecoach.entities.link_entities`
+(names, ids, evolution-stage names; case-insensitive). The reply is cut into clauses at sentence
+punctuation and at contrastive conjunctions ("but", "however", ", so" ...), and clauses into comma
+segments. Each mention gets a *role* from the nearest cue word before it in its clause: a
+recommendation verb ("use", "field", "bring", "try", "go with" ...) makes it *recommended*, a
+possessive ("your", "you have") or a following availability phrase ("is unlocked", "is ready")
+*credited*, an opponent marker ("against", "their", "vs", "beats" ...) *opponent*, and a bare list
+continuation ("use A, B and C") inherits the previous mention's role. Otherwise it is *descriptive*;
+a descriptive mention with praise ("great", "strong", "best" ...) of an entity the player did not
+name counts as a recommendation. Polarity is per comma segment: a negation cue ("not", "n't",
+"never", "missing", "locked", "until", "would", "you need", "instead of", ...) flips it; an absence
+cue ("don't have", "missing", "locked", "need to get", "if you had" ...) marks it called missing.
+
+The length bound: MAX_WORDS = 45 words is about 18 s of speech at ~150 words per minute, already
+long for a player mid-match; the Talker is asked for one to three short sentences and W1's
+narration adds one, so MAX_SENTENCES = 4 for a whole turn.
+
+Known blind spots (what a listener would catch and this does not):
+- paraphrases without names ("your fire fox"), pronouns ("use it") and ellipsis across sentences
+  carry no mention, so they are not judged; sarcasm, rhetorical questions and idioms invert
+  polarity; negation is per comma segment ("don't use Pyrowl and use Emberfox" negates both);
+  "would" reads as hypothetical ("Pyrowl would crush them" passes); "can't use X against water"
+  (tactics) reads as calling X missing; a question asserts nothing ("why not use Pyrowl?" passes);
+- an echoed instruction about speech ("do not call Voltail missing") judges nothing for the
+  grounding rules (it is a `prompt_echo` when it matches the prompt's words);
+- echo: a paraphrased instruction ("I have to explain that ...") or an echo shorter than five
+  words outside the openers and headings passes;
+- unknown names: common English words and first names used as names ("Storm", "John") pass, a
+  lowercase invented name passes, and a sentence-initial rare English word ("Aegis") is flagged;
+- a recommendation without a cue verb ("Fire Tempest Fury now", "Hexmoth on Halowing") reads as
+  descriptive, so it is not judged as a recommendation;
+- a reply cut off mid-sentence by the token budget is not flagged;
+- mechanics errors (wrong element chart, wrong unlock level) are not checked here;
+- `check_sentence` sees one sentence: a contradiction across sentences of a streamed reply is
+  only caught by `check_reply` on the whole turn.
+"""
+
+from __future__ import annotations
+
+import re
+import sys
+import time
+from collections import Counter
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from functools import cache
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict
+
+from voicecoach.entities import Mention, link_entities
+from voicecoach.pack import Pack
+from voicecoach.state import Inventory, LiveState
+
+DriftTag = Literal["A", "B", "C", "D"]
+RuleId = Literal[
+    # speakable
+    "no_reply",
+    "prompt_echo",
+    "markup",
+    "loop",
+    "too_long",
+    "unknown_name",
+    # grounded
+    "unavailable_entity",
+    "false_missing",
+    "self_contradiction",
+    "repeated_guidance",
+    "stale_evidence",
+    "excluded_entity",
+    # responsive (CoachBench only: it needs the reference)
+    "unresponsive",
+]
+SPEAKABLE_RULES: frozenset[str] = frozenset(
+    {"no_reply", "prompt_echo", "markup", "loop", "too_long", "unknown_name"}
+)
+GROUNDING_RULES: frozenset[str] = frozenset(
+    {
+        "unavailable_entity",
+        "false_missing",
+        "self_contradiction",
+        "repeated_guidance",
+        "stale_evidence",
+        "excluded_entity",
+    }
+)
+RESPONSIVE_RULES: frozenset[str] = frozenset({"unresponsive"})
+RULES: frozenset[str] = SPEAKABLE_RULES | GROUNDING_RULES | RESPONSIVE_RULES
+Role = Literal["recommended", "credited", "descriptive", "opponent"]
+
+MAX_WORDS = 45
+MAX_SENTENCES = 4
+ORDINARY_MIN_COUNT = 200
+ECHO_NGRAM = 5
+
+
+class Failure(BaseModel):
+    model_config = ConfigDict(frozen=True)
+
+    rule: RuleId
+    drift: DriftTag | None
+    entity: str | None = None
+    evidence: str
+
+
+@dataclass(frozen=True)
+class CheckContext:
+    """What the rules judge a reply against: the live state as the coach should have it."""
+
+    inventory: Inventory | None
+    mentioned: frozenset[str] = frozenset()  # catalog ids the player's utterance names
+    excluded: frozenset[str] = frozenset()  # creatures the player asked to keep out this session
+    opponent: frozenset[str] = frozenset()  # the opponent lineup (their creatures are not ours)
+    previous_reply: str | None = None  # the coach's previous turn, for repetition
+    seen_inventory: Inventory | None = None  # the snapshot the coach read, when older than live
+
+    @classmethod
+    def live(
+        cls,
+        pack: Pack,
+        state: LiveState,
+        utterance: str = "",
+        excluded: Iterable[str] = (),
+        previous_reply: str | None = None,
+    ) -> CheckContext:
+        """The context of a live turn (the runtime guard's way in)."""
+        match = state.ic.match
+        return cls(
+            inventory=state.fs.inventory,
+            mentioned=frozenset(m.id for m in link_entities(pack, utterance)),
+            excluded=frozenset(excluded),
+            opponent=frozenset(match.opponent_lineup) if match else frozenset(),
+            previous_reply=previous_reply,
+        )
+
+
+def _fail(rule: RuleId, drift: DriftTag | None, evidence: str, entity: str | None = None) -> Failure:
+    return Failure(rule=rule, drift=drift, entity=entity, evidence=evidence)
+
+
+# --- reading a reply ---------------------------------------------------------------------------------
+
+
+def _words(*phrases: str) -> str:
+    """An alternation of phrases, each on word boundaries, spaces matching any whitespace."""
+    alts = sorted({p.replace(" ", r"\s+") for p in phrases}, key=len, reverse=True)
+    return r"(?<![\w'])(?:" + "|".join(alts) + r")(?![\w'])"
+
+
+RECOMMEND = re.compile(
+    _words(
+        "use", "using", "field", "fielding", "bring", "bringing", "run", "running", "play", "playing", "put",
+        "lead with", "lead", "leading with", "send", "send in", "send out", "go with", "going with", "try",
+        "pick", "choose", "swap in", "switch to", "include", "add", "deploy", "start with", "open with",
+        "rely on", "keep", "stick with", "cast", "spam", "fire off", "pop", "slot in", "take", "recommend",
+        "suggest", "team up", "pair", "build around", "go for", "throw", "bet is", "pick is", "choice is",
+        "counter is", "counters are", "answer is", "switch into", "swap into",
+    ),
+    re.IGNORECASE,
+)  # fmt: skip
+CREDIT_BEFORE = re.compile(
+    _words(
+        "your", "you have", "you've got", "you got", "you own", "you still have", "you already have",
+        "you can use", "you can field", "yours", "you unlocked", "you've unlocked",
+    ),
+    re.IGNORECASE,
+)  # fmt: skip
+CREDIT_AFTER = re.compile(
+    r"^\W*(?:(?:is|are)\s+(?:now\s+|already\s+)?(?:unlocked|available|ready|yours|owned)|"
+    r"(?:is\s+|are\s+)?in\s+your\s+(?:team|roster|collection|lineup|squad|inventory|line-up)|"
+    r"(?:which\s+|that\s+)?you\s+(?:have|own|'ve\s+got|already\s+have|unlocked))",
+    re.IGNORECASE,
+)
+OPPONENT = re.compile(
+    _words(
+        "against", "vs", "versus", "their", "opponent", "opponent's", "opponents", "enemy", "enemy's", "them",
+        "facing", "beat", "beats", "beating", "counter", "counters", "countering", "into", "over", "handle",
+        "kill", "take down", "deal with", "hit", "hits", "hurt", "hurts", "weak to", "resists", "outspeeds",
+        "they", "theirs", "on",
+    ),
+    re.IGNORECASE,
+)  # fmt: skip
+LIST_GAP = re.compile(r"^(?:\s|,|&|\band\b|\bor\b|\bnor\b|\bplus\b|\bwith\b|\bthe\b)*$", re.IGNORECASE)
+NEGATION = re.compile(
+    _words(
+        "not", "no", "never", "cannot", "can't", "cant", "don't", "dont", "doesn't", "doesnt", "isn't",
+        "isnt", "aren't", "arent", "won't", "wont", "haven't", "havent", "hasn't", "hasnt", "didn't", "didnt",
+        "wasn't", "shouldn't", "without", "missing", "lack", "lacks", "lacking", "locked", "unavailable",
+        "until", "unless", "would", "need", "needs", "needed", "require", "requires", "required",
+        "instead of", "rather than", "swap out", "bench", "avoid", "skip", "once you", "after you",
+        "if you had", "if you get", "if you got", "unlocks at", "unlocks when", "unlocks after",
+        "unlocks once", "unlock it first", "get it", "get one", "obtain", "catch", "recruit", "acquire",
+        "buy", "traded", "no longer", "none",
+    ),
+    re.IGNORECASE,
+)  # fmt: skip
+ABSENCE = re.compile(
+    r"(?<![\w'])(?:(?:do|does|did|have|has)\s*(?:n't|not)\s+(?:have|own|got|get)|don't\s+(?:have|own)|"
+    r"doesn't\s+(?:have|own)|haven't\s+got|not\s+in\s+your|(?:not|isn't|aren't)\s+(?:yet\s+)?(?:owned|available|"
+    r"unlocked)|missing|lacks?|lacking|locked|unlock\s+(?:it|them)\s+first|need\s+to\s+(?:get|obtain|catch|"
+    r"unlock|buy|recruit|evolve)|you'd\s+need|you\s+would\s+need|if\s+you\s+had|once\s+you\s+(?:get|have|"
+    r"unlock|obtain)|get\s+(?:it|one)\s+first|can't\s+use|cannot\s+use|can\s+not\s+use|unavailable|"
+    r"no\s+longer\s+(?:have|own)|traded\s+away|gave\s+away)(?![\w'])",
+    re.IGNORECASE,
+)
+# Only a skill can be "not usable": "you can't use Emberfox here" is tactics, not a missing creature.
+SKILL_ABSENCE = re.compile(r"(?<![\w'])(?:can't|cannot|can\s+not)\s+(?:use|cast)(?![\w'])", re.IGNORECASE)
+SPEECH = re.compile(
+    r"(?<![\w'])(?:(?:do|must|should)\s+not|don't|mustn't|shouldn't|never)\s+"
+    r"(?:say|call|claim|imply|apologi[sz]e|mention|recommend)(?![\w'])",
+    re.IGNORECASE,
+)
+POSSESSIVE = re.compile(r"^'s?\s*$")
+WITH = re.compile(r"(?<![\w'])with(?![\w'])", re.IGNORECASE)
+PRAISE = re.compile(
+    _words(
+        "great", "strong", "stronger", "strongest", "best", "good", "perfect", "ideal", "solid", "excellent",
+        "top", "powerful", "works well", "shines", "favourite", "favorite", "star", "carry", "ace", "go-to",
+        "must-have", "amazing", "awesome",
+    ),
+    re.IGNORECASE,
+)  # fmt: skip
+HEDGE = re.compile(
+    _words(
+        "out of date", "outdated", "not updated", "hasn't updated", "not up to date", "still loading",
+        "stale", "last round", "last turn", "earlier", "previous", "a moment ago", "might have changed",
+        "may have changed", "double-check", "double check", "refresh", "not sure", "can't see", "unavailable",
+        "latest", "lagging", "catching up", "older data", "last update", "last i saw",
+    ),
+    re.IGNORECASE,
+)  # fmt: skip
+CLAUSE = re.compile(
+    r"[.!?;\n]+|\s[-–—]\s|:\s|,\s*(?=(?:and|but|so|then|or|because|since|instead|yet|while|though|although)\b)"
+    r"|\s(?=(?:but|however|although|though|whereas|instead)\b)",
+    re.IGNORECASE,
+)
+COMMA = re.compile(r",")
+
+
+@dataclass(frozen=True)
+class Claim:
+    """One mention of a catalog entity in a reply, with how the reply treats it."""
+
+    entity: str
+    kind: str  # creature / skill / lineup
+    role: Role
+    negated: bool
+    absent: bool  # the reply calls it missing / locked
+    praise: bool
+    owner: str | None  # for a skill: the creature named as its user
+    owner_only: bool  # a creature named only as the owner of a skill ("Emberfox's Inferno Roar")
+    text: str  # the clause, for evidence
+
+    @property
+    def affirmed(self) -> bool:
+        return not self.negated and self.role in ("recommended", "credited")
+
+
+def _spans(pattern: re.Pattern[str], text: str, start: int, end: int) -> list[tuple[int, int]]:
+    """The pieces of text[start:end] between matches of `pattern`, as absolute spans."""
+    cuts = [start] + [p for m in pattern.finditer(text, start, end) for p in (m.start(), m.end())] + [end]
+    return [(cuts[i], cuts[i + 1]) for i in range(0, len(cuts), 2) if cuts[i] < cuts[i + 1]]
+
+
+def _last_cue(gap: str) -> Role | None:
+    """The role the nearest cue before a mention gives it; on a tie the longer cue ("rely on" > "on")."""
+    cues: list[tuple[re.Pattern[str], Role]] = [
+        (RECOMMEND, "recommended"),
+        (CREDIT_BEFORE, "credited"),
+        (OPPONENT, "opponent"),
+        (WITH, "recommended"),  # "hit them with Ember Fang", "pair it with Hexmoth"
+    ]
+    found = [(m.end(), m.end() - m.start(), role) for pattern, role in cues for m in pattern.finditer(gap)]
+    return max(found)[2] if found else None
+
+
+def _normalise_quotes(text: str) -> str:
+    return text.replace("’", "'").replace("‘", "'")
+
+
+def read_reply(pack: Pack, reply: str) -> list[Claim]:
+    """Every catalog creature / skill / lineup mention of `reply`, with role and polarity."""
+    text = _normalise_quotes(reply)
+    mentions = [m for m in link_entities(pack, text) if m.kind in ("creature", "skill", "lineup")]
+    claims: list[Claim] = []
+    for c_start, c_end in _spans(CLAUSE, text, 0, len(text)):
+        inside = [m for m in mentions if c_start <= m.span[0] < c_end]
+        if not inside:
+            continue
+        segments = _spans(COMMA, text, c_start, c_end)
+        # A question asserts nothing ("can it use Granite Bulwark now?" echoed back is no advice).
+        question = text[c_end : c_end + 1] == "?"
+        prev: Claim | None = None
+        prev_end = c_start
+        for i, m in enumerate(inside):
+            gap = text[prev_end : m.span[0]]
+            seg = next(((a, b) for a, b in segments if a <= m.span[0] < b), (c_start, c_end))
+            seg_text = text[seg[0] : seg[1]]
+            after_end = inside[i + 1].span[0] if i + 1 < len(inside) else c_end
+            role: Role | None = _last_cue(gap)
+            # "use A, B and C" and "Emberfox's Inferno Roar": the mention continues the previous one.
+            listed = prev is not None and (
+                LIST_GAP.match(gap) is not None or POSSESSIVE.match(gap) is not None
+            )
+            if role is None and listed and prev is not None:
+                role = prev.role
+            if role is None:
+                role = "credited" if CREDIT_AFTER.match(text[m.span[1] : after_end]) else "descriptive"
+            # "Do not call Voltail missing" talks about speech, not about what the player has.
+            meta = SPEECH.search(seg_text) is not None
+            negated = (
+                question
+                or meta
+                or NEGATION.search(seg_text) is not None
+                or (listed and prev is not None and prev.negated)
+            )
+            absent = not meta and (
+                ABSENCE.search(seg_text) is not None or (listed and prev is not None and prev.absent)
+            )
+            if m.kind == "skill" and not meta and SKILL_ABSENCE.search(seg_text):
+                absent = True
+            # A creature named with one of its skills in the same segment is that skill's user:
+            # "Emberfox doesn't have Inferno Roar yet" judges the skill, not Emberfox.
+            same_segment = [x for x in inside if seg[0] <= x.span[0] < seg[1]]
+            owner = _owner(pack, inside[:i], m) if m.kind == "skill" else None
+            owner_only = m.kind == "creature" and any(
+                x.kind == "skill" and x.id in pack.creatures[m.id].skills for x in same_segment
+            )
+            claim = Claim(
+                entity=m.id,
+                kind=m.kind,
+                role=role,
+                negated=negated,
+                absent=absent and role != "opponent",
+                praise=PRAISE.search(text[c_start:c_end]) is not None,
+                owner=owner,
+                owner_only=owner_only,
+                text=" ".join(text[c_start:c_end].split()),
+            )
+            claims.append(claim)
+            prev, prev_end = claim, m.span[1]
+    return claims
+
+
+def _owner(pack: Pack, before: list[Mention], skill: Mention) -> str | None:
+    """The creature the clause names as the skill's user: the nearest earlier one that learns it."""
+    for m in reversed(before):
+        if m.kind == "creature" and skill.id in pack.creatures[m.id].skills:
+            return m.id
+    return None
+
+
+def recommended_sets(claims: Sequence[Claim]) -> tuple[set[str], frozenset[str]]:
+    """(pack lineups, creatures) a reply recommends: what repetition compares across turns."""
+    lineups = {c.entity for c in claims if c.kind == "lineup" and not c.negated and c.role != "opponent"
+               and (c.affirmed or c.praise)}  # fmt: skip
+    creatures = frozenset(c.entity for c in claims if c.kind == "creature" and c.affirmed)
+    return lineups, creatures
+
+
+# --- grounding rules ---------------------------------------------------------------------------------
+
+
+def skill_usable(pack: Pack, inv: Inventory | None, skill: str, owner: str | None) -> bool:
+    """W2's notion (`w2._usable`): unlocked in the snapshot, or known from the start on an owned learner."""
+    if inv is None:
+        return False
+    learners = [owner] if owner else [c for c in pack.creatures if skill in pack.creatures[c].skills]
+    for cid in learners:
+        if inv.skill_unlocked(cid, skill):
+            return True
+        if inv.owns(cid) and pack.skills[skill].unlock is None and skill in pack.creatures[cid].skills:
+            return True
+    return False
+
+
+def available(pack: Pack, inv: Inventory | None, claim: Claim) -> tuple[bool, str]:
+    """Is the claimed entity available to the player, and if not, why (for the evidence)."""
+    if claim.kind == "creature":
+        ok = inv is not None and inv.owns(claim.entity)
+        return ok, f"{pack.creatures[claim.entity].name} is not owned"
+    if claim.kind == "skill":
+        ok = skill_usable(pack, inv, claim.entity, claim.owner)
+        on = f" on {pack.creatures[claim.owner].name}" if claim.owner else ""
+        return ok, f"{pack.skills[claim.entity].name} is not unlocked{on}"
+    lineup = pack.lineups[claim.entity]
+    missing = [c for c in lineup.creatures if inv is None or not inv.owns(c)]
+    names = ", ".join(pack.creatures[c].name for c in missing)
+    return not missing, f"lineup {lineup.name} needs {names}, not owned"
+
+
+def recommends(claim: Claim, named_by_player: Iterable[str]) -> bool:
+    """Does the reply steer the player towards this entity?"""
+    if claim.negated or claim.role == "opponent":
+        return False
+    if claim.role in ("recommended", "credited"):
+        return True
+    return claim.praise and claim.entity not in set(named_by_player)
+
+
+def grounding_failures(pack: Pack, claims: Sequence[Claim], ctx: CheckContext) -> list[Failure]:
+    """Rules (a) unavailable, (b) false missing, (c) contradiction, (f) excluded, (d) by reply text."""
+    inv, seen_inv = ctx.inventory, ctx.seen_inventory
+    failures: list[Failure] = []
+
+    def drift_for(available_when_seen: bool) -> DriftTag:
+        # The claim was true of the snapshot the coach saw but not of the live state: latency drift.
+        return "A" if seen_inv is not None and available_when_seen else "B"
+
+    for claim in claims:
+        ok, why = available(pack, inv, claim)
+        steers = recommends(claim, ctx.mentioned)
+        if steers and not ok:
+            # Describing the opponent's own creature ("Voltail is strong") credits nothing to us.
+            if not (
+                claim.kind == "creature" and claim.role == "descriptive" and claim.entity in ctx.opponent
+            ):
+                seen_ok = available(pack, seen_inv, claim)[0] if seen_inv is not None else False
+                failures.append(
+                    _fail("unavailable_entity", drift_for(seen_ok), f"{why}: {claim.text!r}", claim.entity)
+                )
+        if claim.kind in ("creature", "lineup") and steers:
+            members = [claim.entity] if claim.kind == "creature" else pack.lineups[claim.entity].creatures
+            banned = [c for c in members if c in ctx.excluded]
+            if banned:
+                names = ", ".join(pack.creatures[c].name for c in banned)
+                failures.append(
+                    _fail(
+                        "excluded_entity", "B", f"the player excluded {names}: {claim.text!r}", claim.entity
+                    )
+                )
+        if claim.absent and ok and claim.kind != "lineup" and not claim.owner_only:
+            seen_ok = available(pack, seen_inv, claim)[0] if seen_inv is not None else True
+            failures.append(
+                _fail(
+                    "false_missing",
+                    drift_for(not seen_ok),
+                    f"called missing but available: {claim.text!r}",
+                    claim.entity,
+                )
+            )
+
+    for entity in dict.fromkeys(c.entity for c in claims):
+        mine = [c for c in claims if c.entity == entity and not c.owner_only and c.role != "opponent"]
+        yes = next((c for c in mine if c.affirmed and not c.absent), None)
+        no = next((c for c in mine if c.absent), None)
+        if yes is not None and no is not None:
+            failures.append(
+                _fail("self_contradiction", "D", f"affirms {yes.text!r} and denies {no.text!r}", entity)
+            )
+
+    if ctx.previous_reply:
+        lineups, creatures = recommended_sets(claims)
+        prev_lineups, prev_creatures = recommended_sets(read_reply(pack, ctx.previous_reply))
+        for lineup_id in sorted(lineups & prev_lineups):
+            failures.append(
+                _fail(
+                    "repeated_guidance",
+                    "C",
+                    f"lineup {pack.lineups[lineup_id].name} recommended again",
+                    lineup_id,
+                )
+            )
+        if len(creatures) >= 2 and creatures == prev_creatures:
+            names = ", ".join(sorted(pack.creatures[c].name for c in creatures))
+            failures.append(_fail("repeated_guidance", "C", f"the same creatures recommended again: {names}"))
+    return failures
+
+
+# --- speakable rules ---------------------------------------------------------------------------------
+
+SENTENCE = re.compile(r"(?<=[.!?])\s+|\n+")
+WORD = re.compile(r"[a-z0-9]+(?:'[a-z]+)?")
+SENTINEL = "Zqx"  # a filler no prompt, pack or reply contains: the prompts are rendered around it
+MARKUP = re.compile(
+    r"[{}\[\]<>`|\\]"  # JSON, brackets, tags, code, tables
+    r"|\*\*|__|(?:^|\n)\s*(?:[-*•]|#+|\d+[.)])\s"  # markdown emphasis, bullets, headings, numbered lists
+    r"|\"\w+\"\s*:"  # "key": a JSON field
+    r"|\b[a-z]+(?:_[a-z0-9]+)+\b"  # snake_case identifiers (tool names, labels, ids)
+    r"|https?://|www\.",
+)
+NAME = re.compile(r"(?<![A-Za-z0-9_-])[A-Z][A-Za-z]*(?:['-][A-Za-z]+)*")
+HEADING_START = re.compile(r"^(?:[A-Za-z][A-Za-z' ]{0,30}?:\s*)+")
+HEADING_LINE = re.compile(r"(?:^|\n|[(;]\s*)([A-Za-z][A-Za-z' ]{0,30}?):(?:\s|$)")
+
+
+def split_sentences(text: str) -> list[str]:
+    """Sentences as TTS would speak them: cut after . ! ? and at line breaks."""
+    return [s.strip() for s in SENTENCE.split(text) if s.strip()]
+
+
+def words(text: str) -> list[str]:
+    return WORD.findall(_normalise_quotes(text).lower())
+
+
+def _echo_words(text: str) -> list[str]:
+    # The prompts spell British ("apologise"), small models echo them American ("apologize").
+    return [re.sub(r"iz(e|es|ed|ing)$", r"is\1", w) for w in words(text)]
+
+
+@dataclass(frozen=True)
+class Speakable:
+    """The per-pack patterns of the speakable rules (built once per pack, see `speakable_patterns`)."""
+
+    headings: re.Pattern[str]  # "You must:", "Player:" ... anywhere
+    openers: re.Pattern[str]  # "Explain that" at a sentence start
+    tags: re.Pattern[str]  # W1's tags and tool names
+    echo_ngrams: frozenset[tuple[str, ...]]  # five-word runs of instruction text
+    vocabulary: frozenset[str]  # lowercased words of the pack's own text
+    sources: tuple[str, ...] = field(default=())  # the rendered prompts the patterns came from
+
+
+def _rendered_prompts(pack: Pack) -> list[str]:
+    """Every prompt whose words may reach the player, rendered on sentinel inputs.
+
+    Each renderer is the production one, so a new heading or instruction shows up here by itself.
+    """
+    from voicecoach.baselines import pe_reply_messages, planner_messages, prompting_messages
+    from voicecoach.state import load_state
+    from voicecoach.talker import ToolOutcome, render_reply_prompt
+    from voicecoach.w2 import Conflict, GroundingControl, Paragraph, QuerySlots
+    from voicecoach.w3 import Guidance, InteractionControl
+
+    s = SENTINEL
+    example = pack_example_state(pack)
+    state = load_state(example) if example is not None else None
+    paragraphs = tuple(Paragraph(type=t, detail=s) for t in ("praise", "apology", "constraint_account",
+                                                              "guidance", "scene_flavor"))  # fmt: skip
+    conflicts = (
+        Conflict(constraint="state", kind="state", tier="hard", satisfied=False, detail=s),
+        Conflict(constraint=f"skill:{s}@{s}", kind="skill", tier="hard", satisfied=False, detail=s),
+        Conflict(constraint=f"has:{s}", kind="has", tier="hard", satisfied=False, entity=s, detail=s),
+        Conflict(constraint=f"has:{s}", kind="has", tier="hard", satisfied=True, entity=s, detail=s),
+        Conflict(constraint=f"unknown_entity:{s}", kind="unknown_entity", tier="hint", satisfied=False,
+                 entity=s, detail=s),
+    )  # fmt: skip
+    c2 = GroundingControl(slots=QuerySlots(), conflicts=conflicts, plan=paragraphs, inventory_empty=False)
+    lineup = sorted(pack.lineups)[:1]
+    tools = [
+        ToolOutcome(tool=pack.tools[0], ok=True, result={s: s}),
+        ToolOutcome(tool=pack.tools[0], ok=False, error=s),
+    ]
+    texts: list[str] = []
+    for guidance in (Guidance(guidance_type=s, candidate_id=s, text=s), None):
+        c3 = InteractionControl(branch=s, turn_index=0, guidance=guidance, cooling=[], cooling_lineups=lineup)
+        messages, _ = render_reply_prompt(pack, s, s, c2, c3, tools, [s])
+        texts += [m["content"] for m in messages]
+    if state is not None:  # the baselines paste the state: their headings need one to render
+        for messages in (
+            prompting_messages(pack, state, s),
+            pe_reply_messages(pack, state, s, tools),
+            planner_messages(pack, state, s),
+        ):
+            texts += [m["content"] for m in messages]
+    return texts
+
+
+def pack_example_state(pack: Pack) -> dict[str, Any] | None:
+    """The pack's example state (example_state.json), to render the state-dependent prompts."""
+    import json
+
+    from voicecoach.pack import PACKS_DIR
+
+    path = PACKS_DIR / pack.pack_id / "example_state.json"
+    if not path.exists():
+        return None
+    data: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
+    return data
+
+
+def _pack_words(pack: Pack) -> set[str]:
+    """Every word of the pack's own text: catalog names, elements, lineups, persona, rules, prose."""
+    texts = [pack.title, pack.persona, *pack.domain_rules, *pack.elements.elements]
+    for c in pack.creatures.values():
+        texts += [c.id, c.name, *c.stages, *(str(v) for v in c.model_dump().values() if isinstance(v, str))]
+    for sk in pack.skills.values():
+        texts += [sk.id, sk.name, sk.description]
+        if sk.unlock is not None and sk.unlock.quest:
+            texts.append(sk.unlock.quest)
+    for lu in pack.lineups.values():
+        texts += [lu.id, lu.name, lu.style, lu.summary]
+    return {w.lower() for t in texts for w in re.findall(r"[A-Za-z]+", t)}
+
+
+def _known_words(pack: Pack, prompts: Sequence[str]) -> set[str]:
+    """Words a name may be made of without being invented: the catalog's, the pack's, the prompts'."""
+    return _pack_words(pack) | {w.lower() for t in prompts for w in re.findall(r"[A-Za-z]+", t)}
+
+
+def _instruction_fragments(pack: Pack, texts: Sequence[str]) -> list[str]:
+    """The prompts' own wording: the text between sentinels and pack data, line by line."""
+    rules = set(pack.domain_rules)  # facts the coach may teach, not instructions
+    sentinel = re.compile(re.escape(SENTINEL))
+    fragments: list[str] = []
+    for text in texts:
+        for line in text.split("\n"):
+            line = line.lstrip("- ").strip()
+            if not line or line in rules:
+                continue
+            for body in split_sentences(HEADING_START.sub("", line)):
+                # Catalog names and the sentinel inputs are not instruction text: cut the line there.
+                cuts = [m.span for m in link_entities(pack, body)]
+                for a, b in _spans(sentinel, body, 0, len(body)):
+                    piece = body[a:b]
+                    inner = [(x - a, y - a) for x, y in cuts if a <= x < b]
+                    fragments += [piece[x:y] for x, y in _complement(inner, len(piece))]
+    return fragments
+
+
+def _complement(spans: list[tuple[int, int]], length: int) -> list[tuple[int, int]]:
+    out, at = [], 0
+    for a, b in sorted(spans):
+        if a > at:
+            out.append((at, a))
+        at = max(at, b)
+    if at < length:
+        out.append((at, length))
+    return out
+
+
+@cache
+def _english() -> dict[str, int]:
+    """Word -> count in pyspellchecker's bundled English frequency list (lowercase)."""
+    from spellchecker import SpellChecker
+
+    frequency = SpellChecker(language="en", distance=1).word_frequency
+    return dict(frequency.dictionary)
+
+
+_PATTERNS: dict[int, tuple[Pack, Speakable]] = {}
+
+
+def speakable_patterns(pack: Pack) -> Speakable:
+    """The speakable rules' patterns for `pack`, derived from the prompts (cached per pack object)."""
+    hit = _PATTERNS.get(id(pack))
+    if hit is not None and hit[0] is pack:
+        return hit[1]
+    from voicecoach.w1 import SECTIONS
+
+    texts = _rendered_prompts(pack)
+    headings = sorted(
+        {m.group(1).strip() for t in texts for m in HEADING_LINE.finditer(t) if SENTINEL not in m.group(1)},
+        key=len,
+        reverse=True,
+    )
+    heading_re = re.compile(
+        r"(?<![\w'])(?:" + "|".join(re.escape(h).replace(r"\ ", r"\s+") for h in headings) + r")\s*:",
+        re.IGNORECASE,
+    )
+    fragments = _instruction_fragments(pack, texts)
+    ngrams: set[tuple[str, ...]] = set()
+    openers: set[str] = set()
+    for frag in fragments:
+        ws = _echo_words(frag)
+        for i in range(len(ws) - ECHO_NGRAM + 1):
+            ngrams.add(tuple(ws[i : i + ECHO_NGRAM]))
+        # "Explain that ...", "Say plainly that ...": an imperative opening a clause about "that".
+        if "that" in ws[1:6] and ws[0] not in ("that", "and", "the"):
+            opener = ws[: ws.index("that", 1) + 1]
+            if len(opener) >= 2:
+                openers.add(r"\W*".join(map(re.escape, opener)))
+    tag_names = [re.escape(s) for s in SECTIONS]
+    tags = re.compile(
+        r"</?\s*(?:" + "|".join(tag_names) + r")\s*>"
+        r"|(?<![\w])(?:" + "|".join(tag_names) + r")(?![\w])"  # case-sensitive: "PLAN", not "plan"
+        r"|(?i:(?<![\w])(?:" + "|".join(re.escape(t) for t in pack.tools) + r")(?![\w]))"
+    )
+    opener_re = re.compile(r"(?:^|[.!?:]\s*)(?:" + "|".join(sorted(openers)) + r")(?![\w])", re.IGNORECASE)
+    patterns = Speakable(
+        headings=heading_re,
+        openers=opener_re,
+        tags=tags,
+        echo_ngrams=frozenset(ngrams),
+        vocabulary=frozenset(_known_words(pack, texts)),
+        sources=tuple(texts),
+    )
+    _PATTERNS[id(pack)] = (pack, patterns)
+    return patterns
+
+
+def _echo(p: Speakable, text: str) -> Failure | None:
+    for pattern in (p.headings, p.tags, p.openers):
+        m = pattern.search(text)
+        if m:
+            return _fail("prompt_echo", None, f"reads its prompt aloud: {m.group(0).strip()!r}")
+    ws = _echo_words(text)
+    for i in range(len(ws) - ECHO_NGRAM + 1):
+        gram = tuple(ws[i : i + ECHO_NGRAM])
+        if gram in p.echo_ngrams:
+            return _fail("prompt_echo", None, f"reads its instructions aloud: {' '.join(gram)!r}")
+    return None
+
+
+def _markup(text: str) -> Failure | None:
+    m = MARKUP.search(text)
+    return _fail("markup", None, f"not speech: {m.group(0).strip()!r}") if m else None
+
+
+def _loop_in(ws: Sequence[str]) -> str | None:
+    """A loop inside one run of words: a trigram three times, or a phrase repeated back to back."""
+    trigrams = Counter(tuple(ws[i : i + 3]) for i in range(len(ws) - 2))
+    if trigrams:
+        gram, n = trigrams.most_common(1)[0]
+        if n >= 3:
+            return f"{' '.join(gram)!r} said {n} times"
+    for size in (1, 2, 3, 4):
+        times = 3 if size == 1 else 2
+        for i in range(len(ws) - size * times + 1):
+            unit = ws[i : i + size]
+            if all(ws[i + k * size : i + (k + 1) * size] == unit for k in range(1, times)):
+                return f"{' '.join(unit)!r} repeated back to back"
+    return None
+
+
+def _same_sentence(sentence: str, earlier: Iterable[str]) -> bool:
+    ws = words(sentence)
+    return len(ws) >= 3 and any(words(e) == ws for e in earlier)
+
+
+def _loop(text: str) -> Failure | None:
+    why = _loop_in(words(text))
+    if why is None:
+        seen: list[str] = []
+        for s in split_sentences(text):
+            if _same_sentence(s, seen):
+                why = f"the sentence {s!r} said twice"
+                break
+            seen.append(s)
+    return _fail("loop", None, f"loops: {why}") if why else None
+
+
+def _too_long(n_words: int, n_sentences: int) -> Failure | None:
+    if n_words > MAX_WORDS or n_sentences > MAX_SENTENCES:
+        return _fail(
+            "too_long",
+            None,
+            f"{n_words} words in {n_sentences} sentences (a spoken turn: <= {MAX_WORDS} words, "
+            f"<= {MAX_SENTENCES} sentences)",
+        )
+    return None
+
+
+def _unknown_names(pack: Pack, p: Speakable, text: str) -> list[Failure]:
+    known = [(m.span[0], m.span[1]) for m in link_entities(pack, text)]
+    english = _english()
+    out: list[Failure] = []
+    for m in NAME.finditer(text):
+        if any(a <= m.start() < b for a, b in known):
+            continue
+        # "You've", "Emberfox's": a contraction or possessive ending is no part of a name.
+        parts = [
+            re.sub(r"'(?:s|ve|ll|re|d|t|m)$", "", w, flags=re.IGNORECASE).lower()
+            for w in m.group(0).split("-")
+        ]
+        parts = [w for part in parts for w in part.split("'") if w]
+        if all(w in p.vocabulary or english.get(w, 0) >= ORDINARY_MIN_COUNT or _not_a_name(w) for w in parts):
+            continue
+        out.append(_fail("unknown_name", None, f"{m.group(0)!r} is no catalog name", m.group(0)))
+    return out
+
+
+def _not_a_name(word: str) -> bool:
+    """Too short to be an invented name ("GG", "Heh", "Hmm"), or an interjection ("Hmmm", "Ooooh")."""
+    return len(word) < 4 or len(set(word)) <= 2
+
+
+def speakable_failures(pack: Pack, text: str) -> list[Failure]:
+    """The speakable rules on a whole turn's text (narration + reply)."""
+    p = speakable_patterns(pack)
+    found = [_echo(p, text), _markup(text), _loop(text)]
+    found.append(_too_long(len(words(text)), len(split_sentences(text))))
+    out = [f for f in found if f is not None]
+    return out + _unknown_names(pack, p, text)
+
+
+def _no_reply(text: object) -> Failure | None:
+    if not isinstance(text, str):
+        return _fail("no_reply", None, f"the reply is not text ({type(text).__name__})")
+    if not text.strip():
+        return _fail("no_reply", None, "no reply")
+    return None
+
+
+def check_reply(pack: Pack, text: object, ctx: CheckContext) -> list[Failure]:
+    """Every speakable and grounding failure of a whole turn's text; [] when it may be spoken."""
+    missing = _no_reply(text)
+    if missing is not None or not isinstance(text, str):
+        return [missing] if missing else []
+    failures = speakable_failures(pack, text)
+    failures += grounding_failures(pack, read_reply(pack, text), ctx)
+    return list(dict.fromkeys(failures))
+
+
+def check_sentence(pack: Pack, sentence: object, ctx: CheckContext, spoken: Sequence[str]) -> list[Failure]:
+    """The failures of one sentence about to be spoken, after the sentences in `spoken`.
+
+    A `loop` here means the reply should end (it repeats an earlier sentence or loops inside this
+    one); `too_long` that the word / sentence budget of a turn runs out with this sentence.
+    Grounding is judged on this sentence's own claims, against the same context.
+    """
+    missing = _no_reply(sentence)
+    if missing is not None or not isinstance(sentence, str):
+        return [missing] if missing else []
+    p = speakable_patterns(pack)
+    found = [_echo(p, sentence), _markup(sentence)]
+    why = _loop_in(words(sentence))
+    if why is None and _same_sentence(sentence, spoken):
+        why = f"the sentence {sentence.strip()!r} was already said"
+    if why is not None:
+        found.append(_fail("loop", None, f"loops: {why}"))
+    n_words = sum(len(words(s)) for s in spoken) + len(words(sentence))
+    found.append(_too_long(n_words, len(spoken) + len(split_sentences(sentence))))
+    failures = [f for f in found if f is not None] + _unknown_names(pack, p, sentence)
+    failures += grounding_failures(pack, read_reply(pack, sentence), ctx)
+    return list(dict.fromkeys(failures))
+
+
+# --- benchmark: the guard's cost per sentence ------------------------------------------------------
+
+
+def bench_sentences(pack: Pack, sentences: Sequence[str], ctx: CheckContext) -> dict[str, float]:
+    """check_sentence's cost over `sentences` (each after the previous two), in ms: p50 / p90 / max."""
+    check_sentence(pack, "warm up.", ctx, [])  # patterns and the word list load once, not per sentence
+    times = []
+    for i, s in enumerate(sentences):
+        began = time.perf_counter()
+        check_sentence(pack, s, ctx, sentences[max(0, i - 2) : i])
+        times.append((time.perf_counter() - began) * 1000.0)
+    return {
+        "sentences": float(len(times)),
+        "p50_ms": _percentile(times, 50),
+        "p90_ms": _percentile(times, 90),
+        "max_ms": max(times),
+    }
+
+
+def _percentile(values: Sequence[float], q: float) -> float:
+    ordered = sorted(values)
+    pos = (len(ordered) - 1) * q / 100.0
+    lo = int(pos)
+    hi = min(lo + 1, len(ordered) - 1)
+    return ordered[lo] + (ordered[hi] - ordered[lo]) * (pos - lo)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """`python -m voicecoach.checker [FILE]`: check_sentence's cost per sentence over real sentences.
+
+    FILE is a text file, one reply per line (e.g. replies pulled from a `bench quality` turns.jsonl);
+    without it, the calibration set's replies (tests/fixtures/calibration.jsonl) are used.
+    """
+    import json
+    from pathlib import Path
+
+    from voicecoach.pack import load_pack
+    from voicecoach.state import load_state
+
+    args = list(sys.argv[1:] if argv is None else argv)
+    pack = load_pack()
+    if args:
+        replies = Path(args[0]).read_text(encoding="utf-8").splitlines()
+    else:
+        path = Path(__file__).resolve().parent.parent / "tests" / "fixtures" / "calibration.jsonl"
+        replies = [
+            json.loads(line)["reply"] for line in path.read_text(encoding="utf-8").splitlines() if line
+        ]
+    sentences = [s for r in replies if isinstance(r, str) for s in split_sentences(r)]
+    example = pack_example_state(pack)
+    if example is None:
+        raise SystemExit(f"pack {pack.pack_id} has no example_state.json to judge sentences against")
+    ctx = CheckContext.live(pack, load_state(example), "what should i field against them")
+    figures = bench_sentences(pack, sentences, ctx)
+    print(
+        f"check_sentence over {int(figures['sentences'])} sentences: p50 {figures['p50_ms']:.2f} ms, "
+        f"p90 {figures['p90_ms']:.2f} ms, max {figures['max_ms']:.2f} ms (budget 5 ms)"
+    )
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
