@@ -15,7 +15,7 @@ from loguru import logger
 from pipecat.frames.frames import Frame, InterruptionFrame
 from pipecat.processors.frame_processor import FrameDirection, FrameProcessor
 
-from voicecoach.actors.frames import IntentControlFrame, ToolDispatchFrame, ToolResultFrame
+from voicecoach.actors.frames import ToolDispatchFrame, ToolResultFrame
 from voicecoach.session import Session
 from voicecoach.state import LiveState
 from voicecoach.talker import ToolOutcome
@@ -46,14 +46,11 @@ class ToolActor(FrameProcessor):
         super().__init__()
         self._session = session
         self._runner = runner
-        self._snapshots: dict[int, LiveState] = {}
         self._tasks: set[asyncio.Task] = set()
 
     async def process_frame(self, frame: Frame, direction: FrameDirection):
         await super().process_frame(frame, direction)
-        if isinstance(frame, IntentControlFrame):
-            self._snapshots = {frame.turn_index: frame.snapshot}
-        elif isinstance(frame, ToolDispatchFrame):
+        if isinstance(frame, ToolDispatchFrame):
             task = self.create_task(self._run(frame), name=f"tools-turn-{frame.turn_index}")
             self._tasks.add(task)
             task.add_done_callback(self._tasks.discard)

@@ -418,11 +418,6 @@ class CoachClient:
         return None
 
 
-def event_of(model: type[BaseModel], events: list[ServerEvent]) -> list[Any]:
-    """The events of one model type, in order."""
-    return [e for e in events if isinstance(e, model)]
-
-
 # --- command line: ask the coach with recorded questions, and time it ------------------------------
 
 
