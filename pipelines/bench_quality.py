@@ -353,8 +353,8 @@ async def _run_session(
     await coach.start()
     try:
         for turn in bench.turns[start:]:
-            # The game's push, straight into the session (every configuration reads it from there;
-            # the baselines' actors do not handle StateUpdateFrame).
+            # The game's push, straight into the session, before the turn starts: every configuration
+            # (the baselines too) reads its turn snapshot from there.
             if turn.push == "late":
                 session.update_state(snapshot={**bench.turns[turn.turn_index - 1].state, "stale": True})
             else:
@@ -900,26 +900,6 @@ def cmd_quality(args: argparse.Namespace) -> int:
         + ", ".join(map(str, report.files.values()))
     )
     return 0
-
-
-def _bench_group(subparsers: Any) -> Any:
-    """The `bench` command's own subparsers, created on first use (a latency benchmark may add to it)."""
-    bench = subparsers.choices.get("bench")
-    if bench is None:
-        bench = subparsers.add_parser("bench", help="benchmarks: quality (CoachBench)")
-    for action in bench._actions:
-        if isinstance(action, argparse._SubParsersAction):
-            return action
-    return bench.add_subparsers(dest="bench_command", required=True, metavar="BENCHMARK")
-
-
-def add_quality_parser(subparsers: Any) -> None:
-    """Register `bench quality` on the top-level `voicecoach` subparsers."""
-    quality = _bench_group(subparsers).add_parser(
-        "quality", help="CoachBench: TGA / SGA / drift incidence of the five configurations (Table 3)"
-    )
-    add_arguments(quality)
-    quality.set_defaults(fn=cmd_quality)
 
 
 def main(argv: list[str] | None = None) -> int:
