@@ -41,7 +41,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from voicecoach.latency import Event, percentile, summarize
-from voicecoach.pipelines.replay_args import add_llm_arguments
+from voicecoach.config import add_engine_arguments, coach_config as build_coach_config, speech_config
 from voicecoach.session import MODES, CoachConfig
 
 if TYPE_CHECKING:
@@ -448,21 +448,11 @@ def _replay_class(config: str, tool_choice: str) -> type[SessionReplay]:
 
 
 def coach_config(options: BenchOptions, mode: str, llm_url: str | None = None) -> CoachConfig:
-    from voicecoach.llm import LLMConfig
-
-    llm = LLMConfig.from_env(
-        base_url=llm_url or options.llm_url,
-        model=options.model,
-        model_path=options.gguf,
-        embedded_threads=options.llm_threads,
-        embedded_split_lead=options.split_lead,
-        embedded_chat_template=options.chat_template,
-    )
     # The cascade has no mode of its own: CoachConfig carries its LLM, tool and budget settings.
-    return CoachConfig(
-        mode=mode if mode in MODES else "sgc_full",  # type: ignore[arg-type]
-        llm=llm,
-        tool_latency_ms=options.tool_latency_ms,
+    return build_coach_config(
+        options,
+        llm={"base_url": llm_url, "embedded_chat_template": options.chat_template},
+        mode=mode if mode in MODES else "sgc_full",
         reply_max_tokens=options.reply_max_tokens,
     )
 
@@ -542,7 +532,6 @@ async def run_bench(
     """Replay the fixtures under every configuration, then the overhead run; write the results."""
     from voicecoach.fixtures import discover
     from voicecoach.pipelines.replay import ReplayOptions, replay_fixtures
-    from voicecoach.speech import SpeechConfig
 
     unknown = sorted(set(options.configs) - set(CONFIGS))
     if unknown:
@@ -553,7 +542,7 @@ async def run_bench(
         raise ValueError(f"no fixture session to replay at {options.fixtures}: {errors}")
     n_turns = sum(len(s.turns) for s in sessions)
     options.out.mkdir(parents=True, exist_ok=True)
-    speech = SpeechConfig.from_env()
+    speech = speech_config()
     load_before = os.getloadavg()
     started = time.monotonic()
 
@@ -704,7 +693,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--reply-max-tokens", type=int, default=48, help="reply budget (replies play out in real time)"
     )
-    add_llm_arguments(parser)
+    add_engine_arguments(parser, tuning=True)
     parser.add_argument(
         "--chat-template", default=None, help="embedded server's built-in chat template, e.g. chatml"
     )

@@ -102,7 +102,7 @@ from voicecoach.latency import (
 )
 from voicecoach.llm import LLMClient
 from voicecoach.pack import load_pack
-from voicecoach.pipelines.replay_args import add_arguments
+from voicecoach.config import add_replay_arguments, coach_config, speech_config
 from voicecoach.pipelines.speech import (
     PhraseChunker,
     TurnGate,
@@ -525,7 +525,7 @@ class SessionReplay:
         return voice_pipeline(self.input, self.output, self.session, engines, self.config, self.speech)
 
     async def prewarm(self) -> None:
-        await prewarm(self.engines, self.session, self.config)
+        await prewarm(self.engines, self.session.pack, [self.config.mode])
 
     async def start(self) -> None:
         if self.options.warmup and not self.options.listen_only:
@@ -782,25 +782,6 @@ def summary_table(reports: list[TurnReport]) -> Any:
 # --- command -------------------------------------------------------------------------------
 
 
-def _configs(args: argparse.Namespace) -> tuple[CoachConfig, SpeechConfig]:
-    from voicecoach.llm import LLMConfig
-
-    llm = LLMConfig.from_env(
-        base_url=args.llm_url,
-        model=args.model,
-        model_path=args.gguf,
-        embedded_threads=args.llm_threads,
-        embedded_split_lead=args.split_lead,
-    )
-    config = CoachConfig(mode=args.mode, llm=llm)
-    speech = SpeechConfig.from_env(turn_stop=args.turn_stop)
-    if args.stop_secs is not None:
-        speech.vad.stop_secs = args.stop_secs
-    if args.first_phrase_words is not None:
-        speech.phrases.first_max_words = args.first_phrase_words
-    return config, speech
-
-
 async def run(args: argparse.Namespace) -> int:
     """`voicecoach replay`: 0 when every turn completed, 1 otherwise, 130 when interrupted."""
     try:
@@ -819,7 +800,7 @@ async def _run(args: argparse.Namespace) -> int:
     main_task = asyncio.current_task()
     if main_task is not None:
         asyncio.get_running_loop().add_signal_handler(signal.SIGTERM, main_task.cancel)
-    config, speech = _configs(args)
+    config, speech = coach_config(args), speech_config(args)
     out = Path(args.out or Path("runs") / "replay" / datetime.now().strftime("%Y%m%d-%H%M%S"))
     out.mkdir(parents=True, exist_ok=True)
     logger.remove()  # Pipecat logs every frame at DEBUG: to the run's log file, not the terminal
@@ -886,7 +867,7 @@ async def _run(args: argparse.Namespace) -> int:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="voicecoach replay", description=__doc__.splitlines()[0])
-    add_arguments(parser)
+    add_replay_arguments(parser)
     try:
         return asyncio.run(run(parser.parse_args(argv)))
     except KeyboardInterrupt:

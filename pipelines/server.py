@@ -95,7 +95,7 @@ from voicecoach.actors.frames import (
 )
 from voicecoach.engines import Engines, prewarm
 from voicecoach.pack import PACKS_DIR, Pack, load_pack
-from voicecoach.pipelines.serve_args import DEFAULT_MAX_MESSAGE_BYTES, DEFAULT_PORT, add_arguments
+from voicecoach.config import DEFAULT_MAX_MESSAGE_BYTES, DEFAULT_PORT, add_serve_arguments, coach_config, speech_config
 from voicecoach.pipelines.speech import PhraseChunker, TurnGate, pipeline_params, voice_pipeline
 from voicecoach.protocol import CloseCode, ErrorCode
 from voicecoach.session import CoachConfig, Session
@@ -517,7 +517,7 @@ class Connection:
             self._worker = worker
             self._wire(worker.rtvi, transport, resumed)
             if server.config.warm:  # in the background: the player may speak before it is done
-                self._prewarm = asyncio.create_task(prewarm(server.engines, session, server.config.coach))
+                self._prewarm = asyncio.create_task(prewarm(server.engines, session.pack, [server.config.coach.mode]))
             if self._closing:
                 return
             runner = WorkerRunner(handle_sigint=False)
@@ -783,14 +783,9 @@ def overlay_url(config: ServerConfig, session: str = "player") -> str:
 
 
 def config_from_args(args: argparse.Namespace) -> ServerConfig:
-    from voicecoach.llm import LLMConfig
-
-    coach = CoachConfig(
-        mode=args.mode, llm=LLMConfig.from_env(base_url=args.llm_url, model=args.model, model_path=args.gguf)
-    )
     values: dict[str, Any] = dict(
         host=args.host, port=args.port, allowed_origins=list(args.allowed_origin),
-        max_message_bytes=args.max_message_kb * 1024, coach=coach, speech=SpeechConfig.from_env(),
+        max_message_bytes=args.max_message_kb * 1024, coach=coach_config(args), speech=speech_config(),
         warm=not args.no_warm,
     )  # fmt: skip
     if args.token:
@@ -858,7 +853,7 @@ def run(args: argparse.Namespace) -> int:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="voicecoach serve", description="Run the live coach server.")
-    add_arguments(parser)
+    add_serve_arguments(parser)
     return run(parser.parse_args(argv))
 
 

@@ -23,6 +23,7 @@ from typing import Any
 from rich.markup import escape
 from rich.table import Table
 
+from voicecoach.config import add_engine_arguments, add_replay_arguments, add_serve_arguments, coach_config
 from voicecoach.console import report_console
 from voicecoach.pack import DEFAULT_PACK, PACKS_DIR, load_pack
 from voicecoach.state import LiveState, StateError, load_state
@@ -154,16 +155,12 @@ def _printer() -> Any:
 
 async def _chat(args: argparse.Namespace) -> int:
     from voicecoach.engines import Engines
-    from voicecoach.llm import LLMConfig
     from voicecoach.pipelines.text import TextCoach
-    from voicecoach.session import CoachConfig, Session
+    from voicecoach.session import Session
     from voicecoach.store import open_store
 
     state = _read_state(Path(args.state))
-    config = CoachConfig(
-        llm=LLMConfig.from_env(base_url=args.llm_url, model=args.model, model_path=args.gguf),
-        tool_latency_ms=args.tool_latency_ms,
-    )
+    config = coach_config(args)
     store = open_store(args.store)
     session = Session.open(args.session, store=store, state=state)
     with console.status("starting the LLM (embedded llama.cpp unless --llm-url is given)..."):
@@ -226,13 +223,9 @@ def cmd_bench_latency(args: argparse.Namespace) -> int:
 
 
 def cmd_bench_turn(args: argparse.Namespace) -> int:
-    from voicecoach.llm import LLMConfig
     from voicecoach.pipelines import bench_turn
-    from voicecoach.session import CoachConfig
 
-    config = CoachConfig(
-        llm=LLMConfig.from_env(base_url=args.llm_url, model=args.model), tool_latency_ms=args.tool_latency_ms
-    )
+    config = coach_config(args)
     modes = args.modes.split(",") if args.modes else None
     return bench_turn.main(modes, args.limit, config, Path(args.out) if args.out else None)
 
@@ -260,27 +253,21 @@ def build_parser() -> argparse.ArgumentParser:
     chat.add_argument(
         "--store", default=None, help="sqlite:///path, a path, or memory: (default ~/.local/state)"
     )
-    chat.add_argument(
-        "--llm-url", default=None, help="OpenAI-compatible endpoint (default: embedded llama.cpp)"
-    )
-    chat.add_argument("--model", default=None, help="model name at --llm-url")
-    chat.add_argument("--gguf", default=None, help="GGUF for the embedded llama.cpp (default: SmolLM2-135M)")
+    add_engine_arguments(chat)
     chat.add_argument("--tool-latency-ms", type=float, default=0.0, help="artificial game-server latency")
     chat.set_defaults(fn=cmd_chat)
-
-    from voicecoach.pipelines.serve_args import add_arguments as add_serve_arguments
 
     serve = sub.add_parser("serve", help="live coach server: websocket for games + in-game overlay")
     add_serve_arguments(serve)
     serve.set_defaults(fn=cmd_serve)
 
-    from voicecoach.pipelines import bench_latency, replay_args
+    from voicecoach.pipelines import bench_latency
     from voicecoach.pipelines import bench_quality as quality_runner
 
     replay_cmd = sub.add_parser(
         "replay", help="replay audio fixtures through the voice coach (S2FA per turn)"
     )
-    replay_args.add_arguments(replay_cmd)
+    add_replay_arguments(replay_cmd)
     replay_cmd.set_defaults(fn=cmd_replay)
 
     bench = sub.add_parser("bench", help="benchmarks: turn timings, latency, quality")
@@ -288,10 +275,7 @@ def build_parser() -> argparse.ArgumentParser:
     turn = benches.add_parser("turn", help="text-mode turn timings per configuration (p50/p90)")
     turn.add_argument("--modes", default=None, help="comma-separated (default: all five)")
     turn.add_argument("--limit", type=int, default=12, help="utterances per configuration")
-    turn.add_argument(
-        "--llm-url", default=None, help="OpenAI-compatible endpoint (default: embedded llama.cpp)"
-    )
-    turn.add_argument("--model", default=None)
+    add_engine_arguments(turn)
     turn.add_argument("--tool-latency-ms", type=float, default=150.0, help="artificial game-server latency")
     turn.add_argument("--out", default=None, help="write the figures as JSON here")
     turn.set_defaults(fn=cmd_bench_turn)
