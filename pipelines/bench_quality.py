@@ -63,6 +63,7 @@ from voicecoach.coachbench.metrics import (
     session_outcomes,
     turn_outcomes,
 )
+from voicecoach.config import add_engine_arguments
 from voicecoach.pack import Pack, load_pack
 
 if TYPE_CHECKING:
@@ -192,13 +193,11 @@ def _bench(opts: QualityOptions, pack: Pack) -> tuple[Path, list[BenchSession], 
 
 
 def _llm_config(opts: QualityOptions) -> LLMConfig:
-    from voicecoach.llm import LLMConfig
+    from voicecoach.config import llm_config
 
     # Greedy decoding: the same model and bench give the same replies, run after run.
-    return LLMConfig.from_env(
-        base_url=opts.llm_url,
-        model=opts.model,
-        model_path=opts.gguf,
+    return llm_config(
+        opts,
         temperature=0.0,
         # Throughput, not first-token latency, matters here: --workers splits the cores instead.
         embedded_split_lead=False,
@@ -256,38 +255,6 @@ def _check_settings(out: Path, settings: dict[str, Any]) -> None:
 # --- running the coach --------------------------------------------------------------------------------
 
 
-async def _warm_up(engines: Engines, llm: LLMConfig, pack: Pack) -> None:
-    """One short call per static system prompt, so cold prompt processing (seconds on CPU) lands
-    here and not in the first measured turns (G.7 excludes warm-up requests the same way)."""
-    from voicecoach.baselines import planner_gbnf, planner_system_prompt
-    from voicecoach.llm import LLMClient, LLMError
-    from voicecoach.talker import talker_system_prompt
-    from voicecoach.w1 import w1_gbnf, w1_messages
-    from voicecoach.w2 import query_slots_json_schema, slot_prompt
-
-    url = engines.server.base_url if engines.server is not None else llm.base_url
-    client = LLMClient(llm, url)
-    ask = "what team should i run"
-
-    def system(prompt: str) -> list[dict[str, str]]:
-        return [{"role": "system", "content": prompt}, {"role": "user", "content": ask}]
-
-    calls: list[tuple[list[dict[str, str]], dict[str, Any]]] = [
-        (w1_messages(pack, ask), {"grammar": w1_gbnf(pack)}),
-        (system(slot_prompt(pack)), {"json_schema": query_slots_json_schema()}),
-        (system(talker_system_prompt(pack)), {}),
-        (system(planner_system_prompt(pack)), {"grammar": planner_gbnf()}),
-    ]
-    try:
-        for messages, extra in calls:
-            try:
-                await client.complete(messages, max_tokens=4, first_token_timeout_s=180.0, **extra)
-            except LLMError:
-                pass  # a warm-up failure only costs the first turn its cache
-    finally:
-        await client.close()
-
-
 def _first(timeline: Sequence[tuple[float, str]], *labels: str) -> float | None:
     times = [ms for ms, what in timeline if what in labels]
     return min(times) if times else None
@@ -317,11 +284,13 @@ def _alive(engines: Engines) -> bool:
 
 
 async def _start_engines(llm: LLMConfig, pack: Pack) -> Engines:
-    from voicecoach.engines import Engines
-    from voicecoach.session import CoachConfig
+    from voicecoach.engines import Engines, prewarm
+    from voicecoach.session import MODES, CoachConfig
 
     engines = await asyncio.to_thread(Engines.start, CoachConfig(llm=llm))
-    await _warm_up(engines, llm, pack)
+    # Every configuration's static prompts, so cold prompt processing (seconds on CPU) lands here and
+    # not in the first measured turns (G.7 excludes warm-up requests the same way).
+    await prewarm(engines, pack, MODES, first_token_timeout_s=180.0)
     return engines
 
 
@@ -828,13 +797,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         default=(),
         help="comma list of configurations (default: all five of §7.1)",
     )
-    parser.add_argument(
-        "--llm-url", default=None, help="OpenAI-compatible endpoint (default: embedded llama.cpp)"
-    )
-    parser.add_argument("--model", default=None, help="model name at --llm-url")
-    parser.add_argument(
-        "--gguf", default=None, help="GGUF for the embedded llama.cpp (default: SmolLM2-135M)"
-    )
+    add_engine_arguments(parser)
     parser.add_argument("--seed", type=int, default=DEFAULT_SEED, help="benchmark generator seed")
     parser.add_argument("--out", type=Path, default=DEFAULT_OUT, help="results and turn cache (resumable)")
     parser.add_argument(
