@@ -19,51 +19,51 @@ from pipecat.frames.frames import Frame, InterruptionFrame, LLMFullResponseEndFr
 from pipecat.processors.frame_processor import FrameDirection, FrameProcessor
 
 from voicecoach.actors.frames import (
-    GroundingControlFrame,
-    IntentControlFrame,
-    InteractionControlFrame,
-    NarrationEndFrame,
     NarrationTextFrame,
     ReplyTextFrame,
-    ToolDispatchFrame,
-    ToolResultFrame,
     TurnCompletedFrame,
     TurnFrame,
+    TurnFrames,
 )
+from voicecoach.latency import Milestone
 from voicecoach.llm import LLMClient, LLMError
 from voicecoach.session import CoachConfig, Session
 from voicecoach.store import TurnRecord
 from voicecoach.talker import render_reply_prompt
 
-# What the Talker waits for, by the first word of `_TurnInputs.missing`'s names.
-ALL_INPUTS = frozenset({"intent", "tool", "grounding", "interaction"})
+# What the Talker waits for, and how the prompt names one that is missing at the deadline.
+INPUTS = {
+    Milestone.C1: "intent (c1)",
+    Milestone.TOOL_RESULTS: "tool results",
+    Milestone.C2: "grounding (c2)",
+    Milestone.C3: "interaction (c3)",
+}
+ALL_INPUTS = frozenset(INPUTS)
+
+# The milestones of the chain's frames that the turn record keeps (ms since end of input).
+_RECORDED = (Milestone.C1, Milestone.TOOL_DISPATCH, Milestone.TOOL_RESULTS, Milestone.C2, Milestone.C3,
+             Milestone.NARRATION_END)  # fmt: skip
 
 FALLBACK_REPLY = "Sorry, I lost the thread there. Could you ask me that again?"
 
 
 @dataclass
-class _TurnInputs:
+class _TurnInputs(TurnFrames):
     """Everything of one turn the reply is conditioned on, as it arrives."""
 
-    index: int
-    c1: IntentControlFrame | None = None
-    dispatch: ToolDispatchFrame | None = None
-    results: ToolResultFrame | None = None
-    c2: GroundingControlFrame | None = None
-    c3: InteractionControlFrame | None = None
-    narration: list[str] = field(default_factory=list)
-    narration_end: NarrationEndFrame | None = None
     changed: asyncio.Event = field(default_factory=asyncio.Event)
 
-    def missing(self, expects: frozenset[str]) -> list[str]:
-        parts = {"intent (c1)": self.c1, "tool results": self.results, "grounding (c2)": self.c2,
-                 "interaction (c3)": self.c3}  # fmt: skip
-        return [name for name, value in parts.items() if value is None and name.split()[0] in expects]
+    def missing(self, expects: frozenset[Milestone]) -> list[str]:
+        return [name for m, name in INPUTS.items() if m in expects and m not in self.frames]
 
 
 class TalkerActor(FrameProcessor):
     def __init__(
-        self, session: Session, llm: LLMClient, config: CoachConfig, expects: frozenset[str] = ALL_INPUTS
+        self,
+        session: Session,
+        llm: LLMClient,
+        config: CoachConfig,
+        expects: frozenset[Milestone] = ALL_INPUTS,
     ):
         super().__init__()
         self._expects = expects  # the inputs this configuration has (sgc_w1 has no W2 / W3)
@@ -82,29 +82,13 @@ class TalkerActor(FrameProcessor):
         index = getattr(frame, "turn_index", None)
         if not isinstance(frame, TurnFrame | NarrationTextFrame) or index is None:
             return
-        if self._turn is None or index > self._turn.index:
+        if self._turn is None or index > self._turn.turn_index:
             await self._cancel()
-            self._turn = _TurnInputs(index=index)
+            self._turn = _TurnInputs(turn_index=index)
             self._task = self.create_task(self._reply(self._turn), name=f"talker-turn-{index}")
-        if index == self._turn.index:
-            self._collect(self._turn, frame)
-
-    def _collect(self, turn: _TurnInputs, frame: Frame) -> None:
-        if isinstance(frame, NarrationTextFrame):
-            turn.narration.append(frame.text)
-        elif isinstance(frame, IntentControlFrame):
-            turn.c1 = frame
-        elif isinstance(frame, ToolDispatchFrame):
-            turn.dispatch = frame
-        elif isinstance(frame, ToolResultFrame):
-            turn.results = frame
-        elif isinstance(frame, GroundingControlFrame):
-            turn.c2 = frame
-        elif isinstance(frame, InteractionControlFrame):
-            turn.c3 = frame
-        elif isinstance(frame, NarrationEndFrame):
-            turn.narration_end = frame
-        turn.changed.set()
+        if index == self._turn.turn_index:
+            self._turn.add(frame)
+            self._turn.changed.set()
 
     async def cleanup(self):
         await super().cleanup()
@@ -128,20 +112,20 @@ class TalkerActor(FrameProcessor):
         return True
 
     async def _reply(self, turn: _TurnInputs) -> None:
-        clock = self._session.turn(turn.index)
+        clock = self._session.turn(turn.turn_index)
         started = clock.started if clock else time.monotonic()
         deadline = started + self._config.talker_deadline_s
         await self._wait(turn, lambda: turn.narration_end is not None, deadline)
         await self._wait(turn, lambda: not turn.missing(self._expects), deadline)
         missing = turn.missing(self._expects)
         if missing:
-            logger.warning(f"turn {turn.index}: reply deadline passed without {', '.join(missing)}")
+            logger.warning(f"turn {turn.turn_index}: reply deadline passed without {', '.join(missing)}")
 
         utterance = turn.c1.utterance if turn.c1 else (clock.utterance if clock else "")
         c2 = turn.c2.control if turn.c2 else None
         c3 = turn.c3.control if turn.c3 else None
         outcomes = turn.results.outcomes if turn.results else []
-        narration = "".join(turn.narration)
+        narration = turn.narration
         messages, cond = render_reply_prompt(
             self._session.pack, utterance, narration, c2, c3, outcomes, missing
         )
@@ -153,28 +137,21 @@ class TalkerActor(FrameProcessor):
                 if first_token_ms is None:
                     first_token_ms = clock.ms() if clock else 0.0
                 reply.append(delta)
-                await self.push_frame(ReplyTextFrame(text=delta, turn_index=turn.index))
+                await self.push_frame(ReplyTextFrame(text=delta, turn_index=turn.turn_index))
         except LLMError as err:
-            logger.warning(f"turn {turn.index}: reply stream failed: {err}")
+            logger.warning(f"turn {turn.turn_index}: reply stream failed: {err}")
             if not reply:
                 reply.append(FALLBACK_REPLY)
-                await self.push_frame(ReplyTextFrame(text=FALLBACK_REPLY, turn_index=turn.index))
+                await self.push_frame(ReplyTextFrame(text=FALLBACK_REPLY, turn_index=turn.turn_index))
         await self.push_frame(LLMFullResponseEndFrame())
 
-        latency = {
-            "c1": turn.c1.t_ms if turn.c1 else None,
-            "tool_dispatch": turn.dispatch.t_ms if turn.dispatch else None,
-            "tool_results": turn.results.t_ms if turn.results else None,
-            "c2": turn.c2.t_ms if turn.c2 else None,
-            "c3": turn.c3.t_ms if turn.c3 else None,
-            "narration_end": turn.narration_end.t_ms if turn.narration_end else None,
-            "reply_first_token": first_token_ms,
-            "reply_done": clock.ms() if clock else None,
-        }
+        latency = {m: turn.t_ms(m) for m in _RECORDED}
+        latency[Milestone.REPLY_FIRST_TOKEN] = first_token_ms
+        latency[Milestone.TURN_COMPLETED] = clock.ms() if clock else None
         meta = turn.c3.meta if turn.c3 else None
         record = TurnRecord(
             session_id=self._session.session_id,
-            turn_index=turn.index,
+            turn_index=turn.turn_index,
             utterance=utterance,
             intent=turn.c1.intent if turn.c1 else "",
             sub_intent=turn.c1.sub_intent if turn.c1 else None,
@@ -192,11 +169,11 @@ class TalkerActor(FrameProcessor):
                 "must_not": cond.must_not_say,
             },  # fmt: skip
             meta=meta,
-            latency={k: v for k, v in latency.items() if v is not None},
+            latency={m.value: v for m, v in latency.items() if v is not None},
         )
         await self.push_frame(
             TurnCompletedFrame(
-                turn_index=turn.index,
+                turn_index=turn.turn_index,
                 t_ms=clock.ms() if clock else 0.0,
                 record=record.model_dump(),
                 meta=meta,

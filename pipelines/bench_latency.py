@@ -40,8 +40,19 @@ from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from voicecoach.latency import Event, percentile, summarize
-from voicecoach.config import add_engine_arguments, coach_config as build_coach_config, speech_config
+from voicecoach.config import add_engine_arguments, speech_config
+from voicecoach.config import coach_config as build_coach_config
+from voicecoach.latency import (
+    STAGE_LABELS,
+    Event,
+    Milestone,
+    critical_path,
+    percentile,
+    speaking_call,
+    speaking_role,
+    summarize,
+)
+from voicecoach.latency import STAGES as LATENCY_STAGES
 from voicecoach.session import MODES, CoachConfig
 
 if TYPE_CHECKING:
@@ -55,19 +66,8 @@ BASELINES = ("pe_agent", CASCADE)  # ratios are taken against these
 TARGET_RATIO = {"pe_agent": 0.30, CASCADE: 0.70}
 TARGET_OVERHEAD_MS = 15.0
 
-# S2FA as consecutive stages (they sum to S2FA on a turn that has every milestone).
-STAGES: tuple[str, ...] = (
-    "VAD hang",  # speech end → VAD stop (the VAD's stop_secs of silence, and its frames)
-    "STT",  # VAD stop → final transcript
-    "turn stop",  # → the user turn handed to the coach / the cascade's LLM
-    "before speaking call",  # → request of the call whose text is heard first (pe_agent: planner, tools)
-    "LLM TTFT",  # → that call's first token
-    "text to TTS",  # → first phrase handed to TTS (W1's tags first; the cascade's whole first sentence)
-    "TTS first byte",  # → first audio out of TTS
-    "to first audible",  # → first non-silent sample played (transport, and the TTS's leading silence)
-)
-# Which LLM call's text is heard first (`label` of the replay's llm_request / first-token events).
-SPEAKING_CALL = {"prompting": "talker", "pe_agent": "talker", CASCADE: "cascade"}  # sgc_*: W1's narration
+# S2FA as consecutive stages, by label: the kernel's one stage list (voicecoach.latency.STAGES).
+STAGES = STAGE_LABELS
 
 
 # --- per-turn arithmetic (pure) ---------------------------------------------------------------
@@ -76,34 +76,8 @@ SPEAKING_CALL = {"prompting": "talker", "pe_agent": "talker", CASCADE: "cascade"
 Row = Mapping[str, Any]  # one timeline.jsonl row: {"ms": since speech end, "event": kind, ...}
 
 
-def speaking_call(config: str, milestones: Mapping[str, float]) -> str:
-    """The label of the LLM call whose text reached TTS first on this turn."""
-    if config in SPEAKING_CALL:
-        return SPEAKING_CALL[config]
-    narration, phrase = milestones.get("first_narration_token"), milestones.get("first_phrase")
-    if narration is not None and (phrase is None or narration <= phrase):
-        return "w1"
-    return "talker"  # W1 said no narration: the Talker's reply was heard first
-
-
-def call_times(rows: Sequence[Row], label: str, after_ms: float) -> tuple[float, float] | None:
-    """(request, first token) ms of the first call labelled `label` to yield a token after `after_ms`."""
-    first = next(
-        (
-            r["ms"]
-            for r in rows
-            if r["event"] in ("w1_first_token", "llm_first_token")
-            and r.get("label") == label
-            and r["ms"] >= after_ms
-        ),
-        None,
-    )
-    if first is None:
-        return None
-    requests = [
-        r["ms"] for r in rows if r["event"] == "llm_request" and r.get("label") == label and r["ms"] <= first
-    ]
-    return (requests[-1], first) if requests else None
+def _events(rows: Sequence[Row]) -> list[Event]:
+    return [Event(t=r["ms"], kind=r["event"], turn=r.get("turn"), detail=r) for r in rows]
 
 
 def audio_out_ms(rows: Sequence[Row], after_ms: float) -> float | None:
@@ -114,18 +88,19 @@ def audio_out_ms(rows: Sequence[Row], after_ms: float) -> float | None:
 def stage_breakdown(
     config: str, milestones: Mapping[str, float], rows: Sequence[Row]
 ) -> dict[str, float] | None:
-    """S2FA of one turn cut into STAGES (ms), or None when a milestone is missing."""
-    m = milestones
-    needed = ("vad_stop", "stt_final", "turn_stop", "first_phrase", "tts_first_byte", "first_audio")
-    if any(m.get(k) is None for k in needed):
+    """S2FA of one turn cut into STAGES (ms), or None when a milestone is missing.
+
+    The call heard first is found in the turn's timeline rows (its request and first token)."""
+    m: dict[str, float | None] = {**milestones, Milestone.SPEECH_END: 0.0}
+    if m.get(Milestone.TURN_STOP) is None:
         return None
-    call = call_times(rows, speaking_call(config, m), m["turn_stop"])
+    call = speaking_call(_events(rows), speaking_role(config, m), m[Milestone.TURN_STOP] or 0.0)
     if call is None:
         return None
-    request, token = call
-    marks = [0.0, m["vad_stop"], m["stt_final"], m["turn_stop"], request, token, m["first_phrase"]]
-    marks += [m["tts_first_byte"], m["first_audio"]]
-    return {stage: round(b - a, 1) for stage, a, b in zip(STAGES, marks[:-1], marks[1:], strict=True)}
+    m[Milestone.SPEAKING_CALL], m[Milestone.SPEAKING_FIRST_TOKEN] = call
+    if any(m.get(end) is None for _, end in LATENCY_STAGES):
+        return None
+    return dict(critical_path(m, unit_ms=1.0))
 
 
 @dataclass(frozen=True)
@@ -426,7 +401,7 @@ def marked(replay_class: type[SessionReplay]) -> type[SessionReplay]:
 
     class MarkedReplay(replay_class):  # type: ignore[valid-type,misc]
         def _report(self, index, turn, events, playback, begin, end, speech_end, problems):
-            handed = [e.t for e in events if e.kind == "transcript"]
+            handed = [e.t for e in events if e.kind == Milestone.TURN_STOP]
             after = handed[-1] if handed else speech_end
             tts = next((e.t for e in events if e.kind == "tts_audio" and e.t >= after), None)
             start = next((s for s, _pcm in self.output.chunks if tts is not None and s >= tts), None)

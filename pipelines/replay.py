@@ -44,8 +44,6 @@ from pipecat.clocks.base_clock import BaseClock
 from pipecat.clocks.system_clock import SystemClock
 from pipecat.frames.frames import (
     AggregatedTextFrame,
-    BotStartedSpeakingFrame,
-    BotStoppedSpeakingFrame,
     EndFrame,
     ErrorFrame,
     Frame,
@@ -54,40 +52,30 @@ from pipecat.frames.frames import (
     OutputAudioRawFrame,
     StartFrame,
     TranscriptionFrame,
-    TTSAudioRawFrame,
-    TTSTextFrame,
-    UserStartedSpeakingFrame,
-    UserStoppedSpeakingFrame,
-    VADUserStartedSpeakingFrame,
-    VADUserStoppedSpeakingFrame,
 )
-from pipecat.observers.base_observer import BaseObserver, FramePushed
+from pipecat.observers.base_observer import FramePushed
 from pipecat.observers.user_bot_latency_observer import UserBotLatencyObserver
 from pipecat.pipeline.pipeline import Pipeline
 from pipecat.pipeline.worker import PipelineWorker
 from pipecat.processors.frame_processor import FrameDirection
-from pipecat.services.stt_service import STTService
-from pipecat.services.tts_service import TTSService
 from pipecat.transports.base_input import BaseInputTransport
 from pipecat.transports.base_output import BaseOutputTransport
 from pipecat.transports.base_transport import TransportParams
 from pipecat.workers.runner import WorkerRunner
 
 from voicecoach.actors.frames import (
-    GroundingControlFrame,
     IntentControlFrame,
-    InteractionControlFrame,
-    NarrationEndFrame,
     NarrationTextFrame,
     ReplyTextFrame,
     ToolDispatchFrame,
     ToolResultFrame,
-    TurnCompletedFrame,
 )
+from voicecoach.config import add_replay_arguments, coach_config, speech_config
 from voicecoach.engines import Engines, prewarm
 from voicecoach.fixtures import FixtureError, FixtureSession, FixtureTurn, discover, load_audio
 from voicecoach.latency import (
     Event,
+    Milestone,
     coach_turn,
     critical_path,
     first_audio_clock,
@@ -102,14 +90,12 @@ from voicecoach.latency import (
 )
 from voicecoach.llm import LLMClient
 from voicecoach.pack import load_pack
-from voicecoach.config import add_replay_arguments, coach_config, speech_config
 from voicecoach.pipelines.speech import (
-    PhraseChunker,
-    TurnGate,
     listening_processors,
     pipeline_params,
     voice_pipeline,
 )
+from voicecoach.pipelines.timeline import TimelineObserver
 from voicecoach.session import CoachConfig, Session
 from voicecoach.speech import SpeechConfig
 from voicecoach.state import StateError, load_state
@@ -264,91 +250,42 @@ class ReplayOutput(BaseOutputTransport):
 # --- observation ---------------------------------------------------------------------------
 
 
-class ReplayProbe(BaseObserver):
-    """Every milestone of the run as an `Event` on the monotonic clock.
+class ReplayProbe(TimelineObserver):
+    """Every mark of the run as an `Event` on the monotonic clock, with the turn's texts.
 
-    Observers are told about frames from a queue, a little after the fact; the push time
-    itself comes with the notification (`FramePushed.timestamp`, on the pipeline clock), and
-    is what is recorded.
+    A turn's narration and reply are marked once, at their first piece; the rest only adds to
+    `narration` / `reply`. The output transport's chunks are timed by `ReplayOutput` itself.
     """
 
     def __init__(self, clock: BaseClock):
-        super().__init__(observe_every_push=False)
+        super().__init__()
         self._clock = clock
         self._base_ns: int | None = None
         self.events: list[Event] = []
         self.changed = asyncio.Event()
         self.narration: dict[int, str] = {}
         self.reply: dict[int, str] = {}
-        self._tts_contexts: set[str] = set()
 
     def mark(self, kind: str, t: float | None = None, turn: int | None = None, **detail: Any) -> None:
         self.events.append(Event(t=time.monotonic() if t is None else t, kind=kind, turn=turn, detail=detail))
         self.changed.set()
 
-    def _monotonic(self, timestamp_ns: int) -> float:
-        if timestamp_ns <= 0:
+    def clock(self, data: FramePushed) -> float:
+        if data.timestamp <= 0:
             return time.monotonic()
         if self._base_ns is None:
             self._base_ns = time.monotonic_ns() - self._clock.get_time()
-        return (timestamp_ns + self._base_ns) / 1e9
+        return (data.timestamp + self._base_ns) / 1e9
 
-    async def on_push_frame(self, data: FramePushed):
-        frame, source = data.frame, data.source
-        if data.direction != FrameDirection.DOWNSTREAM:
-            return
-        t = self._monotonic(data.timestamp)
+    async def on_mark(self, kind: str, t: float, frame: Frame) -> None:
         turn = getattr(frame, "turn_index", None)
-        if isinstance(frame, VADUserStartedSpeakingFrame):
-            self.mark("vad_start", t)
-        elif isinstance(frame, VADUserStoppedSpeakingFrame):
-            self.mark("vad_stop", t)
-        elif isinstance(frame, TranscriptionFrame) and isinstance(source, TurnGate):
-            self.mark("transcript", t, text=frame.text)
-        elif isinstance(frame, TranscriptionFrame) and isinstance(source, STTService):
-            self.mark("stt_final", t, text=frame.text)
-        elif isinstance(frame, UserStartedSpeakingFrame):
-            self.mark("user_started", t)
-        elif isinstance(frame, UserStoppedSpeakingFrame):
-            self.mark("user_stopped", t)
-        elif isinstance(frame, InterruptionFrame):
-            self.mark("interruption", t)
-        elif isinstance(frame, IntentControlFrame):
-            self.mark("c1", t, turn, intent=frame.intent, sub_intent=frame.sub_intent, outcome=frame.outcome)
-        elif isinstance(frame, ToolDispatchFrame):
-            self.mark("tool_dispatch", t, turn, source=frame.source, tools=[c.tool for c in frame.calls])
-        elif isinstance(frame, NarrationTextFrame) and turn is not None:
-            if turn not in self.narration:
-                self.mark("narration", t, turn)
-            self.narration[turn] = self.narration.get(turn, "") + frame.text
-        elif isinstance(frame, NarrationEndFrame):
-            self.mark("narration_end", t, turn)
-        elif isinstance(frame, ToolResultFrame):
-            self.mark("tool_results", t, turn, ok=[o.ok for o in frame.outcomes])
-        elif isinstance(frame, GroundingControlFrame):
-            self.mark("c2", t, turn)
-        elif isinstance(frame, InteractionControlFrame):
-            self.mark("c3", t, turn)
-        elif isinstance(frame, ReplyTextFrame) and turn is not None:
-            if turn not in self.reply:
-                self.mark("reply", t, turn)
-            self.reply[turn] = self.reply.get(turn, "") + frame.text
-        elif isinstance(frame, TurnCompletedFrame):
-            self.mark("turn_completed", t, turn)
-        elif isinstance(frame, AggregatedTextFrame) and isinstance(source, PhraseChunker):
-            self.mark("phrase", t, text=frame.text)
-        elif isinstance(frame, TTSAudioRawFrame) and isinstance(source, TTSService):
-            if frame.context_id not in self._tts_contexts:  # the first audio of each phrase
-                self._tts_contexts.add(frame.context_id or "")
-                self.mark("tts_audio", t)
-        elif isinstance(frame, TTSTextFrame) and isinstance(source, TTSService):
-            self.mark("tts_text", t, text=frame.text)
-        elif isinstance(frame, BotStartedSpeakingFrame):
-            self.mark("bot_started", t)
-        elif isinstance(frame, BotStoppedSpeakingFrame):
-            self.mark("bot_stopped", t)
-        elif isinstance(frame, ErrorFrame):
-            self.mark("error", t, error=frame.error)
+        if isinstance(frame, NarrationTextFrame | ReplyTextFrame):
+            texts = self.narration if isinstance(frame, NarrationTextFrame) else self.reply
+            if turn not in texts:
+                self.mark(kind, t, turn)
+            texts[turn] = texts.get(turn, "") + frame.text
+        elif kind != "audio_out":
+            self.mark(kind, t, turn, **_detail(frame))
 
     async def wait_until(self, ready: Callable[[], bool], timeout_s: float) -> bool:
         """Wait until `ready()` holds (re-checked on every event, and every 100 ms)."""
@@ -363,6 +300,21 @@ class ReplayProbe(BaseObserver):
             except TimeoutError:
                 pass
         return True
+
+
+def _detail(frame: Frame) -> dict[str, Any]:
+    """What the timeline keeps of a frame besides its time."""
+    if isinstance(frame, IntentControlFrame):
+        return {"intent": frame.intent, "sub_intent": frame.sub_intent, "outcome": frame.outcome}
+    if isinstance(frame, ToolDispatchFrame):
+        return {"source": frame.source, "tools": [c.tool for c in frame.calls]}
+    if isinstance(frame, ToolResultFrame):
+        return {"ok": [o.ok for o in frame.outcomes]}
+    if isinstance(frame, ErrorFrame):
+        return {"error": frame.error}
+    if isinstance(frame, TranscriptionFrame | AggregatedTextFrame):
+        return {"text": frame.text}
+    return {}
 
 
 class TimedLLM:
@@ -508,6 +460,11 @@ class SessionReplay:
 
     # Hooks for other assemblies between the same transports (pipelines/cascade.py).
 
+    @property
+    def speaking_config(self) -> str:
+        """The configuration, as `latency.speaking_role` names it (which call is heard first)."""
+        return self.config.mode
+
     def make_probe(self) -> ReplayProbe:
         return ReplayProbe(self.clock)
 
@@ -564,18 +521,20 @@ class SessionReplay:
             return self.probe.events[first_event:]
 
         def handed_over() -> bool:  # the player's last turn is over and its transcript went to the coach
-            kinds = [e.kind for e in window() if e.kind in ("user_started", "user_stopped", "transcript")]
-            return bool(kinds) and kinds[-1] == "transcript"
+            kinds = [
+                e.kind for e in window() if e.kind in ("user_started", "user_stopped", Milestone.TURN_STOP)
+            ]
+            return bool(kinds) and kinds[-1] == Milestone.TURN_STOP
 
         def released() -> int:
-            return sum(1 for e in window() if e.kind == "transcript")
+            return sum(1 for e in window() if e.kind == Milestone.TURN_STOP)
 
         def completed() -> bool:
             last = self.session.next_turn - 1
             return (
                 handed_over()
                 and self.session.next_turn - first_turn == released()
-                and any(e.kind == "turn_completed" and e.turn == last for e in window())
+                and any(e.kind == Milestone.TURN_COMPLETED and e.turn == last for e in window())
             )
 
         budget = max(0.0, speech_end + self.options.transcript_timeout_s - time.monotonic())
@@ -612,15 +571,15 @@ class SessionReplay:
         speech_end: float,
         problems: list[str],
     ) -> TurnReport:
-        handed = [e.t for e in events if e.kind == "transcript"]  # the coach turn starts at the last
+        handed = [e.t for e in events if e.kind == Milestone.TURN_STOP]  # the coach turn starts at the last
         first_audio = self.output.first_audible(handed[-1] if handed else speech_end)
-        m = milestones_from_events(events, speech_end, first_audio)
+        m = milestones_from_events(events, speech_end, first_audio, config=self.speaking_config)
         coach = coach_turn(events)
-        transcript = " ".join(e.detail.get("text", "") for e in events if e.kind == "transcript")
-        c1 = next((e for e in events if e.kind == "c1" and e.turn == coach), None)
+        transcript = " ".join(e.detail.get("text", "") for e in events if e.kind == Milestone.TURN_STOP)
+        c1 = next((e for e in events if e.kind == Milestone.C1 and e.turn == coach), None)
         pipecat = [e.detail["latency_ms"] for e in events if e.kind == "pipecat_latency"]
         breakdown = [e.detail["lines"] for e in events if e.kind == "pipecat_breakdown"]
-        released = sum(1 for e in events if e.kind == "transcript")
+        released = sum(1 for e in events if e.kind == Milestone.TURN_STOP)
         if released > 1:
             problems.append(f"the utterance made {released} user turns (split at a pause)")
         if first_audio is None and not self.options.listen_only:
@@ -635,7 +594,8 @@ class SessionReplay:
             expect=f"{turn.expect_intent}/{turn.expect_sub_intent}",
             c1=f"{c1.detail['intent']}/{c1.detail['sub_intent']}" if c1 else "",
             # Listening only, a turn is complete once its transcript is handed over.
-            completed=m["turn_stop" if self.options.listen_only else "turn_completed"] is not None,
+            completed=m[Milestone.TURN_STOP if self.options.listen_only else Milestone.TURN_COMPLETED]
+            is not None,
             s2fa_ms=s2fa_ms(m),
             pipecat_ms=pipecat[-1] if pipecat else None,
             milestones_ms=since(m, speech_end),
@@ -674,9 +634,9 @@ class SessionReplay:
         dialog[: len(coach), 1] = coach.astype(np.float32) / 32768.0
         sf.write(folder / "dialog.wav", dialog, rate, subtype="PCM_16")
 
-        marks = [Event(speech_end, "speech_end")]
+        marks = [Event(speech_end, Milestone.SPEECH_END)]
         if first_audio is not None:
-            marks.append(Event(first_audio, "first_audio"))
+            marks.append(Event(first_audio, Milestone.FIRST_AUDIO))
         with (folder / "timeline.jsonl").open("w", encoding="utf-8") as f:
             for e in sorted([*events, *marks], key=lambda e: e.t):
                 row = {"ms": round((e.t - speech_end) * 1000.0, 1), "event": e.kind}

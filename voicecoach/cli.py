@@ -114,41 +114,49 @@ HELP = """commands: /state FILE (reload a snapshot)  /patch JSON (merge a patch)
 
 
 def _printer() -> Any:
-    from voicecoach.actors.frames import (
-        GroundingControlFrame,
-        IntentControlFrame,
-        InteractionControlFrame,
-        NarrationEndFrame,
-        NarrationTextFrame,
-        ReplyTextFrame,
-        ToolDispatchFrame,
-        ToolResultFrame,
-        TurnCompletedFrame,
-    )
+    """What `chat` shows of each of a turn's frames, by the milestone it marks."""
+    from voicecoach.actors.frames import NarrationTextFrame, ReplyTextFrame, turn_milestone
+    from voicecoach.latency import Milestone
+
+    def tools(frame: Any) -> str:
+        calls = ", ".join(c.tool for c in frame.calls) or "no tools"
+        return f"tools fired ({frame.source}): {calls}"
+
+    def results(frame: Any) -> str:
+        done = ", ".join(f"{o.tool} {'ok' if o.ok else 'FAILED'} {o.ms:.0f} ms" for o in frame.outcomes)
+        return f"tool results: {done or '-'}"
+
+    def c2(frame: Any) -> str | None:
+        if frame.control is None:
+            return None
+        plan = ", ".join(p.type for p in frame.control.plan) or "-"
+        hard = [c.constraint for c in frame.control.conflicts if c.tier == "hard" and not c.satisfied]
+        return f"c2 plan: {plan}; hard conflicts: {hard or 'none'}"
+
+    def c3(frame: Any) -> str | None:
+        if frame.control is None:
+            return None
+        g = frame.control.guidance
+        return f"c3 guidance: {g.candidate_id if g else 'none'}"
+
+    lines = {
+        Milestone.C1: lambda f: f"c1 {f.intent}/{f.sub_intent} → {f.outcome} ({f.branch})",
+        Milestone.TOOL_DISPATCH: tools,
+        Milestone.TOOL_RESULTS: results,
+        Milestone.C2: c2,
+        Milestone.C3: c3,
+    }
 
     def on_frame(frame: Any, ms: float) -> None:
+        milestone = turn_milestone(frame)
         if isinstance(frame, NarrationTextFrame | ReplyTextFrame):
             console.print(frame.text, end="", style="cyan" if isinstance(frame, NarrationTextFrame) else None)
-        elif isinstance(frame, NarrationEndFrame):
+        elif milestone is Milestone.NARRATION_END:
             console.print()
-        elif isinstance(frame, IntentControlFrame):
-            labels = f"{frame.intent}/{frame.sub_intent}"
-            console.print(f"[dim]{ms:7.0f} ms  c1 {labels} → {frame.outcome} ({frame.branch})[/]")
-        elif isinstance(frame, ToolDispatchFrame):
-            calls = ", ".join(c.tool for c in frame.calls) or "no tools"
-            console.print(f"[dim]{ms:7.0f} ms  tools fired ({frame.source}): {calls}[/]")
-        elif isinstance(frame, ToolResultFrame):
-            done = ", ".join(f"{o.tool} {'ok' if o.ok else 'FAILED'} {o.ms:.0f} ms" for o in frame.outcomes)
-            console.print(f"[dim]{ms:7.0f} ms  tool results: {done or '-'}[/]")
-        elif isinstance(frame, GroundingControlFrame) and frame.control is not None:
-            plan = ", ".join(p.type for p in frame.control.plan) or "-"
-            hard = [c.constraint for c in frame.control.conflicts if c.tier == "hard" and not c.satisfied]
-            console.print(f"[dim]{ms:7.0f} ms  c2 plan: {plan}; hard conflicts: {hard or 'none'}[/]")
-        elif isinstance(frame, InteractionControlFrame) and frame.control is not None:
-            g = frame.control.guidance
-            console.print(f"[dim]{ms:7.0f} ms  c3 guidance: {g.candidate_id if g else 'none'}[/]")
-        elif isinstance(frame, TurnCompletedFrame):
+        elif milestone is Milestone.TURN_COMPLETED:
             console.print(f"\n[dim]{ms:7.0f} ms  turn done[/]")
+        elif milestone in lines and (line := lines[milestone](frame)) is not None:
+            console.print(f"[dim]{ms:7.0f} ms  {line}[/]")
 
     return on_frame
 

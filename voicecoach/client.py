@@ -41,7 +41,7 @@ import websockets
 from pipecat.frames.frames import InputAudioRawFrame, InputTransportMessageFrame, OutputAudioRawFrame
 from pipecat.frames.frames import OutputTransportMessageUrgentFrame as _MessageFrame
 from pipecat.serializers.protobuf import ProtobufFrameSerializer
-from pydantic import BaseModel, ValidationError
+from pydantic import ValidationError
 from websockets.asyncio.client import ClientConnection
 
 from voicecoach import latency, protocol

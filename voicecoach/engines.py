@@ -106,7 +106,10 @@ async def prewarm(
         if mode == "prompting":
             calls += [(first, system(talker_system_prompt(pack)))]
         elif mode == "pe_agent":
-            calls += [(first, system(planner_system_prompt(pack))), (rest, system(talker_system_prompt(pack)))]
+            calls += [
+                (first, system(planner_system_prompt(pack))),
+                (rest, system(talker_system_prompt(pack))),
+            ]
         else:
             calls += [
                 (first, w1_messages(pack, "hi")),
