@@ -64,6 +64,7 @@ from voicecoach.coachbench.metrics import (
     turn_outcomes,
 )
 from voicecoach.config import add_engine_arguments
+from voicecoach.latency import Milestone
 from voicecoach.pack import Pack, load_pack
 
 if TYPE_CHECKING:
@@ -255,8 +256,8 @@ def _check_settings(out: Path, settings: dict[str, Any]) -> None:
 # --- running the coach --------------------------------------------------------------------------------
 
 
-def _first(timeline: Sequence[tuple[float, str]], *labels: str) -> float | None:
-    times = [ms for ms, what in timeline if what in labels]
+def _first(timeline: Sequence[tuple[float, str]], *milestones: Milestone) -> float | None:
+    times = [ms for ms, what in timeline if what in milestones]
     return min(times) if times else None
 
 
@@ -348,8 +349,10 @@ async def _run_session(
                 guidance_id=c3.guidance.candidate_id if c3 is not None and c3.guidance is not None else None,
                 snapshot_turn=clock.snapshot.turn_index if clock is not None else None,
                 tools=[o.tool for o in result.results.outcomes] if result.results else [],
-                first_text_ms=_first(result.timeline, "first narration text", "first reply text"),
-                first_reply_ms=_first(result.timeline, "first reply text"),
+                first_text_ms=_first(
+                    result.timeline, Milestone.FIRST_NARRATION_TOKEN, Milestone.REPLY_FIRST_TOKEN
+                ),
+                first_reply_ms=_first(result.timeline, Milestone.REPLY_FIRST_TOKEN),
                 wall_ms=round((time.monotonic() - began) * 1000.0, 1),
                 record=result.record.model_dump(mode="json") if result.record else None,
                 timeline=result.timeline,
