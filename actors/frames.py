@@ -15,6 +15,7 @@ from pipecat.frames.frames import DataFrame, Frame, LLMTextFrame
 
 from voicecoach.latency import Milestone
 from voicecoach.state import AnswerMeta, LiveState
+from voicecoach.store import TurnRecord
 from voicecoach.talker import ToolOutcome
 from voicecoach.w1 import ToolCall
 from voicecoach.w2 import GroundingControl
@@ -99,9 +100,10 @@ class ReplyTextFrame(LLMTextFrame):
 
 @dataclass
 class TurnCompletedFrame(TurnFrame):
-    """The turn finished without interruption: what the session store persists."""
+    """The turn finished without interruption: its record, which the session store persists
+    (None only from the stock cascade of the benchmarks, which keeps no session)."""
 
-    record: dict[str, Any] = field(default_factory=dict)
+    record: TurnRecord | None = None
     meta: AnswerMeta | None = None
 
 

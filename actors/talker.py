@@ -15,7 +15,7 @@ import time
 from dataclasses import dataclass, field
 
 from loguru import logger
-from pipecat.frames.frames import Frame, InterruptionFrame, LLMFullResponseEndFrame
+from pipecat.frames.frames import Frame, LLMFullResponseEndFrame
 from pipecat.processors.frame_processor import FrameDirection, FrameProcessor
 
 from voicecoach.actors.frames import (
@@ -25,10 +25,10 @@ from voicecoach.actors.frames import (
     TurnFrame,
     TurnFrames,
 )
+from voicecoach.actors.turn_task import TurnTaskActor
 from voicecoach.latency import Milestone
 from voicecoach.llm import LLMClient, LLMError
-from voicecoach.session import CoachConfig, Session
-from voicecoach.store import TurnRecord
+from voicecoach.session import CoachConfig, Session, turn_record
 from voicecoach.talker import render_reply_prompt
 
 # What the Talker waits for, and how the prompt names one that is missing at the deadline.
@@ -47,6 +47,34 @@ _RECORDED = (Milestone.C1, Milestone.TOOL_DISPATCH, Milestone.TOOL_RESULTS, Mile
 FALLBACK_REPLY = "Sorry, I lost the thread there. Could you ask me that again?"
 
 
+Reply = tuple[str, float | None]  # the reply's text, and when its first token came (or None)
+
+
+async def stream_reply(
+    actor: FrameProcessor, llm: LLMClient, messages: list[dict[str, str]], turn_index: int, max_tokens: int
+) -> Reply:
+    """Stream a reply call as ReplyTextFrames pushed by `actor`: the Talker's, and the baselines'.
+
+    A stream that breaks keeps what it said; one that said nothing says FALLBACK_REPLY, so the
+    player is never left in silence. Returns the reply and when its first token came
+    (time.monotonic; None if the LLM sent none).
+    """
+    reply: list[str] = []
+    first_token: float | None = None
+    try:
+        async for delta in llm.stream(messages, max_tokens=max_tokens):
+            if first_token is None:
+                first_token = time.monotonic()
+            reply.append(delta)
+            await actor.push_frame(ReplyTextFrame(text=delta, turn_index=turn_index))
+    except LLMError as err:
+        logger.warning(f"turn {turn_index}: reply stream failed: {err}")
+        if not reply:
+            reply.append(FALLBACK_REPLY)
+            await actor.push_frame(ReplyTextFrame(text=FALLBACK_REPLY, turn_index=turn_index))
+    return "".join(reply), first_token
+
+
 @dataclass
 class _TurnInputs(TurnFrames):
     """Everything of one turn the reply is conditioned on, as it arrives."""
@@ -57,7 +85,9 @@ class _TurnInputs(TurnFrames):
         return [name for m, name in INPUTS.items() if m in expects and m not in self.frames]
 
 
-class TalkerActor(FrameProcessor):
+class TalkerActor(TurnTaskActor):
+    task_name = "talker"
+
     def __init__(
         self,
         session: Session,
@@ -71,33 +101,19 @@ class TalkerActor(FrameProcessor):
         self._llm = llm
         self._config = config
         self._turn: _TurnInputs | None = None
-        self._task: asyncio.Task | None = None
 
     async def process_frame(self, frame: Frame, direction: FrameDirection):
-        await super().process_frame(frame, direction)
+        await super().process_frame(frame, direction)  # a barge-in cancels the reply here
         await self.push_frame(frame, direction)  # narration first, unheld
-        if isinstance(frame, InterruptionFrame):
-            await self._cancel()
-            return
         index = getattr(frame, "turn_index", None)
         if not isinstance(frame, TurnFrame | NarrationTextFrame) or index is None:
             return
         if self._turn is None or index > self._turn.turn_index:
-            await self._cancel()
             self._turn = _TurnInputs(turn_index=index)
-            self._task = self.create_task(self._reply(self._turn), name=f"talker-turn-{index}")
+            await self.start_turn(index, self._reply(self._turn))
         if index == self._turn.turn_index:
             self._turn.add(frame)
             self._turn.changed.set()
-
-    async def cleanup(self):
-        await super().cleanup()
-        await self._cancel()  # tasks from create_task are ours to release
-
-    async def _cancel(self) -> None:
-        if self._task is not None and not self._task.done():
-            await self.cancel_task(self._task)
-        self._task = None
 
     async def _wait(self, turn: _TurnInputs, ready, deadline: float) -> bool:
         while not ready():
@@ -130,52 +146,23 @@ class TalkerActor(FrameProcessor):
             self._session.pack, utterance, narration, c2, c3, outcomes, missing
         )
 
-        reply: list[str] = []
-        first_token_ms: float | None = None
-        try:
-            async for delta in self._llm.stream(messages, max_tokens=self._config.reply_max_tokens):
-                if first_token_ms is None:
-                    first_token_ms = clock.ms() if clock else 0.0
-                reply.append(delta)
-                await self.push_frame(ReplyTextFrame(text=delta, turn_index=turn.turn_index))
-        except LLMError as err:
-            logger.warning(f"turn {turn.turn_index}: reply stream failed: {err}")
-            if not reply:
-                reply.append(FALLBACK_REPLY)
-                await self.push_frame(ReplyTextFrame(text=FALLBACK_REPLY, turn_index=turn.turn_index))
+        reply, first_token = await stream_reply(
+            self, self._llm, messages, turn.turn_index, self._config.reply_max_tokens
+        )
         await self.push_frame(LLMFullResponseEndFrame())
 
-        latency = {m: turn.t_ms(m) for m in _RECORDED}
-        latency[Milestone.REPLY_FIRST_TOKEN] = first_token_ms
+        latency: dict[str, float | None] = {m: turn.t_ms(m) for m in _RECORDED}
+        if first_token is not None:
+            latency[Milestone.REPLY_FIRST_TOKEN] = clock.ms(first_token) if clock else 0.0
         latency[Milestone.TURN_COMPLETED] = clock.ms() if clock else None
         meta = turn.c3.meta if turn.c3 else None
-        record = TurnRecord(
-            session_id=self._session.session_id,
-            turn_index=turn.turn_index,
-            utterance=utterance,
-            intent=turn.c1.intent if turn.c1 else "",
-            sub_intent=turn.c1.sub_intent if turn.c1 else None,
-            narration=narration,
-            reply="".join(reply),
-            tools=[{"tool": o.tool, "args": o.args, "ok": o.ok, "ms": o.ms} for o in outcomes],
-            c2={
-                "plan": [p.type for p in c2.plan],
-                "conflicts": [c.constraint for c in c2.conflicts if not c.satisfied],
-            }
-            if c2
-            else {},  # fmt: skip
-            c3={
-                "guidance": c3.guidance.candidate_id if c3 and c3.guidance else None,
-                "must_not": cond.must_not_say,
-            },  # fmt: skip
-            meta=meta,
-            latency={m.value: v for m, v in latency.items() if v is not None},
-        )
+        record = turn_record(
+            self._session.session_id, turn.turn_index, utterance, reply, outcomes, latency,
+            intent=turn.c1.intent if turn.c1 else "", sub_intent=turn.c1.sub_intent if turn.c1 else None,
+            narration=narration, c2=c2, conditioning=cond, c3=c3, meta=meta,
+        )  # fmt: skip
         await self.push_frame(
             TurnCompletedFrame(
-                turn_index=turn.turn_index,
-                t_ms=clock.ms() if clock else 0.0,
-                record=record.model_dump(),
-                meta=meta,
-            )  # fmt: skip
+                turn_index=turn.turn_index, t_ms=clock.ms() if clock else 0.0, record=record, meta=meta
+            )
         )

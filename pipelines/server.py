@@ -54,18 +54,13 @@ from fastapi.staticfiles import StaticFiles
 from google.protobuf.message import DecodeError
 from loguru import logger
 from pipecat.frames.frames import (
-    AggregatedTextFrame,
     Frame,
     InputAudioRawFrame,
     InputTransportMessageFrame,
     InterruptionFrame,
     OutputAudioRawFrame,
     TranscriptionFrame,
-    TTSAudioRawFrame,
-    VADUserStartedSpeakingFrame,
-    VADUserStoppedSpeakingFrame,
 )
-from pipecat.observers.base_observer import BaseObserver, FramePushed
 from pipecat.pipeline.pipeline import Pipeline
 from pipecat.pipeline.worker import PipelineWorker
 from pipecat.processors.frame_processor import FrameDirection, FrameProcessor
@@ -73,9 +68,6 @@ from pipecat.processors.frameworks.rtvi import RTVIProcessor
 from pipecat.processors.frameworks.rtvi.frames import RTVISendTextFrame
 from pipecat.processors.frameworks.rtvi.models import ClientMessage as RTVIClientMessage
 from pipecat.serializers.protobuf import ProtobufFrameSerializer
-from pipecat.services.stt_service import STTService
-from pipecat.services.tts_service import TTSService
-from pipecat.transports.base_output import BaseOutputTransport
 from pipecat.transports.websocket.fastapi import FastAPIWebsocketParams, FastAPIWebsocketTransport
 from pipecat.utils.time import time_now_iso8601
 from pipecat.workers.runner import WorkerRunner
@@ -94,17 +86,23 @@ from voicecoach.actors.frames import (
     TurnCompletedFrame,
     TurnFrame,
 )
+from voicecoach.config import (
+    DEFAULT_MAX_MESSAGE_BYTES,
+    DEFAULT_PORT,
+    add_serve_arguments,
+    coach_config,
+    speech_config,
+)
 from voicecoach.engines import Engines, prewarm
-from voicecoach.pack import PACKS_DIR, Pack, load_pack
-from voicecoach.config import DEFAULT_MAX_MESSAGE_BYTES, DEFAULT_PORT, add_serve_arguments, coach_config, speech_config
 from voicecoach.latency import Milestone
+from voicecoach.pack import PACKS_DIR, Pack, load_pack
 from voicecoach.pipelines.speech import pipeline_params, voice_pipeline
 from voicecoach.pipelines.timeline import TimelineObserver
 from voicecoach.protocol import CloseCode, ErrorCode
 from voicecoach.session import CoachConfig, Session
 from voicecoach.speech import SpeechConfig
 from voicecoach.state import StateError
-from voicecoach.store import SessionStore, open_store
+from voicecoach.store import SessionStore, TurnRecord, open_store
 
 OVERLAY_DIR = Path(__file__).resolve().parent / "overlay"
 SESSION_ID = re.compile(r"^[A-Za-z0-9._-]{1,64}$")
@@ -312,7 +310,9 @@ class CoachEvents(TimelineObserver):
             self._mark(Milestone.TTS_FIRST_BYTE, t)
         elif kind == "audio_out" and isinstance(frame, OutputAudioRawFrame):
             await self._on_audio_out(frame, t)
-        elif isinstance(kind, Milestone) and isinstance(frame, TurnFrame | NarrationTextFrame | ReplyTextFrame):
+        elif isinstance(kind, Milestone) and isinstance(
+            frame, TurnFrame | NarrationTextFrame | ReplyTextFrame
+        ):
             await self._on_coach_frame(kind, frame, t)
 
     def _bind(self, turn: int) -> dict[str, float]:
@@ -403,12 +403,12 @@ def _interaction_event(frame: InteractionControlFrame) -> protocol.InteractionEv
 
 
 def _completed_event(frame: TurnCompletedFrame) -> protocol.TurnCompletedEvent:
-    r = frame.record
+    # Every coach configuration completes a turn with its record (only the benchmarks' cascade has none).
+    r = frame.record or TurnRecord(session_id="-", turn_index=frame.turn_index)
     return protocol.TurnCompletedEvent(
-        turn_index=frame.turn_index, t_ms=frame.t_ms, utterance=r.get("utterance", ""),
-        intent=r.get("intent", ""), sub_intent=r.get("sub_intent"), narration=r.get("narration", ""),
-        reply=r.get("reply", ""), tools=[c["tool"] for c in r.get("tools", [])],
-        guidance=(r.get("c3") or {}).get("guidance"), latency=r.get("latency", {}),
+        turn_index=frame.turn_index, t_ms=frame.t_ms, utterance=r.utterance, intent=r.intent,
+        sub_intent=r.sub_intent, narration=r.narration, reply=r.reply, tools=[c["tool"] for c in r.tools],
+        guidance=r.c3.get("guidance"), latency=r.latency,
     )  # fmt: skip
 
 
@@ -436,7 +436,9 @@ _EVENTS: dict[Milestone, Callable[[Any], BaseModel | None]] = {
     Milestone.FIRST_NARRATION_TOKEN: lambda f: protocol.TextEvent(
         turn_index=f.turn_index, kind="narration", text=f.text
     ),
-    Milestone.REPLY_FIRST_TOKEN: lambda f: protocol.TextEvent(turn_index=f.turn_index, kind="reply", text=f.text),
+    Milestone.REPLY_FIRST_TOKEN: lambda f: protocol.TextEvent(
+        turn_index=f.turn_index, kind="reply", text=f.text
+    ),
     Milestone.C1: _intent_event,
     Milestone.TOOL_DISPATCH: _dispatch_event,
     Milestone.TOOL_RESULTS: _results_event,
@@ -526,7 +528,9 @@ class Connection:
             self._worker = worker
             self._wire(worker.rtvi, transport, resumed)
             if server.config.warm:  # in the background: the player may speak before it is done
-                self._prewarm = asyncio.create_task(prewarm(server.engines, session.pack, [server.config.coach.mode]))
+                self._prewarm = asyncio.create_task(
+                    prewarm(server.engines, session.pack, [server.config.coach.mode])
+                )
             if self._closing:
                 return
             runner = WorkerRunner(handle_sigint=False)

@@ -45,7 +45,7 @@ class TurnResult(TurnFrames):
     @property
     def record(self) -> TurnRecord | None:
         done = self.completion
-        return TurnRecord.model_validate(done.record) if done is not None else None
+        return done.record if done is not None else None
 
 
 class TurnCollector(FrameProcessor):
