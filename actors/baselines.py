@@ -91,7 +91,9 @@ class PlanExecuteActor(_TurnOwner):
         pack, state = self._session.pack, turn.snapshot
         try:
             messages = planner_messages(pack, state, turn.utterance)
-            plan_text = await self._planner_llm.complete(messages, max_tokens=80, grammar=self._grammar)
+            plan_text = await self._planner_llm.complete(
+                messages, max_tokens=80, grammar=self._grammar, role="planner"
+            )
         except LLMError as err:
             logger.warning(f"turn {turn.index}: planner failed: {err}")
             plan_text = ""

@@ -46,7 +46,7 @@ class GroundingActor(TurnTaskActor):
         errors: list[str] = []
         try:
             raw = await asyncio.wait_for(
-                self._llm.complete(messages, max_tokens=120, json_schema=self._schema),
+                self._llm.complete(messages, max_tokens=120, json_schema=self._schema, role="w2"),
                 timeout=self._config.slot_timeout_s,
             )
             slots, errors = parse_query_slots(raw)

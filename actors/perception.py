@@ -67,7 +67,7 @@ class PerceptionActor(TurnTaskActor):
         error = ""
         try:
             async for delta in self._llm.stream(
-                messages, max_tokens=self._config.w1_max_tokens, grammar=self._grammar
+                messages, max_tokens=self._config.w1_max_tokens, grammar=self._grammar, role="w1"
             ):
                 await self._emit(turn, w1, w1.feed(delta), progress)
         except LLMError as err:

@@ -62,7 +62,7 @@ async def stream_reply(
     reply: list[str] = []
     first_token: float | None = None
     try:
-        async for delta in llm.stream(messages, max_tokens=max_tokens):
+        async for delta in llm.stream(messages, max_tokens=max_tokens, role="talker"):
             if first_token is None:
                 first_token = time.monotonic()
             reply.append(delta)

@@ -81,7 +81,8 @@ def _events(rows: Sequence[Row]) -> list[Event]:
 
 
 def audio_out_ms(rows: Sequence[Row], after_ms: float) -> float | None:
-    """When the output transport started playing the first chunk at/after `after_ms` (see MarkedReplay)."""
+    """When the output transport started playing the first chunk at/after `after_ms` (the replay's
+    `audio_out` mark)."""
     return next((r["ms"] for r in rows if r["event"] == "audio_out" and r["ms"] >= after_ms), None)
 
 
@@ -379,9 +380,7 @@ def select_turns(sessions: Sequence[FixtureSession], limit: int | None) -> list[
     for s in sessions:
         if left <= 0:
             break
-        cut = s.model_copy(deep=True)
-        cut._base_dir = s._base_dir  # a private attribute: model_copy does not carry it
-        cut.turns = cut.turns[:left]
+        cut = s.first_turns(left)
         left -= len(cut.turns)
         chosen.append(cut)
     return chosen
@@ -394,32 +393,13 @@ def read_timeline(report: TurnReport) -> list[dict[str, Any]]:
     return [json.loads(line) for line in Path(path).read_text(encoding="utf-8").splitlines() if line.strip()]
 
 
-def marked(replay_class: type[SessionReplay]) -> type[SessionReplay]:
-    """`replay_class` whose turn timeline also has `audio_out`: when the output transport started
-    playing the first chunk after the TTS's first audio. It splits "to first audible" into the
-    transport's part and the TTS's leading silence (the first audible sample is inside that audio)."""
-
-    class MarkedReplay(replay_class):  # type: ignore[valid-type,misc]
-        def _report(self, index, turn, events, playback, begin, end, speech_end, problems):
-            handed = [e.t for e in events if e.kind == Milestone.TURN_STOP]
-            after = handed[-1] if handed else speech_end
-            tts = next((e.t for e in events if e.kind == "tts_audio" and e.t >= after), None)
-            start = next((s for s, _pcm in self.output.chunks if tts is not None and s >= tts), None)
-            if start is not None:
-                events = [*events, Event(t=start, kind="audio_out")]
-            return super()._report(index, turn, events, playback, begin, end, speech_end, problems)
-
-    MarkedReplay.__name__ = f"Marked{replay_class.__name__}"
-    return MarkedReplay
-
-
 def _replay_class(config: str, tool_choice: str) -> type[SessionReplay]:
     from voicecoach.pipelines.cascade import CascadeAutoReplay, CascadeReplay
     from voicecoach.pipelines.replay import SessionReplay
 
     if config != CASCADE:
-        return marked(SessionReplay)
-    return marked(CascadeAutoReplay if tool_choice == "auto" else CascadeReplay)
+        return SessionReplay
+    return CascadeAutoReplay if tool_choice == "auto" else CascadeReplay
 
 
 def coach_config(options: BenchOptions, mode: str, llm_url: str | None = None) -> CoachConfig:

@@ -99,7 +99,6 @@ from voicecoach.pipelines.timeline import TimelineObserver
 from voicecoach.session import CoachConfig, Session
 from voicecoach.speech import SpeechConfig
 from voicecoach.state import StateError, load_state
-from voicecoach.w1 import w1_system_prompt
 
 FRAME_S = 0.020
 INPUT_RATE = 16000
@@ -281,9 +280,9 @@ class ReplayProbe(TimelineObserver):
         turn = getattr(frame, "turn_index", None)
         if isinstance(frame, NarrationTextFrame | ReplyTextFrame):
             texts = self.narration if isinstance(frame, NarrationTextFrame) else self.reply
-            if turn not in texts:
-                self.mark(kind, t, turn)
-            texts[turn] = texts.get(turn, "") + frame.text
+            if frame.turn_index not in texts:
+                self.mark(kind, t, frame.turn_index)
+            texts[frame.turn_index] = texts.get(frame.turn_index, "") + frame.text
         elif kind != "audio_out":
             self.mark(kind, t, turn, **_detail(frame))
 
@@ -321,31 +320,26 @@ class TimedLLM:
     """The coach's LLM client, marking each call's request and first token on the probe.
 
     W1's first token is a milestone no frame carries (narration starts a few tags later);
-    the other calls show how the turn's LLM calls queue on an embedded server.
+    the other calls show how the turn's LLM calls queue on an embedded server. Each call is
+    labelled with the `role` its caller passes.
     """
 
-    def __init__(self, inner: LLMClient, probe: ReplayProbe, w1_system: str):
+    def __init__(self, inner: LLMClient, probe: ReplayProbe):
         self._inner = inner
         self._probe = probe
-        self._w1_system = w1_system
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self._inner, name)
 
-    def _label(self, messages: list[dict[str, str]], kwargs: dict[str, Any]) -> str:
-        if messages and messages[0].get("content") == self._w1_system:
-            return "w1"
-        if kwargs.get("json_schema"):
-            return "w2"
-        return "planner" if kwargs.get("grammar") else "talker"
-
     async def stream(self, messages: list[dict[str, str]], **kwargs: Any) -> AsyncIterator[str]:
-        label = self._label(messages, kwargs)
+        label = kwargs.get("role") or "llm"
         self._probe.mark("llm_request", label=label)
         first = True
         async for delta in self._inner.stream(messages, **kwargs):
             if first:
-                self._probe.mark("w1_first_token" if label == "w1" else "llm_first_token", label=label)
+                self._probe.mark(
+                    Milestone.W1_FIRST_TOKEN if label == "w1" else "llm_first_token", label=label
+                )
                 first = False
             yield delta
 
@@ -475,7 +469,7 @@ class SessionReplay:
             return Pipeline([self.input, *listening_processors(self.speech, pack), self.output])
 
         def timed(llm: LLMClient) -> LLMClient:
-            return cast(LLMClient, TimedLLM(llm, self.probe, w1_system_prompt(pack)))
+            return cast(LLMClient, TimedLLM(llm, self.probe))
 
         lead = self.engines.lead
         engines = Engines(llm=timed(self.engines.llm), lead=timed(lead) if lead is not None else None)
@@ -560,6 +554,14 @@ class SessionReplay:
 
         await self.probe.wait_until(drained, self.options.drain_timeout_s)
 
+    def audio_out(self, events: list[Event], after: float) -> Event | None:
+        """`audio_out`: when the output transport started playing the first chunk after the TTS's
+        first audio. It splits "to first audible" into the transport's part and the TTS's leading
+        silence (the first audible sample is inside that audio)."""
+        tts = next((e.t for e in events if e.kind == "tts_audio" and e.t >= after), None)
+        start = next((s for s, _pcm in self.output.chunks if tts is not None and s >= tts), None)
+        return Event(t=start, kind="audio_out") if start is not None else None
+
     def _report(
         self,
         index: int,
@@ -573,6 +575,9 @@ class SessionReplay:
     ) -> TurnReport:
         handed = [e.t for e in events if e.kind == Milestone.TURN_STOP]  # the coach turn starts at the last
         first_audio = self.output.first_audible(handed[-1] if handed else speech_end)
+        audio_out = self.audio_out(events, handed[-1] if handed else speech_end)
+        if audio_out is not None:
+            events = [*events, audio_out]
         m = milestones_from_events(events, speech_end, first_audio, config=self.speaking_config)
         coach = coach_turn(events)
         transcript = " ".join(e.detail.get("text", "") for e in events if e.kind == Milestone.TURN_STOP)

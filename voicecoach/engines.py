@@ -101,28 +101,26 @@ async def prewarm(
     def system(prompt: str) -> list[dict[str, str]]:
         return [{"role": "system", "content": prompt}, {"role": "user", "content": "hi"}]
 
-    calls: list[tuple[LLMClient, list[dict[str, str]]]] = []
+    talker = ("talker", system(talker_system_prompt(pack)))
+    calls: list[tuple[LLMClient, tuple[str, list[dict[str, str]]]]] = []
     for mode in modes:
         if mode == "prompting":
-            calls += [(first, system(talker_system_prompt(pack)))]
+            calls += [(first, talker)]
         elif mode == "pe_agent":
-            calls += [
-                (first, system(planner_system_prompt(pack))),
-                (rest, system(talker_system_prompt(pack))),
-            ]
+            calls += [(first, ("planner", system(planner_system_prompt(pack)))), (rest, talker)]
         else:
             calls += [
-                (first, w1_messages(pack, "hi")),
-                (rest, system(slot_prompt(pack))),
-                (rest, system(talker_system_prompt(pack))),
+                (first, ("w1", w1_messages(pack, "hi"))),
+                (rest, ("w2", system(slot_prompt(pack)))),
+                (rest, talker),
             ]
     warmed: set[tuple[int, str]] = set()
-    for llm, messages in calls:
+    for llm, (role, messages) in calls:
         key = (id(llm), messages[0]["content"])
         if key in warmed:  # a role shared by two modes on the same server is warm already
             continue
         warmed.add(key)
         try:
-            await llm.complete(messages, max_tokens=1, first_token_timeout_s=first_token_timeout_s)
+            await llm.complete(messages, max_tokens=1, first_token_timeout_s=first_token_timeout_s, role=role)
         except LLMError as err:  # a cold first turn is slower, not broken
             logger.warning(f"prewarm failed: {err}")
