@@ -263,11 +263,11 @@ def _first(timeline: Sequence[tuple[float, str]], *milestones: Milestone) -> flo
 
 def _resident_bytes(engines: Engines) -> int:
     """Resident memory of the embedded server (0 for a remote endpoint or when unknown)."""
-    proc = getattr(engines.server, "_proc", None)  # EmbeddedLlamaServer exposes no pid of its own
-    if proc is None:
+    pid = engines.server.pid if engines.server is not None else None
+    if pid is None:
         return 0
     try:
-        with open(f"/proc/{proc.pid}/status", encoding="ascii") as fh:
+        with open(f"/proc/{pid}/status", encoding="ascii") as fh:
             return next(int(line.split()[1]) * 1024 for line in fh if line.startswith("VmRSS:"))
     except (AttributeError, OSError, StopIteration, ValueError):
         return 0
