@@ -2,7 +2,7 @@
 
 Measures what the streaming turn itself costs on the chosen LLM: time to first token of a
 cold and a warm (prewarmed) call, and per turn the milliseconds from the end of input to
-c1 (SUB_INTENT close), tool dispatch, first narration text and first reply text. The
+c1 (SUB_INTENT close), tool dispatch, the first narration token and the reply's first token. The
 utterances come from the audio fixtures' transcripts when they exist (else a built-in set),
 each configuration runs them in one session, and the table shows p50 / p90.
 """
