@@ -407,6 +407,7 @@ def mini_pack() -> Pack:
         skills={},
         creatures=creatures,
         lineups=lineups,
+        tools=("get_inventory",),
         phi=[],
         w3=W3Config(
             version="0",
