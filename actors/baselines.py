@@ -8,26 +8,26 @@ one TTS and one benchmark measure every configuration alike.
 
 from __future__ import annotations
 
-import asyncio
 from abc import abstractmethod
 
 from loguru import logger
-from pipecat.frames.frames import Frame, InterruptionFrame, LLMFullResponseEndFrame, TranscriptionFrame
-from pipecat.processors.frame_processor import FrameDirection, FrameProcessor
+from pipecat.frames.frames import Frame, LLMFullResponseEndFrame, TranscriptionFrame
+from pipecat.processors.frame_processor import FrameDirection
 
-from voicecoach.actors.frames import ReplyTextFrame, ToolDispatchFrame, ToolResultFrame, TurnCompletedFrame
-from voicecoach.actors.talker import FALLBACK_REPLY
+from voicecoach.actors.frames import ToolDispatchFrame, ToolResultFrame, TurnCompletedFrame
+from voicecoach.actors.talker import Reply, stream_reply
 from voicecoach.actors.tools import run_call
+from voicecoach.actors.turn_task import TurnTaskActor
 from voicecoach.baselines import pe_reply_messages, planner_gbnf, planner_messages, prompting_messages
+from voicecoach.latency import Milestone
 from voicecoach.llm import LLMClient, LLMError
-from voicecoach.session import CoachConfig, Session, Turn
-from voicecoach.store import TurnRecord
+from voicecoach.session import CoachConfig, Session, Turn, turn_record
 from voicecoach.talker import ToolOutcome
 from voicecoach.tools import ToolRunner
 from voicecoach.w1 import parse_plan, tool_validator
 
 
-class _TurnOwner(FrameProcessor):
+class _TurnOwner(TurnTaskActor):
     """Starts `_answer` per final transcription; a barge-in or a new turn cancels it."""
 
     def __init__(self, session: Session, llm: LLMClient, config: CoachConfig):
@@ -35,64 +35,37 @@ class _TurnOwner(FrameProcessor):
         self._session = session
         self._llm = llm
         self._config = config
-        self._task: asyncio.Task | None = None
+        self.task_name = type(self).__name__
 
     async def process_frame(self, frame: Frame, direction: FrameDirection):
-        await super().process_frame(frame, direction)
+        await super().process_frame(frame, direction)  # a barge-in cancels the turn here
         await self.push_frame(frame, direction)
         if isinstance(frame, TranscriptionFrame) and frame.text.strip():
-            await self._cancel()
             turn = self._session.begin_turn(frame.text.strip())
-            self._task = self.create_task(self._run(turn), name=f"{type(self).__name__}-turn-{turn.index}")
-        elif isinstance(frame, InterruptionFrame):
-            await self._cancel()
-
-    async def cleanup(self):
-        await super().cleanup()
-        await self._cancel()  # a pipeline stopped mid-turn must not leave the LLM stream running
-
-    async def _cancel(self) -> None:
-        if self._task is not None and not self._task.done():
-            await self.cancel_task(self._task)
-        self._task = None
+            await self.start_turn(turn.index, self._run(turn))
 
     async def _run(self, turn: Turn) -> None:
-        tools, reply = await self._answer(turn)
+        tools, (reply, first) = await self._answer(turn)
         await self.push_frame(LLMFullResponseEndFrame())
-        record = TurnRecord(
-            session_id=self._session.session_id,
-            turn_index=turn.index,
-            utterance=turn.utterance,
-            reply=reply,
-            tools=[{"tool": o.tool, "args": o.args, "ok": o.ok, "ms": o.ms} for o in tools],
-            latency={"reply_done": turn.ms()},
-        )
-        await self.push_frame(
-            TurnCompletedFrame(turn_index=turn.index, t_ms=turn.ms(), record=record.model_dump())
-        )
+        latency: dict[str, float | None] = {
+            Milestone.REPLY_FIRST_TOKEN: turn.ms(first) if first is not None else None,
+            Milestone.TURN_COMPLETED: turn.ms(),
+        }
+        record = turn_record(self._session.session_id, turn.index, turn.utterance, reply, tools, latency)
+        await self.push_frame(TurnCompletedFrame(turn_index=turn.index, t_ms=turn.ms(), record=record))
 
     @abstractmethod
-    async def _answer(self, turn: Turn) -> tuple[list[ToolOutcome], str]:
+    async def _answer(self, turn: Turn) -> tuple[list[ToolOutcome], Reply]:
         """Produce the turn's reply (pushing its frames); return the tools run and the reply."""
 
-    async def _stream_reply(self, turn: Turn, messages: list[dict[str, str]]) -> str:
-        reply: list[str] = []
-        try:
-            async for delta in self._llm.stream(messages, max_tokens=self._config.reply_max_tokens):
-                reply.append(delta)
-                await self.push_frame(ReplyTextFrame(text=delta, turn_index=turn.index))
-        except LLMError as err:
-            logger.warning(f"turn {turn.index}: reply stream failed: {err}")
-            if not reply:
-                reply.append(FALLBACK_REPLY)
-                await self.push_frame(ReplyTextFrame(text=FALLBACK_REPLY, turn_index=turn.index))
-        return "".join(reply)
+    async def _stream_reply(self, turn: Turn, messages: list[dict[str, str]]) -> Reply:
+        return await stream_reply(self, self._llm, messages, turn.index, self._config.reply_max_tokens)
 
 
 class PromptingActor(_TurnOwner):
     """One LLM call with the state in the prompt; no tools, no wrappers."""
 
-    async def _answer(self, turn: Turn) -> tuple[list[ToolOutcome], str]:
+    async def _answer(self, turn: Turn) -> tuple[list[ToolOutcome], Reply]:
         messages = prompting_messages(self._session.pack, turn.snapshot, turn.utterance)
         return [], await self._stream_reply(turn, messages)
 
@@ -114,11 +87,13 @@ class PlanExecuteActor(_TurnOwner):
         self._validate = tool_validator(session.pack)
         self._grammar = planner_gbnf()
 
-    async def _answer(self, turn: Turn) -> tuple[list[ToolOutcome], str]:
+    async def _answer(self, turn: Turn) -> tuple[list[ToolOutcome], Reply]:
         pack, state = self._session.pack, turn.snapshot
         try:
             messages = planner_messages(pack, state, turn.utterance)
-            plan_text = await self._planner_llm.complete(messages, max_tokens=80, grammar=self._grammar)
+            plan_text = await self._planner_llm.complete(
+                messages, max_tokens=80, grammar=self._grammar, role="planner"
+            )
         except LLMError as err:
             logger.warning(f"turn {turn.index}: planner failed: {err}")
             plan_text = ""

@@ -9,11 +9,13 @@ recognised by their `turn_index` and dropped by the actors downstream.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar
 
-from pipecat.frames.frames import DataFrame, LLMTextFrame
+from pipecat.frames.frames import DataFrame, Frame, LLMTextFrame
 
+from voicecoach.latency import Milestone
 from voicecoach.state import AnswerMeta, LiveState
+from voicecoach.store import TurnRecord
 from voicecoach.talker import ToolOutcome
 from voicecoach.w1 import ToolCall
 from voicecoach.w2 import GroundingControl
@@ -98,9 +100,10 @@ class ReplyTextFrame(LLMTextFrame):
 
 @dataclass
 class TurnCompletedFrame(TurnFrame):
-    """The turn finished without interruption: what the session store persists."""
+    """The turn finished without interruption: its record, which the session store persists
+    (None only from the stock cascade of the benchmarks, which keeps no session)."""
 
-    record: dict[str, Any] = field(default_factory=dict)
+    record: TurnRecord | None = None
     meta: AnswerMeta | None = None
 
 
@@ -110,3 +113,85 @@ class StateUpdateFrame(DataFrame):
 
     snapshot: dict[str, Any] | None = None
     patch: dict[str, Any] | None = None
+
+
+# The milestone each turn frame marks: the one frame -> timeline mapping that the Talker, text
+# mode, the server, the replay and the CLI printer all read. A text frame marks its milestone
+# with the first piece of its turn.
+MILESTONE_OF: dict[type[Frame], Milestone] = {
+    IntentControlFrame: Milestone.C1,
+    ToolDispatchFrame: Milestone.TOOL_DISPATCH,
+    ToolResultFrame: Milestone.TOOL_RESULTS,
+    GroundingControlFrame: Milestone.C2,
+    InteractionControlFrame: Milestone.C3,
+    NarrationTextFrame: Milestone.FIRST_NARRATION_TOKEN,
+    NarrationEndFrame: Milestone.NARRATION_END,
+    ReplyTextFrame: Milestone.REPLY_FIRST_TOKEN,
+    TurnCompletedFrame: Milestone.TURN_COMPLETED,
+}
+_F = TypeVar("_F", bound=Frame)
+
+
+def turn_milestone(frame: Frame) -> Milestone | None:
+    """The milestone `frame` marks, or None for a frame that is not one of a turn's."""
+    return MILESTONE_OF.get(type(frame))
+
+
+@dataclass
+class TurnFrames:
+    """One turn's frames as they arrive, kept by the milestone each marks (the first of each),
+    and its narration and reply text: what the Talker conditions on, what text mode reports."""
+
+    turn_index: int
+    frames: dict[Milestone, Frame] = field(default_factory=dict)
+    narration: str = ""
+    reply: str = ""
+
+    def add(self, frame: Frame) -> Milestone | None:
+        """Take in one frame of the turn; its milestone if it is the first frame to reach it."""
+        if isinstance(frame, NarrationTextFrame):
+            self.narration += frame.text
+        elif isinstance(frame, ReplyTextFrame):
+            self.reply += frame.text
+        milestone = turn_milestone(frame)
+        if milestone is None or milestone in self.frames:
+            return None
+        self.frames[milestone] = frame
+        return milestone
+
+    def _first(self, milestone: Milestone, kind: type[_F]) -> _F | None:
+        frame = self.frames.get(milestone)
+        return frame if isinstance(frame, kind) else None
+
+    @property
+    def c1(self) -> IntentControlFrame | None:
+        return self._first(Milestone.C1, IntentControlFrame)
+
+    @property
+    def dispatch(self) -> ToolDispatchFrame | None:
+        return self._first(Milestone.TOOL_DISPATCH, ToolDispatchFrame)
+
+    @property
+    def results(self) -> ToolResultFrame | None:
+        return self._first(Milestone.TOOL_RESULTS, ToolResultFrame)
+
+    @property
+    def c2(self) -> GroundingControlFrame | None:
+        return self._first(Milestone.C2, GroundingControlFrame)
+
+    @property
+    def c3(self) -> InteractionControlFrame | None:
+        return self._first(Milestone.C3, InteractionControlFrame)
+
+    @property
+    def narration_end(self) -> NarrationEndFrame | None:
+        return self._first(Milestone.NARRATION_END, NarrationEndFrame)
+
+    @property
+    def completion(self) -> TurnCompletedFrame | None:
+        return self._first(Milestone.TURN_COMPLETED, TurnCompletedFrame)
+
+    def t_ms(self, milestone: Milestone) -> float | None:
+        """When the actor that pushed the milestone's frame stamped it (ms since end of input)."""
+        frame = self.frames.get(milestone)
+        return frame.t_ms if isinstance(frame, TurnFrame) else None

@@ -11,16 +11,19 @@ from __future__ import annotations
 import asyncio
 
 from loguru import logger
-from pipecat.frames.frames import Frame, InterruptionFrame
-from pipecat.processors.frame_processor import FrameDirection, FrameProcessor
+from pipecat.frames.frames import Frame
+from pipecat.processors.frame_processor import FrameDirection
 
 from voicecoach.actors.frames import GroundingControlFrame, IntentControlFrame
+from voicecoach.actors.turn_task import TurnTaskActor
 from voicecoach.llm import LLMClient, LLMError
 from voicecoach.session import CoachConfig, Session
 from voicecoach.w2 import QuerySlots, ground, parse_query_slots, query_slots_json_schema, slot_prompt
 
 
-class GroundingActor(FrameProcessor):
+class GroundingActor(TurnTaskActor):
+    task_name = "w2"
+
     def __init__(self, session: Session, llm: LLMClient, config: CoachConfig):
         super().__init__()
         self._session = session
@@ -28,25 +31,12 @@ class GroundingActor(FrameProcessor):
         self._config = config
         self._system = slot_prompt(session.pack)
         self._schema = query_slots_json_schema()
-        self._task: asyncio.Task | None = None
 
     async def process_frame(self, frame: Frame, direction: FrameDirection):
-        await super().process_frame(frame, direction)
+        await super().process_frame(frame, direction)  # a barge-in cancels the slot call here
         if isinstance(frame, IntentControlFrame):
-            await self._cancel()
-            self._task = self.create_task(self._ground(frame), name=f"w2-turn-{frame.turn_index}")
-        elif isinstance(frame, InterruptionFrame):
-            await self._cancel()
+            await self.start_turn(frame.turn_index, self._ground(frame))
         await self.push_frame(frame, direction)
-
-    async def cleanup(self):
-        await super().cleanup()
-        await self._cancel()  # tasks from create_task are ours to release
-
-    async def _cancel(self) -> None:
-        if self._task is not None and not self._task.done():
-            await self.cancel_task(self._task)
-        self._task = None
 
     async def _ground(self, c1: IntentControlFrame) -> None:
         messages = [
@@ -56,7 +46,7 @@ class GroundingActor(FrameProcessor):
         errors: list[str] = []
         try:
             raw = await asyncio.wait_for(
-                self._llm.complete(messages, max_tokens=120, json_schema=self._schema),
+                self._llm.complete(messages, max_tokens=120, json_schema=self._schema, role="w2"),
                 timeout=self._config.slot_timeout_s,
             )
             slots, errors = parse_query_slots(raw)

@@ -8,11 +8,9 @@ happen: narration text as it streams, the tool dispatch when SUB_INTENT closes o
 
 from __future__ import annotations
 
-import asyncio
-
 from loguru import logger
-from pipecat.frames.frames import Frame, InterruptionFrame, TranscriptionFrame
-from pipecat.processors.frame_processor import FrameDirection, FrameProcessor
+from pipecat.frames.frames import Frame, TranscriptionFrame
+from pipecat.processors.frame_processor import FrameDirection
 
 from voicecoach.actors.frames import (
     IntentControlFrame,
@@ -20,6 +18,7 @@ from voicecoach.actors.frames import (
     NarrationTextFrame,
     ToolDispatchFrame,
 )
+from voicecoach.actors.turn_task import TurnTaskActor
 from voicecoach.llm import LLMClient, LLMError
 from voicecoach.session import CoachConfig, Session, Turn
 from voicecoach.w1 import (
@@ -39,7 +38,9 @@ from voicecoach.w1 import (
 FALLBACK_NARRATION = "Let me check that for you."
 
 
-class PerceptionActor(FrameProcessor):
+class PerceptionActor(TurnTaskActor):
+    task_name = "w1"
+
     def __init__(self, session: Session, llm: LLMClient, config: CoachConfig):
         super().__init__()
         self._session = session
@@ -48,29 +49,13 @@ class PerceptionActor(FrameProcessor):
         self._prefix = w1_prefix(session.pack)  # static: built once, KV-cached by the server
         self._grammar = w1_gbnf(session.pack)
         self._validate = tool_validator(session.pack)
-        self._task: asyncio.Task | None = None
 
     async def process_frame(self, frame: Frame, direction: FrameDirection):
-        await super().process_frame(frame, direction)
+        await super().process_frame(frame, direction)  # a barge-in cancels the W1 stream here
+        await self.push_frame(frame, direction)
         if isinstance(frame, TranscriptionFrame) and frame.text.strip():
-            await self.push_frame(frame, direction)
-            await self._cancel_turn()
             turn = self._session.begin_turn(frame.text.strip())
-            self._task = self.create_task(self._run_turn(turn), name=f"w1-turn-{turn.index}")
-        elif isinstance(frame, InterruptionFrame):
-            await self._cancel_turn()
-            await self.push_frame(frame, direction)
-        else:
-            await self.push_frame(frame, direction)
-
-    async def cleanup(self):
-        await super().cleanup()
-        await self._cancel_turn()  # tasks from create_task are ours to release
-
-    async def _cancel_turn(self) -> None:
-        if self._task is not None and not self._task.done():
-            await self.cancel_task(self._task)
-        self._task = None
+            await self.start_turn(turn.index, self._run_turn(turn))
 
     async def _run_turn(self, turn: Turn) -> None:
         # A callable: Φ reads the decision fields when SUB_INTENT closes, so a state push that
@@ -82,7 +67,7 @@ class PerceptionActor(FrameProcessor):
         error = ""
         try:
             async for delta in self._llm.stream(
-                messages, max_tokens=self._config.w1_max_tokens, grammar=self._grammar
+                messages, max_tokens=self._config.w1_max_tokens, grammar=self._grammar, role="w1"
             ):
                 await self._emit(turn, w1, w1.feed(delta), progress)
         except LLMError as err:

@@ -8,7 +8,7 @@ from pipecat.processors.frame_processor import FrameDirection, FrameProcessor
 
 from voicecoach.actors.frames import TurnCompletedFrame
 from voicecoach.session import Session
-from voicecoach.store import StoreError, TurnRecord
+from voicecoach.store import StoreError
 
 
 class SessionRecorder(FrameProcessor):
@@ -18,9 +18,9 @@ class SessionRecorder(FrameProcessor):
 
     async def process_frame(self, frame: Frame, direction: FrameDirection):
         await super().process_frame(frame, direction)
-        if isinstance(frame, TurnCompletedFrame):
+        if isinstance(frame, TurnCompletedFrame) and frame.record is not None:
             try:
-                self._session.commit_turn(TurnRecord.model_validate(frame.record))
+                self._session.commit_turn(frame.record)
             except StoreError as err:  # the turn was spoken; losing its record must not end the session
                 logger.error(f"turn {frame.turn_index} not persisted: {err}")
                 await self.push_error(str(err))

@@ -15,55 +15,85 @@ import time
 from dataclasses import dataclass, field
 
 from loguru import logger
-from pipecat.frames.frames import Frame, InterruptionFrame, LLMFullResponseEndFrame
+from pipecat.frames.frames import Frame, LLMFullResponseEndFrame
 from pipecat.processors.frame_processor import FrameDirection, FrameProcessor
 
 from voicecoach.actors.frames import (
-    GroundingControlFrame,
-    IntentControlFrame,
-    InteractionControlFrame,
-    NarrationEndFrame,
     NarrationTextFrame,
     ReplyTextFrame,
-    ToolDispatchFrame,
-    ToolResultFrame,
     TurnCompletedFrame,
     TurnFrame,
+    TurnFrames,
 )
+from voicecoach.actors.turn_task import TurnTaskActor
+from voicecoach.latency import Milestone
 from voicecoach.llm import LLMClient, LLMError
-from voicecoach.session import CoachConfig, Session
-from voicecoach.store import TurnRecord
+from voicecoach.session import CoachConfig, Session, turn_record
 from voicecoach.talker import render_reply_prompt
 
-# What the Talker waits for, by the first word of `_TurnInputs.missing`'s names.
-ALL_INPUTS = frozenset({"intent", "tool", "grounding", "interaction"})
+# What the Talker waits for, and how the prompt names one that is missing at the deadline.
+INPUTS = {
+    Milestone.C1: "intent (c1)",
+    Milestone.TOOL_RESULTS: "tool results",
+    Milestone.C2: "grounding (c2)",
+    Milestone.C3: "interaction (c3)",
+}
+ALL_INPUTS = frozenset(INPUTS)
+
+# The milestones of the chain's frames that the turn record keeps (ms since end of input).
+_RECORDED = (Milestone.C1, Milestone.TOOL_DISPATCH, Milestone.TOOL_RESULTS, Milestone.C2, Milestone.C3,
+             Milestone.NARRATION_END)  # fmt: skip
 
 FALLBACK_REPLY = "Sorry, I lost the thread there. Could you ask me that again?"
 
 
+Reply = tuple[str, float | None]  # the reply's text, and when its first token came (or None)
+
+
+async def stream_reply(
+    actor: FrameProcessor, llm: LLMClient, messages: list[dict[str, str]], turn_index: int, max_tokens: int
+) -> Reply:
+    """Stream a reply call as ReplyTextFrames pushed by `actor`: the Talker's, and the baselines'.
+
+    A stream that breaks keeps what it said; one that said nothing says FALLBACK_REPLY, so the
+    player is never left in silence. Returns the reply and when its first token came
+    (time.monotonic; None if the LLM sent none).
+    """
+    reply: list[str] = []
+    first_token: float | None = None
+    try:
+        async for delta in llm.stream(messages, max_tokens=max_tokens, role="talker"):
+            if first_token is None:
+                first_token = time.monotonic()
+            reply.append(delta)
+            await actor.push_frame(ReplyTextFrame(text=delta, turn_index=turn_index))
+    except LLMError as err:
+        logger.warning(f"turn {turn_index}: reply stream failed: {err}")
+        if not reply:
+            reply.append(FALLBACK_REPLY)
+            await actor.push_frame(ReplyTextFrame(text=FALLBACK_REPLY, turn_index=turn_index))
+    return "".join(reply), first_token
+
+
 @dataclass
-class _TurnInputs:
+class _TurnInputs(TurnFrames):
     """Everything of one turn the reply is conditioned on, as it arrives."""
 
-    index: int
-    c1: IntentControlFrame | None = None
-    dispatch: ToolDispatchFrame | None = None
-    results: ToolResultFrame | None = None
-    c2: GroundingControlFrame | None = None
-    c3: InteractionControlFrame | None = None
-    narration: list[str] = field(default_factory=list)
-    narration_end: NarrationEndFrame | None = None
     changed: asyncio.Event = field(default_factory=asyncio.Event)
 
-    def missing(self, expects: frozenset[str]) -> list[str]:
-        parts = {"intent (c1)": self.c1, "tool results": self.results, "grounding (c2)": self.c2,
-                 "interaction (c3)": self.c3}  # fmt: skip
-        return [name for name, value in parts.items() if value is None and name.split()[0] in expects]
+    def missing(self, expects: frozenset[Milestone]) -> list[str]:
+        return [name for m, name in INPUTS.items() if m in expects and m not in self.frames]
 
 
-class TalkerActor(FrameProcessor):
+class TalkerActor(TurnTaskActor):
+    task_name = "talker"
+
     def __init__(
-        self, session: Session, llm: LLMClient, config: CoachConfig, expects: frozenset[str] = ALL_INPUTS
+        self,
+        session: Session,
+        llm: LLMClient,
+        config: CoachConfig,
+        expects: frozenset[Milestone] = ALL_INPUTS,
     ):
         super().__init__()
         self._expects = expects  # the inputs this configuration has (sgc_w1 has no W2 / W3)
@@ -71,49 +101,19 @@ class TalkerActor(FrameProcessor):
         self._llm = llm
         self._config = config
         self._turn: _TurnInputs | None = None
-        self._task: asyncio.Task | None = None
 
     async def process_frame(self, frame: Frame, direction: FrameDirection):
-        await super().process_frame(frame, direction)
+        await super().process_frame(frame, direction)  # a barge-in cancels the reply here
         await self.push_frame(frame, direction)  # narration first, unheld
-        if isinstance(frame, InterruptionFrame):
-            await self._cancel()
-            return
         index = getattr(frame, "turn_index", None)
         if not isinstance(frame, TurnFrame | NarrationTextFrame) or index is None:
             return
-        if self._turn is None or index > self._turn.index:
-            await self._cancel()
-            self._turn = _TurnInputs(index=index)
-            self._task = self.create_task(self._reply(self._turn), name=f"talker-turn-{index}")
-        if index == self._turn.index:
-            self._collect(self._turn, frame)
-
-    def _collect(self, turn: _TurnInputs, frame: Frame) -> None:
-        if isinstance(frame, NarrationTextFrame):
-            turn.narration.append(frame.text)
-        elif isinstance(frame, IntentControlFrame):
-            turn.c1 = frame
-        elif isinstance(frame, ToolDispatchFrame):
-            turn.dispatch = frame
-        elif isinstance(frame, ToolResultFrame):
-            turn.results = frame
-        elif isinstance(frame, GroundingControlFrame):
-            turn.c2 = frame
-        elif isinstance(frame, InteractionControlFrame):
-            turn.c3 = frame
-        elif isinstance(frame, NarrationEndFrame):
-            turn.narration_end = frame
-        turn.changed.set()
-
-    async def cleanup(self):
-        await super().cleanup()
-        await self._cancel()  # tasks from create_task are ours to release
-
-    async def _cancel(self) -> None:
-        if self._task is not None and not self._task.done():
-            await self.cancel_task(self._task)
-        self._task = None
+        if self._turn is None or index > self._turn.turn_index:
+            self._turn = _TurnInputs(turn_index=index)
+            await self.start_turn(index, self._reply(self._turn))
+        if index == self._turn.turn_index:
+            self._turn.add(frame)
+            self._turn.changed.set()
 
     async def _wait(self, turn: _TurnInputs, ready, deadline: float) -> bool:
         while not ready():
@@ -128,77 +128,41 @@ class TalkerActor(FrameProcessor):
         return True
 
     async def _reply(self, turn: _TurnInputs) -> None:
-        clock = self._session.turn(turn.index)
+        clock = self._session.turn(turn.turn_index)
         started = clock.started if clock else time.monotonic()
         deadline = started + self._config.talker_deadline_s
         await self._wait(turn, lambda: turn.narration_end is not None, deadline)
         await self._wait(turn, lambda: not turn.missing(self._expects), deadline)
         missing = turn.missing(self._expects)
         if missing:
-            logger.warning(f"turn {turn.index}: reply deadline passed without {', '.join(missing)}")
+            logger.warning(f"turn {turn.turn_index}: reply deadline passed without {', '.join(missing)}")
 
         utterance = turn.c1.utterance if turn.c1 else (clock.utterance if clock else "")
         c2 = turn.c2.control if turn.c2 else None
         c3 = turn.c3.control if turn.c3 else None
         outcomes = turn.results.outcomes if turn.results else []
-        narration = "".join(turn.narration)
+        narration = turn.narration
         messages, cond = render_reply_prompt(
             self._session.pack, utterance, narration, c2, c3, outcomes, missing
         )
 
-        reply: list[str] = []
-        first_token_ms: float | None = None
-        try:
-            async for delta in self._llm.stream(messages, max_tokens=self._config.reply_max_tokens):
-                if first_token_ms is None:
-                    first_token_ms = clock.ms() if clock else 0.0
-                reply.append(delta)
-                await self.push_frame(ReplyTextFrame(text=delta, turn_index=turn.index))
-        except LLMError as err:
-            logger.warning(f"turn {turn.index}: reply stream failed: {err}")
-            if not reply:
-                reply.append(FALLBACK_REPLY)
-                await self.push_frame(ReplyTextFrame(text=FALLBACK_REPLY, turn_index=turn.index))
+        reply, first_token = await stream_reply(
+            self, self._llm, messages, turn.turn_index, self._config.reply_max_tokens
+        )
         await self.push_frame(LLMFullResponseEndFrame())
 
-        latency = {
-            "c1": turn.c1.t_ms if turn.c1 else None,
-            "tool_dispatch": turn.dispatch.t_ms if turn.dispatch else None,
-            "tool_results": turn.results.t_ms if turn.results else None,
-            "c2": turn.c2.t_ms if turn.c2 else None,
-            "c3": turn.c3.t_ms if turn.c3 else None,
-            "narration_end": turn.narration_end.t_ms if turn.narration_end else None,
-            "reply_first_token": first_token_ms,
-            "reply_done": clock.ms() if clock else None,
-        }
+        latency: dict[str, float | None] = {m: turn.t_ms(m) for m in _RECORDED}
+        if first_token is not None:
+            latency[Milestone.REPLY_FIRST_TOKEN] = clock.ms(first_token) if clock else 0.0
+        latency[Milestone.TURN_COMPLETED] = clock.ms() if clock else None
         meta = turn.c3.meta if turn.c3 else None
-        record = TurnRecord(
-            session_id=self._session.session_id,
-            turn_index=turn.index,
-            utterance=utterance,
-            intent=turn.c1.intent if turn.c1 else "",
-            sub_intent=turn.c1.sub_intent if turn.c1 else None,
-            narration=narration,
-            reply="".join(reply),
-            tools=[{"tool": o.tool, "args": o.args, "ok": o.ok, "ms": o.ms} for o in outcomes],
-            c2={
-                "plan": [p.type for p in c2.plan],
-                "conflicts": [c.constraint for c in c2.conflicts if not c.satisfied],
-            }
-            if c2
-            else {},  # fmt: skip
-            c3={
-                "guidance": c3.guidance.candidate_id if c3 and c3.guidance else None,
-                "must_not": cond.must_not_say,
-            },  # fmt: skip
-            meta=meta,
-            latency={k: v for k, v in latency.items() if v is not None},
-        )
+        record = turn_record(
+            self._session.session_id, turn.turn_index, utterance, reply, outcomes, latency,
+            intent=turn.c1.intent if turn.c1 else "", sub_intent=turn.c1.sub_intent if turn.c1 else None,
+            narration=narration, c2=c2, conditioning=cond, c3=c3, meta=meta,
+        )  # fmt: skip
         await self.push_frame(
             TurnCompletedFrame(
-                turn_index=turn.index,
-                t_ms=clock.ms() if clock else 0.0,
-                record=record.model_dump(),
-                meta=meta,
-            )  # fmt: skip
+                turn_index=turn.turn_index, t_ms=clock.ms() if clock else 0.0, record=record, meta=meta
+            )
         )

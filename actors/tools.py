@@ -12,10 +12,11 @@ import asyncio
 import time
 
 from loguru import logger
-from pipecat.frames.frames import Frame, InterruptionFrame
-from pipecat.processors.frame_processor import FrameDirection, FrameProcessor
+from pipecat.frames.frames import Frame
+from pipecat.processors.frame_processor import FrameDirection
 
-from voicecoach.actors.frames import IntentControlFrame, ToolDispatchFrame, ToolResultFrame
+from voicecoach.actors.frames import ToolDispatchFrame, ToolResultFrame
+from voicecoach.actors.turn_task import TurnTaskActor
 from voicecoach.session import Session
 from voicecoach.state import LiveState
 from voicecoach.talker import ToolOutcome
@@ -41,31 +42,20 @@ async def run_call(runner: ToolRunner, state: LiveState, call: ToolCall) -> Tool
     return ToolOutcome(tool=call.tool, args=call.args, ok=ok, result=result, error=error, ms=ms)
 
 
-class ToolActor(FrameProcessor):
+class ToolActor(TurnTaskActor):
+    task_name = "tools"
+
     def __init__(self, session: Session, runner: ToolRunner):
         super().__init__()
         self._session = session
         self._runner = runner
-        self._snapshots: dict[int, LiveState] = {}
-        self._tasks: set[asyncio.Task] = set()
 
     async def process_frame(self, frame: Frame, direction: FrameDirection):
-        await super().process_frame(frame, direction)
-        if isinstance(frame, IntentControlFrame):
-            self._snapshots = {frame.turn_index: frame.snapshot}
-        elif isinstance(frame, ToolDispatchFrame):
-            task = self.create_task(self._run(frame), name=f"tools-turn-{frame.turn_index}")
-            self._tasks.add(task)
-            task.add_done_callback(self._tasks.discard)
-        elif isinstance(frame, InterruptionFrame):
-            for task in list(self._tasks):
-                await self.cancel_task(task)
+        await super().process_frame(frame, direction)  # a barge-in cancels the running tools here
+        if isinstance(frame, ToolDispatchFrame):
+            # An earlier dispatch's tools run on: read-only, and a newer turn's Talker drops them.
+            await self.start_turn(frame.turn_index, self._run(frame), replace=False)
         await self.push_frame(frame, direction)
-
-    async def cleanup(self):
-        await super().cleanup()
-        for task in list(self._tasks):  # tasks from create_task are ours to release
-            await self.cancel_task(task)
 
     async def _run(self, dispatch: ToolDispatchFrame) -> None:
         # The dispatch may precede c1 (tools go first), so read the turn's snapshot directly.

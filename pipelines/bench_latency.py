@@ -40,8 +40,19 @@ from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from voicecoach.latency import Event, percentile, summarize
-from voicecoach.pipelines.replay_args import add_llm_arguments
+from voicecoach.config import add_engine_arguments, speech_config
+from voicecoach.config import coach_config as build_coach_config
+from voicecoach.latency import (
+    STAGE_LABELS,
+    Event,
+    Milestone,
+    critical_path,
+    percentile,
+    speaking_call,
+    speaking_role,
+    summarize,
+)
+from voicecoach.latency import STAGES as LATENCY_STAGES
 from voicecoach.session import MODES, CoachConfig
 
 if TYPE_CHECKING:
@@ -55,19 +66,8 @@ BASELINES = ("pe_agent", CASCADE)  # ratios are taken against these
 TARGET_RATIO = {"pe_agent": 0.30, CASCADE: 0.70}
 TARGET_OVERHEAD_MS = 15.0
 
-# S2FA as consecutive stages (they sum to S2FA on a turn that has every milestone).
-STAGES: tuple[str, ...] = (
-    "VAD hang",  # speech end → VAD stop (the VAD's stop_secs of silence, and its frames)
-    "STT",  # VAD stop → final transcript
-    "turn stop",  # → the user turn handed to the coach / the cascade's LLM
-    "before speaking call",  # → request of the call whose text is heard first (pe_agent: planner, tools)
-    "LLM TTFT",  # → that call's first token
-    "text to TTS",  # → first phrase handed to TTS (W1's tags first; the cascade's whole first sentence)
-    "TTS first byte",  # → first audio out of TTS
-    "to first audible",  # → first non-silent sample played (transport, and the TTS's leading silence)
-)
-# Which LLM call's text is heard first (`label` of the replay's llm_request / first-token events).
-SPEAKING_CALL = {"prompting": "talker", "pe_agent": "talker", CASCADE: "cascade"}  # sgc_*: W1's narration
+# S2FA as consecutive stages, by label: the kernel's one stage list (voicecoach.latency.STAGES).
+STAGES = STAGE_LABELS
 
 
 # --- per-turn arithmetic (pure) ---------------------------------------------------------------
@@ -76,56 +76,32 @@ SPEAKING_CALL = {"prompting": "talker", "pe_agent": "talker", CASCADE: "cascade"
 Row = Mapping[str, Any]  # one timeline.jsonl row: {"ms": since speech end, "event": kind, ...}
 
 
-def speaking_call(config: str, milestones: Mapping[str, float]) -> str:
-    """The label of the LLM call whose text reached TTS first on this turn."""
-    if config in SPEAKING_CALL:
-        return SPEAKING_CALL[config]
-    narration, phrase = milestones.get("first_narration_token"), milestones.get("first_phrase")
-    if narration is not None and (phrase is None or narration <= phrase):
-        return "w1"
-    return "talker"  # W1 said no narration: the Talker's reply was heard first
-
-
-def call_times(rows: Sequence[Row], label: str, after_ms: float) -> tuple[float, float] | None:
-    """(request, first token) ms of the first call labelled `label` to yield a token after `after_ms`."""
-    first = next(
-        (
-            r["ms"]
-            for r in rows
-            if r["event"] in ("w1_first_token", "llm_first_token")
-            and r.get("label") == label
-            and r["ms"] >= after_ms
-        ),
-        None,
-    )
-    if first is None:
-        return None
-    requests = [
-        r["ms"] for r in rows if r["event"] == "llm_request" and r.get("label") == label and r["ms"] <= first
-    ]
-    return (requests[-1], first) if requests else None
+def _events(rows: Sequence[Row]) -> list[Event]:
+    return [Event(t=r["ms"], kind=r["event"], turn=r.get("turn"), detail=r) for r in rows]
 
 
 def audio_out_ms(rows: Sequence[Row], after_ms: float) -> float | None:
-    """When the output transport started playing the first chunk at/after `after_ms` (see MarkedReplay)."""
+    """When the output transport started playing the first chunk at/after `after_ms` (the replay's
+    `audio_out` mark)."""
     return next((r["ms"] for r in rows if r["event"] == "audio_out" and r["ms"] >= after_ms), None)
 
 
 def stage_breakdown(
     config: str, milestones: Mapping[str, float], rows: Sequence[Row]
 ) -> dict[str, float] | None:
-    """S2FA of one turn cut into STAGES (ms), or None when a milestone is missing."""
-    m = milestones
-    needed = ("vad_stop", "stt_final", "turn_stop", "first_phrase", "tts_first_byte", "first_audio")
-    if any(m.get(k) is None for k in needed):
+    """S2FA of one turn cut into STAGES (ms), or None when a milestone is missing.
+
+    The call heard first is found in the turn's timeline rows (its request and first token)."""
+    m: dict[str, float | None] = {**milestones, Milestone.SPEECH_END: 0.0}
+    if m.get(Milestone.TURN_STOP) is None:
         return None
-    call = call_times(rows, speaking_call(config, m), m["turn_stop"])
+    call = speaking_call(_events(rows), speaking_role(config, m), m[Milestone.TURN_STOP] or 0.0)
     if call is None:
         return None
-    request, token = call
-    marks = [0.0, m["vad_stop"], m["stt_final"], m["turn_stop"], request, token, m["first_phrase"]]
-    marks += [m["tts_first_byte"], m["first_audio"]]
-    return {stage: round(b - a, 1) for stage, a, b in zip(STAGES, marks[:-1], marks[1:], strict=True)}
+    m[Milestone.SPEAKING_CALL], m[Milestone.SPEAKING_FIRST_TOKEN] = call
+    if any(m.get(end) is None for _, end in LATENCY_STAGES):
+        return None
+    return dict(critical_path(m, unit_ms=1.0))
 
 
 @dataclass(frozen=True)
@@ -404,9 +380,7 @@ def select_turns(sessions: Sequence[FixtureSession], limit: int | None) -> list[
     for s in sessions:
         if left <= 0:
             break
-        cut = s.model_copy(deep=True)
-        cut._base_dir = s._base_dir  # a private attribute: model_copy does not carry it
-        cut.turns = cut.turns[:left]
+        cut = s.first_turns(left)
         left -= len(cut.turns)
         chosen.append(cut)
     return chosen
@@ -419,50 +393,21 @@ def read_timeline(report: TurnReport) -> list[dict[str, Any]]:
     return [json.loads(line) for line in Path(path).read_text(encoding="utf-8").splitlines() if line.strip()]
 
 
-def marked(replay_class: type[SessionReplay]) -> type[SessionReplay]:
-    """`replay_class` whose turn timeline also has `audio_out`: when the output transport started
-    playing the first chunk after the TTS's first audio. It splits "to first audible" into the
-    transport's part and the TTS's leading silence (the first audible sample is inside that audio)."""
-
-    class MarkedReplay(replay_class):  # type: ignore[valid-type,misc]
-        def _report(self, index, turn, events, playback, begin, end, speech_end, problems):
-            handed = [e.t for e in events if e.kind == "transcript"]
-            after = handed[-1] if handed else speech_end
-            tts = next((e.t for e in events if e.kind == "tts_audio" and e.t >= after), None)
-            start = next((s for s, _pcm in self.output.chunks if tts is not None and s >= tts), None)
-            if start is not None:
-                events = [*events, Event(t=start, kind="audio_out")]
-            return super()._report(index, turn, events, playback, begin, end, speech_end, problems)
-
-    MarkedReplay.__name__ = f"Marked{replay_class.__name__}"
-    return MarkedReplay
-
-
 def _replay_class(config: str, tool_choice: str) -> type[SessionReplay]:
     from voicecoach.pipelines.cascade import CascadeAutoReplay, CascadeReplay
     from voicecoach.pipelines.replay import SessionReplay
 
     if config != CASCADE:
-        return marked(SessionReplay)
-    return marked(CascadeAutoReplay if tool_choice == "auto" else CascadeReplay)
+        return SessionReplay
+    return CascadeAutoReplay if tool_choice == "auto" else CascadeReplay
 
 
 def coach_config(options: BenchOptions, mode: str, llm_url: str | None = None) -> CoachConfig:
-    from voicecoach.llm import LLMConfig
-
-    llm = LLMConfig.from_env(
-        base_url=llm_url or options.llm_url,
-        model=options.model,
-        model_path=options.gguf,
-        embedded_threads=options.llm_threads,
-        embedded_split_lead=options.split_lead,
-        embedded_chat_template=options.chat_template,
-    )
     # The cascade has no mode of its own: CoachConfig carries its LLM, tool and budget settings.
-    return CoachConfig(
-        mode=mode if mode in MODES else "sgc_full",  # type: ignore[arg-type]
-        llm=llm,
-        tool_latency_ms=options.tool_latency_ms,
+    return build_coach_config(
+        options,
+        llm={"base_url": llm_url, "embedded_chat_template": options.chat_template},
+        mode=mode if mode in MODES else "sgc_full",
         reply_max_tokens=options.reply_max_tokens,
     )
 
@@ -542,7 +487,6 @@ async def run_bench(
     """Replay the fixtures under every configuration, then the overhead run; write the results."""
     from voicecoach.fixtures import discover
     from voicecoach.pipelines.replay import ReplayOptions, replay_fixtures
-    from voicecoach.speech import SpeechConfig
 
     unknown = sorted(set(options.configs) - set(CONFIGS))
     if unknown:
@@ -553,7 +497,7 @@ async def run_bench(
         raise ValueError(f"no fixture session to replay at {options.fixtures}: {errors}")
     n_turns = sum(len(s.turns) for s in sessions)
     options.out.mkdir(parents=True, exist_ok=True)
-    speech = SpeechConfig.from_env()
+    speech = speech_config()
     load_before = os.getloadavg()
     started = time.monotonic()
 
@@ -704,7 +648,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--reply-max-tokens", type=int, default=48, help="reply budget (replies play out in real time)"
     )
-    add_llm_arguments(parser)
+    add_engine_arguments(parser, tuning=True)
     parser.add_argument(
         "--chat-template", default=None, help="embedded server's built-in chat template, e.g. chatml"
     )

@@ -63,6 +63,8 @@ from voicecoach.coachbench.metrics import (
     session_outcomes,
     turn_outcomes,
 )
+from voicecoach.config import add_engine_arguments
+from voicecoach.latency import Milestone
 from voicecoach.pack import Pack, load_pack
 
 if TYPE_CHECKING:
@@ -193,13 +195,11 @@ def _bench(opts: QualityOptions, pack: Pack) -> tuple[Path, list[BenchSession], 
 
 
 def _llm_config(opts: QualityOptions) -> LLMConfig:
-    from voicecoach.llm import LLMConfig
+    from voicecoach.config import llm_config
 
     # Greedy decoding: the same model and bench give the same replies, run after run.
-    return LLMConfig.from_env(
-        base_url=opts.llm_url,
-        model=opts.model,
-        model_path=opts.gguf,
+    return llm_config(
+        opts,
         temperature=0.0,
         # Throughput, not first-token latency, matters here: --workers splits the cores instead.
         embedded_split_lead=False,
@@ -286,50 +286,18 @@ def _check_settings(out: Path, settings: dict[str, Any]) -> None:
 # --- running the coach --------------------------------------------------------------------------------
 
 
-async def _warm_up(engines: Engines, llm: LLMConfig, pack: Pack) -> None:
-    """One short call per static system prompt, so cold prompt processing (seconds on CPU) lands
-    here and not in the first measured turns (G.7 excludes warm-up requests the same way)."""
-    from voicecoach.baselines import planner_gbnf, planner_system_prompt
-    from voicecoach.llm import LLMClient, LLMError
-    from voicecoach.talker import talker_system_prompt
-    from voicecoach.w1 import w1_gbnf, w1_messages
-    from voicecoach.w2 import query_slots_json_schema, slot_prompt
-
-    url = engines.server.base_url if engines.server is not None else llm.base_url
-    client = LLMClient(llm, url)
-    ask = "what team should i run"
-
-    def system(prompt: str) -> list[dict[str, str]]:
-        return [{"role": "system", "content": prompt}, {"role": "user", "content": ask}]
-
-    calls: list[tuple[list[dict[str, str]], dict[str, Any]]] = [
-        (w1_messages(pack, ask), {"grammar": w1_gbnf(pack)}),
-        (system(slot_prompt(pack)), {"json_schema": query_slots_json_schema()}),
-        (system(talker_system_prompt(pack)), {}),
-        (system(planner_system_prompt(pack)), {"grammar": planner_gbnf()}),
-    ]
-    try:
-        for messages, extra in calls:
-            try:
-                await client.complete(messages, max_tokens=4, first_token_timeout_s=180.0, **extra)
-            except LLMError:
-                pass  # a warm-up failure only costs the first turn its cache
-    finally:
-        await client.close()
-
-
-def _first(timeline: Sequence[tuple[float, str]], *labels: str) -> float | None:
-    times = [ms for ms, what in timeline if what in labels]
+def _first(timeline: Sequence[tuple[float, str]], *milestones: Milestone) -> float | None:
+    times = [ms for ms, what in timeline if what in milestones]
     return min(times) if times else None
 
 
 def _resident_bytes(engines: Engines) -> int:
     """Resident memory of the embedded server (0 for a remote endpoint or when unknown)."""
-    proc = getattr(engines.server, "_proc", None)  # EmbeddedLlamaServer exposes no pid of its own
-    if proc is None:
+    pid = engines.server.pid if engines.server is not None else None
+    if pid is None:
         return 0
     try:
-        with open(f"/proc/{proc.pid}/status", encoding="ascii") as fh:
+        with open(f"/proc/{pid}/status", encoding="ascii") as fh:
             return next(int(line.split()[1]) * 1024 for line in fh if line.startswith("VmRSS:"))
     except (AttributeError, OSError, StopIteration, ValueError):
         return 0
@@ -347,11 +315,13 @@ def _alive(engines: Engines) -> bool:
 
 
 async def _start_engines(llm: LLMConfig, pack: Pack) -> Engines:
-    from voicecoach.engines import Engines
-    from voicecoach.session import CoachConfig
+    from voicecoach.engines import Engines, prewarm
+    from voicecoach.session import MODES, CoachConfig
 
     engines = await asyncio.to_thread(Engines.start, CoachConfig(llm=llm))
-    await _warm_up(engines, llm, pack)
+    # Every configuration's static prompts, so cold prompt processing (seconds on CPU) lands here and
+    # not in the first measured turns (G.7 excludes warm-up requests the same way).
+    await prewarm(engines, pack, MODES, first_token_timeout_s=180.0)
     return engines
 
 
@@ -383,8 +353,8 @@ async def _run_session(
     await coach.start()
     try:
         for turn in bench.turns[start:]:
-            # The game's push, straight into the session (every configuration reads it from there;
-            # the baselines' actors do not handle StateUpdateFrame).
+            # The game's push, straight into the session, before the turn starts: every configuration
+            # (the baselines too) reads its turn snapshot from there.
             if turn.push == "late":
                 session.update_state(snapshot={**bench.turns[turn.turn_index - 1].state, "stale": True})
             else:
@@ -409,8 +379,10 @@ async def _run_session(
                 guidance_id=c3.guidance.candidate_id if c3 is not None and c3.guidance is not None else None,
                 snapshot_turn=clock.snapshot.turn_index if clock is not None else None,
                 tools=[o.tool for o in result.results.outcomes] if result.results else [],
-                first_text_ms=_first(result.timeline, "first narration text", "first reply text"),
-                first_reply_ms=_first(result.timeline, "first reply text"),
+                first_text_ms=_first(
+                    result.timeline, Milestone.FIRST_NARRATION_TOKEN, Milestone.REPLY_FIRST_TOKEN
+                ),
+                first_reply_ms=_first(result.timeline, Milestone.REPLY_FIRST_TOKEN),
                 wall_ms=round((time.monotonic() - began) * 1000.0, 1),
                 record=result.record.model_dump(mode="json") if result.record else None,
                 timeline=result.timeline,
@@ -889,13 +861,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         default=(),
         help="comma list of configurations (default: all five of §7.1)",
     )
-    parser.add_argument(
-        "--llm-url", default=None, help="OpenAI-compatible endpoint (default: embedded llama.cpp)"
-    )
-    parser.add_argument("--model", default=None, help="model name at --llm-url")
-    parser.add_argument(
-        "--gguf", default=None, help="GGUF for the embedded llama.cpp (default: SmolLM2-135M)"
-    )
+    add_engine_arguments(parser)
     parser.add_argument("--seed", type=int, default=DEFAULT_SEED, help="benchmark generator seed")
     parser.add_argument("--out", type=Path, default=DEFAULT_OUT, help="results and turn cache (resumable)")
     parser.add_argument(
@@ -972,26 +938,6 @@ def cmd_quality(args: argparse.Namespace) -> int:
         + ", ".join(map(str, report.files.values()))
     )
     return 0
-
-
-def _bench_group(subparsers: Any) -> Any:
-    """The `bench` command's own subparsers, created on first use (a latency benchmark may add to it)."""
-    bench = subparsers.choices.get("bench")
-    if bench is None:
-        bench = subparsers.add_parser("bench", help="benchmarks: quality (CoachBench)")
-    for action in bench._actions:
-        if isinstance(action, argparse._SubParsersAction):
-            return action
-    return bench.add_subparsers(dest="bench_command", required=True, metavar="BENCHMARK")
-
-
-def add_quality_parser(subparsers: Any) -> None:
-    """Register `bench quality` on the top-level `voicecoach` subparsers."""
-    quality = _bench_group(subparsers).add_parser(
-        "quality", help="CoachBench: TGA / SGA / drift incidence of the five configurations (Table 3)"
-    )
-    add_arguments(quality)
-    quality.set_defaults(fn=cmd_quality)
 
 
 def main(argv: list[str] | None = None) -> int:

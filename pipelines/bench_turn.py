@@ -2,7 +2,7 @@
 
 Measures what the streaming turn itself costs on the chosen LLM: time to first token of a
 cold and a warm (prewarmed) call, and per turn the milliseconds from the end of input to
-c1 (SUB_INTENT close), tool dispatch, first narration text and first reply text. The
+c1 (SUB_INTENT close), tool dispatch, the first narration token and the reply's first token. The
 utterances come from the audio fixtures' transcripts when they exist (else a built-in set),
 each configuration runs them in one session, and the table shows p50 / p90.
 """
@@ -20,7 +20,7 @@ from rich.table import Table
 
 from voicecoach.console import report_console
 from voicecoach.engines import Engines
-from voicecoach.latency import percentile
+from voicecoach.latency import Milestone, percentile
 from voicecoach.llm import StreamStats
 from voicecoach.pack import PACKS_DIR, load_pack
 from voicecoach.pipelines.text import TextCoach, TurnResult
@@ -36,7 +36,12 @@ UTTERANCES = [
     "which of my creatures is strongest?",
     "explain bark skin",
 ]
-MILESTONES = ("c1", "tool dispatch", "first narration", "first reply")
+MILESTONES = (
+    Milestone.C1,
+    Milestone.TOOL_DISPATCH,
+    Milestone.FIRST_NARRATION_TOKEN,
+    Milestone.REPLY_FIRST_TOKEN,
+)
 
 
 def fixture_utterances(folder: Path = Path("audio_fixtures")) -> list[str]:
@@ -51,16 +56,11 @@ def fixture_utterances(folder: Path = Path("audio_fixtures")) -> list[str]:
 
 
 def milestones(turn: TurnResult) -> dict[str, float]:
-    marks: dict[str, float] = {}
-    if turn.c1 is not None:
-        marks["c1"] = turn.c1.t_ms
-    if turn.dispatches:
-        marks["tool dispatch"] = turn.dispatches[0].t_ms
-    for ms, label in turn.timeline:
-        if label == "first narration text":
-            marks["first narration"] = ms
-        elif label == "first reply text":
-            marks["first reply"] = ms
+    """c1 and the dispatch as their actors stamped them; the texts as they reached the end."""
+    marks = {m: ms for m in (Milestone.C1, Milestone.TOOL_DISPATCH) if (ms := turn.t_ms(m)) is not None}
+    for ms, milestone in turn.timeline:
+        if milestone in (Milestone.FIRST_NARRATION_TOKEN, Milestone.REPLY_FIRST_TOKEN):
+            marks[milestone] = ms
     return marks
 
 

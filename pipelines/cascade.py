@@ -67,7 +67,7 @@ from pipecat.services.tts_service import TTSService
 from voicecoach.actors.frames import TurnCompletedFrame, TurnFrame
 from voicecoach.actors.tools import run_call
 from voicecoach.engines import Engines
-from voicecoach.latency import Event
+from voicecoach.latency import Event, Milestone
 from voicecoach.llm import LLMConfig, LLMError
 from voicecoach.pack import Pack
 from voicecoach.pipelines.replay import ReplayProbe, SessionReplay
@@ -270,9 +270,9 @@ def cascade_pipeline(
 class CascadeProbe(ReplayProbe):
     """ReplayProbe plus the cascade's milestones, under the names the coach's turns use.
 
-    - `transcript` (turn stop): the user turn handed to the LLM (CascadeTurnFrame);
+    - `turn_stop`: the user turn handed to the LLM (CascadeTurnFrame);
     - `llm_request` / `llm_first_token` (label "cascade"): each LLM response's start and first
-      text; `reply`: the turn's first text, as for the coach's reply;
+      text; `reply_first_token`: the turn's first text, as for the coach's reply;
     - `tool_dispatch` / `tool_results`: Pipecat's function-call frames;
     - `tts_ttfb`: the TTS service's TTFB metric, and from it a derived `phrase` (first sentence
       handed to TTS = its first audio − TTFB): the stock TTS waits for a whole sentence, and
@@ -292,11 +292,11 @@ class CascadeProbe(ReplayProbe):
         frame, source = data.frame, data.source
         if data.direction != FrameDirection.DOWNSTREAM:
             return
-        t = self._monotonic(data.timestamp)
+        t = self.clock(data)
         if isinstance(frame, CascadeTurnFrame) and isinstance(source, CascadeTurns):
             self._turn = frame.turn_index
             self._first_audio_t, self._ttfb_s, self._phrase_marked = None, None, False
-            self.mark("transcript", t, text=frame.utterance)
+            self.mark(Milestone.TURN_STOP, t, text=frame.utterance)
         elif isinstance(source, LLMService) and isinstance(frame, LLMFullResponseStartFrame):
             self._response_spoke = False
             self.mark("llm_request", t, label=CASCADE)
@@ -305,7 +305,7 @@ class CascadeProbe(ReplayProbe):
                 self._response_spoke = True
                 self.mark("llm_first_token", t, label=CASCADE)
             if self._turn not in self.reply:
-                self.mark("reply", t, self._turn)
+                self.mark(Milestone.REPLY_FIRST_TOKEN, t, self._turn)
             self.reply[self._turn] = self.reply.get(self._turn, "") + frame.text
         elif isinstance(frame, FunctionCallsStartedFrame) and isinstance(source, LLMService):
             tools = [c.function_name for c in frame.function_calls]
@@ -338,6 +338,10 @@ class CascadeReplay(SessionReplay):
     """A fixture session through the stock cascade, measured by the same harness as the coach."""
 
     tool_choice: ClassVar[ToolChoice] = "unset"
+
+    @property
+    def speaking_config(self) -> str:
+        return CASCADE
 
     def make_probe(self) -> ReplayProbe:
         return CascadeProbe(self.clock)

@@ -19,6 +19,7 @@ from voicecoach.actors.state import StateUpdater
 from voicecoach.actors.talker import TalkerActor
 from voicecoach.actors.tools import ToolActor
 from voicecoach.engines import Engines
+from voicecoach.latency import Milestone
 from voicecoach.session import CoachConfig, Session
 from voicecoach.tools import ToolRunner
 
@@ -45,11 +46,11 @@ def coach_processors(session: Session, engines: Engines, config: CoachConfig) ->
         PerceptionActor(session, first, config),
         ToolActor(session, runner),
     ]
-    expects = {"intent", "tool"}
+    expects = {Milestone.C1, Milestone.TOOL_RESULTS}
     if mode in ("sgc_w1_w2", "sgc_full"):
         chain.append(GroundingActor(session, llm, config))
-        expects.add("grounding")
+        expects.add(Milestone.C2)
     if mode == "sgc_full":
         chain.append(InteractionActor(session))
-        expects.add("interaction")
+        expects.add(Milestone.C3)
     return [*chain, TalkerActor(session, llm, config, frozenset(expects)), SessionRecorder(session)]

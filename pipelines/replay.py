@@ -44,8 +44,6 @@ from pipecat.clocks.base_clock import BaseClock
 from pipecat.clocks.system_clock import SystemClock
 from pipecat.frames.frames import (
     AggregatedTextFrame,
-    BotStartedSpeakingFrame,
-    BotStoppedSpeakingFrame,
     EndFrame,
     ErrorFrame,
     Frame,
@@ -54,40 +52,30 @@ from pipecat.frames.frames import (
     OutputAudioRawFrame,
     StartFrame,
     TranscriptionFrame,
-    TTSAudioRawFrame,
-    TTSTextFrame,
-    UserStartedSpeakingFrame,
-    UserStoppedSpeakingFrame,
-    VADUserStartedSpeakingFrame,
-    VADUserStoppedSpeakingFrame,
 )
-from pipecat.observers.base_observer import BaseObserver, FramePushed
+from pipecat.observers.base_observer import FramePushed
 from pipecat.observers.user_bot_latency_observer import UserBotLatencyObserver
 from pipecat.pipeline.pipeline import Pipeline
 from pipecat.pipeline.worker import PipelineWorker
 from pipecat.processors.frame_processor import FrameDirection
-from pipecat.services.stt_service import STTService
-from pipecat.services.tts_service import TTSService
 from pipecat.transports.base_input import BaseInputTransport
 from pipecat.transports.base_output import BaseOutputTransport
 from pipecat.transports.base_transport import TransportParams
 from pipecat.workers.runner import WorkerRunner
 
 from voicecoach.actors.frames import (
-    GroundingControlFrame,
     IntentControlFrame,
-    InteractionControlFrame,
-    NarrationEndFrame,
     NarrationTextFrame,
     ReplyTextFrame,
     ToolDispatchFrame,
     ToolResultFrame,
-    TurnCompletedFrame,
 )
+from voicecoach.config import add_replay_arguments, coach_config, speech_config
 from voicecoach.engines import Engines, prewarm
 from voicecoach.fixtures import FixtureError, FixtureSession, FixtureTurn, discover, load_audio
 from voicecoach.latency import (
     Event,
+    Milestone,
     coach_turn,
     critical_path,
     first_audio_clock,
@@ -102,18 +90,15 @@ from voicecoach.latency import (
 )
 from voicecoach.llm import LLMClient
 from voicecoach.pack import load_pack
-from voicecoach.pipelines.replay_args import add_arguments
 from voicecoach.pipelines.speech import (
-    PhraseChunker,
-    TurnGate,
     listening_processors,
     pipeline_params,
     voice_pipeline,
 )
+from voicecoach.pipelines.timeline import TimelineObserver
 from voicecoach.session import CoachConfig, Session
 from voicecoach.speech import SpeechConfig
 from voicecoach.state import StateError, load_state
-from voicecoach.w1 import w1_system_prompt
 
 FRAME_S = 0.020
 INPUT_RATE = 16000
@@ -264,91 +249,42 @@ class ReplayOutput(BaseOutputTransport):
 # --- observation ---------------------------------------------------------------------------
 
 
-class ReplayProbe(BaseObserver):
-    """Every milestone of the run as an `Event` on the monotonic clock.
+class ReplayProbe(TimelineObserver):
+    """Every mark of the run as an `Event` on the monotonic clock, with the turn's texts.
 
-    Observers are told about frames from a queue, a little after the fact; the push time
-    itself comes with the notification (`FramePushed.timestamp`, on the pipeline clock), and
-    is what is recorded.
+    A turn's narration and reply are marked once, at their first piece; the rest only adds to
+    `narration` / `reply`. The output transport's chunks are timed by `ReplayOutput` itself.
     """
 
     def __init__(self, clock: BaseClock):
-        super().__init__(observe_every_push=False)
+        super().__init__()
         self._clock = clock
         self._base_ns: int | None = None
         self.events: list[Event] = []
         self.changed = asyncio.Event()
         self.narration: dict[int, str] = {}
         self.reply: dict[int, str] = {}
-        self._tts_contexts: set[str] = set()
 
     def mark(self, kind: str, t: float | None = None, turn: int | None = None, **detail: Any) -> None:
         self.events.append(Event(t=time.monotonic() if t is None else t, kind=kind, turn=turn, detail=detail))
         self.changed.set()
 
-    def _monotonic(self, timestamp_ns: int) -> float:
-        if timestamp_ns <= 0:
+    def clock(self, data: FramePushed) -> float:
+        if data.timestamp <= 0:
             return time.monotonic()
         if self._base_ns is None:
             self._base_ns = time.monotonic_ns() - self._clock.get_time()
-        return (timestamp_ns + self._base_ns) / 1e9
+        return (data.timestamp + self._base_ns) / 1e9
 
-    async def on_push_frame(self, data: FramePushed):
-        frame, source = data.frame, data.source
-        if data.direction != FrameDirection.DOWNSTREAM:
-            return
-        t = self._monotonic(data.timestamp)
+    async def on_mark(self, kind: str, t: float, frame: Frame) -> None:
         turn = getattr(frame, "turn_index", None)
-        if isinstance(frame, VADUserStartedSpeakingFrame):
-            self.mark("vad_start", t)
-        elif isinstance(frame, VADUserStoppedSpeakingFrame):
-            self.mark("vad_stop", t)
-        elif isinstance(frame, TranscriptionFrame) and isinstance(source, TurnGate):
-            self.mark("transcript", t, text=frame.text)
-        elif isinstance(frame, TranscriptionFrame) and isinstance(source, STTService):
-            self.mark("stt_final", t, text=frame.text)
-        elif isinstance(frame, UserStartedSpeakingFrame):
-            self.mark("user_started", t)
-        elif isinstance(frame, UserStoppedSpeakingFrame):
-            self.mark("user_stopped", t)
-        elif isinstance(frame, InterruptionFrame):
-            self.mark("interruption", t)
-        elif isinstance(frame, IntentControlFrame):
-            self.mark("c1", t, turn, intent=frame.intent, sub_intent=frame.sub_intent, outcome=frame.outcome)
-        elif isinstance(frame, ToolDispatchFrame):
-            self.mark("tool_dispatch", t, turn, source=frame.source, tools=[c.tool for c in frame.calls])
-        elif isinstance(frame, NarrationTextFrame) and turn is not None:
-            if turn not in self.narration:
-                self.mark("narration", t, turn)
-            self.narration[turn] = self.narration.get(turn, "") + frame.text
-        elif isinstance(frame, NarrationEndFrame):
-            self.mark("narration_end", t, turn)
-        elif isinstance(frame, ToolResultFrame):
-            self.mark("tool_results", t, turn, ok=[o.ok for o in frame.outcomes])
-        elif isinstance(frame, GroundingControlFrame):
-            self.mark("c2", t, turn)
-        elif isinstance(frame, InteractionControlFrame):
-            self.mark("c3", t, turn)
-        elif isinstance(frame, ReplyTextFrame) and turn is not None:
-            if turn not in self.reply:
-                self.mark("reply", t, turn)
-            self.reply[turn] = self.reply.get(turn, "") + frame.text
-        elif isinstance(frame, TurnCompletedFrame):
-            self.mark("turn_completed", t, turn)
-        elif isinstance(frame, AggregatedTextFrame) and isinstance(source, PhraseChunker):
-            self.mark("phrase", t, text=frame.text)
-        elif isinstance(frame, TTSAudioRawFrame) and isinstance(source, TTSService):
-            if frame.context_id not in self._tts_contexts:  # the first audio of each phrase
-                self._tts_contexts.add(frame.context_id or "")
-                self.mark("tts_audio", t)
-        elif isinstance(frame, TTSTextFrame) and isinstance(source, TTSService):
-            self.mark("tts_text", t, text=frame.text)
-        elif isinstance(frame, BotStartedSpeakingFrame):
-            self.mark("bot_started", t)
-        elif isinstance(frame, BotStoppedSpeakingFrame):
-            self.mark("bot_stopped", t)
-        elif isinstance(frame, ErrorFrame):
-            self.mark("error", t, error=frame.error)
+        if isinstance(frame, NarrationTextFrame | ReplyTextFrame):
+            texts = self.narration if isinstance(frame, NarrationTextFrame) else self.reply
+            if frame.turn_index not in texts:
+                self.mark(kind, t, frame.turn_index)
+            texts[frame.turn_index] = texts.get(frame.turn_index, "") + frame.text
+        elif kind != "audio_out":
+            self.mark(kind, t, turn, **_detail(frame))
 
     async def wait_until(self, ready: Callable[[], bool], timeout_s: float) -> bool:
         """Wait until `ready()` holds (re-checked on every event, and every 100 ms)."""
@@ -365,35 +301,45 @@ class ReplayProbe(BaseObserver):
         return True
 
 
+def _detail(frame: Frame) -> dict[str, Any]:
+    """What the timeline keeps of a frame besides its time."""
+    if isinstance(frame, IntentControlFrame):
+        return {"intent": frame.intent, "sub_intent": frame.sub_intent, "outcome": frame.outcome}
+    if isinstance(frame, ToolDispatchFrame):
+        return {"source": frame.source, "tools": [c.tool for c in frame.calls]}
+    if isinstance(frame, ToolResultFrame):
+        return {"ok": [o.ok for o in frame.outcomes]}
+    if isinstance(frame, ErrorFrame):
+        return {"error": frame.error}
+    if isinstance(frame, TranscriptionFrame | AggregatedTextFrame):
+        return {"text": frame.text}
+    return {}
+
+
 class TimedLLM:
     """The coach's LLM client, marking each call's request and first token on the probe.
 
     W1's first token is a milestone no frame carries (narration starts a few tags later);
-    the other calls show how the turn's LLM calls queue on an embedded server.
+    the other calls show how the turn's LLM calls queue on an embedded server. Each call is
+    labelled with the `role` its caller passes.
     """
 
-    def __init__(self, inner: LLMClient, probe: ReplayProbe, w1_system: str):
+    def __init__(self, inner: LLMClient, probe: ReplayProbe):
         self._inner = inner
         self._probe = probe
-        self._w1_system = w1_system
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self._inner, name)
 
-    def _label(self, messages: list[dict[str, str]], kwargs: dict[str, Any]) -> str:
-        if messages and messages[0].get("content") == self._w1_system:
-            return "w1"
-        if kwargs.get("json_schema"):
-            return "w2"
-        return "planner" if kwargs.get("grammar") else "talker"
-
     async def stream(self, messages: list[dict[str, str]], **kwargs: Any) -> AsyncIterator[str]:
-        label = self._label(messages, kwargs)
+        label = kwargs.get("role") or "llm"
         self._probe.mark("llm_request", label=label)
         first = True
         async for delta in self._inner.stream(messages, **kwargs):
             if first:
-                self._probe.mark("w1_first_token" if label == "w1" else "llm_first_token", label=label)
+                self._probe.mark(
+                    Milestone.W1_FIRST_TOKEN if label == "w1" else "llm_first_token", label=label
+                )
                 first = False
             yield delta
 
@@ -508,6 +454,11 @@ class SessionReplay:
 
     # Hooks for other assemblies between the same transports (pipelines/cascade.py).
 
+    @property
+    def speaking_config(self) -> str:
+        """The configuration, as `latency.speaking_role` names it (which call is heard first)."""
+        return self.config.mode
+
     def make_probe(self) -> ReplayProbe:
         return ReplayProbe(self.clock)
 
@@ -518,14 +469,14 @@ class SessionReplay:
             return Pipeline([self.input, *listening_processors(self.speech, pack), self.output])
 
         def timed(llm: LLMClient) -> LLMClient:
-            return cast(LLMClient, TimedLLM(llm, self.probe, w1_system_prompt(pack)))
+            return cast(LLMClient, TimedLLM(llm, self.probe))
 
         lead = self.engines.lead
         engines = Engines(llm=timed(self.engines.llm), lead=timed(lead) if lead is not None else None)
         return voice_pipeline(self.input, self.output, self.session, engines, self.config, self.speech)
 
     async def prewarm(self) -> None:
-        await prewarm(self.engines, self.session, self.config)
+        await prewarm(self.engines, self.session.pack, [self.config.mode])
 
     async def start(self) -> None:
         if self.options.warmup and not self.options.listen_only:
@@ -564,18 +515,20 @@ class SessionReplay:
             return self.probe.events[first_event:]
 
         def handed_over() -> bool:  # the player's last turn is over and its transcript went to the coach
-            kinds = [e.kind for e in window() if e.kind in ("user_started", "user_stopped", "transcript")]
-            return bool(kinds) and kinds[-1] == "transcript"
+            kinds = [
+                e.kind for e in window() if e.kind in ("user_started", "user_stopped", Milestone.TURN_STOP)
+            ]
+            return bool(kinds) and kinds[-1] == Milestone.TURN_STOP
 
         def released() -> int:
-            return sum(1 for e in window() if e.kind == "transcript")
+            return sum(1 for e in window() if e.kind == Milestone.TURN_STOP)
 
         def completed() -> bool:
             last = self.session.next_turn - 1
             return (
                 handed_over()
                 and self.session.next_turn - first_turn == released()
-                and any(e.kind == "turn_completed" and e.turn == last for e in window())
+                and any(e.kind == Milestone.TURN_COMPLETED and e.turn == last for e in window())
             )
 
         budget = max(0.0, speech_end + self.options.transcript_timeout_s - time.monotonic())
@@ -601,6 +554,14 @@ class SessionReplay:
 
         await self.probe.wait_until(drained, self.options.drain_timeout_s)
 
+    def audio_out(self, events: list[Event], after: float) -> Event | None:
+        """`audio_out`: when the output transport started playing the first chunk after the TTS's
+        first audio. It splits "to first audible" into the transport's part and the TTS's leading
+        silence (the first audible sample is inside that audio)."""
+        tts = next((e.t for e in events if e.kind == "tts_audio" and e.t >= after), None)
+        start = next((s for s, _pcm in self.output.chunks if tts is not None and s >= tts), None)
+        return Event(t=start, kind="audio_out") if start is not None else None
+
     def _report(
         self,
         index: int,
@@ -612,15 +573,18 @@ class SessionReplay:
         speech_end: float,
         problems: list[str],
     ) -> TurnReport:
-        handed = [e.t for e in events if e.kind == "transcript"]  # the coach turn starts at the last
+        handed = [e.t for e in events if e.kind == Milestone.TURN_STOP]  # the coach turn starts at the last
         first_audio = self.output.first_audible(handed[-1] if handed else speech_end)
-        m = milestones_from_events(events, speech_end, first_audio)
+        audio_out = self.audio_out(events, handed[-1] if handed else speech_end)
+        if audio_out is not None:
+            events = [*events, audio_out]
+        m = milestones_from_events(events, speech_end, first_audio, config=self.speaking_config)
         coach = coach_turn(events)
-        transcript = " ".join(e.detail.get("text", "") for e in events if e.kind == "transcript")
-        c1 = next((e for e in events if e.kind == "c1" and e.turn == coach), None)
+        transcript = " ".join(e.detail.get("text", "") for e in events if e.kind == Milestone.TURN_STOP)
+        c1 = next((e for e in events if e.kind == Milestone.C1 and e.turn == coach), None)
         pipecat = [e.detail["latency_ms"] for e in events if e.kind == "pipecat_latency"]
         breakdown = [e.detail["lines"] for e in events if e.kind == "pipecat_breakdown"]
-        released = sum(1 for e in events if e.kind == "transcript")
+        released = sum(1 for e in events if e.kind == Milestone.TURN_STOP)
         if released > 1:
             problems.append(f"the utterance made {released} user turns (split at a pause)")
         if first_audio is None and not self.options.listen_only:
@@ -635,7 +599,8 @@ class SessionReplay:
             expect=f"{turn.expect_intent}/{turn.expect_sub_intent}",
             c1=f"{c1.detail['intent']}/{c1.detail['sub_intent']}" if c1 else "",
             # Listening only, a turn is complete once its transcript is handed over.
-            completed=m["turn_stop" if self.options.listen_only else "turn_completed"] is not None,
+            completed=m[Milestone.TURN_STOP if self.options.listen_only else Milestone.TURN_COMPLETED]
+            is not None,
             s2fa_ms=s2fa_ms(m),
             pipecat_ms=pipecat[-1] if pipecat else None,
             milestones_ms=since(m, speech_end),
@@ -674,9 +639,9 @@ class SessionReplay:
         dialog[: len(coach), 1] = coach.astype(np.float32) / 32768.0
         sf.write(folder / "dialog.wav", dialog, rate, subtype="PCM_16")
 
-        marks = [Event(speech_end, "speech_end")]
+        marks = [Event(speech_end, Milestone.SPEECH_END)]
         if first_audio is not None:
-            marks.append(Event(first_audio, "first_audio"))
+            marks.append(Event(first_audio, Milestone.FIRST_AUDIO))
         with (folder / "timeline.jsonl").open("w", encoding="utf-8") as f:
             for e in sorted([*events, *marks], key=lambda e: e.t):
                 row = {"ms": round((e.t - speech_end) * 1000.0, 1), "event": e.kind}
@@ -782,25 +747,6 @@ def summary_table(reports: list[TurnReport]) -> Any:
 # --- command -------------------------------------------------------------------------------
 
 
-def _configs(args: argparse.Namespace) -> tuple[CoachConfig, SpeechConfig]:
-    from voicecoach.llm import LLMConfig
-
-    llm = LLMConfig.from_env(
-        base_url=args.llm_url,
-        model=args.model,
-        model_path=args.gguf,
-        embedded_threads=args.llm_threads,
-        embedded_split_lead=args.split_lead,
-    )
-    config = CoachConfig(mode=args.mode, llm=llm)
-    speech = SpeechConfig.from_env(turn_stop=args.turn_stop)
-    if args.stop_secs is not None:
-        speech.vad.stop_secs = args.stop_secs
-    if args.first_phrase_words is not None:
-        speech.phrases.first_max_words = args.first_phrase_words
-    return config, speech
-
-
 async def run(args: argparse.Namespace) -> int:
     """`voicecoach replay`: 0 when every turn completed, 1 otherwise, 130 when interrupted."""
     try:
@@ -819,7 +765,7 @@ async def _run(args: argparse.Namespace) -> int:
     main_task = asyncio.current_task()
     if main_task is not None:
         asyncio.get_running_loop().add_signal_handler(signal.SIGTERM, main_task.cancel)
-    config, speech = _configs(args)
+    config, speech = coach_config(args), speech_config(args)
     out = Path(args.out or Path("runs") / "replay" / datetime.now().strftime("%Y%m%d-%H%M%S"))
     out.mkdir(parents=True, exist_ok=True)
     logger.remove()  # Pipecat logs every frame at DEBUG: to the run's log file, not the terminal
@@ -886,7 +832,7 @@ async def _run(args: argparse.Namespace) -> int:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="voicecoach replay", description=__doc__.splitlines()[0])
-    add_arguments(parser)
+    add_replay_arguments(parser)
     try:
         return asyncio.run(run(parser.parse_args(argv)))
     except KeyboardInterrupt:

@@ -54,18 +54,13 @@ from fastapi.staticfiles import StaticFiles
 from google.protobuf.message import DecodeError
 from loguru import logger
 from pipecat.frames.frames import (
-    AggregatedTextFrame,
     Frame,
     InputAudioRawFrame,
     InputTransportMessageFrame,
     InterruptionFrame,
     OutputAudioRawFrame,
     TranscriptionFrame,
-    TTSAudioRawFrame,
-    VADUserStartedSpeakingFrame,
-    VADUserStoppedSpeakingFrame,
 )
-from pipecat.observers.base_observer import BaseObserver, FramePushed
 from pipecat.pipeline.pipeline import Pipeline
 from pipecat.pipeline.worker import PipelineWorker
 from pipecat.processors.frame_processor import FrameDirection, FrameProcessor
@@ -73,9 +68,6 @@ from pipecat.processors.frameworks.rtvi import RTVIProcessor
 from pipecat.processors.frameworks.rtvi.frames import RTVISendTextFrame
 from pipecat.processors.frameworks.rtvi.models import ClientMessage as RTVIClientMessage
 from pipecat.serializers.protobuf import ProtobufFrameSerializer
-from pipecat.services.stt_service import STTService
-from pipecat.services.tts_service import TTSService
-from pipecat.transports.base_output import BaseOutputTransport
 from pipecat.transports.websocket.fastapi import FastAPIWebsocketParams, FastAPIWebsocketTransport
 from pipecat.utils.time import time_now_iso8601
 from pipecat.workers.runner import WorkerRunner
@@ -92,16 +84,25 @@ from voicecoach.actors.frames import (
     ToolDispatchFrame,
     ToolResultFrame,
     TurnCompletedFrame,
+    TurnFrame,
+)
+from voicecoach.config import (
+    DEFAULT_MAX_MESSAGE_BYTES,
+    DEFAULT_PORT,
+    add_serve_arguments,
+    coach_config,
+    speech_config,
 )
 from voicecoach.engines import Engines, prewarm
+from voicecoach.latency import Milestone
 from voicecoach.pack import PACKS_DIR, Pack, load_pack
-from voicecoach.pipelines.serve_args import DEFAULT_MAX_MESSAGE_BYTES, DEFAULT_PORT, add_arguments
-from voicecoach.pipelines.speech import PhraseChunker, TurnGate, pipeline_params, voice_pipeline
+from voicecoach.pipelines.speech import pipeline_params, voice_pipeline
+from voicecoach.pipelines.timeline import TimelineObserver
 from voicecoach.protocol import CloseCode, ErrorCode
 from voicecoach.session import CoachConfig, Session
 from voicecoach.speech import SpeechConfig
 from voicecoach.state import StateError
-from voicecoach.store import SessionStore, open_store
+from voicecoach.store import SessionStore, TurnRecord, open_store
 
 OVERLAY_DIR = Path(__file__).resolve().parent / "overlay"
 SESSION_ID = re.compile(r"^[A-Za-z0-9._-]{1,64}$")
@@ -260,12 +261,13 @@ class TypedInput(FrameProcessor):
 Send = Callable[[BaseModel], Awaitable[None]]
 
 
-class CoachEvents(BaseObserver):
+class CoachEvents(TimelineObserver):
     """The coach's control frames as protocol events for the client, and each turn's S2FA.
 
-    An observer, not a processor: it sees every frame where it is first pushed (transcripts
-    at the STT and the turn gate, c1..c3 at their actors, audio at the TTS and at the output
-    transport) without sitting in the audio path. Events go out as RTVI server messages.
+    The turn timeline's observer (`pipelines/timeline.py`): it sees every frame where it is
+    first pushed (transcripts at the STT and the turn gate, c1..c3 at their actors, audio at the
+    TTS and at the output transport) without sitting in the audio path. Events go out as RTVI
+    server messages.
 
     S2FA on the server's side: from the VAD's stop minus its silence window (Pipecat's
     `UserBotLatencyObserver` does the same), or from a typed question's arrival, to the
@@ -274,7 +276,7 @@ class CoachEvents(BaseObserver):
     """
 
     def __init__(self, send: Send, vad_stop_s: float):
-        super().__init__(observe_every_push=False)
+        super().__init__()
         self._send = send
         self._vad_stop_s = vad_stop_s
         self._pending: dict[str, float] = {}  # the user turn in progress, before it has an index
@@ -284,36 +286,34 @@ class CoachEvents(BaseObserver):
         self._current: int | None = None
         self._completed: set[int] = set()
         self._reported: set[int] = set()
-        self._tts_contexts: set[str] = set()
 
-    async def on_push_frame(self, data: FramePushed) -> None:
-        if data.direction != FrameDirection.DOWNSTREAM:
-            return
-        frame, source, t = data.frame, data.source, data.timestamp / 1e9
-        if isinstance(frame, VADUserStartedSpeakingFrame):
+    def kind(self, frame: Frame, source: object) -> str | None:
+        if isinstance(frame, TranscriptionFrame) and isinstance(source, TypedInput):
+            return "typed_input"
+        return super().kind(frame, source)
+
+    async def on_mark(self, kind: str, t: float, frame: Frame) -> None:
+        if kind == "vad_start":
             self._pending = {}
             self._origin = "speech"
-        elif isinstance(frame, VADUserStoppedSpeakingFrame):
-            self._pending["vad_stop"] = t
-            self._pending["speech_end"] = t - self._vad_stop_s
-        elif isinstance(frame, TranscriptionFrame):
-            if isinstance(source, STTService):
-                self._pending["stt_final"] = t
-            elif isinstance(source, TurnGate):
-                self._pending["turn_stop"] = t
-            elif isinstance(source, TypedInput):
-                self._pending = {"speech_end": t, "turn_stop": t}
-                self._origin = "text"
-        elif isinstance(frame, AggregatedTextFrame) and isinstance(source, PhraseChunker):
-            self._mark("first_phrase", t)
-        elif isinstance(frame, TTSAudioRawFrame) and isinstance(source, TTSService):
-            if frame.context_id not in self._tts_contexts:
-                self._tts_contexts.add(frame.context_id or "")
-                self._mark("tts_first_byte", t)
-        elif isinstance(frame, OutputAudioRawFrame) and isinstance(source, BaseOutputTransport):
+        elif kind == Milestone.VAD_STOP:
+            self._pending[Milestone.VAD_STOP] = t
+            self._pending[Milestone.SPEECH_END] = t - self._vad_stop_s
+        elif kind in (Milestone.STT_FINAL, Milestone.TURN_STOP):
+            self._pending[kind] = t
+        elif kind == "typed_input":
+            self._pending = {Milestone.SPEECH_END: t, Milestone.TURN_STOP: t}
+            self._origin = "text"
+        elif kind == "phrase":
+            self._mark(Milestone.FIRST_PHRASE, t)
+        elif kind == "tts_audio":
+            self._mark(Milestone.TTS_FIRST_BYTE, t)
+        elif kind == "audio_out" and isinstance(frame, OutputAudioRawFrame):
             await self._on_audio_out(frame, t)
-        else:
-            await self._on_coach_frame(frame, t)
+        elif isinstance(kind, Milestone) and isinstance(
+            frame, TurnFrame | NarrationTextFrame | ReplyTextFrame
+        ):
+            await self._on_coach_frame(kind, frame, t)
 
     def _bind(self, turn: int) -> dict[str, float]:
         """The milestones of `turn`, taking over those of the user turn that started it."""
@@ -324,7 +324,7 @@ class CoachEvents(BaseObserver):
             self._current = turn
         return self._turns[turn]
 
-    def _mark(self, name: str, t: float, turn: int | None = None) -> None:
+    def _mark(self, name: Milestone, t: float, turn: int | None = None) -> None:
         index = turn if turn is not None else self._current
         if index is None:
             return
@@ -332,51 +332,25 @@ class CoachEvents(BaseObserver):
 
     async def _on_audio_out(self, frame: OutputAudioRawFrame, t: float) -> None:
         turn = self._current
-        if turn is None or "first_audio" in self._turns.get(turn, {}):
+        if turn is None or Milestone.FIRST_AUDIO in self._turns.get(turn, {}):
             return
         offset = latency.first_non_silent(np.frombuffer(frame.audio, dtype=np.int16))
         if offset is None:
             return
         # Pushed on right after it was sent (an idle transport does not pace the first chunk).
-        self._mark("first_audio", t + offset / frame.sample_rate)
+        self._mark(Milestone.FIRST_AUDIO, t + offset / frame.sample_rate)
         await self._maybe_report(turn)
 
-    async def _on_coach_frame(self, frame: Frame, t: float) -> None:
-        event: BaseModel | None = None
-        if isinstance(frame, NarrationTextFrame):
-            self._mark("first_narration_token", t, frame.turn_index)
-            event = protocol.TextEvent(turn_index=frame.turn_index, kind="narration", text=frame.text)
-        elif isinstance(frame, ReplyTextFrame):
-            self._mark("talker_first_token", t, frame.turn_index)
-            event = protocol.TextEvent(turn_index=frame.turn_index, kind="reply", text=frame.text)
-        elif isinstance(frame, IntentControlFrame):
-            self._mark("c1", t, frame.turn_index)
-            event = protocol.IntentEvent(
-                turn_index=frame.turn_index, t_ms=frame.t_ms, utterance=frame.utterance, intent=frame.intent,
-                sub_intent=frame.sub_intent, branch=frame.branch, outcome=frame.outcome, reason=frame.reason,
-            )  # fmt: skip
-        elif isinstance(frame, ToolDispatchFrame):
-            self._mark("tool_dispatch", t, frame.turn_index)
-            calls = [protocol.ToolCallInfo(tool=c.tool, args=c.args) for c in frame.calls]
-            event = protocol.ToolDispatchEvent(
-                turn_index=frame.turn_index, t_ms=frame.t_ms, source=frame.source, calls=calls,
-                errors=frame.errors,
-            )  # fmt: skip
-        elif isinstance(frame, ToolResultFrame):
-            self._mark("tool_results", t, frame.turn_index)
-            outcomes = [protocol.ToolOutcomeInfo.model_validate(o.model_dump()) for o in frame.outcomes]
-            event = protocol.ToolResultsEvent(turn_index=frame.turn_index, t_ms=frame.t_ms, outcomes=outcomes)
-        elif isinstance(frame, GroundingControlFrame):
-            event = _grounding_event(frame)
-        elif isinstance(frame, InteractionControlFrame):
-            event = _interaction_event(frame)
-        elif isinstance(frame, TurnCompletedFrame):
-            self._mark("turn_completed", t, frame.turn_index)
+    async def _on_coach_frame(
+        self, milestone: Milestone, frame: TurnFrame | NarrationTextFrame | ReplyTextFrame, t: float
+    ) -> None:
+        self._mark(milestone, t, frame.turn_index)
+        if milestone is Milestone.TURN_COMPLETED:
             self._completed.add(frame.turn_index)
-            event = _completed_event(frame)
+        event = _EVENTS[milestone](frame)
         if event is not None:
             await self._send(event)
-        if isinstance(frame, TurnCompletedFrame):
+        if milestone is Milestone.TURN_COMPLETED:
             await self._maybe_report(frame.turn_index)
 
     async def _maybe_report(self, turn: int) -> None:
@@ -429,13 +403,50 @@ def _interaction_event(frame: InteractionControlFrame) -> protocol.InteractionEv
 
 
 def _completed_event(frame: TurnCompletedFrame) -> protocol.TurnCompletedEvent:
-    r = frame.record
+    # Every coach configuration completes a turn with its record (only the benchmarks' cascade has none).
+    r = frame.record or TurnRecord(session_id="-", turn_index=frame.turn_index)
     return protocol.TurnCompletedEvent(
-        turn_index=frame.turn_index, t_ms=frame.t_ms, utterance=r.get("utterance", ""),
-        intent=r.get("intent", ""), sub_intent=r.get("sub_intent"), narration=r.get("narration", ""),
-        reply=r.get("reply", ""), tools=[c["tool"] for c in r.get("tools", [])],
-        guidance=(r.get("c3") or {}).get("guidance"), latency=r.get("latency", {}),
+        turn_index=frame.turn_index, t_ms=frame.t_ms, utterance=r.utterance, intent=r.intent,
+        sub_intent=r.sub_intent, narration=r.narration, reply=r.reply, tools=[c["tool"] for c in r.tools],
+        guidance=r.c3.get("guidance"), latency=r.latency,
     )  # fmt: skip
+
+
+def _intent_event(frame: IntentControlFrame) -> protocol.IntentEvent:
+    return protocol.IntentEvent(
+        turn_index=frame.turn_index, t_ms=frame.t_ms, utterance=frame.utterance, intent=frame.intent,
+        sub_intent=frame.sub_intent, branch=frame.branch, outcome=frame.outcome, reason=frame.reason,
+    )  # fmt: skip
+
+
+def _dispatch_event(frame: ToolDispatchFrame) -> protocol.ToolDispatchEvent:
+    calls = [protocol.ToolCallInfo(tool=c.tool, args=c.args) for c in frame.calls]
+    return protocol.ToolDispatchEvent(
+        turn_index=frame.turn_index, t_ms=frame.t_ms, source=frame.source, calls=calls, errors=frame.errors
+    )
+
+
+def _results_event(frame: ToolResultFrame) -> protocol.ToolResultsEvent:
+    outcomes = [protocol.ToolOutcomeInfo.model_validate(o.model_dump()) for o in frame.outcomes]
+    return protocol.ToolResultsEvent(turn_index=frame.turn_index, t_ms=frame.t_ms, outcomes=outcomes)
+
+
+# The protocol event of each coach frame, by the milestone it marks (NARRATION_END has none).
+_EVENTS: dict[Milestone, Callable[[Any], BaseModel | None]] = {
+    Milestone.FIRST_NARRATION_TOKEN: lambda f: protocol.TextEvent(
+        turn_index=f.turn_index, kind="narration", text=f.text
+    ),
+    Milestone.REPLY_FIRST_TOKEN: lambda f: protocol.TextEvent(
+        turn_index=f.turn_index, kind="reply", text=f.text
+    ),
+    Milestone.C1: _intent_event,
+    Milestone.TOOL_DISPATCH: _dispatch_event,
+    Milestone.TOOL_RESULTS: _results_event,
+    Milestone.C2: _grounding_event,
+    Milestone.C3: _interaction_event,
+    Milestone.NARRATION_END: lambda f: None,
+    Milestone.TURN_COMPLETED: _completed_event,
+}
 
 
 # --- one connection --------------------------------------------------------------------------
@@ -517,7 +528,9 @@ class Connection:
             self._worker = worker
             self._wire(worker.rtvi, transport, resumed)
             if server.config.warm:  # in the background: the player may speak before it is done
-                self._prewarm = asyncio.create_task(prewarm(server.engines, session, server.config.coach))
+                self._prewarm = asyncio.create_task(
+                    prewarm(server.engines, session.pack, [server.config.coach.mode])
+                )
             if self._closing:
                 return
             runner = WorkerRunner(handle_sigint=False)
@@ -783,14 +796,9 @@ def overlay_url(config: ServerConfig, session: str = "player") -> str:
 
 
 def config_from_args(args: argparse.Namespace) -> ServerConfig:
-    from voicecoach.llm import LLMConfig
-
-    coach = CoachConfig(
-        mode=args.mode, llm=LLMConfig.from_env(base_url=args.llm_url, model=args.model, model_path=args.gguf)
-    )
     values: dict[str, Any] = dict(
         host=args.host, port=args.port, allowed_origins=list(args.allowed_origin),
-        max_message_bytes=args.max_message_kb * 1024, coach=coach, speech=SpeechConfig.from_env(),
+        max_message_bytes=args.max_message_kb * 1024, coach=coach_config(args), speech=speech_config(),
         warm=not args.no_warm,
     )  # fmt: skip
     if args.token:
@@ -858,7 +866,7 @@ def run(args: argparse.Namespace) -> int:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="voicecoach serve", description="Run the live coach server.")
-    add_arguments(parser)
+    add_serve_arguments(parser)
     return run(parser.parse_args(argv))
 
 

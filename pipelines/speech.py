@@ -19,17 +19,20 @@ from __future__ import annotations
 
 import asyncio
 import json
-from collections.abc import AsyncGenerator
+from collections.abc import AsyncGenerator, AsyncIterator
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import numpy as np
+from loguru import logger
 from pipecat.audio.vad.silero import SileroVADAnalyzer
 from pipecat.audio.vad.vad_analyzer import VADParams
 from pipecat.frames.frames import (
     AggregatedTextFrame,
     DataFrame,
     EndFrame,
+    ErrorFrame,
     Frame,
     InputAudioRawFrame,
     InterruptionFrame,
@@ -44,7 +47,8 @@ from pipecat.pipeline.pipeline import Pipeline
 from pipecat.pipeline.worker import PipelineParams
 from pipecat.processors.audio.vad_processor import VADProcessor
 from pipecat.processors.frame_processor import FrameDirection, FrameProcessor
-from pipecat.services.stt_service import STTService
+from pipecat.services.settings import STTSettings, TTSSettings
+from pipecat.services.stt_service import SegmentedSTTService, STTService
 from pipecat.services.tts_service import TTSService
 from pipecat.transcriptions.language import Language
 from pipecat.turns.user_stop import SpeechTimeoutUserTurnStopStrategy, TurnAnalyzerUserTurnStopStrategy
@@ -102,23 +106,62 @@ def whisper_prompt(pack: Pack) -> str:
     return "Pets: " + ", ".join(c.name for c in pack.creatures.values()) + "."
 
 
-class _WhisperDecoding:
-    """A faster-whisper model with our decoding options applied to every `transcribe` call.
+# Whisper segments less likely than this to hold no speech are kept (Pipecat's WhisperSTTService default).
+NO_SPEECH_PROB = 0.4
 
-    Pipecat's `WhisperSTTService` calls `transcribe` with beam search (faster-whisper's
+
+class EmbeddedWhisperSTTService(SegmentedSTTService):
+    """faster-whisper in process: the model we load, decoded with our options.
+
+    Our own small service, not Pipecat's WhisperSTTService: that one loads its model in a
+    private `_load` (no CPU thread count) and decodes with beam search (faster-whisper's
     default, 5 beams) and timestamps; on short commands greedy decoding without timestamps
-    gives the same words sooner.
+    gives the same words sooner. A segment that holds no words yields EmptySegmentFrame, so
+    TurnGate does not wait for its transcript.
     """
 
-    def __init__(self, model: Any, **options: Any):
-        self._model = model
-        self._options = options
+    Settings = STTSettings
 
-    def transcribe(self, audio: Any, **kwargs: Any) -> Any:
-        return self._model.transcribe(audio, **{**self._options, **kwargs})
+    def __init__(
+        self,
+        model: Any,
+        *,
+        initial_prompt: str | None = None,
+        beam_size: int = 1,
+        warm: bool = True,
+        **kwargs: Any,
+    ):
+        super().__init__(**kwargs)
+        self.model = model
+        self.initial_prompt = initial_prompt
+        self.beam_size = beam_size
+        if warm:  # the first transcription pays CTranslate2's set-up: not the player's first turn
+            self.transcribe(np.zeros(16000, dtype=np.float32))
 
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self._model, name)
+    @property
+    def wants_wav_segments(self) -> bool:
+        return False  # raw 16-bit PCM, which the model reads directly
+
+    def can_generate_metrics(self) -> bool:
+        return True
+
+    def transcribe(self, audio: np.ndarray) -> str:
+        """The words in `audio` (float32 mono at 16 kHz), segments that hold no speech left out."""
+        segments, _ = self.model.transcribe(
+            audio, language="en", initial_prompt=self.initial_prompt, beam_size=self.beam_size,
+            without_timestamps=True, condition_on_previous_text=False,
+        )  # fmt: skip
+        return "".join(f"{s.text} " for s in segments if s.no_speech_prob < NO_SPEECH_PROB)
+
+    async def run_stt(self, audio: bytes) -> AsyncGenerator[Frame, None]:
+        await self.start_processing_metrics()
+        samples = np.frombuffer(audio, dtype=np.int16).astype(np.float32) / 32768.0
+        text = await asyncio.to_thread(self.transcribe, samples)  # decoding is CPU work: off the loop
+        await self.stop_processing_metrics()
+        if text:
+            yield TranscriptionFrame(text, self._user_id, time_now_iso8601(), Language.EN)
+        else:
+            yield EmptySegmentFrame()
 
 
 def stt_service(speech: SpeechConfig, pack: Pack | None = None, warm: bool = True) -> STTService:
@@ -134,33 +177,61 @@ def stt_service(speech: SpeechConfig, pack: Pack | None = None, warm: bool = Tru
         )
 
     from faster_whisper import WhisperModel
-    from pipecat.services.whisper.stt import WhisperSTTService
 
-    class EmbeddedWhisperSTTService(WhisperSTTService):
-        def _load(self) -> None:
-            model = WhisperModel(
-                model_path, device=stt.device, compute_type=stt.compute_type, cpu_threads=stt.cpu_threads
-            )
-            self._model = _WhisperDecoding(
-                model, beam_size=stt.beam_size, without_timestamps=True, condition_on_previous_text=False
-            )
-            if warm:  # the first transcription pays CTranslate2's set-up: not the player's first turn
-                list(self._model.transcribe(np.zeros(16000, dtype=np.float32), language="en")[0])
-
-        async def run_stt(self, audio: bytes) -> AsyncGenerator[Frame, None]:
-            said = False
-            async for frame in super().run_stt(audio):
-                said = said or isinstance(frame, TranscriptionFrame)
-                yield frame
-            if not said:  # tell TurnGate not to wait for this segment's transcript
-                yield EmptySegmentFrame()
-
-    model_path = whisper_model_path(stt.model_path)  # a str: Pipecat's WhisperSTTService wants no Path
-    return EmbeddedWhisperSTTService(
-        device=stt.device,
-        compute_type=stt.compute_type,
-        settings=WhisperSTTService.Settings(model=model_path, language=Language.EN, initial_prompt=prompt),
+    model_path = whisper_model_path(stt.model_path)
+    model = WhisperModel(
+        str(model_path), device=stt.device, compute_type=stt.compute_type, cpu_threads=stt.cpu_threads
     )
+    return EmbeddedWhisperSTTService(
+        model,
+        initial_prompt=prompt,
+        beam_size=stt.beam_size,
+        warm=warm,
+        settings=STTSettings(model=str(model_path), language=Language.EN),
+    )
+
+
+class EmbeddedPiperTTSService(TTSService):
+    """Piper in process, on a voice file we name: loads it, downloads nothing.
+
+    Our own small service, not Pipecat's PiperTTSService: that one resolves a voice by name in a
+    download folder and keeps the loaded voice private, so it cannot be warmed up. The first
+    synthesis pays onnxruntime's set-up; `warm` pays it here, not in the first phrase's audio.
+    """
+
+    def __init__(self, voice_path: Path, *, warm: bool = True, **kwargs: Any):
+        from piper import PiperVoice
+
+        super().__init__(push_start_frame=True, push_stop_frames=True, **kwargs)
+        self.voice = PiperVoice.load(voice_path)
+        if warm:
+            for _ in self.voice.synthesize("Ready."):
+                pass
+
+    def can_generate_metrics(self) -> bool:
+        return True
+
+    async def run_tts(self, text: str, context_id: str) -> AsyncGenerator[Frame, None]:
+        chunks = iter(self.voice.synthesize(text))
+
+        async def audio() -> AsyncIterator[bytes]:
+            while (
+                chunk := await asyncio.to_thread(next, chunks, None)
+            ) is not None:  # CPU work: off the loop
+                yield chunk.audio_int16_bytes
+
+        try:
+            await self.start_tts_usage_metrics(text)
+            async for frame in self._stream_audio_frames_from_iterator(
+                audio(), in_sample_rate=self.voice.config.sample_rate, context_id=context_id
+            ):
+                await self.stop_ttfb_metrics()
+                yield frame
+        except Exception as err:  # a synthesis failure loses this phrase, not the session
+            logger.error(f"{self}: Piper failed on {text!r}: {err}")
+            yield ErrorFrame(error=f"Piper TTS failed: {err}")
+        finally:
+            await self.stop_ttfb_metrics()
 
 
 def tts_sample_rate(speech: SpeechConfig) -> int:
@@ -183,21 +254,12 @@ def tts_service(speech: SpeechConfig, warm: bool = True) -> TTSService:
             settings=OpenAITTSService.Settings(model=tts.model, voice=tts.voice),
         )
 
-    from pipecat.services.piper.tts import PiperTTSService
-
-    class EmbeddedPiperTTSService(PiperTTSService):
-        def __init__(self, **kwargs: Any):
-            super().__init__(**kwargs)
-            if warm:  # the first synthesis pays onnxruntime's set-up: not the first phrase's audio
-                for _ in self._voice.synthesize("Ready."):
-                    pass
-
     voice = piper_voice_path(tts.voice_path)
-    # download_dir + voice id name a voice already on disk: Piper loads it and downloads nothing.
     return EmbeddedPiperTTSService(
-        download_dir=voice.parent,
+        voice,
+        warm=warm,
         sample_rate=tts_sample_rate(speech),
-        settings=PiperTTSService.Settings(voice=voice.stem),
+        settings=TTSSettings(model=None, voice=voice.stem, language=None),
     )
 
 

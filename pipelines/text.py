@@ -21,39 +21,31 @@ from pipecat.pipeline.worker import PipelineWorker
 from pipecat.processors.frame_processor import FrameDirection, FrameProcessor
 from pipecat.workers.runner import WorkerRunner
 
-from voicecoach.actors.frames import (
-    GroundingControlFrame,
-    IntentControlFrame,
-    InteractionControlFrame,
-    NarrationTextFrame,
-    ReplyTextFrame,
-    StateUpdateFrame,
-    ToolDispatchFrame,
-    ToolResultFrame,
-    TurnCompletedFrame,
-)
+from voicecoach.actors.frames import StateUpdateFrame, ToolDispatchFrame, TurnFrames
 from voicecoach.engines import Engines, prewarm
+from voicecoach.latency import Milestone
 from voicecoach.pipelines.coach import coach_processors
 from voicecoach.session import CoachConfig, Session
 from voicecoach.store import TurnRecord
 
 
 @dataclass
-class TurnResult:
-    """One turn as the player and an engineer see it."""
+class TurnResult(TurnFrames):
+    """One turn as the player and an engineer see it: its frames (c1, results, c2, c3, ...),
+    narration and reply, every tool dispatch, and its timeline."""
 
-    turn_index: int
-    narration: str = ""
-    reply: str = ""
-    c1: IntentControlFrame | None = None
     dispatches: list[ToolDispatchFrame] = field(default_factory=list)
-    results: ToolResultFrame | None = None
-    c2: GroundingControlFrame | None = None
-    c3: InteractionControlFrame | None = None
-    record: TurnRecord | None = None
-    # (ms since end of input, what happened), in arrival order at the end of the pipeline
-    timeline: list[tuple[float, str]] = field(default_factory=list)
-    completed: bool = False
+    # (ms since end of input, milestone), in arrival order at the end of the pipeline
+    timeline: list[tuple[float, Milestone]] = field(default_factory=list)
+
+    @property
+    def completed(self) -> bool:
+        return self.completion is not None
+
+    @property
+    def record(self) -> TurnRecord | None:
+        done = self.completion
+        return done.record if done is not None else None
 
 
 class TurnCollector(FrameProcessor):
@@ -67,7 +59,7 @@ class TurnCollector(FrameProcessor):
         self._on_frame = on_frame
 
     def begin(self, turn_index: int) -> TurnResult:
-        self.current = TurnResult(turn_index=turn_index)
+        self.current = TurnResult(turn_index)
         self.started = time.monotonic()
         self.done.clear()
         return self.current
@@ -84,31 +76,13 @@ class TurnCollector(FrameProcessor):
         await self.push_frame(frame, direction)
 
     def _collect(self, turn: TurnResult, frame: Frame, ms: float) -> None:
-        label = type(frame).__name__.removesuffix("Frame")
-        if isinstance(frame, NarrationTextFrame):
-            if not turn.narration:
-                turn.timeline.append((ms, "first narration text"))
-            turn.narration += frame.text
-            return
-        if isinstance(frame, ReplyTextFrame):
-            if not turn.reply:
-                turn.timeline.append((ms, "first reply text"))
-            turn.reply += frame.text
-            return
-        turn.timeline.append((ms, label))
-        if isinstance(frame, IntentControlFrame):
-            turn.c1 = frame
-        elif isinstance(frame, ToolDispatchFrame):
+        if isinstance(frame, ToolDispatchFrame):
             turn.dispatches.append(frame)
-        elif isinstance(frame, ToolResultFrame):
-            turn.results = frame
-        elif isinstance(frame, GroundingControlFrame):
-            turn.c2 = frame
-        elif isinstance(frame, InteractionControlFrame):
-            turn.c3 = frame
-        elif isinstance(frame, TurnCompletedFrame):
-            turn.record = TurnRecord.model_validate(frame.record)
-            turn.completed = True
+        milestone = turn.add(frame)
+        if milestone is None:
+            return
+        turn.timeline.append((ms, milestone))
+        if milestone is Milestone.TURN_COMPLETED:
             self.done.set()
 
 
@@ -134,7 +108,7 @@ class TextCoach:
 
     async def start(self, warm: bool = True) -> None:
         if warm:
-            await prewarm(self.engines, self.session, self.config)
+            await prewarm(self.engines, self.session.pack, [self.config.mode])
         await self._runner.add_workers(self._worker)
         self._run_task = asyncio.create_task(self._runner.run())
         await asyncio.sleep(0)

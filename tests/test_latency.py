@@ -11,7 +11,9 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from voicecoach.latency import (
+    STAGES,
     Event,
+    Milestone,
     critical_path,
     first_audio_clock,
     first_non_silent,
@@ -64,7 +66,9 @@ MILESTONES = {
     "vad_stop": 100.25,
     "stt_final": 100.70,
     "turn_stop": 100.701,
+    "speaking_call": 100.701,
     "w1_first_token": 100.80,
+    "speaking_first_token": 100.80,
     "first_narration_token": 101.0,
     "first_phrase": 101.1,
     "tts_first_byte": 101.3,
@@ -83,12 +87,16 @@ def test_s2fa_and_milestones_since_speech_end():
 
 def test_critical_path_stages_sum_to_s2fa_even_with_gaps():
     stages = critical_path(MILESTONES)
-    assert [label for label, _ in stages][0] == "VAD silence"
+    assert [label for label, _ in stages] == [label for label, _ in STAGES]
+    assert dict(stages)["LLM TTFT"] == pytest.approx(99.0)  # the speaking call's request → first token
     assert sum(ms for _, ms in stages) == pytest.approx(s2fa_ms(MILESTONES), abs=0.5)
-    gappy = {**MILESTONES, "w1_first_token": None, "first_phrase": None}
+    gappy = {**MILESTONES, "speaking_first_token": None, "first_phrase": None}
     stages = critical_path(gappy)
-    assert "W1 first token" not in dict(stages)
+    assert "LLM TTFT" not in dict(stages) and "text to TTS" not in dict(stages)
     assert sum(ms for _, ms in stages) == pytest.approx(s2fa_ms(gappy), abs=0.5)
+    # the same stages on a timeline in ms
+    in_ms = {name: (t - 100.0) * 1000.0 for name, t in MILESTONES.items()}
+    assert critical_path(in_ms, unit_ms=1.0) == critical_path(MILESTONES)
 
 
 def test_ordering_check():
@@ -101,27 +109,36 @@ def test_milestones_from_a_split_turn_take_the_last_user_turn_and_the_completed_
     events = [
         Event(1.0, "vad_stop"),
         Event(1.3, "stt_final"),
-        Event(1.31, "transcript"),
-        Event(1.4, "w1_first_token"),  # the cancelled coach turn's W1
+        Event(1.31, "turn_stop"),
+        Event(1.315, "llm_request", detail={"label": "w1"}),
+        Event(1.4, "w1_first_token", detail={"label": "w1"}),  # the cancelled coach turn's W1
         Event(1.5, "c1", turn=3),
         Event(1.6, "vad_stop"),
         Event(2.0, "stt_final"),
-        Event(2.01, "transcript"),
-        Event(2.1, "w1_first_token"),
+        Event(2.01, "turn_stop"),
+        Event(2.02, "llm_request", detail={"label": "w1"}),
+        Event(2.1, "w1_first_token", detail={"label": "w1"}),
         Event(2.3, "c1", turn=4),
-        Event(2.35, "narration", turn=4),
+        Event(2.35, "first_narration_token", turn=4),
         Event(2.4, "phrase"),
         Event(2.6, "tts_audio"),
-        Event(3.0, "reply", turn=4),
+        Event(2.7, "llm_request", detail={"label": "talker"}),
+        Event(3.0, "llm_first_token", detail={"label": "talker"}),
+        Event(3.0, "reply_first_token", turn=4),
         Event(3.5, "turn_completed", turn=4),
     ]
-    m = milestones_from_events(events, speech_end=1.45, first_audio=2.65)
+    m = milestones_from_events(events, speech_end=1.45, first_audio=2.65, config="sgc_full")
     assert m["vad_stop"] == 1.6 and m["stt_final"] == 2.0 and m["turn_stop"] == 2.01
     assert m["w1_first_token"] == 2.1 and m["c1"] == 2.3 and m["first_narration_token"] == 2.35
     assert m["first_phrase"] == 2.4 and m["tts_first_byte"] == 2.6
-    assert m["talker_first_token"] == 3.0 and m["turn_completed"] == 3.5
+    assert m["reply_first_token"] == 3.0 and m["turn_completed"] == 3.5
     assert m["tool_dispatch"] is None and m["first_audio"] == 2.65
     assert s2fa_ms(m) == pytest.approx(1200.0)
+    # heard through W1's narration: the speaking call is the completed turn's W1 call
+    assert (m[Milestone.SPEAKING_CALL], m[Milestone.SPEAKING_FIRST_TOKEN]) == (2.02, 2.1)
+    # prompting is heard through its reply call
+    m = milestones_from_events(events, speech_end=1.45, first_audio=2.65, config="prompting")
+    assert (m[Milestone.SPEAKING_CALL], m[Milestone.SPEAKING_FIRST_TOKEN]) == (2.7, 3.0)
 
 
 # --- percentiles -----------------------------------------------------------------------------

@@ -16,7 +16,6 @@ from voicecoach.tools import (
     TOOLS,
     ToolError,
     ToolRunner,
-    openai_tool_schemas,
     run_tool,
     validate_args,
 )
@@ -252,16 +251,6 @@ def test_missing_match_raises_tool_error(pack: Pack, state: LiveState) -> None:
 
 def test_tool_error_is_a_value_error() -> None:
     assert issubclass(ToolError, ValueError)
-
-
-def test_openai_tool_schemas_are_strict_function_specs() -> None:
-    schemas = openai_tool_schemas()
-    assert [s["function"]["name"] for s in schemas] == list(TOOL_NAMES)
-    for s in schemas:
-        params = s["function"]["parameters"]
-        assert s["type"] == "function" and params["type"] == "object"
-        assert params["additionalProperties"] is False
-        assert set(params["required"]) <= set(params["properties"])
 
 
 # --- the async runner ------------------------------------------------------------------------

@@ -28,6 +28,7 @@ from tests.scripted_llm import RecordedRequest, Script, ScriptedLLMServer
 from voicecoach.actors.perception import FALLBACK_NARRATION
 from voicecoach.actors.talker import FALLBACK_REPLY
 from voicecoach.engines import Engines
+from voicecoach.latency import Milestone
 from voicecoach.llm import LLMClient, LLMConfig
 from voicecoach.pack import Pack
 from voicecoach.pipelines.text import TextCoach, TurnResult
@@ -145,7 +146,7 @@ async def harness(pack: Pack, state: LiveState) -> AsyncIterator[Harness]:
         await h.close()
 
 
-def at(turn: TurnResult, label: str) -> float:
+def at(turn: TurnResult, label: Milestone) -> float:
     """ms (since end of input) at which `label` first reached the end of the pipeline."""
     for ms, what in turn.timeline:
         if what == label:
@@ -218,8 +219,8 @@ async def test_narration_reaches_the_end_while_w2_is_still_running(harness: Harn
     turn = await coach.ask("what counters their team?", timeout_s=10)
     assert_completed(turn)
 
-    first_narration = at(turn, "first narration text")
-    assert first_narration < at(turn, "GroundingControl")
+    first_narration = at(turn, Milestone.FIRST_NARRATION_TOKEN)
+    assert first_narration < at(turn, Milestone.C2)
     assert turn.c2 is not None and not turn.c2.slot_errors  # W2 did finish, just later
     w2 = harness.requests("w2")[0]
     assert w2.last_chunk_at is not None
@@ -241,7 +242,7 @@ async def test_phi_miss_falls_through_to_the_plan(harness: Harness) -> None:
     assert [d.source for d in turn.dispatches] == ["plan"]
     assert [c.tool for c in turn.dispatches[0].calls] == ["get_inventory"]
     assert turn.dispatches[0].t_ms >= turn.record.latency["narration_end"]
-    assert at(turn, "ToolDispatch") > at(turn, "first narration text")
+    assert at(turn, Milestone.TOOL_DISPATCH) > at(turn, Milestone.FIRST_NARRATION_TOKEN)
     assert turn.results is not None and turn.results.outcomes[0].ok
     counters = coach.session.counters
     assert (counters.turns, counters.fall_through, counters.frozen) == (1, 1, 0)
@@ -301,7 +302,7 @@ async def test_w1_stall_times_out_into_a_fallback(harness: Harness) -> None:
     assert 0.4 < elapsed < 5.0, elapsed
     assert turn.narration == FALLBACK_NARRATION
     assert turn.c1.outcome == "llm_error" and "stalled" in turn.c1.reason
-    assert at(turn, "first narration text") >= 450  # spoken when the timeout fired, not before
+    assert at(turn, Milestone.FIRST_NARRATION_TOKEN) >= 450  # spoken when the timeout fired, not before
     assert_completed(await coach.ask("what counters their team?", timeout_s=10))
 
 
@@ -345,7 +346,7 @@ async def test_barge_in_cancels_the_turn_and_writes_no_meta(harness: Harness) ->
     turn = await asking  # waits out its 2 s: a cancelled turn never completes
 
     assert not turn.completed and turn.record is None
-    assert "TurnCompleted" not in [label for _, label in turn.timeline]
+    assert Milestone.TURN_COMPLETED not in [label for _, label in turn.timeline]
     assert len(turn.reply.split()) < 5, turn.reply  # the reply stopped where the player cut in
     assert session.state.sh.metas == metas_before
     assert store.load_turns(session.session_id) == [] and store.load_history(session.session_id) == []
@@ -376,7 +377,7 @@ async def test_barge_in_during_narration_stops_it_and_no_reply_follows(harness: 
 
     assert not turn.completed
     assert len(turn.narration.split()) < 4, turn.narration  # the rest of the sentence was not spoken
-    assert "NarrationEnd" not in [label for _, label in turn.timeline] and not turn.reply
+    assert Milestone.NARRATION_END not in [label for _, label in turn.timeline] and not turn.reply
     assert harness.requests("talker") == []  # no reply was even started for a turn the player cut
     assert not harness.requests("w1")[0].completed
 

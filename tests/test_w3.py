@@ -407,6 +407,7 @@ def mini_pack() -> Pack:
         skills={},
         creatures=creatures,
         lineups=lineups,
+        tools=("get_inventory",),
         phi=[],
         tools=("get_inventory",),
         w3=W3Config(

@@ -23,6 +23,7 @@ from typing import Any
 from rich.markup import escape
 from rich.table import Table
 
+from voicecoach.config import add_engine_arguments, add_replay_arguments, add_serve_arguments, coach_config
 from voicecoach.console import report_console
 from voicecoach.pack import DEFAULT_PACK, PACKS_DIR, load_pack
 from voicecoach.state import LiveState, StateError, load_state
@@ -113,57 +114,61 @@ HELP = """commands: /state FILE (reload a snapshot)  /patch JSON (merge a patch)
 
 
 def _printer() -> Any:
-    from voicecoach.actors.frames import (
-        GroundingControlFrame,
-        IntentControlFrame,
-        InteractionControlFrame,
-        NarrationEndFrame,
-        NarrationTextFrame,
-        ReplyTextFrame,
-        ToolDispatchFrame,
-        ToolResultFrame,
-        TurnCompletedFrame,
-    )
+    """What `chat` shows of each of a turn's frames, by the milestone it marks."""
+    from voicecoach.actors.frames import NarrationTextFrame, ReplyTextFrame, turn_milestone
+    from voicecoach.latency import Milestone
+
+    def tools(frame: Any) -> str:
+        calls = ", ".join(c.tool for c in frame.calls) or "no tools"
+        return f"tools fired ({frame.source}): {calls}"
+
+    def results(frame: Any) -> str:
+        done = ", ".join(f"{o.tool} {'ok' if o.ok else 'FAILED'} {o.ms:.0f} ms" for o in frame.outcomes)
+        return f"tool results: {done or '-'}"
+
+    def c2(frame: Any) -> str | None:
+        if frame.control is None:
+            return None
+        plan = ", ".join(p.type for p in frame.control.plan) or "-"
+        hard = [c.constraint for c in frame.control.conflicts if c.tier == "hard" and not c.satisfied]
+        return f"c2 plan: {plan}; hard conflicts: {hard or 'none'}"
+
+    def c3(frame: Any) -> str | None:
+        if frame.control is None:
+            return None
+        g = frame.control.guidance
+        return f"c3 guidance: {g.candidate_id if g else 'none'}"
+
+    lines = {
+        Milestone.C1: lambda f: f"c1 {f.intent}/{f.sub_intent} → {f.outcome} ({f.branch})",
+        Milestone.TOOL_DISPATCH: tools,
+        Milestone.TOOL_RESULTS: results,
+        Milestone.C2: c2,
+        Milestone.C3: c3,
+    }
 
     def on_frame(frame: Any, ms: float) -> None:
+        milestone = turn_milestone(frame)
         if isinstance(frame, NarrationTextFrame | ReplyTextFrame):
             console.print(frame.text, end="", style="cyan" if isinstance(frame, NarrationTextFrame) else None)
-        elif isinstance(frame, NarrationEndFrame):
+        elif milestone is Milestone.NARRATION_END:
             console.print()
-        elif isinstance(frame, IntentControlFrame):
-            labels = f"{frame.intent}/{frame.sub_intent}"
-            console.print(f"[dim]{ms:7.0f} ms  c1 {labels} → {frame.outcome} ({frame.branch})[/]")
-        elif isinstance(frame, ToolDispatchFrame):
-            calls = ", ".join(c.tool for c in frame.calls) or "no tools"
-            console.print(f"[dim]{ms:7.0f} ms  tools fired ({frame.source}): {calls}[/]")
-        elif isinstance(frame, ToolResultFrame):
-            done = ", ".join(f"{o.tool} {'ok' if o.ok else 'FAILED'} {o.ms:.0f} ms" for o in frame.outcomes)
-            console.print(f"[dim]{ms:7.0f} ms  tool results: {done or '-'}[/]")
-        elif isinstance(frame, GroundingControlFrame) and frame.control is not None:
-            plan = ", ".join(p.type for p in frame.control.plan) or "-"
-            hard = [c.constraint for c in frame.control.conflicts if c.tier == "hard" and not c.satisfied]
-            console.print(f"[dim]{ms:7.0f} ms  c2 plan: {plan}; hard conflicts: {hard or 'none'}[/]")
-        elif isinstance(frame, InteractionControlFrame) and frame.control is not None:
-            g = frame.control.guidance
-            console.print(f"[dim]{ms:7.0f} ms  c3 guidance: {g.candidate_id if g else 'none'}[/]")
-        elif isinstance(frame, TurnCompletedFrame):
+        elif milestone is Milestone.TURN_COMPLETED:
             console.print(f"\n[dim]{ms:7.0f} ms  turn done[/]")
+        elif milestone in lines and (line := lines[milestone](frame)) is not None:
+            console.print(f"[dim]{ms:7.0f} ms  {line}[/]")
 
     return on_frame
 
 
 async def _chat(args: argparse.Namespace) -> int:
     from voicecoach.engines import Engines
-    from voicecoach.llm import LLMConfig
     from voicecoach.pipelines.text import TextCoach
-    from voicecoach.session import CoachConfig, Session
+    from voicecoach.session import Session
     from voicecoach.store import open_store
 
     state = _read_state(Path(args.state))
-    config = CoachConfig(
-        llm=LLMConfig.from_env(base_url=args.llm_url, model=args.model, model_path=args.gguf),
-        tool_latency_ms=args.tool_latency_ms,
-    )
+    config = coach_config(args)
     store = open_store(args.store)
     session = Session.open(args.session, store=store, state=state)
     with console.status("starting the LLM (embedded llama.cpp unless --llm-url is given)..."):
@@ -226,13 +231,9 @@ def cmd_bench_latency(args: argparse.Namespace) -> int:
 
 
 def cmd_bench_turn(args: argparse.Namespace) -> int:
-    from voicecoach.llm import LLMConfig
     from voicecoach.pipelines import bench_turn
-    from voicecoach.session import CoachConfig
 
-    config = CoachConfig(
-        llm=LLMConfig.from_env(base_url=args.llm_url, model=args.model), tool_latency_ms=args.tool_latency_ms
-    )
+    config = coach_config(args)
     modes = args.modes.split(",") if args.modes else None
     return bench_turn.main(modes, args.limit, config, Path(args.out) if args.out else None)
 
@@ -260,27 +261,21 @@ def build_parser() -> argparse.ArgumentParser:
     chat.add_argument(
         "--store", default=None, help="sqlite:///path, a path, or memory: (default ~/.local/state)"
     )
-    chat.add_argument(
-        "--llm-url", default=None, help="OpenAI-compatible endpoint (default: embedded llama.cpp)"
-    )
-    chat.add_argument("--model", default=None, help="model name at --llm-url")
-    chat.add_argument("--gguf", default=None, help="GGUF for the embedded llama.cpp (default: SmolLM2-135M)")
+    add_engine_arguments(chat)
     chat.add_argument("--tool-latency-ms", type=float, default=0.0, help="artificial game-server latency")
     chat.set_defaults(fn=cmd_chat)
-
-    from voicecoach.pipelines.serve_args import add_arguments as add_serve_arguments
 
     serve = sub.add_parser("serve", help="live coach server: websocket for games + in-game overlay")
     add_serve_arguments(serve)
     serve.set_defaults(fn=cmd_serve)
 
-    from voicecoach.pipelines import bench_latency, replay_args
+    from voicecoach.pipelines import bench_latency
     from voicecoach.pipelines import bench_quality as quality_runner
 
     replay_cmd = sub.add_parser(
         "replay", help="replay audio fixtures through the voice coach (S2FA per turn)"
     )
-    replay_args.add_arguments(replay_cmd)
+    add_replay_arguments(replay_cmd)
     replay_cmd.set_defaults(fn=cmd_replay)
 
     bench = sub.add_parser("bench", help="benchmarks: turn timings, latency, quality")
@@ -288,10 +283,7 @@ def build_parser() -> argparse.ArgumentParser:
     turn = benches.add_parser("turn", help="text-mode turn timings per configuration (p50/p90)")
     turn.add_argument("--modes", default=None, help="comma-separated (default: all five)")
     turn.add_argument("--limit", type=int, default=12, help="utterances per configuration")
-    turn.add_argument(
-        "--llm-url", default=None, help="OpenAI-compatible endpoint (default: embedded llama.cpp)"
-    )
-    turn.add_argument("--model", default=None)
+    add_engine_arguments(turn)
     turn.add_argument("--tool-latency-ms", type=float, default=150.0, help="artificial game-server latency")
     turn.add_argument("--out", default=None, help="write the figures as JSON here")
     turn.set_defaults(fn=cmd_bench_turn)

@@ -41,7 +41,7 @@ import websockets
 from pipecat.frames.frames import InputAudioRawFrame, InputTransportMessageFrame, OutputAudioRawFrame
 from pipecat.frames.frames import OutputTransportMessageUrgentFrame as _MessageFrame
 from pipecat.serializers.protobuf import ProtobufFrameSerializer
-from pydantic import BaseModel, ValidationError
+from pydantic import ValidationError
 from websockets.asyncio.client import ClientConnection
 
 from voicecoach import latency, protocol
@@ -416,11 +416,6 @@ class CoachClient:
             if offset is not None:
                 return latency.first_audio_clock(chunk.received, offset, chunk.sample_rate)
         return None
-
-
-def event_of(model: type[BaseModel], events: list[ServerEvent]) -> list[Any]:
-    """The events of one model type, in order."""
-    return [e for e in events if isinstance(e, model)]
 
 
 # --- command line: ask the coach with recorded questions, and time it ------------------------------

@@ -6,13 +6,15 @@ with `Engines.start(config)`, and every assembly prewarms with `prewarm`.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 from loguru import logger
 
 from voicecoach.baselines import planner_system_prompt
 from voicecoach.llm import SLOTS, EmbeddedLlamaServer, LLMClient, LLMError
-from voicecoach.session import CoachConfig, Session
+from voicecoach.pack import Pack
+from voicecoach.session import CoachConfig, Mode
 from voicecoach.talker import talker_system_prompt
 from voicecoach.w1 import w1_messages
 from voicecoach.w2 import slot_prompt
@@ -83,28 +85,42 @@ class Engines:
                 server.stop()
 
 
-async def prewarm(engines: Engines, session: Session, config: CoachConfig) -> None:
+async def prewarm(
+    engines: Engines,
+    pack: Pack,
+    modes: Iterable[Mode],
+    first_token_timeout_s: float = PREWARM_TIMEOUT_S,
+) -> None:
     """Session-open prewarm (paper A.5): put each LLM role's static prefix in the KV cache,
-    so the player's first turn does not pay the cold prompt (~1.7k tokens for W1)."""
-    pack = session.pack
+    so the player's first turn does not pay the cold prompt (~1.7k tokens for W1).
+
+    One call per role the `modes` use (a benchmark that runs every configuration warms them all
+    at once); `first_token_timeout_s` is that call's patience, since a cold prefix is slow."""
     first, rest = engines.first, engines.llm
 
     def system(prompt: str) -> list[dict[str, str]]:
         return [{"role": "system", "content": prompt}, {"role": "user", "content": "hi"}]
 
-    calls: list[tuple[LLMClient, list[dict[str, str]]]]
-    if config.mode == "prompting":
-        calls = [(first, system(talker_system_prompt(pack)))]
-    elif config.mode == "pe_agent":
-        calls = [(first, system(planner_system_prompt(pack))), (rest, system(talker_system_prompt(pack)))]
-    else:
-        calls = [
-            (first, w1_messages(pack, "hi")),
-            (rest, system(slot_prompt(pack))),
-            (rest, system(talker_system_prompt(pack))),
-        ]
-    for llm, messages in calls:
+    talker = ("talker", system(talker_system_prompt(pack)))
+    calls: list[tuple[LLMClient, tuple[str, list[dict[str, str]]]]] = []
+    for mode in modes:
+        if mode == "prompting":
+            calls += [(first, talker)]
+        elif mode == "pe_agent":
+            calls += [(first, ("planner", system(planner_system_prompt(pack)))), (rest, talker)]
+        else:
+            calls += [
+                (first, ("w1", w1_messages(pack, "hi"))),
+                (rest, ("w2", system(slot_prompt(pack)))),
+                (rest, talker),
+            ]
+    warmed: set[tuple[int, str]] = set()
+    for llm, (role, messages) in calls:
+        key = (id(llm), messages[0]["content"])
+        if key in warmed:  # a role shared by two modes on the same server is warm already
+            continue
+        warmed.add(key)
         try:
-            await llm.complete(messages, max_tokens=1, first_token_timeout_s=PREWARM_TIMEOUT_S)
+            await llm.complete(messages, max_tokens=1, first_token_timeout_s=first_token_timeout_s, role=role)
         except LLMError as err:  # a cold first turn is slower, not broken
             logger.warning(f"prewarm failed: {err}")

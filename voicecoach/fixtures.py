@@ -83,6 +83,12 @@ class FixtureSession(_Model):
     def audio_path(self, turn: FixtureTurn) -> Path:
         return self._base_dir / turn.audio
 
+    def first_turns(self, n: int) -> FixtureSession:
+        """A copy with only the first `n` turns, its audio still found where this session's is."""
+        cut = self.model_copy(deep=True, update={"turns": [t.model_copy(deep=True) for t in self.turns[:n]]})
+        cut._base_dir = self._base_dir
+        return cut
+
     def states(self) -> list[LiveState]:
         """The live state in force at each turn (after that turn's snapshot or patch)."""
         current = load_state(self.initial_state)

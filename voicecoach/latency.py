@@ -20,41 +20,63 @@ import math
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from enum import StrEnum
 from typing import Any
 
 import numpy as np
 
-# Milestones of one turn, in the order they normally happen (names used in the timeline).
-MILESTONES: tuple[str, ...] = (
-    "speech_end",  # the fixture's last speech sample, on the replay clock
-    "vad_stop",  # Silero reported the end of speech (after stop_secs of silence)
-    "stt_final",  # the final transcript of the turn's last segment
-    "turn_stop",  # the user turn was handed to the coach (its transcript released): the coach starts
-    "w1_first_token",  # W1's stream produced its first token
-    "c1",  # SUB_INTENT closed: c1 pushed
-    "tool_dispatch",  # the turn's tools were dispatched (Φ hit or PLAN fallback)
-    "first_narration_token",  # the first NARRATION text left W1
-    "first_phrase",  # the first phrase was handed to TTS
-    "tts_first_byte",  # TTS produced its first audio
-    "first_audio",  # the first non-silent sample reached the output transport
-    "tool_results",
-    "talker_first_token",
-    "turn_completed",
-)
 
-# S2FA as consecutive stages: (label, from milestone, to milestone). Missing milestones are
-# skipped, and their time goes to the next stage that has both ends, so the stages still
-# sum to S2FA.
-CRITICAL_PATH: tuple[tuple[str, str], ...] = (
-    ("VAD silence", "vad_stop"),
-    ("STT", "stt_final"),
-    ("turn stop", "turn_stop"),
-    ("W1 first token", "w1_first_token"),
-    ("W1 tags before narration", "first_narration_token"),
-    ("first phrase", "first_phrase"),
-    ("TTS first byte", "tts_first_byte"),
-    ("to first audible sample", "first_audio"),
+class Milestone(StrEnum):
+    """What happened when in one turn: the one vocabulary of the turn timeline.
+
+    The actors stamp their frames (`t_ms`), the observers record these milestones on their
+    clock, and every report reads them by these names: text mode's `TurnResult.timeline`, the
+    server's latency event, the replay's `milestones_ms`, the benchmarks' stages and the turn
+    record's `latency`. The values are the names written to JSON. In the order they normally
+    happen.
+    """
+
+    SPEECH_END = "speech_end"  # the player's last speech sample (typed input: its arrival)
+    VAD_STOP = "vad_stop"  # Silero reported the end of speech (after stop_secs of silence)
+    STT_FINAL = "stt_final"  # the final transcript of the turn's last segment
+    TURN_STOP = "turn_stop"  # the user turn was handed to the coach (its transcript released)
+    SPEAKING_CALL = "speaking_call"  # request of the LLM call whose text is heard first
+    W1_FIRST_TOKEN = "w1_first_token"  # W1's stream produced its first token
+    SPEAKING_FIRST_TOKEN = "speaking_first_token"  # that call's first token
+    C1 = "c1"  # SUB_INTENT closed: c1 pushed
+    TOOL_DISPATCH = "tool_dispatch"  # the turn's tools were dispatched (Φ hit or PLAN fallback)
+    FIRST_NARRATION_TOKEN = "first_narration_token"  # the first NARRATION text left W1
+    NARRATION_END = "narration_end"  # NARRATION closed
+    FIRST_PHRASE = "first_phrase"  # the first phrase was handed to TTS
+    TTS_FIRST_BYTE = "tts_first_byte"  # TTS produced its first audio
+    FIRST_AUDIO = "first_audio"  # the first non-silent sample reached the output transport
+    TOOL_RESULTS = "tool_results"  # every tool of the dispatch answered (or failed)
+    C2 = "c2"  # W2's conflicts and paragraph plan
+    C3 = "c3"  # W3's guidance pick
+    REPLY_FIRST_TOKEN = "reply_first_token"  # the reply's first text (the Talker's, or a baseline's)
+    TURN_COMPLETED = "turn_completed"  # the reply ended: the turn is committed
+
+
+MILESTONES: tuple[Milestone, ...] = tuple(Milestone)
+
+# S2FA as consecutive stages: (label, the milestone that ends it; the previous stage's end, or
+# speech end, starts it). `critical_path` skips a stage whose end is missing and gives its time
+# to the next stage that has one, so the stages still sum to S2FA.
+STAGES: tuple[tuple[str, Milestone], ...] = (
+    ("VAD hang", Milestone.VAD_STOP),  # the VAD's stop_secs of silence, and its frames
+    ("STT", Milestone.STT_FINAL),
+    ("turn stop", Milestone.TURN_STOP),  # the user turn handed to the coach / the cascade's LLM
+    ("before speaking call", Milestone.SPEAKING_CALL),  # pe_agent: the planner and the tools
+    ("LLM TTFT", Milestone.SPEAKING_FIRST_TOKEN),
+    ("text to TTS", Milestone.FIRST_PHRASE),  # W1's tags first; the cascade's whole first sentence
+    ("TTS first byte", Milestone.TTS_FIRST_BYTE),
+    ("to first audible", Milestone.FIRST_AUDIO),  # transport, and the TTS's leading silence
 )
+STAGE_LABELS: tuple[str, ...] = tuple(label for label, _ in STAGES)
+
+# Which LLM call's text is heard first, per configuration (the `label` of the LLM call events);
+# the SGC configurations are heard through W1's narration (see `speaking_role`).
+SPEAKING_ROLE = {"prompting": "talker", "pe_agent": "talker", "cascade": "cascade"}
 
 # Output samples at or under this magnitude count as silence (-40 dBFS of int16 full scale).
 SILENCE_THRESHOLD = 328
@@ -93,25 +115,63 @@ def since(milestones: Mapping[str, float | None], origin: float) -> dict[str, fl
 
 def s2fa_ms(milestones: Mapping[str, float | None]) -> float | None:
     """Speech end to first audio, in ms; None if either is missing."""
-    end, audio = milestones.get("speech_end"), milestones.get("first_audio")
+    end, audio = milestones.get(Milestone.SPEECH_END), milestones.get(Milestone.FIRST_AUDIO)
     if end is None or audio is None:
         return None
     return round((audio - end) * 1000.0, 1)
 
 
-def critical_path(milestones: Mapping[str, float | None]) -> list[tuple[str, float]]:
-    """S2FA cut into consecutive stages (label, ms); they sum to S2FA when both ends exist."""
-    previous = milestones.get("speech_end")
+def critical_path(milestones: Mapping[str, float | None], unit_ms: float = 1000.0) -> list[tuple[str, float]]:
+    """S2FA cut into STAGES (label, ms); they sum to S2FA when both ends exist.
+
+    `milestones` are on one clock from speech end: seconds (the default) or, with unit_ms=1, ms."""
+    previous = milestones.get(Milestone.SPEECH_END)
     if previous is None:
         return []
     stages: list[tuple[str, float]] = []
-    for label, end in CRITICAL_PATH:
+    for label, end in STAGES:
         t = milestones.get(end)
         if t is None:
             continue
-        stages.append((label, round((t - previous) * 1000.0, 1)))
+        stages.append((label, round((t - previous) * unit_ms, 1)))
         previous = t
     return stages
+
+
+def speaking_role(config: str, milestones: Mapping[str, float | None]) -> str:
+    """The label of the LLM call whose text reached TTS first on this turn."""
+    if config in SPEAKING_ROLE:
+        return SPEAKING_ROLE[config]
+    narration, phrase = (
+        milestones.get(Milestone.FIRST_NARRATION_TOKEN),
+        milestones.get(Milestone.FIRST_PHRASE),
+    )
+    if narration is not None and (phrase is None or narration <= phrase):
+        return "w1"
+    return "talker"  # W1 said no narration: the Talker's reply was heard first
+
+
+def speaking_call(events: Sequence[Event], role: str, after: float) -> tuple[float, float] | None:
+    """(request, first token) of the first `role` call to yield a token at or after `after`.
+
+    The LLM events are `llm_request` / `llm_first_token` (W1's: `w1_first_token`) with the
+    call's role in `detail["label"]`."""
+    first = next(
+        (
+            e.t
+            for e in events
+            if e.kind in (Milestone.W1_FIRST_TOKEN, "llm_first_token")
+            and e.detail.get("label") == role
+            and e.t >= after
+        ),
+        None,
+    )
+    if first is None:
+        return None
+    requests = [
+        e.t for e in events if e.kind == "llm_request" and e.detail.get("label") == role and e.t <= first
+    ]
+    return (requests[-1], first) if requests else None
 
 
 def is_ordered(milestones: Mapping[str, float | None], names: Sequence[str]) -> bool:
@@ -202,30 +262,38 @@ class Event:
     detail: Mapping[str, Any] = field(default_factory=dict)
 
 
+# How each milestone is read off the replay's events. Coach frames and the gate's transcript
+# are recorded under their milestone; TTS input and output repeat per phrase ("phrase" is each
+# phrase handed to TTS, "tts_audio" the first audio of each).
 # The user turn can be cut into several VAD segments: the one that counts is the last.
-# milestone: event kind ("transcript" is the turn's transcript handed to the coach).
-_LAST_OF = {"vad_stop": "vad_stop", "stt_final": "stt_final", "turn_stop": "transcript"}
-# Coach milestones belong to one coach turn: the one that completed (the last one started).
-# milestone: event kind ("narration" / "reply" are the first text frame of each per turn).
-_FIRST_OF_TURN = {
-    "c1": "c1",
-    "tool_dispatch": "tool_dispatch",
-    "first_narration_token": "narration",
-    "tool_results": "tool_results",
-    "talker_first_token": "reply",
-    "turn_completed": "turn_completed",
+_LAST_OF = {
+    Milestone.VAD_STOP: "vad_stop",
+    Milestone.STT_FINAL: "stt_final",
+    Milestone.TURN_STOP: "turn_stop",
 }
+# Coach milestones belong to one coach turn: the one that completed (the last one started).
+_FIRST_OF_TURN = (
+    Milestone.C1,
+    Milestone.TOOL_DISPATCH,
+    Milestone.FIRST_NARRATION_TOKEN,
+    Milestone.NARRATION_END,
+    Milestone.TOOL_RESULTS,
+    Milestone.C2,
+    Milestone.C3,
+    Milestone.REPLY_FIRST_TOKEN,
+    Milestone.TURN_COMPLETED,
+)
 # Engine milestones carry no turn: the first one after the user turn was released.
 _FIRST_AFTER_TURN_STOP = {
-    "w1_first_token": "w1_first_token",
-    "first_phrase": "phrase",
-    "tts_first_byte": "tts_audio",
+    Milestone.W1_FIRST_TOKEN: "w1_first_token",
+    Milestone.FIRST_PHRASE: "phrase",
+    Milestone.TTS_FIRST_BYTE: "tts_audio",
 }
 
 
 def coach_turn(events: Sequence[Event]) -> int | None:
     """The coach turn a fixture turn ended in: the last completed one, else the last started."""
-    completed = [e.turn for e in events if e.kind == "turn_completed" and e.turn is not None]
+    completed = [e.turn for e in events if e.kind == Milestone.TURN_COMPLETED and e.turn is not None]
     if completed:
         return completed[-1]
     started = [e.turn for e in events if e.turn is not None]
@@ -233,19 +301,27 @@ def coach_turn(events: Sequence[Event]) -> int | None:
 
 
 def milestones_from_events(
-    events: Sequence[Event], speech_end: float, first_audio: float | None = None
+    events: Sequence[Event], speech_end: float, first_audio: float | None = None, config: str | None = None
 ) -> dict[str, float | None]:
-    """The turn's milestones (MILESTONES) on the replay clock; None where one did not happen."""
+    """The turn's milestones (keyed by Milestone) on the replay clock; None where one did not happen.
+
+    With `config` (a mode, or "cascade"), also when the call heard first was requested and
+    gave its first token (SPEAKING_CALL, SPEAKING_FIRST_TOKEN)."""
     m: dict[str, float | None] = dict.fromkeys(MILESTONES)
-    m["speech_end"] = speech_end
+    m[Milestone.SPEECH_END] = speech_end
     for name, kind in _LAST_OF.items():
         times = [e.t for e in events if e.kind == kind]
         m[name] = times[-1] if times else None
     turn = coach_turn(events)
-    for name, kind in _FIRST_OF_TURN.items():
-        m[name] = next((e.t for e in events if e.kind == kind and e.turn == turn), None)
-    released = m["turn_stop"] if m["turn_stop"] is not None else speech_end
+    for name in _FIRST_OF_TURN:
+        m[name] = next((e.t for e in events if e.kind == name and e.turn == turn), None)
+    turn_stop = m[Milestone.TURN_STOP]
+    released = turn_stop if turn_stop is not None else speech_end
     for name, kind in _FIRST_AFTER_TURN_STOP.items():
         m[name] = next((e.t for e in events if e.kind == kind and e.t >= released), None)
-    m["first_audio"] = first_audio
+    m[Milestone.FIRST_AUDIO] = first_audio
+    if config is not None:
+        call = speaking_call(events, speaking_role(config, m), released)
+        if call is not None:
+            m[Milestone.SPEAKING_CALL], m[Milestone.SPEAKING_FIRST_TOKEN] = call
     return m

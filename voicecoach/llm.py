@@ -88,6 +88,7 @@ class LLMConfig(BaseModel):
 class StreamStats:
     """Timings of one call, for the latency breakdown (seconds on the monotonic clock)."""
 
+    role: str = ""  # the caller's role (w1, w2, talker, planner)
     started: float = 0.0
     first_token: float | None = None
     finished: float | None = None
@@ -134,12 +135,16 @@ class LLMClient:
         json_schema: dict[str, Any] | None = None,
         stats: StreamStats | None = None,
         first_token_timeout_s: float | None = None,
+        role: str = "",
     ) -> AsyncIterator[str]:
         """Yield text deltas. Raises LLMError on HTTP errors, cut streams and stalls.
 
         `first_token_timeout_s` overrides the config's for this call (a cold prompt takes longer).
+        `role` names the caller (w1, w2, talker, planner) for whoever times the calls; the request
+        does not carry it.
         """
         stats = stats if stats is not None else StreamStats()
+        stats.role = role
         from openai import APIError
 
         stats.started = time.monotonic()
@@ -288,6 +293,11 @@ class EmbeddedLlamaServer:
     @property
     def base_url(self) -> str:
         return f"http://127.0.0.1:{self.port}/v1"
+
+    @property
+    def pid(self) -> int | None:
+        """The server process's id while it runs (for its memory figures), else None."""
+        return self._proc.pid if self._proc is not None and self._proc.poll() is None else None
 
     def start(self, timeout_s: float = 60.0) -> str:
         import urllib.request

@@ -281,7 +281,7 @@ class ConflictInfo(_Model):
 
 
 class ParagraphInfo(_Model):
-    type: str = Field(description="praise | apology | constraint-account | guidance | scene-flavor")
+    type: str = Field(description="praise | apology | constraint_account | guidance | scene_flavor")
     constraints: list[str]
     polarity: int
     detail: str = ""

@@ -23,10 +23,12 @@ from pydantic import BaseModel, Field
 from voicecoach.entities import focus_fields, link_entities
 from voicecoach.llm import LLMConfig
 from voicecoach.pack import DEFAULT_PACK, Pack, check_state, load_pack
-from voicecoach.state import LiveState, SessionHistory, StaticState, apply_patch, load_state
+from voicecoach.state import AnswerMeta, LiveState, SessionHistory, StaticState, apply_patch, load_state
 from voicecoach.store import MemorySessionStore, SessionStore, TurnRecord
+from voicecoach.talker import ReplyConditioning, ToolOutcome
 from voicecoach.w1 import PhiTable, W1Counters
-from voicecoach.w3 import session_seed
+from voicecoach.w2 import GroundingControl
+from voicecoach.w3 import InteractionControl, session_seed
 
 # The configurations compared in the paper (§7.1): two baselines and the cumulative SGC ablation.
 Mode = Literal["prompting", "pe_agent", "sgc_w1", "sgc_w1_w2", "sgc_full"]
@@ -168,3 +170,51 @@ class Session:
         if record.meta is not None:
             metas = [*self.state.sh.metas, record.meta]
             self.state = self.state.model_copy(update={"sh": SessionHistory(metas=metas)})
+
+
+def turn_record(
+    session_id: str,
+    turn_index: int,
+    utterance: str,
+    reply: str,
+    outcomes: list[ToolOutcome],
+    latency: dict[str, float | None],
+    *,
+    intent: str = "",
+    sub_intent: str | None = None,
+    narration: str = "",
+    c2: GroundingControl | None = None,
+    conditioning: ReplyConditioning | None = None,
+    c3: InteractionControl | None = None,
+    meta: AnswerMeta | None = None,
+) -> TurnRecord:
+    """A completed turn as the store keeps it: the one place a TurnRecord is assembled.
+
+    The SGC chain's Talker passes its decisions and the reply's conditioning; a baseline passes
+    none of them (no c1 labels, no c2, no conditioning: its c2 / c3 summaries stay empty).
+    `latency` is milestone -> ms since end of input; milestones that did not happen are None.
+    """
+    return TurnRecord(
+        session_id=session_id,
+        turn_index=turn_index,
+        utterance=utterance,
+        intent=intent,
+        sub_intent=sub_intent,
+        narration=narration,
+        reply=reply,
+        tools=[{"tool": o.tool, "args": o.args, "ok": o.ok, "ms": o.ms} for o in outcomes],
+        c2={
+            "plan": [p.type for p in c2.plan],
+            "conflicts": [c.constraint for c in c2.conflicts if not c.satisfied],
+        }
+        if c2
+        else {},  # fmt: skip
+        c3={
+            "guidance": c3.guidance.candidate_id if c3 and c3.guidance else None,
+            "must_not": conditioning.must_not_say,
+        }
+        if conditioning is not None
+        else {},  # fmt: skip
+        meta=meta,
+        latency={str(name): ms for name, ms in latency.items() if ms is not None},
+    )

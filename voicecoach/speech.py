@@ -162,14 +162,6 @@ def piper_voice_path(configured: str | None = None) -> Path:
     return path
 
 
-def silero_model_path() -> Path:
-    """The Silero VAD ONNX that ships inside pipecat-ai."""
-    path = _package_dir("pipecat", "pipecat-ai") / "audio" / "vad" / "data" / "silero_vad.onnx"
-    if not path.is_file():
-        raise SpeechEngineError(f"pipecat-ai is installed without its Silero VAD model ({path})")
-    return path
-
-
 def smart_turn_model_path() -> Path:
     """The smart-turn v3 ONNX that ships inside pipecat-ai (for turn_stop=smart_turn)."""
     data = _package_dir("pipecat", "pipecat-ai") / "audio" / "turn" / "smart_turn" / "data"

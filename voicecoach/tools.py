@@ -571,17 +571,6 @@ def run_tool(pack: Pack, state: LiveState, name: str, args: dict[str, Any]) -> T
     return TOOLS[name].fn(pack, state, **resolved)
 
 
-def openai_tool_schemas() -> list[dict[str, Any]]:
-    """The tools in OpenAI's function-calling format, for the function-calling baseline."""
-    return [
-        {
-            "type": "function",
-            "function": {"name": s.name, "description": s.description, "parameters": s.parameters},
-        }
-        for s in TOOLS.values()
-    ]
-
-
 class ToolRunner:
     """Runs tools as if on a remote game server: each call waits `latency_ms` first.
 

@@ -542,10 +542,6 @@ class PhiTable:
         for e in entries:
             self._entries.setdefault((e.intent, e.sub_intent), e)  # the pack loader rejects dups
 
-    @classmethod
-    def from_pack(cls, pack: Pack) -> PhiTable:
-        return cls(pack.phi)
-
     def lookup(self, intent: str, sub_intent: str) -> PhiEntry | None:
         return self._entries.get((intent, sub_intent))
 

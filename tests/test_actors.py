@@ -1,0 +1,346 @@
+"""Each actor alone, in Pipecat's own test pipeline (`pipecat.tests.utils.run_test`).
+
+One actor between run_test's source and sink: the frames it is sent, and what it pushes
+downstream (and upstream). The LLM-using actors talk over real HTTP to the scripted
+OpenAI-compatible server (`tests/scripted_llm.py`). The end-to-end chain is `test_turn.py`.
+
+`SleepFrame` gives an actor's turn task the time to finish before run_test's EndFrame stops
+the pipeline (and cancels what is still running); the scripted server answers at once, so the
+sleeps are margins, not measurements.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Sequence
+
+import pytest_asyncio
+from pipecat.frames.frames import (
+    ErrorFrame,
+    Frame,
+    InterruptionFrame,
+    LLMFullResponseEndFrame,
+    TranscriptionFrame,
+)
+from pipecat.tests.utils import SleepFrame, run_test
+
+from tests.scripted_llm import Script, ScriptedLLMServer
+from voicecoach.actors.baselines import PlanExecuteActor, PromptingActor
+from voicecoach.actors.frames import (
+    GroundingControlFrame,
+    IntentControlFrame,
+    InteractionControlFrame,
+    NarrationEndFrame,
+    NarrationTextFrame,
+    ReplyTextFrame,
+    StateUpdateFrame,
+    ToolDispatchFrame,
+    ToolResultFrame,
+    TurnCompletedFrame,
+)
+from voicecoach.actors.grounding import GroundingActor
+from voicecoach.actors.interaction import InteractionActor
+from voicecoach.actors.perception import PerceptionActor
+from voicecoach.actors.recorder import SessionRecorder
+from voicecoach.actors.state import StateUpdater
+from voicecoach.actors.talker import FALLBACK_REPLY, TalkerActor
+from voicecoach.actors.tools import ToolActor, run_call
+from voicecoach.llm import LLMClient, LLMConfig
+from voicecoach.pack import Pack
+from voicecoach.session import CoachConfig, Session, turn_record
+from voicecoach.state import LiveState
+from voicecoach.tools import ToolRunner
+from voicecoach.w1 import ToolCall
+from voicecoach.w2 import QuerySlots, ground
+from voicecoach.w3 import interact, recommend_violations
+
+UTTERANCE = "what counters their team?"
+# lineup/counter is in Φ (find_counters + suggest_lineup on the opponent lineup): a hit.
+W1_HIT = Script(
+    chunks=["<INTENT>lineup</INTENT>", "<SUB_INTENT>counter</SUB_INTENT>", "<NARRATION>", "Let me",
+            " check.", "</NARRATION>", "<PLAN>find_counters(opponent=[briarcat])</PLAN>"],
+)  # fmt: skip
+REPLY = "Lead with Sparkwing against Shellbastion."
+SETTLE = SleepFrame(sleep=1.5)  # margin for a turn task against the scripted server
+
+
+class Scripted(ScriptedLLMServer):
+    """The scripted server, and the clients the test opened on it (closed with it)."""
+
+    clients: list[LLMClient]
+
+    def client(self) -> LLMClient:
+        client = LLMClient(config(self).llm)
+        self.clients.append(client)
+        return client
+
+
+@pytest_asyncio.fixture
+async def llm_server() -> AsyncIterator[Scripted]:
+    async with Scripted() as server:
+        server.clients = []
+        yield server
+        for client in server.clients:
+            await client.close()
+
+
+def config(server: ScriptedLLMServer | None = None) -> CoachConfig:
+    url = server.base_url if server is not None else "http://127.0.0.1:9/v1"
+    llm = LLMConfig(base_url=url, first_token_timeout_s=2.0, inter_token_timeout_s=1.0)
+    return CoachConfig(llm=llm, slot_timeout_s=2.0, talker_deadline_s=2.0)
+
+
+def open_session(pack: Pack, state: LiveState, name: str = "actor-test") -> Session:
+    return Session.open(name, state=state, pack=pack)
+
+
+def said(text: str = UTTERANCE) -> TranscriptionFrame:
+    return TranscriptionFrame(text=text, user_id="player", timestamp="")
+
+
+def of(frames: Sequence[Frame], kind: type) -> list:
+    return [f for f in frames if isinstance(f, kind)]
+
+
+def c1_frame(session: Session, turn_index: int = 0) -> IntentControlFrame:
+    turn = session.turn(turn_index) or session.begin_turn(UTTERANCE)
+    return IntentControlFrame(
+        turn_index=turn.index, utterance=turn.utterance, intent="lineup", sub_intent="counter",
+        branch="recommend", outcome="frozen", snapshot=turn.snapshot,
+    )  # fmt: skip
+
+
+# --- state, recorder ------------------------------------------------------------------------
+
+
+async def test_state_updater_applies_a_patch_and_refuses_a_bad_one_keeping_the_state(
+    pack: Pack, state: LiveState
+) -> None:
+    session = open_session(pack, state)
+    version = session.state.version
+    down, up = await run_test(
+        StateUpdater(session),
+        frames_to_send=[
+            StateUpdateFrame(patch={"ic": {"match": {"round": 3}}}),
+            StateUpdateFrame(patch={"fs": {"player_level": "high"}}),
+        ],
+        expected_down_frames=[StateUpdateFrame, StateUpdateFrame],
+    )
+    assert session.state.ic.match is not None and session.state.ic.match.round == 3
+    assert session.state.version == version + 1  # the refused push changed nothing
+    errors = of(up, ErrorFrame)
+    assert len(errors) == 1 and "player_level" in errors[0].error
+
+
+async def test_session_recorder_commits_a_completed_turn(pack: Pack, state: LiveState) -> None:
+    session = open_session(pack, state)
+    turn = session.begin_turn(UTTERANCE)
+    control, meta = interact(
+        turn.snapshot,
+        pack,
+        "recommend",
+        turn.index,
+        session.seed,
+        recommend_violations(pack, turn.snapshot, set()),
+    )
+    record = turn_record(session.session_id, turn.index, UTTERANCE, REPLY, [], {}, c3=control, meta=meta)
+    await run_test(
+        SessionRecorder(session),
+        frames_to_send=[TurnCompletedFrame(turn_index=turn.index, record=record, meta=meta)],
+        expected_down_frames=[TurnCompletedFrame],
+    )
+    [saved] = session.store.load_turns(session.session_id)
+    assert saved.reply == REPLY and saved.turn_index == turn.index
+    assert session.state.sh.metas == [meta]  # answer.meta reached s_sh
+
+
+# --- W1, tools, W2, W3 ----------------------------------------------------------------------
+
+
+async def test_perception_streams_narration_and_dispatches_on_a_phi_hit(
+    pack: Pack, state: LiveState, llm_server: Scripted
+) -> None:
+    llm_server.enqueue(W1_HIT)
+    session = open_session(pack, state)
+    down, _ = await run_test(
+        PerceptionActor(session, llm_server.client(), config(llm_server)),
+        frames_to_send=[said(), SETTLE],
+    )
+    assert isinstance(down[0], TranscriptionFrame)
+    assert "".join(f.text for f in of(down, NarrationTextFrame)) == "Let me check."
+    [dispatch] = of(down, ToolDispatchFrame)
+    assert dispatch.source == "phi" and {c.tool for c in dispatch.calls} == {
+        "find_counters",
+        "suggest_lineup",
+    }
+    [c1] = of(down, IntentControlFrame)
+    assert (c1.intent, c1.sub_intent, c1.outcome) == ("lineup", "counter", "frozen")
+    assert len(of(down, NarrationEndFrame)) == 1
+    # the dispatch left before the narration closed: tools first
+    assert down.index(dispatch) < down.index(of(down, NarrationEndFrame)[0])
+    assert llm_server.requests[0].body["messages"][-1]["content"] == UTTERANCE
+
+
+async def test_tool_actor_runs_the_dispatch_and_reports_every_outcome(pack: Pack, state: LiveState) -> None:
+    session = open_session(pack, state)
+    turn = session.begin_turn(UTTERANCE)
+    calls = [ToolCall("get_inventory", {}), ToolCall("get_creature", {"creature": "nobody"})]
+    down, _ = await run_test(
+        ToolActor(session, ToolRunner(pack, timeout_s=1.0)),
+        frames_to_send=[ToolDispatchFrame(turn_index=turn.index, calls=calls, source="phi"), SETTLE],
+        expected_down_frames=[ToolDispatchFrame, ToolResultFrame],
+    )
+    [results] = of(down, ToolResultFrame)
+    assert [(o.tool, o.ok) for o in results.outcomes] == [("get_inventory", True), ("get_creature", False)]
+    assert results.outcomes[1].error  # the failure says why
+
+
+async def test_grounding_grounds_the_extracted_slots_and_falls_back_to_empty_ones(
+    pack: Pack, state: LiveState, llm_server: Scripted
+) -> None:
+    session = open_session(pack, state)
+    llm_server.enqueue(
+        Script('{"wanted_entities": ["Pyrowl"], "excluded_entities": []}'), Script(fail="http_error")
+    )
+    actor = GroundingActor(session, llm_server.client(), config(llm_server))
+    c1 = c1_frame(session)
+    down, _ = await run_test(actor, frames_to_send=[c1, SETTLE])
+    [c2] = of(down, GroundingControlFrame)
+    assert c2.control is not None and not c2.slot_errors
+    # the player does not own Pyrowl: W2 says so, as a conflict the reply must account for
+    assert any(c.entity == "pyrowl" and not c.satisfied for c in c2.control.conflicts)
+
+    down, _ = await run_test(
+        GroundingActor(session, llm_server.client(), config(llm_server)),
+        frames_to_send=[c1, SETTLE],
+    )
+    [c2] = of(down, GroundingControlFrame)
+    assert c2.slot_errors and c2.slot_errors[0].startswith("slot call failed")
+    assert c2.control == ground(QuerySlots(), c1.snapshot, pack, c1.intent, c1.sub_intent)
+
+
+async def test_interaction_decides_c3_with_its_answer_meta_from_c1(pack: Pack, state: LiveState) -> None:
+    session = open_session(pack, state)
+    c1 = c1_frame(session)
+    down, _ = await run_test(
+        InteractionActor(session),
+        frames_to_send=[c1],
+        expected_down_frames=[IntentControlFrame, InteractionControlFrame],
+    )
+    [c3] = of(down, InteractionControlFrame)
+    violates = recommend_violations(pack, c1.snapshot, excluded=set())
+    assert (c3.control, c3.meta) == interact(
+        c1.snapshot, pack, "recommend", c1.turn_index, session.seed, violates
+    )
+    assert session.state.sh.metas == []  # written back only when the turn completes
+
+
+# --- the Talker and the baselines ------------------------------------------------------------
+
+
+def talker_inputs(session: Session, pack: Pack) -> list[Frame]:
+    c1 = c1_frame(session)
+    index, snapshot = c1.turn_index, c1.snapshot
+    control, meta = interact(
+        snapshot, pack, "recommend", index, session.seed, recommend_violations(pack, snapshot, set())
+    )
+    return [
+        NarrationTextFrame(text="Let me check.", turn_index=index),
+        c1,
+        ToolResultFrame(turn_index=index, outcomes=[]),
+        GroundingControlFrame(
+            turn_index=index, control=ground(QuerySlots(), snapshot, pack, "lineup", "counter")
+        ),
+        InteractionControlFrame(turn_index=index, control=control, meta=meta),
+        NarrationEndFrame(turn_index=index),
+    ]
+
+
+async def test_talker_replies_once_its_inputs_are_in_and_completes_the_turn_with_its_record(
+    pack: Pack, state: LiveState, llm_server: Scripted
+) -> None:
+    llm_server.enqueue(Script(REPLY))
+    session = open_session(pack, state)
+    inputs = talker_inputs(session, pack)
+    down, _ = await run_test(
+        TalkerActor(session, llm_server.client(), config(llm_server)),
+        frames_to_send=[*inputs, SETTLE],
+    )
+    assert down[: len(inputs)] == inputs  # everything passes on, narration unheld
+    assert "".join(f.text for f in of(down, ReplyTextFrame)) == REPLY
+    [done] = of(down, TurnCompletedFrame)
+    record = done.record
+    assert record is not None and record.reply == REPLY and record.narration == "Let me check."
+    assert (record.intent, record.sub_intent) == ("lineup", "counter")
+    assert record.meta == done.meta == inputs[4].meta
+    assert {"c1", "reply_first_token", "turn_completed"} <= set(record.latency)
+    # the reply prompt is conditioned on the turn: the player's words reached the Talker's call
+    assert UTTERANCE in llm_server.requests[0].body["messages"][-1]["content"]
+
+
+async def test_a_barge_in_cancels_the_talker_and_nothing_of_the_turn_completes(
+    pack: Pack, state: LiveState, llm_server: Scripted
+) -> None:
+    llm_server.enqueue(Script(REPLY))
+    session = open_session(pack, state)
+    talker = TalkerActor(session, llm_server.client(), config(llm_server))
+    inputs = talker_inputs(session, pack)
+    # c1 only: the Talker waits for the rest; the barge-in comes while it waits
+    # (an InterruptionFrame is a system frame: it would overtake c1 if sent right behind it)
+    frames = [inputs[1], SleepFrame(sleep=0.3), InterruptionFrame(), SETTLE, SETTLE]
+    down, _ = await run_test(talker, frames_to_send=frames)
+    assert not of(down, ReplyTextFrame) and not of(down, TurnCompletedFrame)
+    assert not llm_server.requests and not talker.running
+
+
+async def test_the_talker_says_the_fallback_when_the_reply_stream_fails(
+    pack: Pack, state: LiveState, llm_server: Scripted
+) -> None:
+    llm_server.enqueue(Script(fail="http_error"))
+    session = open_session(pack, state)
+    down, _ = await run_test(
+        TalkerActor(session, llm_server.client(), config(llm_server)),
+        frames_to_send=[*talker_inputs(session, pack), SETTLE],
+    )
+    assert [f.text for f in of(down, ReplyTextFrame)] == [FALLBACK_REPLY]
+    [done] = of(down, TurnCompletedFrame)
+    assert done.record is not None and done.record.reply == FALLBACK_REPLY
+
+
+async def test_prompting_answers_a_transcript_in_one_call(
+    pack: Pack, state: LiveState, llm_server: Scripted
+) -> None:
+    llm_server.enqueue(Script(REPLY))
+    session = open_session(pack, state)
+    down, _ = await run_test(
+        PromptingActor(session, llm_server.client(), config(llm_server)),
+        frames_to_send=[said(), SETTLE],
+    )
+    assert "".join(f.text for f in of(down, ReplyTextFrame)) == REPLY
+    assert len(of(down, LLMFullResponseEndFrame)) == 1
+    [done] = of(down, TurnCompletedFrame)
+    assert done.record is not None and (done.record.utterance, done.record.reply) == (UTTERANCE, REPLY)
+    assert done.record.c2 == {} and done.record.c3 == {}  # no SGC decisions to record
+    assert len(llm_server.requests) == 1
+
+
+async def test_plan_execute_plans_runs_the_tools_in_order_then_replies(
+    pack: Pack, state: LiveState, llm_server: Scripted
+) -> None:
+    llm_server.enqueue(Script("get_inventory()"), Script(REPLY))
+    session = open_session(pack, state)
+    actor = PlanExecuteActor(
+        session, llm_server.client(), config(llm_server), ToolRunner(pack, timeout_s=1.0)
+    )
+    down, _ = await run_test(actor, frames_to_send=[said(), SETTLE])
+    [dispatch] = of(down, ToolDispatchFrame)
+    assert dispatch.source == "plan" and [c.tool for c in dispatch.calls] == ["get_inventory"]
+    [results] = of(down, ToolResultFrame)
+    assert [o.ok for o in results.outcomes] == [True]
+    [done] = of(down, TurnCompletedFrame)
+    assert done.record is not None and done.record.reply == REPLY
+    assert [t["tool"] for t in done.record.tools] == ["get_inventory"]
+
+
+async def test_run_call_turns_a_refused_call_into_a_failed_outcome(pack: Pack, state: LiveState) -> None:
+    outcome = await run_call(ToolRunner(pack), state, ToolCall("no_such_tool", {}))
+    assert not outcome.ok and outcome.error

@@ -1,0 +1,152 @@
+"""The fixtures' control decisions (c1 / c2 / c3) on a scripted LLM, against a committed record.
+
+Every fixture turn runs through the text-mode actor pipeline (`TextCoach`), its state pushed
+first as the replay does; the scripted server answers W1 with the fixture's expected labels,
+W2 with the entities its drift traps name, the Talker with one fixed sentence. What the
+kernels and actors then decide (Φ outcome and tools, conflicts and paragraph plan, guidance
+and cooldowns, answer.meta) is compared with `fixture_decisions.json`, recorded before the
+actors and the turn timeline were refactored: a refactor that changes a decision fails here.
+
+Regenerate (only for an intended change of behaviour):
+    python -m tests.test_fixture_decisions > tests/fixture_decisions.json
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+from tests.scripted_llm import Script, ScriptedLLMServer
+from voicecoach.engines import Engines
+from voicecoach.fixtures import FixtureSession, FixtureTurn, discover
+from voicecoach.llm import LLMClient, LLMConfig
+from voicecoach.pack import load_pack
+from voicecoach.pipelines.text import TextCoach, TurnResult
+from voicecoach.session import CoachConfig, Session
+from voicecoach.state import load_state
+from voicecoach.w2 import slot_prompt
+
+ROOT = Path(__file__).resolve().parents[1]
+EXPECTED = Path(__file__).with_name("fixture_decisions.json")
+REPLY = "Here is what I would do."
+
+
+def _w1_script(turn: FixtureTurn) -> Script:
+    chunks = [
+        f"<INTENT>{turn.expect_intent}</INTENT>",
+        f"<SUB_INTENT>{turn.expect_sub_intent}</SUB_INTENT>",
+        "<NARRATION>", "Let me", " check.", "</NARRATION>",
+        "<PLAN>get_inventory()</PLAN>",
+    ]  # fmt: skip
+    return Script(chunks=chunks)
+
+
+def _w2_script(turn: FixtureTurn) -> Script:
+    entities = sorted({t.entity for t in turn.drift_traps if t.entity})
+    return Script(json.dumps({"wanted_entities": entities, "excluded_entities": []}))
+
+
+class _Router:
+    """W1 by the player's utterance, W2 by its system prompt, everything else the Talker."""
+
+    def __init__(self, fixtures: list[FixtureSession]) -> None:
+        self.slot_system = slot_prompt(load_pack())
+        self.turns = {t.transcript: t for f in fixtures for t in f.turns}
+
+    def __call__(self, body: dict[str, Any]) -> Script:
+        if body.get("max_tokens") == 1:  # prewarm
+            return Script("ok")
+        messages = body["messages"]
+        if messages[0]["content"] == self.slot_system:
+            utterance = messages[-1]["content"].split("\nplayer: ", 1)[-1]
+            return _w2_script(self.turns[utterance])
+        turn = self.turns.get(messages[-1]["content"])
+        if turn is not None and len(messages) > 2:  # W1: prefix + worked turns + the utterance
+            return _w1_script(turn)
+        return Script(REPLY)
+
+
+def _decisions(result: TurnResult) -> dict[str, Any]:
+    c1, c2, c3 = result.c1, result.c2, result.c3
+    return {
+        "completed": result.completed,
+        "c1": None
+        if c1 is None
+        else {"intent": c1.intent, "sub_intent": c1.sub_intent, "branch": c1.branch, "outcome": c1.outcome},
+        "tools": [
+            {"source": d.source, "calls": [[c.tool, c.args] for c in d.calls], "errors": d.errors}
+            for d in result.dispatches
+        ],
+        "results": [[o.tool, o.ok] for o in result.results.outcomes] if result.results else None,
+        "c2": None
+        if c2 is None or c2.control is None
+        else {
+            "plan": [[p.type, p.polarity] for p in c2.control.plan],
+            "conflicts": [[c.constraint, c.tier, c.satisfied] for c in c2.control.conflicts],
+            "slot_errors": c2.slot_errors,
+        },
+        "c3": None
+        if c3 is None or c3.control is None
+        else {
+            "branch": c3.control.branch,
+            "guidance": c3.control.guidance.candidate_id if c3.control.guidance else None,
+            "abstain_reason": c3.control.abstain_reason,
+            "cooling": c3.control.cooling,
+            "meta": c3.meta.model_dump(mode="json") if c3.meta else None,
+        },
+        "reply": result.reply,
+        "record": _record(result),
+    }
+
+
+def _record(result: TurnResult) -> dict[str, Any] | None:
+    """The turn record the store persists, less its clock readings."""
+    if result.record is None:
+        return None
+    record = result.record.model_dump(mode="json", exclude={"latency", "created_at"})
+    record["tools"] = [{k: v for k, v in t.items() if k != "ms"} for t in record["tools"]]
+    return record
+
+
+async def fixture_decisions() -> dict[str, list[dict[str, Any]]]:
+    fixtures, problems = discover(ROOT / "audio_fixtures")
+    assert not problems, problems
+    pack = load_pack()
+    out: dict[str, list[dict[str, Any]]] = {}
+    async with ScriptedLLMServer(router=_Router(fixtures)) as server:
+        llm = LLMConfig(base_url=server.base_url, first_token_timeout_s=5.0, inter_token_timeout_s=5.0)
+        config = CoachConfig(llm=llm, tool_timeout_s=5.0, slot_timeout_s=5.0, talker_deadline_s=10.0)
+        for fixture in fixtures:
+            session = Session.open(fixture.session_id, state=load_state(fixture.initial_state), pack=pack)
+            coach = TextCoach(session, config, Engines(llm=LLMClient(config.llm)))
+            await coach.start(warm=False)
+            try:
+                turns = []
+                for turn in fixture.turns:
+                    if turn.state is not None:
+                        await coach.push_state(snapshot=turn.state)
+                    elif turn.state_patch is not None:
+                        await coach.push_state(patch=turn.state_patch)
+                    turns.append(_decisions(await coach.ask(turn.transcript, timeout_s=30.0)))
+                out[fixture.session_id] = turns
+            finally:
+                await coach.stop()
+                await coach.engines.close()
+    return out
+
+
+async def test_fixture_decisions_are_those_recorded_before_the_refactor() -> None:
+    expected = json.loads(EXPECTED.read_text(encoding="utf-8"))
+    got = json.loads(json.dumps(await fixture_decisions()))
+    assert sorted(got) == sorted(expected)
+    for session_id, turns in expected.items():
+        for i, (want, have) in enumerate(zip(turns, got[session_id], strict=True)):
+            assert have == want, f"{session_id} turn {i + 1}"
+
+
+if __name__ == "__main__":
+    json.dump(asyncio.run(fixture_decisions()), sys.stdout, indent=1, sort_keys=True)
+    sys.stdout.write("\n")
