@@ -409,7 +409,6 @@ def mini_pack() -> Pack:
         lineups=lineups,
         tools=("get_inventory",),
         phi=[],
-        tools=("get_inventory",),
         w3=W3Config(
             version="0",
             branches={
