@@ -23,7 +23,13 @@ from typing import Any
 from rich.markup import escape
 from rich.table import Table
 
-from voicecoach.config import add_engine_arguments, add_replay_arguments, add_serve_arguments, coach_config
+from voicecoach.config import (
+    add_coach_arguments,
+    add_engine_arguments,
+    add_replay_arguments,
+    add_serve_arguments,
+    coach_config,
+)
 from voicecoach.console import report_console
 from voicecoach.pack import DEFAULT_PACK, PACKS_DIR, load_pack
 from voicecoach.state import LiveState, StateError, load_state
@@ -262,6 +268,7 @@ def build_parser() -> argparse.ArgumentParser:
         "--store", default=None, help="sqlite:///path, a path, or memory: (default ~/.local/state)"
     )
     add_engine_arguments(chat)
+    add_coach_arguments(chat)
     chat.add_argument("--tool-latency-ms", type=float, default=0.0, help="artificial game-server latency")
     chat.set_defaults(fn=cmd_chat)
 

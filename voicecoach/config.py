@@ -59,6 +59,34 @@ def add_engine_arguments(parser: argparse.ArgumentParser, tuning: bool = False) 
 
 def add_mode_argument(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--mode", choices=MODES, default="sgc_full", help="coach configuration")
+    add_coach_arguments(parser)
+
+
+# Argument name -> (CoachConfig field, environment variable): what `coach_config` reads.
+_COACH_ARGUMENTS = {
+    "intent_prior": ("intent_prior", "VOICECOACH_INTENT_PRIOR"),
+    "slots": ("slots", "VOICECOACH_SLOTS"),
+    "talker": ("talker", "VOICECOACH_TALKER"),
+}
+
+
+def add_coach_arguments(parser: argparse.ArgumentParser) -> None:
+    """How much of a turn rests on the LLM: the intent prior, the slot source, the reply path."""
+    parser.add_argument(
+        "--intent-prior", choices=["auto", "on", "off"], default=None,
+        help="W1's tags prefilled by the intent prior when it is confident (auto: on for the embedded model)",
+    )  # fmt: skip
+    parser.add_argument(
+        "--slots", choices=["auto", "rules", "llm"], default=None,
+        help="W2's QuerySlots from rules (entity links + cue words) or the LLM slot call (auto: rules "
+        "for the embedded model)",
+    )  # fmt: skip
+    parser.add_argument(
+        "--talker", choices=["auto", "guarded", "llm", "template"], default=None,
+        help="the reply: the LLM behind the runtime guard (the grounded realization when nothing passes), "
+        "the unguarded LLM, or the grounded realization alone (auto: template for the embedded model, "
+        "guarded for an endpoint)",
+    )  # fmt: skip
 
 
 def llm_config(args: Any = None, **overrides: Any) -> LLMConfig:
@@ -73,6 +101,8 @@ def coach_config(args: Any = None, llm: dict[str, Any] | None = None, **override
     """The run's CoachConfig: `mode` and `tool_latency_ms` from `args` if it has them, the LLM from
     `llm_config(args, **llm)`, then `overrides` (CoachConfig fields; None means "not given")."""
     values = {name: getattr(args, name, None) for name in ("mode", "tool_latency_ms")}
+    for name, (field, env) in _COACH_ARGUMENTS.items():
+        values[field] = getattr(args, name, None) or os.environ.get(env) or None
     values.update(overrides)
     given = {k: v for k, v in values.items() if v is not None}
     return CoachConfig(llm=llm_config(args, **(llm or {})), **given)

@@ -33,6 +33,8 @@ from voicecoach.w3 import InteractionControl, session_seed
 # The configurations compared in the paper (§7.1): two baselines and the cumulative SGC ablation.
 Mode = Literal["prompting", "pe_agent", "sgc_w1", "sgc_w1_w2", "sgc_full"]
 MODES: tuple[Mode, ...] = ("prompting", "pe_agent", "sgc_w1", "sgc_w1_w2", "sgc_full")
+# The embedded default's reply path, chosen by CoachBench (docs/BENCHMARKS.md "Talker modes").
+EMBEDDED_TALKER: Literal["guarded", "llm", "template"] = "template"
 # A spoken question of half a minute at ~150 words a minute is ~75 words, ~450 characters.
 MAX_UTTERANCE_CHARS = 600
 
@@ -50,6 +52,33 @@ class CoachConfig(BaseModel):
     max_age: int = 0  # turns a snapshot may lag and still be fresh for Φ
     w1_max_tokens: int = 120
     reply_max_tokens: int = 120
+    # How much of interpreting and wording rests on the LLM (issue "the embedded coach coaches").
+    # "auto" decides by the engine: a 135M embedded model labels about one intent in ten and reads
+    # its notes aloud, so there the intent prior labels, rules fill the slots and the reply is the
+    # grounded realization; a capable endpoint (--llm-url) keeps the LLM for all three.
+    intent_prior: Literal["auto", "on", "off"] = "auto"
+    slots: Literal["auto", "rules", "llm"] = "auto"
+    talker: Literal["auto", "guarded", "llm", "template"] = "auto"
+
+    @property
+    def embedded(self) -> bool:
+        return not self.llm.base_url
+
+    @property
+    def uses_prior(self) -> bool:
+        return self.intent_prior == "on" or (self.intent_prior == "auto" and self.embedded)
+
+    @property
+    def slot_source(self) -> Literal["rules", "llm"]:
+        if self.slots == "auto":
+            return "rules" if self.embedded else "llm"
+        return self.slots
+
+    @property
+    def talker_mode(self) -> Literal["guarded", "llm", "template"]:
+        if self.talker == "auto":
+            return EMBEDDED_TALKER if self.embedded else "guarded"
+        return self.talker
 
 
 @dataclass
