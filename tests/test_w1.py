@@ -26,6 +26,7 @@ from voicecoach.w1 import (
     NarrationDelta,
     PhiTable,
     PlanClosed,
+    PrefillEcho,
     SubIntentClosed,
     TagStreamParser,
     ToolCall,
@@ -34,7 +35,6 @@ from voicecoach.w1 import (
     W1Event,
     W1Grammars,
     W1Turn,
-    PrefillEcho,
     decision_fields,
     merge_deltas,
     narration_for,
@@ -870,16 +870,23 @@ async def test_real_llama_server_continues_a_prefilled_w1_turn(real_pack: Pack) 
     server = EmbeddedLlamaServer(threads=1, slots=1, ram_cache=False)
     client = LLMClient(LLMConfig(temperature=0.0), await asyncio.to_thread(server.start))
     try:
-        call = w1_call(w1_prefix(real_pack), W1Grammars.of(real_pack), "their team is too strong", ("lineup", "counter"))
+        call = w1_call(
+            w1_prefix(real_pack), W1Grammars.of(real_pack), "their team is too strong", ("lineup", "counter")
+        )
         turn = W1Turn(PhiTable(real_pack.phi), full_state(real_pack), 7, validate=tool_validator(real_pack))
         first = turn.feed(call.prefill)
         assert first.dispatch is not None and first.dispatch.frozen
         events = list(first.events)
         echo = call.echo()
-        async for delta in client.stream(call.messages, max_tokens=60, grammar=call.grammar):
+        async for delta in client.stream(
+            call.messages, max_tokens=60, grammar=call.grammar, first_token_timeout_s=120.0
+        ):  # a cold prompt: the whole W1 prefix is evaluated first
             events += turn.feed(echo.feed(delta)).events
         events += turn.feed(echo.finish()).events + turn.finish().events
-        assert [e.label for e in events if isinstance(e, IntentClosed | SubIntentClosed)] == ["lineup", "counter"]
+        assert [e.label for e in events if isinstance(e, IntentClosed | SubIntentClosed)] == [
+            "lineup",
+            "counter",
+        ]
         assert not errors(events), errors(events)
         said = narration(events)
         assert said and len(said.split()) <= NARRATION_MAX_WORDS, said
@@ -900,7 +907,11 @@ async def test_real_llama_server_continues_a_prefilled_w1_turn(real_pack: Pack) 
         ("who beats them", "No, no, no, no.", "loop"),
         ("who beats them", "Let me check, let me check.", "loop"),
         ("who beats them", "Let me check your Rockram.", "Rockram"),
-        ("who beats them", "one two three four five six seven eight nine ten eleven twelve thirteen", "words"),
+        (
+            "who beats them",
+            "one two three four five six seven eight nine ten eleven twelve thirteen",
+            "words",
+        ),
     ],
 )
 def test_unusable_narration_is_named(real_pack: Pack, utterance: str, text: str, problem: str) -> None:

@@ -1024,13 +1024,15 @@ class PrefillEcho:
 @dataclass(frozen=True)
 class W1Call:
     """One W1 request as an actor sends it: messages, grammar, and the prefill the parser is fed first.
+    An actor's turn::
 
         call = w1_call(prefix, grammars, utterance, prior.prefill(utterance))
-        step = turn.feed(call.prefill)      # labels -> SUB_INTENT closes -> Φ may dispatch now
+        step = turn.feed(call.prefill)  # labels -> SUB_INTENT closes -> Φ may dispatch now
         echo = call.echo()
         async for delta in llm.stream(call.messages, grammar=call.grammar):
             step = turn.feed(echo.feed(delta))
-        turn.feed(echo.finish()); turn.finish()
+        step = turn.feed(echo.finish())
+        step = turn.finish()
     """
 
     messages: list[dict[str, str]]
