@@ -178,3 +178,11 @@ def test_threshold_keeps_heldout_precision(prior: IntentPrior) -> None:
     held = prior.heldout
     assert held["accuracy_above_threshold"] >= 0.9
     assert 0.0 < held["coverage"] <= 1.0
+
+
+def test_mentions_from_the_caller_give_the_same_prediction(prior: IntentPrior, pack: Pack) -> None:
+    from voicecoach.entities import link_entities
+
+    text = "is pyrowl any good against tidefang"
+    assert prior.predict(text, link_entities(pack, text)) == prior.predict(text)
+    assert prior.predict(text, []) != prior.predict(text)  # the names matter: they are abstracted

@@ -38,7 +38,7 @@ from typing import Any
 import numpy as np
 from pydantic import BaseModel, ConfigDict
 
-from voicecoach.entities import link_entities
+from voicecoach.entities import Mention, link_entities
 from voicecoach.pack import PACKS_DIR, Pack, load_pack
 
 PRIOR_FILE = "prior.json"
@@ -77,11 +77,13 @@ def normalise(text: str) -> str:
     return " ".join(re.sub(r"[^a-z0-9]+", " ", text).split())
 
 
-def abstract_entities(pack: Pack, text: str) -> str:
+def abstract_entities(pack: Pack, text: str, mentions: list[Mention] | None = None) -> str:
     """Replace each linked catalog mention by its kind, so "tell me about Pyrowl" and "tell me
-    about Tidefang" are one pattern; names the linker misses (misheard) stay as words."""
+    about Tidefang" are one pattern; names the linker misses (misheard) stay as words.
+    `mentions`: the turn's `link_entities(pack, text)` when the caller already has it (linking is
+    most of the prior's cost)."""
     out, last = [], 0
-    for m in link_entities(pack, text):
+    for m in link_entities(pack, text) if mentions is None else mentions:
         out += [text[last : m.span[0]], f" {_KIND_TOKEN[m.kind]} "]
         last = m.span[1]
     out.append(text[last:])
@@ -323,16 +325,17 @@ class IntentPrior:
                 )
         return cls(pack, doc, threshold)
 
-    def predict(self, text: str) -> Prediction:
-        p = self.model.probabilities(features(abstract_entities(self.pack, text)))
+    def predict(self, text: str, mentions: list[Mention] | None = None) -> Prediction:
+        """The calibrated best pair; `mentions` as in `abstract_entities`."""
+        p = self.model.probabilities(features(abstract_entities(self.pack, text, mentions)))
         best = int(p.argmax())
         intent, sub_intent = self.labels[best]
         confidence = float(np.interp(p[best], *self.calibration))
         return Prediction(intent=intent, sub_intent=sub_intent, confidence=round(confidence, 4))
 
-    def prefill(self, text: str) -> tuple[str, str] | None:
+    def prefill(self, text: str, mentions: list[Mention] | None = None) -> tuple[str, str] | None:
         """(intent, sub_intent) to prefill W1 with, or None when the prior is not confident enough."""
-        pred = self.predict(text)
+        pred = self.predict(text, mentions)
         return (pred.intent, pred.sub_intent) if pred.confidence >= self.threshold else None
 
 
@@ -451,6 +454,17 @@ def bench_prior(pack_id: str = "pet_arena") -> str:
             f"| {name} | {s.n} | {s.pair_accuracy:.1f} % | {s.intent_accuracy:.1f} % | {s.coverage:.1f} % "
             f"| {above} | {percentile(s.latency_ms, 50):.2f} | {percentile(s.latency_ms, 90):.2f} |"
         )
+    lines += [
+        "",
+        "Coverage / pair accuracy above other thresholds on CoachBench (reported, not tuned on):",
+        "",
+        "| threshold | coverage | pair acc above |",
+        "|---|---|---|",
+    ]
+    for t in (prior.threshold, 0.5, 0.3, 0.0):
+        s = evaluate(prior.predict, t, bench)
+        above = f"{s.accuracy_above:.1f} %" if s.accuracy_above is not None else "-"
+        lines.append(f"| {t:.3f} | {s.coverage:.1f} % | {above} |")
     lines += [
         "",
         "Reliability on CoachBench (calibrated confidence bin, n, mean confidence, pair accuracy):",
