@@ -108,8 +108,9 @@ def test_features_are_word_and_char_ngrams() -> None:
 # --- the trained file --------------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_training_reproduces_the_committed_prior_byte_for_byte(pack: Pack) -> None:
-    """Retrains from pack data (5 folds + the final fit: about 10-20 s on this 2-core machine)."""
+    """Retrains from pack data (5 folds + the final fit: ~20-30 s on this 2-core machine)."""
     committed = prior_path(pack).read_bytes()
     assert dumps(train(pack)).encode() == committed
 
