@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import re
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -14,6 +15,7 @@ from voicecoach.entities import link_entities
 from voicecoach.pack import Pack, PhiEntry, ToolUse, load_pack
 from voicecoach.state import FactSlots, IntentContext, Inventory, LiveState, MatchState, OwnedCreature
 from voicecoach.w1 import (
+    FALLBACK_NARRATION,
     MAX_LABEL_CHARS,
     NARRATION_MAX_WORDS,
     SECTIONS,
@@ -24,23 +26,31 @@ from voicecoach.w1 import (
     NarrationDelta,
     PhiTable,
     PlanClosed,
+    PrefillEcho,
     SubIntentClosed,
     TagStreamParser,
     ToolCall,
     W1Counters,
     W1Decision,
     W1Event,
+    W1Grammars,
     W1Turn,
     decision_fields,
     merge_deltas,
+    narration_for,
+    narration_problem,
     normalise_label,
     parse_plan,
     parse_stream,
     registered_labels,
     state_paths,
     tool_validator,
+    w1_call,
+    w1_continuation_gbnf,
     w1_gbnf,
     w1_messages,
+    w1_prefill,
+    w1_prefix,
     w1_system_prompt,
 )
 
@@ -686,7 +696,7 @@ def test_system_prompt_is_static_and_complete(real_pack: Pack) -> None:
         line = next(x for x in prompt.splitlines() if x.startswith(f"- {spec.name}("))
         for arg in spec.parameters["properties"]:
             assert arg in line
-    assert "15 words" in prompt
+    assert f"at most {NARRATION_MAX_WORDS} words" in prompt
 
 
 def gbnf_rules(grammar: str) -> tuple[dict[str, str], set[str]]:
@@ -768,3 +778,178 @@ def test_w1_worked_turns_are_what_w1_itself_accepts(real_pack: Pack) -> None:
         assert plan.calls and not plan.errors, ex.plan
         for call in plan.calls:
             validate(call.tool, call.args)  # raises on an unknown tool, argument or entity
+
+
+# --- narration bounded by the grammar -------------------------------------------------------------
+
+
+def test_narration_grammar_bounds_words_and_sentence_end(real_pack: Pack) -> None:
+    for grammar in (w1_gbnf(real_pack), w1_continuation_gbnf()):
+        rules, refs = gbnf_rules(grammar)
+        assert refs <= set(rules), refs - set(rules)
+        body = rules["narration-body"]
+        assert f"{{0,{NARRATION_MAX_WORDS - 1}}}" in body  # at most NARRATION_MAX_WORDS words
+        assert "[.!?]?" in body  # sentence-ending punctuation only once, at the end
+        assert "\\n" in rules["narration-word"] and "<" in rules["narration-word"]
+
+
+def test_continuation_grammar_starts_at_the_narration_body() -> None:
+    rules, _ = gbnf_rules(w1_continuation_gbnf())
+    assert rules["root"].split() == ["narration-body", "plan"]
+    assert "<INTENT>" not in w1_continuation_gbnf()
+
+
+# --- prefill ----------------------------------------------------------------------------------------
+
+PREFILL = w1_prefill("lineup", "counter")
+CONTINUATION = "Let me see who beats them.</NARRATION><PLAN>none</PLAN>"
+
+
+@given(st.lists(st.integers(min_value=0, max_value=len(PREFILL) + len(CONTINUATION)), max_size=8))
+def test_echoed_prefill_is_stripped_however_it_is_chunked(cuts: list[int]) -> None:
+    echo = PrefillEcho(PREFILL)
+    out = "".join(echo.feed(c) for c in chunked(PREFILL + CONTINUATION, cuts)) + echo.finish()
+    assert out == CONTINUATION
+    assert echo.echoed
+
+
+@given(st.lists(st.integers(min_value=0, max_value=len(CONTINUATION)), max_size=6))
+def test_continuation_without_echo_passes_unchanged(cuts: list[int]) -> None:
+    echo = PrefillEcho(PREFILL)
+    out = "".join(echo.feed(c) for c in chunked(CONTINUATION, cuts)) + echo.finish()
+    assert out == CONTINUATION
+    assert not echo.echoed
+
+
+def test_a_partial_echo_at_end_of_stream_is_kept_as_text() -> None:
+    echo = PrefillEcho(PREFILL)
+    assert echo.feed("<INTENT>line") == ""
+    assert echo.finish() == "<INTENT>line"
+
+
+def test_without_a_prefill_the_stream_is_untouched() -> None:
+    echo = PrefillEcho("")
+    assert echo.feed("<INTENT>") == "<INTENT>" and echo.finish() == ""
+
+
+def test_w1_call_without_a_pair_is_todays_call(real_pack: Pack) -> None:
+    prefix, grammars = w1_prefix(real_pack), W1Grammars.of(real_pack)
+    call = w1_call(prefix, grammars, "who beats them", None)
+    assert call.messages == w1_messages(real_pack, "who beats them")
+    assert call.grammar == w1_gbnf(real_pack) and call.prefill == ""
+
+
+def test_w1_call_with_a_pair_ends_in_the_assistant_prefill(real_pack: Pack) -> None:
+    prefix, grammars = w1_prefix(real_pack), W1Grammars.of(real_pack)
+    call = w1_call(prefix, grammars, "who beats them", ("lineup", "counter"))
+    assert call.messages[:-1] == w1_messages(real_pack, "who beats them")
+    assert call.messages[-1] == {"role": "assistant", "content": PREFILL}
+    assert call.grammar == w1_continuation_gbnf() and call.prefill == PREFILL
+
+
+def test_prefill_closes_sub_intent_and_dispatches_before_any_llm_token(real_pack: Pack) -> None:
+    turn = W1Turn(PhiTable(real_pack.phi), full_state(real_pack), 7, validate=tool_validator(real_pack))
+    step = turn.feed(PREFILL)
+    assert [type(e) for e in step.events] == [IntentClosed, SubIntentClosed]
+    assert step.dispatch is not None and step.dispatch.frozen and step.dispatch.source == "phi"
+    echo = PrefillEcho(PREFILL)
+    events = list(step.events)
+    for chunk in (PREFILL[:9], PREFILL[9:] + "Let me", " check.</NARRATION><PLAN>none</PLAN>"):
+        events += turn.feed(echo.feed(chunk)).events
+    events += turn.feed(echo.finish()).events + turn.finish().events
+    assert not errors(events), errors(events)  # the echo was fed once: no duplicate tags
+    assert narration(events) == "Let me check."
+    assert turn.decision.plan_ignored  # the frozen set stands
+
+
+async def test_real_llama_server_continues_a_prefilled_w1_turn(real_pack: Pack) -> None:
+    """One real W1 call with a prefill on the embedded llama-server: the parser sees the labels
+    once, Φ dispatched before the first token, and the model's continuation parses."""
+    from voicecoach.llm import EmbeddedLlamaServer, LLMClient, LLMConfig
+
+    server = EmbeddedLlamaServer(threads=1, slots=1, ram_cache=False)
+    client = LLMClient(LLMConfig(temperature=0.0), await asyncio.to_thread(server.start))
+    try:
+        call = w1_call(
+            w1_prefix(real_pack), W1Grammars.of(real_pack), "their team is too strong", ("lineup", "counter")
+        )
+        turn = W1Turn(PhiTable(real_pack.phi), full_state(real_pack), 7, validate=tool_validator(real_pack))
+        first = turn.feed(call.prefill)
+        assert first.dispatch is not None and first.dispatch.frozen
+        events = list(first.events)
+        echo = call.echo()
+        async for delta in client.stream(
+            call.messages, max_tokens=60, grammar=call.grammar, first_token_timeout_s=120.0
+        ):  # a cold prompt: the whole W1 prefix is evaluated first
+            events += turn.feed(echo.feed(delta)).events
+        events += turn.feed(echo.finish()).events + turn.finish().events
+        assert [e.label for e in events if isinstance(e, IntentClosed | SubIntentClosed)] == [
+            "lineup",
+            "counter",
+        ]
+        assert not errors(events), errors(events)
+        said = narration(events)
+        assert said and len(said.split()) <= NARRATION_MAX_WORDS, said
+        assert any(isinstance(e, PlanClosed) for e in events)
+    finally:
+        await client.close()
+        server.stop()
+
+
+# --- narration checks and the pack's phrases ------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("utterance", "text", "problem"),
+    [
+        ("who beats them", "", "empty"),
+        ("who beats them", "  ...  ", "empty"),
+        ("who beats them", "No, no, no, no.", "loop"),
+        ("who beats them", "Let me check, let me check.", "loop"),
+        ("who beats them", "Let me check your Rockram.", "Rockram"),
+        (
+            "who beats them",
+            "one two three four five six seven eight nine ten eleven twelve thirteen",
+            "words",
+        ),
+    ],
+)
+def test_unusable_narration_is_named(real_pack: Pack, utterance: str, text: str, problem: str) -> None:
+    reason = narration_problem(real_pack, utterance, text)
+    assert reason is not None and problem in reason
+
+
+def test_a_name_the_player_said_may_be_narrated(real_pack: Pack) -> None:
+    assert narration_problem(real_pack, "is rockram good", "Let me check Rockram for you.") is None
+    assert narration_problem(real_pack, "who beats them", "Let me see who beats them.") is None
+
+
+def test_every_pair_has_short_entity_free_pack_narrations(real_pack: Pack) -> None:
+    pairs = {(n.intent, n.sub_intent) for n in real_pack.narrations}
+    assert pairs == {(e.intent, e.sub_intent) for e in real_pack.phi}
+    for entry in real_pack.narrations:
+        for phrase in entry.phrases:
+            assert narration_problem(real_pack, "", phrase) is None, phrase
+
+
+def test_narration_for_rotates_the_pack_phrases_and_falls_back(real_pack: Pack) -> None:
+    entry = next(n for n in real_pack.narrations if (n.intent, n.sub_intent) == ("lineup", "counter"))
+    said = [narration_for(real_pack, "lineup", "counter", k) for k in range(len(entry.phrases))]
+    assert said == entry.phrases
+    assert narration_for(real_pack, "other", "other") == FALLBACK_NARRATION
+
+
+def test_narration_of_an_unknown_pair_names_file_and_entry(tmp_path: Path) -> None:
+    import json
+    import shutil
+
+    from voicecoach.pack import PACKS_DIR, PackError, load_pack_from
+
+    folder = tmp_path / "pet_arena"
+    shutil.copytree(PACKS_DIR / "pet_arena", folder)
+    path = folder / "narrations.json"
+    data = json.loads(path.read_text())
+    data.append({"intent": "creature", "sub_intent": "dance", "phrases": ["Let me see."]})
+    path.write_text(json.dumps(data))
+    with pytest.raises(PackError, match=r"narrations\.json: entry 'creature/dance': not a registered"):
+        load_pack_from(folder)

@@ -138,6 +138,23 @@ class StateLimits(_Model):
     max_lineup: int = Field(default=5, ge=1, description="creatures on one side of a match")
 
 
+class PhiParaphrases(_Model):
+    """What players say for one Φ pair, written for the pack: the intent prior's training data."""
+
+    intent: str
+    sub_intent: str
+    utterances: list[str] = Field(min_length=1)
+
+
+class PhiNarrations(_Model):
+    """Short spoken acknowledgements for one Φ pair, naming no entity: what the coach says when
+    W1's own narration is unusable (and what can be synthesised ahead)."""
+
+    intent: str
+    sub_intent: str
+    phrases: list[str] = Field(min_length=1, max_length=3)
+
+
 class Manifest(_Model):
     pack_id: str
     version: str
@@ -164,6 +181,8 @@ class Pack(_Model):
     tools: tuple[str, ...]
     limits: StateLimits = Field(default_factory=StateLimits)
     w1_examples: list[W1Example] = Field(default_factory=list)
+    paraphrases: list[PhiParaphrases] = Field(default_factory=list)
+    narrations: list[PhiNarrations] = Field(default_factory=list)
 
     def creature_by_name(self, name: str) -> Creature | None:
         key = name.strip().lower()
@@ -373,9 +392,41 @@ def load_pack_from(folder: Path) -> Pack:
         tools=tuple(manifest.tools),
         limits=manifest.limits,
         w1_examples=manifest.w1_examples,
+        paraphrases=_optional_entries(folder, "paraphrases.json", PhiParaphrases),
+        narrations=_optional_entries(folder, "narrations.json", PhiNarrations),
     )
     _check_refs(pack, folder)
+    _check_phi_pairs(pack, folder)
     return pack
+
+
+def _optional_entries(folder: Path, name: str, model: type[_Model]) -> list[Any]:
+    """Entries of an optional per-Φ-pair file (absent: none)."""
+    if not (folder / name).exists():
+        return []
+    raw = _read(folder, name)
+    if not isinstance(raw, list):
+        raise PackError(f"{folder / name}: expected a list of entries")
+    return _entries(folder, name, model, raw)
+
+
+def _check_phi_pairs(pack: Pack, folder: Path) -> None:
+    """paraphrases.json and narrations.json: every entry names a registered Φ pair, once."""
+    pairs = {(e.intent, e.sub_intent) for e in pack.phi}
+    for name, items in (("paraphrases.json", pack.paraphrases), ("narrations.json", pack.narrations)):
+        seen: set[tuple[str, str]] = set()
+        for item in items:
+            pair = (item.intent, item.sub_intent)
+            label = f"{item.intent}/{item.sub_intent}"
+            if pair not in pairs:
+                raise PackError(f"{folder / name}: entry {label!r}: not a registered Φ pair in phi.json")
+            if pair in seen:
+                raise PackError(f"{folder / name}: entry {label!r}: pair defined twice")
+            seen.add(pair)
+            texts = item.utterances if isinstance(item, PhiParaphrases) else item.phrases
+            for text in texts:
+                if not text.strip():
+                    raise PackError(f"{folder / name}: entry {label!r}: empty text")
 
 
 @cache

@@ -25,6 +25,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel
 
+from voicecoach.entities import link_entities
 from voicecoach.pack import Pack, PhiEntry
 from voicecoach.state import LiveState, field_status, get_field
 from voicecoach.tools import TOOLS, validate_args
@@ -822,8 +823,12 @@ class W1Turn:
 # --- prompt and grammar ---------------------------------------------------------------------------
 
 OTHER = "other"  # the fallback label: always allowed, never in Φ, so it is a miss
-NARRATION_MAX_WORDS = 15
-GBNF_NARRATION_CHARS = 150  # ~25 words: room for the 15 asked for, a hard stop beyond
+# One short spoken sentence: the grammar admits at most NARRATION_MAX_WORDS words of at most
+# GBNF_WORD_CHARS characters, and sentence-ending punctuation only at the end, so a small model
+# that rambles or loops is cut off after ~12 words instead of talking over the answer.
+NARRATION_MAX_WORDS = 12
+GBNF_WORD_CHARS = 16
+GBNF_NARRATION_CHARS = NARRATION_MAX_WORDS * (GBNF_WORD_CHARS + 1) + 1  # the bound this implies
 GBNF_PLAN_CHARS = 600
 
 
@@ -917,14 +922,20 @@ def w1_gbnf(pack: Pack) -> str:
         )
     rules.append("head ::= " + " | ".join(heads))
     rules += pair_rules
+    rules += ['narration ::= "<NARRATION>" narration-body', *_narration_and_plan_rules()]
+    return "\n".join(rules) + "\n"
+
+
+def _narration_and_plan_rules() -> list[str]:
     # Bounded repetitions: a small model that rambles is cut off instead of stalling the turn.
-    rules += [
-        f'narration ::= "<NARRATION>" narration-char{{1,{GBNF_NARRATION_CHARS}}} "</NARRATION>"',
-        "narration-char ::= [^<\\n]",  # one spoken line: a newline has nothing to say to TTS
+    # No '<' (the closing tag), no newline (one spoken line), '.!?' only at the sentence's end.
+    return [
+        f'narration-body ::= narration-word ( " " narration-word ){{0,{NARRATION_MAX_WORDS - 1}}} '
+        '[.!?]? "</NARRATION>"',
+        f"narration-word ::= [^<\\n .!?]{{1,{GBNF_WORD_CHARS}}}",
         'plan ::= "<PLAN>" plan-calls "</PLAN>"',
         *plan_gbnf_rules(),
     ]
-    return "\n".join(rules) + "\n"
 
 
 def plan_gbnf_rules() -> list[str]:
@@ -948,3 +959,151 @@ def plan_gbnf_rules() -> list[str]:
         )
         rules.append(f"arg-{k} ::= ( {keys} ) plan-value")
     return rules
+
+
+# --- prefill: the intent prior's labels start W1's stream ------------------------------------------
+
+
+def w1_prefill(intent: str, sub_intent: str) -> str:
+    """The start of W1's answer when the intent prior is confident: both labels and the open
+    NARRATION tag. Fed to the parser first (SUB_INTENT closes, Φ dispatches before the LLM's first
+    token); the LLM continues the narration from there."""
+    return f"<INTENT>{intent}</INTENT><SUB_INTENT>{sub_intent}</SUB_INTENT><NARRATION>"
+
+
+def w1_prefill_messages(prefix: list[dict[str, str]], utterance: str, prefill: str) -> list[dict[str, str]]:
+    """`w1_prefix` + the utterance + a final assistant message holding the prefill, which
+    llama-server continues (the static prefix stays KV-cached as in `w1_messages`)."""
+    return [*prefix, {"role": "user", "content": utterance}, {"role": "assistant", "content": prefill}]
+
+
+def w1_continuation_gbnf() -> str:
+    """GBNF for the LLM's part after a prefill: narration body, </NARRATION>, then PLAN. The same
+    for every pair (the labels are already written), so an actor builds it once."""
+    return "\n".join(["root ::= narration-body plan", *_narration_and_plan_rules()]) + "\n"
+
+
+class PrefillEcho:
+    """Strips the prefilled prefix from a continuation's streamed deltas, if the endpoint echoes it.
+
+    llama-server's returned content repeats a prefilled assistant message before the continuation;
+    other endpoints return only the continuation. Text is held back only while it is still a
+    prefix of the prefill (so the echo may arrive split across any chunks); once it is known
+    whether the echo is there, everything after it passes through unchanged.
+    """
+
+    def __init__(self, prefill: str) -> None:
+        self.prefill = prefill
+        self._held = ""
+        self._decided = not prefill
+        self.echoed = False
+
+    def feed(self, delta: str) -> str:
+        if self._decided:
+            return delta
+        self._held += delta
+        if self._held.startswith(self.prefill):
+            self._decided = self.echoed = True
+            return self._held[len(self.prefill) :]
+        if self.prefill.startswith(self._held):
+            return ""  # still possibly the echo: wait for more
+        self._decided = True  # no echo: the endpoint sent only the continuation
+        return self._held
+
+    def finish(self) -> str:
+        """End of stream: a partial echo that never completed is continuation text after all."""
+        held, self._held = ("" if self._decided else self._held), ""
+        self._decided = True
+        return held
+
+
+@dataclass(frozen=True)
+class W1Call:
+    """One W1 request as an actor sends it: messages, grammar, and the prefill the parser is fed first.
+    An actor's turn::
+
+        call = w1_call(prefix, grammars, utterance, prior.prefill(utterance))
+        step = turn.feed(call.prefill)  # labels -> SUB_INTENT closes -> Φ may dispatch now
+        echo = call.echo()
+        async for delta in llm.stream(call.messages, grammar=call.grammar):
+            step = turn.feed(echo.feed(delta))
+        step = turn.feed(echo.finish())
+        step = turn.finish()
+    """
+
+    messages: list[dict[str, str]]
+    grammar: str
+    prefill: str = ""  # "" when the LLM labels the turn itself
+
+    def echo(self) -> PrefillEcho:
+        return PrefillEcho(self.prefill)
+
+
+@dataclass(frozen=True)
+class W1Grammars:
+    """Both W1 grammars of a pack, built once per actor."""
+
+    full: str  # labels + narration + plan (the LLM labels the turn)
+    continuation: str  # narration + plan (after a prefill)
+
+    @classmethod
+    def of(cls, pack: Pack) -> W1Grammars:
+        return cls(w1_gbnf(pack), w1_continuation_gbnf())
+
+
+def w1_call(
+    prefix: list[dict[str, str]], grammars: W1Grammars, utterance: str, pair: tuple[str, str] | None
+) -> W1Call:
+    """The W1 request for `utterance`: prefilled with `pair` (the intent prior's confident labels),
+    or without (pair None: the LLM labels as before)."""
+    if pair is None:
+        return W1Call([*prefix, {"role": "user", "content": utterance}], grammars.full)
+    prefill = w1_prefill(*pair)
+    return W1Call(w1_prefill_messages(prefix, utterance, prefill), grammars.continuation, prefill)
+
+
+# --- narration: checked, with a pack phrase as the fallback -------------------------------------
+
+_WORD = re.compile(r"[a-z0-9']+")
+MAX_WORD_REPEATS = 2  # the same word three times in a row is a loop ("no, no, no")
+
+
+def narration_problem(pack: Pack, utterance: str, narration: str) -> str | None:
+    """Why `narration` must not be spoken, or None when it is usable.
+
+    Rules: not empty; at most NARRATION_MAX_WORDS words; no catalog name that the utterance did
+    not itself link (narration is spoken before any grounding); no loop: the same word more than
+    MAX_WORD_REPEATS times in a row, or a repeated run of two or more words.
+    """
+    words = _WORD.findall(narration.lower())
+    if not words:
+        return "empty narration"
+    if len(words) > NARRATION_MAX_WORDS:
+        return f"{len(words)} words, more than {NARRATION_MAX_WORDS}"
+    linked = {m.id for m in link_entities(pack, utterance)}
+    for m in link_entities(pack, narration):
+        if m.id not in linked:
+            return f"names {m.surface!r}, which the player did not mention"
+    run = 1
+    for a, b in zip(words, words[1:], strict=False):
+        run = run + 1 if a == b else 1
+        if run > MAX_WORD_REPEATS:
+            return f"loop: {a!r} repeated"
+    for n in range(2, len(words) // 2 + 1):
+        for i in range(len(words) - 2 * n + 1):
+            if words[i : i + n] == words[i + n : i + 2 * n]:
+                return f"loop: {' '.join(words[i : i + n])!r} repeated"
+    return None
+
+
+def narration_for(pack: Pack, intent: str, sub_intent: str, turn_index: int = 0) -> str:
+    """The pack's narration phrase for the pair (narrations.json), to speak when W1's own narration
+    is missing or fails `narration_problem`; rotates with the turn so repeats vary. A pair without
+    phrases (or "other") gets the pack-independent FALLBACK_NARRATION."""
+    entry = next((n for n in pack.narrations if (n.intent, n.sub_intent) == (intent, sub_intent)), None)
+    if entry is None:
+        return FALLBACK_NARRATION
+    return entry.phrases[turn_index % len(entry.phrases)]
+
+
+FALLBACK_NARRATION = "Let me check that for you."

@@ -1,0 +1,189 @@
+"""The intent prior: training data kept apart from the test sets, byte-for-byte retraining, the
+prior file checks, calibration and the prefill decision."""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+from pathlib import Path
+
+import pytest
+
+from voicecoach.pack import PACKS_DIR, Pack, PackError, load_pack_from
+from voicecoach.prior import (
+    PRIOR_FILE,
+    IntentPrior,
+    PriorError,
+    abstract_entities,
+    coachbench_utterances,
+    dumps,
+    features,
+    fixture_utterances,
+    prior_path,
+    train,
+    training_data,
+)
+
+
+def _norm(text: str) -> str:
+    return " ".join(re.sub(r"[^a-z0-9 ]+", "", text.lower().replace("-", " ")).split())
+
+
+@pytest.fixture(scope="module")
+def prior() -> IntentPrior:
+    from voicecoach.pack import load_pack
+
+    return IntentPrior.load(load_pack())
+
+
+# --- training data ---------------------------------------------------------------------------------
+
+
+def test_every_phi_pair_has_at_least_15_paraphrases(pack: Pack) -> None:
+    counts = {(p.intent, p.sub_intent): len(set(p.utterances)) for p in pack.paraphrases}
+    assert set(counts) == {(e.intent, e.sub_intent) for e in pack.phi}
+    assert min(counts.values()) >= 15, min(counts.items(), key=lambda kv: kv[1])
+    assert sum(counts.values()) >= 800
+
+
+def test_no_test_utterance_is_in_the_training_data(pack: Pack) -> None:
+    """CoachBench (generated, all sessions, scored or not) and the audio fixtures are test sets."""
+    train_set = {_norm(ex.text) for ex in training_data(pack)}
+    tests = [u.text for u in coachbench_utterances(pack, scored_only=False)]
+    tests += [u.text for u in fixture_utterances()]
+    assert len(tests) > 1000
+    leaked = sorted({t for t in tests if _norm(t) in train_set})
+    assert leaked == [], leaked[:10]
+
+
+def test_the_leak_check_normalises_case_and_punctuation() -> None:
+    assert _norm("Who's WINNING, coach?!") == _norm("whos winning coach")
+    assert _norm("who is winning") != _norm("whos winning")
+
+
+def _pack_copy(tmp_path: Path) -> Path:
+    folder = tmp_path / "pet_arena"
+    shutil.copytree(PACKS_DIR / "pet_arena", folder)
+    return folder
+
+
+def test_paraphrase_of_an_unknown_pair_names_file_and_entry(tmp_path: Path) -> None:
+    folder = _pack_copy(tmp_path)
+    path = folder / "paraphrases.json"
+    data = json.loads(path.read_text())
+    data.append({"intent": "lineup", "sub_intent": "teleport", "utterances": ["beam me up"]})
+    path.write_text(json.dumps(data))
+    with pytest.raises(PackError, match=r"paraphrases\.json: entry 'lineup/teleport': not a registered"):
+        load_pack_from(folder)
+
+
+def test_paraphrase_entry_without_utterances_names_file_and_entry(tmp_path: Path) -> None:
+    folder = _pack_copy(tmp_path)
+    path = folder / "paraphrases.json"
+    data = json.loads(path.read_text())
+    data[0]["utterances"] = []
+    path.write_text(json.dumps(data))
+    with pytest.raises(PackError, match=r"paraphrases\.json: entry 'lineup/build'"):
+        load_pack_from(folder)
+
+
+# --- features --------------------------------------------------------------------------------------
+
+
+def test_linked_names_become_their_kind(pack: Pack) -> None:
+    assert abstract_entities(pack, "What's Pyrowl?") == "whats xcreaturex"
+    assert abstract_entities(pack, "when do i use tide slap on fire") == "when do i use xskillx on xelementx"
+    # A name the linker does not know stays a word (the char n-grams still see it).
+    assert abstract_entities(pack, "tell me about pie rowl") == "tell me about pie rowl"
+
+
+def test_features_are_word_and_char_ngrams() -> None:
+    feats = features("who beats")
+    assert "w:who beats" in feats and "w:who" in feats
+    assert "c: wh" in feats and "c:ats " in feats
+    assert len(feats) == len(set(feats))
+
+
+# --- the trained file --------------------------------------------------------------------------------
+
+
+@pytest.mark.slow
+def test_training_reproduces_the_committed_prior_byte_for_byte(pack: Pack) -> None:
+    """Retrains from pack data (5 folds + the final fit: ~20-30 s on this 2-core machine)."""
+    committed = prior_path(pack).read_bytes()
+    assert dumps(train(pack)).encode() == committed
+
+
+def test_missing_prior_file_names_it(tmp_path: Path, pack: Pack) -> None:
+    missing = tmp_path / PRIOR_FILE
+    with pytest.raises(PriorError, match=re.escape(str(missing)) + ".*missing"):
+        IntentPrior.load(pack, missing)
+
+
+def test_prior_from_another_pack_version_is_refused(tmp_path: Path, pack: Pack) -> None:
+    doc = json.loads(prior_path(pack).read_text())
+    doc["pack_version"] = "0.9.0"
+    stale = tmp_path / PRIOR_FILE
+    stale.write_text(json.dumps(doc))
+    with pytest.raises(PriorError, match=re.escape(str(stale)) + ".*pack_version '0.9.0'"):
+        IntentPrior.load(pack, stale)
+
+
+def test_prior_trained_on_other_data_is_refused(tmp_path: Path) -> None:
+    folder = _pack_copy(tmp_path)
+    path = folder / "paraphrases.json"
+    data = json.loads(path.read_text())
+    data[0]["utterances"].append("a brand new way to ask for a team")
+    path.write_text(json.dumps(data))
+    changed = load_pack_from(folder)
+    with pytest.raises(PriorError, match="data_sha256"):
+        IntentPrior.load(changed)  # the committed prior.json, trained before the edit
+
+
+def test_garbage_prior_file_names_it(tmp_path: Path, pack: Pack) -> None:
+    bad = tmp_path / PRIOR_FILE
+    bad.write_text("{not json")
+    with pytest.raises(PriorError, match=re.escape(str(bad))):
+        IntentPrior.load(pack, bad)
+
+
+# --- predictions ------------------------------------------------------------------------------------
+
+
+def test_predicts_training_phrases(prior: IntentPrior, pack: Pack) -> None:
+    for entry in pack.phi:
+        pred = prior.predict(entry.example)
+        assert (pred.intent, pred.sub_intent) == (entry.intent, entry.sub_intent), entry.example
+        assert 0.0 <= pred.confidence <= 1.0
+
+
+def test_prefill_follows_the_threshold(pack: Pack) -> None:
+    strict = IntentPrior.load(pack, threshold=1.01)  # nothing clears it
+    loose = IntentPrior.load(pack, threshold=0.0)  # everything does
+    assert strict.prefill("thank you so much coach") is None
+    pred = loose.predict("thank you so much coach")
+    assert (
+        loose.prefill("thank you so much coach") == (pred.intent, pred.sub_intent) == ("smalltalk", "thanks")
+    )
+
+
+def test_confidence_is_monotone_in_the_raw_probability(prior: IntentPrior) -> None:
+    """Isotonic calibration: a higher model probability never gets a lower confidence."""
+    x, y = prior.calibration
+    assert list(x) == sorted(x) and list(y) == sorted(y)
+    assert 0.0 <= y[0] and y[-1] <= 1.0
+
+
+def test_threshold_keeps_heldout_precision(prior: IntentPrior) -> None:
+    held = prior.heldout
+    assert held["accuracy_above_threshold"] >= 0.9
+    assert 0.0 < held["coverage"] <= 1.0
+
+
+def test_mentions_from_the_caller_give_the_same_prediction(prior: IntentPrior, pack: Pack) -> None:
+    from voicecoach.entities import link_entities
+
+    text = "is pyrowl any good against tidefang"
+    assert prior.predict(text, link_entities(pack, text)) == prior.predict(text)
+    assert prior.predict(text, []) != prior.predict(text)  # the names matter: they are abstracted

@@ -1,0 +1,522 @@
+"""The intent prior: a fast classifier of (intent, sub_intent) from the transcript, for W1.
+
+On the embedded default a 135M model cannot label the player's words (W1 pair accuracy ~11 %
+on CoachBench), so W1 gets an input it can trust: when the prior is confident, W1's tag stream
+begins with the prior's INTENT / SUB_INTENT (see `voicecoach.w1.W1Prefill`) and the LLM only
+continues from NARRATION. Below the threshold the LLM labels as before.
+
+The model: linked catalog names are replaced by their kind ("tell me about xcreaturex"), then
+word 1-2-grams and character 2-4-grams within words are fed to a multinomial logistic regression
+(scikit-learn, training only) over the Φ pairs. Its top probability is calibrated by isotonic
+regression fitted on out-of-fold predictions of the training data, and the prefill threshold is
+the lowest calibrated confidence at which those held-out predictions are still right at least
+`TARGET_PRECISION` of the time. Nothing here ever sees CoachBench or the audio fixtures.
+
+Training data is pack data written for the pack: each Φ entry's `example` plus the pack's
+`paraphrases.json`. `python -m voicecoach.prior train --pack pet_arena` writes
+`voicecoach/packs/<pack>/prior.json` (sorted inputs, fixed folds, rounded floats: the same bytes
+every run); `IntentPrior.load(pack)` refuses a file that is missing or trained on other data.
+Inference is numpy only: a dictionary lookup per feature and one small matrix row sum.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import math
+import random
+import re
+import sys
+import time
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from pydantic import BaseModel, ConfigDict
+
+from voicecoach.entities import Mention, link_entities
+from voicecoach.pack import PACKS_DIR, Pack, load_pack
+
+PRIOR_FILE = "prior.json"
+FORMAT = "voicecoach-intent-prior/1"
+WORD_NGRAMS = (1, 2)
+CHAR_NGRAMS = (3, 5)
+MIN_COUNT = 2  # a feature seen in fewer training utterances is dropped (smaller file, faster fit)
+# Chosen by out-of-fold pair accuracy on the training data (docs/BENCHMARKS.md, "Intent prior").
+C = 8.0  # inverse L2 strength of the logistic regression
+FOLDS = 5
+SEED = 0
+TARGET_PRECISION = 0.9  # held-out accuracy the prefill threshold must keep
+DECIMALS = 5  # floats in prior.json are rounded, so the file does not depend on the last ulp
+
+
+class PriorError(ValueError):
+    """A prior file that is missing, unreadable or not trained on this pack's data (names the file)."""
+
+
+class Prediction(BaseModel):
+    model_config = ConfigDict(frozen=True)
+
+    intent: str
+    sub_intent: str
+    confidence: float  # calibrated: the estimated probability that the pair is right
+
+
+# --- features ----------------------------------------------------------------------------------
+
+_KIND_TOKEN = {"creature": "xcreaturex", "skill": "xskillx", "element": "xelementx", "lineup": "xlineupx"}
+
+
+def normalise(text: str) -> str:
+    """Lowercase, apostrophes dropped ("what's" = "whats"), other punctuation -> space."""
+    text = text.lower().replace("'", "").replace("\u2019", "")
+    return " ".join(re.sub(r"[^a-z0-9]+", " ", text).split())
+
+
+def abstract_entities(pack: Pack, text: str, mentions: list[Mention] | None = None) -> str:
+    """Replace each linked catalog mention by its kind, so "tell me about Pyrowl" and "tell me
+    about Tidefang" are one pattern; names the linker misses (misheard) stay as words.
+    `mentions`: the turn's `link_entities(pack, text)` when the caller already has it (linking is
+    most of the prior's cost)."""
+    out, last = [], 0
+    for m in link_entities(pack, text) if mentions is None else mentions:
+        out += [text[last : m.span[0]], f" {_KIND_TOKEN[m.kind]} "]
+        last = m.span[1]
+    out.append(text[last:])
+    return normalise("".join(out))
+
+
+def features(abstracted: str) -> list[str]:
+    """Word n-grams ('w:') and character n-grams inside space-padded words ('c:'), deduplicated."""
+    words = abstracted.split()
+    feats: list[str] = []
+    for n in range(WORD_NGRAMS[0], WORD_NGRAMS[1] + 1):
+        feats += ["w:" + " ".join(words[i : i + n]) for i in range(len(words) - n + 1)]
+    for word in words:
+        padded = f" {word} "
+        for n in range(CHAR_NGRAMS[0], CHAR_NGRAMS[1] + 1):
+            feats += ["c:" + padded[i : i + n] for i in range(len(padded) - n + 1)]
+    return list(dict.fromkeys(feats))
+
+
+# --- training data -------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Example:
+    text: str
+    pair: str  # "intent/sub_intent"
+
+
+def training_data(pack: Pack) -> list[Example]:
+    """Φ examples plus paraphrases.json, deduplicated, sorted (the order never depends on files)."""
+    rows = {(e.example, f"{e.intent}/{e.sub_intent}") for e in pack.phi if e.example}
+    for para in pack.paraphrases:
+        rows |= {(u, f"{para.intent}/{para.sub_intent}") for u in para.utterances}
+    return [Example(text, pair) for text, pair in sorted(rows)]
+
+
+# Spoken padding around a request. Each training utterance (but smalltalk, where "coach" or "hey"
+# is the request) is also learnt with one prefix and one suffix, chosen by its index, so a filler
+# carries no weight of its own. Written for the prior; raised out-of-fold accuracy 76.8 -> 78.4 %.
+FILLER_PREFIXES = ("uh", "um", "okay so", "so like", "coach", "quick question", "alright", "hmm",
+                   "wait", "yo", "hey so", "right so")  # fmt: skip
+FILLER_SUFFIXES = ("please", "coach", "right now", "real quick", "any ideas", "you think")
+
+
+def with_fillers(abstracted: list[str], pairs: list[str]) -> tuple[list[str], list[str]]:
+    """The training rows plus their filler variants (deterministic: by position)."""
+    texts, labels = list(abstracted), list(pairs)
+    for k, (text, pair) in enumerate(zip(abstracted, pairs, strict=True)):
+        if not pair.startswith("smalltalk/"):
+            texts += [normalise(f"{FILLER_PREFIXES[k % len(FILLER_PREFIXES)]} {text}"),
+                      normalise(f"{text} {FILLER_SUFFIXES[k % len(FILLER_SUFFIXES)]}")]  # fmt: skip
+            labels += [pair, pair]
+    return texts, labels
+
+
+def data_hash(pack: Pack) -> str:
+    """sha256 of the training data and the feature settings: a prior trained on anything else is stale."""
+    payload = {
+        "data": [[ex.text, ex.pair] for ex in training_data(pack)],
+        "word_ngrams": WORD_NGRAMS,
+        "char_ngrams": CHAR_NGRAMS,
+        "min_count": MIN_COUNT,
+        "fillers": [FILLER_PREFIXES, FILLER_SUFFIXES],
+        "c": C,
+    }
+    return hashlib.sha256(json.dumps(payload, sort_keys=True).encode()).hexdigest()
+
+
+def _folds(examples: Sequence[Example]) -> list[int]:
+    """Stratified fold per example: each pair's examples are dealt round-robin after a seeded shuffle."""
+    by_pair: dict[str, list[int]] = {}
+    for i, ex in enumerate(examples):
+        by_pair.setdefault(ex.pair, []).append(i)
+    fold = [0] * len(examples)
+    rng = random.Random(SEED)
+    for pair in sorted(by_pair):
+        idx = by_pair[pair]
+        rng.shuffle(idx)
+        for k, i in enumerate(idx):
+            fold[i] = k % FOLDS
+    return fold
+
+
+# --- the model -----------------------------------------------------------------------------------
+
+
+class _Linear:
+    """Vocabulary + weights: score = W[features].sum / sqrt(n) + b, softmax over pairs."""
+
+    def __init__(self, vocab: list[str], weights: np.ndarray, bias: np.ndarray) -> None:
+        self.index = {f: i for i, f in enumerate(vocab)}
+        self.weights = weights
+        self.bias = bias
+
+    def probabilities(self, feats: list[str]) -> np.ndarray:
+        idx = [self.index[f] for f in feats if f in self.index]
+        z = self.bias.copy()
+        if idx:
+            z += self.weights[idx].sum(axis=0) / math.sqrt(len(idx))
+        z -= z.max()
+        p = np.exp(z)
+        return p / p.sum()
+
+
+def _fit(abstracted: list[str], pairs: list[str], labels: list[str]) -> _Linear:
+    """Logistic regression on binary, length-normalised n-gram features (scikit-learn, training
+    only), learnt on the rows and their filler variants. The vocabulary is counted on the rows
+    alone, so MIN_COUNT is not met merely because a row's variants repeat its n-grams."""
+    from scipy.sparse import csr_matrix
+    from sklearn.linear_model import LogisticRegression
+    from threadpoolctl import threadpool_limits
+
+    counts = Counter(f for t in abstracted for f in features(t))
+    counts.update(f for filler in FILLER_PREFIXES + FILLER_SUFFIXES for f in features(filler) * MIN_COUNT)
+    vocab = sorted(f for f, n in counts.items() if n >= MIN_COUNT)
+    abstracted, pairs = with_fillers(abstracted, pairs)
+    index = {f: i for i, f in enumerate(vocab)}
+    rows = [[f for f in features(t) if f in index] for t in abstracted]
+    data, ind, ptr = [], [], [0]
+    for r in rows:
+        ind += [index[f] for f in r]
+        data += [1.0 / math.sqrt(max(len(r), 1))] * len(r)
+        ptr.append(len(ind))
+    x = csr_matrix((data, ind, ptr), shape=(len(rows), len(vocab)))
+    y = np.array([labels.index(p) for p in pairs])
+    model = LogisticRegression(C=C, max_iter=1000, tol=1e-4)
+    # One BLAS thread: a multithreaded reduction may round differently from run to run (and on
+    # two shared cores it is ~4x slower than one thread).
+    with threadpool_limits(1):
+        model.fit(x, y)
+    # Every label is present in every training split (>= FOLDS examples per pair), so classes_ = labels.
+    weights = np.zeros((len(vocab), len(labels)))
+    weights[:, model.classes_] = model.coef_.T
+    bias = np.full(len(labels), -1e3)
+    bias[model.classes_] = model.intercept_
+    return _Linear(vocab, weights, bias)
+
+
+def _isotonic(confidences: list[float], correct: list[bool]) -> tuple[list[float], list[float]]:
+    from sklearn.isotonic import IsotonicRegression
+
+    iso = IsotonicRegression(out_of_bounds="clip", y_min=0.0, y_max=1.0, increasing=True)
+    iso.fit(np.array(confidences), np.array(correct, dtype=float))
+    return [float(v) for v in iso.X_thresholds_], [float(v) for v in iso.y_thresholds_]
+
+
+def _threshold(calibrated: list[float], correct: list[bool]) -> float:
+    """The lowest calibrated confidence t such that held-out predictions at >= t are right at least
+    TARGET_PRECISION of the time (so coverage is as large as the precision allows)."""
+    order = sorted(zip(calibrated, correct, strict=True), key=lambda pc: -pc[0])
+    best = 1.0
+    hits = 0
+    for k, (conf, ok) in enumerate(order, start=1):
+        hits += ok
+        # A threshold sits between distinct values: only accept t where the next item is lower.
+        if (k == len(order) or order[k][0] < conf) and hits / k >= TARGET_PRECISION:
+            best = conf
+    return best
+
+
+def _round(values: Any) -> Any:
+    return np.round(np.asarray(values, dtype=float), DECIMALS).tolist()
+
+
+def train(pack: Pack) -> dict[str, Any]:
+    """Train the prior on the pack's data; the JSON document `IntentPrior` loads (deterministic)."""
+    examples = training_data(pack)
+    if not examples:
+        raise PriorError(f"pack {pack.pack_id}: no training data (phi.json examples, paraphrases.json)")
+    labels = sorted({f"{e.intent}/{e.sub_intent}" for e in pack.phi})
+    abstracted = [abstract_entities(pack, ex.text) for ex in examples]
+    pairs = [ex.pair for ex in examples]
+    folds = _folds(examples)
+    oof_conf: list[float] = []
+    oof_ok: list[bool] = []
+    for k in range(FOLDS):
+        train_idx = [i for i, f in enumerate(folds) if f != k]
+        model = _fit([abstracted[i] for i in train_idx], [pairs[i] for i in train_idx], labels)
+        for i in (i for i, f in enumerate(folds) if f == k):
+            p = model.probabilities(features(abstracted[i]))
+            oof_conf.append(float(p.max()))
+            oof_ok.append(labels[int(p.argmax())] == pairs[i])
+    iso_x, iso_y = _isotonic(oof_conf, oof_ok)
+    calibrated = [float(np.interp(c, iso_x, iso_y)) for c in oof_conf]
+    threshold = _threshold(calibrated, oof_ok)
+    above = [ok for c, ok in zip(calibrated, oof_ok, strict=True) if c >= threshold]
+    final = _fit(abstracted, pairs, labels)
+    vocab = sorted(final.index, key=final.index.__getitem__)
+    return {
+        "format": FORMAT,
+        "pack_id": pack.pack_id,
+        "pack_version": pack.version,
+        "data_sha256": data_hash(pack),
+        "examples": len(examples),
+        "heldout": {
+            "folds": FOLDS,
+            "pair_accuracy": round(sum(oof_ok) / len(oof_ok), 4),
+            "coverage": round(len(above) / len(oof_ok), 4),
+            "accuracy_above_threshold": round(sum(above) / len(above), 4) if above else None,
+        },
+        "threshold": round(threshold, DECIMALS),
+        "calibration": {"x": _round(iso_x), "y": _round(iso_y)},
+        "labels": labels,
+        "vocab": vocab,
+        "bias": _round(final.bias),
+        "weights": _round(final.weights),
+    }
+
+
+def dumps(doc: dict[str, Any]) -> str:
+    """Deterministic serialisation: key order fixed, one weight row per line (diffs stay readable)."""
+    head = {k: v for k, v in doc.items() if k != "weights"}
+    text = json.dumps(head, sort_keys=True, separators=(",", ":"))[:-1]
+    rows = ",\n".join(json.dumps(row, separators=(",", ":")) for row in doc["weights"])
+    return text + ',"weights":[\n' + rows + "\n]}\n"
+
+
+def prior_path(pack: Pack) -> Path:
+    return PACKS_DIR / pack.pack_id / PRIOR_FILE
+
+
+def write_prior(pack: Pack, path: Path | None = None) -> Path:
+    path = path or prior_path(pack)
+    path.write_text(dumps(train(pack)), encoding="utf-8")
+    return path
+
+
+class IntentPrior:
+    """The trained prior of one pack: `predict` gives the calibrated best pair, `prefill` the pair
+    W1's stream may begin with (None below the threshold: the LLM labels the turn)."""
+
+    def __init__(self, pack: Pack, doc: dict[str, Any], threshold: float | None = None) -> None:
+        self.pack = pack
+        self.labels = [(a, b) for a, b in (lab.split("/", 1) for lab in doc["labels"])]
+        self.model = _Linear(doc["vocab"], np.array(doc["weights"]), np.array(doc["bias"]))
+        self.calibration = (np.array(doc["calibration"]["x"]), np.array(doc["calibration"]["y"]))
+        self.threshold = float(doc["threshold"]) if threshold is None else threshold
+        self.heldout: dict[str, Any] = doc.get("heldout", {})
+
+    @classmethod
+    def load(cls, pack: Pack, path: Path | None = None, threshold: float | None = None) -> IntentPrior:
+        """Load the pack's prior file; PriorError naming the file if it is missing, unreadable, or
+        trained for another pack, pack version or training data (retrain: `python -m voicecoach.prior
+        train --pack ID`)."""
+        path = path or prior_path(pack)
+        retrain = f"retrain with: python -m voicecoach.prior train --pack {pack.pack_id}"
+        try:
+            doc = json.loads(path.read_text(encoding="utf-8"))
+        except FileNotFoundError:
+            raise PriorError(f"{path}: intent prior file missing; {retrain}") from None
+        except (json.JSONDecodeError, UnicodeDecodeError) as err:
+            raise PriorError(f"{path}: not a valid prior file ({err}); {retrain}") from None
+        if not isinstance(doc, dict) or doc.get("format") != FORMAT:
+            raise PriorError(f"{path}: not a {FORMAT} file; {retrain}")
+        for key, want in (
+            ("pack_id", pack.pack_id),
+            ("pack_version", pack.version),
+            ("data_sha256", data_hash(pack)),
+        ):
+            if doc.get(key) != want:
+                raise PriorError(
+                    f"{path}: trained for {key} {doc.get(key)!r}, this pack has {want!r}; {retrain}"
+                )
+        return cls(pack, doc, threshold)
+
+    def predict(self, text: str, mentions: list[Mention] | None = None) -> Prediction:
+        """The calibrated best pair; `mentions` as in `abstract_entities`."""
+        p = self.model.probabilities(features(abstract_entities(self.pack, text, mentions)))
+        best = int(p.argmax())
+        intent, sub_intent = self.labels[best]
+        confidence = float(np.interp(p[best], *self.calibration))
+        return Prediction(intent=intent, sub_intent=sub_intent, confidence=round(confidence, 4))
+
+    def prefill(self, text: str, mentions: list[Mention] | None = None) -> tuple[str, str] | None:
+        """(intent, sub_intent) to prefill W1 with, or None when the prior is not confident enough."""
+        pred = self.predict(text, mentions)
+        return (pred.intent, pred.sub_intent) if pred.confidence >= self.threshold else None
+
+
+# --- benchmark -----------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Labelled:
+    text: str
+    intent: str
+    sub_intent: str
+
+
+def coachbench_utterances(pack: Pack, scored_only: bool = True) -> list[Labelled]:
+    """CoachBench's utterances (default seed, all sessions): the TEST set, never training data."""
+    from voicecoach.coachbench.generator import generate
+
+    return [
+        Labelled(t.utterance, t.reference.intent, t.reference.sub_intent)
+        for s in generate(pack=pack)
+        for t in s.turns
+        if t.scored or not scored_only
+    ]
+
+
+def fixture_utterances(folder: Path | None = None) -> list[Labelled]:
+    """The audio fixtures' transcripts with their expected pairs (a TEST set too)."""
+    from voicecoach.fixtures import discover
+
+    folder = folder or Path(__file__).resolve().parent.parent / "audio_fixtures"
+    sessions, errors = discover(folder)
+    if errors:
+        raise PriorError("; ".join(errors))
+    return [Labelled(t.transcript, t.expect_intent, t.expect_sub_intent) for s in sessions for t in s.turns]
+
+
+@dataclass(frozen=True)
+class Scores:
+    n: int
+    pair_accuracy: float
+    intent_accuracy: float
+    coverage: float  # share of utterances at or above the threshold
+    accuracy_above: float | None  # pair accuracy on those
+    latency_ms: list[float]
+
+
+def evaluate(classify: Any, threshold: float, items: Sequence[Labelled]) -> Scores:
+    """`classify(text) -> Prediction`, timed per utterance (perf_counter)."""
+    pair_ok, intent_ok, above, lat = [], [], [], []
+    for item in items:
+        t0 = time.perf_counter()
+        pred = classify(item.text)
+        lat.append(1000 * (time.perf_counter() - t0))
+        ok = (pred.intent, pred.sub_intent) == (item.intent, item.sub_intent)
+        pair_ok.append(ok)
+        intent_ok.append(pred.intent == item.intent)
+        if pred.confidence >= threshold:
+            above.append(ok)
+    n = len(items)
+    return Scores(
+        n,
+        100 * sum(pair_ok) / n,
+        100 * sum(intent_ok) / n,
+        100 * len(above) / n,
+        100 * sum(above) / len(above) if above else None,
+        lat,
+    )
+
+
+def reliability_table(prior: IntentPrior, items: Sequence[Labelled], bins: int = 5) -> list[str]:
+    """Calibrated confidence vs observed pair accuracy, in equal-width bins (markdown rows)."""
+    rows = []
+    preds = [(prior.predict(i.text), i) for i in items]
+    for b in range(bins):
+        lo, hi = b / bins, (b + 1) / bins
+        inside = [
+            (p, i) for p, i in preds if lo <= p.confidence < hi or (b == bins - 1 and p.confidence == 1)
+        ]
+        if inside:
+            acc = (
+                100
+                * sum((p.intent, p.sub_intent) == (i.intent, i.sub_intent) for p, i in inside)
+                / len(inside)
+            )
+            mean = sum(p.confidence for p, _ in inside) / len(inside)
+            rows.append(f"| {lo:.1f}-{hi:.1f} | {len(inside)} | {mean:.2f} | {acc:.1f} % |")
+    return rows
+
+
+def bench_prior(pack_id: str = "pet_arena") -> str:
+    """The prior's figures as markdown: accuracy on CoachBench (scored turns, default seed, all
+    sessions) and on the fixtures' transcripts, coverage above the threshold, p50/p90 latency,
+    model size and load time. Kernel-level: no Pipecat, no LLM."""
+    from voicecoach.coachbench.metrics import percentile
+
+    pack = load_pack(pack_id)
+    t0 = time.perf_counter()
+    prior = IntentPrior.load(pack)
+    load_ms = 1000 * (time.perf_counter() - t0)
+    size_kb = prior_path(pack).stat().st_size / 1024
+    prior.predict("warm up")
+    bench = coachbench_utterances(pack)
+    fixtures = fixture_utterances()
+    lines = [
+        f"Intent prior {FORMAT} for {pack.pack_id} {pack.version}: {len(prior.model.index)} features, "
+        f"{len(prior.labels)} pairs, file {size_kb:.0f} KiB, load {load_ms:.0f} ms, "
+        f"threshold {prior.threshold:.3f} (held-out training folds: {prior.heldout}).",
+        "",
+        "| test set | n | pair acc | intent acc | coverage | pair acc above threshold | p50 ms | p90 ms |",
+        "|---|---|---|---|---|---|---|---|",
+    ]
+    for name, items in (("CoachBench (scored turns)", bench), ("audio fixtures (transcripts)", fixtures)):
+        s = evaluate(prior.predict, prior.threshold, items)
+        above = f"{s.accuracy_above:.1f} %" if s.accuracy_above is not None else "-"
+        lines.append(
+            f"| {name} | {s.n} | {s.pair_accuracy:.1f} % | {s.intent_accuracy:.1f} % | {s.coverage:.1f} % "
+            f"| {above} | {percentile(s.latency_ms, 50):.2f} | {percentile(s.latency_ms, 90):.2f} |"
+        )
+    lines += [
+        "",
+        "Coverage / pair accuracy above other thresholds on CoachBench (reported, not tuned on):",
+        "",
+        "| threshold | coverage | pair acc above |",
+        "|---|---|---|",
+    ]
+    for t in (prior.threshold, 0.5, 0.3, 0.0):
+        s = evaluate(prior.predict, t, bench)
+        above = f"{s.accuracy_above:.1f} %" if s.accuracy_above is not None else "-"
+        lines.append(f"| {t:.3f} | {s.coverage:.1f} % | {above} |")
+    lines += [
+        "",
+        "Reliability on CoachBench (calibrated confidence bin, n, mean confidence, pair accuracy):",
+        "",
+    ]
+    lines += [
+        "| confidence | n | mean conf | pair acc |",
+        "|---|---|---|---|",
+        *reliability_table(prior, bench),
+    ]
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m voicecoach.prior", description=__doc__.split("\n")[0])
+    sub = parser.add_subparsers(dest="command", required=True)
+    for name, help_ in (("train", "train and write packs/<pack>/prior.json"), ("bench", "print the figures")):
+        p = sub.add_parser(name, help=help_)
+        p.add_argument("--pack", default="pet_arena")
+    args = parser.parse_args(argv)
+    if args.command == "train":
+        t0 = time.perf_counter()
+        path = write_prior(load_pack(args.pack))
+        print(f"wrote {path} in {time.perf_counter() - t0:.1f} s")
+    else:
+        print(bench_prior(args.pack))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
