@@ -406,7 +406,7 @@ def _unknown(name: str, what: str, kind: str = "unknown_entity") -> Conflict:
     return _judge(f"{kind}:{name.strip().lower()}", "hint", False, f"{name!r} is not a known {what}", name)
 
 
-_RARITIES: tuple[str, ...] = typing.get_args(Creature.model_fields["rarity"].annotation)
+RARITIES: tuple[str, ...] = typing.get_args(Creature.model_fields["rarity"].annotation)
 
 
 def validate_against_catalog(slots: QuerySlots, pack: Pack) -> tuple[QuerySlots, list[Conflict]]:
@@ -449,7 +449,7 @@ def validate_against_catalog(slots: QuerySlots, pack: Pack) -> tuple[QuerySlots,
                 unknown.append(_unknown(pref.value, "skill"))
                 continue
             value = skill.id
-        allowed = {"element": pack.elements.elements, "role": tuple(pack.vocabulary.roles), "rarity": _RARITIES}.get(pref.attribute)
+        allowed = {"element": pack.elements.elements, "role": tuple(pack.vocabulary.roles), "rarity": RARITIES}.get(pref.attribute)
         if allowed is not None and value not in allowed:
             unknown.append(_unknown(pref.value, pref.attribute, "unknown_value"))
             continue
@@ -468,7 +468,7 @@ def validate_against_catalog(slots: QuerySlots, pack: Pack) -> tuple[QuerySlots,
         if gc.kind in ("max_size", "min_size"):
             checked = int(text) if text.isdigit() else None
         elif gc.kind == "max_rarity":
-            checked = text if text in _RARITIES else None
+            checked = text if text in RARITIES else None
         else:  # element_only
             checked = text if text in pack.elements.elements else None
         if checked is None:
@@ -562,7 +562,7 @@ def _diff_attr(pref: AttributePref, owned: list[Creature], pack: Pack) -> Confli
     return _judge(f"attr:{pref.attribute}{op}{pref.value}{at}", "soft", bool(fits), detail, pref.entity)
 
 
-_RARITY_RANK = {r: i for i, r in enumerate(_RARITIES)}
+_RARITY_RANK = {r: i for i, r in enumerate(RARITIES)}
 
 
 def _diff_global(gc: GlobalConstraint, wanted: list[Creature], owned: list[Creature]) -> Conflict:
@@ -866,7 +866,7 @@ def slot_prompt(pack: Pack) -> str:
             'global_constraints: [{"kind": "max_size"|"min_size"|"max_rarity"|"element_only", "value": ...}]',
             "Leave out keys with nothing to say. Use names exactly as listed.",
             f"Elements: {', '.join(pack.elements.elements)}. Roles: {', '.join(pack.vocabulary.roles)}.",
-            f"Rarities: {', '.join(_RARITIES)}.",
+            f"Rarities: {', '.join(RARITIES)}.",
             f"Creatures: {', '.join(c.name for c in creatures)}.",
             f'Example: "I want {first.name} with {skill.name}, three pets max" -> {example_json}',
         ]
