@@ -238,7 +238,7 @@ def _answer(t: _Turn) -> None:
     if pair == "skill/best" and focus is not None:
         _best_skill(t, focus)
         return
-    if pair in pack.templates.answers and not r:
+    if pair in pack.templates.answers:
         t.add("guidance", f"answer:{pair}", "answer")
         return
     if focus is not None and t.intent == "creature" or (t.intent == "lineup" and sub == "build_around" and focus):
@@ -269,9 +269,6 @@ def _answer(t: _Turn) -> None:
         return
     if "get_inventory" in r:
         _inventory_list(t)
-        return
-    if pair in pack.templates.answers:
-        t.add("guidance", f"answer:{pair}", "answer")
 
 
 def _creature_answer(t: _Turn, cid: str) -> None:
@@ -385,10 +382,11 @@ def _skill_answer(t: _Turn, result: dict[str, Any]) -> None:
     def availability(as_answer: bool) -> None:
         if owner is not None and owner in usable_on:
             kind = "skill_usable" if as_answer else "skill"
-            t.add("guidance" if as_answer else "praise", kind, "answer", [skill.id], skill=skill.name, creature=owner.name)
+            t.add("guidance" if as_answer else "praise", kind, "answer", [skill.id, owner.id], skill=skill.name,
+                  creature=owner.name)  # fmt: skip
         elif owner is not None and t.owns(owner.id):
             kind = "skill_not_yet" if as_answer else "skill_locked"
-            t.add("guidance" if as_answer else "constraint_account", kind, "answer", [skill.id],
+            t.add("guidance" if as_answer else "constraint_account", kind, "answer", [skill.id, owner.id],
                   skill=skill.name, creature=owner.name, unlock=unlock)  # fmt: skip
         elif owner is not None and t.mentioned and owner.id == t.mentioned[0]:
             t.add("constraint_account", "skill_unowned", "answer", [skill.id, owner.id], skill=skill.name,
@@ -416,7 +414,8 @@ def _skill_answer(t: _Turn, result: dict[str, Any]) -> None:
             t.add("guidance", "skill_no_targets", "answer", [skill.id], skill=skill.name, element=skill.element)
         return
     if sub == "when_to_use" and usable_on:
-        t.add("guidance", f"skill_when_{skill.kind}", "answer", [skill.id], skill=skill.name, element=skill.element)
+        covers = [skill.id, *(c.id for c in usable_on)]
+        t.add("guidance", f"skill_when_{skill.kind}", "answer", covers, skill=skill.name, element=skill.element)
         return
     t.add("guidance", "skill_explain", "answer", skill=skill.name, element=skill.element, kind=skill.kind,
           description=skill.description)  # fmt: skip
@@ -425,11 +424,13 @@ def _skill_answer(t: _Turn, result: dict[str, Any]) -> None:
 
 def _matchup_answer(t: _Turn, cid: str) -> None:
     pack = t.pack
-    others = [c for c in t.mentioned[1:] if c != cid] or _foes(t)
+    element = pack.creatures[cid].element
+    others = [c for c in t.mentioned[1:] if c != cid] or [f for f in _foes(t) if f != cid]
     if not others:
         return
-    foe = others[0]
-    mult = _multiplier(pack, pack.creatures[cid].element, pack.creatures[foe].element)
+    # Against a lineup, the foe it does best against is the useful fact.
+    foe = max(others, key=lambda f: _multiplier(pack, element, pack.creatures[f].element))
+    mult = _multiplier(pack, element, pack.creatures[foe].element)
     status = {2.0: "double", 1.0: "normal", 0.5: "half"}.get(mult, f"{mult:g} times")
     t.add("guidance", "matchup", "answer", [cid], creature=_name(pack, cid), foe=_name(pack, foe), status=status)
 
@@ -563,7 +564,35 @@ def _score_answer(t: _Turn, result: dict[str, Any]) -> None:
         t.add("guidance", "team_edge", "answer", status=status, score=result.get("score"))
         return
     weakest = min(breakdown, key=lambda k: (breakdown[k] / _BREAKDOWN_MAX.get(k, 20.0), k)) if breakdown else None
-    t.add("guidance", "team_eval", "answer", score=result.get("score"), weakest=_BREAKDOWN_WORDS.get(weakest or ""))
+    # The player's own lineup, or a team they named ("how strong are A, B and C").
+    mine = t.state.ic.match is not None and [c["id"] for c in result.get("creatures", [])] == list(t.state.ic.match.player_lineup)
+    t.add("guidance", "team_eval" if mine else "rate_eval", "answer", score=result.get("score"),
+          weakest=_BREAKDOWN_WORDS.get(weakest or ""))  # fmt: skip
+
+
+# What a Φ pair needs from the state, when it is absent, and what the coach says instead.
+_NEEDS = (
+    ("ic.focus_skill", "which_skill"),
+    ("ic.focus_creature", "which_creature"),
+    ("ic.mentioned_creatures", "which_creature"),
+    ("ic.match", "no_match"),
+    ("fs.inventory", "inventory_unknown"),
+)
+
+
+def _cannot_answer(t: _Turn) -> None:
+    """No tool result answered the question: say what is missing (a name, the match, the roster)."""
+    from voicecoach.state import get_field
+
+    entry = next((e for e in t.pack.phi if (e.intent, e.sub_intent) == (t.intent, t.sub_intent)), None)
+    for path in entry.requires if entry is not None else []:
+        value = get_field(t.state, path)
+        if value is None or value == [] or value == {}:
+            key = next((k for prefix, k in _NEEDS if path.startswith(prefix)), None)
+            if key is not None:
+                t.add("constraint_account", key, "unavailable")
+                return
+    t.add("guidance", "generic", "answer")
 
 
 # --- c2's judgements, c3's guidance, the scene ---------------------------------------------------------
@@ -589,7 +618,9 @@ def _judgements(t: _Turn, c2: GroundingControl) -> None:
     # Keeping creatures out is worth confirming, in one sentence however many there are.
     out = [c.entity for c in c2.conflicts if c.kind == "excludes" and c.satisfied and c.entity in pack.creatures]
     if out:
-        t.add("praise", "excludes", "praise", out, creature=spoken_list([_name(pack, c) for c in out]))
+        # Just asked for: confirming it matters as much as the constraint accounts.
+        keep = "account" if set(out) & set(t.mentioned) else "praise"
+        t.add("praise", "excludes", keep, out, creature=spoken_list([_name(pack, c) for c in out]))
 
 
 def _account(t: _Turn, kind: str, constraint: str, entity: str | None) -> None:
@@ -742,10 +773,12 @@ def realize(
         if intent not in ("smalltalk", "teaching", "meta") and "roster" not in nouns:
             t.add("constraint_account", "inventory_unknown", "unavailable")
     _answer(t)
+    if not any(line.keep == "answer" for line in t.lines):
+        _cannot_answer(t)
     if c2 is not None:
         t.min_size = next((int(g.value) for g in c2.slots.global_constraints if g.kind == "min_size"), None)
         _judgements(t, c2)
-    if c3 is not None:
+    if c3 is not None and intent != "smalltalk":
         _guidance(t, c3)
     stale = state.turn_index < turn_index  # the game's last push is older than this turn
     if stale and intent not in ("smalltalk", "teaching", "meta"):
@@ -785,8 +818,8 @@ def _compose(t: _Turn) -> str:
         sentences, words = sentences + n, words + w
     if not chosen:
         return t.pack.templates.paragraphs["guidance"].generic
-    # The answer first, then the plan's paragraphs in the scheduler's order; the stale hedge last.
-    chosen.sort(key=lambda c: (c[0] if c[2] not in _stale_texts(t) else 99, c[1]))
+    # The stale hedge first, then the answer, then the plan's paragraphs in the scheduler's order.
+    chosen.sort(key=lambda c: (c[0] if c[2] not in _stale_texts(t) else -2, c[1]))
     return " ".join(text for _, _, text in chosen)
 
 
