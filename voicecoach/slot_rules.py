@@ -75,10 +75,16 @@ WANT = re.compile(
     _alternation(
         "my", "mine", "i have", "i've got", "i got", "i own", "with", "use", "using", "bring", "want",
         "include", "add", "around", "field", "play", "run", "keep", "put", "pick", "take", "need",
-        "get", "train", "evolve", "level", "is", "does", "do i own", "own", "about",
+        "get", "train", "evolve", "level", "do i own", "own",
     ),
     re.IGNORECASE,
 )  # fmt: skip
+# A role or rarity word is a wish only after one of these ("i need a tank"), not in a question
+# about the word itself ("what does a healer do").
+ROLE_WANT = re.compile(
+    _alternation("need", "want", "with", "add", "get", "bring", "use", "include", "more", "another", "extra"),
+    re.IGNORECASE,
+)
 # Cues that follow the mention: "leave Emberfox out", "Rockram keeps beating me".
 EXCLUDE_AFTER = re.compile(
     r"^\W*(?:out|aside|on\s+the\s+bench|(?:sits?|stays?|goes)\s+out|is\s+out)(?![\w'])", re.IGNORECASE
@@ -252,11 +258,14 @@ def extract_slots(
     for w, role in zip(words, word_roles, strict=True):
         if w.kind == "style" and role != "exclude":
             styles.append(w.value)
-        elif w.kind in ("role", "rarity") and role in ("want", "exclude"):
+        elif w.kind in ("role", "rarity"):
             # "is Rockram a tank": the wish is about the creature just named.
             about = _creature_before(pack, mentions, text, w.span[0])
-            op = "avoid" if role == "exclude" else "want"
-            prefs.append(AttributePref(entity=about, attribute=w.kind, value=w.value, op=op))
+            before = text[_clause_start(text, w.span[0]) : w.span[0]]
+            if role == "exclude":
+                prefs.append(AttributePref(entity=about, attribute=w.kind, value=w.value, op="avoid"))
+            elif about is not None or ROLE_WANT.search(before):
+                prefs.append(AttributePref(entity=about, attribute=w.kind, value=w.value, op="want"))
 
     for pattern, kind in ((MAX_SIZE, "max_size"), (MIN_SIZE, "min_size")):
         for sm in pattern.finditer(text):
