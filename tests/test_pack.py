@@ -139,6 +139,8 @@ def test_valid_phi_entry_loads(tmp_path: Path) -> None:
     folder = _broken(tmp_path, "phi.json", _phi(**entry, requires=["ic.match.opponent_lineup"]))
     manifest = folder / "manifest.json"  # the worked W1 turns name pairs this one-entry Φ lacks
     manifest.write_text(json.dumps({**json.loads(manifest.read_text()), "w1_examples": []}))
+    templates = folder / "templates.json"  # and so do the realizer's answers
+    templates.write_text(json.dumps({**json.loads(templates.read_text()), "answers": {}}))
     loaded = load_pack_from(folder)
     assert loaded.phi[0].tools[0].tool == "find_counters"
 

@@ -65,9 +65,10 @@ def test_guidance_names_the_best_owned_counter(state: LiveState) -> None:
     chart = PACK.elements.counters
     foes = [PACK.creatures[f] for f in ("briarcat", "shellbastion", "voltail")]
     top = next(
-        c for c in counters.result["counters"]  # type: ignore[index]
+        c
+        for c in counters.result["counters"]  # type: ignore[index]
         if any(chart[c["element"]][f.element] > 1 for f in foes)
-    )  # fmt: skip
+    )
     assert [c.entity for c in claims] == [top["id"]]
 
 
@@ -95,17 +96,28 @@ def test_scene_flavor_from_the_match(state: LiveState) -> None:
 
 
 def test_do_i_own_is_answered_yes_or_no(state: LiveState) -> None:
-    yes = speak(state, "do i own hexmoth", "creature", "owned", [tool(state, "get_creature", creature="hexmoth")])
-    no = speak(state, "do i own pyrowl", "creature", "owned", [tool(state, "get_creature", creature="pyrowl")])
+    yes = speak(
+        state, "do i own hexmoth", "creature", "owned", [tool(state, "get_creature", creature="hexmoth")]
+    )
+    no = speak(
+        state, "do i own pyrowl", "creature", "owned", [tool(state, "get_creature", creature="pyrowl")]
+    )
     assert yes.startswith("Yes") and "Hexmoth" in yes
     assert no.startswith("No") and "Pyrowl" in no
 
 
 def test_can_x_use_y_says_yes_or_the_unlock_condition(state: LiveState) -> None:
-    locked = speak(state, "can tidefang use riptide", "skill", "unlock", [tool(state, "explain_skill", skill="riptide")])
+    locked = speak(
+        state, "can tidefang use riptide", "skill", "unlock", [tool(state, "explain_skill", skill="riptide")]
+    )
     assert "Riptide" in locked and "evolution stage 2" in locked and "Yes" not in locked
-    usable = speak(state, "can emberfox use blaze charge", "skill", "unlock",
-                   [tool(state, "explain_skill", skill="blaze_charge")])  # fmt: skip
+    usable = speak(
+        state,
+        "can emberfox use blaze charge",
+        "skill",
+        "unlock",
+        [tool(state, "explain_skill", skill="blaze_charge")],
+    )
     assert usable.startswith("Yes") and "Blaze Charge" in usable
 
 
@@ -116,8 +128,14 @@ def test_a_failed_tool_is_said_plainly_and_nothing_is_guessed(state: LiveState) 
 
 
 def test_a_stale_snapshot_is_hedged(state: LiveState) -> None:
-    reply = speak(state, "i just got pyrowl, is it good", "creature", "worth_it",
-                  [tool(state, "get_creature", creature="pyrowl")], turn=state.turn_index + 1)  # fmt: skip
+    reply = speak(
+        state,
+        "i just got pyrowl, is it good",
+        "creature",
+        "worth_it",
+        [tool(state, "get_creature", creature="pyrowl")],
+        turn=state.turn_index + 1,
+    )
     assert re.search(r"last update|latest update", reply), reply
     assert "Pyrowl" not in reply  # what it owns may have changed: no claim either way
 
@@ -162,15 +180,27 @@ def _broken_templates(tmp_path: Path, edit: Any) -> Path:
 @pytest.mark.parametrize(
     ("edit", "message"),
     [
-        (lambda d: d["paragraphs"].update(pep_talk={"generic": "Go!"}), r"entry 'pep_talk': unknown paragraph type"),
+        (
+            lambda d: d["paragraphs"].update(pep_talk={"generic": "Go!"}),
+            r"entry 'pep_talk': unknown paragraph type",
+        ),
         (
             lambda d: d["paragraphs"]["guidance"]["templates"]["counter"].append("Bring {creatur}."),
             r"entry 'guidance/counter\[3\]': unknown placeholder \{creatur\}",
         ),
         (lambda d: d["paragraphs"]["praise"].update(generic="Nice {creature}."), r"entry 'praise/generic'"),
-        (lambda d: d["answers"].update({"lineup/dance": ["Dance."]}), r"entry 'answers/lineup/dance': not a Φ pair"),
-        (lambda d: d["paragraphs"].pop("apology"), r"entry 'paragraphs': missing paragraph type\(s\) apology"),
-        (lambda d: d["tool_data"].update(order_pizza="pizza"), r"entry 'tool_data/order_pizza': unknown tool"),
+        (
+            lambda d: d["answers"].update({"lineup/dance": ["Dance."]}),
+            r"entry 'answers/lineup/dance': not a Φ pair",
+        ),
+        (
+            lambda d: d["paragraphs"].pop("apology"),
+            r"entry 'paragraphs': missing paragraph type\(s\) apology",
+        ),
+        (
+            lambda d: d["tool_data"].update(order_pizza="pizza"),
+            r"entry 'tool_data/order_pizza': unknown tool",
+        ),
     ],
 )
 def test_bad_templates_name_file_and_entry(tmp_path: Path, edit: Any, message: str) -> None:
@@ -205,9 +235,15 @@ def test_realizations_have_no_grounding_failure(realized: list[tuple[Any, list[A
     for session, turns in realized:
         previous = None
         for turn, r in zip(session.turns, turns, strict=True):
-            evidence = ReplyEvidence(r.reply, guidance_id=r.guidance_id, snapshot_turn=r.snapshot_turn, tools=r.tools)
+            evidence = ReplyEvidence(
+                r.reply, guidance_id=r.guidance_id, snapshot_turn=r.snapshot_turn, tools=r.tools
+            )
             verdict = check_turn(PACK, turn, evidence, previous, r.seen_state, session.session_id)
-            failures += [(r.reply, f.rule, f.evidence) for f in verdict.failures if f.rule in GROUNDING_RULES | {"stale_evidence", "no_reply"}]
+            failures += [
+                (r.reply, f.rule, f.evidence)
+                for f in verdict.failures
+                if f.rule in GROUNDING_RULES | {"stale_evidence", "no_reply"}
+            ]
             previous = evidence
     assert failures == []
 

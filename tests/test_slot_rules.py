@@ -40,7 +40,11 @@ def test_exclude_cues(text: str) -> None:
 
 
 def test_a_list_after_an_exclude_cue_is_excluded_whole() -> None:
-    assert slots("a team without emberfox, pyrowl or tidefang").excluded_entities == ["Emberfox", "Pyrowl", "Tidefang"]
+    assert slots("a team without emberfox, pyrowl or tidefang").excluded_entities == [
+        "Emberfox",
+        "Pyrowl",
+        "Tidefang",
+    ]
 
 
 @pytest.mark.parametrize(
@@ -74,7 +78,9 @@ def test_only_element_is_a_global_constraint(text: str) -> None:
 
 
 def test_no_element_is_an_element_avoid() -> None:
-    assert slots("no fire this time").attribute_prefs == [AttributePref(attribute="element", value="fire", op="avoid")]
+    assert slots("no fire this time").attribute_prefs == [
+        AttributePref(attribute="element", value="fire", op="avoid")
+    ]
 
 
 def test_every_pack_style_word_is_a_style_pref() -> None:
@@ -85,8 +91,13 @@ def test_every_pack_style_word_is_a_style_pref() -> None:
 
 def test_role_words_need_a_cue_and_bind_to_the_creature_described() -> None:
     assert AttributePref(attribute="role", value="tank") in slots("i need a tank").attribute_prefs
-    assert AttributePref(attribute="role", value="support", op="avoid") in slots("no supports").attribute_prefs
-    assert AttributePref(entity="Rockram", attribute="role", value="tank") in slots("is rockram a tank").attribute_prefs
+    assert (
+        AttributePref(attribute="role", value="support", op="avoid") in slots("no supports").attribute_prefs
+    )
+    assert (
+        AttributePref(entity="Rockram", attribute="role", value="tank")
+        in slots("is rockram a tank").attribute_prefs
+    )
     assert slots("what does a healer do").attribute_prefs == []
 
 
@@ -99,7 +110,9 @@ def test_a_skill_is_a_pref_on_the_creature_that_learns_it() -> None:
 
 def test_swap_out_a_creatures_skill_changes_the_skill_not_the_creature() -> None:
     s = slots("swap out emberfox's skill")
-    assert s.attribute_prefs == [AttributePref(entity="Emberfox", attribute="skill", value=ANY_SKILL, op="avoid")]
+    assert s.attribute_prefs == [
+        AttributePref(entity="Emberfox", attribute="skill", value=ANY_SKILL, op="avoid")
+    ]
     assert s.excluded_entities == []
 
 
@@ -124,11 +137,23 @@ def test_rule_slots_ground_cleanly(state: LiveState) -> None:
     text = "without emberfox, who beats their voltail with riptide on tidefang"
     c2 = ground(slots(text, state), state, PACK, "lineup", "counter", utterance=text)
     assert c2.dropped == () and not [c for c in c2.conflicts if c.kind.startswith("unknown")]
-    assert {c.constraint for c in c2.conflicts} >= {"excludes:emberfox", "counter:voltail", "skill:riptide@tidefang"}
+    assert {c.constraint for c in c2.conflicts} >= {
+        "excludes:emberfox",
+        "counter:voltail",
+        "skill:riptide@tidefang",
+    }
 
 
 def test_reference_truth_and_slot_ids() -> None:
     truth = reference_ids(PACK, ["emberfox", "voltail", "riptide"], ["pyrowl"], ["voltail"])
-    assert truth == {"wanted": {"emberfox"}, "excluded": {"pyrowl"}, "opponent": {"voltail"}, "skills": {"riptide"}}
-    got = slot_ids(PACK, QuerySlots(wanted_entities=["Emberfox"], n_pick_k_swap_group=[PickGroup(pool=["Pyrowl"], pick=1)]))
+    assert truth == {
+        "wanted": {"emberfox"},
+        "excluded": {"pyrowl"},
+        "opponent": {"voltail"},
+        "skills": {"riptide"},
+    }
+    got = slot_ids(
+        PACK,
+        QuerySlots(wanted_entities=["Emberfox"], n_pick_k_swap_group=[PickGroup(pool=["Pyrowl"], pick=1)]),
+    )
     assert got["wanted"] == {"emberfox", "pyrowl"}

@@ -555,7 +555,9 @@ def test_skills_and_pick_pools_are_grounded_too() -> None:
         ],
         n_pick_k_swap_group=[PickGroup(pool=["Emberfox", "Pyrowl", "Hexmoth"], pick=2)],
     )
-    kept, dropped = ground_slots(slots, PACK, "two of emberfox and pyrowl, can tidefang use riptide", state_with())
+    kept, dropped = ground_slots(
+        slots, PACK, "two of emberfox and pyrowl, can tidefang use riptide", state_with()
+    )
     assert [p.value for p in kept.attribute_prefs] == ["Riptide", "fire"]
     assert kept.n_pick_k_swap_group[0].pool == ["Emberfox", "Pyrowl"]
     assert set(dropped) == {"Inferno Roar", "Hexmoth"}

@@ -348,7 +348,9 @@ def _check_templates(pack: Pack, folder: Path) -> None:
 
     for ptype, group in t.paragraphs.items():
         if ptype not in PARAGRAPH_TYPES:
-            raise PackError(f"{file}: entry {ptype!r}: unknown paragraph type (known: {', '.join(PARAGRAPH_TYPES)})")
+            raise PackError(
+                f"{file}: entry {ptype!r}: unknown paragraph type (known: {', '.join(PARAGRAPH_TYPES)})"
+            )
         check_text(f"{ptype}/generic", group.generic, allow=False)
         for kind, variants in group.templates.items():
             if not variants:

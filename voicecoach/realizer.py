@@ -81,7 +81,9 @@ class _Turn:
         """May `cid` be recommended: owned and not kept out."""
         return self.owns(cid) and cid not in self.excluded
 
-    def add(self, paragraph: ParagraphType, key: str, keep: str, covers: Iterable[str] = (), **values: Any) -> None:
+    def add(
+        self, paragraph: ParagraphType, key: str, keep: str, covers: Iterable[str] = (), **values: Any
+    ) -> None:
         self.lines.append(Line(paragraph, key, values, keep, frozenset(covers)))
 
 
@@ -211,7 +213,14 @@ def _counter_line(t: _Turn, foes: list[str], kind: str = "counter") -> None:
         return
     safest = next((cid for cid in ranked if t.usable(cid)), None)
     if safest is not None and foes:
-        t.add("guidance", "counter_none", "answer", [safest], creature=_name(pack, safest), foe=_name(pack, foes[0]))
+        t.add(
+            "guidance",
+            "counter_none",
+            "answer",
+            [safest],
+            creature=_name(pack, safest),
+            foe=_name(pack, foes[0]),
+        )
 
 
 def _foes(t: _Turn) -> list[str]:
@@ -241,8 +250,9 @@ def _answer(t: _Turn) -> None:
     if pair in pack.templates.answers:
         t.add("guidance", f"answer:{pair}", "answer")
         return
-    if focus is not None and t.intent == "creature" or (t.intent == "lineup" and sub == "build_around" and focus):
-        _creature_answer(t, focus)  # type: ignore[arg-type]
+    about_creature = t.intent == "creature" or (t.intent == "lineup" and sub == "build_around")
+    if focus is not None and about_creature:
+        _creature_answer(t, focus)
         return
     if "explain_skill" in r:
         _skill_answer(t, r["explain_skill"])
@@ -264,8 +274,15 @@ def _answer(t: _Turn) -> None:
         return
     if "get_match_state" in r:
         m = r["get_match_state"]
-        t.add("guidance", "match_score", "answer", score_player=m["score"]["player"],
-              score_opponent=m["score"]["opponent"], round=m["round"], rounds=m["rounds_total"])  # fmt: skip
+        t.add(
+            "guidance",
+            "match_score",
+            "answer",
+            score_player=m["score"]["player"],
+            score_opponent=m["score"]["opponent"],
+            round=m["round"],
+            rounds=m["rounds_total"],
+        )
         return
     if "get_inventory" in r:
         _inventory_list(t)
@@ -278,9 +295,13 @@ def _creature_answer(t: _Turn, cid: str) -> None:
     name = c.name
     if t.inventory is None:
         return  # the unavailable line says why
-    if sub == "owned" or (owned is None and sub in ("worth_it", "evolve", "skills", "build_around", "best_lineup")):
+    if sub == "owned" or (
+        owned is None and sub in ("worth_it", "evolve", "skills", "build_around", "best_lineup")
+    ):
         if owned is not None:
-            t.add("guidance", "owned_yes", "answer", [cid], creature=name, stage=owned.stage, level=owned.level)
+            t.add(
+                "guidance", "owned_yes", "answer", [cid], creature=name, stage=owned.stage, level=owned.level
+            )
         elif sub == "evolve":
             t.add("guidance", "evolve_unowned", "answer", [cid], creature=name, stage_name=c.stages[0])
         else:
@@ -289,10 +310,20 @@ def _creature_answer(t: _Turn, cid: str) -> None:
             return
     role = pack.vocabulary.roles[c.role]
     if sub == "info":
-        t.add("guidance", "creature_info", "answer", creature=name, rarity=c.rarity, element=c.element,
-              role=c.role, role_summary=role.summary)  # fmt: skip
+        t.add(
+            "guidance",
+            "creature_info",
+            "answer",
+            creature=name,
+            rarity=c.rarity,
+            element=c.element,
+            role=c.role,
+            role_summary=role.summary,
+        )
         if owned is not None:
-            t.add("guidance", "owned_yes", "answer", [cid], creature=name, stage=owned.stage, level=owned.level)
+            t.add(
+                "guidance", "owned_yes", "answer", [cid], creature=name, stage=owned.stage, level=owned.level
+            )
         else:
             t.add("guidance", "owned_no", "answer", [cid], creature=name)
     elif sub == "best_role":
@@ -300,11 +331,20 @@ def _creature_answer(t: _Turn, cid: str) -> None:
     elif sub == "skills" and owned is not None:
         usable = [s.name for s in _usable_skills(pack, t.inventory, c)]
         t.add("guidance", "creature_skills_owned", "answer", [cid], creature=name, skills=spoken_list(usable))
-        locked = [pack.skills[s] for s in c.skills if s not in {u.id for u in _usable_skills(pack, t.inventory, c)}]
+        locked = [
+            pack.skills[s] for s in c.skills if s not in {u.id for u in _usable_skills(pack, t.inventory, c)}
+        ]
         if locked:
             s = locked[0]
-            t.add("constraint_account", "skill_locked", "answer", [s.id], skill=s.name, creature=name,
-                  unlock=unlock_text(s.unlock))  # fmt: skip
+            t.add(
+                "constraint_account",
+                "skill_locked",
+                "answer",
+                [s.id],
+                skill=s.name,
+                creature=name,
+                unlock=unlock_text(s.unlock),
+            )
     elif sub in ("evolve", "worth_it") and owned is not None:
         if owned.stage >= len(c.stages):
             kind = "evolve_full" if sub == "evolve" else "worth_full"
@@ -313,9 +353,25 @@ def _creature_answer(t: _Turn, cid: str) -> None:
         gains = _stage_gains(pack, c, owned.stage + 1)
         nxt, now = c.stages[owned.stage], c.stages[owned.stage - 1]
         if sub == "worth_it" and gains:
-            t.add("guidance", "worth_yes", "answer", [cid], creature=name, next_stage=nxt, skills=spoken_list(gains))
+            t.add(
+                "guidance",
+                "worth_yes",
+                "answer",
+                [cid],
+                creature=name,
+                next_stage=nxt,
+                skills=spoken_list(gains),
+            )
         elif gains:
-            t.add("guidance", "evolve_next", "answer", [cid], stage_name=now, next_stage=nxt, skills=spoken_list(gains))
+            t.add(
+                "guidance",
+                "evolve_next",
+                "answer",
+                [cid],
+                stage_name=now,
+                next_stage=nxt,
+                skills=spoken_list(gains),
+            )
         else:
             t.add("guidance", "evolve_next_plain", "answer", [cid], stage_name=now, next_stage=nxt)
     elif sub == "counters":
@@ -353,19 +409,37 @@ def _lineup_for(t: _Turn, cid: str) -> None:
         # Partners of other roles, strongest first.
         me = pack.creatures[cid]
         partners = sorted(
-            (o.creature_id for o in t.inventory.owned
-             if o.creature_id != cid and t.usable(o.creature_id) and pack.creatures[o.creature_id].role != me.role),
+            (
+                o.creature_id
+                for o in t.inventory.owned
+                if o.creature_id != cid
+                and t.usable(o.creature_id)
+                and pack.creatures[o.creature_id].role != me.role
+            ),
             key=lambda p: (-_power(pack, t.inventory, p), p),  # type: ignore[arg-type]
-        )  # fmt: skip
+        )
         if partners:
             partner = _rotate(partners[:3], t.turn_index, 1)[0]
-            t.add("guidance", "build_around", "answer", [cid, partner], creature=name, leader=_name(pack, partner))
+            t.add(
+                "guidance",
+                "build_around",
+                "answer",
+                [cid, partner],
+                creature=name,
+                leader=_name(pack, partner),
+            )
             return
     if holding:
         lu = min(holding, key=lambda lu: (sum(not t.owns(m) for m in lu.creatures), lu.id))
         missing = [_name(pack, m) for m in lu.creatures if not t.owns(m)]
-        t.add("guidance", "lineup_for_creature_missing", "answer", creature=name, lineup=lu.name,
-              missing=spoken_list(missing))  # fmt: skip
+        t.add(
+            "guidance",
+            "lineup_for_creature_missing",
+            "answer",
+            creature=name,
+            lineup=lu.name,
+            missing=spoken_list(missing),
+        )
 
 
 def _skill_answer(t: _Turn, result: dict[str, Any]) -> None:
@@ -376,28 +450,59 @@ def _skill_answer(t: _Turn, result: dict[str, Any]) -> None:
     inv = t.inventory
     owned_learners = [c for c in learners if t.owns(c.id)]
     usable_on = [c for c in owned_learners if inv is not None and skill_usable(inv, c, skill)]
-    owner = focus if focus is not None else (usable_on or owned_learners or [None])[0]
+    owner = focus if focus is not None else next(iter(usable_on or owned_learners), None)
     unlock = unlock_text(skill.unlock)
 
     def availability(as_answer: bool) -> None:
         if owner is not None and owner in usable_on:
             kind = "skill_usable" if as_answer else "skill"
-            t.add("guidance" if as_answer else "praise", kind, "answer", [skill.id, owner.id], skill=skill.name,
-                  creature=owner.name)  # fmt: skip
+            t.add(
+                "guidance" if as_answer else "praise",
+                kind,
+                "answer",
+                [skill.id, owner.id],
+                skill=skill.name,
+                creature=owner.name,
+            )
         elif owner is not None and t.owns(owner.id):
             kind = "skill_not_yet" if as_answer else "skill_locked"
-            t.add("guidance" if as_answer else "constraint_account", kind, "answer", [skill.id, owner.id],
-                  skill=skill.name, creature=owner.name, unlock=unlock)  # fmt: skip
+            t.add(
+                "guidance" if as_answer else "constraint_account",
+                kind,
+                "answer",
+                [skill.id, owner.id],
+                skill=skill.name,
+                creature=owner.name,
+                unlock=unlock,
+            )
         elif owner is not None and t.mentioned and owner.id == t.mentioned[0]:
-            t.add("constraint_account", "skill_unowned", "answer", [skill.id, owner.id], skill=skill.name,
-                  creature=owner.name)  # fmt: skip
+            t.add(
+                "constraint_account",
+                "skill_unowned",
+                "answer",
+                [skill.id, owner.id],
+                skill=skill.name,
+                creature=owner.name,
+            )
         elif learners:
-            t.add("constraint_account", "skill_unowned", "answer", [skill.id, learners[0].id], skill=skill.name,
-                  creature=learners[0].name)  # fmt: skip
+            t.add(
+                "constraint_account",
+                "skill_unowned",
+                "answer",
+                [skill.id, learners[0].id],
+                skill=skill.name,
+                creature=learners[0].name,
+            )
 
     if t.mentioned and focus is None and t.mentioned[0] in pack.creatures and sub == "unlock":
-        t.add("constraint_account", "skill_unlearnable", "answer", [skill.id],
-              creature=_name(pack, t.mentioned[0]), skill=skill.name)  # fmt: skip
+        t.add(
+            "constraint_account",
+            "skill_unlearnable",
+            "answer",
+            [skill.id],
+            creature=_name(pack, t.mentioned[0]),
+            skill=skill.name,
+        )
         return
     if sub == "unlock":
         availability(as_answer=True)
@@ -411,14 +516,25 @@ def _skill_answer(t: _Turn, result: dict[str, Any]) -> None:
         elif weak:
             t.add("guidance", "skill_hits", "answer", [skill.id], skill=skill.name, foe=_name(pack, weak[0]))
         else:
-            t.add("guidance", "skill_no_targets", "answer", [skill.id], skill=skill.name, element=skill.element)
+            t.add(
+                "guidance", "skill_no_targets", "answer", [skill.id], skill=skill.name, element=skill.element
+            )
         return
     if sub == "when_to_use" and usable_on:
         covers = [skill.id, *(c.id for c in usable_on)]
-        t.add("guidance", f"skill_when_{skill.kind}", "answer", covers, skill=skill.name, element=skill.element)
+        t.add(
+            "guidance", f"skill_when_{skill.kind}", "answer", covers, skill=skill.name, element=skill.element
+        )
         return
-    t.add("guidance", "skill_explain", "answer", skill=skill.name, element=skill.element, kind=skill.kind,
-          description=skill.description)  # fmt: skip
+    t.add(
+        "guidance",
+        "skill_explain",
+        "answer",
+        skill=skill.name,
+        element=skill.element,
+        kind=skill.kind,
+        description=skill.description,
+    )
     availability(as_answer=False)
 
 
@@ -432,7 +548,9 @@ def _matchup_answer(t: _Turn, cid: str) -> None:
     foe = max(others, key=lambda f: _multiplier(pack, element, pack.creatures[f].element))
     mult = _multiplier(pack, element, pack.creatures[foe].element)
     status = {2.0: "double", 1.0: "normal", 0.5: "half"}.get(mult, f"{mult:g} times")
-    t.add("guidance", "matchup", "answer", [cid], creature=_name(pack, cid), foe=_name(pack, foe), status=status)
+    t.add(
+        "guidance", "matchup", "answer", [cid], creature=_name(pack, cid), foe=_name(pack, foe), status=status
+    )
 
 
 def _team_answer(t: _Turn) -> None:
@@ -445,10 +563,20 @@ def _team_answer(t: _Turn) -> None:
         return
     suggested = [c["id"] for c in r.get("suggest_lineup", {}).get("creatures", [])]
     team = [c for c in suggested if t.usable(c)]
-    roster = sorted((o.creature_id for o in inv.owned if t.usable(o.creature_id)), key=lambda c: (-_power(pack, inv, c), c))
+    roster = sorted(
+        (o.creature_id for o in inv.owned if t.usable(o.creature_id)),
+        key=lambda c: (-_power(pack, inv, c), c),
+    )
     if sub == "strongest" and roster:
         o = inv.get(roster[0])
-        t.add("guidance", "strongest", "answer", [roster[0]], creature=_name(pack, roster[0]), stage=o.stage if o else 1)
+        t.add(
+            "guidance",
+            "strongest",
+            "answer",
+            [roster[0]],
+            creature=_name(pack, roster[0]),
+            stage=o.stage if o else 1,
+        )
         return
     if sub in ("upgrade_priority", "evolve_next"):
         pool = [c for c in (team or roster) if (o := inv.get(c)) and o.stage < len(pack.creatures[c].stages)]
@@ -459,8 +587,15 @@ def _team_answer(t: _Turn) -> None:
             c = pack.creatures[cid]
             gains = _stage_gains(pack, c, stage + 1)
             kind = "evolve_next" if gains else "evolve_next_plain"
-            t.add("guidance", kind, "answer", [cid], stage_name=c.stages[stage - 1], next_stage=c.stages[stage],
-                  skills=spoken_list(gains))  # fmt: skip
+            t.add(
+                "guidance",
+                kind,
+                "answer",
+                [cid],
+                stage_name=c.stages[stage - 1],
+                next_stage=c.stages[stage],
+                skills=spoken_list(gains),
+            )
             return
         if pool:
             t.add("guidance", "train_first", "answer", [pool[0]], creature=_name(pack, pool[0]))
@@ -489,7 +624,15 @@ def _team_answer(t: _Turn) -> None:
         lead, partner = _rotate(team, t.turn_index, 2)
         style = r.get("suggest_lineup", {}).get("style", "any")
         kind = "team_style" if style in pack.vocabulary.styles else "team"
-        t.add("guidance", kind, "answer", [lead, partner], leader=_name(pack, lead), creature=_name(pack, partner), style=style)
+        t.add(
+            "guidance",
+            kind,
+            "answer",
+            [lead, partner],
+            leader=_name(pack, lead),
+            creature=_name(pack, partner),
+            style=style,
+        )
         if set(team) == set(suggested) and "score" in r.get("suggest_lineup", {}):
             t.add("guidance", "team_score", "praise", score=r["suggest_lineup"]["score"])
     elif team:
@@ -505,7 +648,14 @@ def _inventory_list(t: _Turn) -> None:
         return
     ids = sorted(o.creature_id for o in inv.owned)
     some = _rotate(ids, t.turn_index, 3)
-    t.add("guidance", "inventory_list", "answer", some, count=len(ids), creatures=spoken_list([_name(t.pack, c) for c in some]))
+    t.add(
+        "guidance",
+        "inventory_list",
+        "answer",
+        some,
+        count=len(ids),
+        creatures=spoken_list([_name(t.pack, c) for c in some]),
+    )
 
 
 def _saved(t: _Turn) -> None:
@@ -530,7 +680,14 @@ def _lineups_answer(t: _Turn) -> None:
     if t.sub_intent == "missing":
         incomplete = [lu for lu in lineups if lu["missing"]]
         if incomplete and closest is not None and missing:
-            t.add("guidance", "lineups_missing", "answer", count=len(incomplete), lineup=closest["name"], missing=spoken_list(missing))
+            t.add(
+                "guidance",
+                "lineups_missing",
+                "answer",
+                count=len(incomplete),
+                lineup=closest["name"],
+                missing=spoken_list(missing),
+            )
             return
     if fieldable:
         lid = fieldable[t.turn_index % len(fieldable)]
@@ -541,8 +698,12 @@ def _lineups_answer(t: _Turn) -> None:
         _score_answer(t, t.results["score_lineup"])
 
 
-_BREAKDOWN_WORDS = {"power": "raw power", "role_coverage": "role coverage",
-                    "element_coverage": "element coverage", "counter_advantage": "the matchup"}  # fmt: skip
+_BREAKDOWN_WORDS = {
+    "power": "raw power",
+    "role_coverage": "role coverage",
+    "element_coverage": "element coverage",
+    "counter_advantage": "the matchup",
+}
 _BREAKDOWN_MAX = {"power": 40.0, "role_coverage": 20.0, "element_coverage": 20.0, "counter_advantage": 20.0}
 
 
@@ -563,11 +724,20 @@ def _score_answer(t: _Turn, result: dict[str, Any]) -> None:
         status = "have the edge" if counter > 11 else "are behind" if counter < 9 else "are about even"
         t.add("guidance", "team_edge", "answer", status=status, score=result.get("score"))
         return
-    weakest = min(breakdown, key=lambda k: (breakdown[k] / _BREAKDOWN_MAX.get(k, 20.0), k)) if breakdown else None
+    weakest = (
+        min(breakdown, key=lambda k: (breakdown[k] / _BREAKDOWN_MAX.get(k, 20.0), k)) if breakdown else None
+    )
     # The player's own lineup, or a team they named ("how strong are A, B and C").
-    mine = t.state.ic.match is not None and [c["id"] for c in result.get("creatures", [])] == list(t.state.ic.match.player_lineup)
-    t.add("guidance", "team_eval" if mine else "rate_eval", "answer", score=result.get("score"),
-          weakest=_BREAKDOWN_WORDS.get(weakest or ""))  # fmt: skip
+    mine = t.state.ic.match is not None and [c["id"] for c in result.get("creatures", [])] == list(
+        t.state.ic.match.player_lineup
+    )
+    t.add(
+        "guidance",
+        "team_eval" if mine else "rate_eval",
+        "answer",
+        score=result.get("score"),
+        weakest=_BREAKDOWN_WORDS.get(weakest or ""),
+    )
 
 
 # What a Φ pair needs from the state, when it is absent, and what the coach says instead.
@@ -616,7 +786,9 @@ def _judgements(t: _Turn, c2: GroundingControl) -> None:
             elif p.type == "praise" and c.satisfied:
                 _praise(t, c.kind, cid, c.entity)
     # Keeping creatures out is worth confirming, in one sentence however many there are.
-    out = [c.entity for c in c2.conflicts if c.kind == "excludes" and c.satisfied and c.entity in pack.creatures]
+    out = [
+        c.entity for c in c2.conflicts if c.kind == "excludes" and c.satisfied and c.entity in pack.creatures
+    ]
     if out:
         # Just asked for: confirming it matters as much as the constraint accounts.
         keep = "account" if set(out) & set(t.mentioned) else "praise"
@@ -634,17 +806,42 @@ def _account(t: _Turn, kind: str, constraint: str, entity: str | None) -> None:
             return
         if owner and owner in pack.creatures:
             if skill_id not in pack.creatures[owner].skills:
-                t.add("constraint_account", "skill_unlearnable", "account", [skill_id],
-                      creature=_name(pack, owner), skill=skill.name)  # fmt: skip
+                t.add(
+                    "constraint_account",
+                    "skill_unlearnable",
+                    "account",
+                    [skill_id],
+                    creature=_name(pack, owner),
+                    skill=skill.name,
+                )
             elif not t.owns(owner):
-                t.add("constraint_account", "skill_unowned", "account", [skill_id, owner],
-                      creature=_name(pack, owner), skill=skill.name)  # fmt: skip
+                t.add(
+                    "constraint_account",
+                    "skill_unowned",
+                    "account",
+                    [skill_id, owner],
+                    creature=_name(pack, owner),
+                    skill=skill.name,
+                )
             else:
-                t.add("constraint_account", "skill_locked", "account", [skill_id],
-                      skill=skill.name, creature=_name(pack, owner), unlock=unlock_text(skill.unlock))  # fmt: skip
+                t.add(
+                    "constraint_account",
+                    "skill_locked",
+                    "account",
+                    [skill_id],
+                    skill=skill.name,
+                    creature=_name(pack, owner),
+                    unlock=unlock_text(skill.unlock),
+                )
         else:
-            t.add("constraint_account", "skill_locked_any", "account", [skill_id], skill=skill.name,
-                  unlock=unlock_text(skill.unlock))  # fmt: skip
+            t.add(
+                "constraint_account",
+                "skill_locked_any",
+                "account",
+                [skill_id],
+                skill=skill.name,
+                unlock=unlock_text(skill.unlock),
+            )
     elif kind == "excludes" and entity in pack.creatures:
         t.add("constraint_account", "excludes_clash", "account", [entity], creature=_name(pack, entity))
     elif kind == "counter" and entity in pack.creatures:
@@ -668,7 +865,14 @@ def _praise(t: _Turn, kind: str, constraint: str, entity: str | None) -> None:
         skill_id, _, owner = constraint.split(":", 1)[1].partition("@")
         if skill_id in pack.skills:
             if owner in pack.creatures:
-                t.add("praise", "skill", "praise", [skill_id], creature=_name(pack, owner), skill=pack.skills[skill_id].name)
+                t.add(
+                    "praise",
+                    "skill",
+                    "praise",
+                    [skill_id],
+                    creature=_name(pack, owner),
+                    skill=pack.skills[skill_id].name,
+                )
             else:
                 t.add("praise", "skill_any", "praise", [skill_id], skill=pack.skills[skill_id].name)
 
@@ -698,8 +902,12 @@ def _scene(t: _Turn) -> None:
     match = t.state.ic.match
     if match is None:
         return
-    values = dict(score_player=match.score_player, score_opponent=match.score_opponent,
-                  round=match.round, rounds=match.rounds_total)  # fmt: skip
+    values: dict[str, Any] = dict(
+        score_player=match.score_player,
+        score_opponent=match.score_opponent,
+        round=match.round,
+        rounds=match.rounds_total,
+    )
     if match.round >= match.rounds_total:
         t.add("scene_flavor", "final", "flavor", **values)
     elif match.score_player > match.score_opponent:
@@ -714,7 +922,9 @@ def _scene(t: _Turn) -> None:
 
 
 # Lines that state catalog facts only (true whatever the player owns), kept on a stale snapshot.
-CATALOG_KEYS = frozenset({"skill_explain", "creature_info", "creature_role", "matchup", "match_score", "stale"})
+CATALOG_KEYS = frozenset(
+    {"skill_explain", "creature_info", "creature_role", "matchup", "match_score", "stale"}
+)
 
 
 def _catalog_only(line: Line) -> bool:
@@ -802,7 +1012,10 @@ def _compose(t: _Turn) -> str:
             continue  # an earlier line already judges these entities
         if line.key.startswith("answer:"):
             variants = t.pack.templates.answers[line.key.split(":", 1)[1]]
-            text = _fill(_variant(variants, line.key, t.turn_index), line.values) or t.pack.templates.paragraphs[line.paragraph].generic
+            text = (
+                _fill(_variant(variants, line.key, t.turn_index), line.values)
+                or t.pack.templates.paragraphs[line.paragraph].generic
+            )
         elif line.key == "generic":
             text = t.pack.templates.paragraphs[line.paragraph].generic
         else:
@@ -812,7 +1025,13 @@ def _compose(t: _Turn) -> str:
         n, w = _sentences(text), _words(text)
         if chosen and (sentences + n > MAX_SENTENCES or words + w > MAX_WORDS):
             continue
-        chosen.append((PRIORITY.index(line.paragraph) if line.keep not in ("answer", "unavailable", "stale") else -1, position, text))
+        chosen.append(
+            (
+                PRIORITY.index(line.paragraph) if line.keep not in ("answer", "unavailable", "stale") else -1,
+                position,
+                text,
+            )
+        )
         said.add(text)
         covered |= line.covers
         sentences, words = sentences + n, words + w
@@ -865,14 +1084,23 @@ def realize_session(pack: Pack, session: Any) -> list[BenchRealization]:
         seen = session.turns[i - 1].state if late else turn.state
         links = focus_fields(link_entities(pack, turn.utterance))
         base = load_state(seen)
-        state = base.model_copy(update={"ic": base.ic.model_copy(update=links), "sh": SessionHistory(metas=metas)})
+        state = base.model_copy(
+            update={"ic": base.ic.model_copy(update=links), "sh": SessionHistory(metas=metas)}
+        )
         intent, sub = turn.reference.intent, turn.reference.sub_intent
         decision = W1Decision(PhiTable(pack.phi), validate=tool_validator(pack))
         dispatch = decision.on_sub_intent(intent, sub, state, turn.turn_index) or decision.finish()
         outcomes = []
         for call in dispatch.calls if dispatch else []:
             try:
-                outcomes.append(ToolOutcome(tool=call.tool, args=call.args, ok=True, result=run_tool(pack, state, call.tool, call.args)))
+                outcomes.append(
+                    ToolOutcome(
+                        tool=call.tool,
+                        args=call.args,
+                        ok=True,
+                        result=run_tool(pack, state, call.tool, call.args),
+                    )
+                )
             except ToolError as err:
                 outcomes.append(ToolOutcome(tool=call.tool, args=call.args, ok=False, error=str(err)))
         slots = extract_slots(pack, turn.utterance, state, earlier)
@@ -919,7 +1147,9 @@ def main(argv: list[str] | None = None) -> int:
         realized = realize_session(pack, session)
         previous = None
         for turn, r in zip(session.turns, realized, strict=True):
-            evidence = ReplyEvidence(reply=r.reply, guidance_id=r.guidance_id, snapshot_turn=r.snapshot_turn, tools=r.tools)
+            evidence = ReplyEvidence(
+                reply=r.reply, guidance_id=r.guidance_id, snapshot_turn=r.snapshot_turn, tools=r.tools
+            )
             verdict = check_turn(pack, turn, evidence, previous, r.seen_state, session.session_id)
             previous = evidence
             turns += 1
@@ -929,7 +1159,8 @@ def main(argv: list[str] | None = None) -> int:
             if args.command == "sample" and turns % args.every == 1:
                 print(f"[{r.session_id} t{r.turn_index} {r.pair}] player: {r.utterance}\n  coach: {r.reply}")
             if args.command == "check" and not verdict.passed:
-                print(f"[{r.session_id} t{r.turn_index} {r.pair}] {r.reply}\n  {[f.rule + ': ' + f.evidence for f in verdict.failures]}")
+                why = "; ".join(f"{f.rule}: {f.evidence}" for f in verdict.failures)
+                print(f"[{r.session_id} t{r.turn_index} {r.pair}] {r.reply}\n  {why}")
     print(f"{turns} turns, {turns - failures} pass the checker, failures by rule: {rules or 'none'}")
     return 0
 

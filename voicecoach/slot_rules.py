@@ -95,13 +95,17 @@ OPPONENT_AFTER = re.compile(
     r"(?:me|us|my|mine))(?![\w'])",
     re.IGNORECASE,
 )
-SKILL_OF = re.compile(r"^(?:'s|’s|s)?\s+(?:skill|skills|move|moves|attack|ability|abilities)(?![\w'])", re.IGNORECASE)
+SKILL_OF = re.compile(
+    r"^(?:'s|’s|s)?\s+(?:skill|skills|move|moves|attack|ability|abilities)(?![\w'])", re.IGNORECASE
+)
 ONLY = re.compile(
     _alternation("only", "just", "all", "mono", "nothing but", "full", "pure", "purely"), re.IGNORECASE
 )
 ONLY_AFTER = re.compile(r"^\s+(?:\w+\s+)?(?:only|team only)(?![\w'])", re.IGNORECASE)
 CLAUSE = re.compile(r"[.;!?\n]+|\s(?=(?:but|however|although|though|whereas)\b)", re.IGNORECASE)
-LIST_GAP = re.compile(r"^(?:\s|,|&|\band\b|\bor\b|\bnor\b|\bplus\b|\beither\b|\bor\s+even\b)*$", re.IGNORECASE)
+LIST_GAP = re.compile(
+    r"^(?:\s|,|&|\band\b|\bor\b|\bnor\b|\bplus\b|\beither\b|\bor\s+even\b)*$", re.IGNORECASE
+)
 NUMBER_WORDS = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "a pair": 2, "a couple": 2}
 _NUMBER = r"(\d|one|two|three|four|five)"
 MAX_SIZE = re.compile(
@@ -221,7 +225,9 @@ def extract_slots(
         clause_end = next((c.start() for c in CLAUSE.finditer(text, pm.end())), len(text))
         pool = [m for m, _ in creatures if pm.end() <= m.span[0] < clause_end]
         if len(pool) >= 2:
-            groups.append(PickGroup(pool=[pack.creatures[m.id].name for m in pool], pick=_number(pm.group(1))))
+            groups.append(
+                PickGroup(pool=[pack.creatures[m.id].name for m in pool], pick=_number(pm.group(1)))
+            )
             in_group.update(m.span[0] for m in pool)
 
     for m, role in creatures:
@@ -243,7 +249,7 @@ def extract_slots(
         if m.kind == "skill":
             skill = pack.skills[m.id]
             owner = _skill_owner(pack, mentions, m)
-            op = "avoid" if role == "exclude" else "want"
+            op: Literal["want", "avoid"] = "avoid" if role == "exclude" else "want"
             prefs.append(AttributePref(entity=owner, attribute="skill", value=skill.name, op=op))
         elif m.kind == "element":
             before = text[_clause_start(text, m.span[0]) : m.span[0]]
@@ -335,7 +341,9 @@ def slot_ids(pack: Pack, slots: QuerySlots) -> dict[SlotField, set[str]]:
     }
 
 
-def reference_ids(pack: Pack, mentioned: Sequence[str], excluded: Sequence[str], opponent_lineup: Sequence[str]) -> dict[SlotField, set[str]]:
+def reference_ids(
+    pack: Pack, mentioned: Sequence[str], excluded: Sequence[str], opponent_lineup: Sequence[str]
+) -> dict[SlotField, set[str]]:
     """Truth from a CoachBench Reference: excluded = the session's excludes so far; opponent = the
     mentioned creatures on the opponent's lineup in the turn's state; wanted = the other mentioned
     creatures; skills = the mentioned skills."""
@@ -437,7 +445,9 @@ def score_rules(pack: Pack, sessions: list[list[BenchCase]]) -> tuple[SlotScore,
     return score, ms
 
 
-async def score_llm(pack: Pack, cases: list[BenchCase], threads: int = 1) -> tuple[SlotScore, SlotScore, list[float]]:
+async def score_llm(
+    pack: Pack, cases: list[BenchCase], threads: int = 1
+) -> tuple[SlotScore, SlotScore, list[float]]:
     """The LLM slot call (the GroundingActor's messages and schema) on the embedded model, per turn:
     raw, and after `ground_slots` + `carry_over` with the session's earlier slots from the rules."""
     import time
@@ -454,11 +464,16 @@ async def score_llm(pack: Pack, cases: list[BenchCase], threads: int = 1) -> tup
         for case in cases:
             messages = [
                 {"role": "system", "content": system},
-                {"role": "user", "content": f"intent: {case.intent}/{case.sub_intent}\nplayer: {case.utterance}"},
+                {
+                    "role": "user",
+                    "content": f"intent: {case.intent}/{case.sub_intent}\nplayer: {case.utterance}",
+                },
             ]
             start = time.perf_counter()
             try:
-                text = await llm.complete(messages, max_tokens=120, json_schema=schema, first_token_timeout_s=60.0)
+                text = await llm.complete(
+                    messages, max_tokens=120, json_schema=schema, first_token_timeout_s=60.0
+                )
             except LLMError:
                 text = ""
             ms.append((time.perf_counter() - start) * 1000)
@@ -483,7 +498,9 @@ def table(rows: list[tuple[str, SlotScore]]) -> str:
     lines = [head, "|---" * (len(FIELDS) + 3) + "|"]
     for name, s in rows:
         cells = [f"{100 * s.precision(f):.1f} / {100 * s.recall(f):.1f}" for f in FIELDS]
-        lines.append(f"| {name} | {s.turns} | " + " | ".join(cells) + f" | {100 * s.exact / max(1, s.turns):.1f} % |")
+        lines.append(
+            f"| {name} | {s.turns} | " + " | ".join(cells) + f" | {100 * s.exact / max(1, s.turns):.1f} % |"
+        )
     return "\n".join(lines)
 
 
@@ -496,7 +513,9 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m voicecoach.slot_rules")
     sub = parser.add_subparsers(dest="command", required=True)
     bench = sub.add_parser("bench", help="slot accuracy against CoachBench's references")
-    bench.add_argument("--llm", type=int, default=0, metavar="N", help="also run the LLM slot call on N turns")
+    bench.add_argument(
+        "--llm", type=int, default=0, metavar="N", help="also run the LLM slot call on N turns"
+    )
     bench.add_argument("--threads", type=int, default=1, help="embedded llama.cpp threads for --llm")
     args = parser.parse_args(argv)
 
@@ -504,7 +523,9 @@ def main(argv: list[str] | None = None) -> int:
     sessions = bench_cases(pack)
     rules, ms = score_rules(pack, sessions)
     rows = [("rules, all turns", rules)]
-    print(f"rules: {rules.turns} turns, {_pct(ms, 0.5):.2f} ms p50 / {_pct(ms, 0.9):.2f} ms p90 per utterance")
+    print(
+        f"rules: {rules.turns} turns, {_pct(ms, 0.5):.2f} ms p50 / {_pct(ms, 0.9):.2f} ms p90 per utterance"
+    )
     if args.llm:
         # An even spread over the benchmark: every k-th turn, in file order.
         flat = [case for cases in sessions for case in cases]

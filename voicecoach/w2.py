@@ -449,7 +449,11 @@ def validate_against_catalog(slots: QuerySlots, pack: Pack) -> tuple[QuerySlots,
                 unknown.append(_unknown(pref.value, "skill"))
                 continue
             value = skill.id
-        allowed = {"element": pack.elements.elements, "role": tuple(pack.vocabulary.roles), "rarity": RARITIES}.get(pref.attribute)
+        allowed = {
+            "element": pack.elements.elements,
+            "role": tuple(pack.vocabulary.roles),
+            "rarity": RARITIES,
+        }.get(pref.attribute)
         if allowed is not None and value not in allowed:
             unknown.append(_unknown(pref.value, pref.attribute, "unknown_value"))
             continue
