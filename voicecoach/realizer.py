@@ -34,7 +34,7 @@ from voicecoach.entities import link_entities
 from voicecoach.pack import Creature, Pack, Skill
 from voicecoach.state import Inventory, LiveState
 from voicecoach.talker import ToolOutcome
-from voicecoach.tools import STAGE_BONUS, unlock_text
+from voicecoach.tools import effective_power, multiplier, unlock_text
 from voicecoach.w2 import PRIORITY, GroundingControl, ParagraphType, skill_usable
 from voicecoach.w3 import InteractionControl
 
@@ -149,13 +149,8 @@ def say(pack: Pack, line: Line, turn_index: int) -> str:
 # --- facts from the state and the catalog ----------------------------------------------------------
 
 
-def _multiplier(pack: Pack, attacker: str, defender: str) -> float:
-    return pack.elements.counters.get(attacker, {}).get(defender, 1.0)
-
-
 def _power(pack: Pack, inv: Inventory, cid: str) -> float:
-    owned = inv.get(cid)
-    return pack.creatures[cid].base_power * (1 + STAGE_BONUS * ((owned.stage if owned else 1) - 1))
+    return effective_power(pack.creatures[cid], inv.get(cid))
 
 
 def _usable_skills(pack: Pack, inv: Inventory, creature: Creature) -> list[Skill]:
@@ -178,7 +173,7 @@ def _best_counter(t: _Turn, foes: Sequence[str], candidates: Sequence[str]) -> t
         if not t.usable(cid):
             continue
         element = pack.creatures[cid].element
-        hit = next((f for f in foes if _multiplier(pack, element, pack.creatures[f].element) > 1), None)
+        hit = next((f for f in foes if multiplier(pack, element, pack.creatures[f].element) > 1), None)
         if hit is not None:
             return cid, hit
     return None
@@ -202,7 +197,7 @@ def _counter_line(t: _Turn, foes: list[str], kind: str = "counter") -> None:
             kind = "keep_in" if cid in lineup else "swap_in"
         t.add(
             "guidance",
-            kind if kind != "swap" else "swap_in",
+            kind,
             "answer",
             [cid, foe],
             creature=_name(pack, cid),
@@ -510,7 +505,7 @@ def _skill_answer(t: _Turn, result: dict[str, Any]) -> None:
     if sub == "counter":
         usable = bool(usable_on)
         foes = _foes(t)
-        weak = [f for f in foes if _multiplier(pack, skill.element, pack.creatures[f].element) > 1]
+        weak = [f for f in foes if multiplier(pack, skill.element, pack.creatures[f].element) > 1]
         if not usable:
             availability(as_answer=False)
         elif weak:
@@ -545,8 +540,8 @@ def _matchup_answer(t: _Turn, cid: str) -> None:
     if not others:
         return
     # Against a lineup, the foe it does best against is the useful fact.
-    foe = max(others, key=lambda f: _multiplier(pack, element, pack.creatures[f].element))
-    mult = _multiplier(pack, element, pack.creatures[foe].element)
+    foe = max(others, key=lambda f: multiplier(pack, element, pack.creatures[f].element))
+    mult = multiplier(pack, element, pack.creatures[foe].element)
     status = {2.0: "double", 1.0: "normal", 0.5: "half"}.get(mult, f"{mult:g} times")
     t.add(
         "guidance", "matchup", "answer", [cid], creature=_name(pack, cid), foe=_name(pack, foe), status=status
@@ -711,17 +706,24 @@ def _score_answer(t: _Turn, result: dict[str, Any]) -> None:
     pack = t.pack
     missing = [c for c in result.get("not_owned", []) if c in pack.creatures]
     if missing:
-        t.add("guidance", "rate_missing", "answer", missing=spoken_list([_name(pack, c) for c in missing]))
+        names = spoken_list([_name(pack, c) for c in missing])
+        t.add("guidance", "rate_missing", "answer", missing, missing=names)
     breakdown = result.get("breakdown", {})
     if t.intent == "element" and t.sub_intent == "coverage":
         team = [c["id"] for c in result.get("creatures", [])]
         elements = {pack.creatures[c].element for c in team}
-        covered = [d for d in pack.elements.elements if any(_multiplier(pack, a, d) > 1 for a in elements)]
+        covered = [d for d in pack.elements.elements if any(multiplier(pack, a, d) > 1 for a in elements)]
         t.add("guidance", "coverage", "answer", count=len(covered), size=len(pack.elements.elements))
         return
     if result.get("opponent"):
         counter = breakdown.get("counter_advantage", 10.0)
-        status = "have the edge" if counter > 11 else "are behind" if counter < 9 else "are about even"
+        status = (
+            "you have the edge"
+            if counter > 11
+            else "they have the edge"
+            if counter < 9
+            else "it's about even"
+        )
         t.add("guidance", "team_edge", "answer", status=status, score=result.get("score"))
         return
     weakest = (

@@ -100,11 +100,11 @@ def unlock_text(cond: UnlockCondition | None) -> str:
     return "unlocks with " + " and ".join(parts) if parts else "available from the start"
 
 
-def _multiplier(pack: Pack, attacker: str, defender: str) -> float:
+def multiplier(pack: Pack, attacker: str, defender: str) -> float:
     return pack.elements.counters.get(attacker, {}).get(defender, 1.0)
 
 
-def _effective_power(c: Creature, owned: OwnedCreature | None) -> float:
+def effective_power(c: Creature, owned: OwnedCreature | None) -> float:
     stage = owned.stage if owned else 1  # a creature the player lacks would start at stage 1
     return c.base_power * (1 + STAGE_BONUS * (stage - 1))
 
@@ -153,8 +153,8 @@ def find_counters(pack: Pack, state: LiveState, opponent: list[str]) -> ToolResu
     ranked: list[dict[str, Any]] = []
     for o in inv.owned:
         mine = _creature(pack, o.creature_id)
-        deals = [(f, _multiplier(pack, mine.element, f.element)) for f in foes]
-        takes = sum(_multiplier(pack, f.element, mine.element) for f in foes)
+        deals = [(f, multiplier(pack, mine.element, f.element)) for f in foes]
+        takes = sum(multiplier(pack, f.element, mine.element) for f in foes)
         strong = [f.name for f, m in deals if m > 1]
         weak = [f.name for f, m in deals if m < 1]
         reason = (
@@ -180,16 +180,16 @@ def _lineup_score(pack: Pack, inv: Inventory, team: list[str], opponent: list[st
     """The 0-100 score: power 40, role coverage 20, element coverage 20, counter advantage 20."""
     members = [_creature(pack, cid) for cid in team]
     foes = [_creature(pack, cid) for cid in opponent]
-    mean_power = sum(_effective_power(c, inv.get(c.id)) for c in members) / len(members)
+    mean_power = sum(effective_power(c, inv.get(c.id)) for c in members) / len(members)
     power = 40 * min(1.0, mean_power / POWER_CAP)
     roles = 20 * len({c.role for c in members}) / min(len(pack.vocabulary.roles), len(members))
     team_elements = {c.element for c in members}
-    covered = {d for d in pack.elements.elements if any(_multiplier(pack, a, d) > 1 for a in team_elements)}
+    covered = {d for d in pack.elements.elements if any(multiplier(pack, a, d) > 1 for a in team_elements)}
     elements = 20 * len(covered) / len(pack.elements.elements)
     if foes:
         # Best hit we land on each foe, minus best hit they land on each of ours: [-1.5, 1.5].
-        offense = sum(max(_multiplier(pack, c.element, f.element) for c in members) for f in foes) / len(foes)
-        threat = sum(max(_multiplier(pack, f.element, c.element) for f in foes) for c in members) / len(
+        offense = sum(max(multiplier(pack, c.element, f.element) for c in members) for f in foes) / len(foes)
+        threat = sum(max(multiplier(pack, f.element, c.element) for f in foes) for c in members) / len(
             members
         )
         counter = 20 * (offense - threat + 1.5) / 3
@@ -338,7 +338,7 @@ def _matchup_side(pack: Pack, ref: str) -> tuple[str, str]:
 
 def element_matchup(pack: Pack, state: LiveState, attacker: str, defender: str) -> ToolResult:
     (a_label, a_el), (d_label, d_el) = _matchup_side(pack, attacker), _matchup_side(pack, defender)
-    mult = _multiplier(pack, a_el, d_el)
+    mult = multiplier(pack, a_el, d_el)
     effect = {2.0: "double", 1.0: "normal", 0.5: "half"}.get(mult, f"x{mult}")
     return {
         "attacker": {"ref": attacker, "element": a_el},
