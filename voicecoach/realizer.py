@@ -24,6 +24,7 @@ turn index, so consecutive turns do not sound identical.
 from __future__ import annotations
 
 import re
+import time
 import zlib
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
@@ -1064,6 +1065,7 @@ class BenchRealization:
     guidance_id: str | None
     snapshot_turn: int
     seen_state: dict[str, Any] | None  # the snapshot the coach read, when it differs (a late push)
+    ms: float  # realize() alone
 
 
 def realize_session(pack: Pack, session: Any) -> list[BenchRealization]:
@@ -1112,7 +1114,9 @@ def realize_session(pack: Pack, session: Any) -> list[BenchRealization]:
         violates = recommend_violations(pack, state, set(c2.slots.excluded_entities))
         c3, meta = interact(state, pack, branch, turn.turn_index, session.w3_seed, violates)
         metas.append(meta)
+        start = time.perf_counter()
         reply = realize(pack, state, c2, c3, outcomes, turn.utterance, turn.turn_index, intent, sub)
+        ms = (time.perf_counter() - start) * 1000
         out.append(
             BenchRealization(
                 session_id=session.session_id,
@@ -1124,6 +1128,7 @@ def realize_session(pack: Pack, session: Any) -> list[BenchRealization]:
                 guidance_id=c3.guidance.candidate_id if c3.guidance else None,
                 snapshot_turn=state.turn_index,
                 seen_state=seen if late else None,
+                ms=ms,
             )
         )
     return out
@@ -1145,9 +1150,11 @@ def main(argv: list[str] | None = None) -> int:
     sessions = generate(pack=pack)[: args.sessions]
     turns = failures = 0
     rules: dict[str, int] = {}
+    ms: list[float] = []
     for session in sessions:
         realized = realize_session(pack, session)
         previous = None
+        ms += [r.ms for r in realized]
         for turn, r in zip(session.turns, realized, strict=True):
             evidence = ReplyEvidence(
                 reply=r.reply, guidance_id=r.guidance_id, snapshot_turn=r.snapshot_turn, tools=r.tools
@@ -1163,6 +1170,8 @@ def main(argv: list[str] | None = None) -> int:
             if args.command == "check" and not verdict.passed:
                 why = "; ".join(f"{f.rule}: {f.evidence}" for f in verdict.failures)
                 print(f"[{r.session_id} t{r.turn_index} {r.pair}] {r.reply}\n  {why}")
+    ms.sort()
+    print(f"realize(): {ms[len(ms) // 2]:.2f} ms p50 / {ms[int(len(ms) * 0.9)]:.2f} ms p90 per turn")
     print(f"{turns} turns, {turns - failures} pass the checker, failures by rule: {rules or 'none'}")
     return 0
 

@@ -380,12 +380,6 @@ class SlotScore:
             self.fp[f] += len(got[f] - truth[f])
             self.fn[f] += len(truth[f] - got[f])
 
-    def precision(self, f: str) -> float:
-        return self.tp[f] / (self.tp[f] + self.fp[f]) if self.tp[f] + self.fp[f] else 1.0
-
-    def recall(self, f: str) -> float:
-        return self.tp[f] / (self.tp[f] + self.fn[f]) if self.tp[f] + self.fn[f] else 1.0
-
 
 @dataclass(frozen=True)
 class BenchCase:
@@ -493,14 +487,21 @@ def _pct(values: list[float], q: float) -> float:
 
 
 def table(rows: list[tuple[str, SlotScore]]) -> str:
-    """A markdown table: precision / recall per field, and exact turns."""
-    head = "| extractor | turns | " + " | ".join(f"{f} P / R" for f in FIELDS) + " | turns exact |"
+    """A markdown table: precision / recall per field (n: reference items), and exact turns.
+    A precision with nothing predicted, or a recall with nothing to find, is "-"."""
+
+    def pct(num: int, den: int) -> str:
+        return f"{100 * num / den:.1f}" if den else "-"
+
+    head = "| extractor | turns | " + " | ".join(f"{f} P / R (n)" for f in FIELDS) + " | turns exact |"
     lines = [head, "|---" * (len(FIELDS) + 3) + "|"]
     for name, s in rows:
-        cells = [f"{100 * s.precision(f):.1f} / {100 * s.recall(f):.1f}" for f in FIELDS]
-        lines.append(
-            f"| {name} | {s.turns} | " + " | ".join(cells) + f" | {100 * s.exact / max(1, s.turns):.1f} % |"
-        )
+        cells = [
+            f"{pct(s.tp[f], s.tp[f] + s.fp[f])} / {pct(s.tp[f], s.tp[f] + s.fn[f])} ({s.tp[f] + s.fn[f]})"
+            for f in FIELDS
+        ]
+        exact = f"{100 * s.exact / max(1, s.turns):.1f} %"
+        lines.append(f"| {name} | {s.turns} | " + " | ".join(cells) + f" | {exact} |")
     return "\n".join(lines)
 
 
