@@ -260,3 +260,21 @@ def test_every_recommended_creature_is_owned(realized: list[tuple[Any, list[Any]
                     checked += 1
                     assert inv is not None and inv.owns(claim.entity), r.reply
     assert checked > 50  # the test reads real recommendations, not an empty set
+
+
+def test_roles_and_styles_are_pack_data(tmp_path: Path) -> None:
+    folder = tmp_path / "pet_arena"
+    shutil.copytree(PACKS_DIR / "pet_arena", folder)
+    path = folder / "vocabulary.json"
+    data = json.loads(path.read_text())
+    data["styles"]["aggressive"]["roles"].append("berserker")
+    path.write_text(json.dumps(data))
+    with pytest.raises(
+        PackError, match=r"vocabulary\.json: entry 'styles/aggressive': unknown role 'berserker'"
+    ):
+        load_pack_from(folder)
+    del data["styles"]["tempo"]
+    data["styles"]["aggressive"]["roles"].remove("berserker")
+    path.write_text(json.dumps(data))
+    with pytest.raises(PackError, match=r"lineups\.json: entry 'T4': unknown style 'tempo'"):
+        load_pack_from(folder)

@@ -323,6 +323,9 @@ def _check_vocabulary(pack: Pack, folder: Path) -> None:
     for c in pack.creatures.values():
         if c.role not in roles:
             raise PackError(f"{folder / 'creatures.json'}: entry {c.id!r}: unknown role {c.role!r}")
+    for lu in pack.lineups.values():
+        if lu.style.lower() not in pack.vocabulary.styles:
+            raise PackError(f"{folder / 'lineups.json'}: entry {lu.id!r}: unknown style {lu.style!r}")
     for name, style in pack.vocabulary.styles.items():
         for role in style.roles:
             if role not in roles:
