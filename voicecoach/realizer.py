@@ -207,7 +207,10 @@ def _counter_line(t: _Turn, foes: list[str], kind: str = "counter") -> None:
             foe_element=pack.creatures[foe].element,
         )
         return
-    safest = next((cid for cid in ranked if t.usable(cid)), None)
+    # No double damage anywhere: the one that takes the least from them.
+    taken = {c["id"]: c["damage_taken"] for c in t.results.get("find_counters", {}).get("counters", [])}
+    usable = [cid for cid in ranked if t.usable(cid)]
+    safest = min(usable, key=lambda cid: (taken.get(cid, 99.0), usable.index(cid)), default=None)
     if safest is not None and foes:
         t.add(
             "guidance",
@@ -256,6 +259,9 @@ def _answer(t: _Turn) -> None:
     if t.intent == "element" and sub == "matchup" and focus is not None:
         _matchup_answer(t, focus)
         return
+    if sub == "saved":
+        _saved(t)
+        return
     if "find_counters" in r and _foes(t):
         _counter_line(t, _foes(t), "swap" if sub == "swap" else "counter")
         return
@@ -302,6 +308,22 @@ def _creature_answer(t: _Turn, cid: str) -> None:
             t.add("guidance", "evolve_unowned", "answer", [cid], creature=name, stage_name=c.stages[0])
         else:
             t.add("guidance", "owned_no", "answer", [cid], creature=name)
+        role = pack.vocabulary.roles[c.role]
+        if owned is None and sub == "worth_it":
+            # Catalog facts help them decide whether to get one.
+            t.add(
+                "guidance",
+                "creature_info",
+                "answer",
+                creature=name,
+                rarity=c.rarity,
+                element=c.element,
+                role=c.role,
+                role_summary=role.summary,
+            )
+        elif owned is None and sub == "skills":
+            skills = spoken_list([pack.skills[s].name for s in c.skills])
+            t.add("guidance", "creature_skills", "answer", creature=name, skills=skills)
         if owned is None or sub == "owned":
             return
     role = pack.vocabulary.roles[c.role]
@@ -998,7 +1020,7 @@ def realize(
         t.add("constraint_account", "stale", "stale")
         # What the player owns or has unlocked may have changed since: say only catalog facts.
         t.lines = [line for line in t.lines if _catalog_only(line)]
-    if intent != "smalltalk":
+    if intent != "smalltalk" and not any(line.key == "match_score" for line in t.lines):
         _scene(t)
     return _compose(t)
 
