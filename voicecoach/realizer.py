@@ -67,6 +67,7 @@ class _Turn:
     results: dict[str, dict[str, Any]]  # tool -> result, for the tools that succeeded
     failed: list[str]  # tools that failed
     excluded: set[str]  # creature ids the player keeps out (this turn and earlier)
+    opponents: list[str]  # creature ids the player named on the other side (W2's opponent slots)
     mentioned: list[str]  # creature ids in the utterance, in order
     skills: list[str]  # skill ids in the utterance, in order
     intent: str
@@ -223,7 +224,10 @@ def _counter_line(t: _Turn, foes: list[str], kind: str = "counter") -> None:
 
 
 def _foes(t: _Turn) -> list[str]:
-    """The opponent creatures a counter question is about: find_counters' input, else the match."""
+    """The opponent creatures a counter question is about: the ones the player named (W2's
+    opponent slots), else find_counters' input, else the match's opponent lineup."""
+    if t.opponents:
+        return t.opponents
     used = [f["id"] for f in t.results.get("find_counters", {}).get("opponent", [])]
     if used:
         return used
@@ -798,6 +802,11 @@ def _judgements(t: _Turn, c2: GroundingControl) -> None:
     pack = t.pack
     by_id = {c.constraint: c for c in c2.conflicts}
     for p in c2.plan:
+        if p.type == "praise" and len(p.constraints) > 1:
+            # The aggregate praise (every hard constraint met) is one sentence, not one per item.
+            covers = [c.entity for cid in p.constraints if (c := by_id.get(cid)) is not None and c.entity]
+            t.add("praise", "aggregate", "praise", covers)
+            continue
         for cid in sorted(p.constraints):
             c = by_id.get(cid)
             if c is None:
@@ -885,7 +894,23 @@ def _account(t: _Turn, kind: str, constraint: str, entity: str | None) -> None:
 def _praise(t: _Turn, kind: str, constraint: str, entity: str | None) -> None:
     pack = t.pack
     if kind == "has" and entity in pack.creatures and t.owns(entity):
-        t.add("praise", "has", "praise", [entity], creature=_name(pack, entity))
+        # One sentence for every owned creature asked about: "You do have A and B."
+        earlier = next((i for i, line in enumerate(t.lines) if line.key == "has"), None)
+        if earlier is not None and entity in t.lines[earlier].values["ids"]:
+            return
+        if earlier is None:
+            t.add("praise", "has", "praise", [entity], creature=_name(pack, entity), ids=[entity])
+        else:
+            line = t.lines[earlier]
+            covers = [*sorted(line.covers), entity]
+            names = spoken_list([_name(pack, c) for c in [*line.values["ids"], entity]])
+            t.lines[earlier] = Line(
+                "praise",
+                "has",
+                {"creature": names, "ids": [*line.values["ids"], entity]},
+                "praise",
+                frozenset(covers),
+            )
     elif kind == "skill":
         skill_id, _, owner = constraint.split(":", 1)[1].partition("@")
         if skill_id in pack.skills:
@@ -995,6 +1020,7 @@ def realize(
         results={o.tool: o.result for o in tools if o.ok and o.result is not None},
         failed=[o.tool for o in tools if not o.ok or o.result is None],
         excluded=excluded,
+        opponents=[c.entity for c in c2.conflicts if c.kind == "counter" and c.entity] if c2 else [],
         mentioned=list(dict.fromkeys(m.id for m in mentions if m.kind == "creature")),
         skills=list(dict.fromkeys(m.id for m in mentions if m.kind == "skill")),
         intent=intent,
