@@ -140,12 +140,15 @@ def _variant(variants: Sequence[str], kind: str, turn_index: int) -> str:
 
 def say(pack: Pack, line: Line, turn_index: int) -> str:
     """One line in words: its template filled, or its paragraph's generic sentence."""
-    group = pack.templates.paragraphs[line.paragraph]
-    variants = group.templates.get(line.key)
+    if line.key.startswith("answer:"):
+        variants = pack.templates.answers.get(line.key.split(":", 1)[1], [])
+    else:
+        variants = pack.templates.paragraphs[line.paragraph].templates.get(line.key, [])
+    generic = pack.templates.paragraphs[line.paragraph].generic
     if not variants:
-        return group.generic
+        return generic
     text = _fill(_variant(variants, line.key, turn_index), line.values)
-    return text if text is not None else group.generic
+    return text if text is not None else generic
 
 
 # --- facts from the state and the catalog ----------------------------------------------------------
@@ -1051,50 +1054,37 @@ def realize(
     return _compose(t)
 
 
+def _rank(line: Line) -> int:
+    """Where a chosen line is said: the stale hedge, then the answer, then the plan's paragraphs
+    in the scheduler's order (constraint_account, apology, praise, guidance, scene_flavor)."""
+    if line.keep == "stale":
+        return -2
+    if line.keep in ("answer", "unavailable"):
+        return -1
+    return PRIORITY.index(line.paragraph)
+
+
 def _compose(t: _Turn) -> str:
-    """Choose lines by importance within the budget, say them in paragraph order."""
+    """Choose lines by importance (KEEP_ORDER) within the budget, then say them in `_rank` order."""
     covered: set[str] = set()
-    chosen: list[tuple[int, int, str]] = []  # (paragraph rank, position, text)
+    chosen: list[tuple[int, int, str]] = []  # (rank, position, text)
     sentences = words = 0
-    said: set[str] = set()
     ranked = sorted(enumerate(t.lines), key=lambda il: (KEEP_ORDER.index(il[1].keep), il[0]))
     for position, line in ranked:
         if line.covers and line.covers <= covered and line.keep not in ("answer", "unavailable"):
             continue  # an earlier line already judges these entities
-        if line.key.startswith("answer:"):
-            variants = t.pack.templates.answers[line.key.split(":", 1)[1]]
-            text = (
-                _fill(_variant(variants, line.key, t.turn_index), line.values)
-                or t.pack.templates.paragraphs[line.paragraph].generic
-            )
-        elif line.key == "generic":
-            text = t.pack.templates.paragraphs[line.paragraph].generic
-        else:
-            text = say(t.pack, line, t.turn_index)
-        if text in said:
+        text = say(t.pack, line, t.turn_index)
+        if any(text == c[2] for c in chosen):
             continue
         n, w = _sentences(text), _words(text)
         if chosen and (sentences + n > MAX_SENTENCES or words + w > MAX_WORDS):
             continue
-        chosen.append(
-            (
-                PRIORITY.index(line.paragraph) if line.keep not in ("answer", "unavailable", "stale") else -1,
-                position,
-                text,
-            )
-        )
-        said.add(text)
+        chosen.append((_rank(line), position, text))
         covered |= line.covers
         sentences, words = sentences + n, words + w
     if not chosen:
         return t.pack.templates.paragraphs["guidance"].generic
-    # The stale hedge first, then the answer, then the plan's paragraphs in the scheduler's order.
-    chosen.sort(key=lambda c: (c[0] if c[2] not in _stale_texts(t) else -2, c[1]))
-    return " ".join(text for _, _, text in chosen)
-
-
-def _stale_texts(t: _Turn) -> set[str]:
-    return set(t.pack.templates.paragraphs["constraint_account"].templates.get("stale", []))
+    return " ".join(text for _, _, text in sorted(chosen))
 
 
 # --- reading it: the kernels on CoachBench turns, W1-less -------------------------------------------
