@@ -141,6 +141,8 @@ def test_valid_phi_entry_loads(tmp_path: Path) -> None:
     manifest.write_text(json.dumps({**json.loads(manifest.read_text()), "w1_examples": []}))
     for per_pair in ("paraphrases.json", "narrations.json"):  # optional files, also per Φ pair
         (folder / per_pair).unlink()
+    templates = folder / "templates.json"  # and so do the realizer's answers
+    templates.write_text(json.dumps({**json.loads(templates.read_text()), "answers": {}}))
     loaded = load_pack_from(folder)
     assert loaded.phi[0].tools[0].tool == "find_counters"
 

@@ -502,3 +502,75 @@ def test_plan_contains_r_within_a_without_opposite_judgements(
                 assert not by_id[cid].satisfied
     if result.inventory_empty:
         assert not any(p.type == "guidance" for p in eligibility.candidates)
+
+
+# --- slots grounded in the utterance ------------------------------------------------------------
+
+from voicecoach.talker import conditioning  # noqa: E402
+from voicecoach.w2 import carry_over, ground_slots  # noqa: E402
+
+
+def in_match(state: LiveState, opponent: list[str]) -> LiveState:
+    from voicecoach.state import MatchState
+
+    match = MatchState(round=1, opponent_lineup=opponent)
+    return state.model_copy(update={"ic": state.ic.model_copy(update={"match": match})})
+
+
+def test_an_invented_name_is_dropped_and_never_reaches_the_talker() -> None:
+    # What the small slot model really produced: names nobody said.
+    slots = QuerySlots(wanted_entities=["Cyclo-Aerathos", "Aegis"], excluded_entities=["Glorbo"])
+    state = state_with(owned("emberfox"))
+    kept, dropped = ground_slots(slots, PACK, "who should i bring", state)
+    assert kept.wanted_entities == [] and kept.excluded_entities == []
+    assert dropped == ["Cyclo-Aerathos", "Aegis", "Glorbo"]
+    c2 = ground(slots, state, PACK, "lineup", "build", utterance="who should i bring")
+    assert c2.dropped == ("Cyclo-Aerathos", "Aegis", "Glorbo")
+    assert not [c for c in c2.conflicts if c.kind.startswith("unknown")]
+    cond = conditioning(PACK, c2, None, [])
+    text = " ".join(cond.must_say + cond.may_say + cond.must_not_say)
+    assert "Cyclo" not in text and "Aegis" not in text and "Glorbo" not in text
+
+
+def test_a_linked_name_is_kept_and_a_catalog_name_not_said_is_dropped() -> None:
+    slots = QuerySlots(wanted_entities=["Emberfox", "Pyrowl"])
+    kept, dropped = ground_slots(slots, PACK, "do i own emberfox", state_with(owned("emberfox")))
+    assert kept.wanted_entities == ["Emberfox"]
+    assert dropped == ["Pyrowl"]  # a real creature, but the player never named it
+
+
+def test_an_opponent_lineup_name_is_kept_without_being_said() -> None:
+    slots = QuerySlots(opponent_entities=["Voltail", "Briarcat"])
+    state = in_match(state_with(owned("emberfox")), ["voltail"])
+    kept, dropped = ground_slots(slots, PACK, "who beats them", state)
+    assert kept.opponent_entities == ["Voltail"] and dropped == ["Briarcat"]
+
+
+def test_skills_and_pick_pools_are_grounded_too() -> None:
+    slots = QuerySlots(
+        attribute_prefs=[
+            AttributePref(entity="Tidefang", attribute="skill", value="Riptide"),
+            AttributePref(entity="Tidefang", attribute="skill", value="Inferno Roar"),
+            AttributePref(attribute="element", value="fire", op="avoid"),
+        ],
+        n_pick_k_swap_group=[PickGroup(pool=["Emberfox", "Pyrowl", "Hexmoth"], pick=2)],
+    )
+    kept, dropped = ground_slots(
+        slots, PACK, "two of emberfox and pyrowl, can tidefang use riptide", state_with()
+    )
+    assert [p.value for p in kept.attribute_prefs] == ["Riptide", "fire"]
+    assert kept.n_pick_k_swap_group[0].pool == ["Emberfox", "Pyrowl"]
+    assert set(dropped) == {"Inferno Roar", "Hexmoth"}
+
+
+def test_earlier_constraints_are_grounded_and_carry_over_until_asked_back() -> None:
+    earlier = QuerySlots(excluded_entities=["Tidefang"])
+    state = state_with(owned("emberfox"), owned("tidefang"))
+    # The LLM repeats the earlier exclude: grounded by the session, so kept.
+    kept, dropped = ground_slots(QuerySlots(excluded_entities=["Tidefang"]), PACK, "and now", state, earlier)
+    assert kept.excluded_entities == ["Tidefang"] and dropped == []
+    c2 = ground(QuerySlots(), state, PACK, "lineup", "build", utterance="build me a team", earlier=earlier)
+    assert c2.slots.excluded_entities == ["Tidefang"]
+    assert conflict(c2.conflicts, "excludes:tidefang").satisfied
+    back = carry_over(QuerySlots(wanted_entities=["tidefang"]), earlier, PACK)
+    assert back.excluded_entities == [] and back.wanted_entities == ["tidefang"]

@@ -9,6 +9,8 @@ A pack is a folder of JSON files under ``voicecoach/packs/<pack_id>/``:
     lineups.json    [Lineup, ...]      named teams of 3-5 (the W3 recommend pool)
     phi.json        [PhiEntry, ...]    W1's Φ table
     w3.json         W3Config           branch pools, cooldowns, p_c, w_c
+    vocabulary.json Vocabulary         roles and play styles with the words players use for them
+    templates.json  Templates          the grounded realizer's sentences per paragraph type
 
 `load_pack` validates every file and every cross-reference, and a bad entry raises
 `PackError` naming the file and the entry, so a broken patch never reaches a session.
@@ -17,6 +19,7 @@ A pack is a folder of JSON files under ``voicecoach/packs/<pack_id>/``:
 from __future__ import annotations
 
 import json
+import re
 from functools import cache
 from pathlib import Path
 from typing import Any, Literal, TypeVar
@@ -58,7 +61,7 @@ class Creature(_Model):
     id: str
     name: str
     element: str
-    role: Literal["striker", "tank", "support", "controller"]
+    role: str  # one of the pack's roles (vocabulary.json)
     rarity: Literal["common", "rare", "epic", "legendary"]
     stages: list[str] = Field(min_length=1, max_length=3, description="evolution stage names")
     base_power: int = Field(ge=1)
@@ -155,6 +158,47 @@ class PhiNarrations(_Model):
     phrases: list[str] = Field(min_length=1, max_length=3)
 
 
+class RoleWords(_Model):
+    summary: str = Field(description="what the role does, as a spoken phrase")
+    words: list[str] = Field(min_length=1, description="how players say it")
+
+
+class StyleWords(_Model):
+    roles: list[str] = Field(description="roles suggest_lineup rewards for this style")
+    words: list[str] = Field(min_length=1, description="how players say it")
+
+
+class Vocabulary(_Model):
+    """The domain's words: creature roles and play styles (tools, W2 and the slot rules read them)."""
+
+    roles: dict[str, RoleWords] = Field(min_length=1)
+    styles: dict[str, StyleWords] = Field(min_length=1)
+    creature_nouns: list[str] = Field(default_factory=list, description='"pets", "creatures" ...')
+
+
+PARAGRAPH_TYPES = ("praise", "apology", "constraint_account", "guidance", "scene_flavor")
+# The realizer's placeholders: a template may use only these, each filled from c2 / c3 / tools.
+PLACEHOLDERS = frozenset(
+    {"creature", "creatures", "skill", "skills", "unlock", "foe", "foes", "element", "foe_element",
+     "role", "role_summary", "rarity", "stage", "stage_name", "next_stage", "level", "count", "score",
+     "weakest", "lineup", "lineups", "missing", "style", "size", "round", "rounds", "score_player",
+     "score_opponent", "guidance", "data", "kind", "description", "power", "leader", "status"}
+)  # fmt: skip
+
+
+class ParagraphTemplates(_Model):
+    generic: str = Field(min_length=1, description="said when a template's placeholder has no value")
+    templates: dict[str, list[str]] = Field(default_factory=dict, description="fact kind -> variants")
+
+
+class Templates(_Model):
+    """templates.json: sentences per paragraph type, answers of tool-less Φ pairs, tool nouns."""
+
+    paragraphs: dict[str, ParagraphTemplates]
+    answers: dict[str, list[str]] = Field(default_factory=dict, description='"intent/sub_intent" -> variants')
+    tool_data: dict[str, str] = Field(default_factory=dict, description="tool -> the data it reads, spoken")
+
+
 class Manifest(_Model):
     pack_id: str
     version: str
@@ -183,6 +227,8 @@ class Pack(_Model):
     w1_examples: list[W1Example] = Field(default_factory=list)
     paraphrases: list[PhiParaphrases] = Field(default_factory=list)
     narrations: list[PhiNarrations] = Field(default_factory=list)
+    vocabulary: Vocabulary
+    templates: Templates
 
     def creature_by_name(self, name: str) -> Creature | None:
         key = name.strip().lower()
@@ -350,6 +396,62 @@ def _check_refs(pack: Pack, folder: Path) -> None:
                 raise bad("w3.json", f"{branch}/{cand.id}", f"unknown lineup {cand.lineup_id!r}")
 
 
+def _check_vocabulary(pack: Pack, folder: Path) -> None:
+    roles = pack.vocabulary.roles
+    for c in pack.creatures.values():
+        if c.role not in roles:
+            raise PackError(f"{folder / 'creatures.json'}: entry {c.id!r}: unknown role {c.role!r}")
+    for lu in pack.lineups.values():
+        if lu.style.lower() not in pack.vocabulary.styles:
+            raise PackError(f"{folder / 'lineups.json'}: entry {lu.id!r}: unknown style {lu.style!r}")
+    for name, style in pack.vocabulary.styles.items():
+        for role in style.roles:
+            if role not in roles:
+                raise PackError(f"{folder / 'vocabulary.json'}: entry 'styles/{name}': unknown role {role!r}")
+
+
+_FIELD = re.compile(r"\{([^{}]*)\}")
+
+
+def _check_templates(pack: Pack, folder: Path) -> None:
+    """Every paragraph type known, every placeholder one the realizer fills, every answer a Φ pair:
+    a template the realizer could not fill must fail here, not in front of the player."""
+    file = folder / "templates.json"
+    t = pack.templates
+
+    def check_text(entry: str, text: str, allow: bool = True) -> None:
+        if text.count("{") != text.count("}"):
+            raise PackError(f"{file}: entry {entry!r}: unbalanced braces in {text!r}")
+        for name in _FIELD.findall(text):
+            if not allow or name not in PLACEHOLDERS:
+                what = "a generic sentence takes no placeholder" if not allow else "unknown placeholder"
+                raise PackError(f"{file}: entry {entry!r}: {what} {{{name}}}")
+
+    for ptype, group in t.paragraphs.items():
+        if ptype not in PARAGRAPH_TYPES:
+            raise PackError(
+                f"{file}: entry {ptype!r}: unknown paragraph type (known: {', '.join(PARAGRAPH_TYPES)})"
+            )
+        check_text(f"{ptype}/generic", group.generic, allow=False)
+        for kind, variants in group.templates.items():
+            if not variants:
+                raise PackError(f"{file}: entry {ptype + '/' + kind!r}: no sentences")
+            for i, text in enumerate(variants):
+                check_text(f"{ptype}/{kind}[{i}]", text)
+    missing = [p for p in PARAGRAPH_TYPES if p not in t.paragraphs]
+    if missing:
+        raise PackError(f"{file}: entry 'paragraphs': missing paragraph type(s) {', '.join(missing)}")
+    pairs = {f"{e.intent}/{e.sub_intent}" for e in pack.phi}
+    for pair, variants in t.answers.items():
+        if pair not in pairs:
+            raise PackError(f"{file}: entry {'answers/' + pair!r}: not a Φ pair in phi.json")
+        for i, text in enumerate(variants):
+            check_text(f"answers/{pair}[{i}]", text)
+    for tool in t.tool_data:
+        if tool not in pack.tools:
+            raise PackError(f"{file}: entry {'tool_data/' + tool!r}: unknown tool")
+
+
 def _valid_path(model: type[BaseModel], path: str) -> bool:
     """Does the dotted path name a field of the (nested) pydantic model?"""
     import typing
@@ -394,9 +496,13 @@ def load_pack_from(folder: Path) -> Pack:
         w1_examples=manifest.w1_examples,
         paraphrases=_optional_entries(folder, "paraphrases.json", PhiParaphrases),
         narrations=_optional_entries(folder, "narrations.json", PhiNarrations),
+        vocabulary=_whole(folder, "vocabulary.json", Vocabulary),
+        templates=_whole(folder, "templates.json", Templates),
     )
     _check_refs(pack, folder)
     _check_phi_pairs(pack, folder)
+    _check_vocabulary(pack, folder)
+    _check_templates(pack, folder)
     return pack
 
 

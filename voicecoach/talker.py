@@ -101,8 +101,8 @@ def conditioning(
                 never.append(
                     f"Do not apologise for or call missing {_name(pack, c.entity)}: the player owns it."
                 )
-            elif c.tier == "hint" and c.kind.startswith("unknown"):
-                may.append(f"Mention that {c.detail}.")
+            # unknown_* hints stay in c2 for the logs: a name the catalog does not know is most
+            # often one the slot call invented, so the Talker is never told to say it.
     if c3 is not None:
         if c3.guidance is not None:
             must.append(f"Guidance to give ({c3.guidance.guidance_type}): {c3.guidance.text}")

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import itertools
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -35,22 +35,15 @@ class ToolSpec:
     # Which arguments name catalog entities, so validate_args can resolve display names to
     # ids. Kept out of `parameters` because strict function-calling schemas reject extra keys.
     entities: dict[str, EntityKind] = field(default_factory=dict)
+    # Arguments whose allowed values are pack data (a style), checked by validate_args.
+    choices: dict[str, Callable[[Pack], Iterable[str]]] = field(default_factory=dict)
 
 
 # --- scoring constants ------------------------------------------------------------------
 
-STYLES = ("aggressive", "defensive", "control", "balanced", "tempo")
-ROLES = ("striker", "tank", "support", "controller")
 STAGE_BONUS = 0.15  # each evolution stage past the first adds 15% to base power
 POWER_CAP = 100.0  # mean effective power that earns the full power component
-# Roles a style rewards in suggest_lineup; "balanced" relies on role coverage alone.
-STYLE_ROLES: dict[str, frozenset[str]] = {
-    "aggressive": frozenset({"striker"}),
-    "defensive": frozenset({"tank", "support"}),
-    "control": frozenset({"controller"}),
-    "tempo": frozenset({"striker", "support"}),
-    "balanced": frozenset(),
-}
+# Roles and styles are pack data (vocabulary.json): suggest_lineup rewards a style's roles.
 STYLE_BONUS = 30.0  # strong enough to beat role diversity: the player asked for this style
 SUGGEST_POOL = 12  # suggest_lineup searches all teams among the 12 best single creatures
 
@@ -107,11 +100,11 @@ def unlock_text(cond: UnlockCondition | None) -> str:
     return "unlocks with " + " and ".join(parts) if parts else "available from the start"
 
 
-def _multiplier(pack: Pack, attacker: str, defender: str) -> float:
+def multiplier(pack: Pack, attacker: str, defender: str) -> float:
     return pack.elements.counters.get(attacker, {}).get(defender, 1.0)
 
 
-def _effective_power(c: Creature, owned: OwnedCreature | None) -> float:
+def effective_power(c: Creature, owned: OwnedCreature | None) -> float:
     stage = owned.stage if owned else 1  # a creature the player lacks would start at stage 1
     return c.base_power * (1 + STAGE_BONUS * (stage - 1))
 
@@ -160,8 +153,8 @@ def find_counters(pack: Pack, state: LiveState, opponent: list[str]) -> ToolResu
     ranked: list[dict[str, Any]] = []
     for o in inv.owned:
         mine = _creature(pack, o.creature_id)
-        deals = [(f, _multiplier(pack, mine.element, f.element)) for f in foes]
-        takes = sum(_multiplier(pack, f.element, mine.element) for f in foes)
+        deals = [(f, multiplier(pack, mine.element, f.element)) for f in foes]
+        takes = sum(multiplier(pack, f.element, mine.element) for f in foes)
         strong = [f.name for f, m in deals if m > 1]
         weak = [f.name for f, m in deals if m < 1]
         reason = (
@@ -187,16 +180,16 @@ def _lineup_score(pack: Pack, inv: Inventory, team: list[str], opponent: list[st
     """The 0-100 score: power 40, role coverage 20, element coverage 20, counter advantage 20."""
     members = [_creature(pack, cid) for cid in team]
     foes = [_creature(pack, cid) for cid in opponent]
-    mean_power = sum(_effective_power(c, inv.get(c.id)) for c in members) / len(members)
+    mean_power = sum(effective_power(c, inv.get(c.id)) for c in members) / len(members)
     power = 40 * min(1.0, mean_power / POWER_CAP)
-    roles = 20 * len({c.role for c in members}) / min(len(ROLES), len(members))
+    roles = 20 * len({c.role for c in members}) / min(len(pack.vocabulary.roles), len(members))
     team_elements = {c.element for c in members}
-    covered = {d for d in pack.elements.elements if any(_multiplier(pack, a, d) > 1 for a in team_elements)}
+    covered = {d for d in pack.elements.elements if any(multiplier(pack, a, d) > 1 for a in team_elements)}
     elements = 20 * len(covered) / len(pack.elements.elements)
     if foes:
         # Best hit we land on each foe, minus best hit they land on each of ours: [-1.5, 1.5].
-        offense = sum(max(_multiplier(pack, c.element, f.element) for c in members) for f in foes) / len(foes)
-        threat = sum(max(_multiplier(pack, f.element, c.element) for f in foes) for c in members) / len(
+        offense = sum(max(multiplier(pack, c.element, f.element) for c in members) for f in foes) / len(foes)
+        threat = sum(max(multiplier(pack, f.element, c.element) for f in foes) for c in members) / len(
             members
         )
         counter = 20 * (offense - threat + 1.5) / 3
@@ -259,7 +252,8 @@ def suggest_lineup(
     owned = sorted(o.creature_id for o in inv.owned)
     if len(owned) < size:
         raise ToolError(f"the player owns {len(owned)} creatures; a team of {size} needs more")
-    preferred = STYLE_ROLES.get(style, frozenset())
+    styles = pack.vocabulary.styles
+    preferred = frozenset(styles[style].roles) if style in styles else frozenset()
 
     def objective(team: list[str]) -> float:
         bonus = STYLE_BONUS * sum(_creature(pack, c).role in preferred for c in team) / len(team)
@@ -344,7 +338,7 @@ def _matchup_side(pack: Pack, ref: str) -> tuple[str, str]:
 
 def element_matchup(pack: Pack, state: LiveState, attacker: str, defender: str) -> ToolResult:
     (a_label, a_el), (d_label, d_el) = _matchup_side(pack, attacker), _matchup_side(pack, defender)
-    mult = _multiplier(pack, a_el, d_el)
+    mult = multiplier(pack, a_el, d_el)
     effect = {2.0: "double", 1.0: "normal", 0.5: "half"}.get(mult, f"x{mult}")
     return {
         "attacker": {"ref": attacker, "element": a_el},
@@ -441,13 +435,14 @@ TOOLS: dict[str, ToolSpec] = {
             _schema(
                 {
                     "opponent": _creature_list(f"opponent creatures ({_NAME}), optional"),
-                    "style": {"type": "string", "enum": list(STYLES), "description": "preferred play style"},
+                    "style": {"type": "string", "description": "preferred play style (the pack's styles)"},
                     "size": {"type": "integer", "minimum": 3, "maximum": 5, "description": "team size"},
                 },
                 [],
             ),
             suggest_lineup,
             {"opponent": "creature"},
+            {"style": lambda pack: pack.vocabulary.styles},
         ),
         ToolSpec(
             "get_creature",
@@ -552,6 +547,10 @@ def validate_args(name: str, args: dict[str, Any], pack: Pack | None = None) -> 
     out: dict[str, Any] = {}
     for key, value in args.items():
         _check_type(name, key, value, props[key])
+        if key in spec.choices:
+            allowed = sorted(spec.choices[key](pack))
+            if value not in allowed:
+                raise ToolError(f"{name}: argument {key!r} must be one of {allowed}, got {value!r}")
         kind = spec.entities.get(key)
         if kind is None:
             out[key] = value

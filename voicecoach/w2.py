@@ -4,6 +4,9 @@ One turn runs, in order (`ground`):
 
 1. ``QuerySlots = L_slot(x, c1)``: a separate LLM call (system prompt `slot_prompt`) turns the
    utterance into QuerySlots (paper A.2); `parse_query_slots` reads its JSON without ever raising.
+   Or, on a small model, `voicecoach.slot_rules.extract_slots` (entity links + cue words).
+   Either way `ground_slots` keeps only names the player said (the utterance, the session's earlier
+   constraints, the opponent lineup): an invented name is dropped, never judged or mentioned.
 2. Deterministic repairs (pure): `repair_attr_level_excludes`, `repair_entities_misclassified_as_skills`.
 3. `validate_against_catalog`: names become catalog ids; unknown names become `hint` conflicts.
 4. ``Conflicts = diff(QuerySlots, σ(s_fs))``: every constraint the request implies, judged against
@@ -43,6 +46,7 @@ from typing import Any, Literal, TypeVar
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
 from pydantic.json_schema import JsonDict
 
+from voicecoach.entities import link_entities
 from voicecoach.pack import Creature, Pack, Skill
 from voicecoach.state import FactSlots, Inventory, LiveState
 
@@ -178,6 +182,98 @@ def parse_query_slots(raw: str | dict[str, Any]) -> tuple[QuerySlots, list[str]]
     return QuerySlots.model_validate(kept), errors
 
 
+# --- slots grounded in what the player said ------------------------------------------------------
+
+
+def _ids(names: Iterable[str], find: Callable[[str], Creature | Skill | None]) -> set[str]:
+    return {item.id for name in names if (item := find(name)) is not None}
+
+
+def earlier_ids(pack: Pack, earlier: QuerySlots | None) -> set[str]:
+    """Catalog ids (creatures and skills) the session's earlier constraints name."""
+    if earlier is None:
+        return set()
+    names = [*earlier.wanted_entities, *earlier.excluded_entities, *earlier.opponent_entities]
+    names += [name for group in earlier.n_pick_k_swap_group for name in group.pool]
+    names += [p.entity for p in earlier.attribute_prefs if p.entity]
+    skills = [p.value for p in earlier.attribute_prefs if p.attribute == "skill"]
+    return _ids(names, pack.creature_by_name) | _ids(skills, pack.skill_by_name)
+
+
+def grounded_ids(pack: Pack, utterance: str, state: LiveState, earlier: QuerySlots | None = None) -> set[str]:
+    """What a slot may name: catalog ids linked in the utterance, named by the session's earlier
+    constraints, or on the opponent's side of the current match (the state's context)."""
+    linked = {m.id for m in link_entities(pack, utterance) if m.kind in ("creature", "skill")}
+    match = state.ic.match
+    return linked | earlier_ids(pack, earlier) | set(match.opponent_lineup if match else [])
+
+
+def ground_slots(
+    slots: QuerySlots,
+    pack: Pack,
+    utterance: str,
+    state: LiveState,
+    earlier: QuerySlots | None = None,
+) -> tuple[QuerySlots, list[str]]:
+    """Keep a creature / skill name only when the player grounded it (`grounded_ids`).
+
+    Returns the kept slots and the dropped names. A dropped name is gone: it is not judged and no
+    "unknown entity" hint is made of it, so an invented name ("Cyclo-Aerathos") can never become
+    something the Talker is told to mention. Both slot paths (LLM and rules) go through this.
+    """
+    allowed = grounded_ids(pack, utterance, state, earlier)
+    dropped: list[str] = []
+
+    def keep(name: str, find: Callable[[str], Creature | Skill | None]) -> bool:
+        item = find(name)
+        if item is not None and item.id in allowed:
+            return True
+        dropped.append(name)
+        return False
+
+    def creatures(names: list[str]) -> list[str]:
+        return [n for n in names if n.strip() and keep(n, pack.creature_by_name)]
+
+    prefs = []
+    for pref in slots.attribute_prefs:
+        if pref.entity is not None and not keep(pref.entity, pack.creature_by_name):
+            continue
+        if pref.attribute == "skill" and pref.value != ANY_SKILL and not keep(pref.value, pack.skill_by_name):
+            continue
+        prefs.append(pref)
+    groups = []
+    for group in slots.n_pick_k_swap_group:
+        pool = creatures(group.pool)
+        if pool:
+            groups.append(group.model_copy(update={"pool": pool}))
+    kept = slots.model_copy(
+        update={
+            "wanted_entities": creatures(slots.wanted_entities),
+            "excluded_entities": creatures(slots.excluded_entities),
+            "opponent_entities": creatures(slots.opponent_entities),
+            "attribute_prefs": prefs,
+            "n_pick_k_swap_group": groups,
+        }
+    )
+    return kept, _dedupe(dropped)
+
+
+def carry_over(slots: QuerySlots, earlier: QuerySlots | None, pack: Pack) -> QuerySlots:
+    """The session's earlier constraints that still hold: creatures kept out stay out, unless the
+    player now asks for one of them back."""
+    if earlier is None:
+        return slots
+    wanted = _ids(slots.wanted_entities, pack.creature_by_name)
+    back = [n for n in earlier.excluded_entities if _ids([n], pack.creature_by_name) & wanted]
+    excluded = [n for n in earlier.excluded_entities if n not in back] + list(slots.excluded_entities)
+
+    def same(name: str) -> str:
+        creature = pack.creature_by_name(name)
+        return creature.id if creature is not None else name.strip().lower()
+
+    return slots.model_copy(update={"excluded_entities": _dedupe(excluded, key=same)})
+
+
 # --- repairs (paper A.2): pure, each returns new slots + notes ---------------------------------
 
 _SKILL_WORDS = frozenset({"skill", "skills", "move", "moves", "ability", "abilities", "attack"})
@@ -310,8 +406,7 @@ def _unknown(name: str, what: str, kind: str = "unknown_entity") -> Conflict:
     return _judge(f"{kind}:{name.strip().lower()}", "hint", False, f"{name!r} is not a known {what}", name)
 
 
-_ROLES: tuple[str, ...] = typing.get_args(Creature.model_fields["role"].annotation)
-_RARITIES: tuple[str, ...] = typing.get_args(Creature.model_fields["rarity"].annotation)
+RARITIES: tuple[str, ...] = typing.get_args(Creature.model_fields["rarity"].annotation)
 
 
 def validate_against_catalog(slots: QuerySlots, pack: Pack) -> tuple[QuerySlots, list[Conflict]]:
@@ -354,7 +449,11 @@ def validate_against_catalog(slots: QuerySlots, pack: Pack) -> tuple[QuerySlots,
                 unknown.append(_unknown(pref.value, "skill"))
                 continue
             value = skill.id
-        allowed = {"element": pack.elements.elements, "role": _ROLES, "rarity": _RARITIES}.get(pref.attribute)
+        allowed = {
+            "element": pack.elements.elements,
+            "role": tuple(pack.vocabulary.roles),
+            "rarity": RARITIES,
+        }.get(pref.attribute)
         if allowed is not None and value not in allowed:
             unknown.append(_unknown(pref.value, pref.attribute, "unknown_value"))
             continue
@@ -373,7 +472,7 @@ def validate_against_catalog(slots: QuerySlots, pack: Pack) -> tuple[QuerySlots,
         if gc.kind in ("max_size", "min_size"):
             checked = int(text) if text.isdigit() else None
         elif gc.kind == "max_rarity":
-            checked = text if text in _RARITIES else None
+            checked = text if text in RARITIES else None
         else:  # element_only
             checked = text if text in pack.elements.elements else None
         if checked is None:
@@ -420,7 +519,7 @@ def _unlock_text(skill: Skill) -> str:
     return "unlocks at " + " and ".join(parts)
 
 
-def _usable(inventory: Inventory, creature: Creature, skill: Skill) -> bool:
+def skill_usable(inventory: Inventory, creature: Creature, skill: Skill) -> bool:
     """Can the player use `skill` on `creature` now?
 
     The game's unlocked list is the truth, but a skill the catalog says is known from the start needs
@@ -440,7 +539,7 @@ def _diff_skill(pref: AttributePref, owned: list[Creature], inv: Inventory, pack
         return _judge(f"attr:skill!={pref.value}{at}", "soft", True, f"swap out {name}{on}", pref.entity)
     skill = pack.skills[pref.value]
     holders = [pack.creatures[pref.entity]] if pref.entity else owned
-    ok = any(_usable(inv, c, skill) for c in holders)
+    ok = any(skill_usable(inv, c, skill) for c in holders)
     if ok:
         detail = f"{skill.name} is unlocked{on}"
     elif pref.entity and skill.id not in holders[0].skills:
@@ -467,7 +566,7 @@ def _diff_attr(pref: AttributePref, owned: list[Creature], pack: Pack) -> Confli
     return _judge(f"attr:{pref.attribute}{op}{pref.value}{at}", "soft", bool(fits), detail, pref.entity)
 
 
-_RARITY_RANK = {r: i for i, r in enumerate(_RARITIES)}
+_RARITY_RANK = {r: i for i, r in enumerate(RARITIES)}
 
 
 def _diff_global(gc: GlobalConstraint, wanted: list[Creature], owned: list[Creature]) -> Conflict:
@@ -704,6 +803,7 @@ class GroundingControl(BaseModel):
     plan: tuple[Paragraph, ...]  # P
     inventory_empty: bool
     notes: tuple[str, ...] = ()  # repairs applied: for logs, not for the player
+    dropped: tuple[str, ...] = ()  # slot names the player never said (`ground_slots`): for logs
 
 
 def ground(
@@ -713,12 +813,20 @@ def ground(
     intent: str,
     sub_intent: str = "",
     max_paragraphs: int = 4,
+    utterance: str | None = None,
+    earlier: QuerySlots | None = None,
 ) -> GroundingControl:
-    """c2 = W2(x, s_fs, c1) after the slot call: repairs -> validation + diff -> Ψ -> schedule.
+    """c2 = W2(x, s_fs, c1) after the slot call: [grounding] -> repairs -> validation + diff -> Ψ -> schedule.
 
     `intent` / `sub_intent` are W1's labels (c1); the pair's Φ branch tells Ψ whether the turn recommends.
+    With `utterance`, slots are first kept to what the player grounded (`ground_slots`) and the
+    session's `earlier` constraints carry over (`carry_over`); the dropped names are in `dropped`.
     """
     notes: list[str] = []
+    dropped: list[str] = []
+    if utterance is not None:
+        slots, dropped = ground_slots(slots, pack, utterance, state, earlier)
+        slots = carry_over(slots, earlier, pack)
     for repair in (repair_attr_level_excludes, repair_entities_misclassified_as_skills):
         slots, applied = repair(slots, pack)
         notes += applied
@@ -730,6 +838,7 @@ def ground(
         plan=tuple(plan),
         inventory_empty=result.inventory_empty,
         notes=tuple(notes),
+        dropped=tuple(dropped),
     )
 
 
@@ -747,7 +856,7 @@ def slot_prompt(pack: Pack) -> str:
         attribute_prefs=[AttributePref(entity=first.name, attribute="skill", value=skill.name)],
         global_constraints=[GlobalConstraint(kind="max_size", value=3)],
     )
-    styles = sorted({lu.style.lower() for lu in pack.lineups.values()})
+    styles = sorted(pack.vocabulary.styles)
     example_json = json.dumps(example.model_dump(exclude_defaults=True), separators=(",", ":"))
     return "\n".join(
         [
@@ -760,8 +869,8 @@ def slot_prompt(pack: Pack) -> str:
             'n_pick_k_swap_group: [{"pool": [creature names], "pick": k}]',
             'global_constraints: [{"kind": "max_size"|"min_size"|"max_rarity"|"element_only", "value": ...}]',
             "Leave out keys with nothing to say. Use names exactly as listed.",
-            f"Elements: {', '.join(pack.elements.elements)}. Roles: {', '.join(_ROLES)}.",
-            f"Rarities: {', '.join(_RARITIES)}.",
+            f"Elements: {', '.join(pack.elements.elements)}. Roles: {', '.join(pack.vocabulary.roles)}.",
+            f"Rarities: {', '.join(RARITIES)}.",
             f"Creatures: {', '.join(c.name for c in creatures)}.",
             f'Example: "I want {first.name} with {skill.name}, three pets max" -> {example_json}',
         ]

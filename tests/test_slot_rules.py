@@ -1,0 +1,159 @@
+"""The deterministic slot extractor: each cue word, the pack's vocabulary, earlier constraints.
+
+Catalog facts used (pet_arena pack): Emberfox, Pyrowl (fire), Tidefang (water, learns Riptide),
+Voltail (electric), Rockram (earth tank). The conftest state owns emberfox, galehawk, granitusk,
+hexmoth, lumifawn, oakhorn, sparkwing, tidefang and faces briarcat / shellbastion / voltail.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from voicecoach.pack import Pack, load_pack
+from voicecoach.slot_rules import extract_slots, reference_ids, slot_ids
+from voicecoach.state import LiveState
+from voicecoach.w2 import ANY_SKILL, AttributePref, GlobalConstraint, PickGroup, QuerySlots, ground
+
+PACK: Pack = load_pack()
+
+
+def slots(text: str, state: LiveState | None = None, earlier: QuerySlots | None = None) -> QuerySlots:
+    return extract_slots(PACK, text, state, earlier)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "build me a team without emberfox",
+        "no emberfox please",
+        "not emberfox, someone else",
+        "keep emberfox out of it",
+        "leave emberfox out",
+        "anyone except emberfox",
+        "besides emberfox who is good",
+        "i don't want emberfox in my lineup",
+    ],
+)
+def test_exclude_cues(text: str) -> None:
+    s = slots(text)
+    assert s.excluded_entities == ["Emberfox"] and s.wanted_entities == []
+
+
+def test_a_list_after_an_exclude_cue_is_excluded_whole() -> None:
+    assert slots("a team without emberfox, pyrowl or tidefang").excluded_entities == [
+        "Emberfox",
+        "Pyrowl",
+        "Tidefang",
+    ]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "who do i bring against voltail",
+        "how do i beat their voltail",
+        "my team vs voltail",
+        "they have voltail, what now",
+        "voltail keeps beating me",
+    ],
+)
+def test_opponent_cues(text: str) -> None:
+    assert slots(text).opponent_entities == ["Voltail"]
+
+
+def test_nearest_cue_wins_in_a_clause() -> None:
+    s = slots("use my tidefang against their voltail")
+    assert s.wanted_entities == ["Tidefang"] and s.opponent_entities == ["Voltail"]
+
+
+def test_unmarked_mentions_use_the_match_context(state: LiveState) -> None:
+    # Shellbastion is on the opponent's side and not owned; Tidefang is the player's.
+    s = slots("shellbastion or tidefang, who wins", state)
+    assert s.opponent_entities == ["Shellbastion"] and s.wanted_entities == ["Tidefang"]
+
+
+@pytest.mark.parametrize("text", ["only water creatures", "water only please", "an all water team"])
+def test_only_element_is_a_global_constraint(text: str) -> None:
+    assert GlobalConstraint(kind="element_only", value="water") in slots(text).global_constraints
+
+
+def test_no_element_is_an_element_avoid() -> None:
+    assert slots("no fire this time").attribute_prefs == [
+        AttributePref(attribute="element", value="fire", op="avoid")
+    ]
+
+
+def test_every_pack_style_word_is_a_style_pref() -> None:
+    for style, words in PACK.vocabulary.styles.items():
+        for word in words.words:
+            assert style in slots(f"give me something {word}").style_prefs, (style, word)
+
+
+def test_role_words_need_a_cue_and_bind_to_the_creature_described() -> None:
+    assert AttributePref(attribute="role", value="tank") in slots("i need a tank").attribute_prefs
+    assert (
+        AttributePref(attribute="role", value="support", op="avoid") in slots("no supports").attribute_prefs
+    )
+    assert (
+        AttributePref(entity="Rockram", attribute="role", value="tank")
+        in slots("is rockram a tank").attribute_prefs
+    )
+    assert slots("what does a healer do").attribute_prefs == []
+
+
+def test_a_skill_is_a_pref_on_the_creature_that_learns_it() -> None:
+    s = slots("can my tidefang use riptide yet")
+    assert s.attribute_prefs == [AttributePref(entity="Tidefang", attribute="skill", value="Riptide")]
+    assert s.wanted_entities == ["Tidefang"]
+    assert slots("without riptide").attribute_prefs[0].op == "avoid"
+
+
+def test_swap_out_a_creatures_skill_changes_the_skill_not_the_creature() -> None:
+    s = slots("swap out emberfox's skill")
+    assert s.attribute_prefs == [
+        AttributePref(entity="Emberfox", attribute="skill", value=ANY_SKILL, op="avoid")
+    ]
+    assert s.excluded_entities == []
+
+
+def test_team_size_rarity_and_pick_groups() -> None:
+    assert GlobalConstraint(kind="max_size", value=3) in slots("three pets max").global_constraints
+    assert GlobalConstraint(kind="min_size", value=4) in slots("at least 4 creatures").global_constraints
+    assert GlobalConstraint(kind="max_rarity", value="rare") in slots("nothing above rare").global_constraints
+    s = slots("bring two of emberfox, pyrowl and tidefang")
+    assert s.n_pick_k_swap_group == [PickGroup(pool=["Emberfox", "Pyrowl", "Tidefang"], pick=2)]
+    assert s.wanted_entities == []
+
+
+def test_earlier_excludes_carry_over_until_asked_back() -> None:
+    first = slots("a team without emberfox")
+    second = slots("and no pyrowl either", earlier=first)
+    assert second.excluded_entities == ["Emberfox", "Pyrowl"]
+    third = slots("actually bring emberfox back", earlier=second)
+    assert third.excluded_entities == ["Pyrowl"] and third.wanted_entities == ["Emberfox"]
+
+
+def test_rule_slots_ground_cleanly(state: LiveState) -> None:
+    text = "without emberfox, who beats their voltail with riptide on tidefang"
+    c2 = ground(slots(text, state), state, PACK, "lineup", "counter", utterance=text)
+    assert c2.dropped == () and not [c for c in c2.conflicts if c.kind.startswith("unknown")]
+    assert {c.constraint for c in c2.conflicts} >= {
+        "excludes:emberfox",
+        "counter:voltail",
+        "skill:riptide@tidefang",
+    }
+
+
+def test_reference_truth_and_slot_ids() -> None:
+    truth = reference_ids(PACK, ["emberfox", "voltail", "riptide"], ["pyrowl"], ["voltail"])
+    assert truth == {
+        "wanted": {"emberfox"},
+        "excluded": {"pyrowl"},
+        "opponent": {"voltail"},
+        "skills": {"riptide"},
+    }
+    got = slot_ids(
+        PACK,
+        QuerySlots(wanted_entities=["Emberfox"], n_pick_k_swap_group=[PickGroup(pool=["Pyrowl"], pick=1)]),
+    )
+    assert got["wanted"] == {"emberfox", "pyrowl"}

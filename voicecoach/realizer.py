@@ -1,0 +1,1218 @@
+"""The grounded realizer: W2's paragraph plan spoken from pack templates, correct by construction.
+
+When the Talker LLM cannot be trusted to word the reply (a small model, or nothing passed the
+guard by the deadline), `realize` speaks the decisions directly:
+
+    realize(pack, state, c2, c3, tools, utterance, turn_index, intent, sub_intent) -> str
+
+One to three short sentences (at most `MAX_WORDS` words) from `templates.json`, one paragraph type
+at a time (praise, apology, constraint_account, guidance, scene_flavor), filled from c2's conflicts
+and plan, c3's guidance and the tool results. What makes it correct by construction:
+
+- a creature is named as a recommendation only if the live inventory owns it and the player did
+  not exclude it; a lineup only if the player owns every member; a skill as usable only if it is
+  unlocked (or known from the start) on an owned learner, else with its unlock condition;
+- opponent creatures are named only after "against" / "hits" in a template, never as the player's;
+- a failed tool is said plainly ("I can't read your roster right now"), a stale snapshot hedged;
+- nothing from a tool is read out raw: every value goes through a placeholder the pack validated,
+  and a placeholder with no value makes the paragraph's generic sentence instead.
+
+Deterministic: the same inputs give the same words; the variant of a template is picked by the
+turn index, so consecutive turns do not sound identical.
+"""
+
+from __future__ import annotations
+
+import re
+import time
+import zlib
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from string import Formatter
+from typing import Any
+
+from voicecoach.entities import link_entities
+from voicecoach.pack import Creature, Pack, Skill
+from voicecoach.state import Inventory, LiveState
+from voicecoach.talker import ToolOutcome
+from voicecoach.tools import effective_power, multiplier, unlock_text
+from voicecoach.w2 import PRIORITY, GroundingControl, ParagraphType, skill_usable
+from voicecoach.w3 import InteractionControl
+
+MAX_SENTENCES = 3
+MAX_WORDS = 45
+
+# Which sentences survive the budget, most important first.
+KEEP_ORDER = ("unavailable", "answer", "account", "stale", "w3", "praise", "flavor")
+
+
+@dataclass(frozen=True)
+class Line:
+    """One sentence the realizer may say: its paragraph, its template key, its values."""
+
+    paragraph: ParagraphType
+    key: str  # the template key inside the paragraph type ("answer:<pair>": templates.json answers)
+    values: dict[str, Any]
+    keep: str  # a KEEP_ORDER entry: how much it matters when the budget is tight
+    covers: frozenset[str] = frozenset()  # catalog ids this line already judges
+
+
+@dataclass
+class _Turn:
+    """What the lines are built from, resolved once."""
+
+    pack: Pack
+    state: LiveState
+    inventory: Inventory | None
+    results: dict[str, dict[str, Any]]  # tool -> result, for the tools that succeeded
+    failed: list[str]  # tools that failed
+    excluded: set[str]  # creature ids the player keeps out (this turn and earlier)
+    opponents: list[str]  # creature ids the player named on the other side (W2's opponent slots)
+    mentioned: list[str]  # creature ids in the utterance, in order
+    skills: list[str]  # skill ids in the utterance, in order
+    intent: str
+    sub_intent: str
+    turn_index: int
+    min_size: int | None = None  # the team size the player asked for, if any
+    lines: list[Line] = field(default_factory=list)
+
+    def owns(self, cid: str) -> bool:
+        return self.inventory is not None and self.inventory.owns(cid)
+
+    def usable(self, cid: str) -> bool:
+        """May `cid` be recommended: owned and not kept out."""
+        return self.owns(cid) and cid not in self.excluded
+
+    def add(
+        self, paragraph: ParagraphType, key: str, keep: str, covers: Iterable[str] = (), **values: Any
+    ) -> None:
+        self.lines.append(Line(paragraph, key, values, keep, frozenset(covers)))
+
+
+# --- spoken forms -------------------------------------------------------------------------------
+
+
+def _name(pack: Pack, cid: str) -> str:
+    return pack.creatures[cid].name
+
+
+def spoken_list(items: Sequence[str]) -> str:
+    """ "A", "A and B", "A, B and C"."""
+    items = list(items)
+    if len(items) <= 1:
+        return "".join(items)
+    return ", ".join(items[:-1]) + " and " + items[-1]
+
+
+def _article(word: str) -> str:
+    return ("an " if word[:1].lower() in "aeiou" else "a ") + word
+
+
+def _rotate(items: Sequence[str], turn_index: int, n: int) -> list[str]:
+    """`n` of `items`, starting at an offset that moves with the turn (a different subset each turn)."""
+    if len(items) <= n:
+        return list(items)
+    start = turn_index % len(items)
+    return [items[(start + i) % len(items)] for i in range(n)]
+
+
+_FIELDS = Formatter()
+
+
+def _fill(template: str, values: dict[str, Any]) -> str | None:
+    """The template with its placeholders filled; None when one has no value."""
+    out = []
+    for literal, name, _, _ in _FIELDS.parse(template):
+        out.append(literal)
+        if name is None:
+            continue
+        value = values.get(name)
+        if value is None or value == "" or value == []:
+            return None
+        out.append(str(value))
+    return "".join(out)
+
+
+def _variant(variants: Sequence[str], kind: str, turn_index: int) -> str:
+    # crc32, not hash(): str hashes are salted per process, and replays must say the same words.
+    return variants[(turn_index + zlib.crc32(kind.encode())) % len(variants)]
+
+
+def say(pack: Pack, line: Line, turn_index: int) -> str:
+    """One line in words: its template filled, or its paragraph's generic sentence."""
+    if line.key.startswith("answer:"):
+        variants = pack.templates.answers.get(line.key.split(":", 1)[1], [])
+    else:
+        variants = pack.templates.paragraphs[line.paragraph].templates.get(line.key, [])
+    generic = pack.templates.paragraphs[line.paragraph].generic
+    if not variants:
+        return generic
+    text = _fill(_variant(variants, line.key, turn_index), line.values)
+    return text if text is not None else generic
+
+
+# --- facts from the state and the catalog ----------------------------------------------------------
+
+
+def _power(pack: Pack, inv: Inventory, cid: str) -> float:
+    return effective_power(pack.creatures[cid], inv.get(cid))
+
+
+def _usable_skills(pack: Pack, inv: Inventory, creature: Creature) -> list[Skill]:
+    return [pack.skills[s] for s in creature.skills if skill_usable(inv, creature, pack.skills[s])]
+
+
+def _stage_gains(pack: Pack, creature: Creature, stage: int) -> list[str]:
+    """Skill names that unlock at evolution stage `stage`."""
+    return [
+        pack.skills[s].name
+        for s in creature.skills
+        if (u := pack.skills[s].unlock) is not None and u.min_stage == stage
+    ]
+
+
+def _best_counter(t: _Turn, foes: Sequence[str], candidates: Sequence[str]) -> tuple[str, str] | None:
+    """(owned creature, foe it hits for double damage), by the order `candidates` rank them."""
+    pack = t.pack
+    for cid in candidates:
+        if not t.usable(cid):
+            continue
+        element = pack.creatures[cid].element
+        hit = next((f for f in foes if multiplier(pack, element, pack.creatures[f].element) > 1), None)
+        if hit is not None:
+            return cid, hit
+    return None
+
+
+def _counter_line(t: _Turn, foes: list[str], kind: str = "counter") -> None:
+    """Name the best owned counter to `foes`, from find_counters' ranking (or the roster's)."""
+    pack = t.pack
+    ranked = [c["id"] for c in t.results.get("find_counters", {}).get("counters", [])]
+    if t.inventory is not None:
+        rest = sorted(
+            (o.creature_id for o in t.inventory.owned if o.creature_id not in ranked),
+            key=lambda cid: (-_power(pack, t.inventory, cid), cid),  # type: ignore[arg-type]
+        )
+        ranked += rest
+    best = _best_counter(t, foes, ranked)
+    if best is not None:
+        cid, foe = best
+        lineup = t.state.ic.match.player_lineup if t.state.ic.match else []
+        if kind == "swap":
+            kind = "keep_in" if cid in lineup else "swap_in"
+        t.add(
+            "guidance",
+            kind,
+            "answer",
+            [cid, foe],
+            creature=_name(pack, cid),
+            foe=_name(pack, foe),
+            element=pack.creatures[cid].element,
+            foe_element=pack.creatures[foe].element,
+        )
+        return
+    # No double damage anywhere: the one that takes the least from them.
+    taken = {c["id"]: c["damage_taken"] for c in t.results.get("find_counters", {}).get("counters", [])}
+    usable = [cid for cid in ranked if t.usable(cid)]
+    safest = min(usable, key=lambda cid: (taken.get(cid, 99.0), usable.index(cid)), default=None)
+    if safest is not None and foes:
+        t.add(
+            "guidance",
+            "counter_none",
+            "answer",
+            [safest],
+            creature=_name(pack, safest),
+            foe=_name(pack, foes[0]),
+        )
+
+
+def _foes(t: _Turn) -> list[str]:
+    """The opponent creatures a counter question is about: the ones the player named (W2's
+    opponent slots), else find_counters' input, else the match's opponent lineup."""
+    if t.opponents:
+        return t.opponents
+    used = [f["id"] for f in t.results.get("find_counters", {}).get("opponent", [])]
+    if used:
+        return used
+    match = t.state.ic.match
+    return list(match.opponent_lineup) if match else []
+
+
+# --- the answer to the question (the guidance paragraph) -------------------------------------------
+
+
+def _answer(t: _Turn) -> None:
+    """The sentence that answers the question, from the tool results of the turn's Φ pair."""
+    pack, sub, r = t.pack, t.sub_intent, t.results
+    pair = f"{t.intent}/{sub}"
+    focus = t.mentioned[0] if t.mentioned else None
+    creature = r.get("get_creature") or r.get("evolution_path")
+    if creature is not None:
+        focus = creature["id"]
+
+    if pair == "skill/best" and focus is not None:
+        _best_skill(t, focus)
+        return
+    if pair in pack.templates.answers:
+        t.add("guidance", f"answer:{pair}", "answer")
+        return
+    about_creature = t.intent == "creature" or (t.intent == "lineup" and sub == "build_around")
+    if focus is not None and about_creature:
+        _creature_answer(t, focus)
+        return
+    if "explain_skill" in r:
+        _skill_answer(t, r["explain_skill"])
+        return
+    if t.intent == "element" and sub == "matchup" and focus is not None:
+        _matchup_answer(t, focus)
+        return
+    if sub == "saved":
+        _saved(t)
+        return
+    if "find_counters" in r and _foes(t):
+        _counter_line(t, _foes(t), "swap" if sub == "swap" else "counter")
+        return
+    if "suggest_lineup" in r or (t.intent == "inventory" and "get_inventory" in r):
+        _team_answer(t)
+        return
+    if "list_lineups" in r:
+        _lineups_answer(t)
+        return
+    if "score_lineup" in r:
+        _score_answer(t, r["score_lineup"])
+        return
+    if "get_match_state" in r:
+        m = r["get_match_state"]
+        t.add(
+            "guidance",
+            "match_score",
+            "answer",
+            score_player=m["score"]["player"],
+            score_opponent=m["score"]["opponent"],
+            round=m["round"],
+            rounds=m["rounds_total"],
+        )
+        return
+    if "get_inventory" in r:
+        _inventory_list(t)
+
+
+def _creature_answer(t: _Turn, cid: str) -> None:
+    pack, sub = t.pack, t.sub_intent
+    c = pack.creatures[cid]
+    owned = t.inventory.get(cid) if t.inventory is not None else None
+    name = c.name
+    if t.inventory is None:
+        return  # the unavailable line says why
+    if sub == "owned" or (
+        owned is None and sub in ("worth_it", "evolve", "skills", "build_around", "best_lineup")
+    ):
+        if owned is not None:
+            t.add(
+                "guidance", "owned_yes", "answer", [cid], creature=name, stage=owned.stage, level=owned.level
+            )
+        elif sub == "evolve":
+            t.add("guidance", "evolve_unowned", "answer", [cid], creature=name, stage_name=c.stages[0])
+        else:
+            t.add("guidance", "owned_no", "answer", [cid], creature=name)
+        role = pack.vocabulary.roles[c.role]
+        if owned is None and sub == "worth_it":
+            # Catalog facts help them decide whether to get one.
+            t.add(
+                "guidance",
+                "creature_info",
+                "answer",
+                creature=name,
+                rarity=c.rarity,
+                element=c.element,
+                role=c.role,
+                role_summary=role.summary,
+            )
+        elif owned is None and sub == "skills":
+            skills = spoken_list([pack.skills[s].name for s in c.skills])
+            t.add("guidance", "creature_skills", "answer", creature=name, skills=skills)
+        if owned is None or sub == "owned":
+            return
+    role = pack.vocabulary.roles[c.role]
+    if sub == "info":
+        t.add(
+            "guidance",
+            "creature_info",
+            "answer",
+            creature=name,
+            rarity=c.rarity,
+            element=c.element,
+            role=c.role,
+            role_summary=role.summary,
+        )
+        if owned is not None:
+            t.add(
+                "guidance", "owned_yes", "answer", [cid], creature=name, stage=owned.stage, level=owned.level
+            )
+        else:
+            t.add("guidance", "owned_no", "answer", [cid], creature=name)
+    elif sub == "best_role":
+        t.add("guidance", "creature_role", "answer", creature=name, role=c.role, role_summary=role.summary)
+    elif sub == "skills" and owned is not None:
+        usable = [s.name for s in _usable_skills(pack, t.inventory, c)]
+        t.add("guidance", "creature_skills_owned", "answer", [cid], creature=name, skills=spoken_list(usable))
+        locked = [
+            pack.skills[s] for s in c.skills if s not in {u.id for u in _usable_skills(pack, t.inventory, c)}
+        ]
+        if locked:
+            s = locked[0]
+            t.add(
+                "constraint_account",
+                "skill_locked",
+                "answer",
+                [s.id],
+                skill=s.name,
+                creature=name,
+                unlock=unlock_text(s.unlock),
+            )
+    elif sub in ("evolve", "worth_it") and owned is not None:
+        if owned.stage >= len(c.stages):
+            kind = "evolve_full" if sub == "evolve" else "worth_full"
+            t.add("guidance", kind, "answer", [cid], creature=name, stage_name=c.stages[-1])
+            return
+        gains = _stage_gains(pack, c, owned.stage + 1)
+        nxt, now = c.stages[owned.stage], c.stages[owned.stage - 1]
+        if sub == "worth_it" and gains:
+            t.add(
+                "guidance",
+                "worth_yes",
+                "answer",
+                [cid],
+                creature=name,
+                next_stage=nxt,
+                skills=spoken_list(gains),
+            )
+        elif gains:
+            t.add(
+                "guidance",
+                "evolve_next",
+                "answer",
+                [cid],
+                stage_name=now,
+                next_stage=nxt,
+                skills=spoken_list(gains),
+            )
+        else:
+            t.add("guidance", "evolve_next_plain", "answer", [cid], stage_name=now, next_stage=nxt)
+    elif sub == "counters":
+        _counter_line(t, [cid])
+    elif sub in ("best_lineup", "build_around"):
+        _lineup_for(t, cid)
+    elif owned is not None:
+        t.add("guidance", "owned_yes", "answer", [cid], creature=name, stage=owned.stage, level=owned.level)
+
+
+def _best_skill(t: _Turn, cid: str) -> None:
+    """The strongest move the player can use on `cid` now, or why there is none."""
+    pack, inv = t.pack, t.inventory
+    c = pack.creatures[cid]
+    if inv is None:
+        return
+    if not t.owns(cid):
+        t.add("guidance", "owned_no", "answer", [cid], creature=c.name)
+        return
+    usable = sorted(_usable_skills(pack, inv, c), key=lambda s: (-s.power, s.id))
+    if usable:
+        t.add("guidance", "skill_best", "answer", [usable[0].id, cid], skill=usable[0].name, creature=c.name)
+
+
+def _lineup_for(t: _Turn, cid: str) -> None:
+    pack = t.pack
+    holding = [lu for lu in pack.lineups.values() if cid in lu.creatures]
+    complete = [lu for lu in holding if all(t.usable(m) for m in lu.creatures)]
+    name = _name(pack, cid)
+    if complete:
+        lu = complete[t.turn_index % len(complete)]
+        t.add("guidance", "lineup_for_creature", "answer", [cid], creature=name, lineup=lu.name)
+        return
+    if t.sub_intent == "build_around" and t.usable(cid) and t.inventory is not None:
+        # Partners of other roles, strongest first.
+        me = pack.creatures[cid]
+        partners = sorted(
+            (
+                o.creature_id
+                for o in t.inventory.owned
+                if o.creature_id != cid
+                and t.usable(o.creature_id)
+                and pack.creatures[o.creature_id].role != me.role
+            ),
+            key=lambda p: (-_power(pack, t.inventory, p), p),  # type: ignore[arg-type]
+        )
+        if partners:
+            partner = _rotate(partners[:3], t.turn_index, 1)[0]
+            t.add(
+                "guidance",
+                "build_around",
+                "answer",
+                [cid, partner],
+                creature=name,
+                leader=_name(pack, partner),
+            )
+            return
+    if holding:
+        lu = min(holding, key=lambda lu: (sum(not t.owns(m) for m in lu.creatures), lu.id))
+        missing = [_name(pack, m) for m in lu.creatures if not t.owns(m)]
+        t.add(
+            "guidance",
+            "lineup_for_creature_missing",
+            "answer",
+            creature=name,
+            lineup=lu.name,
+            missing=spoken_list(missing),
+        )
+
+
+def _skill_answer(t: _Turn, result: dict[str, Any]) -> None:
+    pack, sub = t.pack, t.sub_intent
+    skill = pack.skills[result["skill"]["id"]]
+    learners = [pack.creatures[c["id"]] for c in result["creatures"]]
+    focus = next((pack.creatures[c] for c in t.mentioned if skill.id in pack.creatures[c].skills), None)
+    inv = t.inventory
+    owned_learners = [c for c in learners if t.owns(c.id)]
+    usable_on = [c for c in owned_learners if inv is not None and skill_usable(inv, c, skill)]
+    owner = focus if focus is not None else next(iter(usable_on or owned_learners), None)
+    unlock = unlock_text(skill.unlock)
+
+    def availability(as_answer: bool) -> None:
+        if owner is not None and owner in usable_on:
+            kind = "skill_usable" if as_answer else "skill"
+            t.add(
+                "guidance" if as_answer else "praise",
+                kind,
+                "answer",
+                [skill.id, owner.id],
+                skill=skill.name,
+                creature=owner.name,
+            )
+        elif owner is not None and t.owns(owner.id):
+            kind = "skill_not_yet" if as_answer else "skill_locked"
+            t.add(
+                "guidance" if as_answer else "constraint_account",
+                kind,
+                "answer",
+                [skill.id, owner.id],
+                skill=skill.name,
+                creature=owner.name,
+                unlock=unlock,
+            )
+        elif owner is not None and t.mentioned and owner.id == t.mentioned[0]:
+            t.add(
+                "constraint_account",
+                "skill_unowned",
+                "answer",
+                [skill.id, owner.id],
+                skill=skill.name,
+                creature=owner.name,
+            )
+        elif learners:
+            t.add(
+                "constraint_account",
+                "skill_unowned",
+                "answer",
+                [skill.id, learners[0].id],
+                skill=skill.name,
+                creature=learners[0].name,
+            )
+
+    if t.mentioned and focus is None and t.mentioned[0] in pack.creatures and sub == "unlock":
+        t.add(
+            "constraint_account",
+            "skill_unlearnable",
+            "answer",
+            [skill.id],
+            creature=_name(pack, t.mentioned[0]),
+            skill=skill.name,
+        )
+        return
+    if sub == "unlock":
+        availability(as_answer=True)
+        return
+    if sub == "counter":
+        usable = bool(usable_on)
+        foes = _foes(t)
+        weak = [f for f in foes if multiplier(pack, skill.element, pack.creatures[f].element) > 1]
+        if not usable:
+            availability(as_answer=False)
+        elif weak:
+            t.add("guidance", "skill_hits", "answer", [skill.id], skill=skill.name, foe=_name(pack, weak[0]))
+        else:
+            t.add(
+                "guidance", "skill_no_targets", "answer", [skill.id], skill=skill.name, element=skill.element
+            )
+        return
+    if sub == "when_to_use" and usable_on:
+        covers = [skill.id, *(c.id for c in usable_on)]
+        t.add(
+            "guidance", f"skill_when_{skill.kind}", "answer", covers, skill=skill.name, element=skill.element
+        )
+        return
+    t.add(
+        "guidance",
+        "skill_explain",
+        "answer",
+        skill=skill.name,
+        element=skill.element,
+        kind=skill.kind,
+        description=skill.description,
+    )
+    availability(as_answer=False)
+
+
+def _matchup_answer(t: _Turn, cid: str) -> None:
+    pack = t.pack
+    element = pack.creatures[cid].element
+    others = [c for c in t.mentioned[1:] if c != cid] or [f for f in _foes(t) if f != cid]
+    if not others:
+        return
+    # Against a lineup, the foe it does best against is the useful fact.
+    foe = max(others, key=lambda f: multiplier(pack, element, pack.creatures[f].element))
+    mult = multiplier(pack, element, pack.creatures[foe].element)
+    status = {2.0: "double", 1.0: "normal", 0.5: "half"}.get(mult, f"{mult:g} times")
+    t.add(
+        "guidance", "matchup", "answer", [cid], creature=_name(pack, cid), foe=_name(pack, foe), status=status
+    )
+
+
+def _team_answer(t: _Turn) -> None:
+    pack, sub, r = t.pack, t.sub_intent, t.results
+    inv = t.inventory
+    if inv is None:
+        return
+    if not inv.owned:
+        t.add("guidance", "inventory_empty", "answer")
+        return
+    suggested = [c["id"] for c in r.get("suggest_lineup", {}).get("creatures", [])]
+    team = [c for c in suggested if t.usable(c)]
+    roster = sorted(
+        (o.creature_id for o in inv.owned if t.usable(o.creature_id)),
+        key=lambda c: (-_power(pack, inv, c), c),
+    )
+    if sub == "strongest" and roster:
+        o = inv.get(roster[0])
+        t.add(
+            "guidance",
+            "strongest",
+            "answer",
+            [roster[0]],
+            creature=_name(pack, roster[0]),
+            stage=o.stage if o else 1,
+        )
+        return
+    if sub in ("upgrade_priority", "evolve_next"):
+        pool = [c for c in (team or roster) if (o := inv.get(c)) and o.stage < len(pack.creatures[c].stages)]
+        if sub == "evolve_next" and pool:
+            cid = max(pool, key=lambda c: (pack.creatures[c].base_power, c))
+            o = inv.get(cid)
+            stage = o.stage if o else 1
+            c = pack.creatures[cid]
+            gains = _stage_gains(pack, c, stage + 1)
+            kind = "evolve_next" if gains else "evolve_next_plain"
+            t.add(
+                "guidance",
+                kind,
+                "answer",
+                [cid],
+                stage_name=c.stages[stage - 1],
+                next_stage=c.stages[stage],
+                skills=spoken_list(gains),
+            )
+            return
+        if pool:
+            t.add("guidance", "train_first", "answer", [pool[0]], creature=_name(pack, pool[0]))
+            return
+    if sub == "list" or (t.intent == "inventory" and not team):
+        _inventory_list(t)
+        return
+    if sub == "saved":
+        _saved(t)
+        return
+    if sub == "fill_slot":
+        lineup = t.state.ic.match.player_lineup if t.state.ic.match else []
+        pick = next((c for c in team + roster if c not in lineup), None)
+        if pick is not None:
+            t.add("guidance", "fill_slot", "answer", [pick], creature=_name(pack, pick))
+        return
+    if len(team) < 3:
+        # Excluded members leave the suggestion: fill it back up from the strongest of the rest.
+        team = (team + [c for c in roster if c not in team])[:3]
+    if len(team) == 2 and t.turn_index % 2:
+        # Only two to choose from: every other turn name the lead alone, so one pair is not
+        # recommended turn after turn.
+        t.add("guidance", "team_lead", "answer", [team[0]], leader=_name(pack, team[0]))
+    elif len(team) >= 2:
+        # Two of the team, rotating with the turn: the coach does not repeat one pair turn after turn.
+        lead, partner = _rotate(team, t.turn_index, 2)
+        style = r.get("suggest_lineup", {}).get("style", "any")
+        kind = "team_style" if style in pack.vocabulary.styles else "team"
+        t.add(
+            "guidance",
+            kind,
+            "answer",
+            [lead, partner],
+            leader=_name(pack, lead),
+            creature=_name(pack, partner),
+            style=style,
+        )
+        if set(team) == set(suggested) and "score" in r.get("suggest_lineup", {}):
+            t.add("guidance", "team_score", "praise", score=r["suggest_lineup"]["score"])
+    elif team:
+        t.add("guidance", "fill_slot", "answer", [team[0]], creature=_name(pack, team[0]))
+
+
+def _inventory_list(t: _Turn) -> None:
+    inv = t.inventory
+    if inv is None:
+        return
+    if not inv.owned:
+        t.add("guidance", "inventory_empty", "answer")
+        return
+    ids = sorted(o.creature_id for o in inv.owned)
+    some = _rotate(ids, t.turn_index, 3)
+    t.add(
+        "guidance",
+        "inventory_list",
+        "answer",
+        some,
+        count=len(ids),
+        creatures=spoken_list([_name(t.pack, c) for c in some]),
+    )
+
+
+def _saved(t: _Turn) -> None:
+    inv = t.inventory
+    if inv is None:
+        return
+    for name in sorted(inv.saved_lineups):
+        members = inv.saved_lineups[name]
+        if members and all(t.owns(c) and c in t.pack.creatures for c in members):
+            shown = [_name(t.pack, c) for c in members]
+            t.add("guidance", "saved", "answer", members, lineup=name, creatures=spoken_list(shown))
+            return
+    t.add("guidance", "saved_none", "answer")
+
+
+def _lineups_answer(t: _Turn) -> None:
+    pack = t.pack
+    lineups = t.results["list_lineups"]["lineups"]
+    fieldable = [lu["id"] for lu in lineups if all(t.usable(c) for c in lu["creatures"])]
+    closest = min(lineups, key=lambda lu: (len(lu["missing"]) or 99, lu["id"]), default=None)
+    missing = [_name(pack, c) for c in closest["missing"]] if closest else []
+    if t.sub_intent == "missing":
+        incomplete = [lu for lu in lineups if lu["missing"]]
+        if incomplete and closest is not None and missing:
+            t.add(
+                "guidance",
+                "lineups_missing",
+                "answer",
+                count=len(incomplete),
+                lineup=closest["name"],
+                missing=spoken_list(missing),
+            )
+            return
+    if fieldable:
+        lid = fieldable[t.turn_index % len(fieldable)]
+        t.add("guidance", "lineups_field", "answer", [lid], lineup=pack.lineups[lid].name)
+    elif closest is not None and missing:
+        t.add("guidance", "lineups_none", "answer", lineup=closest["name"], missing=spoken_list(missing))
+    if "score_lineup" in t.results:
+        _score_answer(t, t.results["score_lineup"])
+
+
+_BREAKDOWN_WORDS = {
+    "power": "raw power",
+    "role_coverage": "role coverage",
+    "element_coverage": "element coverage",
+    "counter_advantage": "the matchup",
+}
+_BREAKDOWN_MAX = {"power": 40.0, "role_coverage": 20.0, "element_coverage": 20.0, "counter_advantage": 20.0}
+
+
+def _score_answer(t: _Turn, result: dict[str, Any]) -> None:
+    pack = t.pack
+    missing = [c for c in result.get("not_owned", []) if c in pack.creatures]
+    if missing:
+        names = spoken_list([_name(pack, c) for c in missing])
+        t.add("guidance", "rate_missing", "answer", missing, missing=names)
+    breakdown = result.get("breakdown", {})
+    if t.intent == "element" and t.sub_intent == "coverage":
+        team = [c["id"] for c in result.get("creatures", [])]
+        elements = {pack.creatures[c].element for c in team}
+        covered = [d for d in pack.elements.elements if any(multiplier(pack, a, d) > 1 for a in elements)]
+        t.add("guidance", "coverage", "answer", count=len(covered), size=len(pack.elements.elements))
+        return
+    if result.get("opponent"):
+        counter = breakdown.get("counter_advantage", 10.0)
+        status = (
+            "you have the edge"
+            if counter > 11
+            else "they have the edge"
+            if counter < 9
+            else "it's about even"
+        )
+        t.add("guidance", "team_edge", "answer", status=status, score=result.get("score"))
+        return
+    weakest = (
+        min(breakdown, key=lambda k: (breakdown[k] / _BREAKDOWN_MAX.get(k, 20.0), k)) if breakdown else None
+    )
+    # The player's own lineup, or a team they named ("how strong are A, B and C").
+    mine = t.state.ic.match is not None and [c["id"] for c in result.get("creatures", [])] == list(
+        t.state.ic.match.player_lineup
+    )
+    t.add(
+        "guidance",
+        "team_eval" if mine else "rate_eval",
+        "answer",
+        score=result.get("score"),
+        weakest=_BREAKDOWN_WORDS.get(weakest or ""),
+    )
+
+
+# What a Φ pair needs from the state, when it is absent, and what the coach says instead.
+_NEEDS = (
+    ("ic.focus_skill", "which_skill"),
+    ("ic.focus_creature", "which_creature"),
+    ("ic.mentioned_creatures", "which_creature"),
+    ("ic.match", "no_match"),
+    ("fs.inventory", "inventory_unknown"),
+)
+
+
+def _cannot_answer(t: _Turn) -> None:
+    """No tool result answered the question: say what is missing (a name, the match, the roster)."""
+    from voicecoach.state import get_field
+
+    entry = next((e for e in t.pack.phi if (e.intent, e.sub_intent) == (t.intent, t.sub_intent)), None)
+    for path in entry.requires if entry is not None else []:
+        value = get_field(t.state, path)
+        if value is None or value == [] or value == {}:
+            key = next((k for prefix, k in _NEEDS if path.startswith(prefix)), None)
+            if key is not None:
+                t.add("constraint_account", key, "unavailable")
+                return
+    t.add("guidance", "generic", "answer")
+
+
+# --- c2's judgements, c3's guidance, the scene ---------------------------------------------------------
+
+
+def _judgements(t: _Turn, c2: GroundingControl) -> None:
+    """constraint_account / apology / praise lines for the planned paragraphs' constraints."""
+    pack = t.pack
+    by_id = {c.constraint: c for c in c2.conflicts}
+    for p in c2.plan:
+        if p.type == "praise" and len(p.constraints) > 1:
+            # The aggregate praise (every hard constraint met) is one sentence, not one per item.
+            covers = [c.entity for cid in p.constraints if (c := by_id.get(cid)) is not None and c.entity]
+            t.add("praise", "aggregate", "praise", covers)
+            continue
+        for cid in sorted(p.constraints):
+            c = by_id.get(cid)
+            if c is None:
+                continue
+            if p.type == "apology" and cid == "state:inventory" and c2.inventory_empty:
+                t.add("apology", "inventory_empty", "account")
+            elif c.kind == "state":
+                t.add("constraint_account", "inventory_unknown", "unavailable")
+            elif p.type in ("constraint_account", "apology") and not c.satisfied:
+                _account(t, c.kind, cid, c.entity)
+            elif p.type == "praise" and c.satisfied:
+                _praise(t, c.kind, cid, c.entity)
+    # Keeping creatures out is worth confirming, in one sentence however many there are.
+    out = [
+        c.entity for c in c2.conflicts if c.kind == "excludes" and c.satisfied and c.entity in pack.creatures
+    ]
+    if out:
+        # Just asked for: confirming it matters as much as the constraint accounts.
+        keep = "account" if set(out) & set(t.mentioned) else "praise"
+        t.add("praise", "excludes", keep, out, creature=spoken_list([_name(pack, c) for c in out]))
+
+
+def _account(t: _Turn, kind: str, constraint: str, entity: str | None) -> None:
+    pack = t.pack
+    if kind == "has" and entity in pack.creatures:
+        t.add("constraint_account", "has_missing", "account", [entity], creature=_name(pack, entity))
+    elif kind == "skill":
+        skill_id, _, owner = constraint.split(":", 1)[1].partition("@")
+        skill = pack.skills.get(skill_id)
+        if skill is None:
+            return
+        if owner and owner in pack.creatures:
+            if skill_id not in pack.creatures[owner].skills:
+                t.add(
+                    "constraint_account",
+                    "skill_unlearnable",
+                    "account",
+                    [skill_id],
+                    creature=_name(pack, owner),
+                    skill=skill.name,
+                )
+            elif not t.owns(owner):
+                t.add(
+                    "constraint_account",
+                    "skill_unowned",
+                    "account",
+                    [skill_id, owner],
+                    creature=_name(pack, owner),
+                    skill=skill.name,
+                )
+            else:
+                t.add(
+                    "constraint_account",
+                    "skill_locked",
+                    "account",
+                    [skill_id],
+                    skill=skill.name,
+                    creature=_name(pack, owner),
+                    unlock=unlock_text(skill.unlock),
+                )
+        else:
+            t.add(
+                "constraint_account",
+                "skill_locked_any",
+                "account",
+                [skill_id],
+                skill=skill.name,
+                unlock=unlock_text(skill.unlock),
+            )
+    elif kind == "excludes" and entity in pack.creatures:
+        t.add("constraint_account", "excludes_clash", "account", [entity], creature=_name(pack, entity))
+    elif kind == "counter" and entity in pack.creatures:
+        t.add("constraint_account", "counter_missing", "account", [entity], foe=_name(pack, entity))
+    elif constraint == "global:min_size" and t.inventory is not None:
+        t.add("constraint_account", "min_size", "account", count=len(t.inventory.owned), size=t.min_size)
+    elif constraint.startswith("attr:") and "=" in constraint and "!=" not in constraint:
+        attr, _, value = constraint[5:].partition("=")
+        value = value.split("@")[0]
+        status = value if attr == "element" else _article(value)
+        t.add("constraint_account", "attr_missing", "account", status=status)
+    else:
+        t.add("constraint_account", "generic", "account")
+
+
+def _praise(t: _Turn, kind: str, constraint: str, entity: str | None) -> None:
+    pack = t.pack
+    if kind == "has" and entity in pack.creatures and t.owns(entity):
+        # One sentence for every owned creature asked about: "You do have A and B."
+        earlier = next((i for i, line in enumerate(t.lines) if line.key == "has"), None)
+        if earlier is not None and entity in t.lines[earlier].values["ids"]:
+            return
+        if earlier is None:
+            t.add("praise", "has", "praise", [entity], creature=_name(pack, entity), ids=[entity])
+        else:
+            line = t.lines[earlier]
+            covers = [*sorted(line.covers), entity]
+            names = spoken_list([_name(pack, c) for c in [*line.values["ids"], entity]])
+            t.lines[earlier] = Line(
+                "praise",
+                "has",
+                {"creature": names, "ids": [*line.values["ids"], entity]},
+                "praise",
+                frozenset(covers),
+            )
+    elif kind == "skill":
+        skill_id, _, owner = constraint.split(":", 1)[1].partition("@")
+        if skill_id in pack.skills:
+            if owner in pack.creatures:
+                t.add(
+                    "praise",
+                    "skill",
+                    "praise",
+                    [skill_id],
+                    creature=_name(pack, owner),
+                    skill=pack.skills[skill_id].name,
+                )
+            else:
+                t.add("praise", "skill_any", "praise", [skill_id], skill=pack.skills[skill_id].name)
+
+
+_PARENS = re.compile(r"\s*\(([^()]*)\)")
+
+
+def _guidance(t: _Turn, c3: InteractionControl) -> None:
+    """c3's guidance, spoken only if the player can act on it (a lineup they own, nothing kept out)."""
+    g = c3.guidance
+    if g is None or not g.text:
+        return
+    if g.lineup_id is not None:
+        lineup = t.pack.lineups.get(g.lineup_id)
+        if lineup is None or not all(t.usable(c) for c in lineup.creatures):
+            return
+    # "Try the Tidal Wall lineup (defensive style)." reads ", defensive style" aloud.
+    text = _PARENS.sub(lambda m: ", " + m.group(1), g.text)
+    # A pack text that names a creature must name one the player can field.
+    named = [m.id for m in link_entities(t.pack, text) if m.kind == "creature"]
+    if any(not t.usable(c) for c in named):
+        return
+    t.add("guidance", "w3", "w3", named, guidance=text)
+
+
+def _scene(t: _Turn) -> None:
+    match = t.state.ic.match
+    if match is None:
+        return
+    values: dict[str, Any] = dict(
+        score_player=match.score_player,
+        score_opponent=match.score_opponent,
+        round=match.round,
+        rounds=match.rounds_total,
+    )
+    if match.round >= match.rounds_total:
+        t.add("scene_flavor", "final", "flavor", **values)
+    elif match.score_player > match.score_opponent:
+        t.add("scene_flavor", "leading", "flavor", **values)
+    elif match.score_player < match.score_opponent:
+        t.add("scene_flavor", "behind", "flavor", **values)
+    else:
+        t.add("scene_flavor", "level", "flavor", **values)
+
+
+# --- the realization ---------------------------------------------------------------------------------
+
+
+# Lines that state catalog facts only (true whatever the player owns), kept on a stale snapshot.
+CATALOG_KEYS = frozenset(
+    {"skill_explain", "creature_info", "creature_role", "matchup", "match_score", "stale"}
+)
+
+
+def _catalog_only(line: Line) -> bool:
+    if line.keep in ("unavailable", "flavor") or line.key.startswith("answer:"):
+        return True
+    if line.keep == "w3":
+        return not line.covers and "lineup" not in str(line.values.get("guidance", "")).lower()
+    return line.key in CATALOG_KEYS
+
+
+def _words(text: str) -> int:
+    return len(text.split())
+
+
+def _sentences(text: str) -> int:
+    return max(1, len(re.findall(r"[.!?](?:\s|$)", text)))
+
+
+def realize(
+    pack: Pack,
+    state: LiveState,
+    c2: GroundingControl | None,
+    c3: InteractionControl | None,
+    tools: Sequence[ToolOutcome],
+    utterance: str,
+    turn_index: int,
+    intent: str = "",
+    sub_intent: str = "",
+) -> str:
+    """The spoken realization of the turn's decisions: one to three short sentences.
+
+    `intent` / `sub_intent` are c1's labels: they say which question the tool results answer.
+    """
+    mentions = link_entities(pack, utterance)
+    excluded: set[str] = set()
+    if c2 is not None:
+        excluded |= {c.id for n in c2.slots.excluded_entities if (c := pack.creature_by_name(n)) is not None}
+        excluded |= {c.entity for c in c2.conflicts if c.kind == "excludes" and c.entity}
+    t = _Turn(
+        pack=pack,
+        state=state,
+        inventory=state.fs.inventory,
+        results={o.tool: o.result for o in tools if o.ok and o.result is not None},
+        failed=[o.tool for o in tools if not o.ok or o.result is None],
+        excluded=excluded,
+        opponents=[c.entity for c in c2.conflicts if c.kind == "counter" and c.entity] if c2 else [],
+        mentioned=list(dict.fromkeys(m.id for m in mentions if m.kind == "creature")),
+        skills=list(dict.fromkeys(m.id for m in mentions if m.kind == "skill")),
+        intent=intent,
+        sub_intent=sub_intent,
+        turn_index=turn_index,
+    )
+    nouns = list(dict.fromkeys(pack.templates.tool_data.get(tool, "game data") for tool in t.failed))
+    if nouns:
+        t.add("constraint_account", "data_unavailable", "unavailable", data=spoken_list(nouns))
+    if state.fs.inventory is None and (c2 is None or not any(c.kind == "state" for c in c2.conflicts)):
+        if intent not in ("smalltalk", "teaching", "meta") and "roster" not in nouns:
+            t.add("constraint_account", "inventory_unknown", "unavailable")
+    _answer(t)
+    if not any(line.keep == "answer" for line in t.lines):
+        _cannot_answer(t)
+    if c2 is not None:
+        t.min_size = next((int(g.value) for g in c2.slots.global_constraints if g.kind == "min_size"), None)
+        _judgements(t, c2)
+    if c3 is not None and intent != "smalltalk":
+        _guidance(t, c3)
+    stale = state.turn_index < turn_index  # the game's last push is older than this turn
+    if stale and intent not in ("smalltalk", "teaching", "meta"):
+        t.add("constraint_account", "stale", "stale")
+        # What the player owns or has unlocked may have changed since: say only catalog facts.
+        t.lines = [line for line in t.lines if _catalog_only(line)]
+    if intent != "smalltalk" and not any(line.key == "match_score" for line in t.lines):
+        _scene(t)
+    return _compose(t)
+
+
+def _rank(line: Line) -> int:
+    """Where a chosen line is said: the stale hedge, then the answer, then the plan's paragraphs
+    in the scheduler's order (constraint_account, apology, praise, guidance, scene_flavor)."""
+    if line.keep == "stale":
+        return -2
+    if line.keep in ("answer", "unavailable"):
+        return -1
+    return PRIORITY.index(line.paragraph)
+
+
+def _compose(t: _Turn) -> str:
+    """Choose lines by importance (KEEP_ORDER) within the budget, then say them in `_rank` order."""
+    covered: set[str] = set()
+    chosen: list[tuple[int, int, str]] = []  # (rank, position, text)
+    sentences = words = 0
+    ranked = sorted(enumerate(t.lines), key=lambda il: (KEEP_ORDER.index(il[1].keep), il[0]))
+    for position, line in ranked:
+        if line.covers and line.covers <= covered and line.keep not in ("answer", "unavailable"):
+            continue  # an earlier line already judges these entities
+        text = say(t.pack, line, t.turn_index)
+        if any(text == c[2] for c in chosen):
+            continue
+        n, w = _sentences(text), _words(text)
+        if chosen and (sentences + n > MAX_SENTENCES or words + w > MAX_WORDS):
+            continue
+        chosen.append((_rank(line), position, text))
+        covered |= line.covers
+        sentences, words = sentences + n, words + w
+    if not chosen:
+        return t.pack.templates.paragraphs["guidance"].generic
+    return " ".join(text for _, _, text in sorted(chosen))
+
+
+# --- reading it: the kernels on CoachBench turns, W1-less -------------------------------------------
+
+
+@dataclass(frozen=True)
+class BenchRealization:
+    """One CoachBench turn run through Φ's tools, W2 (rule slots), W3 and the realizer."""
+
+    session_id: str
+    turn_index: int
+    utterance: str
+    pair: str
+    reply: str
+    tools: tuple[str, ...]
+    guidance_id: str | None
+    snapshot_turn: int
+    seen_state: dict[str, Any] | None  # the snapshot the coach read, when it differs (a late push)
+    ms: float  # realize() alone
+
+
+def realize_session(pack: Pack, session: Any) -> list[BenchRealization]:
+    """Every turn of a `coachbench.generator.BenchSession`, as `voicecoach.cli` `cmd_demo` runs the
+    kernels: the reference's (intent, sub_intent) stands in for W1, Φ's tools run on the snapshot the
+    coach sees, rule slots carry the session's earlier constraints, W3's metas accumulate."""
+    from voicecoach.entities import focus_fields
+    from voicecoach.slot_rules import extract_slots
+    from voicecoach.state import SessionHistory, load_state
+    from voicecoach.tools import ToolError, run_tool
+    from voicecoach.w1 import PhiTable, W1Decision, tool_validator
+    from voicecoach.w2 import QuerySlots, branch_of, ground
+    from voicecoach.w3 import interact, recommend_violations
+
+    out: list[BenchRealization] = []
+    earlier: QuerySlots | None = None
+    metas: list[Any] = []
+    for i, turn in enumerate(session.turns):
+        late = turn.push == "late"
+        seen = session.turns[i - 1].state if late else turn.state
+        links = focus_fields(link_entities(pack, turn.utterance))
+        base = load_state(seen)
+        state = base.model_copy(
+            update={"ic": base.ic.model_copy(update=links), "sh": SessionHistory(metas=metas)}
+        )
+        intent, sub = turn.reference.intent, turn.reference.sub_intent
+        decision = W1Decision(PhiTable(pack.phi), validate=tool_validator(pack))
+        dispatch = decision.on_sub_intent(intent, sub, state, turn.turn_index) or decision.finish()
+        outcomes = []
+        for call in dispatch.calls if dispatch else []:
+            try:
+                outcomes.append(
+                    ToolOutcome(
+                        tool=call.tool,
+                        args=call.args,
+                        ok=True,
+                        result=run_tool(pack, state, call.tool, call.args),
+                    )
+                )
+            except ToolError as err:
+                outcomes.append(ToolOutcome(tool=call.tool, args=call.args, ok=False, error=str(err)))
+        slots = extract_slots(pack, turn.utterance, state, earlier)
+        c2 = ground(slots, state, pack, intent, sub, utterance=turn.utterance, earlier=earlier)
+        earlier = c2.slots
+        branch = branch_of(pack, intent, sub) or "knowledge-qa"
+        violates = recommend_violations(pack, state, set(c2.slots.excluded_entities))
+        c3, meta = interact(state, pack, branch, turn.turn_index, session.w3_seed, violates)
+        metas.append(meta)
+        start = time.perf_counter()
+        reply = realize(pack, state, c2, c3, outcomes, turn.utterance, turn.turn_index, intent, sub)
+        ms = (time.perf_counter() - start) * 1000
+        out.append(
+            BenchRealization(
+                session_id=session.session_id,
+                turn_index=turn.turn_index,
+                utterance=turn.utterance,
+                pair=f"{intent}/{sub}",
+                reply=reply,
+                tools=tuple(o.tool for o in outcomes),
+                guidance_id=c3.guidance.candidate_id if c3.guidance else None,
+                snapshot_turn=state.turn_index,
+                seen_state=seen if late else None,
+                ms=ms,
+            )
+        )
+    return out
+
+
+def main(argv: list[str] | None = None) -> int:
+    import argparse
+
+    from voicecoach.coachbench.checker import ReplyEvidence, check_turn
+    from voicecoach.coachbench.generator import generate
+    from voicecoach.pack import load_pack
+
+    parser = argparse.ArgumentParser(prog="python -m voicecoach.realizer")
+    parser.add_argument("command", choices=["sample", "check"])
+    parser.add_argument("--sessions", type=int, default=200, help="CoachBench sessions to run (seed 7)")
+    parser.add_argument("--every", type=int, default=33, help="sample: print every k-th turn")
+    args = parser.parse_args(argv)
+    pack = load_pack()
+    sessions = generate(pack=pack)[: args.sessions]
+    turns = failures = 0
+    rules: dict[str, int] = {}
+    ms: list[float] = []
+    for session in sessions:
+        realized = realize_session(pack, session)
+        previous = None
+        ms += [r.ms for r in realized]
+        for turn, r in zip(session.turns, realized, strict=True):
+            evidence = ReplyEvidence(
+                reply=r.reply, guidance_id=r.guidance_id, snapshot_turn=r.snapshot_turn, tools=r.tools
+            )
+            verdict = check_turn(pack, turn, evidence, previous, r.seen_state, session.session_id)
+            previous = evidence
+            turns += 1
+            failures += not verdict.passed
+            for f in verdict.failures:
+                rules[f.rule] = rules.get(f.rule, 0) + 1
+            if args.command == "sample" and turns % args.every == 1:
+                print(f"[{r.session_id} t{r.turn_index} {r.pair}] player: {r.utterance}\n  coach: {r.reply}")
+            if args.command == "check" and not verdict.passed:
+                why = "; ".join(f"{f.rule}: {f.evidence}" for f in verdict.failures)
+                print(f"[{r.session_id} t{r.turn_index} {r.pair}] {r.reply}\n  {why}")
+    ms.sort()
+    print(f"realize(): {ms[len(ms) // 2]:.2f} ms p50 / {ms[int(len(ms) * 0.9)]:.2f} ms p90 per turn")
+    print(f"{turns} turns, {turns - failures} pass the checker, failures by rule: {rules or 'none'}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,556 @@
+"""Deterministic QuerySlots: entity links + cue words, for models too small to extract slots.
+
+`extract_slots(pack, utterance, state, earlier)` produces the same QuerySlots the LLM slot call is
+asked for (`voicecoach.w2.slot_prompt`), from rules a newcomer can read in one pass:
+
+- every creature / skill / element the entity linker finds in the utterance is a candidate;
+- its role comes from the nearest cue word before it in its clause (or, for "keep X out" and
+  "X keeps beating me", right after it): *exclude* ("without", "no", "not", "except", "besides",
+  "leave X out" ...), *opponent* ("against", "their", "vs", "they have" ...) or *want* ("my",
+  "with", "use" ...); a mention with no cue that directly follows another in a list ("A, B and C")
+  takes the previous one's role; otherwise a creature is wanted, unless the state's context places
+  it on the opponent's side only;
+- a skill becomes an attribute pref (on the creature named with it that learns it), "swap out X's
+  skill" an avoid on X's skill (not an exclude of X), "only <element>" a global constraint, "no
+  <element>" an element avoid, a role word with a want / exclude cue a role pref, a play-style word
+  (the pack's vocabulary) a style pref, "at most / at least N" a team size, "two of A, B and C" a
+  pick group;
+- the session's `earlier` constraints carry over (`voicecoach.w2.carry_over`): excluded creatures
+  stay out until the player asks for one back.
+
+The cue words are English; the domain words (roles, styles, names) come from the pack. Run
+``python -m voicecoach.slot_rules bench`` for slot accuracy against CoachBench's references.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Literal
+
+from voicecoach.entities import Mention, link_entities
+from voicecoach.pack import Pack
+from voicecoach.state import LiveState
+from voicecoach.w2 import (
+    ANY_SKILL,
+    RARITIES,
+    AttributePref,
+    GlobalConstraint,
+    PickGroup,
+    QuerySlots,
+    carry_over,
+)
+
+Role = Literal["want", "exclude", "opponent"]
+
+
+def _alternation(*phrases: str) -> str:
+    alts = sorted({p.replace(" ", r"\s+") for p in phrases}, key=len, reverse=True)
+    return r"(?<![\w'])(?:" + "|".join(alts) + r")(?![\w'])"
+
+
+EXCLUDE = re.compile(
+    _alternation(
+        "without", "no", "not", "never", "except", "besides", "other than", "apart from", "minus",
+        "don't want", "dont want", "do not want", "don't use", "dont use", "do not use", "no more",
+        "drop", "dropping", "bench", "benching", "skip", "avoid", "ditch", "exclude", "excluding",
+        "leave", "leaving", "get rid of", "instead of", "rather than", "swap out", "take out", "cut",
+        "sit out", "lose", "hate", "not using", "anything but", "without using",
+    ),
+    re.IGNORECASE,
+)  # fmt: skip
+OPPONENT = re.compile(
+    _alternation(
+        "against", "vs", "versus", "their", "theirs", "they have", "they've got", "they got", "they're",
+        "they are", "they run", "they use", "they brought", "they bring", "they sent", "they swapped in",
+        "they put", "they field", "they're running", "they're using", "opponent", "opponent's", "opponents",
+        "enemy", "enemy's", "facing", "face", "beats", "beat", "counter", "counters", "stop", "stops",
+        "deal with", "handle", "kill", "weak to", "up against", "the other team", "other guy", "lose to",
+        "losing to", "lost to", "beating me",
+    ),
+    re.IGNORECASE,
+)  # fmt: skip
+WANT = re.compile(
+    _alternation(
+        "my", "mine", "i have", "i've got", "i got", "i own", "with", "use", "using", "bring", "want",
+        "include", "add", "around", "field", "play", "run", "keep", "put", "pick", "take", "need",
+        "get", "train", "evolve", "level", "do i own", "own",
+    ),
+    re.IGNORECASE,
+)  # fmt: skip
+# A role or rarity word is a wish only after one of these ("i need a tank"), not in a question
+# about the word itself ("what does a healer do").
+ROLE_WANT = re.compile(
+    _alternation("need", "want", "with", "add", "get", "bring", "use", "include", "more", "another", "extra"),
+    re.IGNORECASE,
+)
+# Cues that follow the mention: "leave Emberfox out", "Rockram keeps beating me".
+EXCLUDE_AFTER = re.compile(
+    r"^\W*(?:out|aside|on\s+the\s+bench|(?:sits?|stays?|goes)\s+out|is\s+out)(?![\w'])", re.IGNORECASE
+)
+OPPONENT_AFTER = re.compile(
+    r"^\W*(?:(?:keeps?|is|are|was|has\s+been)\s+(?:\w+\s+)?(?:beating|wrecking|destroying|killing|crushing|"
+    r"smashing|countering|bullying|stomping)|(?:beats|wrecks|destroys|kills|crushes|counters|stomps)\s+"
+    r"(?:me|us|my|mine))(?![\w'])",
+    re.IGNORECASE,
+)
+SKILL_OF = re.compile(
+    r"^(?:'s|’s|s)?\s+(?:skill|skills|move|moves|attack|ability|abilities)(?![\w'])", re.IGNORECASE
+)
+ONLY = re.compile(
+    _alternation("only", "just", "all", "mono", "nothing but", "full", "pure", "purely"), re.IGNORECASE
+)
+ONLY_AFTER = re.compile(r"^\s+(?:\w+\s+)?(?:only|team only)(?![\w'])", re.IGNORECASE)
+CLAUSE = re.compile(r"[.;!?\n]+|\s(?=(?:but|however|although|though|whereas)\b)", re.IGNORECASE)
+LIST_GAP = re.compile(
+    r"^(?:\s|,|&|\band\b|\bor\b|\bnor\b|\bplus\b|\beither\b|\bor\s+even\b)*$", re.IGNORECASE
+)
+NUMBER_WORDS = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "a pair": 2, "a couple": 2}
+_NUMBER = r"(\d|one|two|three|four|five)"
+MAX_SIZE = re.compile(
+    rf"(?:at\s+most|max(?:imum)?|no\s+more\s+than|up\s+to|only)\s+{_NUMBER}(?![\w'])|{_NUMBER}\s+(?:\w+\s+)?max(?:imum)?(?![\w'])",
+    re.IGNORECASE,
+)
+MIN_SIZE = re.compile(
+    rf"(?:at\s+least|min(?:imum)?)\s+{_NUMBER}(?![\w'])|{_NUMBER}\s+or\s+more(?![\w'])|"
+    rf"(?:team|lineup|squad|party)\s+of\s+{_NUMBER}(?![\w'])|{_NUMBER}[\s-](?:pet|creature|man|mon)\s+(?:team|lineup|squad)",
+    re.IGNORECASE,
+)
+PICK = re.compile(rf"(?<![\w']){_NUMBER}\s+of\s+(?!(?:my|them|mine|those|these|the)\b)", re.IGNORECASE)
+MAX_RARITY = re.compile(
+    r"(?:nothing|none|no\s+\w+)\s+(?:above|over|higher\s+than|better\s+than|rarer\s+than)\s+(\w+)|"
+    r"(?:at\s+most|max(?:imum)?|up\s+to)\s+(\w+)\s+rarity",
+    re.IGNORECASE,
+)
+
+
+def _number(text: str) -> int:
+    return int(text) if text.isdigit() else NUMBER_WORDS[text.lower()]
+
+
+@dataclass(frozen=True)
+class _Word:
+    """A domain word found in the utterance: a role or play-style phrase, or a rarity."""
+
+    kind: Literal["role", "style", "rarity"]
+    value: str
+    span: tuple[int, int]
+
+
+def _vocabulary_words(pack: Pack, text: str) -> list[_Word]:
+    forms: list[tuple[str, Literal["role", "style", "rarity"], str]] = []
+    for role, role_words in pack.vocabulary.roles.items():
+        forms += [(w, "role", role) for w in role_words.words]
+    for style, words in pack.vocabulary.styles.items():
+        forms += [(w, "style", style) for w in words.words]
+    forms += [(r, "rarity", r) for r in RARITIES]
+    forms.sort(key=lambda f: -len(f[0]))
+    found: list[_Word] = []
+    taken: list[tuple[int, int]] = []
+    for form, kind, value in forms:
+        pattern = r"(?<![\w'])" + r"[\s-]+".join(map(re.escape, form.split())) + r"(?:e?s)?(?![\w'])"
+        for m in re.finditer(pattern, text, re.IGNORECASE):
+            if any(a < m.end() and m.start() < b for a, b in taken):
+                continue  # "damage dealer" already claimed these words
+            taken.append(m.span())
+            found.append(_Word(kind, value, m.span()))
+    return sorted(found, key=lambda w: w.span)
+
+
+def _clause_start(text: str, at: int) -> int:
+    starts = [m.end() for m in CLAUSE.finditer(text, 0, at)]
+    return starts[-1] if starts else 0
+
+
+def _cue_before(gap: str) -> Role | None:
+    """The role the nearest cue in `gap` gives; on a tie the longer cue ("they have" > "have")."""
+    found = [
+        (m.end(), m.end() - m.start(), role)
+        for pattern, role in ((EXCLUDE, "exclude"), (OPPONENT, "opponent"), (WANT, "want"))
+        for m in pattern.finditer(gap)
+    ]
+    return max(found)[2] if found else None  # type: ignore[return-value]
+
+
+def _roles(text: str, mentions: Sequence[Mention | _Word]) -> list[Role | None]:
+    """Each mention's role from its cues; None: no cue at all (the caller picks the default)."""
+    roles: list[Role | None] = []
+    prev_end, prev_role = 0, None
+    for i, m in enumerate(mentions):
+        start, end = m.span
+        clause = _clause_start(text, start)
+        same_clause = i > 0 and prev_end >= clause
+        gap = text[prev_end if same_clause else clause : start]
+        after = text[end : mentions[i + 1].span[0] if i + 1 < len(mentions) else len(text)]
+        role: Role | None
+        if EXCLUDE_AFTER.match(after):
+            role = "exclude"
+        elif OPPONENT_AFTER.match(after):
+            role = "opponent"
+        else:
+            role = _cue_before(gap)
+            if role is None and same_clause and LIST_GAP.match(gap):
+                role = prev_role
+        roles.append(role)
+        prev_end, prev_role = end, role
+    return roles
+
+
+def extract_slots(
+    pack: Pack, utterance: str, state: LiveState | None = None, earlier: QuerySlots | None = None
+) -> QuerySlots:
+    """QuerySlots for `utterance` by rules (see the module docstring); `earlier` carries over."""
+    text = utterance.replace("’", "'")
+    mentions = [m for m in link_entities(pack, text) if m.kind in ("creature", "skill", "element")]
+    words = _vocabulary_words(pack, text)
+    # Words inside a linked name ("Stormtank") are not vocabulary.
+    words = [w for w in words if not any(m.span[0] <= w.span[0] < m.span[1] for m in mentions)]
+    roles = _roles(text, mentions)
+    match = state.ic.match if state is not None else None
+    inventory = state.fs.inventory if state is not None else None
+    opponent_side = set(match.opponent_lineup) - set(match.player_lineup) if match else set()
+
+    wanted: list[str] = []
+    excluded: list[str] = []
+    opponent: list[str] = []
+    prefs: list[AttributePref] = []
+    globals_: list[GlobalConstraint] = []
+    groups: list[PickGroup] = []
+    creatures = [(m, r) for m, r in zip(mentions, roles, strict=True) if m.kind == "creature"]
+
+    # "two of A, B and C": the pool is every creature after the cue in its clause.
+    in_group: set[int] = set()
+    for pm in PICK.finditer(text):
+        clause_end = next((c.start() for c in CLAUSE.finditer(text, pm.end())), len(text))
+        pool = [m for m, _ in creatures if pm.end() <= m.span[0] < clause_end]
+        if len(pool) >= 2:
+            groups.append(
+                PickGroup(pool=[pack.creatures[m.id].name for m in pool], pick=_number(pm.group(1)))
+            )
+            in_group.update(m.span[0] for m in pool)
+
+    for m, role in creatures:
+        name = pack.creatures[m.id].name
+        if m.span[0] in in_group:
+            continue
+        after = text[m.span[1] :]
+        if role == "exclude" and SKILL_OF.match(after):
+            # "swap out Emberfox's skill": change the skill, keep the creature.
+            prefs.append(AttributePref(entity=name, attribute="skill", value=ANY_SKILL, op="avoid"))
+            wanted.append(name)
+            continue
+        if role is None:
+            owned = inventory is not None and inventory.owns(m.id)
+            role = "opponent" if m.id in opponent_side and not owned else "want"
+        {"want": wanted, "exclude": excluded, "opponent": opponent}[role].append(name)
+
+    for m, role in zip(mentions, roles, strict=True):
+        if m.kind == "skill":
+            skill = pack.skills[m.id]
+            owner = _skill_owner(pack, mentions, m)
+            op: Literal["want", "avoid"] = "avoid" if role == "exclude" else "want"
+            prefs.append(AttributePref(entity=owner, attribute="skill", value=skill.name, op=op))
+        elif m.kind == "element":
+            before = text[_clause_start(text, m.span[0]) : m.span[0]]
+            only_before = ONLY.search(before[-12:]) is not None
+            if only_before or ONLY_AFTER.match(text[m.span[1] :]):
+                globals_.append(GlobalConstraint(kind="element_only", value=m.id))
+            elif role == "exclude":
+                prefs.append(AttributePref(attribute="element", value=m.id, op="avoid"))
+
+    word_roles = _roles(text, words)
+    styles: list[str] = []
+    for w, role in zip(words, word_roles, strict=True):
+        if w.kind == "style" and role != "exclude":
+            styles.append(w.value)
+        elif w.kind in ("role", "rarity"):
+            # "is Rockram a tank": the wish is about the creature just named.
+            about = _creature_before(pack, mentions, text, w.span[0])
+            before = text[_clause_start(text, w.span[0]) : w.span[0]]
+            if role == "exclude":
+                prefs.append(AttributePref(entity=about, attribute=w.kind, value=w.value, op="avoid"))
+            elif about is not None or ROLE_WANT.search(before):
+                prefs.append(AttributePref(entity=about, attribute=w.kind, value=w.value, op="want"))
+
+    for pattern, kind in ((MAX_SIZE, "max_size"), (MIN_SIZE, "min_size")):
+        for sm in pattern.finditer(text):
+            number = next(g for g in sm.groups() if g)
+            globals_.append(GlobalConstraint(kind=kind, value=_number(number)))  # type: ignore[arg-type]
+    for rm in MAX_RARITY.finditer(text):
+        value = next(g for g in rm.groups() if g).lower().rstrip("s")
+        if value in RARITIES:
+            globals_.append(GlobalConstraint(kind="max_rarity", value=value))
+
+    slots = QuerySlots(
+        wanted_entities=_unique(wanted),
+        excluded_entities=_unique(excluded),
+        opponent_entities=_unique(opponent),
+        attribute_prefs=list(dict.fromkeys(prefs)),
+        style_prefs=_unique(styles),
+        n_pick_k_swap_group=groups,
+        global_constraints=list(dict.fromkeys(globals_)),
+    )
+    return carry_over(slots, earlier, pack)
+
+
+def _unique(items: list[str]) -> list[str]:
+    return list(dict.fromkeys(items))
+
+
+def _skill_owner(pack: Pack, mentions: Sequence[Mention], skill: Mention) -> str | None:
+    """The creature named with the skill that learns it: the nearest before it, else after it."""
+    learners = [m for m in mentions if m.kind == "creature" and skill.id in pack.creatures[m.id].skills]
+    before = [m for m in learners if m.span[0] < skill.span[0]]
+    chosen = before[-1] if before else (learners[0] if learners else None)
+    return pack.creatures[chosen.id].name if chosen else None
+
+
+def _creature_before(pack: Pack, mentions: Sequence[Mention], text: str, at: int) -> str | None:
+    """The creature a role / rarity word describes: "is Rockram a tank", "Rockram as a tank"."""
+    clause = _clause_start(text, at)
+    before = [m for m in mentions if m.kind == "creature" and clause <= m.span[0] < at]
+    if before and re.fullmatch(r"\s+(?:is|as|a|an|be|\s)+", text[before[-1].span[1] : at] + " "):
+        return pack.creatures[before[-1].id].name
+    return None
+
+
+# --- benchmark: slot accuracy against CoachBench's references ---------------------------------
+
+SlotField = Literal["wanted", "excluded", "opponent", "skills"]
+FIELDS: tuple[SlotField, ...] = ("wanted", "excluded", "opponent", "skills")
+
+
+def slot_ids(pack: Pack, slots: QuerySlots) -> dict[SlotField, set[str]]:
+    """The catalog ids a QuerySlots names, per scored field (pick pools count as wanted)."""
+
+    def creatures(names: Sequence[str]) -> set[str]:
+        return {c.id for n in names if (c := pack.creature_by_name(n)) is not None}
+
+    pools = [n for g in slots.n_pick_k_swap_group for n in g.pool]
+    skills = {
+        s.id
+        for p in slots.attribute_prefs
+        if p.attribute == "skill" and (s := pack.skill_by_name(p.value)) is not None
+    }
+    return {
+        "wanted": creatures([*slots.wanted_entities, *pools]),
+        "excluded": creatures(slots.excluded_entities),
+        "opponent": creatures(slots.opponent_entities),
+        "skills": skills,
+    }
+
+
+def reference_ids(
+    pack: Pack, mentioned: Sequence[str], excluded: Sequence[str], opponent_lineup: Sequence[str]
+) -> dict[SlotField, set[str]]:
+    """Truth from a CoachBench Reference: excluded = the session's excludes so far; opponent = the
+    mentioned creatures on the opponent's lineup in the turn's state; wanted = the other mentioned
+    creatures; skills = the mentioned skills."""
+    named = [m for m in mentioned if m in pack.creatures]
+    out = set(excluded)
+    opp = {c for c in named if c in opponent_lineup} - out
+    return {
+        "wanted": set(named) - out - opp,
+        "excluded": out,
+        "opponent": opp,
+        "skills": {m for m in mentioned if m in pack.skills},
+    }
+
+
+@dataclass
+class SlotScore:
+    """Micro-averaged counts per field, and turns where all three entity fields are exact."""
+
+    tp: dict[str, int]
+    fp: dict[str, int]
+    fn: dict[str, int]
+    turns: int = 0
+    exact: int = 0
+
+    @classmethod
+    def empty(cls) -> SlotScore:
+        return cls({f: 0 for f in FIELDS}, {f: 0 for f in FIELDS}, {f: 0 for f in FIELDS})
+
+    def add(self, got: dict[SlotField, set[str]], truth: dict[SlotField, set[str]]) -> None:
+        self.turns += 1
+        self.exact += all(got[f] == truth[f] for f in ("wanted", "excluded", "opponent"))
+        for f in FIELDS:
+            self.tp[f] += len(got[f] & truth[f])
+            self.fp[f] += len(got[f] - truth[f])
+            self.fn[f] += len(truth[f] - got[f])
+
+
+@dataclass(frozen=True)
+class BenchCase:
+    """One CoachBench turn as the slot extractor sees it."""
+
+    session_id: str
+    turn_index: int
+    utterance: str
+    intent: str
+    sub_intent: str
+    state: LiveState  # the snapshot the coach reads (the previous one on a late push)
+    truth: dict[SlotField, set[str]]
+
+
+def bench_cases(pack: Pack) -> list[list[BenchCase]]:
+    """CoachBench's 200 sessions (seed 7) as slot cases, one list per session, in turn order."""
+    from voicecoach.coachbench.generator import generate
+    from voicecoach.state import load_state
+
+    sessions = []
+    for session in generate(pack=pack):
+        cases = []
+        for i, turn in enumerate(session.turns):
+            seen = session.turns[i - 1].state if turn.push == "late" else turn.state
+            state = load_state(seen)
+            truth_state = load_state(turn.state)
+            lineup = truth_state.ic.match.opponent_lineup if truth_state.ic.match else []
+            ref = turn.reference
+            cases.append(
+                BenchCase(
+                    session.session_id,
+                    turn.turn_index,
+                    turn.utterance,
+                    ref.intent,
+                    ref.sub_intent,
+                    state,
+                    reference_ids(pack, ref.mentioned, ref.excluded, lineup),
+                )
+            )
+        sessions.append(cases)
+    return sessions
+
+
+def score_rules(pack: Pack, sessions: list[list[BenchCase]]) -> tuple[SlotScore, list[float]]:
+    """Run the extractor over every session, carrying earlier constraints turn to turn."""
+    import time
+
+    score, ms = SlotScore.empty(), []
+    for cases in sessions:
+        earlier: QuerySlots | None = None
+        for case in cases:
+            start = time.perf_counter()
+            slots = extract_slots(pack, case.utterance, case.state, earlier)
+            ms.append((time.perf_counter() - start) * 1000)
+            score.add(slot_ids(pack, slots), case.truth)
+            earlier = slots
+    return score, ms
+
+
+async def score_llm(
+    pack: Pack, cases: list[BenchCase], threads: int = 1
+) -> tuple[SlotScore, SlotScore, list[float]]:
+    """The LLM slot call (the GroundingActor's messages and schema) on the embedded model, per turn:
+    raw, and after `ground_slots` + `carry_over` with the session's earlier slots from the rules."""
+    import time
+
+    from voicecoach.llm import EmbeddedLlamaServer, LLMClient, LLMConfig, LLMError
+    from voicecoach.w2 import ground_slots, parse_query_slots, query_slots_json_schema, slot_prompt
+
+    config = LLMConfig(embedded_threads=threads, embedded_split_lead=False)
+    server = EmbeddedLlamaServer(threads=threads, slots=1)
+    llm = LLMClient(config, server.start())
+    system, schema = slot_prompt(pack), query_slots_json_schema()
+    raw_score, grounded_score, ms = SlotScore.empty(), SlotScore.empty(), []
+    try:
+        for case in cases:
+            messages = [
+                {"role": "system", "content": system},
+                {
+                    "role": "user",
+                    "content": f"intent: {case.intent}/{case.sub_intent}\nplayer: {case.utterance}",
+                },
+            ]
+            start = time.perf_counter()
+            try:
+                text = await llm.complete(
+                    messages, max_tokens=120, json_schema=schema, first_token_timeout_s=60.0
+                )
+            except LLMError:
+                text = ""
+            ms.append((time.perf_counter() - start) * 1000)
+            slots, _ = parse_query_slots(text)
+            raw_score.add(slot_ids(pack, slots), case.truth)
+            grounded, _ = ground_slots(slots, pack, case.utterance, case.state)
+            grounded_score.add(slot_ids(pack, grounded), case.truth)
+    finally:
+        await llm.close()
+        server.stop()
+    return raw_score, grounded_score, ms
+
+
+def _pct(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(q * len(ordered)))] if ordered else 0.0
+
+
+def table(rows: list[tuple[str, SlotScore]]) -> str:
+    """A markdown table: precision / recall per field (n: reference items), and exact turns.
+    A precision with nothing predicted, or a recall with nothing to find, is "-"."""
+
+    def pct(num: int, den: int) -> str:
+        return f"{100 * num / den:.1f}" if den else "-"
+
+    head = "| extractor | turns | " + " | ".join(f"{f} P / R (n)" for f in FIELDS) + " | turns exact |"
+    lines = [head, "|---" * (len(FIELDS) + 3) + "|"]
+    for name, s in rows:
+        cells = [
+            f"{pct(s.tp[f], s.tp[f] + s.fp[f])} / {pct(s.tp[f], s.tp[f] + s.fn[f])} ({s.tp[f] + s.fn[f]})"
+            for f in FIELDS
+        ]
+        exact = f"{100 * s.exact / max(1, s.turns):.1f} %"
+        lines.append(f"| {name} | {s.turns} | " + " | ".join(cells) + f" | {exact} |")
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> int:
+    import argparse
+    import asyncio
+
+    from voicecoach.pack import load_pack
+
+    parser = argparse.ArgumentParser(prog="python -m voicecoach.slot_rules")
+    sub = parser.add_subparsers(dest="command", required=True)
+    bench = sub.add_parser("bench", help="slot accuracy against CoachBench's references")
+    bench.add_argument(
+        "--llm", type=int, default=0, metavar="N", help="also run the LLM slot call on N turns"
+    )
+    bench.add_argument("--threads", type=int, default=1, help="embedded llama.cpp threads for --llm")
+    args = parser.parse_args(argv)
+
+    pack = load_pack()
+    sessions = bench_cases(pack)
+    rules, ms = score_rules(pack, sessions)
+    rows = [("rules, all turns", rules)]
+    print(
+        f"rules: {rules.turns} turns, {_pct(ms, 0.5):.2f} ms p50 / {_pct(ms, 0.9):.2f} ms p90 per utterance"
+    )
+    if args.llm:
+        # An even spread over the benchmark: every k-th turn, in file order.
+        flat = [case for cases in sessions for case in cases]
+        step = max(1, len(flat) // args.llm)
+        sample = flat[::step][: args.llm]
+        keys = {(c.session_id, c.turn_index) for c in sample}
+        sample_rules = SlotScore.empty()
+        for cases in sessions:
+            earlier: QuerySlots | None = None
+            for case in cases:
+                slots = extract_slots(pack, case.utterance, case.state, earlier)
+                if (case.session_id, case.turn_index) in keys:
+                    sample_rules.add(slot_ids(pack, slots), case.truth)
+                earlier = slots
+        raw, grounded, llm_ms = asyncio.run(score_llm(pack, sample, args.threads))
+        rows += [
+            (f"rules, the {len(sample)}-turn sample", sample_rules),
+            ("LLM slot call (SmolLM2-135M), raw", raw),
+            ("LLM slot call + ground_slots", grounded),
+        ]
+        print(f"LLM slot call: {_pct(llm_ms, 0.5):.0f} ms p50 / {_pct(llm_ms, 0.9):.0f} ms p90 per turn")
+    print(table(rows))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
