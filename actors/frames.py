@@ -45,6 +45,7 @@ class IntentControlFrame(TurnFrame):
     outcome: str = ""  # frozen | miss | degraded | format_error | llm_error
     reason: str = ""
     snapshot: LiveState = field(default_factory=LiveState)
+    labelled_by: str = "llm"  # "prior": the intent prior's labels opened W1's tag stream
 
 
 @dataclass

@@ -1,9 +1,12 @@
-"""GroundingActor (W2): the slot-extraction call, then the deterministic grounding kernel.
+"""GroundingActor (W2): QuerySlots, then the deterministic grounding kernel.
 
-Starts when c1 arrives, in its own task: a separate, small-context LLM call extracts
-QuerySlots (JSON, schema-constrained where the backend allows), and `ground` turns them into
-c2 — conflicts and the paragraph plan. If the call fails or times out, W2 grounds on empty
-slots: the plan then judges nothing it could get wrong.
+Starts when c1 arrives, in its own task. QuerySlots come from the deterministic extractor (entity
+links + cue words, `--slots rules`, the embedded default) or from a separate, small-context LLM
+call (JSON, schema-constrained where the backend allows; `--slots llm`). Either way only names
+the player grounded are kept (`ground_slots`), the session's earlier constraints carry over, and
+`ground` turns the slots into c2 — conflicts and the paragraph plan. If the slot call fails or
+times out, W2 grounds on the earlier constraints alone: the plan then judges nothing it could get
+wrong.
 """
 
 from __future__ import annotations
@@ -18,6 +21,7 @@ from voicecoach.actors.frames import GroundingControlFrame, IntentControlFrame
 from voicecoach.actors.turn_task import TurnTaskActor
 from voicecoach.llm import LLMClient, LLMError
 from voicecoach.session import CoachConfig, Session
+from voicecoach.slot_rules import extract_slots
 from voicecoach.w2 import QuerySlots, ground, parse_query_slots, query_slots_json_schema, slot_prompt
 
 
@@ -39,6 +43,29 @@ class GroundingActor(TurnTaskActor):
         await self.push_frame(frame, direction)
 
     async def _ground(self, c1: IntentControlFrame) -> None:
+        pack, earlier = self._session.pack, self._session.constraints
+        if self._config.slot_source == "rules":
+            slots, errors = extract_slots(pack, c1.utterance, c1.snapshot, earlier), []
+        else:
+            slots, errors = await self._slot_call(c1)
+        # With the utterance, only names the player grounded survive, whichever path filled the
+        # slots (an invented name never reaches the Talker), and earlier constraints carry over.
+        control = ground(
+            slots, c1.snapshot, pack, c1.intent, c1.sub_intent, utterance=c1.utterance, earlier=earlier
+        )
+        if control.dropped:
+            logger.info(
+                f"turn {c1.turn_index}: W2 dropped names the player did not say: {list(control.dropped)}"
+            )
+        self._session.constraints = control.slots
+        turn = self._session.turn(c1.turn_index)
+        await self.push_frame(
+            GroundingControlFrame(
+                turn_index=c1.turn_index, t_ms=turn.ms() if turn else 0.0, control=control, slot_errors=errors
+            )
+        )
+
+    async def _slot_call(self, c1: IntentControlFrame) -> tuple[QuerySlots, list[str]]:
         messages = [
             {"role": "system", "content": self._system},
             {"role": "user", "content": f"intent: {c1.intent}/{c1.sub_intent}\nplayer: {c1.utterance}"},
@@ -49,14 +76,8 @@ class GroundingActor(TurnTaskActor):
                 self._llm.complete(messages, max_tokens=120, json_schema=self._schema, role="w2"),
                 timeout=self._config.slot_timeout_s,
             )
-            slots, errors = parse_query_slots(raw)
+            return parse_query_slots(raw)
         except (LLMError, TimeoutError) as err:
-            slots, errors = QuerySlots(), [f"slot call failed: {str(err) or 'timed out'}"]
+            errors = [f"slot call failed: {str(err) or 'timed out'}"]
             logger.warning(f"turn {c1.turn_index}: W2 {errors[0]}")
-        control = ground(slots, c1.snapshot, self._session.pack, c1.intent, c1.sub_intent)
-        turn = self._session.turn(c1.turn_index)
-        await self.push_frame(
-            GroundingControlFrame(
-                turn_index=c1.turn_index, t_ms=turn.ms() if turn else 0.0, control=control, slot_errors=errors
-            )
-        )
+            return QuerySlots(), errors

@@ -25,7 +25,12 @@ class InteractionActor(FrameProcessor):
         await self.push_frame(frame, direction)
         if isinstance(frame, IntentControlFrame):
             pack, state = self._session.pack, frame.snapshot
-            violates = recommend_violations(pack, state, excluded=set())
+            # The player's excludes so far (this turn's own reach W2 in parallel; the realizer
+            # checks those against c2).
+            earlier = self._session.constraints
+            violates = recommend_violations(
+                pack, state, excluded=set(earlier.excluded_entities if earlier else ())
+            )
             control, meta = interact(
                 state, pack, frame.branch, frame.turn_index, self._session.seed, violates
             )

@@ -2,8 +2,14 @@
 
 On a final transcription it starts the turn's W1 stream in its own task (never inside
 process_frame, so frames keep flowing) and turns parser events into frames the moment they
-happen: narration text as it streams, the tool dispatch when SUB_INTENT closes on a Φ hit
-(or when PLAN closes on a miss), c1 for W2 and W3. A barge-in cancels the stream.
+happen: the tool dispatch when SUB_INTENT closes on a Φ hit (or when PLAN closes on a miss), c1
+for W2 and W3, the narration once its one sentence closes. A barge-in cancels the stream.
+
+With the intent prior on, a confident prior's labels open the stream: the parser reads them first
+(SUB_INTENT closes and Φ dispatches before the LLM's first token) and the LLM continues from
+<NARRATION>. The narration is held until it closes and spoken only if it passes
+`narration_problem` (one short sentence, no name the player did not say, no loop); otherwise the
+pack's phrase for the pair is spoken.
 """
 
 from __future__ import annotations
@@ -20,6 +26,7 @@ from voicecoach.actors.frames import (
 )
 from voicecoach.actors.turn_task import TurnTaskActor
 from voicecoach.llm import LLMClient, LLMError
+from voicecoach.prior import IntentPrior
 from voicecoach.session import CoachConfig, Session, Turn
 from voicecoach.w1 import (
     OTHER,
@@ -27,15 +34,15 @@ from voicecoach.w1 import (
     NarrationClosed,
     NarrationDelta,
     SubIntentClosed,
+    W1Grammars,
     W1Step,
     W1Turn,
+    narration_for,
+    narration_problem,
     tool_validator,
-    w1_gbnf,
+    w1_call,
     w1_prefix,
 )
-
-# Said when W1 produced no narration (stream error, stall, broken tags): never silence.
-FALLBACK_NARRATION = "Let me check that for you."
 
 
 class PerceptionActor(TurnTaskActor):
@@ -47,8 +54,9 @@ class PerceptionActor(TurnTaskActor):
         self._llm = llm
         self._config = config
         self._prefix = w1_prefix(session.pack)  # static: built once, KV-cached by the server
-        self._grammar = w1_gbnf(session.pack)
+        self._grammars = W1Grammars.of(session.pack)
         self._validate = tool_validator(session.pack)
+        self._prior = IntentPrior.shared(session.pack, config.prior_threshold) if config.uses_prior else None
 
     async def process_frame(self, frame: Frame, direction: FrameDirection):
         await super().process_frame(frame, direction)  # a barge-in cancels the W1 stream here
@@ -63,16 +71,21 @@ class PerceptionActor(TurnTaskActor):
         w1 = W1Turn(self._session.phi, lambda: turn.snapshot, turn.index, self._session.counters,
                     max_age=self._config.max_age, validate=self._validate)  # fmt: skip
         progress = _TurnProgress()
-        messages = [*self._prefix, {"role": "user", "content": turn.utterance}]
+        pair = self._prior.prefill(turn.utterance) if self._prior is not None else None
+        call = w1_call(self._prefix, self._grammars, turn.utterance, pair)
+        progress.labelled_by = "prior" if call.prefill else "llm"
+        await self._emit(turn, w1, w1.feed(call.prefill), progress)
+        echo = call.echo()
         error = ""
         try:
             async for delta in self._llm.stream(
-                messages, max_tokens=self._config.w1_max_tokens, grammar=self._grammar, role="w1"
+                call.messages, max_tokens=self._config.w1_max_tokens, grammar=call.grammar, role="w1"
             ):
-                await self._emit(turn, w1, w1.feed(delta), progress)
+                await self._emit(turn, w1, w1.feed(echo.feed(delta)), progress)
         except LLMError as err:
             error = str(err)
             logger.warning(f"turn {turn.index}: W1 stream failed: {error}")
+        await self._emit(turn, w1, w1.feed(echo.finish()), progress)
         await self._emit(turn, w1, w1.finish(), progress)
 
         if not progress.c1_sent:  # the stream never closed SUB_INTENT: c1 from what we have
@@ -80,10 +93,8 @@ class PerceptionActor(TurnTaskActor):
             await self._push_c1(
                 turn, progress, w1.intent or OTHER, OTHER, outcome, error or w1.decision.reason
             )
-        if not progress.narrated:
-            await self.push_frame(NarrationTextFrame(text=FALLBACK_NARRATION, turn_index=turn.index))
-        if not progress.narration_closed:
-            await self.push_frame(NarrationEndFrame(turn_index=turn.index, t_ms=turn.ms()))
+        if not progress.narration_closed:  # no NARRATION closed: the pack's phrase, never silence
+            await self._narrate(turn, w1, progress)
 
     async def _emit(self, turn: Turn, w1: W1Turn, step: W1Step, progress: _TurnProgress) -> None:
         # Tools first: every millisecond they start earlier is one the reply gains.
@@ -95,20 +106,31 @@ class PerceptionActor(TurnTaskActor):
                 )  # fmt: skip
             )
         for ev in step.events:
-            if isinstance(ev, NarrationDelta) and ev.text:
-                progress.narrated = True
-                await self.push_frame(NarrationTextFrame(text=ev.text, turn_index=turn.index))
+            if isinstance(ev, NarrationDelta):
+                progress.narration += ev.text
             elif isinstance(ev, NarrationClosed) and not progress.narration_closed:
-                progress.narration_closed = progress.narrated
-                if progress.narrated:
-                    await self.push_frame(NarrationEndFrame(turn_index=turn.index, t_ms=turn.ms()))
+                await self._narrate(turn, w1, progress)
             elif isinstance(ev, SubIntentClosed) and not progress.c1_sent:
+                progress.sub_intent = ev.label
                 decision = w1.decision
                 await self._push_c1(
                     turn, progress, w1.intent or OTHER, ev.label, decision.outcome or "miss", decision.reason
                 )
             elif isinstance(ev, FormatError):
                 logger.info(f"turn {turn.index}: W1 format error: {ev.reason}")
+
+    async def _narrate(self, turn: Turn, w1: W1Turn, progress: _TurnProgress) -> None:
+        """Speak W1's narration if it passes, else the pack's phrase for the turn's pair."""
+        text = " ".join(progress.narration.split())
+        problem = narration_problem(self._session.pack, turn.utterance, text)
+        if problem is not None:
+            if text:
+                logger.info(f"turn {turn.index}: W1 narration {text!r} not spoken: {problem}")
+            pack, intent = self._session.pack, w1.intent or OTHER
+            text = narration_for(pack, intent, progress.sub_intent or OTHER, turn.index)
+        progress.narration_closed = True
+        await self.push_frame(NarrationTextFrame(text=text, turn_index=turn.index))
+        await self.push_frame(NarrationEndFrame(turn_index=turn.index, t_ms=turn.ms()))
 
     async def _push_c1(
         self, turn: Turn, progress: _TurnProgress, intent: str, sub_intent: str, outcome: str, reason: str
@@ -124,6 +146,7 @@ class PerceptionActor(TurnTaskActor):
             outcome=outcome,
             reason=reason,
             snapshot=turn.snapshot,
+            labelled_by=progress.labelled_by,
         )
         progress.c1_sent = True
         await self.push_frame(c1)
@@ -134,5 +157,7 @@ class _TurnProgress:
 
     def __init__(self) -> None:
         self.c1_sent = False
-        self.narrated = False
+        self.labelled_by = "llm"  # or "prior": whose labels opened the tag stream
+        self.sub_intent = ""
+        self.narration = ""  # held until NARRATION closes, then checked
         self.narration_closed = False

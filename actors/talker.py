@@ -1,9 +1,17 @@
-"""TalkerActor: waits for the turn's decisions (up to a deadline), then streams the reply.
+"""TalkerActor: waits for the turn's decisions (up to a deadline), then words the reply.
 
 Narration frames pass straight through towards TTS; the reply follows them. The actor
 collects c1, c2, c3 and the tool results of the current turn; once all are in, or the
-deadline (counted from the end of the player's input) passes, it renders the conditioned
-prompt — saying what is missing, if anything — and streams the reply in its own task.
+deadline (counted from the end of the player's input) passes, it words the reply in its own
+task, one of three ways (`CoachConfig.talker_mode`):
+
+- `template`: the grounded realization of the paragraph plan (`voicecoach.realizer`), correct
+  by construction; the embedded default, since a 135M model's replies rarely survive the guard;
+- `guarded`: the conditioned prompt streamed from the LLM, each sentence passing the runtime
+  guard (`voicecoach.guard`, the checker kernel CoachBench scores with) before TTS; when none
+  has passed by the end of the stream or its deadline, the realization is spoken instead;
+- `llm`: the LLM's reply as it streams, unguarded (the ablation row).
+
 A completed reply ends the turn with a TurnCompletedFrame; a barge-in cancels it, so
 nothing of an interrupted turn reaches answer.meta.
 """
@@ -26,9 +34,13 @@ from voicecoach.actors.frames import (
     TurnFrames,
 )
 from voicecoach.actors.turn_task import TurnTaskActor
+from voicecoach.checker import CheckContext
+from voicecoach.guard import SentenceGuard
 from voicecoach.latency import Milestone
 from voicecoach.llm import LLMClient, LLMError
+from voicecoach.realizer import realize
 from voicecoach.session import CoachConfig, Session, turn_record
+from voicecoach.state import LiveState
 from voicecoach.talker import render_reply_prompt
 
 # What the Talker waits for, and how the prompt names one that is missing at the deadline.
@@ -51,27 +63,41 @@ Reply = tuple[str, float | None]  # the reply's text, and when its first token c
 
 
 async def stream_reply(
-    actor: FrameProcessor, llm: LLMClient, messages: list[dict[str, str]], turn_index: int, max_tokens: int
+    actor: FrameProcessor,
+    llm: LLMClient,
+    messages: list[dict[str, str]],
+    turn_index: int,
+    max_tokens: int,
+    guard: SentenceGuard | None = None,
 ) -> Reply:
     """Stream a reply call as ReplyTextFrames pushed by `actor`: the Talker's, and the baselines'.
 
-    A stream that breaks keeps what it said; one that said nothing says FALLBACK_REPLY, so the
-    player is never left in silence. Returns the reply and when its first token came
-    (time.monotonic; None if the LLM sent none).
+    Unguarded, deltas go out as they come; a stream that breaks keeps what it said, and one that
+    said nothing says FALLBACK_REPLY, so the player is never left in silence. With a `guard`,
+    only the sentences it passes go out, and the caller decides what to say when none did.
+    Returns what was pushed and when the LLM's first token came (time.monotonic; None if none).
     """
     reply: list[str] = []
     first_token: float | None = None
+
+    async def say(text: str) -> None:
+        reply.append(text)
+        await actor.push_frame(ReplyTextFrame(text=text, turn_index=turn_index))
+
     try:
         async for delta in llm.stream(messages, max_tokens=max_tokens, role="talker"):
             if first_token is None:
                 first_token = time.monotonic()
-            reply.append(delta)
-            await actor.push_frame(ReplyTextFrame(text=delta, turn_index=turn_index))
+            for text in guard.feed(delta) if guard is not None else [delta]:
+                await say(f" {text}" if guard is not None and reply else text)
+            if guard is not None and guard.stopped:
+                break  # a loop or the word budget: nothing more of this reply is worth hearing
     except LLMError as err:
         logger.warning(f"turn {turn_index}: reply stream failed: {err}")
-        if not reply:
-            reply.append(FALLBACK_REPLY)
-            await actor.push_frame(ReplyTextFrame(text=FALLBACK_REPLY, turn_index=turn_index))
+        if not reply and guard is None:
+            await say(FALLBACK_REPLY)
+    for text in guard.finish() if guard is not None else []:
+        await say(f" {text}" if reply else text)
     return "".join(reply), first_token
 
 
@@ -115,6 +141,14 @@ class TalkerActor(TurnTaskActor):
             self._turn.add(frame)
             self._turn.changed.set()
 
+    def _context(self, utterance: str, snapshot: LiveState) -> CheckContext:
+        """What the guard judges the reply against: this turn's state and the session so far."""
+        pack, earlier = self._session.pack, self._session.constraints
+        excluded = [
+            c.id for n in (earlier.excluded_entities if earlier else []) if (c := pack.creature_by_name(n))
+        ]
+        return CheckContext.live(pack, snapshot, utterance, excluded, self._session.last_reply)
+
     async def _wait(self, turn: _TurnInputs, ready, deadline: float) -> bool:
         while not ready():
             remaining = deadline - time.monotonic()
@@ -146,9 +180,37 @@ class TalkerActor(TurnTaskActor):
             self._session.pack, utterance, narration, c2, c3, outcomes, missing
         )
 
-        reply, first_token = await stream_reply(
-            self, self._llm, messages, turn.turn_index, self._config.reply_max_tokens
-        )
+        snapshot = turn.c1.snapshot if turn.c1 else self._session.state
+        intent, sub_intent = (turn.c1.intent, turn.c1.sub_intent) if turn.c1 else ("", "")
+
+        def realization() -> str:
+            return realize(
+                self._session.pack, snapshot, c2, c3, outcomes, utterance, turn.turn_index, intent, sub_intent
+            )
+
+        mode, guard = self._config.talker_mode, None
+        if mode == "template":
+            reply, first_token, source = realization(), time.monotonic(), "realization"
+            await self.push_frame(ReplyTextFrame(text=reply, turn_index=turn.turn_index))
+        else:
+            if mode == "guarded":
+                guard = SentenceGuard.after_narration(
+                    self._session.pack, self._context(utterance, snapshot), narration
+                )
+            try:
+                reply, first_token = await asyncio.wait_for(
+                    stream_reply(
+                        self, self._llm, messages, turn.turn_index, self._config.reply_max_tokens, guard
+                    ),
+                    timeout=self._config.reply_deadline_s if guard is not None else None,
+                )
+            except TimeoutError:
+                logger.warning(f"turn {turn.turn_index}: guarded reply passed its deadline")
+                reply, first_token = " ".join(guard.passed) if guard else "", None
+            source = "llm" if guard is None else "guarded llm"
+            if guard is not None and not guard.passed:  # nothing of the LLM's reply may be spoken
+                reply, first_token, source = realization(), time.monotonic(), "realization"
+                await self.push_frame(ReplyTextFrame(text=reply, turn_index=turn.turn_index))
         await self.push_frame(LLMFullResponseEndFrame())
 
         latency: dict[str, float | None] = {m: turn.t_ms(m) for m in _RECORDED}
@@ -160,6 +222,8 @@ class TalkerActor(TurnTaskActor):
             self._session.session_id, turn.turn_index, utterance, reply, outcomes, latency,
             intent=turn.c1.intent if turn.c1 else "", sub_intent=turn.c1.sub_intent if turn.c1 else None,
             narration=narration, c2=c2, conditioning=cond, c3=c3, meta=meta,
+            labelled_by=turn.c1.labelled_by if turn.c1 else "", reply_source=source,
+            guard_drops=guard.drops_by_rule() if guard is not None else None,
         )  # fmt: skip
         await self.push_frame(
             TurnCompletedFrame(

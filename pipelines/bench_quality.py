@@ -70,10 +70,17 @@ from voicecoach.pack import Pack, load_pack
 if TYPE_CHECKING:
     from voicecoach.engines import Engines
     from voicecoach.llm import LLMConfig
-    from voicecoach.session import CoachConfig, Mode
+    from voicecoach.session import CoachConfig
 
 DEFAULT_OUT = Path("coachbench-out")
-W1_CONFIGS = frozenset({"sgc_w1", "sgc_w1_w2", "sgc_full"})
+# Rows beyond the paper's five: sgc_full with one part changed, so each part's effect shows
+# (issue "the embedded coach coaches"). Name -> CoachConfig fields over sgc_full's defaults.
+VARIANTS: dict[str, dict[str, str]] = {
+    "sgc_full_no_prior": {"intent_prior": "off"},  # W1's LLM labels every turn
+    "sgc_full_guarded": {"talker": "guarded"},  # the LLM's reply behind the guard, realization fallback
+    "sgc_full_unguarded": {"talker": "llm"},  # the LLM's reply as it streams: no guard, no realizer
+}
+W1_CONFIGS = frozenset({"sgc_w1", "sgc_w1_w2", "sgc_full", *VARIANTS})
 # A guard, not a measured need: llama-server bounds its prompt cache (llama-cpp-python's server did
 # not count the logits it stored with each entry and grew to 21 GB); a restart between sessions caps
 # whatever an engine accumulates over a multi-hour run.
@@ -94,7 +101,7 @@ class QualityOptions:
     bench: Path | None = None  # None: generate <out>/coachbench.jsonl from `seed`
     seed: int = DEFAULT_SEED
     limit: int | None = None
-    configs: tuple[Mode, ...] = ()  # empty: all five, in the paper's order
+    configs: tuple[str, ...] = ()  # empty: the paper's five, in its order; VARIANTS by name
     llm_url: str | None = None  # None: the embedded llama.cpp server
     model: str | None = None
     gguf: str | None = None
@@ -207,17 +214,29 @@ def _llm_config(opts: QualityOptions) -> LLMConfig:
     )
 
 
-def coach_config(opts: QualityOptions, mode: Mode, llm: LLMConfig) -> CoachConfig:
+def coach_config(opts: QualityOptions, name: str, llm: LLMConfig) -> CoachConfig:
+    """The CoachConfig of configuration `name`: a mode, or one of VARIANTS (sgc_full with a change)."""
     from voicecoach.session import CoachConfig
 
     return CoachConfig(
-        mode=mode,
+        mode="sgc_full" if name in VARIANTS else name,
+        **VARIANTS.get(name, {}),
         llm=llm,
         reply_max_tokens=opts.reply_max_tokens,
         w1_max_tokens=opts.w1_max_tokens,
         slot_timeout_s=opts.slot_timeout_s,
         talker_deadline_s=opts.talker_deadline_s,
     )
+
+
+def pack_digest(pack: Pack) -> str:
+    """sha256 over every file of the pack's folder (names and bytes, in name order)."""
+    from voicecoach.pack import PACKS_DIR
+
+    h = hashlib.sha256()
+    for path in sorted((PACKS_DIR / pack.pack_id).glob("*")):
+        h.update(path.name.encode("utf-8") + b"\0" + path.read_bytes())
+    return h.hexdigest()
 
 
 def prompt_digests(pack: Pack) -> dict[str, str]:
@@ -243,9 +262,18 @@ def _settings(opts: QualityOptions, llm: LLMConfig, digest: str, pack: Pack) -> 
     """What the cached turns depend on; a rerun with other settings must use another --out."""
     from voicecoach.llm import llama_server_version
 
+    defaults = coach_config(opts, "sgc_full", llm)
     return {
         "bench_sha256": digest,
         **prompt_digests(pack),
+        # The pack's data (templates, prior, phrases) and sgc_full's resolved reply path shape replies.
+        "pack_sha256": pack_digest(pack),
+        "sgc_full_path": {
+            "intent_prior": defaults.uses_prior,
+            "slots": defaults.slot_source,
+            "talker": defaults.talker_mode,
+        },
+        "variants": VARIANTS,
         "llm": "remote" if llm.base_url else "embedded",
         "engine": None if llm.base_url else llama_server_version(),
         "model": llm.model,
@@ -327,6 +355,7 @@ async def _start_engines(llm: LLMConfig, pack: Pack) -> Engines:
 
 async def _run_session(
     engines: Engines,
+    name: str,
     config: CoachConfig,
     bench: BenchSession,
     cache: TurnCache,
@@ -338,7 +367,7 @@ async def _run_session(
     from voicecoach.session import Session
     from voicecoach.store import MemorySessionStore, TurnRecord
 
-    mode = config.mode
+    mode = name
     start = cache.done(mode, bench)
     if start >= len(bench.turns):
         return
@@ -424,7 +453,7 @@ def worker_llm(llm: LLMConfig, workers: int) -> LLMConfig:
 
 
 async def _worker(
-    todo: deque[tuple[BenchSession, Mode]],
+    todo: deque[tuple[BenchSession, str]],
     opts: QualityOptions,
     pack: Pack,
     cache: TurnCache,
@@ -442,7 +471,7 @@ async def _worker(
             while True:
                 try:
                     await _run_session(
-                        engines, coach_config(opts, mode, llm), bench, cache, pack, opts, advance
+                        engines, mode, coach_config(opts, mode, llm), bench, cache, pack, opts, advance
                     )
                     break
                 except EngineLost as err:
@@ -834,21 +863,22 @@ async def run_quality(opts: QualityOptions) -> QualityReport:
 # --- CLI ---------------------------------------------------------------------------------------------------
 
 
-def all_configs(opts: QualityOptions) -> tuple[Mode, ...]:
+def all_configs(opts: QualityOptions) -> tuple[str, ...]:
     from voicecoach.session import MODES
 
     return opts.configs or MODES
 
 
-def _configs(text: str) -> tuple[Mode, ...]:
+def _configs(text: str) -> tuple[str, ...]:
     # Imported here, not at the top: `voicecoach --help` must not pay for the LLM client's import.
     from voicecoach.session import MODES
 
+    known = (*MODES, *VARIANTS)
     names = [n.strip() for n in text.split(",") if n.strip()]
-    bad = [n for n in names if n not in MODES]
+    bad = [n for n in names if n not in known]
     if bad or not names:
-        raise argparse.ArgumentTypeError(f"unknown configuration(s) {bad}; choose from {', '.join(MODES)}")
-    return tuple(n for n in MODES if n in names)
+        raise argparse.ArgumentTypeError(f"unknown configuration(s) {bad}; choose from {', '.join(known)}")
+    return tuple(n for n in known if n in names)
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:

@@ -206,8 +206,9 @@ async def test_grounding_grounds_the_extracted_slots_and_falls_back_to_empty_one
     down, _ = await run_test(actor, frames_to_send=[c1, SETTLE])
     [c2] = of(down, GroundingControlFrame)
     assert c2.control is not None and not c2.slot_errors
-    # the player does not own Pyrowl: W2 says so, as a conflict the reply must account for
-    assert any(c.entity == "pyrowl" and not c.satisfied for c in c2.control.conflicts)
+    # the player never said Pyrowl: the slot call invented it, so it is dropped, never judged
+    assert c2.control.dropped == ("Pyrowl",)
+    assert not any(c.entity == "pyrowl" for c in c2.control.conflicts)
 
     down, _ = await run_test(
         GroundingActor(session, llm_server.client(), config(llm_server)),
@@ -215,7 +216,7 @@ async def test_grounding_grounds_the_extracted_slots_and_falls_back_to_empty_one
     )
     [c2] = of(down, GroundingControlFrame)
     assert c2.slot_errors and c2.slot_errors[0].startswith("slot call failed")
-    assert c2.control == ground(QuerySlots(), c1.snapshot, pack, c1.intent, c1.sub_intent)
+    assert c2.control is not None and c2.control.slots == QuerySlots()
 
 
 async def test_interaction_decides_c3_with_its_answer_meta_from_c1(pack: Pack, state: LiveState) -> None:
@@ -297,13 +298,53 @@ async def test_the_talker_says_the_fallback_when_the_reply_stream_fails(
 ) -> None:
     llm_server.enqueue(Script(fail="http_error"))
     session = open_session(pack, state)
+    unguarded = config(llm_server).model_copy(update={"talker": "llm"})
     down, _ = await run_test(
-        TalkerActor(session, llm_server.client(), config(llm_server)),
+        TalkerActor(session, llm_server.client(), unguarded),
         frames_to_send=[*talker_inputs(session, pack), SETTLE],
     )
     assert [f.text for f in of(down, ReplyTextFrame)] == [FALLBACK_REPLY]
     [done] = of(down, TurnCompletedFrame)
     assert done.record is not None and done.record.reply == FALLBACK_REPLY
+
+
+async def test_the_guarded_talker_speaks_the_realization_when_nothing_of_the_reply_passes(
+    pack: Pack, state: LiveState, llm_server: Scripted
+) -> None:
+    # A broken stream, then one that reads its notes aloud: neither may be spoken.
+    llm_server.enqueue(Script(fail="http_error"), Script("You must: Explain that the player owns nothing."))
+    for _ in range(2):
+        session = open_session(pack, state)
+        down, _ = await run_test(
+            TalkerActor(session, llm_server.client(), config(llm_server)),
+            frames_to_send=[*talker_inputs(session, pack), SETTLE],
+        )
+        [done] = of(down, TurnCompletedFrame)
+        assert done.record is not None and done.record.reply_source == "realization"
+        spoken = "".join(f.text for f in of(down, ReplyTextFrame))
+        assert (
+            spoken == done.record.reply
+            and spoken
+            and "You must" not in spoken
+            and FALLBACK_REPLY not in spoken
+        )
+
+
+async def test_the_guarded_talker_speaks_what_passes(
+    pack: Pack, state: LiveState, llm_server: Scripted
+) -> None:
+    llm_server.enqueue(
+        Script(chunks=["You must: Explain that. ", "Bring Sparkwing", ", it hits water hard."])
+    )
+    session = open_session(pack, state)
+    down, _ = await run_test(
+        TalkerActor(session, llm_server.client(), config(llm_server)),
+        frames_to_send=[*talker_inputs(session, pack), SETTLE],
+    )
+    [done] = of(down, TurnCompletedFrame)
+    assert done.record is not None and done.record.reply_source == "guarded llm"
+    assert done.record.reply == "Bring Sparkwing, it hits water hard."
+    assert done.record.guard_drops == {"prompt_echo": 1}
 
 
 async def test_prompting_answers_a_transcript_in_one_call(

@@ -3,6 +3,7 @@ actors/ and pipelines/ inside it as voicecoach.actors and voicecoach.pipelines (
 
 from __future__ import annotations
 
+import shutil
 import subprocess
 import sys
 import zipfile
@@ -12,11 +13,16 @@ ROOT = Path(__file__).resolve().parents[1]
 
 
 def test_wheel_installs_one_namespace(tmp_path: Path) -> None:
+    # Built from a copy: setuptools writes build/ next to the sources it builds.
+    src = tmp_path / "src"
+    src.mkdir()
+    for name in ("pyproject.toml", "README.md", "LICENSE"):
+        shutil.copy(ROOT / name, src / name)
+    for name in ("voicecoach", "actors", "pipelines"):
+        shutil.copytree(ROOT / name, src / name, symlinks=True, ignore=shutil.ignore_patterns("__pycache__"))
     subprocess.run(
-        [sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w", str(tmp_path),
-         str(ROOT)],
-        check=True,
-    )  # fmt: skip
+        [sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w", str(tmp_path), str(src)], check=True
+    )
     (wheel,) = tmp_path.glob("voicecoach-*.whl")
     names = zipfile.ZipFile(wheel).namelist()
     tops = {name.split("/")[0] for name in names if not name.startswith("voicecoach-")}

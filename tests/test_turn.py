@@ -25,7 +25,7 @@ import pytest_asyncio
 
 from tests.conftest import STATE
 from tests.scripted_llm import RecordedRequest, Script, ScriptedLLMServer
-from voicecoach.actors.perception import FALLBACK_NARRATION
+from voicecoach.w1 import FALLBACK_NARRATION
 from voicecoach.actors.talker import FALLBACK_REPLY
 from voicecoach.engines import Engines
 from voicecoach.latency import Milestone
@@ -102,7 +102,11 @@ class Harness:
             first_token_timeout_s=first_token_timeout_s,
             inter_token_timeout_s=1.0,
         )
-        values: dict[str, Any] = {"tool_timeout_s": 1.0, "slot_timeout_s": 2.0, "talker_deadline_s": 3.0}
+        # The reply's streaming mechanics are tested on the unguarded LLM path (the guard and the
+        # realizer have their tests in test_actors.py / test_guard.py / test_realizer.py).
+        values: dict[str, Any] = {
+            "tool_timeout_s": 1.0, "slot_timeout_s": 2.0, "talker_deadline_s": 3.0, "talker": "llm"
+        }  # fmt: skip
         values.update(overrides)
         return CoachConfig(llm=llm, **values)
 
@@ -371,12 +375,15 @@ async def test_barge_in_during_narration_stops_it_and_no_reply_follows(harness: 
     coach = await harness.coach()
 
     asking = asyncio.create_task(coach.ask("what counters their team?", timeout_s=2.0))
-    await wait_until(lambda: coach.collector.current is not None and bool(coach.collector.current.narration))
+    # The narration is held until its sentence closes (it is checked before it is spoken): cut in
+    # while W1 is still streaming it, a few chunks after its first.
+    await wait_until(lambda: any(r.first_chunk_at is not None for r in harness.requests("w1")))
+    await asyncio.sleep(0.5)
     await coach.interrupt()
     turn = await asking
 
     assert not turn.completed
-    assert len(turn.narration.split()) < 4, turn.narration  # the rest of the sentence was not spoken
+    assert turn.narration == ""  # a narration cut before its sentence closed is not spoken at all
     assert Milestone.NARRATION_END not in [label for _, label in turn.timeline] and not turn.reply
     assert harness.requests("talker") == []  # no reply was even started for a turn the player cut
     assert not harness.requests("w1")[0].completed

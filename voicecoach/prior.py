@@ -311,6 +311,9 @@ def write_prior(pack: Pack, path: Path | None = None) -> Path:
     return path
 
 
+_SHARED: dict[tuple[str, str, float | None], IntentPrior] = {}
+
+
 class IntentPrior:
     """The trained prior of one pack: `predict` gives the calibrated best pair, `prefill` the pair
     W1's stream may begin with (None below the threshold: the LLM labels the turn)."""
@@ -348,6 +351,14 @@ class IntentPrior:
                     f"{path}: trained for {key} {doc.get(key)!r}, this pack has {want!r}; {retrain}"
                 )
         return cls(pack, doc, threshold)
+
+    @classmethod
+    def shared(cls, pack: Pack, threshold: float | None = None) -> IntentPrior:
+        """The pack's prior, loaded once per process (every session of a server shares it)."""
+        key = (pack.pack_id, pack.version, threshold)
+        if key not in _SHARED:
+            _SHARED[key] = cls.load(pack, threshold=threshold)
+        return _SHARED[key]
 
     def predict(self, text: str, mentions: list[Mention] | None = None) -> Prediction:
         """The calibrated best pair; `mentions` as in `abstract_entities`."""

@@ -27,7 +27,7 @@ from voicecoach.state import AnswerMeta, LiveState, SessionHistory, StaticState,
 from voicecoach.store import MemorySessionStore, SessionStore, TurnRecord
 from voicecoach.talker import ReplyConditioning, ToolOutcome
 from voicecoach.w1 import PhiTable, W1Counters
-from voicecoach.w2 import GroundingControl
+from voicecoach.w2 import GroundingControl, QuerySlots
 from voicecoach.w3 import InteractionControl, session_seed
 
 # The configurations compared in the paper (§7.1): two baselines and the cumulative SGC ablation.
@@ -49,6 +49,7 @@ class CoachConfig(BaseModel):
     tool_timeout_s: float = 2.0
     slot_timeout_s: float = 3.0  # W2's slot call; past it W2 grounds on empty slots
     talker_deadline_s: float = 5.0  # from end of input: the reply goes on with what it has
+    reply_deadline_s: float = 4.0  # a guarded LLM reply with nothing passed by then: the realization
     max_age: int = 0  # turns a snapshot may lag and still be fresh for Φ
     w1_max_tokens: int = 120
     reply_max_tokens: int = 120
@@ -67,6 +68,12 @@ class CoachConfig(BaseModel):
     @property
     def uses_prior(self) -> bool:
         return self.intent_prior == "on" or (self.intent_prior == "auto" and self.embedded)
+
+    @property
+    def prior_threshold(self) -> float | None:
+        """0 on the embedded model: the prior's least confident guess still beats a 135M model's
+        labels (docs/BENCHMARKS.md "Intent prior"); else the threshold its file was trained with."""
+        return 0.0 if self.embedded else None
 
     @property
     def slot_source(self) -> Literal["rules", "llm"]:
@@ -105,6 +112,8 @@ class Session:
     counters: W1Counters = field(default_factory=W1Counters)
     next_turn: int = 0
     stale: bool = False  # the game said its last push is old
+    constraints: QuerySlots | None = None  # the player's constraints so far (W2 carries them over)
+    last_reply: str | None = None  # the previous committed turn's reply (repetition is judged on it)
     phi: PhiTable = field(init=False)
     turns: dict[int, Turn] = field(default_factory=dict)
 
@@ -196,6 +205,7 @@ class Session:
     def commit_turn(self, record: TurnRecord) -> None:
         """A completed turn: persist it, and append its answer.meta to s_sh."""
         self.store.save_turn(self.session_id, record)
+        self.last_reply = record.reply
         if record.meta is not None:
             metas = [*self.state.sh.metas, record.meta]
             self.state = self.state.model_copy(update={"sh": SessionHistory(metas=metas)})
@@ -216,6 +226,9 @@ def turn_record(
     conditioning: ReplyConditioning | None = None,
     c3: InteractionControl | None = None,
     meta: AnswerMeta | None = None,
+    labelled_by: str = "",
+    reply_source: str = "",
+    guard_drops: dict[str, int] | None = None,
 ) -> TurnRecord:
     """A completed turn as the store keeps it: the one place a TurnRecord is assembled.
 
@@ -246,4 +259,7 @@ def turn_record(
         else {},  # fmt: skip
         meta=meta,
         latency={str(name): ms for name, ms in latency.items() if ms is not None},
+        labelled_by=labelled_by,
+        reply_source=reply_source,
+        guard_drops=guard_drops or {},
     )

@@ -69,6 +69,9 @@ class TurnRecord(BaseModel):
     c3: dict[str, Any] = Field(default_factory=dict, description="C3 summary")
     meta: AnswerMeta | None = Field(default=None, description="None when W3 issued nothing")
     latency: dict[str, float] = Field(default_factory=dict, description="milestone name -> ms")
+    labelled_by: str = Field(default="", description="whose labels opened W1's stream: prior / llm")
+    reply_source: str = Field(default="", description="llm / guarded llm / realization ('' baselines)")
+    guard_drops: dict[str, int] = Field(default_factory=dict, description="rule -> reply sentences dropped")
     completed: bool = Field(default=True, description="False when the turn was cut short")
     created_at: str = Field(default="", description="ISO 8601 UTC; the store sets it if empty")
 

@@ -232,7 +232,12 @@ def ground_slots(
         return False
 
     def creatures(names: list[str]) -> list[str]:
-        return [n for n in names if n.strip() and keep(n, pack.creature_by_name)]
+        # A skill the player named may sit in a creature slot: the repairs below move it.
+        return [
+            n
+            for n in names
+            if n.strip() and keep(n, lambda x: pack.creature_by_name(x) or pack.skill_by_name(x))
+        ]
 
     prefs = []
     for pref in slots.attribute_prefs:
