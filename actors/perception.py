@@ -9,7 +9,8 @@ With the intent prior on, a confident prior's labels open the stream: the parser
 (SUB_INTENT closes and Φ dispatches before the LLM's first token) and the LLM continues from
 <NARRATION>. The narration is held until it closes and spoken only if it passes
 `narration_problem` (one short sentence, no name the player did not say, no loop); otherwise the
-pack's phrase for the pair is spoken.
+pack's phrase for the pair is spoken. With `narration_source == "pack"` (the embedded default) a
+prefilled turn makes no W1 call: the pack's phrase completes the tag stream at once.
 """
 
 from __future__ import annotations
@@ -74,6 +75,15 @@ class PerceptionActor(TurnTaskActor):
         pair = self._prior.prefill(turn.utterance) if self._prior is not None else None
         call = w1_call(self._prefix, self._grammars, turn.utterance, pair)
         progress.labelled_by = "prior" if call.prefill else "llm"
+        if pair is not None and self._config.narration_source == "pack":
+            # The whole tag stream is known: the prior's labels, the pack's phrase, no PLAN needed
+            # (Φ dispatched). The same parser reads it; no LLM call competes for the cores.
+            phrase = narration_for(self._session.pack, *pair, turn.index)
+            await self._emit(
+                turn, w1, w1.feed(f"{call.prefill}{phrase}</NARRATION><PLAN>none</PLAN>"), progress
+            )
+            await self._emit(turn, w1, w1.finish(), progress)
+            return
         await self._emit(turn, w1, w1.feed(call.prefill), progress)
         echo = call.echo()
         error = ""

@@ -67,6 +67,7 @@ _COACH_ARGUMENTS = {
     "intent_prior": ("intent_prior", "VOICECOACH_INTENT_PRIOR"),
     "slots": ("slots", "VOICECOACH_SLOTS"),
     "talker": ("talker", "VOICECOACH_TALKER"),
+    "narration": ("narration", "VOICECOACH_NARRATION"),
 }
 
 
@@ -86,6 +87,11 @@ def add_coach_arguments(parser: argparse.ArgumentParser) -> None:
         help="the reply: the LLM behind the runtime guard (the grounded realization when nothing passes), "
         "the unguarded LLM, or the grounded realization alone (auto: template for the embedded model, "
         "guarded for an endpoint)",
+    )  # fmt: skip
+    parser.add_argument(
+        "--narration", choices=["auto", "pack", "llm"], default=None,
+        help="on a turn the prior labelled, the pack's phrase for the pair (no W1 call) or the LLM's "
+        "continuation (auto: the pack's phrase for the embedded model)",
     )  # fmt: skip
 
 

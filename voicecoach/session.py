@@ -60,6 +60,10 @@ class CoachConfig(BaseModel):
     intent_prior: Literal["auto", "on", "off"] = "auto"
     slots: Literal["auto", "rules", "llm"] = "auto"
     talker: Literal["auto", "guarded", "llm", "template"] = "auto"
+    # Where the narration comes from when the prior labelled the turn: the pack's phrase for the
+    # pair (no W1 call at all: on a prefilled turn Φ has dispatched and PLAN is never read) or the
+    # LLM's continuation of the prefill. auto: the pack's phrase on the embedded model.
+    narration: Literal["auto", "pack", "llm"] = "auto"
 
     @property
     def embedded(self) -> bool:
@@ -68,6 +72,12 @@ class CoachConfig(BaseModel):
     @property
     def uses_prior(self) -> bool:
         return self.intent_prior == "on" or (self.intent_prior == "auto" and self.embedded)
+
+    @property
+    def narration_source(self) -> Literal["pack", "llm"]:
+        if self.narration == "auto":
+            return "pack" if self.embedded else "llm"
+        return self.narration
 
     @property
     def prior_threshold(self) -> float | None:
