@@ -20,7 +20,7 @@ from voicecoach.checker import (
     split_sentences,
 )
 from voicecoach.pack import Pack
-from voicecoach.state import load_state
+from voicecoach.state import LiveState, load_state
 from voicecoach.talker import ToolOutcome, render_reply_prompt
 from voicecoach.w1 import SECTIONS
 
@@ -177,3 +177,16 @@ def test_rule_ids_are_closed() -> None:
 @pytest.mark.parametrize("reply", ["Hmm, tricky one.", "GG, well played.", "Heh, nice.", "Hmmm, okay."])
 def test_interjections_are_no_names(pack: Pack, ctx: CheckContext, reply: str) -> None:
     assert "unknown_name" not in rules(pack, reply, ctx)
+
+
+def test_a_phrase_picked_up_across_a_sentence_boundary_is_no_loop(pack: Pack, state: LiveState) -> None:
+    ctx = CheckContext.live(pack, state, "whos my strongest creature")
+    text = "Let me find your strongest pet. Your strongest pet is Hexmoth, at stage 3."
+    assert [f.rule for f in check_reply(pack, text, ctx)] == []
+    assert "loop" in [f.rule for f in check_reply(pack, "I'm sorry. I'm sorry.", ctx)]
+
+
+def test_saying_a_kept_out_creature_is_owned_is_no_recommendation(pack: Pack, state: LiveState) -> None:
+    ctx = CheckContext.live(pack, state, "do i have hexmoth", excluded=["hexmoth"])
+    assert check_reply(pack, "Yes, Hexmoth is in your roster, at stage 3.", ctx) == []
+    assert "excluded_entity" in [f.rule for f in check_reply(pack, "Use your Hexmoth.", ctx)]

@@ -464,7 +464,10 @@ def grounding_failures(pack: Pack, claims: Sequence[Claim], ctx: CheckContext) -
                 failures.append(
                     _fail("unavailable_entity", drift_for(seen_ok), f"{why}: {claim.text!r}", claim.entity)
                 )
-        if claim.kind in ("creature", "lineup") and steers:
+        # Saying the player has a creature they keep out ("yes, Prismite is in your roster") is
+        # no recommendation; "use your Prismite" is (its nearest cue is the possessive).
+        pushes = steers and (claim.role != "credited" or RECOMMEND.search(claim.text) is not None)
+        if claim.kind in ("creature", "lineup") and pushes:
             members = [claim.entity] if claim.kind == "creature" else pack.lineups[claim.entity].creatures
             banned = [c for c in members if c in ctx.excluded]
             if banned:
@@ -763,14 +766,21 @@ def _same_sentence(sentence: str, earlier: Iterable[str]) -> bool:
 
 
 def _loop(text: str) -> Failure | None:
-    why = _loop_in(words(text))
-    if why is None:
-        seen: list[str] = []
-        for s in split_sentences(text):
-            if _same_sentence(s, seen):
-                why = f"the sentence {s!r} said twice"
-                break
-            seen.append(s)
+    """A loop in a whole turn. A phrase repeated back to back counts inside a sentence, or as a whole
+    sentence said again at once ("I'm sorry. I'm sorry."); across a boundary it is how people speak
+    ("Let me find your strongest pet. Your strongest pet is Skylancer.")."""
+    ws, sentences = words(text), split_sentences(text)
+    trigrams = Counter(tuple(ws[i : i + 3]) for i in range(len(ws) - 2))
+    gram, n = trigrams.most_common(1)[0] if trigrams else ((), 0)
+    why = f"{' '.join(gram)!r} said {n} times" if n >= 3 else None
+    for i, s in enumerate(sentences):
+        if why is not None:
+            break
+        why = _loop_in(words(s))
+        if why is None and i > 0 and words(s) and words(s) == words(sentences[i - 1]):
+            why = f"the sentence {s!r} said twice in a row"
+        elif why is None and _same_sentence(s, sentences[:i]):
+            why = f"the sentence {s!r} said twice"
     return _fail("loop", None, f"loops: {why}") if why else None
 
 
@@ -849,6 +859,8 @@ def check_sentence(pack: Pack, sentence: object, ctx: CheckContext, spoken: Sequ
     p = speakable_patterns(pack)
     found = [_echo(p, sentence), _markup(sentence)]
     why = _loop_in(words(sentence))
+    if why is None and spoken and words(sentence) and words(sentence) == words(spoken[-1]):
+        why = f"the sentence {sentence.strip()!r} said twice in a row"
     if why is None and _same_sentence(sentence, spoken):
         why = f"the sentence {sentence.strip()!r} was already said"
     if why is not None:
