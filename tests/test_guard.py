@@ -61,3 +61,11 @@ def test_json_is_dropped(pack: Pack, state: LiveState) -> None:
     guard = _guard(pack, state)
     assert stream(guard, 'Facts from the game: get_creature: {"base_power":52}.') == []
     assert guard.dropped
+
+
+def test_bench_guard_prints_the_cost_per_sentence(capsys) -> None:  # type: ignore[no-untyped-def]
+    from voicecoach.cli import main
+
+    assert main(["bench", "guard"]) == 0
+    out = capsys.readouterr().out
+    assert "check_sentence over" in out and "p50" in out and "p90" in out

@@ -300,7 +300,40 @@ def build_parser() -> argparse.ArgumentParser:
     quality = benches.add_parser("quality", help="CoachBench: TGA / SGA / drift incidence (paper Table 3)")
     quality_runner.add_arguments(quality)
     quality.set_defaults(fn=quality_runner.cmd_quality)
+    # The deterministic parts' own benchmarks (kernels: they print their tables; options after the name).
+    for name, module, help_ in KERNEL_BENCHES:
+        kernel = benches.add_parser(name, help=help_, add_help=False)
+        kernel.add_argument("rest", nargs=argparse.REMAINDER)
+        kernel.set_defaults(fn=_kernel_bench(module, name))
     return parser
+
+
+KERNEL_BENCHES = (
+    ("prior", "voicecoach.prior", "the intent prior: accuracy on CoachBench and the fixtures, p50/p90 ms"),
+    (
+        "slots",
+        "voicecoach.slot_rules",
+        "QuerySlots by rules (and --llm N turns by the slot call) vs CoachBench",
+    ),
+    (
+        "realizer",
+        "voicecoach.realizer",
+        "the grounded realization of CoachBench turns, scored by the checker",
+    ),
+    ("guard", "voicecoach.checker", "the runtime guard's cost per sentence (check_sentence p50/p90 ms)"),
+)
+# What each kernel's own entry point is called with when `voicecoach bench NAME` gets no options.
+_KERNEL_DEFAULTS = {"prior": ["bench"], "slots": ["bench"], "realizer": ["check"], "guard": []}
+
+
+def _kernel_bench(module: str, name: str) -> Any:
+    def run(args: argparse.Namespace) -> int:
+        import importlib
+
+        main = importlib.import_module(module).main
+        return int(main(args.rest or _KERNEL_DEFAULTS[name]) or 0)
+
+    return run
 
 
 def _stop_like_ctrl_c(signum: int, frame: Any) -> None:
