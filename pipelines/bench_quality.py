@@ -28,7 +28,7 @@ import os
 import sys
 import time
 import urllib.request
-from collections import deque
+from collections import Counter, deque
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -535,7 +535,45 @@ class QualityReport:
     scored_turns: int
     run_seconds: float  # this invocation
     total_run_seconds: float = 0.0  # every invocation that ran turns into this out dir
+    sources: list[dict[str, Any]] = field(default_factory=list)  # `reply_sources`
     files: dict[str, Path] = field(default_factory=dict)
+
+
+def reply_sources(
+    sessions: list[BenchSession], cache: TurnCache, configs: Sequence[str]
+) -> list[dict[str, Any]]:
+    """Per configuration, over its finished sessions' scored turns: where the spoken reply came from
+    (the LLM as it streamed, the LLM behind the guard, the grounded realization), how many turns the
+    intent prior labelled, and the guard's drops per rule. The guard and the checker share rules,
+    so this is what keeps a good score honest: it says how much of it the realizer wrote."""
+    out = []
+    for config in configs:
+        records = [
+            cache.rows[(config, b.session_id, t.turn_index)].record or {}
+            for b in sessions
+            if cache.done(config, b) >= len(b.turns)
+            for t in b.turns
+            if t.scored
+        ]
+        if not records:
+            continue
+        n = len(records)
+        by_source = Counter(r.get("reply_source") or "llm (baseline)" for r in records)
+        drops: Counter[str] = Counter()
+        for r in records:
+            drops.update(r.get("guard_drops") or {})
+        out.append(
+            {
+                "config": config,
+                "turns": n,
+                "reply_source_pct": {k: round(100.0 * v / n, 1) for k, v in sorted(by_source.items())},
+                "prior_labelled_pct": round(
+                    100.0 * sum(r.get("labelled_by") == "prior" for r in records) / n, 1
+                ),
+                "guard_drops": dict(sorted(drops.items())),
+            }
+        )
+    return out
 
 
 def score(
@@ -720,6 +758,20 @@ def _markdown(report: QualityReport, model: str) -> str:
         "Latency: time to the first text the player hears (narration or reply), mean per turn → per session "
         f"→ over sessions (G.7). Judge: {report.judge_message}",
     ]
+    if report.sources:
+        lines += [
+            "",
+            "Where the spoken reply came from (share of scored turns), and the runtime guard's drops",
+            "",
+        ]
+        lines += ["| config | turns | reply source | labelled by the prior | guard drops (sentences) |",
+                  "|---|---|---|---|---|"]  # fmt: skip
+        for row in report.sources:
+            src = ", ".join(f"{k} {v}%" for k, v in row["reply_source_pct"].items())
+            drops = ", ".join(f"{k} {v}" for k, v in row["guard_drops"].items()) or "-"
+            lines.append(
+                f"| {row['config']} | {row['turns']} | {src} | {row['prior_labelled_pct']}% | {drops} |"
+            )
     if report.mcnemar:
         lines += [
             "",
@@ -797,6 +849,7 @@ def _write(report: QualityReport, verdicts: list[Any], model: str, bench: dict[s
         "table3": {"header": TABLE_HEADER, "rows": table_rows(report.configs)},
         "configs": jsonable(report.configs),
         "mcnemar": jsonable(report.mcnemar),
+        "reply_sources": report.sources,
     }
     files["json"].write_text(json.dumps(summary, indent=2) + "\n", encoding="utf-8")
     files["verdicts"].write_text("".join(json.dumps(jsonable(v)) + "\n" for v in verdicts), encoding="utf-8")
@@ -841,6 +894,7 @@ async def run_quality(opts: QualityOptions) -> QualityReport:
         scored_turns=sum(len(s.scored_turns) for s in sessions),
         run_seconds=run_seconds,
         total_run_seconds=total,
+        sources=reply_sources(sessions, cache, all_configs(opts)),
     )
     model = (
         llm.model
