@@ -547,10 +547,12 @@ class SessionReplay:
         """Wait until every phrase sent to TTS has been synthesised and played."""
 
         def drained() -> bool:
+            # A turn whose reply is ready at once (the grounded realization) completes before TTS
+            # has said a word: wait for its phrases to reach TTS and be played, not just counted.
             events = self.probe.events[first_event:]
             phrases = sum(1 for e in events if e.kind == "phrase")
             spoken = sum(1 for e in events if e.kind == "tts_text")
-            return spoken >= phrases and time.monotonic() >= self.output.play_end
+            return 0 < phrases <= spoken and time.monotonic() >= self.output.play_end
 
         await self.probe.wait_until(drained, self.options.drain_timeout_s)
 
