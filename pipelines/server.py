@@ -14,12 +14,17 @@ One FastAPI app on localhost serves:
 
 Each connection runs its own voice pipeline (`pipelines/speech.py`) in a `PipelineWorker`
 with Pipecat's RTVI processor and observer, over a `FastAPIWebsocketTransport`; the engines
-(the LLM, embedded llama.cpp by default) are shared. The session id resumes the session's
-SQLite-stored state and W3 history. A second connection to a session that is live *takes it
-over*: the older one is closed (4409) and its pipeline stopped before the new one opens the
-session, so two pipelines never write one session. A game that reconnects after a crash or a
-network change therefore gets its session back at once, instead of being locked out until
-the server notices that the old socket is dead; the token is what keeps strangers out.
+are the process's: the LLM (embedded llama.cpp by default) and the speech models (Silero,
+Whisper, Piper: `SpeechEngines`) load and warm once, at start, and every session shares them,
+STT and TTS each behind a bounded executor. `/healthz` (and `/api/health`) says ready once they
+are loaded and warm; until then connections are refused (1013, "try again later").
+
+The session id resumes the session's SQLite-stored state and W3 history. A second connection
+to a session that is live *takes it over*: the older one is closed (4409) and its pipeline
+stopped before the new one opens the session, so two pipelines never write one session. A game
+that reconnects after a crash or a network change therefore gets its session back at once,
+instead of being locked out until the server notices that the old socket is dead; the token is
+what keeps strangers out.
 
 Access: every connection needs the server's token (`--token`, or one generated and printed
 at start), as `?token=` (what the JS transport sends) or `Authorization: Bearer`; browser
@@ -96,7 +101,7 @@ from voicecoach.config import (
 from voicecoach.engines import Engines, prewarm
 from voicecoach.latency import Milestone
 from voicecoach.pack import PACKS_DIR, Pack, load_pack
-from voicecoach.pipelines.speech import pipeline_params, voice_pipeline
+from voicecoach.pipelines.speech import SpeechEngines, pipeline_params, voice_pipeline
 from voicecoach.pipelines.timeline import TimelineObserver
 from voicecoach.protocol import CloseCode, ErrorCode
 from voicecoach.session import CoachConfig, Session
@@ -122,7 +127,8 @@ class ServerConfig:
     max_message_bytes: int = DEFAULT_MAX_MESSAGE_BYTES
     coach: CoachConfig = field(default_factory=CoachConfig)
     speech: SpeechConfig = field(default_factory=SpeechConfig)
-    warm: bool = True  # session-open prewarm of the LLM roles' static prefixes
+    warm: bool = True  # at start, prewarm the LLM roles' static prefixes (once per process)
+    stt_workers: int = 1  # transcriptions at once (each uses stt.cpu_threads threads)
 
     def origins(self) -> set[str]:
         own = {f"http://{host}:{self.port}" for host in (self.host, "127.0.0.1", "localhost", "[::1]")}
@@ -481,10 +487,8 @@ class Connection:
         self._serializer: GuardedSerializer | None = None
         self._bad: deque[float] = deque()
         self._closing = False
-        self._prewarm: asyncio.Task[None] | None = None
 
-    # The pipeline is built off the event loop: loading Whisper and the piper voice takes
-    # about a second and a half, during which other sessions' audio must keep flowing.
+    # Built off the event loop: small with the models shared, but it reads the voice's config.
     def _build(self, session: Session) -> tuple[FastAPIWebsocketTransport, Pipeline]:
         config = self.server.config
         self._serializer = GuardedSerializer(config.max_message_bytes, config.speech.input_sample_rate)
@@ -500,8 +504,9 @@ class Connection:
         transport = FastAPIWebsocketTransport(self.websocket, params)
         typed = Pipeline([transport.input(), TypedInput()])
         pipeline = voice_pipeline(
-            typed, transport.output(), session, self.server.engines, config.coach, config.speech
-        )
+            typed, transport.output(), session, self.server.engines, config.coach, config.speech,
+            speech_engines=self.server.speech_engines,
+        )  # fmt: skip
         return transport, pipeline
 
     async def run(self) -> None:
@@ -527,10 +532,6 @@ class Connection:
             )
             self._worker = worker
             self._wire(worker.rtvi, transport, resumed)
-            if server.config.warm:  # in the background: the player may speak before it is done
-                self._prewarm = asyncio.create_task(
-                    prewarm(server.engines, session.pack, [server.config.coach.mode])
-                )
             if self._closing:
                 return
             runner = WorkerRunner(handle_sigint=False)
@@ -542,8 +543,6 @@ class Connection:
         finally:
             # Nothing to save here: the session stores each state update and each completed turn
             # as it happens, so a client that vanishes leaves its session as it last was.
-            if self._prewarm is not None:
-                self._prewarm.cancel()
             self.finished.set()
 
     def _wire(self, rtvi: RTVIProcessor, transport: FastAPIWebsocketTransport, resumed: bool) -> None:
@@ -678,6 +677,27 @@ class CoachServer:
         self.pack = pack or load_pack(config.coach.pack_id)
         self.connections: dict[str, Connection] = {}
         self._locks: dict[str, asyncio.Lock] = {}
+        self.speech_engines: SpeechEngines | None = None
+        self.ready = False  # the engines are loaded and warm: sessions may open
+
+    async def start(self) -> None:
+        """Load and warm the engines every session shares; then the server is ready.
+
+        Off the event loop (seconds of CPU), so `/healthz` answers meanwhile. The LLM prewarm
+        (paper A.5) runs once here, not per connection: a first turn never waits behind it.
+        """
+        config = self.config
+        if self.speech_engines is None:
+            self.speech_engines = await asyncio.to_thread(
+                SpeechEngines.load, config.speech, config.stt_workers
+            )
+        if config.warm:
+            await prewarm(self.engines, self.pack, [config.coach.mode])
+        self.ready = True
+
+    def close_engines(self) -> None:
+        if self.speech_engines is not None:
+            self.speech_engines.close()
 
     def refusal(self, websocket: WebSocket) -> tuple[int, str] | None:
         """Why this connection may not open a session (close code, reason), or None."""
@@ -702,8 +722,14 @@ class CoachServer:
             return CloseCode.BAD_REQUEST, "bad session id: 1-64 of A-Z a-z 0-9 . _ -"
         return None
 
+    def capacity_refusal(self) -> tuple[int, str] | None:
+        """Why no session can open now, whoever asks (close code, reason), or None."""
+        if not self.ready:
+            return CloseCode.TRY_AGAIN_LATER, "the coach is still loading its engines; retry in a few seconds"
+        return None
+
     async def serve_websocket(self, websocket: WebSocket) -> None:
-        refusal = self.refusal(websocket)
+        refusal = self.refusal(websocket) or self.capacity_refusal()
         await websocket.accept()
         if refusal is not None:
             code, reason = refusal
@@ -755,9 +781,12 @@ class CoachServer:
             path = PACKS_DIR / self.pack.pack_id / "example_state.json"
             return JSONResponse(json.loads(path.read_text(encoding="utf-8")))
 
+        @app.get("/healthz")
         @app.get("/api/health")
         async def health() -> Any:
-            return {"ok": True, "sessions": len(self.connections)}
+            # 503 until the engines are loaded and warm: a load balancer sends no player here yet.
+            body = {"ok": self.ready, "ready": self.ready, "sessions": len(self.connections)}
+            return JSONResponse(body, status_code=200 if self.ready else 503)
 
         @app.websocket("/ws")
         async def ws(websocket: WebSocket) -> None:
@@ -825,6 +854,7 @@ async def serve(
 ) -> None:
     store = open_store(store_url)
     engines: Engines | None = None
+    server: CoachServer | None = None
     try:
         engines = await asyncio.to_thread(Engines.start, config.coach)
         server = CoachServer(config, engines, store)
@@ -835,10 +865,17 @@ async def serve(
         serving = asyncio.create_task(uvicorn_server.serve())
         while not uvicorn_server.started and not serving.done():
             await asyncio.sleep(0.05)
-        if ready is not None and uvicorn_server.started:
-            ready()
+        if uvicorn_server.started:  # /healthz answers "not ready" while the engines load
+            starting = asyncio.create_task(server.start())
+            await asyncio.wait([starting, serving], return_when=asyncio.FIRST_COMPLETED)
+            if starting.done():
+                starting.result()  # an engine that cannot load stops the server, loudly
+                if ready is not None:
+                    ready()
         await serving
     finally:
+        if server is not None:
+            server.close_engines()
         if engines is not None:
             await engines.close()
         store.close()

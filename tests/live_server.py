@@ -2,9 +2,10 @@
 
 `LiveServer` starts `ScriptedLLMServer` (requests routed by system prompt, as in
 tests/test_turn.py) and the real `CoachServer` app under uvicorn on a free loopback port.
-Speech engines are the embedded ones (Silero, Whisper tiny.en, piper), so audio is really
-heard and spoken; only the LLM is scripted, which makes turns fast and their decisions
-deterministic. The server object is at hand, so a test can look at connections and the store.
+Speech engines are the embedded ones (Silero, Whisper tiny.en, piper), loaded once per
+LiveServer as `voicecoach serve` loads them once per process, so audio is really heard and
+spoken; only the LLM is scripted, which makes turns fast and their decisions deterministic.
+The server object is at hand, so a test can look at connections and the store.
 """
 
 from __future__ import annotations
@@ -84,6 +85,7 @@ class LiveServer:
                 if self._task.done():
                     await self._task  # raises what stopped it
                 await asyncio.sleep(0.02)
+        await self.server.start()  # the process's engines: real Silero, Whisper and piper, once
         return self
 
     async def connect(self, session: str = "player", **kwargs: Any) -> CoachClient:
@@ -106,6 +108,7 @@ class LiveServer:
             except TimeoutError:
                 self._task.cancel()
         if self.server is not None:
+            self.server.close_engines()
             await self.server.engines.close()
         await self.llm.stop()
 

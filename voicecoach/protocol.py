@@ -55,6 +55,7 @@ class CloseCode(IntEnum):
     GOING_AWAY = 1001  # the server shuts down
     POLICY = 1008  # too many invalid messages in a row
     TOO_BIG = 1009  # a message over the hard size cap (the connection cannot continue)
+    TRY_AGAIN_LATER = 1013  # the server is starting, or full (its session cap): retry later
     BAD_REQUEST = 4400  # a malformed session id
     UNAUTHORIZED = 4401  # no token, or a wrong one
     FORBIDDEN_ORIGIN = 4403  # a browser page from an origin that is not allowed
