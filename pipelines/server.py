@@ -119,6 +119,20 @@ PTT_SILENCE_FRAME_S = 0.02
 
 
 @dataclass
+class SessionLimits:
+    """How many sessions, and how long the server waits on a client (0 turns a timeout off)."""
+
+    # Past it, a new connection is refused (1013). On 2 cores, more sessions speaking at once
+    # would all answer slowly rather than some answering well.
+    max_sessions: int = 16
+    handshake_timeout_s: float = 10.0  # accept -> the client's RTVI client-ready (else 4408)
+    # No message from the client for this long (audio included): closed (4410). A game with an
+    # open microphone sends audio all the time; a push-to-talk one may be silent for minutes.
+    idle_timeout_s: float = 900.0
+    takeover_timeout_s: float = 10.0  # for the older connection of a session to close (else 1013)
+
+
+@dataclass
 class ServerConfig:
     host: str = "127.0.0.1"
     port: int = DEFAULT_PORT
@@ -129,6 +143,7 @@ class ServerConfig:
     speech: SpeechConfig = field(default_factory=SpeechConfig)
     warm: bool = True  # at start, prewarm the LLM roles' static prefixes (once per process)
     stt_workers: int = 1  # transcriptions at once (each uses stt.cpu_threads threads)
+    limits: SessionLimits = field(default_factory=SessionLimits)
 
     def origins(self) -> set[str]:
         own = {f"http://{host}:{self.port}" for host in (self.host, "127.0.0.1", "localhost", "[::1]")}
@@ -155,6 +170,7 @@ class GuardedSerializer(ProtobufFrameSerializer):
         self._max = max_message_bytes
         self._rate = input_sample_rate
         self.report: Report | None = None
+        self.last_message = time.monotonic()  # for the idle timeout: any message counts
 
     async def _refuse(self, code: ErrorCode, message: str) -> None:
         if self.report is not None:
@@ -169,6 +185,7 @@ class GuardedSerializer(ProtobufFrameSerializer):
         return await super().serialize(frame)
 
     async def deserialize(self, data: str | bytes) -> Frame | None:
+        self.last_message = time.monotonic()
         size = len(data.encode("utf-8")) if isinstance(data, str) else len(data)
         if size > self._max:
             await self._refuse("too-large", f"a message of {size} bytes is over the limit of {self._max}")
@@ -487,6 +504,8 @@ class Connection:
         self._serializer: GuardedSerializer | None = None
         self._bad: deque[float] = deque()
         self._closing = False
+        self._client_ready = asyncio.Event()
+        self._closer: asyncio.Task[None] | None = None
 
     # Built off the event loop: small with the models shared, but it reads the voice's config.
     def _build(self, session: Session) -> tuple[FastAPIWebsocketTransport, Pipeline]:
@@ -536,7 +555,11 @@ class Connection:
                 return
             runner = WorkerRunner(handle_sigint=False)
             await runner.add_workers(worker)
-            await runner.run()
+            watchdog = asyncio.create_task(self._watch_timeouts(), name=f"watchdog-{self.session_id}")
+            try:
+                await runner.run()
+            finally:
+                watchdog.cancel()
         except Exception as err:  # a session that cannot start must not take the server down
             logger.exception(f"session {self.session_id}: {err}")
             await self._close_socket(CloseCode.GOING_AWAY, "the coach could not start this session")
@@ -550,6 +573,7 @@ class Connection:
         async def on_client_ready(rtvi: RTVIProcessor) -> None:
             # Registered after the worker's own handler, which answers bot-ready first.
             assert self.session is not None
+            self._client_ready.set()
             config = self.server.config
             await self._send_event(
                 protocol.SessionEvent(
@@ -572,6 +596,28 @@ class Connection:
         async def on_client_disconnected(transport: Any, websocket: Any) -> None:
             logger.info(f"session {self.session_id}: client gone")
             await self.stop()
+
+    async def _watch_timeouts(self) -> None:
+        """Close a client that never says client-ready, or that has gone quiet for too long."""
+        limits = self.server.config.limits
+        if limits.handshake_timeout_s > 0:
+            try:
+                await asyncio.wait_for(self._client_ready.wait(), limits.handshake_timeout_s)
+            except TimeoutError:
+                reason = f"no RTVI client-ready within {limits.handshake_timeout_s:g} s of connecting"
+                logger.info(f"session {self.session_id}: {reason}")
+                self._close_soon(CloseCode.HANDSHAKE_TIMEOUT, reason)
+                return
+        if limits.idle_timeout_s <= 0 or self._serializer is None:
+            return
+        while True:
+            quiet = time.monotonic() - self._serializer.last_message
+            if quiet >= limits.idle_timeout_s:
+                reason = f"no message from the client for {limits.idle_timeout_s:g} s"
+                logger.info(f"session {self.session_id}: {reason}")
+                self._close_soon(CloseCode.IDLE, reason)
+                return
+            await asyncio.sleep(limits.idle_timeout_s - quiet + 0.01)
 
     async def _on_request(self, rtvi: RTVIProcessor, message: RTVIClientMessage) -> None:
         assert self.session is not None
@@ -637,11 +683,14 @@ class Connection:
             self._bad.popleft()
         if len(self._bad) > MAX_BAD_MESSAGES:
             logger.warning(f"session {self.session_id}: too many invalid messages, closing")
-            asyncio.get_running_loop().create_task(
-                self.close(
-                    CloseCode.POLICY, f"more than {MAX_BAD_MESSAGES} invalid messages in {BAD_WINDOW_S:g} s"
-                )
+            self._close_soon(
+                CloseCode.POLICY, f"more than {MAX_BAD_MESSAGES} invalid messages in {BAD_WINDOW_S:g} s"
             )
+
+    def _close_soon(self, code: int, reason: str) -> None:
+        """Close from inside the session's own tasks (which the close cancels): in a task of its own."""
+        if self._closer is None:
+            self._closer = asyncio.get_running_loop().create_task(self.close(code, reason))
 
     async def _close_socket(self, code: int, reason: str) -> None:
         ws = self.websocket
@@ -667,6 +716,12 @@ class Connection:
 # --- the server --------------------------------------------------------------------------------
 
 
+@dataclass
+class _TakeoverLock:
+    lock: asyncio.Lock = field(default_factory=asyncio.Lock)
+    users: int = 0  # holding it or waiting for it
+
+
 class CoachServer:
     """Connections, their sessions and the access rules; `app()` is the FastAPI app."""
 
@@ -676,7 +731,8 @@ class CoachServer:
         self.store = store
         self.pack = pack or load_pack(config.coach.pack_id)
         self.connections: dict[str, Connection] = {}
-        self._locks: dict[str, asyncio.Lock] = {}
+        self._admitted = 0  # connections past the access checks and the cap, until they end
+        self._takeovers: dict[str, _TakeoverLock] = {}  # only sessions with a takeover in progress
         self.speech_engines: SpeechEngines | None = None
         self.ready = False  # the engines are loaded and warm: sessions may open
 
@@ -722,14 +778,36 @@ class CoachServer:
             return CloseCode.BAD_REQUEST, "bad session id: 1-64 of A-Z a-z 0-9 . _ -"
         return None
 
-    def capacity_refusal(self) -> tuple[int, str] | None:
-        """Why no session can open now, whoever asks (close code, reason), or None."""
+    def capacity_refusal(self, session_id: str | None) -> tuple[int, str] | None:
+        """Why no session can open now (close code, reason), or None.
+
+        A takeover of a live session is let in past the cap: it replaces a connection, and a game
+        that reconnects after a network change must get its session back."""
         if not self.ready:
             return CloseCode.TRY_AGAIN_LATER, "the coach is still loading its engines; retry in a few seconds"
+        cap = self.config.limits.max_sessions
+        if cap > 0 and self._admitted >= cap and session_id not in self.connections:
+            return (
+                CloseCode.TRY_AGAIN_LATER,
+                f"the coach is full ({cap} sessions, --max-sessions); retry later",
+            )
         return None
 
+    @contextlib.asynccontextmanager
+    async def _takeover_lock(self, session_id: str) -> AsyncIterator[None]:
+        """One takeover at a time per session; the entry goes once nobody holds or waits for it."""
+        entry = self._takeovers.setdefault(session_id, _TakeoverLock())
+        entry.users += 1
+        try:
+            async with entry.lock:
+                yield
+        finally:
+            entry.users -= 1
+            if entry.users == 0:
+                del self._takeovers[session_id]
+
     async def serve_websocket(self, websocket: WebSocket) -> None:
-        refusal = self.refusal(websocket) or self.capacity_refusal()
+        refusal = self.refusal(websocket) or self.capacity_refusal(websocket.query_params.get("session"))
         await websocket.accept()
         if refusal is not None:
             code, reason = refusal
@@ -737,21 +815,38 @@ class CoachServer:
             await websocket.close(code=code, reason=reason)
             return
         session_id = websocket.query_params.get("session") or f"s-{secrets.token_hex(4)}"
-        lock = self._locks.setdefault(session_id, asyncio.Lock())
-        async with lock:  # one takeover at a time per session
-            old = self.connections.get(session_id)
-            if old is not None:
-                logger.info(f"session {session_id}: taken over by a new connection")
-                await old.close(CloseCode.TAKEN_OVER, "session taken over by a newer connection")
-            connection = Connection(self, websocket, session_id, took_over=old is not None)
-            self.connections[session_id] = connection
-        logger.info(f"session {session_id}: connected")
+        self._admitted += 1  # no await since the cap's check: concurrent connections count
         try:
-            await connection.run()
+            connection = await self._open(websocket, session_id)
+            if connection is None:
+                return
+            logger.info(f"session {session_id}: connected")
+            try:
+                await connection.run()
+            finally:
+                if self.connections.get(session_id) is connection:
+                    del self.connections[session_id]
+                logger.info(f"session {session_id}: closed")
         finally:
-            if self.connections.get(session_id) is connection:
-                del self.connections[session_id]
-            logger.info(f"session {session_id}: closed")
+            self._admitted -= 1
+
+    async def _open(self, websocket: WebSocket, session_id: str) -> Connection | None:
+        """The session's connection, after closing an older one (a takeover); None if it would not close."""
+        timeout_s = self.config.limits.takeover_timeout_s or None
+        try:
+            async with asyncio.timeout(timeout_s), self._takeover_lock(session_id):
+                old = self.connections.get(session_id)
+                if old is not None:
+                    logger.info(f"session {session_id}: taken over by a new connection")
+                    await old.close(CloseCode.TAKEN_OVER, "session taken over by a newer connection")
+                connection = Connection(self, websocket, session_id, took_over=old is not None)
+                self.connections[session_id] = connection
+                return connection
+        except TimeoutError:
+            reason = f"the session's older connection did not close within {timeout_s:g} s; retry"
+            logger.warning(f"session {session_id}: {reason}")
+            await websocket.close(code=CloseCode.TRY_AGAIN_LATER, reason=reason)
+            return None
 
     async def shutdown(self) -> None:
         await asyncio.gather(
@@ -832,6 +927,11 @@ def config_from_args(args: argparse.Namespace) -> ServerConfig:
     )  # fmt: skip
     if args.token:
         values["token"] = args.token
+    limits = {
+        "max_sessions": args.max_sessions, "handshake_timeout_s": args.handshake_timeout,
+        "idle_timeout_s": args.idle_timeout, "takeover_timeout_s": args.takeover_timeout,
+    }  # fmt: skip
+    values["limits"] = SessionLimits(**{k: v for k, v in limits.items() if v is not None})
     return ServerConfig(**values)
 
 

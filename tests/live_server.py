@@ -24,7 +24,7 @@ from voicecoach.client import CoachClient
 from voicecoach.engines import Engines
 from voicecoach.llm import LLMClient, LLMConfig
 from voicecoach.pack import Pack, load_pack
-from voicecoach.pipelines.server import CoachServer, ServerConfig, uvicorn_config
+from voicecoach.pipelines.server import CoachServer, ServerConfig, SessionLimits, uvicorn_config
 from voicecoach.session import CoachConfig
 from voicecoach.store import MemorySessionStore, SessionStore
 
@@ -45,6 +45,7 @@ class LiveServer:
         pack: Pack | None = None,
         max_message_bytes: int = 64 * 1024,
         warm: bool = False,
+        limits: SessionLimits | None = None,
         **coach: Any,
     ) -> None:
         self.pack = pack or load_pack()
@@ -54,6 +55,7 @@ class LiveServer:
         self.port = free_port()
         self._max = max_message_bytes
         self._warm = warm
+        self._limits = limits or SessionLimits()
         self._coach = coach
         self.server: CoachServer | None = None
         self._uvicorn: uvicorn.Server | None = None
@@ -75,8 +77,9 @@ class LiveServer:
         values.update(self._coach)
         coach = CoachConfig(llm=llm, **values)
         config = ServerConfig(
-            port=self.port, token=TOKEN, coach=coach, max_message_bytes=self._max, warm=self._warm
-        )
+            port=self.port, token=TOKEN, coach=coach, max_message_bytes=self._max, warm=self._warm,
+            limits=self._limits,
+        )  # fmt: skip
         self.server = CoachServer(config, Engines(llm=LLMClient(coach.llm)), self.store, self.pack)
         self._uvicorn = uvicorn.Server(uvicorn_config(self.server))
         self._task = asyncio.create_task(self._uvicorn.serve())

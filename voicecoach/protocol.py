@@ -55,11 +55,15 @@ class CloseCode(IntEnum):
     GOING_AWAY = 1001  # the server shuts down
     POLICY = 1008  # too many invalid messages in a row
     TOO_BIG = 1009  # a message over the hard size cap (the connection cannot continue)
-    TRY_AGAIN_LATER = 1013  # the server is starting, or full (its session cap): retry later
+    # The server is starting, or full (its session cap), or a session's older connection did
+    # not close in time for a takeover: retry later.
+    TRY_AGAIN_LATER = 1013
     BAD_REQUEST = 4400  # a malformed session id
     UNAUTHORIZED = 4401  # no token, or a wrong one
     FORBIDDEN_ORIGIN = 4403  # a browser page from an origin that is not allowed
+    HANDSHAKE_TIMEOUT = 4408  # no RTVI client-ready within the handshake timeout
     TAKEN_OVER = 4409  # a newer connection took this session over
+    IDLE = 4410  # no message from the client within the idle timeout
 
 
 ErrorCode = Literal[
