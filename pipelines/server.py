@@ -53,6 +53,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+import pipecat.frames.protobufs.frames_pb2 as frame_protos
 from fastapi import FastAPI, WebSocket
 from fastapi.responses import FileResponse, HTMLResponse, JSONResponse
 from fastapi.staticfiles import StaticFiles
@@ -72,11 +73,12 @@ from pipecat.processors.frame_processor import FrameDirection, FrameProcessor
 from pipecat.processors.frameworks.rtvi import RTVIProcessor
 from pipecat.processors.frameworks.rtvi.frames import RTVISendTextFrame
 from pipecat.processors.frameworks.rtvi.models import ClientMessage as RTVIClientMessage
+from pipecat.processors.frameworks.rtvi.models import Message as RTVIMessageModel
 from pipecat.serializers.protobuf import ProtobufFrameSerializer
 from pipecat.transports.websocket.fastapi import FastAPIWebsocketParams, FastAPIWebsocketTransport
 from pipecat.utils.time import time_now_iso8601
 from pipecat.workers.runner import WorkerRunner
-from pydantic import BaseModel
+from pydantic import BaseModel, ValidationError
 from starlette.websockets import WebSocketState
 
 from voicecoach import latency, protocol
@@ -111,8 +113,7 @@ from voicecoach.store import SessionStore, TurnRecord, open_store
 
 OVERLAY_DIR = Path(__file__).resolve().parent / "overlay"
 SESSION_ID = re.compile(r"^[A-Za-z0-9._-]{1,64}$")
-# Bad messages the server answers before it gives up on a client (in BAD_WINDOW_S seconds).
-MAX_BAD_MESSAGES = 50
+# The window of the flood limit (SessionLimits.max_bad_messages).
 BAD_WINDOW_S = 10.0
 # Push-to-talk release: the silence fed to the VAD goes in frames of this length.
 PTT_SILENCE_FRAME_S = 0.02
@@ -130,6 +131,7 @@ class SessionLimits:
     # open microphone sends audio all the time; a push-to-talk one may be silent for minutes.
     idle_timeout_s: float = 900.0
     takeover_timeout_s: float = 10.0  # for the older connection of a session to close (else 1013)
+    max_bad_messages: int = 50  # answered in BAD_WINDOW_S; past it the client is closed (1008)
 
 
 @dataclass
@@ -158,11 +160,15 @@ Report = Callable[[ErrorCode, str], Awaitable[None]]
 class GuardedSerializer(ProtobufFrameSerializer):
     """Pipecat's protobuf serializer, answering every message it cannot take.
 
-    The stock serializer raises on bytes that are not protobuf (which ends the transport's
-    receive loop, and so the session) and logs and drops JSON it cannot parse; here each
-    such message is dropped and the client told why (`report`), and the connection goes
-    on. On top: a size limit, audio checks (the pipeline listens at 16 kHz mono 16-bit and
-    does not resample), and text websocket messages taken as RTVI JSON (for raw clients).
+    The stock serializer raises on bytes that are not protobuf, and a frame's own constructor
+    can raise too (an audio frame with 0 channels divides by zero): either ends the transport's
+    receive loop, and so the session. It also logs and drops JSON it cannot parse, and hands
+    on JSON that is not an RTVI object, which the RTVI processor ignores. Here every message
+    that cannot be taken, whatever it raises, is dropped and the client told why (`report`,
+    which also counts it for the flood limit), and the connection goes on. On top: a size
+    limit, JSON depth bounded before parsing, audio checks (the pipeline listens at 16 kHz
+    mono 16-bit and does not resample), and text websocket messages taken as RTVI JSON (for
+    raw clients).
     """
 
     def __init__(self, max_message_bytes: int, input_sample_rate: int):
@@ -170,6 +176,7 @@ class GuardedSerializer(ProtobufFrameSerializer):
         self._max = max_message_bytes
         self._rate = input_sample_rate
         self.report: Report | None = None
+        self.on_disconnect: Callable[[], None] | None = None  # the client sent disconnect-bot
         self.last_message = time.monotonic()  # for the idle timeout: any message counts
 
     async def _refuse(self, code: ErrorCode, message: str) -> None:
@@ -186,71 +193,103 @@ class GuardedSerializer(ProtobufFrameSerializer):
 
     async def deserialize(self, data: str | bytes) -> Frame | None:
         self.last_message = time.monotonic()
-        size = len(data.encode("utf-8")) if isinstance(data, str) else len(data)
-        if size > self._max:
-            await self._refuse("too-large", f"a message of {size} bytes is over the limit of {self._max}")
-            return None
-        if isinstance(data, str):
-            return await self._json_message(data)
         try:
-            frame = await super().deserialize(data)
-        except (DecodeError, ValueError, TypeError, UnicodeDecodeError) as err:
-            await self._refuse("bad-frame", f"not a Pipecat protobuf frame ({type(err).__name__})")
-            return None
-        if frame is None:
-            # The stock deserializer returns None for an unknown oneof *and* for a message
-            # frame whose JSON does not parse; tell the two apart for the client.
-            await self._refuse(*_why_not(data))
-            return None
-        if isinstance(frame, InputAudioRawFrame):
-            problem = _audio_problem(frame, self._rate)
-            if problem:
-                await self._refuse("bad-audio", problem)
-                return None
-            return frame
-        if isinstance(frame, InputTransportMessageFrame):
-            return frame
-        # Text and transcription frames would let a client put words in the coach's mouth or
-        # bypass the turn path; typed input is RTVI send-text.
-        kind = type(frame).__name__.removesuffix("Frame").lower()
-        await self._refuse("bad-frame", f"clients may not send {kind} frames (only audio and messages)")
+            return await self._deserialize(data)
+        except protocol.ProtocolError as err:
+            await self._refuse(err.code, err.message)
+        except Exception as err:  # whatever else a frame raises must not end the receive loop
+            logger.warning(f"a client frame raised {type(err).__name__}: {err}")
+            await self._refuse("bad-frame", f"the frame could not be read ({_cause(err)})")
         return None
 
-    async def _json_message(self, text: str) -> Frame | None:
+    async def _deserialize(self, data: str | bytes) -> Frame | None:
+        size = len(data.encode("utf-8", "surrogatepass")) if isinstance(data, str) else len(data)
+        if size > self._max:
+            raise protocol.ProtocolError(
+                "too-large", f"a message of {size} bytes is over the limit of {self._max}"
+            )
+        if isinstance(data, str):
+            return await self._rtvi_message(data)
         try:
-            message = json.loads(text)
-        except json.JSONDecodeError as err:
-            await self._refuse("bad-json", f"the message is not JSON ({err.msg} at {err.pos})")
-            return None
-        if not isinstance(message, dict):
-            await self._refuse("bad-message", "a message must be a JSON object (an RTVI message)")
-            return None
+            proto = frame_protos.Frame.FromString(data)  # type: ignore[attr-defined]
+        except (DecodeError, ValueError, TypeError, UnicodeDecodeError) as err:
+            raise protocol.ProtocolError(
+                "bad-frame", f"not a Pipecat protobuf frame ({_cause(err)})"
+            ) from None
+        which = proto.WhichOneof("frame")
+        if which == "message":
+            return await self._rtvi_message(proto.message.data)
+        if which == "audio":
+            problem = _audio_problem(proto.audio, self._rate)
+            if problem:
+                raise protocol.ProtocolError("bad-audio", problem)
+            try:
+                return await super().deserialize(data)
+            except Exception as err:
+                raise protocol.ProtocolError(
+                    "bad-audio", f"the audio frame could not be read ({_cause(err)})"
+                ) from None
+        if which is None:
+            raise protocol.ProtocolError(
+                "bad-frame", "a protobuf frame with no known payload (expected audio or message)"
+            )
+        # Text and transcription frames would let a client put words in the coach's mouth or
+        # bypass the turn path; typed input is RTVI send-text.
+        raise protocol.ProtocolError(
+            "bad-frame", f"clients may not send {which} frames (only audio and messages)"
+        )
+
+    async def _rtvi_message(self, text: str) -> Frame:
+        """A JSON message as RTVI's processor takes it; ProtocolError if it is not an RTVI message."""
+        message = protocol.load_message(text)
+        if message.get("label") != protocol.RTVI_LABEL:
+            raise protocol.ProtocolError(
+                "bad-message", f"not an RTVI message (its label must be {protocol.RTVI_LABEL!r})"
+            )
+        try:
+            envelope = RTVIMessageModel.model_validate(message)
+        except ValidationError as err:
+            raise protocol.ProtocolError(
+                "bad-message", f"not an RTVI message ({protocol.describe(err)})"
+            ) from None
+        if envelope.type == "disconnect-bot" and self.on_disconnect is not None:
+            self.on_disconnect()
         return InputTransportMessageFrame(message=message)
 
 
-def _why_not(data: bytes) -> tuple[ErrorCode, str]:
-    import pipecat.frames.protobufs.frames_pb2 as frame_protos
-
-    proto = frame_protos.Frame.FromString(data)  # type: ignore[attr-defined]
-    which = proto.WhichOneof("frame")
-    if which == "message":
-        try:
-            json.loads(proto.message.data)
-        except ValueError as err:
-            return "bad-json", f"the message frame's data is not JSON ({err})"
-    if which is None:
-        return "bad-frame", "a protobuf frame with no known payload (expected audio, message or text)"
-    return "bad-frame", f"a {which!r} frame is not accepted from clients"
+def _cause(err: BaseException) -> str:
+    text = str(err)
+    return f"{type(err).__name__}: {text[:200]}" if text else type(err).__name__
 
 
-def _audio_problem(frame: InputAudioRawFrame, rate: int) -> str | None:
-    if frame.sample_rate != rate:
-        return f"audio must be {rate} Hz (got {frame.sample_rate})"
-    if frame.num_channels != 1:
-        return f"audio must be mono (got {frame.num_channels} channels)"
-    if not frame.audio or len(frame.audio) % 2:
-        return f"audio must be whole 16-bit samples (got {len(frame.audio)} bytes)"
+def _audio_problem(audio: Any, rate: int) -> str | None:
+    """What is wrong with a protobuf audio frame's parameters, checked before Pipecat's frame is built."""
+    if audio.sample_rate != rate:
+        return f"audio must be {rate} Hz (got {audio.sample_rate})"
+    if audio.num_channels != 1:
+        return f"audio must be mono (got {audio.num_channels} channels)"
+    if not audio.audio or len(audio.audio) % 2:
+        return f"audio must be whole 16-bit samples (got {len(audio.audio)} bytes)"
     return None
+
+
+class ReasonedWebSocket:
+    """The connection's websocket as Pipecat's transport sees it, whose close carries a reason.
+
+    When a pipeline ends, Pipecat's transport closes the socket with 1000 and no reason; a
+    client must always be able to tell why its session ended (docs/PROTOCOL.md). Everything
+    else is the websocket's own.
+    """
+
+    def __init__(self, websocket: WebSocket, reason: str = "the session ended"):
+        self._websocket = websocket
+        self.reason = reason
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._websocket, name)
+
+    async def close(self, code: int = CloseCode.NORMAL, reason: str | None = None) -> None:
+        await self._websocket.close(code=code, reason=reason or self.reason)
 
 
 # --- typed questions ---------------------------------------------------------------------------
@@ -505,6 +544,7 @@ class Connection:
         self._bad: deque[float] = deque()
         self._closing = False
         self._client_ready = asyncio.Event()
+        self._socket = ReasonedWebSocket(websocket)
         self._closer: asyncio.Task[None] | None = None
 
     # Built off the event loop: small with the models shared, but it reads the voice's config.
@@ -520,7 +560,8 @@ class Connection:
             serializer=self._serializer,
             allowed_origins=[],  # checked before the connection was accepted
         )
-        transport = FastAPIWebsocketTransport(self.websocket, params)
+        self._serializer.on_disconnect = self._on_disconnect_bot
+        transport = FastAPIWebsocketTransport(self._socket, params)  # type: ignore[arg-type]
         typed = Pipeline([transport.input(), TypedInput()])
         pipeline = voice_pipeline(
             typed, transport.output(), session, self.server.engines, config.coach, config.speech,
@@ -596,6 +637,9 @@ class Connection:
         async def on_client_disconnected(transport: Any, websocket: Any) -> None:
             logger.info(f"session {self.session_id}: client gone")
             await self.stop()
+
+    def _on_disconnect_bot(self) -> None:
+        self._socket.reason = "the client ended the session (disconnect-bot)"
 
     async def _watch_timeouts(self) -> None:
         """Close a client that never says client-ready, or that has gone quiet for too long."""
@@ -681,11 +725,10 @@ class Connection:
         self._bad.append(now)
         while self._bad and self._bad[0] < now - BAD_WINDOW_S:
             self._bad.popleft()
-        if len(self._bad) > MAX_BAD_MESSAGES:
+        limit = self.server.config.limits.max_bad_messages
+        if len(self._bad) > limit:
             logger.warning(f"session {self.session_id}: too many invalid messages, closing")
-            self._close_soon(
-                CloseCode.POLICY, f"more than {MAX_BAD_MESSAGES} invalid messages in {BAD_WINDOW_S:g} s"
-            )
+            self._close_soon(CloseCode.POLICY, f"more than {limit} invalid messages in {BAD_WINDOW_S:g} s")
 
     def _close_soon(self, code: int, reason: str) -> None:
         """Close from inside the session's own tasks (which the close cancels): in a task of its own."""
