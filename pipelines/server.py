@@ -38,6 +38,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import gc
 import hmac
 import json
 import re
@@ -65,6 +66,7 @@ from pipecat.frames.frames import (
     InputTransportMessageFrame,
     InterruptionFrame,
     OutputAudioRawFrame,
+    OutputTransportMessageUrgentFrame,
     TranscriptionFrame,
 )
 from pipecat.pipeline.pipeline import Pipeline
@@ -72,7 +74,6 @@ from pipecat.pipeline.worker import PipelineWorker
 from pipecat.processors.frame_processor import FrameDirection, FrameProcessor
 from pipecat.processors.frameworks.rtvi import RTVIProcessor
 from pipecat.processors.frameworks.rtvi.frames import RTVISendTextFrame
-from pipecat.processors.frameworks.rtvi.models import ClientMessage as RTVIClientMessage
 from pipecat.processors.frameworks.rtvi.models import Message as RTVIMessageModel
 from pipecat.serializers.protobuf import ProtobufFrameSerializer
 from pipecat.transports.websocket.fastapi import FastAPIWebsocketParams, FastAPIWebsocketTransport
@@ -177,6 +178,8 @@ class GuardedSerializer(ProtobufFrameSerializer):
         self._rate = input_sample_rate
         self.report: Report | None = None
         self.on_disconnect: Callable[[], None] | None = None  # the client sent disconnect-bot
+        # Coach requests (RTVI client-message) go here, not into the pipeline (see _rtvi_message).
+        self.on_request: Callable[[RTVIMessageModel], Awaitable[None]] | None = None
         self.last_message = time.monotonic()  # for the idle timeout: any message counts
 
     async def _refuse(self, code: ErrorCode, message: str) -> None:
@@ -189,6 +192,10 @@ class GuardedSerializer(ProtobufFrameSerializer):
         # and flush their player on it.
         if isinstance(frame, InterruptionFrame):
             return None
+        if isinstance(frame, CoachMessageFrame) and frame.text is not None:
+            proto = frame_protos.Frame()  # type: ignore[attr-defined]
+            proto.message.data = frame.text
+            return bytes(proto.SerializeToString())
         return await super().serialize(frame)
 
     async def deserialize(self, data: str | bytes) -> Frame | None:
@@ -239,7 +246,7 @@ class GuardedSerializer(ProtobufFrameSerializer):
             "bad-frame", f"clients may not send {which} frames (only audio and messages)"
         )
 
-    async def _rtvi_message(self, text: str) -> Frame:
+    async def _rtvi_message(self, text: str) -> Frame | None:
         """A JSON message as RTVI's processor takes it; ProtocolError if it is not an RTVI message."""
         message = protocol.load_message(text)
         if message.get("label") != protocol.RTVI_LABEL:
@@ -254,6 +261,12 @@ class GuardedSerializer(ProtobufFrameSerializer):
             ) from None
         if envelope.type == "disconnect-bot" and self.on_disconnect is not None:
             self.on_disconnect()
+        if envelope.type == "client-message" and self.on_request is not None:
+            # Handed to the connection, not pushed as a frame: the requests are answered
+            # outside the pipeline anyway, and a frame carrying a large state update would be
+            # formatted into a trace line at every processor it passes (CoachMessageFrame).
+            await self.on_request(envelope)
+            return None
         return InputTransportMessageFrame(message=message)
 
 
@@ -290,6 +303,29 @@ class ReasonedWebSocket:
 
     async def close(self, code: int = CloseCode.NORMAL, reason: str | None = None) -> None:
         await self._websocket.close(code=code, reason=reason or self.reason)
+
+
+@dataclass
+class CoachMessageFrame(OutputTransportMessageUrgentFrame):
+    """An RTVI message of the coach's own (a response, an event) on its way to the client.
+
+    Pipecat formats every frame it passes between processors into a trace log line, whether
+    or not that level is logged; the stock message frame prints its whole message, which for a
+    state of 5,000 creatures took ~25 ms per hop, ~500 ms through the pipeline, on the loop.
+    `text`, when given, is the message's JSON encoded already (off the loop): `message` then
+    holds only its envelope (label, type, id), for the log line.
+    """
+
+    text: str | None = None
+
+    def __str__(self) -> str:
+        m = self.message if isinstance(self.message, dict) else {}
+        return f"{self.name}(message: {m.get('type')} {m.get('id', '')})"
+
+
+def rtvi_json(envelope: dict[str, Any], data_json: str) -> str:
+    """The JSON of an RTVI `envelope` with `"data": <data_json>` added (JSON encoded already)."""
+    return f'{json.dumps(envelope)[:-1]}, "data": {data_json}}}'
 
 
 # --- typed questions ---------------------------------------------------------------------------
@@ -519,6 +555,15 @@ def state_info(session: Session) -> protocol.StateInfo:
     return protocol.StateInfo(version=s.version, ic=s.ic, fs=s.fs, stale=session.stale)
 
 
+# Past this many owned creatures, dumping a state is worth a thread (~4 µs a creature).
+LARGE_INVENTORY = 250
+
+
+def _large(session: Session) -> bool:
+    inventory = session.state.fs.inventory
+    return inventory is not None and len(inventory.owned) > LARGE_INVENTORY
+
+
 def pack_info(pack: Pack) -> protocol.PackInfo:
     creatures = [
         protocol.CreatureInfo(id=c.id, name=c.name, element=c.element, role=c.role)
@@ -536,7 +581,9 @@ class Connection:
         self.session_id = session_id
         self.took_over = took_over
         self.session: Session | None = None
-        self.sent: deque[BaseModel] = deque(maxlen=5000)  # events sent, for tests and debugging
+        # The turn events sent, for tests and debugging (not the state and session events: each
+        # holds a whole state, and kept they would hold every state a game ever pushed).
+        self.sent: deque[BaseModel] = deque(maxlen=1000)
         self.finished = asyncio.Event()
         self._worker: PipelineWorker | None = None
         self._transport: FastAPIWebsocketTransport | None = None
@@ -545,7 +592,14 @@ class Connection:
         self._closing = False
         self._client_ready = asyncio.Event()
         self._socket = ReasonedWebSocket(websocket)
+        # Coach requests in arrival order; a full queue holds the client's receive loop back.
+        self._requests: asyncio.Queue[RTVIMessageModel] = asyncio.Queue(maxsize=8)
         self._closer: asyncio.Task[None] | None = None
+
+    def _open_session(self) -> tuple[bool, Session]:
+        store = self.server.store
+        resumed = store.load_state(self.session_id) is not None or store.next_turn_index(self.session_id) > 0
+        return resumed, Session.open(self.session_id, store=store, pack=self.server.pack)
 
     # Built off the event loop: small with the models shared, but it reads the voice's config.
     def _build(self, session: Session) -> tuple[FastAPIWebsocketTransport, Pipeline]:
@@ -561,6 +615,7 @@ class Connection:
             allowed_origins=[],  # checked before the connection was accepted
         )
         self._serializer.on_disconnect = self._on_disconnect_bot
+        self._serializer.on_request = self._requests.put
         transport = FastAPIWebsocketTransport(self._socket, params)  # type: ignore[arg-type]
         typed = Pipeline([transport.input(), TypedInput()])
         pipeline = voice_pipeline(
@@ -572,11 +627,7 @@ class Connection:
     async def run(self) -> None:
         server = self.server
         try:
-            store = server.store
-            resumed = (
-                store.load_state(self.session_id) is not None or store.next_turn_index(self.session_id) > 0
-            )
-            session = Session.open(self.session_id, store=store, pack=server.pack)
+            resumed, session = await asyncio.to_thread(self._open_session)  # the stores are sync
             self.session = session
             transport, pipeline = await asyncio.to_thread(self._build, session)
             self._transport = transport
@@ -596,11 +647,15 @@ class Connection:
                 return
             runner = WorkerRunner(handle_sigint=False)
             await runner.add_workers(worker)
-            watchdog = asyncio.create_task(self._watch_timeouts(), name=f"watchdog-{self.session_id}")
+            helpers = [
+                asyncio.create_task(self._watch_timeouts(), name=f"watchdog-{self.session_id}"),
+                asyncio.create_task(self._serve_requests(), name=f"requests-{self.session_id}"),
+            ]
             try:
                 await runner.run()
             finally:
-                watchdog.cancel()
+                for task in helpers:
+                    task.cancel()
         except Exception as err:  # a session that cannot start must not take the server down
             logger.exception(f"session {self.session_id}: {err}")
             await self._close_socket(CloseCode.GOING_AWAY, "the coach could not start this session")
@@ -615,23 +670,10 @@ class Connection:
             # Registered after the worker's own handler, which answers bot-ready first.
             assert self.session is not None
             self._client_ready.set()
-            config = self.server.config
-            await self._send_event(
-                protocol.SessionEvent(
-                    session_id=self.session_id,
-                    resumed=resumed,
-                    turns=self.session.next_turn,
-                    took_over=self.took_over,
-                    state=state_info(self.session),
-                    pack=pack_info(self.session.pack),
-                    audio=protocol.AudioInfo(input_sample_rate=config.speech.input_sample_rate),
-                    max_message_bytes=config.max_message_bytes,
-                )  # fmt: skip
-            )
-
-        @rtvi.event_handler("on_client_message")
-        async def on_client_message(rtvi: RTVIProcessor, message: RTVIClientMessage) -> None:
-            await self._on_request(rtvi, message)
+            event, event_json = await asyncio.to_thread(
+                self._session_event, resumed
+            )  # the state may be large
+            await self._send_event(event, event_json)
 
         @transport.event_handler("on_client_disconnected")
         async def on_client_disconnected(transport: Any, websocket: Any) -> None:
@@ -663,33 +705,95 @@ class Connection:
                 return
             await asyncio.sleep(limits.idle_timeout_s - quiet + 0.01)
 
-    async def _on_request(self, rtvi: RTVIProcessor, message: RTVIClientMessage) -> None:
+    def _session_event(self, resumed: bool) -> tuple[protocol.SessionEvent, str]:
         assert self.session is not None
+        config = self.server.config
+        event = protocol.SessionEvent(
+            session_id=self.session_id,
+            resumed=resumed,
+            turns=self.session.next_turn,
+            took_over=self.took_over,
+            state=state_info(self.session),
+            pack=pack_info(self.session.pack),
+            audio=protocol.AudioInfo(input_sample_rate=config.speech.input_sample_rate),
+            max_message_bytes=config.max_message_bytes,
+        )
+        return event, event.model_dump_json()
+
+    def _update_state(self, request: protocol.StateUpdate) -> tuple[protocol.StateEvent, str]:
+        """Apply a state update (raises StateError): the event that announces it, and the new
+        state's JSON (encoded here, in the thread: ~5 ms in Rust for 5,000 creatures)."""
+        assert self.session is not None
+        self.session.update_state(request.snapshot, request.patch)
+        info = state_info(self.session)
+        return protocol.StateEvent(state=info), info.model_dump_json()
+
+    async def _serve_requests(self) -> None:
+        while True:
+            message = await self._requests.get()
+            try:
+                await self._on_request(message)
+            except Exception as err:  # a request that fails must not end the session
+                logger.exception(f"session {self.session_id}: request {message.id}: {err}")
+                await self._error_response(message.id, f"the coach could not handle it ({_cause(err)})")
+
+    async def _on_request(self, message: RTVIMessageModel) -> None:
+        """One coach request (RTVI client-message `{t, d}`), answered with the same id."""
+        session = self.session
+        assert session is not None
+        data = message.data or {}
+        t = data.get("t")
         try:
-            request = protocol.parse_request(message.type, message.data)
+            if not isinstance(t, str):
+                raise protocol.ProtocolError("bad-message", "a client-message's data needs a string 't'")
+            request = protocol.parse_request(t, data.get("d"))
         except protocol.ProtocolError as err:
             await self._count_bad()
-            await rtvi.send_error_response(message, err.text)
+            await self._error_response(message.id, err.text)
             return
         if isinstance(request, protocol.StateUpdate):
             # Applied here, not as a frame through the pipeline: the game gets its answer at
             # once, and an update sent just before the player speaks cannot queue behind the
             # audio the STT is still working on. The turn reads the session's state when it
             # starts, so the next turn sees it either way.
+            # Validating, storing and dumping a large snapshot takes tens of ms: in a thread,
+            # so other sessions' frames keep moving (the session's lock keeps it consistent).
             try:
-                self.session.update_state(request.snapshot, request.patch)
+                event, state_json = await asyncio.to_thread(self._update_state, request)
             except StateError as err:
-                await rtvi.send_error_response(message, protocol.error_text("bad-state", str(err)))
+                await self._error_response(message.id, protocol.error_text("bad-state", str(err)))
                 return
-            info = state_info(self.session)
-            await rtvi.send_server_response(message, info.model_dump(mode="json"))
-            await self._send_event(protocol.StateEvent(state=info))
+            await self._response(message.id, t, state_json)
+            await self._send_event(event, f'{{"type": "state", "state": {state_json}}}')
         elif isinstance(request, protocol.GetState):
-            await rtvi.send_server_response(message, state_info(self.session).model_dump(mode="json"))
+
+            def encode() -> str:
+                return state_info(session).model_dump_json()
+
+            # A large state's JSON takes ms, in a thread; a small one's less than the handoff.
+            await self._response(
+                message.id, t, await asyncio.to_thread(encode) if _large(session) else encode()
+            )
         elif isinstance(request, protocol.PushToTalk):
             if not request.talking:
                 await self._end_of_speech()
-            await rtvi.send_server_response(message, {"ok": True})
+            await self._response(message.id, t, '{"ok": true}')
+
+    async def _response(self, msg_id: str, t: str, d_json: str) -> None:
+        """RTVI server-response `{t, d}` to request `msg_id`; `d_json` is `d` as JSON already."""
+        envelope = {"label": protocol.RTVI_LABEL, "type": "server-response", "id": msg_id}
+        await self._push_message(envelope, rtvi_json(envelope, f'{{"t": {json.dumps(t)}, "d": {d_json}}}'))
+
+    async def _error_response(self, msg_id: str, text: str) -> None:
+        await self._push_message(
+            {"label": protocol.RTVI_LABEL, "type": "error-response", "id": msg_id, "data": {"error": text}}
+        )
+
+    async def _push_message(self, message: dict[str, Any], text: str | None = None) -> None:
+        """To the client, from the RTVI processor as its own messages go: in order with them
+        (bot-ready before the session event). `text`: `message` as JSON, encoded already."""
+        if self._worker is not None and not self._closing:
+            await self._worker.rtvi.push_frame(CoachMessageFrame(message=message, text=text))
 
     async def _end_of_speech(self) -> None:
         """Push-to-talk released: feed the VAD the silence it waits for, at once.
@@ -709,10 +813,16 @@ class Connection:
                 InputAudioRawFrame(audio=silence, sample_rate=rate, num_channels=1)
             )
 
-    async def _send_event(self, event: BaseModel) -> None:
-        self.sent.append(event)
-        if self._worker is not None and not self._closing:
-            await self._worker.rtvi.send_server_message(event.model_dump(mode="json"))
+    async def _send_event(self, event: BaseModel, event_json: str | None = None) -> None:
+        """Send `event` as an RTVI server-message (`event_json`: its JSON, encoded off the loop
+        for a large one)."""
+        if not isinstance(event, protocol.StateEvent | protocol.SessionEvent):
+            self.sent.append(event)
+        envelope = {"label": protocol.RTVI_LABEL, "type": "server-message"}
+        if event_json is None:
+            await self._push_message({**envelope, "data": event.model_dump(mode="json")})
+        else:
+            await self._push_message(envelope, rtvi_json(envelope, event_json))
 
     async def _report(self, code: ErrorCode, message: str) -> None:
         """A message the server could not take: tell the client, and give up on a flood."""
@@ -792,6 +902,11 @@ class CoachServer:
             )
         if config.warm:
             await prewarm(self.engines, self.pack, [config.coach.mode])
+        # Everything loaded so far lives as long as the process: out of the garbage collector's
+        # sight. A full collection walked all of it (~600k objects with the models and Pipecat),
+        # 150-400 ms with the event loop stopped, a few times a minute under state pushes.
+        gc.collect()
+        gc.freeze()
         self.ready = True
 
     def close_engines(self) -> None:
