@@ -116,6 +116,8 @@ OVERLAY_DIR = Path(__file__).resolve().parent / "overlay"
 SESSION_ID = re.compile(r"^[A-Za-z0-9._-]{1,64}$")
 # The window of the flood limit (SessionLimits.max_bad_messages).
 BAD_WINDOW_S = 10.0
+# On SIGTERM / SIGINT, how long the sessions have to close before the server exits anyway.
+SHUTDOWN_TIMEOUT_S = 10.0
 # Push-to-talk release: the silence fed to the VAD goes in frames of this length.
 PTT_SILENCE_FRAME_S = 0.02
 
@@ -888,6 +890,7 @@ class CoachServer:
         self._takeovers: dict[str, _TakeoverLock] = {}  # only sessions with a takeover in progress
         self.speech_engines: SpeechEngines | None = None
         self.ready = False  # the engines are loaded and warm: sessions may open
+        self.stopping = False
 
     async def start(self) -> None:
         """Load and warm the engines every session shares; then the server is ready.
@@ -922,7 +925,7 @@ class CoachServer:
             return CloseCode.FORBIDDEN_ORIGIN, f"origin {origin} is not allowed (see --allowed-origin)"
         token = websocket.query_params.get("token")
         auth = websocket.headers.get("authorization", "")
-        if token is None and auth.lower().startswith("bearer "):
+        if not token and auth.lower().startswith("bearer "):  # an empty ?token= is no token
             token = auth[7:].strip()
         if not token:
             return (
@@ -941,6 +944,8 @@ class CoachServer:
 
         A takeover of a live session is let in past the cap: it replaces a connection, and a game
         that reconnects after a network change must get its session back."""
+        if self.stopping:
+            return CloseCode.GOING_AWAY, "server shutting down"
         if not self.ready:
             return CloseCode.TRY_AGAIN_LATER, "the coach is still loading its engines; retry in a few seconds"
         cap = self.config.limits.max_sessions
@@ -1007,6 +1012,8 @@ class CoachServer:
             return None
 
     async def shutdown(self) -> None:
+        """Close every session (1001, with the reason) and refuse new ones."""
+        self.stopping = True
         await asyncio.gather(
             *(c.close(CloseCode.GOING_AWAY, "server shutting down") for c in list(self.connections.values()))
         )
@@ -1118,8 +1125,25 @@ async def serve(
         server = CoachServer(config, engines, store)
         uvicorn_server = _uvicorn_server(uvicorn_config(server))
         loop = asyncio.get_running_loop()
+        stopping: list[asyncio.Task[None]] = []
+
+        async def stop() -> None:
+            # Our sessions first, with the documented 1001 and a reason: on its own exit uvicorn
+            # closes the websockets still open with 1012 and none. A session that will not
+            # close in time is left to uvicorn.
+            with contextlib.suppress(TimeoutError):
+                async with asyncio.timeout(SHUTDOWN_TIMEOUT_S):
+                    await server.shutdown()
+            uvicorn_server.should_exit = True
+
+        def on_signal() -> None:
+            if not stopping:
+                stopping.append(loop.create_task(stop()))
+            else:  # a second signal: do not wait for the sessions
+                uvicorn_server.should_exit = True
+
         for sig in (signal.SIGINT, signal.SIGTERM):
-            loop.add_signal_handler(sig, lambda: setattr(uvicorn_server, "should_exit", True))
+            loop.add_signal_handler(sig, on_signal)
         serving = asyncio.create_task(uvicorn_server.serve())
         while not uvicorn_server.started and not serving.done():
             await asyncio.sleep(0.05)

@@ -92,3 +92,15 @@ async def test_sessions_share_the_engines_and_memory_returns_to_baseline() -> No
         # Every session's services ran on the one set of models.
         engines = live.server.speech_engines
         assert engines is not None and engines.whisper is not None and engines.piper is not None
+
+
+async def test_the_llm_prewarm_runs_once_at_start_not_per_connection() -> None:
+    """The first turn after a connect never queues behind a prewarm: it ran before ready."""
+    async with LiveServer(warm=True) as live:
+        assert live.server is not None and live.server.ready
+        roles = [live.router.role(r.body) for r in live.llm.requests]
+        assert len(roles) >= 2 and set(roles) == {"prewarm"}, roles  # a call per role's prefix
+        count = len(live.llm.requests)
+        for name in ("one", "two"):
+            await live.connect(name)
+        assert len(live.llm.requests) == count  # connecting prewarmed nothing

@@ -8,15 +8,26 @@ is checked for the close code docs/PROTOCOL.md gives it and a reason a person ca
 from __future__ import annotations
 
 import asyncio
+import json
+import os
+import signal
+import sys
+import urllib.request
+from pathlib import Path
 
 import pytest
 import websockets
 
-from tests.live_server import TOKEN, LiveServer
+from tests.live_server import TOKEN, LiveServer, free_port
+from tests.scripted_llm import ScriptedLLMServer
 from tests.test_server import closed_with, still_serves, wait_until
+from tests.test_turn import Router
 from voicecoach import protocol
-from voicecoach.client import CoachClosed
+from voicecoach.client import CoachClient, CoachClosed
+from voicecoach.pack import load_pack
 from voicecoach.pipelines.server import SessionLimits
+
+ROOT = Path(__file__).resolve().parents[1]
 
 
 async def test_a_full_server_refuses_new_sessions_with_a_reason_but_lets_takeovers_in() -> None:
@@ -90,3 +101,67 @@ async def test_a_takeover_that_cannot_get_the_session_gives_up_with_a_reason() -
         assert live.server._takeovers == {}
         client = await live.connect("stuck")  # nothing holds it now
         await still_serves(client)
+
+
+async def test_an_empty_query_token_does_not_hide_the_authorization_header() -> None:
+    async with LiveServer() as live:
+        url = f"{live.url}?session=hdr&token="
+        async with websockets.connect(url, additional_headers={"Authorization": f"Bearer {TOKEN}"}) as ws:
+            await ws.send(_client_ready())
+            reply = await asyncio.wait_for(ws.recv(), timeout=10)
+            assert reply  # bot-ready: the header's token let it in
+        code, reason = await closed_with(url)
+        assert code == protocol.CloseCode.UNAUTHORIZED and "token is required" in reason
+
+
+def _client_ready() -> bytes:
+    import pipecat.frames.protobufs.frames_pb2 as frame_protos
+
+    proto = frame_protos.Frame()  # type: ignore[attr-defined]
+    proto.message.data = json.dumps(protocol.client_ready())
+    return bytes(proto.SerializeToString())
+
+
+async def test_sigterm_closes_every_session_with_1001_and_a_reason() -> None:
+    """`voicecoach serve` as a process (scripted LLM, real speech engines), stopped as an operator does."""
+    llm = ScriptedLLMServer(router=Router(load_pack()))
+    await llm.start()
+    port = free_port()
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    proc = await asyncio.create_subprocess_exec(
+        sys.executable, "-m", "voicecoach.pipelines.server", "--port", str(port), "--token", TOKEN,
+        "--llm-url", llm.base_url, "--store", "memory:", "--no-warm", "--log-level", "WARNING",
+        env=env, cwd=ROOT, stdout=asyncio.subprocess.DEVNULL,
+    )  # fmt: skip
+    try:
+        await until_ready(f"http://127.0.0.1:{port}/healthz", timeout_s=90)
+        client = await CoachClient.connect(f"ws://127.0.0.1:{port}/ws", token=TOKEN, session="bye")
+        proc.send_signal(signal.SIGTERM)
+        await client.wait_for(lambda: client.closed, timeout=20)
+        assert client.closed is not None
+        assert client.closed.close_code == protocol.CloseCode.GOING_AWAY
+        assert client.closed.reason == "server shutting down"
+        assert await asyncio.wait_for(proc.wait(), timeout=30) == 0
+    finally:
+        if proc.returncode is None:
+            proc.kill()
+            await proc.wait()
+        await llm.stop()
+
+
+async def until_ready(url: str, timeout_s: float) -> None:
+    """Poll `/healthz` until it says ready (503 while the engines load; refused before it listens)."""
+    async with asyncio.timeout(timeout_s):
+        while True:
+            try:
+                health = await asyncio.to_thread(_get_json, url)
+                if health.get("ready"):
+                    return
+            except OSError:  # not listening yet, or 503
+                pass
+            await asyncio.sleep(0.2)
+
+
+def _get_json(url: str) -> dict[str, object]:
+    with urllib.request.urlopen(url, timeout=2) as response:
+        return dict(json.loads(response.read()))
