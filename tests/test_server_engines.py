@@ -16,6 +16,7 @@ from pathlib import Path
 from tests.live_server import GAME_STATE, LiveServer
 from voicecoach.client import CoachClient
 from voicecoach.fixtures import load_session
+from voicecoach.pipelines.server import SessionLimits
 
 ROOT = Path(__file__).resolve().parents[1]
 _S01 = load_session(ROOT / "audio_fixtures" / "s01.json")
@@ -72,7 +73,7 @@ async def one_round(live: LiveServer, tag: str, turns: int = 2) -> None:
 
 
 async def test_sessions_share_the_engines_and_memory_returns_to_baseline() -> None:
-    async with LiveServer() as live:
+    async with LiveServer(limits=SessionLimits(max_sessions=SESSIONS)) as live:
         assert live.server is not None and live.server.ready
         for path in ("/healthz", "/api/health"):
             health = await asyncio.to_thread(get_json, live.http + path)

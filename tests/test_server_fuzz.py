@@ -31,7 +31,7 @@ from voicecoach.client import CoachClient, CoachClosed
 from voicecoach.pipelines.server import SessionLimits
 
 T = TypeVar("T")
-CASES = 2500
+CASES = 2000  # ~25 s on this machine when it is quiet; the brief asks < 60 s
 # What a fuzzed session may be closed with: the client asked (disconnect-bot), or the
 # message was past the hard cap. Each with its documented reason.
 ALLOWED_CLOSES = {protocol.CloseCode.NORMAL, protocol.CloseCode.TOO_BIG, protocol.CloseCode.POLICY}
