@@ -26,6 +26,10 @@ that reconnects after a crash or a network change therefore gets its session bac
 instead of being locked out until the server notices that the old socket is dead; the token is
 what keeps strangers out.
 
+Nothing slow runs on the event loop, which every session shares: coach requests (RTVI
+client-message) are taken from the serializer to the connection's request queue and answered
+outside the pipeline, state validation, storage and the state's JSON in a thread.
+
 Access: every connection needs the server's token (`--token`, or one generated and printed
 at start), as `?token=` (what the JS transport sends) or `Authorization: Bearer`; browser
 pages must come from an allowed origin (the server's own by default); messages are limited in
