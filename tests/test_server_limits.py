@@ -165,3 +165,13 @@ async def until_ready(url: str, timeout_s: float) -> None:
 def _get_json(url: str) -> dict[str, object]:
     with urllib.request.urlopen(url, timeout=2) as response:
         return dict(json.loads(response.read()))
+
+
+async def test_disconnect_bot_closes_with_1000_and_a_reason() -> None:
+    async with LiveServer() as live:
+        client = await live.connect("leaving")
+        await client.send_json({"label": "rtvi-ai", "type": "disconnect-bot", "id": "bye"})
+        await client.wait_for(lambda: client.closed, timeout=10)
+        assert client.closed is not None
+        assert client.closed.close_code == protocol.CloseCode.NORMAL
+        assert client.closed.reason == "the client ended the session (disconnect-bot)"
