@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import asyncio
+
 from loguru import logger
 from pipecat.frames.frames import Frame
 from pipecat.processors.frame_processor import FrameDirection, FrameProcessor
@@ -20,7 +22,9 @@ class SessionRecorder(FrameProcessor):
         await super().process_frame(frame, direction)
         if isinstance(frame, TurnCompletedFrame) and frame.record is not None:
             try:
-                self._session.commit_turn(frame.record)
+                # The stores are sync (SQLite, Redis): off the event loop, so other sessions'
+                # frames keep moving while the record is written.
+                await asyncio.to_thread(self._session.commit_turn, frame.record)
             except StoreError as err:  # the turn was spoken; losing its record must not end the session
                 logger.error(f"turn {frame.turn_index} not persisted: {err}")
                 await self.push_error(str(err))

@@ -6,6 +6,8 @@ ErrorFrame upstream, a log line) and the previous state is kept; the session goe
 
 from __future__ import annotations
 
+import asyncio
+
 from loguru import logger
 from pipecat.frames.frames import Frame
 from pipecat.processors.frame_processor import FrameDirection, FrameProcessor
@@ -24,7 +26,8 @@ class StateUpdater(FrameProcessor):
         await super().process_frame(frame, direction)
         if isinstance(frame, StateUpdateFrame):
             try:
-                self._session.update_state(frame.snapshot, frame.patch)
+                # Validating and storing a large snapshot is slow, sync work: off the event loop.
+                await asyncio.to_thread(self._session.update_state, frame.snapshot, frame.patch)
             except StateError as err:
                 logger.warning(f"state update rejected, previous state kept: {err}")
                 await self.push_error(str(err))

@@ -14,12 +14,21 @@ One FastAPI app on localhost serves:
 
 Each connection runs its own voice pipeline (`pipelines/speech.py`) in a `PipelineWorker`
 with Pipecat's RTVI processor and observer, over a `FastAPIWebsocketTransport`; the engines
-(the LLM, embedded llama.cpp by default) are shared. The session id resumes the session's
-SQLite-stored state and W3 history. A second connection to a session that is live *takes it
-over*: the older one is closed (4409) and its pipeline stopped before the new one opens the
-session, so two pipelines never write one session. A game that reconnects after a crash or a
-network change therefore gets its session back at once, instead of being locked out until
-the server notices that the old socket is dead; the token is what keeps strangers out.
+are the process's: the LLM (embedded llama.cpp by default) and the speech models (Silero,
+Whisper, Piper: `SpeechEngines`) load and warm once, at start, and every session shares them,
+STT and TTS each behind a bounded executor. `/healthz` (and `/api/health`) says ready once they
+are loaded and warm; until then connections are refused (1013, "try again later").
+
+The session id resumes the session's SQLite-stored state and W3 history. A second connection
+to a session that is live *takes it over*: the older one is closed (4409) and its pipeline
+stopped before the new one opens the session, so two pipelines never write one session. A game
+that reconnects after a crash or a network change therefore gets its session back at once,
+instead of being locked out until the server notices that the old socket is dead; the token is
+what keeps strangers out.
+
+Nothing slow runs on the event loop, which every session shares: coach requests (RTVI
+client-message) are taken from the serializer to the connection's request queue and answered
+outside the pipeline, state validation, storage and the state's JSON in a thread.
 
 Access: every connection needs the server's token (`--token`, or one generated and printed
 at start), as `?token=` (what the JS transport sends) or `Authorization: Bearer`; browser
@@ -33,6 +42,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import gc
 import hmac
 import json
 import re
@@ -48,6 +58,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+import pipecat.frames.protobufs.frames_pb2 as frame_protos
 from fastapi import FastAPI, WebSocket
 from fastapi.responses import FileResponse, HTMLResponse, JSONResponse
 from fastapi.staticfiles import StaticFiles
@@ -59,6 +70,7 @@ from pipecat.frames.frames import (
     InputTransportMessageFrame,
     InterruptionFrame,
     OutputAudioRawFrame,
+    OutputTransportMessageUrgentFrame,
     TranscriptionFrame,
 )
 from pipecat.pipeline.pipeline import Pipeline
@@ -66,12 +78,12 @@ from pipecat.pipeline.worker import PipelineWorker
 from pipecat.processors.frame_processor import FrameDirection, FrameProcessor
 from pipecat.processors.frameworks.rtvi import RTVIProcessor
 from pipecat.processors.frameworks.rtvi.frames import RTVISendTextFrame
-from pipecat.processors.frameworks.rtvi.models import ClientMessage as RTVIClientMessage
+from pipecat.processors.frameworks.rtvi.models import Message as RTVIMessageModel
 from pipecat.serializers.protobuf import ProtobufFrameSerializer
 from pipecat.transports.websocket.fastapi import FastAPIWebsocketParams, FastAPIWebsocketTransport
 from pipecat.utils.time import time_now_iso8601
 from pipecat.workers.runner import WorkerRunner
-from pydantic import BaseModel
+from pydantic import BaseModel, ValidationError
 from starlette.websockets import WebSocketState
 
 from voicecoach import latency, protocol
@@ -96,7 +108,7 @@ from voicecoach.config import (
 from voicecoach.engines import Engines, prewarm
 from voicecoach.latency import Milestone
 from voicecoach.pack import PACKS_DIR, Pack, load_pack
-from voicecoach.pipelines.speech import pipeline_params, voice_pipeline
+from voicecoach.pipelines.speech import SpeechEngines, pipeline_params, voice_pipeline
 from voicecoach.pipelines.timeline import TimelineObserver
 from voicecoach.protocol import CloseCode, ErrorCode
 from voicecoach.session import CoachConfig, Session
@@ -106,11 +118,27 @@ from voicecoach.store import SessionStore, TurnRecord, open_store
 
 OVERLAY_DIR = Path(__file__).resolve().parent / "overlay"
 SESSION_ID = re.compile(r"^[A-Za-z0-9._-]{1,64}$")
-# Bad messages the server answers before it gives up on a client (in BAD_WINDOW_S seconds).
-MAX_BAD_MESSAGES = 50
+# The window of the flood limit (SessionLimits.max_bad_messages).
 BAD_WINDOW_S = 10.0
+# On SIGTERM / SIGINT, how long the sessions have to close before the server exits anyway.
+SHUTDOWN_TIMEOUT_S = 10.0
 # Push-to-talk release: the silence fed to the VAD goes in frames of this length.
 PTT_SILENCE_FRAME_S = 0.02
+
+
+@dataclass
+class SessionLimits:
+    """How many sessions, and how long the server waits on a client (0 turns a timeout off)."""
+
+    # Past it, a new connection is refused (1013). On 2 cores, more sessions speaking at once
+    # would all answer slowly rather than some answering well.
+    max_sessions: int = 16
+    handshake_timeout_s: float = 10.0  # accept -> the client's RTVI client-ready (else 4408)
+    # No message from the client for this long (audio included): closed (4410). A game with an
+    # open microphone sends audio all the time; a push-to-talk one may be silent for minutes.
+    idle_timeout_s: float = 900.0
+    takeover_timeout_s: float = 10.0  # for the older connection of a session to close (else 1013)
+    max_bad_messages: int = 50  # answered in BAD_WINDOW_S; past it the client is closed (1008)
 
 
 @dataclass
@@ -122,7 +150,9 @@ class ServerConfig:
     max_message_bytes: int = DEFAULT_MAX_MESSAGE_BYTES
     coach: CoachConfig = field(default_factory=CoachConfig)
     speech: SpeechConfig = field(default_factory=SpeechConfig)
-    warm: bool = True  # session-open prewarm of the LLM roles' static prefixes
+    warm: bool = True  # at start, prewarm the LLM roles' static prefixes (once per process)
+    stt_workers: int = 1  # transcriptions at once (each uses stt.cpu_threads threads)
+    limits: SessionLimits = field(default_factory=SessionLimits)
 
     def origins(self) -> set[str]:
         own = {f"http://{host}:{self.port}" for host in (self.host, "127.0.0.1", "localhost", "[::1]")}
@@ -137,11 +167,15 @@ Report = Callable[[ErrorCode, str], Awaitable[None]]
 class GuardedSerializer(ProtobufFrameSerializer):
     """Pipecat's protobuf serializer, answering every message it cannot take.
 
-    The stock serializer raises on bytes that are not protobuf (which ends the transport's
-    receive loop, and so the session) and logs and drops JSON it cannot parse; here each
-    such message is dropped and the client told why (`report`), and the connection goes
-    on. On top: a size limit, audio checks (the pipeline listens at 16 kHz mono 16-bit and
-    does not resample), and text websocket messages taken as RTVI JSON (for raw clients).
+    The stock serializer raises on bytes that are not protobuf, and a frame's own constructor
+    can raise too (an audio frame with 0 channels divides by zero): either ends the transport's
+    receive loop, and so the session. It also logs and drops JSON it cannot parse, and hands
+    on JSON that is not an RTVI object, which the RTVI processor ignores. Here every message
+    that cannot be taken, whatever it raises, is dropped and the client told why (`report`,
+    which also counts it for the flood limit), and the connection goes on. On top: a size
+    limit, JSON depth bounded before parsing, audio checks (the pipeline listens at 16 kHz
+    mono 16-bit and does not resample), and text websocket messages taken as RTVI JSON (for
+    raw clients).
     """
 
     def __init__(self, max_message_bytes: int, input_sample_rate: int):
@@ -149,6 +183,10 @@ class GuardedSerializer(ProtobufFrameSerializer):
         self._max = max_message_bytes
         self._rate = input_sample_rate
         self.report: Report | None = None
+        self.on_disconnect: Callable[[], None] | None = None  # the client sent disconnect-bot
+        # Coach requests (RTVI client-message) go here, not into the pipeline (see _rtvi_message).
+        self.on_request: Callable[[RTVIMessageModel], Awaitable[None]] | None = None
+        self.last_message = time.monotonic()  # for the idle timeout: any message counts
 
     async def _refuse(self, code: ErrorCode, message: str) -> None:
         if self.report is not None:
@@ -160,74 +198,140 @@ class GuardedSerializer(ProtobufFrameSerializer):
         # and flush their player on it.
         if isinstance(frame, InterruptionFrame):
             return None
+        if isinstance(frame, CoachMessageFrame) and frame.text is not None:
+            proto = frame_protos.Frame()  # type: ignore[attr-defined]
+            proto.message.data = frame.text
+            return bytes(proto.SerializeToString())
         return await super().serialize(frame)
 
     async def deserialize(self, data: str | bytes) -> Frame | None:
-        size = len(data.encode("utf-8")) if isinstance(data, str) else len(data)
-        if size > self._max:
-            await self._refuse("too-large", f"a message of {size} bytes is over the limit of {self._max}")
-            return None
-        if isinstance(data, str):
-            return await self._json_message(data)
+        self.last_message = time.monotonic()
         try:
-            frame = await super().deserialize(data)
-        except (DecodeError, ValueError, TypeError, UnicodeDecodeError) as err:
-            await self._refuse("bad-frame", f"not a Pipecat protobuf frame ({type(err).__name__})")
-            return None
-        if frame is None:
-            # The stock deserializer returns None for an unknown oneof *and* for a message
-            # frame whose JSON does not parse; tell the two apart for the client.
-            await self._refuse(*_why_not(data))
-            return None
-        if isinstance(frame, InputAudioRawFrame):
-            problem = _audio_problem(frame, self._rate)
-            if problem:
-                await self._refuse("bad-audio", problem)
-                return None
-            return frame
-        if isinstance(frame, InputTransportMessageFrame):
-            return frame
-        # Text and transcription frames would let a client put words in the coach's mouth or
-        # bypass the turn path; typed input is RTVI send-text.
-        kind = type(frame).__name__.removesuffix("Frame").lower()
-        await self._refuse("bad-frame", f"clients may not send {kind} frames (only audio and messages)")
+            return await self._deserialize(data)
+        except protocol.ProtocolError as err:
+            await self._refuse(err.code, err.message)
+        except Exception as err:  # whatever else a frame raises must not end the receive loop
+            logger.warning(f"a client frame raised {type(err).__name__}: {err}")
+            await self._refuse("bad-frame", f"the frame could not be read ({_cause(err)})")
         return None
 
-    async def _json_message(self, text: str) -> Frame | None:
+    async def _deserialize(self, data: str | bytes) -> Frame | None:
+        size = len(data.encode("utf-8", "surrogatepass")) if isinstance(data, str) else len(data)
+        if size > self._max:
+            raise protocol.ProtocolError(
+                "too-large", f"a message of {size} bytes is over the limit of {self._max}"
+            )
+        if isinstance(data, str):
+            return await self._rtvi_message(data)
         try:
-            message = json.loads(text)
-        except json.JSONDecodeError as err:
-            await self._refuse("bad-json", f"the message is not JSON ({err.msg} at {err.pos})")
-            return None
-        if not isinstance(message, dict):
-            await self._refuse("bad-message", "a message must be a JSON object (an RTVI message)")
+            proto = frame_protos.Frame.FromString(data)  # type: ignore[attr-defined]
+        except (DecodeError, ValueError, TypeError, UnicodeDecodeError) as err:
+            raise protocol.ProtocolError(
+                "bad-frame", f"not a Pipecat protobuf frame ({_cause(err)})"
+            ) from None
+        which = proto.WhichOneof("frame")
+        if which == "message":
+            return await self._rtvi_message(proto.message.data)
+        if which == "audio":
+            problem = _audio_problem(proto.audio, self._rate)
+            if problem:
+                raise protocol.ProtocolError("bad-audio", problem)
+            try:
+                return await super().deserialize(data)
+            except Exception as err:
+                raise protocol.ProtocolError(
+                    "bad-audio", f"the audio frame could not be read ({_cause(err)})"
+                ) from None
+        if which is None:
+            raise protocol.ProtocolError(
+                "bad-frame", "a protobuf frame with no known payload (expected audio or message)"
+            )
+        # Text and transcription frames would let a client put words in the coach's mouth or
+        # bypass the turn path; typed input is RTVI send-text.
+        raise protocol.ProtocolError(
+            "bad-frame", f"clients may not send {which} frames (only audio and messages)"
+        )
+
+    async def _rtvi_message(self, text: str) -> Frame | None:
+        """A JSON message as RTVI's processor takes it; ProtocolError if it is not an RTVI message."""
+        message = protocol.load_message(text)
+        if message.get("label") != protocol.RTVI_LABEL:
+            raise protocol.ProtocolError(
+                "bad-message", f"not an RTVI message (its label must be {protocol.RTVI_LABEL!r})"
+            )
+        try:
+            envelope = RTVIMessageModel.model_validate(message)
+        except ValidationError as err:
+            raise protocol.ProtocolError(
+                "bad-message", f"not an RTVI message ({protocol.describe(err)})"
+            ) from None
+        if envelope.type == "disconnect-bot" and self.on_disconnect is not None:
+            self.on_disconnect()
+        if envelope.type == "client-message" and self.on_request is not None:
+            # Handed to the connection, not pushed as a frame: the requests are answered
+            # outside the pipeline anyway, and a frame carrying a large state update would be
+            # formatted into a trace line at every processor it passes (CoachMessageFrame).
+            await self.on_request(envelope)
             return None
         return InputTransportMessageFrame(message=message)
 
 
-def _why_not(data: bytes) -> tuple[ErrorCode, str]:
-    import pipecat.frames.protobufs.frames_pb2 as frame_protos
-
-    proto = frame_protos.Frame.FromString(data)  # type: ignore[attr-defined]
-    which = proto.WhichOneof("frame")
-    if which == "message":
-        try:
-            json.loads(proto.message.data)
-        except ValueError as err:
-            return "bad-json", f"the message frame's data is not JSON ({err})"
-    if which is None:
-        return "bad-frame", "a protobuf frame with no known payload (expected audio, message or text)"
-    return "bad-frame", f"a {which!r} frame is not accepted from clients"
+def _cause(err: BaseException) -> str:
+    text = str(err)
+    return f"{type(err).__name__}: {text[:200]}" if text else type(err).__name__
 
 
-def _audio_problem(frame: InputAudioRawFrame, rate: int) -> str | None:
-    if frame.sample_rate != rate:
-        return f"audio must be {rate} Hz (got {frame.sample_rate})"
-    if frame.num_channels != 1:
-        return f"audio must be mono (got {frame.num_channels} channels)"
-    if not frame.audio or len(frame.audio) % 2:
-        return f"audio must be whole 16-bit samples (got {len(frame.audio)} bytes)"
+def _audio_problem(audio: Any, rate: int) -> str | None:
+    """What is wrong with a protobuf audio frame's parameters, checked before Pipecat's frame is built."""
+    if audio.sample_rate != rate:
+        return f"audio must be {rate} Hz (got {audio.sample_rate})"
+    if audio.num_channels != 1:
+        return f"audio must be mono (got {audio.num_channels} channels)"
+    if not audio.audio or len(audio.audio) % 2:
+        return f"audio must be whole 16-bit samples (got {len(audio.audio)} bytes)"
     return None
+
+
+class ReasonedWebSocket:
+    """The connection's websocket as Pipecat's transport sees it, whose close carries a reason.
+
+    When a pipeline ends, Pipecat's transport closes the socket with 1000 and no reason; a
+    client must always be able to tell why its session ended (docs/PROTOCOL.md). Everything
+    else is the websocket's own.
+    """
+
+    def __init__(self, websocket: WebSocket, reason: str = "the session ended"):
+        self._websocket = websocket
+        self.reason = reason
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._websocket, name)
+
+    async def close(self, code: int = CloseCode.NORMAL, reason: str | None = None) -> None:
+        await self._websocket.close(code=code, reason=reason or self.reason)
+
+
+@dataclass
+class CoachMessageFrame(OutputTransportMessageUrgentFrame):
+    """An RTVI message of the coach's own (a response, an event) on its way to the client.
+
+    Pipecat formats every frame it passes between processors into a trace log line, whether
+    or not that level is logged; the stock message frame prints its whole message, which for a
+    state of 5,000 creatures took ~25 ms per hop, ~500 ms through the pipeline, on the loop.
+    `text`, when given, is the message's JSON encoded already (off the loop): `message` then
+    holds only its envelope (label, type, id), for the log line.
+    """
+
+    text: str | None = None
+
+    def __str__(self) -> str:
+        m = self.message if isinstance(self.message, dict) else {}
+        return f"{self.name}(message: {m.get('type')} {m.get('id', '')})"
+
+
+def rtvi_json(envelope: dict[str, Any], data_json: str) -> str:
+    """The JSON of an RTVI `envelope` with `"data": <data_json>` added (JSON encoded already)."""
+    return f'{json.dumps(envelope)[:-1]}, "data": {data_json}}}'
 
 
 # --- typed questions ---------------------------------------------------------------------------
@@ -457,6 +561,15 @@ def state_info(session: Session) -> protocol.StateInfo:
     return protocol.StateInfo(version=s.version, ic=s.ic, fs=s.fs, stale=session.stale)
 
 
+# Past this many owned creatures, dumping a state is worth a thread (~4 µs a creature).
+LARGE_INVENTORY = 250
+
+
+def _large(session: Session) -> bool:
+    inventory = session.state.fs.inventory
+    return inventory is not None and len(inventory.owned) > LARGE_INVENTORY
+
+
 def pack_info(pack: Pack) -> protocol.PackInfo:
     creatures = [
         protocol.CreatureInfo(id=c.id, name=c.name, element=c.element, role=c.role)
@@ -474,17 +587,27 @@ class Connection:
         self.session_id = session_id
         self.took_over = took_over
         self.session: Session | None = None
-        self.sent: deque[BaseModel] = deque(maxlen=5000)  # events sent, for tests and debugging
+        # The turn events sent, for tests and debugging (not the state and session events: each
+        # holds a whole state, and kept they would hold every state a game ever pushed).
+        self.sent: deque[BaseModel] = deque(maxlen=1000)
         self.finished = asyncio.Event()
         self._worker: PipelineWorker | None = None
         self._transport: FastAPIWebsocketTransport | None = None
         self._serializer: GuardedSerializer | None = None
         self._bad: deque[float] = deque()
         self._closing = False
-        self._prewarm: asyncio.Task[None] | None = None
+        self._client_ready = asyncio.Event()
+        self._socket = ReasonedWebSocket(websocket)
+        # Coach requests in arrival order; a full queue holds the client's receive loop back.
+        self._requests: asyncio.Queue[RTVIMessageModel] = asyncio.Queue(maxsize=8)
+        self._closer: asyncio.Task[None] | None = None
 
-    # The pipeline is built off the event loop: loading Whisper and the piper voice takes
-    # about a second and a half, during which other sessions' audio must keep flowing.
+    def _open_session(self) -> tuple[bool, Session]:
+        store = self.server.store
+        resumed = store.load_state(self.session_id) is not None or store.next_turn_index(self.session_id) > 0
+        return resumed, Session.open(self.session_id, store=store, pack=self.server.pack)
+
+    # Built off the event loop: small with the models shared, but it reads the voice's config.
     def _build(self, session: Session) -> tuple[FastAPIWebsocketTransport, Pipeline]:
         config = self.server.config
         self._serializer = GuardedSerializer(config.max_message_bytes, config.speech.input_sample_rate)
@@ -497,21 +620,20 @@ class Connection:
             serializer=self._serializer,
             allowed_origins=[],  # checked before the connection was accepted
         )
-        transport = FastAPIWebsocketTransport(self.websocket, params)
+        self._serializer.on_disconnect = self._on_disconnect_bot
+        self._serializer.on_request = self._requests.put
+        transport = FastAPIWebsocketTransport(self._socket, params)  # type: ignore[arg-type]
         typed = Pipeline([transport.input(), TypedInput()])
         pipeline = voice_pipeline(
-            typed, transport.output(), session, self.server.engines, config.coach, config.speech
-        )
+            typed, transport.output(), session, self.server.engines, config.coach, config.speech,
+            speech_engines=self.server.speech_engines,
+        )  # fmt: skip
         return transport, pipeline
 
     async def run(self) -> None:
         server = self.server
         try:
-            store = server.store
-            resumed = (
-                store.load_state(self.session_id) is not None or store.next_turn_index(self.session_id) > 0
-            )
-            session = Session.open(self.session_id, store=store, pack=server.pack)
+            resumed, session = await asyncio.to_thread(self._open_session)  # the stores are sync
             self.session = session
             transport, pipeline = await asyncio.to_thread(self._build, session)
             self._transport = transport
@@ -527,23 +649,25 @@ class Connection:
             )
             self._worker = worker
             self._wire(worker.rtvi, transport, resumed)
-            if server.config.warm:  # in the background: the player may speak before it is done
-                self._prewarm = asyncio.create_task(
-                    prewarm(server.engines, session.pack, [server.config.coach.mode])
-                )
             if self._closing:
                 return
             runner = WorkerRunner(handle_sigint=False)
             await runner.add_workers(worker)
-            await runner.run()
+            helpers = [
+                asyncio.create_task(self._watch_timeouts(), name=f"watchdog-{self.session_id}"),
+                asyncio.create_task(self._serve_requests(), name=f"requests-{self.session_id}"),
+            ]
+            try:
+                await runner.run()
+            finally:
+                for task in helpers:
+                    task.cancel()
         except Exception as err:  # a session that cannot start must not take the server down
             logger.exception(f"session {self.session_id}: {err}")
             await self._close_socket(CloseCode.GOING_AWAY, "the coach could not start this session")
         finally:
             # Nothing to save here: the session stores each state update and each completed turn
             # as it happens, so a client that vanishes leaves its session as it last was.
-            if self._prewarm is not None:
-                self._prewarm.cancel()
             self.finished.set()
 
     def _wire(self, rtvi: RTVIProcessor, transport: FastAPIWebsocketTransport, resumed: bool) -> None:
@@ -551,56 +675,131 @@ class Connection:
         async def on_client_ready(rtvi: RTVIProcessor) -> None:
             # Registered after the worker's own handler, which answers bot-ready first.
             assert self.session is not None
-            config = self.server.config
-            await self._send_event(
-                protocol.SessionEvent(
-                    session_id=self.session_id,
-                    resumed=resumed,
-                    turns=self.session.next_turn,
-                    took_over=self.took_over,
-                    state=state_info(self.session),
-                    pack=pack_info(self.session.pack),
-                    audio=protocol.AudioInfo(input_sample_rate=config.speech.input_sample_rate),
-                    max_message_bytes=config.max_message_bytes,
-                )  # fmt: skip
-            )
-
-        @rtvi.event_handler("on_client_message")
-        async def on_client_message(rtvi: RTVIProcessor, message: RTVIClientMessage) -> None:
-            await self._on_request(rtvi, message)
+            self._client_ready.set()
+            event, event_json = await asyncio.to_thread(
+                self._session_event, resumed
+            )  # the state may be large
+            await self._send_event(event, event_json)
 
         @transport.event_handler("on_client_disconnected")
         async def on_client_disconnected(transport: Any, websocket: Any) -> None:
             logger.info(f"session {self.session_id}: client gone")
             await self.stop()
 
-    async def _on_request(self, rtvi: RTVIProcessor, message: RTVIClientMessage) -> None:
+    def _on_disconnect_bot(self) -> None:
+        self._socket.reason = "the client ended the session (disconnect-bot)"
+
+    async def _watch_timeouts(self) -> None:
+        """Close a client that never says client-ready, or that has gone quiet for too long."""
+        limits = self.server.config.limits
+        if limits.handshake_timeout_s > 0:
+            try:
+                await asyncio.wait_for(self._client_ready.wait(), limits.handshake_timeout_s)
+            except TimeoutError:
+                reason = f"no RTVI client-ready within {limits.handshake_timeout_s:g} s of connecting"
+                logger.info(f"session {self.session_id}: {reason}")
+                self._close_soon(CloseCode.HANDSHAKE_TIMEOUT, reason)
+                return
+        if limits.idle_timeout_s <= 0 or self._serializer is None:
+            return
+        while True:
+            quiet = time.monotonic() - self._serializer.last_message
+            if quiet >= limits.idle_timeout_s:
+                reason = f"no message from the client for {limits.idle_timeout_s:g} s"
+                logger.info(f"session {self.session_id}: {reason}")
+                self._close_soon(CloseCode.IDLE, reason)
+                return
+            await asyncio.sleep(limits.idle_timeout_s - quiet + 0.01)
+
+    def _session_event(self, resumed: bool) -> tuple[protocol.SessionEvent, str]:
         assert self.session is not None
+        config = self.server.config
+        event = protocol.SessionEvent(
+            session_id=self.session_id,
+            resumed=resumed,
+            turns=self.session.next_turn,
+            took_over=self.took_over,
+            state=state_info(self.session),
+            pack=pack_info(self.session.pack),
+            audio=protocol.AudioInfo(input_sample_rate=config.speech.input_sample_rate),
+            max_message_bytes=config.max_message_bytes,
+        )
+        return event, event.model_dump_json()
+
+    def _update_state(self, request: protocol.StateUpdate) -> tuple[protocol.StateEvent, str]:
+        """Apply a state update (raises StateError): the event that announces it, and the new
+        state's JSON (encoded here, in the thread: ~5 ms in Rust for 5,000 creatures)."""
+        assert self.session is not None
+        self.session.update_state(request.snapshot, request.patch)
+        info = state_info(self.session)
+        return protocol.StateEvent(state=info), info.model_dump_json()
+
+    async def _serve_requests(self) -> None:
+        while True:
+            message = await self._requests.get()
+            try:
+                await self._on_request(message)
+            except Exception as err:  # a request that fails must not end the session
+                logger.exception(f"session {self.session_id}: request {message.id}: {err}")
+                await self._error_response(message.id, f"the coach could not handle it ({_cause(err)})")
+
+    async def _on_request(self, message: RTVIMessageModel) -> None:
+        """One coach request (RTVI client-message `{t, d}`), answered with the same id."""
+        session = self.session
+        assert session is not None
+        data = message.data or {}
+        t = data.get("t")
         try:
-            request = protocol.parse_request(message.type, message.data)
+            if not isinstance(t, str):
+                raise protocol.ProtocolError("bad-message", "a client-message's data needs a string 't'")
+            request = protocol.parse_request(t, data.get("d"))
         except protocol.ProtocolError as err:
             await self._count_bad()
-            await rtvi.send_error_response(message, err.text)
+            await self._error_response(message.id, err.text)
             return
         if isinstance(request, protocol.StateUpdate):
             # Applied here, not as a frame through the pipeline: the game gets its answer at
             # once, and an update sent just before the player speaks cannot queue behind the
             # audio the STT is still working on. The turn reads the session's state when it
             # starts, so the next turn sees it either way.
+            # Validating, storing and dumping a large snapshot takes tens of ms: in a thread,
+            # so other sessions' frames keep moving (the session's lock keeps it consistent).
             try:
-                self.session.update_state(request.snapshot, request.patch)
+                event, state_json = await asyncio.to_thread(self._update_state, request)
             except StateError as err:
-                await rtvi.send_error_response(message, protocol.error_text("bad-state", str(err)))
+                await self._error_response(message.id, protocol.error_text("bad-state", str(err)))
                 return
-            info = state_info(self.session)
-            await rtvi.send_server_response(message, info.model_dump(mode="json"))
-            await self._send_event(protocol.StateEvent(state=info))
+            await self._response(message.id, t, state_json)
+            await self._send_event(event, f'{{"type": "state", "state": {state_json}}}')
         elif isinstance(request, protocol.GetState):
-            await rtvi.send_server_response(message, state_info(self.session).model_dump(mode="json"))
+
+            def encode() -> str:
+                return state_info(session).model_dump_json()
+
+            # A large state's JSON takes ms, in a thread; a small one's less than the handoff.
+            await self._response(
+                message.id, t, await asyncio.to_thread(encode) if _large(session) else encode()
+            )
         elif isinstance(request, protocol.PushToTalk):
             if not request.talking:
                 await self._end_of_speech()
-            await rtvi.send_server_response(message, {"ok": True})
+            await self._response(message.id, t, '{"ok": true}')
+
+    async def _response(self, msg_id: str, t: str, d_json: str) -> None:
+        """RTVI server-response `{t, d}` to request `msg_id`; `d_json` is `d` as JSON already."""
+        envelope = {"label": protocol.RTVI_LABEL, "type": "server-response", "id": msg_id}
+        await self._push_message(envelope, rtvi_json(envelope, f'{{"t": {json.dumps(t)}, "d": {d_json}}}'))
+
+    async def _error_response(self, msg_id: str, text: str) -> None:
+        await self._push_message(
+            {"label": protocol.RTVI_LABEL, "type": "error-response", "id": msg_id, "data": {"error": text}}
+        )
+
+    async def _push_message(self, message: dict[str, Any], text: str | None = None) -> None:
+        """To the client, from the RTVI processor as its own messages go: in order with them
+        (bot-ready before the session event). `text`: `message` as JSON, encoded already."""
+        if self._worker is not None and not self._closing:
+            await self._worker.rtvi.push_frame(CoachMessageFrame(message=message, text=text))
 
     async def _end_of_speech(self) -> None:
         """Push-to-talk released: feed the VAD the silence it waits for, at once.
@@ -620,10 +819,16 @@ class Connection:
                 InputAudioRawFrame(audio=silence, sample_rate=rate, num_channels=1)
             )
 
-    async def _send_event(self, event: BaseModel) -> None:
-        self.sent.append(event)
-        if self._worker is not None and not self._closing:
-            await self._worker.rtvi.send_server_message(event.model_dump(mode="json"))
+    async def _send_event(self, event: BaseModel, event_json: str | None = None) -> None:
+        """Send `event` as an RTVI server-message (`event_json`: its JSON, encoded off the loop
+        for a large one)."""
+        if not isinstance(event, protocol.StateEvent | protocol.SessionEvent):
+            self.sent.append(event)
+        envelope = {"label": protocol.RTVI_LABEL, "type": "server-message"}
+        if event_json is None:
+            await self._push_message({**envelope, "data": event.model_dump(mode="json")})
+        else:
+            await self._push_message(envelope, rtvi_json(envelope, event_json))
 
     async def _report(self, code: ErrorCode, message: str) -> None:
         """A message the server could not take: tell the client, and give up on a flood."""
@@ -636,13 +841,15 @@ class Connection:
         self._bad.append(now)
         while self._bad and self._bad[0] < now - BAD_WINDOW_S:
             self._bad.popleft()
-        if len(self._bad) > MAX_BAD_MESSAGES:
+        limit = self.server.config.limits.max_bad_messages
+        if len(self._bad) > limit:
             logger.warning(f"session {self.session_id}: too many invalid messages, closing")
-            asyncio.get_running_loop().create_task(
-                self.close(
-                    CloseCode.POLICY, f"more than {MAX_BAD_MESSAGES} invalid messages in {BAD_WINDOW_S:g} s"
-                )
-            )
+            self._close_soon(CloseCode.POLICY, f"more than {limit} invalid messages in {BAD_WINDOW_S:g} s")
+
+    def _close_soon(self, code: int, reason: str) -> None:
+        """Close from inside the session's own tasks (which the close cancels): in a task of its own."""
+        if self._closer is None:
+            self._closer = asyncio.get_running_loop().create_task(self.close(code, reason))
 
     async def _close_socket(self, code: int, reason: str) -> None:
         ws = self.websocket
@@ -668,6 +875,12 @@ class Connection:
 # --- the server --------------------------------------------------------------------------------
 
 
+@dataclass
+class _TakeoverLock:
+    lock: asyncio.Lock = field(default_factory=asyncio.Lock)
+    users: int = 0  # holding it or waiting for it
+
+
 class CoachServer:
     """Connections, their sessions and the access rules; `app()` is the FastAPI app."""
 
@@ -677,7 +890,35 @@ class CoachServer:
         self.store = store
         self.pack = pack or load_pack(config.coach.pack_id)
         self.connections: dict[str, Connection] = {}
-        self._locks: dict[str, asyncio.Lock] = {}
+        self._admitted = 0  # connections past the access checks and the cap, until they end
+        self._takeovers: dict[str, _TakeoverLock] = {}  # only sessions with a takeover in progress
+        self.speech_engines: SpeechEngines | None = None
+        self.ready = False  # the engines are loaded and warm: sessions may open
+        self.stopping = False
+
+    async def start(self) -> None:
+        """Load and warm the engines every session shares; then the server is ready.
+
+        Off the event loop (seconds of CPU), so `/healthz` answers meanwhile. The LLM prewarm
+        (paper A.5) runs once here, not per connection: a first turn never waits behind it.
+        """
+        config = self.config
+        if self.speech_engines is None:
+            self.speech_engines = await asyncio.to_thread(
+                SpeechEngines.load, config.speech, config.stt_workers
+            )
+        if config.warm:
+            await prewarm(self.engines, self.pack, [config.coach.mode])
+        # Everything loaded so far lives as long as the process: out of the garbage collector's
+        # sight. A full collection walked all of it (~600k objects with the models and Pipecat),
+        # 150-400 ms with the event loop stopped, a few times a minute under state pushes.
+        gc.collect()
+        gc.freeze()
+        self.ready = True
+
+    def close_engines(self) -> None:
+        if self.speech_engines is not None:
+            self.speech_engines.close()
 
     def refusal(self, websocket: WebSocket) -> tuple[int, str] | None:
         """Why this connection may not open a session (close code, reason), or None."""
@@ -688,7 +929,7 @@ class CoachServer:
             return CloseCode.FORBIDDEN_ORIGIN, f"origin {origin} is not allowed (see --allowed-origin)"
         token = websocket.query_params.get("token")
         auth = websocket.headers.get("authorization", "")
-        if token is None and auth.lower().startswith("bearer "):
+        if not token and auth.lower().startswith("bearer "):  # an empty ?token= is no token
             token = auth[7:].strip()
         if not token:
             return (
@@ -702,8 +943,38 @@ class CoachServer:
             return CloseCode.BAD_REQUEST, "bad session id: 1-64 of A-Z a-z 0-9 . _ -"
         return None
 
+    def capacity_refusal(self, session_id: str | None) -> tuple[int, str] | None:
+        """Why no session can open now (close code, reason), or None.
+
+        A takeover of a live session is let in past the cap: it replaces a connection, and a game
+        that reconnects after a network change must get its session back."""
+        if self.stopping:
+            return CloseCode.GOING_AWAY, "server shutting down"
+        if not self.ready:
+            return CloseCode.TRY_AGAIN_LATER, "the coach is still loading its engines; retry in a few seconds"
+        cap = self.config.limits.max_sessions
+        if cap > 0 and self._admitted >= cap and session_id not in self.connections:
+            return (
+                CloseCode.TRY_AGAIN_LATER,
+                f"the coach is full ({cap} sessions, --max-sessions); retry later",
+            )
+        return None
+
+    @contextlib.asynccontextmanager
+    async def _takeover_lock(self, session_id: str) -> AsyncIterator[None]:
+        """One takeover at a time per session; the entry goes once nobody holds or waits for it."""
+        entry = self._takeovers.setdefault(session_id, _TakeoverLock())
+        entry.users += 1
+        try:
+            async with entry.lock:
+                yield
+        finally:
+            entry.users -= 1
+            if entry.users == 0:
+                del self._takeovers[session_id]
+
     async def serve_websocket(self, websocket: WebSocket) -> None:
-        refusal = self.refusal(websocket)
+        refusal = self.refusal(websocket) or self.capacity_refusal(websocket.query_params.get("session"))
         await websocket.accept()
         if refusal is not None:
             code, reason = refusal
@@ -711,23 +982,42 @@ class CoachServer:
             await websocket.close(code=code, reason=reason)
             return
         session_id = websocket.query_params.get("session") or f"s-{secrets.token_hex(4)}"
-        lock = self._locks.setdefault(session_id, asyncio.Lock())
-        async with lock:  # one takeover at a time per session
-            old = self.connections.get(session_id)
-            if old is not None:
-                logger.info(f"session {session_id}: taken over by a new connection")
-                await old.close(CloseCode.TAKEN_OVER, "session taken over by a newer connection")
-            connection = Connection(self, websocket, session_id, took_over=old is not None)
-            self.connections[session_id] = connection
-        logger.info(f"session {session_id}: connected")
+        self._admitted += 1  # no await since the cap's check: concurrent connections count
         try:
-            await connection.run()
+            connection = await self._open(websocket, session_id)
+            if connection is None:
+                return
+            logger.info(f"session {session_id}: connected")
+            try:
+                await connection.run()
+            finally:
+                if self.connections.get(session_id) is connection:
+                    del self.connections[session_id]
+                logger.info(f"session {session_id}: closed")
         finally:
-            if self.connections.get(session_id) is connection:
-                del self.connections[session_id]
-            logger.info(f"session {session_id}: closed")
+            self._admitted -= 1
+
+    async def _open(self, websocket: WebSocket, session_id: str) -> Connection | None:
+        """The session's connection, after closing an older one (a takeover); None if it would not close."""
+        timeout_s = self.config.limits.takeover_timeout_s or None
+        try:
+            async with asyncio.timeout(timeout_s), self._takeover_lock(session_id):
+                old = self.connections.get(session_id)
+                if old is not None:
+                    logger.info(f"session {session_id}: taken over by a new connection")
+                    await old.close(CloseCode.TAKEN_OVER, "session taken over by a newer connection")
+                connection = Connection(self, websocket, session_id, took_over=old is not None)
+                self.connections[session_id] = connection
+                return connection
+        except TimeoutError:
+            reason = f"the session's older connection did not close within {timeout_s:g} s; retry"
+            logger.warning(f"session {session_id}: {reason}")
+            await websocket.close(code=CloseCode.TRY_AGAIN_LATER, reason=reason)
+            return None
 
     async def shutdown(self) -> None:
+        """Close every session (1001, with the reason) and refuse new ones."""
+        self.stopping = True
         await asyncio.gather(
             *(c.close(CloseCode.GOING_AWAY, "server shutting down") for c in list(self.connections.values()))
         )
@@ -755,9 +1045,12 @@ class CoachServer:
             path = PACKS_DIR / self.pack.pack_id / "example_state.json"
             return JSONResponse(json.loads(path.read_text(encoding="utf-8")))
 
+        @app.get("/healthz")
         @app.get("/api/health")
         async def health() -> Any:
-            return {"ok": True, "sessions": len(self.connections)}
+            # 503 until the engines are loaded and warm: a load balancer sends no player here yet.
+            body = {"ok": self.ready, "ready": self.ready, "sessions": len(self.connections)}
+            return JSONResponse(body, status_code=200 if self.ready else 503)
 
         @app.websocket("/ws")
         async def ws(websocket: WebSocket) -> None:
@@ -803,6 +1096,11 @@ def config_from_args(args: argparse.Namespace) -> ServerConfig:
     )  # fmt: skip
     if args.token:
         values["token"] = args.token
+    limits = {
+        "max_sessions": args.max_sessions, "handshake_timeout_s": args.handshake_timeout,
+        "idle_timeout_s": args.idle_timeout, "takeover_timeout_s": args.takeover_timeout,
+    }  # fmt: skip
+    values["limits"] = SessionLimits(**{k: v for k, v in limits.items() if v is not None})
     return ServerConfig(**values)
 
 
@@ -825,20 +1123,45 @@ async def serve(
 ) -> None:
     store = open_store(store_url)
     engines: Engines | None = None
+    server: CoachServer | None = None
     try:
         engines = await asyncio.to_thread(Engines.start, config.coach)
         server = CoachServer(config, engines, store)
         uvicorn_server = _uvicorn_server(uvicorn_config(server))
         loop = asyncio.get_running_loop()
+        stopping: list[asyncio.Task[None]] = []
+
+        async def stop() -> None:
+            # Our sessions first, with the documented 1001 and a reason: on its own exit uvicorn
+            # closes the websockets still open with 1012 and none. A session that will not
+            # close in time is left to uvicorn.
+            with contextlib.suppress(TimeoutError):
+                async with asyncio.timeout(SHUTDOWN_TIMEOUT_S):
+                    await server.shutdown()
+            uvicorn_server.should_exit = True
+
+        def on_signal() -> None:
+            if not stopping:
+                stopping.append(loop.create_task(stop()))
+            else:  # a second signal: do not wait for the sessions
+                uvicorn_server.should_exit = True
+
         for sig in (signal.SIGINT, signal.SIGTERM):
-            loop.add_signal_handler(sig, lambda: setattr(uvicorn_server, "should_exit", True))
+            loop.add_signal_handler(sig, on_signal)
         serving = asyncio.create_task(uvicorn_server.serve())
         while not uvicorn_server.started and not serving.done():
             await asyncio.sleep(0.05)
-        if ready is not None and uvicorn_server.started:
-            ready()
+        if uvicorn_server.started:  # /healthz answers "not ready" while the engines load
+            starting = asyncio.create_task(server.start())
+            await asyncio.wait([starting, serving], return_when=asyncio.FIRST_COMPLETED)
+            if starting.done():
+                starting.result()  # an engine that cannot load stops the server, loudly
+                if ready is not None:
+                    ready()
         await serving
     finally:
+        if server is not None:
+            server.close_engines()
         if engines is not None:
             await engines.close()
         store.close()

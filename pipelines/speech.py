@@ -20,14 +20,15 @@ from __future__ import annotations
 import asyncio
 import json
 from collections.abc import AsyncGenerator, AsyncIterator
+from concurrent.futures import Executor, ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 from loguru import logger
-from pipecat.audio.vad.silero import SileroVADAnalyzer
-from pipecat.audio.vad.vad_analyzer import VADParams
+from pipecat.audio.vad.silero import SileroOnnxModel, SileroVADAnalyzer
+from pipecat.audio.vad.vad_analyzer import VADAnalyzer, VADParams
 from pipecat.frames.frames import (
     AggregatedTextFrame,
     DataFrame,
@@ -81,12 +82,94 @@ class EmptySegmentFrame(DataFrame):
 # --- engines -------------------------------------------------------------------------------
 
 
-def vad_analyzer(speech: SpeechConfig) -> SileroVADAnalyzer:
+def vad_params(speech: SpeechConfig) -> VADParams:
     v = speech.vad
-    params = VADParams(
+    return VADParams(
         confidence=v.confidence, start_secs=v.start_secs, stop_secs=v.stop_secs, min_volume=v.min_volume
     )
-    return SileroVADAnalyzer(sample_rate=speech.input_sample_rate, params=params)
+
+
+def vad_analyzer(speech: SpeechConfig, engines: SpeechEngines | None = None) -> VADAnalyzer:
+    if engines is not None:
+        return SharedSileroVADAnalyzer(
+            engines.silero, sample_rate=speech.input_sample_rate, params=vad_params(speech)
+        )
+    return SileroVADAnalyzer(sample_rate=speech.input_sample_rate, params=vad_params(speech))
+
+
+class SharedSileroVADAnalyzer(SileroVADAnalyzer):
+    """Silero VAD on an ONNX session loaded once per process.
+
+    The stock analyzer loads the model (an onnxruntime InferenceSession) for every stream. The
+    session is stateless and thread-safe; what belongs to one stream is the model's recurrent
+    state, which `SileroOnnxModel` keeps beside the session. So each analyzer gets its own
+    `SileroOnnxModel` shell around the shared session. SileroVADAnalyzer's __init__ would load
+    the model, hence VADAnalyzer's, and the attributes it sets (pipecat 1.14) set here.
+    """
+
+    def __init__(self, session: Any, *, sample_rate: int | None = None, params: VADParams | None = None):
+        VADAnalyzer.__init__(self, sample_rate=sample_rate, params=params)
+        model = SileroOnnxModel.__new__(SileroOnnxModel)
+        model.session = session
+        model.sample_rates = [8000, 16000]
+        model.reset_states()
+        self._model = model
+        self._windows_since_reset = 0
+        self._low_confidence_windows = 0
+
+
+def silero_session() -> Any:
+    """Silero VAD's ONNX session, as pipecat's SileroOnnxModel loads it."""
+    from importlib import resources
+
+    path = resources.files("pipecat.audio.vad.data").joinpath("silero_vad.onnx")
+    return SileroOnnxModel(str(path), force_onnx_cpu=True).session
+
+
+@dataclass
+class SpeechEngines:
+    """The speech models a server process loads once and every session shares.
+
+    A Pipecat service belongs to one pipeline, but the models behind them need not: each
+    session's STT, TTS and VAD are small objects around these. Loading them per connection
+    cost 2 s of CPU and 150-180 MB that were never given back.
+
+    STT and TTS run on executors of their own, `workers` threads each: a burst of utterances
+    queues there (first come, first served) instead of filling asyncio's default thread pool,
+    which the state work, the stores and every session's other off-loop calls share. Piper runs
+    on one thread: its phonemizer (espeak-ng) keeps process-global state. `None` models: that
+    engine is a remote endpoint (`engine: openai`), nothing to load.
+    """
+
+    speech: SpeechConfig
+    silero: Any
+    whisper: Any = None
+    piper: Any = None
+    stt_executor: ThreadPoolExecutor | None = None
+    tts_executor: ThreadPoolExecutor | None = None
+
+    @classmethod
+    def load(cls, speech: SpeechConfig, stt_workers: int = 1) -> SpeechEngines:
+        """Load and warm every local model (blocking: seconds; call it off the loop)."""
+        engines = cls(speech=speech, silero=silero_session())
+        if speech.stt.engine != "openai":
+            engines.whisper = whisper_model(speech, workers=stt_workers)
+            engines.stt_executor = ThreadPoolExecutor(max_workers=stt_workers, thread_name_prefix="stt")
+            # The first transcription pays CTranslate2's set-up: not a player's first turn.
+            EmbeddedWhisperSTTService(engines.whisper, warm=False).transcribe(
+                np.zeros(16000, dtype=np.float32)
+            )
+        if speech.tts.engine != "openai":
+            engines.piper = piper_voice(piper_voice_path(speech.tts.voice_path))
+            engines.tts_executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="tts")
+            for _ in engines.piper.synthesize("Ready."):  # onnxruntime's set-up, likewise
+                pass
+        return engines
+
+    def close(self) -> None:
+        for executor in (self.stt_executor, self.tts_executor):
+            if executor is not None:
+                executor.shutdown(wait=False, cancel_futures=True)
 
 
 def turn_strategies(speech: SpeechConfig) -> UserTurnStrategies:
@@ -129,12 +212,14 @@ class EmbeddedWhisperSTTService(SegmentedSTTService):
         initial_prompt: str | None = None,
         beam_size: int = 1,
         warm: bool = True,
+        executor: Executor | None = None,
         **kwargs: Any,
     ):
         super().__init__(**kwargs)
         self.model = model
         self.initial_prompt = initial_prompt
         self.beam_size = beam_size
+        self.executor = executor  # None: asyncio's default thread pool
         if warm:  # the first transcription pays CTranslate2's set-up: not the player's first turn
             self.transcribe(np.zeros(16000, dtype=np.float32))
 
@@ -156,7 +241,8 @@ class EmbeddedWhisperSTTService(SegmentedSTTService):
     async def run_stt(self, audio: bytes) -> AsyncGenerator[Frame, None]:
         await self.start_processing_metrics()
         samples = np.frombuffer(audio, dtype=np.int16).astype(np.float32) / 32768.0
-        text = await asyncio.to_thread(self.transcribe, samples)  # decoding is CPU work: off the loop
+        # Decoding is CPU work: off the loop, on the process's STT executor when shared.
+        text = await asyncio.get_running_loop().run_in_executor(self.executor, self.transcribe, samples)
         await self.stop_processing_metrics()
         if text:
             yield TranscriptionFrame(text, self._user_id, time_now_iso8601(), Language.EN)
@@ -164,7 +250,9 @@ class EmbeddedWhisperSTTService(SegmentedSTTService):
             yield EmptySegmentFrame()
 
 
-def stt_service(speech: SpeechConfig, pack: Pack | None = None, warm: bool = True) -> STTService:
+def stt_service(
+    speech: SpeechConfig, pack: Pack | None = None, warm: bool = True, engines: SpeechEngines | None = None
+) -> STTService:
     stt = speech.stt
     prompt = whisper_prompt(pack) if pack is not None and stt.prompt_entities else None
     if stt.engine == "openai":
@@ -176,19 +264,27 @@ def stt_service(speech: SpeechConfig, pack: Pack | None = None, warm: bool = Tru
             settings=OpenAISTTService.Settings(model=stt.model, language=Language.EN, prompt=prompt),
         )
 
-    from faster_whisper import WhisperModel
-
     model_path = whisper_model_path(stt.model_path)
-    model = WhisperModel(
-        str(model_path), device=stt.device, compute_type=stt.compute_type, cpu_threads=stt.cpu_threads
-    )
+    shared = engines is not None and engines.whisper is not None
     return EmbeddedWhisperSTTService(
-        model,
+        engines.whisper if engines is not None and engines.whisper is not None else whisper_model(speech),
         initial_prompt=prompt,
         beam_size=stt.beam_size,
-        warm=warm,
+        warm=warm and not shared,  # shared engines were warmed once, at load
+        executor=engines.stt_executor if engines is not None else None,
         settings=STTSettings(model=str(model_path), language=Language.EN),
     )
+
+
+def whisper_model(speech: SpeechConfig, workers: int = 1) -> Any:
+    """faster-whisper on the configured model; `workers` transcriptions may run at once."""
+    from faster_whisper import WhisperModel
+
+    stt = speech.stt
+    return WhisperModel(
+        str(whisper_model_path(stt.model_path)), device=stt.device, compute_type=stt.compute_type,
+        cpu_threads=stt.cpu_threads, num_workers=workers,
+    )  # fmt: skip
 
 
 class EmbeddedPiperTTSService(TTSService):
@@ -199,11 +295,18 @@ class EmbeddedPiperTTSService(TTSService):
     synthesis pays onnxruntime's set-up; `warm` pays it here, not in the first phrase's audio.
     """
 
-    def __init__(self, voice_path: Path, *, warm: bool = True, **kwargs: Any):
-        from piper import PiperVoice
-
+    def __init__(
+        self,
+        voice_path: Path,
+        *,
+        warm: bool = True,
+        voice: Any = None,
+        executor: Executor | None = None,
+        **kwargs: Any,
+    ):
         super().__init__(push_start_frame=True, push_stop_frames=True, **kwargs)
-        self.voice = PiperVoice.load(voice_path)
+        self.voice = voice if voice is not None else piper_voice(voice_path)
+        self.executor = executor  # None: asyncio's default thread pool
         if warm:
             for _ in self.voice.synthesize("Ready."):
                 pass
@@ -213,11 +316,11 @@ class EmbeddedPiperTTSService(TTSService):
 
     async def run_tts(self, text: str, context_id: str) -> AsyncGenerator[Frame, None]:
         chunks = iter(self.voice.synthesize(text))
+        loop = asyncio.get_running_loop()
 
         async def audio() -> AsyncIterator[bytes]:
-            while (
-                chunk := await asyncio.to_thread(next, chunks, None)
-            ) is not None:  # CPU work: off the loop
+            # CPU work: off the loop, on the process's TTS executor when shared.
+            while (chunk := await loop.run_in_executor(self.executor, next, chunks, None)) is not None:
                 yield chunk.audio_int16_bytes
 
         try:
@@ -242,7 +345,13 @@ def tts_sample_rate(speech: SpeechConfig) -> int:
     return int(json.loads(config.read_text(encoding="utf-8"))["audio"]["sample_rate"])
 
 
-def tts_service(speech: SpeechConfig, warm: bool = True) -> TTSService:
+def piper_voice(voice_path: Path) -> Any:
+    from piper import PiperVoice
+
+    return PiperVoice.load(voice_path)
+
+
+def tts_service(speech: SpeechConfig, warm: bool = True, engines: SpeechEngines | None = None) -> TTSService:
     tts = speech.tts
     if tts.engine == "openai":
         from pipecat.services.openai.tts import OpenAITTSService
@@ -255,9 +364,12 @@ def tts_service(speech: SpeechConfig, warm: bool = True) -> TTSService:
         )
 
     voice = piper_voice_path(tts.voice_path)
+    shared = engines is not None and engines.piper is not None
     return EmbeddedPiperTTSService(
         voice,
-        warm=warm,
+        warm=warm and not shared,  # shared engines were warmed once, at load
+        voice=engines.piper if engines is not None else None,
+        executor=engines.tts_executor if engines is not None else None,
         sample_rate=tts_sample_rate(speech),
         settings=TTSSettings(model=None, voice=voice.stem, language=None),
     )
@@ -402,25 +514,29 @@ def voice_processors(
     speech: SpeechConfig,
     *,
     taps: list[FrameProcessor] | None = None,
+    speech_engines: SpeechEngines | None = None,
 ) -> list[FrameProcessor]:
     """Everything between the input and output transports, for any `config.mode`.
 
     `taps` go between the coach and the phrase chunker: where the text-mode collector sits.
+    `speech_engines`: models loaded once and shared (the server's); None loads this pipeline's own.
     """
     return [
-        *listening_processors(speech, session.pack),
+        *listening_processors(speech, session.pack, speech_engines),
         *coach_processors(session, engines, config),
         *(taps or []),
         PhraseChunker(speech),
-        tts_service(speech),
+        tts_service(speech, engines=speech_engines),
     ]
 
 
-def listening_processors(speech: SpeechConfig, pack: Pack | None = None) -> list[FrameProcessor]:
+def listening_processors(
+    speech: SpeechConfig, pack: Pack | None = None, speech_engines: SpeechEngines | None = None
+) -> list[FrameProcessor]:
     """Audio in, one final transcript per user turn out: VAD, STT, the turn-stop strategy, the gate."""
     return [
-        VADProcessor(vad_analyzer=vad_analyzer(speech)),
-        stt_service(speech, pack),
+        VADProcessor(vad_analyzer=vad_analyzer(speech, speech_engines)),
+        stt_service(speech, pack, engines=speech_engines),
         UserTurnProcessor(
             user_turn_strategies=turn_strategies(speech), user_turn_stop_timeout=speech.turn_stop_timeout_s
         ),
@@ -437,8 +553,8 @@ def voice_pipeline(
     speech: SpeechConfig,
     *,
     taps: list[FrameProcessor] | None = None,
+    speech_engines: SpeechEngines | None = None,
 ) -> Pipeline:
     """The full voice coach between two transports (run it with `pipeline_params(speech)`)."""
-    return Pipeline(
-        [transport_in, *voice_processors(session, engines, config, speech, taps=taps), transport_out]
-    )
+    processors = voice_processors(session, engines, config, speech, taps=taps, speech_engines=speech_engines)
+    return Pipeline([transport_in, *processors, transport_out])

@@ -2,9 +2,10 @@
 
 `LiveServer` starts `ScriptedLLMServer` (requests routed by system prompt, as in
 tests/test_turn.py) and the real `CoachServer` app under uvicorn on a free loopback port.
-Speech engines are the embedded ones (Silero, Whisper tiny.en, piper), so audio is really
-heard and spoken; only the LLM is scripted, which makes turns fast and their decisions
-deterministic. The server object is at hand, so a test can look at connections and the store.
+Speech engines are the embedded ones (Silero, Whisper tiny.en, piper), loaded once per
+LiveServer as `voicecoach serve` loads them once per process, so audio is really heard and
+spoken; only the LLM is scripted, which makes turns fast and their decisions deterministic.
+The server object is at hand, so a test can look at connections and the store.
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ from voicecoach.client import CoachClient
 from voicecoach.engines import Engines
 from voicecoach.llm import LLMClient, LLMConfig
 from voicecoach.pack import Pack, load_pack
-from voicecoach.pipelines.server import CoachServer, ServerConfig, uvicorn_config
+from voicecoach.pipelines.server import CoachServer, ServerConfig, SessionLimits, uvicorn_config
 from voicecoach.session import CoachConfig
 from voicecoach.store import MemorySessionStore, SessionStore
 
@@ -44,6 +45,7 @@ class LiveServer:
         pack: Pack | None = None,
         max_message_bytes: int = 64 * 1024,
         warm: bool = False,
+        limits: SessionLimits | None = None,
         **coach: Any,
     ) -> None:
         self.pack = pack or load_pack()
@@ -53,6 +55,7 @@ class LiveServer:
         self.port = free_port()
         self._max = max_message_bytes
         self._warm = warm
+        self._limits = limits or SessionLimits()
         self._coach = coach
         self.server: CoachServer | None = None
         self._uvicorn: uvicorn.Server | None = None
@@ -74,8 +77,9 @@ class LiveServer:
         values.update(self._coach)
         coach = CoachConfig(llm=llm, **values)
         config = ServerConfig(
-            port=self.port, token=TOKEN, coach=coach, max_message_bytes=self._max, warm=self._warm
-        )
+            port=self.port, token=TOKEN, coach=coach, max_message_bytes=self._max, warm=self._warm,
+            limits=self._limits,
+        )  # fmt: skip
         self.server = CoachServer(config, Engines(llm=LLMClient(coach.llm)), self.store, self.pack)
         self._uvicorn = uvicorn.Server(uvicorn_config(self.server))
         self._task = asyncio.create_task(self._uvicorn.serve())
@@ -84,6 +88,7 @@ class LiveServer:
                 if self._task.done():
                     await self._task  # raises what stopped it
                 await asyncio.sleep(0.02)
+        await self.server.start()  # the process's engines: real Silero, Whisper and piper, once
         return self
 
     async def connect(self, session: str = "player", **kwargs: Any) -> CoachClient:
@@ -106,6 +111,7 @@ class LiveServer:
             except TimeoutError:
                 self._task.cancel()
         if self.server is not None:
+            self.server.close_engines()
             await self.server.engines.close()
         await self.llm.stop()
 

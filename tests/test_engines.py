@@ -6,15 +6,25 @@ import os
 import signal
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
+# Starts the server and keeps it busy evaluating a long prompt: on SIGTERM a busy llama-server
+# first finishes its work (an orphan was seen alive 90 s after the coach was killed).
 CHILD = """
+import json, threading, time, urllib.request
 from voicecoach.llm import EmbeddedLlamaServer
 server = EmbeddedLlamaServer(threads=1, slots=1, ram_cache=False)
 server.start()
+body = {"messages": [{"role": "user", "content": "Tell a very long story. " * 300}], "max_tokens": 4000}
+request = urllib.request.Request(
+    server.base_url + "/chat/completions", data=json.dumps(body).encode(),
+    headers={"Content-Type": "application/json"},
+)
+threading.Thread(target=lambda: urllib.request.urlopen(request, timeout=120).read(), daemon=True).start()
+time.sleep(1.0)  # the reply is being generated
 print(server._proc.pid, flush=True)
-import time
 time.sleep(60)
 """
 
@@ -28,9 +38,11 @@ def _alive(pid: int) -> bool:
     return stat.rsplit(")", 1)[1].split()[0] != "Z"
 
 
-def test_llama_server_dies_with_a_killed_parent() -> None:
+def test_llama_server_dies_with_a_killed_parent_and_leaves_no_log() -> None:
     # SIGKILL: the parent runs no cleanup at all, so only the kernel's parent-death signal can stop
-    # the server (before it, a killed benchmark left its llama-servers running).
+    # the server (before it, a killed benchmark left its llama-servers running), and nothing can
+    # remove a log file it left (its log is unlinked from the start).
+    logs_before = set(Path(tempfile.gettempdir()).glob("voicecoach-llama-*"))
     child = subprocess.Popen(
         [sys.executable, "-c", CHILD], stdout=subprocess.PIPE, text=True, cwd=os.getcwd()
     )
@@ -39,7 +51,8 @@ def test_llama_server_dies_with_a_killed_parent() -> None:
     assert _alive(server_pid)
     child.send_signal(signal.SIGKILL)
     child.wait(timeout=10)
-    deadline = time.monotonic() + 10
+    deadline = time.monotonic() + 3  # at once: the parent-death signal is SIGKILL
     while _alive(server_pid) and time.monotonic() < deadline:
         time.sleep(0.05)
     assert not _alive(server_pid)
+    assert set(Path(tempfile.gettempdir()).glob("voicecoach-llama-*")) <= logs_before

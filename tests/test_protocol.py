@@ -49,3 +49,34 @@ def test_error_codes_are_read_back() -> None:
 
 def test_protocol_doc_has_the_current_schemas() -> None:
     assert protocol.main(["--check", str(DOC)]) == 0, "run: python -m voicecoach.protocol docs/PROTOCOL.md"
+
+
+@pytest.mark.parametrize(
+    ("text", "depth"),
+    [
+        ("", 0),
+        ("42", 0),
+        ("[]", 1),
+        ('{"a": [1, {"b": 2}]}', 3),
+        ('{"a": "[[[[ {{ \\" ]]"}', 1),  # brackets inside a string (with an escaped quote) do not count
+        ('["\\\\", ["]"]]', 2),  # an escaped backslash ends before the closing quote
+        ("[" * 975 + "]" * 975, 975),
+        ("[" * 3000, 3000),  # unterminated: counted all the same
+    ],
+)
+def test_json_depth_is_measured_without_parsing(text: str, depth: int) -> None:
+    assert protocol.json_depth(text) == depth
+
+
+def test_load_message_bounds_depth_before_parsing_and_wants_an_object() -> None:
+    assert protocol.load_message('{"label": "rtvi-ai"}') == {"label": "rtvi-ai"}
+    deep = "[" * 975 + "]" * 975  # json.loads would raise RecursionError on this
+    with pytest.raises(protocol.ProtocolError) as err:
+        protocol.load_message(deep)
+    assert err.value.code == "bad-json" and "975 deep" in err.value.text
+    nested = '{"a": ' * (protocol.MAX_JSON_DEPTH - 1) + "1" + "}" * (protocol.MAX_JSON_DEPTH - 1)
+    assert protocol.load_message(nested)["a"]  # just within the bound
+    for text, code in (("[1, 2]", "bad-message"), ('"x"', "bad-message"), ("{nope", "bad-json")):
+        with pytest.raises(protocol.ProtocolError) as err:
+            protocol.load_message(text)
+        assert err.value.code == code, text

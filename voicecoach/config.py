@@ -149,7 +149,24 @@ def add_serve_arguments(parser: argparse.ArgumentParser) -> None:
     add_mode_argument(parser)
     add_engine_arguments(parser)
     parser.add_argument("--max-message-kb", type=int, default=DEFAULT_MAX_MESSAGE_BYTES // 1024)
-    parser.add_argument("--no-warm", action="store_true", help="skip the session-open LLM prewarm")
+    parser.add_argument("--no-warm", action="store_true", help="skip the LLM prewarm at start")
+    # Defaults: pipelines.server.SessionLimits (None here keeps them).
+    parser.add_argument(
+        "--max-sessions", type=int, default=None, metavar="N",
+        help="live sessions at most; more are refused with 1013 (0: no cap; default 16)",
+    )  # fmt: skip
+    parser.add_argument(
+        "--handshake-timeout", type=float, default=None, metavar="S",
+        help="seconds a new connection has to send RTVI client-ready (0: no limit; default 10)",
+    )  # fmt: skip
+    parser.add_argument(
+        "--idle-timeout", type=float, default=None, metavar="S",
+        help="close a client that sent nothing for this long (0: never; default 900)",
+    )  # fmt: skip
+    parser.add_argument(
+        "--takeover-timeout", type=float, default=None, metavar="S",
+        help="seconds for a session's older connection to close on a takeover (default 10)",
+    )  # fmt: skip
     parser.add_argument("--log-level", default="INFO")
 
 

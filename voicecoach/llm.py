@@ -26,7 +26,7 @@ import time
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal, cast
+from typing import IO, TYPE_CHECKING, Any, Literal, cast
 
 from pydantic import BaseModel, Field
 
@@ -218,10 +218,14 @@ SLOTS = 4
 
 
 def _die_with_parent() -> None:
-    """Runs in the server's child process before exec: Linux sends it SIGTERM when the thread that
-    started it dies, so a killed coach or benchmark leaves no orphan llama-server holding a core."""
+    """Runs in the server's child process before exec: Linux sends it SIGKILL when the thread that
+    started it dies, so a killed coach or benchmark leaves no orphan llama-server holding a core.
+
+    SIGKILL, not SIGTERM: on SIGTERM llama-server shuts down gracefully, finishing the requests in
+    flight first, and an orphan was seen alive 90 s after the coach was killed. It holds nothing
+    that needs a clean exit (its log is an unlinked file, see start)."""
     if _LIBC is not None:
-        _LIBC.prctl(1, signal.SIGTERM)  # 1 = PR_SET_PDEATHSIG
+        _LIBC.prctl(1, signal.SIGKILL)  # 1 = PR_SET_PDEATHSIG
 
 
 # Loaded in the parent: after fork, the child must not dlopen (another thread may hold the lock).
@@ -289,6 +293,7 @@ class EmbeddedLlamaServer:
         self.slots = slots
         self.port = 0
         self._proc: subprocess.Popen[bytes] | None = None
+        self._log: IO[bytes] | None = None
 
     @property
     def base_url(self) -> str:
@@ -315,16 +320,20 @@ class EmbeddedLlamaServer:
         ]  # fmt: skip
         if self.chat_template:
             cmd += ["--chat-template", self.chat_template]
-        # The server logs a lot; a file, not a pipe, so it can never block on a full buffer.
-        self._log = tempfile.NamedTemporaryFile(prefix="voicecoach-llama-", suffix=".log", delete=False)
+        # The server logs a lot; a file, not a pipe, so it can never block on a full buffer. An
+        # unnamed one (unlinked at once): nothing is left in the temp folder however we end,
+        # kill -9 included; the start error below quotes its tail.
+        self._log = tempfile.TemporaryFile(prefix="voicecoach-llama-", suffix=".log")
         self._proc = subprocess.Popen(
             cmd, stdout=self._log, stderr=subprocess.STDOUT, preexec_fn=_die_with_parent
         )
         deadline = time.monotonic() + timeout_s
         while time.monotonic() < deadline:
             if self._proc.poll() is not None:
-                tail = Path(self._log.name).read_text(errors="replace")[-2000:]
-                raise LLMError(f"embedded llama.cpp server exited at start (log {self._log.name}):\n{tail}")
+                self._log.seek(0)
+                tail = self._log.read().decode(errors="replace")[-2000:]
+                self._log.close()
+                raise LLMError(f"embedded llama.cpp server exited at start:\n{tail}")
             try:  # /health answers 503 while the model loads, 200 once requests are served
                 with urllib.request.urlopen(f"http://127.0.0.1:{self.port}/health", timeout=1.0):
                     return self.base_url
@@ -340,7 +349,11 @@ class EmbeddedLlamaServer:
                 self._proc.wait(timeout=5)
             except subprocess.TimeoutExpired:
                 self._proc.kill()
+                self._proc.wait()
         self._proc = None
+        if self._log is not None:
+            self._log.close()
+            self._log = None
 
     def __enter__(self) -> EmbeddedLlamaServer:
         self.start()

@@ -13,6 +13,7 @@ that never pushed a slice leaves it missing; W1 then takes no early path.
 
 from __future__ import annotations
 
+import threading
 import time
 from dataclasses import dataclass, field
 from typing import Any, Literal
@@ -126,6 +127,9 @@ class Session:
     last_reply: str | None = None  # the previous committed turn's reply (repetition is judged on it)
     phi: PhiTable = field(init=False)
     turns: dict[int, Turn] = field(default_factory=dict)
+    # State updates and turn commits both rewrite `state`; the server runs them in threads
+    # (they validate and store: slow work, off the event loop), so one at a time.
+    _writing: threading.Lock = field(default_factory=threading.Lock, init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         self.phi = PhiTable(self.pack.phi)
@@ -165,7 +169,13 @@ class Session:
     def update_state(
         self, snapshot: dict[str, Any] | None = None, patch: dict[str, Any] | None = None
     ) -> None:
-        """Apply a game push. Raises StateError naming the field; the previous state is kept."""
+        """Apply a game push. Raises StateError naming the field; the previous state is kept.
+
+        Safe from any thread (the server calls it off the event loop)."""
+        with self._writing:
+            self._update_state(snapshot, patch)
+
+    def _update_state(self, snapshot: dict[str, Any] | None, patch: dict[str, Any] | None) -> None:
         data = dict(snapshot if snapshot is not None else patch or {})
         stale = bool(data.pop("stale", False))
         # The game owns s_ic and s_fs; s_sh and s_static belong to the session.
@@ -213,12 +223,13 @@ class Session:
         return self.turns.get(index)
 
     def commit_turn(self, record: TurnRecord) -> None:
-        """A completed turn: persist it, and append its answer.meta to s_sh."""
-        self.store.save_turn(self.session_id, record)
-        self.last_reply = record.reply
-        if record.meta is not None:
-            metas = [*self.state.sh.metas, record.meta]
-            self.state = self.state.model_copy(update={"sh": SessionHistory(metas=metas)})
+        """A completed turn: persist it, and append its answer.meta to s_sh (from any thread)."""
+        with self._writing:
+            self.store.save_turn(self.session_id, record)
+            self.last_reply = record.reply
+            if record.meta is not None:
+                metas = [*self.state.sh.metas, record.meta]
+                self.state = self.state.model_copy(update={"sh": SessionHistory(metas=metas)})
 
 
 def turn_record(
