@@ -1,7 +1,7 @@
 """The voice coach: speech engines as Pipecat services, and the full voice pipeline.
 
     transport.in → Silero VAD → STT → user-turn strategies → TurnGate
-        → coach_processors(mode) → PhraseChunker → TTS → transport.out
+        → coach_processors(mode) → PhraseChunker → TTS → transport.out → PlaybackMonitor
 
 - VAD: `SileroVADAnalyzer` as shipped, in a `VADProcessor`.
 - Turn: Pipecat's `UserTurnProcessor` runs the turn-stop strategy `SpeechConfig.turn_stop`
@@ -58,6 +58,7 @@ from pipecat.utils.text.base_text_aggregator import TextType
 from pipecat.utils.time import time_now_iso8601
 
 from voicecoach.actors.frames import NarrationEndFrame, TurnCompletedFrame
+from voicecoach.actors.recorder import PlaybackMonitor
 from voicecoach.engines import Engines
 from voicecoach.pack import Pack
 from voicecoach.pipelines.coach import coach_processors
@@ -409,7 +410,7 @@ def voice_processors(
     """
     return [
         *listening_processors(speech, session.pack),
-        *coach_processors(session, engines, config),
+        *coach_processors(session, engines, config, playback=True),
         *(taps or []),
         PhraseChunker(speech),
         tts_service(speech),
@@ -438,7 +439,16 @@ def voice_pipeline(
     *,
     taps: list[FrameProcessor] | None = None,
 ) -> Pipeline:
-    """The full voice coach between two transports (run it with `pipeline_params(speech)`)."""
+    """The full voice coach between two transports (run it with `pipeline_params(speech)`).
+
+    The PlaybackMonitor after the output transport tells the recorder how far each reply
+    was played: a turn completes only when the player heard its reply to the end.
+    """
     return Pipeline(
-        [transport_in, *voice_processors(session, engines, config, speech, taps=taps), transport_out]
+        [
+            transport_in,
+            *voice_processors(session, engines, config, speech, taps=taps),
+            transport_out,
+            PlaybackMonitor(),
+        ]
     )

@@ -69,7 +69,13 @@ class TurnRecord(BaseModel):
     c3: dict[str, Any] = Field(default_factory=dict, description="C3 summary")
     meta: AnswerMeta | None = Field(default=None, description="None when W3 issued nothing")
     latency: dict[str, float] = Field(default_factory=dict, description="milestone name -> ms")
-    completed: bool = Field(default=True, description="False when the turn was cut short")
+    completed: bool = Field(
+        default=True, description="the player heard the reply to the end; False: failed, cut or interrupted"
+    )
+    heard: str | None = Field(
+        default=None, description="what the player heard of a turn that was not completed (None: all of it)"
+    )
+    failure: str | None = Field(default=None, description="why the turn was not completed")
     created_at: str = Field(default="", description="ISO 8601 UTC; the store sets it if empty")
 
 
@@ -80,7 +86,8 @@ class SessionStore(Protocol):
         ...
 
     def load_history(self, session_id: str, k: int = SESSION_HISTORY_K) -> list[AnswerMeta]:
-        """The metas of the last k turns that have one, oldest first."""
+        """The metas of the last k completed turns that have one, oldest first (the guidance of a
+        turn the player did not hear to the end was not delivered: it goes on no cooldown)."""
         ...
 
     def load_turns(self, session_id: str, limit: int | None = None) -> list[TurnRecord]:
@@ -225,7 +232,7 @@ class SQLiteSessionStore:
             return []
         with self._locked() as conn:
             rows = conn.execute(
-                "SELECT meta_json FROM turns WHERE session_id = ? AND meta_json IS NOT NULL"
+                "SELECT meta_json FROM turns WHERE session_id = ? AND meta_json IS NOT NULL AND completed = 1"
                 " ORDER BY turn_index DESC LIMIT ?",
                 (session_id, k),
             ).fetchall()
@@ -301,7 +308,7 @@ class MemorySessionStore:
     def load_history(self, session_id: str, k: int = SESSION_HISTORY_K) -> list[AnswerMeta]:
         if k <= 0:
             return []
-        metas = [turn.meta for turn in self.load_turns(session_id) if turn.meta is not None]
+        metas = [t.meta for t in self.load_turns(session_id) if t.meta is not None and t.completed]
         return metas[-k:]
 
     def load_turns(self, session_id: str, limit: int | None = None) -> list[TurnRecord]:
@@ -388,7 +395,7 @@ class RedisSessionStore:
     def load_history(self, session_id: str, k: int = SESSION_HISTORY_K) -> list[AnswerMeta]:
         if k <= 0:
             return []
-        metas = [turn.meta for turn in self._records(session_id) if turn.meta is not None]
+        metas = [t.meta for t in self._records(session_id) if t.meta is not None and t.completed]
         return metas[-k:]
 
     def load_turns(self, session_id: str, limit: int | None = None) -> list[TurnRecord]:
