@@ -37,6 +37,7 @@ from pipecat.frames.frames import (
     InputAudioRawFrame,
     InterruptionFrame,
     LLMFullResponseEndFrame,
+    LLMFullResponseStartFrame,
     LLMTextFrame,
     TranscriptionFrame,
     UserStartedSpeakingFrame,
@@ -355,17 +356,27 @@ class PhraseChunker(FrameProcessor):
     Narration and reply tokens stop here (the TTS would otherwise wait for whole sentences);
     each phrase goes on as an AggregatedTextFrame, which the TTS service speaks at once.
     The end of the narration, of the reply or of the turn flushes what is left.
+
+    A turn's first words open the TTS's turn (LLMFullResponseStartFrame, as an LLM service
+    pushes it), so that all its phrases share one audio context, which the reply's
+    LLMFullResponseEndFrame closes. Without it every phrase is a context of its own that
+    nothing closes: the TTS plays the next one only after its 3 s idle timeout, a silence
+    between every two phrases.
     """
 
     def __init__(self, speech: SpeechConfig):
         super().__init__()
         self._cutter = PhraseCutter(speech.phrases.first_max_words, speech.phrases.max_words)
         self._stream: tuple[type, int] | None = None  # (frame type, turn) of the text being cut
+        self._open_turn: int | None = None  # the turn whose TTS turn is open
 
     async def process_frame(self, frame: Frame, direction: FrameDirection):
         await super().process_frame(frame, direction)
         if isinstance(frame, LLMTextFrame) and not frame.skip_tts and direction == FrameDirection.DOWNSTREAM:
             stream = (type(frame), getattr(frame, "turn_index", -1))
+            if stream[1] != self._open_turn:
+                self._open_turn = stream[1]
+                await self.push_frame(LLMFullResponseStartFrame())
             if stream != self._stream:  # the reply after the narration starts short again
                 await self._speak(self._cutter.flush())
                 self._cutter.reset()
@@ -375,9 +386,11 @@ class PhraseChunker(FrameProcessor):
             return
         if isinstance(frame, InterruptionFrame):
             self._cutter.reset()
-            self._stream = None
+            self._stream = self._open_turn = None
         elif isinstance(frame, NarrationEndFrame | LLMFullResponseEndFrame | TurnCompletedFrame | EndFrame):
             await self._speak(self._cutter.flush())
+            if isinstance(frame, LLMFullResponseEndFrame):
+                self._open_turn = None
         await self.push_frame(frame, direction)
 
     async def _speak(self, phrase: str) -> None:

@@ -85,6 +85,10 @@ async def test_a_reply_heard_to_the_end_completes_after_its_audio(live: LiveServ
     assert not any(isinstance(e, protocol.TurnFailedEvent) for e in client.events())
     # Committed once the reply's audio was sent: the client has all of it by then.
     assert len(client.audio_bytes()) > protocol.OUTPUT_SAMPLE_RATE * 2  # over a second of speech
+    # Narration and reply play as one TTS turn: one start and one stop, not one per phrase (a
+    # context per phrase waited out the TTS's 3 s idle timeout between every two phrases).
+    kinds = [m.rtvi.type for m in client.messages[n:]]
+    assert kinds.count("bot-tts-started") == 1 and kinds.count("bot-tts-stopped") == 1, kinds
     # Delivered guidance cools down: the next turn's W3 sees it (the control for the tests below).
     n = len(client.messages)
     await client.ask("how do I beat their team?")
