@@ -171,12 +171,15 @@ async def test_killed_worker_session_resumes_on_the_other_with_nothing_lost(depl
         first = await asyncio.to_thread(deployment.serving)
 
         deployment.kill(first)  # mid-session: the socket is open, the player about to ask again
+        killed = time.monotonic()
         await client.wait_for(lambda: client.closed, timeout=10)
     finally:
         await client.close()
 
     # The game reconnects through the load balancer, with the same session id.
     again = await CoachClient.connect(deployment.url, token=TOKEN, session=session, timeout_s=60)
+    failover_ms = (time.monotonic() - killed) * 1000.0
+    print(f"\nfailover: kill -9 -> session event on the other worker: {failover_ms:.0f} ms")
     try:
         assert again.session is not None and again.session.resumed and again.session.turns == 2
         assert again.session.state.version == pushed.version
