@@ -8,7 +8,9 @@ was heard and why, and the client is told (TurnFailedFrame, the protocol's `turn
 - the reply path says its reply failed (ReplyFailedFrame: the LLM down, its stream cut or
   stalled) before the turn's TurnCompletedFrame;
 - an interruption (barge-in) stops the reply's audio before its end: `PlaybackMonitor`, last in
-  the speech pipeline, reports how far the playback got (PlaybackFrame, upstream).
+  the speech pipeline, reports how far the playback got (PlaybackFrame, upstream);
+- an interruption cancels a turn the reply path had not completed yet: its record is built
+  here from the turn's frames that passed (c1, tool results, c2, c3, the text so far).
 
 The output transport sends every frame queued behind audio only once that audio is sent, so
 a TurnCompletedFrame that comes out of it marks the end of the turn's reply audio; an
@@ -25,15 +27,18 @@ from pipecat.frames.frames import Frame, InterruptionFrame, TTSTextFrame
 from pipecat.processors.frame_processor import FrameDirection, FrameProcessor
 
 from voicecoach.actors.frames import (
+    NarrationTextFrame,
     PlaybackFrame,
     ReplyFailedFrame,
+    ReplyTextFrame,
     TurnCompletedFrame,
     TurnFailedFrame,
     TurnFrame,
+    TurnFrames,
 )
 from voicecoach.actors.turn_task import TurnTaskActor
 from voicecoach.llm import LLMClient, LLMError
-from voicecoach.session import Session
+from voicecoach.session import Session, turn_record
 from voicecoach.store import StoreError, TurnRecord
 
 INTERRUPTED = "interrupted: the player spoke over the reply"
@@ -53,6 +58,7 @@ class SessionRecorder(FrameProcessor):
         self._failed: dict[int, str] = {}  # turn -> why its reply failed
         self._playing: dict[int, TurnRecord] = {}  # replies whose audio is on its way to the player
         self._cut: dict[int, TurnRecord] = {}  # replies an interruption stopped, awaiting what was heard
+        self._current: TurnFrames | None = None  # the turn in flight, before its TurnCompletedFrame
 
     async def process_frame(self, frame: Frame, direction: FrameDirection):
         await super().process_frame(frame, direction)
@@ -60,19 +66,49 @@ class SessionRecorder(FrameProcessor):
             await self._on_playback(frame)
             return  # the report ends here: nothing upstream of the coach needs it
         await self.push_frame(frame, direction)
+        index = getattr(frame, "turn_index", None)
+        if isinstance(frame, TurnFrame | NarrationTextFrame | ReplyTextFrame) and index is not None:
+            if self._current is None or self._current.turn_index != index:
+                self._current = TurnFrames(index)
+            self._current.add(frame)
         if isinstance(frame, ReplyFailedFrame):
             self._failed[frame.turn_index] = frame.reason
         elif isinstance(frame, TurnCompletedFrame) and frame.record is not None:
+            self._current = None
             await self._on_reply_done(frame.record)
-        elif isinstance(frame, InterruptionFrame) and self._playing:
-            self._cut.update(self._playing)  # stopped: the monitor will say how far they got
-            self._playing = {}
+        elif isinstance(frame, InterruptionFrame):
+            await self._on_interruption()
+
+    async def _on_interruption(self) -> None:
+        """A barge-in: replies still playing, and a turn the reply path was still working on
+        (cancelled: it will never complete), are cut."""
+        cut, self._current = self._current, None
+        if cut is not None:
+            record = self._partial_record(cut)
+            if not self._playback:  # text mode: what passed here was delivered
+                await self._store_cut(record, "playback", INTERRUPTED, _spoken(record))
+            else:
+                self._playing[record.turn_index] = record
+        self._cut.update(self._playing)  # stopped: the monitor will say how far they got
+        self._playing = {}
+
+    def _partial_record(self, turn: TurnFrames) -> TurnRecord:
+        """The record of a turn cut before the reply path completed it, from its frames so far."""
+        clock = self._session.turn(turn.turn_index)
+        c1, c2, c3 = turn.c1, turn.c2, turn.c3
+        utterance = c1.utterance if c1 else (clock.utterance if clock else "")
+        outcomes = turn.results.outcomes if turn.results else []
+        return turn_record(
+            self._session.session_id, turn.turn_index, utterance, turn.reply, outcomes,
+            {m: turn.t_ms(m) for m in turn.frames}, narration=turn.narration,
+            intent=c1.intent if c1 else "", sub_intent=c1.sub_intent if c1 else None,
+            c2=c2.control if c2 else None, c3=c3.control if c3 else None, meta=c3.meta if c3 else None,
+        )  # fmt: skip
 
     async def _on_reply_done(self, record: TurnRecord) -> None:
         reason = self._failed.pop(record.turn_index, None)
         if reason is not None:  # the player hears whatever the reply path made of the failure
-            heard = " ".join(t for t in (record.narration, record.reply) if t)
-            await self._store_cut(record, "reply", f"reply: {reason}", heard)
+            await self._store_cut(record, "reply", f"reply: {reason}", _spoken(record))
         elif self._playback:
             self._playing[record.turn_index] = record
         else:
@@ -111,6 +147,11 @@ class SessionRecorder(FrameProcessor):
         except StoreError as err:  # the turn was spoken; losing its record must not end the session
             logger.error(f"turn {record.turn_index} not persisted: {err}")
             await self.push_error(str(err))
+
+
+def _spoken(record: TurnRecord) -> str:
+    """What the coach said in a turn: its narration, then its reply."""
+    return " ".join(t for t in (record.narration, record.reply) if t)
 
 
 class PlaybackMonitor(FrameProcessor):

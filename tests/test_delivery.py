@@ -149,3 +149,23 @@ async def test_barge_in_while_the_reply_plays_stores_what_was_heard(live: LiveSe
     second = live.store.load_turns("barge")[1]
     assert second.completed and "beat" in second.utterance.lower()
     assert live.store.load_history("barge") == [second.meta]
+
+
+async def test_barge_in_while_the_reply_still_streams_stores_the_cut_turn(live: LiveServer) -> None:
+    slow = Script(LONG_REPLY, inter_token_s=0.3)  # ~18 s of tokens: the Talker is mid-stream
+    live.router.set("talker", slow, Script(REPLY, inter_token_s=0.01))
+    client = await live.connect("barge-streaming")
+    await client.push_state(snapshot=GAME_STATE)
+    n = len(client.messages)
+    await client.ask("how do I beat their team?")
+    await client.wait_event("text", where=lambda e: e.kind == "reply", timeout=30, after=n)
+    await client.wait_message("bot-started-speaking", timeout=30, after=n)
+    await client.stream_wav(FIXTURE, tail_silence_s=2.0)  # the player speaks over it
+    event, record = await failed_turn(live, client, n)
+    assert event.turn_index == 0 and event.failed == "playback"
+    assert not any(isinstance(e, protocol.TurnCompletedEvent) and e.turn_index == 0 for e in client.events())
+    assert record.completed is False and record.heard == event.heard and record.meta is not None
+    assert 0 < len(record.reply) < len(LONG_REPLY) and LONG_REPLY.startswith(record.reply)
+    await wait_until(lambda: len(live.store.load_turns("barge-streaming")) == 2, timeout_s=40)
+    second = live.store.load_turns("barge-streaming")[1]
+    assert second.completed and live.store.load_history("barge-streaming") == [second.meta]
