@@ -9,9 +9,9 @@ recognised by their `turn_index` and dropped by the actors downstream.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, TypeVar
+from typing import Any, Literal, TypeVar
 
-from pipecat.frames.frames import DataFrame, Frame, LLMTextFrame
+from pipecat.frames.frames import DataFrame, Frame, LLMTextFrame, SystemFrame
 
 from voicecoach.latency import Milestone
 from voicecoach.state import AnswerMeta, LiveState
@@ -106,6 +106,40 @@ class TurnCompletedFrame(TurnFrame):
 
     record: TurnRecord | None = None
     meta: AnswerMeta | None = None
+
+
+@dataclass
+class ReplyFailedFrame(TurnFrame):
+    """The reply path could not finish the turn's reply (the LLM down, its stream cut or stalled).
+
+    Pushed before the turn's TurnCompletedFrame: the recorder then stores the turn as not
+    completed, whatever the reply path made of the failure (a fallback line, a partial reply).
+    """
+
+    reason: str = ""
+
+
+@dataclass
+class PlaybackFrame(SystemFrame):
+    """Upstream, from the end of a speech pipeline: how far the player heard turn `turn_index`.
+
+    `to_end`: the output transport sent the turn's last reply audio (its TurnCompletedFrame came
+    out after it); else an interruption stopped the playback. `heard` is the text of the phrases
+    whose audio was sent. A system frame, so that no interruption drops it on its way back.
+    """
+
+    turn_index: int = 0
+    heard: str = ""
+    to_end: bool = True
+
+
+@dataclass
+class TurnFailedFrame(TurnFrame):
+    """The recorder stored the turn as not completed: which part failed, why, what was heard."""
+
+    failed: Literal["reply", "playback"] = "reply"
+    reason: str = ""
+    heard: str = ""
 
 
 @dataclass

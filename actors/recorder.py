@@ -1,31 +1,224 @@
-"""SessionRecorder: commits completed turns to the session (answer.meta into s_sh, the store)."""
+"""SessionRecorder: commits a turn once the player heard its reply to the end, else stores it as cut.
+
+A turn is *completed* (its answer.meta goes into s_sh and on W3's cooldowns) only when its reply
+was delivered: in text mode when the reply text went out, in speech mode when the output
+transport sent the reply's last audio. Everything else is stored as not completed, with what
+was heard and why, and the client is told (TurnFailedFrame, the protocol's `turn-failed`):
+
+- the reply path says its reply failed (ReplyFailedFrame: the LLM down, its stream cut or
+  stalled) before the turn's TurnCompletedFrame;
+- an interruption (barge-in) stops the reply's audio before its end: `PlaybackMonitor`, last in
+  the speech pipeline, reports how far the playback got (PlaybackFrame, upstream);
+- an interruption cancels a turn the reply path had not completed yet: its record is built
+  here from the turn's frames that passed (c1, tool results, c2, c3, the text so far).
+
+The output transport sends every frame queued behind audio only once that audio is sent, so
+a TurnCompletedFrame that comes out of it marks the end of the turn's reply audio; an
+interruption drops it there, and the monitor reports the cut instead.
+"""
 
 from __future__ import annotations
 
 import asyncio
+from collections.abc import AsyncIterator
+from typing import Any, Literal
 
 from loguru import logger
-from pipecat.frames.frames import Frame
+from pipecat.frames.frames import Frame, InterruptionFrame, TTSTextFrame
 from pipecat.processors.frame_processor import FrameDirection, FrameProcessor
 
-from voicecoach.actors.frames import TurnCompletedFrame
-from voicecoach.session import Session
-from voicecoach.store import StoreError
+from voicecoach.actors.frames import (
+    NarrationTextFrame,
+    PlaybackFrame,
+    ReplyFailedFrame,
+    ReplyTextFrame,
+    TurnCompletedFrame,
+    TurnFailedFrame,
+    TurnFrame,
+    TurnFrames,
+)
+from voicecoach.actors.turn_task import TurnTaskActor
+from voicecoach.llm import LLMClient, LLMError
+from voicecoach.session import Session, turn_record
+from voicecoach.store import StoreError, TurnRecord
+
+INTERRUPTED = "interrupted: the player spoke over the reply"
 
 
 class SessionRecorder(FrameProcessor):
-    def __init__(self, session: Session):
+    """Stores each turn: completed once delivered, or not completed with what was heard.
+
+    `playback`: a speech pipeline, where delivery is the PlaybackMonitor's report; without
+    it (text mode) the reply is delivered when its TurnCompletedFrame passes here.
+    """
+
+    def __init__(self, session: Session, playback: bool = False):
         super().__init__()
         self._session = session
+        self._playback = playback
+        self._failed: dict[int, str] = {}  # turn -> why its reply failed
+        self._playing: dict[int, TurnRecord] = {}  # replies whose audio is on its way to the player
+        self._cut: dict[int, TurnRecord] = {}  # replies an interruption stopped, awaiting what was heard
+        self._current: TurnFrames | None = None  # the turn in flight, before its TurnCompletedFrame
 
     async def process_frame(self, frame: Frame, direction: FrameDirection):
         await super().process_frame(frame, direction)
-        if isinstance(frame, TurnCompletedFrame) and frame.record is not None:
-            try:
-                # The stores are sync (SQLite, Redis): off the event loop, so other sessions'
-                # frames keep moving while the record is written.
-                await asyncio.to_thread(self._session.commit_turn, frame.record)
-            except StoreError as err:  # the turn was spoken; losing its record must not end the session
-                logger.error(f"turn {frame.turn_index} not persisted: {err}")
-                await self.push_error(str(err))
+        if isinstance(frame, PlaybackFrame):
+            await self._on_playback(frame)
+            return  # the report ends here: nothing upstream of the coach needs it
         await self.push_frame(frame, direction)
+        index = getattr(frame, "turn_index", None)
+        if isinstance(frame, TurnFrame | NarrationTextFrame | ReplyTextFrame) and index is not None:
+            if self._current is None or self._current.turn_index != index:
+                self._current = TurnFrames(index)
+            self._current.add(frame)
+        if isinstance(frame, ReplyFailedFrame):
+            self._failed[frame.turn_index] = frame.reason
+        elif isinstance(frame, TurnCompletedFrame) and frame.record is not None:
+            self._current = None
+            await self._on_reply_done(frame.record)
+        elif isinstance(frame, InterruptionFrame):
+            await self._on_interruption()
+
+    async def _on_interruption(self) -> None:
+        """A barge-in: replies still playing, and a turn the reply path was still working on
+        (cancelled: it will never complete), are cut."""
+        cut, self._current = self._current, None
+        if cut is not None:
+            record = self._partial_record(cut)
+            if not self._playback:  # text mode: what passed here was delivered
+                await self._store_cut(record, "playback", INTERRUPTED, _spoken(record))
+            else:
+                self._playing[record.turn_index] = record
+        self._cut.update(self._playing)  # stopped: the monitor will say how far they got
+        self._playing = {}
+
+    def _partial_record(self, turn: TurnFrames) -> TurnRecord:
+        """The record of a turn cut before the reply path completed it, from its frames so far."""
+        clock = self._session.turn(turn.turn_index)
+        c1, c2, c3 = turn.c1, turn.c2, turn.c3
+        utterance = c1.utterance if c1 else (clock.utterance if clock else "")
+        outcomes = turn.results.outcomes if turn.results else []
+        return turn_record(
+            self._session.session_id, turn.turn_index, utterance, turn.reply, outcomes,
+            {m: turn.t_ms(m) for m in turn.frames}, narration=turn.narration,
+            intent=c1.intent if c1 else "", sub_intent=c1.sub_intent if c1 else None,
+            c2=c2.control if c2 else None, c3=c3.control if c3 else None, meta=c3.meta if c3 else None,
+        )  # fmt: skip
+
+    async def _on_reply_done(self, record: TurnRecord) -> None:
+        reason = self._failed.pop(record.turn_index, None)
+        if reason is not None:  # the player hears whatever the reply path made of the failure
+            await self._store_cut(record, "reply", f"reply: {reason}", _spoken(record))
+        elif self._playback:
+            self._playing[record.turn_index] = record
+        else:
+            await self._commit(record)
+
+    async def _on_playback(self, frame: PlaybackFrame) -> None:
+        record = self._playing.pop(frame.turn_index, None) or self._cut.pop(frame.turn_index, None)
+        if record is not None and frame.to_end:
+            await self._commit(record)
+        elif record is not None:
+            await self._store_cut(record, "playback", INTERRUPTED, frame.heard)
+        if not frame.to_end:  # replies stopped before any of their audio reached the monitor
+            for other in self._cut.values():
+                await self._store_cut(other, "playback", INTERRUPTED, "")
+            self._cut = {}
+
+    async def _store_cut(
+        self, record: TurnRecord, failed: Literal["reply", "playback"], reason: str, heard: str
+    ) -> None:
+        logger.warning(f"turn {record.turn_index} not completed ({reason}); heard {heard!r}")
+        await self._commit(record.model_copy(update={"completed": False, "failure": reason, "heard": heard}))
+        turn = self._session.turn(record.turn_index)
+        await self.push_frame(
+            TurnFailedFrame(
+                turn_index=record.turn_index,
+                t_ms=turn.ms() if turn else 0.0,
+                failed=failed,
+                reason=reason,
+                heard=heard,
+            )  # fmt: skip
+        )
+
+    async def _commit(self, record: TurnRecord) -> None:
+        try:
+            # The stores are sync (SQLite, Redis): off the event loop, so other sessions' frames
+            # keep moving while the record is written.
+            await asyncio.to_thread(self._session.commit_turn, record)
+        except StoreError as err:  # the turn was spoken; losing its record must not end the session
+            logger.error(f"turn {record.turn_index} not persisted: {err}")
+            await self.push_error(str(err))
+
+
+def _spoken(record: TurnRecord) -> str:
+    """What the coach said in a turn: its narration, then its reply."""
+    return " ".join(t for t in (record.narration, record.reply) if t)
+
+
+class PlaybackMonitor(FrameProcessor):
+    """Last in a speech pipeline, after the output transport: reports each turn's playback.
+
+    What comes out of the output transport has been sent to the player: the phrases' text
+    (TTSTextFrame, after their audio), the turn's frames in order. A TurnCompletedFrame coming
+    out means the reply was sent to its end; an interruption means the current turn was cut.
+    Either is reported upstream to the SessionRecorder as a PlaybackFrame.
+    """
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._turn: int | None = None
+        self._heard: list[str] = []
+        self._reported = True
+
+    async def process_frame(self, frame: Frame, direction: FrameDirection):
+        await super().process_frame(frame, direction)
+        await self.push_frame(frame, direction)
+        if direction != FrameDirection.DOWNSTREAM:
+            return
+        if isinstance(frame, TurnFrame) and frame.turn_index != self._turn:
+            self._turn, self._heard, self._reported = frame.turn_index, [], False
+        if isinstance(frame, TTSTextFrame) and frame.text.strip():
+            self._heard.append(frame.text.strip())
+        elif isinstance(frame, TurnCompletedFrame) and frame.turn_index == self._turn:
+            await self._report(to_end=True)
+        elif isinstance(frame, InterruptionFrame):
+            await self._report(to_end=False)
+
+    async def _report(self, to_end: bool) -> None:
+        if self._turn is None or self._reported:
+            if not to_end:  # nothing of the stopped reply got here: the recorder still needs to know
+                await self.push_frame(PlaybackFrame(turn_index=-1, to_end=False), FrameDirection.UPSTREAM)
+            return
+        self._reported = True
+        heard = " ".join(self._heard)
+        await self.push_frame(
+            PlaybackFrame(turn_index=self._turn, heard=heard, to_end=to_end), FrameDirection.UPSTREAM
+        )
+
+
+class ReplyFailureReporter(LLMClient):
+    """The reply LLM as a reply actor sees it: a stream that breaks is reported as a frame.
+
+    The reply path (`actors.talker.stream_reply`) keeps what a broken stream said, or says a
+    fallback line, and completes the turn; this reporter makes the failure visible downstream
+    by pushing a ReplyFailedFrame from the actor, in order, before the turn completes. A reply
+    path that pushes ReplyFailedFrame itself makes this wrapper unnecessary.
+    """
+
+    def __init__(self, llm: LLMClient) -> None:
+        self.__dict__.update(llm.__dict__)  # the same client and config, not a new connection pool
+        self._inner = llm
+        self.actor: TurnTaskActor | None = None
+
+    async def stream(self, messages: list[dict[str, str]], **kwargs: Any) -> AsyncIterator[str]:
+        try:
+            async for delta in self._inner.stream(messages, **kwargs):
+                yield delta
+        except LLMError as err:
+            actor = self.actor
+            running = actor.running if actor is not None else []
+            if actor is not None and running:
+                await actor.push_frame(ReplyFailedFrame(turn_index=running[-1].turn_index, reason=str(err)))
+            raise

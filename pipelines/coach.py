@@ -14,7 +14,7 @@ from voicecoach.actors.baselines import PlanExecuteActor, PromptingActor
 from voicecoach.actors.grounding import GroundingActor
 from voicecoach.actors.interaction import InteractionActor
 from voicecoach.actors.perception import PerceptionActor
-from voicecoach.actors.recorder import SessionRecorder
+from voicecoach.actors.recorder import ReplyFailureReporter, SessionRecorder
 from voicecoach.actors.state import StateUpdater
 from voicecoach.actors.talker import TalkerActor
 from voicecoach.actors.tools import ToolActor
@@ -24,33 +24,40 @@ from voicecoach.session import CoachConfig, Session
 from voicecoach.tools import ToolRunner
 
 
-def coach_processors(session: Session, engines: Engines, config: CoachConfig) -> list[FrameProcessor]:
+def coach_processors(
+    session: Session, engines: Engines, config: CoachConfig, playback: bool = False
+) -> list[FrameProcessor]:
     """The actors of `config.mode` in pipeline order.
+
+    `playback`: the reply is spoken, and a turn completes when its audio was played to the end
+    (the speech pipeline ends with a PlaybackMonitor); else when its text went out.
 
     sgc_w1 / sgc_w1_w2 / sgc_full are the paper's cumulative ablation: the same chain with
     W2 and W3 added in turn (the Talker waits only for what the chain has). The baselines
     replace the chain with one turn-owning actor.
     """
-    llm, first, mode = engines.llm, engines.first, config.mode
+    mode = config.mode
+    # The reply actors' LLM reports a broken reply stream as a frame (the recorder's cue).
+    llm, first = ReplyFailureReporter(engines.llm), ReplyFailureReporter(engines.first)
+    recorder = SessionRecorder(session, playback=playback)
     runner = ToolRunner(session.pack, latency_ms=config.tool_latency_ms, timeout_s=config.tool_timeout_s)
     if mode == "prompting":
-        return [StateUpdater(session), PromptingActor(session, first, config), SessionRecorder(session)]
+        prompting = first.actor = PromptingActor(session, first, config)
+        return [StateUpdater(session), prompting, recorder]
     if mode == "pe_agent":
-        return [
-            StateUpdater(session),
-            PlanExecuteActor(session, llm, config, runner, planner_llm=first),
-            SessionRecorder(session),
-        ]
+        planner = llm.actor = PlanExecuteActor(session, llm, config, runner, planner_llm=engines.first)
+        return [StateUpdater(session), planner, recorder]
     chain: list[FrameProcessor] = [
         StateUpdater(session),
-        PerceptionActor(session, first, config),
+        PerceptionActor(session, engines.first, config),
         ToolActor(session, runner),
     ]
     expects = {Milestone.C1, Milestone.TOOL_RESULTS}
     if mode in ("sgc_w1_w2", "sgc_full"):
-        chain.append(GroundingActor(session, llm, config))
+        chain.append(GroundingActor(session, engines.llm, config))
         expects.add(Milestone.C2)
     if mode == "sgc_full":
         chain.append(InteractionActor(session))
         expects.add(Milestone.C3)
-    return [*chain, TalkerActor(session, llm, config, frozenset(expects)), SessionRecorder(session)]
+    talker = llm.actor = TalkerActor(session, llm, config, frozenset(expects))
+    return [*chain, talker, recorder]

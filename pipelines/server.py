@@ -96,6 +96,7 @@ from voicecoach.actors.frames import (
     ToolDispatchFrame,
     ToolResultFrame,
     TurnCompletedFrame,
+    TurnFailedFrame,
     TurnFrame,
 )
 from voicecoach.config import (
@@ -394,6 +395,8 @@ class CoachEvents(TimelineObserver):
     def kind(self, frame: Frame, source: object) -> str | None:
         if isinstance(frame, TranscriptionFrame) and isinstance(source, TypedInput):
             return "typed_input"
+        if isinstance(frame, TurnFailedFrame):
+            return "turn_failed"
         return super().kind(frame, source)
 
     async def on_mark(self, kind: str, t: float, frame: Frame) -> None:
@@ -412,6 +415,16 @@ class CoachEvents(TimelineObserver):
             self._mark(Milestone.FIRST_PHRASE, t)
         elif kind == "tts_audio":
             self._mark(Milestone.TTS_FIRST_BYTE, t)
+        elif kind == "turn_failed" and isinstance(frame, TurnFailedFrame):
+            await self._send(
+                protocol.TurnFailedEvent(
+                    turn_index=frame.turn_index,
+                    t_ms=frame.t_ms,
+                    failed=frame.failed,
+                    reason=frame.reason,
+                    heard=frame.heard,
+                )  # fmt: skip
+            )
         elif kind == "audio_out" and isinstance(frame, OutputAudioRawFrame):
             await self._on_audio_out(frame, t)
         elif isinstance(kind, Milestone) and isinstance(

@@ -1,7 +1,7 @@
 """The voice coach: speech engines as Pipecat services, and the full voice pipeline.
 
     transport.in → Silero VAD → STT → user-turn strategies → TurnGate
-        → coach_processors(mode) → PhraseChunker → TTS → transport.out
+        → coach_processors(mode) → PhraseChunker → TTS → transport.out → PlaybackMonitor
 
 - VAD: `SileroVADAnalyzer` as shipped, in a `VADProcessor`.
 - Turn: Pipecat's `UserTurnProcessor` runs the turn-stop strategy `SpeechConfig.turn_stop`
@@ -38,6 +38,7 @@ from pipecat.frames.frames import (
     InputAudioRawFrame,
     InterruptionFrame,
     LLMFullResponseEndFrame,
+    LLMFullResponseStartFrame,
     LLMTextFrame,
     TranscriptionFrame,
     UserStartedSpeakingFrame,
@@ -59,6 +60,7 @@ from pipecat.utils.text.base_text_aggregator import TextType
 from pipecat.utils.time import time_now_iso8601
 
 from voicecoach.actors.frames import NarrationEndFrame, TurnCompletedFrame
+from voicecoach.actors.recorder import PlaybackMonitor
 from voicecoach.engines import Engines
 from voicecoach.pack import Pack
 from voicecoach.pipelines.coach import coach_processors
@@ -466,17 +468,27 @@ class PhraseChunker(FrameProcessor):
     Narration and reply tokens stop here (the TTS would otherwise wait for whole sentences);
     each phrase goes on as an AggregatedTextFrame, which the TTS service speaks at once.
     The end of the narration, of the reply or of the turn flushes what is left.
+
+    A turn's first words open the TTS's turn (LLMFullResponseStartFrame, as an LLM service
+    pushes it), so that all its phrases share one audio context, which the reply's
+    LLMFullResponseEndFrame closes. Without it every phrase is a context of its own that
+    nothing closes: the TTS plays the next one only after its 3 s idle timeout, a silence
+    between every two phrases.
     """
 
     def __init__(self, speech: SpeechConfig):
         super().__init__()
         self._cutter = PhraseCutter(speech.phrases.first_max_words, speech.phrases.max_words)
         self._stream: tuple[type, int] | None = None  # (frame type, turn) of the text being cut
+        self._open_turn: int | None = None  # the turn whose TTS turn is open
 
     async def process_frame(self, frame: Frame, direction: FrameDirection):
         await super().process_frame(frame, direction)
         if isinstance(frame, LLMTextFrame) and not frame.skip_tts and direction == FrameDirection.DOWNSTREAM:
             stream = (type(frame), getattr(frame, "turn_index", -1))
+            if stream[1] != self._open_turn:
+                self._open_turn = stream[1]
+                await self.push_frame(LLMFullResponseStartFrame())
             if stream != self._stream:  # the reply after the narration starts short again
                 await self._speak(self._cutter.flush())
                 self._cutter.reset()
@@ -486,9 +498,11 @@ class PhraseChunker(FrameProcessor):
             return
         if isinstance(frame, InterruptionFrame):
             self._cutter.reset()
-            self._stream = None
+            self._stream = self._open_turn = None
         elif isinstance(frame, NarrationEndFrame | LLMFullResponseEndFrame | TurnCompletedFrame | EndFrame):
             await self._speak(self._cutter.flush())
+            if isinstance(frame, LLMFullResponseEndFrame):
+                self._open_turn = None
         await self.push_frame(frame, direction)
 
     async def _speak(self, phrase: str) -> None:
@@ -523,7 +537,7 @@ def voice_processors(
     """
     return [
         *listening_processors(speech, session.pack, speech_engines),
-        *coach_processors(session, engines, config),
+        *coach_processors(session, engines, config, playback=True),
         *(taps or []),
         PhraseChunker(speech),
         tts_service(speech, engines=speech_engines),
@@ -555,6 +569,10 @@ def voice_pipeline(
     taps: list[FrameProcessor] | None = None,
     speech_engines: SpeechEngines | None = None,
 ) -> Pipeline:
-    """The full voice coach between two transports (run it with `pipeline_params(speech)`)."""
+    """The full voice coach between two transports (run it with `pipeline_params(speech)`).
+
+    The PlaybackMonitor after the output transport tells the recorder how far each reply
+    was played: a turn completes only when the player heard its reply to the end.
+    """
     processors = voice_processors(session, engines, config, speech, taps=taps, speech_engines=speech_engines)
-    return Pipeline([transport_in, *processors, transport_out])
+    return Pipeline([transport_in, *processors, transport_out, PlaybackMonitor()])

@@ -248,6 +248,8 @@ async def test_second_client_takes_the_session_over(tmp_path: Path) -> None:
         n = len(first.messages)
         await first.ask("how do I beat their team?")
         await first.wait_event("turn-completed", timeout=20, after=n)
+        # Stored once its reply was played to the end (a takeover before that would cut it).
+        await wait_until(lambda: store.load_turns("shared"), timeout_s=20)
 
         second = await live.connect("shared")
         # The older connection was closed with the takeover code and a reason it can show.

@@ -122,6 +122,23 @@ def test_load_history_returns_last_k_metas_oldest_first(store: SessionStore) -> 
     assert store.load_history("s1", k=0) == [] and store.load_history("s1", k=-1) == []
 
 
+def test_load_history_skips_turns_not_completed(store: SessionStore) -> None:
+    # A turn the player did not hear to the end keeps its record and meta, but its guidance was
+    # not delivered: it is no part of the history W3 cools down from, on this process or a resumed one.
+    store.save_turn("s1", turn("s1", 0))
+    cut = turn("s1", 1).model_copy(
+        update={"completed": False, "failure": "reply: LLM stalled", "heard": "Let"}
+    )
+    store.save_turn("s1", cut)
+    store.save_turn("s1", turn("s1", 2))
+    assert [m.turn_index for m in store.load_history("s1")] == [0, 2]
+    assert [m.turn_index for m in store.load_history("s1", k=1)] == [2]
+    saved = store.load_turns("s1")[1]
+    assert not saved.completed and saved.failure == "reply: LLM stalled" and saved.heard == "Let"
+    assert saved.meta == cut.meta
+    assert store.next_turn_index("s1") == 3
+
+
 def test_load_turns_limit_keeps_the_latest(store: SessionStore) -> None:
     for i in range(5):
         store.save_turn("s1", turn("s1", i))

@@ -334,7 +334,7 @@ async def test_talker_cut_mid_reply_keeps_what_was_said(harness: Harness) -> Non
 # --- 6. barge-in ----------------------------------------------------------------------------------
 
 
-async def test_barge_in_cancels_the_turn_and_writes_no_meta(harness: Harness) -> None:
+async def test_barge_in_cancels_the_turn_and_stores_it_cut_with_no_meta_in_history(harness: Harness) -> None:
     slow = Script(" ".join(f"word{i}" for i in range(40)), inter_token_s=0.15)  # 6 s if not stopped
     harness.router.set("talker", slow, REPLY)
     coach = await harness.coach()
@@ -352,7 +352,12 @@ async def test_barge_in_cancels_the_turn_and_writes_no_meta(harness: Harness) ->
     assert Milestone.TURN_COMPLETED not in [label for _, label in turn.timeline]
     assert len(turn.reply.split()) < 5, turn.reply  # the reply stopped where the player cut in
     assert session.state.sh.metas == metas_before
-    assert store.load_turns(session.session_id) == [] and store.load_history(session.session_id) == []
+    # Stored as cut, with what was said before the player cut in; its guidance goes on no cooldown.
+    [cut] = store.load_turns(session.session_id)
+    assert cut.turn_index == turn.turn_index and not cut.completed and cut.failure is not None
+    assert "interrupted" in cut.failure and cut.reply == turn.reply and cut.heard is not None
+    assert cut.heard.endswith(turn.reply) and cut.meta is not None
+    assert store.load_history(session.session_id) == []
     # The Talker's HTTP stream was dropped, not left running behind the player's back.
     talker = harness.requests("talker")[0]
     assert not talker.completed
@@ -364,7 +369,11 @@ async def test_barge_in_cancels_the_turn_and_writes_no_meta(harness: Harness) ->
     assert again.reply == REPLY.text
     assert again.record.meta is not None
     assert session.state.sh.metas == [*metas_before, again.record.meta]
-    assert [r.turn_index for r in store.load_turns(session.session_id)] == [again.turn_index]
+    turns = store.load_turns(session.session_id)
+    assert [(r.turn_index, r.completed) for r in turns] == [
+        (turn.turn_index, False),
+        (again.turn_index, True),
+    ]
     assert store.load_history(session.session_id) == [again.record.meta]
 
 
@@ -390,7 +399,9 @@ async def test_barge_in_during_narration_stops_it_and_no_reply_follows(harness: 
     again = await coach.ask("what counters their team?", timeout_s=10)
     assert_completed(again)
     assert again.narration == "Let me check their team against yours."
-    assert [r.turn_index for r in coach.session.store.load_turns(coach.session.session_id)] == [1]
+    turns = coach.session.store.load_turns(coach.session.session_id)
+    assert [(r.turn_index, r.completed) for r in turns] == [(0, False), (1, True)]
+    assert turns[0].heard == turn.narration and turns[0].reply == ""  # the narration's start, no reply
 
 
 async def test_stop_mid_turn_leaves_no_turn_task_running(harness: Harness) -> None:

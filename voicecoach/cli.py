@@ -4,7 +4,7 @@
     voicecoach chat   the text-mode coach: type, and watch narration, tools, decisions, reply
     voicecoach serve  the live coach: a websocket for games (docs/PROTOCOL.md) and the in-game overlay
     voicecoach replay the voice coach over audio fixtures: output WAVs, timelines, S2FA per turn
-    voicecoach bench  benchmarks: turn (text-mode timings), latency (S2FA), quality (CoachBench)
+    voicecoach bench  benchmarks: turn (text timings), latency (S2FA), load (many players), quality
 
 Pipecat and the engines are imported inside the commands that need them, so `--help` and
 `demo` start instantly.
@@ -236,6 +236,12 @@ def cmd_bench_latency(args: argparse.Namespace) -> int:
     return asyncio.run(run(args))
 
 
+def cmd_bench_load(args: argparse.Namespace) -> int:
+    from voicecoach.pipelines.bench_load import run
+
+    return asyncio.run(run(args))
+
+
 def cmd_bench_turn(args: argparse.Namespace) -> int:
     from voicecoach.pipelines import bench_turn
 
@@ -276,7 +282,7 @@ def build_parser() -> argparse.ArgumentParser:
     add_serve_arguments(serve)
     serve.set_defaults(fn=cmd_serve)
 
-    from voicecoach.pipelines import bench_latency
+    from voicecoach.pipelines import bench_latency, bench_load
     from voicecoach.pipelines import bench_quality as quality_runner
 
     replay_cmd = sub.add_parser(
@@ -297,6 +303,9 @@ def build_parser() -> argparse.ArgumentParser:
     latency = benches.add_parser("latency", help="S2FA of the five configurations and the stock cascade")
     bench_latency.add_arguments(latency)
     latency.set_defaults(fn=cmd_bench_latency)
+    load = benches.add_parser("load", help="many sessions on one server: Poisson arrivals, a burst, a soak")
+    bench_load.add_arguments(load)
+    load.set_defaults(fn=cmd_bench_load)
     quality = benches.add_parser("quality", help="CoachBench: TGA / SGA / drift incidence (paper Table 3)")
     quality_runner.add_arguments(quality)
     quality.set_defaults(fn=quality_runner.cmd_quality)

@@ -393,6 +393,19 @@ class TurnCompletedEvent(_TurnEvent):
     latency: dict[str, float] = Field(description="milestone -> ms since the end of the player's input")
 
 
+class TurnFailedEvent(_TurnEvent):
+    """The turn's reply was not heard to the end; it is stored as not completed and its
+    guidance goes on no cooldown. Sent after the turn's `turn-completed` (which says the reply
+    was made, not that it was heard). `failed` names what failed: `reply` (the LLM was down,
+    or its stream was cut or stalled: the player heard a fallback or a partial reply) or
+    `playback` (the reply's audio was stopped, a barge-in); `heard` is what the player heard."""
+
+    type: Literal["turn-failed"] = "turn-failed"
+    failed: Literal["reply", "playback"]
+    reason: str
+    heard: str
+
+
 class Stage(_Model):
     label: str
     ms: float
@@ -424,6 +437,7 @@ ServerEvent = Annotated[
     | InteractionEvent
     | TextEvent
     | TurnCompletedEvent
+    | TurnFailedEvent
     | LatencyEvent,
     Field(discriminator="type"),
 ]

@@ -223,11 +223,14 @@ class Session:
         return self.turns.get(index)
 
     def commit_turn(self, record: TurnRecord) -> None:
-        """A completed turn: persist it, and append its answer.meta to s_sh (from any thread)."""
+        """A finished turn: persist it; if the player heard it to the end, append its answer.meta
+        to s_sh (guidance of a failed, cut or interrupted reply was not delivered: no cooldown).
+        Callable from any thread."""
         with self._writing:
             self.store.save_turn(self.session_id, record)
-            self.last_reply = record.reply
-            if record.meta is not None:
+            if record.completed:
+                self.last_reply = record.reply
+            if record.completed and record.meta is not None:
                 metas = [*self.state.sh.metas, record.meta]
                 self.state = self.state.model_copy(update={"sh": SessionHistory(metas=metas)})
 

@@ -72,7 +72,13 @@ class TurnRecord(BaseModel):
     labelled_by: str = Field(default="", description="whose labels opened W1's stream: prior / llm")
     reply_source: str = Field(default="", description="llm / guarded llm / realization ('' baselines)")
     guard_drops: dict[str, int] = Field(default_factory=dict, description="rule -> reply sentences dropped")
-    completed: bool = Field(default=True, description="False when the turn was cut short")
+    completed: bool = Field(
+        default=True, description="the player heard the reply to the end; False: failed, cut or interrupted"
+    )
+    heard: str | None = Field(
+        default=None, description="what the player heard of a turn that was not completed (None: all of it)"
+    )
+    failure: str | None = Field(default=None, description="why the turn was not completed")
     created_at: str = Field(default="", description="ISO 8601 UTC; the store sets it if empty")
 
 
@@ -83,7 +89,8 @@ class SessionStore(Protocol):
         ...
 
     def load_history(self, session_id: str, k: int = SESSION_HISTORY_K) -> list[AnswerMeta]:
-        """The metas of the last k turns that have one, oldest first."""
+        """The metas of the last k completed turns that have one, oldest first (the guidance of a
+        turn the player did not hear to the end was not delivered: it goes on no cooldown)."""
         ...
 
     def load_turns(self, session_id: str, limit: int | None = None) -> list[TurnRecord]:
@@ -228,7 +235,7 @@ class SQLiteSessionStore:
             return []
         with self._locked() as conn:
             rows = conn.execute(
-                "SELECT meta_json FROM turns WHERE session_id = ? AND meta_json IS NOT NULL"
+                "SELECT meta_json FROM turns WHERE session_id = ? AND meta_json IS NOT NULL AND completed = 1"
                 " ORDER BY turn_index DESC LIMIT ?",
                 (session_id, k),
             ).fetchall()
@@ -304,7 +311,7 @@ class MemorySessionStore:
     def load_history(self, session_id: str, k: int = SESSION_HISTORY_K) -> list[AnswerMeta]:
         if k <= 0:
             return []
-        metas = [turn.meta for turn in self.load_turns(session_id) if turn.meta is not None]
+        metas = [t.meta for t in self.load_turns(session_id) if t.meta is not None and t.completed]
         return metas[-k:]
 
     def load_turns(self, session_id: str, limit: int | None = None) -> list[TurnRecord]:
@@ -391,7 +398,7 @@ class RedisSessionStore:
     def load_history(self, session_id: str, k: int = SESSION_HISTORY_K) -> list[AnswerMeta]:
         if k <= 0:
             return []
-        metas = [turn.meta for turn in self._records(session_id) if turn.meta is not None]
+        metas = [t.meta for t in self._records(session_id) if t.meta is not None and t.completed]
         return metas[-k:]
 
     def load_turns(self, session_id: str, limit: int | None = None) -> list[TurnRecord]:
