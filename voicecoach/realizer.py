@@ -1104,17 +1104,20 @@ class BenchRealization:
     snapshot_turn: int
     seen_state: dict[str, Any] | None  # the snapshot the coach read, when it differs (a late push)
     ms: float  # realize() alone
+    narration: str = ""  # the pack's narration phrase said before the reply (when narrated)
 
 
-def realize_session(pack: Pack, session: Any) -> list[BenchRealization]:
+def realize_session(pack: Pack, session: Any, narrate: bool = False) -> list[BenchRealization]:
     """Every turn of a `coachbench.generator.BenchSession`, as `voicecoach.cli` `cmd_demo` runs the
     kernels: the reference's (intent, sub_intent) stands in for W1, Φ's tools run on the snapshot the
-    coach sees, rule slots carry the session's earlier constraints, W3's metas accumulate."""
+    coach sees, rule slots carry the session's earlier constraints, W3's metas accumulate. With
+    `narrate`, the pack's narration phrase for the pair leads the turn (as on the embedded default,
+    W1's narration from the pack) and the reply gets the budget it leaves."""
     from voicecoach.entities import focus_fields
     from voicecoach.slot_rules import extract_slots
     from voicecoach.state import SessionHistory, load_state
     from voicecoach.tools import ToolError, run_tool
-    from voicecoach.w1 import PhiTable, W1Decision, tool_validator
+    from voicecoach.w1 import PhiTable, W1Decision, narration_for, tool_validator
     from voicecoach.w2 import QuerySlots, branch_of, ground
     from voicecoach.w3 import interact, recommend_violations
 
@@ -1152,6 +1155,7 @@ def realize_session(pack: Pack, session: Any) -> list[BenchRealization]:
         violates = recommend_violations(pack, state, set(c2.slots.excluded_entities))
         c3, meta = interact(state, pack, branch, turn.turn_index, session.w3_seed, violates)
         metas.append(meta)
+        narration = narration_for(pack, intent, sub, turn.turn_index) if narrate else ""
         start = time.perf_counter()
         reply = realize(pack, state, c2, c3, outcomes, turn.utterance, turn.turn_index, intent, sub)
         ms = (time.perf_counter() - start) * 1000
@@ -1167,12 +1171,23 @@ def realize_session(pack: Pack, session: Any) -> list[BenchRealization]:
                 snapshot_turn=state.turn_index,
                 seen_state=seen if late else None,
                 ms=ms,
+                narration=narration,
             )
         )
     return out
 
 
+def _pct(num: int, den: int) -> str:
+    return f"{100 * num / den:5.1f}" if den else "    -"
+
+
 def main(argv: list[str] | None = None) -> int:
+    """`sample` prints every k-th realization; `check` scores every turn with CoachBench's checker
+    (speakable / responsive / grounded, responsive per family) and prints the failing ones.
+
+    The player hears W1's narration, then the reply: with `--turn` (the default) each reply is
+    realized in the budget the pack's narration leaves and the checker judges the whole turn, as
+    `bench quality` does; `--reply-only` judges the reply alone."""
     import argparse
 
     from voicecoach.coachbench.checker import ReplyEvidence, check_turn
@@ -1183,34 +1198,55 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("command", choices=["sample", "check"])
     parser.add_argument("--sessions", type=int, default=200, help="CoachBench sessions to run (seed 7)")
     parser.add_argument("--every", type=int, default=33, help="sample: print every k-th turn")
+    parser.add_argument("--reply-only", action="store_true", help="judge the reply without the narration")
+    parser.add_argument("--quiet", action="store_true", help="check: print the tables only")
     args = parser.parse_args(argv)
     pack = load_pack()
     sessions = generate(pack=pack)[: args.sessions]
     turns = failures = 0
+    parts = {"speakable": 0, "responsive": 0, "grounded": 0}
+    families: dict[str, list[int]] = {}  # family -> [turns, responsive]
     rules: dict[str, int] = {}
     ms: list[float] = []
     for session in sessions:
-        realized = realize_session(pack, session)
+        realized = realize_session(pack, session, narrate=not args.reply_only)
         previous = None
         ms += [r.ms for r in realized]
         for turn, r in zip(session.turns, realized, strict=True):
+            heard = r.reply if args.reply_only else f"{r.narration} {r.reply}".strip()
             evidence = ReplyEvidence(
-                reply=r.reply, guidance_id=r.guidance_id, snapshot_turn=r.snapshot_turn, tools=r.tools
+                reply=heard, guidance_id=r.guidance_id, snapshot_turn=r.snapshot_turn, tools=r.tools
             )
             verdict = check_turn(pack, turn, evidence, previous, r.seen_state, session.session_id)
             previous = evidence
+            if not verdict.scored:
+                continue
             turns += 1
             failures += not verdict.passed
+            parts["speakable"] += verdict.speakable
+            parts["responsive"] += verdict.responsive
+            parts["grounded"] += verdict.grounded
+            family = turn.reference.expect.family if turn.reference.expect else "none"
+            row = families.setdefault(family, [0, 0])
+            row[0] += 1
+            row[1] += verdict.responsive
             for f in verdict.failures:
                 rules[f.rule] = rules.get(f.rule, 0) + 1
+            stale = " (late push)" if r.seen_state is not None else ""
             if args.command == "sample" and turns % args.every == 1:
-                print(f"[{r.session_id} t{r.turn_index} {r.pair}] player: {r.utterance}\n  coach: {r.reply}")
-            if args.command == "check" and not verdict.passed:
+                print(f"[{r.session_id} t{r.turn_index} {r.pair}{stale}] player: {r.utterance}\n  coach: {heard}")
+            if args.command == "check" and not verdict.passed and not args.quiet:
                 why = "; ".join(f"{f.rule}: {f.evidence}" for f in verdict.failures)
-                print(f"[{r.session_id} t{r.turn_index} {r.pair}] {r.reply}\n  {why}")
+                print(f"[{r.session_id} t{r.turn_index} {r.pair}{stale}] {heard}\n  {why}")
     ms.sort()
     print(f"realize(): {ms[len(ms) // 2]:.2f} ms p50 / {ms[int(len(ms) * 0.9)]:.2f} ms p90 per turn")
-    print(f"{turns} turns, {turns - failures} pass the checker, failures by rule: {rules or 'none'}")
+    judged = "reply alone" if args.reply_only else "narration + reply"
+    print(f"{turns} scored turns ({judged}), {turns - failures} pass ({_pct(turns - failures, turns)} %)")
+    print("  ".join(f"{k} {_pct(v, turns)} %" for k, v in parts.items()))
+    print(f"failures by rule: {dict(sorted(rules.items())) or 'none'}")
+    print("responsive by family:  family        turns  responsive %")
+    for family, (n, ok) in sorted(families.items()):
+        print(f"                       {family:<13} {n:5d}  {_pct(ok, n)}")
     return 0
 
 
