@@ -467,6 +467,8 @@ def _lineup_for(t: _Turn, cid: str) -> None:
         )
         if partners:
             partner = _rotate(partners[:3], t.turn_index, 1)[0]
+            if {cid, partner} <= t.avoid:  # that pair was the last reply's advice
+                partner = next((p for p in partners if {cid, p} - t.avoid), partner)
             t.add(
                 "guidance",
                 "build_around",
@@ -588,8 +590,23 @@ def _skill_answer(t: _Turn, result: dict[str, Any]) -> None:
 def _matchup_answer(t: _Turn, cid: str) -> None:
     pack = t.pack
     element = pack.creatures[cid].element
-    others = [c for c in t.mentioned[1:] if c != cid] or [f for f in _foes(t) if f != cid]
+    match = t.state.ic.match
+    others = (
+        [c for c in t.mentioned[1:] if c != cid]
+        or [f for f in _foes(t) if f != cid]
+        or [f for f in (match.opponent_lineup if match else []) if f != cid]
+    )
     if not others:
+        # No one to match it against: what its element hits hard is the catalog's answer.
+        weak = [d for d in pack.elements.elements if multiplier(pack, element, d) > 1]
+        t.add(
+            "guidance",
+            "element_hits",
+            "answer",
+            creature=_name(pack, cid),
+            element=element,
+            elements=spoken_list(weak),
+        )
         return
     # Against a lineup, the foe it does best against is the useful fact.
     foe = max(others, key=lambda f: multiplier(pack, element, pack.creatures[f].element))
@@ -632,6 +649,8 @@ def _team_answer(t: _Turn) -> None:
         return
     if sub in ("upgrade_priority", "evolve_next"):
         pool = [c for c in (team or roster) if (o := inv.get(c)) and o.stage < len(pack.creatures[c].stages)]
+        if t.alternative and any(c not in t.avoid for c in pool):
+            pool = [c for c in pool if c not in t.avoid]
         if sub == "evolve_next" and pool:
             cid = max(pool, key=lambda c: (pack.creatures[c].base_power, c))
             o = inv.get(cid)
@@ -811,6 +830,17 @@ def _score_answer(t: _Turn, result: dict[str, Any]) -> None:
     # The team is named, so the player hears which team was rated (only members they own when it is
     # their lineup: the rating credits them).
     shown = [c for c in team if t.owns(c)] if mine else team
+    if mine and len(shown) >= 2 and set(shown) <= t.avoid:
+        # The last reply named this team already: naming it again reads as the same advice twice.
+        t.add(
+            "guidance",
+            "team_eval_lead",
+            "answer",
+            score=result.get("score"),
+            weakest=_BREAKDOWN_WORDS.get(weakest or ""),
+            creature=_name(pack, shown[0]),
+        )
+        return
     t.add(
         "guidance",
         "team_eval" if mine else "rate_eval",
@@ -1135,7 +1165,9 @@ def _snapshot_results(pack: Pack, state: LiveState, intent: str, sub_intent: str
 # --- the realization ---------------------------------------------------------------------------------
 
 # The player asks for another option than the last one (plain English cue words).
-ALTERNATIVE = re.compile(r"\b(?:else|another|other|others|different|alternative|instead)\b", re.I)
+ALTERNATIVE = re.compile(
+    r"\b(?:else|another|other|others|different|alternatives?|instead|second|backup|plan\s+b)\b", re.I
+)
 
 
 def _words(text: str) -> int:
@@ -1237,11 +1269,15 @@ CATALOG_KEYS = frozenset({"skill_explain", "creature_info", "creature_role", "ma
 
 
 def _put_forward(pack: Pack, reply: str) -> set[str]:
-    """Creatures and pack lineups a reply recommended, read as the checker reads it."""
-    from voicecoach.checker import read_reply, recommended_sets
+    """Creatures and pack lineups a reply put forward, read as the checker reads it: every one it
+    names on the player's side and does not negate (a superset of what it recommended)."""
+    from voicecoach.checker import read_reply
 
-    lineups, creatures = recommended_sets(read_reply(pack, reply))
-    return set(lineups) | set(creatures)
+    return {
+        c.entity
+        for c in read_reply(pack, reply)
+        if c.kind in ("creature", "lineup") and not c.negated and c.role != "opponent"
+    }
 
 
 def _recommends(line: Line) -> set[str]:
