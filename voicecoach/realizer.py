@@ -341,7 +341,7 @@ def _creature_answer(t: _Turn, cid: str) -> None:
                 "creature_info",
                 "answer",
                 creature=name,
-                rarity=c.rarity,
+                rarity=_article(c.rarity),
                 element=c.element,
                 role=c.role,
                 role_summary=role.summary,
@@ -362,7 +362,7 @@ def _creature_answer(t: _Turn, cid: str) -> None:
             "creature_info",
             "answer",
             creature=name,
-            rarity=c.rarity,
+            rarity=_article(c.rarity),
             element=c.element,
             role=c.role,
             role_summary=role.summary,
@@ -581,7 +581,7 @@ def _skill_answer(t: _Turn, result: dict[str, Any]) -> None:
         "answer",
         skill=skill.name,
         element=skill.element,
-        kind=skill.kind,
+        kind=_article(skill.kind),
         description=skill.description,
     )
     availability(as_answer=False)
@@ -799,7 +799,8 @@ def _score_answer(t: _Turn, result: dict[str, Any]) -> None:
         size = len(pack.elements.elements)
         # Three names at most per side: a longer list is not heard, a count says the rest.
         hit = spoken_list(covered) if len(covered) <= 3 else f"{len(covered)} of the {size} elements"
-        gaps = spoken_list(missed) if len(missed) <= 3 else f"{', '.join(missed[:2])} and {len(missed) - 2} more"
+        some = ", ".join(missed[:2])
+        gaps = spoken_list(missed) if len(missed) <= 3 else f"{some} and {len(missed) - 2} more"
         if not missed:
             t.add("guidance", "coverage_full", "answer", size=size)
         elif not covered:
@@ -872,7 +873,11 @@ def _cannot_answer(t: _Turn) -> None:
             key = next((k for prefix, k in _NEEDS if path.startswith(prefix)), None)
             if key is not None:
                 t.add("constraint_account", key, "unavailable")
-                if key in ("no_match", "which_creature") and entry is not None and entry.branch == "recommend":
+                if (
+                    key in ("no_match", "which_creature")
+                    and entry is not None
+                    and entry.branch == "recommend"
+                ):
                     # A pick question still gets a pick: their strongest owned creature.
                     _pick_meanwhile(t)
                 return
@@ -985,7 +990,9 @@ def _account(t: _Turn, kind: str, constraint: str, entity: str | None) -> None:
         elif entity not in t.lines[earlier].covers:
             ids = [*sorted(t.lines[earlier].covers), entity]
             foes = " or ".join([", ".join(_name(pack, c) for c in ids[:-1]), _name(pack, ids[-1])])
-            t.lines[earlier] = Line("constraint_account", "counter_missing", {"foe": foes}, "account", frozenset(ids))
+            t.lines[earlier] = Line(
+                "constraint_account", "counter_missing", {"foe": foes}, "account", frozenset(ids)
+            )
     elif constraint == "global:min_size" and t.inventory is not None:
         t.add("constraint_account", "min_size", "account", count=len(t.inventory.owned), size=t.min_size)
     elif constraint.startswith("attr:") and "=" in constraint and "!=" not in constraint:
@@ -1103,9 +1110,7 @@ def _skills_unlocked(pack: Pack, creature: Creature, stage: int, level: int, had
     out = list(had)
     for sid in creature.skills:
         u = pack.skills[sid].unlock
-        met = u is None or (
-            u.quest is None and (u.min_stage or 1) <= stage and (u.min_level or 1) <= level
-        )
+        met = u is None or (u.quest is None and (u.min_stage or 1) <= stage and (u.min_level or 1) <= level)
         if met and sid not in out:
             out.append(sid)
     return out
@@ -1144,7 +1149,9 @@ def _project(
     return inv.model_copy(update={"owned": owned}), unsure
 
 
-def _snapshot_results(pack: Pack, state: LiveState, intent: str, sub_intent: str) -> dict[str, dict[str, Any]]:
+def _snapshot_results(
+    pack: Pack, state: LiveState, intent: str, sub_intent: str
+) -> dict[str, dict[str, Any]]:
     """The pair's Φ tools run on the (projected) snapshot. On a late push W1 gets no fresh decision
     state, so no tool runs for the turn; these results are what the snapshot says, and the reply
     that rests on them carries the hedge."""
@@ -1215,10 +1222,13 @@ def realize(
     opponents = [c.entity for c in c2.conflicts if c.kind == "counter" and c.entity] if c2 else []
     chatter = intent in ("smalltalk", "teaching", "meta")
     stale = state.turn_index < turn_index and not chatter  # the game's last push is older than this turn
-    inventory, unsure = state.fs.inventory, set()
+    inventory, unsure = state.fs.inventory, set[str]()
+    told = False  # the roster was projected with a change the player told us about
     if stale and inventory is not None:
         mine = [c for c in mentioned if c not in opponents and c not in excluded]
+        snapshot = inventory
         inventory, unsure = _project(pack, inventory, utterance, mine, sub_intent)
+        told = inventory != snapshot
     avoid = _put_forward(pack, previous_reply) if previous_reply else set()
     t = _Turn(
         pack=pack,
@@ -1261,7 +1271,13 @@ def realize(
         t.lines = [line for line in t.lines if not (line.covers & t.unsure) or line.key in CATALOG_KEYS]
     if intent != "smalltalk" and not any(line.key == "match_score" for line in t.lines):
         _scene(t)
-    return _compose(t, max_words, max_sentences, stale)
+    lead = None
+    if stale:
+        leads = pack.templates.paragraphs["constraint_account"].templates[
+            "stale_told" if told else "stale_lead"
+        ]
+        lead = _variant(leads, "stale", turn_index)
+    return _compose(t, max_words, max_sentences, lead)
 
 
 # Lines that state catalog facts only (true whatever the player owns).
@@ -1298,7 +1314,9 @@ def _alternative_pick(t: _Turn) -> None:
     creature the previous reply did not put forward (a counter to the opponent when there is one)."""
     if t.inventory is None:
         return
-    fresh = [o.creature_id for o in t.inventory.owned if t.usable(o.creature_id) and o.creature_id not in t.avoid]
+    fresh = [
+        o.creature_id for o in t.inventory.owned if t.usable(o.creature_id) and o.creature_id not in t.avoid
+    ]
     if not fresh:
         return
     ranked = sorted(fresh, key=lambda c: (-_power(t.pack, t.inventory, c), c))  # type: ignore[arg-type]
@@ -1328,22 +1346,22 @@ def _rank(line: Line) -> int:
     return PRIORITY.index(line.paragraph)
 
 
-def _hedged(pack: Pack, text: str, turn_index: int) -> str:
+def _hedged(pack: Pack, text: str, lead: str) -> str:
     """`text` led by the late-snapshot hedge: "Going by my last update, ..." (HEDGE's words)."""
-    lead = _variant(pack.templates.paragraphs["constraint_account"].templates["stale_lead"], "stale", turn_index)
     first = text.split(" ", 1)[0]
     names = link_entities(pack, text)
     keep_case = first in ("I", "I'm", "I'd", "I've") or any(m.span[0] == 0 for m in names)
     return f"{lead}, {text if keep_case else text[:1].lower() + text[1:]}"
 
 
-def _compose(t: _Turn, max_words: int, max_sentences: int, stale: bool) -> str:
+def _compose(t: _Turn, max_words: int, max_sentences: int, lead: str | None) -> str:
     """Choose lines by importance (KEEP_ORDER) within the budget, then say them in `_rank` order.
-    The first answer line is said whatever the budget; on a late snapshot it carries the hedge."""
+    The first answer line is said whatever the budget; on a late snapshot it carries the hedge
+    `lead`."""
     covered: set[str] = set()
     chosen: list[tuple[int, int, str]] = []  # (rank, position, text)
     sentences = 0
-    words = 4 if stale else 0  # the hedge's lead ("Going by my last update,")
+    words = _words(lead) if lead else 0  # the hedge leads the first sentence
     ranked = sorted(enumerate(t.lines), key=lambda il: (KEEP_ORDER.index(il[1].keep), il[0]))
     answer = next((position for position, line in ranked if line.keep == "answer"), None)
     lineups_said: set[str] = set()
@@ -1351,8 +1369,10 @@ def _compose(t: _Turn, max_words: int, max_sentences: int, stale: bool) -> str:
         if line.covers and line.covers <= covered and line.keep not in ("answer", "unavailable"):
             continue  # an earlier line already judges these entities
         picks = _recommends(line)
-        repeat = t.avoid and picks and (
-            (len(picks) >= 2 and picks <= t.avoid) or (picks & t.avoid & set(t.pack.lineups))
+        repeat = (
+            t.avoid
+            and picks
+            and ((len(picks) >= 2 and picks <= t.avoid) or (picks & t.avoid & set(t.pack.lineups)))
         )
         if chosen and repeat:
             continue  # the previous reply's set again: repeated guidance
@@ -1370,10 +1390,10 @@ def _compose(t: _Turn, max_words: int, max_sentences: int, stale: bool) -> str:
         sentences, words = sentences + n, words + w
     if not chosen:
         text = t.pack.templates.paragraphs["guidance"].generic
-        return _hedged(t.pack, text, t.turn_index) if stale else text
+        return _hedged(t.pack, text, lead) if lead else text
     spoken = [text for _, _, text in sorted(chosen)]
-    if stale:
-        spoken[0] = _hedged(t.pack, spoken[0], t.turn_index)
+    if lead:
+        spoken[0] = _hedged(t.pack, spoken[0], lead)
     return " ".join(spoken)
 
 
@@ -1529,7 +1549,7 @@ def main(argv: list[str] | None = None) -> int:
             parts["speakable"] += verdict.speakable
             parts["responsive"] += verdict.responsive
             parts["grounded"] += verdict.grounded
-            family = turn.reference.expect.family if turn.reference.expect else "none"
+            family: str = turn.reference.expect.family if turn.reference.expect else "none"
             row = families.setdefault(family, [0, 0])
             row[0] += 1
             row[1] += verdict.responsive
@@ -1537,7 +1557,8 @@ def main(argv: list[str] | None = None) -> int:
                 rules[f.rule] = rules.get(f.rule, 0) + 1
             stale = " (late push)" if r.seen_state is not None else ""
             if args.command == "sample" and turns % args.every == 1:
-                print(f"[{r.session_id} t{r.turn_index} {r.pair}{stale}] player: {r.utterance}\n  coach: {heard}")
+                where = f"[{r.session_id} t{r.turn_index} {r.pair}{stale}]"
+                print(f"{where} player: {r.utterance}\n  coach: {heard}")
             if args.command == "check" and not verdict.passed and not args.quiet:
                 why = "; ".join(f"{f.rule}: {f.evidence}" for f in verdict.failures)
                 print(f"[{r.session_id} t{r.turn_index} {r.pair}{stale}] {heard}\n  {why}")
