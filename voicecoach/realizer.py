@@ -1267,8 +1267,16 @@ def realize(
     if c3 is not None and intent != "smalltalk":
         _guidance(t, c3)
     if stale:
-        # A named creature the snapshot may be wrong about: no claim about it either way.
-        t.lines = [line for line in t.lines if not (line.covers & t.unsure) or line.key in CATALOG_KEYS]
+        # A named creature the snapshot may be wrong about: no claim about it either way. W2 judged
+        # the named creatures and skills on the old snapshot: its verdicts on them go too (the answer
+        # lines were made on the projected roster).
+        named = {*t.mentioned, *t.skills}
+        t.lines = [
+            line
+            for line in t.lines
+            if (not (line.covers & t.unsure) or line.key in CATALOG_KEYS)
+            and not (line.keep in ("account", "praise") and line.key != "excludes" and line.covers & named)
+        ]
     if intent != "smalltalk" and not any(line.key == "match_score" for line in t.lines):
         _scene(t)
     lead = None
