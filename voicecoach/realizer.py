@@ -766,10 +766,12 @@ def _lineups_answer(t: _Turn) -> None:
                 missing=spoken_list(missing),
             )
             return
-    if fieldable:
-        lid = fieldable[t.turn_index % len(fieldable)]
+    # A lineup the last reply recommended is not recommended again (repeated guidance).
+    fresh = [lid for lid in fieldable if lid not in t.avoid]
+    if fresh:
+        lid = fresh[t.turn_index % len(fresh)]
         t.add("guidance", "lineups_field", "answer", [lid], lineup=pack.lineups[lid].name)
-    elif closest is not None and missing:
+    elif closest is not None and missing and not fieldable:
         t.add("guidance", "lineups_none", "answer", lineup=closest["name"], missing=spoken_list(missing))
     if "score_lineup" in t.results:
         _score_answer(t, t.results["score_lineup"])
@@ -1527,13 +1529,15 @@ def main(argv: list[str] | None = None) -> int:
 
     parser = argparse.ArgumentParser(prog="python -m voicecoach.realizer")
     parser.add_argument("command", choices=["sample", "check"])
-    parser.add_argument("--sessions", type=int, default=200, help="CoachBench sessions to run (seed 7)")
+    parser.add_argument("--sessions", type=int, default=200, help="CoachBench sessions to run")
+    parser.add_argument("--seed", type=int, default=None, help="CoachBench seed (default: the benchmark's)")
     parser.add_argument("--every", type=int, default=33, help="sample: print every k-th turn")
     parser.add_argument("--reply-only", action="store_true", help="judge the reply without the narration")
     parser.add_argument("--quiet", action="store_true", help="check: print the tables only")
     args = parser.parse_args(argv)
     pack = load_pack()
-    sessions = generate(pack=pack)[: args.sessions]
+    bench = generate(pack=pack) if args.seed is None else generate(seed=args.seed, pack=pack)
+    sessions = bench[: args.sessions]
     turns = failures = 0
     parts = {"speakable": 0, "responsive": 0, "grounded": 0}
     families: dict[str, list[int]] = {}  # family -> [turns, responsive]
