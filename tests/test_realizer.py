@@ -449,3 +449,12 @@ def test_projection_unlocks_by_the_catalog(pack: Pack) -> None:
     assert "riptide" in _skills_unlocked(pack, tidefang, 2, 6, ["tide_slap"])
     assert "riptide" not in _skills_unlocked(pack, tidefang, 1, 30, ["tide_slap"])
     assert OwnedCreature(creature_id="tidefang").stage == 1
+
+
+def test_a_late_snapshot_counters_the_creature_they_just_brought_in(state: LiveState) -> None:
+    # The snapshot still shows their old lineup; the player says Pyrowl (fire) just came in.
+    reply = speak(state, "they just brought in pyrowl, who do i field", "lineup", "counter", turn=late(state))
+    assert HEDGE.search(reply), reply
+    foes = {c.entity for c in read_reply(PACK, reply) if c.role == "opponent"}
+    picks = recommended(reply)
+    assert foes == {"pyrowl"} and picks and all(doubles(c, "pyrowl") for c in picks), reply

@@ -1102,6 +1102,15 @@ CHANGE_CUES: tuple[tuple[str, re.Pattern[str]], ...] = (
 )
 
 
+# "They brought in X": a creature joined the opponent's side since the snapshot (which still shows
+# their old lineup, so W2's opponent slots cannot know it).
+OPPONENT_ENTERS = re.compile(
+    r"\b(?:they|they've|they're|their|opponents?|enemy)\b[^.?!]*?"
+    r"\b(?:swap\w*|switch\w*|brought|bring\w*|sent|send\w*|put|came|comes|coming|subbed)\b",
+    re.I,
+)
+
+
 def _change_of(utterance: str) -> str | None:
     return next((kind for kind, cue in CHANGE_CUES if cue.search(utterance)), None)
 
@@ -1226,6 +1235,8 @@ def realize(
     stale = state.turn_index < turn_index and not chatter  # the game's last push is older than this turn
     inventory, unsure = state.fs.inventory, set[str]()
     told = False  # the roster was projected with a change the player told us about
+    if stale and mentioned and not opponents and OPPONENT_ENTERS.search(utterance):
+        opponents = [mentioned[0]]  # on their side now: the counter question is about it
     if stale and inventory is not None:
         mine = [c for c in mentioned if c not in opponents and c not in excluded]
         snapshot = inventory
