@@ -1369,6 +1369,9 @@ def _rank(line: Line) -> int:
 
 def _hedged(pack: Pack, text: str, lead: str) -> str:
     """`text` led by the late-snapshot hedge: "Going by my last update, ..." (HEDGE's words)."""
+    # "From what you own, lead with ..." after the hedge: the hedge already says where it comes from.
+    text = re.sub(r"^From [^,.]+, ", "", text)
+    text = text[:1].upper() + text[1:]
     first = text.split(" ", 1)[0]
     names = link_entities(pack, text)
     keep_case = first in ("I", "I'm", "I'd", "I've") or any(m.span[0] == 0 for m in names)
