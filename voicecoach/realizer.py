@@ -5,7 +5,7 @@ guard by the deadline), `realize` speaks the decisions directly:
 
     realize(pack, state, c2, c3, tools, utterance, turn_index, intent, sub_intent) -> str
 
-One to three short sentences (at most `MAX_WORDS` words) from `templates.json`, one paragraph type
+One to three short sentences (at most `MAX_WORDS` words, or the budget the narration leaves) from `templates.json`, one paragraph type
 at a time (praise, apology, constraint_account, guidance, scene_flavor), filled from c2's conflicts
 and plan, c3's guidance and the tool results. What makes it correct by construction:
 
@@ -13,7 +13,9 @@ and plan, c3's guidance and the tool results. What makes it correct by construct
   not exclude it; a lineup only if the player owns every member; a skill as usable only if it is
   unlocked (or known from the start) on an owned learner, else with its unlock condition;
 - opponent creatures are named only after "against" / "hits" in a template, never as the player's;
-- a failed tool is said plainly ("I can't read your roster right now"), a stale snapshot hedged;
+- a failed tool is said plainly ("I can't read your roster right now");
+- a late snapshot (older than the turn) is answered from the snapshot plus the change the player
+  names, led by a hedge ("Going by my last update, ..."), never refused;
 - nothing from a tool is read out raw: every value goes through a placeholder the pack validated,
   and a placeholder with no value makes the paragraph's generic sentence instead.
 
