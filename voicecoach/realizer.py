@@ -3,11 +3,13 @@
 When the Talker LLM cannot be trusted to word the reply (a small model, or nothing passed the
 guard by the deadline), `realize` speaks the decisions directly:
 
-    realize(pack, state, c2, c3, tools, utterance, turn_index, intent, sub_intent) -> str
+    realize(pack, state, c2, c3, tools, utterance, turn_index, intent, sub_intent,
+            max_words=..., max_sentences=..., previous_reply=...) -> str
 
-One to three short sentences (at most `MAX_WORDS` words, or the budget the narration leaves) from `templates.json`, one paragraph type
-at a time (praise, apology, constraint_account, guidance, scene_flavor), filled from c2's conflicts
-and plan, c3's guidance and the tool results. What makes it correct by construction:
+One to three short sentences (at most `MAX_WORDS` words, or the budget the narration leaves) from
+`templates.json`, one paragraph type at a time (praise, apology, constraint_account, guidance,
+scene_flavor), filled from c2's conflicts and plan, c3's guidance and the tool results.
+What makes it correct by construction:
 
 - a creature is named as a recommendation only if the live inventory owns it and the player did
   not exclude it; a lineup only if the player owns every member; a skill as usable only if it is
