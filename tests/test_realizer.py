@@ -16,14 +16,16 @@ from typing import Any
 
 import pytest
 
+from voicecoach.checker import HEDGE, CheckContext, check_reply
 from voicecoach.coachbench.checker import ReplyEvidence, check_turn, read_reply
 from voicecoach.coachbench.generator import generate
+from voicecoach.entities import focus_fields, link_entities
 from voicecoach.pack import PACKS_DIR, Pack, PackError, load_pack, load_pack_from
 from voicecoach.realizer import MAX_SENTENCES, MAX_WORDS, Line, realize, realize_session, say
 from voicecoach.slot_rules import extract_slots
-from voicecoach.state import FactSlots, Inventory, LiveState
+from voicecoach.state import FactSlots, Inventory, LiveState, OwnedCreature
 from voicecoach.talker import ToolOutcome
-from voicecoach.tools import run_tool
+from voicecoach.tools import effective_power, run_tool
 from voicecoach.w2 import QuerySlots, ground
 from voicecoach.w3 import interact
 
@@ -43,12 +45,16 @@ def speak(
     slots: QuerySlots | None = None,
     turn: int | None = None,
     c3: bool = False,
+    **budget: Any,
 ) -> str:
     turn = state.turn_index if turn is None else turn
+    # The utterance's links fill ic's focus fields, as W1's entity linker does for the turn.
+    links = focus_fields(link_entities(PACK, utterance))
+    state = state.model_copy(update={"ic": state.ic.model_copy(update=links)})
     slots = slots if slots is not None else extract_slots(PACK, utterance, state)
     c2 = ground(slots, state, PACK, intent, sub_intent, utterance=utterance)
     control = interact(state, PACK, "recommend", turn, 1)[0] if c3 else None
-    return realize(PACK, state, c2, control, tools or [], utterance, turn, intent, sub_intent)
+    return realize(PACK, state, c2, control, tools or [], utterance, turn, intent, sub_intent, **budget)
 
 
 def names(text: str) -> set[str]:
@@ -127,18 +133,56 @@ def test_a_failed_tool_is_said_plainly_and_nothing_is_guessed(state: LiveState) 
     assert "matchup data" in reply and "won't guess" in reply
 
 
-def test_a_stale_snapshot_is_hedged(state: LiveState) -> None:
+def recommended(text: str) -> set[str]:
+    return {c.entity for c in read_reply(PACK, text) if c.role == "recommended" and not c.negated}
+
+
+def late(state: LiveState) -> int:
+    """A turn index after the state's snapshot: the game's last push is late."""
+    return state.turn_index + 1
+
+
+def test_a_late_snapshot_answers_hedged_from_the_roster_it_has(state: LiveState) -> None:
+    reply = speak(state, "make me a team", "lineup", "build", turn=late(state))
+    assert HEDGE.search(reply) and reply.startswith("Going by my last update"), reply
+    picks = recommended(reply)
+    assert picks and all(state.fs.inventory and state.fs.inventory.owns(c) for c in picks), reply
+    assert "ask again" not in reply and "give it a moment" not in reply
+
+
+def test_a_late_snapshot_builds_around_the_creature_just_got(state: LiveState) -> None:
     reply = speak(
-        state,
-        "i just got pyrowl, is it good",
-        "creature",
-        "worth_it",
-        [tool(state, "get_creature", creature="pyrowl")],
-        turn=state.turn_index + 1,
+        state, "i just got pyrowl, make a team around it", "lineup", "build_around", turn=late(state)
     )
-    assert re.search(r"last update|latest update", reply), reply
-    # What it owns may have changed: catalog facts only, no claim either way about its roster.
-    assert not [c for c in read_reply(PACK, reply) if c.affirmed or c.absent], reply
+    assert HEDGE.search(reply) and "what you" in reply, reply
+    picks = recommended(reply)
+    assert "pyrowl" in picks and len(picks) == 2, reply  # Pyrowl and one partner the snapshot owns
+    assert all(c == "pyrowl" or state.fs.inventory.owns(c) for c in picks)  # type: ignore[union-attr]
+
+
+def test_a_late_snapshot_reads_the_evolution_from_the_catalog(state: LiveState) -> None:
+    # Riptide unlocks at stage 2; the snapshot has Tidefang at stage 1, the player says it evolved.
+    ready = speak(state, "tidefang evolved, can it use riptide now", "skill", "unlock", turn=late(state))
+    assert HEDGE.search(ready) and re.search(r"\byes\b", ready, re.I) and "Riptide" in ready, ready
+    # Granite Bulwark needs level 20; Granitusk was level 12, one level up is not enough.
+    locked = speak(
+        state, "granitusk levelled up, can it use granite bulwark", "skill", "unlock", turn=late(state)
+    )
+    assert HEDGE.search(locked) and "not yet" in locked.lower() and "level 20" in locked, locked
+    assert not re.search(r"\byes\b", locked, re.I)
+
+
+def test_a_late_snapshot_never_fields_a_creature_traded_away(state: LiveState) -> None:
+    reply = speak(state, "i traded away emberfox, who do i run", "lineup", "build", turn=late(state))
+    assert HEDGE.search(reply) and recommended(reply), reply
+    assert "emberfox" not in recommended(reply)
+
+
+def test_a_late_snapshot_says_nothing_about_a_creature_whose_change_it_cannot_read(
+    state: LiveState,
+) -> None:
+    reply = speak(state, "what about galehawk, do i have it", "creature", "owned", turn=late(state))
+    assert not [c for c in read_reply(PACK, reply) if c.entity == "galehawk" and (c.affirmed or c.absent)]
 
 
 def test_a_question_missing_its_subject_asks_for_it(state: LiveState) -> None:
@@ -255,7 +299,9 @@ def test_every_recommended_creature_is_owned(realized: list[tuple[Any, list[Any]
     checked = 0
     for session, turns in realized:
         for turn, r in zip(session.turns, turns, strict=True):
-            inv = load_state(r.seen_state or turn.state).fs.inventory
+            # The live roster: on a late push the reply answers from the snapshot plus the change
+            # the player names ("I just got X"), and the live state is what it must be true of.
+            inv = load_state(turn.state).fs.inventory
             for claim in read_reply(PACK, r.reply):
                 if claim.kind == "creature" and claim.role == "recommended" and not claim.negated:
                     checked += 1
@@ -279,3 +325,136 @@ def test_roles_and_styles_are_pack_data(tmp_path: Path) -> None:
     path.write_text(json.dumps(data))
     with pytest.raises(PackError, match=r"lineups\.json: entry 'T4': unknown style 'tempo'"):
         load_pack_from(folder)
+
+
+# --- the fixes for responsiveness, on states written here ------------------------------------------------
+
+OPPONENT = ["briarcat", "shellbastion", "voltail"]
+
+
+def doubles(attacker: str, defender: str) -> bool:
+    chart = PACK.elements.counters
+    return chart[PACK.creatures[attacker].element].get(PACK.creatures[defender].element, 1.0) > 1
+
+
+def test_a_round_plan_names_an_owned_counter(state: LiveState) -> None:
+    lineup = ["emberfox", "oakhorn", "sparkwing"]
+    rating = tool(state, "score_lineup", creatures=lineup, opponent=OPPONENT)
+    reply = speak(state, "how do we play this round", "match", "round_strategy", [rating])
+    picks = recommended(reply)
+    assert picks and all(state.fs.inventory.owns(c) for c in picks), reply  # type: ignore[union-attr]
+    assert any(doubles(c, f) for c in picks for f in OPPONENT), reply
+    assert "out of 100" in reply  # the rating stays
+
+
+def test_a_named_team_is_rated_by_name(state: LiveState) -> None:
+    team = ["galehawk", "hexmoth", "tidefang"]
+    reply = speak(
+        state,
+        "rate galehawk hexmoth tidefang",
+        "lineup",
+        "rate_team",
+        [tool(state, "score_lineup", creatures=team)],
+    )
+    assert {"Galehawk", "Hexmoth", "Tidefang"} <= set(re.findall(r"[A-Z][a-z]+", reply)), reply
+
+
+def test_can_x_handle_them_is_answered_with_x_against_their_side(state: LiveState) -> None:
+    tools = [
+        tool(state, "get_creature", creature="oakhorn"),
+        tool(state, "score_lineup", creatures=["oakhorn"], opponent=OPPONENT),
+    ]
+    reply = speak(state, "can oakhorn take these guys", "element", "matchup", tools)
+    # Oakhorn is grass: double damage to Shellbastion (water), the best of their three.
+    assert "Oakhorn" in reply and "Shellbastion" in reply and "double" in reply, reply
+
+
+def test_element_coverage_names_what_is_hit_and_what_is_missed(state: LiveState) -> None:
+    lineup = ["emberfox", "oakhorn", "sparkwing"]
+    reply = speak(
+        state,
+        "what does my team cover",
+        "element",
+        "coverage",
+        [tool(state, "score_lineup", creatures=lineup)],
+    )
+    attackers = {PACK.creatures[c].element for c in lineup}
+    chart = PACK.elements.counters
+    missed = [d for d in PACK.elements.elements if not any(chart[a].get(d, 1.0) > 1 for a in attackers)]
+    assert missed and all(e in reply for e in missed[:2]), reply
+    assert "double damage" in reply
+
+
+def test_a_listing_leaves_out_what_the_player_keeps_out(state: LiveState) -> None:
+    utterance = "what do i own, without hexmoth and emberfox"
+    for turn in range(3, 11):  # the listed subset rotates with the turn: every rotation is clean
+        reply = speak(state, utterance, "inventory", "list", [tool(state, "get_inventory")], turn=turn)
+        listed = {c.entity for c in read_reply(PACK, reply) if not c.negated}
+        assert listed - {"hexmoth", "emberfox"}, reply
+        assert not listed & {"hexmoth", "emberfox"} - _kept_out(reply), reply
+
+
+def _kept_out(reply: str) -> set[str]:
+    """Creatures the reply names in its "leaving X out" sentence."""
+    out = next((s for s in re.split(r"(?<=[.!?])\s+", reply) if " out" in s), "")
+    return {c.entity for c in read_reply(PACK, out)}
+
+
+def test_no_match_says_so_and_still_offers_the_strongest_pick(state: LiveState) -> None:
+    idle = state.model_copy(update={"ic": state.ic.model_copy(update={"match": None})})
+    reply = speak(idle, "who counters their team", "lineup", "counter")
+    assert "match in progress" in reply, reply
+    inv = state.fs.inventory
+    assert inv is not None
+    strongest = max(inv.owned, key=lambda o: effective_power(PACK.creatures[o.creature_id], o))
+    assert recommended(reply) == {strongest.creature_id}, reply
+
+
+def test_the_budget_drops_the_extras_and_keeps_the_answer(state: LiveState) -> None:
+    args = (state, "make me a team", "lineup", "build", [tool(state, "suggest_lineup")])
+    full = speak(*args, c3=True)
+    tight = speak(*args, c3=True, max_words=14, max_sentences=1)
+    assert len(re.findall(r"[.!?](?:\s|$)", full)) >= 2, full
+    assert tight == full.split(". ")[0] + ".", (full, tight)  # the answer sentence alone
+    tiny = speak(*args, max_words=3, max_sentences=1)  # the answer is said whatever the budget
+    assert recommended(tiny), tiny
+
+
+def test_the_previous_pair_is_not_recommended_again(state: LiveState) -> None:
+    # Only two creatures left to pick from once the rest are kept out: the pair would come back.
+    utterance = "make me a team without emberfox, galehawk, granitusk, lumifawn, sparkwing or tidefang"
+    state = state.model_copy(update={"turn_index": 4})  # an even turn: the rotation names the pair
+    args = (state, utterance, "lineup", "build", [tool(state, "suggest_lineup")])
+    first = speak(*args)
+    again = speak(*args, previous_reply=first)
+    assert not HEDGE.search(first), first
+    assert len(recommended(first)) == 2, first
+    ctx = CheckContext(inventory=state.fs.inventory, previous_reply=first)
+    assert not [f for f in check_reply(PACK, again, ctx) if f.rule == "repeated_guidance"], again
+    assert recommended(again), again
+
+
+def test_something_else_gets_a_pick_the_last_reply_did_not_make(state: LiveState) -> None:
+    counters = tool(state, "find_counters", opponent=OPPONENT)
+    first = speak(state, "who beats their team", "lineup", "counter", [counters])
+    other = speak(state, "anything else", "lineup", "counter", [counters], previous_reply=first)
+    assert recommended(other) - recommended(first), (first, other)
+    assert all(state.fs.inventory.owns(c) for c in recommended(other))  # type: ignore[union-attr]
+
+
+def test_projection_unlocks_by_the_catalog(pack: Pack) -> None:
+    from voicecoach.realizer import _skills_unlocked
+
+    tidefang = pack.creatures["tidefang"]
+    assert "riptide" in _skills_unlocked(pack, tidefang, 2, 6, ["tide_slap"])
+    assert "riptide" not in _skills_unlocked(pack, tidefang, 1, 30, ["tide_slap"])
+    assert OwnedCreature(creature_id="tidefang").stage == 1
+
+
+def test_a_late_snapshot_counters_the_creature_they_just_brought_in(state: LiveState) -> None:
+    # The snapshot still shows their old lineup; the player says Pyrowl (fire) just came in.
+    reply = speak(state, "they just brought in pyrowl, who do i field", "lineup", "counter", turn=late(state))
+    assert HEDGE.search(reply), reply
+    foes = {c.entity for c in read_reply(PACK, reply) if c.role == "opponent"}
+    picks = recommended(reply)
+    assert foes == {"pyrowl"} and picks and all(doubles(c, "pyrowl") for c in picks), reply

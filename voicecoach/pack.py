@@ -182,7 +182,8 @@ PLACEHOLDERS = frozenset(
     {"creature", "creatures", "skill", "skills", "unlock", "foe", "foes", "element", "foe_element",
      "role", "role_summary", "rarity", "stage", "stage_name", "next_stage", "level", "count", "score",
      "weakest", "lineup", "lineups", "missing", "style", "size", "round", "rounds", "score_player",
-     "score_opponent", "guidance", "data", "kind", "description", "power", "leader", "status"}
+     "score_opponent", "guidance", "data", "kind", "description", "power", "leader", "status",
+     "elements", "missed"}
 )  # fmt: skip
 
 

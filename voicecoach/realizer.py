@@ -3,17 +3,21 @@
 When the Talker LLM cannot be trusted to word the reply (a small model, or nothing passed the
 guard by the deadline), `realize` speaks the decisions directly:
 
-    realize(pack, state, c2, c3, tools, utterance, turn_index, intent, sub_intent) -> str
+    realize(pack, state, c2, c3, tools, utterance, turn_index, intent, sub_intent,
+            max_words=..., max_sentences=..., previous_reply=...) -> str
 
-One to three short sentences (at most `MAX_WORDS` words) from `templates.json`, one paragraph type
-at a time (praise, apology, constraint_account, guidance, scene_flavor), filled from c2's conflicts
-and plan, c3's guidance and the tool results. What makes it correct by construction:
+One to three short sentences (at most `MAX_WORDS` words, or the budget the narration leaves) from
+`templates.json`, one paragraph type at a time (praise, apology, constraint_account, guidance,
+scene_flavor), filled from c2's conflicts and plan, c3's guidance and the tool results.
+What makes it correct by construction:
 
 - a creature is named as a recommendation only if the live inventory owns it and the player did
   not exclude it; a lineup only if the player owns every member; a skill as usable only if it is
   unlocked (or known from the start) on an owned learner, else with its unlock condition;
 - opponent creatures are named only after "against" / "hits" in a template, never as the player's;
-- a failed tool is said plainly ("I can't read your roster right now"), a stale snapshot hedged;
+- a failed tool is said plainly ("I can't read your roster right now");
+- a late snapshot (older than the turn) is answered from the snapshot plus the change the player
+  names, led by a hedge ("Going by my last update, ..."), never refused;
 - nothing from a tool is read out raw: every value goes through a placeholder the pack validated,
   and a placeholder with no value makes the paragraph's generic sentence instead.
 
@@ -43,7 +47,14 @@ MAX_SENTENCES = 3
 MAX_WORDS = 45
 
 # Which sentences survive the budget, most important first.
-KEEP_ORDER = ("unavailable", "answer", "account", "stale", "w3", "praise", "flavor")
+KEEP_ORDER = ("unavailable", "answer", "account", "w3", "praise", "flavor")
+
+# Template keys whose line recommends the creatures it covers (the rest judge or describe them).
+PICK_KEYS = frozenset(
+    {"counter", "counter_none", "swap_in", "keep_in", "team", "team_style", "team_lead", "strongest",
+     "train_first", "fill_slot", "build_around", "lineup_for_creature", "lineups_field", "other_pick",
+     "pick_meanwhile", "evolve_next", "evolve_next_plain"}
+)  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -74,14 +85,24 @@ class _Turn:
     sub_intent: str
     turn_index: int
     min_size: int | None = None  # the team size the player asked for, if any
+    unsure: set[str] = field(default_factory=set)  # late snapshot: named creatures it may be wrong about
+    avoid: set[str] = field(default_factory=set)  # what the previous reply put forward
+    alternative: bool = False  # the player asks for another option than the previous reply's
     lines: list[Line] = field(default_factory=list)
 
     def owns(self, cid: str) -> bool:
         return self.inventory is not None and self.inventory.owns(cid)
 
     def usable(self, cid: str) -> bool:
-        """May `cid` be recommended: owned and not kept out."""
-        return self.owns(cid) and cid not in self.excluded
+        """May `cid` be recommended: owned, not kept out, not in doubt on a late snapshot."""
+        return self.owns(cid) and cid not in self.excluded and cid not in self.unsure
+
+    def fresh_first(self, ids: Sequence[str]) -> list[str]:
+        """`ids` with the previous reply's picks moved last when the player asks for another option:
+        the alternative comes first, and the old pick stays only if nothing else exists."""
+        if not self.alternative:
+            return list(ids)
+        return [c for c in ids if c not in self.avoid] + [c for c in ids if c in self.avoid]
 
     def add(
         self, paragraph: ParagraphType, key: str, keep: str, covers: Iterable[str] = (), **values: Any
@@ -194,6 +215,7 @@ def _counter_line(t: _Turn, foes: list[str], kind: str = "counter") -> None:
             key=lambda cid: (-_power(pack, t.inventory, cid), cid),  # type: ignore[arg-type]
         )
         ranked += rest
+    ranked = t.fresh_first(ranked)
     best = _best_counter(t, foes, ranked)
     if best is not None:
         cid, foe = best
@@ -220,7 +242,7 @@ def _counter_line(t: _Turn, foes: list[str], kind: str = "counter") -> None:
             "guidance",
             "counter_none",
             "answer",
-            [safest],
+            [safest, *foes],  # nothing hits any of them: the per-foe accounts would only repeat it
             creature=_name(pack, safest),
             foe=_name(pack, foes[0]),
         )
@@ -323,7 +345,7 @@ def _creature_answer(t: _Turn, cid: str) -> None:
                 "creature_info",
                 "answer",
                 creature=name,
-                rarity=c.rarity,
+                rarity=_article(c.rarity),
                 element=c.element,
                 role=c.role,
                 role_summary=role.summary,
@@ -331,6 +353,10 @@ def _creature_answer(t: _Turn, cid: str) -> None:
         elif owned is None and sub == "skills":
             skills = spoken_list([pack.skills[s].name for s in c.skills])
             t.add("guidance", "creature_skills", "answer", creature=name, skills=skills)
+        if owned is None and sub in ("build_around", "best_lineup"):
+            _lineup_for(t, cid)
+            if not any(line.key in PICK_KEYS for line in t.lines):
+                _pick_meanwhile(t)
         if owned is None or sub == "owned":
             return
     role = pack.vocabulary.roles[c.role]
@@ -340,7 +366,7 @@ def _creature_answer(t: _Turn, cid: str) -> None:
             "creature_info",
             "answer",
             creature=name,
-            rarity=c.rarity,
+            rarity=_article(c.rarity),
             element=c.element,
             role=c.role,
             role_summary=role.summary,
@@ -445,6 +471,8 @@ def _lineup_for(t: _Turn, cid: str) -> None:
         )
         if partners:
             partner = _rotate(partners[:3], t.turn_index, 1)[0]
+            if {cid, partner} <= t.avoid:  # that pair was the last reply's advice
+                partner = next((p for p in partners if {cid, p} - t.avoid), partner)
             t.add(
                 "guidance",
                 "build_around",
@@ -557,7 +585,7 @@ def _skill_answer(t: _Turn, result: dict[str, Any]) -> None:
         "answer",
         skill=skill.name,
         element=skill.element,
-        kind=skill.kind,
+        kind=_article(skill.kind),
         description=skill.description,
     )
     availability(as_answer=False)
@@ -566,8 +594,23 @@ def _skill_answer(t: _Turn, result: dict[str, Any]) -> None:
 def _matchup_answer(t: _Turn, cid: str) -> None:
     pack = t.pack
     element = pack.creatures[cid].element
-    others = [c for c in t.mentioned[1:] if c != cid] or [f for f in _foes(t) if f != cid]
+    match = t.state.ic.match
+    others = (
+        [c for c in t.mentioned[1:] if c != cid]
+        or [f for f in _foes(t) if f != cid]
+        or [f for f in (match.opponent_lineup if match else []) if f != cid]
+    )
     if not others:
+        # No one to match it against: what its element hits hard is the catalog's answer.
+        weak = [d for d in pack.elements.elements if multiplier(pack, element, d) > 1]
+        t.add(
+            "guidance",
+            "element_hits",
+            "answer",
+            creature=_name(pack, cid),
+            element=element,
+            elements=spoken_list(weak),
+        )
         return
     # Against a lineup, the foe it does best against is the useful fact.
     foe = max(others, key=lambda f: multiplier(pack, element, pack.creatures[f].element))
@@ -592,6 +635,11 @@ def _team_answer(t: _Turn) -> None:
         (o.creature_id for o in inv.owned if t.usable(o.creature_id)),
         key=lambda c: (-_power(pack, inv, c), c),
     )
+    if sub == "strongest" and roster and t.alternative and roster[0] in t.avoid:
+        other = next((c for c in roster if c not in t.avoid), None)
+        if other is not None:
+            t.add("guidance", "other_pick", "answer", [other], creature=_name(pack, other))
+            return
     if sub == "strongest" and roster:
         o = inv.get(roster[0])
         t.add(
@@ -605,6 +653,8 @@ def _team_answer(t: _Turn) -> None:
         return
     if sub in ("upgrade_priority", "evolve_next"):
         pool = [c for c in (team or roster) if (o := inv.get(c)) and o.stage < len(pack.creatures[c].stages)]
+        if t.alternative and any(c not in t.avoid for c in pool):
+            pool = [c for c in pool if c not in t.avoid]
         if sub == "evolve_next" and pool:
             cid = max(pool, key=lambda c: (pack.creatures[c].base_power, c))
             o = inv.get(cid)
@@ -633,20 +683,24 @@ def _team_answer(t: _Turn) -> None:
         return
     if sub == "fill_slot":
         lineup = t.state.ic.match.player_lineup if t.state.ic.match else []
-        pick = next((c for c in team + roster if c not in lineup), None)
+        pick = next((c for c in t.fresh_first(team + roster) if c not in lineup), None)
         if pick is not None:
             t.add("guidance", "fill_slot", "answer", [pick], creature=_name(pack, pick))
         return
     if len(team) < 3:
         # Excluded members leave the suggestion: fill it back up from the strongest of the rest.
         team = (team + [c for c in roster if c not in team])[:3]
-    if len(team) == 2 and t.turn_index % 2:
-        # Only two to choose from: every other turn name the lead alone, so one pair is not
-        # recommended turn after turn.
-        t.add("guidance", "team_lead", "answer", [team[0]], leader=_name(pack, team[0]))
+    pairs = [tuple(_rotate(team, t.turn_index + k, 2)) for k in range(len(team))] if len(team) >= 2 else []
+    # Not the pair the previous reply recommended (repeated guidance), nor, when the player asks for
+    # another option, one made only of its picks.
+    fresh = [p for p in pairs if not set(p) <= t.avoid] if t.avoid else pairs
+    if len(team) == 2 and (t.turn_index % 2 or not fresh):
+        # Only two to choose from: every other turn (or after that pair) name the lead alone.
+        lead = t.fresh_first(team)[0]
+        t.add("guidance", "team_lead", "answer", [lead], leader=_name(pack, lead))
     elif len(team) >= 2:
         # Two of the team, rotating with the turn: the coach does not repeat one pair turn after turn.
-        lead, partner = _rotate(team, t.turn_index, 2)
+        lead, partner = (fresh or pairs)[0]
         style = r.get("suggest_lineup", {}).get("style", "any")
         kind = "team_style" if style in pack.vocabulary.styles else "team"
         t.add(
@@ -672,7 +726,9 @@ def _inventory_list(t: _Turn) -> None:
         t.add("guidance", "inventory_empty", "answer")
         return
     ids = sorted(o.creature_id for o in inv.owned)
-    some = _rotate(ids, t.turn_index, 3)
+    # A creature the player keeps out is not offered again in a listing (the excludes line says so).
+    shown = [c for c in ids if c not in t.excluded and c not in t.unsure] or ids
+    some = _rotate(t.fresh_first(shown) if t.alternative else shown, 0 if t.alternative else t.turn_index, 3)
     t.add(
         "guidance",
         "inventory_list",
@@ -714,10 +770,12 @@ def _lineups_answer(t: _Turn) -> None:
                 missing=spoken_list(missing),
             )
             return
-    if fieldable:
-        lid = fieldable[t.turn_index % len(fieldable)]
+    # A lineup the last reply recommended is not recommended again (repeated guidance).
+    fresh = [lid for lid in fieldable if lid not in t.avoid]
+    if fresh:
+        lid = fresh[t.turn_index % len(fresh)]
         t.add("guidance", "lineups_field", "answer", [lid], lineup=pack.lineups[lid].name)
-    elif closest is not None and missing:
+    elif closest is not None and missing and not fieldable:
         t.add("guidance", "lineups_none", "answer", lineup=closest["name"], missing=spoken_list(missing))
     if "score_lineup" in t.results:
         _score_answer(t, t.results["score_lineup"])
@@ -743,9 +801,23 @@ def _score_answer(t: _Turn, result: dict[str, Any]) -> None:
         team = [c["id"] for c in result.get("creatures", [])]
         elements = {pack.creatures[c].element for c in team}
         covered = [d for d in pack.elements.elements if any(multiplier(pack, a, d) > 1 for a in elements)]
-        t.add("guidance", "coverage", "answer", count=len(covered), size=len(pack.elements.elements))
+        missed = [d for d in pack.elements.elements if d not in covered]
+        size = len(pack.elements.elements)
+        # Three names at most per side: a longer list is not heard, a count says the rest.
+        hit = spoken_list(covered) if len(covered) <= 3 else f"{len(covered)} of the {size} elements"
+        some = ", ".join(missed[:2])
+        gaps = spoken_list(missed) if len(missed) <= 3 else f"{some} and {len(missed) - 2} more"
+        if not missed:
+            t.add("guidance", "coverage_full", "answer", size=size)
+        elif not covered:
+            t.add("guidance", "coverage_none", "answer", elements=spoken_list(sorted(elements)), missed=gaps)
+        else:
+            t.add("guidance", "coverage", "answer", elements=hit, missed=gaps)
         return
     if result.get("opponent"):
+        # A plan for the match names who to play: the best owned counter to their side, said first.
+        if not any(line.key in ("counter", "counter_none") for line in t.lines):
+            _counter_line(t, _foes(t) or list(result.get("opponent", [])))
         counter = breakdown.get("counter_advantage", 10.0)
         status = (
             "you have the edge"
@@ -760,15 +832,29 @@ def _score_answer(t: _Turn, result: dict[str, Any]) -> None:
         min(breakdown, key=lambda k: (breakdown[k] / _BREAKDOWN_MAX.get(k, 20.0), k)) if breakdown else None
     )
     # The player's own lineup, or a team they named ("how strong are A, B and C").
-    mine = t.state.ic.match is not None and [c["id"] for c in result.get("creatures", [])] == list(
-        t.state.ic.match.player_lineup
-    )
+    team = [c["id"] for c in result.get("creatures", []) if c["id"] in pack.creatures]
+    mine = t.state.ic.match is not None and team == list(t.state.ic.match.player_lineup)
+    # The team is named, so the player hears which team was rated (only members they own when it is
+    # their lineup: the rating credits them).
+    shown = [c for c in team if t.owns(c)] if mine else team
+    if mine and len(shown) >= 2 and set(shown) <= t.avoid:
+        # The last reply named this team already: naming it again reads as the same advice twice.
+        t.add(
+            "guidance",
+            "team_eval_lead",
+            "answer",
+            score=result.get("score"),
+            weakest=_BREAKDOWN_WORDS.get(weakest or ""),
+            creature=_name(pack, shown[0]),
+        )
+        return
     t.add(
         "guidance",
         "team_eval" if mine else "rate_eval",
         "answer",
         score=result.get("score"),
         weakest=_BREAKDOWN_WORDS.get(weakest or ""),
+        creatures=spoken_list([_name(pack, c) for c in shown]),
     )
 
 
@@ -793,8 +879,29 @@ def _cannot_answer(t: _Turn) -> None:
             key = next((k for prefix, k in _NEEDS if path.startswith(prefix)), None)
             if key is not None:
                 t.add("constraint_account", key, "unavailable")
+                if (
+                    key in ("no_match", "which_creature")
+                    and entry is not None
+                    and entry.branch == "recommend"
+                ):
+                    # A pick question still gets a pick: their strongest owned creature.
+                    _pick_meanwhile(t)
                 return
     t.add("guidance", "generic", "answer")
+
+
+def _pick_meanwhile(t: _Turn) -> None:
+    """The strongest creature the player can field (the previous reply's pick last when they asked
+    for another), for a pick question the turn cannot answer in full."""
+    if t.inventory is None:
+        return
+    roster = sorted(
+        (o.creature_id for o in t.inventory.owned if t.usable(o.creature_id)),
+        key=lambda c: (-_power(t.pack, t.inventory, c), c),  # type: ignore[arg-type]
+    )
+    roster = t.fresh_first(roster)
+    if roster:
+        t.add("guidance", "pick_meanwhile", "answer", [roster[0]], creature=_name(t.pack, roster[0]))
 
 
 # --- c2's judgements, c3's guidance, the scene ---------------------------------------------------------
@@ -882,7 +989,16 @@ def _account(t: _Turn, kind: str, constraint: str, entity: str | None) -> None:
     elif kind == "excludes" and entity in pack.creatures:
         t.add("constraint_account", "excludes_clash", "account", [entity], creature=_name(pack, entity))
     elif kind == "counter" and entity in pack.creatures:
-        t.add("constraint_account", "counter_missing", "account", [entity], foe=_name(pack, entity))
+        # One sentence for every foe nothing owned hits hard: "Nothing you own hits A or B ...".
+        earlier = next((i for i, line in enumerate(t.lines) if line.key == "counter_missing"), None)
+        if earlier is None:
+            t.add("constraint_account", "counter_missing", "account", [entity], foe=_name(pack, entity))
+        elif entity not in t.lines[earlier].covers:
+            ids = [*sorted(t.lines[earlier].covers), entity]
+            foes = " or ".join([", ".join(_name(pack, c) for c in ids[:-1]), _name(pack, ids[-1])])
+            t.lines[earlier] = Line(
+                "constraint_account", "counter_missing", {"foe": foes}, "account", frozenset(ids)
+            )
     elif constraint == "global:min_size" and t.inventory is not None:
         t.add("constraint_account", "min_size", "account", count=len(t.inventory.owned), size=t.min_size)
     elif constraint.startswith("attr:") and "=" in constraint and "!=" not in constraint:
@@ -948,7 +1064,7 @@ def _guidance(t: _Turn, c3: InteractionControl) -> None:
     named = [m.id for m in link_entities(t.pack, text) if m.kind == "creature"]
     if any(not t.usable(c) for c in named):
         return
-    t.add("guidance", "w3", "w3", named, guidance=text)
+    t.add("guidance", "w3", "w3", named, guidance=text, lineup_id=g.lineup_id)
 
 
 def _scene(t: _Turn) -> None:
@@ -974,26 +1090,118 @@ def _scene(t: _Turn) -> None:
 # --- the realization ---------------------------------------------------------------------------------
 
 
-# Lines that state catalog facts only (true whatever the player owns), kept on a stale snapshot.
-CATALOG_KEYS = frozenset(
-    {"skill_explain", "creature_info", "creature_role", "matchup", "match_score", "stale"}
+# --- a late snapshot: the roster as the player says it is now -----------------------------------------
+
+# What the player says just happened to a creature they name, read from plain English cue words.
+# On a late snapshot it is the one thing the snapshot cannot know yet: the roster is projected with
+# it, and a named creature whose change no cue tells stays out of every claim ("unsure").
+CHANGE_CUES: tuple[tuple[str, re.Pattern[str]], ...] = (
+    ("gone", re.compile(r"\b(?:trad\w*|gave|given|gone|sold|released|lost|swapped\s+away)\b", re.I)),
+    ("evolved", re.compile(r"\bevolv\w*", re.I)),
+    ("levelled", re.compile(r"\blevel(?:l?ed|s|ling|ing)?\b|\blvl\b|\blv\b", re.I)),
+    (
+        "acquired",
+        re.compile(r"\b(?:got|caught|pulled|joined|obtained|hatched|bought|won|added|new)\b", re.I),
+    ),
 )
 
 
-def _catalog_only(line: Line) -> bool:
-    if line.keep in ("unavailable", "flavor") or line.key.startswith("answer:"):
-        return True
-    if line.keep == "w3":
-        return not line.covers and "lineup" not in str(line.values.get("guidance", "")).lower()
-    return line.key in CATALOG_KEYS
+# "They brought in X": a creature joined the opponent's side since the snapshot (which still shows
+# their old lineup, so W2's opponent slots cannot know it).
+OPPONENT_ENTERS = re.compile(
+    r"\b(?:they|they've|they're|their|opponents?|enemy)\b[^.?!]*?"
+    r"\b(?:swap\w*|switch\w*|brought|bring\w*|sent|send\w*|put|came|comes|coming|subbed)\b",
+    re.I,
+)
+
+
+def _change_of(utterance: str) -> str | None:
+    return next((kind for kind, cue in CHANGE_CUES if cue.search(utterance)), None)
+
+
+def _skills_unlocked(pack: Pack, creature: Creature, stage: int, level: int, had: Sequence[str]) -> list[str]:
+    """The skills a creature has at `stage` / `level`: the ones it had, plus every one whose catalog
+    condition (stage, level, no quest) is met."""
+    out = list(had)
+    for sid in creature.skills:
+        u = pack.skills[sid].unlock
+        met = u is None or (u.quest is None and (u.min_stage or 1) <= stage and (u.min_level or 1) <= level)
+        if met and sid not in out:
+            out.append(sid)
+    return out
+
+
+def _project(
+    pack: Pack, inv: Inventory, utterance: str, mentioned: Sequence[str], sub_intent: str
+) -> tuple[Inventory, set[str]]:
+    """The snapshot's roster with the change the player says happened to the creature they name
+    (got it, evolved it, levelled it, traded it away), and the named creatures no cue explains."""
+    from voicecoach.state import OwnedCreature
+
+    change = _change_of(utterance)
+    if change is None and sub_intent in ("build_around", "best_lineup") and mentioned:
+        # "a team around X" for an X the snapshot lacks: they have it now, or they would not ask.
+        change = "acquired" if not inv.owns(mentioned[0]) else None
+    owned = list(inv.owned)
+    unsure: set[str] = set()
+    for i, cid in enumerate(mentioned):
+        c = pack.creatures[cid]
+        have = inv.get(cid)
+        if i > 0 or change is None:
+            unsure.add(cid)
+        elif change == "gone":
+            owned = [o for o in owned if o.creature_id != cid]
+        elif change == "acquired" and have is None:
+            owned.append(OwnedCreature(creature_id=cid, unlocked_skills=_skills_unlocked(pack, c, 1, 1, [])))
+        elif change in ("evolved", "levelled") and have is not None:
+            stage = min(have.stage + 1, len(c.stages)) if change == "evolved" else have.stage
+            level = have.level + 1 if change == "levelled" else have.level
+            skills = _skills_unlocked(pack, c, stage, level, have.unlocked_skills)
+            now = have.model_copy(update={"stage": stage, "level": level, "unlocked_skills": skills})
+            owned = [now if o.creature_id == cid else o for o in owned]
+        elif have is None:
+            unsure.add(cid)  # they say it changed, but the snapshot never had it
+    return inv.model_copy(update={"owned": owned}), unsure
+
+
+def _snapshot_results(
+    pack: Pack, state: LiveState, intent: str, sub_intent: str
+) -> dict[str, dict[str, Any]]:
+    """The pair's Φ tools run on the (projected) snapshot. On a late push W1 gets no fresh decision
+    state, so no tool runs for the turn; these results are what the snapshot says, and the reply
+    that rests on them carries the hedge."""
+    from voicecoach.tools import ToolError, run_tool
+    from voicecoach.w1 import PhiTable, W1Decision, tool_validator
+
+    decision = W1Decision(PhiTable(pack.phi), validate=tool_validator(pack), max_age=state.turn_index + 10**6)
+    dispatch = decision.on_sub_intent(intent, sub_intent, state, state.turn_index)
+    results: dict[str, dict[str, Any]] = {}
+    for call in dispatch.calls if dispatch else []:
+        try:
+            results[call.tool] = run_tool(pack, state, call.tool, call.args)
+        except ToolError:
+            continue  # the snapshot cannot answer this call: the rest of the reply goes without it
+    return results
+
+
+# --- the realization ---------------------------------------------------------------------------------
+
+# The player asks for another option than the last one (plain English cue words).
+ALTERNATIVE = re.compile(
+    r"\b(?:else|another|other|others|different|alternatives?|instead|second|backup|plan\s+b)\b", re.I
+)
 
 
 def _words(text: str) -> int:
-    return len(text.split())
+    from voicecoach.checker import words
+
+    return len(words(text))  # counted as the checker counts the turn
 
 
 def _sentences(text: str) -> int:
-    return max(1, len(re.findall(r"[.!?](?:\s|$)", text)))
+    from voicecoach.checker import split_sentences
+
+    return max(1, len(split_sentences(text)))
 
 
 def realize(
@@ -1006,35 +1214,64 @@ def realize(
     turn_index: int,
     intent: str = "",
     sub_intent: str = "",
+    *,
+    max_words: int = MAX_WORDS,
+    max_sentences: int = MAX_SENTENCES,
+    previous_reply: str | None = None,
 ) -> str:
     """The spoken realization of the turn's decisions: one to three short sentences.
 
     `intent` / `sub_intent` are c1's labels: they say which question the tool results answer.
+    `max_words` / `max_sentences` are what the turn has left after W1's narration (the checker bounds
+    the whole turn); the answer is always said, flavour lines go first when over budget.
+    `previous_reply` is the session's last reply: its picks are not recommended again as the same
+    set (two or more creatures, or a pack lineup) when an alternative exists, and when the player
+    asks for something else the alternative comes first.
     """
     mentions = link_entities(pack, utterance)
     excluded: set[str] = set()
     if c2 is not None:
         excluded |= {c.id for n in c2.slots.excluded_entities if (c := pack.creature_by_name(n)) is not None}
         excluded |= {c.entity for c in c2.conflicts if c.kind == "excludes" and c.entity}
+    mentioned = list(dict.fromkeys(m.id for m in mentions if m.kind == "creature"))
+    opponents = [c.entity for c in c2.conflicts if c.kind == "counter" and c.entity] if c2 else []
+    chatter = intent in ("smalltalk", "teaching", "meta")
+    stale = state.turn_index < turn_index and not chatter  # the game's last push is older than this turn
+    inventory, unsure = state.fs.inventory, set[str]()
+    told = False  # the roster was projected with a change the player told us about
+    if stale and mentioned and not opponents and OPPONENT_ENTERS.search(utterance):
+        opponents = [mentioned[0]]  # on their side now: the counter question is about it
+    if stale and inventory is not None:
+        mine = [c for c in mentioned if c not in opponents and c not in excluded]
+        snapshot = inventory
+        inventory, unsure = _project(pack, inventory, utterance, mine, sub_intent)
+        told = inventory != snapshot
+    avoid = _put_forward(pack, previous_reply) if previous_reply else set()
     t = _Turn(
         pack=pack,
         state=state,
-        inventory=state.fs.inventory,
+        inventory=inventory,
         results={o.tool: o.result for o in tools if o.ok and o.result is not None},
         failed=[o.tool for o in tools if not o.ok or o.result is None],
         excluded=excluded,
-        opponents=[c.entity for c in c2.conflicts if c.kind == "counter" and c.entity] if c2 else [],
-        mentioned=list(dict.fromkeys(m.id for m in mentions if m.kind == "creature")),
+        opponents=opponents,
+        mentioned=mentioned,
         skills=list(dict.fromkeys(m.id for m in mentions if m.kind == "skill")),
         intent=intent,
         sub_intent=sub_intent,
         turn_index=turn_index,
+        unsure=unsure,
+        avoid=avoid,
+        alternative=bool(avoid) and ALTERNATIVE.search(utterance) is not None,
     )
+    if stale and not tools and inventory is not None:
+        projected = state.model_copy(update={"fs": state.fs.model_copy(update={"inventory": inventory})})
+        t.results = _snapshot_results(pack, projected, intent, sub_intent)
     nouns = list(dict.fromkeys(pack.templates.tool_data.get(tool, "game data") for tool in t.failed))
     if nouns:
         t.add("constraint_account", "data_unavailable", "unavailable", data=spoken_list(nouns))
     if state.fs.inventory is None and (c2 is None or not any(c.kind == "state" for c in c2.conflicts)):
-        if intent not in ("smalltalk", "teaching", "meta") and "roster" not in nouns:
+        if not chatter and "roster" not in nouns:
             t.add("constraint_account", "inventory_unknown", "unavailable")
     _answer(t)
     if not any(line.keep == "answer" for line in t.lines):
@@ -1042,49 +1279,150 @@ def realize(
     if c2 is not None:
         t.min_size = next((int(g.value) for g in c2.slots.global_constraints if g.kind == "min_size"), None)
         _judgements(t, c2)
+    if t.alternative and not (_offered(t) - t.avoid):
+        _alternative_pick(t)
     if c3 is not None and intent != "smalltalk":
         _guidance(t, c3)
-    stale = state.turn_index < turn_index  # the game's last push is older than this turn
-    if stale and intent not in ("smalltalk", "teaching", "meta"):
-        t.add("constraint_account", "stale", "stale")
-        # What the player owns or has unlocked may have changed since: say only catalog facts.
-        t.lines = [line for line in t.lines if _catalog_only(line)]
+    if stale:
+        # A named creature the snapshot may be wrong about: no claim about it either way. W2 judged
+        # the named creatures and skills on the old snapshot: its verdicts on them go too (the answer
+        # lines were made on the projected roster).
+        named = {*t.mentioned, *t.skills}
+        t.lines = [
+            line
+            for line in t.lines
+            if (not (line.covers & t.unsure) or line.key in CATALOG_KEYS)
+            and not (line.keep in ("account", "praise") and line.key != "excludes" and line.covers & named)
+        ]
     if intent != "smalltalk" and not any(line.key == "match_score" for line in t.lines):
         _scene(t)
-    return _compose(t)
+    lead = None
+    if stale:
+        leads = pack.templates.paragraphs["constraint_account"].templates[
+            "stale_told" if told else "stale_lead"
+        ]
+        lead = _variant(leads, "stale", turn_index)
+    return _compose(t, max_words, max_sentences, lead)
+
+
+# Lines that state catalog facts only (true whatever the player owns).
+CATALOG_KEYS = frozenset({"skill_explain", "creature_info", "creature_role", "matchup", "match_score"})
+
+
+def _put_forward(pack: Pack, reply: str) -> set[str]:
+    """Creatures and pack lineups a reply put forward, read as the checker reads it: every one it
+    names on the player's side and does not negate (a superset of what it recommended)."""
+    from voicecoach.checker import read_reply
+
+    return {
+        c.entity
+        for c in read_reply(pack, reply)
+        if c.kind in ("creature", "lineup") and not c.negated and c.role != "opponent"
+    }
+
+
+def _recommends(line: Line) -> set[str]:
+    """The creatures / lineup a line puts forward (its covers, for the picking templates)."""
+    if line.key in PICK_KEYS:
+        return set(line.covers)
+    if line.key == "w3" and line.values.get("lineup_id"):
+        return {line.values["lineup_id"], *line.covers}
+    return set()
+
+
+def _offered(t: _Turn) -> set[str]:
+    return {x for line in t.lines for x in _recommends(line)}
+
+
+def _alternative_pick(t: _Turn) -> None:
+    """The player asked for something else and nothing new is on offer yet: the strongest owned
+    creature the previous reply did not put forward (a counter to the opponent when there is one)."""
+    if t.inventory is None:
+        return
+    fresh = [
+        o.creature_id for o in t.inventory.owned if t.usable(o.creature_id) and o.creature_id not in t.avoid
+    ]
+    if not fresh:
+        return
+    ranked = sorted(fresh, key=lambda c: (-_power(t.pack, t.inventory, c), c))  # type: ignore[arg-type]
+    foes = _foes(t)
+    best = _best_counter(t, foes, ranked) if foes else None
+    if best is not None:
+        cid, foe = best
+        t.add(
+            "guidance",
+            "counter",
+            "answer",
+            [cid, foe],
+            creature=_name(t.pack, cid),
+            foe=_name(t.pack, foe),
+            element=t.pack.creatures[cid].element,
+            foe_element=t.pack.creatures[foe].element,
+        )
+    else:
+        t.add("guidance", "other_pick", "answer", [ranked[0]], creature=_name(t.pack, ranked[0]))
 
 
 def _rank(line: Line) -> int:
-    """Where a chosen line is said: the stale hedge, then the answer, then the plan's paragraphs
-    in the scheduler's order (constraint_account, apology, praise, guidance, scene_flavor)."""
-    if line.keep == "stale":
-        return -2
+    """Where a chosen line is said: the answer, then the plan's paragraphs in the scheduler's order
+    (constraint_account, apology, praise, guidance, scene_flavor)."""
     if line.keep in ("answer", "unavailable"):
         return -1
     return PRIORITY.index(line.paragraph)
 
 
-def _compose(t: _Turn) -> str:
-    """Choose lines by importance (KEEP_ORDER) within the budget, then say them in `_rank` order."""
+def _hedged(pack: Pack, text: str, lead: str) -> str:
+    """`text` led by the late-snapshot hedge: "Going by my last update, ..." (HEDGE's words)."""
+    # "From what you own, lead with ..." after the hedge: the hedge already says where it comes from.
+    text = re.sub(r"^From [^,.]+, ", "", text)
+    text = text[:1].upper() + text[1:]
+    first = text.split(" ", 1)[0]
+    names = link_entities(pack, text)
+    keep_case = first in ("I", "I'm", "I'd", "I've") or any(m.span[0] == 0 for m in names)
+    return f"{lead}, {text if keep_case else text[:1].lower() + text[1:]}"
+
+
+def _compose(t: _Turn, max_words: int, max_sentences: int, lead: str | None) -> str:
+    """Choose lines by importance (KEEP_ORDER) within the budget, then say them in `_rank` order.
+    The first answer line is said whatever the budget; on a late snapshot it carries the hedge
+    `lead`."""
     covered: set[str] = set()
     chosen: list[tuple[int, int, str]] = []  # (rank, position, text)
-    sentences = words = 0
+    sentences = 0
+    words = _words(lead) if lead else 0  # the hedge leads the first sentence
     ranked = sorted(enumerate(t.lines), key=lambda il: (KEEP_ORDER.index(il[1].keep), il[0]))
+    answer = next((position for position, line in ranked if line.keep == "answer"), None)
+    lineups_said: set[str] = set()
     for position, line in ranked:
         if line.covers and line.covers <= covered and line.keep not in ("answer", "unavailable"):
             continue  # an earlier line already judges these entities
+        picks = _recommends(line)
+        repeat = (
+            t.avoid
+            and picks
+            and ((len(picks) >= 2 and picks <= t.avoid) or (picks & t.avoid & set(t.pack.lineups)))
+        )
+        if chosen and repeat:
+            continue  # the previous reply's set again: repeated guidance
+        if picks & lineups_said & set(t.pack.lineups):
+            continue
         text = say(t.pack, line, t.turn_index)
         if any(text == c[2] for c in chosen):
             continue
         n, w = _sentences(text), _words(text)
-        if chosen and (sentences + n > MAX_SENTENCES or words + w > MAX_WORDS):
+        if chosen and position != answer and (sentences + n > max_sentences or words + w > max_words):
             continue
         chosen.append((_rank(line), position, text))
         covered |= line.covers
+        lineups_said |= picks
         sentences, words = sentences + n, words + w
     if not chosen:
-        return t.pack.templates.paragraphs["guidance"].generic
-    return " ".join(text for _, _, text in sorted(chosen))
+        text = t.pack.templates.paragraphs["guidance"].generic
+        return _hedged(t.pack, text, lead) if lead else text
+    spoken = [text for _, _, text in sorted(chosen)]
+    if lead:
+        spoken[0] = _hedged(t.pack, spoken[0], lead)
+    return " ".join(spoken)
 
 
 # --- reading it: the kernels on CoachBench turns, W1-less -------------------------------------------
@@ -1104,17 +1442,22 @@ class BenchRealization:
     snapshot_turn: int
     seen_state: dict[str, Any] | None  # the snapshot the coach read, when it differs (a late push)
     ms: float  # realize() alone
+    narration: str = ""  # the pack's narration phrase said before the reply (when narrated)
 
 
-def realize_session(pack: Pack, session: Any) -> list[BenchRealization]:
+def realize_session(pack: Pack, session: Any, narrate: bool = False) -> list[BenchRealization]:
     """Every turn of a `coachbench.generator.BenchSession`, as `voicecoach.cli` `cmd_demo` runs the
     kernels: the reference's (intent, sub_intent) stands in for W1, Φ's tools run on the snapshot the
-    coach sees, rule slots carry the session's earlier constraints, W3's metas accumulate."""
+    coach sees, rule slots carry the session's earlier constraints, W3's metas accumulate. With
+    `narrate`, the pack's narration phrase for the pair leads the turn (as on the embedded default,
+    W1's narration from the pack) and the reply gets the budget it leaves."""
+    from voicecoach.checker import MAX_SENTENCES as TURN_SENTENCES
+    from voicecoach.checker import MAX_WORDS as TURN_WORDS
     from voicecoach.entities import focus_fields
     from voicecoach.slot_rules import extract_slots
     from voicecoach.state import SessionHistory, load_state
     from voicecoach.tools import ToolError, run_tool
-    from voicecoach.w1 import PhiTable, W1Decision, tool_validator
+    from voicecoach.w1 import PhiTable, W1Decision, narration_for, tool_validator
     from voicecoach.w2 import QuerySlots, branch_of, ground
     from voicecoach.w3 import interact, recommend_violations
 
@@ -1152,8 +1495,20 @@ def realize_session(pack: Pack, session: Any) -> list[BenchRealization]:
         violates = recommend_violations(pack, state, set(c2.slots.excluded_entities))
         c3, meta = interact(state, pack, branch, turn.turn_index, session.w3_seed, violates)
         metas.append(meta)
+        narration = narration_for(pack, intent, sub, turn.turn_index) if narrate else ""
+        budget = {}
+        if narration:
+            # The checker bounds the whole turn: the reply gets what the narration leaves.
+            budget = dict(
+                max_words=TURN_WORDS - _words(narration),
+                max_sentences=min(MAX_SENTENCES, TURN_SENTENCES - _sentences(narration)),
+            )
+        previous = out[-1].reply if out else None
         start = time.perf_counter()
-        reply = realize(pack, state, c2, c3, outcomes, turn.utterance, turn.turn_index, intent, sub)
+        reply = realize(
+            pack, state, c2, c3, outcomes, turn.utterance, turn.turn_index, intent, sub,
+            previous_reply=previous, **budget,
+        )  # fmt: skip
         ms = (time.perf_counter() - start) * 1000
         out.append(
             BenchRealization(
@@ -1167,12 +1522,23 @@ def realize_session(pack: Pack, session: Any) -> list[BenchRealization]:
                 snapshot_turn=state.turn_index,
                 seen_state=seen if late else None,
                 ms=ms,
+                narration=narration,
             )
         )
     return out
 
 
+def _pct(num: int, den: int) -> str:
+    return f"{100 * num / den:5.1f}" if den else "    -"
+
+
 def main(argv: list[str] | None = None) -> int:
+    """`sample` prints every k-th realization; `check` scores every turn with CoachBench's checker
+    (speakable / responsive / grounded, responsive per family) and prints the failing ones.
+
+    The player hears W1's narration, then the reply: with `--turn` (the default) each reply is
+    realized in the budget the pack's narration leaves and the checker judges the whole turn, as
+    `bench quality` does; `--reply-only` judges the reply alone."""
     import argparse
 
     from voicecoach.coachbench.checker import ReplyEvidence, check_turn
@@ -1181,36 +1547,60 @@ def main(argv: list[str] | None = None) -> int:
 
     parser = argparse.ArgumentParser(prog="python -m voicecoach.realizer")
     parser.add_argument("command", choices=["sample", "check"])
-    parser.add_argument("--sessions", type=int, default=200, help="CoachBench sessions to run (seed 7)")
+    parser.add_argument("--sessions", type=int, default=200, help="CoachBench sessions to run")
+    parser.add_argument("--seed", type=int, default=None, help="CoachBench seed (default: the benchmark's)")
     parser.add_argument("--every", type=int, default=33, help="sample: print every k-th turn")
+    parser.add_argument("--reply-only", action="store_true", help="judge the reply without the narration")
+    parser.add_argument("--quiet", action="store_true", help="check: print the tables only")
     args = parser.parse_args(argv)
     pack = load_pack()
-    sessions = generate(pack=pack)[: args.sessions]
+    bench = generate(pack=pack) if args.seed is None else generate(seed=args.seed, pack=pack)
+    sessions = bench[: args.sessions]
     turns = failures = 0
+    parts = {"speakable": 0, "responsive": 0, "grounded": 0}
+    families: dict[str, list[int]] = {}  # family -> [turns, responsive]
     rules: dict[str, int] = {}
     ms: list[float] = []
     for session in sessions:
-        realized = realize_session(pack, session)
+        realized = realize_session(pack, session, narrate=not args.reply_only)
         previous = None
         ms += [r.ms for r in realized]
         for turn, r in zip(session.turns, realized, strict=True):
+            heard = r.reply if args.reply_only else f"{r.narration} {r.reply}".strip()
             evidence = ReplyEvidence(
-                reply=r.reply, guidance_id=r.guidance_id, snapshot_turn=r.snapshot_turn, tools=r.tools
+                reply=heard, guidance_id=r.guidance_id, snapshot_turn=r.snapshot_turn, tools=r.tools
             )
             verdict = check_turn(pack, turn, evidence, previous, r.seen_state, session.session_id)
             previous = evidence
+            if not verdict.scored:
+                continue
             turns += 1
             failures += not verdict.passed
+            parts["speakable"] += verdict.speakable
+            parts["responsive"] += verdict.responsive
+            parts["grounded"] += verdict.grounded
+            family: str = turn.reference.expect.family if turn.reference.expect else "none"
+            row = families.setdefault(family, [0, 0])
+            row[0] += 1
+            row[1] += verdict.responsive
             for f in verdict.failures:
                 rules[f.rule] = rules.get(f.rule, 0) + 1
+            stale = " (late push)" if r.seen_state is not None else ""
             if args.command == "sample" and turns % args.every == 1:
-                print(f"[{r.session_id} t{r.turn_index} {r.pair}] player: {r.utterance}\n  coach: {r.reply}")
-            if args.command == "check" and not verdict.passed:
+                where = f"[{r.session_id} t{r.turn_index} {r.pair}{stale}]"
+                print(f"{where} player: {r.utterance}\n  coach: {heard}")
+            if args.command == "check" and not verdict.passed and not args.quiet:
                 why = "; ".join(f"{f.rule}: {f.evidence}" for f in verdict.failures)
-                print(f"[{r.session_id} t{r.turn_index} {r.pair}] {r.reply}\n  {why}")
+                print(f"[{r.session_id} t{r.turn_index} {r.pair}{stale}] {heard}\n  {why}")
     ms.sort()
     print(f"realize(): {ms[len(ms) // 2]:.2f} ms p50 / {ms[int(len(ms) * 0.9)]:.2f} ms p90 per turn")
-    print(f"{turns} turns, {turns - failures} pass the checker, failures by rule: {rules or 'none'}")
+    judged = "reply alone" if args.reply_only else "narration + reply"
+    print(f"{turns} scored turns ({judged}), {turns - failures} pass ({_pct(turns - failures, turns)} %)")
+    print("  ".join(f"{k} {_pct(v, turns)} %" for k, v in parts.items()))
+    print(f"failures by rule: {dict(sorted(rules.items())) or 'none'}")
+    print("responsive by family:  family        turns  responsive %")
+    for family, (n, ok) in sorted(families.items()):
+        print(f"                       {family:<13} {n:5d}  {_pct(ok, n)}")
     return 0
 
 
