@@ -20,8 +20,7 @@ interruption drops it there, and the monitor reports the cut instead.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator
-from typing import Any, Literal
+from typing import Literal
 
 from loguru import logger
 from pipecat.frames.frames import Frame, InterruptionFrame, TTSTextFrame
@@ -37,8 +36,6 @@ from voicecoach.actors.frames import (
     TurnFrame,
     TurnFrames,
 )
-from voicecoach.actors.turn_task import TurnTaskActor
-from voicecoach.llm import LLMClient, LLMError
 from voicecoach.session import Session, turn_record
 from voicecoach.store import StoreError, TurnRecord
 
@@ -196,29 +193,3 @@ class PlaybackMonitor(FrameProcessor):
         await self.push_frame(
             PlaybackFrame(turn_index=self._turn, heard=heard, to_end=to_end), FrameDirection.UPSTREAM
         )
-
-
-class ReplyFailureReporter(LLMClient):
-    """The reply LLM as a reply actor sees it: a stream that breaks is reported as a frame.
-
-    The reply path (`actors.talker.stream_reply`) keeps what a broken stream said, or says a
-    fallback line, and completes the turn; this reporter makes the failure visible downstream
-    by pushing a ReplyFailedFrame from the actor, in order, before the turn completes. A reply
-    path that pushes ReplyFailedFrame itself makes this wrapper unnecessary.
-    """
-
-    def __init__(self, llm: LLMClient) -> None:
-        self.__dict__.update(llm.__dict__)  # the same client and config, not a new connection pool
-        self._inner = llm
-        self.actor: TurnTaskActor | None = None
-
-    async def stream(self, messages: list[dict[str, str]], **kwargs: Any) -> AsyncIterator[str]:
-        try:
-            async for delta in self._inner.stream(messages, **kwargs):
-                yield delta
-        except LLMError as err:
-            actor = self.actor
-            running = actor.running if actor is not None else []
-            if actor is not None and running:
-                await actor.push_frame(ReplyFailedFrame(turn_index=running[-1].turn_index, reason=str(err)))
-            raise

@@ -28,13 +28,14 @@ from pipecat.processors.frame_processor import FrameDirection, FrameProcessor
 
 from voicecoach.actors.frames import (
     NarrationTextFrame,
+    ReplyFailedFrame,
     ReplyTextFrame,
     TurnCompletedFrame,
     TurnFrame,
     TurnFrames,
 )
 from voicecoach.actors.turn_task import TurnTaskActor
-from voicecoach.checker import CheckContext
+from voicecoach.checker import MAX_SENTENCES, MAX_WORDS, CheckContext, split_sentences, words
 from voicecoach.guard import SentenceGuard
 from voicecoach.latency import Milestone
 from voicecoach.llm import LLMClient, LLMError
@@ -94,8 +95,10 @@ async def stream_reply(
                 break  # a loop or the word budget: nothing more of this reply is worth hearing
     except LLMError as err:
         logger.warning(f"turn {turn_index}: reply stream failed: {err}")
-        if not reply and guard is None:
-            await say(FALLBACK_REPLY)
+        if guard is None:  # the player gets a cut or fallback reply: the turn is not delivered
+            await actor.push_frame(ReplyFailedFrame(turn_index=turn_index, reason=str(err)))
+            if not reply:
+                await say(FALLBACK_REPLY)
     for text in guard.finish() if guard is not None else []:
         await say(f" {text}" if reply else text)
     return "".join(reply), first_token
@@ -184,9 +187,14 @@ class TalkerActor(TurnTaskActor):
         intent, sub_intent = (turn.c1.intent, turn.c1.sub_intent) if turn.c1 else ("", "")
 
         def realization() -> str:
+            # The turn's length budget (the checker's) is shared with the narration already said.
+            said = len(split_sentences(narration)) if narration.strip() else 0
+            pack = self._session.pack
             return realize(
-                self._session.pack, snapshot, c2, c3, outcomes, utterance, turn.turn_index, intent, sub_intent
-            )
+                pack, snapshot, c2, c3, outcomes, utterance, turn.turn_index, intent, sub_intent,
+                max_words=MAX_WORDS - len(words(narration)), max_sentences=MAX_SENTENCES - said,
+                previous_reply=self._session.last_reply,
+            )  # fmt: skip
 
         mode, guard = self._config.talker_mode, None
         if mode == "template":

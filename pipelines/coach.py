@@ -14,7 +14,7 @@ from voicecoach.actors.baselines import PlanExecuteActor, PromptingActor
 from voicecoach.actors.grounding import GroundingActor
 from voicecoach.actors.interaction import InteractionActor
 from voicecoach.actors.perception import PerceptionActor
-from voicecoach.actors.recorder import ReplyFailureReporter, SessionRecorder
+from voicecoach.actors.recorder import SessionRecorder
 from voicecoach.actors.state import StateUpdater
 from voicecoach.actors.talker import TalkerActor
 from voicecoach.actors.tools import ToolActor
@@ -36,28 +36,24 @@ def coach_processors(
     W2 and W3 added in turn (the Talker waits only for what the chain has). The baselines
     replace the chain with one turn-owning actor.
     """
-    mode = config.mode
-    # The reply actors' LLM reports a broken reply stream as a frame (the recorder's cue).
-    llm, first = ReplyFailureReporter(engines.llm), ReplyFailureReporter(engines.first)
+    mode, llm, first = config.mode, engines.llm, engines.first
     recorder = SessionRecorder(session, playback=playback)
     runner = ToolRunner(session.pack, latency_ms=config.tool_latency_ms, timeout_s=config.tool_timeout_s)
     if mode == "prompting":
-        prompting = first.actor = PromptingActor(session, first, config)
-        return [StateUpdater(session), prompting, recorder]
+        return [StateUpdater(session), PromptingActor(session, first, config), recorder]
     if mode == "pe_agent":
-        planner = llm.actor = PlanExecuteActor(session, llm, config, runner, planner_llm=engines.first)
+        planner = PlanExecuteActor(session, llm, config, runner, planner_llm=first)
         return [StateUpdater(session), planner, recorder]
     chain: list[FrameProcessor] = [
         StateUpdater(session),
-        PerceptionActor(session, engines.first, config),
+        PerceptionActor(session, first, config),
         ToolActor(session, runner),
     ]
     expects = {Milestone.C1, Milestone.TOOL_RESULTS}
     if mode in ("sgc_w1_w2", "sgc_full"):
-        chain.append(GroundingActor(session, engines.llm, config))
+        chain.append(GroundingActor(session, llm, config))
         expects.add(Milestone.C2)
     if mode == "sgc_full":
         chain.append(InteractionActor(session))
         expects.add(Milestone.C3)
-    talker = llm.actor = TalkerActor(session, llm, config, frozenset(expects))
-    return [*chain, talker, recorder]
+    return [*chain, TalkerActor(session, llm, config, frozenset(expects)), recorder]
