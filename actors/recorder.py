@@ -63,7 +63,6 @@ class SessionRecorder(FrameProcessor):
         if isinstance(frame, PlaybackFrame):
             await self._on_playback(frame)
             return  # the report ends here: nothing upstream of the coach needs it
-        await self.push_frame(frame, direction)
         index = getattr(frame, "turn_index", None)
         if isinstance(frame, TurnFrame | NarrationTextFrame | ReplyTextFrame) and index is not None:
             if self._current is None or self._current.turn_index != index:
@@ -76,6 +75,9 @@ class SessionRecorder(FrameProcessor):
             await self._on_reply_done(frame.record)
         elif isinstance(frame, InterruptionFrame):
             await self._on_interruption()
+        # Passed on after the turn is stored: whoever waits for a turn's completion (the text
+        # coach, the next turn's W3 reading s_sh) finds it committed.
+        await self.push_frame(frame, direction)
 
     async def _on_interruption(self) -> None:
         """A barge-in: replies still playing, and a turn the reply path was still working on

@@ -73,7 +73,11 @@ class LiveServer:
     async def start(self) -> LiveServer:
         await self.llm.start()
         llm = LLMConfig(base_url=self.llm.base_url, first_token_timeout_s=5.0, inter_token_timeout_s=2.0)
-        values: dict[str, Any] = {"tool_timeout_s": 2.0, "slot_timeout_s": 3.0, "talker_deadline_s": 4.0}
+        # The server's tests script the reply's pace (a slow reply, a cut one): the unguarded LLM
+        # path streams it as scripted; the guard and the realizer have tests of their own.
+        values: dict[str, Any] = {
+            "tool_timeout_s": 2.0, "slot_timeout_s": 3.0, "talker_deadline_s": 4.0, "talker": "llm"
+        }  # fmt: skip
         values.update(self._coach)
         coach = CoachConfig(llm=llm, **values)
         config = ServerConfig(

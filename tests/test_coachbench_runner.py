@@ -99,14 +99,22 @@ async def test_two_session_smoke_run_writes_table3_for_five_configs(
         for mode in ("sgc_w1", "sgc_w1_w2", "sgc_full"):
             assert by_config[mode]["intent_accuracy"] == 100.0
         assert by_config["prompting"]["intent_accuracy"] is None
-        # The same reply through every configuration gets the same verdicts (narration names nothing).
-        assert len({(row["tga"], row["sga"]) for row in results["configs"]}) == 1
+        # The baselines speak the scripted reply as it is: the same verdicts. It recommends a creature
+        # the player may not own, which the SGC Talker's guard drops (the realization is said instead).
+        baselines = [by_config[m] for m in ("prompting", "pe_agent")]
+        assert len({(row["tga"], row["sga"]) for row in baselines}) == 1
         # A turn passes only when speakable, responsive and grounded; the old checker judged grounding.
         for row in results["configs"]:
             assert row["speakable"] == 100.0
-            assert row["grounded"] < 100.0
+            assert row["grounded"] < 100.0 if row in baselines else row["grounded"] == 100.0
             assert row["tga"] <= min(row["speakable"], row["responsive"], row["grounded"])
             assert row["tga_grounded_only"] == row["grounded"]  # no turn lacked a reply
+        sources = {row["config"]: row["reply_source_pct"] for row in results["reply_sources"]}
+        assert (
+            set(sources["sgc_full"]) <= {"guarded llm", "realization"}
+            and "realization" in sources["sgc_full"]
+        )
+        assert sources["prompting"] == {"llm (baseline)": 100.0}
         header = results["table3"]["header"]
         assert {"speakable %", "responsive %", "grounded %", "old TGA %"} <= set(header)
         markdown = (opts.out / "results.md").read_text()

@@ -408,6 +408,9 @@ def mini_pack() -> Pack:
         creatures=creatures,
         lineups=lineups,
         tools=("get_inventory",),
+        # W3 reads neither; the real pack's stand in for the fields every Pack has.
+        vocabulary=load_pack().vocabulary,
+        templates=load_pack().templates,
         phi=[],
         w3=W3Config(
             version="0",
