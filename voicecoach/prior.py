@@ -6,7 +6,7 @@ begins with the prior's INTENT / SUB_INTENT (see `voicecoach.w1.W1Prefill`) and 
 continues from NARRATION. Below the threshold the LLM labels as before.
 
 The model: linked catalog names are replaced by their kind ("tell me about xcreaturex"), then
-word 1-2-grams and character 2-4-grams within words are fed to a multinomial logistic regression
+word 1-2-grams and character 3-5-grams within words are fed to a multinomial logistic regression
 (scikit-learn, training only) over the Φ pairs. Its top probability is calibrated by isotonic
 regression fitted on out-of-fold predictions of the training data, and the prefill threshold is
 the lowest calibrated confidence at which those held-out predictions are still right at least
