@@ -6,7 +6,7 @@ begins with the prior's INTENT / SUB_INTENT (see `voicecoach.w1.W1Prefill`) and 
 continues from NARRATION. Below the threshold the LLM labels as before.
 
 The model: linked catalog names are replaced by their kind ("tell me about xcreaturex"), then
-word 1-2-grams and character 2-4-grams within words are fed to a multinomial logistic regression
+word 1-2-grams and character 3-5-grams within words are fed to a multinomial logistic regression
 (scikit-learn, training only) over the Φ pairs. Its top probability is calibrated by isotonic
 regression fitted on out-of-fold predictions of the training data, and the prefill threshold is
 the lowest calibrated confidence at which those held-out predictions are still right at least
@@ -45,7 +45,7 @@ PRIOR_FILE = "prior.json"
 FORMAT = "voicecoach-intent-prior/1"
 WORD_NGRAMS = (1, 2)
 CHAR_NGRAMS = (3, 5)
-MIN_COUNT = 2  # a feature seen in fewer training utterances is dropped (smaller file, faster fit)
+MIN_COUNT = 1  # keep every feature seen in training: rare cue words ("turtle", "blitz") are the signal
 # Chosen by out-of-fold pair accuracy on the training data (docs/BENCHMARKS.md, "Intent prior").
 C = 8.0  # inverse L2 strength of the logistic regression
 FOLDS = 5
@@ -248,24 +248,60 @@ def _round(values: Any) -> Any:
     return np.round(np.asarray(values, dtype=float), DECIMALS).tolist()
 
 
+def _labels(pack: Pack) -> list[str]:
+    return sorted({f"{e.intent}/{e.sub_intent}" for e in pack.phi})
+
+
+def out_of_fold(
+    examples: Sequence[Example], abstracted: list[str], labels: list[str]
+) -> list[tuple[str, float]]:
+    """Each example's (guessed pair, top probability) from the model fitted on the other folds."""
+    folds = _folds(examples)
+    heldout: list[tuple[str, float]] = [("", 0.0)] * len(examples)
+    for k in range(FOLDS):
+        train_idx = [i for i, f in enumerate(folds) if f != k]
+        model = _fit([abstracted[i] for i in train_idx], [examples[i].pair for i in train_idx], labels)
+        for i in (i for i, f in enumerate(folds) if f == k):
+            p = model.probabilities(features(abstracted[i]))
+            heldout[i] = (labels[int(p.argmax())], float(p.max()))
+    return heldout
+
+
+def confusions(pack: Pack, worst: int = 15) -> str:
+    """Out-of-fold recall per Φ pair on the TRAINING data (weakest first) and what each weak pair is
+    mistaken for, with the misread utterances: where new paraphrases or features are needed."""
+    examples = training_data(pack)
+    abstracted = [abstract_entities(pack, ex.text) for ex in examples]
+    heldout = out_of_fold(examples, abstracted, _labels(pack))
+    by_pair: dict[str, list[tuple[Example, str]]] = {}
+    for ex, (guess, _) in zip(examples, heldout, strict=True):
+        by_pair.setdefault(ex.pair, []).append((ex, guess))
+    total = sum(ex.pair == g for rows in by_pair.values() for ex, g in rows)
+    lines = [f"out-of-fold pair accuracy {100 * total / len(examples):.1f} % on {len(examples)} examples", ""]
+    recall = {pair: sum(ex.pair == g for ex, g in rows) / len(rows) for pair, rows in by_pair.items()}
+    for pair in sorted(recall, key=lambda p: (recall[p], p))[:worst]:
+        rows = by_pair[pair]
+        wrong = Counter(g for ex, g in rows if g != pair)
+        taken = sum(g == pair for rows2 in by_pair.values() for ex, g in rows2 if ex.pair != pair)
+        lines.append(
+            f"{pair}: recall {100 * recall[pair]:.0f} % of {len(rows)}, taken for it {taken} times; "
+            f"mistaken for {', '.join(f'{g} x{n}' for g, n in wrong.most_common())}"
+        )
+        lines += [f"    {ex.text!r} -> {g}" for ex, g in rows if g != pair]
+    return "\n".join(lines)
+
+
 def train(pack: Pack) -> dict[str, Any]:
     """Train the prior on the pack's data; the JSON document `IntentPrior` loads (deterministic)."""
     examples = training_data(pack)
     if not examples:
         raise PriorError(f"pack {pack.pack_id}: no training data (phi.json examples, paraphrases.json)")
-    labels = sorted({f"{e.intent}/{e.sub_intent}" for e in pack.phi})
+    labels = _labels(pack)
     abstracted = [abstract_entities(pack, ex.text) for ex in examples]
     pairs = [ex.pair for ex in examples]
-    folds = _folds(examples)
-    oof_conf: list[float] = []
-    oof_ok: list[bool] = []
-    for k in range(FOLDS):
-        train_idx = [i for i, f in enumerate(folds) if f != k]
-        model = _fit([abstracted[i] for i in train_idx], [pairs[i] for i in train_idx], labels)
-        for i in (i for i, f in enumerate(folds) if f == k):
-            p = model.probabilities(features(abstracted[i]))
-            oof_conf.append(float(p.max()))
-            oof_ok.append(labels[int(p.argmax())] == pairs[i])
+    heldout = out_of_fold(examples, abstracted, labels)
+    oof_conf = [conf for _, conf in heldout]
+    oof_ok = [guess == ex.pair for (guess, _), ex in zip(heldout, examples, strict=True)]
     iso_x, iso_y = _isotonic(oof_conf, oof_ok)
     calibrated = [float(np.interp(c, iso_x, iso_y)) for c in oof_conf]
     threshold = _threshold(calibrated, oof_ok)
@@ -516,7 +552,11 @@ def bench_prior(pack_id: str = "pet_arena") -> str:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m voicecoach.prior", description=__doc__.split("\n")[0])
     sub = parser.add_subparsers(dest="command", required=True)
-    for name, help_ in (("train", "train and write packs/<pack>/prior.json"), ("bench", "print the figures")):
+    for name, help_ in (
+        ("train", "train and write packs/<pack>/prior.json"),
+        ("bench", "print the figures"),
+        ("confusions", "out-of-fold confusions on the training data (weakest pairs first)"),
+    ):
         p = sub.add_parser(name, help=help_)
         p.add_argument("--pack", default="pet_arena")
     args = parser.parse_args(argv)
@@ -524,6 +564,8 @@ def main(argv: list[str] | None = None) -> int:
         t0 = time.perf_counter()
         path = write_prior(load_pack(args.pack))
         print(f"wrote {path} in {time.perf_counter() - t0:.1f} s")
+    elif args.command == "confusions":
+        print(confusions(load_pack(args.pack)))
     else:
         print(bench_prior(args.pack))
     return 0
