@@ -352,6 +352,11 @@ def _stop_like_ctrl_c(signum: int, frame: Any) -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    kernel = {name: module for name, module, _ in KERNEL_BENCHES}
+    if len(argv) >= 2 and argv[0] == "bench" and argv[1] in kernel:
+        # The kernel's own parser takes its options (argparse's REMAINDER would refuse "--quiet").
+        return int(_kernel_bench(kernel[argv[1]], argv[1])(argparse.Namespace(rest=argv[2:])))
     args = build_parser().parse_args(argv)
     # `kill` stops a command as Ctrl-C does: its cleanup runs (engines stopped, a benchmark's cache and
     # running time written), where the default SIGTERM ends the process on the spot.

@@ -319,6 +319,12 @@ def _answer(t: _Turn) -> None:
         _inventory_list(t)
 
 
+def _creature_info(t: _Turn, c: Creature, name: str) -> None:
+    role = t.pack.vocabulary.roles[c.role]
+    t.add("guidance", "creature_info", "answer", creature=name, rarity=_article(c.rarity),
+          element=c.element, role=c.role, role_summary=role.summary)  # fmt: skip
+
+
 def _creature_answer(t: _Turn, cid: str) -> None:
     pack, sub = t.pack, t.sub_intent
     c = pack.creatures[cid]
@@ -337,19 +343,8 @@ def _creature_answer(t: _Turn, cid: str) -> None:
             t.add("guidance", "evolve_unowned", "answer", [cid], creature=name, stage_name=c.stages[0])
         else:
             t.add("guidance", "owned_no", "answer", [cid], creature=name)
-        role = pack.vocabulary.roles[c.role]
         if owned is None and sub == "worth_it":
-            # Catalog facts help them decide whether to get one.
-            t.add(
-                "guidance",
-                "creature_info",
-                "answer",
-                creature=name,
-                rarity=_article(c.rarity),
-                element=c.element,
-                role=c.role,
-                role_summary=role.summary,
-            )
+            _creature_info(t, c, name)  # catalog facts help them decide whether to get one
         elif owned is None and sub == "skills":
             skills = spoken_list([pack.skills[s].name for s in c.skills])
             t.add("guidance", "creature_skills", "answer", creature=name, skills=skills)
@@ -359,18 +354,8 @@ def _creature_answer(t: _Turn, cid: str) -> None:
                 _pick_meanwhile(t)
         if owned is None or sub == "owned":
             return
-    role = pack.vocabulary.roles[c.role]
     if sub == "info":
-        t.add(
-            "guidance",
-            "creature_info",
-            "answer",
-            creature=name,
-            rarity=_article(c.rarity),
-            element=c.element,
-            role=c.role,
-            role_summary=role.summary,
-        )
+        _creature_info(t, c, name)
         if owned is not None:
             t.add(
                 "guidance", "owned_yes", "answer", [cid], creature=name, stage=owned.stage, level=owned.level
@@ -378,6 +363,7 @@ def _creature_answer(t: _Turn, cid: str) -> None:
         else:
             t.add("guidance", "owned_no", "answer", [cid], creature=name)
     elif sub == "best_role":
+        role = pack.vocabulary.roles[c.role]
         t.add("guidance", "creature_role", "answer", creature=name, role=c.role, role_summary=role.summary)
     elif sub == "skills" and owned is not None:
         usable = [s.name for s in _usable_skills(pack, t.inventory, c)]
