@@ -57,7 +57,7 @@ from pipecat.turns.user_turn_strategies import UserTurnStrategies
 from pipecat.utils.text.base_text_aggregator import TextType
 from pipecat.utils.time import time_now_iso8601
 
-from voicecoach.actors.frames import NarrationEndFrame, TurnCompletedFrame
+from voicecoach.actors.frames import NarrationEndFrame, NarrationTextFrame, TurnCompletedFrame
 from voicecoach.engines import Engines
 from voicecoach.pack import Pack
 from voicecoach.pipelines.coach import coach_processors
@@ -76,6 +76,14 @@ OPENAI_TTS_RATE = 24000  # the OpenAI speech API's PCM output
 @dataclass
 class EmptySegmentFrame(DataFrame):
     """STT transcribed a VAD segment and found no words in it (a cough, a click, noise)."""
+
+
+@dataclass
+class PhraseFrame(AggregatedTextFrame):
+    """A phrase for TTS, saying which part of the turn it speaks ("narration" or "reply"), so the
+    timeline can tell when the reply's audio starts (`voicecoach.latency.reply_lead_bytes`)."""
+
+    part: str = "reply"
 
 
 # --- engines -------------------------------------------------------------------------------
@@ -381,7 +389,9 @@ class PhraseChunker(FrameProcessor):
 
     async def _speak(self, phrase: str) -> None:
         if phrase:
-            await self.push_frame(AggregatedTextFrame(phrase, TextType.SENTENCE))
+            narrating = self._stream is not None and issubclass(self._stream[0], NarrationTextFrame)
+            part = "narration" if narrating else "reply"
+            await self.push_frame(PhraseFrame(phrase, TextType.SENTENCE, part=part))
 
 
 # --- assembly ------------------------------------------------------------------------------
