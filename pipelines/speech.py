@@ -67,6 +67,7 @@ from voicecoach.speech import (
     SpeechConfig,
     piper_voice_path,
     smart_turn_model_path,
+    trim_leading_silence,
     whisper_model_path,
 )
 
@@ -205,6 +206,8 @@ class EmbeddedPiperTTSService(TTSService):
     Our own small service, not Pipecat's PiperTTSService: that one resolves a voice by name in a
     download folder and keeps the loaded voice private, so it cannot be warmed up. The first
     synthesis pays onnxruntime's set-up; `warm` pays it here, not in the first phrase's audio.
+    Piper's ~50 ms of leading near-silence is trimmed from each phrase's first chunk (it was time
+    the player waited for nothing).
     """
 
     def __init__(self, voice_path: Path, *, warm: bool = True, **kwargs: Any):
@@ -223,10 +226,13 @@ class EmbeddedPiperTTSService(TTSService):
         chunks = iter(self.voice.synthesize(text))
 
         async def audio() -> AsyncIterator[bytes]:
+            first = True
             while (
                 chunk := await asyncio.to_thread(next, chunks, None)
             ) is not None:  # CPU work: off the loop
-                yield chunk.audio_int16_bytes
+                pcm = chunk.audio_int16_bytes
+                yield trim_leading_silence(pcm, self.voice.config.sample_rate) if first else pcm
+                first = False
 
         try:
             await self.start_tts_usage_metrics(text)

@@ -1,4 +1,4 @@
-"""First reply audio: where the answer starts in the output."""
+"""First reply audio (where the answer starts in the output) and Piper's leading-silence trim."""
 
 from __future__ import annotations
 
@@ -13,6 +13,7 @@ from voicecoach.latency import (
     milestones_from_events,
     reply_lead_bytes,
 )
+from voicecoach.speech import trim_leading_silence
 
 RATE = 1000  # samples per second: 1 ms per sample keeps the arithmetic readable
 
@@ -78,3 +79,15 @@ def test_first_reply_audio_is_a_milestone_of_the_one_timeline():
     assert m[Milestone.FIRST_REPLY_AUDIO] == 2.6
     assert first_reply_audio_ms(m) == 1800.0
     assert first_reply_audio_ms({Milestone.SPEECH_END: 0.8}) is None
+
+
+# --- Piper's leading silence ---------------------------------------------------------------------
+
+
+def test_trim_leading_silence_keeps_a_few_ms_before_the_onset():
+    audio = pcm((500, 0), (20, 100), (80, 6000))  # 520 silent samples (100 is under -40 dBFS)
+    trimmed = trim_leading_silence(audio, RATE, keep_s=0.005)
+    assert len(trimmed) == len(audio) - 2 * (520 - 5)
+    assert np.frombuffer(trimmed, dtype=np.int16)[5] == 6000
+    silent = pcm((100, 0))
+    assert trim_leading_silence(silent, RATE) == silent

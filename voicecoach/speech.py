@@ -223,3 +223,26 @@ class PhraseCutter:
         if phrase:
             self._first = False
         return phrase
+
+
+# --- audio synthesised ahead -------------------------------------------------------------------
+
+# Piper starts every synthesis with ~50 ms of near-silence; this much of it is kept before the
+# first audible sample, so the onset is not clipped.
+LEAD_IN_KEEP_S = 0.005
+
+
+def trim_leading_silence(pcm: bytes, sample_rate: int, keep_s: float = LEAD_IN_KEEP_S) -> bytes:
+    """int16 mono `pcm` without its leading silence (samples at or under the -40 dBFS threshold of
+    `voicecoach.latency`), keeping `keep_s` before the first audible sample; all-silent PCM is
+    returned as is."""
+    import numpy as np  # here, not at the top: the CLI imports this module for its flags
+
+    from voicecoach.latency import first_non_silent
+
+    samples = np.frombuffer(pcm[: len(pcm) - len(pcm) % 2], dtype=np.int16)
+    onset = first_non_silent(samples)
+    if onset is None:
+        return pcm
+    start = max(0, onset - round(keep_s * sample_rate))
+    return pcm[2 * start :]
