@@ -259,7 +259,7 @@ def overhead_summary(turns: Sequence[Overhead]) -> dict[str, Any]:
         for k, v in o.engines_ms.items():
             engines.setdefault(k, []).append(v)
     silences = [o.tts_leading_silence_ms for o in turns if o.tts_leading_silence_ms is not None]
-    without = [v for o in turns if (v := o.overhead_without_leading_silence_ms) is not None]
+    without = [w for o in turns if (w := o.overhead_without_leading_silence_ms) is not None]
     return {
         "turns": len(turns),
         "s2fa_ms": _dist(o.s2fa_ms for o in turns),
@@ -650,13 +650,17 @@ async def run_bench(
             for name in options.configs:
 
                 def replay(name: str = name, session: FixtureSession = session) -> Any:
+                    def report_turn(r: TurnReport) -> None:
+                        if on_turn is not None:
+                            on_turn(name, r)
+
                     return replay_fixtures(
                         [session],
                         engines,
                         coach_config(options, name),
                         speech,
                         ReplayOptions(out_dir=options.out / name, turn_timeout_s=options.turn_timeout_s),
-                        (lambda r, name=name: on_turn(name, r)) if on_turn else None,
+                        report_turn,
                         replay_class=_replay_class(name, options.cascade_tool_choice),
                     )
 
