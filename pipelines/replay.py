@@ -99,6 +99,7 @@ from voicecoach.pack import load_pack
 from voicecoach.pipelines.speech import (
     PhraseFrame,
     listening_processors,
+    narration_audio_ready,
     pipeline_params,
     voice_pipeline,
 )
@@ -501,6 +502,7 @@ class SessionReplay:
         await prewarm(self.engines, self.session.pack, [self.config.mode])
 
     async def start(self) -> None:
+        await narration_audio_ready()  # once per process: the pack's phrases synthesised ahead
         if self.options.warmup and not self.options.listen_only:
             await self.prewarm()
         await self.runner.add_workers(self.worker)

@@ -19,7 +19,8 @@ from __future__ import annotations
 
 import asyncio
 import json
-from collections.abc import AsyncGenerator, AsyncIterator
+import threading
+from collections.abc import AsyncGenerator, AsyncIterator, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -63,6 +64,7 @@ from voicecoach.pack import Pack
 from voicecoach.pipelines.coach import coach_processors
 from voicecoach.session import CoachConfig, Session
 from voicecoach.speech import (
+    NarrationAudioCache,
     PhraseCutter,
     SpeechConfig,
     piper_voice_path,
@@ -70,6 +72,7 @@ from voicecoach.speech import (
     trim_leading_silence,
     whisper_model_path,
 )
+from voicecoach.w1 import FALLBACK_NARRATION
 
 OPENAI_TTS_RATE = 24000  # the OpenAI speech API's PCM output
 
@@ -200,6 +203,25 @@ def stt_service(speech: SpeechConfig, pack: Pack | None = None, warm: bool = Tru
     )
 
 
+# The pack's narration phrases as PCM, synthesised once per process and shared by every session's
+# Piper service (keyed by text, voice and sample rate: a changed phrase or voice is synthesised anew).
+NARRATION_AUDIO = NarrationAudioCache()
+_NARRATION_FILLS: list[threading.Thread] = []
+
+
+def narration_texts(pack: Pack) -> list[str]:
+    """What W1 can say without an LLM: the pack's narration phrases and the generic fallback."""
+    return [*(p for entry in pack.narrations for p in entry.phrases), FALLBACK_NARRATION]
+
+
+async def narration_audio_ready() -> None:
+    """Wait until the narration audio started by `voice_processors` is synthesised (the replay does,
+    so its first turns do not share the cores with it; the server does not wait)."""
+    while _NARRATION_FILLS:
+        await asyncio.to_thread(_NARRATION_FILLS[0].join)
+        _NARRATION_FILLS.pop(0)
+
+
 class EmbeddedPiperTTSService(TTSService):
     """Piper in process, on a voice file we name: loads it, downloads nothing.
 
@@ -207,7 +229,7 @@ class EmbeddedPiperTTSService(TTSService):
     download folder and keeps the loaded voice private, so it cannot be warmed up. The first
     synthesis pays onnxruntime's set-up; `warm` pays it here, not in the first phrase's audio.
     Piper's ~50 ms of leading near-silence is trimmed from each phrase's first chunk (it was time
-    the player waited for nothing).
+    the player waited for nothing). A phrase in NARRATION_AUDIO is written at once from there.
     """
 
     def __init__(self, voice_path: Path, *, warm: bool = True, **kwargs: Any):
@@ -215,6 +237,7 @@ class EmbeddedPiperTTSService(TTSService):
 
         super().__init__(push_start_frame=True, push_stop_frames=True, **kwargs)
         self.voice = PiperVoice.load(voice_path)
+        self.voice_key = str(voice_path)
         if warm:
             for _ in self.voice.synthesize("Ready."):
                 pass
@@ -222,22 +245,49 @@ class EmbeddedPiperTTSService(TTSService):
     def can_generate_metrics(self) -> bool:
         return True
 
+    @property
+    def voice_rate(self) -> int:
+        return int(self.voice.config.sample_rate)
+
+    def synthesize_pcm(self, text: str) -> bytes:
+        """The whole of `text` as int16 PCM at the voice's rate, leading silence trimmed."""
+        pcm = b"".join(chunk.audio_int16_bytes for chunk in self.voice.synthesize(text))
+        return trim_leading_silence(pcm, self.voice_rate)
+
+    def cache_in_background(self, texts: list[str]) -> None:
+        """Synthesise `texts` into NARRATION_AUDIO in a thread (what is cached already is skipped)."""
+
+        def fill() -> None:
+            try:
+                made = NARRATION_AUDIO.fill(texts, self.voice_key, self.voice_rate, self.synthesize_pcm)
+                logger.info(f"{self}: {made} narration phrases synthesised ahead")
+            except Exception as err:  # the phrases are then synthesised when spoken, as any text
+                logger.error(f"{self}: synthesising the narration phrases ahead failed: {err}")
+
+        thread = threading.Thread(target=fill, name="narration-audio", daemon=True)
+        _NARRATION_FILLS.append(thread)
+        thread.start()
+
     async def run_tts(self, text: str, context_id: str) -> AsyncGenerator[Frame, None]:
-        chunks = iter(self.voice.synthesize(text))
+        cached = NARRATION_AUDIO.get(text, self.voice_key, self.voice_rate)
+        chunks = iter(self.voice.synthesize(text)) if cached is None else iter(())
 
         async def audio() -> AsyncIterator[bytes]:
+            if cached is not None:
+                yield cached
+                return
             first = True
             while (
                 chunk := await asyncio.to_thread(next, chunks, None)
             ) is not None:  # CPU work: off the loop
                 pcm = chunk.audio_int16_bytes
-                yield trim_leading_silence(pcm, self.voice.config.sample_rate) if first else pcm
+                yield trim_leading_silence(pcm, self.voice_rate) if first else pcm
                 first = False
 
         try:
             await self.start_tts_usage_metrics(text)
             async for frame in self._stream_audio_frames_from_iterator(
-                audio(), in_sample_rate=self.voice.config.sample_rate, context_id=context_id
+                audio(), in_sample_rate=self.voice_rate, context_id=context_id
             ):
                 await self.stop_ttfb_metrics()
                 yield frame
@@ -370,10 +420,13 @@ class PhraseChunker(FrameProcessor):
     The end of the narration, of the reply or of the turn flushes what is left.
     """
 
-    def __init__(self, speech: SpeechConfig):
+    def __init__(self, speech: SpeechConfig, whole: Iterable[str] = ()):
         super().__init__()
         self._cutter = PhraseCutter(speech.phrases.first_max_words, speech.phrases.max_words)
         self._stream: tuple[type, int] | None = None  # (frame type, turn) of the text being cut
+        # Texts spoken as one phrase when they come as one frame: the pack's narrations, whose
+        # audio is synthesised ahead (cutting them would only break their prosody).
+        self._whole = frozenset(" ".join(t.split()) for t in whole)
 
     async def process_frame(self, frame: Frame, direction: FrameDirection):
         await super().process_frame(frame, direction)
@@ -383,6 +436,10 @@ class PhraseChunker(FrameProcessor):
                 await self._speak(self._cutter.flush())
                 self._cutter.reset()
                 self._stream = stream
+            if " ".join(frame.text.split()) in self._whole:
+                await self._speak(self._cutter.flush())
+                await self._speak(" ".join(frame.text.split()))
+                return
             for phrase in self._cutter.feed(frame.text):
                 await self._speak(phrase)
             return
@@ -423,12 +480,16 @@ def voice_processors(
 
     `taps` go between the coach and the phrase chunker: where the text-mode collector sits.
     """
+    tts = tts_service(speech)
+    narrations = narration_texts(session.pack)
+    if isinstance(tts, EmbeddedPiperTTSService):
+        tts.cache_in_background(narrations)
     return [
         *listening_processors(speech, session.pack),
         *coach_processors(session, engines, config),
         *(taps or []),
-        PhraseChunker(speech),
-        tts_service(speech),
+        PhraseChunker(speech, whole=narrations),
+        tts,
     ]
 
 

@@ -1,6 +1,9 @@
-"""First reply audio (where the answer starts in the output) and Piper's leading-silence trim."""
+"""First reply audio (where the answer starts in the output), the narration audio cache (keying,
+staleness), Piper's leading-silence trim, and the phrase chunker speaking a pack phrase whole."""
 
 from __future__ import annotations
+
+import asyncio
 
 import numpy as np
 import pytest
@@ -13,7 +16,7 @@ from voicecoach.latency import (
     milestones_from_events,
     reply_lead_bytes,
 )
-from voicecoach.speech import trim_leading_silence
+from voicecoach.speech import NarrationAudioCache, trim_leading_silence
 
 RATE = 1000  # samples per second: 1 ms per sample keeps the arithmetic readable
 
@@ -81,7 +84,41 @@ def test_first_reply_audio_is_a_milestone_of_the_one_timeline():
     assert first_reply_audio_ms({Milestone.SPEECH_END: 0.8}) is None
 
 
-# --- Piper's leading silence ---------------------------------------------------------------------
+# --- the narration audio cache ---------------------------------------------------------------------
+
+
+class Synth:
+    """A synthesiser that records what it was asked for and returns audio naming its input."""
+
+    def __init__(self, voice: str):
+        self.voice, self.calls = voice, []
+
+    def __call__(self, text: str) -> bytes:
+        self.calls.append(text)
+        return f"{self.voice}:{text}".encode()
+
+
+def test_cache_synthesises_each_phrase_once_per_voice_and_rate():
+    cache, joe = NarrationAudioCache(), Synth("joe")
+    texts = ["Let me check.", "Okay,  building you a team now.", "Let me check."]
+    assert cache.fill(texts, "joe.onnx", 22050, joe) == 2
+    assert joe.calls == ["Let me check.", "Okay, building you a team now."]
+    assert cache.fill(texts, "joe.onnx", 22050, joe) == 0  # already there: nothing synthesised
+    built = cache.get("Okay, building you a team now.", "joe.onnx", 22050)
+    assert built == b"joe:Okay, building you a team now."
+    assert len(cache) == 2
+
+
+def test_a_changed_phrase_voice_or_rate_is_never_served_stale():
+    cache = NarrationAudioCache()
+    cache.fill(["Let me check."], "joe.onnx", 22050, Synth("joe"))
+    assert cache.get("Let me check.", "amy.onnx", 22050) is None  # another voice
+    assert cache.get("Let me check.", "joe.onnx", 16000) is None  # another rate
+    assert cache.get("Let me check that.", "joe.onnx", 22050) is None  # the phrase was edited
+    amy = Synth("amy")
+    assert cache.fill(["Let me check.", "Let me check that."], "amy.onnx", 22050, amy) == 2
+    assert cache.get("Let me check.", "amy.onnx", 22050) == b"amy:Let me check."
+    assert cache.get("Let me check.", "joe.onnx", 22050) == b"joe:Let me check."
 
 
 def test_trim_leading_silence_keeps_a_few_ms_before_the_onset():
@@ -91,3 +128,51 @@ def test_trim_leading_silence_keeps_a_few_ms_before_the_onset():
     assert np.frombuffer(trimmed, dtype=np.int16)[5] == 6000
     silent = pcm((100, 0))
     assert trim_leading_silence(silent, RATE) == silent
+
+
+# --- the phrase chunker -----------------------------------------------------------------------------
+
+
+async def test_a_pack_phrase_is_spoken_whole_and_phrases_say_which_part_they_speak():
+    from pipecat.frames.frames import EndFrame, Frame
+    from pipecat.pipeline.pipeline import Pipeline
+    from pipecat.pipeline.worker import PipelineWorker
+    from pipecat.processors.frame_processor import FrameDirection, FrameProcessor
+    from pipecat.workers.runner import WorkerRunner
+
+    from voicecoach.actors.frames import NarrationEndFrame, NarrationTextFrame, ReplyTextFrame
+    from voicecoach.pipelines.speech import PhraseChunker, PhraseFrame
+    from voicecoach.speech import SpeechConfig
+
+    spoken: list[tuple[str, str]] = []
+
+    class TTS(FrameProcessor):
+        async def process_frame(self, frame: Frame, direction: FrameDirection):
+            await super().process_frame(frame, direction)
+            if isinstance(frame, PhraseFrame):
+                spoken.append((frame.part, frame.text))
+            await self.push_frame(frame, direction)
+
+    pack_phrase = "Let me put a team together from your pets."
+    chunker = PhraseChunker(SpeechConfig(), whole=[pack_phrase])
+    worker = PipelineWorker(Pipeline([chunker, TTS()]), idle_timeout_secs=None, enable_rtvi=False)
+    runner = WorkerRunner(handle_sigint=False)
+    await runner.add_workers(worker)
+    task = asyncio.create_task(runner.run())
+    for frame in (
+        NarrationTextFrame(text=pack_phrase, turn_index=0),
+        NarrationEndFrame(turn_index=0),
+        ReplyTextFrame(text="Lead with Emberfox and keep Rockram back.", turn_index=0),
+        NarrationTextFrame(text="Let me think about your whole team here.", turn_index=1),  # not the pack's
+        NarrationEndFrame(turn_index=1),
+        EndFrame(),
+    ):
+        await worker.queue_frame(frame)
+    await asyncio.wait_for(task, timeout=10)
+    assert spoken == [
+        ("narration", pack_phrase),  # whole: its audio is cached as one piece
+        ("reply", "Lead with Emberfox and"),
+        ("reply", "keep Rockram back."),
+        ("narration", "Let me think about"),  # an LLM's narration is cut as before
+        ("narration", "your whole team here."),
+    ]
