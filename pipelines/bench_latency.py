@@ -637,6 +637,8 @@ async def run_bench(
             "turns": turn_rows,
         }
 
+    # The overhead run first (a few minutes): a long run cut short still has it.
+    overhead = await run_overhead(options, sessions, speech, on_turn) if options.overhead else None
     # One LLM for every configuration: the configured endpoint, or one embedded llama.cpp server.
     engines = await asyncio.to_thread(Engines.start, coach_config(options, "sgc_full"))
     reports: dict[str, list[TurnReport]] = {name: [] for name in options.configs}
@@ -669,11 +671,10 @@ async def run_bench(
                     for cached_report in session_reports:
                         on_turn(name, cached_report)
                 reports[name] += session_reports
-            write_results(result(reports, None, done), options.out)
+            write_results(result(reports, overhead, done), options.out)
     finally:
         await engines.close()
 
-    overhead = await run_overhead(options, sessions, speech, on_turn) if options.overhead else None
     final = result(reports, overhead, len(sessions))
     write_results(final, options.out)
     return final
