@@ -5,22 +5,27 @@
 
 Replays the audio fixtures (`pipelines/replay.py`: real-time input, real-time output, the probe
 and S2FA arithmetic of `voicecoach.latency`) under the five coach configurations — `prompting`,
-`pe_agent`, `sgc_w1`, `sgc_w1_w2`, `sgc_full` — and the stock Pipecat cascade
-(`pipelines/cascade.py`), session by session (every configuration replays a session, after its
-session-open prewarm, before the next one starts), all on the same engines: one embedded
-llama.cpp server (or `--llm-url`), the same Silero VAD, Whisper and Piper, the same tools with
-the same artificial latency.
+`pe_agent`, `sgc_w1`, `sgc_w1_w2`, `sgc_full` —, the VARIANTS (`sgc_full` with one lever
+changed: `sgc_full_llm_narration`, `sgc_full_no_prior`, `sgc_full_guarded`) and the stock Pipecat
+cascade (`pipelines/cascade.py`), session by session (every configuration replays a session,
+after its session-open prewarm, before the next one starts), all on the same engines: one
+embedded llama.cpp server (or `--llm-url`), the same Silero VAD, Whisper and Piper, the same
+tools with the same artificial latency.
 
-Per configuration: S2FA p50 / p90 / p99, time to tool dispatch, Pipecat's UserBotLatencyObserver
-figure beside ours, the ratios against `pe_agent` and the cascade, and S2FA cut into stages
-(p50): VAD hang, STT, turn stop, before the speaking LLM call, its TTFT, its text until the first
-phrase reaches TTS, TTS first byte, to the first audible sample.
+Per configuration: S2FA p50 / p90 / p99, first reply audio (the answer's first audible sample,
+after the narration) p50 / p90, tool dispatch after the transcript, utterances split into two
+user turns, Pipecat's UserBotLatencyObserver figure beside ours, the ratios against `pe_agent`
+and the cascade, and S2FA cut into stages (p50): VAD hang, STT, turn stop, before the speaking
+LLM call, its TTFT, its text until the first phrase reaches TTS, TTS first byte, to the first
+audible sample.
 
-Framework overhead: `sgc_full` once more against a scripted LLM server (fixed W1 / W2 / Talker
-outputs with a known time to first token) on the real VAD, STT and TTS; per turn, S2FA minus the
-engines' own measured times (VAD hang, STT, W1 TTFT, TTS first byte), p50.
+Framework overhead (run first): `sgc_full` against a scripted LLM server (fixed W1 / W2 /
+Talker outputs with a known time to first token) on the real VAD, STT and TTS; per turn, S2FA
+minus the engines' own measured times (VAD hang, STT, W1 TTFT, TTS first byte), p50.
 
-Writes `results.json`, `results.md`, `s2fa.png` (and each replayed turn's files) under `--out`.
+Writes `results.json`, `results.md`, `s2fa.png` (and each replayed turn's files) under `--out`,
+after every session; a rerun into the same `--out` replays only the (configuration, session)
+pairs not finished (`run.json` pins the settings they depend on).
 Module level imports no Pipecat, so the CLI can build its parser instantly.
 """
 
