@@ -38,7 +38,6 @@ from pipecat.frames.frames import (
     InputAudioRawFrame,
     InterruptionFrame,
     LLMFullResponseEndFrame,
-    LLMFullResponseStartFrame,
     LLMTextFrame,
     TranscriptionFrame,
     UserStartedSpeakingFrame,
@@ -76,6 +75,7 @@ from voicecoach.speech import (
 from voicecoach.w1 import FALLBACK_NARRATION
 
 OPENAI_TTS_RATE = 24000  # the OpenAI speech API's PCM output
+PHRASE_CONTEXT_TIMEOUT_S = 0.25
 
 
 @dataclass
@@ -323,6 +323,11 @@ def tts_service(speech: SpeechConfig, warm: bool = True) -> TTSService:
     return EmbeddedPiperTTSService(
         voice,
         warm=warm,
+        # Each phrase is an audio context of its own, which Pipecat's TTS closes only after this
+        # long without audio; the next phrase waits for it. Its 3 s default left ~1-1.5 s of
+        # silence between phrases and held the reply behind the narration. Piper yields a phrase's
+        # audio faster than it plays, so closing 0.25 s after the last chunk leaves no gap.
+        stop_frame_timeout_s=PHRASE_CONTEXT_TIMEOUT_S,
         sample_rate=tts_sample_rate(speech),
         settings=TTSSettings(model=None, voice=voice.stem, language=None),
     )
@@ -419,12 +424,6 @@ class PhraseChunker(FrameProcessor):
     Narration and reply tokens stop here (the TTS would otherwise wait for whole sentences);
     each phrase goes on as an AggregatedTextFrame, which the TTS service speaks at once.
     The end of the narration, of the reply or of the turn flushes what is left.
-
-    A turn's phrases are framed as one LLM response (LLMFullResponseStartFrame before the first,
-    LLMFullResponseEndFrame after the reply), so Pipecat's TTS speaks them in one audio context
-    back to back. Without it every phrase is a context of its own, which the TTS closes only after
-    3 s without audio (`stop_frame_timeout_s`): each phrase started 3 s after the previous one's
-    audio was synthesised, with silence between them and the reply waiting behind the narration.
     """
 
     def __init__(self, speech: SpeechConfig, whole: Iterable[str] = ()):
@@ -434,7 +433,7 @@ class PhraseChunker(FrameProcessor):
         # Texts spoken as one phrase when they come as one frame: the pack's narrations, whose
         # audio is synthesised ahead (cutting them would only break their prosody).
         self._whole = frozenset(" ".join(t.split()) for t in whole)
-        self._response_open = False  # an LLMFullResponseStartFrame went to TTS, its end not yet
+
     async def process_frame(self, frame: Frame, direction: FrameDirection):
         await super().process_frame(frame, direction)
         if isinstance(frame, LLMTextFrame) and not frame.skip_tts and direction == FrameDirection.DOWNSTREAM:
@@ -453,23 +452,14 @@ class PhraseChunker(FrameProcessor):
         if isinstance(frame, InterruptionFrame):
             self._cutter.reset()
             self._stream = None
-            self._response_open = False  # the TTS drops its turn context on an interruption
         elif isinstance(frame, NarrationEndFrame | LLMFullResponseEndFrame | TurnCompletedFrame | EndFrame):
             await self._speak(self._cutter.flush())
-            if isinstance(frame, LLMFullResponseEndFrame):
-                self._response_open = False
-            elif self._response_open and isinstance(frame, TurnCompletedFrame | EndFrame):
-                self._response_open = False  # a turn that ended without a reply end: close it here
-                await self.push_frame(LLMFullResponseEndFrame())
         await self.push_frame(frame, direction)
 
     async def _speak(self, phrase: str) -> None:
         if phrase:
             narrating = self._stream is not None and issubclass(self._stream[0], NarrationTextFrame)
             part = "narration" if narrating else "reply"
-            if not self._response_open:
-                self._response_open = True
-                await self.push_frame(LLMFullResponseStartFrame())
             await self.push_frame(PhraseFrame(phrase, TextType.SENTENCE, part=part))
 
 
