@@ -346,6 +346,13 @@ class CascadeReplay(SessionReplay):
     def make_probe(self) -> ReplayProbe:
         return CascadeProbe(self.clock)
 
+    def first_reply_audio(
+        self, events: list[Event], released: float, first_audio: float | None, audio_out: Event | None
+    ) -> float | None:
+        """The cascade speaks nothing before its answer: its first audio is its first reply audio
+        (also on a split turn, whose second part has no derived phrase mark)."""
+        return first_audio
+
     def build_pipeline(self) -> Pipeline:
         base_url = llm_base_url(self.engines, self.config.llm)
         return cascade_pipeline(

@@ -52,12 +52,15 @@ from pipecat.frames.frames import (
     OutputAudioRawFrame,
     StartFrame,
     TranscriptionFrame,
+    TTSAudioRawFrame,
+    TTSTextFrame,
 )
 from pipecat.observers.base_observer import FramePushed
 from pipecat.observers.user_bot_latency_observer import UserBotLatencyObserver
 from pipecat.pipeline.pipeline import Pipeline
 from pipecat.pipeline.worker import PipelineWorker
 from pipecat.processors.frame_processor import FrameDirection
+from pipecat.services.tts_service import TTSService
 from pipecat.transports.base_input import BaseInputTransport
 from pipecat.transports.base_output import BaseOutputTransport
 from pipecat.transports.base_transport import TransportParams
@@ -78,10 +81,13 @@ from voicecoach.latency import (
     Milestone,
     coach_turn,
     critical_path,
+    first_audible_after_bytes,
     first_audio_clock,
     first_non_silent,
+    first_reply_audio_ms,
     milestones_from_events,
     percentile,
+    reply_lead_bytes,
     s2fa_ms,
     since,
     speech_end_clock,
@@ -91,7 +97,9 @@ from voicecoach.latency import (
 from voicecoach.llm import LLMClient
 from voicecoach.pack import load_pack
 from voicecoach.pipelines.speech import (
+    PhraseFrame,
     listening_processors,
+    narration_audio_ready,
     pipeline_params,
     voice_pipeline,
 )
@@ -264,6 +272,14 @@ class ReplayProbe(TimelineObserver):
         self.changed = asyncio.Event()
         self.narration: dict[int, str] = {}
         self.reply: dict[int, str] = {}
+        self.tts_bytes = 0  # TTS audio pushed so far: where in the output each phrase's audio starts
+
+    async def on_push_frame(self, data: FramePushed) -> None:
+        await super().on_push_frame(data)
+        frame = data.frame
+        if data.direction == FrameDirection.DOWNSTREAM and isinstance(frame, TTSAudioRawFrame):
+            if isinstance(data.source, TTSService):
+                self.tts_bytes += len(frame.audio)
 
     def mark(self, kind: str, t: float | None = None, turn: int | None = None, **detail: Any) -> None:
         self.events.append(Event(t=time.monotonic() if t is None else t, kind=kind, turn=turn, detail=detail))
@@ -283,6 +299,8 @@ class ReplayProbe(TimelineObserver):
             if frame.turn_index not in texts:
                 self.mark(kind, t, frame.turn_index)
             texts[frame.turn_index] = texts.get(frame.turn_index, "") + frame.text
+        elif kind in ("tts_audio", "tts_text"):
+            self.mark(kind, t, turn, tts_bytes=self.tts_bytes, **_detail(frame))
         elif kind != "audio_out":
             self.mark(kind, t, turn, **_detail(frame))
 
@@ -311,6 +329,10 @@ def _detail(frame: Frame) -> dict[str, Any]:
         return {"ok": [o.ok for o in frame.outcomes]}
     if isinstance(frame, ErrorFrame):
         return {"error": frame.error}
+    if isinstance(frame, PhraseFrame):
+        return {"text": frame.text, "part": frame.part, "segment": frame.id}
+    if isinstance(frame, TTSTextFrame):
+        return {"text": frame.text, "segment": frame.segment_id}
     if isinstance(frame, TranscriptionFrame | AggregatedTextFrame):
         return {"text": frame.text}
     return {}
@@ -380,6 +402,7 @@ class TurnReport:
     pipecat_breakdown: list[str] = field(default_factory=list)
     narration: str = ""
     reply: str = ""
+    first_reply_audio_ms: float | None = None  # speech end → the reply's first audible sample
     user_turns: int = 0  # transcripts released for the utterance (more than 1: split at a pause)
     problems: list[str] = field(default_factory=list)
     files: dict[str, str] = field(default_factory=dict)
@@ -479,6 +502,7 @@ class SessionReplay:
         await prewarm(self.engines, self.session.pack, [self.config.mode])
 
     async def start(self) -> None:
+        await narration_audio_ready()  # once per process: the pack's phrases synthesised ahead
         if self.options.warmup and not self.options.listen_only:
             await self.prewarm()
         await self.runner.add_workers(self.worker)
@@ -564,6 +588,20 @@ class SessionReplay:
         start = next((s for s, _pcm in self.output.chunks if tts is not None and s >= tts), None)
         return Event(t=start, kind="audio_out") if start is not None else None
 
+    def first_reply_audio(
+        self, events: list[Event], released: float, first_audio: float | None, audio_out: Event | None
+    ) -> float | None:
+        """When the reply's first audible sample played: the first audio when nothing was spoken
+        before the reply, else the first audible sample past the narration's audio."""
+        lead = reply_lead_bytes(events, released)
+        if lead is None or first_audio is None:
+            return None
+        if lead == 0:
+            return first_audio
+        if audio_out is None:
+            return None
+        return first_audible_after_bytes(self.output.chunks, audio_out.t, lead, self.output.sample_rate)
+
     def _report(
         self,
         index: int,
@@ -576,11 +614,15 @@ class SessionReplay:
         problems: list[str],
     ) -> TurnReport:
         handed = [e.t for e in events if e.kind == Milestone.TURN_STOP]  # the coach turn starts at the last
-        first_audio = self.output.first_audible(handed[-1] if handed else speech_end)
-        audio_out = self.audio_out(events, handed[-1] if handed else speech_end)
+        released_at = handed[-1] if handed else speech_end
+        first_audio = self.output.first_audible(released_at)
+        audio_out = self.audio_out(events, released_at)
         if audio_out is not None:
             events = [*events, audio_out]
-        m = milestones_from_events(events, speech_end, first_audio, config=self.speaking_config)
+        first_reply_audio = self.first_reply_audio(events, released_at, first_audio, audio_out)
+        m = milestones_from_events(
+            events, speech_end, first_audio, config=self.speaking_config, first_reply_audio=first_reply_audio
+        )
         coach = coach_turn(events)
         transcript = " ".join(e.detail.get("text", "") for e in events if e.kind == Milestone.TURN_STOP)
         c1 = next((e for e in events if e.kind == Milestone.C1 and e.turn == coach), None)
@@ -604,6 +646,7 @@ class SessionReplay:
             completed=m[Milestone.TURN_STOP if self.options.listen_only else Milestone.TURN_COMPLETED]
             is not None,
             s2fa_ms=s2fa_ms(m),
+            first_reply_audio_ms=first_reply_audio_ms(m),
             pipecat_ms=pipecat[-1] if pipecat else None,
             milestones_ms=since(m, speech_end),
             stages_ms=critical_path(m),
@@ -644,6 +687,10 @@ class SessionReplay:
         marks = [Event(speech_end, Milestone.SPEECH_END)]
         if first_audio is not None:
             marks.append(Event(first_audio, Milestone.FIRST_AUDIO))
+        if report.first_reply_audio_ms is not None:
+            marks.append(
+                Event(speech_end + report.first_reply_audio_ms / 1000.0, Milestone.FIRST_REPLY_AUDIO)
+            )
         with (folder / "timeline.jsonl").open("w", encoding="utf-8") as f:
             for e in sorted([*events, *marks], key=lambda e: e.t):
                 row = {"ms": round((e.t - speech_end) * 1000.0, 1), "event": e.kind}
@@ -687,6 +734,7 @@ async def replay_fixtures(
 def summary(reports: list[TurnReport], errors: list[str], meta: dict[str, Any]) -> dict[str, Any]:
     """Aggregates over the turns: S2FA and Pipecat's figure (p50/p90/p99), milestone and stage p50s."""
     s2fa = summarize(r.s2fa_ms for r in reports if r.s2fa_ms is not None)
+    reply_audio = summarize(r.first_reply_audio_ms for r in reports if r.first_reply_audio_ms is not None)
     pipecat = summarize(r.pipecat_ms for r in reports if r.pipecat_ms is not None)
     diff = summarize(d for r in reports if (d := r.pipecat_diff_ms) is not None)
     milestones: dict[str, list[float]] = {}
@@ -704,6 +752,7 @@ def summary(reports: list[TurnReport], errors: list[str], meta: dict[str, Any]) 
         "intent_match": sum(r.c1 == r.expect for r in reports),
         "mean_wer": round(sum(wers) / len(wers), 3) if wers else None,
         "s2fa_ms": s2fa.as_dict() if s2fa else None,
+        "first_reply_audio_ms": reply_audio.as_dict() if reply_audio else None,
         "pipecat_ms": pipecat.as_dict() if pipecat else None,
         "pipecat_minus_s2fa_ms": diff.as_dict() if diff else None,
         "milestones_p50_ms": {k: round(percentile(v, 50), 1) for k, v in milestones.items()},
@@ -722,7 +771,7 @@ def summary_table(reports: list[TurnReport]) -> Any:
 
     table = Table(title="replay: speech-to-first-audio per turn (ms since the fixture's speech end)")
     for name in ("turn", "WER", "c1 (expected)", "VAD", "STT", "turn stop", "W1 tok", "narr", "phrase",
-                 "TTS", "S2FA", "pipecat", "Δ", "done"):  # fmt: skip
+                 "TTS", "S2FA", "reply audio", "pipecat", "Δ", "done"):  # fmt: skip
         table.add_column(name, justify="left" if name in ("turn", "c1 (expected)") else "right")
     for r in reports:
         m = r.milestones_ms
@@ -739,6 +788,7 @@ def summary_table(reports: list[TurnReport]) -> Any:
             _ms(m.get("first_phrase")),
             _ms(m.get("tts_first_byte")),
             f"[bold]{_ms(r.s2fa_ms)}[/]",
+            _ms(r.first_reply_audio_ms),
             _ms(r.pipecat_ms),
             _ms(r.pipecat_diff_ms),
             "yes" if r.completed and not r.problems else "[yellow]" + ("; ".join(r.problems) or "no") + "[/]",
@@ -822,7 +872,7 @@ async def _run(args: argparse.Namespace) -> int:
     result = summary(reports, errors, meta)
     (out / "summary.json").write_text(json.dumps(result, indent=2), encoding="utf-8")
     console.print(summary_table(reports))
-    for key in ("s2fa_ms", "pipecat_ms", "pipecat_minus_s2fa_ms"):
+    for key in ("s2fa_ms", "first_reply_audio_ms", "pipecat_ms", "pipecat_minus_s2fa_ms"):
         if result[key]:
             s = result[key]
             spread = f"p50={s['p50']} p90={s['p90']} p99={s['p99']} (min {s['min']}, max {s['max']})"

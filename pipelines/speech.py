@@ -19,7 +19,8 @@ from __future__ import annotations
 
 import asyncio
 import json
-from collections.abc import AsyncGenerator, AsyncIterator
+import threading
+from collections.abc import AsyncGenerator, AsyncIterator, Iterable
 from concurrent.futures import Executor, ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
@@ -59,26 +60,38 @@ from pipecat.turns.user_turn_strategies import UserTurnStrategies
 from pipecat.utils.text.base_text_aggregator import TextType
 from pipecat.utils.time import time_now_iso8601
 
-from voicecoach.actors.frames import NarrationEndFrame, TurnCompletedFrame
+from voicecoach.actors.frames import NarrationEndFrame, NarrationTextFrame, TurnCompletedFrame
 from voicecoach.actors.recorder import PlaybackMonitor
 from voicecoach.engines import Engines
 from voicecoach.pack import Pack
 from voicecoach.pipelines.coach import coach_processors
 from voicecoach.session import CoachConfig, Session
 from voicecoach.speech import (
+    NarrationAudioCache,
     PhraseCutter,
     SpeechConfig,
     piper_voice_path,
     smart_turn_model_path,
+    trim_leading_silence,
     whisper_model_path,
 )
+from voicecoach.w1 import FALLBACK_NARRATION
 
 OPENAI_TTS_RATE = 24000  # the OpenAI speech API's PCM output
+PHRASE_CONTEXT_TIMEOUT_S = 0.25
 
 
 @dataclass
 class EmptySegmentFrame(DataFrame):
     """STT transcribed a VAD segment and found no words in it (a cough, a click, noise)."""
+
+
+@dataclass
+class PhraseFrame(AggregatedTextFrame):
+    """A phrase for TTS, saying which part of the turn it speaks ("narration" or "reply"), so the
+    timeline can tell when the reply's audio starts (`voicecoach.latency.reply_lead_bytes`)."""
+
+    part: str = "reply"
 
 
 # --- engines -------------------------------------------------------------------------------
@@ -289,12 +302,33 @@ def whisper_model(speech: SpeechConfig, workers: int = 1) -> Any:
     )  # fmt: skip
 
 
+# The pack's narration phrases as PCM, synthesised once per process and shared by every session's
+# Piper service (keyed by text, voice and sample rate: a changed phrase or voice is synthesised anew).
+NARRATION_AUDIO = NarrationAudioCache()
+_NARRATION_FILLS: list[threading.Thread] = []
+
+
+def narration_texts(pack: Pack) -> list[str]:
+    """What W1 can say without an LLM: the pack's narration phrases and the generic fallback."""
+    return [*(p for entry in pack.narrations for p in entry.phrases), FALLBACK_NARRATION]
+
+
+async def narration_audio_ready() -> None:
+    """Wait until the narration audio started by `voice_processors` is synthesised (the replay does,
+    so its first turns do not share the cores with it; the server does not wait)."""
+    while _NARRATION_FILLS:
+        await asyncio.to_thread(_NARRATION_FILLS[0].join)
+        _NARRATION_FILLS.pop(0)
+
+
 class EmbeddedPiperTTSService(TTSService):
     """Piper in process, on a voice file we name: loads it, downloads nothing.
 
     Our own small service, not Pipecat's PiperTTSService: that one resolves a voice by name in a
     download folder and keeps the loaded voice private, so it cannot be warmed up. The first
     synthesis pays onnxruntime's set-up; `warm` pays it here, not in the first phrase's audio.
+    Piper's ~50 ms of leading near-silence is trimmed from each phrase's first chunk (it was time
+    the player waited for nothing). A phrase in NARRATION_AUDIO is written at once from there.
     """
 
     def __init__(
@@ -308,6 +342,7 @@ class EmbeddedPiperTTSService(TTSService):
     ):
         super().__init__(push_start_frame=True, push_stop_frames=True, **kwargs)
         self.voice = voice if voice is not None else piper_voice(voice_path)
+        self.voice_key = str(voice_path)
         self.executor = executor  # None: asyncio's default thread pool
         if warm:
             for _ in self.voice.synthesize("Ready."):
@@ -316,19 +351,49 @@ class EmbeddedPiperTTSService(TTSService):
     def can_generate_metrics(self) -> bool:
         return True
 
+    @property
+    def voice_rate(self) -> int:
+        return int(self.voice.config.sample_rate)
+
+    def synthesize_pcm(self, text: str) -> bytes:
+        """The whole of `text` as int16 PCM at the voice's rate, leading silence trimmed."""
+        pcm = b"".join(chunk.audio_int16_bytes for chunk in self.voice.synthesize(text))
+        return trim_leading_silence(pcm, self.voice_rate)
+
+    def cache_in_background(self, texts: list[str]) -> None:
+        """Synthesise `texts` into NARRATION_AUDIO in a thread (what is cached already is skipped)."""
+
+        def fill() -> None:
+            try:
+                made = NARRATION_AUDIO.fill(texts, self.voice_key, self.voice_rate, self.synthesize_pcm)
+                logger.info(f"{self}: {made} narration phrases synthesised ahead")
+            except Exception as err:  # the phrases are then synthesised when spoken, as any text
+                logger.error(f"{self}: synthesising the narration phrases ahead failed: {err}")
+
+        thread = threading.Thread(target=fill, name="narration-audio", daemon=True)
+        _NARRATION_FILLS.append(thread)
+        thread.start()
+
     async def run_tts(self, text: str, context_id: str) -> AsyncGenerator[Frame, None]:
-        chunks = iter(self.voice.synthesize(text))
+        cached = NARRATION_AUDIO.get(text, self.voice_key, self.voice_rate)
+        chunks = iter(self.voice.synthesize(text)) if cached is None else iter(())
         loop = asyncio.get_running_loop()
 
         async def audio() -> AsyncIterator[bytes]:
+            if cached is not None:
+                yield cached
+                return
+            first = True
             # CPU work: off the loop, on the process's TTS executor when shared.
             while (chunk := await loop.run_in_executor(self.executor, next, chunks, None)) is not None:
-                yield chunk.audio_int16_bytes
+                pcm = chunk.audio_int16_bytes
+                yield trim_leading_silence(pcm, self.voice_rate) if first else pcm
+                first = False
 
         try:
             await self.start_tts_usage_metrics(text)
             async for frame in self._stream_audio_frames_from_iterator(
-                audio(), in_sample_rate=self.voice.config.sample_rate, context_id=context_id
+                audio(), in_sample_rate=self.voice_rate, context_id=context_id
             ):
                 await self.stop_ttfb_metrics()
                 yield frame
@@ -372,6 +437,10 @@ def tts_service(speech: SpeechConfig, warm: bool = True, engines: SpeechEngines 
         warm=warm and not shared,  # shared engines were warmed once, at load
         voice=engines.piper if engines is not None else None,
         executor=engines.tts_executor if engines is not None else None,
+        # A turn's phrases share one audio context (PhraseChunker opens it, the reply's end closes
+        # it); a context left open without audio is closed by Pipecat's TTS after this long. Its 3 s
+        # default, where a context was not closed, left ~1-1.5 s of silence between phrases.
+        stop_frame_timeout_s=PHRASE_CONTEXT_TIMEOUT_S,
         sample_rate=tts_sample_rate(speech),
         settings=TTSSettings(model=None, voice=voice.stem, language=None),
     )
@@ -476,11 +545,14 @@ class PhraseChunker(FrameProcessor):
     between every two phrases.
     """
 
-    def __init__(self, speech: SpeechConfig):
+    def __init__(self, speech: SpeechConfig, whole: Iterable[str] = ()):
         super().__init__()
         self._cutter = PhraseCutter(speech.phrases.first_max_words, speech.phrases.max_words)
         self._stream: tuple[type, int] | None = None  # (frame type, turn) of the text being cut
         self._open_turn: int | None = None  # the turn whose TTS turn is open
+        # Texts spoken as one phrase when they come as one frame: the pack's narrations, whose
+        # audio is synthesised ahead (cutting them would only break their prosody).
+        self._whole = frozenset(" ".join(t.split()) for t in whole)
 
     async def process_frame(self, frame: Frame, direction: FrameDirection):
         await super().process_frame(frame, direction)
@@ -493,6 +565,10 @@ class PhraseChunker(FrameProcessor):
                 await self._speak(self._cutter.flush())
                 self._cutter.reset()
                 self._stream = stream
+            if " ".join(frame.text.split()) in self._whole:
+                await self._speak(self._cutter.flush())
+                await self._speak(" ".join(frame.text.split()))
+                return
             for phrase in self._cutter.feed(frame.text):
                 await self._speak(phrase)
             return
@@ -507,7 +583,9 @@ class PhraseChunker(FrameProcessor):
 
     async def _speak(self, phrase: str) -> None:
         if phrase:
-            await self.push_frame(AggregatedTextFrame(phrase, TextType.SENTENCE))
+            narrating = self._stream is not None and issubclass(self._stream[0], NarrationTextFrame)
+            part = "narration" if narrating else "reply"
+            await self.push_frame(PhraseFrame(phrase, TextType.SENTENCE, part=part))
 
 
 # --- assembly ------------------------------------------------------------------------------
@@ -535,12 +613,16 @@ def voice_processors(
     `taps` go between the coach and the phrase chunker: where the text-mode collector sits.
     `speech_engines`: models loaded once and shared (the server's); None loads this pipeline's own.
     """
+    tts = tts_service(speech, engines=speech_engines)
+    narrations = narration_texts(session.pack)
+    if isinstance(tts, EmbeddedPiperTTSService):
+        tts.cache_in_background(narrations)
     return [
         *listening_processors(speech, session.pack, speech_engines),
         *coach_processors(session, engines, config, playback=True),
         *(taps or []),
-        PhraseChunker(speech),
-        tts_service(speech, engines=speech_engines),
+        PhraseChunker(speech, whole=narrations),
+        tts,
     ]
 
 

@@ -300,7 +300,7 @@ def build_parser() -> argparse.ArgumentParser:
     turn.add_argument("--tool-latency-ms", type=float, default=150.0, help="artificial game-server latency")
     turn.add_argument("--out", default=None, help="write the figures as JSON here")
     turn.set_defaults(fn=cmd_bench_turn)
-    latency = benches.add_parser("latency", help="S2FA of the five configurations and the stock cascade")
+    latency = benches.add_parser("latency", help="S2FA and first reply audio per configuration and lever")
     bench_latency.add_arguments(latency)
     latency.set_defaults(fn=cmd_bench_latency)
     load = benches.add_parser("load", help="many sessions on one server: Poisson arrivals, a burst, a soak")

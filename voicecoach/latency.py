@@ -54,6 +54,9 @@ class Milestone(StrEnum):
     C2 = "c2"  # W2's conflicts and paragraph plan
     C3 = "c3"  # W3's guidance pick
     REPLY_FIRST_TOKEN = "reply_first_token"  # the reply's first text (the Talker's, or a baseline's)
+    # The reply's first non-silent sample at the output, after the narration's audio; the first
+    # audio itself when nothing is spoken before the reply (a baseline, the cascade).
+    FIRST_REPLY_AUDIO = "first_reply_audio"
     TURN_COMPLETED = "turn_completed"  # the reply ended: the turn is committed
 
 
@@ -106,6 +109,67 @@ def first_non_silent(samples: np.ndarray, threshold: int = SILENCE_THRESHOLD) ->
     """Index of the first int16 sample louder than `threshold`, or None if all are silent."""
     loud = np.flatnonzero(np.abs(samples.astype(np.int32)) > threshold)
     return int(loud[0]) if loud.size else None
+
+
+def reply_lead_bytes(events: Sequence[Event], after: float) -> int | None:
+    """Bytes of TTS audio a turn speaks before its reply: what the narration's phrases produced.
+
+    `after` is when the user turn was released. Each phrase handed to TTS is a "phrase" event
+    (`part` "narration" or "reply"; no part: a reply, as in the cascade; `segment` its id); the
+    TTS marks each phrase's text after its audio ("tts_text", same `segment`) and the first
+    audio of each context ("tts_audio"), both with `tts_bytes`, the TTS audio pushed before
+    them. 0 when the reply is the first thing spoken, None when the turn has no reply phrase
+    (or its TTS marks are missing)."""
+    phrases = [e for e in events if e.kind == "phrase" and e.t >= after]
+    first_reply = next((i for i, e in enumerate(phrases) if e.detail.get("part", "reply") == "reply"), None)
+    if first_reply is None:
+        return None
+    before = {e.detail.get("segment") for e in phrases[:first_reply]}
+    if not before:
+        return 0
+    start = next((e for e in events if e.kind == "tts_audio" and e.t >= after), None)
+    ends = [
+        e.detail["tts_bytes"]
+        for e in events
+        if e.kind == "tts_text"
+        and e.t >= after
+        and e.detail.get("segment") in before
+        and "tts_bytes" in e.detail
+    ]
+    if start is None or "tts_bytes" not in start.detail or len(ends) < len(before):
+        return None
+    return max(ends) - start.detail["tts_bytes"]
+
+
+def first_audible_after_bytes(
+    chunks: Sequence[tuple[float, bytes]], start: float, lead_bytes: int, rate: int
+) -> float | None:
+    """When the first non-silent sample past `lead_bytes` of output plays.
+
+    `chunks` are (play start, int16 mono PCM) as the output transport played them; counting
+    starts at the first chunk that started at or after `start` (the turn's first TTS audio).
+    With `lead_bytes` the narration's audio, this is the first reply audio: the output plays
+    the TTS's audio in order, so the reply begins that many bytes in."""
+    skip = lead_bytes - lead_bytes % 2  # whole int16 samples
+    for chunk_start, pcm in chunks:
+        if chunk_start < start:
+            continue
+        if skip >= len(pcm):
+            skip -= len(pcm)
+            continue
+        offset = first_non_silent(np.frombuffer(pcm, dtype=np.int16)[skip // 2 :])
+        if offset is not None:
+            return first_audio_clock(chunk_start, skip // 2 + offset, rate)
+        skip = 0
+    return None
+
+
+def first_reply_audio_ms(milestones: Mapping[str, float | None]) -> float | None:
+    """Speech end to the reply's first audible sample, in ms; None if either is missing."""
+    end, audio = milestones.get(Milestone.SPEECH_END), milestones.get(Milestone.FIRST_REPLY_AUDIO)
+    if end is None or audio is None:
+        return None
+    return round((audio - end) * 1000.0, 1)
 
 
 def since(milestones: Mapping[str, float | None], origin: float) -> dict[str, float]:
@@ -301,12 +365,17 @@ def coach_turn(events: Sequence[Event]) -> int | None:
 
 
 def milestones_from_events(
-    events: Sequence[Event], speech_end: float, first_audio: float | None = None, config: str | None = None
+    events: Sequence[Event],
+    speech_end: float,
+    first_audio: float | None = None,
+    config: str | None = None,
+    first_reply_audio: float | None = None,
 ) -> dict[str, float | None]:
     """The turn's milestones (keyed by Milestone) on the replay clock; None where one did not happen.
 
     With `config` (a mode, or "cascade"), also when the call heard first was requested and
-    gave its first token (SPEAKING_CALL, SPEAKING_FIRST_TOKEN)."""
+    gave its first token (SPEAKING_CALL, SPEAKING_FIRST_TOKEN). The output's two audio
+    milestones are measured by the caller (`first_audible_after_bytes`)."""
     m: dict[str, float | None] = dict.fromkeys(MILESTONES)
     m[Milestone.SPEECH_END] = speech_end
     for name, kind in _LAST_OF.items():
@@ -320,6 +389,7 @@ def milestones_from_events(
     for name, kind in _FIRST_AFTER_TURN_STOP.items():
         m[name] = next((e.t for e in events if e.kind == kind and e.t >= released), None)
     m[Milestone.FIRST_AUDIO] = first_audio
+    m[Milestone.FIRST_REPLY_AUDIO] = first_reply_audio
     if config is not None:
         call = speaking_call(events, speaking_role(config, m), released)
         if call is not None:

@@ -15,6 +15,8 @@ from __future__ import annotations
 
 import importlib.util
 import os
+import threading
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any, Literal
 
@@ -223,3 +225,66 @@ class PhraseCutter:
         if phrase:
             self._first = False
         return phrase
+
+
+# --- audio synthesised ahead -------------------------------------------------------------------
+
+# Piper starts every synthesis with ~50 ms of near-silence; this much of it is kept before the
+# first audible sample, so the onset is not clipped.
+LEAD_IN_KEEP_S = 0.005
+
+
+def trim_leading_silence(pcm: bytes, sample_rate: int, keep_s: float = LEAD_IN_KEEP_S) -> bytes:
+    """int16 mono `pcm` without its leading silence (samples at or under the -40 dBFS threshold of
+    `voicecoach.latency`), keeping `keep_s` before the first audible sample; all-silent PCM is
+    returned as is."""
+    import numpy as np  # here, not at the top: the CLI imports this module for its flags
+
+    from voicecoach.latency import first_non_silent
+
+    samples = np.frombuffer(pcm[: len(pcm) - len(pcm) % 2], dtype=np.int16)
+    onset = first_non_silent(samples)
+    if onset is None:
+        return pcm
+    start = max(0, onset - round(keep_s * sample_rate))
+    return pcm[2 * start :]
+
+
+class NarrationAudioCache:
+    """PCM of phrases synthesised ahead (the pack's narrations), keyed by (text, voice, sample rate).
+
+    Every part of the key is what the audio depends on: a phrase whose text changed, a voice
+    swapped or a rate changed is a different entry, synthesised anew by `fill` and never served
+    from the old one. One per process (`pipelines/speech.py`): every session's TTS shares it.
+    Thread-safe: `fill` runs in a background thread while the TTS reads.
+    """
+
+    def __init__(self) -> None:
+        self._pcm: dict[tuple[str, str, int], bytes] = {}
+        self._lock = threading.Lock()
+
+    @staticmethod
+    def key(text: str, voice: str, sample_rate: int) -> tuple[str, str, int]:
+        return (" ".join(text.split()), voice, sample_rate)
+
+    def get(self, text: str, voice: str, sample_rate: int) -> bytes | None:
+        with self._lock:
+            return self._pcm.get(self.key(text, voice, sample_rate))
+
+    def fill(
+        self, texts: Iterable[str], voice: str, sample_rate: int, synthesize: Callable[[str], bytes]
+    ) -> int:
+        """Synthesise every text not cached for this voice and rate; returns how many were."""
+        made = 0
+        for text in dict.fromkeys(" ".join(t.split()) for t in texts if t.strip()):
+            if self.get(text, voice, sample_rate) is not None:
+                continue
+            pcm = synthesize(text)
+            with self._lock:
+                self._pcm[self.key(text, voice, sample_rate)] = pcm
+            made += 1
+        return made
+
+    def __len__(self) -> int:
+        with self._lock:
+            return len(self._pcm)
