@@ -78,7 +78,6 @@ from voicecoach.speech import (
 from voicecoach.w1 import FALLBACK_NARRATION
 
 OPENAI_TTS_RATE = 24000  # the OpenAI speech API's PCM output
-PHRASE_CONTEXT_TIMEOUT_S = 0.25
 
 
 @dataclass
@@ -437,10 +436,6 @@ def tts_service(speech: SpeechConfig, warm: bool = True, engines: SpeechEngines 
         warm=warm and not shared,  # shared engines were warmed once, at load
         voice=engines.piper if engines is not None else None,
         executor=engines.tts_executor if engines is not None else None,
-        # A turn's phrases share one audio context (PhraseChunker opens it, the reply's end closes
-        # it); a context left open without audio is closed by Pipecat's TTS after this long. Its 3 s
-        # default, where a context was not closed, left ~1-1.5 s of silence between phrases.
-        stop_frame_timeout_s=PHRASE_CONTEXT_TIMEOUT_S,
         sample_rate=tts_sample_rate(speech),
         settings=TTSSettings(model=None, voice=voice.stem, language=None),
     )
