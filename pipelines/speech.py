@@ -610,7 +610,10 @@ def voice_processors(
     """
     tts = tts_service(speech, engines=speech_engines)
     narrations = narration_texts(session.pack)
-    if isinstance(tts, EmbeddedPiperTTSService):
+    # The replay (its own models) synthesises the pack's phrases ahead and waits for them. The
+    # server's shared voice does not: piper is not safe from two threads at once (its TTS executor
+    # serialises synthesis), and a synthesis thread still running at exit aborts the process.
+    if isinstance(tts, EmbeddedPiperTTSService) and speech_engines is None:
         tts.cache_in_background(narrations)
     return [
         *listening_processors(speech, session.pack, speech_engines),
