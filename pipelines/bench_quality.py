@@ -229,13 +229,14 @@ def coach_config(opts: QualityOptions, name: str, llm: LLMConfig) -> CoachConfig
     )
 
 
-def pack_digest(pack: Pack) -> str:
-    """sha256 over every file of the pack's folder (names and bytes, in name order)."""
+def pack_digest(pack: Pack, files: Sequence[str] | None = None) -> str:
+    """sha256 over the pack folder's files (names and bytes, in name order); `files`: only those."""
     from voicecoach.pack import PACKS_DIR
 
     h = hashlib.sha256()
     for path in sorted((PACKS_DIR / pack.pack_id).glob("*")):
-        h.update(path.name.encode("utf-8") + b"\0" + path.read_bytes())
+        if files is None or path.name in files:
+            h.update(path.name.encode("utf-8") + b"\0" + path.read_bytes())
     return h.hexdigest()
 
 
@@ -259,56 +260,82 @@ def prompt_digests(pack: Pack) -> dict[str, str]:
 
 
 def _settings(opts: QualityOptions, llm: LLMConfig, digest: str, pack: Pack) -> dict[str, Any]:
-    """What the cached turns depend on; a rerun with other settings must use another --out."""
+    """What the cached turns depend on: `common` to every row, and per configuration what only its
+    rows read, so editing the SGC-only pack files (prior, templates, phrases) keeps the baselines'
+    cached turns resumable."""
+    from voicecoach.baselines import PACK_FILES
     from voicecoach.llm import llama_server_version
 
-    defaults = coach_config(opts, "sgc_full", llm)
+    prompts = prompt_digests(pack)
+    baseline = {"pack_sha256": pack_digest(pack, PACK_FILES), "prompt_talker": prompts["prompt_talker"]}
+
+    def config(name: str) -> dict[str, Any]:
+        if name == "prompting":
+            return baseline
+        if name == "pe_agent":
+            return {**baseline, "prompt_planner": prompts["prompt_planner"]}
+        # The SGC rows read every pack file, and sgc_full's resolved reply path shapes their replies.
+        resolved = coach_config(opts, name, llm)
+        return {
+            "pack_sha256": pack_digest(pack),
+            **{k: v for k, v in prompts.items() if k != "prompt_planner"},
+            "path": {
+                "intent_prior": resolved.uses_prior,
+                "slots": resolved.slot_source,
+                "talker": resolved.talker_mode,
+            },
+        }
+
     return {
-        "bench_sha256": digest,
-        **prompt_digests(pack),
-        # The pack's data (templates, prior, phrases) and sgc_full's resolved reply path shape replies.
-        "pack_sha256": pack_digest(pack),
-        "sgc_full_path": {
-            "intent_prior": defaults.uses_prior,
-            "slots": defaults.slot_source,
-            "talker": defaults.talker_mode,
+        "common": {
+            "bench_sha256": digest,
+            "llm": "remote" if llm.base_url else "embedded",
+            "engine": None if llm.base_url else llama_server_version(),
+            "model": llm.model,
+            "gguf": llm.model_path,
+            "temperature": llm.temperature,
+            "reply_max_tokens": opts.reply_max_tokens,
+            "w1_max_tokens": opts.w1_max_tokens,
+            "slot_timeout_s": opts.slot_timeout_s,
+            "talker_deadline_s": opts.talker_deadline_s,
+            "first_token_timeout_s": opts.first_token_timeout_s,
+            # The slot-call timeout and the Talker deadline make replies depend on decoding speed.
+            "embedded_threads": None if llm.base_url else worker_llm(llm, opts.workers).embedded_threads,
         },
-        "variants": VARIANTS,
-        "llm": "remote" if llm.base_url else "embedded",
-        "engine": None if llm.base_url else llama_server_version(),
-        "model": llm.model,
-        "gguf": llm.model_path,
-        "temperature": llm.temperature,
-        "reply_max_tokens": opts.reply_max_tokens,
-        "w1_max_tokens": opts.w1_max_tokens,
-        "slot_timeout_s": opts.slot_timeout_s,
-        "talker_deadline_s": opts.talker_deadline_s,
-        "first_token_timeout_s": opts.first_token_timeout_s,
-        # The slot-call timeout and the Talker deadline make replies depend on decoding speed.
-        "embedded_threads": None if llm.base_url else worker_llm(llm, opts.workers).embedded_threads,
+        "configs": {name: config(name) for name in all_configs(opts)},
     }
 
 
 def _check_settings(out: Path, settings: dict[str, Any]) -> None:
+    """Refuse to add turns to `out` under other settings than its cached turns of the same rows;
+    rows this run does not touch keep the settings they were run with."""
     path = out / "run.json"
+    saved: dict[str, Any] = {"common": {}, "configs": {}}
     if path.exists():
         saved = json.loads(path.read_text(encoding="utf-8"))
-        changed = sorted(k for k in settings if saved.get(k) != settings[k])
-        prompts = [k for k in changed if k.startswith("prompt_")]
-        if prompts:
-            unrecorded = [k for k in prompts if k not in saved]
+        if "common" not in saved:
             raise SystemExit(
-                f"{out} holds turns generated with other prompts ({', '.join(prompts)}"
-                + (f"; {len(unrecorded)} not recorded by that run" if unrecorded else "")
-                + "): resuming would mix replies of two prompt versions. Use another --out, delete it to "
-                "start over, or --rescore to score its cached turns with the current checker."
+                f"{out}/run.json predates per-configuration settings; use another --out, or --rescore"
+            )
+        changed = [f"{k}" for k in settings["common"] if saved["common"].get(k) != settings["common"][k]]
+        for name, pinned in settings["configs"].items():
+            before = saved["configs"].get(name)
+            if before is not None:
+                changed += [f"{name}.{k}" for k in pinned if before.get(k) != pinned[k]]
+        prompts = [k for k in changed if k.split(".")[-1].startswith("prompt_")]
+        if prompts:
+            raise SystemExit(
+                f"{out} holds turns generated with other prompts ({', '.join(prompts)}): resuming "
+                "would mix replies of two prompt versions. Use another --out, delete it to start over, "
+                "or --rescore to score its cached turns with the current checker."
             )
         if changed:
             raise SystemExit(
                 f"{out} holds turns run with other settings ({', '.join(changed)}); "
                 "use another --out, delete it to start over, or --rescore to only score its cache"
             )
-    path.write_text(json.dumps(settings, indent=2) + "\n", encoding="utf-8")
+    merged = {"common": settings["common"], "configs": {**saved["configs"], **settings["configs"]}}
+    path.write_text(json.dumps(merged, indent=2) + "\n", encoding="utf-8")
 
 
 # --- running the coach --------------------------------------------------------------------------------

@@ -167,10 +167,17 @@ async def test_rerun_with_other_settings_is_refused(pack: Pack, tmp_path: Path) 
         # Other prompts: the run.json digests differ, and the refusal names the prompt.
         opts.reply_max_tokens = QualityOptions.reply_max_tokens
         saved = json.loads((out / "run.json").read_text())
-        saved["prompt_talker"] = "0" * 64
+        saved["configs"]["prompting"]["prompt_talker"] = "0" * 64
         (out / "run.json").write_text(json.dumps(saved))
-        with pytest.raises(SystemExit, match="other prompts .*prompt_talker"):
+        with pytest.raises(SystemExit, match="other prompts .*prompting.prompt_talker"):
             await run_quality(opts)
+        # Settings are pinned per configuration: another row runs although prompting's differ,
+        # and prompting's pinned settings are kept for the next resume.
+        opts.configs = ("sgc_w1",)
+        await run_quality(opts)
+        kept = json.loads((out / "run.json").read_text())["configs"]
+        assert kept["prompting"]["prompt_talker"] == "0" * 64 and "sgc_w1" in kept
+        opts.configs = ("prompting",)
         # --rescore runs nothing and scores the cache with the current checker.
         requests = len(server.requests)
         opts.rescore = True

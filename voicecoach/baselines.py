@@ -17,6 +17,18 @@ from voicecoach.pack import Pack
 from voicecoach.state import LiveState
 from voicecoach.talker import ToolOutcome, talker_system_prompt
 
+# The pack files the baselines' prompts and tools read (persona and rules, the catalog, the tools'
+# vocabulary). CoachBench pins their digest for the baseline rows: the SGC-only files (Φ, W3 pools,
+# prior, templates, phrases) do not change a baseline's reply.
+PACK_FILES = (
+    "manifest.json",
+    "creatures.json",
+    "skills.json",
+    "elements.json",
+    "lineups.json",
+    "vocabulary.json",
+)
+
 
 def state_brief(pack: Pack, state: LiveState) -> str:
     """The live state as compact text: what the player owns and unlocked, and the match."""
