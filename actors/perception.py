@@ -5,7 +5,8 @@ process_frame, so frames keep flowing) and turns parser events into frames the m
 happen: the tool dispatch when SUB_INTENT closes on a Φ hit (or when PLAN closes on a miss), c1
 for W2 and W3, the narration once its one sentence closes. A barge-in cancels the stream.
 
-With the intent prior on, a confident prior's labels open the stream: the parser reads them first
+With the intent prior on, a confident prior's labels (or its session rule's: "anything else?"
+keeps the previous turn's pair) open the stream: the parser reads them first
 (SUB_INTENT closes and Φ dispatches before the LLM's first token) and the LLM continues from
 <NARRATION>. The narration is held until it closes and spoken only if it passes
 `narration_problem` (one short sentence, no name the player did not say, no loop); otherwise the
@@ -72,7 +73,11 @@ class PerceptionActor(TurnTaskActor):
         w1 = W1Turn(self._session.phi, lambda: turn.snapshot, turn.index, self._session.counters,
                     max_age=self._config.max_age, validate=self._validate)  # fmt: skip
         progress = _TurnProgress()
-        pair = self._prior.prefill(turn.utterance) if self._prior is not None else None
+        pair = (
+            self._prior.prefill(turn.utterance, previous=self._session.last_pair)
+            if self._prior is not None
+            else None
+        )
         call = w1_call(self._prefix, self._grammars, turn.utterance, pair)
         progress.labelled_by = "prior" if call.prefill else "llm"
         if pair is not None and self._config.narration_source == "pack":

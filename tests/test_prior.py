@@ -14,6 +14,7 @@ from voicecoach.pack import PACKS_DIR, Pack, PackError, load_pack_from
 from voicecoach.prior import (
     PRIOR_FILE,
     IntentPrior,
+    Prediction,
     PriorError,
     abstract_entities,
     coachbench_utterances,
@@ -21,6 +22,7 @@ from voicecoach.prior import (
     features,
     fixture_utterances,
     prior_path,
+    session_rule,
     train,
     training_data,
 )
@@ -50,7 +52,7 @@ def test_every_phi_pair_has_at_least_15_paraphrases(pack: Pack) -> None:
 def test_no_test_utterance_is_in_the_training_data(pack: Pack) -> None:
     """CoachBench (generated, all sessions, scored or not) and the audio fixtures are test sets."""
     train_set = {_norm(ex.text) for ex in training_data(pack)}
-    tests = [u.text for u in coachbench_utterances(pack, scored_only=False)]
+    tests = [u.text for seed in (7, 11) for u in coachbench_utterances(pack, seed)]
     tests += [u.text for u in fixture_utterances()]
     assert len(tests) > 1000
     leaked = sorted({t for t in tests if _norm(t) in train_set})
@@ -187,3 +189,60 @@ def test_mentions_from_the_caller_give_the_same_prediction(prior: IntentPrior, p
     text = "is pyrowl any good against tidefang"
     assert prior.predict(text, link_entities(pack, text)) == prior.predict(text)
     assert prior.predict(text, []) != prior.predict(text)  # the names matter: they are abstracted
+
+
+# --- session rules --------------------------------------------------------------------------------
+
+
+def _guess(pair: str, confidence: float = 0.5) -> Prediction:
+    intent, sub_intent = pair.split("/")
+    return Prediction(intent=intent, sub_intent=sub_intent, confidence=confidence)
+
+
+@pytest.mark.parametrize("text", ["got anything else?", "and a second option", "okay but what's another way"])
+def test_asking_again_keeps_the_previous_recommendation(pack: Pack, text: str) -> None:
+    chosen = session_rule(pack, text, _guess("match/opponent_analysis"), ("lineup", "counter"))
+    assert chosen is not None and (chosen.intent, chosen.sub_intent, chosen.rule) == (
+        "lineup", "counter", "ask_again"
+    )  # fmt: skip
+
+
+def test_asking_again_needs_a_previous_recommendation_and_an_unsure_classifier(pack: Pack) -> None:
+    guess = _guess("match/opponent_analysis")
+    assert session_rule(pack, "anything else?", guess, None) is None  # first turn
+    assert session_rule(pack, "anything else?", guess, ("creature", "owned")) is None  # knowledge-qa
+    sure = _guess("creature/skills", confidence=0.99)
+    assert session_rule(pack, "what else does pyrowl learn", sure, ("lineup", "counter")) is None
+
+
+def test_a_constraint_added_to_the_previous_request_keeps_its_pair(pack: Pack) -> None:
+    chosen = session_rule(pack, "um and no rockram either", _guess("creature/info"), ("lineup", "build"))
+    assert chosen is not None and (chosen.sub_intent, chosen.rule) == ("build", "refine")
+    assert session_rule(pack, "what is rockram", _guess("creature/info"), ("lineup", "build")) is None
+
+
+def test_building_around_an_excluded_creature_is_building_without_it(pack: Pack) -> None:
+    chosen = session_rule(pack, "make a team without pyrowl", _guess("lineup/build_around"), None)
+    assert chosen is not None and (chosen.intent, chosen.sub_intent, chosen.rule) == (
+        "lineup", "build", "anchor_excluded"
+    )  # fmt: skip
+    kept = session_rule(pack, "make a team around pyrowl", _guess("lineup/build_around"), None)
+    assert kept is None
+
+
+def test_a_session_rule_prefills_below_the_threshold(pack: Pack) -> None:
+    strict = IntentPrior.load(pack, threshold=1.01)  # nothing the classifier says clears it
+    assert strict.prefill("anything else", previous=None) is None
+    assert strict.prefill("anything else", previous=("lineup", "counter")) == ("lineup", "counter")
+
+
+def test_anchor_excluded_naming_an_unknown_pair_names_file_and_entry(tmp_path: Path) -> None:
+    folder = _pack_copy(tmp_path)
+    path = folder / "phi.json"
+    data = json.loads(path.read_text())
+    data[0]["anchor_excluded"] = "lineup/teleport"
+    path.write_text(json.dumps(data))
+    with pytest.raises(
+        PackError, match=r"phi\.json: entry 'lineup/build': anchor_excluded 'lineup/teleport'"
+    ):
+        load_pack_from(folder)

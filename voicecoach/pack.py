@@ -92,6 +92,9 @@ class PhiEntry(_Model):
     tools: list[ToolUse]
     requires: list[str] = Field(default_factory=list, description="decision-field paths")
     branch: Literal["recommend", "teaching", "knowledge-qa"] = "knowledge-qa"
+    # "Build around X" said as "build without X": a pair anchored on a creature the player names
+    # becomes this pair when the player excludes every creature they name (the intent prior's rule).
+    anchor_excluded: str | None = Field(default=None, description='"intent/sub_intent" taken instead')
 
 
 class W3Candidate(_Model):
@@ -518,8 +521,15 @@ def _optional_entries(folder: Path, name: str, model: type[_Model]) -> list[Any]
 
 
 def _check_phi_pairs(pack: Pack, folder: Path) -> None:
-    """paraphrases.json and narrations.json: every entry names a registered Φ pair, once."""
+    """paraphrases.json and narrations.json: every entry names a registered Φ pair, once; so does
+    every Φ entry's `anchor_excluded`."""
     pairs = {(e.intent, e.sub_intent) for e in pack.phi}
+    for e in pack.phi:
+        if e.anchor_excluded is not None and tuple(e.anchor_excluded.split("/", 1)) not in pairs:
+            raise PackError(
+                f"{folder / 'phi.json'}: entry {e.intent + '/' + e.sub_intent!r}: anchor_excluded "
+                f"{e.anchor_excluded!r} is not a registered Φ pair"
+            )
     for name, items in (("paraphrases.json", pack.paraphrases), ("narrations.json", pack.narrations)):
         seen: set[tuple[str, str]] = set()
         for item in items:

@@ -40,6 +40,7 @@ from pydantic import BaseModel, ConfigDict
 
 from voicecoach.entities import Mention, link_entities
 from voicecoach.pack import PACKS_DIR, Pack, load_pack
+from voicecoach.slot_rules import extract_slots
 
 PRIOR_FILE = "prior.json"
 FORMAT = "voicecoach-intent-prior/1"
@@ -64,6 +65,7 @@ class Prediction(BaseModel):
     intent: str
     sub_intent: str
     confidence: float  # calibrated: the estimated probability that the pair is right
+    rule: str | None = None  # the session rule that chose the pair instead of the classifier
 
 
 # --- features ----------------------------------------------------------------------------------
@@ -396,18 +398,78 @@ class IntentPrior:
             _SHARED[key] = cls.load(pack, threshold=threshold)
         return _SHARED[key]
 
-    def predict(self, text: str, mentions: list[Mention] | None = None) -> Prediction:
-        """The calibrated best pair; `mentions` as in `abstract_entities`."""
+    def predict(
+        self, text: str, mentions: list[Mention] | None = None, previous: tuple[str, str] | None = None
+    ) -> Prediction:
+        """The calibrated best pair; `mentions` as in `abstract_entities`; `previous`: the pair of
+        the session's last delivered turn, which the session rules (`session_rule`) may keep."""
         p = self.model.probabilities(features(abstract_entities(self.pack, text, mentions)))
         best = int(p.argmax())
         intent, sub_intent = self.labels[best]
         confidence = float(np.interp(p[best], *self.calibration))
-        return Prediction(intent=intent, sub_intent=sub_intent, confidence=round(confidence, 4))
+        pred = Prediction(intent=intent, sub_intent=sub_intent, confidence=round(confidence, 4))
+        return session_rule(self.pack, text, pred, previous) or pred
 
-    def prefill(self, text: str, mentions: list[Mention] | None = None) -> tuple[str, str] | None:
-        """(intent, sub_intent) to prefill W1 with, or None when the prior is not confident enough."""
-        pred = self.predict(text, mentions)
-        return (pred.intent, pred.sub_intent) if pred.confidence >= self.threshold else None
+    def prefill(
+        self, text: str, mentions: list[Mention] | None = None, previous: tuple[str, str] | None = None
+    ) -> tuple[str, str] | None:
+        """(intent, sub_intent) to prefill W1 with, or None when the prior is not confident enough
+        (a session rule's pair is always prefilled: it is a decision, not a guess)."""
+        pred = self.predict(text, mentions, previous)
+        ok = pred.rule is not None or pred.confidence >= self.threshold
+        return (pred.intent, pred.sub_intent) if ok else None
+
+
+# --- session rules: what the transcript alone does not say ----------------------------------------
+
+# "Anything else?" names no pair: it asks the previous turn's recommendation again, and W3 then
+# gives another direction. English cue words; which pairs recommend is the pack's Φ (branch).
+ASK_AGAIN = re.compile(
+    r"\b(?:(?:something|anything|what|who|where) else|another|any other|plan b|alternatives?|"
+    r"(?:second|other|different|next|backup|alternative) (?:option|idea|pick|choice|one|way|team|"
+    r"lineup|plan|answer)s?|more (?:options|ideas|picks))\b"
+)
+# "And no Pyrowl either", "only fire, but keep Galehawk in": a constraint added to the previous
+# request, not a new one.
+_FILLERS = (
+    r"(?:(?:uh|um|okay|ok|so|hey|yo|wait|listen|alright|hmm|coach|like|basically|actually|oh|well)\s+)*"
+)
+REFINE = re.compile(rf"^{_FILLERS}(?:but|and|also|plus|only)\b|\b(?:too|either|as well|instead)\b")
+# Below this the classifier's own pair yields to the rule: a confident "what else does Pyrowl
+# learn?" (creature/skills) keeps its pair.
+RULE_CONFIDENCE = 0.95
+
+
+def session_rule(
+    pack: Pack, text: str, pred: Prediction, previous: tuple[str, str] | None
+) -> Prediction | None:
+    """The pair the session's rules choose over the classifier's `pred`, or None:
+
+    - *ask again* / *refine*: the utterance asks for another option (ASK_AGAIN) or adds a
+      constraint (REFINE) after a turn whose Φ pair recommends, and the classifier is not sure
+      (< RULE_CONFIDENCE): the previous pair;
+    - *anchor excluded*: the pair is anchored on a creature ("build around X") but the player
+      excludes every creature they name ("build without X"): the Φ entry's `anchor_excluded` pair.
+    """
+    entries = {(e.intent, e.sub_intent): e for e in pack.phi}
+    prev = entries.get(previous) if previous is not None else None
+    if prev is not None and prev.branch == "recommend" and pred.confidence < RULE_CONFIDENCE:
+        words = normalise(text)
+        rule = "ask_again" if ASK_AGAIN.search(words) else "refine" if REFINE.search(words) else None
+        if rule is not None:
+            return pred.model_copy(
+                update={"intent": prev.intent, "sub_intent": prev.sub_intent, "rule": rule}
+            )
+    entry = entries.get((pred.intent, pred.sub_intent))
+    if entry is not None and entry.anchor_excluded is not None:
+        slots = extract_slots(pack, text)
+        named = {*slots.wanted_entities, *slots.excluded_entities}
+        if slots.excluded_entities and named <= set(slots.excluded_entities):
+            intent, sub_intent = entry.anchor_excluded.split("/", 1)
+            return pred.model_copy(
+                update={"intent": intent, "sub_intent": sub_intent, "rule": "anchor_excluded"}
+            )
+    return None
 
 
 # --- benchmark -----------------------------------------------------------------------------------
@@ -418,17 +480,19 @@ class Labelled:
     text: str
     intent: str
     sub_intent: str
+    session: str = ""  # turns of one session in order: the session rules read the previous turn
+    scored: bool = True  # unscored turns (set-up) still give the next turn its previous pair
 
 
-def coachbench_utterances(pack: Pack, scored_only: bool = True) -> list[Labelled]:
-    """CoachBench's utterances (default seed, all sessions): the TEST set, never training data."""
-    from voicecoach.coachbench.generator import generate
+def coachbench_utterances(pack: Pack, seed: int | None = None) -> list[Labelled]:
+    """CoachBench's turns (all sessions of `seed`, default the benchmark's): the TEST set, never
+    training data."""
+    from voicecoach.coachbench.generator import DEFAULT_SEED, generate
 
     return [
-        Labelled(t.utterance, t.reference.intent, t.reference.sub_intent)
-        for s in generate(pack=pack)
+        Labelled(t.utterance, t.reference.intent, t.reference.sub_intent, s.session_id, t.scored)
+        for s in generate(DEFAULT_SEED if seed is None else seed, pack=pack)
         for t in s.turns
-        if t.scored or not scored_only
     ]
 
 
@@ -440,7 +504,11 @@ def fixture_utterances(folder: Path | None = None) -> list[Labelled]:
     sessions, errors = discover(folder)
     if errors:
         raise PriorError("; ".join(errors))
-    return [Labelled(t.transcript, t.expect_intent, t.expect_sub_intent) for s in sessions for t in s.turns]
+    return [
+        Labelled(t.transcript, t.expect_intent, t.expect_sub_intent, s.session_id)
+        for s in sessions
+        for t in s.turns
+    ]
 
 
 @dataclass(frozen=True)
@@ -453,19 +521,30 @@ class Scores:
     latency_ms: list[float]
 
 
-def evaluate(classify: Any, threshold: float, items: Sequence[Labelled]) -> Scores:
-    """`classify(text) -> Prediction`, timed per utterance (perf_counter)."""
+def evaluate(
+    classify: Any, threshold: float, items: Sequence[Labelled], session_rules: bool = True
+) -> Scores:
+    """`classify(text, previous=pair) -> Prediction` over the scored items, timed per utterance
+    (perf_counter). With `session_rules`, `previous` is the prediction for the session's previous
+    turn (as W1 would have labelled it, right or wrong); otherwise None."""
     pair_ok, intent_ok, above, lat = [], [], [], []
+    previous: tuple[str, str] | None = None
+    session = None
     for item in items:
+        if item.session != session:
+            previous, session = None, item.session
         t0 = time.perf_counter()
-        pred = classify(item.text)
+        pred = classify(item.text, previous=previous if session_rules else None)
         lat.append(1000 * (time.perf_counter() - t0))
+        previous = (pred.intent, pred.sub_intent)
+        if not item.scored:
+            continue
         ok = (pred.intent, pred.sub_intent) == (item.intent, item.sub_intent)
         pair_ok.append(ok)
         intent_ok.append(pred.intent == item.intent)
-        if pred.confidence >= threshold:
+        if pred.confidence >= threshold or pred.rule is not None:
             above.append(ok)
-    n = len(items)
+    n = len(pair_ok)
     return Scores(
         n,
         100 * sum(pair_ok) / n,
@@ -479,7 +558,7 @@ def evaluate(classify: Any, threshold: float, items: Sequence[Labelled]) -> Scor
 def reliability_table(prior: IntentPrior, items: Sequence[Labelled], bins: int = 5) -> list[str]:
     """Calibrated confidence vs observed pair accuracy, in equal-width bins (markdown rows)."""
     rows = []
-    preds = [(prior.predict(i.text), i) for i in items]
+    preds = [(prior.predict(i.text), i) for i in items if i.scored]
     for b in range(bins):
         lo, hi = b / bins, (b + 1) / bins
         inside = [
@@ -518,13 +597,20 @@ def bench_prior(pack_id: str = "pet_arena") -> str:
         "| test set | n | pair acc | intent acc | coverage | pair acc above threshold | p50 ms | p90 ms |",
         "|---|---|---|---|---|---|---|---|",
     ]
-    for name, items in (("CoachBench (scored turns)", bench), ("audio fixtures (transcripts)", fixtures)):
-        s = evaluate(prior.predict, prior.threshold, items)
-        above = f"{s.accuracy_above:.1f} %" if s.accuracy_above is not None else "-"
-        lines.append(
-            f"| {name} | {s.n} | {s.pair_accuracy:.1f} % | {s.intent_accuracy:.1f} % | {s.coverage:.1f} % "
-            f"| {above} | {percentile(s.latency_ms, 50):.2f} | {percentile(s.latency_ms, 90):.2f} |"
-        )
+    test_sets = (
+        ("CoachBench (scored turns)", bench),
+        ("CoachBench seed 11", coachbench_utterances(pack, seed=11)),
+        ("audio fixtures (transcripts)", fixtures),
+    )
+    for name, items in test_sets:
+        for rules in (True, False):
+            s = evaluate(prior.predict, prior.threshold, items, session_rules=rules)
+            above = f"{s.accuracy_above:.1f} %" if s.accuracy_above is not None else "-"
+            lines.append(
+                f"| {name}{'' if rules else ', no session rules'} | {s.n} | {s.pair_accuracy:.1f} % "
+                f"| {s.intent_accuracy:.1f} % | {s.coverage:.1f} % | {above} "
+                f"| {percentile(s.latency_ms, 50):.2f} | {percentile(s.latency_ms, 90):.2f} |"
+            )
     lines += [
         "",
         "Coverage / pair accuracy above other thresholds on CoachBench (reported, not tuned on):",

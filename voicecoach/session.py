@@ -125,6 +125,8 @@ class Session:
     stale: bool = False  # the game said its last push is old
     constraints: QuerySlots | None = None  # the player's constraints so far (W2 carries them over)
     last_reply: str | None = None  # the previous committed turn's reply (repetition is judged on it)
+    # ... and its (intent, sub_intent): "anything else?" asks that pair again (`prior.session_rule`)
+    last_pair: tuple[str, str] | None = None
     phi: PhiTable = field(init=False)
     turns: dict[int, Turn] = field(default_factory=dict)
     # State updates and turn commits both rewrite `state`; the server runs them in threads
@@ -230,6 +232,7 @@ class Session:
             self.store.save_turn(self.session_id, record)
             if record.completed:
                 self.last_reply = record.reply
+                self.last_pair = (record.intent, record.sub_intent) if record.sub_intent else None
             if record.completed and record.meta is not None:
                 metas = [*self.state.sh.metas, record.meta]
                 self.state = self.state.model_copy(update={"sh": SessionHistory(metas=metas)})

@@ -1022,7 +1022,7 @@ class W1Call:
     """One W1 request as an actor sends it: messages, grammar, and the prefill the parser is fed first.
     An actor's turn::
 
-        call = w1_call(prefix, grammars, utterance, prior.prefill(utterance))
+        call = w1_call(prefix, grammars, utterance, prior.prefill(utterance, previous=last_pair))
         step = turn.feed(call.prefill)  # labels -> SUB_INTENT closes -> Φ may dispatch now
         echo = call.echo()
         async for delta in llm.stream(call.messages, grammar=call.grammar):
