@@ -6,9 +6,10 @@ W2 with the entities its drift traps name, the Talker with one fixed sentence. W
 kernels and actors then decide (Φ outcome and tools, conflicts and paragraph plan, guidance
 and cooldowns, answer.meta) is compared with `fixture_decisions.json`, first recorded before the
 actors and the turn timeline were refactored: a refactor that changes a decision fails here.
-Re-recorded once since, for an intended change: W2 keeps only names the player said (a name the
-slot call adds on its own is dropped, not judged), and the record says who labelled the turn and
-where its reply came from.
+Re-recorded since for intended changes: W2 keeps only names the player said (a name the slot call
+adds on its own is dropped, not judged), and the record says who labelled the turn and where its
+reply came from; W3 holds back a candidate whose `requires` the state lacks (a follow-up about
+"it" when the player named no creature).
 
 Regenerate (only for an intended change of behaviour):
     python -m tests.test_fixture_decisions > tests/fixture_decisions.json

@@ -458,3 +458,38 @@ def test_a_late_snapshot_counters_the_creature_they_just_brought_in(state: LiveS
     foes = {c.entity for c in read_reply(PACK, reply) if c.role == "opponent"}
     picks = recommended(reply)
     assert foes == {"pyrowl"} and picks and all(doubles(c, "pyrowl") for c in picks), reply
+
+
+def test_a_creature_kept_out_is_not_recalled_on_a_turn_about_something_else(state: LiveState) -> None:
+    earlier = extract_slots(PACK, "a team without tidefang", state)
+
+    def later(utterance: str, intent: str, sub_intent: str, tools: list[ToolOutcome]) -> str:
+        slots = extract_slots(PACK, utterance, state, earlier)
+        c2 = ground(slots, state, PACK, intent, sub_intent, utterance=utterance, earlier=earlier)
+        assert [c.entity for c in c2.conflicts if c.kind == "excludes"] == ["tidefang"]
+        return realize(PACK, state, c2, None, tools, utterance, 1, intent, sub_intent)
+
+    assert "Tidefang" not in later("thanks coach", "smalltalk", "thanks", [])
+    # A pick the player's own Tidefang could have been in: saying it is still kept out matters.
+    team = later("build me a team", "lineup", "build", [tool(state, "suggest_lineup")])
+    assert "Tidefang out" in team, team
+
+
+def test_keep_your_lineup_is_unsaid_after_an_answer_that_changes_it(state: LiveState) -> None:
+    keep = next(c for b in PACK.w3.branches.values() for c in b.pool if c.keeps_current)
+    assert state.ic.match is not None
+
+    def build(state: LiveState) -> tuple[str, set[str]]:
+        c2 = ground(QuerySlots(), state, PACK, "lineup", "build", utterance="build me a team")
+        control = interact(state, PACK, "recommend", 0, 1, candidates=[keep])[0]
+        assert control.guidance is not None and control.guidance.candidate_id == keep.id
+        suggest = tool(state, "suggest_lineup")
+        reply = realize(PACK, state, c2, control, [suggest], "build me a team", 0, "lineup", "build")
+        return reply, names(reply) - {keep.text}
+
+    reply, offered = build(state)
+    assert offered - set(state.ic.match.player_lineup) and keep.text not in reply, reply
+    # The same answer while the player already fields that team: "keep it" agrees with it.
+    fielding = state.ic.match.model_copy(update={"player_lineup": sorted(offered)})
+    reply, _ = build(state.model_copy(update={"ic": state.ic.model_copy(update={"match": fielding})}))
+    assert keep.text in reply, reply

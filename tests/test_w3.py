@@ -507,3 +507,14 @@ def test_shipped_pack_loads_with_w3() -> None:
         state, pack, "recommend", 0, session_seed("smoke"), violates=recommend_violations(pack, state, set())
     )
     assert m.candidate_pool_hash == candidate_pool_hash(pack.w3.branches["recommend"].pool)
+
+
+def test_a_candidate_whose_required_fields_are_absent_is_held_back() -> None:
+    """'Want to know how to unlock its next skill?' needs a creature the player named."""
+    about_it = cand("fu_it", p=1.0).model_copy(update={"requires": ["ic.focus_creature"]})
+    pool = [about_it, cand("fu_any", p=1.0, w=1e-9)]
+    control, _ = interact(LiveState(), mini_pack(), "knowledge-qa", 0, 3, candidates=pool)
+    assert control.guidance is not None and control.guidance.candidate_id == "fu_any"
+    named = LiveState().model_copy(update={"ic": LiveState().ic.model_copy(update={"focus_creature": "c1"})})
+    control, _ = interact(named, mini_pack(), "knowledge-qa", 0, 3, candidates=pool)
+    assert control.guidance is not None and control.guidance.candidate_id == "fu_it"

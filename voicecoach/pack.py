@@ -105,6 +105,13 @@ class W3Candidate(_Model):
     cooldown: int = Field(ge=1, description="turns the candidate rests after being issued")
     p: float = Field(gt=0.0, le=1.0, description="Bernoulli leak probability p_c")
     w: float = Field(gt=0.0, description="weighted-pick weight w_c")
+    # "Keep your current lineup" needs a lineup in play, "what it evolves into" a creature the
+    # player named: W3's hard filter holds back a candidate whose decision fields are absent.
+    requires: list[str] = Field(default_factory=list, description="decision-field paths, as in Φ")
+    keeps_current: bool = Field(
+        default=False,
+        description="advises keeping the current lineup: unsaid after an answer that changes it",
+    )
 
 
 class W3Branch(_Model):

@@ -915,10 +915,14 @@ def _judgements(t: _Turn, c2: GroundingControl) -> None:
                 _account(t, c.kind, cid, c.entity)
             elif p.type == "praise" and c.satisfied:
                 _praise(t, c.kind, cid, c.entity)
-    # Keeping creatures out is worth confirming, in one sentence however many there are.
+    # Keeping creatures out is worth confirming, in one sentence however many there are: on the turn
+    # the player asks for it, and later only when this answer picks creatures and one kept out is the
+    # player's own (it could have been picked). A "thanks" or a weakness question needs no reminder.
     out = [
         c.entity for c in c2.conflicts if c.kind == "excludes" and c.satisfied and c.entity in pack.creatures
     ]
+    if not set(out) & set(t.mentioned) and not (_offered(t) and any(t.owns(c) for c in out)):
+        out = []
     if out:
         # Just asked for: confirming it matters as much as the constraint accounts.
         keep = "account" if set(out) & set(t.mentioned) else "praise"
@@ -1043,6 +1047,11 @@ def _guidance(t: _Turn, c3: InteractionControl) -> None:
     if g.lineup_id is not None:
         lineup = t.pack.lineups.get(g.lineup_id)
         if lineup is None or not all(t.usable(c) for c in lineup.creatures):
+            return
+    candidate = next((c for b in t.pack.w3.branches.values() for c in b.pool if c.id == g.candidate_id), None)
+    match = t.state.ic.match
+    if candidate is not None and candidate.keeps_current and match is not None:
+        if _offered(t) - set(match.player_lineup):  # "keep your lineup" after "field these instead"
             return
     # "Try the Tidal Wall lineup (defensive style)." reads ", defensive style" aloud.
     text = _PARENS.sub(lambda m: ", " + m.group(1), g.text)

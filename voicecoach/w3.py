@@ -29,7 +29,7 @@ from dataclasses import dataclass
 from pydantic import BaseModel, ConfigDict
 
 from voicecoach.pack import Pack, W3Candidate
-from voicecoach.state import SESSION_HISTORY_K, AnswerMeta, LiveState
+from voicecoach.state import SESSION_HISTORY_K, AnswerMeta, LiveState, get_field
 
 NO_GUIDANCE = "none"  # answer.meta.guidance_type when W3 abstains
 
@@ -244,7 +244,7 @@ def interact(
         # A branch the pack configures no pool for gets an empty one: W3 abstains.
         candidates = next((cfg.pool for name, cfg in pack.w3.branches.items() if name == branch), [])
     cross = resolve_cross_turn_state(state.sh.metas, branch, turn_index)
-    decision = select_guidance(cross, candidates, seed, turn_index, branch, violates)
+    decision = select_guidance(cross, candidates, seed, turn_index, branch, _with_requires(state, violates))
 
     # Cooling ids may come from any branch's pool (a lineup recommended in `recommend` still
     # cools while the player asks a knowledge question), so look their lineups up everywhere.
@@ -266,6 +266,18 @@ def interact(
         abstain_reason=decision.reason,
     )
     return control, decision.meta
+
+
+def _with_requires(state: LiveState, violates: Violates | None) -> Violates:
+    """`violates`, plus: a candidate whose `requires` decision fields the state lacks is held back."""
+
+    def check(c: W3Candidate) -> str | None:
+        missing = [path for path in c.requires if get_field(state, path) in (None, [], {})]
+        if missing:
+            return f"needs {', '.join(missing)}"
+        return violates(c) if violates is not None else None
+
+    return check
 
 
 # --- the default cross-turn rule of the recommend branch -------------------------------------
