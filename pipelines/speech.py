@@ -3,7 +3,8 @@
     transport.in → Silero VAD → STT → user-turn strategies → TurnGate
         → coach_processors(mode) → PhraseChunker → TTS → transport.out → PlaybackMonitor
 
-- VAD: `SileroVADAnalyzer` as shipped, in a `VADProcessor`.
+- VAD: `SileroVADAnalyzer` as shipped, in a `VADProcessor` that also says when silence begins
+  (`SilenceOnsetVADProcessor`), so Whisper can start before the VAD's stop_secs are over.
 - Turn: Pipecat's `UserTurnProcessor` runs the turn-stop strategy `SpeechConfig.turn_stop`
   picks (docs/BENCHMARKS.md, "Turn-stop strategy", has the measurements behind the default);
   `TurnGate` hands the coach one final transcript per user turn, which is what starts a turn
@@ -29,7 +30,7 @@ from typing import Any
 import numpy as np
 from loguru import logger
 from pipecat.audio.vad.silero import SileroOnnxModel, SileroVADAnalyzer
-from pipecat.audio.vad.vad_analyzer import VADAnalyzer, VADParams
+from pipecat.audio.vad.vad_analyzer import VADAnalyzer, VADParams, VADState
 from pipecat.frames.frames import (
     AggregatedTextFrame,
     DataFrame,
@@ -41,9 +42,11 @@ from pipecat.frames.frames import (
     LLMFullResponseEndFrame,
     LLMFullResponseStartFrame,
     LLMTextFrame,
+    SystemFrame,
     TranscriptionFrame,
     UserStartedSpeakingFrame,
     UserStoppedSpeakingFrame,
+    VADUserStartedSpeakingFrame,
     VADUserStoppedSpeakingFrame,
 )
 from pipecat.pipeline.pipeline import Pipeline
@@ -93,6 +96,18 @@ class PhraseFrame(AggregatedTextFrame):
     part: str = "reply"
 
 
+@dataclass
+class SilenceOnsetFrame(SystemFrame):
+    """The VAD heard its first silent window after speech (SPEAKING -> STOPPING): the speech may
+    be over, which the VAD will say only after its stop_secs. A SystemFrame, like the audio and
+    VAD frames, so it reaches the STT in order with them."""
+
+
+@dataclass
+class SpeechResumedFrame(SystemFrame):
+    """The pause was not the end (STOPPING -> SPEAKING): a transcript begun at the onset is stale."""
+
+
 # --- engines -------------------------------------------------------------------------------
 
 
@@ -109,6 +124,32 @@ def vad_analyzer(speech: SpeechConfig, engines: SpeechEngines | None = None) -> 
             engines.silero, sample_rate=speech.input_sample_rate, params=vad_params(speech)
         )
     return SileroVADAnalyzer(sample_rate=speech.input_sample_rate, params=vad_params(speech))
+
+
+class SilenceOnsetVADProcessor(VADProcessor):
+    """Pipecat's VADProcessor that also says when silence begins and when speech resumes.
+
+    The VAD calls the speech over only after `stop_secs` of silence; a transcription started
+    at the first silent window overlaps that hang (`EmbeddedWhisperSTTService` does). The
+    analyzer's raw state after each audio frame tells the transitions VADController keeps to
+    itself (it reports SPEAKING and QUIET only).
+    """
+
+    def __init__(self, *, vad_analyzer: VADAnalyzer, **kwargs: Any):
+        super().__init__(vad_analyzer=vad_analyzer, **kwargs)
+        self._analyzer = vad_analyzer
+        self._state = VADState.QUIET
+
+    async def process_frame(self, frame: Frame, direction: FrameDirection):
+        await super().process_frame(frame, direction)
+        if not isinstance(frame, InputAudioRawFrame):
+            return
+        state = self._analyzer._vad_state  # pipecat 1.14: the state analyze_audio just returned
+        if self._state == VADState.SPEAKING and state == VADState.STOPPING:
+            await self.push_frame(SilenceOnsetFrame())
+        elif self._state == VADState.STOPPING and state == VADState.SPEAKING:
+            await self.push_frame(SpeechResumedFrame())
+        self._state = state
 
 
 class SharedSileroVADAnalyzer(SileroVADAnalyzer):
@@ -215,6 +256,11 @@ class EmbeddedWhisperSTTService(SegmentedSTTService):
     default, 5 beams) and timestamps; on short commands greedy decoding without timestamps
     gives the same words sooner. A segment that holds no words yields EmptySegmentFrame, so
     TurnGate does not wait for its transcript.
+
+    With `at_silence_onset`, a SilenceOnsetFrame starts transcribing the segment as it stands
+    (the speech so far, padded with the trailing silence as usual); when the VAD then stops, that
+    transcription is the segment's, already under way or done. What the VAD's stop_secs add is
+    silence, so the words are the same. A SpeechResumedFrame drops it: the segment goes on.
     """
 
     Settings = STTSettings
@@ -227,6 +273,7 @@ class EmbeddedWhisperSTTService(SegmentedSTTService):
         beam_size: int = 1,
         warm: bool = True,
         executor: Executor | None = None,
+        at_silence_onset: bool = False,
         **kwargs: Any,
     ):
         super().__init__(**kwargs)
@@ -234,6 +281,9 @@ class EmbeddedWhisperSTTService(SegmentedSTTService):
         self.initial_prompt = initial_prompt
         self.beam_size = beam_size
         self.executor = executor  # None: asyncio's default thread pool
+        self.at_silence_onset = at_silence_onset
+        self._early: tuple[bytes, asyncio.Future[str]] | None = None  # begun at the silence onset
+        self._queued_early: dict[int, tuple[bytes, asyncio.Future[str]]] = {}  # id(segment) ->
         if warm:  # the first transcription pays CTranslate2's set-up: not the player's first turn
             self.transcribe(np.zeros(16000, dtype=np.float32))
 
@@ -252,11 +302,36 @@ class EmbeddedWhisperSTTService(SegmentedSTTService):
         )  # fmt: skip
         return "".join(f"{s.text} " for s in segments if s.no_speech_prob < NO_SPEECH_PROB)
 
+    def _decode(self, pcm: bytes) -> asyncio.Future[str]:
+        samples = np.frombuffer(pcm, dtype=np.int16).astype(np.float32) / 32768.0
+        # Decoding is CPU work: off the loop, on the process's STT executor when shared.
+        return asyncio.get_running_loop().run_in_executor(self.executor, self.transcribe, samples)
+
+    async def process_frame(self, frame: Frame, direction: FrameDirection):
+        if isinstance(frame, SilenceOnsetFrame) and self.at_silence_onset and self._user_speaking:
+            pcm = bytes(self._audio_buffer) + self._trailing_silence()
+            self._early = (pcm, self._decode(pcm))
+        elif isinstance(frame, (SpeechResumedFrame, VADUserStartedSpeakingFrame)):
+            self._early = None  # its words may be cut mid-sentence: the segment goes on
+        await super().process_frame(frame, direction)
+
+    async def _handle_user_stopped_speaking(self, frame: VADUserStoppedSpeakingFrame):
+        early, self._early = self._early, None
+        if early is None or not self.is_usable:
+            await super()._handle_user_stopped_speaking(frame)
+            return
+        # The segment is the one transcription began on at the onset; what came since is silence.
+        self._user_speaking = False
+        self._audio_buffer.clear()
+        self._record_stt_audio_usage(early[0])
+        await self.emit_stt_usage_metrics()
+        self._queued_early[id(early[0])] = early
+        await self._segment_queue.put(early[0])
+
     async def run_stt(self, audio: bytes) -> AsyncGenerator[Frame, None]:
         await self.start_processing_metrics()
-        samples = np.frombuffer(audio, dtype=np.int16).astype(np.float32) / 32768.0
-        # Decoding is CPU work: off the loop, on the process's STT executor when shared.
-        text = await asyncio.get_running_loop().run_in_executor(self.executor, self.transcribe, samples)
+        early = self._queued_early.pop(id(audio), None)
+        text = await (early[1] if early is not None and early[0] is audio else self._decode(audio))
         await self.stop_processing_metrics()
         if text:
             yield TranscriptionFrame(text, self._user_id, time_now_iso8601(), Language.EN)
@@ -284,6 +359,7 @@ def stt_service(
         engines.whisper if engines is not None and engines.whisper is not None else whisper_model(speech),
         initial_prompt=prompt,
         beam_size=stt.beam_size,
+        at_silence_onset=stt.at_silence_onset,
         warm=warm and not shared,  # shared engines were warmed once, at load
         executor=engines.stt_executor if engines is not None else None,
         settings=STTSettings(model=str(model_path), language=Language.EN),
@@ -629,7 +705,7 @@ def listening_processors(
 ) -> list[FrameProcessor]:
     """Audio in, one final transcript per user turn out: VAD, STT, the turn-stop strategy, the gate."""
     return [
-        VADProcessor(vad_analyzer=vad_analyzer(speech, speech_engines)),
+        SilenceOnsetVADProcessor(vad_analyzer=vad_analyzer(speech, speech_engines)),
         stt_service(speech, pack, engines=speech_engines),
         UserTurnProcessor(
             user_turn_strategies=turn_strategies(speech), user_turn_stop_timeout=speech.turn_stop_timeout_s

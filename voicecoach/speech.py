@@ -53,6 +53,9 @@ class STTConfig(BaseModel):
     cpu_threads: int = 2
     # Greedy decoding: on short commands beam search costs time and buys nothing measurable.
     beam_size: int = 1
+    # Start transcribing at the first silent VAD window instead of after the VAD's stop_secs, so
+    # the hang overlaps Whisper; the result is dropped if speech resumes (docs/BENCHMARKS.md).
+    at_silence_onset: bool = True
     # Bias Whisper towards the pack's entity names ("Emberfox", not "them, Burfox").
     prompt_entities: bool = True
     base_url: str | None = None

@@ -1,0 +1,117 @@
+"""STT started at the silence onset: the real Silero VAD says when silence begins, and the real
+faster-whisper transcribes from there; a pause that was not the end drops that transcription."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+import soundfile as sf
+from pipecat.frames.frames import (
+    Frame,
+    InputAudioRawFrame,
+    TranscriptionFrame,
+    VADUserStartedSpeakingFrame,
+    VADUserStoppedSpeakingFrame,
+)
+from pipecat.tests.utils import SleepFrame, run_test
+
+from voicecoach.pipelines.speech import (
+    EmbeddedWhisperSTTService,
+    SilenceOnsetFrame,
+    SilenceOnsetVADProcessor,
+    SpeechResumedFrame,
+    vad_analyzer,
+    whisper_model,
+)
+from voicecoach.speech import SpeechConfig
+
+FIXTURE = Path(__file__).resolve().parents[1] / "audio_fixtures" / "s01" / "turn1.wav"  # "How do I beat
+# their water team?", speech over at 1.8956 s
+RATE = 16000
+CHUNK = 320  # 20 ms
+
+
+def chunks(pcm: np.ndarray) -> list[Frame]:
+    return [
+        InputAudioRawFrame(audio=pcm[i : i + CHUNK].tobytes(), sample_rate=RATE, num_channels=1)
+        for i in range(0, len(pcm), CHUNK)
+    ]
+
+
+@pytest.fixture(scope="module")
+def speech() -> np.ndarray:
+    audio, rate = sf.read(FIXTURE, dtype="int16")
+    assert rate == RATE
+    return audio[: int(1.9 * RATE)]
+
+
+@pytest.fixture(scope="module")
+def model() -> Any:
+    return whisper_model(SpeechConfig())
+
+
+class CountingWhisper(EmbeddedWhisperSTTService):
+    """The real service; it also notes how many samples each transcription was given."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.given: list[int] = []
+
+    def transcribe(self, audio: np.ndarray) -> str:
+        self.given.append(len(audio))
+        return super().transcribe(audio)
+
+
+async def _transcribe(model: Any, frames: list[Frame], at_silence_onset: bool) -> tuple[str, list[int]]:
+    stt = CountingWhisper(model, warm=False, at_silence_onset=at_silence_onset)
+    down, _ = await run_test(stt, frames_to_send=[*frames, SleepFrame(3.0)])
+    texts = [f.text for f in down if isinstance(f, TranscriptionFrame)]
+    assert len(texts) == 1, texts
+    return texts[0], stt.given
+
+
+def _words(text: str) -> str:
+    return " ".join(text.lower().replace("?", "").replace(".", "").split())
+
+
+async def test_the_segment_is_transcribed_from_the_onset_with_the_same_words(
+    model: Any, speech: np.ndarray
+) -> None:
+    hang = np.zeros(int(0.2 * RATE), dtype=np.int16)  # the VAD's stop_secs of silence
+    frames = [
+        VADUserStartedSpeakingFrame(), *chunks(speech), SilenceOnsetFrame(), *chunks(hang),
+        VADUserStoppedSpeakingFrame(),
+    ]  # fmt: skip
+    early, given_early = await _transcribe(model, frames, at_silence_onset=True)
+    late, given_late = await _transcribe(model, frames, at_silence_onset=False)
+    assert _words(early) == _words(late) and "water team" in _words(early), (early, late)
+    # One transcription each; the early one was given the audio as it stood at the onset.
+    assert len(given_early) == len(given_late) == 1
+    assert given_late[0] - given_early[0] == len(hang)
+
+
+async def test_a_pause_that_was_not_the_end_drops_the_early_transcription(
+    model: Any, speech: np.ndarray
+) -> None:
+    cut = int(0.9 * RATE)  # mid-sentence: "How do I beat ..."
+    pause = np.zeros(int(0.1 * RATE), dtype=np.int16)
+    frames = [
+        VADUserStartedSpeakingFrame(), *chunks(speech[:cut]), SilenceOnsetFrame(), *chunks(pause),
+        SpeechResumedFrame(), *chunks(speech[cut:]), SilenceOnsetFrame(), VADUserStoppedSpeakingFrame(),
+    ]  # fmt: skip
+    text, given = await _transcribe(model, frames, at_silence_onset=True)
+    assert "water team" in _words(text), text  # the words after the pause are in the transcript
+    assert len(given) == 2 and given[1] > given[0]  # the dropped early one, then the whole segment
+
+
+async def test_the_vad_says_when_silence_begins_before_it_calls_the_speech_over(speech: np.ndarray) -> None:
+    silence = np.zeros(int(0.6 * RATE), dtype=np.int16)
+    processor = SilenceOnsetVADProcessor(vad_analyzer=vad_analyzer(SpeechConfig()))
+    down, _ = await run_test(processor, frames_to_send=[*chunks(speech), *chunks(silence)])
+    kinds = [type(f) for f in down if not isinstance(f, InputAudioRawFrame)]
+    assert SilenceOnsetFrame in kinds and VADUserStoppedSpeakingFrame in kinds, kinds
+    last_onset = len(kinds) - 1 - kinds[::-1].index(SilenceOnsetFrame)
+    assert last_onset < kinds.index(VADUserStoppedSpeakingFrame)
