@@ -116,6 +116,7 @@ class QualityOptions:
     progress: bool = True
     command: str = ""
     rescore: bool = False  # score the cached turns only (no LLM, no run.json check)
+    rerun: bool = False  # forget the cached turns of the configurations run (their code changed)
 
 
 class TurnRow(BaseModel):
@@ -175,6 +176,16 @@ class TurnCache:
             fh.write(row.model_dump_json() + "\n")
             fh.flush()
             os.fsync(fh.fileno())
+
+    def drop(self, configs: Sequence[str]) -> int:
+        """Forget every cached turn of `configs` (rewriting the file); returns how many went."""
+        gone = [key for key in self.rows if key[0] in configs]
+        for key in gone:
+            del self.rows[key]
+        tmp = self.path.with_suffix(".tmp")
+        tmp.write_text("".join(row.model_dump_json() + "\n" for row in self.rows.values()), encoding="utf-8")
+        tmp.replace(self.path)
+        return len(gone)
 
     def done(self, config: str, session: BenchSession) -> int:
         """How many turns of `session` are cached, counted from turn 0 without gaps."""
@@ -336,6 +347,15 @@ def _check_settings(out: Path, settings: dict[str, Any]) -> None:
             )
     merged = {"common": settings["common"], "configs": {**saved["configs"], **settings["configs"]}}
     path.write_text(json.dumps(merged, indent=2) + "\n", encoding="utf-8")
+
+
+def _forget_settings(out: Path, configs: Sequence[str]) -> None:
+    path = out / "run.json"
+    if path.exists():
+        saved = json.loads(path.read_text(encoding="utf-8"))
+        for name in configs:
+            saved.get("configs", {}).pop(name, None)
+        path.write_text(json.dumps(saved, indent=2) + "\n", encoding="utf-8")
 
 
 # --- running the coach --------------------------------------------------------------------------------
@@ -898,9 +918,13 @@ async def run_quality(opts: QualityOptions) -> QualityReport:
     opts.out.mkdir(parents=True, exist_ok=True)
     path, sessions, digest = _bench(opts, pack)
     llm = _llm_config(opts)
+    cache = TurnCache(opts.out / "turns.jsonl")
+    if opts.rerun and not opts.rescore:
+        gone = cache.drop(all_configs(opts))
+        _forget_settings(opts.out, all_configs(opts))
+        print(f"--rerun: {gone} cached turns of {', '.join(all_configs(opts))} forgotten")
     if not opts.rescore:  # --rescore runs nothing: the cache is scored with the current checker
         _check_settings(opts.out, _settings(opts, llm, digest, pack))
-    cache = TurnCache(opts.out / "turns.jsonl")
     began = time.monotonic()
     try:
         if not opts.rescore:
@@ -986,6 +1010,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="run nothing: score the turns cached in --out with the current checker (old caches too)",
     )
     parser.add_argument(
+        "--rerun",
+        action="store_true",
+        help="forget the cached turns of the --configs run here and run them again (after a code change)",
+    )
+    parser.add_argument(
         "--workers",
         type=int,
         default=QualityOptions.workers,
@@ -1007,6 +1036,7 @@ def options_from_args(args: argparse.Namespace) -> QualityOptions:
         w1_max_tokens=args.w1_max_tokens,
         workers=max(1, args.workers),
         rescore=args.rescore,
+        rerun=args.rerun,
         command=" ".join(["voicecoach bench quality", *sys.argv[1:]]) if sys.argv else "",
     )
 
