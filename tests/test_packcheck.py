@@ -198,3 +198,11 @@ def test_pack_new_refuses_an_existing_folder_and_a_bad_name(
     with pytest.raises(ValueError, match="lowercase letters"):
         new_pack("Card Duel!", tmp_path)
     assert not (tmp_path / "Card Duel!").exists()
+
+
+def test_a_prior_with_the_right_stamps_but_a_broken_body_is_an_error(tmp_path: Path) -> None:
+    folder = _copy(tmp_path)
+    _edit(folder, "prior.json", lambda d: d.pop("vocab"))
+    bad = _bad(check_pack(folder))
+    assert [(f.check, f.status) for f in bad] == [("intent prior", "error")]
+    assert bad[0].detail.startswith("prior.json: not a valid prior (KeyError('vocab'))")

@@ -14,6 +14,7 @@ A pack is a folder of JSON files under ``voicecoach/packs/<pack_id>/``:
 
 `load_pack` validates every file and every cross-reference, and a bad entry raises
 `PackError` naming the file and the entry, so a broken patch never reaches a session.
+`read_pack` + `pack_problems` give every problem instead of the first (`voicecoach pack check`).
 """
 
 from __future__ import annotations

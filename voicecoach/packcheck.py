@@ -230,6 +230,10 @@ def _prior(pack: Pack, folder: Path, train: bool) -> list[Finding]:
         except PriorError as err:
             _, detail = _relative(folder, str(err))
             out.append(Finding("intent prior", "error", detail.replace(f"--pack {pack.pack_id}", how)))
+        except (KeyError, TypeError, ValueError) as err:  # the right stamps, a body edited by hand
+            out.append(
+                Finding("intent prior", "error", f"{PRIOR_FILE}: not a valid prior ({err!r}); {retrain}")
+            )
         else:
             pairs = sorted(f"{e.intent}/{e.sub_intent}" for e in pack.phi)
             labels = sorted(f"{a}/{b}" for a, b in prior.labels)
