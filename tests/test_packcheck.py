@@ -68,6 +68,8 @@ def test_a_broken_copy_is_reported_in_full_naming_file_and_entry(
 
     def w3(data: dict[str, Any]) -> None:
         data["branches"]["teaching"]["pool"] = []
+        data["branches"]["knowledge-qa"]["pool"][0]["requires"] = ["ic.match.oponent_lineup"]  # a typo
+        data["branches"]["knowledge-qa"]["pool"][1]["requires"] = ["sh.metas"]  # the coach's own slice
 
     _edit(folder, "phi.json", phi)
     _edit(folder, "paraphrases.json", paraphrases)  # also makes prior.json stale
@@ -97,14 +99,25 @@ def test_a_broken_copy_is_reported_in_full_naming_file_and_entry(
         "templates.json: entry 'guidance/counter[0]': unknown placeholder {mana}",
     ) in bad
     assert any(c == "W3 pools" and d.startswith("w3.json: entry 'teaching': empty pool") for c, _, d in bad)
+    qa = json.loads((folder / "w3.json").read_text(encoding="utf-8"))["branches"]["knowledge-qa"]["pool"]
+    assert (
+        "W3 pools",
+        "error",
+        f"w3.json: entry 'knowledge-qa/{qa[0]['id']}': unknown state field 'ic.match.oponent_lineup'",
+    ) in bad
+    assert (
+        "W3 pools",
+        "error",
+        f"w3.json: entry 'knowledge-qa/{qa[1]['id']}': 'sh.metas' is not a decision field (ic.* or fs.*)",
+    ) in bad
     stale = [d for c, s, d in bad if c == "intent prior" and s == "error"]
     assert len(stale) == 1 and stale[0].startswith("prior.json: trained for data_sha256")
     assert "--path" in stale[0]  # a copy outside voicecoach/packs is retrained by its folder
-    assert len(bad) == 7  # and nothing else: the untouched checks still pass
+    assert len(bad) == 9  # and nothing else: the untouched checks still pass
 
     assert cli_main(["pack", "check", str(folder)]) == 1
     out = capsys.readouterr().out
-    assert "unknown tool 'summon_dragon'" in out and "7 problem(s)" in out
+    assert "unknown tool 'summon_dragon'" in out and "9 problem(s)" in out
     assert "Traceback" not in out
 
 

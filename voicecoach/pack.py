@@ -407,6 +407,9 @@ def _check_refs(pack: Pack, folder: Path) -> Iterator[PackError]:
             seen_ids.add(cand.id)
             if cand.lineup_id is not None and cand.lineup_id not in pack.lineups:
                 yield bad("w3.json", f"{branch}/{cand.id}", f"unknown lineup {cand.lineup_id!r}")
+            for path in cand.requires:  # a typo here would hold the candidate back on every turn
+                if not _valid_path(LiveState, path):
+                    yield bad("w3.json", f"{branch}/{cand.id}", f"unknown state field {path!r}")
 
 
 def _check_vocabulary(pack: Pack, folder: Path) -> Iterator[PackError]:

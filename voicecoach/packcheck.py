@@ -167,7 +167,16 @@ def _narrations(pack: Pack, folder: Path) -> Iterator[Finding]:
 
 
 def _w3(pack: Pack, folder: Path) -> Iterator[Finding]:
-    """A branch Φ routes to with no candidate makes W3 abstain on every such turn."""
+    """A branch Φ routes to with no candidate makes W3 abstain on every such turn; a candidate
+    waits, as Φ does, only on decision fields."""
+    for branch, cfg in pack.w3.branches.items():
+        for cand in cfg.pool:
+            for path in cand.requires:
+                if path.split(".", 1)[0] not in DECISION_SLICES:
+                    where = f"w3.json: entry {branch + '/' + cand.id!r}"
+                    yield Finding(
+                        "W3 pools", "error", f"{where}: {path!r} is not a decision field (ic.* or fs.*)"
+                    )
     for branch in sorted({e.branch for e in pack.phi}):
         cfg = pack.w3.branches.get(branch)
         if cfg is None or not cfg.pool:
