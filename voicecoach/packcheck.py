@@ -178,8 +178,8 @@ def _w3(pack: Pack, folder: Path) -> Iterator[Finding]:
                         "W3 pools", "error", f"{where}: {path!r} is not a decision field (ic.* or fs.*)"
                     )
     for branch in sorted({e.branch for e in pack.phi}):
-        cfg = pack.w3.branches.get(branch)
-        if cfg is None or not cfg.pool:
+        routed = pack.w3.branches.get(branch)
+        if routed is None or not routed.pool:
             users = sum(e.branch == branch for e in pack.phi)
             yield Finding(
                 "W3 pools",
