@@ -5,6 +5,7 @@
     voicecoach serve  the live coach: a websocket for games (docs/PROTOCOL.md) and the in-game overlay
     voicecoach replay the voice coach over audio fixtures: output WAVs, timelines, S2FA per turn
     voicecoach bench  benchmarks: turn (text timings), latency (S2FA), load (many players), quality
+    voicecoach pack   domain packs: `check PATH` lists every problem, `new NAME` writes a skeleton
 
 Pipecat and the engines are imported inside the commands that need them, so `--help` and
 `demo` start instantly.
@@ -250,6 +251,12 @@ def cmd_bench_turn(args: argparse.Namespace) -> int:
     return bench_turn.main(modes, args.limit, config, Path(args.out) if args.out else None)
 
 
+def cmd_pack(args: argparse.Namespace) -> int:
+    from voicecoach import packcheck
+
+    return packcheck.run(args)
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="voicecoach", description="Realtime voice coach for games (SGC).")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
@@ -314,6 +321,14 @@ def build_parser() -> argparse.ArgumentParser:
         kernel = benches.add_parser(name, help=help_, add_help=False)
         kernel.add_argument("rest", nargs=argparse.REMAINDER)
         kernel.set_defaults(fn=_kernel_bench(module, name))
+
+    from voicecoach import packcheck
+
+    pack = sub.add_parser(
+        "pack", help="domain packs: check one (a table of what is missing), write a skeleton"
+    )
+    packcheck.add_arguments(pack)
+    pack.set_defaults(fn=cmd_pack)
     return parser
 
 

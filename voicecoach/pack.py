@@ -14,12 +14,14 @@ A pack is a folder of JSON files under ``voicecoach/packs/<pack_id>/``:
 
 `load_pack` validates every file and every cross-reference, and a bad entry raises
 `PackError` naming the file and the entry, so a broken patch never reaches a session.
+`read_pack` + `pack_problems` give every problem instead of the first (`voicecoach pack check`).
 """
 
 from __future__ import annotations
 
 import json
 import re
+from collections.abc import Iterator
 from functools import cache
 from pathlib import Path
 from typing import Any, Literal, TypeVar
@@ -347,7 +349,7 @@ def _unique(folder: Path, name: str, items: list[Any]) -> dict[str, Any]:
 
 # Tool names are checked against the tools the manifest declares (the tool runner checks that it
 # serves them), and state paths are resolved against the LiveState model.
-def _check_refs(pack: Pack, folder: Path) -> None:
+def _check_refs(pack: Pack, folder: Path) -> Iterator[PackError]:
     def bad(file: str, entry: str, msg: str) -> PackError:
         return PackError(f"{folder / file}: entry {entry!r}: {msg}")
 
@@ -355,31 +357,31 @@ def _check_refs(pack: Pack, folder: Path) -> None:
     for attacker in chart.elements:
         row = chart.counters.get(attacker, {})
         if set(row) != set(chart.elements):
-            raise bad("elements.json", attacker, "counter row must list every element exactly")
+            yield bad("elements.json", attacker, "counter row must list every element exactly")
     if set(chart.counters) != set(chart.elements):
-        raise bad("elements.json", "counters", "counter rows must match the element list")
+        yield bad("elements.json", "counters", "counter rows must match the element list")
     for c in pack.creatures.values():
         if c.element not in pack.elements.elements:
-            raise bad("creatures.json", c.id, f"unknown element {c.element!r}")
+            yield bad("creatures.json", c.id, f"unknown element {c.element!r}")
         for skill_id in c.skills:
             if skill_id not in pack.skills:
-                raise bad("creatures.json", c.id, f"unknown skill {skill_id!r}")
+                yield bad("creatures.json", c.id, f"unknown skill {skill_id!r}")
     for skill in pack.skills.values():
         if skill.element not in pack.elements.elements:
-            raise bad("skills.json", skill.id, f"unknown element {skill.element!r}")
+            yield bad("skills.json", skill.id, f"unknown element {skill.element!r}")
     for lu in pack.lineups.values():
         for cid in lu.creatures:
             if cid not in pack.creatures:
-                raise bad("lineups.json", lu.id, f"unknown creature {cid!r}")
+                yield bad("lineups.json", lu.id, f"unknown creature {cid!r}")
     seen: set[tuple[str, str]] = set()
     for e in pack.phi:
         label = f"{e.intent}/{e.sub_intent}"
         if (e.intent, e.sub_intent) in seen:
-            raise bad("phi.json", label, "pair defined twice")
+            yield bad("phi.json", label, "pair defined twice")
         seen.add((e.intent, e.sub_intent))
         for use in e.tools:
             if use.tool not in pack.tools:
-                raise bad("phi.json", label, f"unknown tool {use.tool!r}")
+                yield bad("phi.json", label, f"unknown tool {use.tool!r}")
             for v in use.args.values():
                 for item in v if isinstance(v, list) else [v]:
                     if (
@@ -387,13 +389,13 @@ def _check_refs(pack: Pack, folder: Path) -> None:
                         and item.startswith("$")
                         and not _valid_path(LiveState, item[1:])
                     ):
-                        raise bad("phi.json", label, f"unknown state field {item[1:]!r}")
+                        yield bad("phi.json", label, f"unknown state field {item[1:]!r}")
         for path in e.requires:
             if not _valid_path(LiveState, path):
-                raise bad("phi.json", label, f"unknown state field {path!r}")
+                yield bad("phi.json", label, f"unknown state field {path!r}")
     for ex in pack.w1_examples:
         if (ex.intent, ex.sub_intent) not in seen:
-            raise bad(
+            yield bad(
                 "manifest.json", ex.utterance, f"w1_examples: {ex.intent}/{ex.sub_intent} is not in phi.json"
             )
     # Cooldowns are keyed by candidate id, so an id must be unique across all branches.
@@ -401,66 +403,70 @@ def _check_refs(pack: Pack, folder: Path) -> None:
     for branch, cfg in pack.w3.branches.items():
         for cand in cfg.pool:
             if cand.id in seen_ids:
-                raise bad("w3.json", f"{branch}/{cand.id}", "candidate id defined twice")
+                yield bad("w3.json", f"{branch}/{cand.id}", "candidate id defined twice")
             seen_ids.add(cand.id)
             if cand.lineup_id is not None and cand.lineup_id not in pack.lineups:
-                raise bad("w3.json", f"{branch}/{cand.id}", f"unknown lineup {cand.lineup_id!r}")
+                yield bad("w3.json", f"{branch}/{cand.id}", f"unknown lineup {cand.lineup_id!r}")
+            for path in cand.requires:  # a typo here would hold the candidate back on every turn
+                if not _valid_path(LiveState, path):
+                    yield bad("w3.json", f"{branch}/{cand.id}", f"unknown state field {path!r}")
 
 
-def _check_vocabulary(pack: Pack, folder: Path) -> None:
+def _check_vocabulary(pack: Pack, folder: Path) -> Iterator[PackError]:
     roles = pack.vocabulary.roles
     for c in pack.creatures.values():
         if c.role not in roles:
-            raise PackError(f"{folder / 'creatures.json'}: entry {c.id!r}: unknown role {c.role!r}")
+            yield PackError(f"{folder / 'creatures.json'}: entry {c.id!r}: unknown role {c.role!r}")
     for lu in pack.lineups.values():
         if lu.style.lower() not in pack.vocabulary.styles:
-            raise PackError(f"{folder / 'lineups.json'}: entry {lu.id!r}: unknown style {lu.style!r}")
+            yield PackError(f"{folder / 'lineups.json'}: entry {lu.id!r}: unknown style {lu.style!r}")
     for name, style in pack.vocabulary.styles.items():
         for role in style.roles:
             if role not in roles:
-                raise PackError(f"{folder / 'vocabulary.json'}: entry 'styles/{name}': unknown role {role!r}")
+                yield PackError(f"{folder / 'vocabulary.json'}: entry 'styles/{name}': unknown role {role!r}")
 
 
 _FIELD = re.compile(r"\{([^{}]*)\}")
 
 
-def _check_templates(pack: Pack, folder: Path) -> None:
+def _check_templates(pack: Pack, folder: Path) -> Iterator[PackError]:
     """Every paragraph type known, every placeholder one the realizer fills, every answer a Φ pair:
     a template the realizer could not fill must fail here, not in front of the player."""
     file = folder / "templates.json"
     t = pack.templates
 
-    def check_text(entry: str, text: str, allow: bool = True) -> None:
+    def check_text(entry: str, text: str, allow: bool = True) -> Iterator[PackError]:
         if text.count("{") != text.count("}"):
-            raise PackError(f"{file}: entry {entry!r}: unbalanced braces in {text!r}")
+            yield PackError(f"{file}: entry {entry!r}: unbalanced braces in {text!r}")
+            return
         for name in _FIELD.findall(text):
             if not allow or name not in PLACEHOLDERS:
                 what = "a generic sentence takes no placeholder" if not allow else "unknown placeholder"
-                raise PackError(f"{file}: entry {entry!r}: {what} {{{name}}}")
+                yield PackError(f"{file}: entry {entry!r}: {what} {{{name}}}")
 
     for ptype, group in t.paragraphs.items():
         if ptype not in PARAGRAPH_TYPES:
-            raise PackError(
+            yield PackError(
                 f"{file}: entry {ptype!r}: unknown paragraph type (known: {', '.join(PARAGRAPH_TYPES)})"
             )
-        check_text(f"{ptype}/generic", group.generic, allow=False)
+        yield from check_text(f"{ptype}/generic", group.generic, allow=False)
         for kind, variants in group.templates.items():
             if not variants:
-                raise PackError(f"{file}: entry {ptype + '/' + kind!r}: no sentences")
+                yield PackError(f"{file}: entry {ptype + '/' + kind!r}: no sentences")
             for i, text in enumerate(variants):
-                check_text(f"{ptype}/{kind}[{i}]", text)
+                yield from check_text(f"{ptype}/{kind}[{i}]", text)
     missing = [p for p in PARAGRAPH_TYPES if p not in t.paragraphs]
     if missing:
-        raise PackError(f"{file}: entry 'paragraphs': missing paragraph type(s) {', '.join(missing)}")
+        yield PackError(f"{file}: entry 'paragraphs': missing paragraph type(s) {', '.join(missing)}")
     pairs = {f"{e.intent}/{e.sub_intent}" for e in pack.phi}
     for pair, variants in t.answers.items():
         if pair not in pairs:
-            raise PackError(f"{file}: entry {'answers/' + pair!r}: not a Φ pair in phi.json")
+            yield PackError(f"{file}: entry {'answers/' + pair!r}: not a Φ pair in phi.json")
         for i, text in enumerate(variants):
-            check_text(f"answers/{pair}[{i}]", text)
+            yield from check_text(f"answers/{pair}[{i}]", text)
     for tool in t.tool_data:
         if tool not in pack.tools:
-            raise PackError(f"{file}: entry {'tool_data/' + tool!r}: unknown tool")
+            yield PackError(f"{file}: entry {'tool_data/' + tool!r}: unknown tool")
 
 
 def _valid_path(model: type[BaseModel], path: str) -> bool:
@@ -481,8 +487,26 @@ def _valid_path(model: type[BaseModel], path: str) -> bool:
 
 def load_pack_from(folder: Path) -> Pack:
     """Load and validate the pack in `folder`. Raises PackError naming file and entry."""
+    pack = read_pack(folder)
+    for problem in pack_problems(pack, folder):
+        raise problem  # the first one: a session never starts on a broken pack
+    return pack
+
+
+def pack_problems(pack: Pack, folder: Path) -> Iterator[PackError]:
+    """Every cross-reference problem of a pack `read_pack` read, in the loader's order
+    (`voicecoach pack check` lists them all; the loader stops at the first)."""
+    yield from _check_refs(pack, folder)
+    yield from _check_phi_pairs(pack, folder)
+    yield from _check_vocabulary(pack, folder)
+    yield from _check_templates(pack, folder)
+
+
+def read_pack(folder: Path) -> Pack:
+    """Read every file of the pack in `folder`, each validated on its own, no cross-reference
+    checked yet (`load_pack_from` checks them). Raises PackError naming file and entry."""
     manifest = _whole(folder, "manifest.json", Manifest)
-    pack = Pack(
+    return Pack(
         pack_id=manifest.pack_id,
         version=manifest.version,
         title=manifest.title or manifest.pack_id,
@@ -510,11 +534,6 @@ def load_pack_from(folder: Path) -> Pack:
         vocabulary=_whole(folder, "vocabulary.json", Vocabulary),
         templates=_whole(folder, "templates.json", Templates),
     )
-    _check_refs(pack, folder)
-    _check_phi_pairs(pack, folder)
-    _check_vocabulary(pack, folder)
-    _check_templates(pack, folder)
-    return pack
 
 
 def _optional_entries(folder: Path, name: str, model: type[_Model]) -> list[Any]:
@@ -527,13 +546,13 @@ def _optional_entries(folder: Path, name: str, model: type[_Model]) -> list[Any]
     return _entries(folder, name, model, raw)
 
 
-def _check_phi_pairs(pack: Pack, folder: Path) -> None:
+def _check_phi_pairs(pack: Pack, folder: Path) -> Iterator[PackError]:
     """paraphrases.json and narrations.json: every entry names a registered Φ pair, once; so does
     every Φ entry's `anchor_excluded`."""
     pairs = {(e.intent, e.sub_intent) for e in pack.phi}
     for e in pack.phi:
         if e.anchor_excluded is not None and tuple(e.anchor_excluded.split("/", 1)) not in pairs:
-            raise PackError(
+            yield PackError(
                 f"{folder / 'phi.json'}: entry {e.intent + '/' + e.sub_intent!r}: anchor_excluded "
                 f"{e.anchor_excluded!r} is not a registered Φ pair"
             )
@@ -543,14 +562,14 @@ def _check_phi_pairs(pack: Pack, folder: Path) -> None:
             pair = (item.intent, item.sub_intent)
             label = f"{item.intent}/{item.sub_intent}"
             if pair not in pairs:
-                raise PackError(f"{folder / name}: entry {label!r}: not a registered Φ pair in phi.json")
+                yield PackError(f"{folder / name}: entry {label!r}: not a registered Φ pair in phi.json")
             if pair in seen:
-                raise PackError(f"{folder / name}: entry {label!r}: pair defined twice")
+                yield PackError(f"{folder / name}: entry {label!r}: pair defined twice")
             seen.add(pair)
             texts = item.utterances if isinstance(item, PhiParaphrases) else item.phrases
             for text in texts:
                 if not text.strip():
-                    raise PackError(f"{folder / name}: entry {label!r}: empty text")
+                    yield PackError(f"{folder / name}: entry {label!r}: empty text")
 
 
 @cache

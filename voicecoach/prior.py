@@ -14,8 +14,9 @@ the lowest calibrated confidence at which those held-out predictions are still r
 
 Training data is pack data written for the pack: each Φ entry's `example` plus the pack's
 `paraphrases.json`. `python -m voicecoach.prior train --pack pet_arena` writes
-`voicecoach/packs/<pack>/prior.json` (sorted inputs, fixed folds, rounded floats: the same bytes
-every run); `IntentPrior.load(pack)` refuses a file that is missing or trained on other data.
+`voicecoach/packs/<pack>/prior.json` (`--path FOLDER`: a pack folder's FOLDER/prior.json; sorted
+inputs, fixed folds, rounded floats: the same bytes every run); `IntentPrior.load(pack)` refuses
+a file that is missing or trained on other data.
 Inference is numpy only: a dictionary lookup per feature and one small matrix row sum.
 """
 
@@ -39,7 +40,7 @@ import numpy as np
 from pydantic import BaseModel, ConfigDict
 
 from voicecoach.entities import Mention, link_entities
-from voicecoach.pack import PACKS_DIR, Pack, load_pack
+from voicecoach.pack import PACKS_DIR, Pack, load_pack, load_pack_from
 from voicecoach.slot_rules import extract_slots
 
 PRIOR_FILE = "prior.json"
@@ -645,13 +646,20 @@ def main(argv: list[str] | None = None) -> int:
     ):
         p = sub.add_parser(name, help=help_)
         p.add_argument("--pack", default="pet_arena")
+        if name != "bench":
+            p.add_argument(
+                "--path", default=None, help="a pack folder outside voicecoach/packs (instead of --pack)"
+            )
     args = parser.parse_args(argv)
     if args.command == "train":
         t0 = time.perf_counter()
-        path = write_prior(load_pack(args.pack))
+        if args.path:  # a pack being written (voicecoach pack new): its prior goes next to its files
+            path = write_prior(load_pack_from(Path(args.path)), Path(args.path) / PRIOR_FILE)
+        else:
+            path = write_prior(load_pack(args.pack))
         print(f"wrote {path} in {time.perf_counter() - t0:.1f} s")
     elif args.command == "confusions":
-        print(confusions(load_pack(args.pack)))
+        print(confusions(load_pack_from(Path(args.path)) if args.path else load_pack(args.pack)))
     else:
         print(bench_prior(args.pack))
     return 0

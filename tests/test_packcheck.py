@@ -1,0 +1,221 @@
+"""`voicecoach pack check` / `pack new`: the real pack passes, broken copies are reported in full
+(file and entry named, non-zero exit, no traceback), and the skeleton loads and lists its to-dos."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from voicecoach import prior
+from voicecoach.cli import main as cli_main
+from voicecoach.pack import PACKS_DIR, load_pack_from
+from voicecoach.packcheck import CHECKS, MIN_PARAPHRASES, Finding, check_pack, new_pack
+
+PET_ARENA = PACKS_DIR / "pet_arena"
+
+
+def _copy(tmp_path: Path) -> Path:
+    folder = tmp_path / "pet_arena"
+    shutil.copytree(PET_ARENA, folder)
+    return folder
+
+
+def _edit(folder: Path, file: str, edit: Callable[[Any], None]) -> None:
+    path = folder / file
+    data = json.loads(path.read_text(encoding="utf-8"))
+    edit(data)
+    path.write_text(json.dumps(data), encoding="utf-8")
+
+
+def _bad(findings: list[Finding]) -> list[Finding]:
+    return [f for f in findings if f.status != "ok"]
+
+
+def _entry(data: list[dict[str, Any]], pair: str) -> dict[str, Any]:
+    return next(e for e in data if f"{e['intent']}/{e['sub_intent']}" == pair)
+
+
+def test_pet_arena_passes_every_check(capsys: pytest.CaptureFixture[str]) -> None:
+    findings = check_pack(PET_ARENA)
+    assert _bad(findings) == []
+    assert [f.check for f in findings] == list(CHECKS)  # one ok row per check
+    assert cli_main(["pack", "check", "pet_arena"]) == 0  # an installed pack by id
+    out = capsys.readouterr().out
+    assert "| check | status | detail |" in out and "| intent prior | ok |" in out
+    assert "The pack passes every check." in out
+
+
+def test_a_broken_copy_is_reported_in_full_naming_file_and_entry(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    folder = _copy(tmp_path)
+
+    def phi(data: list[dict[str, Any]]) -> None:
+        _entry(data, "lineup/build")["tools"].append({"tool": "summon_dragon", "args": {}})
+        _entry(data, "creature/info")["tools"][0]["args"] = {}  # get_creature's `creature` left unbound
+        _entry(data, "meta/patch")["requires"] = ["static.persona"]  # a real path, not a decision field
+
+    def paraphrases(data: list[dict[str, Any]]) -> None:
+        _entry(data, "smalltalk/thanks")["utterances"] = ["thanks", "cheers", "ty"]
+
+    def templates(data: dict[str, Any]) -> None:
+        data["paragraphs"]["guidance"]["templates"]["counter"][0] += " Spend {mana} first."
+
+    def w3(data: dict[str, Any]) -> None:
+        data["branches"]["teaching"]["pool"] = []
+        data["branches"]["knowledge-qa"]["pool"][0]["requires"] = ["ic.match.oponent_lineup"]  # a typo
+        data["branches"]["knowledge-qa"]["pool"][1]["requires"] = ["sh.metas"]  # the coach's own slice
+
+    _edit(folder, "phi.json", phi)
+    _edit(folder, "paraphrases.json", paraphrases)  # also makes prior.json stale
+    _edit(folder, "templates.json", templates)
+    _edit(folder, "w3.json", w3)
+
+    bad = {(f.check, f.status, f.detail) for f in _bad(check_pack(folder))}
+    assert ("Φ table", "error", "phi.json: entry 'lineup/build': unknown tool 'summon_dragon'") in bad
+    assert (
+        "Φ table",
+        "error",
+        "phi.json: entry 'creature/info': get_creature needs 'creature', Φ does not bind it",
+    ) in bad
+    assert (
+        "Φ table",
+        "error",
+        "phi.json: entry 'meta/patch': 'static.persona' is not a decision field (ic.* or fs.*)",
+    ) in bad
+    assert (
+        "paraphrases",
+        "missing",
+        f"paraphrases.json: entry 'smalltalk/thanks': 3 paraphrases, at least {MIN_PARAPHRASES} needed",
+    ) in bad
+    assert (
+        "templates",
+        "error",
+        "templates.json: entry 'guidance/counter[0]': unknown placeholder {mana}",
+    ) in bad
+    assert any(c == "W3 pools" and d.startswith("w3.json: entry 'teaching': empty pool") for c, _, d in bad)
+    qa = json.loads((folder / "w3.json").read_text(encoding="utf-8"))["branches"]["knowledge-qa"]["pool"]
+    assert (
+        "W3 pools",
+        "error",
+        f"w3.json: entry 'knowledge-qa/{qa[0]['id']}': unknown state field 'ic.match.oponent_lineup'",
+    ) in bad
+    assert (
+        "W3 pools",
+        "error",
+        f"w3.json: entry 'knowledge-qa/{qa[1]['id']}': 'sh.metas' is not a decision field (ic.* or fs.*)",
+    ) in bad
+    stale = [d for c, s, d in bad if c == "intent prior" and s == "error"]
+    assert len(stale) == 1 and stale[0].startswith("prior.json: trained for data_sha256")
+    assert "--path" in stale[0]  # a copy outside voicecoach/packs is retrained by its folder
+    assert len(bad) == 9  # and nothing else: the untouched checks still pass
+
+    assert cli_main(["pack", "check", str(folder)]) == 1
+    out = capsys.readouterr().out
+    assert "unknown tool 'summon_dragon'" in out and "9 problem(s)" in out
+    assert "Traceback" not in out
+
+
+def test_a_stale_prior_alone_fails_the_check(tmp_path: Path) -> None:
+    folder = _copy(tmp_path)
+    # Same pairs and counts, one utterance reworded: the prior no longer matches its training data.
+    _edit(
+        folder, "paraphrases.json", lambda d: _entry(d, "smalltalk/thanks")["utterances"].__setitem__(0, "ta")
+    )
+    bad = _bad(check_pack(folder))
+    assert [(f.check, f.status) for f in bad] == [("intent prior", "error")]
+    assert "trained for data_sha256" in bad[0].detail
+
+
+def test_a_prior_without_a_new_pair_is_stale_although_its_data_hash_matches(tmp_path: Path) -> None:
+    # A Φ pair with no example and no paraphrases adds no training data (the hash is unchanged),
+    # yet the prior cannot predict it.
+    folder = _copy(tmp_path)
+    new = {"intent": "meta", "sub_intent": "events", "tools": [], "branch": "knowledge-qa"}
+    _edit(folder, "phi.json", lambda d: d.append(new))
+    bad = {(f.check, f.status, f.detail.split(";")[0]) for f in _bad(check_pack(folder))}
+    assert (
+        "intent prior",
+        "error",
+        "prior.json: trained on other Φ pairs (cannot predict meta/events)",
+    ) in bad
+    assert ("narrations", "missing", "narrations.json: entry 'meta/events': no narration phrase") in bad
+    assert any(c == "paraphrases" and "'meta/events': 0 paraphrases" in d for c, _, d in bad)
+
+
+def test_a_missing_prior_is_missing_not_an_error(tmp_path: Path) -> None:
+    folder = _copy(tmp_path)
+    (folder / "prior.json").unlink()
+    bad = _bad(check_pack(folder))
+    assert [(f.check, f.status) for f in bad] == [("intent prior", "missing")]
+    assert "python -m voicecoach.prior train --path" in bad[0].detail
+
+
+def test_a_file_that_does_not_read_is_one_failed_check_not_a_traceback(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    folder = _copy(tmp_path)
+    (folder / "w3.json").write_text('{"version": "1", "branches": ', encoding="utf-8")
+    findings = check_pack(folder)
+    assert [(f.check, f.status) for f in findings] == [("files", "error")]
+    assert findings[0].detail.startswith("w3.json: not valid JSON")
+    (folder / "w3.json").unlink()
+    assert check_pack(folder)[0].status == "missing"
+    assert cli_main(["pack", "check", str(tmp_path / "no_such_pack")]) == 1
+    assert "not a pack folder" in capsys.readouterr().out
+
+
+def test_pack_new_writes_a_skeleton_that_loads_and_lists_what_is_missing(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert cli_main(["pack", "new", "card_duel", "--dir", str(tmp_path)]) == 0
+    folder = tmp_path / "card_duel"
+    assert (folder / "README.md").read_text(encoding="utf-8").startswith("# Card Duel")
+    assert load_pack_from(folder).pack_id == "card_duel"  # the skeleton is a valid pack
+
+    findings = check_pack(folder, train=True)
+    bad = _bad(findings)
+    assert bad and all(f.status == "missing" for f in bad)  # nothing wrong, only things to write
+    checks = {f.check for f in bad}
+    assert checks == {"paraphrases", "W3 pools", "skeleton text", "intent prior"}
+    assert ("skeleton text", "missing", "manifest.json: persona: still TODO") in {
+        (f.check, f.status, f.detail) for f in bad
+    }
+    assert any(f.detail.startswith("creatures.json: ['example_creature'].name") for f in bad)
+    retrained = [f for f in findings if f.check == "intent prior" and f.status == "ok"]
+    assert len(retrained) == 1 and "held-out pair accuracy" in retrained[0].detail  # --train ran
+
+    capsys.readouterr()
+    assert cli_main(["pack", "check", str(folder)]) == 1
+    assert "Traceback" not in capsys.readouterr().out
+
+    # The prior, once trained for the folder, matches it.
+    assert prior.main(["train", "--path", str(folder)]) == 0
+    rows = [f for f in check_pack(folder) if f.check == "intent prior"]
+    assert [f.status for f in rows] == ["ok"]
+
+
+def test_pack_new_refuses_an_existing_folder_and_a_bad_name(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    folder = new_pack("card_duel", tmp_path)
+    (folder / "phi.json").write_text("[]", encoding="utf-8")  # the author's work so far
+    assert cli_main(["pack", "new", "card_duel", "--dir", str(tmp_path)]) == 2
+    assert "already exists" in capsys.readouterr().err
+    assert (folder / "phi.json").read_text(encoding="utf-8") == "[]"  # untouched
+    with pytest.raises(ValueError, match="lowercase letters"):
+        new_pack("Card Duel!", tmp_path)
+    assert not (tmp_path / "Card Duel!").exists()
+
+
+def test_a_prior_with_the_right_stamps_but_a_broken_body_is_an_error(tmp_path: Path) -> None:
+    folder = _copy(tmp_path)
+    _edit(folder, "prior.json", lambda d: d.pop("vocab"))
+    bad = _bad(check_pack(folder))
+    assert [(f.check, f.status) for f in bad] == [("intent prior", "error")]
+    assert bad[0].detail.startswith("prior.json: not a valid prior (KeyError('vocab'))")
