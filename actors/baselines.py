@@ -109,7 +109,12 @@ class PlanExecuteActor(_TurnOwner):
                 turn_index=turn.index, t_ms=turn.ms(), calls=calls, source="plan", errors=errors
             )
         )
-        outcomes = [await run_call(self._runner, state, call) for call in calls]  # serial executor
+        # Serial executor; a side-effect tool is refused (a failed outcome): this baseline has no commit gate.
+        outcomes = [await run_call(self._runner, state, call) for call in calls]
         await self.push_frame(ToolResultFrame(turn_index=turn.index, t_ms=turn.ms(), outcomes=outcomes))
         reply = await self._stream_reply(turn, pe_reply_messages(pack, state, turn.utterance, outcomes))
         return outcomes, reply
+
+    async def cleanup(self) -> None:
+        await super().cleanup()
+        await self._runner.aclose()  # the HTTP session of game-served tools, if one was opened

@@ -65,6 +65,14 @@ class ToolResultFrame(TurnFrame):
 
 
 @dataclass
+class SideEffectResultFrame(TurnFrame):
+    """The results of a turn's side-effect calls, which ran only after the turn was committed
+    (its ToolResultFrame said they were scheduled); for logs and UIs, after the turn's end."""
+
+    outcomes: list[ToolOutcome] = field(default_factory=list)
+
+
+@dataclass
 class GroundingControlFrame(TurnFrame):
     """c2 = W2(x, s_fs, c1): conflicts and the paragraph plan."""
 
@@ -131,6 +139,19 @@ class PlaybackFrame(SystemFrame):
     turn_index: int = 0
     heard: str = ""
     to_end: bool = True
+
+
+@dataclass
+class TurnCommittedFrame(SystemFrame):
+    """Upstream, from the SessionRecorder: turn `turn_index` was stored, `completed` or not.
+
+    `completed`: its reply was delivered to the end (text mode: the reply text went out; speech:
+    its last audio was sent) with no barge-in: what the tool actor's commit gate waits for before
+    a side-effect call fires. A system frame, so that no interruption drops it on its way back.
+    """
+
+    turn_index: int = 0
+    completed: bool = True
 
 
 @dataclass

@@ -12,6 +12,9 @@ was heard and why, and the client is told (TurnFailedFrame, the protocol's `turn
 - an interruption cancels a turn the reply path had not completed yet: its record is built
   here from the turn's frames that passed (c1, tool results, c2, c3, the text so far).
 
+Every stored turn is announced upstream with a TurnCommittedFrame (`completed` or not): the tool
+actor's commit gate lets a turn's side-effect calls through on a completed one only.
+
 The output transport sends every frame queued behind audio only once that audio is sent, so
 a TurnCompletedFrame that comes out of it marks the end of the turn's reply audio; an
 interruption drops it there, and the monitor reports the cut instead.
@@ -31,6 +34,7 @@ from voicecoach.actors.frames import (
     PlaybackFrame,
     ReplyFailedFrame,
     ReplyTextFrame,
+    TurnCommittedFrame,
     TurnCompletedFrame,
     TurnFailedFrame,
     TurnFrame,
@@ -149,6 +153,11 @@ class SessionRecorder(FrameProcessor):
         except StoreError as err:  # the turn was spoken; losing its record must not end the session
             logger.error(f"turn {record.turn_index} not persisted: {err}")
             await self.push_error(str(err))
+        # Delivered or not, whatever the store did: the tool actor's commit gate reads this.
+        await self.push_frame(
+            TurnCommittedFrame(turn_index=record.turn_index, completed=record.completed),
+            FrameDirection.UPSTREAM,
+        )
 
 
 def _spoken(record: TurnRecord) -> str:

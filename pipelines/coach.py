@@ -38,7 +38,13 @@ def coach_processors(
     """
     mode, llm, first = config.mode, engines.llm, engines.first
     recorder = SessionRecorder(session, playback=playback)
-    runner = ToolRunner(session.pack, latency_ms=config.tool_latency_ms, timeout_s=config.tool_timeout_s)
+    runner = ToolRunner(
+        session.pack,
+        latency_ms=config.tool_latency_ms,
+        timeout_s=config.tool_timeout_s,
+        endpoint=config.tool_endpoint,
+        session_id=session.session_id,
+    )
     if mode == "prompting":
         return [StateUpdater(session), PromptingActor(session, first, config), recorder]
     if mode == "pe_agent":

@@ -68,6 +68,7 @@ _COACH_ARGUMENTS = {
     "slots": ("slots", "VOICECOACH_SLOTS"),
     "talker": ("talker", "VOICECOACH_TALKER"),
     "narration": ("narration", "VOICECOACH_NARRATION"),
+    "tool_endpoint": ("tool_endpoint", "VOICECOACH_TOOL_ENDPOINT"),
 }
 
 
@@ -92,6 +93,10 @@ def add_coach_arguments(parser: argparse.ArgumentParser) -> None:
         "--narration", choices=["auto", "pack", "llm"], default=None,
         help="on a turn the prior labelled, the pack's phrase for the pair (no W1 call) or the LLM's "
         "continuation (auto: the pack's phrase for the embedded model)",
+    )  # fmt: skip
+    parser.add_argument(
+        "--tool-endpoint", default=None,
+        help="base URL where the game serves the pack's tools.json tools (default: the one tools.json names)",
     )  # fmt: skip
 
 

@@ -11,6 +11,7 @@ A pack is a folder of JSON files under ``voicecoach/packs/<pack_id>/``:
     w3.json         W3Config           branch pools, cooldowns, p_c, w_c
     vocabulary.json Vocabulary         roles and play styles with the words players use for them
     templates.json  Templates          the grounded realizer's sentences per paragraph type
+    tools.json      GameTools          optional: tools the game serves over HTTP (docs/TOOLS_HTTP.md)
 
 `load_pack` validates every file and every cross-reference, and a bad entry raises
 `PackError` naming the file and the entry, so a broken patch never reaches a session.
@@ -26,7 +27,7 @@ from functools import cache
 from pathlib import Path
 from typing import Any, Literal, TypeVar
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from voicecoach.state import LiveState, StateError
 
@@ -212,6 +213,98 @@ class Templates(_Model):
     tool_data: dict[str, str] = Field(default_factory=dict, description="tool -> the data it reads, spoken")
 
 
+# --- tools served by the game over HTTP (tools.json) ----------------------------------------------
+
+_IDENT = r"^[A-Za-z_][A-Za-z0-9_]*$"  # what PLAN's call syntax and its grammar can write
+
+
+class ToolParamItems(_Model):
+    type: Literal["string"] = "string"  # validate_args reads lists of strings only
+
+
+class ToolParam(_Model):
+    """One argument of a game-served tool: the JSON-schema subset `validate_args` checks."""
+
+    type: Literal["string", "integer", "number", "boolean", "array"]
+    description: str = ""
+    enum: list[str] | None = None
+    minimum: float | None = None
+    maximum: float | None = None
+    items: ToolParamItems | None = None
+    minItems: int | None = Field(default=None, ge=0)  # noqa: N815 (JSON-schema spelling)
+    maxItems: int | None = Field(default=None, ge=1)  # noqa: N815
+    uniqueItems: bool | None = None  # noqa: N815
+
+    @model_validator(mode="after")
+    def _fits_type(self) -> ToolParam:
+        numeric, array = self.type in ("integer", "number"), self.type == "array"
+        if self.enum is not None and self.type != "string":
+            raise ValueError("enum is for string arguments only")
+        if (self.minimum is not None or self.maximum is not None) and not numeric:
+            raise ValueError("minimum / maximum are for integer and number arguments only")
+        if array and self.items is None:
+            raise ValueError('an array argument needs "items": {"type": "string"}')
+        if not array and (self.items or self.minItems is not None or self.maxItems is not None):
+            raise ValueError("items / minItems / maxItems are for array arguments only")
+        return self
+
+
+class ToolParameters(_Model):
+    """A tool's arguments as a JSON-schema object, OpenAI function-calling style."""
+
+    type: Literal["object"] = "object"
+    properties: dict[str, ToolParam] = Field(default_factory=dict)
+    required: list[str] = Field(default_factory=list)
+    additionalProperties: Literal[False] = False  # noqa: N815 (a call with an unknown argument is refused)
+
+    @model_validator(mode="after")
+    def _names(self) -> ToolParameters:
+        bad = [k for k in self.properties if not re.fullmatch(_IDENT, k)]
+        if bad:
+            raise ValueError(f"argument names must be identifiers: {bad}")
+        unknown = [k for k in self.required if k not in self.properties]
+        if unknown:
+            raise ValueError(f"required names no property: {unknown}")
+        return self
+
+
+class HttpTool(_Model):
+    """One tool the game's backend serves: POST {endpoint}/{name}, JSON in, one JSON object out.
+
+    The request body is {"tool", "args", "session_id", "state"}: `args` validated (display names
+    resolved to ids for `entities`), `state` only the LiveState fields listed in `state`.
+    """
+
+    name: str = Field(pattern=_IDENT)
+    description: str = Field(min_length=1)
+    parameters: ToolParameters = Field(default_factory=ToolParameters)
+    entities: dict[str, Literal["creature", "skill", "element"]] = Field(
+        default_factory=dict, description="arguments that name catalog entities (resolved to ids)"
+    )
+    state: list[str] = Field(default_factory=list, description="LiveState paths sent with each call")
+    timeout_s: float = Field(default=1.0, gt=0.0, le=30.0, description="past it the call fails")
+    # A side effect changes the game (equip a loadout): such a call never fires before its turn
+    # is committed, so Φ may not list it (W1's early dispatch is for read-only tools only).
+    side_effect: bool = False
+
+    @model_validator(mode="after")
+    def _entities_are_arguments(self) -> HttpTool:
+        for arg in self.entities:
+            param = self.parameters.properties.get(arg)
+            if param is None or param.type not in ("string", "array"):
+                raise ValueError(f"entities: {arg!r} is not a string or array argument")
+        return self
+
+
+class GameTools(_Model):
+    """tools.json's header: where the game serves its tools (a run may override it)."""
+
+    endpoint: str = Field(
+        pattern=r"^https?://[^\s/]+", description="base URL, e.g. http://127.0.0.1:8080/tools"
+    )
+    tools: list[Any] = Field(min_length=1)
+
+
 class Manifest(_Model):
     pack_id: str
     version: str
@@ -242,6 +335,9 @@ class Pack(_Model):
     narrations: list[PhiNarrations] = Field(default_factory=list)
     vocabulary: Vocabulary
     templates: Templates
+    # Tools the game serves over HTTP (tools.json), by name; the rest of `tools` run in-process.
+    http_tools: dict[str, HttpTool] = Field(default_factory=dict)
+    tool_endpoint: str = ""  # tools.json's endpoint ("" without game-served tools)
 
     def creature_by_name(self, name: str) -> Creature | None:
         key = name.strip().lower()
@@ -326,7 +422,7 @@ def _entries(folder: Path, name: str, model: type[_Model], raw: list[Any]) -> li
     out = []
     for i, item in enumerate(raw):
         if isinstance(item, dict):
-            label = item.get("id") or f"{item.get('intent')}/{item.get('sub_intent')}"
+            label = item.get("id") or item.get("name") or f"{item.get('intent')}/{item.get('sub_intent')}"
         else:
             label = str(i)
         try:
@@ -382,6 +478,13 @@ def _check_refs(pack: Pack, folder: Path) -> Iterator[PackError]:
         for use in e.tools:
             if use.tool not in pack.tools:
                 yield bad("phi.json", label, f"unknown tool {use.tool!r}")
+            served = pack.http_tools.get(use.tool)
+            if served is not None and served.side_effect:
+                yield bad(
+                    "phi.json", label,
+                    f"tool {use.tool!r} has side effects (tools.json) and Φ dispatches before the turn "
+                    "is committed; only read-only tools may be listed here (let PLAN call it)",
+                )  # fmt: skip
             for v in use.args.values():
                 for item in v if isinstance(v, list) else [v]:
                     if (
@@ -533,7 +636,27 @@ def read_pack(folder: Path) -> Pack:
         narrations=_optional_entries(folder, "narrations.json", PhiNarrations),
         vocabulary=_whole(folder, "vocabulary.json", Vocabulary),
         templates=_whole(folder, "templates.json", Templates),
+        **_game_tools(folder, manifest),
     )
+
+
+def _game_tools(folder: Path, manifest: Manifest) -> dict[str, Any]:
+    """tools.json (optional): the tools the game serves over HTTP, each one of manifest.json's tools."""
+    name = "tools.json"
+    if not (folder / name).exists():
+        return {}
+    header = _whole(folder, name, GameTools)
+    tools: dict[str, HttpTool] = {}
+    for tool in _entries(folder, name, HttpTool, header.tools):
+        if tool.name in tools:
+            raise PackError(f"{folder / name}: entry {tool.name!r} defined twice")
+        if tool.name not in manifest.tools:
+            raise PackError(f"{folder / name}: entry {tool.name!r}: not one of manifest.json's tools")
+        for path in tool.state:
+            if not _valid_path(LiveState, path):
+                raise PackError(f"{folder / name}: entry {tool.name!r}: unknown state field {path!r}")
+        tools[tool.name] = tool
+    return {"http_tools": tools, "tool_endpoint": header.endpoint}
 
 
 def _optional_entries(folder: Path, name: str, model: type[_Model]) -> list[Any]:

@@ -30,7 +30,7 @@ from typing import Any, Literal
 
 from voicecoach.pack import PACKS_DIR, Pack, PackError, pack_problems, read_pack
 from voicecoach.prior import PRIOR_FILE, IntentPrior, PriorError, training_data
-from voicecoach.tools import TOOLS
+from voicecoach.tools import tool_spec
 from voicecoach.w1 import decision_fields
 
 Status = Literal["ok", "missing", "error"]
@@ -121,7 +121,7 @@ def _phi(pack: Pack, folder: Path) -> Iterator[Finding]:
     for e in pack.phi:
         where = f"phi.json: entry {e.intent + '/' + e.sub_intent!r}"
         for use in e.tools:
-            spec = TOOLS.get(use.tool)
+            spec = tool_spec(pack, use.tool)
             if spec is None:
                 if use.tool in pack.tools:  # (an undeclared tool is the loader's finding)
                     yield Finding(
@@ -141,7 +141,7 @@ def _phi(pack: Pack, folder: Path) -> Iterator[Finding]:
             if path.split(".", 1)[0] not in DECISION_SLICES:
                 yield Finding("Φ table", "error", f"{where}: {path!r} is not a decision field (ic.* or fs.*)")
     for tool in pack.tools:
-        if tool not in TOOLS:
+        if tool_spec(pack, tool) is None:
             yield Finding("Φ table", "missing", f"manifest.json: entry 'tools': {tool!r} is not served")
 
 

@@ -48,6 +48,8 @@ class CoachConfig(BaseModel):
     llm: LLMConfig = Field(default_factory=LLMConfig)
     tool_latency_ms: float | dict[str, float] = 0.0  # artificial remote game-server latency
     tool_timeout_s: float = 2.0
+    # Where the game serves the pack's tools.json tools (default: the endpoint tools.json names).
+    tool_endpoint: str | None = None
     slot_timeout_s: float = 3.0  # W2's slot call; past it W2 grounds on empty slots
     talker_deadline_s: float = 5.0  # from end of input: the reply goes on with what it has
     reply_deadline_s: float = 4.0  # a guarded LLM reply with nothing passed by then: the realization

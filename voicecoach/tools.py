@@ -1,22 +1,27 @@
-"""The read-only game-backend tools the coach may call, over a pack and a LiveState.
+"""The game-backend tools the coach may call, over a pack and a LiveState.
 
-The kernel is pure and synchronous: `run_tool(pack, state, name, args)` validates the
-arguments against the tool's JSON schema, resolves display names to catalog ids and
-returns a deterministic, JSON-serialisable dict. `ToolRunner` wraps it with the latency
-(and optional timeout) of a remote game server, so the pipeline can measure what the
-early tool path saves. Nothing here imports Pipecat.
+Two kinds, one interface. The in-process tools (`TOOLS`) are pure and synchronous:
+`run_tool(pack, state, name, args)` validates the arguments against the tool's JSON schema,
+resolves display names to catalog ids and returns a deterministic, JSON-serialisable dict.
+A pack may also declare tools its game serves over HTTP (tools.json, `Pack.http_tools`;
+docs/TOOLS_HTTP.md): the same validation, then a POST to the game's endpoint. `ToolRunner`
+runs both: the in-process ones with the artificial latency of a remote game server (so the
+pipeline can measure what the early tool path saves), the HTTP ones for real, each within
+its timeout. A tool with side effects runs only when its caller says the turn is committed.
+Nothing here imports Pipecat.
 """
 
 from __future__ import annotations
 
 import asyncio
 import itertools
+import json
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from voicecoach.pack import Creature, Pack, Skill, UnlockCondition, load_pack
-from voicecoach.state import Inventory, LiveState, MatchState, OwnedCreature
+from voicecoach.pack import Creature, HttpTool, Pack, Skill, UnlockCondition, load_pack
+from voicecoach.state import Inventory, LiveState, MatchState, OwnedCreature, get_field
 
 ToolResult = dict[str, Any]
 EntityKind = Literal["creature", "skill", "element"]
@@ -31,12 +36,14 @@ class ToolSpec:
     name: str
     description: str
     parameters: dict[str, Any]  # JSON schema, OpenAI function-calling style
-    fn: Callable[..., ToolResult]  # fn(pack, state, **args)
+    fn: Callable[..., ToolResult] | None  # fn(pack, state, **args); None: the game serves it (`http`)
     # Which arguments name catalog entities, so validate_args can resolve display names to
     # ids. Kept out of `parameters` because strict function-calling schemas reject extra keys.
     entities: dict[str, EntityKind] = field(default_factory=dict)
     # Arguments whose allowed values are pack data (a style), checked by validate_args.
     choices: dict[str, Callable[[Pack], Iterable[str]]] = field(default_factory=dict)
+    http: HttpTool | None = None  # the pack's declaration of a tool its game serves over HTTP
+    side_effect: bool = False  # changes the game: runs only once its turn is committed
 
 
 # --- scoring constants ------------------------------------------------------------------
@@ -482,6 +489,33 @@ TOOLS: dict[str, ToolSpec] = {
 TOOL_NAMES: tuple[str, ...] = tuple(TOOLS)
 
 
+def http_spec(tool: HttpTool) -> ToolSpec:
+    """The ToolSpec of a tool the game serves (tools.json): validated like the in-process ones."""
+    return ToolSpec(
+        tool.name,
+        tool.description,
+        tool.parameters.model_dump(exclude_none=True),
+        None,
+        dict(tool.entities),
+        http=tool,
+        side_effect=tool.side_effect,
+    )
+
+
+def tool_spec(pack: Pack, name: str) -> ToolSpec | None:
+    """Tool `name` as `pack` has it served: its game's declaration (tools.json) when it has one,
+    which takes precedence over the in-process tool of that name, else the in-process tool."""
+    served = pack.http_tools.get(name)
+    return http_spec(served) if served is not None else TOOLS.get(name)
+
+
+def pack_tools(pack: Pack) -> dict[str, ToolSpec]:
+    """The tools `pack` declares (manifest.json), in its order, as they are served; the prompts
+    and grammars that list tools read this, so a game-served tool is one W1's PLAN can write."""
+    specs = {name: tool_spec(pack, name) for name in pack.tools}
+    return {name: spec for name, spec in specs.items() if spec is not None}
+
+
 # --- validation and dispatch ------------------------------------------------------------
 
 
@@ -511,18 +545,24 @@ def _check_type(tool: str, key: str, value: Any, schema: dict[str, Any]) -> None
             raise ToolError(f"{where} must be a string, got {type(value).__name__}")
         if "enum" in schema and value not in schema["enum"]:
             raise ToolError(f"{where} must be one of {schema['enum']}, got {value!r}")
-    elif kind == "integer":
-        if not isinstance(value, int) or isinstance(value, bool):
-            raise ToolError(f"{where} must be an integer, got {type(value).__name__}")
-        if not schema.get("minimum", value) <= value <= schema.get("maximum", value):
-            raise ToolError(
-                f"{where} must be between {schema['minimum']} and {schema['maximum']}, got {value}"
-            )
+    elif kind in ("integer", "number"):
+        ok = isinstance(value, int) or (kind == "number" and isinstance(value, float))
+        if not ok or isinstance(value, bool):
+            raise ToolError(f"{where} must be {'an integer' if kind == 'integer' else 'a number'}, "
+                            f"got {type(value).__name__}")  # fmt: skip
+        low, high = schema.get("minimum"), schema.get("maximum")
+        if (low is not None and value < low) or (high is not None and value > high):
+            raise ToolError(f"{where} must be between {low} and {high}, got {value}")
+    elif kind == "boolean":
+        if not isinstance(value, bool):
+            raise ToolError(f"{where} must be true or false, got {type(value).__name__}")
     elif kind == "array":
         if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
             raise ToolError(f"{where} must be a list of strings")
         if not schema.get("minItems", 0) <= len(value) <= schema.get("maxItems", len(value)):
-            raise ToolError(f"{where} must have {schema.get('minItems', 0)}-{schema['maxItems']} items")
+            raise ToolError(
+                f"{where} must have {schema.get('minItems', 0)}-{schema.get('maxItems', 'any')} items"
+            )
 
 
 def validate_args(name: str, args: dict[str, Any], pack: Pack | None = None) -> dict[str, Any]:
@@ -531,9 +571,11 @@ def validate_args(name: str, args: dict[str, Any], pack: Pack | None = None) -> 
     `pack` is the catalog names are resolved against (default: the installed default pack).
     Raises ToolError naming the tool and the offending argument or entity.
     """
-    spec = TOOLS.get(name)
+    pack = pack or load_pack()
+    spec = tool_spec(pack, name)
     if spec is None:
-        raise ToolError(f"unknown tool {name!r}; known tools: {', '.join(TOOL_NAMES)}")
+        known = dict.fromkeys([*TOOL_NAMES, *pack.http_tools])
+        raise ToolError(f"unknown tool {name!r}; known tools: {', '.join(known)}")
     if not isinstance(args, dict):
         raise ToolError(f"{name}: arguments must be an object, got {type(args).__name__}")
     props: dict[str, Any] = spec.parameters["properties"]
@@ -543,7 +585,6 @@ def validate_args(name: str, args: dict[str, Any], pack: Pack | None = None) -> 
     missing = [k for k in spec.parameters["required"] if k not in args]
     if missing:
         raise ToolError(f"{name}: missing required argument(s) {missing}")
-    pack = pack or load_pack()
     out: dict[str, Any] = {}
     for key, value in args.items():
         _check_type(name, key, value, props[key])
@@ -565,38 +606,142 @@ def validate_args(name: str, args: dict[str, Any], pack: Pack | None = None) -> 
 
 
 def run_tool(pack: Pack, state: LiveState, name: str, args: dict[str, Any]) -> ToolResult:
-    """Validate and run one tool synchronously. Raises ToolError on any refusal."""
+    """Validate and run one in-process tool synchronously. Raises ToolError on any refusal
+    (a tool the game serves over HTTP included: only `ToolRunner` calls the game)."""
     resolved = validate_args(name, args, pack)  # first: it also rejects unknown tool names
-    return TOOLS[name].fn(pack, state, **resolved)
+    fn = TOOLS[name].fn if name not in pack.http_tools else None
+    if fn is None:
+        raise ToolError(f"{name} is served by the game over HTTP: run it with a ToolRunner")
+    return fn(pack, state, **resolved)
+
+
+# --- tools served by the game over HTTP -------------------------------------------------------
+
+MAX_RESPONSE_BYTES = 1 << 20  # a tool answer is a few KB; a bigger one is refused, not buffered
+
+
+def http_request(tool: HttpTool, args: dict[str, Any], state: LiveState, session_id: str) -> dict[str, Any]:
+    """The JSON body of one call: the validated arguments, the session, and only the state fields
+    the tool declares (the game owns its state; these are what the coach's snapshot says)."""
+    slices = {path: _plain(get_field(state, path)) for path in tool.state}
+    return {"tool": tool.name, "args": args, "session_id": session_id, "state": slices}
+
+
+def _plain(value: Any) -> Any:
+    if hasattr(value, "model_dump"):
+        return value.model_dump(mode="json")
+    if isinstance(value, list):
+        return [_plain(v) for v in value]
+    return value
+
+
+def _answer(name: str, status: int, body: bytes) -> ToolResult:
+    """The game's answer as a result object, or a ToolError saying what is wrong with it."""
+    if len(body) > MAX_RESPONSE_BYTES:
+        raise ToolError(f"{name}: the game's answer is larger than {MAX_RESPONSE_BYTES} bytes")
+    try:
+        data = json.loads(body)
+    except (UnicodeDecodeError, json.JSONDecodeError, RecursionError):
+        data = None
+        if status < 400:
+            raise ToolError(f"{name}: the game's answer is not valid JSON: {body[:80]!r}") from None
+    if status >= 400:  # the game refused the call: its {"error": ...} says why, when it sends one
+        why = data.get("error") if isinstance(data, dict) else None
+        raise ToolError(f"{name}: the game answered HTTP {status}" + (f": {why}" if why else ""))
+    if not isinstance(data, dict):
+        raise ToolError(f"{name}: the game's answer is not a JSON object (got {type(data).__name__})")
+    return data
 
 
 class ToolRunner:
-    """Runs tools as if on a remote game server: each call waits `latency_ms` first.
+    """Runs a pack's tools as on a remote game server.
 
-    `latency_ms` is one value for every tool or a per-tool dict (missing tools: 0).
-    Arguments are validated before the wait, as a client would before sending; a call
-    that takes longer than `timeout_s` raises asyncio.TimeoutError.
+    In-process tools wait `latency_ms` first (one value for every tool or a per-tool dict,
+    missing tools: 0). Game-served tools POST to `endpoint` (default: the pack's tools.json
+    endpoint) + "/" + the tool's name, over one keep-alive aiohttp session (pipecat's own
+    HTTP client, already installed; `aclose` releases it). Arguments are validated before
+    anything is sent. A call that takes longer than `timeout_for(name)` raises TimeoutError;
+    a game that is down or answers badly raises ToolError saying so.
+
+    The commit gate: a side-effect tool runs only with `committed=True`, which the caller passes
+    once the turn's reply was delivered to the end (actors/tools.py); otherwise it is refused.
     """
 
     def __init__(
-        self, pack: Pack, latency_ms: float | dict[str, float] = 0.0, timeout_s: float | None = None
+        self,
+        pack: Pack,
+        latency_ms: float | dict[str, float] = 0.0,
+        timeout_s: float | None = None,
+        endpoint: str | None = None,
+        session_id: str = "",
     ):
-        unserved = [name for name in pack.tools if name not in TOOLS]
+        unserved = [name for name in pack.tools if tool_spec(pack, name) is None]
         if unserved:
             raise ToolError(f"pack {pack.pack_id!r} declares tools this runner does not serve: {unserved}")
         self.pack = pack
         self.latency_ms = latency_ms
         self.timeout_s = timeout_s
+        self.endpoint = (endpoint or pack.tool_endpoint).rstrip("/")
+        self.session_id = session_id
+        self._http: Any = None  # aiohttp.ClientSession, opened on the first game-served call
+        self._http_loop: asyncio.AbstractEventLoop | None = None
 
     def latency_s(self, name: str) -> float:
         ms = self.latency_ms.get(name, 0.0) if isinstance(self.latency_ms, dict) else self.latency_ms
         return ms / 1000.0
 
-    async def call(self, state: LiveState, name: str, args: dict[str, Any]) -> ToolResult:
+    def side_effect(self, name: str) -> bool:
+        spec = tool_spec(self.pack, name)
+        return spec is not None and spec.side_effect
+
+    def timeout_for(self, name: str) -> float | None:
+        """The tool's own timeout (tools.json), capped by the runner's; the runner's for the rest."""
+        served = self.pack.http_tools.get(name)
+        if served is None:
+            return self.timeout_s
+        return served.timeout_s if self.timeout_s is None else min(served.timeout_s, self.timeout_s)
+
+    async def call(
+        self, state: LiveState, name: str, args: dict[str, Any], *, committed: bool = False
+    ) -> ToolResult:
         resolved = validate_args(name, args, self.pack)
+        spec = tool_spec(self.pack, name)
+        assert spec is not None  # validate_args refused unknown tools
+        if spec.side_effect and not committed:
+            raise ToolError(f"{name} has side effects: it runs only once the turn is committed")
+        if spec.http is not None:
+            body = http_request(spec.http, resolved, state, self.session_id)
+            return await asyncio.wait_for(self._post(name, body), timeout=self.timeout_for(name))
+        fn = spec.fn
+        assert fn is not None
 
         async def remote() -> ToolResult:
             await asyncio.sleep(self.latency_s(name))
-            return TOOLS[name].fn(self.pack, state, **resolved)
+            return fn(self.pack, state, **resolved)
 
         return await asyncio.wait_for(remote(), timeout=self.timeout_s)
+
+    async def _post(self, name: str, body: dict[str, Any]) -> ToolResult:
+        import aiohttp  # here, not at import: the CLI and the kernels' tests never pay for it
+
+        url = f"{self.endpoint}/{name}"
+        try:
+            async with self._session(aiohttp).post(url, json=body) as resp:
+                raw = await resp.content.read(MAX_RESPONSE_BYTES + 1)
+                return _answer(name, resp.status, raw)
+        except aiohttp.ClientError as err:  # refused, reset, DNS: the game is unreachable
+            why = f"{type(err).__name__}: {err}"
+            raise ToolError(f"{name}: the game's endpoint {url} is unreachable ({why})") from None
+
+    def _session(self, aiohttp: Any) -> Any:
+        loop = asyncio.get_running_loop()
+        if self._http is None or self._http.closed or self._http_loop is not loop:
+            self._http = aiohttp.ClientSession(headers={"Accept": "application/json"})
+            self._http_loop = loop
+        return self._http
+
+    async def aclose(self) -> None:
+        """Release the HTTP session (the actor that owns the runner calls it at cleanup)."""
+        if self._http is not None and not self._http.closed:
+            await self._http.close()
+        self._http = None

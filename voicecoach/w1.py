@@ -28,7 +28,7 @@ from pydantic import BaseModel
 from voicecoach.entities import link_entities
 from voicecoach.pack import Pack, PhiEntry
 from voicecoach.state import LiveState, field_status, get_field
-from voicecoach.tools import TOOLS, validate_args
+from voicecoach.tools import TOOLS, ToolSpec, pack_tools, validate_args
 
 # --- events ------------------------------------------------------------------------------------
 
@@ -832,9 +832,15 @@ GBNF_NARRATION_CHARS = NARRATION_MAX_WORDS * (GBNF_WORD_CHARS + 1) + 1  # the bo
 GBNF_PLAN_CHARS = 600
 
 
-def _tool_lines() -> list[str]:
+def _tools(pack: Pack | None) -> dict[str, ToolSpec]:
+    """The tools a prompt or grammar lists: the pack's as served (its game's tools.json included;
+    for pet_arena the in-process registry, in the same order), or the registry without a pack."""
+    return pack_tools(pack) if pack is not None else TOOLS
+
+
+def _tool_lines(pack: Pack) -> list[str]:
     lines = []
-    for spec in TOOLS.values():
+    for spec in _tools(pack).values():
         props = spec.parameters.get("properties", {})
         required = set(spec.parameters.get("required", []))
         args = ", ".join(name if name in required else f"{name}?" for name in props)
@@ -869,7 +875,7 @@ def w1_system_prompt(pack: Pack) -> str:
             *label_lines,
             "",
             "Tools (? marks an optional argument):",
-            *_tool_lines(),
+            *_tool_lines(pack),
         ]
     )
 
@@ -922,11 +928,11 @@ def w1_gbnf(pack: Pack) -> str:
         )
     rules.append("head ::= " + " | ".join(heads))
     rules += pair_rules
-    rules += ['narration ::= "<NARRATION>" narration-body', *_narration_and_plan_rules()]
+    rules += ['narration ::= "<NARRATION>" narration-body', *_narration_and_plan_rules(pack)]
     return "\n".join(rules) + "\n"
 
 
-def _narration_and_plan_rules() -> list[str]:
+def _narration_and_plan_rules(pack: Pack | None = None) -> list[str]:
     # Bounded repetitions: a small model that rambles is cut off instead of stalling the turn.
     # No '<' (the closing tag), no newline (one spoken line), '.!?' only at the sentence's end.
     return [
@@ -934,21 +940,22 @@ def _narration_and_plan_rules() -> list[str]:
         '[.!?]? "</NARRATION>"',
         f"narration-word ::= [^<\\n .!?]{{1,{GBNF_WORD_CHARS}}}",
         'plan ::= "<PLAN>" plan-calls "</PLAN>"',
-        *plan_gbnf_rules(),
+        *plan_gbnf_rules(pack),
     ]
 
 
-def plan_gbnf_rules() -> list[str]:
-    """GBNF for PLAN's body: registered tools, each with only its own `key=value` arguments,
-    or "none". Shared by W1's PLAN and the pe_agent planner, so a small model can only write
-    calls `parse_plan` reads; values stay free text (validation happens after parsing).
+def plan_gbnf_rules(pack: Pack | None = None) -> list[str]:
+    """GBNF for PLAN's body: registered tools (the pack's, when given), each with only its own
+    `key=value` arguments, or "none". Shared by W1's PLAN and the pe_agent planner, so a small
+    model can only write calls `parse_plan` reads; values stay free text (validated after parsing).
     """
+    tools = _tools(pack)
     rules = [
         'plan-calls ::= "none" | plan-call ( "; " plan-call ){0,3}',
-        "plan-call ::= " + " | ".join(f"call-{k}" for k in range(len(TOOLS))),
+        "plan-call ::= " + " | ".join(f"call-{k}" for k in range(len(tools))),
         'plan-value ::= "[" [^\\]()<;\\n]{0,120} "]" | [^,()<;\\n\\[\\]]{1,40}',
     ]
-    for k, spec in enumerate(TOOLS.values()):
+    for k, spec in enumerate(tools.values()):
         params = list(spec.parameters.get("properties", {}))
         if not params:
             rules.append(f"call-{k} ::= {_gbnf_literal(spec.name + '()')}")
@@ -977,10 +984,10 @@ def w1_prefill_messages(prefix: list[dict[str, str]], utterance: str, prefill: s
     return [*prefix, {"role": "user", "content": utterance}, {"role": "assistant", "content": prefill}]
 
 
-def w1_continuation_gbnf() -> str:
+def w1_continuation_gbnf(pack: Pack | None = None) -> str:
     """GBNF for the LLM's part after a prefill: narration body, </NARRATION>, then PLAN. The same
     for every pair (the labels are already written), so an actor builds it once."""
-    return "\n".join(["root ::= narration-body plan", *_narration_and_plan_rules()]) + "\n"
+    return "\n".join(["root ::= narration-body plan", *_narration_and_plan_rules(pack)]) + "\n"
 
 
 class PrefillEcho:
@@ -1048,7 +1055,7 @@ class W1Grammars:
 
     @classmethod
     def of(cls, pack: Pack) -> W1Grammars:
-        return cls(w1_gbnf(pack), w1_continuation_gbnf())
+        return cls(w1_gbnf(pack), w1_continuation_gbnf(pack))
 
 
 def w1_call(
