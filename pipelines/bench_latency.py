@@ -71,7 +71,9 @@ VARIANTS: dict[str, dict[str, str]] = {
     "sgc_full_no_prior": {"intent_prior": "off"},  # W1's LLM labels every turn: the tag preamble
     "sgc_full_guarded": {"talker": "guarded"},  # the LLM's reply behind the guard
 }
-CONFIGS: tuple[str, ...] = (*MODES, *VARIANTS, CASCADE)
+# ... and with one SpeechConfig.stt change: Whisper started after the VAD's stop_secs, as before.
+STT_VARIANTS: dict[str, dict[str, Any]] = {"sgc_full_stt_at_stop": {"at_silence_onset": False}}
+CONFIGS: tuple[str, ...] = (*MODES, *VARIANTS, *STT_VARIANTS, CASCADE)
 BASELINES = ("pe_agent", CASCADE)  # ratios are taken against these
 # The issue's targets: sgc_full S2FA p50 (and p90) against each baseline's, the answer against
 # the cascade's first audio, the framework overhead and the dispatch after the transcript.
@@ -456,6 +458,14 @@ def _replay_class(config: str, tool_choice: str) -> type[SessionReplay]:
     return CascadeAutoReplay if tool_choice == "auto" else CascadeReplay
 
 
+def speech_variant(speech: Any, name: str) -> Any:
+    """`speech` with configuration `name`'s STT change (STT_VARIANTS), if it has one."""
+    change = STT_VARIANTS.get(name)
+    if change is None:
+        return speech
+    return speech.model_copy(update={"stt": speech.stt.model_copy(update=change)})
+
+
 def coach_config(options: BenchOptions, mode: str, llm_url: str | None = None) -> CoachConfig:
     # The cascade has no mode of its own: CoachConfig carries its LLM, tool and budget settings.
     return build_coach_config(
@@ -665,7 +675,7 @@ async def run_bench(
                         [session],
                         engines,
                         coach_config(options, name),
-                        speech,
+                        speech_variant(speech, name),
                         ReplayOptions(out_dir=options.out / name, turn_timeout_s=options.turn_timeout_s),
                         report_turn,
                         replay_class=_replay_class(name, options.cascade_tool_choice),
@@ -700,7 +710,11 @@ def meta(
         "turns_per_config": n_turns,
         "sessions_done": f"{sessions_done}/{sessions}",
         "configs": options.configs,
-        "variants": {name: VARIANTS[name] for name in options.configs if name in VARIANTS},
+        "variants": {
+            name: VARIANTS.get(name) or {"stt": STT_VARIANTS[name]}
+            for name in options.configs
+            if name in VARIANTS or name in STT_VARIANTS
+        },
         "tool_latency_ms": options.tool_latency_ms,
         "reply_max_tokens": options.reply_max_tokens,
         "llm": options.llm_url

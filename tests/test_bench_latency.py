@@ -224,3 +224,20 @@ async def test_one_fixture_turn_through_sgc_full_and_the_cascade(tmp_path: Path)
         again = await run_bench(options)
         assert [r for r in server.requests if r.body.get("max_tokens") != 1] == []
     assert again["configs"]["sgc_full"]["s2fa_ms"] == result["configs"]["sgc_full"]["s2fa_ms"]
+
+
+def test_the_stt_variant_changes_only_when_whisper_starts():
+    from voicecoach.pipelines.bench_latency import CONFIGS, BenchOptions, coach_config, speech_variant
+    from voicecoach.speech import SpeechConfig
+
+    speech = SpeechConfig()
+    assert speech.stt.at_silence_onset and "sgc_full_stt_at_stop" in CONFIGS
+    late = speech_variant(speech, "sgc_full_stt_at_stop")
+    assert not late.stt.at_silence_onset
+    assert late.model_dump() == {
+        **speech.model_dump(),
+        "stt": {**speech.stt.model_dump(), "at_silence_onset": False},
+    }
+    assert speech_variant(speech, "sgc_full") is speech
+    options = BenchOptions()
+    assert coach_config(options, "sgc_full_stt_at_stop") == coach_config(options, "sgc_full")
