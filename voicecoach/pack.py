@@ -11,7 +11,7 @@ A pack is a folder of JSON files under ``voicecoach/packs/<pack_id>/``:
     w3.json         W3Config           branch pools, cooldowns, p_c, w_c
     vocabulary.json Vocabulary         roles and play styles with the words players use for them
     templates.json  Templates          the grounded realizer's sentences per paragraph type
-    tools.json      GameTools          optional: tools the game serves over HTTP (docs/TOOLS_HTTP.md)
+    tools.json      GameTools          optional: tools the game serves over HTTP (docs/PACKS.md)
 
 `load_pack` validates every file and every cross-reference, and a bad entry raises
 `PackError` naming the file and the entry, so a broken patch never reaches a session.

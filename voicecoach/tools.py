@@ -4,7 +4,7 @@ Two kinds, one interface. The in-process tools (`TOOLS`) are pure and synchronou
 `run_tool(pack, state, name, args)` validates the arguments against the tool's JSON schema,
 resolves display names to catalog ids and returns a deterministic, JSON-serialisable dict.
 A pack may also declare tools its game serves over HTTP (tools.json, `Pack.http_tools`;
-docs/TOOLS_HTTP.md): the same validation, then a POST to the game's endpoint. `ToolRunner`
+docs/PACKS.md): the same validation, then a POST to the game's endpoint. `ToolRunner`
 runs both: the in-process ones with the artificial latency of a remote game server (so the
 pipeline can measure what the early tool path saves), the HTTP ones for real, each within
 its timeout. A tool with side effects runs only when its caller says the turn is committed.
