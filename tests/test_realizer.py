@@ -493,3 +493,25 @@ def test_keep_your_lineup_is_unsaid_after_an_answer_that_changes_it(state: LiveS
     fielding = state.ic.match.model_copy(update={"player_lineup": sorted(offered)})
     reply, _ = build(state.model_copy(update={"ic": state.ic.model_copy(update={"match": fielding})}))
     assert keep.text in reply, reply
+
+
+def test_only_one_element_is_offered_and_a_clash_is_named(state: LiveState) -> None:
+    fire = {c for c, cr in PACK.creatures.items() if cr.element == "fire"}
+    owned = [o.creature_id for o in state.fs.inventory.owned]
+    assert set(owned) & fire and set(owned) - fire  # the state owns fire creatures and others
+
+    def build(utterance: str) -> str:
+        c2 = ground(
+            extract_slots(PACK, utterance, state), state, PACK, "lineup", "build", utterance=utterance
+        )
+        return realize(
+            PACK, state, c2, None, [tool(state, "suggest_lineup")], utterance, 0, "lineup", "build"
+        )
+
+    reply = build("build me a team of only fire creatures")
+    offered = {c.entity for c in read_reply(PACK, reply) if c.kind == "creature" and c.affirmed}
+    assert offered and offered <= fire, reply
+    other = next(c for c in owned if c not in fire)
+    name, element = PACK.creatures[other].name, PACK.creatures[other].element
+    reply = build(f"only fire, but make sure {name} is in")
+    assert f"{name} is {element}" in reply or f"leaves {name} out" in reply, reply

@@ -85,6 +85,8 @@ class _Turn:
     sub_intent: str
     turn_index: int
     min_size: int | None = None  # the team size the player asked for, if any
+    only_element: str | None = None  # "a team of only fire creatures": nothing else is offered
+    wanted: list[str] = field(default_factory=list)  # creature ids the player wants in (W2's slots)
     unsure: set[str] = field(default_factory=set)  # late snapshot: named creatures it may be wrong about
     avoid: set[str] = field(default_factory=set)  # what the previous reply put forward
     alternative: bool = False  # the player asks for another option than the previous reply's
@@ -94,7 +96,12 @@ class _Turn:
         return self.inventory is not None and self.inventory.owns(cid)
 
     def usable(self, cid: str) -> bool:
-        """May `cid` be recommended: owned, not kept out, not in doubt on a late snapshot."""
+        """May `cid` be recommended: owned, not kept out, not in doubt on a late snapshot, of the
+        one element the player asked for if they did."""
+        if self.only_element is not None:
+            creature = self.pack.creatures.get(cid)
+            if creature is None or creature.element != self.only_element:
+                return False
         return self.owns(cid) and cid not in self.excluded and cid not in self.unsure
 
     def fresh_first(self, ids: Sequence[str]) -> list[str]:
@@ -989,6 +996,18 @@ def _account(t: _Turn, kind: str, constraint: str, entity: str | None) -> None:
             t.lines[earlier] = Line(
                 "constraint_account", "counter_missing", {"foe": foes}, "account", frozenset(ids)
             )
+    elif constraint == "global:element_only" and t.only_element is not None:
+        # "Only fire, but keep Galehawk in": name the creature that breaks the rule, or say that
+        # nothing the player owns has the element.
+        clash = next(
+            (c for c in t.wanted if c in pack.creatures and pack.creatures[c].element != t.only_element), None
+        )
+        if clash is not None:
+            element = pack.creatures[clash].element
+            t.add("constraint_account", "element_only_clash", "account", [clash],
+                  creature=_name(pack, clash), element=element, status=t.only_element)  # fmt: skip
+        else:
+            t.add("constraint_account", "element_only_none", "account", status=t.only_element)
     elif constraint == "global:min_size" and t.inventory is not None:
         t.add("constraint_account", "min_size", "account", count=len(t.inventory.owned), size=t.min_size)
     elif constraint.startswith("attr:") and "=" in constraint and "!=" not in constraint:
@@ -1258,6 +1277,11 @@ def realize(
         unsure=unsure,
         avoid=avoid,
         alternative=bool(avoid) and ALTERNATIVE.search(utterance) is not None,
+        wanted=[c.id for n in (c2.slots.wanted_entities if c2 else []) if (c := pack.creature_by_name(n))],
+        only_element=next(
+            (str(g.value) for g in (c2.slots.global_constraints if c2 else []) if g.kind == "element_only"),
+            None,
+        ),
     )
     if stale and not tools and inventory is not None:
         projected = state.model_copy(update={"fs": state.fs.model_copy(update={"inventory": inventory})})
