@@ -102,3 +102,15 @@ def test_overlong_utterance_is_cut_before_any_prompt(pack: Pack) -> None:
     session = Session.open("s", pack=pack)
     turn = session.begin_turn("which pet " * 20_000)
     assert len(turn.utterance) == MAX_UTTERANCE_CHARS
+
+
+def test_the_previous_pair_is_the_last_turn_the_player_heard(pack: Pack) -> None:
+    """'Anything else?' asks the previous pair again: only a reply heard to the end sets it."""
+    session = Session.open("s", pack=pack)
+    assert session.last_pair is None
+    heard = TurnRecord(session_id="s", turn_index=0, intent="lineup", sub_intent="counter")
+    session.commit_turn(heard)
+    assert session.last_pair == ("lineup", "counter")
+    cut = TurnRecord(session_id="s", turn_index=1, intent="creature", sub_intent="info", completed=False)
+    session.commit_turn(cut)
+    assert session.last_pair == ("lineup", "counter")
