@@ -183,6 +183,13 @@ async def test_rerun_with_other_settings_is_refused(pack: Pack, tmp_path: Path) 
         opts.rescore = True
         rescored = await run_quality(opts)
         assert len(server.requests) == requests and rescored.configs[0].sessions == 1
+        # --rerun forgets the configuration's cached turns and pinned settings: it runs again.
+        opts.rescore, opts.rerun = False, True
+        rerun = await run_quality(opts)
+        assert len(server.requests) > requests and rerun.configs[0].sessions == 1
+        rows = [json.loads(line) for line in (out / "turns.jsonl").read_text().splitlines()]
+        keys = [(r["config"], r["session_id"], r["turn_index"]) for r in rows]
+        assert len(keys) == len(set(keys)) and {k[0] for k in keys} == {"prompting", "sgc_w1"}
 
 
 async def test_interrupted_run_counts_its_time_in_the_total(pack: Pack, tmp_path: Path) -> None:
@@ -258,24 +265,3 @@ async def test_two_workers_give_the_turns_one_worker_gives(pack: Pack, tmp_path:
     one, two = turns(tmp_path / "w1"), turns(tmp_path / "w2")
     assert len(one) == sum(len(s.turns) for s in sessions) * len(MODES)
     assert one == two
-
-
-async def test_rerun_forgets_the_cached_turns_of_the_configurations_it_runs(
-    pack: Pack, tmp_path: Path
-) -> None:
-    sessions = two_sessions(pack)[:1]
-    bench = write_bench(tmp_path, sessions)
-    async with ScriptedLLMServer(router=Router(pack, sessions)) as server:
-        out = tmp_path / "out"
-        opts = QualityOptions(
-            out=out, bench=bench, llm_url=server.base_url, configs=("prompting",), progress=False
-        )
-        await run_quality(opts)
-        requests = len(server.requests)
-        await run_quality(opts)  # resumed: everything cached, nothing asked
-        assert len(server.requests) == requests
-        opts.rerun = True
-        report = await run_quality(opts)
-        assert len(server.requests) > requests and report.configs[0].sessions == 1
-        lines = (out / "turns.jsonl").read_text().splitlines()
-        assert len(lines) == len({json.loads(line)["turn_index"] for line in lines})  # no duplicate rows
