@@ -76,6 +76,7 @@ from voicecoach.speech import (
     piper_voice_path,
     smart_turn_model_path,
     trim_leading_silence,
+    trim_trailing_silence,
     whisper_model_path,
 )
 from voicecoach.w1 import FALLBACK_NARRATION
@@ -431,9 +432,10 @@ class EmbeddedPiperTTSService(TTSService):
         return int(self.voice.config.sample_rate)
 
     def synthesize_pcm(self, text: str) -> bytes:
-        """The whole of `text` as int16 PCM at the voice's rate, leading silence trimmed."""
+        """The whole of `text` as int16 PCM at the voice's rate, leading silence trimmed and the
+        trailing silence cut to a breath (a cached narration: the reply follows it)."""
         pcm = b"".join(chunk.audio_int16_bytes for chunk in self.voice.synthesize(text))
-        return trim_leading_silence(pcm, self.voice_rate)
+        return trim_trailing_silence(trim_leading_silence(pcm, self.voice_rate), self.voice_rate)
 
     def cache_in_background(self, texts: list[str]) -> None:
         """Synthesise `texts` into NARRATION_AUDIO in a thread (what is cached already is skipped)."""

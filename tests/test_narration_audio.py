@@ -16,7 +16,7 @@ from voicecoach.latency import (
     milestones_from_events,
     reply_lead_bytes,
 )
-from voicecoach.speech import NarrationAudioCache, trim_leading_silence
+from voicecoach.speech import NarrationAudioCache, trim_leading_silence, trim_trailing_silence
 
 RATE = 1000  # samples per second: 1 ms per sample keeps the arithmetic readable
 
@@ -128,6 +128,17 @@ def test_trim_leading_silence_keeps_a_few_ms_before_the_onset():
     assert np.frombuffer(trimmed, dtype=np.int16)[5] == 6000
     silent = pcm((100, 0))
     assert trim_leading_silence(silent, RATE) == silent
+
+
+def test_trim_trailing_silence_keeps_a_breath_after_the_last_sound():
+    audio = pcm((80, 6000), (20, 100), (900, 0))  # 920 silent samples after the last loud one
+    trimmed = trim_trailing_silence(audio, RATE, keep_s=0.01)
+    keep = round(0.01 * RATE)
+    assert len(trimmed) == 2 * (80 + keep)
+    assert np.frombuffer(trimmed, dtype=np.int16)[79] == 6000
+    silent = pcm((100, 0))
+    assert trim_trailing_silence(silent, RATE) == silent
+    assert trim_trailing_silence(pcm((80, 6000)), RATE) == pcm((80, 6000))  # no tail: unchanged
 
 
 # --- the phrase chunker -----------------------------------------------------------------------------

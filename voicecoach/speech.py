@@ -253,6 +253,25 @@ def trim_leading_silence(pcm: bytes, sample_rate: int, keep_s: float = LEAD_IN_K
     return pcm[2 * start :]
 
 
+# After a narration the reply follows: a short breath is enough, Piper's own tail is ~0.2-0.4 s.
+TAIL_KEEP_S = 0.12
+
+
+def trim_trailing_silence(pcm: bytes, sample_rate: int, keep_s: float = TAIL_KEEP_S) -> bytes:
+    """int16 mono `pcm` without its trailing silence beyond `keep_s` after the last audible sample
+    (the -40 dBFS threshold of `voicecoach.latency`); all-silent PCM is returned as is."""
+    import numpy as np
+
+    from voicecoach.latency import first_non_silent
+
+    samples = np.frombuffer(pcm[: len(pcm) - len(pcm) % 2], dtype=np.int16)
+    last = first_non_silent(samples[::-1])
+    if last is None:
+        return pcm
+    end = min(len(samples), len(samples) - last + round(keep_s * sample_rate))
+    return pcm[: 2 * end]
+
+
 class NarrationAudioCache:
     """PCM of phrases synthesised ahead (the pack's narrations), keyed by (text, voice, sample rate).
 
