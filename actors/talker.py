@@ -12,6 +12,12 @@ task, one of three ways (`CoachConfig.talker_mode`):
   has passed by the end of the stream or its deadline, the realization is spoken instead;
 - `llm`: the LLM's reply as it streams, unguarded (the ablation row).
 
+With the template talker the answer comes first (`CoachConfig.answers_first`): W1's narration is
+held here, not passed on, because the realization exists ~150 ms after the transcript while a
+narration phrase is 0.7-1.8 s of audio the answer would wait behind. A turn waiting for tools
+opens with the pack's acknowledgement ("Sure."), and the narration is spoken only if the
+answer is still not ready `narration_hold_s` later; a turn without tools speaks its answer alone.
+
 A completed reply ends the turn with a TurnCompletedFrame; a barge-in cancels it, so
 nothing of an interrupted turn reaches answer.meta.
 """
@@ -27,6 +33,7 @@ from pipecat.frames.frames import Frame, LLMFullResponseEndFrame
 from pipecat.processors.frame_processor import FrameDirection, FrameProcessor
 
 from voicecoach.actors.frames import (
+    NarrationEndFrame,
     NarrationTextFrame,
     ReplyFailedFrame,
     ReplyTextFrame,
@@ -43,6 +50,7 @@ from voicecoach.realizer import realize
 from voicecoach.session import CoachConfig, Session, turn_record
 from voicecoach.state import LiveState
 from voicecoach.talker import render_reply_prompt
+from voicecoach.w1 import acknowledgement_for
 
 # What the Talker waits for, and how the prompt names one that is missing at the deadline.
 INPUTS = {
@@ -133,7 +141,9 @@ class TalkerActor(TurnTaskActor):
 
     async def process_frame(self, frame: Frame, direction: FrameDirection):
         await super().process_frame(frame, direction)  # a barge-in cancels the reply here
-        await self.push_frame(frame, direction)  # narration first, unheld
+        held = self._config.answers_first and isinstance(frame, NarrationTextFrame | NarrationEndFrame)
+        if not held:
+            await self.push_frame(frame, direction)  # narration first, unheld
         index = getattr(frame, "turn_index", None)
         if not isinstance(frame, TurnFrame | NarrationTextFrame) or index is None:
             return
@@ -164,12 +174,38 @@ class TalkerActor(TurnTaskActor):
                 return ready()
         return True
 
+    async def _answer_first(self, turn: _TurnInputs, deadline: float) -> str:
+        """Say what goes before the answer; returns it (what the player heard before the reply)."""
+        phrase = " ".join(turn.narration.split())
+        waits_for_tools = turn.dispatch is not None and bool(turn.dispatch.calls)
+        ack = acknowledgement_for(self._session.pack, turn.turn_index, phrase) if waits_for_tools else ""
+        await self._narrate(turn, ack)
+        hold = min(deadline, time.monotonic() + self._config.narration_hold_s)
+        if await self._wait(turn, lambda: not turn.missing(self._expects), hold):
+            return ack
+        logger.info(f"turn {turn.turn_index}: answer not ready after the hold: narration {phrase!r}")
+        await self._narrate(turn, phrase)
+        await self._wait(turn, lambda: not turn.missing(self._expects), deadline)
+        return f"{ack} {phrase}".strip()
+
+    async def _narrate(self, turn: _TurnInputs, text: str) -> None:
+        if text:
+            clock = self._session.turn(turn.turn_index)
+            await self.push_frame(NarrationTextFrame(text=text, turn_index=turn.turn_index))
+            await self.push_frame(
+                NarrationEndFrame(turn_index=turn.turn_index, t_ms=clock.ms() if clock else 0.0)
+            )
+
     async def _reply(self, turn: _TurnInputs) -> None:
         clock = self._session.turn(turn.turn_index)
         started = clock.started if clock else time.monotonic()
         deadline = started + self._config.talker_deadline_s
         await self._wait(turn, lambda: turn.narration_end is not None, deadline)
-        await self._wait(turn, lambda: not turn.missing(self._expects), deadline)
+        if self._config.answers_first:
+            narration = await self._answer_first(turn, deadline)
+        else:
+            await self._wait(turn, lambda: not turn.missing(self._expects), deadline)
+            narration = turn.narration
         missing = turn.missing(self._expects)
         if missing:
             logger.warning(f"turn {turn.turn_index}: reply deadline passed without {', '.join(missing)}")
@@ -178,7 +214,6 @@ class TalkerActor(TurnTaskActor):
         c2 = turn.c2.control if turn.c2 else None
         c3 = turn.c3.control if turn.c3 else None
         outcomes = turn.results.outcomes if turn.results else []
-        narration = turn.narration
         messages, cond = render_reply_prompt(
             self._session.pack, utterance, narration, c2, c3, outcomes, missing
         )

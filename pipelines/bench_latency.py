@@ -6,11 +6,11 @@
 Replays the audio fixtures (`pipelines/replay.py`: real-time input, real-time output, the probe
 and S2FA arithmetic of `voicecoach.latency`) under the five coach configurations — `prompting`,
 `pe_agent`, `sgc_w1`, `sgc_w1_w2`, `sgc_full` —, the VARIANTS (`sgc_full` with one lever
-changed: `sgc_full_llm_narration`, `sgc_full_no_prior`, `sgc_full_guarded`) and the stock Pipecat
-cascade (`pipelines/cascade.py`), session by session (every configuration replays a session,
-after its session-open prewarm, before the next one starts), all on the same engines: one
-embedded llama.cpp server (or `--llm-url`), the same Silero VAD, Whisper and Piper, the same
-tools with the same artificial latency.
+changed: `sgc_full_llm_narration`, `sgc_full_no_prior`, `sgc_full_guarded`,
+`sgc_full_narration_first`) and the stock Pipecat cascade (`pipelines/cascade.py`), session
+by session (every configuration replays a session, after its session-open prewarm, before the
+next one starts), all on the same engines: one embedded llama.cpp server (or `--llm-url`), the
+same Silero VAD, Whisper and Piper, the same tools with the same artificial latency.
 
 Per configuration: S2FA p50 / p90 / p99, first reply audio (the answer's first audible sample,
 after the narration) p50 / p90, tool dispatch after the transcript, utterances split into two
@@ -70,6 +70,7 @@ VARIANTS: dict[str, dict[str, str]] = {
     "sgc_full_llm_narration": {"narration": "llm"},  # the LLM continues the prior's prefill
     "sgc_full_no_prior": {"intent_prior": "off"},  # W1's LLM labels every turn: the tag preamble
     "sgc_full_guarded": {"talker": "guarded"},  # the LLM's reply behind the guard
+    "sgc_full_narration_first": {"answer_first": "off"},  # the answer waits behind the narration
 }
 # ... and with one SpeechConfig.stt change: Whisper started after the VAD's stop_secs, as before.
 STT_VARIANTS: dict[str, dict[str, Any]] = {"sgc_full_stt_at_stop": {"at_silence_onset": False}}

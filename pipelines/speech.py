@@ -385,8 +385,10 @@ _NARRATION_FILLS: list[threading.Thread] = []
 
 
 def narration_texts(pack: Pack) -> list[str]:
-    """What W1 can say without an LLM: the pack's narration phrases and the generic fallback."""
-    return [*(p for entry in pack.narrations for p in entry.phrases), FALLBACK_NARRATION]
+    """What the coach can say before its answer without an LLM: the pack's narration phrases, the
+    generic fallback and the acknowledgements."""
+    phrases = (p for entry in pack.narrations for p in entry.phrases)
+    return [*phrases, FALLBACK_NARRATION, *pack.templates.acknowledgements]
 
 
 async def narration_audio_ready() -> None:

@@ -49,7 +49,7 @@ from voicecoach.pack import Pack
 from voicecoach.session import CoachConfig, Session, turn_record
 from voicecoach.state import LiveState
 from voicecoach.tools import ToolRunner
-from voicecoach.w1 import ToolCall
+from voicecoach.w1 import ToolCall, acknowledgement_for
 from voicecoach.w2 import QuerySlots, ground
 from voicecoach.w3 import interact, recommend_violations
 
@@ -345,6 +345,93 @@ async def test_the_guarded_talker_speaks_what_passes(
     assert done.record is not None and done.record.reply_source == "guarded llm"
     assert done.record.reply == "Bring Sparkwing, it hits water hard."
     assert done.record.guard_drops == {"prompt_echo": 1}
+
+
+# --- the answer first (template talker): the narration is spoken only when the answer is late ---
+
+
+def template_config() -> CoachConfig:
+    return CoachConfig(talker="template", talker_deadline_s=2.0, narration_hold_s=0.3)
+
+
+def dispatched(session: Session, *, tools: bool) -> ToolDispatchFrame:
+    calls = [ToolCall("find_counters", {"opponent": ["briarcat"]})] if tools else []
+    return ToolDispatchFrame(turn_index=0, calls=calls, source="phi" if tools else "none")
+
+
+def spoken_before_the_reply(down: Sequence[Frame]) -> list[str]:
+    first_reply = next(i for i, f in enumerate(down) if isinstance(f, ReplyTextFrame))
+    return [f.text for f in down[:first_reply] if isinstance(f, NarrationTextFrame)]
+
+
+async def test_an_answer_ready_in_time_follows_the_acknowledgement_and_the_narration_is_not_said(
+    pack: Pack, state: LiveState
+) -> None:
+    session = open_session(pack, state)
+    frames = [dispatched(session, tools=True), *talker_inputs(session, pack), SETTLE]
+    down, _ = await run_test(
+        TalkerActor(session, LLMClient(config().llm), template_config()), frames_to_send=frames
+    )
+    [ack] = spoken_before_the_reply(down)
+    assert ack in pack.templates.acknowledgements  # at once, not "Let me check."
+    [done] = of(down, TurnCompletedFrame)
+    assert (
+        done.record is not None and done.record.narration == ack and done.record.reply_source == "realization"
+    )
+    assert len(of(down, NarrationEndFrame)) == 1
+
+
+async def test_a_late_answer_gets_the_narration_after_the_acknowledgement(
+    pack: Pack, state: LiveState
+) -> None:
+    session = open_session(pack, state)
+    narration, c1, results, c2, c3, narration_end = talker_inputs(session, pack)
+    # the tools answer 0.6 s after the narration: past the 0.3 s hold
+    frames = [
+        dispatched(session, tools=True),
+        c1,
+        narration,
+        narration_end,
+        c2,
+        c3,
+        SleepFrame(sleep=0.6),
+        results,
+        SETTLE,
+    ]
+    down, _ = await run_test(
+        TalkerActor(session, LLMClient(config().llm), template_config()), frames_to_send=frames
+    )
+    ack, phrase = spoken_before_the_reply(down)
+    assert ack in pack.templates.acknowledgements and phrase == "Let me check."
+    [done] = of(down, TurnCompletedFrame)
+    assert done.record is not None and done.record.narration == f"{ack} Let me check."
+
+
+async def test_a_turn_without_tools_speaks_its_answer_alone(pack: Pack, state: LiveState) -> None:
+    session = open_session(pack, state)
+    frames = [dispatched(session, tools=False), *talker_inputs(session, pack), SETTLE]
+    down, _ = await run_test(
+        TalkerActor(session, LLMClient(config().llm), template_config()), frames_to_send=frames
+    )
+    assert not of(down, NarrationTextFrame) and of(down, ReplyTextFrame)
+    [done] = of(down, TurnCompletedFrame)
+    assert done.record is not None and done.record.narration == ""
+
+
+async def test_answer_first_off_speaks_the_narration_first_unheld(pack: Pack, state: LiveState) -> None:
+    session = open_session(pack, state)
+    frames = [dispatched(session, tools=True), *talker_inputs(session, pack), SETTLE]
+    narrating_first = template_config().model_copy(update={"answer_first": "off"})
+    down, _ = await run_test(
+        TalkerActor(session, LLMClient(config().llm), narrating_first), frames_to_send=frames
+    )
+    assert spoken_before_the_reply(down) == ["Let me check."]
+
+
+def test_the_acknowledgement_never_repeats_the_word_the_narration_opens_with(pack: Pack) -> None:
+    for index in range(6):
+        ack = acknowledgement_for(pack, index, "Sure, building a team.")
+        assert ack in pack.templates.acknowledgements and ack != "Sure."
 
 
 async def test_prompting_answers_a_transcript_in_one_call(

@@ -135,7 +135,8 @@ async def test_large_state_pushes_do_not_hold_up_other_sessions(tmp_path: Path) 
         print(
             f"\n{PUSHES} pushes of {CREATURES} creatures (push p50 {np.median(pushes):.0f} ms); other "
             f"session's get-state round trip over {len(round_trips)} requests: p50 {p50:.1f} ms, "
-            f"p95 {p95:.1f} ms, max {max(round_trips):.1f} ms; without pushes p50 {quiet_p50:.1f} ms, p95 {quiet_p95:.1f} ms"
+            f"p95 {p95:.1f} ms, max {max(round_trips):.1f} ms; without pushes p50 {quiet_p50:.1f} ms, "
+            f"p95 {quiet_p95:.1f} ms"
         )
         assert len(round_trips) >= 20 and len(quiet) >= 5
         assert p50 < P50_BOUND_MS + quiet_p50  # the pushes add at most the bound to what the box adds

@@ -68,6 +68,7 @@ _COACH_ARGUMENTS = {
     "slots": ("slots", "VOICECOACH_SLOTS"),
     "talker": ("talker", "VOICECOACH_TALKER"),
     "narration": ("narration", "VOICECOACH_NARRATION"),
+    "answer_first": ("answer_first", "VOICECOACH_ANSWER_FIRST"),
     "tool_endpoint": ("tool_endpoint", "VOICECOACH_TOOL_ENDPOINT"),
 }
 
@@ -93,6 +94,11 @@ def add_coach_arguments(parser: argparse.ArgumentParser) -> None:
         "--narration", choices=["auto", "pack", "llm"], default=None,
         help="on a turn the prior labelled, the pack's phrase for the pair (no W1 call) or the LLM's "
         "continuation (auto: the pack's phrase for the embedded model)",
+    )  # fmt: skip
+    parser.add_argument(
+        "--answer-first", choices=["on", "off"], default=None,
+        help="with the grounded realization: a short acknowledgement at once and the answer right "
+        "after it, the narration only if the answer is late (default on); off: the narration first",
     )  # fmt: skip
     parser.add_argument(
         "--tool-endpoint", default=None,

@@ -27,7 +27,7 @@ from functools import cache
 from pathlib import Path
 from typing import Any, Literal, TypeVar
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from voicecoach.state import LiveState, StateError
 
@@ -211,6 +211,17 @@ class Templates(_Model):
     paragraphs: dict[str, ParagraphTemplates]
     answers: dict[str, list[str]] = Field(default_factory=dict, description='"intent/sub_intent" -> variants')
     tool_data: dict[str, str] = Field(default_factory=dict, description="tool -> the data it reads, spoken")
+    # Said at once on a turn that waits for its tools, so the answer need not wait behind a
+    # narration phrase (the Talker's answer-first hold): a word or two, cached as audio.
+    acknowledgements: list[str] = Field(default_factory=list)
+
+    @field_validator("acknowledgements")
+    @classmethod
+    def _short(cls, acks: list[str]) -> list[str]:
+        for ack in acks:
+            if not 1 <= len(ack.split()) <= 3:
+                raise ValueError(f"acknowledgement {ack!r}: one to three words")
+        return acks
 
 
 # --- tools served by the game over HTTP (tools.json) ----------------------------------------------

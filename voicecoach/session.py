@@ -67,6 +67,13 @@ class CoachConfig(BaseModel):
     # pair (no W1 call at all: on a prefilled turn Φ has dispatched and PLAN is never read) or the
     # LLM's continuation of the prefill. auto: the pack's phrase on the embedded model.
     narration: Literal["auto", "pack", "llm"] = "auto"
+    # With the template talker the answer exists ~150 ms after the transcript, and a narration
+    # phrase is 0.7-1.8 s of audio it would wait behind. "on": a turn waiting for tools opens with
+    # the pack's acknowledgement, and W1's narration follows only if the answer is not ready
+    # `narration_hold_s` later; a turn without tools speaks its answer alone. "off": the narration
+    # first, as with an LLM talker (always, there: its reply takes seconds).
+    answer_first: Literal["on", "off"] = "on"
+    narration_hold_s: float = 0.3
 
     @property
     def embedded(self) -> bool:
@@ -93,6 +100,10 @@ class CoachConfig(BaseModel):
         if self.slots == "auto":
             return "rules" if self.embedded else "llm"
         return self.slots
+
+    @property
+    def answers_first(self) -> bool:
+        return self.answer_first == "on" and self.talker_mode == "template"
 
     @property
     def talker_mode(self) -> Literal["guarded", "llm", "template"]:

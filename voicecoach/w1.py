@@ -1114,3 +1114,13 @@ def narration_for(pack: Pack, intent: str, sub_intent: str, turn_index: int = 0)
 
 
 FALLBACK_NARRATION = "Let me check that for you."
+
+
+def acknowledgement_for(pack: Pack, turn_index: int, before: str = "") -> str:
+    """The pack's acknowledgement for the turn (templates.json; "" if it has none), rotating with
+    the turn, and never the word `before` (a narration that may follow) opens with: no "Sure.
+    Sure, building a team." """
+    acks = pack.templates.acknowledgements
+    first = before.split()[0].strip(",.!").lower() if before.split() else ""
+    fits = [a for a in acks if a.split()[0].strip(",.!").lower() != first] or acks
+    return fits[turn_index % len(fits)] if fits else ""
