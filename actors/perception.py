@@ -123,6 +123,9 @@ class PerceptionActor(TurnTaskActor):
         for ev in step.events:
             if isinstance(ev, NarrationDelta):
                 progress.narration += ev.text
+                if not progress.narration_closed and progress.narration.rstrip().endswith((".", "!", "?")):
+                    # One sentence (W1's grammar ends it there): speak it now, not at </NARRATION>.
+                    await self._narrate(turn, w1, progress)
             elif isinstance(ev, NarrationClosed) and not progress.narration_closed:
                 await self._narrate(turn, w1, progress)
             elif isinstance(ev, SubIntentClosed) and not progress.c1_sent:
