@@ -109,7 +109,7 @@ from voicecoach.config import (
 from voicecoach.engines import Engines, prewarm
 from voicecoach.latency import Milestone
 from voicecoach.pack import PACKS_DIR, Pack, load_pack
-from voicecoach.pipelines.speech import SpeechEngines, pipeline_params, voice_pipeline
+from voicecoach.pipelines.speech import SpeechEngines, narration_texts, pipeline_params, voice_pipeline
 from voicecoach.pipelines.timeline import TimelineObserver
 from voicecoach.protocol import CloseCode, ErrorCode
 from voicecoach.session import CoachConfig, Session
@@ -920,6 +920,8 @@ class CoachServer:
             self.speech_engines = await asyncio.to_thread(
                 SpeechEngines.load, config.speech, config.stt_workers
             )
+            # The narration phrases' audio, cached as sessions start: their first audio is instant.
+            self.speech_engines.synthesise_ahead(narration_texts(self.pack))
         if config.warm:
             await prewarm(self.engines, self.pack, [config.coach.mode])
         # Everything loaded so far lives as long as the process: out of the garbage collector's

@@ -19,6 +19,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import threading
 from collections.abc import AsyncGenerator, AsyncIterator, Iterable
@@ -222,6 +223,26 @@ class SpeechEngines:
                 pass
         return engines
 
+    def synthesise_ahead(self, texts: list[str]) -> None:
+        """Synthesise `texts` (the pack's narrations) into NARRATION_AUDIO on the TTS thread, one
+        phrase per job, each job queueing the next: piper stays on its one thread, a player's
+        phrase waits behind one of them at most, and `close` stops the chain."""
+        if self.piper is None or self.tts_executor is None:
+            return
+        executor, voice = self.tts_executor, self.piper
+        key, rate = str(piper_voice_path(self.speech.tts.voice_path)), int(voice.config.sample_rate)
+        pending = iter(texts)
+
+        def one() -> None:
+            text = next(pending, None)
+            if text is None:
+                return
+            NARRATION_AUDIO.fill([text], key, rate, lambda t: phrase_pcm(voice, t))
+            with contextlib.suppress(RuntimeError):  # shut down: the rest is synthesised when spoken
+                executor.submit(one)
+
+        executor.submit(one)
+
     def close(self) -> None:
         for executor in (self.stt_executor, self.tts_executor):
             if executor is not None:
@@ -399,6 +420,14 @@ async def narration_audio_ready() -> None:
         _NARRATION_FILLS.pop(0)
 
 
+def phrase_pcm(voice: Any, text: str) -> bytes:
+    """The whole of `text` as int16 PCM at the piper voice's rate, leading silence trimmed and the
+    trailing silence cut to a breath (a cached narration: the reply follows it)."""
+    rate = int(voice.config.sample_rate)
+    pcm = b"".join(chunk.audio_int16_bytes for chunk in voice.synthesize(text))
+    return trim_trailing_silence(trim_leading_silence(pcm, rate), rate)
+
+
 class EmbeddedPiperTTSService(TTSService):
     """Piper in process, on a voice file we name: loads it, downloads nothing.
 
@@ -434,10 +463,7 @@ class EmbeddedPiperTTSService(TTSService):
         return int(self.voice.config.sample_rate)
 
     def synthesize_pcm(self, text: str) -> bytes:
-        """The whole of `text` as int16 PCM at the voice's rate, leading silence trimmed and the
-        trailing silence cut to a breath (a cached narration: the reply follows it)."""
-        pcm = b"".join(chunk.audio_int16_bytes for chunk in self.voice.synthesize(text))
-        return trim_trailing_silence(trim_leading_silence(pcm, self.voice_rate), self.voice_rate)
+        return phrase_pcm(self.voice, text)
 
     def cache_in_background(self, texts: list[str]) -> None:
         """Synthesise `texts` into NARRATION_AUDIO in a thread (what is cached already is skipped)."""
@@ -690,9 +716,9 @@ def voice_processors(
     """
     tts = tts_service(speech, engines=speech_engines)
     narrations = narration_texts(session.pack)
-    # The replay (its own models) synthesises the pack's phrases ahead and waits for them. The
-    # server's shared voice does not: piper is not safe from two threads at once (its TTS executor
-    # serialises synthesis), and a synthesis thread still running at exit aborts the process.
+    # The replay (its own models) synthesises the pack's phrases ahead and waits for them; the
+    # server's shared voice does it on its TTS thread (`SpeechEngines.synthesise_ahead`, at start):
+    # piper is not safe from two threads at once.
     if isinstance(tts, EmbeddedPiperTTSService) and speech_engines is None:
         tts.cache_in_background(narrations)
     return [

@@ -17,6 +17,8 @@ from tests.live_server import GAME_STATE, LiveServer
 from voicecoach.client import CoachClient
 from voicecoach.fixtures import load_session
 from voicecoach.pipelines.server import SessionLimits
+from voicecoach.pipelines.speech import NARRATION_AUDIO, narration_texts
+from voicecoach.speech import piper_voice_path
 
 ROOT = Path(__file__).resolve().parents[1]
 _S01 = load_session(ROOT / "audio_fixtures" / "s01.json")
@@ -105,3 +107,22 @@ async def test_the_llm_prewarm_runs_once_at_start_not_per_connection() -> None:
         for name in ("one", "two"):
             await live.connect(name)
         assert len(live.llm.requests) == count  # connecting prewarmed nothing
+
+
+async def test_the_server_synthesises_the_narrations_ahead_and_a_session_still_speaks_meanwhile() -> None:
+    """The pack's narration phrases and acknowledgements are cached at start, on the TTS thread."""
+    NARRATION_AUDIO.clear()
+    async with LiveServer() as live:
+        assert live.server is not None and live.server.speech_engines is not None
+        engines = live.server.speech_engines
+        key = str(piper_voice_path(engines.speech.tts.voice_path))
+        rate = int(engines.piper.config.sample_rate)
+        texts = narration_texts(live.server.pack)
+        client = await live.connect("while-caching")  # a turn while the phrases are synthesised
+        await client.push_state(snapshot=GAME_STATE)
+        await client.ask("how do I beat their team?")
+        await client.wait_event("turn-completed", timeout=60)
+        async with asyncio.timeout(120):
+            while missing := [t for t in texts if NARRATION_AUDIO.get(t, key, rate) is None]:
+                await asyncio.sleep(0.2)
+        assert not missing and len(NARRATION_AUDIO) >= len(set(texts))

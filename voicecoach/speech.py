@@ -307,6 +307,10 @@ class NarrationAudioCache:
             made += 1
         return made
 
+    def clear(self) -> None:
+        with self._lock:
+            self._pcm.clear()
+
     def __len__(self) -> int:
         with self._lock:
             return len(self._pcm)
