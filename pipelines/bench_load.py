@@ -12,7 +12,8 @@ real time. Three phases, one after the other:
 1. `single`: one session asks `--single` questions one after another: the unloaded S2FA;
 2. `poisson`: `--sessions` sessions are connected; each asks at Poisson arrivals (one question
    every `--interval` s on average, the next only after the last reply was heard) for
-   `--duration` s: a soak when the duration is long;
+   `--duration` s: a soak when the duration is long; with `--reconnect-every K` a session
+   closes after K questions and a new one takes its place (sessions opening and closing);
 3. `burst`: `--burst` sessions speak at the same instant.
 
 S2FA is measured by the client: from the fixture's last speech sample to the first audible
@@ -72,6 +73,7 @@ class LoadOptions:
     sample_s: float = 5.0
     turn_timeout_s: float = 60.0
     seed: int = 0
+    reconnect_every: int = 0  # questions before a Poisson session closes and a new one replaces it
     server_log_level: str = "WARNING"  # the server's log (server.log in the output folder)
 
 
@@ -347,12 +349,17 @@ class LoadRun:
         end = time.monotonic() + self.options.duration_s
 
         async def speak(player: Player) -> None:
+            asked = 0
             while True:
                 gap = self.rng.expovariate(1.0 / self.options.interval_s)
                 await asyncio.sleep(min(gap, max(end - time.monotonic(), 0.0)))
                 if time.monotonic() >= end or player.client.closed is not None:
                     return
                 await self.ask(player)
+                asked += 1
+                if self.options.reconnect_every and asked % self.options.reconnect_every == 0:
+                    await player.client.close()  # the player leaves; a new one joins
+                    [player] = await self.connect(1)
 
         await asyncio.gather(*(speak(p) for p in players))
         return players
@@ -385,6 +392,10 @@ class LoadRun:
                 "rss_mb_peak": max((s.rss_mb for s in samples), default=None),
                 "threads_peak": max((s.threads for s in samples), default=None),
                 "fds_peak": max((s.fds for s in samples), default=None),
+                # first and last sample of the phase: a soak's growth
+                "rss_mb_first_last": [samples[0].rss_mb, samples[-1].rss_mb] if samples else None,
+                "threads_first_last": [samples[0].threads, samples[-1].threads] if samples else None,
+                "fds_first_last": [samples[0].fds, samples[-1].fds] if samples else None,
             }  # fmt: skip
         first = self.samples[0] if self.samples else None
         last = self.samples[-1] if self.samples else None
@@ -535,6 +546,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--sample", type=float, default=5.0, help="seconds between progress rows")
     parser.add_argument("--turn-timeout", type=float, default=60.0, help="seconds for a reply to be heard")
     parser.add_argument("--seed", type=int, default=0, help="arrivals and question choice")
+    parser.add_argument(
+        "--reconnect-every", type=int, default=0,
+        help="questions before a Poisson session closes and a new one replaces it (0: never)",
+    )  # fmt: skip
     parser.add_argument("--server-log", default="WARNING", help="the server's log level (server.log)")
     parser.add_argument("--out", default=None, help="output folder (default runs/bench_load/<timestamp>)")
 
@@ -544,6 +559,7 @@ def options_from_args(args: argparse.Namespace) -> LoadOptions:
         sessions=args.sessions, duration_s=args.duration, interval_s=args.interval, burst=args.burst,
         single=args.single, fixtures=Path(args.fixtures), llm_ttft_s=args.llm_ttft, sample_s=args.sample,
         turn_timeout_s=args.turn_timeout, seed=args.seed, server_log_level=args.server_log,
+        reconnect_every=args.reconnect_every,
     )  # fmt: skip
     if args.out:
         options.out = Path(args.out)
