@@ -101,6 +101,16 @@ def test_scene_flavor_from_the_match(state: LiveState) -> None:
     assert "ahead 1 to 0" in reply
 
 
+def test_the_match_is_not_told_again_until_it_moves(state: LiveState) -> None:
+    first = speak(state, "what's the plan", "match", "round_strategy")
+    again = speak(state, "how do we play this", "match", "round_strategy", previous_reply=first)
+    assert "ahead 1 to 0" in first and "ahead 1 to 0" not in again and again, again
+    assert state.ic.match is not None
+    moved = state.ic.match.model_copy(update={"score_player": 1, "score_opponent": 1})
+    level = state.model_copy(update={"ic": state.ic.model_copy(update={"match": moved})})
+    assert "1 all" in speak(level, "how do we play this", "match", "round_strategy", previous_reply=first)
+
+
 def test_do_i_own_is_answered_yes_or_no(state: LiveState) -> None:
     yes = speak(
         state, "do i own hexmoth", "creature", "owned", [tool(state, "get_creature", creature="hexmoth")]

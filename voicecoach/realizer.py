@@ -1081,7 +1081,9 @@ def _guidance(t: _Turn, c3: InteractionControl) -> None:
     t.add("guidance", "w3", "w3", named, guidance=text, lineup_id=g.lineup_id)
 
 
-def _scene(t: _Turn) -> None:
+def _scene(t: _Turn, previous_reply: str | None) -> None:
+    """The match in a line, unless the last reply said it already (the match has not moved since:
+    said on every turn, it sounded like a recording)."""
     match = t.state.ic.match
     if match is None:
         return
@@ -1092,13 +1094,17 @@ def _scene(t: _Turn) -> None:
         rounds=match.rounds_total,
     )
     if match.round >= match.rounds_total:
-        t.add("scene_flavor", "final", "flavor", **values)
+        key = "final"
     elif match.score_player > match.score_opponent:
-        t.add("scene_flavor", "leading", "flavor", **values)
+        key = "leading"
     elif match.score_player < match.score_opponent:
-        t.add("scene_flavor", "behind", "flavor", **values)
+        key = "behind"
     else:
-        t.add("scene_flavor", "level", "flavor", **values)
+        key = "level"
+    variants = t.pack.templates.paragraphs["scene_flavor"].templates.get(key, [])
+    if previous_reply and any((said := _fill(v, values)) and said in previous_reply for v in variants):
+        return
+    t.add("scene_flavor", key, "flavor", **values)
 
 
 # --- the realization ---------------------------------------------------------------------------------
@@ -1314,7 +1320,7 @@ def realize(
             and not (line.keep in ("account", "praise") and line.key != "excludes" and line.covers & named)
         ]
     if intent != "smalltalk" and not any(line.key == "match_score" for line in t.lines):
-        _scene(t)
+        _scene(t, previous_reply)
     lead = None
     if stale:
         leads = pack.templates.paragraphs["constraint_account"].templates[
