@@ -32,8 +32,9 @@ class InteractionActor(FrameProcessor):
                 pack, state, excluded=set(earlier.excluded_entities if earlier else ())
             )
             control, meta = interact(
-                state, pack, frame.branch, frame.turn_index, self._session.seed, violates
-            )
+                state, pack, frame.branch, frame.turn_index, self._session.seed, violates,
+                pair=f"{frame.intent}/{frame.sub_intent}",
+            )  # fmt: skip
             turn = self._session.turn(frame.turn_index)
             await self.push_frame(
                 InteractionControlFrame(

@@ -143,6 +143,12 @@ def test_valid_phi_entry_loads(tmp_path: Path) -> None:
         (folder / per_pair).unlink()
     templates = folder / "templates.json"  # and so do the realizer's answers
     templates.write_text(json.dumps({**json.loads(templates.read_text()), "answers": {}}))
+    w3 = folder / "w3.json"  # and W3's follow-ups held back after a pair
+    pools = json.loads(w3.read_text())
+    for cfg in pools["branches"].values():
+        for cand in cfg["pool"]:
+            cand.pop("unsaid_after", None)
+    w3.write_text(json.dumps(pools))
     loaded = load_pack_from(folder)
     assert loaded.phi[0].tools[0].tool == "find_counters"
 
@@ -168,3 +174,12 @@ def test_every_phi_pair_has_a_player_phrase_and_the_w1_examples_vary(pack: Pack)
     pairs = [(ex.intent, ex.sub_intent) for ex in pack.w1_examples]
     # One worked turn made small models answer with its pair: several, all different intents.
     assert len(pairs) >= 3 and len({intent for intent, _ in pairs}) == len(pairs)
+
+
+def test_a_follow_up_held_back_after_an_unknown_pair_is_refused(tmp_path: Path) -> None:
+    def typo(w3: dict[str, Any]) -> dict[str, Any]:
+        w3["branches"]["knowledge-qa"]["pool"][0]["unsaid_after"] = ["element/matchups"]
+        return w3
+
+    with pytest.raises(PackError, match=r"w3\.json: entry 'knowledge-qa/.*unsaid_after: 'element/matchups'"):
+        load_pack_from(_broken(tmp_path, "w3.json", typo))

@@ -518,3 +518,17 @@ def test_a_candidate_whose_required_fields_are_absent_is_held_back() -> None:
     named = LiveState().model_copy(update={"ic": LiveState().ic.model_copy(update={"focus_creature": "c1"})})
     control, _ = interact(named, mini_pack(), "knowledge-qa", 0, 3, candidates=pool)
     assert control.guidance is not None and control.guidance.candidate_id == "fu_it"
+
+
+def test_a_follow_up_the_turns_answer_covers_is_held_back() -> None:
+    """'Want me to check how that matches up?' is not offered right after a matchup answer."""
+    matchup = cand("fu_matchup", p=1.0).model_copy(update={"unsaid_after": ["element/matchup"]})
+    pool = [matchup, cand("fu_other", p=1.0, w=1e-9)]
+    control, _ = interact(
+        LiveState(), mini_pack(), "knowledge-qa", 0, 3, candidates=pool, pair="element/matchup"
+    )
+    assert control.guidance is not None and control.guidance.candidate_id == "fu_other"
+    control, _ = interact(
+        LiveState(), mini_pack(), "knowledge-qa", 0, 3, candidates=pool, pair="skill/explain"
+    )
+    assert control.guidance is not None and control.guidance.candidate_id == "fu_matchup"

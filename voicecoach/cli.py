@@ -83,7 +83,10 @@ def cmd_demo(args: argparse.Namespace) -> int:
     branch = entry.branch if entry else "knowledge-qa"
     c2 = ground(slots, state, pack, args.intent, args.sub_intent)
     violates = recommend_violations(pack, state, set(slots.excluded_entities))
-    c3, meta = interact(state, pack, branch, state.turn_index, session_seed(args.session), violates)
+    pair = f"{args.intent}/{args.sub_intent}"
+    c3, meta = interact(
+        state, pack, branch, state.turn_index, session_seed(args.session), violates, pair=pair
+    )
 
     from voicecoach.talker import ToolOutcome
 

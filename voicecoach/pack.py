@@ -115,6 +115,10 @@ class W3Candidate(_Model):
         default=False,
         description="advises keeping the current lineup: unsaid after an answer that changes it",
     )
+    # "Want me to check how that matches up?" right after a matchup answer offers what was just said.
+    unsaid_after: list[str] = Field(
+        default_factory=list, description='"intent/sub_intent" pairs whose answer already covers it'
+    )
 
 
 class W3Branch(_Model):
@@ -524,6 +528,9 @@ def _check_refs(pack: Pack, folder: Path) -> Iterator[PackError]:
             for path in cand.requires:  # a typo here would hold the candidate back on every turn
                 if not _valid_path(LiveState, path):
                     yield bad("w3.json", f"{branch}/{cand.id}", f"unknown state field {path!r}")
+            for pair in cand.unsaid_after:
+                if tuple(pair.split("/", 1)) not in {(e.intent, e.sub_intent) for e in pack.phi}:
+                    yield bad("w3.json", f"{branch}/{cand.id}", f"unsaid_after: {pair!r} is not in phi.json")
 
 
 def _check_vocabulary(pack: Pack, folder: Path) -> Iterator[PackError]:

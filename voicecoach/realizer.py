@@ -1518,7 +1518,9 @@ def realize_session(pack: Pack, session: Any, narrate: bool = False) -> list[Ben
         earlier = c2.slots
         branch = branch_of(pack, intent, sub) or "knowledge-qa"
         violates = recommend_violations(pack, state, set(c2.slots.excluded_entities))
-        c3, meta = interact(state, pack, branch, turn.turn_index, session.w3_seed, violates)
+        c3, meta = interact(
+            state, pack, branch, turn.turn_index, session.w3_seed, violates, pair=f"{intent}/{sub}"
+        )
         metas.append(meta)
         narration = narration_for(pack, intent, sub, turn.turn_index) if narrate else ""
         budget = {}

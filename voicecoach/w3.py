@@ -235,8 +235,11 @@ def interact(
     seed: int,
     violates: Violates | None = None,
     candidates: Sequence[W3Candidate] | None = None,
+    pair: str = "",
 ) -> tuple[InteractionControl, AnswerMeta]:
     """One W3 run over `state.sh`: the c3 control for the Talker and the answer.meta to append.
+
+    `pair` is c1's "intent/sub_intent": a candidate whose `unsaid_after` names it is held back.
 
     The caller appends the meta to s_sh only once the turn commits (a barge-in discards it).
     """
@@ -244,7 +247,9 @@ def interact(
         # A branch the pack configures no pool for gets an empty one: W3 abstains.
         candidates = next((cfg.pool for name, cfg in pack.w3.branches.items() if name == branch), [])
     cross = resolve_cross_turn_state(state.sh.metas, branch, turn_index)
-    decision = select_guidance(cross, candidates, seed, turn_index, branch, _with_requires(state, violates))
+    decision = select_guidance(
+        cross, candidates, seed, turn_index, branch, _with_requires(state, violates, pair)
+    )
 
     # Cooling ids may come from any branch's pool (a lineup recommended in `recommend` still
     # cools while the player asks a knowledge question), so look their lineups up everywhere.
@@ -268,10 +273,13 @@ def interact(
     return control, decision.meta
 
 
-def _with_requires(state: LiveState, violates: Violates | None) -> Violates:
-    """`violates`, plus: a candidate whose `requires` decision fields the state lacks is held back."""
+def _with_requires(state: LiveState, violates: Violates | None, pair: str = "") -> Violates:
+    """`violates`, plus: a candidate whose `requires` decision fields the state lacks is held back,
+    and so is one the turn's answer (`pair`) covers already."""
 
     def check(c: W3Candidate) -> str | None:
+        if pair and pair in c.unsaid_after:
+            return f"the {pair} answer covers it"
         missing = [path for path in c.requires if get_field(state, path) in (None, [], {})]
         if missing:
             return f"needs {', '.join(missing)}"
