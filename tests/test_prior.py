@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from voicecoach.pack import PACKS_DIR, Pack, PackError, load_pack_from
+from voicecoach.pack import OUT_OF_DOMAIN, PACKS_DIR, Pack, PackError, load_pack_from
 from voicecoach.prior import (
     PRIOR_FILE,
     IntentPrior,
@@ -44,7 +44,7 @@ def prior() -> IntentPrior:
 
 def test_every_phi_pair_has_at_least_15_paraphrases(pack: Pack) -> None:
     counts = {(p.intent, p.sub_intent): len(set(p.utterances)) for p in pack.paraphrases}
-    assert set(counts) == {(e.intent, e.sub_intent) for e in pack.phi}
+    assert set(counts) == {(e.intent, e.sub_intent) for e in pack.phi} | {OUT_OF_DOMAIN}
     assert min(counts.values()) >= 15, min(counts.items(), key=lambda kv: kv[1])
     assert sum(counts.values()) >= 800
 
@@ -158,6 +158,30 @@ def test_predicts_training_phrases(prior: IntentPrior, pack: Pack) -> None:
         pred = prior.predict(entry.example)
         assert (pred.intent, pred.sub_intent) == (entry.intent, entry.sub_intent), entry.example
         assert 0.0 <= pred.confidence <= 1.0
+
+
+# Requests outside the game, written for this test only (not in paraphrases.json): the prior
+# labels them other/other, and the realizer says what the coach is for instead of advising.
+OUTSIDE_THE_GAME = [
+    "could you make the music quieter", "what's the forecast for the weekend", "crack a joke for me",
+    "who painted the mona lisa", "how do i boil an egg", "switch off the alarm",
+    "what's playing at the cinema", "my keyboard stopped working", "what's the date tomorrow",
+    "do you like cats", "mute the sound effects", "how do i download the update on steam", "call my dad",
+    "how many planets are there",
+]  # fmt: skip
+
+
+def test_requests_outside_the_game_are_labelled_other(prior: IntentPrior) -> None:
+    labelled = [
+        t for t in OUTSIDE_THE_GAME if (prior.predict(t).intent, prior.predict(t).sub_intent) == OUT_OF_DOMAIN
+    ]
+    assert len(labelled) >= 0.75 * len(OUTSIDE_THE_GAME), sorted(set(OUTSIDE_THE_GAME) - set(labelled))
+
+
+def test_game_questions_are_seldom_taken_for_requests_outside_it(prior: IntentPrior, pack: Pack) -> None:
+    turns = coachbench_utterances(pack)
+    outside = [u.text for u in turns if prior.predict(u.text).intent == OUT_OF_DOMAIN[0]]
+    assert len(outside) <= 0.03 * len(turns), outside[:10]  # 17 of 988 (no session rules here), 1.7 %
 
 
 def test_prefill_follows_the_threshold(pack: Pack) -> None:

@@ -166,6 +166,12 @@ class PhiParaphrases(_Model):
     utterances: list[str] = Field(min_length=1)
 
 
+# W1's label for a request outside the game (`w1.OTHER` for both tags): never a Φ pair, but the
+# pack may teach the intent prior what it sounds like (paraphrases.json) and how to answer it
+# (templates.json answers).
+OUT_OF_DOMAIN = ("other", "other")
+
+
 class PhiNarrations(_Model):
     """Short spoken acknowledgements for one Φ pair, naming no entity: what the coach says when
     W1's own narration is unusable (and what can be synthesised ahead)."""
@@ -579,7 +585,7 @@ def _check_templates(pack: Pack, folder: Path) -> Iterator[PackError]:
     missing = [p for p in PARAGRAPH_TYPES if p not in t.paragraphs]
     if missing:
         yield PackError(f"{file}: entry 'paragraphs': missing paragraph type(s) {', '.join(missing)}")
-    pairs = {f"{e.intent}/{e.sub_intent}" for e in pack.phi}
+    pairs = {f"{e.intent}/{e.sub_intent}" for e in pack.phi} | {"/".join(OUT_OF_DOMAIN)}
     for pair, variants in t.answers.items():
         if pair not in pairs:
             yield PackError(f"{file}: entry {'answers/' + pair!r}: not a Φ pair in phi.json")
@@ -702,7 +708,7 @@ def _check_phi_pairs(pack: Pack, folder: Path) -> Iterator[PackError]:
         for item in items:
             pair = (item.intent, item.sub_intent)
             label = f"{item.intent}/{item.sub_intent}"
-            if pair not in pairs:
+            if pair not in pairs and not (name == "paraphrases.json" and pair == OUT_OF_DOMAIN):
                 yield PackError(f"{folder / name}: entry {label!r}: not a registered Φ pair in phi.json")
             if pair in seen:
                 yield PackError(f"{folder / name}: entry {label!r}: pair defined twice")

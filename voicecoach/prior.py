@@ -40,7 +40,7 @@ import numpy as np
 from pydantic import BaseModel, ConfigDict
 
 from voicecoach.entities import Mention, link_entities
-from voicecoach.pack import PACKS_DIR, Pack, load_pack, load_pack_from
+from voicecoach.pack import OUT_OF_DOMAIN, PACKS_DIR, Pack, load_pack, load_pack_from
 from voicecoach.slot_rules import extract_slots
 
 PRIOR_FILE = "prior.json"
@@ -252,7 +252,9 @@ def _round(values: Any) -> Any:
 
 
 def _labels(pack: Pack) -> list[str]:
-    return sorted({f"{e.intent}/{e.sub_intent}" for e in pack.phi})
+    """Φ's pairs, and "other/other" when the pack's paraphrases teach what is outside the game."""
+    taught = {f"{p.intent}/{p.sub_intent}" for p in pack.paraphrases}
+    return sorted({f"{e.intent}/{e.sub_intent}" for e in pack.phi} | (taught & {"/".join(OUT_OF_DOMAIN)}))
 
 
 def out_of_fold(

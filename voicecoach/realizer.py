@@ -40,6 +40,7 @@ from voicecoach.pack import Creature, Pack, Skill
 from voicecoach.state import Inventory, LiveState
 from voicecoach.talker import ToolOutcome
 from voicecoach.tools import effective_power, multiplier, unlock_text
+from voicecoach.w1 import OTHER
 from voicecoach.w2 import PRIORITY, GroundingControl, ParagraphType, skill_usable
 from voicecoach.w3 import InteractionControl
 
@@ -1255,7 +1256,7 @@ def realize(
         excluded |= {c.entity for c in c2.conflicts if c.kind == "excludes" and c.entity}
     mentioned = list(dict.fromkeys(m.id for m in mentions if m.kind == "creature"))
     opponents = [c.entity for c in c2.conflicts if c.kind == "counter" and c.entity] if c2 else []
-    chatter = intent in ("smalltalk", "teaching", "meta")
+    chatter = intent in ("smalltalk", "teaching", "meta", OTHER)
     stale = state.turn_index < turn_index and not chatter  # the game's last push is older than this turn
     inventory, unsure = state.fs.inventory, set[str]()
     told = False  # the roster was projected with a change the player told us about
@@ -1306,7 +1307,7 @@ def realize(
         _judgements(t, c2)
     if t.alternative and not (_offered(t) - t.avoid):
         _alternative_pick(t)
-    if c3 is not None and intent != "smalltalk":
+    if c3 is not None and intent not in ("smalltalk", OTHER):  # no advice on a request outside the game
         _guidance(t, c3)
     if stale:
         # A named creature the snapshot may be wrong about: no claim about it either way. W2 judged
@@ -1319,7 +1320,7 @@ def realize(
             if (not (line.covers & t.unsure) or line.key in CATALOG_KEYS)
             and not (line.keep in ("account", "praise") and line.key != "excludes" and line.covers & named)
         ]
-    if intent != "smalltalk" and not any(line.key == "match_score" for line in t.lines):
+    if intent not in ("smalltalk", OTHER) and not any(line.key == "match_score" for line in t.lines):
         _scene(t, previous_reply)
     lead = None
     if stale:

@@ -26,7 +26,7 @@ from typing import Any, Literal
 from pydantic import BaseModel
 
 from voicecoach.entities import link_entities
-from voicecoach.pack import Pack, PhiEntry
+from voicecoach.pack import OUT_OF_DOMAIN, Pack, PhiEntry
 from voicecoach.state import LiveState, field_status, get_field
 from voicecoach.tools import TOOLS, ToolSpec, pack_tools, validate_args
 
@@ -822,7 +822,7 @@ class W1Turn:
 
 # --- prompt and grammar ---------------------------------------------------------------------------
 
-OTHER = "other"  # the fallback label: always allowed, never in Φ, so it is a miss
+OTHER = OUT_OF_DOMAIN[0]  # the fallback label ("other"): always allowed, never in Φ, so it is a miss
 # One short spoken sentence: the grammar admits at most NARRATION_MAX_WORDS words of at most
 # GBNF_WORD_CHARS characters, and sentence-ending punctuation only at the end, so a small model
 # that rambles or loops is cut off after ~12 words instead of talking over the answer.
