@@ -114,3 +114,17 @@ def test_the_previous_pair_is_the_last_turn_the_player_heard(pack: Pack) -> None
     cut = TurnRecord(session_id="s", turn_index=1, intent="creature", sub_intent="info", completed=False)
     session.commit_turn(cut)
     assert session.last_pair == ("lineup", "counter")
+
+
+def test_a_resumed_session_goes_on_from_the_last_turn_the_player_heard(pack: Pack, tmp_path) -> None:
+    store = SQLiteSessionStore(tmp_path / "s.db")
+    session = Session.open("s", store=store, pack=pack)
+    heard = TurnRecord(
+        session_id="s", turn_index=0, intent="lineup", sub_intent="counter", reply="Go with Briarcat."
+    )
+    session.commit_turn(heard)
+    cut = TurnRecord(session_id="s", turn_index=1, intent="creature", sub_intent="info", completed=False)
+    session.commit_turn(cut)
+    again = Session.open("s", store=SQLiteSessionStore(tmp_path / "s.db"), pack=pack)
+    assert (again.last_pair, again.last_reply) == (("lineup", "counter"), "Go with Briarcat.")
+    assert Session.open("new", store=store, pack=pack).last_pair is None

@@ -172,6 +172,9 @@ class Session:
             pack_id=pack.pack_id,
             pack_version=pack.version,
         )
+        # A resumed session goes on from the last turn the player heard: "anything else?" asks
+        # its pair again, and its picks are not repeated.
+        heard = next((r for r in reversed(store.load_turns(session_id, limit=20)) if r.completed), None)
         return cls(
             session_id=session_id,
             pack=pack,
@@ -179,6 +182,8 @@ class Session:
             state=base.model_copy(update={"sh": history, "static": static}),
             seed=seed if seed is not None else session_seed(session_id),
             next_turn=store.next_turn_index(session_id),
+            last_reply=heard.reply if heard else None,
+            last_pair=(heard.intent, heard.sub_intent) if heard and heard.sub_intent else None,
         )
 
     def update_state(
