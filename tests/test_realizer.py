@@ -244,6 +244,10 @@ def _broken_templates(tmp_path: Path, edit: Any) -> Path:
             r"entry 'guidance/counter\[3\]': unknown placeholder \{creatur\}",
         ),
         (lambda d: d["paragraphs"]["praise"].update(generic="Nice {creature}."), r"entry 'praise/generic'"),
+        (  # a name the realizer never fills would be spoken as the generic sentence, silently
+            lambda d: d["paragraphs"]["guidance"]["templates"]["counter"].append("It has {power} power."),
+            r"entry 'guidance/counter\[3\]': unknown placeholder \{power\}",
+        ),
         (
             lambda d: d["answers"].update({"lineup/dance": ["Dance."]}),
             r"entry 'answers/lineup/dance': not a Φ pair",

@@ -202,10 +202,10 @@ class Vocabulary(_Model):
 PARAGRAPH_TYPES = ("praise", "apology", "constraint_account", "guidance", "scene_flavor")
 # The realizer's placeholders: a template may use only these, each filled from c2 / c3 / tools.
 PLACEHOLDERS = frozenset(
-    {"creature", "creatures", "skill", "skills", "unlock", "foe", "foes", "element", "foe_element",
+    {"creature", "creatures", "skill", "skills", "unlock", "foe", "element", "foe_element",
      "role", "role_summary", "rarity", "stage", "stage_name", "next_stage", "level", "count", "score",
-     "weakest", "lineup", "lineups", "missing", "style", "size", "round", "rounds", "score_player",
-     "score_opponent", "guidance", "data", "kind", "description", "power", "leader", "status",
+     "weakest", "lineup", "missing", "style", "size", "round", "rounds", "score_player",
+     "score_opponent", "guidance", "data", "kind", "description", "leader", "status",
      "elements", "missed"}
 )  # fmt: skip
 

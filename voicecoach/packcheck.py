@@ -29,7 +29,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from voicecoach.pack import PACKS_DIR, Pack, PackError, pack_problems, read_pack
-from voicecoach.prior import PRIOR_FILE, IntentPrior, PriorError, training_data
+from voicecoach.prior import PRIOR_FILE, IntentPrior, PriorError, prior_labels, training_data
 from voicecoach.tools import tool_spec
 from voicecoach.w1 import decision_fields
 
@@ -244,7 +244,7 @@ def _prior(pack: Pack, folder: Path, train: bool) -> list[Finding]:
                 Finding("intent prior", "error", f"{PRIOR_FILE}: not a valid prior ({err!r}); {retrain}")
             )
         else:
-            pairs = sorted(f"{e.intent}/{e.sub_intent}" for e in pack.phi)
+            pairs = prior_labels(pack)  # Φ's pairs, and other/other when the paraphrases teach it
             labels = sorted(f"{a}/{b}" for a, b in prior.labels)
             if labels != pairs:
                 gone = sorted(set(pairs) - set(labels))

@@ -251,7 +251,7 @@ def _round(values: Any) -> Any:
     return np.round(np.asarray(values, dtype=float), DECIMALS).tolist()
 
 
-def _labels(pack: Pack) -> list[str]:
+def prior_labels(pack: Pack) -> list[str]:
     """Φ's pairs, and "other/other" when the pack's paraphrases teach what is outside the game."""
     taught = {f"{p.intent}/{p.sub_intent}" for p in pack.paraphrases}
     return sorted({f"{e.intent}/{e.sub_intent}" for e in pack.phi} | (taught & {"/".join(OUT_OF_DOMAIN)}))
@@ -277,7 +277,7 @@ def confusions(pack: Pack, worst: int = 15) -> str:
     mistaken for, with the misread utterances: where new paraphrases or features are needed."""
     examples = training_data(pack)
     abstracted = [abstract_entities(pack, ex.text) for ex in examples]
-    heldout = out_of_fold(examples, abstracted, _labels(pack))
+    heldout = out_of_fold(examples, abstracted, prior_labels(pack))
     by_pair: dict[str, list[tuple[Example, str]]] = {}
     for ex, (guess, _) in zip(examples, heldout, strict=True):
         by_pair.setdefault(ex.pair, []).append((ex, guess))
@@ -301,7 +301,7 @@ def train(pack: Pack) -> dict[str, Any]:
     examples = training_data(pack)
     if not examples:
         raise PriorError(f"pack {pack.pack_id}: no training data (phi.json examples, paraphrases.json)")
-    labels = _labels(pack)
+    labels = prior_labels(pack)
     abstracted = [abstract_entities(pack, ex.text) for ex in examples]
     pairs = [ex.pair for ex in examples]
     heldout = out_of_fold(examples, abstracted, labels)
