@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from voicecoach.entities import Mention, focus_fields, link_entities
+from voicecoach.entities import Mention, focus_fields, link_entities, resolve_reference
 from voicecoach.pack import Pack
 from voicecoach.state import IntentContext
 
@@ -87,3 +87,23 @@ def test_stt_split_compound_names(pack: Pack) -> None:
     assert ids == ["galehawk", "tempest_fury", "sparkwing"]
     # Short words never split: "wind" is the element, not a fragment of a longer name.
     assert [m.id for m in link_entities(pack, "is wind any good")] == ["wind"]
+
+
+@pytest.mark.parametrize(
+    ("previous", "text", "read"),
+    [
+        ("what does Riptide do?", "how do I unlock it?", "how do I unlock Riptide?"),  # a skill verb
+        ("can Tidefang use Riptide?", "how do I evolve it?", "how do I evolve Tidefang?"),  # a creature verb
+        ("can Tidefang use Riptide?", "what does it do", "what does Riptide do"),  # the skill first
+        ("is Tidefang any good?", "is it worth it", "is Tidefang worth it"),  # only the first pronoun
+        ("what about Emberfox", "what beats that pet", "what beats Emberfox"),
+        ("is Tidefang any good?", "how do I close it out", "how do I close it out"),  # an idiom: no referent
+        ("what does Riptide do?", "who do I field with it", "who do I field with it"),  # no creature before
+        ("what does Riptide do?", "can Emberfox use it", "can Emberfox use it"),  # names one itself
+        (None, "how do I unlock it", "how do I unlock it"),  # nothing heard before
+    ],
+)
+def test_a_pronoun_names_what_the_last_turn_named(
+    pack: Pack, previous: str | None, text: str, read: str
+) -> None:
+    assert resolve_reference(pack, text, previous) == read

@@ -128,3 +128,13 @@ def test_a_resumed_session_goes_on_from_the_last_turn_the_player_heard(pack: Pac
     again = Session.open("s", store=SQLiteSessionStore(tmp_path / "s.db"), pack=pack)
     assert (again.last_pair, again.last_reply) == (("lineup", "counter"), "Go with Briarcat.")
     assert Session.open("new", store=store, pack=pack).last_pair is None
+
+
+def test_a_turn_reads_a_pronoun_as_what_the_last_heard_turn_named(pack: Pack) -> None:
+    session = Session.open("s", pack=pack)
+    session.commit_turn(TurnRecord(session_id="s", turn_index=0, utterance="what does Riptide do?"))
+    turn = session.begin_turn("how do I unlock it?")
+    assert turn.utterance == "how do I unlock Riptide?" and turn.links["focus_skill"] == "riptide"
+    cut = TurnRecord(session_id="s", turn_index=1, utterance="what about Emberfox", completed=False)
+    session.commit_turn(cut)  # not heard to the end: "it" still refers to Riptide
+    assert session.begin_turn("is it locked").utterance == "is Riptide locked"

@@ -104,3 +104,49 @@ def focus_fields(mentions: list[Mention]) -> dict[str, Any]:
         "focus_creature": next((m.id for m in mentions if m.kind == "creature"), None),
         "focus_skill": next((m.id for m in mentions if m.kind == "skill"), None),
     }
+
+
+# --- "How do I unlock it?": a pronoun that refers to the last turn's entity ---------------------
+
+# A pronoun right after one of these words refers back to a creature or skill (English cue words,
+# as slot_rules'); idioms such as "close it out" or "turn it around" have none of them before "it".
+_PRONOUN = r"(?P<pronoun>it|that one|this one|(?:that|this) (?P<noun>skill|move|attack|pet|creature|guy))"
+_REFERRING = re.compile(
+    r"\b(?P<verb>unlock|use|using|cast|learn|get|getting|evolve|evolving|level|levelling|leveling|train|"
+    r"training|field|bring|swap|buy|run|counter|counters|beat|beats|about|with|against|does|is|worth)\s+"
+    rf"{_PRONOUN}\b",
+    re.I,
+)
+_SKILL_WORDS = frozenset({"unlock", "cast", "learn", "skill", "move", "attack"})
+_CREATURE_WORDS = frozenset({"evolve", "evolving", "level", "levelling", "leveling", "train", "training",
+                             "field", "bring", "swap", "buy", "run", "with", "against", "counter",
+                             "counters", "beat", "beats", "pet", "creature", "guy"})  # fmt: skip
+
+
+def resolve_reference(pack: Pack, text: str, previous: str | None) -> str:
+    """`text` with a pronoun that refers back ("how do I unlock it?") replaced by the name of the
+    entity `previous` (the last heard turn's utterance) was about, so that every rule after it (the
+    intent prior, the slot rules, Φ's focus fields) reads the name. Unchanged when `text` names a
+    creature or skill itself, has no such pronoun, or `previous` named none of the kind it needs:
+    the word before the pronoun says which kind ("unlock it": a skill; "evolve it": a creature;
+    "what does it do": the last turn's skill if it named one, else its creature)."""
+    if not previous or any(m.kind in ("creature", "skill") for m in link_entities(pack, text)):
+        return text
+    match = _REFERRING.search(text)
+    if match is None:
+        return text
+    earlier = link_entities(pack, previous)
+    words = {match["verb"].lower(), (match["noun"] or "").lower()}
+    kinds = (
+        ["skill"]
+        if words & _SKILL_WORDS
+        else ["creature"]
+        if words & _CREATURE_WORDS
+        else ["skill", "creature"]
+    )
+    named = next((m for kind in kinds for m in earlier if m.kind == kind), None)
+    if named is None:
+        return text
+    entity = pack.skills.get(named.id) if named.kind == "skill" else pack.creatures.get(named.id)
+    name = entity.name if entity is not None else named.surface
+    return f"{text[: match.start('pronoun')]}{name}{text[match.end('pronoun') :]}"

@@ -21,7 +21,7 @@ from typing import Any, Literal
 from loguru import logger
 from pydantic import BaseModel, Field
 
-from voicecoach.entities import focus_fields, link_entities
+from voicecoach.entities import focus_fields, link_entities, resolve_reference
 from voicecoach.llm import LLMConfig
 from voicecoach.pack import DEFAULT_PACK, Pack, check_state, load_pack
 from voicecoach.state import AnswerMeta, LiveState, SessionHistory, StaticState, apply_patch, load_state
@@ -140,6 +140,8 @@ class Session:
     last_reply: str | None = None  # the previous committed turn's reply (repetition is judged on it)
     # ... and its (intent, sub_intent): "anything else?" asks that pair again (`prior.session_rule`)
     last_pair: tuple[str, str] | None = None
+    # ... and its utterance: "how do I unlock it?" names what it named (`entities.resolve_reference`)
+    last_utterance: str | None = None
     phi: PhiTable = field(init=False)
     turns: dict[int, Turn] = field(default_factory=dict)
     # State updates and turn commits both rewrite `state`; the server runs them in threads
@@ -184,6 +186,7 @@ class Session:
             next_turn=store.next_turn_index(session_id),
             last_reply=heard.reply if heard else None,
             last_pair=(heard.intent, heard.sub_intent) if heard and heard.sub_intent else None,
+            last_utterance=heard.utterance if heard else None,
         )
 
     def update_state(
@@ -225,6 +228,10 @@ class Session:
             utterance = utterance[:MAX_UTTERANCE_CHARS]
         index = self.next_turn
         self.next_turn += 1
+        resolved = resolve_reference(self.pack, utterance, self.last_utterance)
+        if resolved != utterance:
+            logger.info(f"turn {index}: {utterance!r} read as {resolved!r}")
+            utterance = resolved
         links = focus_fields(link_entities(self.pack, utterance))
         snapshot = self._snapshot(index, links)
         turn = Turn(
@@ -251,6 +258,7 @@ class Session:
             if record.completed:
                 self.last_reply = record.reply
                 self.last_pair = (record.intent, record.sub_intent) if record.sub_intent else None
+                self.last_utterance = record.utterance
             if record.completed and record.meta is not None:
                 metas = [*self.state.sh.metas, record.meta]
                 self.state = self.state.model_copy(update={"sh": SessionHistory(metas=metas)})
