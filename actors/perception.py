@@ -120,6 +120,11 @@ class PerceptionActor(TurnTaskActor):
                     turn_index=turn.index, t_ms=turn.ms(), calls=d.calls, source=d.source, errors=d.errors
                 )  # fmt: skip
             )
+        # c1 goes out after the step's narration: W2 and W3 start on c1 in the actors the narration
+        # passes through, and the first words should not wait behind their set-up.
+        closed = next((ev for ev in step.events if isinstance(ev, SubIntentClosed)), None)
+        if closed is not None and not progress.c1_sent:
+            progress.sub_intent = closed.label  # the pack's phrase for a failed narration needs it
         for ev in step.events:
             if isinstance(ev, NarrationDelta):
                 progress.narration += ev.text
@@ -128,14 +133,13 @@ class PerceptionActor(TurnTaskActor):
                     await self._narrate(turn, w1, progress)
             elif isinstance(ev, NarrationClosed) and not progress.narration_closed:
                 await self._narrate(turn, w1, progress)
-            elif isinstance(ev, SubIntentClosed) and not progress.c1_sent:
-                progress.sub_intent = ev.label
-                decision = w1.decision
-                await self._push_c1(
-                    turn, progress, w1.intent or OTHER, ev.label, decision.outcome or "miss", decision.reason
-                )
             elif isinstance(ev, FormatError):
                 logger.info(f"turn {turn.index}: W1 format error: {ev.reason}")
+        if closed is not None and not progress.c1_sent:
+            decision = w1.decision
+            await self._push_c1(
+                turn, progress, w1.intent or OTHER, closed.label, decision.outcome or "miss", decision.reason
+            )
 
     async def _narrate(self, turn: Turn, w1: W1Turn, progress: _TurnProgress) -> None:
         """Speak W1's narration if it passes, else the pack's phrase for the turn's pair."""
