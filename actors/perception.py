@@ -16,8 +16,10 @@ prefilled turn makes no W1 call: the pack's phrase completes the tag stream at o
 
 from __future__ import annotations
 
+import time
+
 from loguru import logger
-from pipecat.frames.frames import Frame, TranscriptionFrame
+from pipecat.frames.frames import Frame, TranscriptionFrame, UserStartedSpeakingFrame
 from pipecat.processors.frame_processor import FrameDirection
 
 from voicecoach.actors.frames import (
@@ -59,12 +61,16 @@ class PerceptionActor(TurnTaskActor):
         self._grammars = W1Grammars.of(session.pack)
         self._validate = tool_validator(session.pack)
         self._prior = IntentPrior.shared(session.pack, config.prior_threshold) if config.uses_prior else None
+        self._speech_started: float | None = None
 
     async def process_frame(self, frame: Frame, direction: FrameDirection):
         await super().process_frame(frame, direction)  # a barge-in cancels the W1 stream here
         await self.push_frame(frame, direction)
-        if isinstance(frame, TranscriptionFrame) and frame.text.strip():
-            turn = self._session.begin_turn(frame.text.strip())
+        if isinstance(frame, UserStartedSpeakingFrame):
+            self._speech_started = time.monotonic()  # a turn this close to the last one continues it
+        elif isinstance(frame, TranscriptionFrame) and frame.text.strip():
+            turn = self._session.begin_turn(frame.text.strip(), speech_started=self._speech_started)
+            self._speech_started = None
             await self.start_turn(turn.index, self._run_turn(turn))
 
     async def _run_turn(self, turn: Turn) -> None:

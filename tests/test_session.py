@@ -138,3 +138,14 @@ def test_a_turn_reads_a_pronoun_as_what_the_last_heard_turn_named(pack: Pack) ->
     cut = TurnRecord(session_id="s", turn_index=1, utterance="what about Emberfox", completed=False)
     session.commit_turn(cut)  # not heard to the end: "it" still refers to Riptide
     assert session.begin_turn("is it locked").utterance == "is Riptide locked"
+
+
+def test_speech_that_resumes_right_after_a_transcript_continues_its_utterance(pack: Pack) -> None:
+    session = Session.open("s", pack=pack)
+    first = session.begin_turn("We took round one.")
+    resumed = session.begin_turn("Keep the same team?", speech_started=first.started + 0.4)
+    assert resumed.utterance == "We took round one. Keep the same team?" and resumed.index == 1
+    later = session.begin_turn("What about Emberfox?", speech_started=resumed.started + 3.0)
+    assert later.utterance == "What about Emberfox?"  # the player waited for the answer: a new question
+    typed = session.begin_turn("and Tidefang?")  # text: no speech timing, never merged
+    assert typed.utterance == "and Tidefang?"

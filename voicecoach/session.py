@@ -38,6 +38,9 @@ MODES: tuple[Mode, ...] = ("prompting", "pe_agent", "sgc_w1", "sgc_w1_w2", "sgc_
 EMBEDDED_TALKER: Literal["guarded", "llm", "template"] = "template"
 # A spoken question of half a minute at ~150 words a minute is ~75 words, ~450 characters.
 MAX_UTTERANCE_CHARS = 600
+# A player who speaks again this soon after a transcript did not hear the answer: they were still
+# talking (the coach's first word starts ~5 ms after the transcript; its acknowledgement is ~0.4 s).
+CONTINUES_WITHIN_S = 1.0
 
 
 class CoachConfig(BaseModel):
@@ -217,12 +220,21 @@ class Session:
         for turn in self.turns.values():  # a turn in flight reads the new state from here on
             turn.snapshot = self._snapshot(turn.index, turn.links)
 
-    def begin_turn(self, utterance: str) -> Turn:
+    def begin_turn(self, utterance: str, speech_started: float | None = None) -> Turn:
         """Start a turn: link the utterance's entities into s_ic and stamp the snapshot.
 
-        An utterance longer than any spoken question is cut to MAX_UTTERANCE_CHARS before it
-        reaches a prompt (a pasted 200k-character text would otherwise fill three LLM calls).
+        `speech_started` (time.monotonic(), speech only): when the player began saying it. Speech
+        that began within CONTINUES_WITHIN_S of the previous turn's transcript is the rest of
+        that utterance, cut at a pause ("We took round one." ... "Keep the same team?"): the turn
+        is asked as the whole of it. An utterance longer than any spoken question is cut to
+        MAX_UTTERANCE_CHARS before it reaches a prompt (a pasted 200k-character text would
+        otherwise fill three LLM calls).
         """
+        previous = self.turns.get(self.next_turn - 1)
+        if speech_started is not None and previous is not None:
+            if speech_started - previous.started < CONTINUES_WITHIN_S:
+                logger.info(f"turn {self.next_turn}: {utterance!r} continues {previous.utterance!r}")
+                utterance = f"{previous.utterance} {utterance}"
         if len(utterance) > MAX_UTTERANCE_CHARS:
             logger.warning(f"utterance of {len(utterance)} characters cut to {MAX_UTTERANCE_CHARS}")
             utterance = utterance[:MAX_UTTERANCE_CHARS]
