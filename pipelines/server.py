@@ -108,7 +108,7 @@ from voicecoach.config import (
 )
 from voicecoach.engines import Engines, prewarm
 from voicecoach.latency import Milestone
-from voicecoach.pack import PACKS_DIR, Pack, load_pack
+from voicecoach.pack import PACKS_DIR, Pack, PackError, load_pack
 from voicecoach.pipelines.speech import SpeechEngines, narration_texts, pipeline_params, voice_pipeline
 from voicecoach.pipelines.timeline import TimelineObserver
 from voicecoach.protocol import CloseCode, ErrorCode
@@ -1186,10 +1186,17 @@ def run(args: argparse.Namespace) -> int:
     logger.remove()
     logger.add(sys.stderr, level=args.log_level.upper())
     config = config_from_args(args)
+    try:
+        load_pack(config.coach.pack_id)  # a bad --pack is said before any engine starts
+    except PackError as err:
+        raise SystemExit(str(err)) from None
     generated = not args.token
 
     def ready() -> None:
-        print(f"VoiceCoach listening on ws://{config.host}:{config.port}/ws  (mode {config.coach.mode})")
+        print(
+            f"VoiceCoach listening on ws://{config.host}:{config.port}/ws  "
+            f"(mode {config.coach.mode}, pack {config.coach.pack_id})"
+        )
         print(f"overlay: {overlay_url(config)}")
         if generated:
             print(f"token (generated; pass --token to fix one): {config.token}")

@@ -219,3 +219,9 @@ def test_a_prior_with_the_right_stamps_but_a_broken_body_is_an_error(tmp_path: P
     bad = _bad(check_pack(folder))
     assert [(f.check, f.status) for f in bad] == [("intent prior", "error")]
     assert bad[0].detail.startswith("prior.json: not a valid prior (KeyError('vocab'))")
+
+
+def test_chat_and_serve_name_an_unknown_pack_before_starting_anything() -> None:
+    for command in (["chat", "--pack", "no_such_game"], ["serve", "--pack", "no_such_game", "--port", "0"]):
+        with pytest.raises(SystemExit, match=r"no_such_game/manifest\.json: file missing from pack"):
+            cli_main(command)

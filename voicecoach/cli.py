@@ -27,12 +27,13 @@ from rich.table import Table
 from voicecoach.config import (
     add_coach_arguments,
     add_engine_arguments,
+    add_pack_argument,
     add_replay_arguments,
     add_serve_arguments,
     coach_config,
 )
 from voicecoach.console import report_console
-from voicecoach.pack import DEFAULT_PACK, PACKS_DIR, load_pack
+from voicecoach.pack import DEFAULT_PACK, PACKS_DIR, PackError, load_pack
 from voicecoach.state import LiveState, StateError, load_state
 
 console = report_console()
@@ -177,10 +178,14 @@ async def _chat(args: argparse.Namespace) -> int:
     from voicecoach.session import Session
     from voicecoach.store import open_store
 
-    state = _read_state(Path(args.state))
     config = coach_config(args)
+    try:
+        pack = load_pack(config.pack_id)
+    except PackError as err:
+        raise SystemExit(str(err)) from None
+    state = _read_state(Path(args.state) if args.state else PACKS_DIR / pack.pack_id / "example_state.json")
     store = open_store(args.store)
-    session = Session.open(args.session, store=store, state=state)
+    session = Session.open(args.session, store=store, state=state, pack=pack)
     with console.status("starting the LLM (embedded llama.cpp unless --llm-url is given)..."):
         engines = await asyncio.to_thread(Engines.start, config)
     coach = TextCoach(session, config, engines, on_frame=_printer())
@@ -278,13 +283,16 @@ def build_parser() -> argparse.ArgumentParser:
     demo.set_defaults(fn=cmd_demo)
 
     chat = sub.add_parser("chat", help="text-mode coach on the embedded engines (or --llm-url)")
-    chat.add_argument("--state", default=str(EXAMPLE_STATE), help="live-state snapshot (JSON)")
+    chat.add_argument(
+        "--state", default=None, help="live-state snapshot (JSON; default: the pack's example_state.json)"
+    )
     chat.add_argument("--session", default="chat", help="session id; an existing one is resumed")
     chat.add_argument(
         "--store", default=None, help="sqlite:///path, a path, or memory: (default ~/.local/state)"
     )
     add_engine_arguments(chat)
     add_coach_arguments(chat)
+    add_pack_argument(chat)
     chat.add_argument("--tool-latency-ms", type=float, default=0.0, help="artificial game-server latency")
     chat.set_defaults(fn=cmd_chat)
 

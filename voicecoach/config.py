@@ -70,7 +70,16 @@ _COACH_ARGUMENTS = {
     "narration": ("narration", "VOICECOACH_NARRATION"),
     "answer_first": ("answer_first", "VOICECOACH_ANSWER_FIRST"),
     "tool_endpoint": ("tool_endpoint", "VOICECOACH_TOOL_ENDPOINT"),
+    "pack": ("pack_id", "VOICECOACH_PACK"),
 }
+
+
+def add_pack_argument(parser: argparse.ArgumentParser) -> None:
+    """`serve` and `chat`: which installed pack (voicecoach/packs/<id>) the coach runs on."""
+    parser.add_argument(
+        "--pack", default=None, metavar="ID",
+        help="the game pack, a folder under voicecoach/packs (default pet_arena; VOICECOACH_PACK)",
+    )  # fmt: skip
 
 
 def add_coach_arguments(parser: argparse.ArgumentParser) -> None:
@@ -158,6 +167,7 @@ def add_serve_arguments(parser: argparse.ArgumentParser) -> None:
         "--store", default=None, help="sqlite:///path, a path, or memory: (default ~/.local/state)"
     )
     add_mode_argument(parser)
+    add_pack_argument(parser)
     add_engine_arguments(parser)
     parser.add_argument("--max-message-kb", type=int, default=DEFAULT_MAX_MESSAGE_BYTES // 1024)
     parser.add_argument("--no-warm", action="store_true", help="skip the LLM prewarm at start")
