@@ -177,8 +177,15 @@ class TalkerActor(TurnTaskActor):
     async def _answer_first(self, turn: _TurnInputs, deadline: float) -> str:
         """Say what goes before the answer; returns it (what the player heard before the reply)."""
         phrase = " ".join(turn.narration.split())
+        clock = self._session.turn(turn.turn_index)
+        # A turn that continues the previous utterance was acknowledged a moment ago: not again.
         waits_for_tools = turn.dispatch is not None and bool(turn.dispatch.calls)
-        ack = acknowledgement_for(self._session.pack, turn.turn_index, phrase) if waits_for_tools else ""
+        fresh = clock is None or not clock.continues
+        ack = (
+            acknowledgement_for(self._session.pack, turn.turn_index, phrase)
+            if waits_for_tools and fresh
+            else ""
+        )
         await self._narrate(turn, ack)
         hold = min(deadline, time.monotonic() + self._config.narration_hold_s)
         if await self._wait(turn, lambda: not turn.missing(self._expects), hold):

@@ -145,6 +145,7 @@ def test_speech_that_resumes_right_after_a_transcript_continues_its_utterance(pa
     first = session.begin_turn("We took round one.")
     resumed = session.begin_turn("Keep the same team?", speech_started=first.started + 0.4)
     assert resumed.utterance == "We took round one. Keep the same team?" and resumed.index == 1
+    assert resumed.continues and not first.continues  # acknowledged once (the Talker reads it)
     later = session.begin_turn("What about Emberfox?", speech_started=resumed.started + 3.0)
     assert later.utterance == "What about Emberfox?"  # the player waited for the answer: a new question
     typed = session.begin_turn("and Tidefang?")  # text: no speech timing, never merged

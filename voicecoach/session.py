@@ -124,6 +124,7 @@ class Turn:
     started: float  # time.monotonic() at the end of the player's input
     snapshot: LiveState  # refreshed when the game pushes state mid-turn
     links: dict[str, Any] = field(default_factory=dict)  # the utterance's entity links (s_ic)
+    continues: bool = False  # the rest of the previous turn's utterance (cut at a pause)
 
     def ms(self, now: float | None = None) -> float:
         return round(((now if now is not None else time.monotonic()) - self.started) * 1000.0, 1)
@@ -231,10 +232,14 @@ class Session:
         otherwise fill three LLM calls).
         """
         previous = self.turns.get(self.next_turn - 1)
-        if speech_started is not None and previous is not None:
-            if speech_started - previous.started < CONTINUES_WITHIN_S:
-                logger.info(f"turn {self.next_turn}: {utterance!r} continues {previous.utterance!r}")
-                utterance = f"{previous.utterance} {utterance}"
+        continues = (
+            speech_started is not None
+            and previous is not None
+            and speech_started - previous.started < CONTINUES_WITHIN_S
+        )
+        if continues and previous is not None:
+            logger.info(f"turn {self.next_turn}: {utterance!r} continues {previous.utterance!r}")
+            utterance = f"{previous.utterance} {utterance}"
         if len(utterance) > MAX_UTTERANCE_CHARS:
             logger.warning(f"utterance of {len(utterance)} characters cut to {MAX_UTTERANCE_CHARS}")
             utterance = utterance[:MAX_UTTERANCE_CHARS]
@@ -247,8 +252,9 @@ class Session:
         links = focus_fields(link_entities(self.pack, utterance))
         snapshot = self._snapshot(index, links)
         turn = Turn(
-            index=index, utterance=utterance, started=time.monotonic(), snapshot=snapshot, links=links
-        )
+            index=index, utterance=utterance, started=time.monotonic(), snapshot=snapshot, links=links,
+            continues=continues,
+        )  # fmt: skip
         self.turns = {index: turn}  # only the current turn's clock is needed
         return turn
 
