@@ -407,6 +407,20 @@ async def test_a_late_answer_gets_the_narration_after_the_acknowledgement(
     assert done.record is not None and done.record.narration == f"{ack} Let me check."
 
 
+async def test_a_turn_that_continues_the_last_utterance_is_not_acknowledged_again(
+    pack: Pack, state: LiveState
+) -> None:
+    session = open_session(pack, state)
+    frames = [dispatched(session, tools=True), *talker_inputs(session, pack), SETTLE]
+    turn = session.turn(0)
+    assert turn is not None
+    turn.continues = True  # what Session.begin_turn sets for speech resumed right after a transcript
+    down, _ = await run_test(
+        TalkerActor(session, LLMClient(config().llm), template_config()), frames_to_send=frames
+    )
+    assert not of(down, NarrationTextFrame) and of(down, ReplyTextFrame)
+
+
 async def test_a_turn_without_tools_speaks_its_answer_alone(pack: Pack, state: LiveState) -> None:
     session = open_session(pack, state)
     frames = [dispatched(session, tools=False), *talker_inputs(session, pack), SETTLE]
