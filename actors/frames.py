@@ -101,6 +101,14 @@ class NarrationEndFrame(TurnFrame):
 
 
 @dataclass
+class NarrationDraftFrame(TurnFrame):
+    """W1's narration, whole, when the Talker decides whether it is said (the answer first): not
+    speech yet, so nothing that follows what the coach says (TTS, events, timelines) reads it."""
+
+    text: str = ""
+
+
+@dataclass
 class ReplyTextFrame(LLMTextFrame):
     """A piece of the Talker's reply."""
 
@@ -202,10 +210,13 @@ class TurnFrames:
     frames: dict[Milestone, Frame] = field(default_factory=dict)
     narration: str = ""
     reply: str = ""
+    draft: str | None = None  # W1's narration held for the Talker (NarrationDraftFrame)
 
     def add(self, frame: Frame) -> Milestone | None:
         """Take in one frame of the turn; its milestone if it is the first frame to reach it."""
-        if isinstance(frame, NarrationTextFrame):
+        if isinstance(frame, NarrationDraftFrame):
+            self.draft = frame.text
+        elif isinstance(frame, NarrationTextFrame):
             self.narration += frame.text
         elif isinstance(frame, ReplyTextFrame):
             self.reply += frame.text

@@ -24,6 +24,7 @@ from pipecat.processors.frame_processor import FrameDirection
 
 from voicecoach.actors.frames import (
     IntentControlFrame,
+    NarrationDraftFrame,
     NarrationEndFrame,
     NarrationTextFrame,
     ToolDispatchFrame,
@@ -157,6 +158,9 @@ class PerceptionActor(TurnTaskActor):
             pack, intent = self._session.pack, w1.intent or OTHER
             text = narration_for(pack, intent, progress.sub_intent or OTHER, turn.index)
         progress.narration_closed = True
+        if self._config.answers_first:  # the Talker says it only if the answer is late
+            await self.push_frame(NarrationDraftFrame(turn_index=turn.index, t_ms=turn.ms(), text=text))
+            return
         await self.push_frame(NarrationTextFrame(text=text, turn_index=turn.index))
         await self.push_frame(NarrationEndFrame(turn_index=turn.index, t_ms=turn.ms()))
 

@@ -12,11 +12,12 @@ task, one of three ways (`CoachConfig.talker_mode`):
   has passed by the end of the stream or its deadline, the realization is spoken instead;
 - `llm`: the LLM's reply as it streams, unguarded (the ablation row).
 
-With the template talker the answer comes first (`CoachConfig.answers_first`): W1's narration is
-held here, not passed on, because the realization exists ~150 ms after the transcript while a
-narration phrase is 0.7-1.8 s of audio the answer would wait behind. A turn waiting for tools
-opens with the pack's acknowledgement ("Sure."), and the narration is spoken only if the
-answer is still not ready `narration_hold_s` later; a turn without tools speaks its answer alone.
+With the template talker the answer comes first (`CoachConfig.answers_first`): W1's narration
+comes as a draft (NarrationDraftFrame) and is not said at once, because the realization exists
+~150 ms after the transcript while a narration phrase is 0.7-1.8 s of audio the answer would
+wait behind. A turn waiting for tools opens with the pack's acknowledgement ("Sure."), and the
+narration is spoken only if the answer is still not ready `narration_hold_s` later; a turn
+without tools speaks its answer alone.
 
 A completed reply ends the turn with a TurnCompletedFrame; a barge-in cancels it, so
 nothing of an interrupted turn reaches answer.meta.
@@ -141,9 +142,7 @@ class TalkerActor(TurnTaskActor):
 
     async def process_frame(self, frame: Frame, direction: FrameDirection):
         await super().process_frame(frame, direction)  # a barge-in cancels the reply here
-        held = self._config.answers_first and isinstance(frame, NarrationTextFrame | NarrationEndFrame)
-        if not held:
-            await self.push_frame(frame, direction)  # narration first, unheld
+        await self.push_frame(frame, direction)  # narration first, unheld
         index = getattr(frame, "turn_index", None)
         if not isinstance(frame, TurnFrame | NarrationTextFrame) or index is None:
             return
@@ -176,7 +175,7 @@ class TalkerActor(TurnTaskActor):
 
     async def _answer_first(self, turn: _TurnInputs, deadline: float) -> str:
         """Say what goes before the answer; returns it (what the player heard before the reply)."""
-        phrase = " ".join(turn.narration.split())
+        phrase = " ".join((turn.draft or "").split())
         clock = self._session.turn(turn.turn_index)
         # A turn that continues the previous utterance was acknowledged a moment ago: not again.
         waits_for_tools = turn.dispatch is not None and bool(turn.dispatch.calls)
@@ -207,7 +206,7 @@ class TalkerActor(TurnTaskActor):
         clock = self._session.turn(turn.turn_index)
         started = clock.started if clock else time.monotonic()
         deadline = started + self._config.talker_deadline_s
-        await self._wait(turn, lambda: turn.narration_end is not None, deadline)
+        await self._wait(turn, lambda: turn.narration_end is not None or turn.draft is not None, deadline)
         if self._config.answers_first:
             narration = await self._answer_first(turn, deadline)
         else:

@@ -29,6 +29,7 @@ from voicecoach.actors.frames import (
     GroundingControlFrame,
     IntentControlFrame,
     InteractionControlFrame,
+    NarrationDraftFrame,
     NarrationEndFrame,
     NarrationTextFrame,
     ReplyTextFrame,
@@ -178,6 +179,21 @@ async def test_perception_streams_narration_and_dispatches_on_a_phi_hit(
     # the dispatch left before the narration closed: tools first
     assert down.index(dispatch) < down.index(of(down, NarrationEndFrame)[0])
     assert llm_server.requests[0].body["messages"][-1]["content"] == UTTERANCE
+
+
+async def test_perception_hands_the_talker_a_draft_when_the_answer_comes_first(
+    pack: Pack, state: LiveState, llm_server: Scripted
+) -> None:
+    """Nothing downstream (TTS, the client's text events, the timelines) reads W1's phrase as said."""
+    llm_server.enqueue(W1_HIT)
+    session = open_session(pack, state)
+    answer_first = config(llm_server).model_copy(update={"talker": "template"})
+    down, _ = await run_test(
+        PerceptionActor(session, llm_server.client(), answer_first), frames_to_send=[said(), SETTLE]
+    )
+    [draft] = of(down, NarrationDraftFrame)
+    assert draft.text == "Let me check." and not of(down, NarrationTextFrame | NarrationEndFrame)
+    assert of(down, IntentControlFrame) and of(down, ToolDispatchFrame)
 
 
 async def test_tool_actor_runs_the_dispatch_and_reports_every_outcome(pack: Pack, state: LiveState) -> None:
@@ -354,6 +370,17 @@ def template_config() -> CoachConfig:
     return CoachConfig(talker="template", talker_deadline_s=2.0, narration_hold_s=0.3)
 
 
+def drafted(frames: list[Frame]) -> list[Frame]:
+    """talker_inputs as W1 sends them when the answer comes first: the narration as a draft."""
+    out: list[Frame] = []
+    for f in frames:
+        if isinstance(f, NarrationTextFrame):
+            out.append(NarrationDraftFrame(turn_index=f.turn_index, text=f.text))
+        elif not isinstance(f, NarrationEndFrame):
+            out.append(f)
+    return out
+
+
 def dispatched(session: Session, *, tools: bool) -> ToolDispatchFrame:
     calls = [ToolCall("find_counters", {"opponent": ["briarcat"]})] if tools else []
     return ToolDispatchFrame(turn_index=0, calls=calls, source="phi" if tools else "none")
@@ -368,7 +395,7 @@ async def test_an_answer_ready_in_time_follows_the_acknowledgement_and_the_narra
     pack: Pack, state: LiveState
 ) -> None:
     session = open_session(pack, state)
-    frames = [dispatched(session, tools=True), *talker_inputs(session, pack), SETTLE]
+    frames = [dispatched(session, tools=True), *drafted(talker_inputs(session, pack)), SETTLE]
     down, _ = await run_test(
         TalkerActor(session, LLMClient(config().llm), template_config()), frames_to_send=frames
     )
@@ -385,13 +412,12 @@ async def test_a_late_answer_gets_the_narration_after_the_acknowledgement(
     pack: Pack, state: LiveState
 ) -> None:
     session = open_session(pack, state)
-    narration, c1, results, c2, c3, narration_end = talker_inputs(session, pack)
+    draft, c1, results, c2, c3 = drafted(talker_inputs(session, pack))
     # the tools answer 0.6 s after the narration: past the 0.3 s hold
     frames = [
         dispatched(session, tools=True),
         c1,
-        narration,
-        narration_end,
+        draft,
         c2,
         c3,
         SleepFrame(sleep=0.6),
@@ -411,7 +437,7 @@ async def test_a_turn_that_continues_the_last_utterance_is_not_acknowledged_agai
     pack: Pack, state: LiveState
 ) -> None:
     session = open_session(pack, state)
-    frames = [dispatched(session, tools=True), *talker_inputs(session, pack), SETTLE]
+    frames = [dispatched(session, tools=True), *drafted(talker_inputs(session, pack)), SETTLE]
     turn = session.turn(0)
     assert turn is not None
     turn.continues = True  # what Session.begin_turn sets for speech resumed right after a transcript
@@ -423,7 +449,7 @@ async def test_a_turn_that_continues_the_last_utterance_is_not_acknowledged_agai
 
 async def test_a_turn_without_tools_speaks_its_answer_alone(pack: Pack, state: LiveState) -> None:
     session = open_session(pack, state)
-    frames = [dispatched(session, tools=False), *talker_inputs(session, pack), SETTLE]
+    frames = [dispatched(session, tools=False), *drafted(talker_inputs(session, pack)), SETTLE]
     down, _ = await run_test(
         TalkerActor(session, LLMClient(config().llm), template_config()), frames_to_send=frames
     )
