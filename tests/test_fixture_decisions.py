@@ -9,7 +9,8 @@ actors and the turn timeline were refactored: a refactor that changes a decision
 Re-recorded since for intended changes: W2 keeps only names the player said (a name the slot call
 adds on its own is dropped, not judged), and the record says who labelled the turn and where its
 reply came from; W3 holds back a candidate whose `requires` the state lacks (a follow-up about
-"it" when the player named no creature).
+"it" when the player named no creature), and one the turn's answer covers (`unsaid_after`: no
+"want me to check how that matches up?" after a matchup answer; s01 turn 4, s06 turn 2).
 
 Regenerate (only for an intended change of behaviour):
     python -m tests.test_fixture_decisions > tests/fixture_decisions.json
