@@ -257,6 +257,9 @@ class LoadRun:
         command = [
             sys.executable, "-m", "voicecoach.cli", "serve", "--port", str(self.port), "--llm-url", llm_url,
             "--store", "memory:", "--no-warm", "--log-level", self.options.server_log_level,
+            # Room for every session the phases open, and for sessions that closed a moment ago
+            # and are still being let go while their replacements connect (--reconnect-every).
+            "--max-sessions", str(max(self.options.sessions, self.options.burst, 1) + 8),
         ]  # fmt: skip
         env = {**os.environ, "VOICECOACH_TOKEN": self.token}
         root = str(Path(__file__).resolve().parents[1])
