@@ -20,9 +20,11 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import heapq
+import itertools
 import json
 import threading
-from collections.abc import AsyncGenerator, AsyncIterator, Iterable
+from collections.abc import AsyncGenerator, AsyncIterator, Callable, Iterable
 from concurrent.futures import Executor, ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
@@ -183,6 +185,48 @@ def silero_session() -> Any:
     return SileroOnnxModel(str(path), force_onnx_cpu=True).session
 
 
+class FirstPhraseFirst:
+    """Piper's one thread, shared by every session, runs a turn's first phrase before the rest.
+
+    Under load phrases queue for the one thread. First come, first served, a player's first words
+    waited behind other sessions' later sentences, which have seconds of slack (each plays after
+    the audio before it); what the player waits for is the first. So a job marked `first` goes
+    ahead of every other job waiting (in arrival order among themselves); the job running is
+    never interrupted. Used from the server's one event loop.
+    """
+
+    def __init__(self, executor: Executor):
+        self.executor = executor
+        self._waiting: list[tuple[int, int, asyncio.Future[None]]] = []
+        self._arrivals = itertools.count()
+        self._busy = False
+
+    async def run(self, first: bool, fn: Callable[..., Any], *args: Any) -> Any:
+        loop = asyncio.get_running_loop()
+        turn: asyncio.Future[None] = loop.create_future()
+        heapq.heappush(self._waiting, (0 if first else 1, next(self._arrivals), turn))
+        self._next()
+        try:
+            await turn
+        except asyncio.CancelledError:
+            if turn.done() and not turn.cancelled():  # our turn had come: let the next one go
+                self._busy = False
+                self._next()
+            raise
+        try:
+            return await loop.run_in_executor(self.executor, fn, *args)
+        finally:
+            self._busy = False
+            self._next()
+
+    def _next(self) -> None:
+        while not self._busy and self._waiting:
+            _, _, turn = heapq.heappop(self._waiting)
+            if not turn.done():  # a cancelled waiter is skipped
+                self._busy = True
+                turn.set_result(None)
+
+
 @dataclass
 class SpeechEngines:
     """The speech models a server process loads once and every session shares.
@@ -194,8 +238,9 @@ class SpeechEngines:
     STT and TTS run on executors of their own, `workers` threads each: a burst of utterances
     queues there (first come, first served) instead of filling asyncio's default thread pool,
     which the state work, the stores and every session's other off-loop calls share. Piper runs
-    on one thread: its phonemizer (espeak-ng) keeps process-global state. `None` models: that
-    engine is a remote endpoint (`engine: openai`), nothing to load.
+    on one thread: its phonemizer (espeak-ng) keeps process-global state; `tts_queue` puts a
+    turn's first phrase ahead of the other phrases waiting for it. `None` models: that engine is
+    a remote endpoint (`engine: openai`), nothing to load.
     """
 
     speech: SpeechConfig
@@ -204,6 +249,7 @@ class SpeechEngines:
     piper: Any = None
     stt_executor: ThreadPoolExecutor | None = None
     tts_executor: ThreadPoolExecutor | None = None
+    tts_queue: FirstPhraseFirst | None = None
 
     @classmethod
     def load(cls, speech: SpeechConfig, stt_workers: int = 1) -> SpeechEngines:
@@ -219,6 +265,7 @@ class SpeechEngines:
         if speech.tts.engine != "openai":
             engines.piper = piper_voice(piper_voice_path(speech.tts.voice_path))
             engines.tts_executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="tts")
+            engines.tts_queue = FirstPhraseFirst(engines.tts_executor)
             for _ in engines.piper.synthesize("Ready."):  # onnxruntime's set-up, likewise
                 pass
         return engines
@@ -445,12 +492,15 @@ class EmbeddedPiperTTSService(TTSService):
         warm: bool = True,
         voice: Any = None,
         executor: Executor | None = None,
+        queue: FirstPhraseFirst | None = None,
         **kwargs: Any,
     ):
         super().__init__(push_start_frame=True, push_stop_frames=True, **kwargs)
         self.voice = voice if voice is not None else piper_voice(voice_path)
         self.voice_key = str(voice_path)
         self.executor = executor  # None: asyncio's default thread pool
+        self.queue = queue  # shared engines: the process's one piper thread, first phrases first
+        self._synthesised = 0  # phrases of this turn synthesised (not from the cache) so far
         if warm:
             for _ in self.voice.synthesize("Ready."):
                 pass
@@ -479,18 +529,30 @@ class EmbeddedPiperTTSService(TTSService):
         _NARRATION_FILLS.append(thread)
         thread.start()
 
+    async def process_frame(self, frame: Frame, direction: FrameDirection):
+        if isinstance(frame, LLMFullResponseStartFrame):  # a turn's words begin (PhraseChunker)
+            self._synthesised = 0
+        await super().process_frame(frame, direction)
+
     async def run_tts(self, text: str, context_id: str) -> AsyncGenerator[Frame, None]:
         cached = NARRATION_AUDIO.get(text, self.voice_key, self.voice_rate)
         chunks = iter(self.voice.synthesize(text)) if cached is None else iter(())
         loop = asyncio.get_running_loop()
+        opens_turn = cached is None and self._synthesised == 0  # what the player waits for
+        self._synthesised += cached is None
+
+        async def next_chunk(first: bool) -> Any:
+            # CPU work: off the loop, on the process's piper thread when shared.
+            if self.queue is not None:
+                return await self.queue.run(first, next, chunks, None)
+            return await loop.run_in_executor(self.executor, next, chunks, None)
 
         async def audio() -> AsyncIterator[bytes]:
             if cached is not None:
                 yield cached
                 return
             first = True
-            # CPU work: off the loop, on the process's TTS executor when shared.
-            while (chunk := await loop.run_in_executor(self.executor, next, chunks, None)) is not None:
+            while (chunk := await next_chunk(first and opens_turn)) is not None:
                 pcm = chunk.audio_int16_bytes
                 yield trim_leading_silence(pcm, self.voice_rate) if first else pcm
                 first = False
@@ -542,6 +604,7 @@ def tts_service(speech: SpeechConfig, warm: bool = True, engines: SpeechEngines 
         warm=warm and not shared,  # shared engines were warmed once, at load
         voice=engines.piper if engines is not None else None,
         executor=engines.tts_executor if engines is not None else None,
+        queue=engines.tts_queue if engines is not None else None,
         sample_rate=tts_sample_rate(speech),
         settings=TTSSettings(model=None, voice=voice.stem, language=None),
     )
