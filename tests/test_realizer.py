@@ -484,6 +484,11 @@ def test_a_creature_kept_out_is_not_recalled_on_a_turn_about_something_else(stat
         return realize(PACK, state, c2, None, tools, utterance, 1, intent, sub_intent)
 
     assert "Tidefang" not in later("thanks coach", "smalltalk", "thanks", [])
+    # An evolution answer names a creature but picks none: no reminder either.
+    evolve = later(
+        "how do i evolve galehawk", "creature", "evolve", [tool(state, "evolution_path", creature="galehawk")]
+    )
+    assert "Galehawk" in evolve and "Tidefang" not in evolve, evolve
     # A pick the player's own Tidefang could have been in: saying it is still kept out matters.
     team = later("build me a team", "lineup", "build", [tool(state, "suggest_lineup")])
     assert "Tidefang out" in team, team

@@ -41,7 +41,7 @@ from voicecoach.state import Inventory, LiveState
 from voicecoach.talker import ToolOutcome
 from voicecoach.tools import effective_power, multiplier, unlock_text
 from voicecoach.w1 import OTHER
-from voicecoach.w2 import PRIORITY, GroundingControl, ParagraphType, skill_usable
+from voicecoach.w2 import PRIORITY, GroundingControl, ParagraphType, branch_of, skill_usable
 from voicecoach.w3 import InteractionControl
 
 MAX_SENTENCES = 3
@@ -924,12 +924,14 @@ def _judgements(t: _Turn, c2: GroundingControl) -> None:
             elif p.type == "praise" and c.satisfied:
                 _praise(t, c.kind, cid, c.entity)
     # Keeping creatures out is worth confirming, in one sentence however many there are: on the turn
-    # the player asks for it, and later only when this answer picks creatures and one kept out is the
-    # player's own (it could have been picked). A "thanks" or a weakness question needs no reminder.
+    # the player asks for it, and later only when this answer recommends creatures and one kept out
+    # is the player's own (it could have been picked). A "thanks", a weakness question or an
+    # evolution answer (it names a creature, but picks none) needs no reminder.
     out = [
         c.entity for c in c2.conflicts if c.kind == "excludes" and c.satisfied and c.entity in pack.creatures
     ]
-    if not set(out) & set(t.mentioned) and not (_offered(t) and any(t.owns(c) for c in out)):
+    picks = branch_of(pack, t.intent, t.sub_intent) == "recommend" and _offered(t)
+    if not set(out) & set(t.mentioned) and not (picks and any(t.owns(c) for c in out)):
         out = []
     if out:
         # Just asked for: confirming it matters as much as the constraint accounts.
