@@ -22,7 +22,7 @@ from voicecoach.console import report_console
 from voicecoach.engines import Engines
 from voicecoach.latency import Milestone, percentile
 from voicecoach.llm import StreamStats
-from voicecoach.pack import PACKS_DIR, load_pack
+from voicecoach.pack import example_state_path, load_pack
 from voicecoach.pipelines.text import TextCoach, TurnResult
 from voicecoach.session import MODES, CoachConfig, Session
 from voicecoach.state import load_state
@@ -76,7 +76,7 @@ async def _ttft(engines: Engines, system: str) -> float:
 
 async def run(modes: list[str], limit: int, config: CoachConfig) -> dict[str, Any]:
     pack = load_pack(config.pack_id)
-    state = load_state(json.loads((PACKS_DIR / config.pack_id / "example_state.json").read_text()))
+    state = load_state(json.loads(example_state_path(config.pack_id).read_text()))
     utterances = (fixture_utterances() or UTTERANCES)[:limit]
     engines = await asyncio.to_thread(Engines.start, config)
     out: dict[str, Any] = {"utterances": len(utterances), "modes": {}}

@@ -108,7 +108,7 @@ from voicecoach.config import (
 )
 from voicecoach.engines import Engines, prewarm
 from voicecoach.latency import Milestone
-from voicecoach.pack import PACKS_DIR, Pack, PackError, load_pack
+from voicecoach.pack import Pack, PackError, example_state_path, load_pack
 from voicecoach.pipelines.speech import SpeechEngines, narration_texts, pipeline_params, voice_pipeline
 from voicecoach.pipelines.timeline import TimelineObserver
 from voicecoach.protocol import CloseCode, ErrorCode
@@ -1057,7 +1057,7 @@ class CoachServer:
 
         @app.get("/api/example-state")
         async def example_state() -> Any:
-            path = PACKS_DIR / self.pack.pack_id / "example_state.json"
+            path = example_state_path(self.pack.pack_id)
             return JSONResponse(json.loads(path.read_text(encoding="utf-8")))
 
         @app.get("/healthz")

@@ -607,9 +607,9 @@ def pack_example_state(pack: Pack) -> dict[str, Any] | None:
     """The pack's example state (example_state.json), to render the state-dependent prompts."""
     import json
 
-    from voicecoach.pack import PACKS_DIR
+    from voicecoach.pack import example_state_path
 
-    path = PACKS_DIR / pack.pack_id / "example_state.json"
+    path = example_state_path(pack.pack_id)
     if not path.exists():
         return None
     data: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))

@@ -33,11 +33,11 @@ from voicecoach.config import (
     coach_config,
 )
 from voicecoach.console import report_console
-from voicecoach.pack import DEFAULT_PACK, PACKS_DIR, PackError, load_pack
+from voicecoach.pack import DEFAULT_PACK, PackError, example_state_path, load_pack
 from voicecoach.state import LiveState, StateError, load_state
 
 console = report_console()
-EXAMPLE_STATE = PACKS_DIR / DEFAULT_PACK / "example_state.json"
+EXAMPLE_STATE = example_state_path(DEFAULT_PACK)
 
 
 def _read_state(path: Path) -> LiveState:
@@ -183,7 +183,7 @@ async def _chat(args: argparse.Namespace) -> int:
         pack = load_pack(config.pack_id)
     except PackError as err:
         raise SystemExit(str(err)) from None
-    state = _read_state(Path(args.state) if args.state else PACKS_DIR / pack.pack_id / "example_state.json")
+    state = _read_state(Path(args.state) if args.state else example_state_path(pack.pack_id))
     store = open_store(args.store)
     session = Session.open(args.session, store=store, state=state, pack=pack)
     with console.status("starting the LLM (embedded llama.cpp unless --llm-url is given)..."):

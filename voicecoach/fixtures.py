@@ -22,7 +22,7 @@ import numpy as np
 import soundfile as sf
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError
 
-from voicecoach.pack import PACKS_DIR, PackError, load_pack
+from voicecoach.pack import PACKS_DIR, PackError, example_state_path, load_pack
 from voicecoach.state import LiveState, StateError, apply_patch, load_state
 
 SAMPLE_RATE = 16000
@@ -238,7 +238,7 @@ def load_session(path: str | Path, fill_speech_end: bool = True) -> FixtureSessi
 
 
 def _example_state(pack_id: str) -> dict[str, Any]:
-    data: dict[str, Any] = json.loads((PACKS_DIR / pack_id / "example_state.json").read_text("utf-8"))
+    data: dict[str, Any] = json.loads(example_state_path(pack_id).read_text("utf-8"))
     return data
 
 

@@ -524,6 +524,7 @@ def _check_refs(pack: Pack, folder: Path) -> Iterator[PackError]:
             )
     # Cooldowns are keyed by candidate id, so an id must be unique across all branches.
     seen_ids: set[str] = set()
+    phi_pairs = {f"{e.intent}/{e.sub_intent}" for e in pack.phi}
     for branch, cfg in pack.w3.branches.items():
         for cand in cfg.pool:
             if cand.id in seen_ids:
@@ -535,7 +536,7 @@ def _check_refs(pack: Pack, folder: Path) -> Iterator[PackError]:
                 if not _valid_path(LiveState, path):
                     yield bad("w3.json", f"{branch}/{cand.id}", f"unknown state field {path!r}")
             for pair in cand.unsaid_after:
-                if tuple(pair.split("/", 1)) not in {(e.intent, e.sub_intent) for e in pack.phi}:
+                if pair not in phi_pairs:
                     yield bad("w3.json", f"{branch}/{cand.id}", f"unsaid_after: {pair!r} is not in phi.json")
 
 
@@ -717,6 +718,11 @@ def _check_phi_pairs(pack: Pack, folder: Path) -> Iterator[PackError]:
             for text in texts:
                 if not text.strip():
                     yield PackError(f"{folder / name}: entry {label!r}: empty text")
+
+
+def example_state_path(pack_id: str = DEFAULT_PACK) -> Path:
+    """The installed pack's example live state (optional: demos, chat, the overlay, fixtures)."""
+    return PACKS_DIR / pack_id / "example_state.json"
 
 
 @cache
