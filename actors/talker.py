@@ -234,7 +234,7 @@ class TalkerActor(TurnTaskActor):
             return realize(
                 pack, snapshot, c2, c3, outcomes, utterance, turn.turn_index, intent, sub_intent,
                 max_words=MAX_WORDS - len(words(narration)), max_sentences=MAX_SENTENCES - said,
-                previous_reply=self._session.last_reply,
+                previous_reply=self._session.last_reply, recent_replies=self._session.recent_replies,
             )  # fmt: skip
 
         mode, guard = self._config.talker_mode, None

@@ -21,6 +21,7 @@ from voicecoach.prior import (
     dumps,
     features,
     fixture_utterances,
+    heldout_utterances,
     prior_path,
     session_rule,
     train,
@@ -54,6 +55,7 @@ def test_no_test_utterance_is_in_the_training_data(pack: Pack) -> None:
     train_set = {_norm(ex.text) for ex in training_data(pack)}
     tests = [u.text for seed in (7, 11) for u in coachbench_utterances(pack, seed)]
     tests += [u.text for u in fixture_utterances()]
+    tests += [u.text for u in heldout_utterances()]
     assert len(tests) > 1000
     leaked = sorted({t for t in tests if _norm(t) in train_set})
     assert leaked == [], leaked[:10]
@@ -171,6 +173,23 @@ OUTSIDE_THE_GAME = [
 ]  # fmt: skip
 
 
+def test_blind_heldout_utterances_are_labelled(prior: IntentPrior, pack: Pack) -> None:
+    """The blind set (4 per pair, written without seeing the training data; the 10 that turned out
+    to equal a paraphrase were dropped) covers every pair and is mostly labelled right: 194 of 206
+    (94.2 %) with the committed prior; the bar leaves room for a retrain, not for a prior that
+    stopped generalising."""
+    items = heldout_utterances()
+    assert {(u.intent, u.sub_intent) for u in items} == {(e.intent, e.sub_intent) for e in pack.phi} | {
+        OUT_OF_DOMAIN
+    }
+    wrong = [
+        u.text
+        for u in items
+        if (p := prior.predict(u.text)).intent + "/" + p.sub_intent != f"{u.intent}/{u.sub_intent}"
+    ]
+    assert len(wrong) <= 0.12 * len(items), wrong
+
+
 def test_requests_outside_the_game_are_labelled_other(prior: IntentPrior) -> None:
     labelled = [
         t for t in OUTSIDE_THE_GAME if (prior.predict(t).intent, prior.predict(t).sub_intent) == OUT_OF_DOMAIN
@@ -237,8 +256,19 @@ def test_asking_again_needs_a_previous_recommendation_and_an_unsure_classifier(p
     guess = _guess("match/opponent_analysis")
     assert session_rule(pack, "anything else?", guess, None) is None  # first turn
     assert session_rule(pack, "anything else?", guess, ("creature", "owned")) is None  # knowledge-qa
+    assert session_rule(pack, "anything else?", guess, ("smalltalk", "thanks")) is None
     sure = _guess("creature/skills", confidence=0.99)
     assert session_rule(pack, "what else does pyrowl learn", sure, ("lineup", "counter")) is None
+
+
+def test_asking_again_after_a_tip_asks_for_the_next_tip(pack: Pack) -> None:
+    """ "Any other tips?" after a positioning tip: the pack words that tip three ways, so the same
+    pair is asked again (it was guessed as meta/patch: "I can't see the patch notes")."""
+    assert len(pack.templates.answers["teaching/positioning"]) > 1
+    chosen = session_rule(pack, "anything else?", _guess("meta/patch"), ("teaching", "positioning"))
+    assert chosen is not None and (chosen.intent, chosen.sub_intent, chosen.rule) == (
+        "teaching", "positioning", "ask_again"
+    )  # fmt: skip
 
 
 def test_a_constraint_added_to_the_previous_request_keeps_its_pair(pack: Pack) -> None:

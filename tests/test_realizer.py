@@ -111,6 +111,27 @@ def test_the_match_is_not_told_again_until_it_moves(state: LiveState) -> None:
     assert "1 all" in speak(level, "how do we play this", "match", "round_strategy", previous_reply=first)
 
 
+def test_the_match_is_not_told_again_with_one_turn_between(state: LiveState) -> None:
+    first = speak(state, "what's the plan", "match", "round_strategy")
+    between = "Put your tank up front to soak hits."
+    later = speak(state, "how do we play this", "match", "round_strategy", previous_reply=between,
+                  recent_replies=[first, between])  # fmt: skip
+    assert "ahead 1 to 0" in first and "ahead 1 to 0" not in later and later, later
+
+
+def test_a_tip_asked_again_is_the_next_tip(state: LiveState) -> None:
+    """A pack-worded answer starts at its first wording; "anything else?" gets the next one no
+    recent reply said, and after the last one the first comes back."""
+    tips = PACK.templates.answers["teaching/positioning"]
+    assert len(tips) >= 3
+    said: list[str] = []
+    for expected in [*tips, tips[0]]:
+        reply = speak(state, "anything else", "teaching", "positioning",
+                      previous_reply=said[-1] if said else None, recent_replies=said[-2:])  # fmt: skip
+        assert reply.startswith(expected), (reply, expected)
+        said.append(reply)
+
+
 def test_do_i_own_is_answered_yes_or_no(state: LiveState) -> None:
     yes = speak(
         state, "do i own hexmoth", "creature", "owned", [tool(state, "get_creature", creature="hexmoth")]

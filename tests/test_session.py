@@ -127,7 +127,17 @@ def test_a_resumed_session_goes_on_from_the_last_turn_the_player_heard(pack: Pac
     session.commit_turn(cut)
     again = Session.open("s", store=SQLiteSessionStore(tmp_path / "s.db"), pack=pack)
     assert (again.last_pair, again.last_reply) == (("lineup", "counter"), "Go with Briarcat.")
+    assert again.recent_replies == ["Go with Briarcat."]  # the cut reply was not heard
     assert Session.open("new", store=store, pack=pack).last_pair is None
+
+
+def test_the_session_keeps_its_last_few_heard_replies(pack: Pack) -> None:
+    session = Session.open("s", pack=pack)
+    for i in range(5):
+        session.commit_turn(TurnRecord(session_id="s", turn_index=i, reply=f"reply {i}"))
+    session.commit_turn(TurnRecord(session_id="s", turn_index=5, reply="cut", completed=False))
+    assert session.recent_replies == ["reply 2", "reply 3", "reply 4"]
+    assert session.last_reply == "reply 4"
 
 
 def test_a_turn_reads_a_pronoun_as_what_the_last_heard_turn_named(pack: Pack) -> None:

@@ -40,7 +40,7 @@ import numpy as np
 from pydantic import BaseModel, ConfigDict
 
 from voicecoach.entities import Mention, link_entities
-from voicecoach.pack import OUT_OF_DOMAIN, PACKS_DIR, Pack, load_pack, load_pack_from
+from voicecoach.pack import OUT_OF_DOMAIN, PACKS_DIR, Pack, PhiEntry, load_pack, load_pack_from
 from voicecoach.slot_rules import extract_slots
 
 PRIOR_FILE = "prior.json"
@@ -443,20 +443,28 @@ REFINE = re.compile(rf"^{_FILLERS}(?:but|and|also|plus|only)\b|\b(?:too|either|a
 RULE_CONFIDENCE = 0.95
 
 
+def _asks_again(pack: Pack, prev: PhiEntry) -> bool:
+    """Whether "anything else?" after `prev` asks `prev` again: after a recommendation (W3 gives
+    another direction), or after a tip the pack words itself with more than one variant (the
+    realizer says the next one); not after a fact, whose second telling is the same fact."""
+    tips = pack.templates.answers.get(f"{prev.intent}/{prev.sub_intent}", [])
+    return prev.branch == "recommend" or (prev.branch == "teaching" and len(tips) > 1)
+
+
 def session_rule(
     pack: Pack, text: str, pred: Prediction, previous: tuple[str, str] | None
 ) -> Prediction | None:
     """The pair the session's rules choose over the classifier's `pred`, or None:
 
     - *ask again* / *refine*: the utterance asks for another option (ASK_AGAIN) or adds a
-      constraint (REFINE) after a turn whose Φ pair recommends, and the classifier is not sure
-      (< RULE_CONFIDENCE): the previous pair;
+      constraint (REFINE) after a turn whose Φ pair recommends or teaches (`_asks_again`), and the
+      classifier is not sure (< RULE_CONFIDENCE): the previous pair;
     - *anchor excluded*: the pair is anchored on a creature ("build around X") but the player
       excludes every creature they name ("build without X"): the Φ entry's `anchor_excluded` pair.
     """
     entries = {(e.intent, e.sub_intent): e for e in pack.phi}
     prev = entries.get(previous) if previous is not None else None
-    if prev is not None and prev.branch == "recommend" and pred.confidence < RULE_CONFIDENCE:
+    if prev is not None and _asks_again(pack, prev) and pred.confidence < RULE_CONFIDENCE:
         words = normalise(text)
         rule = "ask_again" if ASK_AGAIN.search(words) else "refine" if REFINE.search(words) else None
         if rule is not None:
@@ -512,6 +520,17 @@ def fixture_utterances(folder: Path | None = None) -> list[Labelled]:
         for s in sessions
         for t in s.turns
     ]
+
+
+HELDOUT_FILE = Path(__file__).resolve().parent.parent / "tests" / "fixtures" / "heldout_utterances.json"
+
+
+def heldout_utterances(path: Path = HELDOUT_FILE) -> list[Labelled]:
+    """A blind TEST set: 4 utterances per Φ pair (and other/other), written from phi.json and the
+    catalog by someone who never saw the paraphrases, CoachBench or the fixtures; one per session
+    (no session rules apply)."""
+    rows = json.loads(path.read_text())
+    return [Labelled(r["text"], r["intent"], r["sub_intent"], session=f"h{i}") for i, r in enumerate(rows)]
 
 
 @dataclass(frozen=True)
@@ -604,9 +623,10 @@ def bench_prior(pack_id: str = "pet_arena") -> str:
         ("CoachBench (scored turns)", bench),
         ("CoachBench seed 11", coachbench_utterances(pack, seed=11)),
         ("audio fixtures (transcripts)", fixtures),
+        ("blind held-out utterances", heldout_utterances()),
     )
     for name, items in test_sets:
-        for rules in (True, False):
+        for rules in (True, False) if name != "blind held-out utterances" else (True,):
             s = evaluate(prior.predict, prior.threshold, items, session_rules=rules)
             above = f"{s.accuracy_above:.1f} %" if s.accuracy_above is not None else "-"
             lines.append(

@@ -91,6 +91,7 @@ class _Turn:
     unsure: set[str] = field(default_factory=set)  # late snapshot: named creatures it may be wrong about
     avoid: set[str] = field(default_factory=set)  # what the previous reply put forward
     alternative: bool = False  # the player asks for another option than the previous reply's
+    recent: list[str] = field(default_factory=list)  # the session's last few replies
     lines: list[Line] = field(default_factory=list)
 
     def owns(self, cid: str) -> bool:
@@ -176,7 +177,11 @@ def say(pack: Pack, line: Line, turn_index: int) -> str:
     generic = pack.templates.paragraphs[line.paragraph].generic
     if not variants:
         return generic
-    text = _fill(_variant(variants, line.key, turn_index), line.values)
+    chosen = line.values.get("variant")
+    template = (
+        variants[chosen % len(variants)] if chosen is not None else _variant(variants, line.key, turn_index)
+    )
+    text = _fill(template, line.values)
     return text if text is not None else generic
 
 
@@ -284,7 +289,10 @@ def _answer(t: _Turn) -> None:
         _best_skill(t, focus)
         return
     if pair in pack.templates.answers:
-        t.add("guidance", f"answer:{pair}", "answer")
+        # The pack's first wording is the answer; asked again, the next one no recent reply said.
+        variants = pack.templates.answers[pair]
+        fresh = next((i for i, v in enumerate(variants) if not any(v in r for r in t.recent)), 0)
+        t.add("guidance", f"answer:{pair}", "answer", variant=fresh)
         return
     about_creature = t.intent == "creature" or (t.intent == "lineup" and sub == "build_around")
     if focus is not None and about_creature:
@@ -1084,9 +1092,9 @@ def _guidance(t: _Turn, c3: InteractionControl) -> None:
     t.add("guidance", "w3", "w3", named, guidance=text, lineup_id=g.lineup_id)
 
 
-def _scene(t: _Turn, previous_reply: str | None) -> None:
-    """The match in a line, unless the last reply said it already (the match has not moved since:
-    said on every turn, it sounded like a recording)."""
+def _scene(t: _Turn) -> None:
+    """The match in a line, unless one of the last few replies said it already (the match has not
+    moved since: said on every turn, or every other one, it sounded like a recording)."""
     match = t.state.ic.match
     if match is None:
         return
@@ -1105,7 +1113,8 @@ def _scene(t: _Turn, previous_reply: str | None) -> None:
     else:
         key = "level"
     variants = t.pack.templates.paragraphs["scene_flavor"].templates.get(key, [])
-    if previous_reply and any((said := _fill(v, values)) and said in previous_reply for v in variants):
+    said = {text for v in variants if (text := _fill(v, values))}
+    if any(text in reply for reply in t.recent for text in said):
         return
     t.add("scene_flavor", key, "flavor", **values)
 
@@ -1241,6 +1250,7 @@ def realize(
     max_words: int = MAX_WORDS,
     max_sentences: int = MAX_SENTENCES,
     previous_reply: str | None = None,
+    recent_replies: Sequence[str] = (),
 ) -> str:
     """The spoken realization of the turn's decisions: one to three short sentences.
 
@@ -1249,7 +1259,10 @@ def realize(
     the whole turn); the answer is always said, flavour lines go first when over budget.
     `previous_reply` is the session's last reply: its picks are not recommended again as the same
     set (two or more creatures, or a pack lineup) when an alternative exists, and when the player
-    asks for something else the alternative comes first.
+    asks for something else the alternative comes first. `recent_replies`: the session's last few
+    replies (`previous_reply` among them): the match line is not said again while one of them said
+    it, and a pack-worded answer is the first of its variants none of them said (asked again, the
+    next tip).
     """
     mentions = link_entities(pack, utterance)
     excluded: set[str] = set()
@@ -1286,6 +1299,7 @@ def realize(
         unsure=unsure,
         avoid=avoid,
         alternative=bool(avoid) and ALTERNATIVE.search(utterance) is not None,
+        recent=[*recent_replies, previous_reply or ""],
         wanted=[c.id for n in (c2.slots.wanted_entities if c2 else []) if (c := pack.creature_by_name(n))],
         only_element=next(
             (str(g.value) for g in (c2.slots.global_constraints if c2 else []) if g.kind == "element_only"),
@@ -1323,7 +1337,7 @@ def realize(
             and not (line.keep in ("account", "praise") and line.key != "excludes" and line.covers & named)
         ]
     if intent not in ("smalltalk", OTHER) and not any(line.key == "match_score" for line in t.lines):
-        _scene(t, previous_reply)
+        _scene(t)
     lead = None
     if stale:
         leads = pack.templates.paragraphs["constraint_account"].templates[
@@ -1332,6 +1346,10 @@ def realize(
         lead = _variant(leads, "stale", turn_index)
     return _compose(t, max_words, max_sentences, lead)
 
+
+# How many of the session's last replies the match line is checked against (said every other turn,
+# it still sounded like a recording).
+RECENT_REPLIES = 3
 
 # Lines that state catalog facts only (true whatever the player owns).
 CATALOG_KEYS = frozenset({"skill_explain", "creature_info", "creature_role", "matchup", "match_score"})
@@ -1534,10 +1552,11 @@ def realize_session(pack: Pack, session: Any, narrate: bool = False) -> list[Ben
                 max_sentences=min(MAX_SENTENCES, TURN_SENTENCES - _sentences(narration)),
             )
         previous = out[-1].reply if out else None
+        recent = [r.reply for r in out[-RECENT_REPLIES:]]
         start = time.perf_counter()
         reply = realize(
             pack, state, c2, c3, outcomes, turn.utterance, turn.turn_index, intent, sub,
-            previous_reply=previous, **budget,
+            previous_reply=previous, recent_replies=recent, **budget,
         )  # fmt: skip
         ms = (time.perf_counter() - start) * 1000
         out.append(

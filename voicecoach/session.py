@@ -24,6 +24,7 @@ from pydantic import BaseModel, Field
 from voicecoach.entities import focus_fields, link_entities, resolve_reference
 from voicecoach.llm import LLMConfig
 from voicecoach.pack import DEFAULT_PACK, Pack, check_state, load_pack
+from voicecoach.realizer import RECENT_REPLIES
 from voicecoach.state import AnswerMeta, LiveState, SessionHistory, StaticState, apply_patch, load_state
 from voicecoach.store import MemorySessionStore, SessionStore, TurnRecord
 from voicecoach.talker import ReplyConditioning, ToolOutcome
@@ -141,7 +142,9 @@ class Session:
     next_turn: int = 0
     stale: bool = False  # the game said its last push is old
     constraints: QuerySlots | None = None  # the player's constraints so far (W2 carries them over)
-    last_reply: str | None = None  # the previous committed turn's reply (repetition is judged on it)
+    # The last few heard replies, newest last: repetition is judged on the last one (`last_reply`),
+    # the match line on all of them (said every other turn, it still sounds like a recording).
+    recent_replies: list[str] = field(default_factory=list)
     # ... and its (intent, sub_intent): "anything else?" asks that pair again (`prior.session_rule`)
     last_pair: tuple[str, str] | None = None
     # ... and its utterance: "how do I unlock it?" names what it named (`entities.resolve_reference`)
@@ -154,6 +157,11 @@ class Session:
 
     def __post_init__(self) -> None:
         self.phi = PhiTable(self.pack.phi)
+
+    @property
+    def last_reply(self) -> str | None:
+        """The previous heard turn's reply (repetition is judged on it)."""
+        return self.recent_replies[-1] if self.recent_replies else None
 
     @classmethod
     def open(
@@ -180,7 +188,8 @@ class Session:
         )
         # A resumed session goes on from the last turn the player heard: "anything else?" asks
         # its pair again, and its picks are not repeated.
-        heard = next((r for r in reversed(store.load_turns(session_id, limit=20)) if r.completed), None)
+        heard_turns = [r for r in store.load_turns(session_id, limit=20) if r.completed]
+        heard = heard_turns[-1] if heard_turns else None
         return cls(
             session_id=session_id,
             pack=pack,
@@ -188,7 +197,7 @@ class Session:
             state=base.model_copy(update={"sh": history, "static": static}),
             seed=seed if seed is not None else session_seed(session_id),
             next_turn=store.next_turn_index(session_id),
-            last_reply=heard.reply if heard else None,
+            recent_replies=[r.reply for r in heard_turns[-RECENT_REPLIES:]],
             last_pair=(heard.intent, heard.sub_intent) if heard and heard.sub_intent else None,
             last_utterance=heard.utterance if heard else None,
         )
@@ -274,7 +283,7 @@ class Session:
         with self._writing:
             self.store.save_turn(self.session_id, record)
             if record.completed:
-                self.last_reply = record.reply
+                self.recent_replies = [*self.recent_replies, record.reply][-RECENT_REPLIES:]
                 self.last_pair = (record.intent, record.sub_intent) if record.sub_intent else None
                 self.last_utterance = record.utterance
             if record.completed and record.meta is not None:
