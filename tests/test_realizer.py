@@ -486,6 +486,21 @@ def test_projection_unlocks_by_the_catalog(pack: Pack) -> None:
     assert OwnedCreature(creature_id="tidefang").stage == 1
 
 
+def test_worth_it_names_the_stage_when_the_species_is_named_after_the_next_one(state: LiveState) -> None:
+    """Emberfox's stages are Emberkit, Emberfox, Infernofox: at stage 1 the answer evolves the
+    player's Emberkit, not "Emberfox into Emberfox"."""
+    assert state.fs.inventory is not None
+    kit = Inventory(owned=[OwnedCreature(creature_id="emberfox", stage=1, level=10)])
+    mine = state.model_copy(update={"fs": FactSlots(inventory=kit)})
+    tools = [
+        tool(mine, "get_creature", creature="emberfox"),
+        tool(mine, "evolution_path", creature="emberfox"),
+    ]
+    reply = speak(mine, "is emberfox worth investing in", "creature", "worth_it", tools)
+    assert "evolving your Emberkit into Emberfox" in reply, reply
+    assert "Emberfox into Emberfox" not in reply
+
+
 def test_a_late_snapshot_counters_the_creature_they_just_brought_in(state: LiveState) -> None:
     # The snapshot still shows their old lineup; the player says Pyrowl (fire) just came in.
     reply = speak(state, "they just brought in pyrowl, who do i field", "lineup", "counter", turn=late(state))

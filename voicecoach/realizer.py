@@ -406,12 +406,14 @@ def _creature_answer(t: _Turn, cid: str) -> None:
         gains = _stage_gains(pack, c, owned.stage + 1)
         nxt, now = c.stages[owned.stage], c.stages[owned.stage - 1]
         if sub == "worth_it" and gains:
+            # The species is often named after a later stage: "evolving Emberfox into Emberfox".
             t.add(
                 "guidance",
-                "worth_yes",
+                "worth_yes_stage" if nxt == name else "worth_yes",
                 "answer",
                 [cid],
                 creature=name,
+                stage_name=now,
                 next_stage=nxt,
                 skills=spoken_list(gains),
             )
