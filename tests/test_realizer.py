@@ -156,6 +156,17 @@ def test_can_x_use_y_says_yes_or_the_unlock_condition(state: LiveState) -> None:
         [tool(state, "explain_skill", skill="blaze_charge")],
     )
     assert usable.startswith("Yes") and "Blaze Charge" in usable
+    how = speak(
+        state, "how do i unlock riptide", "skill", "unlock", [tool(state, "explain_skill", skill="riptide")]
+    )
+    assert "evolution stage 2" in how and not how.startswith("Not yet"), how  # no yes/no was asked
+
+
+def test_a_meta_question_is_told_the_coach_sees_no_live_rankings(state: LiveState) -> None:
+    lineups = [tool(state, "list_lineups")]
+    meta = speak(state, "what's strong right now", "meta", "tier_list", lineups)
+    assert "live rankings" in meta, meta
+    assert "live rankings" not in speak(state, "which lineups can i field", "inventory", "missing", lineups)
 
 
 def test_a_failed_tool_is_said_plainly_and_nothing_is_guessed(state: LiveState) -> None:

@@ -91,6 +91,7 @@ class _Turn:
     unsure: set[str] = field(default_factory=set)  # late snapshot: named creatures it may be wrong about
     avoid: set[str] = field(default_factory=set)  # what the previous reply put forward
     alternative: bool = False  # the player asks for another option than the previous reply's
+    asks_how: bool = False  # "how do I unlock it?" is no yes/no question: no "Not yet:"
     recent: list[str] = field(default_factory=list)  # the session's last few replies
     lines: list[Line] = field(default_factory=list)
 
@@ -522,7 +523,7 @@ def _skill_answer(t: _Turn, result: dict[str, Any]) -> None:
                 creature=owner.name,
             )
         elif owner is not None and t.owns(owner.id):
-            kind = "skill_not_yet" if as_answer else "skill_locked"
+            kind = ("skill_unlock_how" if t.asks_how else "skill_not_yet") if as_answer else "skill_locked"
             t.add(
                 "guidance" if as_answer else "constraint_account",
                 kind,
@@ -776,11 +777,15 @@ def _lineups_answer(t: _Turn) -> None:
             return
     # A lineup the last reply recommended is not recommended again (repeated guidance).
     fresh = [lid for lid in fieldable if lid not in t.avoid]
+    # The pack knows its lineups, not live rankings: a meta question is told so first.
+    meta = "_meta" if t.intent == "meta" else ""
     if fresh:
         lid = fresh[t.turn_index % len(fresh)]
-        t.add("guidance", "lineups_field", "answer", [lid], lineup=pack.lineups[lid].name)
+        t.add("guidance", f"lineups_field{meta}", "answer", [lid], lineup=pack.lineups[lid].name)
     elif closest is not None and missing and not fieldable:
-        t.add("guidance", "lineups_none", "answer", lineup=closest["name"], missing=spoken_list(missing))
+        t.add(
+            "guidance", f"lineups_none{meta}", "answer", lineup=closest["name"], missing=spoken_list(missing)
+        )
     if "score_lineup" in t.results:
         _score_answer(t, t.results["score_lineup"])
 
@@ -1220,6 +1225,8 @@ def _snapshot_results(
 
 # --- the realization ---------------------------------------------------------------------------------
 
+# The player asks how or when, not whether (plain English cue words).
+ASKS_HOW = re.compile(r"\b(?:how|when|what (?:do i|does it) (?:need|take)|what unlocks)\b", re.I)
 # The player asks for another option than the last one (plain English cue words).
 ALTERNATIVE = re.compile(
     r"\b(?:else|another|other|others|different|alternatives?|instead|second|backup|plan\s+b)\b", re.I
@@ -1301,6 +1308,7 @@ def realize(
         unsure=unsure,
         avoid=avoid,
         alternative=bool(avoid) and ALTERNATIVE.search(utterance) is not None,
+        asks_how=ASKS_HOW.search(utterance) is not None,
         recent=[*recent_replies, previous_reply or ""],
         wanted=[c.id for n in (c2.slots.wanted_entities if c2 else []) if (c := pack.creature_by_name(n))],
         only_element=next(
