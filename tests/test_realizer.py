@@ -162,6 +162,15 @@ def test_can_x_use_y_says_yes_or_the_unlock_condition(state: LiveState) -> None:
     assert "evolution stage 2" in how and not how.startswith("Not yet"), how  # no yes/no was asked
 
 
+def test_two_named_lineups_are_compared_on_what_the_player_owns_of_each(state: LiveState) -> None:
+    tools = [tool(state, "list_lineups")]
+    reply = speak(state, "compare wildfire rush and tidal wall", "lineup", "compare", tools)
+    rows = {lu["name"]: lu for lu in tools[0].result["lineups"]}  # type: ignore[index]
+    for name in ("Wildfire Rush", "Tidal Wall"):
+        lu = rows[name]
+        assert f"{lu['owned_count']} of {len(lu['creatures'])}" in reply and name in reply, reply
+
+
 def test_a_meta_question_is_told_the_coach_sees_no_live_rankings(state: LiveState) -> None:
     lineups = [tool(state, "list_lineups")]
     meta = speak(state, "what's strong right now", "meta", "tier_list", lineups)

@@ -206,7 +206,7 @@ PLACEHOLDERS = frozenset(
      "role", "role_summary", "rarity", "stage", "stage_name", "next_stage", "level", "count", "score",
      "weakest", "lineup", "missing", "style", "size", "round", "rounds", "score_player",
      "score_opponent", "guidance", "data", "kind", "description", "leader", "status",
-     "elements", "missed"}
+     "elements", "missed", "other_lineup", "other_style", "other_count", "other_size"}
 )  # fmt: skip
 
 

@@ -86,6 +86,7 @@ class _Turn:
     sub_intent: str
     turn_index: int
     min_size: int | None = None  # the team size the player asked for, if any
+    lineups: list[str] = field(default_factory=list)  # pack lineup ids in the utterance, in order
     only_element: str | None = None  # "a team of only fire creatures": nothing else is offered
     wanted: list[str] = field(default_factory=list)  # creature ids the player wants in (W2's slots)
     unsure: set[str] = field(default_factory=set)  # late snapshot: named creatures it may be wrong about
@@ -760,6 +761,10 @@ def _saved(t: _Turn) -> None:
 def _lineups_answer(t: _Turn) -> None:
     pack = t.pack
     lineups = t.results["list_lineups"]["lineups"]
+    named = [lu for lid in t.lineups for lu in lineups if lu["id"] == lid]
+    if t.sub_intent == "compare" and len(named) >= 2:
+        _compare_lineups(t, named[0], named[1])
+        return
     fieldable = [lu["id"] for lu in lineups if all(t.usable(c) for c in lu["creatures"])]
     closest = min(lineups, key=lambda lu: (len(lu["missing"]) or 99, lu["id"]), default=None)
     missing = [_name(pack, c) for c in closest["missing"]] if closest else []
@@ -788,6 +793,27 @@ def _lineups_answer(t: _Turn) -> None:
         )
     if "score_lineup" in t.results:
         _score_answer(t, t.results["score_lineup"])
+
+
+def _compare_lineups(t: _Turn, a: dict[str, Any], b: dict[str, Any]) -> None:
+    """Two named pack lineups side by side: which the player's roster fields better (the pack has
+    no win rates, so the comparison is what they own of each), and their styles."""
+    even = a["owned_count"] == b["owned_count"]
+    best, other = (a, b) if even or a["owned_count"] > b["owned_count"] else (b, a)
+    t.add(
+        "guidance",
+        "lineups_compare_even" if even else "lineups_compare",
+        "answer",
+        [a["id"], b["id"]] if even else [best["id"]],
+        lineup=best["name"],
+        style=best["style"],
+        count=best["owned_count"],
+        size=len(best["creatures"]),
+        other_lineup=other["name"],
+        other_style=other["style"],
+        other_count=other["owned_count"],
+        other_size=len(other["creatures"]),
+    )
 
 
 _BREAKDOWN_WORDS = {
@@ -1302,6 +1328,7 @@ def realize(
         opponents=opponents,
         mentioned=mentioned,
         skills=list(dict.fromkeys(m.id for m in mentions if m.kind == "skill")),
+        lineups=list(dict.fromkeys(m.id for m in mentions if m.kind == "lineup")),
         intent=intent,
         sub_intent=sub_intent,
         turn_index=turn_index,
