@@ -4,15 +4,18 @@
 
 Transcribes every fixture utterance (the whole WAV: the speech with its lead-in and tail of
 silence, about what the VAD hands the segmented STT) with the embedded Whisper model
-(`pipelines/speech.py`: tiny.en int8, `SpeechConfig.stt` threads) under each option set of
+(`pipelines/whisper.py`: tiny.en int8, `SpeechConfig.stt` threads) under each option set of
 OPTIONS, in turn per utterance so a change of load falls on all alike. Prints, per option set,
-the decode time p50 / p90 and the mean WER against the fixtures' transcripts
-(`voicecoach.latency.wer`). No Pipecat pipeline runs: this is the STT stage alone.
+the decode time p50 / p90, the CPU time per utterance (all of Whisper's threads: what a loaded
+server pays), the mean WER against the fixtures' transcripts (`voicecoach.latency.wer`) and how
+many transcripts differ from the current options'. No Pipecat pipeline runs: this is the STT
+stage alone.
 """
 
 from __future__ import annotations
 
 import argparse
+import resource
 import sys
 import time
 from pathlib import Path
@@ -21,14 +24,18 @@ from typing import Any
 from voicecoach.fixtures import discover, load_audio
 from voicecoach.latency import percentile, wer
 from voicecoach.pack import load_pack
-from voicecoach.speech import SpeechConfig, whisper_model_path
+from voicecoach.speech import SpeechConfig
 
-# name -> faster-whisper transcribe() options; "current" is what EmbeddedWhisperSTTService decodes with.
+# name -> faster-whisper transcribe() options (and the encoder window's step, `window_step_s`: 30 is
+# faster-whisper's fixed 30 s window); "current" is what EmbeddedWhisperSTTService decodes with.
+CURRENT = "current: beam 1, no timestamps, pack-name prompt, fitted window"
 OPTIONS: dict[str, dict[str, Any]] = {
-    "current: beam 1, no timestamps, pack-name prompt": {
+    CURRENT: {"beam_size": 1, "without_timestamps": True, "prompt": True},
+    "the 30 s window (faster-whisper's)": {
         "beam_size": 1,
         "without_timestamps": True,
         "prompt": True,
+        "window_step_s": 30.0,
     },
     "beam 5": {"beam_size": 5, "without_timestamps": True, "prompt": True},
     "with timestamps": {"beam_size": 1, "without_timestamps": False, "prompt": True},
@@ -38,31 +45,33 @@ OPTIONS: dict[str, dict[str, Any]] = {
 
 
 def main(argv: list[str] | None = None) -> int:
-    from faster_whisper import WhisperModel
-
-    from voicecoach.pipelines.speech import NO_SPEECH_PROB, whisper_prompt
+    from voicecoach.pipelines.speech import NO_SPEECH_PROB, whisper_model, whisper_prompt
 
     parser = argparse.ArgumentParser(prog="bench_stt", description=__doc__.splitlines()[0])
     parser.add_argument("--fixtures", default="audio_fixtures")
     parser.add_argument("--repeat", type=int, default=1, help="decodes per utterance and option set")
     args = parser.parse_args(argv)
-    stt = SpeechConfig().stt
-    model = WhisperModel(whisper_model_path(stt.model_path), device=stt.device, compute_type=stt.compute_type,
-                         cpu_threads=stt.cpu_threads)  # fmt: skip
+    speech = SpeechConfig()
+    stt = speech.stt
+    model = whisper_model(speech)
     sessions, errors = discover(Path(args.fixtures))
     for error in errors:
         print(f"skipped: {error}", file=sys.stderr)
     prompt = whisper_prompt(load_pack(sessions[0].pack_id))
     names = prompt.removeprefix("Pets: ").rstrip(".")
     times: dict[str, list[float]] = {name: [] for name in OPTIONS}
+    cpu: dict[str, float] = dict.fromkeys(OPTIONS, 0.0)
     wers: dict[str, list[float]] = {name: [] for name in OPTIONS}
+    texts: dict[str, list[str]] = {name: [] for name in OPTIONS}
+    step = model.step
     model.transcribe(load_audio(sessions[0].audio_path(sessions[0].turns[0])), language="en")  # warm up
     for session in sessions:
         for turn in session.turns:
             audio = load_audio(session.audio_path(turn))
             for name, o in OPTIONS.items():
+                model.step = round(o.get("window_step_s", stt.window_step_s) * 100)
                 for _ in range(args.repeat):
-                    started = time.perf_counter()
+                    started, cpu_started = time.perf_counter(), _cpu_s()
                     segments, _info = model.transcribe(
                         audio, language="en", beam_size=o["beam_size"],
                         without_timestamps=o["without_timestamps"],
@@ -71,14 +80,27 @@ def main(argv: list[str] | None = None) -> int:
                     )  # fmt: skip
                     text = "".join(f"{s.text} " for s in segments if s.no_speech_prob < NO_SPEECH_PROB)
                     times[name].append((time.perf_counter() - started) * 1000.0)
+                    cpu[name] += _cpu_s() - cpu_started
                 wers[name].append(wer(turn.transcript, text))
+                texts[name].append(text)
+    model.step = step
     print(f"{sum(len(s.turns) for s in sessions)} utterances, Whisper {stt.model_path or 'tiny.en'} "
           f"{stt.compute_type}, {stt.cpu_threads} threads\n")  # fmt: skip
-    print("| options | decode p50 ms | p90 ms | mean WER |\n|---|---|---|---|")
+    print("| options | decode p50 ms | p90 ms | CPU ms / utterance | mean WER | transcripts unlike current |")
+    print("|---|---|---|---|---|---|")
     for name in OPTIONS:
         t, w = times[name], wers[name]
-        print(f"| {name} | {percentile(t, 50):.0f} | {percentile(t, 90):.0f} | {sum(w) / len(w):.3f} |")
+        differ = sum(a != b for a, b in zip(texts[name], texts[CURRENT], strict=True))
+        cpu_ms = cpu[name] * 1000 / len(t)
+        print(f"| {name} | {percentile(t, 50):.0f} | {percentile(t, 90):.0f} | {cpu_ms:.0f} "
+              f"| {sum(w) / len(w):.3f} | {differ} / {len(w)} |")  # fmt: skip
     return 0
+
+
+def _cpu_s() -> float:
+    """CPU seconds of this process so far: Whisper's own threads included."""
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    return usage.ru_utime + usage.ru_stime
 
 
 if __name__ == "__main__":

@@ -436,13 +436,14 @@ def stt_service(
 
 
 def whisper_model(speech: SpeechConfig, workers: int = 1) -> Any:
-    """faster-whisper on the configured model; `workers` transcriptions may run at once."""
-    from faster_whisper import WhisperModel
+    """faster-whisper on the configured model, its encoder window fitted to each segment
+    (`pipelines/whisper.py`); `workers` transcriptions may run at once."""
+    from voicecoach.pipelines.whisper import FittedWindowWhisper
 
     stt = speech.stt
-    return WhisperModel(
+    return FittedWindowWhisper(
         str(whisper_model_path(stt.model_path)), device=stt.device, compute_type=stt.compute_type,
-        cpu_threads=stt.cpu_threads, num_workers=workers,
+        cpu_threads=stt.cpu_threads, num_workers=workers, step_s=stt.window_step_s,
     )  # fmt: skip
 
 

@@ -1,0 +1,53 @@
+"""The embedded Whisper model, its encoder window fitted to the segment.
+
+Whisper's encoder reads a 30 s window: faster-whisper pads a segment's log-Mel features with zeros
+to 3000 frames and encodes them all. For a 3 s command, nine tenths of the encoder's work (about
+85 % of a decode's CPU on tiny.en) is padding. CTranslate2's encoder takes a shorter window;
+`FittedWindowWhisper` hands it the segment and at least `min_padding_s` of its padding, in steps of
+`step_s` (10 s for the commands a player speaks), up to the full 30 s. Everything else (greedy
+decoding, the temperature fallback, the no-speech skip, the prompt) is faster-whisper's own code.
+
+A window just longer than the speech makes tiny.en repeat itself ("What do tanks actually do? What
+do tanks actually do? ..." with 1 s of padding); with 5 s and more it does not. Measured on the 48
+fixture utterances (docs/BENCHMARKS.md, "Load", session 8): mean WER 0.136 with the 30 s window,
+0.115 with 10 s; the intent prior's pair and the linked entities on the transcripts as good or better.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+from faster_whisper import WhisperModel
+
+FULL_WINDOW = 3000  # frames: Whisper's 30 s at 100 frames a second
+
+
+class FittedWindowWhisper(WhisperModel):
+    """faster-whisper's WhisperModel whose encoder reads only the window a segment needs.
+
+    faster-whisper calls `encode` once per 30 s window, on features zero-padded to 3000 frames
+    (`pad_or_trim`); the zero columns after the last non-zero one are that padding (a log-Mel
+    column of real audio, silence included, is never all zeros: faster-whisper normalises the log
+    spectrum to (log10 + 4) / 4, floored at 8 below its maximum).
+    """
+
+    def __init__(self, *args: Any, step_s: float = 10.0, min_padding_s: float = 5.0, **kwargs: Any):
+        super().__init__(*args, **kwargs)
+        self.step = max(1, round(step_s * 100))
+        self.min_padding = max(0, round(min_padding_s * 100))
+
+    def encode(self, features: np.ndarray) -> Any:
+        if self.step >= FULL_WINDOW or features.shape[-1] != FULL_WINDOW:
+            return super().encode(features)
+        columns = np.flatnonzero(np.any(features.reshape(-1, FULL_WINDOW) != 0, axis=0))
+        content = int(columns[-1]) + 1 if columns.size else 0
+        window = fitted_window(content, self.step, self.min_padding)
+        return super().encode(np.ascontiguousarray(features[..., :window]))
+
+
+def fitted_window(content: int, step: int, min_padding: int) -> int:
+    """Frames the encoder reads for `content` frames of audio: the content and at least
+    `min_padding` frames of padding, rounded up to a `step`, at most the full 30 s window."""
+    return min(FULL_WINDOW, math.ceil((content + min_padding) / step) * step)

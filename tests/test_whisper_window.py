@@ -1,0 +1,75 @@
+"""Whisper's encoder on a window fitted to the segment (pipelines/whisper.py): the real tiny.en
+reads a few seconds plus their padding instead of 30 s, and hears the fixtures as well."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+from faster_whisper import WhisperModel
+
+from voicecoach.fixtures import discover, load_audio
+from voicecoach.latency import wer
+from voicecoach.pack import load_pack
+from voicecoach.pipelines.speech import EmbeddedWhisperSTTService, whisper_model, whisper_prompt
+from voicecoach.pipelines.whisper import FULL_WINDOW, fitted_window
+from voicecoach.speech import SpeechConfig
+
+FIXTURES = Path(__file__).resolve().parents[1] / "audio_fixtures"
+
+
+def test_the_window_holds_the_content_and_five_seconds_of_padding_in_ten_second_steps() -> None:
+    assert fitted_window(300, 1000, 500) == 1000  # a 3 s command: a 10 s window
+    assert fitted_window(500, 1000, 500) == 1000
+    assert fitted_window(501, 1000, 500) == 2000  # less than 5 s of padding left: the next step
+    assert fitted_window(2400, 1000, 500) == FULL_WINDOW
+    assert fitted_window(2900, 1000, 500) == FULL_WINDOW  # never more than Whisper's 30 s
+    assert fitted_window(300, FULL_WINDOW, 500) == FULL_WINDOW  # step 30 s: faster-whisper's own
+
+
+@pytest.fixture(scope="module")
+def fitted() -> Any:
+    return whisper_model(SpeechConfig())
+
+
+@pytest.fixture(scope="module")
+def utterances() -> list[tuple[str, np.ndarray]]:
+    sessions, _ = discover(FIXTURES)
+    return [(t.transcript, load_audio(s.audio_path(t))) for s in sessions for t in s.turns][::3]
+
+
+def test_the_encoder_reads_the_fitted_window(
+    fitted: Any, utterances: list[tuple[str, np.ndarray]], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    read: list[int] = []
+    encode = WhisperModel.encode
+
+    def spy(self: Any, features: np.ndarray) -> Any:
+        read.append(features.shape[-1])
+        return encode(self, features)
+
+    monkeypatch.setattr(WhisperModel, "encode", spy)
+    _, audio = utterances[0]  # 2-6 s of speech and silence
+    EmbeddedWhisperSTTService(fitted, warm=False).transcribe(audio)
+    assert read == [1000]
+
+
+def test_the_fitted_window_hears_the_fixtures_as_well_as_the_30_s_one(
+    fitted: Any, utterances: list[tuple[str, np.ndarray]]
+) -> None:
+    prompt = whisper_prompt(load_pack("pet_arena"))
+    stt = EmbeddedWhisperSTTService(fitted, initial_prompt=prompt, warm=False)
+    step = fitted.step
+    try:
+        heard = [stt.transcribe(audio) for _, audio in utterances]
+        fitted.step = FULL_WINDOW  # faster-whisper's 30 s window
+        full = [wer(ref, stt.transcribe(audio)) for ref, audio in utterances]
+    finally:
+        fitted.step = step
+    short = [wer(ref, text) for (ref, _), text in zip(utterances, heard, strict=True)]
+    assert sum(short) / len(short) <= sum(full) / len(full) + 0.02, (short, full)
+    # A window too short makes tiny.en say the question again and again: none does here.
+    for (ref, _), text in zip(utterances, heard, strict=True):
+        assert len(text.split()) <= len(ref.split()) + 2, (ref, text)
