@@ -3,6 +3,9 @@ faster-whisper transcribes from there; a pause that was not the end drops that t
 
 from __future__ import annotations
 
+import asyncio
+import threading
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -100,11 +103,40 @@ async def test_a_pause_that_was_not_the_end_drops_the_early_transcription(
     pause = np.zeros(int(0.1 * RATE), dtype=np.int16)
     frames = [
         VADUserStartedSpeakingFrame(), *chunks(speech[:cut]), SilenceOnsetFrame(), *chunks(pause),
+        SleepFrame(0.1),  # the pause in real time: the early transcription is under way
         SpeechResumedFrame(), *chunks(speech[cut:]), SilenceOnsetFrame(), VADUserStoppedSpeakingFrame(),
     ]  # fmt: skip
     text, given = await _transcribe(model, frames, at_silence_onset=True)
     assert "water team" in _words(text), text  # the words after the pause are in the transcript
     assert len(given) == 2 and given[1] > given[0]  # the dropped early one, then the whole segment
+
+
+async def test_an_early_transcription_still_queued_is_cancelled_when_speech_resumes(
+    model: Any, speech: np.ndarray
+) -> None:
+    """Under load the STT executor is busy: the transcription begun at a pause waits in its queue,
+    and is cancelled there when speech resumes instead of costing a whole decode."""
+    busy = threading.Event()
+    executor = ThreadPoolExecutor(max_workers=1)  # the server's one STT thread
+    executor.submit(busy.wait, 10.0)  # another session's decode
+    cut = int(0.9 * RATE)
+    pause = np.zeros(int(0.1 * RATE), dtype=np.int16)
+    frames = [
+        VADUserStartedSpeakingFrame(), *chunks(speech[:cut]), SilenceOnsetFrame(), *chunks(pause),
+        SpeechResumedFrame(), *chunks(speech[cut:]), SilenceOnsetFrame(), SleepFrame(0.2),
+        VADUserStoppedSpeakingFrame(),
+    ]  # fmt: skip
+    stt = CountingWhisper(model, warm=False, at_silence_onset=True, executor=executor)
+    try:
+        task = asyncio.create_task(run_test(stt, frames_to_send=[*frames, SleepFrame(3.0)]))
+        await asyncio.sleep(0.5)  # every frame is in: the early transcription is queued, then dropped
+        busy.set()
+        down, _ = await task
+    finally:
+        executor.shutdown(wait=True)
+    [text] = [f.text for f in down if isinstance(f, TranscriptionFrame)]
+    assert "water team" in _words(text), text
+    assert len(given := stt.given) == 1 and given[0] > cut  # only the whole segment was decoded
 
 
 async def test_the_vad_says_when_silence_begins_before_it_calls_the_speech_over(speech: np.ndarray) -> None:
