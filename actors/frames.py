@@ -166,7 +166,7 @@ class TurnCommittedFrame(SystemFrame):
 class TurnFailedFrame(TurnFrame):
     """The recorder stored the turn as not completed: which part failed, why, what was heard."""
 
-    failed: Literal["reply", "playback"] = "reply"
+    failed: Literal["reply", "playback", "interrupted"] = "reply"
     reason: str = ""
     heard: str = ""
 

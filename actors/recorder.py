@@ -12,6 +12,10 @@ was heard and why, and the client is told (TurnFailedFrame, the protocol's `turn
 - an interruption cancels a turn the reply path had not completed yet: its record is built
   here from the turn's frames that passed (c1, tool results, c2, c3, the text so far).
 
+A cut reply is `interrupted` when the player's own input stopped it (they started speaking, or
+typed a question to be run at once): the player chose to, nothing failed. Any other interruption
+is a `playback` failure. Either way the turn is not completed and its guidance not cooled down.
+
 Every stored turn is announced upstream with a TurnCommittedFrame (`completed` or not): the tool
 actor's commit gate lets a turn's side-effect calls through on a completed one only.
 
@@ -26,7 +30,14 @@ import asyncio
 from typing import Literal
 
 from loguru import logger
-from pipecat.frames.frames import Frame, InterruptionFrame, TTSTextFrame
+from pipecat.frames.frames import (
+    Frame,
+    InputTransportMessageFrame,
+    InterruptionFrame,
+    TTSTextFrame,
+    UserStartedSpeakingFrame,
+    UserStoppedSpeakingFrame,
+)
 from pipecat.processors.frame_processor import FrameDirection, FrameProcessor
 
 from voicecoach.actors.frames import (
@@ -43,7 +54,9 @@ from voicecoach.actors.frames import (
 from voicecoach.session import Session, turn_record
 from voicecoach.store import StoreError, TurnRecord
 
+Failed = Literal["reply", "playback", "interrupted"]
 INTERRUPTED = "interrupted: the player spoke over the reply"
+STOPPED = "playback: an interruption stopped the reply (not the player's speech or typing)"
 
 
 class SessionRecorder(FrameProcessor):
@@ -59,8 +72,14 @@ class SessionRecorder(FrameProcessor):
         self._playback = playback
         self._failed: dict[int, str] = {}  # turn -> why its reply failed
         self._playing: dict[int, TurnRecord] = {}  # replies whose audio is on its way to the player
-        self._cut: dict[int, TurnRecord] = {}  # replies an interruption stopped, awaiting what was heard
+        # replies an interruption stopped, awaiting what was heard; with what stopped them
+        self._cut: dict[int, tuple[TurnRecord, Failed]] = {}
         self._current: TurnFrames | None = None  # the turn in flight, before its TurnCompletedFrame
+        # The player's input began (speech, or a typed question run at once): the interruption
+        # that follows is theirs. Both come before the interruption they cause (Pipecat's user
+        # turn broadcasts UserStartedSpeakingFrame first; the transport sends the typed message
+        # downstream before the RTVI processor, upstream, interrupts for it).
+        self._player_input = False
 
     async def process_frame(self, frame: Frame, direction: FrameDirection):
         await super().process_frame(frame, direction)
@@ -77,23 +96,30 @@ class SessionRecorder(FrameProcessor):
         elif isinstance(frame, TurnCompletedFrame) and frame.record is not None:
             self._current = None
             await self._on_reply_done(frame.record)
+        elif isinstance(frame, UserStartedSpeakingFrame) or _runs_typed_question(frame):
+            self._player_input = True
+        elif isinstance(frame, UserStoppedSpeakingFrame):
+            self._player_input = False
         elif isinstance(frame, InterruptionFrame):
-            await self._on_interruption()
+            cause: Failed = "interrupted" if self._player_input else "playback"
+            self._player_input = False
+            await self._on_interruption(cause)
         # Passed on after the turn is stored: whoever waits for a turn's completion (the text
         # coach, the next turn's W3 reading s_sh) finds it committed.
         await self.push_frame(frame, direction)
 
-    async def _on_interruption(self) -> None:
+    async def _on_interruption(self, cause: Failed) -> None:
         """A barge-in: replies still playing, and a turn the reply path was still working on
         (cancelled: it will never complete), are cut."""
         cut, self._current = self._current, None
         if cut is not None:
             record = self._partial_record(cut)
             if not self._playback:  # text mode: what passed here was delivered
-                await self._store_cut(record, "playback", INTERRUPTED, _spoken(record))
+                await self._store_cut(record, cause, _why(cause), _spoken(record))
             else:
                 self._playing[record.turn_index] = record
-        self._cut.update(self._playing)  # stopped: the monitor will say how far they got
+        # stopped: the monitor will say how far they got
+        self._cut.update({i: (record, cause) for i, record in self._playing.items()})
         self._playing = {}
 
     def _partial_record(self, turn: TurnFrames) -> TurnRecord:
@@ -119,19 +145,20 @@ class SessionRecorder(FrameProcessor):
             await self._commit(record)
 
     async def _on_playback(self, frame: PlaybackFrame) -> None:
-        record = self._playing.pop(frame.turn_index, None) or self._cut.pop(frame.turn_index, None)
-        if record is not None and frame.to_end:
-            await self._commit(record)
-        elif record is not None:
-            await self._store_cut(record, "playback", INTERRUPTED, frame.heard)
+        playing = self._playing.pop(frame.turn_index, None)
+        found: tuple[TurnRecord, Failed] | None = (
+            (playing, "playback") if playing is not None else self._cut.pop(frame.turn_index, None)
+        )
+        if found is not None and frame.to_end:
+            await self._commit(found[0])
+        elif found is not None:
+            await self._store_cut(found[0], found[1], _why(found[1]), frame.heard)
         if not frame.to_end:  # replies stopped before any of their audio reached the monitor
-            for other in self._cut.values():
-                await self._store_cut(other, "playback", INTERRUPTED, "")
+            for other, cause in self._cut.values():
+                await self._store_cut(other, cause, _why(cause), "")
             self._cut = {}
 
-    async def _store_cut(
-        self, record: TurnRecord, failed: Literal["reply", "playback"], reason: str, heard: str
-    ) -> None:
+    async def _store_cut(self, record: TurnRecord, failed: Failed, reason: str, heard: str) -> None:
         logger.warning(f"turn {record.turn_index} not completed ({reason}); heard {heard!r}")
         await self._commit(record.model_copy(update={"completed": False, "failure": reason, "heard": heard}))
         turn = self._session.turn(record.turn_index)
@@ -158,6 +185,21 @@ class SessionRecorder(FrameProcessor):
             TurnCommittedFrame(turn_index=record.turn_index, completed=record.completed),
             FrameDirection.UPSTREAM,
         )
+
+
+def _why(cause: Failed) -> str:
+    return INTERRUPTED if cause == "interrupted" else STOPPED
+
+
+def _runs_typed_question(frame: Frame) -> bool:
+    """A typed question (RTVI send-text) that Pipecat's RTVI processor runs at once, interrupting."""
+    if not isinstance(frame, InputTransportMessageFrame) or not isinstance(frame.message, dict):
+        return False
+    if frame.message.get("type") != "send-text":
+        return False
+    data = frame.message.get("data")
+    options = data.get("options") if isinstance(data, dict) else None
+    return not isinstance(options, dict) or options.get("run_immediately", True) is not False
 
 
 def _spoken(record: TurnRecord) -> str:

@@ -13,13 +13,16 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator, Sequence
 
+import pytest
 import pytest_asyncio
 from pipecat.frames.frames import (
     ErrorFrame,
     Frame,
+    InputTransportMessageFrame,
     InterruptionFrame,
     LLMFullResponseEndFrame,
     TranscriptionFrame,
+    UserStartedSpeakingFrame,
 )
 from pipecat.tests.utils import SleepFrame, run_test
 
@@ -32,11 +35,13 @@ from voicecoach.actors.frames import (
     NarrationDraftFrame,
     NarrationEndFrame,
     NarrationTextFrame,
+    PlaybackFrame,
     ReplyTextFrame,
     StateUpdateFrame,
     ToolDispatchFrame,
     ToolResultFrame,
     TurnCompletedFrame,
+    TurnFailedFrame,
 )
 from voicecoach.actors.grounding import GroundingActor
 from voicecoach.actors.interaction import InteractionActor
@@ -152,6 +157,47 @@ async def test_session_recorder_commits_a_completed_turn(pack: Pack, state: Live
     [saved] = session.store.load_turns(session.session_id)
     assert saved.reply == REPLY and saved.turn_index == turn.index
     assert session.state.sh.metas == [meta]  # answer.meta reached s_sh
+
+
+TYPED = {"label": "rtvi-ai", "type": "send-text", "id": "t1", "data": {"content": "and now?"}}
+
+
+@pytest.mark.parametrize(
+    ("before", "failed"),
+    [
+        ([UserStartedSpeakingFrame()], "interrupted"),  # the player spoke over the reply
+        ([InputTransportMessageFrame(message=TYPED)], "interrupted"),  # a typed question, run at once
+        ([], "playback"),  # an interruption that was not the player's
+    ],
+)
+async def test_a_reply_cut_by_the_players_own_input_is_interrupted_not_failed(
+    pack: Pack, state: LiveState, before: list[Frame], failed: str
+) -> None:
+    session = open_session(pack, state)
+    turn = session.begin_turn(UTTERANCE)
+    control, meta = interact(
+        turn.snapshot, pack, "recommend", turn.index, session.seed,
+        recommend_violations(pack, turn.snapshot, set()),
+    )  # fmt: skip
+    record = turn_record(session.session_id, turn.index, UTTERANCE, REPLY, [], {}, c3=control, meta=meta)
+    down, _ = await run_test(
+        SessionRecorder(session, playback=True),
+        frames_to_send=[
+            TurnCompletedFrame(turn_index=turn.index, record=record, meta=meta),  # the reply plays ...
+            SleepFrame(0.2),  # (system frames overtake data frames waiting in a processor's queue)
+            *before,
+            InterruptionFrame(),  # ... and is stopped
+            PlaybackFrame(turn_index=turn.index, heard="Lead with", to_end=False),
+            SleepFrame(0.5),
+        ],
+    )
+    [event] = of(down, TurnFailedFrame)
+    assert event.failed == failed and event.heard == "Lead with"
+    assert event.reason.startswith(f"{failed}: "), event.reason
+    # Interrupted or failed, the reply was not heard: not completed, its guidance not cooling.
+    [saved] = session.store.load_turns(session.session_id)
+    assert not saved.completed and saved.heard == "Lead with"
+    assert session.state.sh.metas == []
 
 
 # --- W1, tools, W2, W3 ----------------------------------------------------------------------

@@ -396,12 +396,14 @@ class TurnCompletedEvent(_TurnEvent):
 class TurnFailedEvent(_TurnEvent):
     """The turn's reply was not heard to the end; it is stored as not completed and its
     guidance goes on no cooldown. Sent after the turn's `turn-completed` (which says the reply
-    was made, not that it was heard). `failed` names what failed: `reply` (the LLM was down,
-    or its stream was cut or stalled: the player heard a fallback or a partial reply) or
-    `playback` (the reply's audio was stopped, a barge-in); `heard` is what the player heard."""
+    was made, not that it was heard). `failed` names what stopped it: `reply` (the LLM was down,
+    or its stream was cut or stalled: the player heard a fallback or a partial reply),
+    `interrupted` (the player's own input cut it: they spoke over the reply, a barge-in, or typed
+    a question run at once; nothing failed) or `playback` (any other interruption stopped the
+    reply's audio); `heard` is what the player heard."""
 
     type: Literal["turn-failed"] = "turn-failed"
-    failed: Literal["reply", "playback"]
+    failed: Literal["reply", "playback", "interrupted"]
     reason: str
     heard: str
 
