@@ -18,7 +18,11 @@ real time. Three phases, one after the other:
 
 S2FA is measured by the client: from the fixture's last speech sample to the first audible
 sample of the reply. An error is a question with no audible reply within `--turn-timeout`, a
-`turn-failed` event, an RTVI error, or a connection the server closed. Every `--sample` s a
+`turn-failed` event for a reply that failed (`reply`, `playback`), an RTVI error, or a connection
+the server closed. A reply the player's own speech cut (`turn-failed` with `failed: interrupted`:
+an utterance with a pause inside has its first half answered, and its second half stops that
+reply; the whole question is then answered) is counted as an interruption, not an error: the
+server did what a barge-in asks, and the question's answer is the turn after it. Every `--sample` s a
 progress row shows the turns so far, S2FA p50 / p95, errors and the server's RSS, fds, threads
 and CPU. Writes `results.json` and `load.png` (S2FA per question over time above the server's
 RSS, threads and fds) under `--out`. Module level imports no Pipecat (the CLI builds its
@@ -89,6 +93,18 @@ class ProcSample:
     fds: int
     threads: int
     cpu_pct: float  # of one core, over the last interval (200 = two cores busy)
+    # The whole machine's busy CPU over the interval, of one core: server, this benchmark (the
+    # players and the scripted LLM) and whatever else runs; what is left over says if the run
+    # shared the cores with other jobs.
+    machine_pct: float = 0.0
+    bench_pct: float = 0.0  # this process: the players' clients and the scripted LLM
+
+
+def machine_busy_s() -> float:
+    """CPU seconds the machine's cores spent busy so far, all cores summed (Linux /proc/stat)."""
+    fields = Path("/proc/stat").read_text(encoding="utf-8").splitlines()[0].split()[1:]
+    user, nice, system, _idle, _iowait, irq, softirq, steal = (int(v) for v in fields[:8])
+    return (user + nice + system + irq + softirq + steal) / os.sysconf("SC_CLK_TCK")
 
 
 def read_proc(pid: int) -> tuple[float, int, int, float]:
@@ -117,6 +133,7 @@ class TurnSample:
     server_s2fa_ms: float | None = None  # the server's own figure (its latency event)
     stages: dict[str, float] = field(default_factory=dict)  # the server's S2FA stages (label -> ms)
     error: str | None = None
+    interrupted: int = 0  # replies of this question's turns the player's own speech cut
 
 
 def summarize(turns: Sequence[TurnSample]) -> dict[str, Any]:
@@ -139,6 +156,7 @@ def summarize(turns: Sequence[TurnSample]) -> dict[str, Any]:
         "answered": len(heard),
         "errors": len(errors),
         "error_kinds": sorted(set(errors)),
+        "interrupted": sum(t.interrupted for t in turns),
         "s2fa_ms": stats(heard),
         "server_s2fa_ms": stats(server),
     }
@@ -153,16 +171,29 @@ class Player:
         self.connect_ms = connect_ms
         self.seen_errors = 0
         self.samples: dict[int, TurnSample] = {}  # turn index -> its question
+        self.counted: set[int] = set()  # turns whose `turn-failed` is counted already
 
-    def mark_failed(self) -> None:
-        """A question whose turn the server stored as not completed is an error (`turn-failed` may
-        come after the question's reply seemed over, e.g. when the next question cut it)."""
+    def mark_failed(self, current: TurnSample | None = None, after: int = 0) -> None:
+        """Count each `turn-failed` once, on the question whose turn it was (it may come after the
+        question's reply seemed over, e.g. when the next question cut it), or on `current`, the
+        question asked since message `after`, for a turn of its own that it did not end on (its
+        first half, cut by its second). A reply the player cut is an interruption; any other
+        failure an error."""
         from voicecoach import protocol
 
-        for m in self.client.messages:
+        for i, m in enumerate(self.client.messages):
             event = m.event
-            if isinstance(event, protocol.TurnFailedEvent) and event.turn_index in self.samples:
-                sample = self.samples[event.turn_index]
+            if not isinstance(event, protocol.TurnFailedEvent) or event.turn_index in self.counted:
+                continue
+            sample = self.samples.get(event.turn_index)
+            if sample is None and current is not None and i >= after:
+                sample = current
+            if sample is None:
+                continue
+            self.counted.add(event.turn_index)
+            if event.failed == "interrupted":
+                sample.interrupted += 1
+            else:
                 sample.error = sample.error or f"turn-failed: {event.failed}"
 
     async def ask(
@@ -178,11 +209,7 @@ class Player:
         sample = TurnSample(phase, self.name, round(speech_end - t0, 2), turn.audio, None)
         index: int | None = None
         try:
-            done = await client.wait_event("turn-completed", timeout=timeout_s, after=n)
-            assert isinstance(done, protocol.TurnCompletedEvent)
-            index = done.turn_index
-            at = next(i for i in range(n, len(client.messages)) if client.messages[i].event is done)
-            await self._played(at, timeout_s)
+            index = await self._answered(n, time.monotonic() + timeout_s)
         except TimeoutError:
             sample.error = "no reply in time"
         except Exception as err:  # the connection closed: CoachClosed, or the socket's own error
@@ -192,18 +219,47 @@ class Player:
             sample.s2fa_ms = round((first - speech_end) * 1000.0, 1)
         elif sample.error is None:
             sample.error = "no audible reply"
-        for m in client.messages[n:]:
-            if isinstance(m.event, protocol.LatencyEvent) and m.event.s2fa_ms is not None:
-                sample.server_s2fa_ms = m.event.s2fa_ms
-                sample.stages = {stage.label: stage.ms for stage in m.event.stages}
+        for m in client.messages[n:]:  # the answer's own latency (a cut turn has none)
+            event = m.event
+            if isinstance(event, protocol.LatencyEvent) and event.turn_index == index and event.s2fa_ms:
+                sample.server_s2fa_ms = event.s2fa_ms
+                sample.stages = {stage.label: stage.ms for stage in event.stages}
         if index is not None:
             self.samples[index] = sample
-        self.mark_failed()
+        self.mark_failed(sample, after=n)
         errors = client.errors()
         if len(errors) > self.seen_errors and sample.error is None:
             sample.error = f"error: {errors[-1].split(':', 1)[0]}"
         self.seen_errors = len(errors)
         return sample
+
+    async def _answered(self, after: int, deadline: float) -> int:
+        """The turn that answers the question asked since message `after`, once its reply played.
+
+        The first turn completed since is the answer unless the player's own speech cut it: the
+        first half of a question with a pause inside is answered, then the second half stops that
+        reply (`turn-failed`, `interrupted`) and the whole question is answered as a later turn.
+        """
+        from voicecoach import protocol
+
+        client = self.client
+
+        def cut() -> set[int]:
+            return {
+                m.event.turn_index
+                for m in client.messages[after:]
+                if isinstance(m.event, protocol.TurnFailedEvent) and m.event.failed == "interrupted"
+            }
+
+        while True:
+            done = await client.wait_event(
+                "turn-completed", timeout=max(deadline - time.monotonic(), 0.0), after=after,
+                where=lambda e: e.turn_index not in cut(),
+            )  # fmt: skip
+            at = next(i for i in range(after, len(client.messages)) if client.messages[i].event is done)
+            await self._played(at, max(deadline - time.monotonic(), 0.0))
+            if done.turn_index not in cut():
+                return done.turn_index
 
     async def _played(self, completed_at: int, timeout_s: float) -> None:
         """Until the reply has played (the next question would otherwise be a barge-in): the bot
@@ -252,6 +308,8 @@ class LoadRun:
         self.players: list[Player] = []
         self.t0 = time.monotonic()
         self.server: subprocess.Popen[bytes] | None = None
+        self.settled_s: float | None = None
+        self.load_average = {"start": os.getloadavg(), "end": os.getloadavg()}
 
     def start_server(self, llm_url: str) -> None:
         command = [
@@ -274,6 +332,19 @@ class LoadRun:
             if self.server.poll() is not None or time.monotonic() > deadline:
                 raise RuntimeError(f"the server did not start (see {self.options.out / 'server.log'})")
             await asyncio.sleep(0.2)
+
+    async def settle(self, idle_pct: float = 15.0, timeout_s: float = 240.0) -> float:
+        """Wait until the server is idle (CPU under `idle_pct` of a core for 2 s running): at start
+        it synthesises the pack's narration phrases on its TTS thread, which would otherwise fall
+        on the single-session baseline. Returns the seconds waited."""
+        assert self.server is not None
+        started = time.monotonic()
+        calm, last = 0, read_proc(self.server.pid)[3]
+        while calm < 2 and time.monotonic() - started < timeout_s:
+            await asyncio.sleep(1.0)
+            now = read_proc(self.server.pid)[3]
+            calm, last = (calm + 1 if (now - last) * 100.0 < idle_pct else 0), now
+        return round(time.monotonic() - started, 1)
 
     def stop_server(self) -> None:
         if self.server is not None and self.server.poll() is None:
@@ -312,20 +383,24 @@ class LoadRun:
 
     async def sampler(self) -> None:
         assert self.server is not None
-        last_cpu, last_t = None, time.monotonic()
+        last: tuple[float, float, float] | None = None  # server, machine, bench CPU seconds
+        last_t = time.monotonic()
         self.console.print(_ROW.format("t s", "phase", "sessions", "turns", "errors", "p50 ms", "p95 ms",
-                                       "RSS MB", "fds", "threads", "CPU %"))  # fmt: skip
+                                       "RSS MB", "fds", "threads", "CPU %", "machine %"))  # fmt: skip
         while True:
             try:
                 rss, fds, threads, cpu_s = await asyncio.to_thread(read_proc, self.server.pid)
             except (FileNotFoundError, ProcessLookupError):
                 return
             now = time.monotonic()
-            cpu_pct = 0.0 if last_cpu is None else 100.0 * (cpu_s - last_cpu) / max(now - last_t, 1e-6)
-            last_cpu, last_t = cpu_s, now
+            used = (cpu_s, machine_busy_s(), time.process_time())
+            span = max(now - last_t, 1e-6)
+            pct = [100.0 * (a - b) / span for a, b in zip(used, last or used, strict=True)]
+            last, last_t = used, now
             open_sessions = sum(1 for p in self.players if p.client.closed is None)
             t_s = round(now - self.t0, 1)
-            sample = ProcSample(t_s, self.phase, open_sessions, round(rss, 1), fds, threads, round(cpu_pct))
+            sample = ProcSample(t_s, self.phase, open_sessions, round(rss, 1), fds, threads, round(pct[0]),
+                                machine_pct=round(pct[1]), bench_pct=round(pct[2]))  # fmt: skip
             self.samples.append(sample)
             self._progress(sample)
             await asyncio.sleep(self.options.sample_s)
@@ -336,7 +411,8 @@ class LoadRun:
         p50, p95 = summary["s2fa_ms"]["p50"], summary["s2fa_ms"]["p95"]
         self.console.print(_ROW.format(f"{s.t_s:.0f}", s.phase, s.sessions, len(turns), summary["errors"],
                                        "-" if p50 is None else p50, "-" if p95 is None else p95,
-                                       f"{s.rss_mb:.0f}", s.fds, s.threads, s.cpu_pct))  # fmt: skip
+                                       f"{s.rss_mb:.0f}", s.fds, s.threads, s.cpu_pct,
+                                       s.machine_pct))  # fmt: skip
 
     async def run_single(self) -> None:
         self.phase = "single"
@@ -399,6 +475,12 @@ class LoadRun:
                 "rss_mb_first_last": [samples[0].rss_mb, samples[-1].rss_mb] if samples else None,
                 "threads_first_last": [samples[0].threads, samples[-1].threads] if samples else None,
                 "fds_first_last": [samples[0].fds, samples[-1].fds] if samples else None,
+                # mean CPU of one core over the phase: the server, this process, the whole machine
+                "cpu_pct_mean": {
+                    "server": _mean([s.cpu_pct for s in samples]),
+                    "bench": _mean([s.bench_pct for s in samples]),
+                    "machine": _mean([s.machine_pct for s in samples]),
+                },
             }  # fmt: skip
         first = self.samples[0] if self.samples else None
         last = self.samples[-1] if self.samples else None
@@ -408,6 +490,9 @@ class LoadRun:
                 "options": {k: str(v) if isinstance(v, Path) else v for k, v in asdict(self.options).items()},
                 "host": platform.node(), "cpus": os.cpu_count(), "python": platform.python_version(),
                 "when": datetime.now().isoformat(timespec="seconds"),
+                "settled_s": self.settled_s,  # the server's start-up work, before the first phase
+                # the machine's 1 / 5 / 15 min load averages as the phases began and ended
+                "load_average": {k: [round(v, 2) for v in avg] for k, avg in self.load_average.items()},
             },
             "phases": phases,
             "poisson_p95_over_single_p95": round(poisson / single, 2) if single and poisson else None,
@@ -431,12 +516,16 @@ def _stages_p50(turns: Sequence[TurnSample]) -> dict[str, float]:
     }
 
 
+def _mean(values: list[float]) -> float | None:
+    return round(sum(values) / len(values)) if values else None
+
+
 def _connect_stats(connects: list[float]) -> dict[str, float] | None:
     """How long the session event took after connecting (the server builds the session's pipeline)."""
     return {"p50": round(percentile(connects, 50)), "max": round(max(connects))} if connects else None
 
 
-_ROW = "{:>6} {:>8} {:>8} {:>6} {:>6} {:>7} {:>7} {:>7} {:>5} {:>7} {:>6}"
+_ROW = "{:>6} {:>8} {:>8} {:>6} {:>6} {:>7} {:>7} {:>7} {:>5} {:>7} {:>6} {:>9}"
 
 
 async def run_load(options: LoadOptions, console: Any) -> dict[str, Any]:
@@ -455,11 +544,14 @@ async def run_load(options: LoadOptions, console: Any) -> dict[str, Any]:
         try:
             await run.wait_server()
             sampler = asyncio.create_task(run.sampler())
+            run.settled_s = await run.settle()
+            run.load_average["start"] = os.getloadavg()
             if options.single:
                 await run.run_single()
             players = await run.run_poisson() if options.sessions and options.duration_s > 0 else []
             if options.burst:
                 await run.run_burst(players)
+            run.load_average["end"] = os.getloadavg()
             await run.close_all()
         finally:
             if sampler is not None:
@@ -511,14 +603,14 @@ def summary_table(result: dict[str, Any]) -> Any:
     from rich.table import Table
 
     table = Table(title="load: client-measured S2FA (ms) per phase")
-    for col in ("phase", "questions", "answered", "errors", "S2FA p50", "S2FA p95", "max", "server p50",
-                "connect p50/max", "RSS peak MB", "threads peak", "fds peak"):  # fmt: skip
+    for col in ("phase", "questions", "answered", "errors", "interrupted", "S2FA p50", "S2FA p95", "max",
+                "server p50", "connect p50/max", "RSS peak MB", "threads peak", "fds peak"):  # fmt: skip
         table.add_column(col, justify="left" if col == "phase" else "right")
     for phase, p in result["phases"].items():
         s, srv, c = p["s2fa_ms"], p["server_s2fa_ms"], p["connect_ms"]
         connect = f"{c['p50']}/{c['max']}" if c else "-"
-        cells = [p["questions"], p["answered"], p["errors"], s["p50"], s["p95"], s["max"], srv["p50"],
-                 connect, p["rss_mb_peak"], p["threads_peak"], p["fds_peak"]]  # fmt: skip
+        cells = [p["questions"], p["answered"], p["errors"], p["interrupted"], s["p50"], s["p95"], s["max"],
+                 srv["p50"], connect, p["rss_mb_peak"], p["threads_peak"], p["fds_peak"]]  # fmt: skip
         table.add_row(phase, *(str(cell) for cell in cells))
     return table
 
@@ -590,6 +682,12 @@ async def run(args: argparse.Namespace) -> int:
         if p["stages_p50_ms"]:
             stages = ", ".join(f"{label} {ms}" for label, ms in p["stages_p50_ms"].items())
             console.print(f"{phase}: server S2FA stages p50 (ms): {stages}")
+        cpu = p["cpu_pct_mean"]
+        console.print(f"{phase}: CPU % of one core, mean: server {cpu['server']}, bench {cpu['bench']}, "
+                      f"machine {cpu['machine']} (200: both cores)")  # fmt: skip
+    meta = result["meta"]
+    console.print(f"settled {meta['settled_s']} s before the first phase; load average "
+                  f"{meta['load_average']['start']} → {meta['load_average']['end']}")  # fmt: skip
     srv = result["server"]
     console.print(
         f"server: RSS {srv['rss_mb_start']} → {srv['rss_mb_end']} MB, threads {srv['threads_start']} → "

@@ -6,14 +6,21 @@ figures and commands are in docs/BENCHMARKS.md, "Load".
 
 from __future__ import annotations
 
+import asyncio
 import os
+import time
 from pathlib import Path
+from typing import Any
 
+from voicecoach import protocol
 from voicecoach.cli import build_parser
+from voicecoach.client import AudioChunk, CoachClient, Received
 from voicecoach.pipelines.bench_load import (
+    Player,
     ProcSample,
     TurnSample,
     chart,
+    machine_busy_s,
     options_from_args,
     read_proc,
     summarize,
@@ -36,6 +43,88 @@ def test_summary_counts_errors_and_leaves_them_out_of_s2fa() -> None:
     assert summary["error_kinds"] == ["no reply in time", "turn-failed: playback"]
     assert summary["s2fa_ms"] == {"p50": 1475, "p95": 1902, "max": 1950}
     assert summarize([])["s2fa_ms"] == {"p50": None, "p95": None, "max": None}
+
+
+def test_an_interrupted_reply_is_counted_apart_from_the_errors() -> None:
+    cut = turn(1200.0)
+    cut.interrupted = 1  # the question's first half was answered, its second half cut that reply
+    summary = summarize([cut, turn(1300.0), turn(None, "turn-failed: playback")])
+    assert summary["errors"] == 1 and summary["interrupted"] == 1 and summary["answered"] == 2
+
+
+def completed(index: int) -> protocol.TurnCompletedEvent:
+    return protocol.TurnCompletedEvent(
+        turn_index=index, t_ms=0.0, utterance="", intent="match", sub_intent=None, narration="",
+        reply="", tools=[], guidance=None, latency={},
+    )  # fmt: skip
+
+
+def failed(index: int, why: str) -> protocol.TurnFailedEvent:
+    return protocol.TurnFailedEvent(turn_index=index, t_ms=0.0, failed=why, reason=why, heard="")  # type: ignore[arg-type]
+
+
+class FakeServer:
+    """A CoachClient fed by hand, as the server would: events, RTVI messages, audio."""
+
+    def __init__(self) -> None:
+        self.client = CoachClient(None, None)  # type: ignore[arg-type]
+
+    def send(self, rtvi_type: str, event: Any = None) -> None:
+        rtvi = protocol.RTVIMessage(type=rtvi_type, data=None)
+        self.client.messages.append(Received(rtvi, event, time.monotonic()))
+        self.client._changed.set()
+
+    def audio(self) -> None:
+        self.client.audio.append(AudioChunk(b"\x00\x10" * 160, 24000, time.monotonic()))
+
+
+async def test_the_answer_of_a_question_with_a_pause_inside_is_the_turn_after_the_cut_one() -> None:
+    """ "We took round one. [pause] Keep the same team?": turn 0 answers the first half and the
+    player's second half cuts it; turn 1 answers the whole question. The bench waits for turn 1,
+    and counts turn 0 as an interruption, not an error."""
+    server = FakeServer()
+    player = Player("p-0", server.client, 10.0)
+    sample = turn(900.0)
+
+    async def play() -> None:
+        server.send("server-message", completed(0))
+        server.audio()
+        await asyncio.sleep(0.05)
+        server.send("bot-stopped-speaking")
+        server.send("server-message", failed(0, "interrupted"))  # the second half cut it
+        await asyncio.sleep(0.8)  # quiet: the bench must not take turn 0 for the answer
+        server.send("server-message", completed(1))
+        server.audio()
+        await asyncio.sleep(0.05)
+        server.send("bot-stopped-speaking")
+
+    feeder = asyncio.create_task(play())
+    answer = await player._answered(0, time.monotonic() + 10.0)
+    await feeder
+    assert answer == 1
+    player.samples[answer] = sample
+    player.mark_failed(sample, after=0)
+    assert sample.interrupted == 1 and sample.error is None
+    player.mark_failed()  # counted once, however often the messages are read again
+    assert sample.interrupted == 1
+
+
+def test_a_reply_that_failed_stays_an_error_and_the_players_cut_does_not() -> None:
+    server = FakeServer()
+    player = Player("p-0", server.client, 10.0)
+    first, second = turn(900.0), turn(950.0)
+    player.samples = {0: first, 1: second}
+    server.send("server-message", failed(0, "playback"))
+    server.send("server-message", failed(1, "interrupted"))  # the next question cut it
+    player.mark_failed()
+    assert first.error == "turn-failed: playback" and first.interrupted == 0
+    assert second.error is None and second.interrupted == 1
+
+
+def test_machine_busy_time_grows() -> None:
+    before = machine_busy_s()
+    sum(i * i for i in range(200_000))
+    assert machine_busy_s() >= before > 0
 
 
 def test_read_proc_sees_this_process_open_a_file(tmp_path: Path) -> None:
