@@ -263,7 +263,7 @@ class SpeechEngines:
                 np.zeros(16000, dtype=np.float32)
             )
         if speech.tts.engine != "openai":
-            engines.piper = piper_voice(piper_voice_path(speech.tts.voice_path))
+            engines.piper = piper_voice(piper_voice_path(speech.tts.voice_path), speech.tts.threads)
             engines.tts_executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="tts")
             engines.tts_queue = FirstPhraseFirst(engines.tts_executor)
             for _ in engines.piper.synthesize("Ready."):  # onnxruntime's set-up, likewise
@@ -590,10 +590,21 @@ def tts_sample_rate(speech: SpeechConfig) -> int:
     return int(json.loads(config.read_text(encoding="utf-8"))["audio"]["sample_rate"])
 
 
-def piper_voice(voice_path: Path) -> Any:
+def piper_voice(voice_path: Path, threads: int = 0) -> Any:
+    """The piper voice; `threads` > 0 runs its onnxruntime session on that many threads
+    (piper's own loader takes onnxruntime's default, one per core, with no way to say otherwise)."""
+    import onnxruntime
     from piper import PiperVoice
 
-    return PiperVoice.load(voice_path)
+    voice = PiperVoice.load(voice_path)
+    if threads > 0:
+        options = onnxruntime.SessionOptions()
+        options.intra_op_num_threads = threads
+        options.inter_op_num_threads = 1
+        voice.session = onnxruntime.InferenceSession(
+            str(voice_path), sess_options=options, providers=["CPUExecutionProvider"]
+        )
+    return voice
 
 
 def tts_service(speech: SpeechConfig, warm: bool = True, engines: SpeechEngines | None = None) -> TTSService:

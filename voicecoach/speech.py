@@ -72,6 +72,11 @@ class TTSConfig(BaseModel):
 
     engine: Literal["piper", "openai"] = "piper"
     voice_path: str | None = Field(default=None, description="piper .onnx voice; None: joe (22.05 kHz)")
+    # onnxruntime threads for the server's shared piper voice (0: onnxruntime's default, one per
+    # core). With one, a second of speech costs 135 ms of CPU instead of 214 (the second thread
+    # spins, and on a busy server it takes a core from Whisper); a turn's first audio is the cached
+    # acknowledgement, so it waits for no synthesis (docs/BENCHMARKS.md, "Load", session 8).
+    threads: int = Field(default=1, ge=0)
     base_url: str | None = None
     model: str = "tts-1"
     voice: str = "alloy"
