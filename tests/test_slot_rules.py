@@ -133,6 +133,15 @@ def test_earlier_excludes_carry_over_until_asked_back() -> None:
     assert third.excluded_entities == ["Pyrowl"] and third.wanted_entities == ["Emberfox"]
 
 
+def test_naming_a_creature_kept_out_does_not_bring_it_back() -> None:
+    """'Gloomlet just levelled up, when should I use Shadow Step?' after 'no Gloomshell either'
+    asks about the creature; the next team still leaves it out."""
+    first = slots("build me a team, and no gloomshell")
+    for text in ("gloomlet just levelled up when should i use shadow step", "what does gloomshell do"):
+        assert slots(text, earlier=first).excluded_entities == ["Gloomshell"], text
+    assert slots("ok add gloomshell again", earlier=first).excluded_entities == []
+
+
 def test_rule_slots_ground_cleanly(state: LiveState) -> None:
     text = "without emberfox, who beats their voltail with riptide on tidefang"
     c2 = ground(slots(text, state), state, PACK, "lineup", "counter", utterance=text)

@@ -291,7 +291,7 @@ def extract_slots(
         n_pick_k_swap_group=groups,
         global_constraints=list(dict.fromkeys(globals_)),
     )
-    return carry_over(slots, earlier, pack)
+    return carry_over(slots, earlier, pack, utterance)
 
 
 def _unique(items: list[str]) -> list[str]:

@@ -263,12 +263,23 @@ def ground_slots(
     return kept, _dedupe(dropped)
 
 
-def carry_over(slots: QuerySlots, earlier: QuerySlots | None, pack: Pack) -> QuerySlots:
+# Words that ask for a creature kept out to come back ("bring Emberfox back", "add Pyrowl", "build
+# around it"): naming it in a question ("what does Pyrowl do?") does not.
+ASKS_BACK = re.compile(
+    r"\b(?:back|again|add|adding|include|including|put|bring|keep|around|want|wanna|need)\b", re.I
+)
+
+
+def carry_over(
+    slots: QuerySlots, earlier: QuerySlots | None, pack: Pack, utterance: str | None = None
+) -> QuerySlots:
     """The session's earlier constraints that still hold: creatures kept out stay out, unless the
-    player now asks for one of them back."""
+    player now asks for one of them back (wanted, and with `utterance`, asked with ASKS_BACK's
+    words: slots mark every creature an utterance names as wanted)."""
     if earlier is None:
         return slots
-    wanted = _ids(slots.wanted_entities, pack.creature_by_name)
+    asked_back = utterance is None or ASKS_BACK.search(utterance) is not None
+    wanted = _ids(slots.wanted_entities, pack.creature_by_name) if asked_back else set()
     back = [n for n in earlier.excluded_entities if _ids([n], pack.creature_by_name) & wanted]
     excluded = [n for n in earlier.excluded_entities if n not in back] + list(slots.excluded_entities)
 
@@ -831,7 +842,7 @@ def ground(
     dropped: list[str] = []
     if utterance is not None:
         slots, dropped = ground_slots(slots, pack, utterance, state, earlier)
-        slots = carry_over(slots, earlier, pack)
+        slots = carry_over(slots, earlier, pack, utterance)
     for repair in (repair_attr_level_excludes, repair_entities_misclassified_as_skills):
         slots, applied = repair(slots, pack)
         notes += applied
