@@ -293,6 +293,21 @@ def test_repair_swap_out_x_skill_becomes_attribute_avoid(phrase: str, value: str
     assert not [c for c in c2.conflicts if c.kind in ("excludes", "unknown_entity")]
 
 
+def test_repair_keeps_an_exclusion_an_earlier_turn_made() -> None:
+    """'And no Emberfox either', later 'when should Emberfox use Flame Burst?': the skill wish is
+    about the creature, but keeping it out was decided earlier, not misparsed now."""
+    slots = QuerySlots(
+        excluded_entities=["Emberfox"],
+        attribute_prefs=[AttributePref(entity="emberfox", attribute="skill", value="Flame Burst")],
+    )
+    repaired, notes = repair_attr_level_excludes(slots, PACK, carried=["Emberfox"])
+    assert repaired.excluded_entities == ["Emberfox"] and notes == []
+    earlier = QuerySlots(excluded_entities=["Emberfox"])
+    c2 = ground(slots, state_with(EMBERFOX_STAGE1), PACK, "skill", "when_to_use",
+                utterance="when should emberfox use flame burst", earlier=earlier)  # fmt: skip
+    assert c2.slots.excluded_entities == ["Emberfox"]
+
+
 def test_repair_attr_level_excludes_leaves_plain_excludes_alone() -> None:
     # Pyrowl cannot learn Ember Fang, so this is not "Pyrowl's skill": no repair, an unknown name.
     slots = QuerySlots(excluded_entities=["Tidefang", "Pyrowl Ember Fang"])

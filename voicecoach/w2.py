@@ -333,8 +333,14 @@ def _split_owner_skill(text: str, pack: Pack) -> tuple[str, str] | None:
     return None
 
 
-def repair_attr_level_excludes(slots: QuerySlots, pack: Pack) -> tuple[QuerySlots, list[str]]:
+def repair_attr_level_excludes(
+    slots: QuerySlots, pack: Pack, carried: Iterable[str] = ()
+) -> tuple[QuerySlots, list[str]]:
     """ "Swap out X's skill" parsed as "exclude X" becomes an attribute-level change to X.
+
+    `carried`: exclusions the session's earlier turns made (`carry_over`): decided already, not
+    this turn's parse, so never dropped ("no Gloomshell", then "when should Gloomlet use Shadow
+    Step?" keeps Gloomshell out).
 
     Trigger, precisely: an excluded entry that
     (a) is a creature which is also the `entity` of a skill attribute pref: a skill wish about X only
@@ -346,9 +352,11 @@ def repair_attr_level_excludes(slots: QuerySlots, pack: Pack) -> tuple[QuerySlot
     excluded: list[str] = []
     prefs = list(slots.attribute_prefs)
     skill_owners = [p.entity for p in prefs if p.attribute == "skill" and p.entity]
+    carried = list(carried)
     for name in slots.excluded_entities:
         if pack.creature_by_name(name) is not None:
-            if any(_same_creature(name, owner, pack) for owner in skill_owners):
+            earlier = any(_same_creature(name, c, pack) for c in carried)
+            if not earlier and any(_same_creature(name, owner, pack) for owner in skill_owners):
                 notes.append(f"repair_attr_level_excludes: kept {name!r} (its skill is changed, not it)")
                 continue
             excluded.append(name)
@@ -843,9 +851,11 @@ def ground(
     if utterance is not None:
         slots, dropped = ground_slots(slots, pack, utterance, state, earlier)
         slots = carry_over(slots, earlier, pack, utterance)
-    for repair in (repair_attr_level_excludes, repair_entities_misclassified_as_skills):
-        slots, applied = repair(slots, pack)
-        notes += applied
+    carried = earlier.excluded_entities if earlier is not None else []
+    slots, applied = repair_attr_level_excludes(slots, pack, carried)
+    notes += applied
+    slots, applied = repair_entities_misclassified_as_skills(slots, pack)
+    notes += applied
     result = diff(slots, state.fs, pack)
     plan = schedule(psi(result, intent, sub_intent, branch_of(pack, intent, sub_intent)), max_paragraphs)
     return GroundingControl(
