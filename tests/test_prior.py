@@ -275,6 +275,8 @@ def test_a_constraint_added_to_the_previous_request_keeps_its_pair(pack: Pack) -
     chosen = session_rule(pack, "um and no rockram either", _guess("creature/info"), ("lineup", "build"))
     assert chosen is not None and (chosen.sub_intent, chosen.rule) == ("build", "refine")
     assert session_rule(pack, "what is rockram", _guess("creature/info"), ("lineup", "build")) is None
+    back = session_rule(pack, "actually put oakhorn back in", _guess("creature/owned"), ("lineup", "build"))
+    assert back is not None and (back.sub_intent, back.rule) == ("build", "refine")
 
 
 def test_building_around_an_excluded_creature_is_building_without_it(pack: Pack) -> None:

@@ -437,7 +437,10 @@ ASK_AGAIN = re.compile(
 _FILLERS = (
     r"(?:(?:uh|um|okay|ok|so|hey|yo|wait|listen|alright|hmm|coach|like|basically|actually|oh|well)\s+)*"
 )
-REFINE = re.compile(rf"^{_FILLERS}(?:but|and|also|plus|only)\b|\b(?:too|either|as well|instead)\b")
+REFINE = re.compile(
+    rf"^{_FILLERS}(?:but|and|also|plus|only)\b|\b(?:too|either|as well|instead)\b"
+    r"|\b(?:put|bring|add)\b.*\bback\b|\bback in\b"  # "actually put Oakhorn back in"
+)
 # Below this the classifier's own pair yields to the rule: a confident "what else does Pyrowl
 # learn?" (creature/skills) keeps its pair.
 RULE_CONFIDENCE = 0.95
