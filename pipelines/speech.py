@@ -24,6 +24,7 @@ import heapq
 import itertools
 import json
 import threading
+import time
 from collections.abc import AsyncGenerator, AsyncIterator, Callable, Iterable
 from concurrent.futures import Executor, ThreadPoolExecutor
 from dataclasses import dataclass
@@ -315,6 +316,9 @@ def whisper_prompt(pack: Pack) -> str:
 
 # Whisper segments less likely than this to hold no speech are kept (Pipecat's WhisperSTTService default).
 NO_SPEECH_PROB = 0.4
+# Bound on a decode's tokens per second of audio; fast speech is ~4 (tiny.en's BPE, English).
+MAX_TOKENS_PER_S = 12
+SLOW_DECODE_S = 2.0
 
 
 class EmbeddedWhisperSTTService(SegmentedSTTService):
@@ -364,12 +368,23 @@ class EmbeddedWhisperSTTService(SegmentedSTTService):
         return True
 
     def transcribe(self, audio: np.ndarray) -> str:
-        """The words in `audio` (float32 mono at 16 kHz), segments that hold no speech left out."""
+        """The words in `audio` (float32 mono at 16 kHz), segments that hold no speech left out.
+
+        At most MAX_TOKENS_PER_S tokens a second of audio (and a few): three times what fast
+        speech needs, so no transcript is cut, while a decode that loops on a hallucination
+        (each of the six fallback temperatures can run to Whisper's 448 tokens) cannot hold the
+        one STT queue every session shares for seconds."""
+        started = time.perf_counter()
+        seconds = len(audio) / 16000.0
         segments, _ = self.model.transcribe(
             audio, language="en", initial_prompt=self.initial_prompt, beam_size=self.beam_size,
             without_timestamps=True, condition_on_previous_text=False,
+            max_new_tokens=int(MAX_TOKENS_PER_S * seconds) + 16,
         )  # fmt: skip
-        return "".join(f"{s.text} " for s in segments if s.no_speech_prob < NO_SPEECH_PROB)
+        text = "".join(f"{s.text} " for s in segments if s.no_speech_prob < NO_SPEECH_PROB)
+        if (took := time.perf_counter() - started) > SLOW_DECODE_S:  # an operator should see it
+            logger.warning(f"Whisper took {took:.1f} s on {seconds:.1f} s of audio: {text!r}")
+        return text
 
     def _decode(self, pcm: bytes) -> asyncio.Future[str]:
         samples = np.frombuffer(pcm, dtype=np.int16).astype(np.float32) / 32768.0

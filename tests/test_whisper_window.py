@@ -73,3 +73,22 @@ def test_the_fitted_window_hears_the_fixtures_as_well_as_the_30_s_one(
     # A window too short makes tiny.en say the question again and again: none does here.
     for (ref, _), text in zip(utterances, heard, strict=True):
         assert len(text.split()) <= len(ref.split()) + 2, (ref, text)
+
+
+def test_a_decode_may_produce_only_so_many_tokens_a_second_of_audio(
+    fitted: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A hallucination loop through the six fallback temperatures, each up to 448 tokens, held the
+    STT queue every session shares; the bound is three times what fast speech needs."""
+    asked: list[int] = []
+    transcribe = fitted.transcribe
+
+    def spy(audio: np.ndarray, **options: Any) -> Any:
+        asked.append(options["max_new_tokens"])
+        return transcribe(audio, **options)
+
+    monkeypatch.setattr(fitted, "transcribe", spy)
+    stt = EmbeddedWhisperSTTService(fitted, warm=False)
+    stt.transcribe(np.zeros(16000 * 2, dtype=np.float32))
+    stt.transcribe(np.zeros(16000 * 10, dtype=np.float32))
+    assert asked == [12 * 2 + 16, 12 * 10 + 16]
