@@ -57,7 +57,7 @@ class GroundingActor(TurnTaskActor):
             logger.info(
                 f"turn {c1.turn_index}: W2 dropped names the player did not say: {list(control.dropped)}"
             )
-        self._session.constraints = control.slots
+        self._session.constraints = control.carried
         turn = self._session.turn(c1.turn_index)
         await self.push_frame(
             GroundingControlFrame(

@@ -308,6 +308,21 @@ def test_repair_keeps_an_exclusion_an_earlier_turn_made() -> None:
     assert c2.slots.excluded_entities == ["Emberfox"]
 
 
+def test_a_swap_question_keeps_nothing_out_of_later_teams() -> None:
+    """'Should I swap Emberfox out?' judges this turn's swap; the next team may field Emberfox,
+    and an exclusion the player made before the swap question still carries."""
+    state = state_with(owned("emberfox"), owned("tidefang"), owned("pyrowl"))
+    earlier = QuerySlots(excluded_entities=["Pyrowl"])
+    asked = QuerySlots(excluded_entities=["Pyrowl", "Emberfox"])
+    c2 = ground(asked, state, PACK, "lineup", "swap", utterance="should i swap emberfox out", earlier=earlier)
+    assert c2.slots.excluded_entities == ["Pyrowl", "Emberfox"]  # this turn is judged with both
+    assert c2.carried.excluded_entities == ["Pyrowl"]
+    build = ground(
+        asked, state, PACK, "lineup", "build", utterance="a team without emberfox", earlier=earlier
+    )
+    assert build.carried == build.slots
+
+
 def test_repair_attr_level_excludes_leaves_plain_excludes_alone() -> None:
     # Pyrowl cannot learn Ember Fang, so this is not "Pyrowl's skill": no repair, an unknown name.
     slots = QuerySlots(excluded_entities=["Tidefang", "Pyrowl Ember Fang"])

@@ -972,12 +972,15 @@ def _judgements(t: _Turn, c2: GroundingControl) -> None:
         c.entity for c in c2.conflicts if c.kind == "excludes" and c.satisfied and c.entity in pack.creatures
     ]
     picks = branch_of(pack, t.intent, t.sub_intent) == "recommend" and _offered(t)
-    if not set(out) & set(t.mentioned) and not (picks and any(t.owns(c) for c in out)):
+    just_asked = bool(set(out) & set(t.mentioned))
+    if not just_asked and not (picks and any(t.owns(c) for c in out)):
         out = []
+    if just_asked and t.sub_intent == "swap":
+        out = []  # "should I pull Sparkwing out?" asks; the swap answer is the reply, not "as you asked"
     if out:
         # Just asked for: confirming it matters as much as the constraint accounts.
-        keep = "account" if set(out) & set(t.mentioned) else "praise"
-        t.add("praise", "excludes", keep, out, creature=spoken_list([_name(pack, c) for c in out]))
+        key, keep = ("excludes", "account") if just_asked else ("excludes_still", "praise")
+        t.add("praise", key, keep, out, creature=spoken_list([_name(pack, c) for c in out]))
 
 
 def _account(t: _Turn, kind: str, constraint: str, entity: str | None) -> None:
@@ -1371,7 +1374,11 @@ def realize(
             line
             for line in t.lines
             if (not (line.covers & t.unsure) or line.key in CATALOG_KEYS)
-            and not (line.keep in ("account", "praise") and line.key != "excludes" and line.covers & named)
+            and not (
+                line.keep in ("account", "praise")
+                and line.key not in ("excludes", "excludes_still")
+                and line.covers & named
+            )
         ]
     if intent not in ("smalltalk", OTHER) and not any(line.key == "match_score" for line in t.lines):
         _scene(t)
@@ -1573,7 +1580,7 @@ def realize_session(pack: Pack, session: Any, narrate: bool = False) -> list[Ben
                 outcomes.append(ToolOutcome(tool=call.tool, args=call.args, ok=False, error=str(err)))
         slots = extract_slots(pack, turn.utterance, state, earlier)
         c2 = ground(slots, state, pack, intent, sub, utterance=turn.utterance, earlier=earlier)
-        earlier = c2.slots
+        earlier = c2.carried
         branch = branch_of(pack, intent, sub) or "knowledge-qa"
         violates = recommend_violations(pack, state, set(c2.slots.excluded_entities))
         c3, meta = interact(

@@ -828,6 +828,12 @@ class GroundingControl(BaseModel):
     inventory_empty: bool
     notes: tuple[str, ...] = ()  # repairs applied: for logs, not for the player
     dropped: tuple[str, ...] = ()  # slot names the player never said (`ground_slots`): for logs
+    inherit: QuerySlots | None = None  # what the next turn carries over, when not `slots`
+
+    @property
+    def carried(self) -> QuerySlots:
+        """The constraints the session's next turn starts from (`carry_over`)."""
+        return self.inherit if self.inherit is not None else self.slots
 
 
 def ground(
@@ -858,7 +864,15 @@ def ground(
     notes += applied
     result = diff(slots, state.fs, pack)
     plan = schedule(psi(result, intent, sub_intent, branch_of(pack, intent, sub_intent)), max_paragraphs)
+    inherit = None
+    if sub_intent == "swap":
+        # "Should I pull Sparkwing out?" is about this match's team: it keeps nothing out of later
+        # teams (and a later answer must not say "leaving Sparkwing out, as you asked").
+        before = earlier.excluded_entities if earlier is not None else []
+        kept = [n for n in slots.excluded_entities if any(_same_creature(n, b, pack) for b in before)]
+        inherit = slots.model_copy(update={"excluded_entities": kept})
     return GroundingControl(
+        inherit=inherit,
         slots=slots,
         conflicts=result.conflicts,
         plan=tuple(plan),
