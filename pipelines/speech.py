@@ -177,6 +177,15 @@ class SharedSileroVADAnalyzer(SileroVADAnalyzer):
         self._windows_since_reset = 0
         self._low_confidence_windows = 0
 
+    async def analyze_audio(self, buffer: bytes) -> VADState:
+        """A frame that completes no Silero window (512 samples; the microphone's 20 ms frames are
+        320) is only appended to the analyzer's buffer: done here, on the loop, instead of being
+        handed to the analyzer's thread and back as Pipecat does for every frame. The frames that
+        complete a window still run the model on that thread, off the loop."""
+        if len(self._vad_buffer) + len(buffer) < self._vad_frames_num_bytes:
+            return self._run_analyzer(buffer)
+        return await super().analyze_audio(buffer)
+
 
 def silero_session() -> Any:
     """Silero VAD's ONNX session, as pipecat's SileroOnnxModel loads it."""
