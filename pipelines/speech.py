@@ -575,12 +575,22 @@ class EmbeddedPiperTTSService(TTSService):
         loop = asyncio.get_running_loop()
         opens_turn = cached is None and self._synthesised == 0  # what the player waits for
         self._synthesised += cached is None
+        keepalive_s = self._stop_frame_timeout_s / 3
 
         async def next_chunk(first: bool) -> Any:
             # CPU work: off the loop, on the process's piper thread when shared.
-            if self.queue is not None:
-                return await self.queue.run(first, next, chunks, None)
-            return await loop.run_in_executor(self.executor, next, chunks, None)
+            if self.queue is None:
+                return await loop.run_in_executor(self.executor, next, chunks, None)
+            job = asyncio.ensure_future(self.queue.run(first, next, chunks, None))
+            try:
+                # Waiting for the shared thread is not silence: Pipecat ends an audio context
+                # that gets nothing for 3 s ("completed with no audio", an error to the client,
+                # the bot "stopped speaking" mid-turn) though the phrase is only queued.
+                while not (await asyncio.wait({job}, timeout=keepalive_s))[0]:
+                    self._refresh_audio_context(context_id)
+                return job.result()
+            finally:
+                job.cancel()  # an interruption cancels the wait: the phrase leaves the queue
 
         async def audio() -> AsyncIterator[bytes]:
             if cached is not None:

@@ -45,3 +45,47 @@ def test_the_servers_piper_voice_runs_on_one_thread_and_says_the_same() -> None:
     assert b"".join(c.audio_int16_bytes for c in shared.synthesize(text)) == b"".join(
         c.audio_int16_bytes for c in own.synthesize(text)
     )
+
+
+async def test_a_phrase_waiting_for_the_shared_piper_thread_keeps_its_audio_context_open() -> None:
+    """Under load a phrase waits seconds for the one piper thread. Pipecat ends an audio context
+    that gets nothing for `stop_frame_timeout_s` and tells the client "completed with no audio";
+    the wait is not silence, so the context is kept open and the phrase is spoken in it."""
+    from pipecat.frames.frames import (
+        ErrorFrame,
+        LLMFullResponseEndFrame,
+        LLMFullResponseStartFrame,
+        TTSAudioRawFrame,
+        TTSStoppedFrame,
+    )
+    from pipecat.tests.utils import SleepFrame, run_test
+    from pipecat.utils.text.base_text_aggregator import TextType
+
+    from voicecoach.pipelines.speech import EmbeddedPiperTTSService, PhraseFrame
+
+    path = piper_voice_path(None)
+    executor = ThreadPoolExecutor(max_workers=1)
+    busy = threading.Event()
+    executor.submit(busy.wait, 10.0)  # another session's phrase holds the thread ...
+    threading.Timer(1.5, busy.set).start()  # ... for 1.5 s, three times the context's timeout
+    tts = EmbeddedPiperTTSService(
+        path, warm=False, voice=piper_voice(path, 1), queue=FirstPhraseFirst(executor),
+        stop_frame_timeout_s=0.5, sample_rate=22050,
+    )  # fmt: skip
+    try:
+        down, up = await run_test(
+            tts,
+            frames_to_send=[
+                LLMFullResponseStartFrame(),
+                PhraseFrame("Keep the tank back.", TextType.SENTENCE),
+                LLMFullResponseEndFrame(),
+                SleepFrame(4.0),
+            ],
+        )
+    finally:
+        executor.shutdown(wait=True)
+    errors = [f.error for f in (*down, *up) if isinstance(f, ErrorFrame)]
+    assert errors == [], errors
+    audio = [i for i, f in enumerate(down) if isinstance(f, TTSAudioRawFrame)]
+    stops = [i for i, f in enumerate(down) if isinstance(f, TTSStoppedFrame)]
+    assert audio and stops and stops[0] > audio[-1]  # one context: its stop after all its audio
