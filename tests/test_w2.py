@@ -321,6 +321,8 @@ def test_a_swap_question_keeps_nothing_out_of_later_teams() -> None:
         asked, state, PACK, "lineup", "build", utterance="a team without emberfox", earlier=earlier
     )
     assert build.carried == build.slots
+    told = ground(asked, state, PACK, "lineup", "swap", utterance="also keep emberfox out", earlier=earlier)
+    assert told.carried.excluded_entities == ["Pyrowl", "Emberfox"]  # a request, even labelled swap
 
 
 def test_repair_attr_level_excludes_leaves_plain_excludes_alone() -> None:

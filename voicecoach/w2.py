@@ -270,6 +270,10 @@ ASKS_BACK = re.compile(
 )
 
 
+# A question, not a request: "should I swap Emberfox out?", "do I bench Sunmane?".
+ASKS_WHETHER = re.compile(r"\?\s*$|\b(?:should|shall|do|can) (?:i|we)\b|\bis it worth\b", re.I)
+
+
 def carry_over(
     slots: QuerySlots, earlier: QuerySlots | None, pack: Pack, utterance: str | None = None
 ) -> QuerySlots:
@@ -865,9 +869,10 @@ def ground(
     result = diff(slots, state.fs, pack)
     plan = schedule(psi(result, intent, sub_intent, branch_of(pack, intent, sub_intent)), max_paragraphs)
     inherit = None
-    if sub_intent == "swap":
-        # "Should I pull Sparkwing out?" is about this match's team: it keeps nothing out of later
-        # teams (and a later answer must not say "leaving Sparkwing out, as you asked").
+    if sub_intent == "swap" and utterance is not None and ASKS_WHETHER.search(utterance):
+        # "Should I pull Sparkwing out?" asks about this match's team: it keeps nothing out of later
+        # teams (and a later answer must not say "leaving Sparkwing out, as you asked"). "Keep
+        # Sparkwing out" is a request, and carries.
         before = earlier.excluded_entities if earlier is not None else []
         kept = [n for n in slots.excluded_entities if any(_same_creature(n, b, pack) for b in before)]
         inherit = slots.model_copy(update={"excluded_entities": kept})
