@@ -214,7 +214,7 @@ class Player:
             sample.error = "no reply in time"
         except Exception as err:  # the connection closed: CoachClosed, or the socket's own error
             sample.error = f"connection: {type(err).__name__}"
-        first = client.first_audible(after=speech_end)
+        first = client.first_audible(after=self._answer_audio_from(n, index, speech_end))
         if first is not None:
             sample.s2fa_ms = round((first - speech_end) * 1000.0, 1)
         elif sample.error is None:
@@ -232,6 +232,22 @@ class Player:
             sample.error = f"error: {errors[-1].split(':', 1)[0]}"
         self.seen_errors = len(errors)
         return sample
+
+    def _answer_audio_from(self, after: int, answer: int | None, speech_end: float) -> float:
+        """When the answer's audio can begin: the end of the question's speech, or later when a
+        reply the player cut was still arriving then (its audio sent before the barge-in reached
+        the server). What comes after that reply's `turn-failed` is the answer's: the server sends
+        nothing of a cut reply once it reports the cut."""
+        from voicecoach import protocol
+
+        cuts = [
+            m.received
+            for m in self.client.messages[after:]
+            if isinstance(m.event, protocol.TurnFailedEvent)
+            and m.event.failed == "interrupted"
+            and m.event.turn_index != answer
+        ]
+        return max([speech_end, *cuts])
 
     async def _answered(self, after: int, deadline: float) -> int:
         """The turn that answers the question asked since message `after`, once its reply played.

@@ -12,6 +12,8 @@ import time
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from voicecoach import protocol
 from voicecoach.cli import build_parser
 from voicecoach.client import AudioChunk, CoachClient, Received
@@ -98,10 +100,17 @@ async def test_the_answer_of_a_question_with_a_pause_inside_is_the_turn_after_th
         await asyncio.sleep(0.05)
         server.send("bot-stopped-speaking")
 
+    speech_end = time.monotonic() - 1.0
     feeder = asyncio.create_task(play())
     answer = await player._answered(0, time.monotonic() + 10.0)
     await feeder
     assert answer == 1
+    # The cut reply's audio came after the question's speech; the answer's audio is what follows
+    # that reply's turn-failed, not the first audio after the speech.
+    [cut_audio, answer_audio] = server.client.audio
+    assert server.client.first_audible(after=speech_end) == pytest.approx(cut_audio.received, abs=0.01)
+    start = player._answer_audio_from(0, answer, speech_end)
+    assert server.client.first_audible(after=start) == pytest.approx(answer_audio.received, abs=0.01)
     player.samples[answer] = sample
     player.mark_failed(sample, after=0)
     assert sample.interrupted == 1 and sample.error is None
