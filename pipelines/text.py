@@ -126,7 +126,8 @@ class TextCoach:
         return turn
 
     async def interrupt(self) -> None:
-        """Barge-in: what a VAD start-of-speech does in voice mode."""
+        """Barge-in as the pipeline sees an interruption: the turn in flight is cancelled. No player
+        input comes with it, so the recorder stores the cut as a playback stop, not 'interrupted'."""
         await self._worker.queue_frame(InterruptionFrame())
 
     async def push_state(
