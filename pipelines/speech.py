@@ -29,7 +29,7 @@ from collections.abc import AsyncGenerator, AsyncIterator, Callable, Iterable
 from concurrent.futures import Executor, ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 from loguru import logger
@@ -86,6 +86,15 @@ from voicecoach.speech import (
 from voicecoach.w1 import FALLBACK_NARRATION
 
 OPENAI_TTS_RATE = 24000  # the OpenAI speech API's PCM output
+
+
+class _Early(NamedTuple):
+    """A transcription begun at a silence onset: the segment as it stood, its words to come, and
+    the event that gives the decode up if the speech goes on."""
+
+    pcm: bytes
+    text: asyncio.Future[str]
+    abandon: threading.Event
 
 
 @dataclass
@@ -364,8 +373,8 @@ class EmbeddedWhisperSTTService(SegmentedSTTService):
         self.beam_size = beam_size
         self.executor = executor  # None: asyncio's default thread pool
         self.at_silence_onset = at_silence_onset
-        self._early: tuple[bytes, asyncio.Future[str]] | None = None  # begun at the silence onset
-        self._queued_early: dict[int, tuple[bytes, asyncio.Future[str]]] = {}  # id(segment) ->
+        self._early: _Early | None = None  # begun at the silence onset
+        self._queued_early: dict[int, _Early] = {}  # id(segment) ->
         if warm:  # the first transcription pays CTranslate2's set-up: not the player's first turn
             self.transcribe(np.zeros(16000, dtype=np.float32))
 
@@ -376,35 +385,43 @@ class EmbeddedWhisperSTTService(SegmentedSTTService):
     def can_generate_metrics(self) -> bool:
         return True
 
-    def transcribe(self, audio: np.ndarray) -> str:
+    def transcribe(self, audio: np.ndarray, abandon: threading.Event | None = None) -> str:
         """The words in `audio` (float32 mono at 16 kHz), segments that hold no speech left out.
 
         At most MAX_TOKENS_PER_S tokens a second of audio (and a few): three times what fast
         speech needs, so no transcript is cut, while a decode that loops on a hallucination
         (each of the six fallback temperatures can run to Whisper's 448 tokens) cannot hold the
-        one STT queue every session shares for seconds."""
+        one STT queue every session shares for seconds. Once `abandon` is set the decode stops
+        at its next fallback temperature and says nothing (`pipelines/whisper.py`)."""
+        from voicecoach.pipelines.whisper import DecodeAbandoned, abandonable
+
         started = time.perf_counter()
         seconds = len(audio) / 16000.0
-        segments, _ = self.model.transcribe(
-            audio, language="en", initial_prompt=self.initial_prompt, beam_size=self.beam_size,
-            without_timestamps=True, condition_on_previous_text=False,
-            max_new_tokens=int(MAX_TOKENS_PER_S * seconds) + 16,
-        )  # fmt: skip
-        text = "".join(f"{s.text} " for s in segments if s.no_speech_prob < NO_SPEECH_PROB)
+        try:
+            with abandonable(abandon):  # faster-whisper decodes as its segments are read
+                segments, _ = self.model.transcribe(
+                    audio, language="en", initial_prompt=self.initial_prompt, beam_size=self.beam_size,
+                    without_timestamps=True, condition_on_previous_text=False,
+                    max_new_tokens=int(MAX_TOKENS_PER_S * seconds) + 16,
+                )  # fmt: skip
+                text = "".join(f"{s.text} " for s in segments if s.no_speech_prob < NO_SPEECH_PROB)
+        except DecodeAbandoned:
+            return ""
         if (took := time.perf_counter() - started) > SLOW_DECODE_S:  # an operator should see it
             logger.warning(f"Whisper took {took:.1f} s on {seconds:.1f} s of audio: {text!r}")
         return text
 
-    def _decode(self, pcm: bytes) -> asyncio.Future[str]:
+    def _decode(self, pcm: bytes, abandon: threading.Event | None = None) -> asyncio.Future[str]:
         samples = np.frombuffer(pcm, dtype=np.int16).astype(np.float32) / 32768.0
         # Decoding is CPU work: off the loop, on the process's STT executor when shared.
-        return asyncio.get_running_loop().run_in_executor(self.executor, self.transcribe, samples)
+        loop = asyncio.get_running_loop()
+        return loop.run_in_executor(self.executor, self.transcribe, samples, abandon)
 
     async def process_frame(self, frame: Frame, direction: FrameDirection):
         if isinstance(frame, SilenceOnsetFrame) and self.at_silence_onset and self._user_speaking:
             self._drop_early()
-            pcm = bytes(self._audio_buffer) + self._trailing_silence()
-            self._early = (pcm, self._decode(pcm))
+            pcm, abandon = bytes(self._audio_buffer) + self._trailing_silence(), threading.Event()
+            self._early = _Early(pcm, self._decode(pcm, abandon), abandon)
         elif isinstance(frame, (SpeechResumedFrame, VADUserStartedSpeakingFrame)):
             self._drop_early()  # its words may be cut mid-sentence: the segment goes on
         await super().process_frame(frame, direction)
@@ -413,9 +430,10 @@ class EmbeddedWhisperSTTService(SegmentedSTTService):
         """Forget the transcription begun at the silence onset, and cancel it if it is still
         queued for the STT executor: under load most of them are, and each would cost a whole
         decode for words nobody reads (inner pauses of 20-160 ms resume speech in a third of the
-        fixture utterances). One already running finishes; its result is dropped."""
+        fixture utterances). One already running stops at its next fallback temperature."""
         if self._early is not None:
-            self._early[1].cancel()
+            self._early.text.cancel()
+            self._early.abandon.set()
         self._early = None
 
     async def _handle_user_stopped_speaking(self, frame: VADUserStoppedSpeakingFrame):
@@ -426,15 +444,15 @@ class EmbeddedWhisperSTTService(SegmentedSTTService):
         # The segment is the one transcription began on at the onset; what came since is silence.
         self._user_speaking = False
         self._audio_buffer.clear()
-        self._record_stt_audio_usage(early[0])
+        self._record_stt_audio_usage(early.pcm)
         await self.emit_stt_usage_metrics()
-        self._queued_early[id(early[0])] = early
-        await self._segment_queue.put(early[0])
+        self._queued_early[id(early.pcm)] = early
+        await self._segment_queue.put(early.pcm)
 
     async def run_stt(self, audio: bytes) -> AsyncGenerator[Frame, None]:
         await self.start_processing_metrics()
         early = self._queued_early.pop(id(audio), None)
-        text = await (early[1] if early is not None and early[0] is audio else self._decode(audio))
+        text = await (early.text if early is not None and early.pcm is audio else self._decode(audio))
         await self.stop_processing_metrics()
         if text:
             yield TranscriptionFrame(text, self._user_id, time_now_iso8601(), Language.EN)

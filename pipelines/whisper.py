@@ -15,7 +15,10 @@ fixture utterances (docs/BENCHMARKS.md, "Load", session 8): mean WER 0.136 with 
 
 from __future__ import annotations
 
+import contextlib
 import math
+import threading
+from collections.abc import Iterator
 from typing import Any
 
 import numpy as np
@@ -24,8 +27,45 @@ from faster_whisper import WhisperModel
 FULL_WINDOW = 3000  # frames: Whisper's 30 s at 100 frames a second
 
 
+class DecodeAbandoned(Exception):
+    """The caller gave the decode up (`abandonable`): its transcript would be thrown away."""
+
+
+_abandon = threading.local()  # this thread's decode's event, set once nobody wants its words
+
+
+@contextlib.contextmanager
+def abandonable(event: threading.Event | None) -> Iterator[None]:
+    """Decodes run in this block (on this thread) stop before their next CTranslate2 `generate`
+    once `event` is set, raising DecodeAbandoned. A snippet Whisper is unsure of goes through
+    faster-whisper's six fallback temperatures, one `generate` each (1-2 s on a loaded server);
+    a transcription begun at a pause the player then spoke through is given up between two."""
+    _abandon.event = event
+    try:
+        yield
+    finally:
+        _abandon.event = None
+
+
+class _Abandonable:
+    """CTranslate2's Whisper as faster-whisper uses it, but `generate` checks `abandonable`'s event."""
+
+    def __init__(self, model: Any):
+        self._model = model
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._model, name)
+
+    def generate(self, *args: Any, **kwargs: Any) -> Any:
+        event = getattr(_abandon, "event", None)
+        if event is not None and event.is_set():
+            raise DecodeAbandoned
+        return self._model.generate(*args, **kwargs)
+
+
 class FittedWindowWhisper(WhisperModel):
-    """faster-whisper's WhisperModel whose encoder reads only the window a segment needs.
+    """faster-whisper's WhisperModel whose encoder reads only the window a segment needs, and
+    whose decodes can be given up between two fallback temperatures (`abandonable`).
 
     faster-whisper calls `encode` once per 30 s window, on features zero-padded to 3000 frames
     (`pad_or_trim`); the zero columns after the last non-zero one are that padding (a log-Mel
@@ -37,6 +77,7 @@ class FittedWindowWhisper(WhisperModel):
         super().__init__(*args, **kwargs)
         self.step = max(1, round(step_s * 100))
         self.min_padding = max(0, round(min_padding_s * 100))
+        self.model = _Abandonable(self.model)
 
     def encode(self, features: np.ndarray) -> Any:
         if self.step >= FULL_WINDOW or features.shape[-1] != FULL_WINDOW:

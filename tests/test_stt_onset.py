@@ -63,9 +63,9 @@ class CountingWhisper(EmbeddedWhisperSTTService):
         super().__init__(*args, **kwargs)
         self.given: list[int] = []
 
-    def transcribe(self, audio: np.ndarray) -> str:
+    def transcribe(self, audio: np.ndarray, abandon: threading.Event | None = None) -> str:
         self.given.append(len(audio))
-        return super().transcribe(audio)
+        return super().transcribe(audio, abandon)
 
 
 async def _transcribe(model: Any, frames: list[Frame], at_silence_onset: bool) -> tuple[str, list[int]]:

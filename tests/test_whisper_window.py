@@ -3,6 +3,7 @@ reads a few seconds plus their padding instead of 30 s, and hears the fixtures a
 
 from __future__ import annotations
 
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -92,3 +93,36 @@ def test_a_decode_may_produce_only_so_many_tokens_a_second_of_audio(
     stt.transcribe(np.zeros(16000 * 2, dtype=np.float32))
     stt.transcribe(np.zeros(16000 * 10, dtype=np.float32))
     assert asked == [12 * 2 + 16, 12 * 10 + 16]
+
+
+def test_a_decode_given_up_stops_before_its_next_fallback_temperature(fitted: Any) -> None:
+    """The six fallback temperatures are six CTranslate2 `generate` calls: once the caller has
+    given the decode up (speech resumed after the pause it began at), the next one is not made."""
+    from voicecoach.pipelines.whisper import DecodeAbandoned, abandonable
+
+    calls: list[str] = []
+    given_up = threading.Event()
+    inner = fitted.model._model
+
+    class Recording:
+        def generate(self, *args: Any, **kwargs: Any) -> str:
+            calls.append("generate")
+            given_up.set()  # the player spoke on while this temperature ran
+            return "ran"
+
+    fitted.model._model = Recording()
+    try:
+        with abandonable(given_up):
+            assert fitted.model.generate("features", ["prompt"]) == "ran"
+            with pytest.raises(DecodeAbandoned):
+                fitted.model.generate("features", ["prompt"])
+        assert fitted.model.generate("features", ["prompt"]) == "ran"  # outside: not watched
+    finally:
+        fitted.model._model = inner
+    assert calls == ["generate", "generate"]
+    # The service says nothing of a decode given up, and decodes as before without the event.
+    stt = EmbeddedWhisperSTTService(fitted, warm=False)
+    sessions, _ = discover(FIXTURES)
+    audio = load_audio(sessions[0].audio_path(sessions[0].turns[0]))  # "How do I beat their water team?"
+    assert stt.transcribe(audio, given_up) == ""
+    assert "water team" in stt.transcribe(audio).lower()
