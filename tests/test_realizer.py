@@ -178,6 +178,16 @@ def test_a_meta_question_is_told_the_coach_sees_no_live_rankings(state: LiveStat
     assert "live rankings" not in speak(state, "which lineups can i field", "inventory", "missing", lineups)
 
 
+def test_an_out_of_domain_turn_naming_no_known_name_is_asked_again_not_declined(state: LiveState) -> None:
+    # Whisper's "Canbryrcat, Useworld" for "Can Briarcat use Worldroot": not a question off the game.
+    misheard = speak(state, "Canbryrcat, Useworld, Root's Land.", "other", "other")
+    assert "catch" in misheard and "outside" not in misheard, misheard
+    off_game = speak(state, "What is the weather like in Paris?", "other", "other")
+    assert "outside" in off_game, off_game
+    # Only an out-of-domain label reads the names: a labelled turn answers its question.
+    assert "catch" not in speak(state, "Is Nightner good?", "teaching", "basics")
+
+
 def test_a_failed_tool_is_said_plainly_and_nothing_is_guessed(state: LiveState) -> None:
     failed = ToolOutcome(tool="find_counters", ok=False, error="timed out")
     reply = speak(state, "who beats their team", "lineup", "counter", [failed])

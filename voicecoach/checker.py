@@ -814,6 +814,11 @@ def _unknown_names(pack: Pack, p: Speakable, text: str) -> list[Failure]:
     return out
 
 
+def unknown_names(pack: Pack, text: str) -> list[str]:
+    """The capitalised words of `text` that are neither catalog names nor ordinary words ("Useworld")."""
+    return [f.entity for f in _unknown_names(pack, speakable_patterns(pack), text) if f.entity]
+
+
 def _not_a_name(word: str) -> bool:
     """Too short to be an invented name ("GG", "Heh", "Hmm"), or an interjection ("Hmmm", "Ooooh")."""
     return len(word) < 4 or len(set(word)) <= 2

@@ -170,6 +170,9 @@ class PhiParaphrases(_Model):
 # pack may teach the intent prior what it sounds like (paraphrases.json) and how to answer it
 # (templates.json answers).
 OUT_OF_DOMAIN = ("other", "other")
+# An out-of-domain turn whose utterance names something no catalog has: most often a name the STT
+# misheard ("Canbryrcat"), so the coach asks again instead of saying it cannot help.
+UNHEARD = ("other", "unheard")
 
 
 class PhiNarrations(_Model):
@@ -586,7 +589,7 @@ def _check_templates(pack: Pack, folder: Path) -> Iterator[PackError]:
     missing = [p for p in PARAGRAPH_TYPES if p not in t.paragraphs]
     if missing:
         yield PackError(f"{file}: entry 'paragraphs': missing paragraph type(s) {', '.join(missing)}")
-    pairs = {f"{e.intent}/{e.sub_intent}" for e in pack.phi} | {"/".join(OUT_OF_DOMAIN)}
+    pairs = {f"{e.intent}/{e.sub_intent}" for e in pack.phi} | {"/".join(OUT_OF_DOMAIN), "/".join(UNHEARD)}
     for pair, variants in t.answers.items():
         if pair not in pairs:
             yield PackError(f"{file}: entry {'answers/' + pair!r}: not a Φ pair in phi.json")

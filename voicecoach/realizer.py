@@ -35,8 +35,9 @@ from dataclasses import dataclass, field
 from string import Formatter
 from typing import Any
 
+from voicecoach.checker import unknown_names
 from voicecoach.entities import link_entities
-from voicecoach.pack import Creature, Pack, Skill
+from voicecoach.pack import OUT_OF_DOMAIN, UNHEARD, Creature, Pack, Skill
 from voicecoach.state import Inventory, LiveState
 from voicecoach.talker import ToolOutcome
 from voicecoach.tools import effective_power, multiplier, unlock_text
@@ -93,6 +94,7 @@ class _Turn:
     avoid: set[str] = field(default_factory=set)  # what the previous reply put forward
     alternative: bool = False  # the player asks for another option than the previous reply's
     asks_how: bool = False  # "how do I unlock it?" is no yes/no question: no "Not yet:"
+    unheard: bool = False  # out of domain, and it names something no catalog has: misheard?
     recent: list[str] = field(default_factory=list)  # the session's last few replies
     lines: list[Line] = field(default_factory=list)
 
@@ -281,7 +283,7 @@ def _foes(t: _Turn) -> list[str]:
 def _answer(t: _Turn) -> None:
     """The sentence that answers the question, from the tool results of the turn's Φ pair."""
     pack, sub, r = t.pack, t.sub_intent, t.results
-    pair = f"{t.intent}/{sub}"
+    pair = "/".join(UNHEARD) if t.unheard else f"{t.intent}/{sub}"
     focus = t.mentioned[0] if t.mentioned else None
     creature = r.get("get_creature") or r.get("evolution_path")
     if creature is not None:
@@ -1339,6 +1341,9 @@ def realize(
         avoid=avoid,
         alternative=bool(avoid) and ALTERNATIVE.search(utterance) is not None,
         asks_how=ASKS_HOW.search(utterance) is not None,
+        unheard=(intent, sub_intent) == OUT_OF_DOMAIN
+        and "/".join(UNHEARD) in pack.templates.answers
+        and bool(unknown_names(pack, utterance)),
         recent=[*recent_replies, previous_reply or ""],
         wanted=[c.id for n in (c2.slots.wanted_entities if c2 else []) if (c := pack.creature_by_name(n))],
         only_element=next(
