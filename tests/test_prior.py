@@ -26,6 +26,7 @@ from voicecoach.prior import (
     session_rule,
     train,
     training_data,
+    with_fillers,
 )
 
 
@@ -304,3 +305,13 @@ def test_anchor_excluded_naming_an_unknown_pair_names_file_and_entry(tmp_path: P
         PackError, match=r"phi\.json: entry 'lineup/build': anchor_excluded 'lineup/teleport'"
     ):
         load_pack_from(folder)
+
+
+def test_a_row_added_to_the_pack_leaves_the_other_rows_fillers_alone() -> None:
+    # Chosen by position, one new paraphrase re-dealt every later row's fillers and moved 16
+    # CoachBench labels: the fillers follow each row's own text.
+    rows, pairs = ["what team should i run", "how do i level up"], ["lineup/build", "teaching/leveling"]
+    before, _ = with_fillers(rows, pairs)
+    after, _ = with_fillers(["any tips", *rows], ["teaching/basics", *pairs])
+    assert set(before) <= set(after)
+    assert len(after) == 9 and len(set(after) - set(before)) == 3

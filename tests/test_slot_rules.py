@@ -32,6 +32,10 @@ def slots(text: str, state: LiveState | None = None, earlier: QuerySlots | None 
         "anyone except emberfox",
         "besides emberfox who is good",
         "i don't want emberfox in my lineup",
+        # The negated wish ends on a want cue ("use"): the exclusion must still win.
+        "i don't want to use emberfox",
+        "i'd rather not use emberfox",
+        "i won't play emberfox this time",
     ],
 )
 def test_exclude_cues(text: str) -> None:

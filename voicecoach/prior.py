@@ -30,6 +30,7 @@ import random
 import re
 import sys
 import time
+import zlib
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -132,9 +133,11 @@ FILLER_SUFFIXES = ("please", "coach", "right now", "real quick", "any ideas", "y
 
 
 def with_fillers(abstracted: list[str], pairs: list[str]) -> tuple[list[str], list[str]]:
-    """The training rows plus their filler variants (deterministic: by position)."""
+    """The training rows plus their filler variants, chosen by the row's own text (crc32), so a
+    row added to the pack leaves every other row's fillers, and so its weights, where they were."""
     texts, labels = list(abstracted), list(pairs)
-    for k, (text, pair) in enumerate(zip(abstracted, pairs, strict=True)):
+    for text, pair in zip(abstracted, pairs, strict=True):
+        k = zlib.crc32(text.encode())
         if not pair.startswith("smalltalk/"):
             texts += [normalise(f"{FILLER_PREFIXES[k % len(FILLER_PREFIXES)]} {text}"),
                       normalise(f"{text} {FILLER_SUFFIXES[k % len(FILLER_SUFFIXES)]}")]  # fmt: skip
@@ -149,7 +152,7 @@ def data_hash(pack: Pack) -> str:
         "word_ngrams": WORD_NGRAMS,
         "char_ngrams": CHAR_NGRAMS,
         "min_count": MIN_COUNT,
-        "fillers": [FILLER_PREFIXES, FILLER_SUFFIXES],
+        "fillers": [FILLER_PREFIXES, FILLER_SUFFIXES, "crc32"],
         "c": C,
     }
     return hashlib.sha256(json.dumps(payload, sort_keys=True).encode()).hexdigest()

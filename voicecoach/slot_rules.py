@@ -50,6 +50,11 @@ def _alternation(*phrases: str) -> str:
     return r"(?<![\w'])(?:" + "|".join(alts) + r")(?![\w'])"
 
 
+_NEGATED = (
+    "don't want to", "dont want to", "do not want to", "don't wanna", "dont wanna", "rather not",
+    "won't", "wont", "will not", "not going to", "not gonna", "don't feel like", "stop",
+)  # fmt: skip
+_WISH_VERBS = ("use", "using", "field", "play", "bring", "run", "pick", "take", "have", "keep")  # fmt: skip
 EXCLUDE = re.compile(
     _alternation(
         "without", "no", "not", "never", "except", "besides", "other than", "apart from", "minus",
@@ -57,6 +62,9 @@ EXCLUDE = re.compile(
         "drop", "dropping", "bench", "benching", "skip", "avoid", "ditch", "exclude", "excluding",
         "leave", "leaving", "get rid of", "instead of", "rather than", "swap out", "take out", "cut",
         "sit out", "lose", "hate", "not using", "anything but", "without using",
+        # A negated wish ends on its verb, which is also a WANT cue: as long as the nearest cue,
+        # "don't want to use Granitusk" is the longer one, so the exclusion wins the tie.
+        *(f"{neg} {verb}" for neg in _NEGATED for verb in _WISH_VERBS),
     ),
     re.IGNORECASE,
 )  # fmt: skip
