@@ -485,6 +485,18 @@ def test_the_budget_drops_the_extras_and_keeps_the_answer(state: LiveState) -> N
     assert recommended(tiny), tiny
 
 
+def test_a_team_is_named_whole_and_another_team_is_another_set(state: LiveState) -> None:
+    # "Lead with Emberfox and back it with Hexmoth" left the third member of a team of three unsaid.
+    args = (state, "make me a team", "lineup", "build", [tool(state, "suggest_lineup")])
+    first = speak(*args)
+    suggested = {c["id"] for c in tool(state, "suggest_lineup").result["creatures"]}
+    assert len(suggested) == 3 and recommended(first) == suggested, first
+    again = speak(*args, previous_reply=first)
+    assert len(recommended(again)) == 3 and recommended(again) != suggested, again
+    ctx = CheckContext(inventory=state.fs.inventory, previous_reply=first)
+    assert not [f for f in check_reply(PACK, again, ctx) if f.rule == "repeated_guidance"], again
+
+
 def test_the_previous_pair_is_not_recommended_again(state: LiveState) -> None:
     # Only two creatures left to pick from once the rest are kept out: the pair would come back.
     utterance = "make me a team without emberfox, galehawk, granitusk, lumifawn, sparkwing or tidefang"

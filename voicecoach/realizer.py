@@ -53,7 +53,8 @@ KEEP_ORDER = ("unavailable", "answer", "account", "w3", "praise", "flavor")
 
 # Template keys whose line recommends the creatures it covers (the rest judge or describe them).
 PICK_KEYS = frozenset(
-    {"counter", "counter_none", "swap_in", "keep_in", "team", "team_style", "team_lead", "strongest",
+    {"counter", "counter_none", "swap_in", "keep_in", "team", "team_style", "team_pair", "team_style_pair",
+     "team_lead", "strongest",
      "train_first", "fill_slot", "build_around", "lineup_for_creature", "lineups_field", "other_pick",
      "pick_meanwhile", "evolve_next", "evolve_next_plain"}
 )  # fmt: skip
@@ -698,6 +699,26 @@ def _team_answer(t: _Turn) -> None:
     if len(team) < 3:
         # Excluded members leave the suggestion: fill it back up from the strongest of the rest.
         team = (team + [c for c in roster if c not in team])[:3]
+    style = r.get("suggest_lineup", {}).get("style", "any")
+    kind = "team_style" if style in pack.vocabulary.styles else "team"
+    if len(team) >= 3:
+        # The whole team, as the player will field it. Not the set the previous reply recommended
+        # (repeated guidance): its last member gives way to the strongest creature left out.
+        if set(team) <= t.avoid:
+            spare = [c for c in roster if c not in team]
+            team = team[:-1] + spare[:1] if spare else team
+        t.add(
+            "guidance",
+            kind,
+            "answer",
+            team,
+            leader=_name(pack, team[0]),
+            creatures=spoken_list([_name(pack, c) for c in team]),
+            style=style,
+        )
+        if set(team) == set(suggested) and "score" in r.get("suggest_lineup", {}):
+            t.add("guidance", "team_score", "praise", score=r["suggest_lineup"]["score"])
+        return
     pairs = [tuple(_rotate(team, t.turn_index + k, 2)) for k in range(len(team))] if len(team) >= 2 else []
     # Not the pair the previous reply recommended (repeated guidance), nor, when the player asks for
     # another option, one made only of its picks.
@@ -709,11 +730,9 @@ def _team_answer(t: _Turn) -> None:
     elif len(team) >= 2:
         # Two of the team, rotating with the turn: the coach does not repeat one pair turn after turn.
         lead, partner = (fresh or pairs)[0]
-        style = r.get("suggest_lineup", {}).get("style", "any")
-        kind = "team_style" if style in pack.vocabulary.styles else "team"
         t.add(
             "guidance",
-            kind,
+            f"{kind}_pair",
             "answer",
             [lead, partner],
             leader=_name(pack, lead),
