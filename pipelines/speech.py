@@ -343,10 +343,9 @@ class EmbeddedWhisperSTTService(SegmentedSTTService):
     """faster-whisper in process: the model we load, decoded with our options.
 
     Our own small service, not Pipecat's WhisperSTTService: that one loads its model in a
-    private `_load` (no CPU thread count) and decodes with beam search (faster-whisper's
-    default, 5 beams) and timestamps; on short commands greedy decoding without timestamps
-    gives the same words sooner. A segment that holds no words yields EmptySegmentFrame, so
-    TurnGate does not wait for its transcript.
+    private `_load` (no CPU thread count) and decodes with timestamps, which short commands do
+    not need; the beam comes from `STTConfig.beam_size`. A segment that holds no words yields
+    EmptySegmentFrame, so TurnGate does not wait for its transcript.
 
     With `at_silence_onset`, a SilenceOnsetFrame starts transcribing the segment as it stands
     (the speech so far, padded with the trailing silence as usual); when the VAD then stops, that
@@ -361,7 +360,7 @@ class EmbeddedWhisperSTTService(SegmentedSTTService):
         model: Any,
         *,
         initial_prompt: str | None = None,
-        beam_size: int = 1,
+        beam_size: int = 5,
         warm: bool = True,
         executor: Executor | None = None,
         at_silence_onset: bool = False,
