@@ -315,3 +315,14 @@ def test_a_row_added_to_the_pack_leaves_the_other_rows_fillers_alone() -> None:
     after, _ = with_fillers(["any tips", *rows], ["teaching/basics", *pairs])
     assert set(before) <= set(after)
     assert len(after) == 9 and len(set(after) - set(before)) == 3
+
+
+def test_a_short_why_after_a_tool_turn_keeps_its_pair_and_a_long_one_is_its_own(prior: IntentPrior) -> None:
+    previous = ("lineup", "counter")
+    for text in ("why?", "why that one", "how come", "ok, why not Emberfox then"):
+        pred = prior.predict(text, previous=previous)
+        assert (pred.intent, pred.sub_intent, pred.rule) == ("lineup", "counter", "why"), (text, pred)
+    assert prior.predict("why do I keep losing to fire teams", previous=previous).rule != "why"
+    assert (
+        prior.predict("why?", previous=("smalltalk", "greeting")).rule != "why"
+    )  # no tools: no reason to give

@@ -497,6 +497,18 @@ def test_a_team_is_named_whole_and_another_team_is_another_set(state: LiveState)
     assert not [f for f in check_reply(PACK, again, ctx) if f.rule == "repeated_guidance"], again
 
 
+def test_why_gives_the_reason_for_the_previous_pick_not_another_pick(state: LiveState) -> None:
+    counters = [tool(state, "find_counters", opponent=["voltail"]), tool(state, "suggest_lineup")]
+    first = speak(state, "who counters voltail", "lineup", "counter", counters)
+    picked = recommended(first)
+    why = speak(state, "why that one?", "lineup", "counter", counters, previous_reply=first)
+    assert why.startswith("Because") and "double damage" in why, why
+    assert names(why) & picked and not recommended(why) - picked, (first, why)
+    team = [tool(state, "suggest_lineup")]
+    built = speak(state, "make me a team", "lineup", "build", team)
+    assert "rates" in speak(state, "why?", "lineup", "build", team, previous_reply=built)
+
+
 def test_the_previous_pair_is_not_recommended_again(state: LiveState) -> None:
     # Only two creatures left to pick from once the rest are kept out: the pair would come back.
     utterance = "make me a team without emberfox, galehawk, granitusk, lumifawn, sparkwing or tidefang"

@@ -444,6 +444,14 @@ REFINE = re.compile(
     rf"^{_FILLERS}(?:but|and|also|plus|only)\b|\b(?:too|either|as well|instead)\b"
     r"|\b(?:put|bring|add)\b.*\bback\b|\bback in\b"  # "actually put Oakhorn back in"
 )
+# "Why?", "why that one", "how come": the reason for the previous answer, so its pair again (the
+# realizer then gives the reason, not another pick). Short on purpose: "why do I keep losing" is a
+# question of its own.
+ASKS_WHY = re.compile(
+    rf"^{_FILLERS}(?:but\s+|and\s+)?(?:why|how come|explain why|what makes (?:it|that|them|him|her) "
+    r"(?:so )?(?:good|better|the pick))(?:\s+[\w']+){0,3}\W*$",
+    re.IGNORECASE,
+)
 # Below this the classifier's own pair yields to the rule: a confident "what else does Pyrowl
 # learn?" (creature/skills) keeps its pair.
 RULE_CONFIDENCE = 0.95
@@ -462,6 +470,7 @@ def session_rule(
 ) -> Prediction | None:
     """The pair the session's rules choose over the classifier's `pred`, or None:
 
+    - *why*: a short why-question (ASKS_WHY) after a turn that used tools: the previous pair;
     - *ask again* / *refine*: the utterance asks for another option (ASK_AGAIN) or adds a
       constraint (REFINE) after a turn whose Φ pair recommends or teaches (`_asks_again`), and the
       classifier is not sure (< RULE_CONFIDENCE): the previous pair;
@@ -470,6 +479,13 @@ def session_rule(
     """
     entries = {(e.intent, e.sub_intent): e for e in pack.phi}
     prev = entries.get(previous) if previous is not None else None
+    if (
+        prev is not None
+        and prev.tools
+        and pred.confidence < RULE_CONFIDENCE
+        and ASKS_WHY.search(normalise(text))
+    ):
+        return pred.model_copy(update={"intent": prev.intent, "sub_intent": prev.sub_intent, "rule": "why"})
     if prev is not None and _asks_again(pack, prev) and pred.confidence < RULE_CONFIDENCE:
         words = normalise(text)
         rule = "ask_again" if ASK_AGAIN.search(words) else "refine" if REFINE.search(words) else None

@@ -38,6 +38,7 @@ from typing import Any
 from voicecoach.checker import unknown_names
 from voicecoach.entities import link_entities
 from voicecoach.pack import OUT_OF_DOMAIN, UNHEARD, Creature, Pack, Skill
+from voicecoach.prior import ASKS_WHY, normalise
 from voicecoach.state import Inventory, LiveState
 from voicecoach.talker import ToolOutcome
 from voicecoach.tools import effective_power, multiplier, unlock_text
@@ -96,6 +97,7 @@ class _Turn:
     alternative: bool = False  # the player asks for another option than the previous reply's
     asks_how: bool = False  # "how do I unlock it?" is no yes/no question: no "Not yet:"
     unheard: bool = False  # out of domain, and it names something no catalog has: misheard?
+    why: list[str] = field(default_factory=list)  # "why that one?": the previous reply's picks, in order
     recent: list[str] = field(default_factory=list)  # the session's last few replies
     lines: list[Line] = field(default_factory=list)
 
@@ -284,6 +286,8 @@ def _foes(t: _Turn) -> list[str]:
 def _answer(t: _Turn) -> None:
     """The sentence that answers the question, from the tool results of the turn's Φ pair."""
     pack, sub, r = t.pack, t.sub_intent, t.results
+    if t.why and _why(t):
+        return
     pair = "/".join(UNHEARD) if t.unheard else f"{t.intent}/{sub}"
     focus = t.mentioned[0] if t.mentioned else None
     creature = r.get("get_creature") or r.get("evolution_path")
@@ -628,6 +632,38 @@ def _matchup_answer(t: _Turn, cid: str) -> None:
     t.add(
         "guidance", "matchup", "answer", [cid], creature=_name(pack, cid), foe=_name(pack, foe), status=status
     )
+
+
+def _why(t: _Turn) -> bool:
+    """The reason for the previous reply's pick ("why that one?"), not another pick: the score of
+    the team it named, or the foe its pick hits hardest. False when there is no reason to give."""
+    pack = t.pack
+    suggested = t.results.get("suggest_lineup", {})
+    if "score" in suggested and {c["id"] for c in suggested.get("creatures", [])} == set(t.why):
+        t.add("guidance", "why_team", "answer", score=suggested["score"])
+        return True
+    match = t.state.ic.match
+    foes = t.opponents or (match.opponent_lineup if match else [])
+    for cid in dict.fromkeys(t.why):
+        creature = pack.creatures.get(cid)
+        if creature is None or not foes:
+            continue
+        foe = max(foes, key=lambda f: multiplier(pack, creature.element, pack.creatures[f].element))
+        mult = multiplier(pack, creature.element, pack.creatures[foe].element)
+        if mult > 1.0:
+            t.add(
+                "guidance",
+                "why_counter",
+                "answer",
+                [cid],
+                creature=creature.name,
+                foe=_name(pack, foe),
+                element=creature.element,
+                foe_element=pack.creatures[foe].element,
+                status={2.0: "double"}.get(mult, f"{mult:g} times the"),
+            )
+            return True
+    return False
 
 
 def _team_answer(t: _Turn) -> None:
@@ -1364,6 +1400,9 @@ def realize(
         and "/".join(UNHEARD) in pack.templates.answers
         and bool(unknown_names(pack, utterance)),
         recent=[*recent_replies, previous_reply or ""],
+        why=[m.id for m in link_entities(pack, previous_reply) if m.id in avoid]
+        if previous_reply and ASKS_WHY.search(normalise(utterance))
+        else [],
         wanted=[c.id for n in (c2.slots.wanted_entities if c2 else []) if (c := pack.creature_by_name(n))],
         only_element=next(
             (str(g.value) for g in (c2.slots.global_constraints if c2 else []) if g.kind == "element_only"),
