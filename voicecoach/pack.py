@@ -23,12 +23,13 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Iterator
-from functools import cache
+from functools import cache, cached_property
 from pathlib import Path
-from typing import Any, Literal, TypeVar
+from typing import Any, Literal, TypeVar, get_args
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
+from voicecoach.catalog import Catalog, Entity, classic_schema
 from voicecoach.state import LiveState, StateError
 
 PACKS_DIR = Path(__file__).parent / "packs"
@@ -69,6 +70,13 @@ class Creature(_Model):
     stages: list[str] = Field(min_length=1, max_length=3, description="evolution stage names")
     base_power: int = Field(ge=1)
     skills: list[str] = Field(min_length=1)
+
+
+# The schema of a pack without schema.json: pet_arena's four catalog files.
+CLASSIC_SCHEMA = classic_schema(
+    rarities=list(get_args(Creature.model_fields["rarity"].annotation)),
+    skill_kinds=list(get_args(Skill.model_fields["kind"].annotation)),
+)
 
 
 class Lineup(_Model):
@@ -359,6 +367,24 @@ class Pack(_Model):
     # Tools the game serves over HTTP (tools.json), by name; the rest of `tools` run in-process.
     http_tools: dict[str, HttpTool] = Field(default_factory=dict)
     tool_endpoint: str = ""  # tools.json's endpoint ("" without game-served tools)
+
+    @cached_property
+    def catalog(self) -> Catalog:
+        """The entities by kind, under the classic schema (voicecoach.catalog)."""
+
+        def entities(models: dict[str, Any]) -> dict[str, Entity]:
+            return {k: Entity.model_validate(m.model_dump()) for k, m in models.items()}
+
+        return Catalog(
+            schema=CLASSIC_SCHEMA,
+            entities={
+                "creature": entities(self.creatures),
+                "skill": entities(self.skills),
+                "lineup": entities(self.lineups),
+                "element": {e: Entity(id=e) for e in self.elements.elements},
+            },
+            tables={"elements": self.elements.counters},
+        )
 
     def creature_by_name(self, name: str) -> Creature | None:
         key = name.strip().lower()
