@@ -1,17 +1,100 @@
-"""The catalog (voicecoach.catalog): pet_arena under the classic schema."""
+"""The catalog (voicecoach.catalog): pet_arena under the classic schema, and a schema.json pack.
+
+The toy pack is `voicecoach pack new`'s skeleton with its four classic catalog files replaced by a
+schema.json of a small hero shooter (heroes, loadout items, comps, maps, two matchup tables): the
+shape of docs/GENERIC_PACKS_PLAN.md §2, small enough to read in the test.
+"""
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from pydantic import BaseModel, Field
+
 from voicecoach.catalog import Entity
 from voicecoach.entities import _forms
-from voicecoach.pack import CLASSIC_SCHEMA, Pack
+from voicecoach.pack import CLASSIC_SCHEMA, Pack, PackError, _valid_path, load_pack_from
+from voicecoach.packcheck import check_pack, skeleton
+
+SCHEMA: dict[str, Any] = {
+    "state": "collection",
+    "kinds": {
+        "hero": {
+            "role": "unit",
+            "file": "heroes.json",
+            "aliases": ["callsign"],
+            "nouns": ["hero", "heroes"],
+            "attributes": {
+                "role": {"values": "vocabulary.roles"},
+                "difficulty": {"values": ["easy", "medium", "hard"], "ordered": True},
+                "power": {"numeric": True},
+            },
+            "relations": {"loadout": "item"},
+            "gate": {"min_player_level": {"state": "fs.player_level", "spoken": "account level {value}"}},
+        },
+        "item": {
+            "role": "option",
+            "file": "loadouts.json",
+            "attributes": {"slot": {"values": ["primary", "utility"]}, "hero": {"values": "hero"}},
+            "gate": {"min_hero_level": {"state": "level", "spoken": "hero level {value}"}},
+        },
+        "comp": {"role": "group", "file": "comps.json", "members": "heroes"},
+        "map": {"role": "context", "file": "maps.json", "state": "ic.match"},
+    },
+    "matchups": [
+        {"name": "counters", "between": ["hero", "hero"], "file": "counters.json",
+         "words": {"1.5": "a hard counter"}},
+        {"name": "map_fit", "between": ["hero", "map"], "file": "map_fit.json"},
+    ],
+    "composition": {"size": 2, "quota": {"attribute": "role", "counts": {"striker": 1}}},
+    "needs": {"ic.match": "no_match"},
+}  # fmt: skip
+
+FILES: dict[str, Any] = {
+    "schema.json": SCHEMA,
+    "heroes.json": [
+        {"id": "vanta", "name": "Vanta", "callsign": ["V"], "role": "striker", "difficulty": "hard",
+         "power": 70, "loadout": ["longshot", "smoke_round"], "unlock": {"min_player_level": 10}},
+        {"id": "bulwark", "name": "Bulwark", "callsign": ["Wall"], "role": "striker", "difficulty": "easy",
+         "power": 60, "loadout": []},
+    ],
+    "loadouts.json": [
+        {"id": "longshot", "name": "Longshot", "hero": "vanta", "slot": "primary",
+         "unlock": {"min_hero_level": 5}},
+        {"id": "smoke_round", "name": "Smoke Round", "hero": "vanta", "slot": "utility"},
+    ],
+    "comps.json": [{"id": "dive", "name": "Dive", "heroes": ["vanta", "bulwark"]}],
+    "maps.json": [{"id": "harbor_point", "name": "Harbor Point"}],
+    "counters.json": {"bulwark": {"vanta": 1.5}},
+    "map_fit.json": {"vanta": {"harbor_point": 1.5}},
+}  # fmt: skip
+
+
+def write_pack(folder: Path, files: dict[str, Any]) -> Path:
+    folder.mkdir()
+    for name, doc in {**skeleton("toy_shooter"), **files}.items():
+        if doc is not None:
+            (folder / name).write_text(json.dumps(doc, indent=1), encoding="utf-8")
+    for name in ("elements.json", "skills.json", "creatures.json", "lineups.json"):
+        if name not in files:
+            (folder / name).unlink()
+    return folder
+
+
+@pytest.fixture
+def toy(tmp_path: Path) -> Pack:
+    return load_pack_from(write_pack(tmp_path / "toy_shooter", FILES))
+
 
 # --- pet_arena: the classic schema ---------------------------------------------------------------
 
 
 def test_pet_arena_gets_the_classic_schema_and_its_files_agree_with_it(pack: Pack) -> None:
     catalog = pack.catalog
-    assert catalog.schema is CLASSIC_SCHEMA
+    assert catalog.schema is CLASSIC_SCHEMA and pack.declared_catalog is None
     assert list(catalog.schema.kinds) == ["creature", "skill", "lineup", "element"]
     roles = {"unit": "creature", "option": "skill", "group": "lineup", "type": "element", "context": None}
     assert {role: catalog.schema.kind(role) for role in roles} == roles
@@ -50,3 +133,94 @@ def test_display_name_is_the_name_of_the_earlier_kind_or_the_id(pack: Pack) -> N
     assert catalog.display_name("nofox") == "nofox"
     for cid, c in pack.creatures.items():
         assert catalog.display_name(cid) == c.name and catalog.kind_of(cid) == "creature"
+
+
+# --- a schema.json pack -------------------------------------------------------------------------------
+
+
+def test_a_schema_pack_loads_without_the_classic_files(toy: Pack) -> None:
+    catalog = toy.catalog
+    assert toy.creatures == {} and toy.skills == {} and toy.lineups == {}
+    assert list(catalog.schema.kinds) == ["hero", "item", "comp", "map"]
+    assert catalog.schema.kind("unit") == "hero" and catalog.schema.kind("context") == "map"
+    assert catalog.by_name("hero", "VANTA") == catalog.get("hero", "vanta")
+    assert catalog.by_name("item", "smoke round") is not None and catalog.by_name("hero", "Longshot") is None
+    assert catalog.display_name("harbor_point") == "Harbor Point" and catalog.kind_of("dive") == "comp"
+    assert ("V", "hero", "vanta") in catalog.forms() and ("Wall", "hero", "bulwark") in catalog.forms()
+    assert catalog.get("hero", "vanta").value("loadout") == ["longshot", "smoke_round"]
+    assert catalog.tables == {
+        "counters": {"bulwark": {"vanta": 1.5}},
+        "map_fit": {"vanta": {"harbor_point": 1.5}},
+    }
+
+
+def test_pack_check_passes_the_catalog_rows_of_a_schema_pack(tmp_path: Path) -> None:
+    rows = {f.check: f for f in check_pack(write_pack(tmp_path / "toy_shooter", FILES))}
+    assert rows["catalog"].status == "ok", rows["catalog"]
+
+
+def _with(name: str, change: Any) -> dict[str, Any]:
+    files = json.loads(json.dumps(FILES))
+    files[name] = change(files[name])
+    return files
+
+
+def _set(doc: Any, path: str, value: Any) -> Any:
+    node = doc
+    *parents, last = path.split("/")
+    for part in parents:
+        node = node[int(part)] if isinstance(node, list) else node[part]
+    node[int(last) if isinstance(node, list) else last] = value
+    return doc
+
+
+BROKEN = [
+    ("heroes.json", "0/role", "healer", r"heroes\.json: entry 'vanta': unknown role 'healer'"),
+    ("heroes.json", "0/power", "high", r"heroes\.json: entry 'vanta': power 'high' is not a number"),
+    ("heroes.json", "0/loadout", ["nope"], r"heroes\.json: entry 'vanta': loadout: unknown item 'nope'"),
+    ("heroes.json", "0/unlock", {"min_stage": 2}, r"'vanta': unlock: 'min_stage' is not one of the"),
+    ("heroes.json", "1/id", "vanta", r"heroes\.json: entry 'vanta' defined twice"),
+    ("loadouts.json", "0/hero", "ghost", r"loadouts\.json: entry 'longshot': unknown hero"),
+    ("comps.json", "0/heroes", ["vanta", "nope"], r"comps\.json: entry 'dive': heroes: unknown hero 'nope'"),
+    ("counters.json", "vanta", {"harbor_point": 1.2}, r"counters\.json: entry 'vanta/harbor_point'"),
+    ("map_fit.json", "vanta", {"harbor_point": "lots"}, r"map_fit\.json: entry 'vanta\.harbor_point'"),
+    ("schema.json", "kinds/item/role", "unit", r"schema\.json: .*2 kinds have role 'unit'"),
+    ("schema.json", "kinds/hero/attributes/role/values", "vocabulary.weapons",
+     r"schema\.json: entry 'kinds/hero': attribute 'role': unknown values 'vocabulary\.weapons'"),
+    ("schema.json", "kinds/hero/relations/loadout", "perk", r"relation 'loadout': unknown kind 'perk'"),
+    ("schema.json", "kinds/map/state", "ic.map", r"entry 'kinds/map': unknown state field 'ic\.map'"),
+    ("schema.json", "needs", {"ic.focus_hero": "which_hero"}, r"'needs': unknown state field 'ic\.focus_h"),
+    ("schema.json", "matchups/1/between", ["hero", "arena"], r"'matchups/map_fit': between: unknown"),
+    ("schema.json", "composition/quota/counts", {"striker": 3}, r"'composition': quota counts exceed"),
+    ("schema.json", "kinds/map/file", "arenas.json", r"arenas\.json: file missing from pack"),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("file", "path", "value", "message"), BROKEN)
+def test_a_broken_schema_pack_is_refused_naming_file_and_entry(
+    tmp_path: Path, file: str, path: str, value: Any, message: str
+) -> None:
+    folder = write_pack(tmp_path / "toy_shooter", _with(file, lambda doc: _set(doc, path, value)))
+    with pytest.raises(PackError, match=message):
+        load_pack_from(folder)
+    assert any(f.status != "ok" for f in check_pack(folder))
+
+
+# --- state paths into dicts keyed by kind ---------------------------------------------------------
+
+
+class _Focus(BaseModel):
+    focus: dict[str, str] = Field(default_factory=dict, json_schema_extra={"keys": "kind"})
+    context: dict[str, str] = Field(default_factory=dict, json_schema_extra={"keys": "context"})
+    saved: dict[str, list[str]] = Field(default_factory=dict)
+
+
+@pytest.mark.parametrize(
+    ("path", "ok"),
+    [("focus.hero", True), ("focus.map", True), ("focus", True), ("focus.villain", False),
+     ("focus.hero.name", False), ("context.map", True), ("context.hero", False), ("saved", True),
+     ("saved.main", False)],
+)  # fmt: skip
+def test_a_path_enters_a_kind_keyed_dict_only_by_a_kind_of_its_role(toy: Pack, path: str, ok: bool) -> None:
+    assert _valid_path(_Focus, path, toy.catalog.schema) is ok
+    assert _valid_path(_Focus, path) is (ok and "hero" not in path and "map" not in path)
