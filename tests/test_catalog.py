@@ -16,14 +16,16 @@ from pydantic import BaseModel, Field
 
 from voicecoach.catalog import Entity
 from voicecoach.entities import _forms
-from voicecoach.pack import CLASSIC_SCHEMA, Pack, PackError, _valid_path, load_pack_from
+from voicecoach.pack import CLASSIC_SCHEMA, Pack, PackError, _valid_path, check_state, load_pack_from
 from voicecoach.packcheck import check_pack, skeleton
+from voicecoach.state import StateError, load_state
 
 SCHEMA: dict[str, Any] = {
     "state": "collection",
     "kinds": {
         "hero": {
             "role": "unit",
+            "plural": "heroes",
             "file": "heroes.json",
             "aliases": ["callsign"],
             "nouns": ["hero", "heroes"],
@@ -224,3 +226,18 @@ class _Focus(BaseModel):
 def test_a_path_enters_a_kind_keyed_dict_only_by_a_kind_of_its_role(toy: Pack, path: str, ok: bool) -> None:
     assert _valid_path(_Focus, path, toy.catalog.schema) is ok
     assert _valid_path(_Focus, path) is (ok and "hero" not in path and "map" not in path)
+
+
+# --- live states against a schema pack ------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("lineup", "message"),
+    [(["vanta", "nofox"], "ic.match.player_lineup: unknown hero 'nofox'"),
+     (["vanta"] * 6, "ic.match.player_lineup: 6 heroes, a side has at most 5")],
+)  # fmt: skip
+def test_a_match_side_names_units_of_the_packs_unit_kind(toy: Pack, lineup: list[str], message: str) -> None:
+    state = load_state({"ic": {"match": {"round": 1, "player_lineup": lineup}}})
+    with pytest.raises(StateError, match=message):
+        check_state(toy, state)
+    check_state(toy, load_state({"ic": {"match": {"round": 1, "player_lineup": ["vanta", "bulwark"]}}}))

@@ -407,7 +407,8 @@ def check_state(pack: Pack, state: LiveState) -> None:
     The state model checks types; this checks meaning (an unknown creature id, stage 9, level 999),
     so a game's bad push is an error naming the field instead of advice about nothing.
     """
-    limits = pack.limits
+    limits, catalog = pack.limits, pack.catalog
+    unit = catalog.schema.kind("unit") or ""
 
     def bad(field: str, msg: str) -> StateError:
         return StateError(f"invalid state snapshot: {field}: {msg}")
@@ -416,7 +417,8 @@ def check_state(pack: Pack, state: LiveState) -> None:
     if fs.player_level > limits.max_player_level:
         raise bad("fs.player_level", f"{fs.player_level} is above the game's {limits.max_player_level}")
     inv = fs.inventory
-    if inv is not None:
+    # fs.inventory is the classic profile's (pet's creatures, stages and skills).
+    if inv is not None and catalog.schema.state == "classic":
         if len(inv.owned) > limits.max_owned:
             raise bad("fs.inventory.owned", f"{len(inv.owned)} creatures, the game allows {limits.max_owned}")
         for i, owned in enumerate(inv.owned):
@@ -441,10 +443,11 @@ def check_state(pack: Pack, state: LiveState) -> None:
         for side in ("player_lineup", "opponent_lineup"):
             ids = getattr(match, side)
             if len(ids) > limits.max_lineup:
-                raise bad(f"ic.match.{side}", f"{len(ids)} creatures, a side has at most {limits.max_lineup}")
-            for cid in ids:
-                if cid not in pack.creatures:
-                    raise bad(f"ic.match.{side}", f"unknown creature {cid!r}")
+                many = catalog.schema.plural(unit)
+                raise bad(f"ic.match.{side}", f"{len(ids)} {many}, a side has at most {limits.max_lineup}")
+            for uid in ids:
+                if catalog.get(unit, uid) is None:
+                    raise bad(f"ic.match.{side}", f"unknown {unit} {uid!r}")
         if match.round > match.rounds_total:
             raise bad("ic.match.round", f"round {match.round} of {match.rounds_total}")
 
