@@ -1,9 +1,5 @@
-"""The catalog (voicecoach.catalog): pet_arena under the classic schema, and a schema.json pack.
-
-The toy pack is `voicecoach pack new`'s skeleton with its four classic catalog files replaced by a
-schema.json of a small hero shooter (heroes, loadout items, comps, maps, two matchup tables): the
-shape of docs/GENERIC_PACKS_PLAN.md §2, small enough to read in the test.
-"""
+"""The catalog (voicecoach.catalog): pet_arena under the classic schema, and a schema.json pack
+(the toy hero shooter of tests/toy_pack.py)."""
 
 from __future__ import annotations
 
@@ -14,76 +10,12 @@ from typing import Any
 import pytest
 from pydantic import BaseModel, Field
 
+from tests.toy_pack import FILES, write_pack
 from voicecoach.catalog import Entity
 from voicecoach.entities import _forms
 from voicecoach.pack import CLASSIC_SCHEMA, Pack, PackError, _valid_path, check_state, load_pack_from
-from voicecoach.packcheck import check_pack, skeleton
+from voicecoach.packcheck import check_pack
 from voicecoach.state import StateError, load_state
-
-SCHEMA: dict[str, Any] = {
-    "state": "collection",
-    "kinds": {
-        "hero": {
-            "role": "unit",
-            "plural": "heroes",
-            "file": "heroes.json",
-            "aliases": ["callsign"],
-            "nouns": ["hero", "heroes"],
-            "attributes": {
-                "role": {"values": "vocabulary.roles"},
-                "difficulty": {"values": ["easy", "medium", "hard"], "ordered": True},
-                "power": {"numeric": True},
-            },
-            "relations": {"loadout": "item"},
-            "gate": {"min_player_level": {"state": "fs.player_level", "spoken": "account level {value}"}},
-        },
-        "item": {
-            "role": "option",
-            "file": "loadouts.json",
-            "attributes": {"slot": {"values": ["primary", "utility"]}, "hero": {"values": "hero"}},
-            "gate": {"min_hero_level": {"state": "level", "spoken": "hero level {value}"}},
-        },
-        "comp": {"role": "group", "file": "comps.json", "members": "heroes"},
-        "map": {"role": "context", "file": "maps.json", "state": "ic.match"},
-    },
-    "matchups": [
-        {"name": "counters", "between": ["hero", "hero"], "file": "counters.json",
-         "words": {"1.5": "a hard counter"}},
-        {"name": "map_fit", "between": ["hero", "map"], "file": "map_fit.json"},
-    ],
-    "composition": {"size": 2, "quota": {"attribute": "role", "counts": {"striker": 1}}},
-    "needs": {"ic.match": "no_match"},
-}  # fmt: skip
-
-FILES: dict[str, Any] = {
-    "schema.json": SCHEMA,
-    "heroes.json": [
-        {"id": "vanta", "name": "Vanta", "callsign": ["V"], "role": "striker", "difficulty": "hard",
-         "power": 70, "loadout": ["longshot", "smoke_round"], "unlock": {"min_player_level": 10}},
-        {"id": "bulwark", "name": "Bulwark", "callsign": ["Wall"], "role": "striker", "difficulty": "easy",
-         "power": 60, "loadout": []},
-    ],
-    "loadouts.json": [
-        {"id": "longshot", "name": "Longshot", "hero": "vanta", "slot": "primary",
-         "unlock": {"min_hero_level": 5}},
-        {"id": "smoke_round", "name": "Smoke Round", "hero": "vanta", "slot": "utility"},
-    ],
-    "comps.json": [{"id": "dive", "name": "Dive", "heroes": ["vanta", "bulwark"]}],
-    "maps.json": [{"id": "harbor_point", "name": "Harbor Point"}],
-    "counters.json": {"bulwark": {"vanta": 1.5}},
-    "map_fit.json": {"vanta": {"harbor_point": 1.5}},
-}  # fmt: skip
-
-
-def write_pack(folder: Path, files: dict[str, Any]) -> Path:
-    folder.mkdir()
-    for name, doc in {**skeleton("toy_shooter"), **files}.items():
-        if doc is not None:
-            (folder / name).write_text(json.dumps(doc, indent=1), encoding="utf-8")
-    for name in ("elements.json", "skills.json", "creatures.json", "lineups.json"):
-        if name not in files:
-            (folder / name).unlink()
-    return folder
 
 
 @pytest.fixture
@@ -186,7 +118,7 @@ BROKEN = [
     ("comps.json", "0/heroes", ["vanta", "nope"], r"comps\.json: entry 'dive': heroes: unknown hero 'nope'"),
     ("counters.json", "vanta", {"harbor_point": 1.2}, r"counters\.json: entry 'vanta/harbor_point'"),
     ("map_fit.json", "vanta", {"harbor_point": "lots"}, r"map_fit\.json: entry 'vanta\.harbor_point'"),
-    ("schema.json", "kinds/item/role", "unit", r"schema\.json: .*2 kinds have role 'unit'"),
+    ("schema.json", "kinds/skin", {"role": "unit", "file": "heroes.json"}, r"2 kinds have role 'unit'"),
     ("schema.json", "kinds/hero/attributes/role/values", "vocabulary.weapons",
      r"schema\.json: entry 'kinds/hero': attribute 'role': unknown values 'vocabulary\.weapons'"),
     ("schema.json", "kinds/hero/relations/loadout", "perk", r"relation 'loadout': unknown kind 'perk'"),
@@ -241,3 +173,49 @@ def test_a_match_side_names_units_of_the_packs_unit_kind(toy: Pack, lineup: list
     with pytest.raises(StateError, match=message):
         check_state(toy, state)
     check_state(toy, load_state({"ic": {"match": {"round": 1, "player_lineup": ["vanta", "bulwark"]}}}))
+
+
+COLLECTION = {
+    "fs": {
+        "player_level": 12,
+        "collection": {
+            "units": [
+                {"id": "vanta", "level": 6, "unlocked": ["longshot"], "equipped": {"primary": "longshot"}}
+            ],
+            "saved_groups": {"ranked": ["vanta", "bulwark"]},
+        },
+    },
+    "ic": {"focus": {"hero": "vanta"}, "mentioned": {"hero": ["vanta"]},
+           "match": {"round": 1, "context": {"map": "harbor_point"}}},
+}  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("path", "value", "message"),
+    [
+        ("fs/collection/units/0/id", "nofox", r"fs\.collection\.units\.0\.id: unknown hero 'nofox'"),
+        ("fs/collection/units/0/tier", 2, r"units\.0\.tier: Vanta has 0 tiers, not 2"),
+        ("fs/collection/units/0/level", 101, r"units\.0\.level: 101 is above the game's 100"),
+        ("fs/collection/units/0/unlocked", ["medkit"], r"units\.0\.unlocked: Vanta has no item 'medkit'"),
+        ("fs/collection/units/0/equipped", {"primary": "smoke_round"}, r"Smoke Round goes in the utility"),
+        ("fs/collection/units/0/equipped", {"primary": "medkit"}, r"primary: Vanta has not unlocked"),
+        ("fs/collection/saved_groups/ranked", ["nofox"], r"saved_groups\.ranked: unknown hero 'nofox'"),
+        ("ic/focus", {"villain": "vanta"}, r"ic\.focus\.villain: not a kind of this pack"),
+        ("ic/mentioned", {"hero": ["longshot"]}, r"ic\.mentioned\.hero: unknown hero 'longshot'"),
+        ("ic/match/context", {"hero": "vanta"}, r"ic\.match\.context\.hero: not a context kind"),
+        ("fs/inventory", {"owned": []}, r"fs\.inventory: this pack keeps the player's heroes in"),
+    ],
+)  # fmt: skip
+def test_a_collection_state_is_checked_against_the_catalog(
+    toy: Pack, path: str, value: Any, message: str
+) -> None:
+    check_state(toy, load_state(COLLECTION))
+    with pytest.raises(StateError, match=message):
+        check_state(toy, load_state(_set(json.loads(json.dumps(COLLECTION)), path, value)))
+
+
+def test_a_pet_state_may_not_carry_a_collection(pack: Pack) -> None:
+    with pytest.raises(
+        StateError, match=r"fs\.collection: this pack keeps the player's creatures in fs\.inventory"
+    ):
+        check_state(pack, load_state({"fs": {"collection": {"units": []}}}))

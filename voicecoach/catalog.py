@@ -68,6 +68,7 @@ class Kind(_Model):
     relations: dict[str, str] = Field(default_factory=dict, description="field listing ids -> their kind")
     members: str | None = Field(default=None, description="group: the field listing its units")
     gate: dict[str, Gate] = Field(default_factory=dict, description="the fields of `unlock`")
+    slot: str | None = Field(default=None, description="option: the attribute naming the slot it fills")
     state: str | None = Field(default=None, description="context: the state path holding its id")
 
     @model_validator(mode="after")
@@ -76,6 +77,8 @@ class Kind(_Model):
             raise ValueError("a group kind names its `members` field, and only a group kind does")
         if (self.state is not None) != (self.role == "context"):
             raise ValueError("a context kind names its `state` path, and only a context kind does")
+        if self.slot is not None and (self.role != "option" or self.slot not in self.attributes):
+            raise ValueError("`slot` names an attribute of an option kind")
         return self
 
 
@@ -152,6 +155,12 @@ class Schema(_Model):
 
     def plural(self, kind: str) -> str:
         return self.kinds[kind].plural or f"{kind}s"
+
+    def options_field(self) -> str | None:
+        """The unit field listing the options each unit can have (pet: a creature's skills)."""
+        unit, option = self.kind("unit"), self.kind("option")
+        relations = self.kinds[unit].relations if unit else {}
+        return next((field for field, target in relations.items() if target == option), None)
 
 
 class Entity(BaseModel):

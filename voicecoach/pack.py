@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from functools import cache, cached_property
 from pathlib import Path
 from typing import Any, Literal, TypeVar, get_args
@@ -32,7 +32,7 @@ from typing import Any, Literal, TypeVar, get_args
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from voicecoach.catalog import Catalog, Entity, Schema, classic_schema
-from voicecoach.state import LiveState, StateError
+from voicecoach.state import Collection, LiveState, StateError
 
 PACKS_DIR = Path(__file__).parent / "packs"
 DEFAULT_PACK = "pet_arena"
@@ -417,8 +417,18 @@ def check_state(pack: Pack, state: LiveState) -> None:
     if fs.player_level > limits.max_player_level:
         raise bad("fs.player_level", f"{fs.player_level} is above the game's {limits.max_player_level}")
     inv = fs.inventory
-    # fs.inventory is the classic profile's (pet's creatures, stages and skills).
-    if inv is not None and catalog.schema.state == "classic":
+    # Each pack keeps the player's units in one place: fs.inventory (classic) or fs.collection.
+    classic = catalog.schema.state == "classic"
+    if classic and fs.collection is not None:
+        raise bad("fs.collection", "this pack keeps the player's creatures in fs.inventory")
+    if not classic and inv is not None:
+        raise bad(
+            "fs.inventory", f"this pack keeps the player's {catalog.schema.plural(unit)} in fs.collection"
+        )
+    if fs.collection is not None:
+        _check_collection(pack, fs.collection, bad)
+    _check_kind_keyed(pack, state, bad)
+    if inv is not None:
         if len(inv.owned) > limits.max_owned:
             raise bad("fs.inventory.owned", f"{len(inv.owned)} creatures, the game allows {limits.max_owned}")
         for i, owned in enumerate(inv.owned):
@@ -450,6 +460,68 @@ def check_state(pack: Pack, state: LiveState) -> None:
                     raise bad(f"ic.match.{side}", f"unknown {unit} {uid!r}")
         if match.round > match.rounds_total:
             raise bad("ic.match.round", f"round {match.round} of {match.rounds_total}")
+
+
+def _check_collection(pack: Pack, collection: Collection, bad: Callable[[str, str], StateError]) -> None:
+    """fs.collection against the catalog: known units, tiers, levels, unlocked and equipped options."""
+    limits, catalog = pack.limits, pack.catalog
+    schema = catalog.schema
+    unit, option = schema.kind("unit") or "", schema.kind("option")
+    if len(collection.units) > limits.max_owned:
+        raise bad(
+            "fs.collection.units",
+            f"{len(collection.units)} {schema.plural(unit)}, the game allows {limits.max_owned}",
+        )
+    options_field = schema.options_field()
+    slot = schema.kinds[option].slot if option else None
+    for i, owned in enumerate(collection.units):
+        at = f"fs.collection.units.{i}"
+        entity = catalog.get(unit, owned.id)
+        if entity is None:
+            raise bad(f"{at}.id", f"unknown {unit} {owned.id!r}")
+        if owned.tier is not None:
+            progression = schema.progression
+            tiers = (entity.value(progression.field) or []) if progression else []
+            if owned.tier > len(tiers):
+                raise bad(f"{at}.tier", f"{entity.display} has {len(tiers)} tiers, not {owned.tier}")
+        if owned.level > limits.max_level:
+            raise bad(f"{at}.level", f"{owned.level} is above the game's {limits.max_level}")
+        related = set(entity.value(options_field) or []) if options_field else set()
+        for oid in owned.unlocked:
+            if oid not in related:
+                raise bad(f"{at}.unlocked", f"{entity.display} has no {option} {oid!r}")
+        for where, oid in owned.equipped.items():
+            item = catalog.get(option, oid) if option else None
+            usable = oid in owned.unlocked or (
+                oid in related and item is not None and not item.value("unlock")
+            )
+            if item is None or not usable:
+                raise bad(f"{at}.equipped.{where}", f"{entity.display} has not unlocked {oid!r}")
+            if slot is not None and item.value(slot) != where:
+                raise bad(f"{at}.equipped.{where}", f"{item.display} goes in the {item.value(slot)} slot")
+    for name, members in collection.saved_groups.items():
+        for uid in members:
+            if catalog.get(unit, uid) is None:
+                raise bad(f"fs.collection.saved_groups.{name}", f"unknown {unit} {uid!r}")
+
+
+def _check_kind_keyed(pack: Pack, state: LiveState, bad: Callable[[str, str], StateError]) -> None:
+    """ic.focus, ic.mentioned and ic.match.context: keys are the pack's kinds, values their ids."""
+    catalog = pack.catalog
+    kinds = catalog.schema.kinds
+    match = state.ic.match
+    fields: list[tuple[str, dict[str, Any], str]] = [
+        ("ic.focus", {k: [v] for k, v in state.ic.focus.items()}, "kind"),
+        ("ic.mentioned", dict(state.ic.mentioned), "kind"),
+        ("ic.match.context", {k: [v] for k, v in match.context.items()} if match else {}, "context"),
+    ]
+    for path, by_kind, role in fields:
+        for kind, ids in by_kind.items():
+            if kind not in kinds or role not in ("kind", kinds[kind].role):
+                raise bad(f"{path}.{kind}", f"not a {'' if role == 'kind' else role + ' '}kind of this pack")
+            for eid in ids:
+                if catalog.get(kind, eid) is None:
+                    raise bad(f"{path}.{kind}", f"unknown {kind} {eid!r}")
 
 
 class PackError(ValueError):
