@@ -9,6 +9,8 @@ the pin (and, for the per-session pins, the sessions or records that changed):
   Talker system prompt, planner prompt), and the grammars and JSON schema the LLM calls decode
   under (W1, W1 after a prefill, the planner, QuerySlots);
 - `coachbench`: the benchmark JSONL's sha256 for seeds 7 and 11 (run.json's `bench_sha256`);
+- `pack_files`: run.json's `pack_sha256` over the pack folder (the SGC rows) and over the files the
+  baselines read: the folder itself must stay byte for byte as it is;
 - `realize`: per seed-7 session, the grounded realization of every turn (`realize_session`,
   narrated as `bench realizer` runs it: pair, tools, guidance id, narration, reply);
 - `slots`: per seed-7 session, entity linking, the pronoun rewrite and the rule slots of every
@@ -92,6 +94,13 @@ def _coachbench(pack: Pack) -> dict[str, str]:
             f"seed_{seed}": write_benchmark(Path(tmp) / f"s{seed}.jsonl", seed, pack).sha256
             for seed in (7, 11)
         }
+
+
+def _pack_files(pack: Pack) -> dict[str, str]:
+    from voicecoach.baselines import PACK_FILES
+    from voicecoach.pipelines.bench_quality import pack_digest
+
+    return {"pack_sha256": pack_digest(pack), "pack_sha256_baselines": pack_digest(pack, PACK_FILES)}
 
 
 def _realize(pack: Pack, sessions: list[Any]) -> dict[str, str]:
@@ -203,6 +212,7 @@ def golden() -> dict[str, dict[str, str]]:
     return {
         "prompts": _prompts(pack),
         "coachbench": _coachbench(pack),
+        "pack_files": _pack_files(pack),
         "realize": _realize(pack, sessions),
         "slots": _slots(pack),
         "prior": _prior(pack),
@@ -220,8 +230,8 @@ def _expected() -> dict[str, dict[str, str]]:
     return json.loads(EXPECTED.read_text(encoding="utf-8"))
 
 
-GROUPS = ("prompts", "coachbench", "realize", "slots", "prior", "calibration", "check_state", "state_dump",
-          "pack_check")  # fmt: skip
+GROUPS = ("prompts", "coachbench", "pack_files", "realize", "slots", "prior", "calibration", "check_state",
+          "state_dump", "pack_check")  # fmt: skip
 
 
 @pytest.mark.parametrize("group", GROUPS)
