@@ -12,6 +12,8 @@ A pack is a folder of JSON files under ``voicecoach/packs/<pack_id>/``:
     vocabulary.json Vocabulary         roles and play styles with the words players use for them
     templates.json  Templates          the grounded realizer's sentences per paragraph type
     tools.json      GameTools          optional: tools the game serves over HTTP (docs/PACKS.md)
+    schema.json     Schema             optional: the pack's own kinds (voicecoach.catalog); the four
+                                       catalog files above are then optional, each kind names its file
 
 `load_pack` validates every file and every cross-reference, and a bad entry raises
 `PackError` naming the file and the entry, so a broken patch never reaches a session.
@@ -22,14 +24,15 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterator
-from functools import cache
+from collections.abc import Callable, Iterator
+from functools import cache, cached_property
 from pathlib import Path
-from typing import Any, Literal, TypeVar
+from typing import Any, Literal, TypeVar, get_args
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
-from voicecoach.state import LiveState, StateError
+from voicecoach.catalog import Catalog, Entity, Schema, classic_schema
+from voicecoach.state import Collection, LiveState, StateError
 
 PACKS_DIR = Path(__file__).parent / "packs"
 DEFAULT_PACK = "pet_arena"
@@ -39,7 +42,7 @@ class _Model(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
 
-_M = TypeVar("_M", bound=_Model)
+_M = TypeVar("_M", bound=BaseModel)
 
 
 class UnlockCondition(_Model):
@@ -69,6 +72,13 @@ class Creature(_Model):
     stages: list[str] = Field(min_length=1, max_length=3, description="evolution stage names")
     base_power: int = Field(ge=1)
     skills: list[str] = Field(min_length=1)
+
+
+# The schema of a pack without schema.json: pet_arena's four catalog files.
+CLASSIC_SCHEMA = classic_schema(
+    rarities=list(get_args(Creature.model_fields["rarity"].annotation)),
+    skill_kinds=list(get_args(Skill.model_fields["kind"].annotation)),
+)
 
 
 class Lineup(_Model):
@@ -362,6 +372,28 @@ class Pack(_Model):
     # Tools the game serves over HTTP (tools.json), by name; the rest of `tools` run in-process.
     http_tools: dict[str, HttpTool] = Field(default_factory=dict)
     tool_endpoint: str = ""  # tools.json's endpoint ("" without game-served tools)
+    # schema.json with its kinds' entities and matchup tables; None in the classic layout.
+    declared_catalog: Catalog | None = None
+
+    @cached_property
+    def catalog(self) -> Catalog:
+        """The entities by kind: schema.json's, or the classic files' under the classic schema."""
+        if self.declared_catalog is not None:
+            return self.declared_catalog
+
+        def entities(models: dict[str, Any]) -> dict[str, Entity]:
+            return {k: Entity.model_validate(m.model_dump()) for k, m in models.items()}
+
+        return Catalog(
+            schema=CLASSIC_SCHEMA,
+            entities={
+                "creature": entities(self.creatures),
+                "skill": entities(self.skills),
+                "lineup": entities(self.lineups),
+                "element": {e: Entity(id=e) for e in self.elements.elements},
+            },
+            tables={"elements": self.elements.counters},
+        )
 
     def creature_by_name(self, name: str) -> Creature | None:
         key = name.strip().lower()
@@ -378,7 +410,8 @@ def check_state(pack: Pack, state: LiveState) -> None:
     The state model checks types; this checks meaning (an unknown creature id, stage 9, level 999),
     so a game's bad push is an error naming the field instead of advice about nothing.
     """
-    limits = pack.limits
+    limits, catalog = pack.limits, pack.catalog
+    unit = catalog.schema.kind("unit") or ""
 
     def bad(field: str, msg: str) -> StateError:
         return StateError(f"invalid state snapshot: {field}: {msg}")
@@ -387,6 +420,17 @@ def check_state(pack: Pack, state: LiveState) -> None:
     if fs.player_level > limits.max_player_level:
         raise bad("fs.player_level", f"{fs.player_level} is above the game's {limits.max_player_level}")
     inv = fs.inventory
+    # Each pack keeps the player's units in one place: fs.inventory (classic) or fs.collection.
+    classic = catalog.schema.state == "classic"
+    if classic and fs.collection is not None:
+        raise bad("fs.collection", "this pack keeps the player's creatures in fs.inventory")
+    if not classic and inv is not None:
+        raise bad(
+            "fs.inventory", f"this pack keeps the player's {catalog.schema.plural(unit)} in fs.collection"
+        )
+    if fs.collection is not None:
+        _check_collection(pack, fs.collection, bad)
+    _check_kind_keyed(pack, state, bad)
     if inv is not None:
         if len(inv.owned) > limits.max_owned:
             raise bad("fs.inventory.owned", f"{len(inv.owned)} creatures, the game allows {limits.max_owned}")
@@ -412,12 +456,75 @@ def check_state(pack: Pack, state: LiveState) -> None:
         for side in ("player_lineup", "opponent_lineup"):
             ids = getattr(match, side)
             if len(ids) > limits.max_lineup:
-                raise bad(f"ic.match.{side}", f"{len(ids)} creatures, a side has at most {limits.max_lineup}")
-            for cid in ids:
-                if cid not in pack.creatures:
-                    raise bad(f"ic.match.{side}", f"unknown creature {cid!r}")
+                many = catalog.schema.plural(unit)
+                raise bad(f"ic.match.{side}", f"{len(ids)} {many}, a side has at most {limits.max_lineup}")
+            for uid in ids:
+                if catalog.get(unit, uid) is None:
+                    raise bad(f"ic.match.{side}", f"unknown {unit} {uid!r}")
         if match.round > match.rounds_total:
             raise bad("ic.match.round", f"round {match.round} of {match.rounds_total}")
+
+
+def _check_collection(pack: Pack, collection: Collection, bad: Callable[[str, str], StateError]) -> None:
+    """fs.collection against the catalog: known units, tiers, levels, unlocked and equipped options."""
+    limits, catalog = pack.limits, pack.catalog
+    schema = catalog.schema
+    unit, option = schema.kind("unit") or "", schema.kind("option")
+    if len(collection.units) > limits.max_owned:
+        raise bad(
+            "fs.collection.units",
+            f"{len(collection.units)} {schema.plural(unit)}, the game allows {limits.max_owned}",
+        )
+    options_field = schema.options_field()
+    slot = schema.kinds[option].slot if option else None
+    for i, owned in enumerate(collection.units):
+        at = f"fs.collection.units.{i}"
+        entity = catalog.get(unit, owned.id)
+        if entity is None:
+            raise bad(f"{at}.id", f"unknown {unit} {owned.id!r}")
+        if owned.tier is not None:
+            progression = schema.progression
+            tiers = (entity.value(progression.field) or []) if progression else []
+            if owned.tier > len(tiers):
+                raise bad(f"{at}.tier", f"{entity.display} has {len(tiers)} tiers, not {owned.tier}")
+        if owned.level > limits.max_level:
+            raise bad(f"{at}.level", f"{owned.level} is above the game's {limits.max_level}")
+        related = set(entity.value(options_field) or []) if options_field else set()
+        for oid in owned.unlocked:
+            if oid not in related:
+                raise bad(f"{at}.unlocked", f"{entity.display} has no {option} {oid!r}")
+        for where, oid in owned.equipped.items():
+            item = catalog.get(option, oid) if option else None
+            usable = oid in owned.unlocked or (
+                oid in related and item is not None and not item.value("unlock")
+            )
+            if item is None or not usable:
+                raise bad(f"{at}.equipped.{where}", f"{entity.display} has not unlocked {oid!r}")
+            if slot is not None and item.value(slot) != where:
+                raise bad(f"{at}.equipped.{where}", f"{item.display} goes in the {item.value(slot)} slot")
+    for name, members in collection.saved_groups.items():
+        for uid in members:
+            if catalog.get(unit, uid) is None:
+                raise bad(f"fs.collection.saved_groups.{name}", f"unknown {unit} {uid!r}")
+
+
+def _check_kind_keyed(pack: Pack, state: LiveState, bad: Callable[[str, str], StateError]) -> None:
+    """ic.focus, ic.mentioned and ic.match.context: keys are the pack's kinds, values their ids."""
+    catalog = pack.catalog
+    kinds = catalog.schema.kinds
+    match = state.ic.match
+    fields: list[tuple[str, dict[str, Any], str]] = [
+        ("ic.focus", {k: [v] for k, v in state.ic.focus.items()}, "kind"),
+        ("ic.mentioned", dict(state.ic.mentioned), "kind"),
+        ("ic.match.context", {k: [v] for k, v in match.context.items()} if match else {}, "context"),
+    ]
+    for path, by_kind, role in fields:
+        for kind, ids in by_kind.items():
+            if kind not in kinds or role not in ("kind", kinds[kind].role):
+                raise bad(f"{path}.{kind}", f"not a {'' if role == 'kind' else role + ' '}kind of this pack")
+            for eid in ids:
+                if catalog.get(kind, eid) is None:
+                    raise bad(f"{path}.{kind}", f"unknown {kind} {eid!r}")
 
 
 class PackError(ValueError):
@@ -442,7 +549,7 @@ def _whole(folder: Path, name: str, model: type[_M]) -> _M:
         raise PackError(f"{folder / name}: {first['msg']} at {'.'.join(map(str, first['loc']))}") from None
 
 
-def _entries(folder: Path, name: str, model: type[_Model], raw: list[Any]) -> list[Any]:
+def _entries(folder: Path, name: str, model: type[BaseModel], raw: list[Any]) -> list[Any]:
     out = []
     for i, item in enumerate(raw):
         if isinstance(item, dict):
@@ -514,11 +621,11 @@ def _check_refs(pack: Pack, folder: Path) -> Iterator[PackError]:
                     if (
                         isinstance(item, str)
                         and item.startswith("$")
-                        and not _valid_path(LiveState, item[1:])
+                        and not _valid_path(LiveState, item[1:], pack.catalog.schema)
                     ):
                         yield bad("phi.json", label, f"unknown state field {item[1:]!r}")
         for path in e.requires:
-            if not _valid_path(LiveState, path):
+            if not _valid_path(LiveState, path, pack.catalog.schema):
                 yield bad("phi.json", label, f"unknown state field {path!r}")
     for ex in pack.w1_examples:
         if (ex.intent, ex.sub_intent) not in seen:
@@ -536,11 +643,31 @@ def _check_refs(pack: Pack, folder: Path) -> Iterator[PackError]:
             if cand.lineup_id is not None and cand.lineup_id not in pack.lineups:
                 yield bad("w3.json", f"{branch}/{cand.id}", f"unknown lineup {cand.lineup_id!r}")
             for path in cand.requires:  # a typo here would hold the candidate back on every turn
-                if not _valid_path(LiveState, path):
+                if not _valid_path(LiveState, path, pack.catalog.schema):
                     yield bad("w3.json", f"{branch}/{cand.id}", f"unknown state field {path!r}")
             for pair in cand.unsaid_after:
                 if pair not in phi_pairs:
                     yield bad("w3.json", f"{branch}/{cand.id}", f"unsaid_after: {pair!r} is not in phi.json")
+
+
+def _check_schema(pack: Pack, folder: Path) -> Iterator[PackError]:
+    """schema.json's references (voicecoach.catalog `Catalog.problems`) and its state paths."""
+    declared = pack.declared_catalog
+    if declared is None:
+        return  # the classic schema describes the classic files, which _check_refs checks
+    vocabulary = {
+        "vocabulary.roles": set(pack.vocabulary.roles),
+        "vocabulary.styles": set(pack.vocabulary.styles),
+    }
+    for file, entry, msg in declared.problems(vocabulary):
+        yield PackError(f"{folder / file}: entry {entry!r}: {msg}")
+    schema = declared.schema
+    paths = [(f"kinds/{n}", k.state) for n, k in schema.kinds.items() if k.state] + [
+        ("needs", p) for p in schema.needs
+    ]
+    for entry, path in paths:
+        if not _valid_path(LiveState, path, schema):
+            yield PackError(f"{folder / 'schema.json'}: entry {entry!r}: unknown state field {path!r}")
 
 
 def _check_vocabulary(pack: Pack, folder: Path) -> Iterator[PackError]:
@@ -600,19 +727,34 @@ def _check_templates(pack: Pack, folder: Path) -> Iterator[PackError]:
             yield PackError(f"{file}: entry {'tool_data/' + tool!r}: unknown tool")
 
 
-def _valid_path(model: type[BaseModel], path: str) -> bool:
-    """Does the dotted path name a field of the (nested) pydantic model?"""
+def _valid_path(model: type[BaseModel], path: str, schema: Schema = CLASSIC_SCHEMA) -> bool:
+    """Does the dotted path name a field of the (nested) pydantic model?
+
+    A dict field keyed by kind (`json_schema_extra={"keys": "kind"}`, or a role such as "context")
+    takes one of the schema's kinds (of that role) as its next part: ``ic.focus.hero``."""
     import typing
 
     current: Any = model
-    for part in path.split("."):
+    parts = iter(path.split("."))
+    for part in parts:
         fields = getattr(current, "model_fields", None)
         if fields is None or part not in fields:
             return False
-        ann = fields[part].annotation
+        info = fields[part]
+        ann = info.annotation
         # unwrap Optional[X] / X | None to X
         args = [a for a in typing.get_args(ann) if a is not type(None)]
         current = args[0] if args and typing.get_origin(ann) not in (list, dict) else ann
+        extra = info.json_schema_extra if isinstance(info.json_schema_extra, dict) else {}
+        keys = extra.get("keys")
+        if keys is not None:
+            key = next(parts, None)
+            if key is None:
+                return True
+            kind = schema.kinds.get(key)
+            if kind is None or keys not in ("kind", kind.role):
+                return False
+            current = typing.get_args(current)[-1]  # the dict's value type
     return True
 
 
@@ -627,6 +769,7 @@ def load_pack_from(folder: Path) -> Pack:
 def pack_problems(pack: Pack, folder: Path) -> Iterator[PackError]:
     """Every cross-reference problem of a pack `read_pack` read, in the loader's order
     (`voicecoach pack check` lists them all; the loader stops at the first)."""
+    yield from _check_schema(pack, folder)
     yield from _check_refs(pack, folder)
     yield from _check_phi_pairs(pack, folder)
     yield from _check_vocabulary(pack, folder)
@@ -637,24 +780,22 @@ def read_pack(folder: Path) -> Pack:
     """Read every file of the pack in `folder`, each validated on its own, no cross-reference
     checked yet (`load_pack_from` checks them). Raises PackError naming file and entry."""
     manifest = _whole(folder, "manifest.json", Manifest)
+    declared = _declared_catalog(folder)
+    # With schema.json the classic catalog files are optional (a classic-shaped file is still read).
+    optional = declared is not None
+    elements = ElementChart(elements=[], counters={})
+    if not optional or (folder / "elements.json").exists():
+        elements = _whole(folder, "elements.json", ElementChart)
     return Pack(
         pack_id=manifest.pack_id,
         version=manifest.version,
         title=manifest.title or manifest.pack_id,
         persona=manifest.persona,
         domain_rules=manifest.domain_rules,
-        elements=_whole(folder, "elements.json", ElementChart),
-        skills=_unique(
-            folder, "skills.json", _entries(folder, "skills.json", Skill, _read(folder, "skills.json"))
-        ),
-        creatures=_unique(
-            folder,
-            "creatures.json",
-            _entries(folder, "creatures.json", Creature, _read(folder, "creatures.json")),
-        ),
-        lineups=_unique(
-            folder, "lineups.json", _entries(folder, "lineups.json", Lineup, _read(folder, "lineups.json"))
-        ),
+        elements=elements,
+        skills=_catalog_file(folder, "skills.json", Skill, optional),
+        creatures=_catalog_file(folder, "creatures.json", Creature, optional),
+        lineups=_catalog_file(folder, "lineups.json", Lineup, optional),
         phi=_entries(folder, "phi.json", PhiEntry, _read(folder, "phi.json")),
         w3=_whole(folder, "w3.json", W3Config),
         tools=tuple(manifest.tools),
@@ -664,11 +805,53 @@ def read_pack(folder: Path) -> Pack:
         narrations=_optional_entries(folder, "narrations.json", PhiNarrations),
         vocabulary=_whole(folder, "vocabulary.json", Vocabulary),
         templates=_whole(folder, "templates.json", Templates),
-        **_game_tools(folder, manifest),
+        **_game_tools(folder, manifest, declared.schema if declared else CLASSIC_SCHEMA),
+        declared_catalog=declared,
     )
 
 
-def _game_tools(folder: Path, manifest: Manifest) -> dict[str, Any]:
+def _catalog_file(folder: Path, name: str, model: type[_M], optional: bool) -> dict[str, Any]:
+    """A classic catalog file's entries by id ({} when `optional` and absent)."""
+    if optional and not (folder / name).exists():
+        return {}
+    return _unique(folder, name, _entries(folder, name, model, _read(folder, name)))
+
+
+def _declared_catalog(folder: Path) -> Catalog | None:
+    """schema.json (optional), with each kind's entities and each matchup's table from its file."""
+    if not (folder / "schema.json").exists():
+        return None
+    schema = _whole(folder, "schema.json", Schema)
+
+    def listed(file: str, key: str | None) -> Any:
+        raw = _read(folder, file)
+        if key is None:
+            return raw
+        return raw.get(key) if isinstance(raw, dict) else None
+
+    entities: dict[str, dict[str, Entity]] = {}
+    for name, kind in schema.kinds.items():
+        raw = listed(kind.file, kind.key)
+        if not isinstance(raw, list):
+            under = f" under {kind.key!r}" if kind.key else ""
+            raise PackError(f"{folder / kind.file}: expected a list of {name} entries{under}")
+        # A type kind may list bare ids, as pet's elements.json does.
+        items = [{"id": item} if isinstance(item, str) else item for item in raw]
+        entities[name] = _unique(folder, kind.file, _entries(folder, kind.file, Entity, items))
+    tables: dict[str, Any] = {m.name: listed(m.file, m.key) for m in schema.matchups}
+    try:
+        return Catalog(schema=schema, entities=entities, tables=tables)
+    except ValidationError as err:  # only a table can fail here: the rest is validated above
+        first = err.errors()[0]
+        name = str(first["loc"][1])
+        file = next(m.file for m in schema.matchups if m.name == name)
+        where = ".".join(map(str, first["loc"][2:]))
+        raise PackError(
+            f"{folder / file}: entry {where!r}: {first['msg']} (rows {{a: {{b: multiplier}}}})"
+        ) from None
+
+
+def _game_tools(folder: Path, manifest: Manifest, schema: Schema) -> dict[str, Any]:
     """tools.json (optional): the tools the game serves over HTTP, each one of manifest.json's tools."""
     name = "tools.json"
     if not (folder / name).exists():
@@ -681,7 +864,7 @@ def _game_tools(folder: Path, manifest: Manifest) -> dict[str, Any]:
         if tool.name not in manifest.tools:
             raise PackError(f"{folder / name}: entry {tool.name!r}: not one of manifest.json's tools")
         for path in tool.state:
-            if not _valid_path(LiveState, path):
+            if not _valid_path(LiveState, path, schema):
                 raise PackError(f"{folder / name}: entry {tool.name!r}: unknown state field {path!r}")
         tools[tool.name] = tool
     return {"http_tools": tools, "tool_endpoint": header.endpoint}

@@ -7,13 +7,27 @@ they never mutate a snapshot: updates build a new one (`apply_patch`).
 Decision fields (what Φ requires before the early tool path may fire) are named by dotted
 paths such as ``ic.match.opponent_lineup``; `field_status` says whether one is present
 and fresh, so W1 can tell "missing / stale" apart from "no Φ entry".
+
+The field names are pet-arena's (creatures, skills, lineups): its wire format, which the protocol,
+the stores and CoachBench pin. A pack with other kinds (voicecoach.catalog) keeps its player's
+units in `fs.collection` and its entities in the kind-keyed `ic.focus`, `ic.mentioned` and
+`ic.match.context`; `voicecoach.view.StateView` reads either layout. Those fields are left out of a
+dump while empty, so a pet snapshot dumps byte for byte as before.
 """
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Any, ClassVar, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    SerializerFunctionWrapHandler,
+    ValidationError,
+    model_serializer,
+)
+from pydantic.json_schema import JsonDict
 
 SESSION_HISTORY_K = 20  # paper §3.3: s_sh covers the prior 20 turns
 
@@ -23,11 +37,33 @@ class _Model(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
 
+class _OmitsEmpty(_Model):
+    """A model whose `OMIT_EMPTY` fields stay out of its dumps while None or empty."""
+
+    OMIT_EMPTY: ClassVar[frozenset[str]] = frozenset()
+
+    @model_serializer(mode="wrap")
+    def _omit_empty(self, handler: SerializerFunctionWrapHandler) -> Any:
+        data = handler(self)
+        for name in self.OMIT_EMPTY:
+            if name in data and data[name] in (None, {}, []):
+                del data[name]
+        return data
+
+
+# A dict keyed by the pack's kinds (`keys`: any kind, or only the kinds of one role): pack paths
+# such as ``ic.focus.hero`` may enter it (voicecoach.pack._valid_path).
+BY_KIND: JsonDict = {"keys": "kind"}
+BY_CONTEXT: JsonDict = {"keys": "context"}
+
+
 # --- s_ic: intent context -------------------------------------------------------------
 
 
-class MatchState(_Model):
+class MatchState(_OmitsEmpty):
     """The match the player is in, as of the snapshot."""
+
+    OMIT_EMPTY = frozenset({"context"})
 
     mode: str = "ranked"
     round: int = Field(ge=1)
@@ -36,10 +72,15 @@ class MatchState(_Model):
     score_opponent: int = Field(default=0, ge=0)
     player_lineup: list[str] = Field(default_factory=list, description="creature ids on the field")
     opponent_lineup: list[str] = Field(default_factory=list, description="creature ids")
+    context: dict[str, str] = Field(
+        default_factory=dict, description="context kind -> id (a map)", json_schema_extra=BY_CONTEXT
+    )
 
 
-class IntentContext(_Model):
+class IntentContext(_OmitsEmpty):
     """s_ic: snapshot-time environment the utterance is interpreted in."""
+
+    OMIT_EMPTY = frozenset({"focus", "mentioned"})
 
     match: MatchState | None = None
     patch_version: str | None = None
@@ -49,6 +90,12 @@ class IntentContext(_Model):
     mentioned_creatures: list[str] = Field(default_factory=list, description="creature ids only")
     focus_creature: str | None = Field(default=None, description="first creature id mentioned")
     focus_skill: str | None = Field(default=None, description="first skill id mentioned")
+    focus: dict[str, str] = Field(
+        default_factory=dict, description="kind -> the first id of it mentioned", json_schema_extra=BY_KIND
+    )
+    mentioned: dict[str, list[str]] = Field(
+        default_factory=dict, description="kind -> the ids of it mentioned", json_schema_extra=BY_KIND
+    )
 
 
 # --- s_fs: fact slots -----------------------------------------------------------------
@@ -76,11 +123,32 @@ class Inventory(_Model):
         return owned is not None and skill_id in owned.unlocked_skills
 
 
-class FactSlots(_Model):
+class OwnedEntity(_Model):
+    """One unit of the player's collection (a pack whose schema state is "collection")."""
+
+    id: str
+    tier: int | None = Field(default=None, ge=1, description="progression tier, 1-based")
+    level: int = Field(default=1, ge=1)
+    unlocked: list[str] = Field(default_factory=list, description="option ids")
+    equipped: dict[str, str] = Field(default_factory=dict, description="slot -> option id")
+    copies: int | None = Field(default=None, ge=1, description="for games that count copies")
+
+
+class Collection(_Model):
+    """The player's units and saved groups, by the pack's own kinds."""
+
+    units: list[OwnedEntity] = Field(default_factory=list)
+    saved_groups: dict[str, list[str]] = Field(default_factory=dict, description="name -> unit ids")
+
+
+class FactSlots(_OmitsEmpty):
     """s_fs: what is satisfiable for this player right now."""
+
+    OMIT_EMPTY = frozenset({"collection"})
 
     inventory: Inventory | None = None
     player_level: int = Field(default=1, ge=1)
+    collection: Collection | None = None
 
 
 # --- s_sh: session history ------------------------------------------------------------

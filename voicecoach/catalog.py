@@ -1,0 +1,388 @@
+"""The catalog: a pack's entities by kind, and the schema that says what each kind is.
+
+pet-arena's catalog is creatures, skills, lineups and elements; another game has other kinds
+(heroes, loadout items, team comps, maps). A `Schema` lists a pack's kinds in link order (on a
+surface-form clash the earlier kind wins), each with the *role* the kernels reason about:
+
+    unit     owned and fielded                    pet: creature   a hero shooter: hero
+    option   gated per unit                       pet: skill      loadout item
+    group    a named team of units                pet: lineup     team comp
+    type     a value of a matchup axis            pet: element
+    context  match context                                        map
+
+A pack may declare its schema in `schema.json` (docs/GENERIC_PACKS_PLAN.md §2), each kind's
+entities in the file the kind names. A pack in the classic layout (creatures.json, skills.json,
+lineups.json, elements.json, no schema.json: pet_arena) gets the equivalent from `classic_schema`,
+so its folder stays as it is. `Catalog` indexes the entities: `by_name(kind, name)`, `display_name(id)`.
+
+The classic schema holds what describes pet's files: kinds, roles, aliases, attributes, relations,
+members, gate fields, progression and the element chart. The pet words still in code (pronoun
+nouns and verbs, matchup words, spoken gates, the realizer's `needs`) join it in the work package
+that makes their reader generic, so that each keeps a single home.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from functools import cached_property
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+Role = Literal["unit", "option", "group", "type", "context"]
+
+
+class _Model(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class Attribute(_Model):
+    """A categorical or numeric field of a kind's entities."""
+
+    # The allowed values: listed, or a reference, either a kind (its ids: pet's "element") or a
+    # vocabulary section ("vocabulary.roles", "vocabulary.styles"). None: any value.
+    values: list[str] | str | None = None
+    ordered: bool = Field(default=False, description="listed values run low to high (pet: rarity)")
+    numeric: bool = False
+
+
+class Gate(_Model):
+    """One field of an entity's `unlock` object: what it tests, and how the coach says it."""
+
+    state: str = Field(
+        description='"tier" or "level" of the owned unit, "quest", or a state path (fs.player_level)'
+    )
+    spoken: str = Field(default="", description='e.g. "hero level {value}"')
+    words: list[str] = Field(default_factory=list, description="what players say for it")
+
+
+class Kind(_Model):
+    role: Role
+    plural: str = Field(default="", description='how several are said (default: the kind + "s")')
+    file: str = Field(description="the pack file listing the entities")
+    key: str | None = Field(default=None, description="the file is an object: the key of the list")
+    aliases: list[str] = Field(default_factory=list, description="fields whose values are more names")
+    nouns: list[str] = Field(default_factory=list, description="words that refer to an entity")
+    verbs: list[str] = Field(default_factory=list, description="verbs said of an entity")
+    attributes: dict[str, Attribute] = Field(default_factory=dict)
+    relations: dict[str, str] = Field(default_factory=dict, description="field listing ids -> their kind")
+    members: str | None = Field(default=None, description="group: the field listing its units")
+    gate: dict[str, Gate] = Field(default_factory=dict, description="the fields of `unlock`")
+    slot: str | None = Field(default=None, description="option: the attribute naming the slot it fills")
+    state: str | None = Field(default=None, description="context: the state path holding its id")
+
+    @model_validator(mode="after")
+    def _role_fields(self) -> Kind:
+        if (self.members is not None) != (self.role == "group"):
+            raise ValueError("a group kind names its `members` field, and only a group kind does")
+        if (self.state is not None) != (self.role == "context"):
+            raise ValueError("a context kind names its `state` path, and only a context kind does")
+        if self.slot is not None and (self.role != "option" or self.slot not in self.attributes):
+            raise ValueError("`slot` names an attribute of an option kind")
+        return self
+
+
+class Progression(_Model):
+    """Tiers a unit goes through (pet: evolution stages); the owned unit's `tier` counts them."""
+
+    kind: str
+    field: str = Field(description="the unit field naming its tiers in order")
+
+
+class Matchup(_Model):
+    """A multiplier table: how much `between[0]` beats `between[1]`."""
+
+    name: str
+    between: tuple[str, str]
+    # id: the table's keys are the two kinds' ids; attribute: values of `attribute`, which both
+    # kinds have (pet: creatures by element).
+    axis: Literal["id", "attribute"] = "id"
+    attribute: str | None = None
+    file: str
+    key: str | None = Field(default=None, description="the file is an object: the key of the table")
+    default: float = 1.0
+    words: dict[str, str] = Field(
+        default_factory=dict, description='multiplier -> words, "1.5": "a hard counter"'
+    )
+
+    @model_validator(mode="after")
+    def _axis(self) -> Matchup:
+        if (self.attribute is not None) != (self.axis == "attribute"):
+            raise ValueError("an attribute matchup names its `attribute`, and only it does")
+        return self
+
+
+class Quota(_Model):
+    attribute: str
+    counts: dict[str, int]
+
+
+class Composition(_Model):
+    size: int = Field(ge=1)
+    quota: Quota | None = None
+
+
+class Schema(_Model):
+    """schema.json: the pack's kinds in link order, and what relates them."""
+
+    # Where the player's entities sit in the live state: fs.inventory (classic) or fs.collection.
+    state: Literal["classic", "collection"] = "collection"
+    kinds: dict[str, Kind] = Field(min_length=1)
+    progression: Progression | None = None
+    matchups: list[Matchup] = Field(default_factory=list)
+    composition: Composition | None = None
+    needs: dict[str, str] = Field(
+        default_factory=dict, description='decision field -> "which_x" template key'
+    )
+
+    @model_validator(mode="after")
+    def _roles(self) -> Schema:
+        # The kernels reason about one owned kind, and at most one gated kind and one team kind.
+        roles: tuple[Role, ...] = ("unit", "option", "group")
+        for role in roles:
+            n = len(self.kinds_of(role))
+            if n > 1 or (role == "unit" and n == 0):
+                need = "exactly" if role == "unit" else "at most"
+                raise ValueError(f"kinds: {n} kinds have role {role!r}, a pack has {need} one")
+        return self
+
+    def kinds_of(self, role: Role) -> list[str]:
+        return [name for name, kind in self.kinds.items() if kind.role == role]
+
+    def kind(self, role: Role) -> str | None:
+        """The pack's kind of a role (the first declared), or None."""
+        return next(iter(self.kinds_of(role)), None)
+
+    def plural(self, kind: str) -> str:
+        return self.kinds[kind].plural or f"{kind}s"
+
+    def options_field(self) -> str | None:
+        """The unit field listing the options each unit can have (pet: a creature's skills)."""
+        unit, option = self.kind("unit"), self.kind("option")
+        relations = self.kinds[unit].relations if unit else {}
+        return next((field for field, target in relations.items() if target == option), None)
+
+
+class Entity(BaseModel):
+    """One catalog entry: an id, a display name and the kind's other fields as they are in the file."""
+
+    model_config = ConfigDict(extra="allow", frozen=True)
+
+    id: str = Field(min_length=1)
+    name: str = ""  # "" in a file: the id is the name (pet's elements)
+
+    def value(self, field: str) -> Any:
+        """The entity's `field` as the file has it; None when absent."""
+        if field in Entity.model_fields:
+            return getattr(self, field)
+        return (self.model_extra or {}).get(field)
+
+    @property
+    def display(self) -> str:
+        return self.name or self.id
+
+
+class Catalog(BaseModel):
+    """A pack's entities by kind (in file order) and its matchup tables, indexed for lookups."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    schema_: Schema = Field(alias="schema")  # `schema` is a BaseModel method's name
+    entities: dict[str, dict[str, Entity]]
+    tables: dict[str, dict[str, dict[str, float]]] = Field(
+        default_factory=dict, description="matchup name -> {a: {b: multiplier}}"
+    )
+
+    @property
+    def schema(self) -> Schema:  # type: ignore[override]
+        return self.schema_
+
+    @cached_property
+    def _index(self) -> tuple[dict[str, dict[str, Entity]], dict[str, str]]:
+        names: dict[str, dict[str, Entity]] = {}
+        kind_of: dict[str, str] = {}
+        for kind in self.schema.kinds:
+            by_name = names.setdefault(kind, {})
+            for e in self.entities.get(kind, {}).values():
+                # The first entity whose id or name matches, as pet's creature_by_name finds it.
+                by_name.setdefault(e.id.lower(), e)
+                by_name.setdefault(e.display.lower(), e)
+                kind_of.setdefault(e.id, kind)
+        return names, kind_of
+
+    def get(self, kind: str, entity_id: str) -> Entity | None:
+        return self.entities.get(kind, {}).get(entity_id)
+
+    def by_name(self, kind: str, name: str) -> Entity | None:
+        """The entity of `kind` whose id or display name is `name` (case and outer spaces ignored)."""
+        return self._index[0].get(kind, {}).get(name.strip().lower())
+
+    def kind_of(self, entity_id: str) -> str | None:
+        """The kind of an id; an id two kinds share belongs to the earlier declared."""
+        return self._index[1].get(entity_id)
+
+    def display_name(self, entity_id: str) -> str:
+        """What the coach calls an id: its entity's name (the earlier kind's), else the id itself."""
+        kind = self.kind_of(entity_id)
+        entity = self.get(kind, entity_id) if kind is not None else None
+        return entity.display if entity is not None else entity_id
+
+    def forms(self) -> list[tuple[str, str, str]]:
+        """(surface form, kind, id) of every id, name and alias, kinds in link order."""
+        out: list[tuple[str, str, str]] = []
+        for kind, spec in self.schema.kinds.items():
+            for e in self.entities.get(kind, {}).values():
+                aliases = [a for field in spec.aliases for a in e.value(field) or []]
+                out += [(form, kind, e.id) for form in dict.fromkeys((e.id, e.display, *aliases))]
+        return out
+
+    # --- validation: what schema.json and the kinds' files must agree on --------------------------
+
+    def values(self, ref: list[str] | str | None, vocabulary: dict[str, set[str]]) -> set[str] | None:
+        """The values an attribute allows (None: any): listed, a kind's ids, or a vocabulary section."""
+        if ref is None or isinstance(ref, list):
+            return None if ref is None else set(ref)
+        return vocabulary[ref] if ref in vocabulary else set(self.entities.get(ref, {}))
+
+    def problems(self, vocabulary: dict[str, set[str]]) -> Iterator[tuple[str, str, str]]:
+        """(file, entry, problem) for every reference that does not resolve; `vocabulary`: the
+        vocabulary sections attributes may name ("vocabulary.roles" -> its keys)."""
+        yield from self._schema_problems(vocabulary)
+        for kind in self.schema.kinds:
+            for e in self.entities.get(kind, {}).values():
+                yield from self._entity_problems(kind, e, vocabulary)
+        yield from self._matchup_problems(vocabulary)
+
+    def _schema_problems(self, vocabulary: dict[str, set[str]]) -> Iterator[tuple[str, str, str]]:
+        kinds = self.schema.kinds
+        for name, kind in kinds.items():
+            entry = f"kinds/{name}"
+            for attr, spec in kind.attributes.items():
+                ref = spec.values
+                if isinstance(ref, str) and ref not in kinds and ref not in vocabulary:
+                    yield "schema.json", entry, f"attribute {attr!r}: unknown values {ref!r}"
+                if spec.ordered and not isinstance(ref, list):
+                    yield "schema.json", entry, f"attribute {attr!r}: ordered values must be listed"
+            for field, target in kind.relations.items():
+                if target not in kinds:
+                    yield "schema.json", entry, f"relation {field!r}: unknown kind {target!r}"
+        progression = self.schema.progression
+        if progression is not None and progression.kind not in kinds:
+            yield "schema.json", "progression", f"unknown kind {progression.kind!r}"
+        composition = self.schema.composition
+        quota = composition.quota if composition is not None else None
+        if composition is not None and quota is not None:
+            unit = kinds[self.schema.kind("unit") or ""]
+            counted = unit.attributes.get(quota.attribute)
+            allowed = self.values(counted.values, vocabulary) if counted is not None else None
+            if counted is None:
+                yield "schema.json", "composition", f"quota: {quota.attribute!r} is not a unit attribute"
+            elif allowed is not None and set(quota.counts) - allowed:
+                unknown = sorted(set(quota.counts) - allowed)
+                yield "schema.json", "composition", f"quota: unknown {quota.attribute} {unknown}"
+            if sum(quota.counts.values()) > composition.size:
+                yield "schema.json", "composition", f"quota counts exceed the size {composition.size}"
+
+    def _entity_problems(
+        self, kind: str, e: Entity, vocabulary: dict[str, set[str]]
+    ) -> Iterator[tuple[str, str, str]]:
+        spec = self.schema.kinds[kind]
+        for attr, a in spec.attributes.items():
+            value, allowed = e.value(attr), self.values(a.values, vocabulary)
+            if value is None:
+                continue
+            if a.numeric and not isinstance(value, int | float):
+                yield spec.file, e.id, f"{attr} {value!r} is not a number"
+            elif allowed is not None and value not in allowed:
+                yield spec.file, e.id, f"unknown {attr} {value!r}"
+        links = dict(spec.relations)
+        if spec.members is not None:
+            links[spec.members] = self.schema.kind("unit") or ""
+        for field, target in links.items():
+            for ref in e.value(field) or []:
+                if ref not in self.entities.get(target, {}):
+                    yield spec.file, e.id, f"{field}: unknown {target} {ref!r}"
+        unlock = e.value("unlock") or {}
+        for gate in unlock if isinstance(unlock, dict) else ["unlock"]:
+            if gate not in spec.gate:
+                yield spec.file, e.id, f"unlock: {gate!r} is not one of the kind's gate fields"
+
+    def _matchup_problems(self, vocabulary: dict[str, set[str]]) -> Iterator[tuple[str, str, str]]:
+        kinds = self.schema.kinds
+        for m in self.schema.matchups:
+            if any(k not in kinds for k in m.between):
+                yield "schema.json", f"matchups/{m.name}", f"between: unknown kind in {list(m.between)}"
+                continue
+            if m.attribute is not None and any(m.attribute not in kinds[k].attributes for k in m.between):
+                yield (
+                    "schema.json",
+                    f"matchups/{m.name}",
+                    f"{m.attribute!r} is not an attribute of both kinds",
+                )
+                continue
+            sides = [
+                self.values(kinds[k].attributes[m.attribute].values, vocabulary)
+                if m.attribute is not None
+                else set(self.entities.get(k, {}))
+                for k in m.between
+            ]
+            for a, row in self.tables.get(m.name, {}).items():
+                for b in row:
+                    if any(s is not None and x not in s for s, x in zip(sides, (a, b), strict=True)):
+                        yield m.file, f"{a}/{b}", f"not a {m.between[0]} / {m.between[1]} pair"
+
+
+def classic_schema(rarities: list[str], skill_kinds: list[str]) -> Schema:
+    """The schema of a pack in the classic layout (pet_arena's files), its kinds in the order entity
+    linking has always tried them: creature, skill, lineup, element. `rarities` (low to high) and
+    `skill_kinds` are the values the classic models allow (`voicecoach.pack.Creature`, `Skill`)."""
+    element = Attribute(values="element")
+    return Schema(
+        state="classic",
+        kinds={
+            "creature": Kind(
+                role="unit",
+                file="creatures.json",
+                aliases=["stages"],
+                attributes={
+                    "element": element,
+                    "role": Attribute(values="vocabulary.roles"),
+                    "rarity": Attribute(values=rarities, ordered=True),
+                    "base_power": Attribute(numeric=True),
+                },
+                relations={"skills": "skill"},
+            ),
+            "skill": Kind(
+                role="option",
+                file="skills.json",
+                attributes={
+                    "element": element,
+                    "kind": Attribute(values=skill_kinds),
+                    "power": Attribute(numeric=True),
+                },
+                gate={
+                    "min_stage": Gate(state="tier"),
+                    "min_level": Gate(state="level"),
+                    "quest": Gate(state="quest"),
+                },
+            ),
+            "lineup": Kind(
+                role="group",
+                file="lineups.json",
+                members="creatures",
+                attributes={"style": Attribute(values="vocabulary.styles")},
+            ),
+            "element": Kind(role="type", file="elements.json", key="elements"),
+        },
+        progression=Progression(kind="creature", field="stages"),
+        matchups=[
+            Matchup(
+                name="elements",
+                between=("creature", "creature"),
+                axis="attribute",
+                attribute="element",
+                file="elements.json",
+                key="counters",
+            )
+        ],
+    )
