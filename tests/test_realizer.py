@@ -217,7 +217,7 @@ def test_a_late_snapshot_builds_around_the_creature_just_got(state: LiveState) -
     )
     assert HEDGE.search(reply) and "what you" in reply, reply
     picks = recommended(reply)
-    assert "pyrowl" in picks and len(picks) == 2, reply  # Pyrowl and one partner the snapshot owns
+    assert "pyrowl" in picks and len(picks) == 3, reply  # Pyrowl and two partners the snapshot owns
     assert all(c == "pyrowl" or state.fs.inventory.owns(c) for c in picks)  # type: ignore[union-attr]
 
 
