@@ -745,12 +745,13 @@ def _team_answer(t: _Turn) -> None:
         team = (team + [c for c in roster if c not in team])[:3]
     style = r.get("suggest_lineup", {}).get("style", "any")
     kind = "team_style" if style in pack.vocabulary.styles else "team"
-    if len(team) >= 3:
-        # The whole team, as the player will field it. Not the set the previous reply recommended
-        # (repeated guidance): its last member gives way to the strongest creature left out.
-        if set(team) <= t.avoid:
-            spare = [c for c in roster if c not in team]
-            team = team[:-1] + spare[:1] if spare else team
+    spare = [c for c in roster if c not in team]
+    if len(team) >= 3 and set(team) <= t.avoid and spare:
+        # Not the set the previous reply recommended (repeated guidance): its last member gives way
+        # to the strongest creature left out.
+        team = team[:-1] + spare[:1]
+    if len(team) >= 3 and not set(team) <= t.avoid:
+        # The whole team, as the player will field it.
         t.add(
             "guidance",
             kind,
