@@ -226,3 +226,32 @@ def test_pet_arena_needs_none_of_the_new_keys(pack: Pack) -> None:
     assert not new & set(raw)
     data = bench_data(pack)
     assert data.events == EVENTS and data.episodes == EPISODES
+
+
+def test_bench_quality_takes_the_pack_and_regenerates_a_benchmark_of_another(
+    pack: Pack, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import argparse
+
+    from voicecoach.coachbench.generator import manifest_path
+    from voicecoach.pipelines import bench_quality
+
+    parser = argparse.ArgumentParser()
+    bench_quality.add_arguments(parser)
+    monkeypatch.delenv("VOICECOACH_PACK", raising=False)
+    assert bench_quality.options_from_args(parser.parse_args([])).pack_id == "pet_arena"
+    opts = bench_quality.options_from_args(
+        parser.parse_args(["--pack", "toy_shooter", "--out", str(tmp_path)])
+    )
+    assert opts.pack_id == "toy_shooter"
+    monkeypatch.setenv("VOICECOACH_PACK", "from_env")
+    assert bench_quality.options_from_args(parser.parse_args([])).pack_id == "from_env"
+    # A benchmark left in --out by another pack is not reused for this one.
+    path = tmp_path / "coachbench.jsonl"
+    write_benchmark(path, 7, pack)
+    manifest = json.loads(manifest_path(path).read_text())
+    manifest_path(path).write_text(json.dumps({**manifest, "pack_id": "toy_shooter"}))
+    opts = bench_quality.QualityOptions(out=tmp_path, seed=7, limit=1)
+    _, sessions, digest = bench_quality._bench(opts, pack)
+    assert json.loads(manifest_path(path).read_text())["pack_id"] == "pet_arena"
+    assert len(sessions) == 1 and digest == manifest["sha256"]
