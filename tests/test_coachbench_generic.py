@@ -255,3 +255,53 @@ def test_bench_quality_takes_the_pack_and_regenerates_a_benchmark_of_another(
     _, sessions, digest = bench_quality._bench(opts, pack)
     assert json.loads(manifest_path(path).read_text())["pack_id"] == "pet_arena"
     assert len(sessions) == 1 and digest == manifest["sha256"]
+
+
+def test_a_pair_can_take_its_counters_from_the_map(toy: tuple[Pack, Path]) -> None:
+    pack, _ = toy
+    data = BenchData.model_validate({**BENCH, "matchups": {"comp/build": "map_fit"}})
+    _check(data, pack, "coachbench.json")
+    seen = 0
+    for s in generate(7, pack, data)[:60]:
+        for t in s.turns:
+            state, ref = load_state(t.state), t.reference
+            if ref.intent != "comp" or state.ic.match is None:
+                continue
+            owned = {u.id for u in state.fs.collection.units} if state.fs.collection else set()
+            on_harbor = state.ic.match.context["map"] == "harbor_point"
+            # map_fit.json: Vanta fits Harbor Point 1.5x; the opponent side no longer counts.
+            assert ref.counters == (["vanta"] if on_harbor and "vanta" in owned else [])
+            seen += bool(ref.counters)
+    assert seen
+    with pytest.raises(PackError, match=r"'matchups/comp/build': 'nope' is not a matchup"):
+        _broken(pack, {"matchups": {"comp/build": "nope"}})
+
+
+def _toy_state(level: int, heroes: tuple[str, ...] = ("vanta",)) -> dict[str, Any]:
+    units = [{"id": h, "level": level, "unlocked": ["smoke_round"] if h == "vanta" else []} for h in heroes]
+    return {"fs": {"player_level": 12, "collection": {"units": units}}}
+
+
+def test_responsive_expectations_take_the_toy_packs_words(toy: tuple[Pack, Path]) -> None:
+    from voicecoach.coachbench.responsive import build_expectation
+
+    pack, _ = toy
+
+    def expect(family: str, state: dict[str, Any], mentioned: list[str]) -> Any:
+        return build_expectation(pack, state, family, mentioned, [], [], [], False)
+
+    # Longshot needs hero level 5: the gate's spoken form is the condition (the toy lists no words).
+    for family in ("skill_unlock", "option_unlock"):
+        locked = expect(family, _toy_state(3), ["vanta", "longshot"])
+        assert (locked.yes, locked.unlock) == (False, ["hero level 5"])
+    assert expect("option_unlock", _toy_state(3), ["vanta", "smoke_round"]).yes is True
+    # Nobody the player owns carries it: the hero to get is the answer.
+    unowned = expect("option_unlock", _toy_state(3, ("bulwark",)), ["longshot"])
+    assert (unowned.yes, unowned.unlock) == (False, ["Vanta"])
+    assert expect("ownership", _toy_state(3), ["vanta"]).yes is True
+    assert expect("ownership", _toy_state(3), ["skyla"]).yes is False
+    # A hero's properties: its items and callsign; an item's: the hero it belongs to.
+    assert expect("about_focus", _toy_state(3), ["vanta"]).properties == ["Longshot", "Smoke Round", "V"]
+    assert expect("about_focus", _toy_state(3), ["longshot"]).properties == ["Vanta"]
+    picks = expect("pick_owned", _toy_state(3, ("vanta", "bulwark")), [])
+    assert picks.direction == ["vanta", "bulwark"]

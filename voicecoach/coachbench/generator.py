@@ -54,6 +54,7 @@ from pydantic import (
     model_validator,
 )
 
+from voicecoach.catalog import Matchup
 from voicecoach.coachbench.packdata import BenchData, Event, Pick, _picks, bench_data, family
 from voicecoach.coachbench.responsive import Expectation, build_expectation
 from voicecoach.entities import link_entities
@@ -310,6 +311,7 @@ class _Pack:
         self.members_field = members or ""
         unit_pairs = [m for m in schema.matchups if tuple(m.between) == (self.unit_kind, self.unit_kind)]
         self.matchup = unit_pairs[0] if unit_pairs else None
+        self.matchups = {m.name: m for m in schema.matchups}
         composition = schema.composition
         self.side = data.synth.side_size or (composition.size if composition is not None else 3)
 
@@ -362,13 +364,17 @@ class _Pack:
                 out.append(oid)
         return out
 
-    def multiplier(self, a: str, b: str) -> float:
-        """How much unit `a` beats unit `b` in the pack's unit-vs-unit matchup (1.0 without one)."""
-        m = self.matchup
-        if m is None:
-            return 1.0
+    def matchup_for(self, pair: str) -> Matchup | None:
+        """The matchup a pair's counters come from: coachbench.json's `matchups`, else unit vs unit."""
+        name = self.data.matchups.get(pair)
+        return self.matchups[name] if name is not None else self.matchup
+
+    def multiplier(self, m: Matchup, a: str, b: str) -> float:
+        """How much `a` (a unit) beats `b` (of the matchup's second kind) in matchup `m`."""
         if m.attribute is not None:
-            a, b = self.units[a].value(m.attribute), self.units[b].value(m.attribute)
+            first, second = (self.catalog.get(k, x) for k, x in zip(m.between, (a, b), strict=True))
+            a = first.value(m.attribute) if first is not None else a
+            b = second.value(m.attribute) if second is not None else b
         return self.catalog.tables.get(m.name, {}).get(a, {}).get(b, m.default)
 
 
@@ -761,10 +767,13 @@ def build_reference(
     units = list(dict.fromkeys(m.id for m in mentions if m.kind == p.unit_kind))
     options = list(dict.fromkeys(m.id for m in mentions if m.kind == p.option_kind))
     counters: list[tuple[float, str]] = []
-    if view.state.ic.match is not None:
-        foes = view.opponent_side()
+    matchup = p.matchup_for(pair)
+    if view.state.ic.match is not None and matchup is not None:
+        against = matchup.between[1]
+        here = view.context(against)
+        foes = view.opponent_side() if against == p.unit_kind else [here] if here else []
         for uid in owned:
-            gains = [p.multiplier(uid, f) for f in foes]
+            gains = [p.multiplier(matchup, uid, f) for f in foes]
             if max(gains, default=1.0) > 1.0:
                 counters.append((-sum(gains), uid))
     counter_ids = [uid for _, uid in sorted(counters)]

@@ -14,7 +14,8 @@ its benchmark stays byte for byte as it was. Another game declares its own:
   `round`) or a context kind (a map);
 - `episodes`: the cross-turn dependencies, in draw order: a recipe (`repeat`, `exclude` or an
   event op), its event, the pairs asked before and after, and the cores of the turn after;
-- pair lists: `drift_b_pairs`, `counter_pairs`, `match_intents`, `open_pairs`, `close_pairs`.
+- pair lists: `drift_b_pairs`, `counter_pairs`, `match_intents`, `open_pairs`, `close_pairs`, and
+  `matchups` (the matchup a pair's counters come from: a map's fit, say).
 
 A pair field holds one pair, or a list drawn from (`Pick`). Validated at load, naming the file and
 the entry: every pair is a registered Φ pair, every Φ pair has a family, every family is one the
@@ -165,6 +166,9 @@ class BenchData(BaseModel):
                  "match/final_round", "skill/counter", "element/advantage"]
     )  # fmt: skip
     match_intents: list[str] = Field(default=["match"], description="a goal step of these needs a match")
+    # The matchup a pair's counters come from (a unit-vs-context one: against the match's context,
+    # a map); a pair not listed: the unit-vs-unit matchup, against the opponent side.
+    matchups: dict[str, str] = Field(default_factory=dict, description="'intent/sub_intent' -> matchup")
     open_pairs: Pick | None = "smalltalk/greeting"
     close_pairs: Pick | None = ["smalltalk/thanks", "smalltalk/goodbye"]
 
@@ -209,6 +213,7 @@ def _check(data: BenchData, pack: Pack, where: str) -> None:
         named += [(key, p) for p in _picks(getattr(data, key))]
     for i, ep in enumerate(data.episodes):
         named += [(f"episodes/{i}", p) for p in [*_picks(ep.first), *ep.first_match, *_picks(ep.then)]]
+    named += [("matchups", p) for p in data.matchups]
     for table, pair in named:
         if pair not in pairs:
             raise bad(f"{table}/{pair}", "not a registered Φ pair" + default(table.split("/")[0]))
@@ -243,7 +248,18 @@ def _check(data: BenchData, pack: Pack, where: str) -> None:
         for cores in (ep.cores, ep.more):
             if cores is not None and not data.core_table(cores):
                 raise bad(f"{entry}/{cores}", "no such core table, or it is empty" + default("episodes"))
-    unit = schema.kinds[schema.kind("unit") or ""]
+    unit_kind = schema.kind("unit") or ""
+    for pair, name in data.matchups.items():
+        m = next((m for m in schema.matchups if m.name == name), None)
+        if (
+            m is None
+            or m.between[0] != unit_kind
+            or (m.between[1] != unit_kind and m.between[1] not in contexts)
+        ):
+            raise bad(
+                f"matchups/{pair}", f"{name!r} is not a matchup of the unit against a unit or a context"
+            )
+    unit = schema.kinds[unit_kind]
     for attr in data.synth.weights:
         if attr not in unit.attributes:
             raise bad(f"synth/weights/{attr}", "not an attribute of the unit kind" + default("synth"))
