@@ -222,7 +222,8 @@ def test_pet_arena_needs_none_of_the_new_keys(pack: Pack) -> None:
 
     raw = json.loads((PACKS_DIR / pack.pack_id / "coachbench.json").read_text(encoding="utf-8"))
     new = {"synth", "events", "slots", "episodes", "drift_b_pairs", "counter_pairs", "match_intents",
-           "open_pairs", "close_pairs", "cores", "default_state_change"}  # fmt: skip
+           "open_pairs", "close_pairs", "cores", "default_state_change", "matchups",
+           "opponent_prefixes"}  # fmt: skip
     assert not new & set(raw)
     data = bench_data(pack)
     assert data.events == EVENTS and data.episodes == EPISODES

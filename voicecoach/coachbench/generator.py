@@ -560,7 +560,7 @@ class _Builder:
         k = self.rng.randint(1, len(names))
         picked = self.rng.sample(names, k)
         listed = picked[0] if k == 1 else ", ".join(picked[:-1]) + " and " + picked[-1]
-        return self.rng.choice(["their ", "", "the enemy "]) + listed
+        return self.rng.choice(self.data.opponent_prefixes) + listed
 
     # -- state updates between turns --
 

@@ -142,6 +142,8 @@ class BenchData(BaseModel):
     fillers: list[str]
     question_words: list[str]
     opponent_phrases: list[str]
+    # What leads the opponent's names when the player lists them ("their Vanta and Skyla").
+    opponent_prefixes: list[str] = Field(default=["their ", "", "the enemy "], min_length=1)
     factual: dict[str, int]
     factual_match: dict[str, int]
     recommend_pairs: list[str]
