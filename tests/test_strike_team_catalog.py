@@ -23,6 +23,7 @@ import pytest
 from tests.toy_pack import write_pack
 from voicecoach.catalog import Catalog
 from voicecoach.pack import PACKS_DIR, Pack, check_state, load_pack, load_pack_from
+from voicecoach.packcheck import check_pack
 from voicecoach.state import StateError, load_state
 
 FOLDER = PACKS_DIR / "strike_team"
@@ -230,6 +231,13 @@ def test_the_pack_loads_through_the_schema_loader_with_its_kinds_and_tables(pack
 def test_every_reference_resolves_and_every_rule_of_the_game_holds(pack: Pack, files: dict[str, Any]) -> None:
     assert list(pack.catalog.problems(vocabulary_sets(pack))) == []
     assert integrity(pack, files) == []
+
+
+def test_pack_check_passes_the_files_and_catalog_rows(tmp_path: Path, files: dict[str, Any]) -> None:
+    folder = tmp_path / "strike_team"
+    load(folder, files)
+    rows = {f.check: f for f in check_pack(folder)}
+    assert rows["files"].status == "ok" and rows["catalog"].status == "ok", rows
 
 
 def test_the_example_state_passes_check_state(pack: Pack, files: dict[str, Any]) -> None:
