@@ -28,7 +28,7 @@ from voicecoach.state import StateError, load_state
 
 FOLDER = PACKS_DIR / "strike_team"
 STATE_FILE = "example_state.json"
-# What WP12 writes; until then the loader reads these.
+# What WP12 writes; until then the loader reads these (a file the pack has replaces its stand-in).
 STAND_INS: dict[str, Any] = {
     "phi.json": [],
     "w3.json": {"version": "0.0.0", "branches": {}},
@@ -44,7 +44,7 @@ STAND_INS: dict[str, Any] = {
 
 
 def pack_files() -> dict[str, Any]:
-    """The pack's own JSON files by name (the example state is not a pack file)."""
+    """The pack's own JSON files by name, the example state among them (`load` leaves it out)."""
     return {p.name: json.loads(p.read_text(encoding="utf-8")) for p in sorted(FOLDER.glob("*.json"))}
 
 
