@@ -108,6 +108,9 @@ class PhiEntry(_Model):
     # "Build around X" said as "build without X": a pair anchored on a creature the player names
     # becomes this pair when the player excludes every creature they name (the intent prior's rule).
     anchor_excluded: str | None = Field(default=None, description='"intent/sub_intent" taken instead')
+    # The intent prior learns each paraphrase with spoken padding too ("uh ...", "... please");
+    # not where the padding is the request itself ("hey coach"). None: false for smalltalk only.
+    fillers: bool | None = None
 
 
 class W3Candidate(_Model):
