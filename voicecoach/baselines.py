@@ -66,11 +66,13 @@ def prompting_messages(pack: Pack, state: LiveState, utterance: str) -> list[dic
 
 
 def planner_system_prompt(pack: Pack) -> str:
-    from voicecoach.tools import TOOLS
+    """The planner's tools are the pack's own (`pack_tools`: manifest order, as served), the same
+    list W1's PLAN may call; for pet that is the classic registry, in its order."""
+    from voicecoach.tools import pack_tools
 
     tools = "\n".join(
         f"- {t.name}({', '.join(t.parameters.get('properties', {}))}): {t.description}"
-        for t in TOOLS.values()
+        for t in pack_tools(pack).values()
     )
     return (
         f"You plan tool calls for a {pack.title} coach. Tools:\n{tools}\n"
