@@ -188,6 +188,12 @@ def test_units_options_and_team_sizes_of_a_schema_pack(toy: Pack) -> None:
     assert slot_ids(toy, got) == {
         "wanted": {"vanta"}, "excluded": {"bulwark"}, "opponent": set(), "skills": {"longshot"}
     }  # fmt: skip
+    # "Swap out Vanta's loadout": change the option (the item kind's noun), keep the hero.
+    swap = extract_slots(toy, "swap out Vanta's loadout")
+    assert swap.wanted_entities == ["Vanta"] and swap.excluded_entities == []
+    assert swap.attribute_prefs == [
+        AttributePref(entity="Vanta", attribute="skill", value=ANY_SKILL, op="avoid")
+    ]
     # An ordered attribute W2 cannot hold yet (difficulty) is left out, not a failed turn.
     assert extract_slots(toy, "nothing above medium, I need a striker").global_constraints == []
 

@@ -107,9 +107,22 @@ OPPONENT_AFTER = re.compile(
     r"(?:me|us|my|mine))(?![\w'])",
     re.IGNORECASE,
 )
-SKILL_OF = re.compile(
-    r"^(?:'s|’s|s)?\s+(?:skill|skills|move|moves|attack|ability|abilities)(?![\w'])", re.IGNORECASE
-)
+# "Swap out Emberfox's skill": English words for an option, plus the option kind's nouns.
+_OPTION_WORDS = ("skill", "skills", "move", "moves", "attack", "ability", "abilities")
+_OPTION_OF: dict[int, tuple[Schema, re.Pattern[str]]] = {}
+
+
+def _option_of(schema: Schema) -> re.Pattern[str]:
+    hit = _OPTION_OF.get(id(schema))
+    if hit is None or hit[0] is not schema:
+        option = schema.kind("option")
+        nouns = schema.kinds[option].nouns if option else []
+        words = "|".join(dict.fromkeys([*_OPTION_WORDS, *nouns, *(f"{n}s" for n in nouns)]))
+        pattern = re.compile(rf"^(?:'s|’s|s)?\s+(?:{words})(?![\w'])", re.IGNORECASE)
+        hit = _OPTION_OF[id(schema)] = (schema, pattern)
+    return hit[1]
+
+
 ONLY = re.compile(
     _alternation("only", "just", "all", "mono", "nothing but", "full", "pure", "purely"), re.IGNORECASE
 )
@@ -304,7 +317,7 @@ def extract_slots(
         if m.span[0] in in_group:
             continue
         after = text[m.span[1] :]
-        if role == "exclude" and SKILL_OF.match(after):
+        if role == "exclude" and _option_of(catalog.schema).match(after):
             # "swap out Emberfox's skill": change the skill, keep the creature.
             prefs.append(
                 AttributePref(entity=unit, attribute=option_attribute, value=ANY_SKILL, op="avoid")  # type: ignore[arg-type]
