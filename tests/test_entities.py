@@ -153,3 +153,14 @@ def test_a_pronoun_refers_by_the_schemas_nouns_and_verbs(
     toy: Pack, previous: str, text: str, read: str
 ) -> None:
     assert resolve_reference(toy, text, previous) == read
+
+
+def test_a_session_of_a_collection_pack_snapshots_the_kind_keyed_focus(toy: Pack) -> None:
+    from voicecoach.session import Session
+    from voicecoach.view import StateView
+
+    turn = Session("s-toy", toy).begin_turn("is V any good on Harbor Point")
+    ic = turn.snapshot.ic
+    assert ic.focus == {"hero": "vanta", "map": "harbor_point"} and ic.focus_creature == "vanta"
+    view = StateView(toy, turn.snapshot)
+    assert (view.focus("hero"), view.mentioned("map")) == ("vanta", ["harbor_point"])
