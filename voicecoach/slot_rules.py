@@ -181,7 +181,7 @@ _W2_ATTRIBUTES = frozenset(get_args(Attribute))
 
 def _option_attribute(pack: Pack) -> str:
     option = pack.catalog.schema.kind("option")
-    return option if option in _W2_ATTRIBUTES else "skill"
+    return option if option is not None and option in _W2_ATTRIBUTES else "skill"
 
 
 def _ordered_attributes(pack: Pack) -> dict[str, list[str]]:
