@@ -190,3 +190,11 @@ def test_pet_is_served_the_classic_registry_unchanged(pack: Pack) -> None:
     assert pack.builtin_tools == {} and pack.http_tools == {}
     assert pack_tools(pack) == TOOLS and all(tool_spec(pack, n) is TOOLS[n] for n in TOOLS)
     assert all(spec.result_schema is None for spec in TOOLS.values())
+
+
+def test_pack_check_counts_a_schema_packs_kinds_and_serves_its_phi_from_builtins(tmp_path: Path) -> None:
+    from voicecoach.packcheck import check_pack
+
+    rows = {f.check: f for f in check_pack(write_pack(tmp_path / "shooter", _files(BUILTINS)))}
+    assert rows["files"].detail == "toy_shooter 0.1.0: 2 Φ pairs, 2 heroes, 2 items, 1 comps, 9 tools"
+    assert rows["Φ table"].status == "ok"  # hero_counters(opponent=$ic.match.opponent_lineup) is bound
