@@ -63,9 +63,9 @@ from voicecoach.coachbench.metrics import (
     session_outcomes,
     turn_outcomes,
 )
-from voicecoach.config import add_engine_arguments
+from voicecoach.config import add_engine_arguments, add_pack_argument
 from voicecoach.latency import Milestone
-from voicecoach.pack import Pack, load_pack
+from voicecoach.pack import DEFAULT_PACK, Pack, load_pack
 
 if TYPE_CHECKING:
     from voicecoach.engines import Engines
@@ -98,6 +98,7 @@ class QualityOptions:
     SmolLM2 at ~40-90 tok/s spends most of a turn generating, so replies are capped short."""
 
     out: Path = DEFAULT_OUT
+    pack_id: str = DEFAULT_PACK  # the installed pack benchmarked (its coachbench.json, its Φ)
     bench: Path | None = None  # None: generate <out>/coachbench.jsonl from `seed`
     seed: int = DEFAULT_SEED
     limit: int | None = None
@@ -204,7 +205,8 @@ def _bench(opts: QualityOptions, pack: Pack) -> tuple[Path, list[BenchSession], 
         manifest = manifest_path(path)
         stale = True
         if path.exists() and manifest.exists():
-            stale = BenchManifest.model_validate_json(manifest.read_text(encoding="utf-8")).seed != opts.seed
+            written = BenchManifest.model_validate_json(manifest.read_text(encoding="utf-8"))
+            stale = (written.seed, written.pack_id) != (opts.seed, pack.pack_id)
         if stale:
             write_benchmark(path, opts.seed, pack)
     sessions = select(load_benchmark(path, pack), opts.limit)
@@ -917,7 +919,7 @@ def _add_run_seconds(elapsed: Path, seconds: float) -> float:
 
 async def run_quality(opts: QualityOptions) -> QualityReport:
     """Run (or resume) the benchmark and write Table 3."""
-    pack = load_pack()
+    pack = load_pack(opts.pack_id)
     opts.out.mkdir(parents=True, exist_ok=True)
     path, sessions, digest = _bench(opts, pack)
     llm = _llm_config(opts)
@@ -1000,6 +1002,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="comma list of configurations (default: all five of §7.1)",
     )
     add_engine_arguments(parser)
+    add_pack_argument(parser)
     parser.add_argument("--seed", type=int, default=DEFAULT_SEED, help="benchmark generator seed")
     parser.add_argument("--out", type=Path, default=DEFAULT_OUT, help="results and turn cache (resumable)")
     parser.add_argument(
@@ -1028,6 +1031,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def options_from_args(args: argparse.Namespace) -> QualityOptions:
     return QualityOptions(
         out=args.out,
+        # As `serve` and `chat` pick it: the flag, then VOICECOACH_PACK, then pet_arena.
+        pack_id=getattr(args, "pack", None) or os.environ.get("VOICECOACH_PACK") or DEFAULT_PACK,
         bench=args.bench,
         seed=args.seed,
         limit=args.limit,

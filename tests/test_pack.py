@@ -113,6 +113,29 @@ def _phi(**entry: Any) -> Callable[[Any], Any]:
     return lambda _: [{"intent": "recommend", "sub_intent": "counter", **entry}]
 
 
+def test_vocabulary_cues_add_phrases_to_the_checkers_families(tmp_path: Path, pack: Pack) -> None:
+    assert pack.vocabulary.cues == {}  # pet_arena adds none
+    cues = {"recommend": ["swap to", "lock in"], "option_absence": ["can't equip"]}
+    folder = _broken(tmp_path, "vocabulary.json", lambda d: {**d, "cues": cues})
+    assert load_pack_from(folder).vocabulary.cues == cues
+
+
+@pytest.mark.parametrize(
+    ("cues", "message"),
+    [
+        ({"praise": ["nice"]}, r"vocabulary\.json: Input should be 'recommend', .* at cues\.praise"),
+        ({"recommend": []}, r"vocabulary\.json: .*cues 'recommend': a list of non-empty phrases"),
+        ({"absence": ["  "]}, r"vocabulary\.json: .*cues 'absence': a list of non-empty phrases"),
+    ],
+)
+def test_a_cue_outside_the_checkers_families_names_the_file(
+    tmp_path: Path, cues: dict[str, list[str]], message: str
+) -> None:
+    folder = _broken(tmp_path, "vocabulary.json", lambda d: {**d, "cues": cues})
+    with pytest.raises(PackError, match=message):
+        load_pack_from(folder)
+
+
 def test_phi_entry_with_unknown_tool_names_file_and_entry(tmp_path: Path) -> None:
     folder = _broken(tmp_path, "phi.json", _phi(tools=[{"tool": "teleport"}]))
     with pytest.raises(PackError, match=r"phi\.json: entry 'recommend/counter': unknown tool 'teleport'"):

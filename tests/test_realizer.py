@@ -27,7 +27,7 @@ from voicecoach.state import FactSlots, Inventory, LiveState, OwnedCreature
 from voicecoach.talker import ToolOutcome
 from voicecoach.tools import effective_power, run_tool
 from voicecoach.w2 import QuerySlots, ground
-from voicecoach.w3 import interact
+from voicecoach.w3 import Guidance, InteractionControl, interact
 
 PACK: Pack = load_pack()
 
@@ -217,7 +217,7 @@ def test_a_late_snapshot_builds_around_the_creature_just_got(state: LiveState) -
     )
     assert HEDGE.search(reply) and "what you" in reply, reply
     picks = recommended(reply)
-    assert "pyrowl" in picks and len(picks) == 2, reply  # Pyrowl and one partner the snapshot owns
+    assert "pyrowl" in picks and len(picks) == 3, reply  # Pyrowl and two partners the snapshot owns
     assert all(c == "pyrowl" or state.fs.inventory.owns(c) for c in picks)  # type: ignore[union-attr]
 
 
@@ -495,6 +495,33 @@ def test_a_team_is_named_whole_and_another_team_is_another_set(state: LiveState)
     assert len(recommended(again)) == 3 and recommended(again) != suggested, again
     ctx = CheckContext(inventory=state.fs.inventory, previous_reply=first)
     assert not [f for f in check_reply(PACK, again, ctx) if f.rule == "repeated_guidance"], again
+
+
+def test_a_lineup_suggestion_is_not_said_after_a_team_of_the_answers_own(state: LiveState) -> None:
+    # A pack lineup the player owns whole (its missing members given), offered by W3.
+    lineup = next(iter(PACK.lineups.values()))
+    inv = state.fs.inventory
+    assert inv is not None
+    given = [OwnedCreature(creature_id=c, stage=1, level=10) for c in lineup.creatures if not inv.owns(c)]
+    inv = inv.model_copy(update={"owned": [*inv.owned, *given]})
+    state = state.model_copy(update={"fs": state.fs.model_copy(update={"inventory": inv})})
+    c3 = InteractionControl(
+        branch="recommend",
+        turn_index=state.turn_index,
+        guidance=Guidance(guidance_type="lineup", candidate_id="rec_x", text=f"Try the {lineup.name} lineup.",
+                          lineup_id=lineup.id),
+        cooling=[],
+        cooling_lineups=[],
+    )  # fmt: skip
+    tools = [tool(state, "suggest_lineup")]
+    c2 = ground(extract_slots(PACK, "make me a team", state), state, PACK, "lineup", "build")
+    team = realize(PACK, state, c2, c3, tools, "make me a team", state.turn_index, "lineup", "build")
+    assert "Run " in team or "field " in team, team
+    assert lineup.name not in team, team
+    # Without a team in the answer (a tip), the same suggestion is said.
+    c2 = ground(extract_slots(PACK, "any tips", state), state, PACK, "teaching", "basics")
+    tip = realize(PACK, state, c2, c3, [], "any tips", state.turn_index, "teaching", "basics")
+    assert lineup.name in tip, tip
 
 
 def test_why_gives_the_reason_for_the_previous_pick_not_another_pick(state: LiveState) -> None:

@@ -16,10 +16,11 @@ lineups.json, elements.json, no schema.json: pet_arena) gets the equivalent from
 so its folder stays as it is. `Catalog` indexes the entities: `by_name(kind, name)`, `display_name(id)`.
 
 The classic schema holds what describes pet's files: kinds, roles, aliases, attributes, relations,
-members, gate fields, progression and the element chart, and the words that refer to a creature
-or a skill (`nouns`, `verbs`: "that pet", "evolve it", "cast it"). The pet words still in code
-(matchup words, spoken gates, the realizer's `needs`) join it in the work package that makes their
-reader generic, so that each keeps a single home.
+members, gate fields and the words a reply gives them by (CoachBench's responsive rule),
+progression and the element chart, and the words that refer to a creature or a skill (`nouns`,
+`verbs`: "that pet", "evolve it", "cast it"). The pet words still in code (matchup words, spoken
+gates, the realizer's `needs`) join it in the work package that makes their reader generic, so that
+each keeps a single home.
 """
 
 from __future__ import annotations
@@ -54,6 +55,8 @@ class Gate(_Model):
         description='"tier" or "level" of the owned unit, "quest", or a state path (fs.player_level)'
     )
     spoken: str = Field(default="", description='e.g. "hero level {value}"')
+    # What a reply may say to give the condition (CoachBench's responsive rule; none: `spoken`).
+    # Placeholders: {value}, and {value_words}: the value with spaces for underscores.
     words: list[str] = Field(default_factory=list, description="what players say for it")
 
 
@@ -368,9 +371,13 @@ def classic_schema(rarities: list[str], skill_kinds: list[str]) -> Schema:
                     "power": Attribute(numeric=True),
                 },
                 gate={
-                    "min_stage": Gate(state="tier"),
-                    "min_level": Gate(state="level"),
-                    "quest": Gate(state="quest"),
+                    "min_stage": Gate(
+                        state="tier", words=["stage {value}", "evolve", "evolution", "evolves"]
+                    ),
+                    "min_level": Gate(
+                        state="level", words=["level {value}", "lv {value}", "lvl {value}", "{value}"]
+                    ),
+                    "quest": Gate(state="quest", words=["{value}", "{value_words}"]),
                 },
             ),
             "lineup": Kind(

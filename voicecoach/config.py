@@ -75,7 +75,8 @@ _COACH_ARGUMENTS = {
 
 
 def add_pack_argument(parser: argparse.ArgumentParser) -> None:
-    """`serve` and `chat`: which installed pack (voicecoach/packs/<id>) the coach runs on."""
+    """`serve`, `chat` and `bench quality`: which installed pack (voicecoach/packs/<id>) the coach
+    runs on."""
     parser.add_argument(
         "--pack", default=None, metavar="ID",
         help="the game pack, a folder under voicecoach/packs (default pet_arena; VOICECOACH_PACK)",

@@ -208,12 +208,29 @@ class StyleWords(_Model):
     words: list[str] = Field(min_length=1, description="how players say it")
 
 
+# The checker's cue families a pack may add words to (docs/GENERIC_PACKS_PLAN.md §1, checker.py):
+# a recommendation verb, "your X" before and "X is equipped" after a name, a missing unit, an
+# option that cannot be used. A pack without `cues` (pet_arena) adds none.
+CueFamily = Literal["recommend", "credit_before", "credit_after", "absence", "option_absence"]
+
+
 class Vocabulary(_Model):
     """The domain's words: creature roles and play styles (tools, W2 and the slot rules read them)."""
 
     roles: dict[str, RoleWords] = Field(min_length=1)
     styles: dict[str, StyleWords] = Field(min_length=1)
     creature_nouns: list[str] = Field(default_factory=list, description='"pets", "creatures" ...')
+    cues: dict[CueFamily, list[str]] = Field(
+        default_factory=dict, description="phrases the pack adds to the checker's cue families"
+    )
+
+    @field_validator("cues")
+    @classmethod
+    def _phrases(cls, cues: dict[str, list[str]]) -> dict[str, list[str]]:
+        for family, phrases in cues.items():
+            if not phrases or any(not p.strip() for p in phrases):
+                raise ValueError(f"cues {family!r}: a list of non-empty phrases")
+        return cues
 
 
 PARAGRAPH_TYPES = ("praise", "apology", "constraint_account", "guidance", "scene_flavor")

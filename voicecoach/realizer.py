@@ -52,6 +52,8 @@ MAX_WORDS = 45
 # Which sentences survive the budget, most important first.
 KEEP_ORDER = ("unavailable", "answer", "account", "w3", "praise", "flavor")
 
+# Template keys whose line names a whole team.
+TEAM_KEYS = frozenset({"team", "team_style", "build_around"})
 # Template keys whose line recommends the creatures it covers (the rest judge or describe them).
 PICK_KEYS = frozenset(
     {"counter", "counter_none", "swap_in", "keep_in", "team", "team_style", "team_pair", "team_style_pair",
@@ -486,13 +488,19 @@ def _lineup_for(t: _Turn, cid: str) -> None:
             partner = _rotate(partners[:3], t.turn_index, 1)[0]
             if {cid, partner} <= t.avoid:  # that pair was the last reply's advice
                 partner = next((p for p in partners if {cid, p} - t.avoid), partner)
+            # A team of three: the third of yet another role if one is owned.
+            rest = [p for p in partners if p != partner]
+            roles = {me.role, pack.creatures[partner].role}
+            third = next((p for p in rest if pack.creatures[p].role not in roles), rest[0] if rest else None)
+            team = [partner] if third is None else [partner, third]
             t.add(
                 "guidance",
                 "build_around",
                 "answer",
-                [cid, partner],
+                [cid, *team],
                 creature=name,
                 leader=_name(pack, partner),
+                creatures=spoken_list([_name(pack, p) for p in team]),
             )
             return
     if holding:
@@ -737,12 +745,13 @@ def _team_answer(t: _Turn) -> None:
         team = (team + [c for c in roster if c not in team])[:3]
     style = r.get("suggest_lineup", {}).get("style", "any")
     kind = "team_style" if style in pack.vocabulary.styles else "team"
-    if len(team) >= 3:
-        # The whole team, as the player will field it. Not the set the previous reply recommended
-        # (repeated guidance): its last member gives way to the strongest creature left out.
-        if set(team) <= t.avoid:
-            spare = [c for c in roster if c not in team]
-            team = team[:-1] + spare[:1] if spare else team
+    spare = [c for c in roster if c not in team]
+    if len(team) >= 3 and set(team) <= t.avoid and spare:
+        # Not the set the previous reply recommended (repeated guidance): its last member gives way
+        # to the strongest creature left out.
+        team = team[:-1] + spare[:1]
+    if len(team) >= 3 and not set(team) <= t.avoid:
+        # The whole team, as the player will field it.
         t.add(
             "guidance",
             kind,
@@ -1170,6 +1179,9 @@ def _guidance(t: _Turn, c3: InteractionControl) -> None:
     if g.lineup_id is not None:
         lineup = t.pack.lineups.get(g.lineup_id)
         if lineup is None or not all(t.usable(c) for c in lineup.creatures):
+            return
+        # After a team of the answer's own, another lineup is a second, competing team.
+        if any(line.key in TEAM_KEYS and set(line.covers) != set(lineup.creatures) for line in t.lines):
             return
     candidate = next((c for b in t.pack.w3.branches.values() for c in b.pool if c.id == g.candidate_id), None)
     match = t.state.ic.match

@@ -1,7 +1,8 @@
 """CoachBench generator: a seeded, stratified benchmark of coaching sessions over a domain pack.
 
 The paper's benchmark (§7.1, G.2) is 200 sessions / ≈1,000 scored turns sampled from production
-traces. We have no traces, so we synthesise sessions over the pet-arena pack with the same design:
+traces. We have no traces, so we synthesise sessions over a domain pack (pet-arena's is the one
+benchmarked; its constants are `packdata`'s defaults) with the same design:
 
 - Stratum 1 (G.2, evaluation eligibility), by *primary* assignment: 80 factual Q&A sessions (TGA/SGA
   primary), 60 coaching sessions with a continuing goal (DGP-eligible), 60 sessions with cross-turn
@@ -53,11 +54,13 @@ from pydantic import (
     model_validator,
 )
 
-from voicecoach.coachbench.packdata import BenchData, bench_data, family
+from voicecoach.catalog import Matchup
+from voicecoach.coachbench.packdata import BenchData, Event, Pick, _picks, bench_data, family
 from voicecoach.coachbench.responsive import Expectation, build_expectation
 from voicecoach.entities import link_entities
-from voicecoach.pack import Creature, Pack, load_pack
+from voicecoach.pack import Pack, load_pack
 from voicecoach.state import StateError, load_state
+from voicecoach.view import StateView
 
 GENERATOR_VERSION = "2"  # 2: references carry the expectation (responsive rules)
 DEFAULT_SEED = 7
@@ -95,6 +98,12 @@ def _pack_of(info: ValidationInfo) -> Pack:
     context = info.context if isinstance(info.context, dict) else {}
     pack = context.get("pack")
     return pack if isinstance(pack, Pack) else load_pack()
+
+
+def _data_of(info: ValidationInfo) -> BenchData | None:
+    context = info.context if isinstance(info.context, dict) else {}
+    data = context.get("data")
+    return data if isinstance(data, BenchData) else None
 
 
 class Reference(_Model):
@@ -154,7 +163,7 @@ class BenchTurn(_Model):
     def _expectation(self, info: ValidationInfo) -> BenchTurn:
         # A benchmark written before references carried expectations is judged by the same rules.
         if self.reference.expect is None:
-            self.reference.expect = expectation_of(_pack_of(info), self.state, self.reference)
+            self.reference.expect = expectation_of(_pack_of(info), self.state, self.reference, _data_of(info))
         return self
 
 
@@ -225,10 +234,11 @@ def length_class(scored_turns: int) -> LengthClass:
 # --- utterance composition ------------------------------------------------------------------------
 #
 # The phrase tables are pack data (`<pack>/coachbench.json`, see `packdata`). Cores are keyed
-# "intent/sub_intent"; slots: {c} {c2} a creature, {cs} a few creatures, {s} a skill, {opp} the
-# opponent, {style}, {rnd} the round. Several cores per pair, openers, closers, fillers and three
-# casing styles keep one pair from being one template. No filler may contain a catalog name
-# (element words such as "light" or skills such as "kindle" would be linked as entities).
+# "intent/sub_intent"; their placeholders are the file's `slots`, each a role (pet: {c} {c2} a
+# creature, {cs} a few creatures, {s} a skill, {opp} the opponent, {rnd} the round) or a context
+# kind (a map). Several cores per pair, openers, closers, fillers and three casing styles keep one
+# pair from being one template. No filler may contain a catalog name (element words such as
+# "light" or skills such as "kindle" would be linked as entities).
 
 
 def _slot_names(template: str) -> set[str]:
@@ -257,84 +267,193 @@ def _style(rng: random.Random, data: BenchData, text: str) -> str:
 
 
 # --- the player's state ----------------------------------------------------------------------------
+#
+# The state is written as the raw snapshot dict the game would push, in the layout of the pack's
+# schema profile (`_Layout`); the generator reads the catalog by kind and role (voicecoach.catalog),
+# and draws what `synth` in coachbench.json says (its defaults are pet_arena's constants).
 
-RARITY_WEIGHT = {"common": 4, "rare": 3, "epic": 2, "legendary": 1}
-LEVELS_BY_STAGE = {1: (1, 12), 2: (10, 22), 3: (20, 35)}
+
+@dataclass(frozen=True)
+class _Layout:
+    """Where a profile keeps the player's units in the snapshot, and what an entry's keys are called
+    (voicecoach.state: `Inventory`/`OwnedCreature` classic, `Collection`/`OwnedEntity`)."""
+
+    box: str
+    units: str
+    id: str
+    tier: str
+    unlocked: str
+    groups: str
 
 
-def _unlocked(pack: Pack, creature: Creature, stage: int, level: int, quests: list[str]) -> list[str]:
-    """Skills whose unlock condition the creature meets, in catalog order."""
-    out = []
-    for sid in creature.skills:
-        u = pack.skills[sid].unlock
-        if u is None or (
-            (u.min_stage or 1) <= stage
-            and (u.min_level or 1) <= level
-            and (u.quest is None or u.quest in quests)
-        ):
-            out.append(sid)
-    return out
+CLASSIC = _Layout("inventory", "owned", "creature_id", "stage", "unlocked_skills", "saved_lineups")
+COLLECTION = _Layout("collection", "units", "id", "tier", "unlocked", "saved_groups")
+
+
+class _Pack:
+    """The catalog questions the generator asks, by role, for any pack."""
+
+    def __init__(self, pack: Pack, data: BenchData) -> None:
+        self.pack, self.data, self.catalog = pack, data, pack.catalog
+        schema = self.catalog.schema
+        self.layout = CLASSIC if schema.state == "classic" else COLLECTION
+        self.unit_kind = schema.kind("unit") or ""
+        self.option_kind = schema.kind("option")
+        self.group_kind = schema.kind("group")
+        self.contexts = schema.kinds_of("context")
+        self.units = self.catalog.entities.get(self.unit_kind, {})
+        self.options = self.catalog.entities.get(self.option_kind, {}) if self.option_kind else {}
+        self.groups = self.catalog.entities.get(self.group_kind, {}) if self.group_kind else {}
+        self.options_field = schema.options_field()
+        self.tiers_field = schema.progression.field if schema.progression is not None else None
+        self.gates = schema.kinds[self.option_kind].gate if self.option_kind else {}
+        members = schema.kinds[self.group_kind].members if self.group_kind else None
+        self.members_field = members or ""
+        unit_pairs = [m for m in schema.matchups if tuple(m.between) == (self.unit_kind, self.unit_kind)]
+        self.matchup = unit_pairs[0] if unit_pairs else None
+        self.matchups = {m.name: m for m in schema.matchups}
+        composition = schema.composition
+        self.side = data.synth.side_size or (composition.size if composition is not None else 3)
+
+    def name(self, kind: str | None, eid: str) -> str:
+        entity = self.catalog.get(kind, eid) if kind else None
+        return entity.display if entity is not None else eid
+
+    def unit_name(self, uid: str) -> str:
+        return self.name(self.unit_kind, uid)
+
+    def options_of(self, uid: str) -> list[str]:
+        unit = self.units.get(uid)
+        return list(unit.value(self.options_field) or []) if unit is not None and self.options_field else []
+
+    def tiers(self, uid: str) -> list[str]:
+        unit = self.units.get(uid)
+        return list(unit.value(self.tiers_field) or []) if unit is not None and self.tiers_field else []
+
+    def members(self, gid: str) -> list[str]:
+        group = self.groups.get(gid)
+        return list(group.value(self.members_field) or []) if group is not None else []
+
+    def unlock(self, oid: str) -> dict[str, Any]:
+        option = self.options.get(oid)
+        unlock = option.value("unlock") if option is not None else None
+        return unlock if isinstance(unlock, dict) else {}
+
+    def gate_free(self, oid: str) -> bool:
+        option = self.options.get(oid)
+        return option is not None and not option.value("unlock")
+
+    def quest_gates(self) -> list[str]:
+        """Each option's quest, in catalog order (an option may need one quest)."""
+        quests = [f for f, g in self.gates.items() if g.state == "quest"]
+        return [q for oid in self.options for f in quests if (q := self.unlock(oid).get(f))]
+
+    def unlocked(self, uid: str, e: dict[str, Any], player_level: int, quests: list[str]) -> list[str]:
+        """The unit's options whose every gate the entry meets, in catalog order."""
+        lay = self.layout
+        have = {"tier": e.get(lay.tier) or 1, "level": e["level"], "fs.player_level": player_level}
+        out = []
+        for oid in self.options_of(uid):
+            ok = True
+            for gate_field, value in self.unlock(oid).items():
+                gate = self.gates.get(gate_field)
+                if value is None or gate is None:
+                    continue
+                ok = ok and (value in quests if gate.state == "quest" else value <= have.get(gate.state, 0))
+            if ok:
+                out.append(oid)
+        return out
+
+    def matchup_for(self, pair: str) -> Matchup | None:
+        """The matchup a pair's counters come from: coachbench.json's `matchups`, else unit vs unit."""
+        name = self.data.matchups.get(pair)
+        return self.matchups[name] if name is not None else self.matchup
+
+    def multiplier(self, m: Matchup, a: str, b: str) -> float:
+        """How much `a` (a unit) beats `b` (of the matchup's second kind) in matchup `m`."""
+        if m.attribute is not None:
+            first, second = (self.catalog.get(k, x) for k, x in zip(m.between, (a, b), strict=True))
+            a = first.value(m.attribute) if first is not None else a
+            b = second.value(m.attribute) if second is not None else b
+        return self.catalog.tables.get(m.name, {}).get(a, {}).get(b, m.default)
 
 
 def _owned_entry(
-    pack: Pack, rng: random.Random, cid: str, quests: list[str], stage: int = 0
+    p: _Pack, rng: random.Random, uid: str, player_level: int, quests: list[str], tier: int = 0
 ) -> dict[str, Any]:
-    creature = pack.creatures[cid]
-    stage = stage or rng.randint(1, len(creature.stages))
-    level = rng.randint(*LEVELS_BY_STAGE[stage])
-    return {
-        "creature_id": cid,
-        "stage": stage,
-        "level": level,
-        "unlocked_skills": _unlocked(pack, creature, stage, level, quests),
-    }
+    lay, synth = p.layout, p.data.synth
+    tiers = p.tiers(uid)
+    if tiers:
+        tier = tier or rng.randint(1, len(tiers))
+        level = rng.randint(*synth.levels_by_tier[tier])
+        e: dict[str, Any] = {lay.id: uid, lay.tier: tier, "level": level}
+    else:
+        e = {lay.id: uid, "level": rng.randint(*synth.levels)}
+    e[lay.unlocked] = p.unlocked(uid, e, player_level, quests)
+    return e
 
 
-def _new_state(pack: Pack, rng: random.Random, with_match: bool) -> dict[str, Any]:
-    ids = sorted(pack.creatures)
-    weights = [RARITY_WEIGHT[pack.creatures[c].rarity] for c in ids]
-    quests = sorted(
-        {u.quest for s in pack.skills.values() if (u := s.unlock) and u.quest and rng.random() < 0.3}
-    )
+def _new_state(p: _Pack, rng: random.Random, with_match: bool) -> dict[str, Any]:
+    pack, lay, synth = p.pack, p.layout, p.data.synth
+    ids = sorted(p.units)
+
+    def weight(uid: str) -> int:
+        w = 1
+        for attr, table in synth.weights.items():
+            w *= table.get(str(p.units[uid].value(attr)), 1)
+        return w
+
+    weights = [weight(u) for u in ids]
+    quests = sorted({q for q in p.quest_gates() if rng.random() < synth.quest_rate})
     owned: list[str] = []
-    if rng.random() < 0.5:  # half the players own a complete pack lineup, so W3 has something to offer
-        lineup = pack.lineups[rng.choice(sorted(pack.lineups))]
-        owned += lineup.creatures
-    target = rng.randint(max(5, len(owned)), max(9, len(owned) + 2))
+    if p.groups and rng.random() < synth.group_rate:  # a complete pack group, so W3 has something to offer
+        owned += p.members(rng.choice(sorted(p.groups)))
+    target = rng.randint(max(synth.owned[0], len(owned)), max(synth.owned[1], len(owned) + 2))
+    target = min(target, len(ids))  # a small catalog: every unit
     while len(owned) < target:
-        cid = rng.choices(ids, weights)[0]
-        if cid not in owned:
-            owned.append(cid)
+        uid = rng.choices(ids, weights)[0]
+        if uid not in owned:
+            owned.append(uid)
     owned.sort()
-    entries = [_owned_entry(pack, rng, cid, quests) for cid in owned]
-    player_level = min(40, max(e["level"] for e in entries) + rng.randint(0, 4))
-    main = rng.sample(owned, 3)
+    entries = [_owned_entry(p, rng, uid, 1, quests) for uid in owned]
+    player_level = min(synth.max_player_level, max(e["level"] for e in entries) + rng.randint(0, 4))
+    for uid, e in zip(owned, entries, strict=True):  # gates on the player's level: now it is known
+        e[lay.unlocked] = p.unlocked(uid, e, player_level, quests)
+    main = rng.sample(owned, min(p.side, len(owned)))
     state: dict[str, Any] = {
         "version": 1,
         "turn_index": 0,
         "ic": {"patch_version": pack.version},
         "fs": {
             "player_level": player_level,
-            "inventory": {"owned": entries, "saved_lineups": {"main": main}},
+            lay.box: {lay.units: entries, lay.groups: {synth.saved_group: main}},
         },
         "static": {"pack_id": pack.pack_id, "pack_version": pack.version},
     }
     if with_match:
-        if rng.random() < 0.5:
-            opponent = rng.sample(pack.lineups[rng.choice(sorted(pack.lineups))].creatures, 3)
+        side = min(p.side, len(ids))
+        if p.groups and rng.random() < 0.5:
+            foes = p.members(rng.choice(sorted(p.groups)))
+            opponent = rng.sample(foes, min(side, len(foes)))
         else:
-            opponent = rng.sample(ids, 3)
-        rnd = rng.randint(1, 3)
-        won = {1: 0, 2: rng.randint(0, 1), 3: 1}[rnd]
-        state["ic"]["match"] = {
-            "mode": rng.choice(["ranked", "ranked", "casual", "tournament"]),
+            opponent = rng.sample(ids, side)
+        rounds = synth.rounds
+        rnd = rng.randint(1, rounds)
+        coin = rng.randint(0, 1)  # drawn in every round, as the score's table always did
+        # Round 1 is 0-0; the final round is level or one up; a round between is won or lost.
+        won = 0 if rnd == 1 else (rnd - 1) // 2 if rnd == rounds else min(rnd - 1, (rnd - 2) // 2 + coin)
+        match: dict[str, Any] = {
+            "mode": rng.choice(synth.modes),
             "round": rnd,
-            "rounds_total": 3,
+            "rounds_total": rounds,
             "score_player": won,
             "score_opponent": rnd - 1 - won,
             "player_lineup": list(main),
             "opponent_lineup": opponent,
         }
+        if p.contexts:
+            match["context"] = {k: rng.choice(sorted(p.catalog.entities.get(k, {}))) for k in p.contexts}
+        state["ic"]["match"] = match
     state["_quests"] = quests  # generator bookkeeping, stripped before a snapshot is written
     return state
 
@@ -344,7 +463,7 @@ def _new_state(pack: Pack, rng: random.Random, with_match: bool) -> dict[str, An
 
 @dataclass
 class _Builder:
-    pack: Pack
+    p: _Pack
     rng: random.Random
     state: dict[str, Any]
     turns: list[BenchTurn] = field(default_factory=list)
@@ -354,16 +473,28 @@ class _Builder:
     last_branch: str | None = None
 
     @property
+    def pack(self) -> Pack:
+        return self.p.pack
+
+    @property
     def data(self) -> BenchData:
-        return bench_data(self.pack)
+        return self.p.data
 
     # -- reading the state --
 
-    def owned(self) -> list[str]:
-        return [o["creature_id"] for o in self.state["fs"]["inventory"]["owned"]]
+    def _box(self) -> dict[str, Any]:
+        box: dict[str, Any] = self.state["fs"][self.p.layout.box]
+        return box
 
-    def entry(self, cid: str) -> dict[str, Any] | None:
-        return next((o for o in self.state["fs"]["inventory"]["owned"] if o["creature_id"] == cid), None)
+    def entries(self) -> list[dict[str, Any]]:
+        units: list[dict[str, Any]] = self._box()[self.p.layout.units]
+        return units
+
+    def owned(self) -> list[str]:
+        return [o[self.p.layout.id] for o in self.entries()]
+
+    def entry(self, uid: str) -> dict[str, Any] | None:
+        return next((o for o in self.entries() if o[self.p.layout.id] == uid), None)
 
     def match(self) -> dict[str, Any] | None:
         match: dict[str, Any] | None = self.state["ic"].get("match")
@@ -371,127 +502,143 @@ class _Builder:
 
     def unowned(self) -> list[str]:
         owned = set(self.owned())
-        return [c for c in sorted(self.pack.creatures) if c not in owned]
+        return [u for u in sorted(self.p.units) if u not in owned]
 
-    def usable(self, cid: str, sid: str) -> bool:
-        e = self.entry(cid)
-        known = self.pack.skills[sid].unlock is None and sid in self.pack.creatures[cid].skills
-        return e is not None and (sid in e["unlocked_skills"] or known)
+    def usable(self, uid: str, oid: str) -> bool:
+        e = self.entry(uid)
+        known = self.p.gate_free(oid) and oid in self.p.options_of(uid)
+        return e is not None and (oid in e[self.p.layout.unlocked] or known)
 
     # -- choosing what a turn talks about --
 
-    def creature(self, mode: str) -> str:
-        """A creature id: "owned", "unowned", "opponent" (their side) or "any"."""
+    def unit(self, mode: str) -> str:
+        """A unit id: "owned", "unowned", "opponent" (their side) or "any"."""
         match = self.match()
         pools = {
             "owned": self.owned(),
             "unowned": self.unowned(),
             "opponent": list(match["opponent_lineup"]) if match else self.unowned(),
-            "any": sorted(self.pack.creatures),
+            "any": sorted(self.p.units),
         }
         return self.rng.choice(pools[mode] or self.owned())
 
-    def skill(self, mode: str) -> tuple[str, str]:
-        """(skill id, a creature that learns it): "unlocked", "locked" (an owned learner lacks it) or
-        "foreign" (only creatures the player does not own learn it)."""
+    def option(self, mode: str) -> tuple[str, str]:
+        """(option id, a unit that can have it): "unlocked", "locked" (an owned unit lacks it) or
+        "foreign" (only units the player does not own have it)."""
         owned = self.owned()
         options: list[tuple[str, str]] = []
-        for sid in sorted(self.pack.skills):
-            learners = [c for c in sorted(self.pack.creatures) if sid in self.pack.creatures[c].skills]
-            mine = [c for c in learners if c in owned]
+        for oid in sorted(self.p.options):
+            learners = [u for u in sorted(self.p.units) if oid in self.p.options_of(u)]
+            mine = [u for u in learners if u in owned]
             if mode == "unlocked":
-                options += [(sid, c) for c in mine if self.usable(c, sid)]
+                options += [(oid, u) for u in mine if self.usable(u, oid)]
             elif mode == "locked":
-                options += [(sid, c) for c in mine if not any(self.usable(m, sid) for m in mine)]
+                options += [(oid, u) for u in mine if not any(self.usable(m, oid) for m in mine)]
             elif not mine:
-                options += [(sid, c) for c in learners]
+                options += [(oid, u) for u in learners]
         if not options:
             if mode != "unlocked":
-                return self.skill("unlocked")
-            first = self.pack.creatures[sorted(self.pack.creatures)[0]]  # nothing unlocked at all
-            return first.skills[0], first.id
+                return self.option("unlocked")
+            # Nothing unlocked at all: the first unit that has an option.
+            first = next(u for u in sorted(self.p.units) if self.p.options_of(u))
+            return self.p.options_of(first)[0], first
         return self.rng.choice(options)
 
-    def surface(self, cid: str) -> str:
-        """How the player says a creature: its name, or the name of the stage they own."""
-        creature = self.pack.creatures[cid]
-        e = self.entry(cid)
-        if e is not None and self.rng.random() < 0.25:
-            return creature.stages[min(e["stage"], len(creature.stages)) - 1]
-        return creature.name
+    def surface(self, uid: str) -> str:
+        """How the player says a unit: its name, or the name of the tier they own."""
+        e = self.entry(uid)
+        tiers = self.p.tiers(uid)
+        if tiers and e is not None and self.rng.random() < 0.25:
+            return tiers[min(e[self.p.layout.tier], len(tiers)) - 1]
+        return self.p.unit_name(uid)
 
     def opponent_phrase(self) -> str:
         match = self.match()
         if match is None or self.rng.random() < 0.55:
             return self.rng.choice(self.data.opponent_phrases)
-        names = [self.pack.creatures[c].name for c in match["opponent_lineup"]]
+        names = [self.p.unit_name(u) for u in match["opponent_lineup"]]
         k = self.rng.randint(1, len(names))
         picked = self.rng.sample(names, k)
         listed = picked[0] if k == 1 else ", ".join(picked[:-1]) + " and " + picked[-1]
-        return self.rng.choice(["their ", "", "the enemy "]) + listed
+        return self.rng.choice(self.data.opponent_prefixes) + listed
 
     # -- state updates between turns --
 
     def _recompute(self, e: dict[str, Any]) -> list[str]:
-        creature = self.pack.creatures[e["creature_id"]]
-        before = list(e["unlocked_skills"])
-        now = _unlocked(self.pack, creature, e["stage"], e["level"], self.state["_quests"])
-        e["unlocked_skills"] = [s for s in creature.skills if s in before or s in now]
-        return [s for s in e["unlocked_skills"] if s not in before]
+        lay = self.p.layout
+        uid = e[lay.id]
+        before = list(e[lay.unlocked])
+        now = self.p.unlocked(uid, e, self.state["fs"]["player_level"], self.state["_quests"])
+        e[lay.unlocked] = [o for o in self.p.options_of(uid) if o in before or o in now]
+        return [o for o in e[lay.unlocked] if o not in before]
 
-    def apply(self, kind: str, target: str | None = None) -> str | None:
-        """Mutate the live state as the game would between two turns; None when it cannot apply."""
-        rng, pack, match = self.rng, self.pack, self.match()
-        inv = self.state["fs"]["inventory"]
+    def _gained(self, event: Event, gained: list[str]) -> str:
+        names = ", ".join(self.p.name(self.p.option_kind, o) for o in gained)
+        return event.gained.format(options=names) if gained else ""
+
+    def apply(self, name: str, target: str | None = None) -> str | None:
+        """Mutate the live state as the game would between two turns (the event `name` of
+        coachbench.json); None when it cannot apply."""
+        rng, p, match = self.rng, self.p, self.match()
+        lay, synth = p.layout, self.data.synth
+        event = self.data.events[name]
+        op, text = event.op, event.text
         desc: str | None = None
-        if kind == "round" and match is not None and match["round"] < match["rounds_total"]:
+        if op == "next_round" and match is not None and match["round"] < match["rounds_total"]:
             won = rng.random() < 0.5
             match["score_player" if won else "score_opponent"] += 1
             match["round"] += 1
-            desc = f"round {match['round']} began after the player {'won' if won else 'lost'} the last one"
-        elif kind == "opponent_swap" and match is not None:
+            desc = text.format(round=match["round"], result="won" if won else "lost")
+        elif op == "swap_opponent" and match is not None:
             out = rng.choice(match["opponent_lineup"])
-            new = target or rng.choice(
-                [c for c in sorted(pack.creatures) if c not in match["opponent_lineup"]]
-            )
-            match["opponent_lineup"] = [new if c == out else c for c in match["opponent_lineup"]]
-            desc = f"the opponent swapped {pack.creatures[out].name} for {pack.creatures[new].name}"
-        elif kind == "evolve":
-            candidates = [
-                o for o in inv["owned"] if o["stage"] < len(pack.creatures[o["creature_id"]].stages)
-            ]
-            e = self.entry(target) if target else (rng.choice(candidates) if candidates else None)
-            if e is not None and e in candidates:
-                e["stage"] += 1
-                e["level"] = max(e["level"], LEVELS_BY_STAGE[e["stage"]][0])
+            new = target or rng.choice([u for u in sorted(p.units) if u not in match["opponent_lineup"]])
+            match["opponent_lineup"] = [new if u == out else u for u in match["opponent_lineup"]]
+            desc = text.format(out=p.unit_name(out), new=p.unit_name(new))
+        elif op == "set_context" and match is not None and p.contexts:
+            kind = p.contexts[0]
+            now = match.get("context", {}).get(kind)
+            pool = [c for c in sorted(p.catalog.entities.get(kind, {})) if c != now]
+            if pool:
+                moved = target if target in pool else rng.choice(pool)
+                match.setdefault("context", {})[kind] = moved
+                desc = text.format(context=p.name(kind, moved))
+        elif op == "tier_up":
+            growing = [o for o in self.entries() if o[lay.tier] < len(p.tiers(o[lay.id]))]
+            e = self.entry(target) if target else (rng.choice(growing) if growing else None)
+            if e is not None and e in growing:
+                e[lay.tier] += 1
+                e["level"] = max(e["level"], synth.levels_by_tier[e[lay.tier]][0])
                 gained = self._recompute(e)
-                name = pack.creatures[e["creature_id"]].stages[e["stage"] - 1]
-                desc = f"{pack.creatures[e['creature_id']].name} evolved to stage {e['stage']} ({name})" + (
-                    f", unlocking {', '.join(pack.skills[s].name for s in gained)}" if gained else ""
-                )
-        elif kind == "level_up":
-            e = self.entry(target) if target else rng.choice(inv["owned"])
+                uid = e[lay.id]
+                tier_name = p.tiers(uid)[e[lay.tier] - 1]
+                desc = text.format(unit=p.unit_name(uid), tier=e[lay.tier], tier_name=tier_name)
+                desc += self._gained(event, gained)
+        elif op == "level":
+            e = self.entry(target) if target else rng.choice(self.entries())
             if e is not None:
-                e["level"] += rng.randint(3, 8)
+                e["level"] += rng.randint(*synth.level_up)
                 gained = self._recompute(e)
-                self.state["fs"]["player_level"] = min(40, max(self.state["fs"]["player_level"], e["level"]))
-                desc = f"{pack.creatures[e['creature_id']].name} reached level {e['level']}" + (
-                    f", unlocking {', '.join(pack.skills[s].name for s in gained)}" if gained else ""
+                fs = self.state["fs"]
+                fs["player_level"] = min(synth.max_player_level, max(fs["player_level"], e["level"]))
+                desc = text.format(unit=p.unit_name(e[lay.id]), level=e["level"]) + self._gained(
+                    event, gained
                 )
-        elif kind == "acquire":
-            cid = target or rng.choice(self.unowned())
-            if self.entry(cid) is None:
-                inv["owned"].append(_owned_entry(pack, rng, cid, self.state["_quests"], stage=1))
-                inv["owned"].sort(key=lambda o: o["creature_id"])
-                desc = f"the player obtained {pack.creatures[cid].name}"
-        elif kind == "trade":
+        elif op == "acquire":
+            uid = target or rng.choice(self.unowned())
+            if self.entry(uid) is None:
+                level = self.state["fs"]["player_level"]
+                self.entries().append(_owned_entry(p, rng, uid, level, self.state["_quests"], tier=1))
+                self.entries().sort(key=lambda o: o[lay.id])
+                desc = text.format(unit=p.unit_name(uid))
+        elif op == "remove":
             keep = set(match["player_lineup"]) if match else set()
-            candidates = [c for c in self.owned() if c not in keep]
+            candidates = [u for u in self.owned() if u not in keep]
             gone = target if target in candidates else (rng.choice(candidates) if candidates else None)
-            if gone is not None and len(self.owned()) > 4:
-                inv["owned"] = [o for o in inv["owned"] if o["creature_id"] != gone]
-                inv["saved_lineups"] = {k: v for k, v in inv["saved_lineups"].items() if gone not in v}
-                desc = f"the player traded away {pack.creatures[gone].name}"
+            if gone is not None and len(self.owned()) > synth.keep_owned:
+                box = self._box()
+                box[lay.units] = [o for o in box[lay.units] if o[lay.id] != gone]
+                box[lay.groups] = {k: v for k, v in box[lay.groups].items() if gone not in v}
+                desc = text.format(unit=p.unit_name(gone))
         if desc is not None:
             self.state["version"] += 1
             self.change = desc if self.change is None else f"{self.change}; {desc}"
@@ -499,66 +646,84 @@ class _Builder:
 
     # -- a turn --
 
+    def pick(self, pairs: Pick) -> str:
+        """A pair field of coachbench.json: one pair as it is, or one drawn from a list."""
+        return pairs if isinstance(pairs, str) else self.rng.choice(pairs)
+
     def ask(
         self,
         pair: str,
         cores: list[str] | None = None,
         *,
-        c: str | None = None,
-        c2: str | None = None,
-        s: str | None = None,
-        cs: list[str] | None = None,
+        unit: str | None = None,
+        option: str | None = None,
         scored: bool = True,
         no_repeat: bool = False,
     ) -> BenchTurn:
-        """Add one turn asking `pair`; slot values the chosen core needs are filled from the state."""
-        rng = self.rng
+        """Add one turn asking `pair`; slot values the chosen core needs are filled from the state.
+        `unit` / `option`: the value of the first unit / option slot (coachbench.json's `slots`)."""
+        rng, p = self.rng, self.p
+        roles = self.data.slots
         options = cores or self.data.phrases[pair]
-        # Cores needing a match slot are only usable mid-match.
-        usable = [t for t in options if self.match() is not None or not _slot_names(t) & {"opp", "rnd"}]
+        # Cores needing a match slot (the opponent, the round, the match's context) only mid-match.
+        match_slots = {s for s, r in roles.items() if r in ("opponent", "round") or r in p.contexts}
+        usable = [t for t in options if self.match() is not None or not _slot_names(t) & match_slots]
         core = rng.choice(usable or options)
         slots = _slot_names(core)
-        if "s" in slots and s is None:
-            s, learner = self.skill(rng.choice(["unlocked", "locked", "locked", "foreign"]))
-            c = c or learner
-        if "c" in slots and c is None:
-            c = self.creature(rng.choice(["owned", "owned", "unowned", "opponent"]))
-        if "cs" in slots and cs is None:
-            pool = self.owned() if rng.random() < 0.6 else sorted(self.pack.creatures)
-            cs = rng.sample(pool, 3)
+        first_unit = next((s for s, r in roles.items() if r == "unit"), None)
+        first_option = next((s for s, r in roles.items() if r == "option"), None)
+        given: dict[str, Any] = {}
+        if first_unit is not None and unit is not None:
+            given[first_unit] = unit
+        if first_option is not None and option is not None:
+            given[first_option] = option
+        # Options first: a drawn option brings the unit that has it.
+        for s in (s for s, r in roles.items() if r == "option" and s in slots and s not in given):
+            given[s], learner = self.option(rng.choice(["unlocked", "locked", "locked", "foreign"]))
+            if first_unit is not None:
+                given[first_unit] = given.get(first_unit) or learner
+        if first_unit is not None and first_unit in slots and given.get(first_unit) is None:
+            given[first_unit] = self.unit(rng.choice(["owned", "owned", "unowned", "opponent"]))
+        for s in (s for s, r in roles.items() if r == "units" and s in slots and s not in given):
+            pool = self.owned() if rng.random() < 0.6 else sorted(p.units)
+            given[s] = rng.sample(pool, min(p.side, len(pool)))
         match = self.match()
-        values = {
-            "c": self.surface(c) if c else "",
-            "c2": self.surface(c2) if c2 else "",
-            "cs": ", ".join(self.surface(x) for x in cs[:-1]) + " and " + self.surface(cs[-1]) if cs else "",
-            "s": self.pack.skills[s].name if s else "",
-            "opp": self.opponent_phrase() if "opp" in slots else "",
-            "rnd": rng.choice(["this round", f"round {match['round']}", "the next round"]) if match else "",
-        }
+        values: dict[str, str] = {}
+        for s, role in roles.items():
+            v = given.get(s)
+            if role == "unit":
+                values[s] = self.surface(v) if v else ""
+            elif role == "units":
+                values[s] = (
+                    ", ".join(self.surface(x) for x in v[:-1]) + " and " + self.surface(v[-1]) if v else ""
+                )
+            elif role == "option":
+                values[s] = p.name(p.option_kind, v) if v else ""
+            elif role == "opponent":
+                values[s] = self.opponent_phrase() if s in slots else ""
+            elif role == "round":
+                phrase = rng.choice(self.data.synth.round_phrases) if match else ""
+                values[s] = phrase.format(round=match["round"]) if match else ""
+            else:  # a context kind: the match's
+                ctx = match.get("context", {}).get(role) if match and s in slots else None
+                values[s] = p.name(role, ctx) if ctx else ""
         utterance = _style(rng, self.data, core.format(**values))
         index = len(self.turns)
         self.state["turn_index"] = index
         snapshot = {k: copy.deepcopy(v) for k, v in self.state.items() if not k.startswith("_")}
         push: Push = "late" if self.late and index > 0 else "snapshot"
-        reference = build_reference(self.pack, snapshot, pair, utterance, self.excluded, no_repeat)
+        reference = build_reference(self.pack, snapshot, pair, utterance, self.excluded, no_repeat, self.data)
         tags: set[str] = set()
         if push == "late" or self.change is not None:
             tags.add("A")  # the reply must rest on the update, not the previous snapshot
         opponent = set(match["opponent_lineup"]) if match else set()
         foreign = [x for x in reference.unowned_mentioned if x not in opponent]
-        if (
-            foreign
-            or reference.locked_skills
-            or reference.excluded
-            or pair in ("creature/owned", "skill/unlock")
-        ):
+        if foreign or reference.locked_skills or reference.excluded or pair in self.data.drift_b_pairs:
             tags.add("B")  # an entity slot the reply can get wrong either way
         if no_repeat or (reference.branch == "recommend" and self.last_branch == "recommend"):
             tags.add("C")
         owner_locked = any(
-            sid in self.pack.creatures[cid].skills
-            for sid in reference.locked_skills
-            for cid in reference.owned_mentioned
+            oid in p.options_of(uid) for oid in reference.locked_skills for uid in reference.owned_mentioned
         )
         if (
             (reference.owned_mentioned and foreign)
@@ -566,113 +731,119 @@ class _Builder:
             or (reference.excluded and reference.guidance_expected)
         ):
             tags.add("D")  # one reply may have to affirm one constraint and deny another
-        turn = BenchTurn(
-            turn_index=index,
-            scored=scored,
-            utterance=utterance,
-            push=push,
-            state_change=self.change,
-            state=snapshot,
-            drift_tags=sorted(tags),  # type: ignore[arg-type]
-            reference=reference,
-        )
+        fields = {
+            "turn_index": index,
+            "scored": scored,
+            "utterance": utterance,
+            "push": push,
+            "state_change": self.change,
+            "state": snapshot,
+            "drift_tags": sorted(tags),
+            "reference": reference,
+        }
+        turn = BenchTurn.model_validate(fields, context={"pack": self.pack, "data": self.data})
         self.turns.append(turn)
         self.change, self.late, self.last_branch = None, False, reference.branch
         return turn
 
 
-def _names(pack: Pack, ids: list[str]) -> str:
-    return ", ".join(pack.creatures[i].name if i in pack.creatures else pack.skills[i].name for i in ids)
-
-
 def build_reference(
-    pack: Pack, snapshot: dict[str, Any], pair: str, utterance: str, excluded: list[str], no_repeat: bool
+    pack: Pack,
+    snapshot: dict[str, Any],
+    pair: str,
+    utterance: str,
+    excluded: list[str],
+    no_repeat: bool,
+    data: BenchData | None = None,
 ) -> Reference:
     """The turn's reference, derived from the snapshot (not from any candidate reply)."""
+    data = data or bench_data(pack)
+    p = _Pack(pack, data)
     intent, sub_intent = pair.split("/")
     entry = next(e for e in pack.phi if (e.intent, e.sub_intent) == (intent, sub_intent))
-    state = load_state(snapshot)
-    inv = state.fs.inventory
-    owned = [o.creature_id for o in inv.owned] if inv else []
+    view = StateView(pack, load_state(snapshot))
+    owned = [o.id for o in view.owned()]
     mentions = link_entities(pack, utterance)
-    creatures = list(dict.fromkeys(m.id for m in mentions if m.kind == "creature"))
-    skills = list(dict.fromkeys(m.id for m in mentions if m.kind == "skill"))
-
-    def usable(sid: str) -> bool:
-        return any(
-            sid in pack.creatures[c].skills
-            and (inv is not None and (inv.skill_unlocked(c, sid) or pack.skills[sid].unlock is None))
-            for c in owned
-        )
-
-    match = state.ic.match
+    units = list(dict.fromkeys(m.id for m in mentions if m.kind == p.unit_kind))
+    options = list(dict.fromkeys(m.id for m in mentions if m.kind == p.option_kind))
     counters: list[tuple[float, str]] = []
-    if match is not None:
-        foes = [pack.creatures[c] for c in match.opponent_lineup]
-        for cid in owned:
-            gains = [pack.elements.counters[pack.creatures[cid].element][f.element] for f in foes]
+    matchup = p.matchup_for(pair)
+    if view.state.ic.match is not None and matchup is not None:
+        against = matchup.between[1]
+        here = view.context(against)
+        foes = view.opponent_side() if against == p.unit_kind else [here] if here else []
+        for uid in owned:
+            gains = [p.multiplier(matchup, uid, f) for f in foes]
             if max(gains, default=1.0) > 1.0:
-                counters.append((-sum(gains), cid))
-    counter_ids = [cid for _, cid in sorted(counters)]
-    lineups = [
-        lu.id
-        for lu in pack.lineups.values()
-        if set(lu.creatures) <= set(owned) and not set(lu.creatures) & set(excluded)
+                counters.append((-sum(gains), uid))
+    counter_ids = [uid for _, uid in sorted(counters)]
+    groups = [
+        gid
+        for gid in p.groups
+        if set(p.members(gid)) <= set(owned) and not set(p.members(gid)) & set(excluded)
     ]
     ref = {
-        "owned_mentioned": [c for c in creatures if c in owned],
-        "unowned_mentioned": [c for c in creatures if c not in owned],
-        "locked_skills": [s for s in skills if not usable(s)],
-        "unlocked_skills": [s for s in skills if usable(s)],
+        "owned_mentioned": [u for u in units if u in owned],
+        "unowned_mentioned": [u for u in units if u not in owned],
+        "locked_skills": [o for o in options if not view.option_usable(o)],
+        "unlocked_skills": [o for o in options if view.option_usable(o)],
     }
+
+    def names(ids: list[str]) -> str:
+        return ", ".join(p.catalog.display_name(i) for i in ids)
+
+    schema = p.catalog.schema
+    unit_nouns = schema.plural(p.unit_kind)
     parts = []
     if entry.branch == "recommend":
-        if counter_ids and (intent in ("match", "element") or sub_intent in ("counter", "swap", "matchup")):
-            parts.append(f"recommend owned counters ({_names(pack, counter_ids[:4])})")
-        elif lineups:
+        if counter_ids and pair in data.counter_pairs:
+            parts.append(f"recommend owned counters ({names(counter_ids[:4])})")
+        elif groups:
+            listed = ", ".join(p.name(p.group_kind, g) for g in groups[:3])
             parts.append(
-                f"recommend from owned lineups ({_names_lineups(pack, lineups[:3])}) or owned creatures"
+                f"recommend from owned {schema.plural(p.group_kind or '')} ({listed}) or owned {unit_nouns}"
             )
         else:
-            parts.append("recommend only creatures the player owns")
+            parts.append(f"recommend only {unit_nouns} the player owns")
     if ref["unowned_mentioned"]:
-        parts.append(f"not owned: {_names(pack, ref['unowned_mentioned'])}")
+        parts.append(f"not owned: {names(ref['unowned_mentioned'])}")
     if ref["owned_mentioned"]:
-        parts.append(f"owned, never 'missing': {_names(pack, ref['owned_mentioned'])}")
+        parts.append(f"owned, never 'missing': {names(ref['owned_mentioned'])}")
     if ref["locked_skills"]:
-        parts.append(f"locked: {_names(pack, ref['locked_skills'])}")
+        parts.append(f"locked: {names(ref['locked_skills'])}")
     if ref["unlocked_skills"]:
-        parts.append(f"usable now: {_names(pack, ref['unlocked_skills'])}")
+        parts.append(f"usable now: {names(ref['unlocked_skills'])}")
     if excluded:
-        parts.append(f"keep out: {_names(pack, excluded)}")
+        parts.append(f"keep out: {names(excluded)}")
     if no_repeat:
         parts.append("do not repeat the previous recommendation")
-    reference = Reference(
-        intent=intent,
-        sub_intent=sub_intent,
-        branch=entry.branch,
-        mentioned=creatures + skills,
-        counters=counter_ids,
-        usable_lineups=lineups,
-        excluded=list(excluded),
-        guidance_expected=entry.branch == "recommend",
-        no_repeat=no_repeat,
-        direction="; ".join(parts) or "answer the question from the catalog",
-        owned_mentioned=ref["owned_mentioned"],
-        unowned_mentioned=ref["unowned_mentioned"],
-        locked_skills=ref["locked_skills"],
-        unlocked_skills=ref["unlocked_skills"],
-    )
-    reference.expect = expectation_of(pack, snapshot, reference)
+    fields = {
+        "intent": intent,
+        "sub_intent": sub_intent,
+        "branch": entry.branch,
+        "mentioned": units + options,
+        "counters": counter_ids,
+        "usable_lineups": groups,
+        "excluded": list(excluded),
+        "guidance_expected": entry.branch == "recommend",
+        "no_repeat": no_repeat,
+        "direction": "; ".join(parts) or "answer the question from the catalog",
+        **ref,
+    }
+    # Validated against this pack's Φ (not the default pack's).
+    reference = Reference.model_validate(fields, context={"pack": pack, "data": data})
+    reference.expect = expectation_of(pack, snapshot, reference, data)
     return reference
 
 
-def expectation_of(pack: Pack, snapshot: dict[str, Any], ref: Reference) -> Expectation:
+def expectation_of(
+    pack: Pack, snapshot: dict[str, Any], ref: Reference, data: BenchData | None = None
+) -> Expectation:
     """The reference's expectation: its pair's family rules over the state-derived fields."""
     return build_expectation(
         pack,
         snapshot,
-        family(pack, ref.intent, ref.sub_intent),
+        family(data or bench_data(pack), ref.intent, ref.sub_intent),
         ref.mentioned,
         ref.counters,
         ref.usable_lineups,
@@ -681,13 +852,9 @@ def expectation_of(pack: Pack, snapshot: dict[str, Any], ref: Reference) -> Expe
     )
 
 
-def _names_lineups(pack: Pack, ids: list[str]) -> str:
-    return ", ".join(pack.lineups[i].name for i in ids)
-
-
 # --- the three strata ---------------------------------------------------------------------------------
 
-# The stratum tables (factual pair weights, recommend pairs, coaching goals) are pack data too.
+# The stratum tables (factual pair weights, recommend pairs, coaching goals, episodes) are pack data.
 
 
 def _weighted(rng: random.Random, weights: dict[str, int]) -> str:
@@ -704,102 +871,108 @@ def _factual(b: _Builder, n: int) -> None:
 
 
 def _coaching(b: _Builder, n: int, goal: str) -> None:
-    rng, steps = b.rng, b.data.goals[goal]
+    rng, data = b.rng, b.data
+    steps = data.goals[goal]
     at = 0
-    if n >= 6 and rng.random() < 0.3:
-        b.ask("smalltalk/greeting")  # long sessions sometimes open and close socially, as real ones do
-    closing = n >= 6 and rng.random() < 0.3
+    if n >= 6 and rng.random() < 0.3 and data.open_pairs is not None:
+        b.ask(b.pick(data.open_pairs))  # long sessions sometimes open and close socially, as real ones do
+    closing = n >= 6 and rng.random() < 0.3 and data.close_pairs is not None
     while len(b.turns) < n:
-        if closing and len(b.turns) == n - 1:
-            b.ask(rng.choice(["smalltalk/thanks", "smalltalk/goodbye"]))
+        if closing and len(b.turns) == n - 1 and data.close_pairs is not None:
+            b.ask(b.pick(data.close_pairs))
             break
         pair = steps[at % len(steps)]
         at += rng.choice([1, 1, 1, 2])  # mostly in order, sometimes skipping a step
-        if pair.startswith("match/") and b.match() is None:
+        if pair.split("/")[0] in data.match_intents and b.match() is None:
             continue
         if b.turns and b.last_branch == "recommend" and rng.random() < 0.2:
             b.ask(
                 b.turns[-1].reference.intent + "/" + b.turns[-1].reference.sub_intent,
-                b.data.repeat_cores,
+                data.repeat_cores,
                 no_repeat=True,
             )
             continue
         b.ask(pair)
         # The game moves on while the player is coached: rounds end, advice is acted on.
         if len(b.turns) < n and rng.random() < 0.3:
-            kind = b.data.goal_state_change.get(goal, "opponent_swap")
-            b.apply(kind)
+            b.apply(data.goal_state_change.get(goal, data.default_state_change))
 
 
 def _episode(b: _Builder, budget: int, context: bool = False) -> None:
     """One cross-turn dependency, at most `budget` turns. `context`: its first turn is not scored."""
     rng, data = b.rng, b.data
-    kinds = ["repeat", "exclude", "acquire", "evolve", "level_up", "trade"]
-    if b.match() is not None:
-        kinds += ["opponent", "round"]
-    kind = rng.choice(kinds)
+    match = b.match()
+    ep = rng.choice([e for e in data.episodes if match is not None or not e.needs_match])
     first_scored = not context
+    cores = data.core_table(ep.cores) if ep.cores else None
 
     def late_next() -> None:
         b.late = rng.random() < 0.35
 
-    if kind == "repeat":
-        pair = rng.choice(data.recommend_pairs)
+    def then() -> str:
+        assert ep.then is not None
+        return b.pick(ep.then)
+
+    if ep.kind == "repeat":
+        pair = b.pick(ep.first if ep.first is not None else data.recommend_pairs)
         b.ask(pair, scored=first_scored)
         for _ in range(min(budget - 1, rng.randint(1, 2))):
-            b.ask(pair, data.repeat_cores, no_repeat=True)
-    elif kind == "exclude":
-        target = b.creature("owned")
+            b.ask(pair, cores, no_repeat=True)
+        return
+    if ep.kind == "exclude":
+        target = b.unit("owned")
         b.excluded.append(target)
-        b.ask("lineup/build", data.exclude_cores, c=target, scored=first_scored)
-        more = [c for c in b.owned() if c not in b.excluded]
+        pair = then()
+        b.ask(pair, cores, unit=target, scored=first_scored)
+        more = [u for u in b.owned() if u not in b.excluded]
         if budget > 1 and more:
             second = rng.choice(more)
             b.excluded.append(second)
-            b.ask("lineup/build", data.exclude_more, c=second)
-    elif kind == "acquire":
-        target = b.creature("unowned")
-        b.ask("creature/worth_it", c=target, scored=first_scored)
-        if budget > 1 and b.apply("acquire", target):
+            b.ask(pair, data.core_table(ep.more) if ep.more else cores, unit=second)
+        return
+    assert ep.first is not None and ep.event is not None
+    if ep.kind == "acquire":
+        target = b.unit("unowned")
+        b.ask(b.pick(ep.first), unit=target, scored=first_scored)
+        if budget > 1 and b.apply(ep.event, target):
             late_next()
-            b.ask("lineup/build_around", data.after_acquire, c=target)
-    elif kind == "evolve":
-        sid, learner = b.skill("locked")
+            b.ask(then(), cores, unit=target)
+    elif ep.kind == "tier_up":
+        locked, learner = b.option("locked")
         e = b.entry(learner)
-        b.ask("skill/unlock", c=learner, s=sid, scored=first_scored)
-        if budget > 1 and e is not None and b.apply("evolve", learner):
+        b.ask(b.pick(ep.first), unit=learner, option=locked, scored=first_scored)
+        if budget > 1 and e is not None and b.apply(ep.event, learner):
             late_next()
-            b.ask("skill/unlock", data.after_evolve, c=learner, s=sid)
-    elif kind == "level_up":
-        b.ask("inventory/upgrade_priority", scored=first_scored)
-        target = b.creature("owned")
-        if budget > 1 and b.apply("level_up", target):
-            sid = rng.choice(b.pack.creatures[target].skills)
+            b.ask(then(), cores, unit=learner, option=locked)
+    elif ep.kind == "level":
+        b.ask(b.pick(ep.first), scored=first_scored)
+        target = b.unit("owned")
+        if budget > 1 and b.apply(ep.event, target):
+            choices = b.p.options_of(target)
+            oid = rng.choice(choices) if choices else None
             late_next()
-            b.ask("skill/when_to_use", data.after_level, c=target, s=sid)
-    elif kind == "trade":
-        b.ask(
-            rng.choice(data.recommend_pairs[:2] if b.match() else data.recommend_pairs[:1]),
-            scored=first_scored,
-        )
+            b.ask(then(), cores, unit=target, option=oid)
+    elif ep.kind == "remove":
+        first = _picks(ep.first) + (ep.first_match if match else [])
+        b.ask(rng.choice(first), scored=first_scored)
         match = b.match()
         keep = set(match["player_lineup"]) if match else set()
-        tradeable = [c for c in b.owned() if c not in keep]
-        traded = rng.choice(tradeable) if tradeable else None
-        if budget > 1 and traded and b.apply("trade", traded):
+        removable = [u for u in b.owned() if u not in keep]
+        gone = rng.choice(removable) if removable else None
+        if budget > 1 and gone and b.apply(ep.event, gone):
             late_next()
-            b.ask("lineup/build", data.after_trade, c=traded)
-    elif kind == "opponent":
-        b.ask("lineup/counter", scored=first_scored)
-        new = b.creature("unowned")
-        if budget > 1 and b.apply("opponent_swap", new):
+            b.ask(then(), cores, unit=gone)
+    elif ep.kind == "swap_opponent":
+        b.ask(b.pick(ep.first), scored=first_scored)
+        new = b.unit("unowned")
+        if budget > 1 and b.apply(ep.event, new):
             late_next()
-            b.ask("lineup/counter", data.after_swap, c=new)
-    else:  # round
-        b.ask(rng.choice(["match/round_strategy", "match/next_move"]), scored=first_scored)
-        if budget > 1 and b.apply("round"):
+            b.ask(then(), cores, unit=new)
+    else:  # next_round, set_context: the game moves on by itself
+        b.ask(b.pick(ep.first), scored=first_scored)
+        if budget > 1 and b.apply(ep.event):
             late_next()
-            b.ask(rng.choice(["match/losing", "match/winning", "lineup/swap"]))
+            b.ask(then(), cores)
 
 
 def _cross_turn(b: _Builder, n_scored: int, single: bool) -> None:
@@ -836,14 +1009,14 @@ def _specs() -> list[_Spec]:
     return [_Spec(f"cb-{i + 1:03d}", s, ln) for i, (_, _, s, ln) in enumerate(keyed)]
 
 
-def _session(pack: Pack, seed: int, spec: _Spec) -> BenchSession:
+def _session(p: _Pack, seed: int, spec: _Spec) -> BenchSession:
     rng = random.Random(f"coachbench|{seed}|{spec.session_id}")
     lo, hi = {"single": (1, 1), "short": SHORT_TURNS, "long": LONG_TURNS}[spec.length]
     n = rng.randint(lo, hi)
-    data = bench_data(pack)
+    data = p.data
     goal = rng.choice(sorted(data.goals)) if spec.stratum == "coaching" else None
     with_match = goal in data.match_goals or rng.random() < 0.75
-    b = _Builder(pack, rng, _new_state(pack, rng, with_match))
+    b = _Builder(p, rng, _new_state(p, rng, with_match))
     if spec.stratum == "factual_qa":
         _factual(b, n)
     elif spec.stratum == "coaching":
@@ -855,22 +1028,27 @@ def _session(pack: Pack, seed: int, spec: _Spec) -> BenchSession:
     scored = [t for t in turns if t.scored]
     tags = sorted({tag for t in scored for tag in t.drift_tags})
     depends = any(t.state_change or t.reference.no_repeat or t.reference.excluded for t in scored[1:])
-    return BenchSession(
-        session_id=spec.session_id,
-        stratum=spec.stratum,
-        length_class=length_class(len(scored)),
-        goal=goal,
-        eligibility=Eligibility(dgp=goal is not None, ccc=spec.stratum == "cross_turn" or depends),
-        diagnostic_drift_tags=tags,
-        w3_seed=rng.randrange(2**32),
-        turns=turns,
-    )
+    fields = {
+        "session_id": spec.session_id,
+        "stratum": spec.stratum,
+        "length_class": length_class(len(scored)),
+        "goal": goal,
+        "eligibility": Eligibility(dgp=goal is not None, ccc=spec.stratum == "cross_turn" or depends),
+        "diagnostic_drift_tags": tags,
+        "w3_seed": rng.randrange(2**32),
+        "turns": turns,
+    }
+    return BenchSession.model_validate(fields, context={"pack": p.pack, "data": data})
 
 
-def generate(seed: int = DEFAULT_SEED, pack: Pack | None = None) -> list[BenchSession]:
-    """The 200 sessions for `seed`, in file order."""
+def generate(
+    seed: int = DEFAULT_SEED, pack: Pack | None = None, data: BenchData | None = None
+) -> list[BenchSession]:
+    """The 200 sessions for `seed`, in file order. `data`: the pack's coachbench.json (default: the
+    installed pack's; a pack loaded from another folder passes `packdata.load_bench_data`'s)."""
     pack = pack or load_pack()
-    return [_session(pack, seed, spec) for spec in _specs()]
+    p = _Pack(pack, data or bench_data(pack))
+    return [_session(p, seed, spec) for spec in _specs()]
 
 
 def _manifest(sessions: list[BenchSession], seed: int, pack: Pack, path: Path, digest: str) -> BenchManifest:
@@ -900,15 +1078,17 @@ def manifest_path(path: Path) -> Path:
     return path.with_name(path.stem + ".manifest.json")
 
 
-def write_benchmark(path: str | Path, seed: int = DEFAULT_SEED, pack: Pack | None = None) -> BenchManifest:
+def write_benchmark(
+    path: str | Path, seed: int = DEFAULT_SEED, pack: Pack | None = None, data: BenchData | None = None
+) -> BenchManifest:
     """Write the benchmark JSONL (one session per line) and its manifest next to it."""
     path = Path(path)
     pack = pack or load_pack()
-    sessions = generate(seed, pack)
-    data = "".join(s.model_dump_json() + "\n" for s in sessions).encode("utf-8")
+    sessions = generate(seed, pack, data)
+    blob = "".join(s.model_dump_json() + "\n" for s in sessions).encode("utf-8")
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_bytes(data)
-    manifest = _manifest(sessions, seed, pack, path, hashlib.sha256(data).hexdigest())
+    path.write_bytes(blob)
+    manifest = _manifest(sessions, seed, pack, path, hashlib.sha256(blob).hexdigest())
     manifest_path(path).write_text(manifest.model_dump_json(indent=2) + "\n", encoding="utf-8")
     return manifest
 
@@ -920,7 +1100,9 @@ def _iter_lines(path: Path) -> Iterator[tuple[int, str]]:
                 yield number, line
 
 
-def load_benchmark(path: str | Path, pack: Pack | None = None) -> list[BenchSession]:
+def load_benchmark(
+    path: str | Path, pack: Pack | None = None, data: BenchData | None = None
+) -> list[BenchSession]:
     """Read and validate a benchmark JSONL. Raises BenchmarkError naming file, session and field."""
     path = Path(path)
     pack = pack or load_pack()
@@ -935,7 +1117,7 @@ def load_benchmark(path: str | Path, pack: Pack | None = None) -> list[BenchSess
             raise BenchmarkError(f"{path}:{number}: not valid JSON ({err})") from None
         sid = raw.get("session_id", f"<line {number}>") if isinstance(raw, dict) else f"<line {number}>"
         try:
-            session = BenchSession.model_validate(raw, context={"pack": pack})
+            session = BenchSession.model_validate(raw, context={"pack": pack, "data": data})
         except ValidationError as err:
             first = err.errors()[0]
             where = ".".join(str(p) for p in first["loc"]) or "<session>"

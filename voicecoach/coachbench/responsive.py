@@ -3,9 +3,14 @@
 The paper scores a reply as grounded-accurate only when it is task-complete. Each turn's reference
 carries an `Expectation`, derived from the live state and the (intent, sub_intent) by the rules of
 the pair's *family* (the family of each Φ pair is pack data: `<pack>/coachbench.json`); the rules
-below name no domain entity. A reply that does not meet its expectation fails `unresponsive`.
+below name no domain entity. They read the catalog by role (voicecoach.catalog: pet's creatures
+are its units, skills its options, lineups its groups) and the player's state through
+`voicecoach.view.StateView`, and take their words from the schema: an option's unlock condition
+from its gates' `words` (their `spoken` form when they list none) and the progression's tier
+names, a focus entity's properties from its kind-valued attributes, relations and aliases. A reply
+that does not meet its expectation fails `unresponsive`.
 
-Families:
+Families (pet's terms; `option_unlock` is another name of `skill_unlock`):
 - `pick_counter`: name at least one owned creature of the direction set — the owned creatures
   that deal double damage to the opponent (not excluded), or, without any, every owned creature
   not excluded — or a pack lineup the player can field, or say plainly that none fits;
@@ -39,16 +44,19 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict
 
-from voicecoach.checker import Claim, Failure, read_reply, skill_usable
+from voicecoach.catalog import Catalog, Entity
+from voicecoach.checker import Claim, Failure, read_reply
 from voicecoach.entities import link_entities
 from voicecoach.pack import Pack
 from voicecoach.state import load_state
+from voicecoach.view import StateView
 
 Family = Literal[
     "pick_counter", "pick_owned", "inventory", "ownership", "skill_unlock", "about_focus", "match_state",
-    "catalog", "none",
+    "catalog", "none", "option_unlock",
 ]  # fmt: skip
 FAMILIES: frozenset[str] = frozenset(Family.__args__)  # type: ignore[attr-defined]
+UNLOCK_FAMILIES = frozenset({"skill_unlock", "option_unlock"})
 
 
 class Expectation(BaseModel):
@@ -65,34 +73,70 @@ class Expectation(BaseModel):
     differ_from_previous: bool = False  # repeated-guidance pressure
 
 
+def _names(catalog: Catalog, kind: str, ids: Sequence[str]) -> list[str]:
+    return [e.display for i in ids if (e := catalog.get(kind, i)) is not None]
+
+
+def _properties(catalog: Catalog, kind: str, e: Entity) -> list[str]:
+    """Words that show a reply is about `e`: its kind-valued attributes (pet: a creature's element),
+    the entities it relates to (a creature's skills) and that relate to it (a skill's creatures),
+    and its aliases (a creature's stage names)."""
+    kinds = catalog.schema.kinds
+    spec = kinds[kind]
+    out: list[str] = []
+    for attr, a in spec.attributes.items():
+        value = e.value(attr)
+        if isinstance(a.values, str) and a.values in kinds and isinstance(value, str):
+            out += _names(catalog, a.values, [value]) or [value]
+    for field, target in spec.relations.items():
+        out += _names(catalog, target, e.value(field) or [])
+    for other, other_spec in kinds.items():
+        for field, target in other_spec.relations.items():
+            if target == kind:
+                out += [
+                    x.display
+                    for x in catalog.entities.get(other, {}).values()
+                    if e.id in (x.value(field) or [])
+                ]
+    out += [a for field in spec.aliases for a in e.value(field) or []]
+    return out
+
+
 def _focus_properties(pack: Pack, focus: Sequence[str]) -> list[str]:
+    catalog = pack.catalog
+    roles = [catalog.schema.kind("unit"), catalog.schema.kind("option")]
     out: list[str] = []
     for eid in focus:
-        if eid in pack.creatures:
-            c = pack.creatures[eid]
-            out += [c.element, *(pack.skills[s].name for s in c.skills), *c.stages]
-        elif eid in pack.skills:
-            sk = pack.skills[eid]
-            out += [sk.element, *(c.name for c in pack.creatures.values() if eid in c.skills)]
+        kind = catalog.kind_of(eid)
+        entity = catalog.get(kind, eid) if kind in roles and kind is not None else None
+        if kind is not None and entity is not None:
+            out += _properties(catalog, kind, entity)
     return list(dict.fromkeys(out))
 
 
-def _unlock_words(pack: Pack, skill: str, owned: Sequence[str]) -> list[str]:
-    """Ways of stating the skill's unlock condition; any one counts."""
-    learners = [c for c in pack.creatures.values() if skill in c.skills]
-    if not any(c.id in owned for c in learners):  # nobody the player owns learns it: get one
-        return [c.name for c in learners]
-    u = pack.skills[skill].unlock
+def _unlock_words(pack: Pack, view: StateView, option: str) -> list[str]:
+    """Ways of stating the option's unlock condition; any one counts."""
+    catalog, schema = pack.catalog, pack.catalog.schema
+    learners = view.learners(option)
+    if not any(view.owns(u) for u in learners):  # nobody the player owns can have it: get one
+        return _names(catalog, view.unit_kind, learners)
+    kind = schema.kind("option") or ""
+    entity = catalog.get(kind, option)
+    unlock = entity.value("unlock") if entity is not None else None
     words: list[str] = []
-    if u is None:
+    if not isinstance(unlock, dict):
         return words
-    if u.min_stage:
-        words += [f"stage {u.min_stage}", "evolve", "evolution", "evolves"]
-        words += [c.stages[u.min_stage - 1] for c in learners if len(c.stages) >= u.min_stage]
-    if u.min_level:
-        words += [f"level {u.min_level}", f"lv {u.min_level}", f"lvl {u.min_level}", str(u.min_level)]
-    if u.quest:
-        words += [u.quest, u.quest.replace("_", " ")]
+    progression = schema.progression
+    for field, gate in schema.kinds[kind].gate.items():
+        value = unlock.get(field)
+        if not value:
+            continue
+        said = gate.words or ([gate.spoken] if gate.spoken else [])
+        words += [w.format(value=value, value_words=str(value).replace("_", " ")) for w in said]
+        if gate.state == "tier" and progression is not None and isinstance(value, int):
+            for uid in learners:  # the tier's own name (pet: the stage a creature evolves into)
+                tiers = (catalog.get(progression.kind, uid) or Entity(id=uid)).value(progression.field) or []
+                words += [tiers[value - 1]] if len(tiers) >= value else []
     return words
 
 
@@ -107,8 +151,9 @@ def build_expectation(
     no_repeat: bool,
 ) -> Expectation:
     """The expectation of one turn, from the reference's state-derived fields."""
-    inv = load_state(state).fs.inventory
-    owned = [o.creature_id for o in inv.owned] if inv else []
+    view = StateView(pack, load_state(state))
+    catalog = pack.catalog
+    owned = [o.id for o in view.owned()]
     free = [c for c in owned if c not in excluded]
     direction: list[str] = []
     if family == "pick_counter":
@@ -116,16 +161,17 @@ def build_expectation(
         direction += list(usable_lineups)
     elif family in ("pick_owned", "inventory"):
         direction = free + list(usable_lineups)
-    creatures = [m for m in mentioned if m in pack.creatures]
-    skills = [m for m in mentioned if m in pack.skills]
+    units = [m for m in mentioned if catalog.get(view.unit_kind, m) is not None]
+    options = [m for m in mentioned if view.option_kind and catalog.get(view.option_kind, m) is not None]
     yes: bool | None = None
     unlock: list[str] = []
-    if family == "ownership" and creatures:
-        yes = creatures[0] in owned
-    if family == "skill_unlock" and skills:
-        owner = next((c for c in creatures if skills[0] in pack.creatures[c].skills), None)
-        yes = skill_usable(pack, inv, skills[0], owner if owner in owned else None)
-        unlock = [] if yes else _unlock_words(pack, skills[0], owned)
+    if family == "ownership" and units:
+        yes = units[0] in owned
+    if family in UNLOCK_FAMILIES and options:
+        learners = view.learners(options[0])
+        owner = next((u for u in units if u in learners), None)
+        yes = view.option_usable(options[0], owner if owner in owned else None)
+        unlock = [] if yes else _unlock_words(pack, view, options[0])
     return Expectation(
         family=family,  # type: ignore[arg-type]
         direction=direction,
@@ -191,6 +237,9 @@ def responsive_failure(
 ) -> Failure | None:
     """`unresponsive` when `text` does not meet the turn's expectation; None when it does."""
     claims = read_reply(pack, text)
+    catalog = pack.catalog
+    schema = catalog.schema
+    option_kind = schema.kind("option")
 
     def fail(why: str) -> Failure:
         return Failure(rule="unresponsive", drift=None, evidence=f"{expect.family}: {why}")
@@ -200,24 +249,27 @@ def responsive_failure(
         return fail("asks the player to say it again instead of answering")
     if fam in ("pick_counter", "pick_owned", "inventory") and expect.direction:
         if not _named(claims, expect.direction) and not (fam != "inventory" and NONE_FITS.search(text)):
-            names = [pack.creatures[i].name if i in pack.creatures else pack.lineups[i].name
+            units = [schema.kind("unit"), schema.kind("group")]
+            names = [next(e.display for k in units if k and (e := catalog.get(k, i)) is not None)
                      for i in expect.direction[:4]]  # fmt: skip
-            return fail(f"names none of the player's fitting creatures ({', '.join(names)} ...)")
+            noun = schema.plural(schema.kind("unit") or "")
+            return fail(f"names none of the player's fitting {noun} ({', '.join(names)} ...)")
     elif fam == "ownership" and expect.yes is not None:
         focus = expect.focus[0]
         mine = _about(claims, focus)
         says_no = NO.search(text) is not None or any(c.absent for c in mine)
         says_yes = YES.search(text) is not None or any(c.affirmed and not c.absent for c in mine)
+        name = catalog.display_name(focus)
         if expect.yes and not (says_yes and not any(c.absent for c in mine)):
-            return fail(f"does not say the player owns {pack.creatures[focus].name}")
+            return fail(f"does not say the player owns {name}")
         if not expect.yes and not says_no:
-            return fail(f"does not say the player lacks {pack.creatures[focus].name}")
-    elif fam == "skill_unlock" and expect.yes is not None:
-        skill = next(f for f in expect.focus if f in pack.skills)
-        mine = _about(claims, skill)
+            return fail(f"does not say the player lacks {name}")
+    elif fam in UNLOCK_FAMILIES and expect.yes is not None and option_kind is not None:
+        option = next(f for f in expect.focus if catalog.get(option_kind, f) is not None)
+        mine = _about(claims, option)
         says_no = NO.search(text) is not None or any(c.absent or c.negated for c in mine)
         says_yes = YES.search(text) is not None or any(c.affirmed for c in mine)
-        name = pack.skills[skill].name
+        name = catalog.get(option_kind, option).display  # type: ignore[union-attr]
         if expect.yes and not (says_yes and not any(c.absent for c in mine)):
             return fail(f"does not say {name} is usable")
         if not expect.yes:
@@ -234,25 +286,25 @@ def responsive_failure(
             return fail("gives neither the score nor the round")
     elif fam == "catalog":
         if not link_entities(pack, text):
-            return fail("names no creature, skill, lineup or element")
+            kinds = list(schema.kinds)
+            listed = ", ".join(kinds[:-1]) + " or " + kinds[-1] if len(kinds) > 1 else kinds[0]
+            return fail(f"names no {listed}")
 
     if expect.differ_from_previous:
-        offered = _put_forward(claims)
+        offered = _put_forward(pack, claims)
         if not offered and not NONE_FITS.search(text):
             return fail("the player asked for something else and gets no new recommendation")
         if (
             previous_reply is not None
             and offered
-            and offered <= _put_forward(read_reply(pack, previous_reply))
+            and offered <= _put_forward(pack, read_reply(pack, previous_reply))
         ):
             return fail("the player asked for something else and hears the previous recommendation")
     return None
 
 
-def _put_forward(claims: Sequence[Claim]) -> set[str]:
-    """Creatures and lineups a reply puts forward: named, not negated, not the opponent's."""
-    return {
-        c.entity
-        for c in claims
-        if c.kind in ("creature", "lineup") and not c.negated and c.role != "opponent"
-    }
+def _put_forward(pack: Pack, claims: Sequence[Claim]) -> set[str]:
+    """Units and groups a reply puts forward: named, not negated, not the opponent's."""
+    schema = pack.catalog.schema
+    kinds = {schema.kind("unit"), schema.kind("group")}
+    return {c.entity for c in claims if c.kind in kinds and not c.negated and c.role != "opponent"}
