@@ -276,11 +276,14 @@ def _settings(opts: QualityOptions, llm: LLMConfig, digest: str, pack: Pack) -> 
     """What the cached turns depend on: `common` to every row, and per configuration what only its
     rows read, so editing the SGC-only pack files (prior, templates, phrases) keeps the baselines'
     cached turns resumable."""
-    from voicecoach.baselines import PACK_FILES
+    from voicecoach.baselines import baseline_files
     from voicecoach.llm import llama_server_version
 
     prompts = prompt_digests(pack)
-    baseline = {"pack_sha256": pack_digest(pack, PACK_FILES), "prompt_talker": prompts["prompt_talker"]}
+    baseline = {
+        "pack_sha256": pack_digest(pack, baseline_files(pack)),
+        "prompt_talker": prompts["prompt_talker"],
+    }
 
     def config(name: str) -> dict[str, Any]:
         if name == "prompting":

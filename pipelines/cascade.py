@@ -9,9 +9,9 @@ aggregator pair, the system prompt in `system_instruction`, tools as `FunctionSc
 handler registered per tool), on the very engines the coach uses: the same VAD parameters,
 STT service and turn-stop strategy (`pipelines/speech.py`), the same LLM endpoint (the
 embedded llama.cpp server's base_url, or `--llm-url`), the same TTS service without our phrase
-cutting (the TTS aggregates whole sentences itself, as stock), and every tool of
-`voicecoach.tools.TOOLS` run by the same `ToolRunner` with the same artificial latency against
-the session's live state.
+cutting (the TTS aggregates whole sentences itself, as stock), and every tool of the pack
+(`voicecoach.tools.pack_tools`) run by the same `ToolRunner` with the same artificial latency
+against the session's live state.
 
 What the embedded server (llama.cpp's llama-server) does with function calling on SmolLM2:
 its GGUF chat template has no tool section, so the tools never reach the prompt (the rendered
@@ -74,7 +74,7 @@ from voicecoach.pipelines.replay import ReplayProbe, SessionReplay
 from voicecoach.pipelines.speech import stt_service, tts_service, turn_strategies, vad_analyzer
 from voicecoach.session import CoachConfig, Session
 from voicecoach.speech import SpeechConfig
-from voicecoach.tools import TOOLS, ToolRunner
+from voicecoach.tools import ToolRunner, pack_tools
 from voicecoach.w1 import ToolCall
 
 CASCADE = "cascade"  # the configuration's name in benchmarks
@@ -102,8 +102,9 @@ def llm_base_url(engines: Engines, llm: LLMConfig) -> str:
     raise ValueError("no LLM endpoint: start the embedded server or configure llm.base_url")
 
 
-def tool_schemas() -> ToolsSchema:
-    """Every tool of voicecoach.tools as a Pipecat FunctionSchema (same names, descriptions, schemas)."""
+def tool_schemas(pack: Pack) -> ToolsSchema:
+    """Every tool of the pack (`pack_tools`, as served) as a Pipecat FunctionSchema (same names,
+    descriptions, schemas)."""
     return ToolsSchema(
         standard_tools=[
             FunctionSchema(
@@ -112,7 +113,7 @@ def tool_schemas() -> ToolsSchema:
                 properties=spec.parameters["properties"],
                 required=list(spec.parameters["required"]),
             )
-            for spec in TOOLS.values()
+            for spec in pack_tools(pack).values()
         ]
     )
 
@@ -126,7 +127,7 @@ def register_tools(llm: LLMService, session: Session, runner: ToolRunner) -> Non
         outcome = await run_call(runner, state, ToolCall(params.function_name, dict(params.arguments)))
         await params.result_callback(outcome.result if outcome.ok else {"error": outcome.error})
 
-    for name in TOOLS:
+    for name in pack_tools(session.pack):
         llm.register_function(name, handler)
 
 
@@ -241,7 +242,8 @@ def cascade_pipeline(
     runner = ToolRunner(pack, latency_ms=config.tool_latency_ms, timeout_s=config.tool_timeout_s)
     llm = llm or llm_service(base_url, config, pack)
     register_tools(llm, session, runner)
-    context = LLMContext(tools=tool_schemas(), **({"tool_choice": "auto"} if tool_choice == "auto" else {}))
+    choice = {"tool_choice": "auto"} if tool_choice == "auto" else {}
+    context = LLMContext(tools=tool_schemas(pack), **choice)
     aggregators = LLMContextAggregatorPair(
         context,
         user_params=LLMUserAggregatorParams(

@@ -8,16 +8,25 @@ import socket
 import subprocess
 import time
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 
-from voicecoach.pack import Pack, load_pack
+from voicecoach.pack import Pack, load_pack, load_pack_from
 from voicecoach.state import LiveState, load_state
 
 
 @pytest.fixture
 def pack() -> Pack:
     return load_pack()
+
+
+@pytest.fixture
+def toy(tmp_path: Path) -> Pack:
+    """The toy hero shooter with a schema.json (tests/toy_pack.py)."""
+    from tests.toy_pack import FILES, write_pack
+
+    return load_pack_from(write_pack(tmp_path / "toy_shooter", FILES))
 
 
 # The player owns 8 creatures (id: stage, level; locked skills in brackets):

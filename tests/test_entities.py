@@ -107,3 +107,60 @@ def test_a_pronoun_names_what_the_last_turn_named(
     pack: Pack, previous: str | None, text: str, read: str
 ) -> None:
     assert resolve_reference(pack, text, previous) == read
+
+
+# --- a pack with its own kinds (tests/toy_pack.py): link order, aliases, nouns and verbs ----------
+
+
+def test_a_schema_pack_links_its_own_kinds_and_aliases(toy: Pack) -> None:
+    text = "should V run Longshot on Harbor Point or do we go Dive with Wall"
+    assert _ids(toy, text) == [
+        ("hero", "vanta"),  # a callsign: the kind's `aliases`
+        ("item", "longshot"),
+        ("map", "harbor_point"),
+        ("comp", "dive"),
+        ("hero", "bulwark"),
+    ]
+
+
+def test_focus_fields_of_a_collection_pack_are_kind_keyed_and_legacy(toy: Pack, pack: Pack) -> None:
+    mentions = link_entities(toy, "Bulwark or Vanta with Longshot on Harbor Point")
+    fields = focus_fields(mentions, toy)
+    assert fields["focus"] == {"hero": "bulwark", "item": "longshot", "map": "harbor_point"}
+    mentioned = {"hero": ["bulwark", "vanta"], "item": ["longshot"], "map": ["harbor_point"]}
+    assert fields["mentioned"] == mentioned
+    # The legacy fields from the unit and option kinds, so a reader of ic.focus_creature still works.
+    assert (fields["focus_creature"], fields["focus_skill"]) == ("bulwark", "longshot")
+    assert fields["mentioned_creatures"] == ["bulwark", "vanta"]
+    assert IntentContext(**fields).focus["map"] == "harbor_point"
+    # A classic pack keeps pet's wire format: no kind-keyed fields.
+    pet = link_entities(pack, "can Emberfox use Ember Fang")
+    assert focus_fields(pet, pack) == focus_fields(pet) and "focus" not in focus_fields(pet, pack)
+
+
+@pytest.mark.parametrize(
+    ("previous", "text", "read"),
+    [
+        ("is Vanta good with Longshot", "how do I equip it", "how do I equip Longshot"),  # the item's verb
+        ("is Vanta good with Longshot", "should I bring that hero", "should I bring Vanta"),  # its noun
+        ("is Vanta good with Longshot", "what does it do", "what does Longshot do"),  # the option first
+        ("is Vanta good with Longshot", "is that comp good", "is that comp good"),  # no comp before
+        ("what about Dive", "is that comp good", "is Dive good"),  # the comp's noun
+        ("what about Dive", "should I field it", "should I field it"),  # a unit's verb, no hero before
+    ],
+)
+def test_a_pronoun_refers_by_the_schemas_nouns_and_verbs(
+    toy: Pack, previous: str, text: str, read: str
+) -> None:
+    assert resolve_reference(toy, text, previous) == read
+
+
+def test_a_session_of_a_collection_pack_snapshots_the_kind_keyed_focus(toy: Pack) -> None:
+    from voicecoach.session import Session
+    from voicecoach.view import StateView
+
+    turn = Session("s-toy", toy).begin_turn("is V any good on Harbor Point")
+    ic = turn.snapshot.ic
+    assert ic.focus == {"hero": "vanta", "map": "harbor_point"} and ic.focus_creature == "vanta"
+    view = StateView(toy, turn.snapshot)
+    assert (view.focus("hero"), view.mentioned("map")) == ("vanta", ["harbor_point"])

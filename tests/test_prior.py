@@ -17,7 +17,9 @@ from voicecoach.prior import (
     Prediction,
     PriorError,
     abstract_entities,
+    bare_pairs,
     coachbench_utterances,
+    data_hash,
     dumps,
     features,
     fixture_utterances,
@@ -326,3 +328,29 @@ def test_a_short_why_after_a_tool_turn_keeps_its_pair_and_a_long_one_is_its_own(
     assert (
         prior.predict("why?", previous=("smalltalk", "greeting")).rule != "why"
     )  # no tools: no reason to give
+
+
+# --- a pack with its own kinds (tests/toy_pack.py) ------------------------------------------------
+
+
+def test_a_mention_becomes_its_kinds_token_in_any_pack(toy: Pack) -> None:
+    text = "is V any good with Longshot on Harbor Point, or should we run Dive"
+    assert abstract_entities(toy, text) == "is xherox any good with xitemx on xmapx or should we run xcompx"
+
+
+def test_a_phi_flag_says_which_pairs_learn_without_fillers(toy: Pack, pack: Pack, tmp_path: Path) -> None:
+    # Default: the smalltalk pairs only; pet's data hash (and so its prior.json) is unaffected.
+    assert bare_pairs(toy) == {"smalltalk/greeting"}
+    assert bare_pairs(pack) == {f"{e.intent}/{e.sub_intent}" for e in pack.phi if e.intent == "smalltalk"}
+    rows, pairs = ["build me a team", "hey coach"], ["lineup/build", "smalltalk/greeting"]
+    assert len(with_fillers(rows, pairs)[0]) == 4
+    assert len(with_fillers(rows, pairs, frozenset({"lineup/build"}))[0]) == 4  # the other way round
+    assert with_fillers(rows, pairs, frozenset({"lineup/build"}))[0][2].endswith("hey coach")
+    folder = tmp_path / "flagged"
+    shutil.copytree(tmp_path / "toy_shooter", folder)  # where the toy fixture wrote it
+    phi = json.loads((folder / "phi.json").read_text())
+    phi[0]["fillers"] = False
+    (folder / "phi.json").write_text(json.dumps(phi))
+    flagged = load_pack_from(folder)
+    assert bare_pairs(flagged) == {"lineup/build", "smalltalk/greeting"}
+    assert data_hash(flagged) != data_hash(toy)  # a flag changes the training, so the hash sees it

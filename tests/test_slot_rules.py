@@ -170,3 +170,43 @@ def test_reference_truth_and_slot_ids() -> None:
         QuerySlots(wanted_entities=["Emberfox"], n_pick_k_swap_group=[PickGroup(pool=["Pyrowl"], pick=1)]),
     )
     assert got["wanted"] == {"emberfox", "pyrowl"}
+
+
+# --- a pack with its own kinds (tests/toy_pack.py): the rules work by role -----------------------
+
+
+def test_units_options_and_team_sizes_of_a_schema_pack(toy: Pack) -> None:
+    got = extract_slots(toy, "build a comp with Vanta and Longshot but no Bulwark, a comp of 2")
+    assert got.wanted_entities == ["Vanta"] and got.excluded_entities == ["Bulwark"]
+    # The option fills W2's option attribute ("skill" until W2 takes the schema's, plan WP5), on the
+    # unit named with it that has it.
+    assert got.attribute_prefs == [AttributePref(entity="Vanta", attribute="skill", value="Longshot")]
+    assert got.global_constraints == [GlobalConstraint(kind="min_size", value=2)]  # the comp's noun
+    sized = extract_slots(toy, "a 2-hero team against Vanta")
+    assert sized.global_constraints == [GlobalConstraint(kind="min_size", value=2)]  # the hero's noun
+    assert sized.opponent_entities == ["Vanta"]
+    assert slot_ids(toy, got) == {
+        "wanted": {"vanta"}, "excluded": {"bulwark"}, "opponent": set(), "skills": {"longshot"}
+    }  # fmt: skip
+    # "Swap out Vanta's loadout": change the option (the item kind's noun), keep the hero.
+    swap = extract_slots(toy, "swap out Vanta's loadout")
+    assert swap.wanted_entities == ["Vanta"] and swap.excluded_entities == []
+    assert swap.attribute_prefs == [
+        AttributePref(entity="Vanta", attribute="skill", value=ANY_SKILL, op="avoid")
+    ]
+    # An ordered attribute W2 cannot hold yet (difficulty) is left out, not a failed turn.
+    assert extract_slots(toy, "nothing above medium, I need a striker").global_constraints == []
+
+
+def test_an_unowned_hero_on_their_side_is_the_opponent_by_the_collection(toy: Pack) -> None:
+    from voicecoach.state import load_state
+
+    state = load_state({
+        "fs": {"collection": {"units": [{"id": "vanta", "level": 6}]}},
+        "ic": {"match": {"round": 1, "player_lineup": ["vanta"], "opponent_lineup": ["vanta", "bulwark"]}},
+    })  # fmt: skip
+    got = extract_slots(toy, "what about Bulwark and Vanta", state)
+    assert got.opponent_entities == ["Bulwark"] and got.wanted_entities == ["Vanta"]
+    assert reference_ids(toy, ["bulwark", "longshot", "harbor_point"], [], ["bulwark"]) == {
+        "wanted": set(), "excluded": set(), "opponent": {"bulwark"}, "skills": {"longshot"}
+    }  # fmt: skip

@@ -30,11 +30,13 @@ SCHEMA: dict[str, Any] = {
         "item": {
             "role": "option",
             "file": "loadouts.json",
+            "nouns": ["loadout", "item"],
+            "verbs": ["equip", "equipping"],
             "attributes": {"slot": {"values": ["primary", "utility"]}, "hero": {"values": "hero"}},
             "slot": "slot",
             "gate": {"min_hero_level": {"state": "level", "spoken": "hero level {value}"}},
         },
-        "comp": {"role": "group", "file": "comps.json", "members": "heroes"},
+        "comp": {"role": "group", "file": "comps.json", "members": "heroes", "nouns": ["comp"]},
         "map": {"role": "context", "file": "maps.json", "state": "ic.match.context.map"},
     },
     "matchups": [

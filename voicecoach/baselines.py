@@ -16,10 +16,12 @@ import json
 from voicecoach.pack import Pack
 from voicecoach.state import LiveState
 from voicecoach.talker import ToolOutcome, talker_system_prompt
+from voicecoach.view import Owned, StateView
 
 # The pack files the baselines' prompts and tools read (persona and rules, the catalog, the tools'
 # vocabulary). CoachBench pins their digest for the baseline rows: the SGC-only files (Φ, W3 pools,
-# prior, templates, phrases) do not change a baseline's reply.
+# prior, templates, phrases) do not change a baseline's reply. This is the classic layout's list;
+# `baseline_files` gives any pack's.
 PACK_FILES = (
     "manifest.json",
     "creatures.json",
@@ -30,30 +32,61 @@ PACK_FILES = (
 )
 
 
+def baseline_files(pack: Pack) -> tuple[str, ...]:
+    """The files the baselines read for `pack`: PACK_FILES in the classic layout; with a schema.json,
+    the manifest, the schema, each kind's and each matchup's file, the vocabulary and tools.json
+    (the planner lists its tools)."""
+    declared = pack.declared_catalog
+    if declared is None:
+        return PACK_FILES
+    schema = declared.schema
+    files = ["manifest.json", "schema.json", *(k.file for k in schema.kinds.values())]
+    files += [m.file for m in schema.matchups] + ["vocabulary.json"]
+    files += ["tools.json"] if pack.builtin_tools or pack.http_tools else []
+    return tuple(dict.fromkeys(files))
+
+
 def state_brief(pack: Pack, state: LiveState) -> str:
-    """The live state as compact text: what the player owns and unlocked, and the match."""
+    """The live state as compact text: what the player owns and unlocked, and the match (read
+    through StateView, so either profile; pet's classic snapshot reads as it always has)."""
+    view, catalog = StateView(pack, state), pack.catalog
     lines = []
-    inv = state.fs.inventory
-    if inv is None:
-        lines.append("Inventory: unknown.")
+    if not view.known:
+        lines.append(f"{'Inventory' if view.classic else 'Collection'}: unknown.")
     else:
+        option = view.option_kind
+
+        def name(kind: str | None, entity_id: str) -> str:
+            entity = catalog.get(kind, entity_id) if kind is not None else None
+            return entity.display if entity is not None else entity_id
+
+        def standing(o: Owned) -> str:
+            # The classic snapshot's progress is the evolution stage; a collection's, the level.
+            if view.classic:
+                return f"stage {o.tier}"
+            return f"level {o.level}" + (f", tier {o.tier}" if o.tier is not None else "")
+
+        options = catalog.schema.plural(option) if option else "options"
         owned = [
-            f"{pack.creatures[o.creature_id].name if o.creature_id in pack.creatures else o.creature_id}"
-            f" (stage {o.stage}; skills: "
-            + ", ".join(pack.skills[s].name if s in pack.skills else s for s in o.unlocked_skills)
+            f"{name(view.unit_kind, o.id)} ({standing(o)}; {options}: "
+            + ", ".join(name(option, s) for s in o.unlocked)
             + ")"
-            for o in inv.owned
+            for o in view.owned()
         ]
         lines.append("Player owns: " + ("; ".join(owned) or "nothing") + ".")
     m = state.ic.match
     if m is not None:
 
         def names(ids: list[str]) -> str:
-            return ", ".join(pack.creatures[c].name if c in pack.creatures else c for c in ids) or "-"
+            return (
+                ", ".join(e.display if (e := catalog.get(view.unit_kind, c)) is not None else c for c in ids)
+                or "-"
+            )
 
+        where = "".join(f"; {kind} {catalog.display_name(v)}" for kind, v in sorted(m.context.items()))
         lines.append(
             f"Match: round {m.round}/{m.rounds_total}, score {m.score_player}-{m.score_opponent}; "
-            f"player fields {names(m.player_lineup)}; opponent fields {names(m.opponent_lineup)}."
+            f"player fields {names(m.player_lineup)}; opponent fields {names(m.opponent_lineup)}{where}."
         )
     return "\n".join(lines)
 
@@ -66,11 +99,13 @@ def prompting_messages(pack: Pack, state: LiveState, utterance: str) -> list[dic
 
 
 def planner_system_prompt(pack: Pack) -> str:
-    from voicecoach.tools import TOOLS
+    """The planner's tools are the pack's own (`pack_tools`: manifest order, as served), the same
+    list W1's PLAN may call; for pet that is the classic registry, in its order."""
+    from voicecoach.tools import pack_tools
 
     tools = "\n".join(
         f"- {t.name}({', '.join(t.parameters.get('properties', {}))}): {t.description}"
-        for t in TOOLS.values()
+        for t in pack_tools(pack).values()
     )
     return (
         f"You plan tool calls for a {pack.title} coach. Tools:\n{tools}\n"

@@ -17,9 +17,10 @@ so its folder stays as it is. `Catalog` indexes the entities: `by_name(kind, nam
 
 The classic schema holds what describes pet's files: kinds, roles, aliases, attributes, relations,
 members, gate fields and the words a reply gives them by (CoachBench's responsive rule),
-progression and the element chart. The pet words still in code (pronoun nouns and verbs, matchup
-words, spoken gates, the realizer's `needs`) join it in the work package that makes their reader
-generic, so that each keeps a single home.
+progression and the element chart, and the words that refer to a creature or a skill (`nouns`,
+`verbs`: "that pet", "evolve it", "cast it"). The pet words still in code (matchup words, spoken
+gates, the realizer's `needs`) join it in the work package that makes their reader generic, so that
+each keeps a single home.
 """
 
 from __future__ import annotations
@@ -65,8 +66,10 @@ class Kind(_Model):
     file: str = Field(description="the pack file listing the entities")
     key: str | None = Field(default=None, description="the file is an object: the key of the list")
     aliases: list[str] = Field(default_factory=list, description="fields whose values are more names")
-    nouns: list[str] = Field(default_factory=list, description="words that refer to an entity")
-    verbs: list[str] = Field(default_factory=list, description="verbs said of an entity")
+    nouns: list[str] = Field(
+        default_factory=list, description='words for one entity: "that <noun>", "a 3-<noun> team"'
+    )
+    verbs: list[str] = Field(default_factory=list, description='verbs said of one: "evolve it"')
     attributes: dict[str, Attribute] = Field(default_factory=dict)
     relations: dict[str, str] = Field(default_factory=dict, description="field listing ids -> their kind")
     members: str | None = Field(default=None, description="group: the field listing its units")
@@ -347,6 +350,8 @@ def classic_schema(rarities: list[str], skill_kinds: list[str]) -> Schema:
                 role="unit",
                 file="creatures.json",
                 aliases=["stages"],
+                nouns=["pet", "creature"],
+                verbs=["evolve", "evolving"],
                 attributes={
                     "element": element,
                     "role": Attribute(values="vocabulary.roles"),
@@ -358,6 +363,8 @@ def classic_schema(rarities: list[str], skill_kinds: list[str]) -> Schema:
             "skill": Kind(
                 role="option",
                 file="skills.json",
+                nouns=["skill", "move", "attack"],
+                verbs=["cast", "learn"],
                 attributes={
                     "element": element,
                     "kind": Attribute(values=skill_kinds),

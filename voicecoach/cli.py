@@ -66,7 +66,7 @@ def cmd_demo(args: argparse.Namespace) -> int:
     pack = load_pack()
     state = _read_state(Path(args.state))
     state = state.model_copy(
-        update={"ic": state.ic.model_copy(update=focus_fields(link_entities(pack, args.say)))}
+        update={"ic": state.ic.model_copy(update=focus_fields(link_entities(pack, args.say), pack))}
     )
     slots, errors = parse_query_slots(args.slots)
     if errors:

@@ -11,7 +11,8 @@ A pack is a folder of JSON files under ``voicecoach/packs/<pack_id>/``:
     w3.json         W3Config           branch pools, cooldowns, p_c, w_c
     vocabulary.json Vocabulary         roles and play styles with the words players use for them
     templates.json  Templates          the grounded realizer's sentences per paragraph type
-    tools.json      GameTools          optional: tools the game serves over HTTP (docs/PACKS.md)
+    tools.json      GameTools          optional: tools the game serves over HTTP (docs/PACKS.md), and
+                                       builtin tool kinds instantiated over the catalog
     schema.json     Schema             optional: the pack's own kinds (voicecoach.catalog); the four
                                        catalog files above are then optional, each kind names its file
 
@@ -108,6 +109,9 @@ class PhiEntry(_Model):
     # "Build around X" said as "build without X": a pair anchored on a creature the player names
     # becomes this pair when the player excludes every creature they name (the intent prior's rule).
     anchor_excluded: str | None = Field(default=None, description='"intent/sub_intent" taken instead')
+    # The intent prior learns each paraphrase with spoken padding too ("uh ...", "... please");
+    # not where the padding is the request itself ("hey coach"). None: false for smalltalk only.
+    fillers: bool | None = None
 
 
 class W3Candidate(_Model):
@@ -329,8 +333,8 @@ class HttpTool(_Model):
     name: str = Field(pattern=_IDENT)
     description: str = Field(min_length=1)
     parameters: ToolParameters = Field(default_factory=ToolParameters)
-    entities: dict[str, Literal["creature", "skill", "element"]] = Field(
-        default_factory=dict, description="arguments that name catalog entities (resolved to ids)"
+    entities: dict[str, str] = Field(
+        default_factory=dict, description="arguments that name entities of a kind (resolved to ids)"
     )
     state: list[str] = Field(default_factory=list, description="LiveState paths sent with each call")
     timeout_s: float = Field(default=1.0, gt=0.0, le=30.0, description="past it the call fails")
@@ -347,11 +351,34 @@ class HttpTool(_Model):
         return self
 
 
+# The builtin tool kinds (voicecoach.tools_generic implements each): a pack with its own kinds
+# instantiates them in tools.json, {"name": "hero_counters", "builtin": "rank_matchup", ...}.
+BuiltinKind = Literal[
+    "get_collection", "get_entity", "rank_matchup", "context_fit", "score_group", "suggest_group",
+    "list_groups", "get_match_state",
+]  # fmt: skip
+
+
+class BuiltinTool(_Model):
+    """One instance of a builtin tool kind, computed in-process over the pack's catalog and the
+    live state (voicecoach.tools_generic): the tools a schema pack needs no game server for."""
+
+    name: str = Field(pattern=_IDENT)
+    builtin: BuiltinKind
+    description: str = Field(default="", description="default: the builtin's own")
+    kind: str | None = Field(default=None, description="get_entity: the kind it describes")
+    matchup: str | None = Field(default=None, description="rank_matchup / context_fit: the table")
+    power: str | None = Field(
+        default=None,
+        description="score_group / suggest_group: the numeric unit attribute (default: the first)",
+    )
+
+
 class GameTools(_Model):
     """tools.json's header: where the game serves its tools (a run may override it)."""
 
     endpoint: str = Field(
-        pattern=r"^https?://[^\s/]+", description="base URL, e.g. http://127.0.0.1:8080/tools"
+        default="", pattern=r"^https?://[^\s/]+", description="base URL, e.g. http://127.0.0.1:8080/tools"
     )
     tools: list[Any] = Field(min_length=1)
 
@@ -389,6 +416,7 @@ class Pack(_Model):
     # Tools the game serves over HTTP (tools.json), by name; the rest of `tools` run in-process.
     http_tools: dict[str, HttpTool] = Field(default_factory=dict)
     tool_endpoint: str = ""  # tools.json's endpoint ("" without game-served tools)
+    builtin_tools: dict[str, BuiltinTool] = Field(default_factory=dict)  # tools.json's builtin entries
     # schema.json with its kinds' entities and matchup tables; None in the classic layout.
     declared_catalog: Catalog | None = None
 
@@ -869,22 +897,66 @@ def _declared_catalog(folder: Path) -> Catalog | None:
 
 
 def _game_tools(folder: Path, manifest: Manifest, schema: Schema) -> dict[str, Any]:
-    """tools.json (optional): the tools the game serves over HTTP, each one of manifest.json's tools."""
+    """tools.json (optional): the tools the game serves over HTTP, and the builtin tool kinds the
+    pack instantiates; each one of manifest.json's tools."""
     name = "tools.json"
     if not (folder / name).exists():
         return {}
     header = _whole(folder, name, GameTools)
+    entries = header.tools
+    served = [t for t in entries if not (isinstance(t, dict) and "builtin" in t)]
+    builtins = [t for t in entries if isinstance(t, dict) and "builtin" in t]
     tools: dict[str, HttpTool] = {}
-    for tool in _entries(folder, name, HttpTool, header.tools):
-        if tool.name in tools:
+    builtin: dict[str, BuiltinTool] = {}
+
+    def bad(tool: str, msg: str) -> PackError:
+        return PackError(f"{folder / name}: entry {tool!r}: {msg}")
+
+    for tool in [*_entries(folder, name, HttpTool, served), *_entries(folder, name, BuiltinTool, builtins)]:
+        if tool.name in tools or tool.name in builtin:
             raise PackError(f"{folder / name}: entry {tool.name!r} defined twice")
         if tool.name not in manifest.tools:
-            raise PackError(f"{folder / name}: entry {tool.name!r}: not one of manifest.json's tools")
+            raise bad(tool.name, "not one of manifest.json's tools")
+        if isinstance(tool, BuiltinTool):
+            problem = _builtin_problem(tool, schema)
+            if problem:
+                raise bad(tool.name, problem)
+            builtin[tool.name] = tool
+            continue
         for path in tool.state:
             if not _valid_path(LiveState, path, schema):
-                raise PackError(f"{folder / name}: entry {tool.name!r}: unknown state field {path!r}")
+                raise bad(tool.name, f"unknown state field {path!r}")
+        for arg, kind in tool.entities.items():
+            if kind not in schema.kinds:
+                raise bad(tool.name, f"entities: {arg!r} names {kind!r}, not a kind of this pack")
         tools[tool.name] = tool
-    return {"http_tools": tools, "tool_endpoint": header.endpoint}
+    if tools and not header.endpoint:
+        raise PackError(f"{folder / name}: the game serves {sorted(tools)}: an endpoint is needed")
+    out: dict[str, Any] = {"builtin_tools": builtin} if builtin else {}
+    if tools:
+        out |= {"http_tools": tools, "tool_endpoint": header.endpoint}
+    return out
+
+
+def _builtin_problem(tool: BuiltinTool, schema: Schema) -> str | None:
+    """What a builtin instance names that the schema lacks, or None."""
+    unit = schema.kind("unit")
+    if tool.builtin == "get_entity" and tool.kind not in schema.kinds:
+        return f"get_entity: kind {tool.kind!r} is not a kind of this pack"
+    if tool.builtin in ("rank_matchup", "context_fit"):
+        matchup = next((m for m in schema.matchups if m.name == tool.matchup), None)
+        if matchup is None:
+            return f"{tool.builtin}: matchup {tool.matchup!r} is not in schema.json"
+        if matchup.between[0] != unit:
+            return f"{tool.builtin}: matchup {matchup.name!r} does not rank the {unit} kind"
+        other = schema.kinds.get(matchup.between[1])
+        if tool.builtin == "context_fit" and (other is None or other.role != "context"):
+            return f"context_fit: matchup {matchup.name!r} is not against a context kind"
+    if tool.builtin in ("score_group", "suggest_group") and unit is not None:
+        numeric = [a for a, spec in schema.kinds[unit].attributes.items() if spec.numeric]
+        if (tool.power or (numeric[0] if numeric else None)) not in numeric:
+            return f"{tool.builtin}: power {tool.power!r} is not a numeric {unit} attribute"
+    return None
 
 
 def _optional_entries(folder: Path, name: str, model: type[_Model]) -> list[Any]:

@@ -292,9 +292,13 @@ def _summaries(pack: Pack) -> dict[str, str]:
     counts = [n for n in (len(set(p.utterances)) for p in pack.paraphrases)] or [0]
     pools = ", ".join(f"{b} {len(c.pool)}" for b, c in pack.w3.branches.items())
     sentences = sum(len(v) for g in pack.templates.paragraphs.values() for v in g.templates.values())
+    catalog, schema = pack.catalog, pack.catalog.schema
+    # The units, options and groups by the pack's own kinds (pet: creatures, skills, lineups).
+    kinds = [k for role in ("unit", "option", "group") if (k := schema.kind(role)) is not None]
+    entities = ", ".join(f"{len(catalog.entities.get(k, {}))} {schema.plural(k)}" for k in kinds)
     return {
-        "files": f"{pack.pack_id} {pack.version}: {len(pack.phi)} Φ pairs, {len(pack.creatures)} creatures, "
-        f"{len(pack.skills)} skills, {len(pack.lineups)} lineups, {len(pack.tools)} tools",
+        "files": f"{pack.pack_id} {pack.version}: {len(pack.phi)} Φ pairs, {entities}, "
+        f"{len(pack.tools)} tools",
         "catalog": "every element, skill, creature, lineup, role and style reference resolves",
         "Φ table": f"{len(pack.phi)} pairs: tools declared and served, arguments bound, decision "
         "fields known",

@@ -5,7 +5,8 @@ on CoachBench), so W1 gets an input it can trust: when the prior is confident, W
 begins with the prior's INTENT / SUB_INTENT (see `voicecoach.w1.W1Prefill`) and the LLM only
 continues from NARRATION. Below the threshold the LLM labels as before.
 
-The model: linked catalog names are replaced by their kind ("tell me about xcreaturex"), then
+The model: linked catalog names are replaced by their kind ("tell me about xcreaturex", a hero
+shooter's "xherox"), then
 word 1-2-grams and character 3-5-grams within words are fed to a multinomial logistic regression
 (scikit-learn, training only) over the Φ pairs. Its top probability is calibrated by isotonic
 regression fitted on out-of-fold predictions of the training data, and the prefill threshold is
@@ -72,7 +73,10 @@ class Prediction(BaseModel):
 
 # --- features ----------------------------------------------------------------------------------
 
-_KIND_TOKEN = {"creature": "xcreaturex", "skill": "xskillx", "element": "xelementx", "lineup": "xlineupx"}
+
+def kind_token(kind: str) -> str:
+    """The word a linked mention of `kind` becomes ("xcreaturex", "xherox"): one no player says."""
+    return f"x{kind}x"
 
 
 def normalise(text: str) -> str:
@@ -88,7 +92,7 @@ def abstract_entities(pack: Pack, text: str, mentions: list[Mention] | None = No
     most of the prior's cost)."""
     out, last = [], 0
     for m in link_entities(pack, text) if mentions is None else mentions:
-        out += [text[last : m.span[0]], f" {_KIND_TOKEN[m.kind]} "]
+        out += [text[last : m.span[0]], f" {kind_token(m.kind)} "]
         last = m.span[1]
     out.append(text[last:])
     return normalise("".join(out))
@@ -124,21 +128,39 @@ def training_data(pack: Pack) -> list[Example]:
     return [Example(text, pair) for text, pair in sorted(rows)]
 
 
-# Spoken padding around a request. Each training utterance (but smalltalk, where "coach" or "hey"
-# is the request) is also learnt with one prefix and one suffix, chosen by its index, so a filler
-# carries no weight of its own. Written for the prior; raised out-of-fold accuracy 76.8 -> 78.4 %.
+# Spoken padding around a request. Each training utterance (but smalltalk's, where "coach" or "hey"
+# is the request: a Φ entry says so with `fillers`) is also learnt with one prefix and one suffix,
+# chosen by its text, so a filler carries no weight of its own. Written for the prior; raised
+# out-of-fold accuracy 76.8 -> 78.4 %.
 FILLER_PREFIXES = ("uh", "um", "okay so", "so like", "coach", "quick question", "alright", "hmm",
                    "wait", "yo", "hey so", "right so")  # fmt: skip
 FILLER_SUFFIXES = ("please", "coach", "right now", "real quick", "any ideas", "you think")
 
 
-def with_fillers(abstracted: list[str], pairs: list[str]) -> tuple[list[str], list[str]]:
+def _padded(pair: str, bare: frozenset[str] | None) -> bool:
+    return not pair.startswith("smalltalk/") if bare is None else pair not in bare
+
+
+def bare_pairs(pack: Pack) -> frozenset[str]:
+    """The pairs learnt without filler variants: each Φ entry's `fillers`, by default false for the
+    intent "smalltalk" only."""
+    return frozenset(
+        f"{e.intent}/{e.sub_intent}"
+        for e in pack.phi
+        if not (e.fillers if e.fillers is not None else e.intent != "smalltalk")
+    )
+
+
+def with_fillers(
+    abstracted: list[str], pairs: list[str], bare: frozenset[str] | None = None
+) -> tuple[list[str], list[str]]:
     """The training rows plus their filler variants, chosen by the row's own text (crc32), so a
-    row added to the pack leaves every other row's fillers, and so its weights, where they were."""
+    row added to the pack leaves every other row's fillers, and so its weights, where they were.
+    `bare`: the pairs without variants (`bare_pairs`); None: smalltalk's."""
     texts, labels = list(abstracted), list(pairs)
     for text, pair in zip(abstracted, pairs, strict=True):
         k = zlib.crc32(text.encode())
-        if not pair.startswith("smalltalk/"):
+        if _padded(pair, bare):
             texts += [normalise(f"{FILLER_PREFIXES[k % len(FILLER_PREFIXES)]} {text}"),
                       normalise(f"{text} {FILLER_SUFFIXES[k % len(FILLER_SUFFIXES)]}")]  # fmt: skip
             labels += [pair, pair]
@@ -155,6 +177,10 @@ def data_hash(pack: Pack) -> str:
         "fillers": [FILLER_PREFIXES, FILLER_SUFFIXES, "crc32"],
         "c": C,
     }
+    # Only a pack whose Φ flags differ from the default hashes them: pet's prior.json stays valid.
+    bare = bare_pairs(pack)
+    if bare != {p for p in prior_labels(pack) if not _padded(p, None)}:
+        payload["bare"] = sorted(bare)
     return hashlib.sha256(json.dumps(payload, sort_keys=True).encode()).hexdigest()
 
 
@@ -194,7 +220,9 @@ class _Linear:
         return p / p.sum()
 
 
-def _fit(abstracted: list[str], pairs: list[str], labels: list[str]) -> _Linear:
+def _fit(
+    abstracted: list[str], pairs: list[str], labels: list[str], bare: frozenset[str] | None = None
+) -> _Linear:
     """Logistic regression on binary, length-normalised n-gram features (scikit-learn, training
     only), learnt on the rows and their filler variants. The vocabulary is counted on the rows
     alone, so MIN_COUNT is not met merely because a row's variants repeat its n-grams."""
@@ -205,7 +233,7 @@ def _fit(abstracted: list[str], pairs: list[str], labels: list[str]) -> _Linear:
     counts = Counter(f for t in abstracted for f in features(t))
     counts.update(f for filler in FILLER_PREFIXES + FILLER_SUFFIXES for f in features(filler) * MIN_COUNT)
     vocab = sorted(f for f, n in counts.items() if n >= MIN_COUNT)
-    abstracted, pairs = with_fillers(abstracted, pairs)
+    abstracted, pairs = with_fillers(abstracted, pairs, bare)
     index = {f: i for i, f in enumerate(vocab)}
     rows = [[f for f in features(t) if f in index] for t in abstracted]
     data, ind, ptr = [], [], [0]
@@ -261,14 +289,17 @@ def prior_labels(pack: Pack) -> list[str]:
 
 
 def out_of_fold(
-    examples: Sequence[Example], abstracted: list[str], labels: list[str]
+    examples: Sequence[Example],
+    abstracted: list[str],
+    labels: list[str],
+    bare: frozenset[str] | None = None,
 ) -> list[tuple[str, float]]:
     """Each example's (guessed pair, top probability) from the model fitted on the other folds."""
     folds = _folds(examples)
     heldout: list[tuple[str, float]] = [("", 0.0)] * len(examples)
     for k in range(FOLDS):
         train_idx = [i for i, f in enumerate(folds) if f != k]
-        model = _fit([abstracted[i] for i in train_idx], [examples[i].pair for i in train_idx], labels)
+        model = _fit([abstracted[i] for i in train_idx], [examples[i].pair for i in train_idx], labels, bare)
         for i in (i for i, f in enumerate(folds) if f == k):
             p = model.probabilities(features(abstracted[i]))
             heldout[i] = (labels[int(p.argmax())], float(p.max()))
@@ -280,7 +311,7 @@ def confusions(pack: Pack, worst: int = 15) -> str:
     mistaken for, with the misread utterances: where new paraphrases or features are needed."""
     examples = training_data(pack)
     abstracted = [abstract_entities(pack, ex.text) for ex in examples]
-    heldout = out_of_fold(examples, abstracted, prior_labels(pack))
+    heldout = out_of_fold(examples, abstracted, prior_labels(pack), bare_pairs(pack))
     by_pair: dict[str, list[tuple[Example, str]]] = {}
     for ex, (guess, _) in zip(examples, heldout, strict=True):
         by_pair.setdefault(ex.pair, []).append((ex, guess))
@@ -307,14 +338,14 @@ def train(pack: Pack) -> dict[str, Any]:
     labels = prior_labels(pack)
     abstracted = [abstract_entities(pack, ex.text) for ex in examples]
     pairs = [ex.pair for ex in examples]
-    heldout = out_of_fold(examples, abstracted, labels)
+    heldout = out_of_fold(examples, abstracted, labels, bare_pairs(pack))
     oof_conf = [conf for _, conf in heldout]
     oof_ok = [guess == ex.pair for (guess, _), ex in zip(heldout, examples, strict=True)]
     iso_x, iso_y = _isotonic(oof_conf, oof_ok)
     calibrated = [float(np.interp(c, iso_x, iso_y)) for c in oof_conf]
     threshold = _threshold(calibrated, oof_ok)
     above = [ok for c, ok in zip(calibrated, oof_ok, strict=True) if c >= threshold]
-    final = _fit(abstracted, pairs, labels)
+    final = _fit(abstracted, pairs, labels, bare_pairs(pack))
     vocab = sorted(final.index, key=final.index.__getitem__)
     return {
         "format": FORMAT,

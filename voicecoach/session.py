@@ -258,7 +258,7 @@ class Session:
         if resolved != utterance:
             logger.info(f"turn {index}: {utterance!r} read as {resolved!r}")
             utterance = resolved
-        links = focus_fields(link_entities(self.pack, utterance))
+        links = focus_fields(link_entities(self.pack, utterance), self.pack)
         snapshot = self._snapshot(index, links)
         turn = Turn(
             index=index, utterance=utterance, started=time.monotonic(), snapshot=snapshot, links=links,

@@ -3,7 +3,8 @@
 `extract_slots(pack, utterance, state, earlier)` produces the same QuerySlots the LLM slot call is
 asked for (`voicecoach.w2.slot_prompt`), from rules a newcomer can read in one pass:
 
-- every creature / skill / element the entity linker finds in the utterance is a candidate;
+- every unit / option / type the entity linker finds in the utterance is a candidate (pet:
+  creature / skill / element; the roles are the schema's, voicecoach.catalog);
 - its role comes from the nearest cue word before it in its clause (or, for "keep X out" and
   "X keeps beating me", right after it): *exclude* ("without", "no", "not", "except", "besides",
   "leave X out" ...), *opponent* ("against", "their", "vs", "they have" ...) or *want* ("my",
@@ -18,7 +19,8 @@ asked for (`voicecoach.w2.slot_prompt`), from rules a newcomer can read in one p
 - the session's `earlier` constraints carry over (`voicecoach.w2.carry_over`): excluded creatures
   stay out until the player asks for one back.
 
-The cue words are English; the domain words (roles, styles, names) come from the pack. Run
+The cue words are English; the domain words (roles, styles, names, the unit's ordered attribute
+such as rarity, the unit and group nouns of a team size) come from the pack. Run
 ``python -m voicecoach.slot_rules bench`` for slot accuracy against CoachBench's references.
 """
 
@@ -27,14 +29,16 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Literal
+from typing import Literal, get_args
 
+from voicecoach.catalog import Schema
 from voicecoach.entities import Mention, link_entities
 from voicecoach.pack import Pack
 from voicecoach.state import LiveState
+from voicecoach.view import StateView
 from voicecoach.w2 import (
     ANY_SKILL,
-    RARITIES,
+    Attribute,
     AttributePref,
     GlobalConstraint,
     PickGroup,
@@ -103,9 +107,22 @@ OPPONENT_AFTER = re.compile(
     r"(?:me|us|my|mine))(?![\w'])",
     re.IGNORECASE,
 )
-SKILL_OF = re.compile(
-    r"^(?:'s|’s|s)?\s+(?:skill|skills|move|moves|attack|ability|abilities)(?![\w'])", re.IGNORECASE
-)
+# "Swap out Emberfox's skill": English words for an option, plus the option kind's nouns.
+_OPTION_WORDS = ("skill", "skills", "move", "moves", "attack", "ability", "abilities")
+_OPTION_OF: dict[int, tuple[Schema, re.Pattern[str]]] = {}
+
+
+def _option_of(schema: Schema) -> re.Pattern[str]:
+    hit = _OPTION_OF.get(id(schema))
+    if hit is None or hit[0] is not schema:
+        option = schema.kind("option")
+        nouns = schema.kinds[option].nouns if option else []
+        words = "|".join(dict.fromkeys([*_OPTION_WORDS, *nouns, *(f"{n}s" for n in nouns)]))
+        pattern = re.compile(rf"^(?:'s|’s|s)?\s+(?:{words})(?![\w'])", re.IGNORECASE)
+        hit = _OPTION_OF[id(schema)] = (schema, pattern)
+    return hit[1]
+
+
 ONLY = re.compile(
     _alternation("only", "just", "all", "mono", "nothing but", "full", "pure", "purely"), re.IGNORECASE
 )
@@ -120,11 +137,30 @@ MAX_SIZE = re.compile(
     rf"(?:at\s+most|max(?:imum)?|no\s+more\s+than|up\s+to|only)\s+{_NUMBER}(?![\w'])|{_NUMBER}\s+(?:\w+\s+)?max(?:imum)?(?![\w'])",
     re.IGNORECASE,
 )
-MIN_SIZE = re.compile(
-    rf"(?:at\s+least|min(?:imum)?)\s+{_NUMBER}(?![\w'])|{_NUMBER}\s+or\s+more(?![\w'])|"
-    rf"(?:team|lineup|squad|party)\s+of\s+{_NUMBER}(?![\w'])|{_NUMBER}[\s-](?:pet|creature|man|mon)\s+(?:team|lineup|squad)",
-    re.IGNORECASE,
-)
+# "A 3-pet team", "a team of 3": English words for a unit and a team, plus the schema's unit and
+# group nouns (pet's creature nouns: pet, creature).
+_UNIT_WORDS = ("man", "mon")
+_TEAM_WORDS = ("team", "lineup", "squad")
+_MIN_SIZE: dict[int, tuple[Schema, re.Pattern[str]]] = {}
+
+
+def _min_size(schema: Schema) -> re.Pattern[str]:
+    hit = _MIN_SIZE.get(id(schema))
+    if hit is None or hit[0] is not schema:
+        unit, group = schema.kind("unit"), schema.kind("group")
+        groups = schema.kinds[group].nouns if group else []
+        units = "|".join(dict.fromkeys([*(schema.kinds[unit].nouns if unit else []), *_UNIT_WORDS]))
+        of = "|".join(dict.fromkeys([*_TEAM_WORDS, "party", *groups]))
+        sized = "|".join(dict.fromkeys([*_TEAM_WORDS, *groups]))
+        pattern = re.compile(
+            rf"(?:at\s+least|min(?:imum)?)\s+{_NUMBER}(?![\w'])|{_NUMBER}\s+or\s+more(?![\w'])|"
+            rf"(?:{of})\s+of\s+{_NUMBER}(?![\w'])|{_NUMBER}[\s-](?:{units})\s+(?:{sized})",
+            re.IGNORECASE,
+        )
+        hit = _MIN_SIZE[id(schema)] = (schema, pattern)
+    return hit[1]
+
+
 PICK = re.compile(rf"(?<![\w']){_NUMBER}\s+of\s+(?!(?:my|them|mine|those|these|the)\b)", re.IGNORECASE)
 MAX_RARITY = re.compile(
     r"(?:nothing|none|no\s+\w+)\s+(?:above|over|higher\s+than|better\s+than|rarer\s+than)\s+(\w+)|"
@@ -137,22 +173,56 @@ def _number(text: str) -> int:
     return int(text) if text.isdigit() else NUMBER_WORDS[text.lower()]
 
 
+# W2's QuerySlots names its attributes as pet does (skill, element, role, rarity) until W2 takes
+# them from the schema (plan WP5): meanwhile an option fills its "skill" attribute, and a type or
+# an ordered attribute it cannot hold yet is left out of the slots rather than failing the turn.
+_W2_ATTRIBUTES = frozenset(get_args(Attribute))
+
+
+def _option_attribute(pack: Pack) -> str:
+    option = pack.catalog.schema.kind("option")
+    return option if option is not None and option in _W2_ATTRIBUTES else "skill"
+
+
+def _ordered_attributes(pack: Pack) -> dict[str, list[str]]:
+    """The unit's ordered attributes with their values, low to high (pet: rarity)."""
+    schema = pack.catalog.schema
+    unit = schema.kinds[schema.kind("unit") or ""]
+    return {
+        name: a.values
+        for name, a in unit.attributes.items()
+        if a.ordered and isinstance(a.values, list) and name in _W2_ATTRIBUTES
+    }
+
+
+def _kinds_of(pack: Pack) -> dict[str, str]:
+    """kind -> role of the kinds whose mentions become slots: the unit, the option, the types."""
+    schema = pack.catalog.schema
+    return {
+        kind: spec.role
+        for kind, spec in schema.kinds.items()
+        if spec.role in ("unit", "option") or (spec.role == "type" and kind in _W2_ATTRIBUTES)
+    }
+
+
 @dataclass(frozen=True)
 class _Word:
-    """A domain word found in the utterance: a role or play-style phrase, or a rarity."""
+    """A domain word found in the utterance: a role or play-style phrase, or the value of an
+    ordered unit attribute (pet: a rarity); `kind` is "role", "style" or that attribute."""
 
-    kind: Literal["role", "style", "rarity"]
+    kind: str
     value: str
     span: tuple[int, int]
 
 
 def _vocabulary_words(pack: Pack, text: str) -> list[_Word]:
-    forms: list[tuple[str, Literal["role", "style", "rarity"], str]] = []
+    forms: list[tuple[str, str, str]] = []
     for role, role_words in pack.vocabulary.roles.items():
         forms += [(w, "role", role) for w in role_words.words]
     for style, words in pack.vocabulary.styles.items():
         forms += [(w, "style", style) for w in words.words]
-    forms += [(r, "rarity", r) for r in RARITIES]
+    for attribute, values in _ordered_attributes(pack).items():
+        forms += [(v, attribute, v) for v in values]
     forms.sort(key=lambda f: -len(f[0]))
     found: list[_Word] = []
     taken: list[tuple[int, int]] = []
@@ -210,13 +280,14 @@ def extract_slots(
 ) -> QuerySlots:
     """QuerySlots for `utterance` by rules (see the module docstring); `earlier` carries over."""
     text = utterance.replace("’", "'")
-    mentions = [m for m in link_entities(pack, text) if m.kind in ("creature", "skill", "element")]
+    catalog, role_of = pack.catalog, _kinds_of(pack)
+    mentions = [m for m in link_entities(pack, text) if m.kind in role_of]
     words = _vocabulary_words(pack, text)
     # Words inside a linked name ("Stormtank") are not vocabulary.
     words = [w for w in words if not any(m.span[0] <= w.span[0] < m.span[1] for m in mentions)]
     roles = _roles(text, mentions)
     match = state.ic.match if state is not None else None
-    inventory = state.fs.inventory if state is not None else None
+    view = StateView(pack, state) if state is not None else None
     opponent_side = set(match.opponent_lineup) - set(match.player_lineup) if match else set()
 
     wanted: list[str] = []
@@ -225,7 +296,11 @@ def extract_slots(
     prefs: list[AttributePref] = []
     globals_: list[GlobalConstraint] = []
     groups: list[PickGroup] = []
-    creatures = [(m, r) for m, r in zip(mentions, roles, strict=True) if m.kind == "creature"]
+    creatures = [(m, r) for m, r in zip(mentions, roles, strict=True) if role_of[m.kind] == "unit"]
+
+    def name(m: Mention) -> str:
+        entity = catalog.get(m.kind, m.id)
+        return entity.display if entity is not None else m.surface
 
     # "two of A, B and C": the pool is every creature after the cue in its clause.
     in_group: set[int] = set()
@@ -233,62 +308,65 @@ def extract_slots(
         clause_end = next((c.start() for c in CLAUSE.finditer(text, pm.end())), len(text))
         pool = [m for m, _ in creatures if pm.end() <= m.span[0] < clause_end]
         if len(pool) >= 2:
-            groups.append(
-                PickGroup(pool=[pack.creatures[m.id].name for m in pool], pick=_number(pm.group(1)))
-            )
+            groups.append(PickGroup(pool=[name(m) for m in pool], pick=_number(pm.group(1))))
             in_group.update(m.span[0] for m in pool)
 
+    option_attribute = _option_attribute(pack)
     for m, role in creatures:
-        name = pack.creatures[m.id].name
+        unit = name(m)
         if m.span[0] in in_group:
             continue
         after = text[m.span[1] :]
-        if role == "exclude" and SKILL_OF.match(after):
+        if role == "exclude" and _option_of(catalog.schema).match(after):
             # "swap out Emberfox's skill": change the skill, keep the creature.
-            prefs.append(AttributePref(entity=name, attribute="skill", value=ANY_SKILL, op="avoid"))
-            wanted.append(name)
+            prefs.append(
+                AttributePref(entity=unit, attribute=option_attribute, value=ANY_SKILL, op="avoid")  # type: ignore[arg-type]
+            )
+            wanted.append(unit)
             continue
         if role is None:
-            owned = inventory is not None and inventory.owns(m.id)
+            owned = view is not None and view.owns(m.id)
             role = "opponent" if m.id in opponent_side and not owned else "want"
-        {"want": wanted, "exclude": excluded, "opponent": opponent}[role].append(name)
+        {"want": wanted, "exclude": excluded, "opponent": opponent}[role].append(unit)
 
     for m, role in zip(mentions, roles, strict=True):
-        if m.kind == "skill":
-            skill = pack.skills[m.id]
-            owner = _skill_owner(pack, mentions, m)
+        if role_of[m.kind] == "option":
+            owner = _option_owner(pack, mentions, m)
             op: Literal["want", "avoid"] = "avoid" if role == "exclude" else "want"
-            prefs.append(AttributePref(entity=owner, attribute="skill", value=skill.name, op=op))
-        elif m.kind == "element":
+            prefs.append(AttributePref(entity=owner, attribute=option_attribute, value=name(m), op=op))  # type: ignore[arg-type]
+        elif role_of[m.kind] == "type":
+            # "only fire", "no fire": a constraint on the whole team by the type's own attribute.
             before = text[_clause_start(text, m.span[0]) : m.span[0]]
             only_before = ONLY.search(before[-12:]) is not None
             if only_before or ONLY_AFTER.match(text[m.span[1] :]):
-                globals_.append(GlobalConstraint(kind="element_only", value=m.id))
+                globals_.append(GlobalConstraint(kind=f"{m.kind}_only", value=m.id))  # type: ignore[arg-type]
             elif role == "exclude":
-                prefs.append(AttributePref(attribute="element", value=m.id, op="avoid"))
+                prefs.append(AttributePref(attribute=m.kind, value=m.id, op="avoid"))  # type: ignore[arg-type]
 
     word_roles = _roles(text, words)
     styles: list[str] = []
     for w, role in zip(words, word_roles, strict=True):
         if w.kind == "style" and role != "exclude":
             styles.append(w.value)
-        elif w.kind in ("role", "rarity"):
-            # "is Rockram a tank": the wish is about the creature just named.
-            about = _creature_before(pack, mentions, text, w.span[0])
+        elif w.kind != "style":
+            # "is Rockram a tank": the wish is about the unit just named.
+            about = _unit_before(pack, mentions, text, w.span[0])
             before = text[_clause_start(text, w.span[0]) : w.span[0]]
             if role == "exclude":
-                prefs.append(AttributePref(entity=about, attribute=w.kind, value=w.value, op="avoid"))
+                prefs.append(AttributePref(entity=about, attribute=w.kind, value=w.value, op="avoid"))  # type: ignore[arg-type]
             elif about is not None or ROLE_WANT.search(before):
-                prefs.append(AttributePref(entity=about, attribute=w.kind, value=w.value, op="want"))
+                prefs.append(AttributePref(entity=about, attribute=w.kind, value=w.value, op="want"))  # type: ignore[arg-type]
 
-    for pattern, kind in ((MAX_SIZE, "max_size"), (MIN_SIZE, "min_size")):
+    for pattern, kind in ((MAX_SIZE, "max_size"), (_min_size(catalog.schema), "min_size")):
         for sm in pattern.finditer(text):
             number = next(g for g in sm.groups() if g)
             globals_.append(GlobalConstraint(kind=kind, value=_number(number)))  # type: ignore[arg-type]
+    ordered = _ordered_attributes(pack)
     for rm in MAX_RARITY.finditer(text):
         value = next(g for g in rm.groups() if g).lower().rstrip("s")
-        if value in RARITIES:
-            globals_.append(GlobalConstraint(kind="max_rarity", value=value))
+        attribute = next((a for a, values in ordered.items() if value in values), None)
+        if attribute is not None:
+            globals_.append(GlobalConstraint(kind=f"max_{attribute}", value=value))  # type: ignore[arg-type]
 
     slots = QuerySlots(
         wanted_entities=_unique(wanted),
@@ -306,20 +384,34 @@ def _unique(items: list[str]) -> list[str]:
     return list(dict.fromkeys(items))
 
 
-def _skill_owner(pack: Pack, mentions: Sequence[Mention], skill: Mention) -> str | None:
-    """The creature named with the skill that learns it: the nearest before it, else after it."""
-    learners = [m for m in mentions if m.kind == "creature" and skill.id in pack.creatures[m.id].skills]
-    before = [m for m in learners if m.span[0] < skill.span[0]]
+def _unit_name(pack: Pack, unit_id: str) -> str:
+    entity = pack.catalog.get(pack.catalog.schema.kind("unit") or "", unit_id)
+    return entity.display if entity is not None else unit_id
+
+
+def _option_owner(pack: Pack, mentions: Sequence[Mention], option: Mention) -> str | None:
+    """The unit named with the option that can have it (pet: the creature that learns the skill):
+    the nearest before it, else after it."""
+    catalog = pack.catalog
+    unit, field = catalog.schema.kind("unit"), catalog.schema.options_field()
+
+    def has(m: Mention) -> bool:
+        entity = catalog.get(m.kind, m.id)
+        return entity is not None and field is not None and option.id in (entity.value(field) or [])
+
+    learners = [m for m in mentions if m.kind == unit and has(m)]
+    before = [m for m in learners if m.span[0] < option.span[0]]
     chosen = before[-1] if before else (learners[0] if learners else None)
-    return pack.creatures[chosen.id].name if chosen else None
+    return _unit_name(pack, chosen.id) if chosen else None
 
 
-def _creature_before(pack: Pack, mentions: Sequence[Mention], text: str, at: int) -> str | None:
-    """The creature a role / rarity word describes: "is Rockram a tank", "Rockram as a tank"."""
+def _unit_before(pack: Pack, mentions: Sequence[Mention], text: str, at: int) -> str | None:
+    """The unit a role / rarity word describes: "is Rockram a tank", "Rockram as a tank"."""
     clause = _clause_start(text, at)
-    before = [m for m in mentions if m.kind == "creature" and clause <= m.span[0] < at]
+    unit = pack.catalog.schema.kind("unit")
+    before = [m for m in mentions if m.kind == unit and clause <= m.span[0] < at]
     if before and re.fullmatch(r"\s+(?:is|as|a|an|be|\s)+", text[before[-1].span[1] : at] + " "):
-        return pack.creatures[before[-1].id].name
+        return _unit_name(pack, before[-1].id)
     return None
 
 
@@ -330,16 +422,20 @@ FIELDS: tuple[SlotField, ...] = ("wanted", "excluded", "opponent", "skills")
 
 
 def slot_ids(pack: Pack, slots: QuerySlots) -> dict[SlotField, set[str]]:
-    """The catalog ids a QuerySlots names, per scored field (pick pools count as wanted)."""
+    """The catalog ids a QuerySlots names, per scored field (pick pools count as wanted): units,
+    and options as "skills"."""
+    catalog = pack.catalog
+    unit, option = catalog.schema.kind("unit") or "", catalog.schema.kind("option") or ""
 
     def creatures(names: Sequence[str]) -> set[str]:
-        return {c.id for n in names if (c := pack.creature_by_name(n)) is not None}
+        return {c.id for n in names if (c := catalog.by_name(unit, n)) is not None}
 
     pools = [n for g in slots.n_pick_k_swap_group for n in g.pool]
+    attribute = _option_attribute(pack)
     skills = {
         s.id
         for p in slots.attribute_prefs
-        if p.attribute == "skill" and (s := pack.skill_by_name(p.value)) is not None
+        if p.attribute == attribute and (s := catalog.by_name(option, p.value)) is not None
     }
     return {
         "wanted": creatures([*slots.wanted_entities, *pools]),
@@ -355,14 +451,16 @@ def reference_ids(
     """Truth from a CoachBench Reference: excluded = the session's excludes so far; opponent = the
     mentioned creatures on the opponent's lineup in the turn's state; wanted = the other mentioned
     creatures; skills = the mentioned skills."""
-    named = [m for m in mentioned if m in pack.creatures]
+    catalog = pack.catalog
+    unit, option = catalog.schema.kind("unit") or "", catalog.schema.kind("option") or ""
+    named = [m for m in mentioned if catalog.get(unit, m) is not None]
     out = set(excluded)
     opp = {c for c in named if c in opponent_lineup} - out
     return {
         "wanted": set(named) - out - opp,
         "excluded": out,
         "opponent": opp,
-        "skills": {m for m in mentioned if m in pack.skills},
+        "skills": {m for m in mentioned if catalog.get(option, m) is not None},
     }
 
 
