@@ -70,7 +70,7 @@ RECIPE_KEYS: dict[str, tuple[str, ...]] = {
     "item/equipped": ("equipped", "equipped_slot"),
     "item/equip": ("equip_ready", "equip_done", "equip_failed", "equip_locked", "equip_wrong_hero"),
     "item/next_unlock": ("next_unlock", "next_unlock_none"),
-    "comp/build": ("team", "why_team", "team_score"),
+    "comp/build": ("team", "team_lead", "team_pair", "why_team", "team_score"),
     "comp/counter": ("team_counter", "counter_none"),
     "comp/evaluate": ("comp_eval", "comp_eval_range_gap"),
     "comp/quota": ("quota_ok", "quota_missing"),
