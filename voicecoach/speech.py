@@ -55,8 +55,8 @@ class STTConfig(BaseModel):
     beam_size: int = 1
     # The temperatures a decode tries in turn while its result fails faster-whisper's quality
     # check (repetitive, or unsure of its words), five sampled hypotheses at each after the first.
-    # faster-whisper's six (0 to 1) fire on short, unclear snippets, 1-1.3 s of the STT thread
-    # every session shares, and never gave better words on the fixtures: greedy only
+    # faster-whisper's six (0 to 1) fire on short, unclear snippets, six decodes in a row on the
+    # STT thread every session shares, and gave no better words on the fixtures: greedy only
     # (docs/BENCHMARKS.md, "Load", session 9).
     temperatures: list[float] = Field(default=[0.0], min_length=1)
     # Whisper's encoder reads the segment plus >= 5 s of padding in steps of this, not the 30 s
