@@ -25,7 +25,7 @@ import itertools
 import json
 import threading
 import time
-from collections.abc import AsyncGenerator, AsyncIterator, Callable, Iterable
+from collections.abc import AsyncGenerator, AsyncIterator, Callable, Iterable, Sequence
 from concurrent.futures import Executor, ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
@@ -361,6 +361,7 @@ class EmbeddedWhisperSTTService(SegmentedSTTService):
         *,
         initial_prompt: str | None = None,
         beam_size: int = 5,
+        temperatures: Sequence[float] = (0.0,),
         warm: bool = True,
         executor: Executor | None = None,
         at_silence_onset: bool = False,
@@ -370,6 +371,7 @@ class EmbeddedWhisperSTTService(SegmentedSTTService):
         self.model = model
         self.initial_prompt = initial_prompt
         self.beam_size = beam_size
+        self.temperatures = list(temperatures)
         self.executor = executor  # None: asyncio's default thread pool
         self.at_silence_onset = at_silence_onset
         self._early: _Early | None = None  # begun at the silence onset
@@ -389,9 +391,9 @@ class EmbeddedWhisperSTTService(SegmentedSTTService):
 
         At most MAX_TOKENS_PER_S tokens a second of audio (and a few): three times what fast
         speech needs, so no transcript is cut, while a decode that loops on a hallucination
-        (each of the six fallback temperatures can run to Whisper's 448 tokens) cannot hold the
-        one STT queue every session shares for seconds. Once `abandon` is set the decode stops
-        at its next fallback temperature and says nothing (`pipelines/whisper.py`)."""
+        (each of `temperatures` can run to Whisper's 448 tokens) cannot hold the one STT queue
+        every session shares for seconds. Once `abandon` is set the decode stops before its next
+        temperature and says nothing (`pipelines/whisper.py`)."""
         from voicecoach.pipelines.whisper import DecodeAbandoned, abandonable
 
         started = time.perf_counter()
@@ -400,7 +402,7 @@ class EmbeddedWhisperSTTService(SegmentedSTTService):
             with abandonable(abandon):  # faster-whisper decodes as its segments are read
                 segments, _ = self.model.transcribe(
                     audio, language="en", initial_prompt=self.initial_prompt, beam_size=self.beam_size,
-                    without_timestamps=True, condition_on_previous_text=False,
+                    temperature=self.temperatures, without_timestamps=True, condition_on_previous_text=False,
                     max_new_tokens=int(MAX_TOKENS_PER_S * seconds) + 16,
                 )  # fmt: skip
                 text = "".join(f"{s.text} " for s in segments if s.no_speech_prob < NO_SPEECH_PROB)
@@ -429,7 +431,7 @@ class EmbeddedWhisperSTTService(SegmentedSTTService):
         """Forget the transcription begun at the silence onset, and cancel it if it is still
         queued for the STT executor: under load most of them are, and each would cost a whole
         decode for words nobody reads (inner pauses of 20-160 ms resume speech in a third of the
-        fixture utterances). One already running stops at its next fallback temperature."""
+        fixture utterances). One already running stops before its next temperature, if it has one."""
         if self._early is not None:
             self._early.text.cancel()
             self._early.abandon.set()
@@ -479,6 +481,7 @@ def stt_service(
         engines.whisper if engines is not None and engines.whisper is not None else whisper_model(speech),
         initial_prompt=prompt,
         beam_size=stt.beam_size,
+        temperatures=stt.temperatures,
         at_silence_onset=stt.at_silence_onset,
         warm=warm and not shared,  # shared engines were warmed once, at load
         executor=engines.stt_executor if engines is not None else None,

@@ -37,9 +37,9 @@ _abandon = threading.local()  # this thread's decode's event, set once nobody wa
 @contextlib.contextmanager
 def abandonable(event: threading.Event | None) -> Iterator[None]:
     """Decodes run in this block (on this thread) stop before their next CTranslate2 `generate`
-    once `event` is set, raising DecodeAbandoned. A snippet Whisper is unsure of goes through
-    faster-whisper's six fallback temperatures, one `generate` each (1-2 s on a loaded server);
-    a transcription begun at a pause the player then spoke through is given up between two."""
+    once `event` is set, raising DecodeAbandoned. A snippet Whisper is unsure of goes through the
+    configured fallback temperatures (`STTConfig.temperatures`), one `generate` each; a
+    transcription begun at a pause the player then spoke through is given up between two."""
     _abandon.event = event
     try:
         yield

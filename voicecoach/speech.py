@@ -54,6 +54,12 @@ class STTConfig(BaseModel):
     # Beam search hears the pack's names: replaying the 48 fixture turns, WER 0.109 against greedy's
     # 0.162 and c1 right on 38 against 35, for ~25 % more Whisper CPU (docs/BENCHMARKS.md).
     beam_size: int = Field(default=5, ge=1, le=10)
+    # The temperatures a decode tries in turn while its result fails faster-whisper's quality
+    # check (repetitive, or unsure of its words), five sampled hypotheses at each after the first.
+    # faster-whisper's six (0 to 1) fire on short, unclear snippets, six decodes in a row on the
+    # STT thread every session shares, and gave no better words on the fixtures: the first only
+    # (docs/BENCHMARKS.md, "Load", session 9).
+    temperatures: list[float] = Field(default=[0.0], min_length=1)
     # Whisper's encoder reads the segment plus >= 5 s of padding in steps of this, not the 30 s
     # window every segment is padded to (30: faster-whisper's own). A 3 s command costs a quarter
     # of the CPU; WER on the fixtures 0.115 against 0.136 (pipelines/whisper.py).
