@@ -85,7 +85,7 @@ class PlanExecuteActor(_TurnOwner):
         self._planner_llm = planner_llm or llm  # the turn's first call (Engines.first)
         self._runner = runner
         self._validate = tool_validator(session.pack)
-        self._grammar = planner_gbnf()
+        self._grammar = planner_gbnf(session.pack)
 
     async def _answer(self, turn: Turn) -> tuple[list[ToolOutcome], Reply]:
         pack, state = self._session.pack, turn.snapshot

@@ -156,9 +156,9 @@ class TalkerActor(TurnTaskActor):
     def _context(self, utterance: str, snapshot: LiveState) -> CheckContext:
         """What the guard judges the reply against: this turn's state and the session so far."""
         pack, earlier = self._session.pack, self._session.constraints
-        excluded = [
-            c.id for n in (earlier.excluded_entities if earlier else []) if (c := pack.creature_by_name(n))
-        ]
+        unit = pack.catalog.schema.kind("unit") or ""  # W2's excluded entities: units (pet: creatures)
+        names = earlier.excluded_entities if earlier else []
+        excluded = [c.id for n in names if (c := pack.catalog.by_name(unit, n))]
         return CheckContext.live(pack, snapshot, utterance, excluded, self._session.last_reply)
 
     async def _wait(self, turn: _TurnInputs, ready, deadline: float) -> bool:

@@ -38,7 +38,7 @@ from voicecoach.actors.tools import SCHEDULED, ToolActor, run_call
 from voicecoach.engines import Engines
 from voicecoach.latency import Milestone
 from voicecoach.llm import LLMClient, LLMConfig
-from voicecoach.pack import PACKS_DIR, Pack, PackError, load_pack_from
+from voicecoach.pack import PACKS_DIR, Pack, PackError, load_pack, load_pack_from
 from voicecoach.pipelines.text import TextCoach
 from voicecoach.session import CoachConfig, Session
 from voicecoach.state import LiveState
@@ -199,7 +199,7 @@ async def test_game_tools_are_validated_and_listed_like_the_in_process_ones(game
     # W1's prompt and PLAN grammar list them, so a PLAN can call a game-served tool
     assert "- equip_lineup(lineup): Equip one of the named lineups" in w1_system_prompt(game_pack)
     assert any('"equip_lineup("' in rule for rule in plan_gbnf_rules(game_pack))
-    assert not any("equip_lineup" in rule for rule in plan_gbnf_rules())  # the registry alone has none
+    assert not any("equip_lineup" in rule for rule in plan_gbnf_rules(load_pack()))  # pet's has none
 
 
 @pytest.mark.parametrize(

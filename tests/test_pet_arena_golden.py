@@ -13,6 +13,9 @@ the pin (and, for the per-session pins, the sessions or records that changed):
   baselines read: the folder itself must stay byte for byte as it is;
 - `realize`: per seed-7 session, the grounded realization of every turn (`realize_session`,
   narrated as `bench realizer` runs it: pair, tools, guidance id, narration, reply);
+- `reply_prompt`: per seed-7 session, the Talker's per-turn prompt (`render_reply_prompt`: both
+  messages and the conditioning) on the very c2, c3 and tool outcomes `realize_session` realizes
+  each turn from, with the turn's narration;
 - `slots`: per seed-7 session, entity linking, the pronoun rewrite and the rule slots of every
   utterance (earlier slots carried as `bench slots` carries them);
 - `prior`: per seed-7 session, the intent prior's prediction of every utterance, the session rules
@@ -103,18 +106,34 @@ def _pack_files(pack: Pack) -> dict[str, str]:
     return {"pack_sha256": pack_digest(pack), "pack_sha256_baselines": pack_digest(pack, PACK_FILES)}
 
 
-def _realize(pack: Pack, sessions: list[Any]) -> dict[str, str]:
-    from voicecoach.realizer import realize_session
+def _realize(pack: Pack, sessions: list[Any]) -> tuple[dict[str, str], dict[str, str]]:
+    """The `realize` and `reply_prompt` pins from one `realize_session` pass: `realize` is spied on,
+    so the Talker prompt is rendered from exactly what each turn's realization is given."""
+    from unittest import mock
 
-    return {
-        s.session_id: _short(
-            [
-                [r.pair, r.tools, r.guidance_id, r.narration, r.reply]
-                for r in realize_session(pack, s, narrate=True)
-            ]
-        )
-        for s in sessions
-    }
+    from voicecoach import realizer
+    from voicecoach.talker import render_reply_prompt
+
+    realize = realizer.realize
+    seen: list[tuple[Any, ...]] = []
+
+    def spy(*args: Any, **kwargs: Any) -> str:
+        seen.append(args)
+        return realize(*args, **kwargs)
+
+    replies, prompts = {}, {}
+    for s in sessions:
+        seen.clear()
+        with mock.patch.object(realizer, "realize", spy):
+            turns = realizer.realize_session(pack, s, narrate=True)
+        rows = [[r.pair, r.tools, r.guidance_id, r.narration, r.reply] for r in turns]
+        replies[s.session_id] = _short(rows)
+        rendered = []
+        for r, (p, _state, c2, c3, outcomes, utterance, *_rest) in zip(turns, seen, strict=True):
+            messages, cond = render_reply_prompt(p, utterance, r.narration, c2, c3, list(outcomes))
+            rendered.append([messages, cond.model_dump(mode="json")])
+        prompts[s.session_id] = _short(rendered)
+    return replies, prompts
 
 
 def _slots(pack: Pack) -> dict[str, str]:
@@ -209,11 +228,13 @@ def golden() -> dict[str, dict[str, str]]:
     pack = load_pack()
     sessions = generate(7, pack)
     example = json.loads(example_state_path().read_text(encoding="utf-8"))
+    realized, reply_prompts = _realize(pack, sessions)
     return {
         "prompts": _prompts(pack),
         "coachbench": _coachbench(pack),
         "pack_files": _pack_files(pack),
-        "realize": _realize(pack, sessions),
+        "realize": realized,
+        "reply_prompt": reply_prompts,
         "slots": _slots(pack),
         "prior": _prior(pack),
         "calibration": _calibration(pack, sessions),
@@ -230,8 +251,8 @@ def _expected() -> dict[str, dict[str, str]]:
     return json.loads(EXPECTED.read_text(encoding="utf-8"))
 
 
-GROUPS = ("prompts", "coachbench", "pack_files", "realize", "slots", "prior", "calibration", "check_state",
-          "state_dump", "pack_check")  # fmt: skip
+GROUPS = ("prompts", "coachbench", "pack_files", "realize", "reply_prompt", "slots", "prior", "calibration",
+          "check_state", "state_dump", "pack_check")  # fmt: skip
 
 
 @pytest.mark.parametrize("group", GROUPS)

@@ -3,8 +3,8 @@
 from voicecoach.pack import Pack
 from voicecoach.state import LiveState
 from voicecoach.talker import ToolOutcome, conditioning, render_reply_prompt, talker_system_prompt
-from voicecoach.w2 import QuerySlots, ground
-from voicecoach.w3 import interact
+from voicecoach.w2 import Conflict, GroundingControl, QuerySlots, ground
+from voicecoach.w3 import InteractionControl, interact
 
 
 def _c2_locked_skill(pack: Pack, state: LiveState):
@@ -59,3 +59,61 @@ def test_system_prefix_is_static(pack: Pack, state: LiveState) -> None:
     b, _ = render_reply_prompt(pack, "two", "y", None, None, [])
     assert a[0] == b[0] == {"role": "system", "content": talker_system_prompt(pack)}
     assert a[1] != b[1]
+
+
+# --- the conditioning in the pack's own kinds (issue 17, WP6) ---------------------------------------
+
+
+def _c2(*conflicts: Conflict) -> GroundingControl:
+    return GroundingControl(slots=QuerySlots(), conflicts=conflicts, plan=(), inventory_empty=False)
+
+
+def _cooling(*groups: str) -> InteractionControl:
+    return InteractionControl(
+        branch="recommend", turn_index=3, guidance=None, cooling=[], cooling_lineups=list(groups)
+    )
+
+
+def test_pet_must_not_lines_word_for_word(pack: Pack) -> None:
+    c2 = _c2(
+        Conflict(constraint="state:inventory", kind="state", tier="hard", satisfied=False, detail="x"),
+        Conflict(constraint="skill:inferno_roar@emberfox", kind="skill", tier="hard", satisfied=False,
+                 entity="inferno_roar", detail="x"),
+        Conflict(constraint="has:briarcat", kind="has", tier="hard", satisfied=False, entity="briarcat",
+                 detail="x"),
+        Conflict(constraint="has:oakhorn", kind="has", tier="hard", satisfied=True, entity="oakhorn",
+                 detail="x"),
+    )  # fmt: skip
+    cond = conditioning(pack, c2, _cooling("T1", "nope"), [])
+    assert cond.must_not_say == [
+        "Do not claim what the player owns: their inventory is unknown right now.",
+        "Do not say or imply the player can use Inferno Roar on Emberfox now.",
+        "Do not say or imply the player has or can use Briarcat now.",
+        "Do not apologise for or call missing Oakhorn: the player owns it.",
+        "Do not give a new recommendation this turn; answer the question only.",
+        "Do not recommend the Wildfire Rush lineup again yet.",
+    ]
+
+
+def test_toy_pack_conditioning_speaks_its_own_nouns(toy: Pack) -> None:
+    """A hero shooter's prompt names heroes, items and comps by their display names and calls a
+    comp a comp: no pet word, no raw id."""
+    c2 = _c2(
+        Conflict(constraint="state:inventory", kind="state", tier="hard", satisfied=False, detail="x"),
+        Conflict(constraint="item:longshot@vanta", kind="item", tier="hard", satisfied=False,
+                 entity="longshot", detail="x"),
+        Conflict(constraint="has:bulwark", kind="has", tier="hard", satisfied=True, entity="bulwark",
+                 detail="x"),
+    )  # fmt: skip
+    tools = [ToolOutcome(tool="get_collection", ok=True, result={"units": ["vanta"]})]
+    messages, cond = render_reply_prompt(toy, "can I run longshot?", "Checking.", c2, _cooling("dive"), tools)
+    assert cond.must_not_say == [
+        "Do not claim what the player owns: their collection is unknown right now.",
+        "Do not say or imply the player can use Longshot on Vanta now.",
+        "Do not apologise for or call missing Bulwark: the player owns it.",
+        "Do not give a new recommendation this turn; answer the question only.",
+        "Do not recommend the Dive comp again yet.",
+    ]
+    user = messages[1]["content"].lower()
+    for pet_word in ("inventory", "lineup", "creature", "skill", " pet"):
+        assert pet_word not in user, pet_word

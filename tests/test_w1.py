@@ -784,7 +784,7 @@ def test_w1_worked_turns_are_what_w1_itself_accepts(real_pack: Pack) -> None:
 
 
 def test_narration_grammar_bounds_words_and_sentence_end(real_pack: Pack) -> None:
-    for grammar in (w1_gbnf(real_pack), w1_continuation_gbnf()):
+    for grammar in (w1_gbnf(real_pack), w1_continuation_gbnf(real_pack)):
         rules, refs = gbnf_rules(grammar)
         assert refs <= set(rules), refs - set(rules)
         body = rules["narration-body"]
@@ -793,10 +793,10 @@ def test_narration_grammar_bounds_words_and_sentence_end(real_pack: Pack) -> Non
         assert "\\n" in rules["narration-word"] and "<" in rules["narration-word"]
 
 
-def test_continuation_grammar_starts_at_the_narration_body() -> None:
-    rules, _ = gbnf_rules(w1_continuation_gbnf())
+def test_continuation_grammar_starts_at_the_narration_body(real_pack: Pack) -> None:
+    rules, _ = gbnf_rules(w1_continuation_gbnf(real_pack))
     assert rules["root"].split() == ["narration-body", "plan"]
-    assert "<INTENT>" not in w1_continuation_gbnf()
+    assert "<INTENT>" not in w1_continuation_gbnf(real_pack)
 
 
 # --- prefill ----------------------------------------------------------------------------------------
@@ -844,7 +844,7 @@ def test_w1_call_with_a_pair_ends_in_the_assistant_prefill(real_pack: Pack) -> N
     call = w1_call(prefix, grammars, "who beats them", ("lineup", "counter"))
     assert call.messages[:-1] == w1_messages(real_pack, "who beats them")
     assert call.messages[-1] == {"role": "assistant", "content": PREFILL}
-    assert call.grammar == w1_continuation_gbnf() and call.prefill == PREFILL
+    assert call.grammar == w1_continuation_gbnf(real_pack) and call.prefill == PREFILL
 
 
 def test_prefill_closes_sub_intent_and_dispatches_before_any_llm_token(real_pack: Pack) -> None:
@@ -953,3 +953,53 @@ def test_narration_of_an_unknown_pair_names_file_and_entry(tmp_path: Path) -> No
     path.write_text(json.dumps(data))
     with pytest.raises(PackError, match=r"narrations\.json: entry 'creature/dance': not a registered"):
         load_pack_from(folder)
+
+
+# --- a pack with a schema.json: the toy hero shooter's own nouns and tools (issue 17, WP6) ----------
+
+
+@pytest.fixture
+def shooter(tmp_path: Path) -> Pack:
+    """The toy hero shooter with builtin tools (tests/test_tools_generic.py) and a Φ row on them."""
+    from tests.test_tools_generic import BUILTINS, _files
+    from tests.toy_pack import write_pack
+    from voicecoach.pack import load_pack_from
+
+    return load_pack_from(write_pack(tmp_path / "shooter", _files(BUILTINS)))
+
+
+def test_toy_prompt_names_its_kinds_and_lists_only_its_tools(shooter: Pack) -> None:
+    prompt = w1_system_prompt(shooter)
+    assert "; use hero and item names or ids; write" in prompt
+    assert "- hero_counters(opponent" in prompt and "- get_roster()" in prompt
+    for pet_word in ("creature", "skill", "lineup", "get_inventory", "find_counters"):
+        assert pet_word not in prompt.lower(), pet_word
+    grammar = w1_gbnf(shooter)
+    assert '"hero_counters("' in grammar and "get_inventory" not in grammar
+    assert "get_inventory" not in w1_continuation_gbnf(shooter)
+
+
+def test_pet_prompt_names_creatures_and_skills(real_pack: Pack) -> None:
+    assert '; use creature and skill names or ids; write "none"' in w1_system_prompt(real_pack)
+
+
+def test_the_validator_knows_only_the_packs_tools(shooter: Pack) -> None:
+    validate = tool_validator(shooter)
+    assert validate("hero_counters", {"opponent": ["Wall", "vanta"]}) == {"opponent": ["bulwark", "vanta"]}
+    # a classic registry tool the pack does not declare is unknown, not run on the wrong catalog
+    with pytest.raises(ValueError, match="unknown tool 'get_inventory'; known tools: get_roster, get_hero"):
+        validate("get_inventory", {})
+
+
+def test_toy_turn_freezes_its_phi_row_and_drops_undeclared_plan_calls(shooter: Pack) -> None:
+    state = LiveState(ic=IntentContext(match=MatchState(round=1, opponent_lineup=["vanta", "bulwark"])))
+    turn = W1Turn(PhiTable(shooter.phi), state, 0, validate=tool_validator(shooter))
+    step = turn.feed("<INTENT>hero</INTENT><SUB_INTENT>counter</SUB_INTENT>")
+    assert step.dispatch is not None and step.dispatch.frozen
+    calls = [(c.tool, c.args) for c in step.dispatch.calls]
+    assert calls == [("hero_counters", {"opponent": ["vanta", "bulwark"]})]
+    miss = W1Turn(PhiTable(shooter.phi), state, 0, validate=tool_validator(shooter))
+    miss.feed("<INTENT>other</INTENT><SUB_INTENT>other</SUB_INTENT><NARRATION>Hm.</NARRATION>")
+    step = miss.feed("<PLAN>get_inventory(); list_comps()</PLAN>")
+    assert step.dispatch is not None and [c.tool for c in step.dispatch.calls] == ["list_comps"]
+    assert step.dispatch.errors and step.dispatch.errors[0].startswith("get_inventory: unknown tool")

@@ -28,10 +28,12 @@ from voicecoach.pack import (
 from voicecoach.state import (
     SESSION_HISTORY_K,
     AnswerMeta,
+    Collection,
     FactSlots,
     Inventory,
     LiveState,
     OwnedCreature,
+    OwnedEntity,
     SessionHistory,
 )
 from voicecoach.w3 import (
@@ -532,3 +534,42 @@ def test_a_follow_up_the_turns_answer_covers_is_held_back() -> None:
         LiveState(), mini_pack(), "knowledge-qa", 0, 3, candidates=pool, pair="skill/explain"
     )
     assert control.guidance is not None and control.guidance.candidate_id == "fu_matchup"
+
+
+def _collection(*ids: str) -> LiveState:
+    return LiveState(fs=FactSlots(collection=Collection(units=[OwnedEntity(id=i) for i in ids])))
+
+
+def test_recommend_violations_reads_a_schema_packs_groups_and_collection(toy: Pack) -> None:
+    """The toy hero shooter: comps are the groups, heroes the units, fs.collection what is owned;
+    the reasons name the pack's kinds."""
+    dive = W3Candidate(id="rec_dive", guidance_type="comp", lineup_id="dive", cooldown=1, p=1.0, w=1.0)
+    tip = W3Candidate(id="tip", guidance_type="tip", cooldown=1, p=1.0, w=1.0)
+    ghost = dive.model_copy(update={"id": "rec_ghost", "lineup_id": "ghost"})
+    assert recommend_violations(toy, _collection("vanta", "bulwark"), set())(dive) is None
+    missing = recommend_violations(toy, _collection("vanta"), set())(dive)
+    assert missing == "comp dive needs unowned hero 'bulwark'"
+    by_callsign = recommend_violations(toy, _collection("vanta", "bulwark"), {"Wall"})  # no name: kept
+    assert by_callsign(dive) is None
+    by_name = recommend_violations(toy, _collection("vanta", "bulwark"), {"bulwark", "Vanta"})
+    assert by_name(dive) == "comp dive fields excluded hero 'vanta'"
+    unknown = recommend_violations(toy, LiveState(), set())
+    assert unknown(dive) == "collection unknown" and unknown(tip) is None
+    assert unknown(ghost) == "unknown comp 'ghost'"
+    # pet's inventory says nothing about a hero shooter's units
+    pet_inventory = LiveState(fs=FactSlots(inventory=Inventory(owned=[OwnedCreature(creature_id="vanta")])))
+    assert recommend_violations(toy, pet_inventory, set())(dive) == "collection unknown"
+
+
+def test_recommend_violations_pet_reasons_word_for_word(pack: Pack, state: LiveState) -> None:
+    # conftest: T1 Wildfire Rush needs a creature the player does not own; main is owned.
+    t1 = W3Candidate(id="rec_t1", guidance_type="lineup", lineup_id="T1", cooldown=1, p=1.0, w=1.0)
+    members = pack.lineups["T1"].creatures
+    missing = next(c for c in members if state.fs.inventory and not state.fs.inventory.owns(c))
+    assert recommend_violations(pack, state, set())(t1) == f"lineup T1 needs unowned creature {missing!r}"
+    first = pack.creatures[members[0]]
+    excluded = recommend_violations(pack, state, {first.name.upper()})(t1)
+    assert excluded == f"lineup T1 fields excluded creature {first.id!r}"
+    assert recommend_violations(pack, LiveState(), set())(t1) == "inventory unknown"
+    ghost = t1.model_copy(update={"lineup_id": "T99"})
+    assert recommend_violations(pack, state, set())(ghost) == "unknown lineup 'T99'"

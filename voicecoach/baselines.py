@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import json
 
-from voicecoach.pack import Pack
+from voicecoach.pack import Pack, load_pack
 from voicecoach.state import LiveState
 from voicecoach.talker import ToolOutcome, talker_system_prompt
 from voicecoach.view import Owned, StateView
@@ -114,11 +114,13 @@ def planner_system_prompt(pack: Pack) -> str:
     )
 
 
-def planner_gbnf() -> str:
-    """The planner's output constrained to PLAN call syntax (llama.cpp GBNF)."""
+def planner_gbnf(pack: Pack | None = None) -> str:
+    """The planner's output constrained to PLAN call syntax (llama.cpp GBNF), over the pack's tools
+    (`pack_tools`, as its prompt lists them; no pack: the installed default pack's)."""
     from voicecoach.w1 import plan_gbnf_rules
 
-    return "\n".join(["root ::= plan-calls", *plan_gbnf_rules()]) + "\n"
+    rules = plan_gbnf_rules(pack if pack is not None else load_pack())
+    return "\n".join(["root ::= plan-calls", *rules]) + "\n"
 
 
 def planner_messages(pack: Pack, state: LiveState, utterance: str) -> list[dict[str, str]]:

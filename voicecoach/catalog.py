@@ -162,6 +162,16 @@ class Schema(_Model):
     def plural(self, kind: str) -> str:
         return self.kinds[kind].plural or f"{kind}s"
 
+    def noun(self, kind: str) -> str:
+        """How one entity of `kind` is said ("the Dive comp"): its first noun, else the kind's name
+        (pet's lineup has no nouns: "lineup")."""
+        return next(iter(self.kinds[kind].nouns), kind)
+
+    def collection_noun(self) -> str:
+        """What the player's units are called as a whole: the state profile's field (classic:
+        fs.inventory, "inventory"; collection: fs.collection, "collection")."""
+        return "inventory" if self.state == "classic" else "collection"
+
     def options_field(self) -> str | None:
         """The unit field listing the options each unit can have (pet: a creature's skills)."""
         unit, option = self.kind("unit"), self.kind("option")

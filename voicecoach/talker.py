@@ -56,12 +56,9 @@ def _paragraph_line(p: Paragraph) -> str:
 
 
 def _name(pack: Pack, entity: str) -> str:
-    """Display name of a catalog id (creature or skill); the id itself when unknown."""
-    if entity in pack.creatures:
-        return pack.creatures[entity].name
-    if entity in pack.skills:
-        return pack.skills[entity].name
-    return entity
+    """Display name of a catalog id (of the earliest kind that has it: pet's creatures, then
+    skills); the id itself when unknown."""
+    return pack.catalog.display_name(entity)
 
 
 def _compact(result: dict[str, Any], limit: int = 600) -> str:
@@ -81,6 +78,8 @@ def conditioning(
     may: list[str] = []
     never: list[str] = []
     missing = list(missing or [])
+    schema = pack.catalog.schema
+    option_kind, group_kind = schema.kind("option"), schema.kind("group")
 
     if c2 is not None:
         required = set(c2.plan)  # the scheduler already holds R inside P; each planned paragraph is asked for
@@ -89,11 +88,14 @@ def conditioning(
         for c in c2.conflicts:
             if c.tier == "hard" and not c.satisfied:
                 if c.kind == "state":
-                    never.append("Do not claim what the player owns: their inventory is unknown right now.")
-                elif c.kind == "skill":  # constraint id: skill:<skill>[@<creature>]
-                    skill_id, _, owner = c.constraint.split(":", 1)[1].partition("@")
+                    never.append(
+                        "Do not claim what the player owns: "
+                        f"their {schema.collection_noun()} is unknown right now."
+                    )
+                elif option_kind is not None and c.kind == option_kind:  # <option kind>:<id>[@<unit>]
+                    option_id, _, owner = c.constraint.split(":", 1)[1].partition("@")
                     on = f" on {_name(pack, owner)}" if owner else ""
-                    never.append(f"Do not say or imply the player can use {_name(pack, skill_id)}{on} now.")
+                    never.append(f"Do not say or imply the player can use {_name(pack, option_id)}{on} now.")
                 else:
                     name = _name(pack, c.entity) if c.entity else c.constraint
                     never.append(f"Do not say or imply the player has or can use {name} now.")
@@ -108,9 +110,12 @@ def conditioning(
             must.append(f"Guidance to give ({c3.guidance.guidance_type}): {c3.guidance.text}")
         else:
             never.append("Do not give a new recommendation this turn; answer the question only.")
-        for lineup_id in c3.cooling_lineups:
-            if lineup_id in pack.lineups and (c3.guidance is None or c3.guidance.lineup_id != lineup_id):
-                never.append(f"Do not recommend the {pack.lineups[lineup_id].name} lineup again yet.")
+        # lineup_id (the stored field name) holds a group id of the pack's group kind.
+        group_noun = schema.noun(group_kind) if group_kind is not None else ""
+        for group_id in c3.cooling_lineups:
+            group = pack.catalog.get(group_kind, group_id) if group_kind is not None else None
+            if group is not None and (c3.guidance is None or c3.guidance.lineup_id != group_id):
+                never.append(f"Do not recommend the {group.display} {group_noun} again yet.")
 
     facts: list[str] = []
     for t in tools:

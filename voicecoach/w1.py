@@ -28,7 +28,7 @@ from pydantic import BaseModel
 from voicecoach.entities import link_entities
 from voicecoach.pack import OUT_OF_DOMAIN, Pack, PhiEntry
 from voicecoach.state import LiveState, field_status, get_field
-from voicecoach.tools import TOOLS, ToolSpec, pack_tools, validate_args
+from voicecoach.tools import ToolError, ToolSpec, pack_tools, validate_args
 
 # --- events ------------------------------------------------------------------------------------
 
@@ -595,10 +595,15 @@ class Dispatch:
 Validator = Callable[[str, dict[str, Any]], dict[str, Any]]
 
 
-def tool_validator(pack: Pack | None = None) -> Validator:
-    """`voicecoach.tools.validate_args` against `pack` (default: the installed default pack)."""
+def tool_validator(pack: Pack) -> Validator:
+    """`voicecoach.tools.validate_args` against `pack`, for the tools `pack` declares (`pack_tools`:
+    the ones W1's prompt and grammar list); a tool the pack does not declare is unknown, even one
+    of the classic registry."""
+    known = list(pack_tools(pack))
 
     def validate(name: str, args: dict[str, Any]) -> dict[str, Any]:
+        if name not in known:
+            raise ToolError(f"unknown tool {name!r}; known tools: {', '.join(known)}")
         return validate_args(name, args, pack)
 
     return validate
@@ -649,9 +654,9 @@ class W1Decision:
         Φ miss (unregistered pair)     -> fall-through: wait for PLAN
         PLAN after a freeze            -> ignored (a later PLAN never overrides a frozen set)
 
-    `validate` checks and normalises each call (default: `tool_validator()` on the default
-    pack; pass `tool_validator(pack)` for another pack). A Φ call it rejects disables the early
-    path (degraded); a PLAN call it rejects is dropped with the reason in `Dispatch.errors`.
+    `validate` checks and normalises each call: `tool_validator(pack)` for the turn's pack (there is
+    no default pack: the kernel is told which game it serves). A Φ call it rejects disables the
+    early path (degraded); a PLAN call it rejects is dropped with the reason in `Dispatch.errors`.
     """
 
     def __init__(
@@ -660,12 +665,12 @@ class W1Decision:
         counters: W1Counters | None = None,
         *,
         max_age: int = 0,
-        validate: Validator | None = None,
+        validate: Validator,
     ) -> None:
         self.phi = phi
         self.counters = counters if counters is not None else W1Counters()
         self.max_age = max_age  # turns a snapshot may lag the turn and still count as fresh
-        self.validate = validate or tool_validator()
+        self.validate = validate
         self.outcome: Outcome | None = None  # set by on_sub_intent, or by on_plan/finish if never called
         self.reason = ""  # why the early path was not taken
         self.entry: PhiEntry | None = None  # the Φ hit, if any
@@ -787,7 +792,7 @@ class W1Turn:
         counters: W1Counters | None = None,
         *,
         max_age: int = 0,
-        validate: Validator | None = None,
+        validate: Validator,
     ) -> None:
         self.parser = TagStreamParser()
         self.decision = W1Decision(phi, counters, max_age=max_age, validate=validate)
@@ -832,10 +837,25 @@ GBNF_NARRATION_CHARS = NARRATION_MAX_WORDS * (GBNF_WORD_CHARS + 1) + 1  # the bo
 GBNF_PLAN_CHARS = 600
 
 
-def _tools(pack: Pack | None) -> dict[str, ToolSpec]:
+def _tools(pack: Pack) -> dict[str, ToolSpec]:
     """The tools a prompt or grammar lists: the pack's as served (its game's tools.json included;
-    for pet_arena the in-process registry, in the same order), or the registry without a pack."""
-    return pack_tools(pack) if pack is not None else TOOLS
+    for pet_arena the in-process registry, in the same order)."""
+    return pack_tools(pack)
+
+
+def _name_line(pack: Pack) -> str:
+    """PLAN's argument hint: what a call names, by the unit and option kinds' nouns (pet: "use
+    creature and skill names or ids"; a pack without an option kind: its unit's alone). A kind's
+    noun is its name when the kind lists it among its nouns (pet's "creature", "skill"), else its
+    first noun (a kind id "hero_unit" with nouns ["hero"]: "hero"), else the kind's name."""
+    schema = pack.catalog.schema
+
+    def noun(kind: str) -> str:
+        nouns = schema.kinds[kind].nouns
+        return kind if kind in nouns or not nouns else nouns[0]
+
+    kinds = [k for k in (schema.kind("unit"), schema.kind("option")) if k is not None]
+    return f"use {' and '.join(noun(k) for k in kinds)} names or ids"
 
 
 def _tool_lines(pack: Pack) -> list[str]:
@@ -869,7 +889,7 @@ def w1_system_prompt(pack: Pack) -> str:
             f"NARRATION: one short spoken sentence, at most {NARRATION_MAX_WORDS} words, that acknowledges "
             "the request (for example: Let me check your team against theirs.). Do not answer yet.",
             "PLAN: the tool calls needed to answer, one per line, as tool_name(key=value, key2=[a, b]); "
-            'use creature and skill names or ids; write "none" if no tool is needed.',
+            f'{_name_line(pack)}; write "none" if no tool is needed.',
             "",
             "Registered intent and sub-intent pairs, each with what a player might say:",
             *label_lines,
@@ -932,7 +952,7 @@ def w1_gbnf(pack: Pack) -> str:
     return "\n".join(rules) + "\n"
 
 
-def _narration_and_plan_rules(pack: Pack | None = None) -> list[str]:
+def _narration_and_plan_rules(pack: Pack) -> list[str]:
     # Bounded repetitions: a small model that rambles is cut off instead of stalling the turn.
     # No '<' (the closing tag), no newline (one spoken line), '.!?' only at the sentence's end.
     return [
@@ -944,8 +964,8 @@ def _narration_and_plan_rules(pack: Pack | None = None) -> list[str]:
     ]
 
 
-def plan_gbnf_rules(pack: Pack | None = None) -> list[str]:
-    """GBNF for PLAN's body: registered tools (the pack's, when given), each with only its own
+def plan_gbnf_rules(pack: Pack) -> list[str]:
+    """GBNF for PLAN's body: the pack's tools (`pack_tools`), each with only its own
     `key=value` arguments, or "none". Shared by W1's PLAN and the pe_agent planner, so a small
     model can only write calls `parse_plan` reads; values stay free text (validated after parsing).
     """
@@ -984,7 +1004,7 @@ def w1_prefill_messages(prefix: list[dict[str, str]], utterance: str, prefill: s
     return [*prefix, {"role": "user", "content": utterance}, {"role": "assistant", "content": prefill}]
 
 
-def w1_continuation_gbnf(pack: Pack | None = None) -> str:
+def w1_continuation_gbnf(pack: Pack) -> str:
     """GBNF for the LLM's part after a prefill: narration body, </NARRATION>, then PLAN. The same
     for every pair (the labels are already written), so an actor builds it once."""
     return "\n".join(["root ::= narration-body plan", *_narration_and_plan_rules(pack)]) + "\n"

@@ -30,6 +30,7 @@ from pydantic import BaseModel, ConfigDict
 
 from voicecoach.pack import Pack, W3Candidate
 from voicecoach.state import SESSION_HISTORY_K, AnswerMeta, LiveState, get_field
+from voicecoach.view import StateView
 
 NO_GUIDANCE = "none"  # answer.meta.guidance_type when W3 abstains
 
@@ -292,31 +293,35 @@ def _with_requires(state: LiveState, violates: Violates | None, pair: str = "") 
 
 
 def recommend_violations(pack: Pack, state: LiveState, excluded: set[str]) -> Violates:
-    """A lineup candidate violates if it fields a creature the player lacks or excluded.
+    """A group candidate violates if it fields a unit the player lacks or excluded (pet: a lineup
+    with a creature not owned; the candidates' `lineup_id`, the stored field name, is a group id).
 
-    `excluded` holds creature ids or names (W2's excluded entities). With no inventory in
-    s_fs we cannot show the player owns anything, so every lineup is held back rather than
-    risk recommending one they cannot field (drift B); non-lineup candidates still go.
+    `excluded` holds unit ids or names (W2's excluded entities). With no units in s_fs (pet:
+    fs.inventory; a schema.json pack: fs.collection) we cannot show the player owns anything, so
+    every group is held back rather than risk recommending one they cannot field (drift B);
+    candidates without a group still go. Members and ownership are read through `StateView`.
     """
-    inventory = state.fs.inventory
+    view = StateView(pack, state)
+    schema = pack.catalog.schema
+    unit, group_kind = view.unit_kind, view.group_kind
     excluded_ids = set()
     for name in excluded:
-        creature = pack.creature_by_name(name)
-        excluded_ids.add(creature.id if creature is not None else name)
+        found = pack.catalog.by_name(unit, name)
+        excluded_ids.add(found.id if found is not None else name)
 
     def violates(c: W3Candidate) -> str | None:
         if c.lineup_id is None:
             return None
-        lineup = pack.lineups.get(c.lineup_id)
-        if lineup is None:
-            return f"unknown lineup {c.lineup_id!r}"
-        if inventory is None:
-            return "inventory unknown"
-        for cid in lineup.creatures:
-            if cid in excluded_ids:
-                return f"lineup {lineup.id} fields excluded creature {cid!r}"
-            if not inventory.owns(cid):
-                return f"lineup {lineup.id} needs unowned creature {cid!r}"
+        group = pack.catalog.get(group_kind, c.lineup_id) if group_kind is not None else None
+        if group is None:
+            return f"unknown {group_kind or 'group'} {c.lineup_id!r}"
+        if not view.known:
+            return f"{schema.collection_noun()} unknown"
+        for uid in view.members(group.id):
+            if uid in excluded_ids:
+                return f"{group_kind} {group.id} fields excluded {unit} {uid!r}"
+            if not view.owns(uid):
+                return f"{group_kind} {group.id} needs unowned {unit} {uid!r}"
         return None
 
     return violates
