@@ -25,26 +25,37 @@ Speakable rules (drift None: a task failure, not a drift):
   I'm sorry"; one word: three times, "no, no, no"), or the same sentence (three words or more) twice;
 - `too_long`: more than MAX_WORDS words or MAX_SENTENCES sentences;
 - `unknown_name`: a capitalised name that is no catalog entry, no word of the pack's own text
-  (names, elements, lineups, persona, rules, descriptions) and no ordinary English word (the
+  (persona, rules, and every string field of every catalog entity: names, ids, aliases, attribute
+  values, descriptions, unlock quests) and no ordinary English word (the
   frequency list bundled with `pyspellchecker`, MIT: a word is ordinary when it occurs at least
   ORDINARY_MIN_COUNT times there); words under four letters ("GG", "Heh") and interjections of
   at most two distinct letters ("Hmmm") are never names. Catches invented creatures ("Cyclo-Aerathos").
 
-Grounding rules (paper G.3; a reply that mis-directs the live state):
-- `unavailable_entity`: recommends or credits a creature the player does not own, a skill not
-  usable (on the creature named as its user, else on any owned learner), or a pack lineup with a
-  creature they lack;
+Grounding rules (paper G.3; a reply that mis-directs the live state). They are stated in the
+roles of the pack's schema (voicecoach.catalog: pet's creature is its *unit*, skill its *option*,
+lineup its *group*; a hero shooter's hero, loadout item, comp), and the player's side is read
+through `StateView` (voicecoach.view), in either state profile:
+- `unavailable_entity`: recommends or credits a unit the player does not own, an option not
+  usable (on the unit named as its user, else on any owned unit that can have it), or a pack
+  group with a unit they lack;
 - `false_missing`: calls missing, or apologises for lacking, something they have;
 - `self_contradiction`: affirms and denies the same entity's availability in one reply;
-- `excluded_entity`: recommends a creature the player asked to keep out this session;
-- `repeated_guidance` (by reply text): the previous reply's pack lineup recommended again, or the
-  same set of two or more creatures again.
+- `excluded_entity`: recommends a unit the player asked to keep out this session;
+- `repeated_guidance` (by reply text): the previous reply's pack group recommended again, or the
+  same set of two or more units again.
+A *context* mention (a map: where the match is played) is read like any other, but never judged
+for availability; a *type* (pet's element) is a matchup value and makes no claim at all.
 Drift attribution: unavailable / false_missing / excluded are slot drift B, except when the claim
-was true of the snapshot the coach actually read (`ctx.seen_inventory`, a late push): latency A;
+was true of the snapshot the coach actually read (`ctx.seen_state`, a late push): latency A;
 contradiction is coherence D; repetition fatigue C.
 
 How a reply is read (`read_reply`). Catalog mentions come from `voicecoach.entities.link_entities`
-(names, ids, evolution-stage names; case-insensitive). The reply is cut into clauses at sentence
+(names, ids, the kinds' aliases such as evolution-stage names; case-insensitive). An option's
+user is the nearest earlier unit that can have it (the schema's unit -> options relation). The
+cue words below are an English base list; a pack adds its own to five families in
+vocabulary.json `cues` (recommend, credit_before, credit_after, absence, option_absence: "lock
+in", "is equipped", "can't equip"); pet_arena adds none and reads with the base patterns
+themselves. The reply is cut into clauses at sentence
 punctuation and at contrastive conjunctions ("but", "however", ", so" ...), and clauses into comma
 segments. Each mention gets a *role* from the nearest cue word before it in its clause: a
 recommendation verb ("use", "field", "bring", "try", "go with" ...) makes it *recommended*, a
