@@ -176,3 +176,22 @@ def test_pack_words_walk_every_string_field_of_the_catalog(toy: Pack) -> None:
             "dive", "harbor", "point"} <= words  # fmt: skip
     assert checker.unknown_names(toy, "Harbor Point suits Vanta and Bulwark.") == []
     assert checker.unknown_names(toy, "Try Zorblax.") == ["Zorblax"]
+
+
+def test_strike_team_is_read_with_its_own_cues(tmp_path: Path) -> None:
+    # The WP11 catalog (its Φ and templates are stand-ins until WP12), on its example state: the
+    # player owns Dumaka (Bull Rush unlocked) but not Hakon, and plays on Fathom Docks.
+    from tests.test_strike_team_catalog import STATE_FILE, load, pack_files
+
+    files = pack_files()
+    st = load(tmp_path / "strike_team", files)
+    ctx = CheckContext.live(st, load_state(files[STATE_FILE]), "who should i play")
+    cases = {
+        "Respawn as Hakon.": [("unavailable_entity", "hakon")],  # recommend += "respawn as"
+        "You can't equip Bull Rush on Dumaka yet.": [("false_missing", "bull_rush")],  # option_absence
+        "Fathom Docks is locked for you.": [],  # a map: never judged
+        "Go with Wolfpack on Fathom Docks.": [("unavailable_entity", "wolfpack")],
+        "Lock in Renzo and equip Auto Shotgun.": [],
+    }
+    for reply, expected in cases.items():
+        assert _grounding(check_reply(st, reply, ctx)) == expected, reply
