@@ -213,7 +213,6 @@ class CheckContext:
         """The context of a live turn (the runtime guard's way in)."""
         match = state.ic.match
         return cls(
-            inventory=state.fs.inventory,
             mentioned=frozenset(m.id for m in link_entities(pack, utterance)),
             excluded=frozenset(excluded),
             opponent=frozenset(match.opponent_lineup) if match else frozenset(),
