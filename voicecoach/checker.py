@@ -25,26 +25,37 @@ Speakable rules (drift None: a task failure, not a drift):
   I'm sorry"; one word: three times, "no, no, no"), or the same sentence (three words or more) twice;
 - `too_long`: more than MAX_WORDS words or MAX_SENTENCES sentences;
 - `unknown_name`: a capitalised name that is no catalog entry, no word of the pack's own text
-  (names, elements, lineups, persona, rules, descriptions) and no ordinary English word (the
+  (persona, rules, and every string field of every catalog entity: names, ids, aliases, attribute
+  values, descriptions, unlock quests) and no ordinary English word (the
   frequency list bundled with `pyspellchecker`, MIT: a word is ordinary when it occurs at least
   ORDINARY_MIN_COUNT times there); words under four letters ("GG", "Heh") and interjections of
   at most two distinct letters ("Hmmm") are never names. Catches invented creatures ("Cyclo-Aerathos").
 
-Grounding rules (paper G.3; a reply that mis-directs the live state):
-- `unavailable_entity`: recommends or credits a creature the player does not own, a skill not
-  usable (on the creature named as its user, else on any owned learner), or a pack lineup with a
-  creature they lack;
+Grounding rules (paper G.3; a reply that mis-directs the live state). They are stated in the
+roles of the pack's schema (voicecoach.catalog: pet's creature is its *unit*, skill its *option*,
+lineup its *group*; a hero shooter's hero, loadout item, comp), and the player's side is read
+through `StateView` (voicecoach.view), in either state profile:
+- `unavailable_entity`: recommends or credits a unit the player does not own, an option not
+  usable (on the unit named as its user, else on any owned unit that can have it), or a pack
+  group with a unit they lack;
 - `false_missing`: calls missing, or apologises for lacking, something they have;
 - `self_contradiction`: affirms and denies the same entity's availability in one reply;
-- `excluded_entity`: recommends a creature the player asked to keep out this session;
-- `repeated_guidance` (by reply text): the previous reply's pack lineup recommended again, or the
-  same set of two or more creatures again.
+- `excluded_entity`: recommends a unit the player asked to keep out this session;
+- `repeated_guidance` (by reply text): the previous reply's pack group recommended again, or the
+  same set of two or more units again.
+A *context* mention (a map: where the match is played) is read like any other, but never judged
+for availability; a *type* (pet's element) is a matchup value and makes no claim at all.
 Drift attribution: unavailable / false_missing / excluded are slot drift B, except when the claim
-was true of the snapshot the coach actually read (`ctx.seen_inventory`, a late push): latency A;
+was true of the snapshot the coach actually read (`ctx.seen_state`, a late push): latency A;
 contradiction is coherence D; repetition fatigue C.
 
 How a reply is read (`read_reply`). Catalog mentions come from `voicecoach.entities.link_entities`
-(names, ids, evolution-stage names; case-insensitive). The reply is cut into clauses at sentence
+(names, ids, the kinds' aliases such as evolution-stage names; case-insensitive). An option's
+user is the nearest earlier unit that can have it (the schema's unit -> options relation). The
+cue words below are an English base list; a pack adds its own to five families in
+vocabulary.json `cues` (recommend, credit_before, credit_after, absence, option_absence: "lock
+in", "is equipped", "can't equip"); pet_arena adds none and reads with the base patterns
+themselves. The reply is cut into clauses at sentence
 punctuation and at contrastive conjunctions ("but", "however", ", so" ...), and clauses into comma
 segments. Each mention gets a *role* from the nearest cue word before it in its clause: a
 recommendation verb ("use", "field", "bring", "try", "go with" ...) makes it *recommended*, a
@@ -86,16 +97,18 @@ import re
 import sys
 import time
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cache
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict
 
+from voicecoach.catalog import Role as KindRole
 from voicecoach.entities import Mention, link_entities
 from voicecoach.pack import Pack
-from voicecoach.state import Inventory, LiveState
+from voicecoach.state import FactSlots, Inventory, LiveState
+from voicecoach.view import StateView
 
 DriftTag = Literal["A", "B", "C", "D"]
 RuleId = Literal[
@@ -150,14 +163,43 @@ class Failure(BaseModel):
 
 @dataclass(frozen=True)
 class CheckContext:
-    """What the rules judge a reply against: the live state as the coach should have it."""
+    """What the rules judge a reply against: the live state as the coach should have it.
 
-    inventory: Inventory | None
+    The player's units are read through `StateView` (voicecoach.view), in the pack's own profile:
+    `state` is the live snapshot (any pack), `seen_state` the one the coach read when older. A
+    classic pack may give just the inventory instead (`inventory` / `seen_inventory`, pet's
+    fs.inventory); `state` wins when both are given.
+    """
+
+    inventory: Inventory | None = None  # classic profile: fs.inventory, when no `state` is given
     mentioned: frozenset[str] = frozenset()  # catalog ids the player's utterance names
-    excluded: frozenset[str] = frozenset()  # creatures the player asked to keep out this session
-    opponent: frozenset[str] = frozenset()  # the opponent lineup (their creatures are not ours)
+    excluded: frozenset[str] = frozenset()  # units the player asked to keep out this session
+    opponent: frozenset[str] = frozenset()  # the opponent side (their units are not ours)
     previous_reply: str | None = None  # the coach's previous turn, for repetition
     seen_inventory: Inventory | None = None  # the snapshot the coach read, when older than live
+    state: LiveState | None = None  # the live snapshot (any profile)
+    seen_state: LiveState | None = None  # the snapshot the coach read, when older than live
+    _views: dict[int, tuple[Pack, StateView, StateView | None]] = field(
+        default_factory=dict, compare=False, hash=False, repr=False
+    )
+
+    def views(self, pack: Pack) -> tuple[StateView, StateView | None]:
+        """(live, seen) as `pack` reads them; seen is None when the coach read the live snapshot
+        (or an older one that had no units at all). Built once per context and pack."""
+        hit = self._views.get(id(pack))
+        if hit is None or hit[0] is not pack:
+            live = self.state if self.state is not None else LiveState(fs=FactSlots(inventory=self.inventory))
+            seen = self.seen_state
+            if seen is None and self.seen_inventory is not None:
+                seen = LiveState(fs=FactSlots(inventory=self.seen_inventory))
+            seen_view = StateView(pack, seen) if seen is not None else None
+            hit = (
+                pack,
+                StateView(pack, live),
+                seen_view if seen_view is not None and seen_view.known else None,
+            )
+            self._views[id(pack)] = hit
+        return hit[1], hit[2]
 
     @classmethod
     def live(
@@ -171,11 +213,11 @@ class CheckContext:
         """The context of a live turn (the runtime guard's way in)."""
         match = state.ic.match
         return cls(
-            inventory=state.fs.inventory,
             mentioned=frozenset(m.id for m in link_entities(pack, utterance)),
             excluded=frozenset(excluded),
             opponent=frozenset(match.opponent_lineup) if match else frozenset(),
             previous_reply=previous_reply,
+            state=state,
         )
 
 
@@ -192,30 +234,26 @@ def _words(*phrases: str) -> str:
     return r"(?<![\w'])(?:" + "|".join(alts) + r")(?![\w'])"
 
 
-RECOMMEND = re.compile(
-    _words(
+RECOMMEND_WORDS = (
         "use", "using", "field", "fielding", "bring", "bringing", "run", "running", "play", "playing", "put",
         "lead with", "lead", "leading with", "send", "send in", "send out", "go with", "going with", "try",
         "pick", "choose", "swap in", "switch to", "include", "add", "deploy", "start with", "open with",
         "rely on", "keep", "stick with", "cast", "spam", "fire off", "pop", "slot in", "take", "recommend",
         "suggest", "team up", "pair", "build around", "go for", "throw", "bet is", "pick is", "choice is",
         "counter is", "counters are", "answer is", "switch into", "swap into",
-    ),
-    re.IGNORECASE,
 )  # fmt: skip
-CREDIT_BEFORE = re.compile(
-    _words(
+RECOMMEND = re.compile(_words(*RECOMMEND_WORDS), re.IGNORECASE)
+CREDIT_BEFORE_WORDS = (
         "your", "you have", "you've got", "you got", "you own", "you still have", "you already have",
         "you can use", "you can field", "yours", "you unlocked", "you've unlocked",
-    ),
-    re.IGNORECASE,
 )  # fmt: skip
-CREDIT_AFTER = re.compile(
-    r"^\W*(?:(?:is|are)\s+(?:now\s+|already\s+)?(?:unlocked|available|ready|yours|owned)|"
+CREDIT_BEFORE = re.compile(_words(*CREDIT_BEFORE_WORDS), re.IGNORECASE)
+CREDIT_AFTER_BODY = (
+    r"(?:is|are)\s+(?:now\s+|already\s+)?(?:unlocked|available|ready|yours|owned)|"
     r"(?:is\s+|are\s+)?in\s+your\s+(?:team|roster|collection|lineup|squad|inventory|line-up)|"
-    r"(?:which\s+|that\s+)?you\s+(?:have|own|'ve\s+got|already\s+have|unlocked))",
-    re.IGNORECASE,
+    r"(?:which\s+|that\s+)?you\s+(?:have|own|'ve\s+got|already\s+have|unlocked)"
 )
+CREDIT_AFTER = re.compile(r"^\W*(?:" + CREDIT_AFTER_BODY + ")", re.IGNORECASE)
 OPPONENT = re.compile(
     _words(
         "against", "vs", "versus", "their", "opponent", "opponent's", "opponents", "enemy", "enemy's", "them",
@@ -239,17 +277,19 @@ NEGATION = re.compile(
     ),
     re.IGNORECASE,
 )  # fmt: skip
-ABSENCE = re.compile(
-    r"(?<![\w'])(?:(?:do|does|did|have|has)\s*(?:n't|not)\s+(?:have|own|got|get)|don't\s+(?:have|own)|"
+ABSENCE_BODY = (
+    r"(?:do|does|did|have|has)\s*(?:n't|not)\s+(?:have|own|got|get)|don't\s+(?:have|own)|"
     r"doesn't\s+(?:have|own)|haven't\s+got|not\s+in\s+your|(?:not|isn't|aren't)\s+(?:yet\s+)?(?:owned|available|"
     r"unlocked)|missing|lacks?|lacking|locked|unlock\s+(?:it|them)\s+first|need\s+to\s+(?:get|obtain|catch|"
     r"unlock|buy|recruit|evolve)|you'd\s+need|you\s+would\s+need|if\s+you\s+had|once\s+you\s+(?:get|have|"
     r"unlock|obtain)|get\s+(?:it|one)\s+first|can't\s+use|cannot\s+use|can\s+not\s+use|unavailable|"
-    r"no\s+longer\s+(?:have|own)|traded\s+away|gave\s+away)(?![\w'])",
-    re.IGNORECASE,
+    r"no\s+longer\s+(?:have|own)|traded\s+away|gave\s+away"
 )
-# Only a skill can be "not usable": "you can't use Emberfox here" is tactics, not a missing creature.
-SKILL_ABSENCE = re.compile(r"(?<![\w'])(?:can't|cannot|can\s+not)\s+(?:use|cast)(?![\w'])", re.IGNORECASE)
+ABSENCE = re.compile(r"(?<![\w'])(?:" + ABSENCE_BODY + r")(?![\w'])", re.IGNORECASE)
+# Only an option (pet: a skill) can be "not usable": "you can't use Emberfox here" is tactics, not
+# a missing unit.
+OPTION_ABSENCE_BODY = r"(?:can't|cannot|can\s+not)\s+(?:use|cast)"
+SKILL_ABSENCE = re.compile(r"(?<![\w'])" + OPTION_ABSENCE_BODY + r"(?![\w'])", re.IGNORECASE)
 SPEECH = re.compile(
     r"(?<![\w'])(?:(?:do|must|should)\s+not|don't|mustn't|shouldn't|never)\s+"
     r"(?:say|call|claim|imply|apologi[sz]e|mention|recommend)(?![\w'])",
@@ -282,23 +322,129 @@ CLAUSE = re.compile(
 COMMA = re.compile(r",")
 
 
+# --- what a pack adds: its cue words and its kinds' roles ------------------------------------------
+
+
+def _phrase(phrase: str) -> str:
+    """A pack's cue phrase as a regex: its words literal, spaces matching any whitespace."""
+    return r"\s+".join(re.escape(w) for w in phrase.split())
+
+
+@dataclass(frozen=True)
+class Cues:
+    """The cue patterns a pack's replies are read with: the English base list above plus the pack's
+    `vocabulary.cues` additions (voicecoach.pack `Vocabulary.cues`). A pack that adds none reads
+    with the module's own patterns (pet_arena: RECOMMEND, CREDIT_BEFORE ... are these objects)."""
+
+    recommend: re.Pattern[str] = RECOMMEND
+    credit_before: re.Pattern[str] = CREDIT_BEFORE
+    credit_after: re.Pattern[str] = CREDIT_AFTER
+    absence: re.Pattern[str] = ABSENCE
+    option_absence: re.Pattern[str] = SKILL_ABSENCE
+
+
+def cue_patterns(added: Mapping[str, Sequence[str]]) -> Cues:
+    """The cue patterns with `added` phrases (family -> phrases) joined to the base families; a
+    family without additions keeps the base pattern object."""
+    base = Cues()
+
+    def extra(family: str) -> list[str]:
+        return [_phrase(p) for p in added.get(family, ())]
+
+    def word_list(family: str, words_: Sequence[str], kept: re.Pattern[str]) -> re.Pattern[str]:
+        # _words joins the words of a phrase on whitespace itself: hand it each word escaped.
+        phrases = [" ".join(map(re.escape, p.split())) for p in added.get(family, ())]
+        return re.compile(_words(*words_, *phrases), re.IGNORECASE) if phrases else kept
+
+    def bounded(family: str, body: str, kept: re.Pattern[str]) -> re.Pattern[str]:
+        alts = extra(family)
+        if not alts:
+            return kept
+        return re.compile(r"(?<![\w'])(?:" + "|".join([body, *alts]) + r")(?![\w'])", re.IGNORECASE)
+
+    after = [a + r"(?![\w'])" for a in extra("credit_after")]
+    return Cues(
+        recommend=word_list("recommend", RECOMMEND_WORDS, base.recommend),
+        credit_before=word_list("credit_before", CREDIT_BEFORE_WORDS, base.credit_before),
+        credit_after=re.compile(r"^\W*(?:" + "|".join([CREDIT_AFTER_BODY, *after]) + ")", re.IGNORECASE)
+        if after
+        else base.credit_after,
+        absence=bounded("absence", ABSENCE_BODY, base.absence),
+        option_absence=bounded("option_absence", OPTION_ABSENCE_BODY, base.option_absence),
+    )
+
+
+# The roles whose mentions a reply makes claims with; a `type` (pet's element) is a value of a
+# matchup axis, said of things ("a fire pet"), never a thing the player has or is steered to.
+CLAIM_ROLES: frozenset[str] = frozenset({"unit", "option", "group", "context"})
+# The roles whose availability the rules judge: a context (a map) is where the match is played,
+# nothing the player owns or unlocks.
+JUDGED_ROLES: frozenset[str] = frozenset({"unit", "option", "group"})
+
+
+@dataclass(frozen=True)
+class Reading:
+    """What reading a reply needs of one pack, built once per pack object (`reading`)."""
+
+    cues: Cues
+    roles: dict[str, KindRole]  # kind -> its role, claim kinds only
+    options: dict[str, frozenset[str]]  # unit id -> the options it can have (the schema relation)
+    unit_kind: str
+    group_kind: str | None
+    units_plural: str  # "creatures": how the evidence names several units
+
+
+_READINGS: dict[int, tuple[Pack, Reading]] = {}
+
+
+def reading(pack: Pack) -> Reading:
+    """The pack's cue patterns, claim kinds and unit -> options relation (cached per pack object)."""
+    hit = _READINGS.get(id(pack))
+    if hit is not None and hit[0] is pack:
+        return hit[1]
+    catalog = pack.catalog
+    schema = catalog.schema
+    unit = schema.kind("unit") or ""
+    field_ = schema.options_field()
+    options = {
+        uid: frozenset(e.value(field_) or []) if field_ is not None else frozenset()
+        for uid, e in catalog.entities.get(unit, {}).items()
+    }
+    result = Reading(
+        cues=cue_patterns({str(family): phrases for family, phrases in pack.vocabulary.cues.items()}),
+        roles={k: spec.role for k, spec in schema.kinds.items() if spec.role in CLAIM_ROLES},
+        options=options,
+        unit_kind=unit,
+        group_kind=schema.kind("group"),
+        units_plural=schema.plural(unit),
+    )
+    _READINGS[id(pack)] = (pack, result)
+    return result
+
+
 @dataclass(frozen=True)
 class Claim:
     """One mention of a catalog entity in a reply, with how the reply treats it."""
 
     entity: str
-    kind: str  # creature / skill / lineup
+    kind: str  # the pack's kind (pet: creature / skill / lineup)
+    kind_role: KindRole  # the kind's role in the schema: unit / option / group / context
     role: Role
     negated: bool
     absent: bool  # the reply calls it missing / locked
     praise: bool
-    owner: str | None  # for a skill: the creature named as its user
-    owner_only: bool  # a creature named only as the owner of a skill ("Emberfox's Inferno Roar")
+    owner: str | None  # for an option (a skill): the unit named as its user
+    owner_only: bool  # a unit named only as the owner of an option ("Emberfox's Inferno Roar")
     text: str  # the clause, for evidence
 
     @property
     def affirmed(self) -> bool:
         return not self.negated and self.role in ("recommended", "credited")
+
+    @property
+    def judged(self) -> bool:
+        """Is the entity's availability judged (a unit, option or group; never a context)?"""
+        return self.kind_role in JUDGED_ROLES
 
 
 def _spans(pattern: re.Pattern[str], text: str, start: int, end: int) -> list[tuple[int, int]]:
@@ -307,11 +453,11 @@ def _spans(pattern: re.Pattern[str], text: str, start: int, end: int) -> list[tu
     return [(cuts[i], cuts[i + 1]) for i in range(0, len(cuts), 2) if cuts[i] < cuts[i + 1]]
 
 
-def _last_cue(gap: str) -> Role | None:
+def _last_cue(gap: str, given: Cues) -> Role | None:
     """The role the nearest cue before a mention gives it; on a tie the longer cue ("rely on" > "on")."""
     cues: list[tuple[re.Pattern[str], Role]] = [
-        (RECOMMEND, "recommended"),
-        (CREDIT_BEFORE, "credited"),
+        (given.recommend, "recommended"),
+        (given.credit_before, "credited"),
         (OPPONENT, "opponent"),
         (WITH, "recommended"),  # "hit them with Ember Fang", "pair it with Hexmoth"
     ]
@@ -324,9 +470,11 @@ def _normalise_quotes(text: str) -> str:
 
 
 def read_reply(pack: Pack, reply: str) -> list[Claim]:
-    """Every catalog creature / skill / lineup mention of `reply`, with role and polarity."""
+    """Every catalog mention of `reply` of a claim kind (unit / option / group / context: pet's
+    creatures, skills and lineups), with role and polarity."""
+    r = reading(pack)
     text = _normalise_quotes(reply)
-    mentions = [m for m in link_entities(pack, text) if m.kind in ("creature", "skill", "lineup")]
+    mentions = [m for m in link_entities(pack, text) if m.kind in r.roles]
     claims: list[Claim] = []
     for c_start, c_end in _spans(CLAUSE, text, 0, len(text)):
         inside = [m for m in mentions if c_start <= m.span[0] < c_end]
@@ -342,7 +490,7 @@ def read_reply(pack: Pack, reply: str) -> list[Claim]:
             seg = next(((a, b) for a, b in segments if a <= m.span[0] < b), (c_start, c_end))
             seg_text = text[seg[0] : seg[1]]
             after_end = inside[i + 1].span[0] if i + 1 < len(inside) else c_end
-            role: Role | None = _last_cue(gap)
+            role: Role | None = _last_cue(gap, r.cues)
             # "use A, B and C" and "Emberfox's Inferno Roar": the mention continues the previous one.
             listed = prev is not None and (
                 LIST_GAP.match(gap) is not None or POSSESSIVE.match(gap) is not None
@@ -350,7 +498,7 @@ def read_reply(pack: Pack, reply: str) -> list[Claim]:
             if role is None and listed and prev is not None:
                 role = prev.role
             if role is None:
-                role = "credited" if CREDIT_AFTER.match(text[m.span[1] : after_end]) else "descriptive"
+                role = "credited" if r.cues.credit_after.match(text[m.span[1] : after_end]) else "descriptive"
             # "Do not call Voltail missing" talks about speech, not about what the player has.
             meta = SPEECH.search(seg_text) is not None
             negated = (
@@ -360,20 +508,22 @@ def read_reply(pack: Pack, reply: str) -> list[Claim]:
                 or (listed and prev is not None and prev.negated)
             )
             absent = not meta and (
-                ABSENCE.search(seg_text) is not None or (listed and prev is not None and prev.absent)
+                r.cues.absence.search(seg_text) is not None or (listed and prev is not None and prev.absent)
             )
-            if m.kind == "skill" and not meta and SKILL_ABSENCE.search(seg_text):
+            kind_role = r.roles[m.kind]
+            if kind_role == "option" and not meta and r.cues.option_absence.search(seg_text):
                 absent = True
-            # A creature named with one of its skills in the same segment is that skill's user:
+            # A unit named with one of its options in the same segment is that option's user:
             # "Emberfox doesn't have Inferno Roar yet" judges the skill, not Emberfox.
             same_segment = [x for x in inside if seg[0] <= x.span[0] < seg[1]]
-            owner = _owner(pack, inside[:i], m) if m.kind == "skill" else None
-            owner_only = m.kind == "creature" and any(
-                x.kind == "skill" and x.id in pack.creatures[m.id].skills for x in same_segment
+            owner = _owner(r, inside[:i], m) if kind_role == "option" else None
+            owner_only = kind_role == "unit" and any(
+                r.roles[x.kind] == "option" and x.id in r.options.get(m.id, ()) for x in same_segment
             )
             claim = Claim(
                 entity=m.id,
                 kind=m.kind,
+                kind_role=kind_role,
                 role=role,
                 negated=negated,
                 absent=absent and role != "opponent",
@@ -387,51 +537,49 @@ def read_reply(pack: Pack, reply: str) -> list[Claim]:
     return claims
 
 
-def _owner(pack: Pack, before: list[Mention], skill: Mention) -> str | None:
-    """The creature the clause names as the skill's user: the nearest earlier one that learns it."""
+def _owner(r: Reading, before: list[Mention], option: Mention) -> str | None:
+    """The unit the clause names as the option's user: the nearest earlier one that can have it
+    (the schema's unit -> options relation; pet: the creature that learns the skill)."""
     for m in reversed(before):
-        if m.kind == "creature" and skill.id in pack.creatures[m.id].skills:
+        if m.kind == r.unit_kind and option.id in r.options.get(m.id, ()):
             return m.id
     return None
 
 
 def recommended_sets(claims: Sequence[Claim]) -> tuple[set[str], frozenset[str]]:
-    """(pack lineups, creatures) a reply recommends: what repetition compares across turns."""
-    lineups = {c.entity for c in claims if c.kind == "lineup" and not c.negated and c.role != "opponent"
-               and (c.affirmed or c.praise)}  # fmt: skip
-    creatures = frozenset(c.entity for c in claims if c.kind == "creature" and c.affirmed)
-    return lineups, creatures
+    """(pack groups, units) a reply recommends: what repetition compares across turns (pet: lineups,
+    creatures)."""
+    groups = {c.entity for c in claims if c.kind_role == "group" and not c.negated and c.role != "opponent"
+              and (c.affirmed or c.praise)}  # fmt: skip
+    units = frozenset(c.entity for c in claims if c.kind_role == "unit" and c.affirmed)
+    return groups, units
 
 
 # --- grounding rules ---------------------------------------------------------------------------------
 
 
-def skill_usable(pack: Pack, inv: Inventory | None, skill: str, owner: str | None) -> bool:
-    """W2's notion (`w2._usable`): unlocked in the snapshot, or known from the start on an owned learner."""
-    if inv is None:
-        return False
-    learners = [owner] if owner else [c for c in pack.creatures if skill in pack.creatures[c].skills]
-    for cid in learners:
-        if inv.skill_unlocked(cid, skill):
-            return True
-        if inv.owns(cid) and pack.skills[skill].unlock is None and skill in pack.creatures[cid].skills:
-            return True
-    return False
+def _display(pack: Pack, kind: str | None, entity_id: str) -> str:
+    """What the evidence calls an entity of `kind`: its display name, else the id."""
+    entity = pack.catalog.get(kind, entity_id) if kind is not None else None
+    return entity.display if entity is not None else entity_id
 
 
-def available(pack: Pack, inv: Inventory | None, claim: Claim) -> tuple[bool, str]:
-    """Is the claimed entity available to the player, and if not, why (for the evidence)."""
-    if claim.kind == "creature":
-        ok = inv is not None and inv.owns(claim.entity)
-        return ok, f"{pack.creatures[claim.entity].name} is not owned"
-    if claim.kind == "skill":
-        ok = skill_usable(pack, inv, claim.entity, claim.owner)
-        on = f" on {pack.creatures[claim.owner].name}" if claim.owner else ""
-        return ok, f"{pack.skills[claim.entity].name} is not unlocked{on}"
-    lineup = pack.lineups[claim.entity]
-    missing = [c for c in lineup.creatures if inv is None or not inv.owns(c)]
-    names = ", ".join(pack.creatures[c].name for c in missing)
-    return not missing, f"lineup {lineup.name} needs {names}, not owned"
+def available(pack: Pack, view: StateView, claim: Claim) -> tuple[bool, str]:
+    """Is the claimed entity available to the player (read through the view), and if not, why (for
+    the evidence). A unit is owned, an option usable (on the unit named as its user, else on any
+    owned unit that can have it), a group has every member owned; a context is never judged."""
+    own = _display(pack, claim.kind, claim.entity)
+    if claim.kind_role == "unit":
+        return view.owns(claim.entity), f"{own} is not owned"
+    if claim.kind_role == "option":
+        ok = view.option_usable(claim.entity, claim.owner)
+        on = f" on {_display(pack, view.unit_kind, claim.owner)}" if claim.owner else ""
+        return ok, f"{own} is not unlocked{on}"
+    if claim.kind_role == "group":
+        missing = [c for c in view.members(claim.entity) if not view.owns(c)]
+        names = ", ".join(_display(pack, view.unit_kind, c) for c in missing)
+        return not missing, f"{claim.kind} {own} needs {names}, not owned"
+    return True, ""
 
 
 def recommends(claim: Claim, named_by_player: Iterable[str]) -> bool:
@@ -445,40 +593,46 @@ def recommends(claim: Claim, named_by_player: Iterable[str]) -> bool:
 
 def grounding_failures(pack: Pack, claims: Sequence[Claim], ctx: CheckContext) -> list[Failure]:
     """Rules (a) unavailable, (b) false missing, (c) contradiction, (f) excluded, (d) by reply text."""
-    inv, seen_inv = ctx.inventory, ctx.seen_inventory
+    view, seen_view = ctx.views(pack)
+    r = reading(pack)
     failures: list[Failure] = []
+
+    def name(unit_id: str) -> str:
+        return _display(pack, r.unit_kind, unit_id)
 
     def drift_for(available_when_seen: bool) -> DriftTag:
         # The claim was true of the snapshot the coach saw but not of the live state: latency drift.
-        return "A" if seen_inv is not None and available_when_seen else "B"
+        return "A" if seen_view is not None and available_when_seen else "B"
 
     for claim in claims:
-        ok, why = available(pack, inv, claim)
+        if not claim.judged:  # a map is where the match is played: nothing to have, steer to or lack
+            continue
+        ok, why = available(pack, view, claim)
         steers = recommends(claim, ctx.mentioned)
         if steers and not ok:
-            # Describing the opponent's own creature ("Voltail is strong") credits nothing to us.
+            # Describing the opponent's own unit ("Voltail is strong") credits nothing to us.
             if not (
-                claim.kind == "creature" and claim.role == "descriptive" and claim.entity in ctx.opponent
+                claim.kind_role == "unit" and claim.role == "descriptive" and claim.entity in ctx.opponent
             ):
-                seen_ok = available(pack, seen_inv, claim)[0] if seen_inv is not None else False
+                seen_ok = available(pack, seen_view, claim)[0] if seen_view is not None else False
                 failures.append(
                     _fail("unavailable_entity", drift_for(seen_ok), f"{why}: {claim.text!r}", claim.entity)
                 )
-        # Saying the player has a creature they keep out ("yes, Prismite is in your roster") is
+        # Saying the player has a unit they keep out ("yes, Prismite is in your roster") is
         # no recommendation; "use your Prismite" is (its nearest cue is the possessive).
-        pushes = steers and (claim.role != "credited" or RECOMMEND.search(claim.text) is not None)
-        if claim.kind in ("creature", "lineup") and pushes:
-            members = [claim.entity] if claim.kind == "creature" else pack.lineups[claim.entity].creatures
+        pushes = steers and (claim.role != "credited" or r.cues.recommend.search(claim.text) is not None)
+        if claim.kind_role in ("unit", "group") and pushes:
+            members = [claim.entity] if claim.kind_role == "unit" else view.members(claim.entity)
             banned = [c for c in members if c in ctx.excluded]
             if banned:
-                names = ", ".join(pack.creatures[c].name for c in banned)
+                names = ", ".join(name(c) for c in banned)
                 failures.append(
                     _fail(
                         "excluded_entity", "B", f"the player excluded {names}: {claim.text!r}", claim.entity
                     )
                 )
-        if claim.absent and ok and claim.kind != "lineup" and not claim.owner_only:
-            seen_ok = available(pack, seen_inv, claim)[0] if seen_inv is not None else True
+        if claim.absent and ok and claim.kind_role != "group" and not claim.owner_only:
+            seen_ok = available(pack, seen_view, claim)[0] if seen_view is not None else True
             failures.append(
                 _fail(
                     "false_missing",
@@ -489,7 +643,9 @@ def grounding_failures(pack: Pack, claims: Sequence[Claim], ctx: CheckContext) -
             )
 
     for entity in dict.fromkeys(c.entity for c in claims):
-        mine = [c for c in claims if c.entity == entity and not c.owner_only and c.role != "opponent"]
+        mine = [
+            c for c in claims if c.entity == entity and c.judged and not c.owner_only and c.role != "opponent"
+        ]
         yes = next((c for c in mine if c.affirmed and not c.absent), None)
         no = next((c for c in mine if c.absent), None)
         if yes is not None and no is not None:
@@ -498,20 +654,22 @@ def grounding_failures(pack: Pack, claims: Sequence[Claim], ctx: CheckContext) -
             )
 
     if ctx.previous_reply:
-        lineups, creatures = recommended_sets(claims)
-        prev_lineups, prev_creatures = recommended_sets(read_reply(pack, ctx.previous_reply))
-        for lineup_id in sorted(lineups & prev_lineups):
+        groups, units = recommended_sets(claims)
+        prev_groups, prev_units = recommended_sets(read_reply(pack, ctx.previous_reply))
+        for group_id in sorted(groups & prev_groups):
             failures.append(
                 _fail(
                     "repeated_guidance",
                     "C",
-                    f"lineup {pack.lineups[lineup_id].name} recommended again",
-                    lineup_id,
+                    f"{r.group_kind} {_display(pack, r.group_kind, group_id)} recommended again",
+                    group_id,
                 )
             )
-        if len(creatures) >= 2 and creatures == prev_creatures:
-            names = ", ".join(sorted(pack.creatures[c].name for c in creatures))
-            failures.append(_fail("repeated_guidance", "C", f"the same creatures recommended again: {names}"))
+        if len(units) >= 2 and units == prev_units:
+            names = ", ".join(sorted(name(c) for c in units))
+            failures.append(
+                _fail("repeated_guidance", "C", f"the same {r.units_plural} recommended again: {names}")
+            )
     return failures
 
 
@@ -570,20 +728,29 @@ def _rendered_prompts(pack: Pack) -> list[str]:
     from voicecoach.w3 import Guidance, InteractionControl
 
     s = SENTINEL
+    schema = pack.catalog.schema
+    option = schema.kind("option")
     example = pack_example_state(pack)
     state = load_state(example) if example is not None else None
     paragraphs = tuple(Paragraph(type=t, detail=s) for t in ("praise", "apology", "constraint_account",
                                                               "guidance", "scene_flavor"))  # fmt: skip
+    # An option conflict's id is "<option kind>:<option>@<unit>" (pet: skill:inferno_roar@emberfox).
+    option_conflict = (
+        [Conflict(constraint=f"{option}:{s}@{s}", kind=option, tier="hard", satisfied=False, detail=s)]
+        if option
+        else []
+    )
     conflicts = (
         Conflict(constraint="state", kind="state", tier="hard", satisfied=False, detail=s),
-        Conflict(constraint=f"skill:{s}@{s}", kind="skill", tier="hard", satisfied=False, detail=s),
+        *option_conflict,
         Conflict(constraint=f"has:{s}", kind="has", tier="hard", satisfied=False, entity=s, detail=s),
         Conflict(constraint=f"has:{s}", kind="has", tier="hard", satisfied=True, entity=s, detail=s),
         Conflict(constraint=f"unknown_entity:{s}", kind="unknown_entity", tier="hint", satisfied=False,
                  entity=s, detail=s),
     )  # fmt: skip
     c2 = GroundingControl(slots=QuerySlots(), conflicts=conflicts, plan=paragraphs, inventory_empty=False)
-    lineup = sorted(pack.lineups)[:1]
+    group = schema.kind("group")
+    lineup = sorted(pack.catalog.entities.get(group, {}) if group else ())[:1]
     tools = [
         ToolOutcome(tool=pack.tools[0], ok=True, result={s: s}),
         ToolOutcome(tool=pack.tools[0], ok=False, error=s),
@@ -616,17 +783,25 @@ def pack_example_state(pack: Pack) -> dict[str, Any] | None:
     return data
 
 
+def _strings(value: Any) -> Iterator[str]:
+    """Every string inside a JSON value (lists and objects walked; keys are field names, not text)."""
+    if isinstance(value, str):
+        yield value
+    elif isinstance(value, dict):
+        for v in value.values():
+            yield from _strings(v)
+    elif isinstance(value, list | tuple):
+        for v in value:
+            yield from _strings(v)
+
+
 def _pack_words(pack: Pack) -> set[str]:
-    """Every word of the pack's own text: catalog names, elements, lineups, persona, rules, prose."""
-    texts = [pack.title, pack.persona, *pack.domain_rules, *pack.elements.elements]
-    for c in pack.creatures.values():
-        texts += [c.id, c.name, *c.stages, *(str(v) for v in c.model_dump().values() if isinstance(v, str))]
-    for sk in pack.skills.values():
-        texts += [sk.id, sk.name, sk.description]
-        if sk.unlock is not None and sk.unlock.quest:
-            texts.append(sk.unlock.quest)
-    for lu in pack.lineups.values():
-        texts += [lu.id, lu.name, lu.style, lu.summary]
+    """Every word of the pack's own text: persona, rules, and every string field of every catalog
+    entity of every kind (names, ids, aliases, attribute values, descriptions, unlock quests ...)."""
+    texts = [pack.title, pack.persona, *pack.domain_rules]
+    for entities in pack.catalog.entities.values():
+        for e in entities.values():
+            texts += _strings(e.model_dump())
     return {w.lower() for t in texts for w in re.findall(r"[A-Za-z]+", t)}
 
 
@@ -905,21 +1080,28 @@ def _percentile(values: Sequence[float], q: float) -> float:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """`python -m voicecoach.checker [FILE]`: check_sentence's cost per sentence over real sentences.
+    """`python -m voicecoach.checker [FILE] [--pack NAME]`: check_sentence's cost per sentence.
 
     FILE is a text file, one reply per line (e.g. replies pulled from a `bench quality` turns.jsonl);
-    without it, the calibration set's replies (tests/fixtures/calibration.jsonl) are used.
+    without it, the calibration set's replies (tests/fixtures/calibration.jsonl) are used. The
+    sentences are judged against the pack's example state.
     """
+    import argparse
     import json
     from pathlib import Path
 
-    from voicecoach.pack import load_pack
+    from voicecoach.pack import DEFAULT_PACK, load_pack
     from voicecoach.state import load_state
 
-    args = list(sys.argv[1:] if argv is None else argv)
-    pack = load_pack()
-    if args:
-        replies = Path(args[0]).read_text(encoding="utf-8").splitlines()
+    parser = argparse.ArgumentParser(
+        prog="voicecoach bench guard", description="the runtime guard's cost per sentence (check_sentence)"
+    )
+    parser.add_argument("file", nargs="?", help="replies, one a line (default: the calibration set's)")
+    parser.add_argument("--pack", default=DEFAULT_PACK, help=f"game pack (default {DEFAULT_PACK})")
+    args = parser.parse_args(list(sys.argv[1:] if argv is None else argv))
+    pack = load_pack(args.pack)
+    if args.file:
+        replies = Path(args.file).read_text(encoding="utf-8").splitlines()
     else:
         path = Path(__file__).resolve().parent.parent / "tests" / "fixtures" / "calibration.jsonl"
         replies = [

@@ -108,16 +108,18 @@ def _fail(rule: RuleId, drift: DriftTag | None, evidence: str, entity: str | Non
 def context_of(
     turn: BenchTurn, previous_reply: str | None, seen_state: dict[str, Any] | None
 ) -> CheckContext:
-    """The kernel's context for a benchmark turn: its live state and reference."""
+    """The kernel's context for a benchmark turn: its live state (and the older one the coach read,
+    on a late push) and reference. The rules read the states through the pack's StateView."""
     ref = turn.reference
-    match = turn.state.get("ic", {}).get("match") or {}
+    state = load_state(turn.state)
+    match = state.ic.match
     return CheckContext(
-        inventory=load_state(turn.state).fs.inventory,
         mentioned=frozenset(ref.mentioned),
         excluded=frozenset(ref.excluded),
-        opponent=frozenset(match.get("opponent_lineup", [])),
+        opponent=frozenset(match.opponent_lineup) if match is not None else frozenset(),
         previous_reply=previous_reply,
-        seen_inventory=load_state(seen_state).fs.inventory if seen_state is not None else None,
+        state=state,
+        seen_state=load_state(seen_state) if seen_state is not None else None,
     )
 
 
@@ -164,7 +166,11 @@ def check_turn(
     snap = evidence.snapshot_turn
     stale_tools = evidence.tools and snap is not None and snap < turn.turn_index
     if spoken and stale_tools and not HEDGE.search(text):
-        stateful = [c for c in read_reply(pack, text) if c.role != "opponent" and (c.affirmed or c.absent)]
+        stateful = [
+            c
+            for c in read_reply(pack, text)
+            if c.judged and c.role != "opponent" and (c.affirmed or c.absent)
+        ]
         if stateful:
             tools = ", ".join(evidence.tools)
             failures.append(
