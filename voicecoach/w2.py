@@ -103,9 +103,9 @@ class _Slot(BaseModel):
 class AttributePref(_Slot):
     """One attribute-level wish: "Emberfox with Flame Burst", "no fire", "a tank"."""
 
-    entity: str | None = Field(default=None, description="creature the wish is about; null: the team")
+    entity: str | None = Field(default=None, description="unit the wish is about; null: the team")
     attribute: str  # one of the pack's `slot_names` attributes
-    value: str = Field(min_length=1, description="skill name, element, role or rarity ('*': any skill)")
+    value: str = Field(min_length=1, description="option name or unit attribute value ('*': any option)")
     op: Literal["want", "avoid"] = "want"
 
     @field_validator("attribute")
@@ -125,9 +125,7 @@ _ITEMS: JsonDict = {"maxItems": MAX_ITEMS}
 class PickGroup(_Slot):
     """n-pick-k-swap group: "bring two of Emberfox, Pyrowl and Kindlemoth"."""
 
-    pool: list[str] = Field(
-        min_length=1, description="creature names to choose from", json_schema_extra=_NAMES
-    )
+    pool: list[str] = Field(min_length=1, description="unit names to choose from", json_schema_extra=_NAMES)
     pick: int = Field(ge=1, description="how many of the pool to field")
 
 
@@ -143,17 +141,19 @@ class GlobalConstraint(_Slot):
         return _one_of(info.context, "globals", value)
 
 
+# The field descriptions say "unit" / "option": `query_slots_json_schema` words them in the pack's
+# kinds (the docstrings are the JSON schema's descriptions, and pet's are pinned).
 class QuerySlots(_Slot):
     """What the utterance asks for. Every field defaults empty so a partial extraction validates."""
 
     wanted_entities: list[str] = Field(
-        default_factory=list, description="creatures the player wants", json_schema_extra=_NAMES
+        default_factory=list, description="units the player wants", json_schema_extra=_NAMES
     )
     excluded_entities: list[str] = Field(
-        default_factory=list, description="creatures to keep out", json_schema_extra=_NAMES
+        default_factory=list, description="units to keep out", json_schema_extra=_NAMES
     )
     opponent_entities: list[str] = Field(
-        default_factory=list, description="creatures the opponent fields", json_schema_extra=_NAMES
+        default_factory=list, description="units the opponent fields", json_schema_extra=_NAMES
     )
     nature_prefs: list[str] = Field(
         default_factory=list, description="temperament words: aggressive ...", json_schema_extra=_ITEMS
