@@ -178,9 +178,8 @@ def test_reference_truth_and_slot_ids() -> None:
 def test_units_options_and_team_sizes_of_a_schema_pack(toy: Pack) -> None:
     got = extract_slots(toy, "build a comp with Vanta and Longshot but no Bulwark, a comp of 2")
     assert got.wanted_entities == ["Vanta"] and got.excluded_entities == ["Bulwark"]
-    # The option fills W2's option attribute ("skill" until W2 takes the schema's, plan WP5), on the
-    # unit named with it that has it.
-    assert got.attribute_prefs == [AttributePref(entity="Vanta", attribute="skill", value="Longshot")]
+    # The option fills W2's attribute named after the option kind, on the unit named with it that has it.
+    assert got.attribute_prefs == [AttributePref(entity="Vanta", attribute="item", value="Longshot")]
     assert got.global_constraints == [GlobalConstraint(kind="min_size", value=2)]  # the comp's noun
     sized = extract_slots(toy, "a 2-hero team against Vanta")
     assert sized.global_constraints == [GlobalConstraint(kind="min_size", value=2)]  # the hero's noun
@@ -192,10 +191,12 @@ def test_units_options_and_team_sizes_of_a_schema_pack(toy: Pack) -> None:
     swap = extract_slots(toy, "swap out Vanta's loadout")
     assert swap.wanted_entities == ["Vanta"] and swap.excluded_entities == []
     assert swap.attribute_prefs == [
-        AttributePref(entity="Vanta", attribute="skill", value=ANY_SKILL, op="avoid")
+        AttributePref(entity="Vanta", attribute="item", value=ANY_SKILL, op="avoid")
     ]
-    # An ordered attribute W2 cannot hold yet (difficulty) is left out, not a failed turn.
-    assert extract_slots(toy, "nothing above medium, I need a striker").global_constraints == []
+    # The hero's ordered attribute (difficulty) gives a max_<attribute> constraint, as rarity does pet's.
+    ordered = extract_slots(toy, "nothing above medium, I need a striker")
+    assert ordered.global_constraints == [GlobalConstraint(kind="max_difficulty", value="medium")]
+    assert ordered.attribute_prefs == [AttributePref(attribute="role", value="striker")]
 
 
 def test_an_unowned_hero_on_their_side_is_the_opponent_by_the_collection(toy: Pack) -> None:

@@ -77,3 +77,14 @@ def write_pack(folder: Path, files: dict[str, Any]) -> Path:
         if name not in files:
             (folder / name).unlink()
     return folder
+
+
+# A live state of the toy in the collection profile: the player owns Vanta (hero level 6, nothing
+# unlocked in the snapshot: Longshot, gated at hero level 5, is locked; Smoke Round has no gate) and
+# Bulwark, and plays round 2 on Harbor Point against Vanta.
+EXAMPLE_STATE: dict[str, Any] = {
+    "fs": {"player_level": 12,
+           "collection": {"units": [{"id": "vanta", "level": 6}, {"id": "bulwark", "level": 3}]}},
+    "ic": {"match": {"round": 2, "player_lineup": ["bulwark"], "opponent_lineup": ["vanta"],
+                     "context": {"map": "harbor_point"}}},
+}  # fmt: skip

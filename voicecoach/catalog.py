@@ -17,14 +17,16 @@ so its folder stays as it is. `Catalog` indexes the entities: `by_name(kind, nam
 
 The classic schema holds what describes pet's files: kinds, roles, aliases, attributes, relations,
 members, gate fields and the words a reply gives them by (CoachBench's responsive rule),
-progression and the element chart, and the words that refer to a creature or a skill (`nouns`,
-`verbs`: "that pet", "evolve it", "cast it"). The pet words still in code (matchup words, spoken
-gates, the realizer's `needs`) join it in the work package that makes their reader generic, so that
+progression and the element chart, the words that refer to a creature or a skill (`nouns`,
+`verbs`: "that pet", "evolve it", "cast it"), the spoken gates ("stage 2") and pet's wording of
+W2's detail strings (`phrases`, over the neutral `PHRASES`). The pet words still in code (matchup
+words, the realizer's `needs`) join it in the work package that makes their reader generic, so that
 each keeps a single home.
 """
 
 from __future__ import annotations
 
+import string
 from collections.abc import Iterator
 from functools import cached_property
 from typing import Any, Literal
@@ -128,6 +130,48 @@ class Composition(_Model):
     quota: Quota | None = None
 
 
+# W2's detail strings (voicecoach.w2: what each judged constraint tells the Talker), by key, in a
+# game-neutral wording. A schema's `phrases` rewords any of them with the same placeholders; the
+# classic schema gives pet's own wording ("cannot learn", "the player's inventory").
+PHRASES: dict[str, str] = {
+    "state_unknown": "the player's collection is unavailable",
+    "owns_none": "the player owns no {units} yet",
+    "owns": "the player owns {name}",
+    "owns_not": "the player does not own {name}",
+    "exclude": "leave {name} out",
+    "exclude_clash": "asked both to use and to leave out {name}",
+    "pick": "pick {pick} of {pool}: the player owns {have} of them",
+    "counter": "{counters} counters {foe}",
+    "counter_by": "{counters} counters {foe} ({value})",  # an attribute matchup: the foe's value
+    "counter_none": "nothing owned",
+    "on_unit": "on {unit}",
+    "option_any": "any {option}",
+    "option_avoid": "swap out {option}",
+    "option_usable": "{option} is unlocked",
+    "option_not_on_unit": "{unit} cannot have {option}",
+    "option_needs_unit": "{option} needs {unit}, which the player does not own",
+    "option_locked": "{option} is not unlocked for the player{where}; it {unlock}",
+    "option_holders": "(on {units})",
+    "unlock_free": "available from the start",
+    "unlock_gates": "unlocks with {gates}",
+    "attr_is": "{subject} is {attribute} {value}",
+    "attr_is_not": "{subject} is not {attribute} {value}",
+    "attr_team": "an owned {unit}",
+    "not_met": "not met: {wish}",
+    "min_size": "team of {value}+: the player owns {count}",
+    "max_size": "team of at most {value}: {count} asked for",
+    "max_ordered": "nothing above {value}",
+    "only": "only {value} {units}",
+    "global_unmet": "{wish}: the request or roster can't",
+    "style_fits": "{word} play: owned {group} {name}",
+    "style_none": "no fully owned {word} {group}",
+}
+
+
+def _fields(template: str) -> set[str]:
+    return {f for _, f, _, _ in string.Formatter().parse(template) if f}
+
+
 class Schema(_Model):
     """schema.json: the pack's kinds in link order, and what relates them."""
 
@@ -140,6 +184,21 @@ class Schema(_Model):
     needs: dict[str, str] = Field(
         default_factory=dict, description='decision field -> "which_x" template key'
     )
+    phrases: dict[str, str] = Field(default_factory=dict, description="rewordings of PHRASES, by key")
+
+    @model_validator(mode="after")
+    def _phrases(self) -> Schema:
+        for key, text in self.phrases.items():
+            if key not in PHRASES:
+                raise ValueError(f"phrases: unknown key {key!r}, one of {sorted(PHRASES)}")
+            extra = _fields(text) - _fields(PHRASES[key])
+            if extra:
+                raise ValueError(f"phrases {key!r}: unknown placeholders {sorted(extra)}")
+        return self
+
+    def phrase(self, key: str, **values: object) -> str:
+        """W2's detail string `key` in this schema's wording (PHRASES), filled with `values`."""
+        return (self.phrases.get(key) or PHRASES[key]).format(**values)
 
     @model_validator(mode="after")
     def _roles(self) -> Schema:
@@ -382,12 +441,18 @@ def classic_schema(rarities: list[str], skill_kinds: list[str]) -> Schema:
                 },
                 gate={
                     "min_stage": Gate(
-                        state="tier", words=["stage {value}", "evolve", "evolution", "evolves"]
+                        state="tier",
+                        spoken="stage {value}",
+                        words=["stage {value}", "evolve", "evolution", "evolves"],
                     ),
                     "min_level": Gate(
-                        state="level", words=["level {value}", "lv {value}", "lvl {value}", "{value}"]
+                        state="level",
+                        spoken="level {value}",
+                        words=["level {value}", "lv {value}", "lvl {value}", "{value}"],
                     ),
-                    "quest": Gate(state="quest", words=["{value}", "{value_words}"]),
+                    "quest": Gate(
+                        state="quest", spoken="the quest {value!r}", words=["{value}", "{value_words}"]
+                    ),
                 },
             ),
             "lineup": Kind(
@@ -409,4 +474,11 @@ def classic_schema(rarities: list[str], skill_kinds: list[str]) -> Schema:
                 key="counters",
             )
         ],
+        phrases={
+            "state_unknown": "the player's inventory is unavailable",
+            "option_not_on_unit": "{unit} cannot learn {option}",
+            "option_holders": "(learned by {units})",
+            "unlock_free": "known from the start",
+            "unlock_gates": "unlocks at {gates}",
+        },
     )

@@ -68,7 +68,7 @@ def cmd_demo(args: argparse.Namespace) -> int:
     state = state.model_copy(
         update={"ic": state.ic.model_copy(update=focus_fields(link_entities(pack, args.say), pack))}
     )
-    slots, errors = parse_query_slots(args.slots)
+    slots, errors = parse_query_slots(args.slots, pack)
     if errors:
         raise SystemExit(f"--slots: {'; '.join(errors)}")
 

@@ -29,7 +29,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Literal, get_args
+from typing import Literal
 
 from voicecoach.catalog import Schema
 from voicecoach.entities import Mention, link_entities
@@ -38,7 +38,6 @@ from voicecoach.state import LiveState
 from voicecoach.view import StateView
 from voicecoach.w2 import (
     ANY_SKILL,
-    Attribute,
     AttributePref,
     GlobalConstraint,
     PickGroup,
@@ -173,17 +172,6 @@ def _number(text: str) -> int:
     return int(text) if text.isdigit() else NUMBER_WORDS[text.lower()]
 
 
-# W2's QuerySlots names its attributes as pet does (skill, element, role, rarity) until W2 takes
-# them from the schema (plan WP5): meanwhile an option fills its "skill" attribute, and a type or
-# an ordered attribute it cannot hold yet is left out of the slots rather than failing the turn.
-_W2_ATTRIBUTES = frozenset(get_args(Attribute))
-
-
-def _option_attribute(pack: Pack) -> str:
-    option = pack.catalog.schema.kind("option")
-    return option if option is not None and option in _W2_ATTRIBUTES else "skill"
-
-
 def _ordered_attributes(pack: Pack) -> dict[str, list[str]]:
     """The unit's ordered attributes with their values, low to high (pet: rarity)."""
     schema = pack.catalog.schema
@@ -191,18 +179,30 @@ def _ordered_attributes(pack: Pack) -> dict[str, list[str]]:
     return {
         name: a.values
         for name, a in unit.attributes.items()
-        if a.ordered and isinstance(a.values, list) and name in _W2_ATTRIBUTES
+        if a.ordered and isinstance(a.values, list) and not a.numeric
     }
 
 
 def _kinds_of(pack: Pack) -> dict[str, str]:
-    """kind -> role of the kinds whose mentions become slots: the unit, the option, the types."""
+    """kind -> role of the kinds whose mentions become slots: the unit, the option, and the types a
+    unit attribute takes its values from (W2's `<attribute>_only`)."""
     schema = pack.catalog.schema
+    typed = set(_type_attributes(schema))
     return {
         kind: spec.role
         for kind, spec in schema.kinds.items()
-        if spec.role in ("unit", "option") or (spec.role == "type" and kind in _W2_ATTRIBUTES)
+        if spec.role in ("unit", "option") or (spec.role == "type" and kind in typed)
     }
+
+
+def _type_attributes(schema: Schema) -> dict[str, str]:
+    """type kind -> the unit attribute whose values are its ids (pet: element -> element)."""
+    unit = schema.kinds[schema.kind("unit") or ""]
+    out: dict[str, str] = {}
+    for name, a in unit.attributes.items():
+        if isinstance(a.values, str) and a.values in schema.kinds and schema.kinds[a.values].role == "type":
+            out.setdefault(a.values, name)
+    return out
 
 
 @dataclass(frozen=True)
@@ -311,17 +311,16 @@ def extract_slots(
             groups.append(PickGroup(pool=[name(m) for m in pool], pick=_number(pm.group(1))))
             in_group.update(m.span[0] for m in pool)
 
-    option_attribute = _option_attribute(pack)
+    option_attribute = catalog.schema.kind("option")
+    typed = _type_attributes(catalog.schema)
     for m, role in creatures:
         unit = name(m)
         if m.span[0] in in_group:
             continue
         after = text[m.span[1] :]
-        if role == "exclude" and _option_of(catalog.schema).match(after):
+        if role == "exclude" and option_attribute and _option_of(catalog.schema).match(after):
             # "swap out Emberfox's skill": change the skill, keep the creature.
-            prefs.append(
-                AttributePref(entity=unit, attribute=option_attribute, value=ANY_SKILL, op="avoid")  # type: ignore[arg-type]
-            )
+            prefs.append(AttributePref(entity=unit, attribute=option_attribute, value=ANY_SKILL, op="avoid"))
             wanted.append(unit)
             continue
         if role is None:
@@ -330,18 +329,18 @@ def extract_slots(
         {"want": wanted, "exclude": excluded, "opponent": opponent}[role].append(unit)
 
     for m, role in zip(mentions, roles, strict=True):
-        if role_of[m.kind] == "option":
+        if role_of[m.kind] == "option" and option_attribute:
             owner = _option_owner(pack, mentions, m)
             op: Literal["want", "avoid"] = "avoid" if role == "exclude" else "want"
-            prefs.append(AttributePref(entity=owner, attribute=option_attribute, value=name(m), op=op))  # type: ignore[arg-type]
+            prefs.append(AttributePref(entity=owner, attribute=option_attribute, value=name(m), op=op))
         elif role_of[m.kind] == "type":
             # "only fire", "no fire": a constraint on the whole team by the type's own attribute.
             before = text[_clause_start(text, m.span[0]) : m.span[0]]
             only_before = ONLY.search(before[-12:]) is not None
             if only_before or ONLY_AFTER.match(text[m.span[1] :]):
-                globals_.append(GlobalConstraint(kind=f"{m.kind}_only", value=m.id))  # type: ignore[arg-type]
+                globals_.append(GlobalConstraint(kind=f"{typed[m.kind]}_only", value=m.id))
             elif role == "exclude":
-                prefs.append(AttributePref(attribute=m.kind, value=m.id, op="avoid"))  # type: ignore[arg-type]
+                prefs.append(AttributePref(attribute=typed[m.kind], value=m.id, op="avoid"))
 
     word_roles = _roles(text, words)
     styles: list[str] = []
@@ -353,20 +352,20 @@ def extract_slots(
             about = _unit_before(pack, mentions, text, w.span[0])
             before = text[_clause_start(text, w.span[0]) : w.span[0]]
             if role == "exclude":
-                prefs.append(AttributePref(entity=about, attribute=w.kind, value=w.value, op="avoid"))  # type: ignore[arg-type]
+                prefs.append(AttributePref(entity=about, attribute=w.kind, value=w.value, op="avoid"))
             elif about is not None or ROLE_WANT.search(before):
-                prefs.append(AttributePref(entity=about, attribute=w.kind, value=w.value, op="want"))  # type: ignore[arg-type]
+                prefs.append(AttributePref(entity=about, attribute=w.kind, value=w.value, op="want"))
 
     for pattern, kind in ((MAX_SIZE, "max_size"), (_min_size(catalog.schema), "min_size")):
         for sm in pattern.finditer(text):
             number = next(g for g in sm.groups() if g)
-            globals_.append(GlobalConstraint(kind=kind, value=_number(number)))  # type: ignore[arg-type]
+            globals_.append(GlobalConstraint(kind=kind, value=_number(number)))
     ordered = _ordered_attributes(pack)
     for rm in MAX_RARITY.finditer(text):
         value = next(g for g in rm.groups() if g).lower().rstrip("s")
         attribute = next((a for a, values in ordered.items() if value in values), None)
         if attribute is not None:
-            globals_.append(GlobalConstraint(kind=f"max_{attribute}", value=value))  # type: ignore[arg-type]
+            globals_.append(GlobalConstraint(kind=f"max_{attribute}", value=value))
 
     slots = QuerySlots(
         wanted_entities=_unique(wanted),
@@ -431,11 +430,10 @@ def slot_ids(pack: Pack, slots: QuerySlots) -> dict[SlotField, set[str]]:
         return {c.id for n in names if (c := catalog.by_name(unit, n)) is not None}
 
     pools = [n for g in slots.n_pick_k_swap_group for n in g.pool]
-    attribute = _option_attribute(pack)
     skills = {
         s.id
         for p in slots.attribute_prefs
-        if p.attribute == attribute and (s := catalog.by_name(option, p.value)) is not None
+        if option and p.attribute == option and (s := catalog.by_name(option, p.value)) is not None
     }
     return {
         "wanted": creatures([*slots.wanted_entities, *pools]),
@@ -558,7 +556,7 @@ async def score_llm(
     config = LLMConfig(embedded_threads=threads, embedded_split_lead=False)
     server = EmbeddedLlamaServer(threads=threads, slots=1)
     llm = LLMClient(config, server.start())
-    system, schema = slot_prompt(pack), query_slots_json_schema()
+    system, schema = slot_prompt(pack), query_slots_json_schema(pack)
     raw_score, grounded_score, ms = SlotScore.empty(), SlotScore.empty(), []
     try:
         for case in cases:
@@ -577,7 +575,7 @@ async def score_llm(
             except LLMError:
                 text = ""
             ms.append((time.perf_counter() - start) * 1000)
-            slots, _ = parse_query_slots(text)
+            slots, _ = parse_query_slots(text, pack)
             raw_score.add(slot_ids(pack, slots), case.truth)
             grounded, _ = ground_slots(slots, pack, case.utterance, case.state)
             grounded_score.add(slot_ids(pack, grounded), case.truth)
