@@ -34,7 +34,7 @@ class GroundingActor(TurnTaskActor):
         self._llm = llm
         self._config = config
         self._system = slot_prompt(session.pack)
-        self._schema = query_slots_json_schema()
+        self._schema = query_slots_json_schema(session.pack)
 
     async def process_frame(self, frame: Frame, direction: FrameDirection):
         await super().process_frame(frame, direction)  # a barge-in cancels the slot call here
@@ -76,7 +76,7 @@ class GroundingActor(TurnTaskActor):
                 self._llm.complete(messages, max_tokens=120, json_schema=self._schema, role="w2"),
                 timeout=self._config.slot_timeout_s,
             )
-            return parse_query_slots(raw)
+            return parse_query_slots(raw, self._session.pack)
         except (LLMError, TimeoutError) as err:
             errors = [f"slot call failed: {str(err) or 'timed out'}"]
             logger.warning(f"turn {c1.turn_index}: W2 {errors[0]}")
