@@ -52,9 +52,11 @@ from voicecoach.realizer_turn import (
     _Turn,
     spoken_list,
 )
+from voicecoach.recipes import answer as recipe_answer
 from voicecoach.state import Inventory, LiveState
 from voicecoach.talker import ToolOutcome
 from voicecoach.tools import unlock_text
+from voicecoach.view import StateView
 from voicecoach.w1 import OTHER
 from voicecoach.w2 import PRIORITY, GroundingControl, branch_of
 from voicecoach.w3 import InteractionControl
@@ -127,10 +129,13 @@ def _cannot_answer(t: _Turn) -> None:
     from voicecoach.state import get_field
 
     entry = next((e for e in t.pack.phi if (e.intent, e.sub_intent) == (t.intent, t.sub_intent)), None)
+    # A schema pack says what each decision field's absence is called (schema.json `needs`).
+    declared = t.pack.declared_catalog
+    needs = tuple(declared.schema.needs.items()) if declared is not None else _NEEDS
     for path in entry.requires if entry is not None else []:
         value = get_field(t.state, path)
         if value is None or value == [] or value == {}:
-            key = next((k for prefix, k in _NEEDS if path.startswith(prefix)), None)
+            key = next((k for prefix, k in needs if path.startswith(prefix)), None)
             if key is not None:
                 t.add("constraint_account", key, "unavailable")
                 if (
@@ -508,11 +513,22 @@ def realize(
     next tip).
     """
     mentions = link_entities(pack, utterance)
+    # The kinds by role: pet's classic kinds (creature, skill, lineup), or a schema pack's own.
+    schema = pack.declared_catalog.schema if pack.declared_catalog is not None else None
+    unit_kind = (schema.kind("unit") or "") if schema is not None else "creature"
+    option_kind = schema.kind("option") if schema is not None else "skill"
+    group_kind = schema.kind("group") if schema is not None else "lineup"
+
+    def unit_by_name(name: str) -> Any:
+        if schema is None:
+            return pack.creature_by_name(name)
+        return pack.catalog.by_name(unit_kind, name)
+
     excluded: set[str] = set()
     if c2 is not None:
-        excluded |= {c.id for n in c2.slots.excluded_entities if (c := pack.creature_by_name(n)) is not None}
+        excluded |= {c.id for n in c2.slots.excluded_entities if (c := unit_by_name(n)) is not None}
         excluded |= {c.entity for c in c2.conflicts if c.kind == "excludes" and c.entity}
-    mentioned = list(dict.fromkeys(m.id for m in mentions if m.kind == "creature"))
+    mentioned = list(dict.fromkeys(m.id for m in mentions if m.kind == unit_kind))
     opponents = [c.entity for c in c2.conflicts if c.kind == "counter" and c.entity] if c2 else []
     chatter = intent in ("smalltalk", "teaching", "meta", OTHER)
     stale = state.turn_index < turn_index and not chatter  # the game's last push is older than this turn
@@ -535,8 +551,8 @@ def realize(
         excluded=excluded,
         opponents=opponents,
         mentioned=mentioned,
-        skills=list(dict.fromkeys(m.id for m in mentions if m.kind == "skill")),
-        lineups=list(dict.fromkeys(m.id for m in mentions if m.kind == "lineup")),
+        skills=list(dict.fromkeys(m.id for m in mentions if m.kind == option_kind)),
+        lineups=list(dict.fromkeys(m.id for m in mentions if m.kind == group_kind)),
         intent=intent,
         sub_intent=sub_intent,
         turn_index=turn_index,
@@ -551,7 +567,7 @@ def realize(
         why=[m.id for m in link_entities(pack, previous_reply) if m.id in avoid]
         if previous_reply and ASKS_WHY.search(normalise(utterance))
         else [],
-        wanted=[c.id for n in (c2.slots.wanted_entities if c2 else []) if (c := pack.creature_by_name(n))],
+        wanted=[c.id for n in (c2.slots.wanted_entities if c2 else []) if (c := unit_by_name(n))],
         only_element=next(
             (str(g.value) for g in (c2.slots.global_constraints if c2 else []) if g.kind == "element_only"),
             None,
@@ -563,10 +579,20 @@ def realize(
     nouns = list(dict.fromkeys(pack.templates.tool_data.get(tool, "game data") for tool in t.failed))
     if nouns:
         t.add("constraint_account", "data_unavailable", "unavailable", data=spoken_list(nouns))
-    if state.fs.inventory is None and (c2 is None or not any(c.kind == "state" for c in c2.conflicts)):
+    roster_unknown = state.fs.inventory is None
+    roster_key = "inventory_unknown"
+    if schema is not None:
+        # A schema pack's roster may be fs.collection; its `needs` names the sentence.
+        roster_unknown = not StateView(pack, state).known
+        roster_key = next((k for p, k in schema.needs.items() if p.startswith("fs.")), roster_key)
+    if roster_unknown and (c2 is None or not any(c.kind == "state" for c in c2.conflicts)):
         if not chatter and "roster" not in nouns:
-            t.add("constraint_account", "inventory_unknown", "unavailable")
-    _answer(t)
+            t.add("constraint_account", roster_key, "unavailable")
+    entry = next((e for e in pack.phi if (e.intent, e.sub_intent) == (intent, sub_intent)), None)
+    if entry is not None and entry.answer is not None:
+        recipe_answer(t, entry.answer)  # the pack's recipes (voicecoach.recipes)
+    else:
+        _answer(t)  # the classic dispatch (voicecoach.realizer_classic): every pet_arena pair
     if not any(line.keep == "answer" for line in t.lines):
         _cannot_answer(t)
     if c2 is not None:
@@ -584,7 +610,9 @@ def realize(
         t.lines = [
             line
             for line in t.lines
-            if (not (line.covers & t.unsure) or line.key in CATALOG_KEYS)
+            if (
+                not (line.covers & t.unsure) or (line.key in CATALOG_KEYS if line.fact is None else line.fact)
+            )
             and not (
                 line.keep in ("account", "praise")
                 and line.key not in ("excludes", "excludes_still")
@@ -610,6 +638,11 @@ RECENT_REPLIES = 3
 CATALOG_KEYS = frozenset({"skill_explain", "creature_info", "creature_role", "matchup", "match_score"})
 
 
+def _states_facts(line: Line) -> bool:
+    """Does the line state catalog facts only (its recipe says; classic lines: CATALOG_KEYS)?"""
+    return line.key in CATALOG_KEYS if line.fact is None else line.fact
+
+
 def _put_forward(pack: Pack, reply: str) -> set[str]:
     """Creatures and pack lineups a reply put forward, read as the checker reads it: every one it
     names on the player's side and does not negate (a superset of what it recommended)."""
@@ -624,7 +657,7 @@ def _put_forward(pack: Pack, reply: str) -> set[str]:
 
 def _recommends(line: Line) -> set[str]:
     """The creatures / lineup a line puts forward (its covers, for the picking templates)."""
-    if line.key in PICK_KEYS:
+    if line.key in PICK_KEYS if line.picks is None else line.picks:
         return set(line.covers)
     if line.key == "w3" and line.values.get("lineup_id"):
         return {line.values["lineup_id"], *line.covers}

@@ -36,6 +36,10 @@ class Line:
     values: dict[str, Any]
     keep: str  # a KEEP_ORDER entry: how much it matters when the budget is tight
     covers: frozenset[str] = frozenset()  # catalog ids this line already judges
+    # Set by a generic recipe (voicecoach.recipes): its line recommends what it covers (`picks`) or
+    # states catalog facts (`fact`). None: the classic keys say (PICK_KEYS, realizer.CATALOG_KEYS).
+    picks: bool | None = None
+    fact: bool | None = None
 
 
 @dataclass
