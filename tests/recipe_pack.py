@@ -103,6 +103,11 @@ def recipe_files(phi: list[dict[str, Any]] | None = None) -> dict[str, Any]:
     """The toy pack's files with the builtins, `PHI` (or `phi`) and the recipes' templates."""
     files = copy.deepcopy(FILES)
     files["schema.json"]["matchups"][1]["words"] = {"1.5": "strong"}  # map_fit, said by matchup_status
+    # A third hero, free from the start, who also counters Vanta.
+    files["heroes.json"].append({"id": "skyla", "name": "Skyla", "callsign": ["Sky"], "role": "striker",
+                                 "difficulty": "medium", "power": 55, "loadout": []})  # fmt: skip
+    files["counters.json"]["skyla"] = {"vanta": 1.5}
+    files["schema.json"]["composition"]["quota"]["counts"] = {"striker": 2}  # a team of two strikers
     manifest = skeleton("toy_shooter")["manifest.json"]
     manifest["tools"] = [t["name"] for t in BUILTINS]
     templates = skeleton("toy_shooter")["templates.json"]
