@@ -197,7 +197,10 @@ def ownership(c: _Ctx) -> list[Line]:
     owned = c.view.unit(uid)
     if owned is not None:
         return c.line(c.step.key, [uid], **{"@unit": c.name(uid)}, level=owned.level, tier=owned.tier)
-    return c.line(c.step.none_key, [uid], **{"@unit": c.name(uid)}, unlock=c.gate(unit, uid))
+    level = c.t.state.fs.player_level
+    return c.line(
+        c.step.none_key, [uid], **{"@unit": c.name(uid)}, unlock=c.gate(unit, uid), player_level=level
+    )
 
 
 def option_status(c: _Ctx) -> list[Line]:
@@ -278,8 +281,9 @@ def rating(c: _Ctx) -> list[Line]:
     if isinstance(breakdown, dict) and breakdown:
         key = min(breakdown, key=lambda k: (float(breakdown[k]) / float(maxima.get(k) or 1.0), k))
         weakest = words.get(key, key.replace("_", " "))
-    units = c.ids("units")
-    return c.line(c.step.key, [], score=score, weakest=weakest, **{"@units": c.names(units) or None})
+    units, where = c.ids("units"), c.ids("context")
+    return c.line(c.step.key, [], score=score, weakest=weakest, **{"@units": c.names(units) or None},
+                  **{"@context": c.name(where[0]) if where else None})  # fmt: skip
 
 
 def matchup_status(c: _Ctx) -> list[Line]:
@@ -321,8 +325,13 @@ def fact(c: _Ctx) -> list[Line]:
         if entity is None:
             return []
         values[kind] = entity.display  # type: ignore[index]
+        attributes = c.schema.kinds[kind].attributes  # type: ignore[index]
         for field, value in entity.model_dump(exclude={"id", "name"}).items():
-            if isinstance(value, (str, int, float, list)):
+            refers = attributes.get(field)
+            kind_ref = refers.values if refers is not None and isinstance(refers.values, str) else None
+            if isinstance(value, str) and kind_ref in c.schema.kinds:
+                values.setdefault(field, c.name(value))  # an item's `hero`: said as the hero's name
+            elif isinstance(value, (str, int, float, list)):
                 values.setdefault(field, _spoken(c, value))
         role = entity.value("role")
         if isinstance(role, str) and role in c.t.pack.vocabulary.roles:
