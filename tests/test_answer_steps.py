@@ -101,3 +101,17 @@ def test_selectors_read_the_result_shapes_and_the_results() -> None:
     assert select(result, "ranked[*].id") == ["a", "b"]
     assert select(result, "ranked[*].beats[*]") == ["x", "y", "z"]
     assert select(result, "n") == 0 and select(result, "missing.field") is None
+
+
+def test_pack_check_lists_a_schema_packs_tool_using_pair_without_answer_steps(tmp_path: Path) -> None:
+    from voicecoach.packcheck import check_pack
+
+    bare = _with("hero/owned")
+    next(e for e in bare if e["sub_intent"] == "owned").pop("answer")
+    folder = write_pack(tmp_path / "toy", recipe_files(bare))
+    rows = [f for f in check_pack(folder) if f.check == "templates"]
+    assert [(f.status, f.detail) for f in rows] == [
+        ("missing", "phi.json: entry 'hero/owned': uses tools and has no answer steps")
+    ]
+    ok = [f for f in check_pack(write_pack(tmp_path / "toy2", recipe_files())) if f.check == "templates"]
+    assert [f.status for f in ok] == ["ok"]
