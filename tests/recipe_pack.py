@@ -70,6 +70,14 @@ PHI: list[dict[str, Any]] = [
      "answer": [{"recipe": "fact", "key": "match_score",
                  "values": {"score_player": "match.score.player", "score_opponent": "match.score.opponent",
                             "round": "match.round", "rounds": "match.rounds_total"}}]},
+    {"intent": "item", "sub_intent": "best", "example": "what should i run on vanta", "branch": "recommend",
+     "tools": [{"tool": "get_hero", "args": {"hero": "$ic.focus.hero"}}], "requires": ["ic.focus.hero"],
+     "answer": [{"recipe": "option_best", "key": "item_best", "swap_key": "item_swap",
+                 "unit": "get_hero.id"}]},
+    {"intent": "item", "sub_intent": "equipped", "example": "what has vanta got on",
+     "tools": [{"tool": "get_roster", "args": {}}], "requires": ["ic.focus.hero"],
+     "answer": [{"recipe": "equipped", "key": "equipped", "none_key": "equipped_none",
+                 "unit": "$ic.focus.hero"}]},
     {"intent": "smalltalk", "sub_intent": "greeting", "example": "hey", "tools": []},
 ]  # fmt: skip
 
@@ -95,6 +103,10 @@ GUIDANCE: dict[str, list[str]] = {
     "roster": ["You have {count} heroes, like {heroes}."],
     "roster_empty": ["You haven't unlocked any heroes yet."],
     "match_score": ["You're {score_player} to {score_opponent} in round {round} of {rounds}."],
+    "item_best": ["On {hero}, run {items}."],
+    "item_swap": ["On {hero}, swap your {slot} to {item}."],
+    "equipped": ["Your {hero} has {items} equipped."],
+    "equipped_none": ["Nothing is equipped on that hero."],
 }
 GENERIC = "Pick a hero who counters their threat."
 

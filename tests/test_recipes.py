@@ -106,6 +106,20 @@ def test_ownership_facts_quota_and_matchups(toy: Pack) -> None:
     assert _first(comps) == "You can't field a full comp yet; Dive is closest, missing Bulwark."
 
 
+def test_a_loadout_names_only_unlocked_items_one_per_slot(toy: Pack) -> None:
+    low = _state([{"id": "vanta", "level": 3}], focus={"hero": "vanta"})
+    reply = _say(toy, low, _run(toy, low, {"get_hero": {"hero": "vanta"}}), "item/best")
+    assert _first(reply) == "On Vanta, run Smoke Round." and "Longshot" not in reply  # locked: level 5
+    high = _state([{"id": "vanta", "level": 6, "unlocked": ["longshot"]}], focus={"hero": "vanta"})
+    reply = _say(toy, high, _run(toy, high, {"get_hero": {"hero": "vanta"}}), "item/best")
+    assert _first(reply) == "On Vanta, run Longshot and Smoke Round."
+    unit = {"id": "vanta", "level": 6, "unlocked": ["longshot"], "equipped": {"utility": "smoke_round"}}
+    worn = _state([unit], focus={"hero": "vanta"})
+    assert _first(_say(toy, worn, _run(toy, worn, {"get_roster": {}}), "item/equipped")) == (
+        "Your Vanta has Smoke Round equipped."
+    )
+
+
 def test_a_selector_that_selects_nothing_falls_back(toy: Pack) -> None:
     state = _state([{"id": "vanta", "level": 7}])
     full = _run(toy, state, {"match": {}})

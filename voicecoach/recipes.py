@@ -234,6 +234,62 @@ def option_status(c: _Ctx) -> list[Line]:
     return c.line(c.inputs.get("unowned_key"), [oid, who], **values, **{"@unit": c.name(who)})
 
 
+def _slot(c: _Ctx, option_id: str) -> str | None:
+    option = c.view.option_kind
+    field = c.schema.kinds[option].slot if option is not None else None
+    entity = c.catalog.get(option, option_id) if option is not None else None
+    value = entity.value(field) if entity is not None and field else None
+    return str(value) if value is not None else None
+
+
+def option_best(c: _Ctx) -> list[Line]:
+    """What to run on an owned unit: per slot, its most advanced option the player can use (the
+    catalog lists a unit's options from starter to gated); with swap_key, first the slot whose
+    equipped option is not that one. A locked option is never named."""
+    view, ids = c.view, c.ids("unit")
+    if not ids or view.option_kind is None or not view.owns(ids[0]):
+        return []
+    uid = ids[0]
+    unit_entity = c.catalog.get(view.unit_kind, uid)
+    field = c.schema.options_field()
+    options = list(unit_entity.value(field) or []) if unit_entity is not None and field else []
+    best: dict[str, str] = {}
+    for oid in options:
+        if view.option_usable(oid, uid):
+            best[_slot(c, oid) or oid] = oid  # a later one in the same slot replaces an earlier
+    if not best:
+        return []
+    owned = view.unit(uid)
+    equipped = owned.equipped if owned is not None else {}
+    swap = next(((s, o) for s, o in best.items() if s in equipped and equipped[s] != o), None)
+    if swap is not None and c.inputs.get("swap_key"):
+        slot, oid = swap
+        return c.line(c.inputs["swap_key"], [oid, uid], **{"@unit": c.name(uid), "@option": c.name(oid)},
+                      slot=slot)  # fmt: skip
+    chosen = list(best.values())
+    return c.line(c.step.key, [*chosen, uid], **{"@unit": c.name(uid), "@options": c.names(chosen)})
+
+
+def equipped(c: _Ctx) -> list[Line]:
+    """What the owned unit has equipped, in the snapshot's words (slot_key: the slot asked about)."""
+    view, ids = c.view, c.ids("unit")
+    unit = view.unit(ids[0]) if ids else None
+    if unit is None or not unit.equipped:
+        return c.line(c.step.none_key) if unit is not None else []
+    uid, slot = unit.id, c.get("slot")
+    if isinstance(slot, str) and slot in unit.equipped and c.inputs.get("slot_key"):
+        oid = unit.equipped[slot]
+        return c.line(c.inputs["slot_key"], [oid, uid], **{"@unit": c.name(uid), "@option": c.name(oid)},
+                      slot=slot)  # fmt: skip
+    # In the schema's slot order (primary, utility, perk), else by slot name.
+    kind = c.schema.kinds[view.option_kind] if view.option_kind else None
+    spec = kind.attributes.get(kind.slot) if kind is not None and kind.slot else None
+    order = spec.values if spec is not None and isinstance(spec.values, list) else []
+    slots = sorted(unit.equipped, key=lambda s: (order.index(s) if s in order else len(order), s))
+    items = [unit.equipped[s] for s in slots]
+    return c.line(c.step.key, [*items, uid], **{"@unit": c.name(uid), "@options": c.names(items)})
+
+
 def list_owned(c: _Ctx) -> list[Line]:
     """How many units the player has and a few of them (not the ones kept out), rotating by turn."""
     t = c.t
@@ -359,6 +415,7 @@ def quota(c: _Ctx) -> list[Line]:
 Recipe = Callable[[_Ctx], list[Line]]
 RUN: dict[str, Recipe] = {
     "pick_best": pick_best, "pick_pair": pick_pair, "ownership": ownership, "option_status": option_status,
+    "option_best": option_best, "equipped": equipped,
     "list_owned": list_owned, "groups_fieldable": groups_fieldable, "rating": rating,
     "matchup_status": matchup_status, "fact": fact, "quota": quota,
 }  # fmt: skip
