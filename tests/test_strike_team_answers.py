@@ -19,7 +19,8 @@ from voicecoach.tools import ToolError, run_tool
 FOLDER = PACKS_DIR / "strike_team"
 # The pairs answered by recipes; the rest wait on recipes not written yet (PHI_DRAFT.md's).
 ANSWERED = {
-    "hero/info", "hero/owned", "hero/unlock", "hero/role", "hero/on_map", "item/info", "item/unlock",
+    "hero/info", "hero/owned", "hero/unlock", "hero/role", "hero/on_map",
+    "item/info", "item/unlock", "item/best", "item/equipped",
     "comp/build", "comp/evaluate", "comp/quota", "comp/list", "map/info", "match/score", "meta/tier_list",
 }  # fmt: skip
 # comp/evaluate's Φ call passes `map` to score_comp, which the score_group builtin does not take:

@@ -47,9 +47,9 @@ NEW_PLACEHOLDERS = frozenset(
     {"hero", "heroes", "item", "items", "map", "mode", "slot", "comp", "range", "reason", "player_level"}
 )
 # Of those, the ones no recipe fills yet (WP8 declares the rest: the kinds' names by role, the
-# entities' fields for `fact`, `slot` and `player_level`): {items} wants an option_best recipe,
-# {reason} the counter notes as a catalog table.
-UNDECLARED = frozenset({"items", "reason"})
+# entities' fields for `fact`, `slot`, `player_level`, the options as {items}): {reason} wants the
+# counter notes as a catalog table.
+UNDECLARED = frozenset({"reason"})
 # Names written as Whisper mishears them, on purpose (the prior must cope with a name it cannot link).
 MISHEARD = {"kazimir": "kasimir", "quillan": "quillon", "mareva": "mireva", "renso": "renzo",
             "lorkan": "lorcan", "wendel": "wendell", "dome projecter": "dome_projector"}  # fmt: skip
