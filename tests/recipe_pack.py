@@ -126,6 +126,7 @@ def recipe_files(phi: list[dict[str, Any]] | None = None) -> dict[str, Any]:
     templates["tool_data"] = {}
     templates["paragraphs"]["guidance"] = {"generic": GENERIC, "templates": copy.deepcopy(GUIDANCE)}
     templates["paragraphs"]["scene_flavor"]["templates"] = {}
+    templates["paragraphs"]["constraint_account"]["templates"] = {"stale_lead": ["Going by my last update"]}
     templates["answers"] = {}
     return files | {"manifest.json": manifest, "phi.json": copy.deepcopy(PHI if phi is None else phi),
                     "tools.json": {"tools": BUILTINS}, "paraphrases.json": [], "narrations.json": [],

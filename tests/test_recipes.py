@@ -68,6 +68,16 @@ def test_a_counter_pick_names_only_a_hero_the_player_has(toy: Pack) -> None:
     assert _first(reply) == "Nothing you have counters Vanta, so play Vanta."
 
 
+def test_on_a_late_snapshot_a_hero_the_player_names_is_not_picked(toy: Pack) -> None:
+    state = _state([{"id": "vanta", "level": 3}, {"id": "skyla", "level": 2}])
+    tools = _run(toy, state, {"hero_counters": {"opponent": ["vanta"]}})
+    late = realize(
+        toy, state, None, None, tools, "I just traded Skyla, who counters Vanta?", 6, "hero", "counters"
+    )
+    # The snapshot (turn 4) still lists Skyla; the player says it changed: no claim on Skyla.
+    assert "Skyla" not in late and late.startswith("Going by my last update"), late
+
+
 def test_a_team_is_made_of_owned_heroes_only(toy: Pack) -> None:
     state = _state([{"id": "vanta", "level": 3}, {"id": "skyla", "level": 2}])
     result = {"units": [{"id": "bulwark"}, {"id": "vanta"}], "score": 70}

@@ -541,6 +541,10 @@ def realize(
         snapshot = inventory
         inventory, unsure = _project(pack, inventory, utterance, mine, sub_intent)
         told = inventory != snapshot
+    if stale and schema is not None:
+        # A schema pack's roster is not projected with what the player says changed (the classic
+        # _project reads pet's inventory): every unit of theirs the player names is in doubt.
+        unsure = {c for c in mentioned if c not in opponents and c not in excluded}
     avoid = _put_forward(pack, previous_reply) if previous_reply else set()
     t = _Turn(
         pack=pack,
