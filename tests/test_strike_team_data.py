@@ -46,6 +46,10 @@ from voicecoach.state import LiveState
 NEW_PLACEHOLDERS = frozenset(
     {"hero", "heroes", "item", "items", "map", "mode", "slot", "comp", "range", "reason", "player_level"}
 )
+# Of those, the ones no recipe fills yet (WP8 declares the rest: the kinds' names by role, the
+# entities' fields for `fact`, `slot`, `player_level`, the options as {items}): {reason} wants the
+# counter notes as a catalog table.
+UNDECLARED = frozenset({"reason"})
 # Names written as Whisper mishears them, on purpose (the prior must cope with a name it cannot link).
 MISHEARD = {"kazimir": "kasimir", "quillan": "quillon", "mareva": "mireva", "renso": "renzo",
             "lorkan": "lorcan", "wendel": "wendell", "dome projecter": "dome_projector"}  # fmt: skip
@@ -307,7 +311,7 @@ def test_templates_and_w3_fail_the_loader_only_on_what_later_work_packages_gener
     lineups = {m for p in problems for m in re.findall(r"^w3\.json: .*unknown lineup '(\w+)'$", p)}
     others = [p for p in problems if "unknown placeholder" not in p and "unknown lineup" not in p]
     assert others == []
-    assert placeholders == NEW_PLACEHOLDERS
+    assert placeholders == UNDECLARED
     assert lineups == {c["id"] for c in files["comps.json"]}
 
 

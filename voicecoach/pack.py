@@ -33,7 +33,9 @@ from typing import Any, Literal, TypeVar, get_args
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from voicecoach.catalog import Catalog, Entity, Schema, classic_schema
+from voicecoach.recipe_spec import RECIPES, placeholders_of, role_names
 from voicecoach.state import Collection, LiveState, StateError
+from voicecoach.tool_shapes import builtin_result_schema, resolve_shape
 
 PACKS_DIR = Path(__file__).parent / "packs"
 DEFAULT_PACK = "pet_arena"
@@ -97,6 +99,22 @@ class ToolUse(_Model):
     args: dict[str, Any] = Field(default_factory=dict)
 
 
+class AnswerStep(BaseModel):
+    """One step of a Φ entry's `answer`: a generic recipe (voicecoach.recipes), the template keys
+    it says, and its inputs (every other field: selectors, literals; voicecoach.recipe_spec)."""
+
+    model_config = ConfigDict(extra="allow", frozen=True)
+
+    recipe: str
+    key: str = Field(min_length=1, description="the template key of the line it yields")
+    none_key: str | None = Field(default=None, description="the key when nothing qualifies")
+    paragraph: Literal["praise", "apology", "constraint_account", "guidance", "scene_flavor"] = "guidance"
+
+    @property
+    def inputs(self) -> dict[str, Any]:
+        return dict(self.model_extra or {})
+
+
 class PhiEntry(_Model):
     intent: str
     sub_intent: str
@@ -116,6 +134,9 @@ class PhiEntry(_Model):
     # a match (a line of scene colour is)? None: W2's keyword rules on the labels decide.
     coaching: bool | None = None
     scene: bool | None = None
+    # The generic recipes that answer the pair, tried in order (voicecoach.recipes); None: the
+    # classic dispatch (voicecoach.realizer_classic, pet_arena's pairs and tools).
+    answer: list[AnswerStep] | None = None
 
 
 class W3Candidate(_Model):
@@ -741,13 +762,16 @@ def _check_templates(pack: Pack, folder: Path) -> Iterator[PackError]:
     a template the realizer could not fill must fail here, not in front of the player."""
     file = folder / "templates.json"
     t = pack.templates
+    # A pack with recipes (a schema.json, or `answer` steps) may use theirs too; pet's set is its own.
+    generic = pack.declared_catalog is not None or any(e.answer for e in pack.phi)
+    allowed = PLACEHOLDERS | recipe_placeholders(pack) if generic else PLACEHOLDERS
 
     def check_text(entry: str, text: str, allow: bool = True) -> Iterator[PackError]:
         if text.count("{") != text.count("}"):
             yield PackError(f"{file}: entry {entry!r}: unbalanced braces in {text!r}")
             return
         for name in _FIELD.findall(text):
-            if not allow or name not in PLACEHOLDERS:
+            if not allow or name not in allowed:
                 what = "a generic sentence takes no placeholder" if not allow else "unknown placeholder"
                 yield PackError(f"{file}: entry {entry!r}: {what} {{{name}}}")
 
@@ -774,6 +798,148 @@ def _check_templates(pack: Pack, folder: Path) -> Iterator[PackError]:
     for tool in t.tool_data:
         if tool not in pack.tools:
             yield PackError(f"{file}: entry {'tool_data/' + tool!r}: unknown tool")
+
+
+def pack_roles(pack: Pack) -> dict[str, str]:
+    """Recipe role token -> the pack's placeholder name (`@unit` -> "hero", `@units` -> "heroes")."""
+    schema = pack.catalog.schema
+    kinds = {
+        role: (kind, schema.plural(kind))
+        for role in ("unit", "option", "group", "context")
+        if (kind := schema.kind(role)) is not None
+    }
+    return role_names(kinds)
+
+
+def recipe_placeholders(pack: Pack) -> frozenset[str]:
+    """Every placeholder a recipe fills for this pack's kinds (joins PLACEHOLDERS for templates).
+    The `fact` recipe's entity fields and `values` names are the pack's own: every attribute and
+    field of the catalog's entities."""
+    roles = pack_roles(pack)
+    names = {p for spec in RECIPES.values() for p in placeholders_of(spec, roles)}
+    for e in pack.phi:
+        for step in e.answer or []:
+            values = step.inputs.get("values")
+            if isinstance(values, dict):
+                names |= set(values)
+    catalog = pack.catalog
+    for kind in catalog.schema.kinds:
+        names |= _entity_fields(pack, kind)
+    return frozenset(names)
+
+
+def _entity_fields(pack: Pack, kind: str) -> set[str]:
+    """The placeholders a `fact` step about `kind` may fill: the kind's name, its attributes and
+    every field of its entities (a field naming a kind is said as that entity's name)."""
+    catalog = pack.catalog
+    spec = catalog.schema.kinds.get(kind)
+    if spec is None:
+        return set()
+    fields = {kind, *spec.attributes}
+    for entity in catalog.entities.get(kind, {}).values():
+        fields |= set(entity.model_dump(exclude={"id"}))
+    return fields
+
+
+def _check_answers(pack: Pack, folder: Path) -> Iterator[PackError]:
+    """Every Φ entry's `answer` steps: a known recipe, its inputs and only those, every selector
+    resolvable (a state path, or a field of the result of one of the entry's own tools, by its
+    declared result shape), every template key in templates.json, and those templates using only
+    the placeholders the recipe fills."""
+    roles = pack_roles(pack)
+    paragraphs = pack.templates.paragraphs
+    shapes: dict[str, dict[str, Any]] = {}
+    schema = pack.catalog.schema
+    for name, tool in pack.builtin_tools.items():
+        matchup = next((m for m in schema.matchups if m.name == tool.matchup), None)
+        shapes[name] = builtin_result_schema(tool.builtin, matchup.between[1] if matchup else None)
+    for e in pack.phi:
+        label = f"{e.intent}/{e.sub_intent}"
+        tools = {use.tool for use in e.tools}
+        for i, step in enumerate(e.answer or []):
+            where = f"{folder / 'phi.json'}: entry {label!r}: answer[{i}] ({step.recipe})"
+
+            def bad(msg: str, where: str = where) -> PackError:
+                return PackError(f"{where}: {msg}")
+
+            spec = RECIPES.get(step.recipe)
+            if spec is None:
+                yield bad(f"unknown recipe (known: {', '.join(RECIPES)})")
+                continue
+            inputs = step.inputs
+            for name in inputs:
+                if name not in spec.inputs:
+                    yield bad(f"unknown input {name!r} (the recipe takes {', '.join(spec.inputs)})")
+            for name in spec.required:
+                if name not in inputs:
+                    yield bad(f"missing input {name!r}")
+            fills = placeholders_of(spec, roles)
+            keys = [step.key, *([step.none_key] if step.none_key else [])]
+            for name, value in inputs.items():
+                kind = spec.inputs.get(name)
+                if kind == "key":
+                    if isinstance(value, str):
+                        keys.append(value)
+                    else:
+                        yield bad(f"input {name!r} is a template key: a string")
+                elif kind == "select":
+                    for sel in value if isinstance(value, list) else [value]:
+                        problem = _selector_problem(sel, tools, shapes, schema)
+                        if problem:
+                            yield bad(f"input {name!r}: {problem}")
+                elif kind == "values":
+                    if not isinstance(value, dict):
+                        yield bad(f"input {name!r}: placeholder -> selector")
+                        continue
+                    fills |= set(value)
+                    for placeholder, sel in value.items():
+                        problem = _selector_problem(sel, tools, shapes, schema)
+                        if problem:
+                            yield bad(f"values {placeholder!r}: {problem}")
+            if spec.entity_fields:
+                kind_name = inputs.get("kind")
+                if kind_name is not None and kind_name not in schema.kinds:
+                    yield bad(f"kind {kind_name!r} is not a kind of this pack")
+                elif kind_name is not None:
+                    fills |= _entity_fields(pack, kind_name)
+            if step.recipe in ("pick_best", "matchup_status"):
+                matchup = inputs.get("matchup")
+                if matchup not in {m.name for m in schema.matchups}:
+                    yield bad(f"matchup {matchup!r} is not in the schema")
+            group = paragraphs.get(step.paragraph)
+            for key in keys:
+                variants = group.templates.get(key) if group is not None else None
+                if not variants:
+                    yield bad(f"no template {step.paragraph + '/' + key!r} in templates.json")
+                    continue
+                for text in variants:
+                    extra = sorted(set(_FIELD.findall(text)) - fills)
+                    if extra:
+                        fields = ", ".join("{" + f + "}" for f in extra)
+                        used = f"template {step.paragraph}/{key} uses {fields}"
+                        yield bad(f"{used}, which {step.recipe} does not fill")
+
+
+def _selector_problem(
+    selector: Any, tools: set[str], shapes: dict[str, dict[str, Any]], schema: Schema
+) -> str | None:
+    """Why a selector cannot select anything, or None."""
+    if not isinstance(selector, str) or not selector:
+        return f"selector {selector!r}: a string, '$state.path' or 'tool.field'"
+    if selector.startswith("$"):
+        return (
+            None if _valid_path(LiveState, selector[1:], schema) else f"unknown state field {selector[1:]!r}"
+        )
+    tool, _, path = selector.partition(".")
+    if tool not in tools:
+        return f"selector {selector!r}: {tool!r} is not one of the entry's tools"
+    shape = shapes.get(tool)
+    if shape is None:
+        return f"selector {selector!r}: tool {tool!r} declares no result shape (only builtins do)"
+    if not path:
+        return None
+    problem = resolve_shape(shape, path)
+    return f"selector {selector!r}: {problem}" if problem else None
 
 
 def _valid_path(model: type[BaseModel], path: str, schema: Schema = CLASSIC_SCHEMA) -> bool:
@@ -823,6 +989,7 @@ def pack_problems(pack: Pack, folder: Path) -> Iterator[PackError]:
     yield from _check_phi_pairs(pack, folder)
     yield from _check_vocabulary(pack, folder)
     yield from _check_templates(pack, folder)
+    yield from _check_answers(pack, folder)
 
 
 def read_pack(folder: Path) -> Pack:

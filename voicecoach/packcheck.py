@@ -215,8 +215,23 @@ def _todo(pack: Pack, folder: Path) -> Iterator[Finding]:
             yield Finding("skeleton text", "missing", f"{path.name}: {at}: still {TODO}")
 
 
+def _answers(pack: Pack, folder: Path) -> Iterator[Finding]:
+    """A schema pack's tool-using Φ pairs each say how they are answered (`answer` steps): the
+    classic dispatch reads pet_arena's tool names, so without steps the realizer has no answer for
+    them and says the generic sentence. (Tool-less pairs are answered from templates.json.)"""
+    if pack.declared_catalog is None:
+        return
+    for e in pack.phi:
+        pair = f"{e.intent}/{e.sub_intent}"
+        if e.tools and e.answer is None and pair not in pack.templates.answers:
+            yield Finding(
+                "templates", "missing", f"phi.json: entry {pair!r}: uses tools and has no answer steps"
+            )
+
+
 _CHECKS: dict[str, Callable[[Pack, Path], Iterator[Finding]]] = {
     "Φ table": _phi,
+    "templates": _answers,
     "paraphrases": _paraphrases,
     "narrations": _narrations,
     "W3 pools": _w3,

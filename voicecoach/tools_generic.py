@@ -32,6 +32,7 @@ from typing import Any, get_args
 from voicecoach.catalog import Catalog, Entity, Matchup
 from voicecoach.pack import BuiltinKind, BuiltinTool, Pack
 from voicecoach.state import LiveState
+from voicecoach.tool_shapes import builtin_result_schema
 from voicecoach.toolbase import ToolError, ToolResult, ToolSpec, object_schema
 from voicecoach.view import Owned, StateView
 
@@ -325,19 +326,6 @@ def _ids(description: str, min_items: int = 0) -> dict[str, Any]:
             "uniqueItems": True, "description": description}  # fmt: skip
 
 
-def _refs() -> dict[str, Any]:
-    ref = {"type": "object", "properties": {"id": {"type": "string"}, "name": {"type": "string"}}}
-    return {"type": "array", "items": ref}
-
-
-def _result(**properties: Any) -> dict[str, Any]:
-    return {"type": "object", "properties": properties, "required": sorted(properties)}
-
-
-_STRING, _LIST, _OBJECT = {"type": "string"}, {"type": "array"}, {"type": "object"}
-_SCORE = {"score": {"type": "integer"}, "breakdown": _OBJECT, "max": _OBJECT, "quota_missing": _OBJECT}
-_RANKED = {"type": "array", "items": {"type": "object", "properties": {"id": _STRING, "name": _STRING}}}
-
 Run = Callable[..., ToolResult]
 _KINDS: dict[str, Run] = {
     "get_collection": get_collection, "get_entity": get_entity, "rank_matchup": rank_matchup,
@@ -358,10 +346,9 @@ def builtin_spec(pack: Pack, tool: BuiltinTool) -> ToolSpec:
     required: list[str] = []
     entities: dict[str, str] = {}
     description = ""
-    result: dict[str, Any]
+    context: str | None = None
     if tool.builtin == "get_collection":
         description = f"The player's {many}: level, unlocked and locked options, what is equipped."
-        result = _result(count={"type": "integer"}, units=_RANKED, saved_groups=_OBJECT)
     elif tool.builtin == "get_entity":
         kind = tool.kind or ""
         params, required, entities = (
@@ -370,7 +357,6 @@ def builtin_spec(pack: Pack, tool: BuiltinTool) -> ToolSpec:
             {kind: kind},
         )
         description = f"A {kind}'s catalog entry and what the player has of it."
-        result = _result(kind=_STRING, id=_STRING, name=_STRING)
     elif tool.builtin == "rank_matchup":
         m = _matchup(pack, tool.matchup)
         params, required = (
@@ -381,7 +367,6 @@ def builtin_spec(pack: Pack, tool: BuiltinTool) -> ToolSpec:
         description = (
             f"The player's {many} that best beat the given {schema.plural(m.between[1])}, top {TOP}."
         )
-        result = _result(matchup=_STRING, opponent=_refs(), ranked=_RANKED)
     elif tool.builtin == "context_fit":
         m = _matchup(pack, tool.matchup)
         context = m.between[1]
@@ -390,7 +375,6 @@ def builtin_spec(pack: Pack, tool: BuiltinTool) -> ToolSpec:
             {context: context},
         )
         description = f"The player's {many} that fit the {context} best, top {TOP}."
-        result = _result(matchup=_STRING, ranked=_RANKED, **{context: _OBJECT})
     elif tool.builtin in ("score_group", "suggest_group"):
         params = {"opponent": _ids(f"opponent {many} (id or name), optional")}
         entities = {"opponent": unit}
@@ -401,26 +385,18 @@ def builtin_spec(pack: Pack, tool: BuiltinTool) -> ToolSpec:
             description = (
                 f"Score a team of {many} 0-100 (power, composition, edge against an optional opponent)."
             )
-            result = _result(
-                units=_refs(), opponent=_refs(), size_ok={"type": "boolean"}, not_owned=_LIST, **_SCORE
-            )
         else:
             params["size"] = {"type": "integer", "minimum": 1, "maximum": 10, "description": "team size"}
             description = f"The best team from the player's {many}, optionally against an opponent."
-            result = _result(size={"type": "integer"}, units=_refs(), opponent=_refs(), **_SCORE)
     elif tool.builtin == "list_groups":
         description = "The catalog's named teams, and which of their members the player lacks."
-        result = _result(groups={"type": "array"})
     else:  # get_match_state
         description = "The current match: round, score, both sides and the match context."
-        counts = {"round": {"type": "integer"}, "rounds_total": {"type": "integer"}}
-        sides = {"player_side": _refs(), "opponent_side": _refs()}
-        result = _result(mode=_STRING, score=_OBJECT, context=_OBJECT, **counts, **sides)
     return ToolSpec(
         tool.name,
         tool.description or description,
         object_schema(params, required),
         partial(_KINDS[tool.builtin], tool=tool),
         entities,
-        result_schema=result,
+        result_schema=builtin_result_schema(tool.builtin, context),
     )

@@ -1,0 +1,89 @@
+"""strike_team's Φ answer steps (phi.json `answer`, WP8) against its own tools.json builtins and
+templates, and realized from its example state through the generic recipes. The pack does not load
+yet (w3.json's comps, {items} / {reason}: tests/test_strike_team_data.py), so it is read unchecked
+and the answer problems are asserted to be none."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+
+from voicecoach.pack import PACKS_DIR, Pack, pack_problems, read_pack
+from voicecoach.realizer import realize
+from voicecoach.state import LiveState, get_field, load_state
+from voicecoach.talker import ToolOutcome
+from voicecoach.tools import ToolError, run_tool
+
+FOLDER = PACKS_DIR / "strike_team"
+# The pairs answered by recipes; the rest wait on recipes not written yet (PHI_DRAFT.md's).
+ANSWERED = {
+    "hero/info", "hero/owned", "hero/unlock", "hero/role", "hero/on_map",
+    "item/info", "item/unlock", "item/best", "item/equipped",
+    "comp/build", "comp/evaluate", "comp/quota", "comp/list", "map/info", "match/score", "meta/tier_list",
+}  # fmt: skip
+# comp/evaluate's Φ call passes `map` to score_comp, which the score_group builtin does not take:
+# the tool is refused at run time (Φ arguments are not checked against tool parameters at load).
+REFUSED = {"comp/evaluate"}
+
+
+@pytest.fixture(scope="module")
+def pack() -> Pack:
+    return read_pack(FOLDER)
+
+
+@pytest.fixture(scope="module")
+def state() -> LiveState:
+    doc: dict[str, Any] = json.loads((FOLDER / "example_state.json").read_text(encoding="utf-8"))
+    doc["ic"]["focus"] = {"hero": "brannoc", "item": "dome_projector", "map": "fathom_docks"}
+    return load_state(doc)
+
+
+def _arg(state: LiveState, value: Any) -> Any:
+    if isinstance(value, list):
+        return [_arg(state, v) for v in value]
+    return get_field(state, value[1:]) if isinstance(value, str) and value.startswith("$") else value
+
+
+def _reply(pack: Pack, state: LiveState, pair: str) -> tuple[str, list[ToolOutcome]]:
+    entry = next(e for e in pack.phi if f"{e.intent}/{e.sub_intent}" == pair)
+    outcomes = []
+    for use in entry.tools:
+        args = {k: _arg(state, v) for k, v in use.args.items()}
+        try:
+            outcomes.append(
+                ToolOutcome(tool=use.tool, args=args, ok=True, result=run_tool(pack, state, use.tool, args))
+            )
+        except ToolError as err:
+            outcomes.append(ToolOutcome(tool=use.tool, args=args, ok=False, error=str(err)))
+    reply = realize(pack, state, None, None, outcomes, "", state.turn_index, entry.intent, entry.sub_intent)
+    return reply, outcomes
+
+
+def test_the_answer_steps_check_against_the_packs_tools_and_templates(pack: Pack) -> None:
+    assert {f"{e.intent}/{e.sub_intent}" for e in pack.phi if e.answer} == ANSWERED
+    assert [str(p) for p in pack_problems(pack, FOLDER) if "answer[" in str(p)] == []
+
+
+def test_every_answered_pair_is_answered_from_the_example_state(pack: Pack, state: LiveState) -> None:
+    generic = pack.templates.paragraphs["guidance"].generic
+    unanswered = set()
+    for pair in sorted(ANSWERED):
+        reply, outcomes = _reply(pack, state, pair)
+        if generic in reply or not all(o.ok for o in outcomes):
+            unanswered.add(pair)
+    assert unanswered == REFUSED
+
+
+def test_a_comp_names_only_heroes_the_player_has(pack: Pack, state: LiveState) -> None:
+    reply, _ = _reply(pack, state, "comp/build")
+    owned = {pack.catalog.display_name(u.id) for u in state.fs.collection.units}  # type: ignore[union-attr]
+    heroes = {e.display for e in pack.catalog.entities["hero"].values()}
+    named = {h for h in heroes if h in reply}
+    assert len(named) == 5 and named <= owned, reply
+
+
+def test_a_locked_item_says_both_gates(pack: Pack, state: LiveState) -> None:
+    reply, _ = _reply(pack, state, "item/unlock")
+    assert "hero level 12 and account level 15" in reply, reply

@@ -1,0 +1,115 @@
+"""What each generic answer recipe takes and says: the declarations a Φ entry's `answer` is checked
+against when the pack loads (`voicecoach.recipes` implements them; it asserts the two agree).
+
+A Φ entry of a pack may carry `answer`, an ordered list of steps; the first step that yields a
+line answers the turn:
+
+    {"recipe": "pick_best", "key": "counter", "none_key": "counter_none",
+     "ranked": "hero_counters.ranked[*].id", "foes": "$ic.focus.hero", "matchup": "counters"}
+
+`key` / `none_key` (and a recipe's other template-key inputs) name templates of the step's
+`paragraph` (default "guidance"). Every other field is one of the recipe's inputs:
+
+- a *select* input is a selector, or a list of selectors tried in order (the first that selects
+  something): ``tool.field[*].field`` into the result of one of the entry's tools (checked against
+  the tool's result shape), ``$ic.match.opponent_lineup`` into the live state (a Φ state path);
+- a *literal* input is a value written in the step (a matchup's name, words, a team size);
+- a *key* input is another template key of the step's paragraph;
+- *values* (the `fact` recipe) maps placeholder names to selectors.
+
+Placeholders: a recipe fills the names it declares. `@unit`, `@units`, `@option`, `@options`,
+`@group`, `@context` stand for the pack's kind of that role (and its plural): strike_team's
+`@unit` is `{hero}`, `@units` `{heroes}`. A step's templates may use only what its recipe fills,
+and the pack's templates may use pet's PLACEHOLDERS plus every recipe's (for that pack's kinds).
+
+The safety contract the recipes keep (voicecoach.recipes): a name in a *pick* placeholder is a unit
+the player may field (owned, not kept out, not in doubt on a late snapshot); an option said to be
+usable passes `option_usable`; an opponent fills only `{foe}`; `picks` says the recipe's lines
+recommend the units they cover (the classic PICK_KEYS), `facts` that they state catalog facts,
+true whatever the player owns (the classic CATALOG_KEYS).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Literal
+
+InputType = Literal["select", "literal", "key", "values"]
+ROLE_TOKENS = ("@unit", "@units", "@option", "@options", "@group", "@context")
+
+
+@dataclass(frozen=True)
+class RecipeSpec:
+    name: str
+    inputs: dict[str, InputType]
+    required: tuple[str, ...]
+    placeholders: tuple[str, ...]  # names and role tokens its lines fill
+    picks: bool = False
+    facts: bool = False
+    # The entity fields of a `kind` literal input fill placeholders too (the `fact` recipe).
+    entity_fields: bool = False
+    doc: str = field(default="", compare=False)
+
+
+def _spec(name: str, inputs: dict[str, InputType], required: tuple[str, ...], placeholders: tuple[str, ...],
+          **kw: object) -> RecipeSpec:  # fmt: skip
+    return RecipeSpec(name, inputs, required, placeholders, **kw)  # type: ignore[arg-type]
+
+
+RECIPES: dict[str, RecipeSpec] = {
+    s.name: s
+    for s in (
+        _spec("pick_best", {"ranked": "select", "foes": "select", "matchup": "literal"},
+              ("ranked", "foes", "matchup"), ("@unit", "foe", "status"), picks=True,
+              doc="the best usable unit against the foes by a matchup (none_key: the safest one)"),
+        _spec("pick_pair", {"team": "select", "roster": "select", "style": "literal", "score": "select",
+                            "size": "literal", "pair_key": "key", "lead_key": "key"},
+              ("team",), ("@units", "@unit", "leader", "style", "score", "count"), picks=True,
+              doc="a team of usable units (filled up from `roster`), or a rotating pair / lead of it"),
+        _spec("ownership", {"unit": "select"}, ("unit",),
+              ("@unit", "level", "tier", "unlock", "player_level"),
+              doc="does the player have the unit (key) or not (none_key, with its gate)"),
+        _spec("option_status", {"option": "select", "unit": "select", "locked_key": "key",
+                                "unowned_key": "key"},
+              ("option",), ("@option", "@unit", "unlock", "level", "player_level", "slot"),
+              doc="usable (key), locked on an owned unit with its gate (locked_key), its unit not owned"),
+        _spec("option_best", {"unit": "select", "swap_key": "key"}, ("unit",),
+              ("@unit", "@options", "@option", "slot"), picks=True,
+              doc="an owned unit's options to run, one per slot, all usable (swap_key: one not equipped)"),
+        _spec("equipped", {"unit": "select", "slot": "select", "slot_key": "key"}, ("unit",),
+              ("@unit", "@options", "@option", "slot"),
+              doc="what the owned unit has equipped (slot_key: in the slot asked about)"),
+        _spec("list_owned", {"units": "select"}, (), ("count", "@units"),
+              doc="a few of the player's units and how many (none_key: none)"),
+        _spec("groups_fieldable", {"groups": "select", "missing_key": "key"}, (),
+              ("@group", "missing", "count"), picks=True,
+              doc="a group the player can field (key), else the closest and what it lacks (none_key)"),
+        _spec("rating", {"score": "select", "breakdown": "select", "max": "select", "units": "select",
+                         "context": "select", "words": "literal"},
+              ("score",), ("score", "weakest", "@units", "@context"),
+              doc="a team's score and its weakest component"),
+        _spec("matchup_status", {"unit": "select", "against": "select", "matchup": "literal"},
+              ("unit", "against", "matchup"), ("@unit", "foe", "@context", "status"), facts=True,
+              doc="how a unit fares against a foe or on a context, in the matchup's words"),
+        _spec("fact", {"entity": "select", "kind": "literal", "values": "values"}, (),
+              ("role_summary",), facts=True, entity_fields=True,
+              doc="a template filled from selectors and an entity's catalog fields"),
+        _spec("quota", {"missing": "select"}, ("missing",), ("role", "count"),
+              doc="the role the team lacks by the composition quota (key), or none (none_key)"),
+    )
+}  # fmt: skip
+
+
+def role_names(kinds: dict[str, tuple[str, str]]) -> dict[str, str]:
+    """Role token -> placeholder name, from {role: (kind, plural)}."""
+    out: dict[str, str] = {}
+    for role, (kind, plural) in kinds.items():
+        out[f"@{role}"] = kind
+        if role in ("unit", "option"):
+            out[f"@{role}s"] = plural
+    return out
+
+
+def placeholders_of(spec: RecipeSpec, roles: dict[str, str]) -> set[str]:
+    """The placeholder names a recipe fills for a pack (`roles` from `role_names`)."""
+    return {roles.get(p, p) for p in spec.placeholders if not p.startswith("@") or p in roles}

@@ -1,0 +1,433 @@
+"""The generic answer recipes: the realizer's answer line for a Φ entry with `answer` steps.
+
+A pack other than pet_arena says how each pair is answered in data (phi.json, voicecoach.recipe_spec
+describes the step format); this module is the code the steps name. `answer(t, steps)` runs the
+steps in order and adds the first step's lines that yield any; a step whose inputs select nothing
+yields none, and the realizer then says what is missing or the paragraph's generic sentence.
+
+The safety contract, kept here for every pack:
+
+- a unit named in a *pick* placeholder (`@unit`, `@units`, `leader`) is one the player may field:
+  owned, not kept out by the player, not in doubt on a late snapshot (`_Ctx.usable`);
+- an option is said to be usable only if `StateView.option_usable` says so; otherwise its gate is
+  said ("it needs hero level 5");
+- an opponent fills only `{foe}`; a context entity (a map) only its kind's placeholder;
+- each line carries its recipe's `picks` / `facts` (voicecoach.recipe_spec): the realizer reads
+  them where the classic dispatch reads PICK_KEYS / CATALOG_KEYS;
+- nothing is read out raw: values are display names, counts and the pack's own words.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from voicecoach.catalog import Matchup
+from voicecoach.pack import AnswerStep, pack_roles
+from voicecoach.realizer_turn import Line, _rotate, _Turn, spoken_list
+from voicecoach.recipe_spec import RECIPES, RecipeSpec
+from voicecoach.state import get_field
+from voicecoach.tool_shapes import select
+from voicecoach.tools_generic import multiplier
+from voicecoach.view import StateView
+
+
+class _Ctx:
+    """One step on one turn: its inputs selected, the pack's names for the recipe's role tokens."""
+
+    def __init__(self, t: _Turn, step: AnswerStep, view: StateView) -> None:
+        self.t, self.step, self.view = t, step, view
+        self.spec: RecipeSpec = RECIPES[step.recipe]
+        self.catalog = t.pack.catalog
+        self.schema = self.catalog.schema
+        self.roles = pack_roles(t.pack)
+        self.inputs = step.inputs
+
+    # --- inputs ------------------------------------------------------------------------------------
+
+    def _one(self, selector: Any) -> Any:
+        if not isinstance(selector, str):
+            return selector
+        if selector.startswith("$"):
+            return get_field(self.t.state, selector[1:])
+        tool, _, path = selector.partition(".")
+        result = self.t.results.get(tool)
+        if result is None:
+            return None
+        return select(result, path) if path else result
+
+    def get(self, name: str) -> Any:
+        """The input's value: the first of its selectors that selects something (None: none)."""
+        raw = self.inputs.get(name)
+        if self.spec.inputs.get(name) != "select":
+            return raw
+        for selector in raw if isinstance(raw, list) else [raw]:
+            value = self._one(selector)
+            if value is not None and value != [] and value != {} and value != "":
+                return value
+        return None
+
+    def ids(self, name: str) -> list[str]:
+        """The input as entity ids, in order, once each ("a" -> ["a"]; rows -> their ids)."""
+        value = self.get(name)
+        items = value if isinstance(value, list) else [] if value is None else [value]
+        out = [i["id"] if isinstance(i, dict) else i for i in items]
+        return list(dict.fromkeys(str(i) for i in out if isinstance(i, str) and i))
+
+    # --- spoken forms and the contract ---------------------------------------------------------------
+
+    def name(self, entity_id: str) -> str:
+        return self.catalog.display_name(entity_id)
+
+    def names(self, ids: Sequence[str]) -> str:
+        return spoken_list([self.name(i) for i in ids])
+
+    def ph(self, token: str) -> str:
+        """The pack's placeholder for a role token (`@unit` -> "hero")."""
+        return self.roles.get(token, token)
+
+    def usable(self, unit_id: str) -> bool:
+        """May the unit be recommended: owned, not kept out, not in doubt (a late snapshot)."""
+        t = self.t
+        if self.view.classic:
+            return t.usable(unit_id)
+        return self.view.owns(unit_id) and unit_id not in t.excluded and unit_id not in t.unsure
+
+    def gate(self, kind: str, entity_id: str) -> str:
+        """The entity's gates in the schema's words ("account level 10 and hero level 5")."""
+        entity = self.catalog.get(kind, entity_id)
+        unlock = entity.value("unlock") if entity is not None else None
+        if not isinstance(unlock, dict) or not unlock:
+            return ""
+        gates = self.schema.kinds[kind].gate
+        parts = []
+        for field, value in unlock.items():
+            spoken = gates[field].spoken if field in gates else ""
+            parts.append(spoken.format(value=value) if spoken else f"{field.replace('_', ' ')} {value}")
+        return " and ".join(parts)
+
+    def line(self, key: str | None, covers: Sequence[str] = (), **values: Any) -> list[Line]:
+        if not key:
+            return []
+        spoken = {self.ph(k if k.startswith("@") else k): v for k, v in values.items()}
+        return [
+            Line(self.step.paragraph, key, spoken, "answer", frozenset(covers),
+                 picks=self.spec.picks, fact=self.spec.facts)
+        ]  # fmt: skip
+
+
+# --- the recipes -----------------------------------------------------------------------------------
+
+
+def _matchup(c: _Ctx) -> Matchup | None:
+    return next((m for m in c.schema.matchups if m.name == c.inputs.get("matchup")), None)
+
+
+def _words(m: Matchup, mult: float) -> str | None:
+    return m.words.get(f"{mult:g}") or next((w for k, w in m.words.items() if _float(k) == mult), None)
+
+
+def _float(text: str) -> float | None:
+    try:
+        return float(text)
+    except ValueError:
+        return None
+
+
+def pick_best(c: _Ctx) -> list[Line]:
+    """The best usable unit against the foes (the ranking's order, then the rest of the roster):
+    the first that beats one of them, else (none_key) the one they hurt least."""
+    m, foes = _matchup(c), c.ids("foes")
+    if m is None or not foes:
+        return []
+    ranked = c.ids("ranked")
+    ranked += sorted(o.id for o in c.view.owned() if o.id not in ranked)
+    ranked = c.t.fresh_first(ranked)
+    usable = [u for u in ranked if c.usable(u)]
+    for uid in usable:
+        foe = next((f for f in foes if multiplier(c.catalog, m, uid, f) > m.default), None)
+        if foe is not None:
+            status = _words(m, multiplier(c.catalog, m, uid, foe))
+            return c.line(c.step.key, [uid, foe], **{"@unit": c.name(uid)}, foe=c.name(foe), status=status)
+    if not usable:
+        return []
+    symmetric = m.between[0] == m.between[1]
+
+    def hurt(uid: str) -> float:
+        return max(multiplier(c.catalog, m, f, uid) for f in foes) if symmetric else 0.0
+
+    safest = min(usable, key=lambda u: (hurt(u), usable.index(u)))
+    return c.line(c.step.none_key, [safest, *foes], **{"@unit": c.name(safest)}, foe=c.name(foes[0]))
+
+
+def pick_pair(c: _Ctx) -> list[Line]:
+    """A whole team of usable units (the suggestion, filled up from the roster), not the set the
+    previous reply gave; short of a team, a rotating pair of it (pair_key) or its lead (lead_key)."""
+    t = c.t
+    team = [u for u in c.ids("team") if c.usable(u)]
+    roster = c.ids("roster") if "roster" in c.inputs else sorted(o.id for o in c.view.owned())
+    spare = [u for u in roster if c.usable(u) and u not in team]
+    comp = c.schema.composition
+    size = int(c.get("size") or (comp.size if comp is not None else 3))
+    team = (team + spare)[:size]
+    spare = [u for u in spare if u not in team]
+    if len(team) >= size and set(team) <= t.avoid and spare:
+        team = team[:-1] + spare[:1]  # not the previous reply's team again
+    values = dict(style=c.get("style"), score=c.get("score"), count=len(team))
+    if len(team) >= size and not set(team) <= t.avoid:
+        return c.line(c.step.key, team, **{"@units": c.names(team)}, leader=c.name(team[0]), **values)
+    pairs = [tuple(_rotate(team, t.turn_index + k, 2)) for k in range(len(team))] if len(team) >= 2 else []
+    fresh = [p for p in pairs if not set(p) <= t.avoid] if t.avoid else pairs
+    pair_key, lead_key = c.inputs.get("pair_key"), c.inputs.get("lead_key")
+    if pair_key and (fresh or pairs):
+        lead, partner = (fresh or pairs)[0]
+        return c.line(pair_key, [lead, partner], leader=c.name(lead), **{"@unit": c.name(partner)}, **values)
+    if lead_key and team:
+        lead = t.fresh_first(team)[0]
+        return c.line(lead_key, [lead], leader=c.name(lead), **values)
+    return []
+
+
+def ownership(c: _Ctx) -> list[Line]:
+    """Does the player have the unit: yes with its level (key), no with its gate (none_key)."""
+    ids = c.ids("unit")
+    if not ids or not c.view.known:
+        return []  # nothing named, or the roster unknown: the unavailable line says why
+    uid, unit = ids[0], c.view.unit_kind
+    owned = c.view.unit(uid)
+    if owned is not None:
+        return c.line(c.step.key, [uid], **{"@unit": c.name(uid)}, level=owned.level, tier=owned.tier)
+    level = c.t.state.fs.player_level
+    return c.line(
+        c.step.none_key, [uid], **{"@unit": c.name(uid)}, unlock=c.gate(unit, uid), player_level=level
+    )
+
+
+def option_status(c: _Ctx) -> list[Line]:
+    """Can the player use the option: on the unit named (or their first learner that can), usable
+    (key); locked on an owned unit, with its gate (locked_key); its unit not owned (unowned_key)."""
+    ids, option = c.ids("option"), c.view.option_kind
+    if not ids or option is None or not c.view.known:
+        return []
+    oid, view = ids[0], c.view
+    learners = view.learners(oid)
+    named = next((u for u in c.ids("unit") if u in learners), None)
+    owned = [u for u in learners if view.owns(u)]
+    owner = named or next((u for u in owned if view.option_usable(oid, u)), None) or next(iter(owned), None)
+    entity = c.catalog.get(option, oid)
+    slot_field = c.schema.kinds[option].slot
+    values: dict[str, Any] = {"@option": c.name(oid)}
+    if entity is not None and slot_field:
+        values["slot"] = entity.value(slot_field)
+    if owner is not None and view.owns(owner):
+        values["@unit"] = c.name(owner)
+        if view.option_usable(oid, owner):
+            return c.line(c.step.key, [oid, owner], **values)
+        unit = view.unit(owner)
+        return c.line(
+            c.inputs.get("locked_key"), [oid, owner], **values, unlock=c.gate(option, oid),
+            level=unit.level if unit else None, player_level=c.t.state.fs.player_level,
+        )  # fmt: skip
+    who = owner or next(iter(learners), None)
+    if who is None:
+        return []
+    return c.line(c.inputs.get("unowned_key"), [oid, who], **values, **{"@unit": c.name(who)})
+
+
+def _slot(c: _Ctx, option_id: str) -> str | None:
+    option = c.view.option_kind
+    field = c.schema.kinds[option].slot if option is not None else None
+    entity = c.catalog.get(option, option_id) if option is not None else None
+    value = entity.value(field) if entity is not None and field else None
+    return str(value) if value is not None else None
+
+
+def option_best(c: _Ctx) -> list[Line]:
+    """What to run on an owned unit: per slot, its most advanced option the player can use (the
+    catalog lists a unit's options from starter to gated); with swap_key, first the slot whose
+    equipped option is not that one. A locked option is never named."""
+    view, ids = c.view, c.ids("unit")
+    if not ids or view.option_kind is None or not view.owns(ids[0]):
+        return []
+    uid = ids[0]
+    unit_entity = c.catalog.get(view.unit_kind, uid)
+    field = c.schema.options_field()
+    options = list(unit_entity.value(field) or []) if unit_entity is not None and field else []
+    best: dict[str, str] = {}
+    for oid in options:
+        if view.option_usable(oid, uid):
+            best[_slot(c, oid) or oid] = oid  # a later one in the same slot replaces an earlier
+    if not best:
+        return []
+    owned = view.unit(uid)
+    equipped = owned.equipped if owned is not None else {}
+    swap = next(((s, o) for s, o in best.items() if s in equipped and equipped[s] != o), None)
+    if swap is not None and c.inputs.get("swap_key"):
+        slot, oid = swap
+        return c.line(c.inputs["swap_key"], [oid, uid], **{"@unit": c.name(uid), "@option": c.name(oid)},
+                      slot=slot)  # fmt: skip
+    chosen = list(best.values())
+    return c.line(c.step.key, [*chosen, uid], **{"@unit": c.name(uid), "@options": c.names(chosen)})
+
+
+def equipped(c: _Ctx) -> list[Line]:
+    """What the owned unit has equipped, in the snapshot's words (slot_key: the slot asked about)."""
+    view, ids = c.view, c.ids("unit")
+    unit = view.unit(ids[0]) if ids else None
+    if unit is None or not unit.equipped:
+        return c.line(c.step.none_key) if unit is not None else []
+    uid, slot = unit.id, c.get("slot")
+    if isinstance(slot, str) and slot in unit.equipped and c.inputs.get("slot_key"):
+        oid = unit.equipped[slot]
+        return c.line(c.inputs["slot_key"], [oid, uid], **{"@unit": c.name(uid), "@option": c.name(oid)},
+                      slot=slot)  # fmt: skip
+    # In the schema's slot order (primary, utility, perk), else by slot name.
+    kind = c.schema.kinds[view.option_kind] if view.option_kind else None
+    spec = kind.attributes.get(kind.slot) if kind is not None and kind.slot else None
+    order = spec.values if spec is not None and isinstance(spec.values, list) else []
+    slots = sorted(unit.equipped, key=lambda s: (order.index(s) if s in order else len(order), s))
+    items = [unit.equipped[s] for s in slots]
+    return c.line(c.step.key, [*items, uid], **{"@unit": c.name(uid), "@options": c.names(items)})
+
+
+def list_owned(c: _Ctx) -> list[Line]:
+    """How many units the player has and a few of them (not the ones kept out), rotating by turn."""
+    t = c.t
+    if not c.view.known:
+        return []
+    ids = sorted(c.ids("units") if "units" in c.inputs else [o.id for o in c.view.owned()])
+    if not ids:
+        return c.line(c.step.none_key)
+    shown = [u for u in ids if u not in t.excluded and u not in t.unsure] or ids
+    some = _rotate(t.fresh_first(shown) if t.alternative else shown, 0 if t.alternative else t.turn_index, 3)
+    return c.line(c.step.key, some, count=len(ids), **{"@units": c.names(some)})
+
+
+def groups_fieldable(c: _Ctx) -> list[Line]:
+    """A group the player can field with usable units, not the one the last reply gave (key); else
+    the closest one and the units it lacks (none_key)."""
+    view, group = c.view, c.view.group_kind
+    if group is None:
+        return []
+    groups = c.ids("groups") if "groups" in c.inputs else list(c.catalog.entities.get(group, {}))
+    fieldable = [g for g in groups if view.members(g) and all(c.usable(u) for u in view.members(g))]
+    fresh = [g for g in fieldable if g not in c.t.avoid]
+    if fresh:
+        gid = fresh[c.t.turn_index % len(fresh)]
+        return c.line(c.step.key, [gid], **{"@group": c.name(gid)})
+    incomplete = [g for g in groups if any(not view.owns(u) for u in view.members(g))]
+    if not incomplete or fieldable:
+        return []
+    closest = min(incomplete, key=lambda g: (sum(not view.owns(u) for u in view.members(g)), g))
+    missing = [u for u in view.members(closest) if not view.owns(u)]
+    key = c.inputs.get("missing_key") if len(incomplete) > 1 and c.inputs.get("missing_key") else None
+    return c.line(key or c.step.none_key, **{"@group": c.name(closest)}, missing=c.names(missing),
+                  count=len(incomplete))  # fmt: skip
+
+
+def rating(c: _Ctx) -> list[Line]:
+    """A team's score and its weakest component (by its share of the component's maximum)."""
+    score = c.get("score")
+    if score is None:
+        return []
+    breakdown = c.get("breakdown") or {}
+    maxima = c.get("max") or {}
+    words = c.inputs.get("words") or {}
+    weakest = None
+    if isinstance(breakdown, dict) and breakdown:
+        key = min(breakdown, key=lambda k: (float(breakdown[k]) / float(maxima.get(k) or 1.0), k))
+        weakest = words.get(key, key.replace("_", " "))
+    units, where = c.ids("units"), c.ids("context")
+    return c.line(c.step.key, [], score=score, weakest=weakest, **{"@units": c.names(units) or None},
+                  **{"@context": c.name(where[0]) if where else None})  # fmt: skip
+
+
+def matchup_status(c: _Ctx) -> list[Line]:
+    """How the unit fares against a foe (or on a context entity) by the matchup, in its words;
+    an even matchup is the none_key."""
+    m, units, others = _matchup(c), c.ids("unit"), c.ids("against")
+    if m is None or not units or not others:
+        return []
+    uid, other = units[0], others[0]
+    mult = multiplier(c.catalog, m, uid, other)
+    kind = c.schema.kinds.get(m.between[1])
+    where = (
+        {"@context": c.name(other)} if kind is not None and kind.role == "context" else {"foe": c.name(other)}
+    )
+    key = c.step.none_key if mult == m.default and c.step.none_key else c.step.key
+    return c.line(key, [uid], **{"@unit": c.name(uid)}, status=_words(m, mult), **where)
+
+
+def _spoken(c: _Ctx, value: Any) -> Any:
+    if isinstance(value, list):
+        return spoken_list([c.name(v) if isinstance(v, str) else str(v) for v in value]) or None
+    if isinstance(value, dict):
+        return value.get("name") or value.get("id")
+    return value
+
+
+def fact(c: _Ctx) -> list[Line]:
+    """A template filled from selectors (`values`) and an entity's catalog fields (its kind's name,
+    its attributes, names for the ids it lists): catalog facts and tool facts, never a claim about
+    what the player has."""
+    values: dict[str, Any] = {}
+    for placeholder, selector in (c.inputs.get("values") or {}).items():
+        value = c._one(selector)
+        values[placeholder] = _spoken(c, value)
+    ids = c.ids("entity")
+    if ids:
+        kind = c.inputs.get("kind") or c.catalog.kind_of(ids[0])
+        entity = c.catalog.get(kind, ids[0]) if kind else None
+        if entity is None:
+            return []
+        values[kind] = entity.display  # type: ignore[index]
+        attributes = c.schema.kinds[kind].attributes  # type: ignore[index]
+        for field, value in entity.model_dump(exclude={"id", "name"}).items():
+            refers = attributes.get(field)
+            kind_ref = refers.values if refers is not None and isinstance(refers.values, str) else None
+            if isinstance(value, str) and kind_ref in c.schema.kinds:
+                values.setdefault(field, c.name(value))  # an item's `hero`: said as the hero's name
+            elif isinstance(value, (str, int, float, list)):
+                values.setdefault(field, _spoken(c, value))
+        role = entity.value("role")
+        if isinstance(role, str) and role in c.t.pack.vocabulary.roles:
+            values["role_summary"] = c.t.pack.vocabulary.roles[role].summary
+    elif "entity" in c.inputs:
+        return []  # the entity it is about selects nothing: the next step, or what is missing
+    return c.line(c.step.key, ids[:1], **values)
+
+
+def quota(c: _Ctx) -> list[Line]:
+    """The role the team lacks by the composition's quota (key), or that none is missing (none_key)."""
+    missing = c.get("missing")
+    if missing is None and "missing" in c.inputs and isinstance(c._one(c.inputs["missing"]), dict):
+        missing = {}  # selected, and empty: nothing is missing
+    if not isinstance(missing, dict):
+        return []
+    if not missing:
+        return c.line(c.step.none_key)
+    role, count = next(iter(missing.items()))
+    comp = c.schema.composition
+    attribute = comp.quota.attribute if comp is not None and comp.quota is not None else "role"
+    return c.line(c.step.key, [], **{"role": role, "count": count, attribute: role})
+
+
+Recipe = Callable[[_Ctx], list[Line]]
+RUN: dict[str, Recipe] = {
+    "pick_best": pick_best, "pick_pair": pick_pair, "ownership": ownership, "option_status": option_status,
+    "option_best": option_best, "equipped": equipped,
+    "list_owned": list_owned, "groups_fieldable": groups_fieldable, "rating": rating,
+    "matchup_status": matchup_status, "fact": fact, "quota": quota,
+}  # fmt: skip
+assert set(RUN) == set(RECIPES)  # recipe_spec declares what pack.py checks: both agree
+
+
+def answer(t: _Turn, steps: Sequence[AnswerStep]) -> bool:
+    """Add the lines of the first step that yields any; False when none does."""
+    view = StateView(t.pack, t.state)
+    for step in steps:
+        lines = RUN[step.recipe](_Ctx(t, step, view))
+        if lines:
+            t.lines.extend(lines)
+            return True
+    return False
