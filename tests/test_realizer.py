@@ -524,6 +524,22 @@ def test_a_lineup_suggestion_is_not_said_after_a_team_of_the_answers_own(state: 
     assert lineup.name in tip, tip
 
 
+def test_the_strongest_of_a_named_role_is_of_that_role(state: LiveState) -> None:
+    inv = state.fs.inventory
+    assert inv is not None
+    tools = [tool(state, "get_inventory"), tool(state, "suggest_lineup")]
+    tanks = {o.creature_id for o in inv.owned if PACK.creatures[o.creature_id].role == "tank"}
+    assert tanks, "the test needs a tank in the conftest roster"
+    reply = speak(state, "who's my best tank", "inventory", "strongest", tools)
+    assert recommended(reply) <= tanks and "tank" in reply, reply
+    # No tank owned: said, and the strongest creature of any role named instead.
+    inv = inv.model_copy(update={"owned": [o for o in inv.owned if o.creature_id not in tanks]})
+    tankless = state.model_copy(update={"fs": state.fs.model_copy(update={"inventory": inv})})
+    tools = [tool(tankless, "get_inventory"), tool(tankless, "suggest_lineup")]
+    reply = speak(tankless, "who's my best tank", "inventory", "strongest", tools)
+    assert "don't have a tank" in reply and not names(reply) & tanks, reply
+
+
 def test_why_gives_the_reason_for_the_previous_pick_not_another_pick(state: LiveState) -> None:
     counters = [tool(state, "find_counters", opponent=["voltail"]), tool(state, "suggest_lineup")]
     first = speak(state, "who counters voltail", "lineup", "counter", counters)

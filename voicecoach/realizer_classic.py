@@ -498,14 +498,19 @@ def _team_answer(t: _Turn) -> None:
             t.add("guidance", "other_pick", "answer", [other], creature=_name(pack, other))
             return
     if sub == "strongest" and roster:
-        o = inv.get(roster[0])
+        # "Who's my best striker?": the strongest of that role, or that none is owned.
+        of_role = [c for c in roster if pack.creatures[c].role in t.roles]
+        best = of_role[0] if of_role else roster[0]
+        o = inv.get(best)
+        key = "strongest" if not t.roles else "strongest_role" if of_role else "strongest_role_none"
         t.add(
             "guidance",
-            "strongest",
+            key,
             "answer",
-            [roster[0]],
-            creature=_name(pack, roster[0]),
+            [best],
+            creature=_name(pack, best),
             stage=o.stage if o else 1,
+            role=t.roles[0] if t.roles and not of_role else pack.creatures[best].role,
         )
         return
     if sub in ("upgrade_priority", "evolve_next"):

@@ -21,7 +21,7 @@ from voicecoach.w2 import ParagraphType
 # Template keys whose line recommends the creatures it covers (the rest judge or describe them).
 PICK_KEYS = frozenset(
     {"counter", "counter_none", "swap_in", "keep_in", "team", "team_style", "team_pair", "team_style_pair",
-     "team_lead", "strongest",
+     "team_lead", "strongest", "strongest_role", "strongest_role_none",
      "train_first", "fill_slot", "build_around", "lineup_for_creature", "lineups_field", "other_pick",
      "pick_meanwhile", "evolve_next", "evolve_next_plain"}
 )  # fmt: skip
@@ -66,6 +66,7 @@ class _Turn:
     avoid: set[str] = field(default_factory=set)  # what the previous reply put forward
     alternative: bool = False  # the player asks for another option than the previous reply's
     asks_how: bool = False  # "how do I unlock it?" is no yes/no question: no "Not yet:"
+    roles: list[str] = field(default_factory=list)  # roles the utterance names: "my best striker"
     unheard: bool = False  # out of domain, and it names something no catalog has: misheard?
     why: list[str] = field(default_factory=list)  # "why that one?": the previous reply's picks, in order
     recent: list[str] = field(default_factory=list)  # the session's last few replies

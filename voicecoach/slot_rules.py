@@ -236,6 +236,11 @@ def _vocabulary_words(pack: Pack, text: str) -> list[_Word]:
     return sorted(found, key=lambda w: w.span)
 
 
+def named_roles(pack: Pack, text: str) -> list[str]:
+    """The unit roles the text names, in order ("who's my best striker": ["striker"])."""
+    return list(dict.fromkeys(w.value for w in _vocabulary_words(pack, text) if w.kind == "role"))
+
+
 def _clause_start(text: str, at: int) -> int:
     starts = [m.end() for m in CLAUSE.finditer(text, 0, at)]
     return starts[-1] if starts else 0
