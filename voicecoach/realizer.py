@@ -53,7 +53,6 @@ from voicecoach.realizer_turn import (
     spoken_list,
 )
 from voicecoach.recipes import answer as recipe_answer
-from voicecoach.slot_rules import named_roles
 from voicecoach.state import Inventory, LiveState
 from voicecoach.talker import ToolOutcome
 from voicecoach.tools import unlock_text
@@ -565,7 +564,7 @@ def realize(
         avoid=avoid,
         alternative=bool(avoid) and ALTERNATIVE.search(utterance) is not None,
         asks_how=ASKS_HOW.search(utterance) is not None,
-        roles=named_roles(pack, utterance),
+        utterance=utterance,
         unheard=(intent, sub_intent) == OUT_OF_DOMAIN
         and "/".join(UNHEARD) in pack.templates.answers
         and bool(unknown_names(pack, utterance)),

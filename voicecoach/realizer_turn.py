@@ -66,7 +66,7 @@ class _Turn:
     avoid: set[str] = field(default_factory=set)  # what the previous reply put forward
     alternative: bool = False  # the player asks for another option than the previous reply's
     asks_how: bool = False  # "how do I unlock it?" is no yes/no question: no "Not yet:"
-    roles: list[str] = field(default_factory=list)  # roles the utterance names: "my best striker"
+    utterance: str = ""  # for the few answers that read more of it than the fields above
     unheard: bool = False  # out of domain, and it names something no catalog has: misheard?
     why: list[str] = field(default_factory=list)  # "why that one?": the previous reply's picks, in order
     recent: list[str] = field(default_factory=list)  # the session's last few replies
