@@ -133,11 +133,11 @@ def test_a_resumed_session_goes_on_from_the_last_turn_the_player_heard(pack: Pac
 
 def test_the_session_keeps_its_last_few_heard_replies(pack: Pack) -> None:
     session = Session.open("s", pack=pack)
-    for i in range(5):
+    for i in range(8):
         session.commit_turn(TurnRecord(session_id="s", turn_index=i, reply=f"reply {i}"))
-    session.commit_turn(TurnRecord(session_id="s", turn_index=5, reply="cut", completed=False))
-    assert session.recent_replies == ["reply 2", "reply 3", "reply 4"]
-    assert session.last_reply == "reply 4"
+    session.commit_turn(TurnRecord(session_id="s", turn_index=8, reply="cut", completed=False))
+    assert session.recent_replies == [f"reply {i}" for i in range(2, 8)]  # RECENT_REPLIES, heard ones
+    assert session.last_reply == "reply 7"
 
 
 def test_a_turn_reads_a_pronoun_as_what_the_last_heard_turn_named(pack: Pack) -> None:

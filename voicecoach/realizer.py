@@ -635,9 +635,10 @@ def realize(
     return _compose(t, max_words, max_sentences, lead)
 
 
-# How many of the session's last replies the match line is checked against (said every other turn,
-# it still sounded like a recording).
-RECENT_REPLIES = 3
+# How many of the session's last replies the match line and a pack-worded answer are checked
+# against: with 3, "any tips?" four turns after the first answer got the same words again, and the
+# score line came back every fourth turn.
+RECENT_REPLIES = 6
 
 # Lines that state catalog facts only (true whatever the player owns).
 CATALOG_KEYS = frozenset({"skill_explain", "creature_info", "creature_role", "matchup", "match_score"})
