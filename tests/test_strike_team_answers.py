@@ -1,7 +1,5 @@
 """strike_team's Φ answer steps (phi.json `answer`, WP8) against its own tools.json builtins and
-templates, and realized from its example state through the generic recipes. The pack does not load
-yet (w3.json's comps, {items} / {reason}: tests/test_strike_team_data.py), so it is read unchecked
-and the answer problems are asserted to be none."""
+templates, and realized from its example state through the generic recipes."""
 
 from __future__ import annotations
 
@@ -23,9 +21,6 @@ ANSWERED = {
     "item/info", "item/unlock", "item/best", "item/equipped",
     "comp/build", "comp/evaluate", "comp/quota", "comp/list", "map/info", "match/score", "meta/tier_list",
 }  # fmt: skip
-# comp/evaluate's Φ call passes `map` to score_comp, which the score_group builtin does not take:
-# the tool is refused at run time (Φ arguments are not checked against tool parameters at load).
-REFUSED = {"comp/evaluate"}
 
 
 @pytest.fixture(scope="module")
@@ -73,7 +68,7 @@ def test_every_answered_pair_is_answered_from_the_example_state(pack: Pack, stat
         reply, outcomes = _reply(pack, state, pair)
         if generic in reply or not all(o.ok for o in outcomes):
             unanswered.add(pair)
-    assert unanswered == REFUSED
+    assert unanswered == set()
 
 
 def test_a_comp_names_only_heroes_the_player_has(pack: Pack, state: LiveState) -> None:

@@ -25,7 +25,7 @@ import pytest
 
 from tests.toy_pack import write_pack
 from voicecoach.catalog import Catalog
-from voicecoach.pack import PACKS_DIR, Pack, check_state, load_pack, load_pack_from
+from voicecoach.pack import PACKS_DIR, Pack, PackError, check_state, load_pack, load_pack_from
 from voicecoach.packcheck import check_pack
 from voicecoach.state import StateError, load_state
 
@@ -311,6 +311,7 @@ def _odd_multiplier(f: dict[str, Any]) -> None:
 
 def _uncountered(f: dict[str, Any]) -> None:  # nobody counters Galen any more
     del f["counters.json"]["nadira"]["galen"], f["counters.json"]["galen"]["nadira"]
+    f["counter_notes.json"].pop("nadira/galen", None)  # (the loader refuses a reason for no win)
 
 
 def _flat_map(f: dict[str, Any]) -> None:
@@ -385,7 +386,6 @@ BROKEN = [
     (_uncountered, "counters: galen has no counter"),
     (_flat_map, "map_fit tannery_lanes: favours fewer than two heroes"),
     (_fit_without_words, "map_fit renzo: 0.5 has no words"),
-    (_stray_note, "counter_notes galen/nadira: not a counter"),
     (_missing_note, "counter_notes renzo/kasimir: no reason"),
     (_clashing_callsign, "name 'quill': names ['quillon', 'tamsin']"),
     (_pet_name, "name 'sand trap': also pet_arena's"),
@@ -437,3 +437,14 @@ def test_check_state_refuses_what_the_limits_and_the_catalog_refuse(
     change(state)
     with pytest.raises(StateError, match=message):
         check_state(pack, load_state(state))
+
+
+def test_the_loader_refuses_a_reason_for_a_counter_the_table_lacks(
+    tmp_path: Path, files: dict[str, Any]
+) -> None:
+    broken = copy.deepcopy(files)
+    _stray_note(broken)
+    with pytest.raises(
+        PackError, match=r"counter_notes\.json: entry 'galen/nadira': counters\.json has no win"
+    ):
+        load(tmp_path / "strike_team", broken)

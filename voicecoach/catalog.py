@@ -112,6 +112,9 @@ class Matchup(_Model):
     words: dict[str, str] = Field(
         default_factory=dict, description='multiplier -> words, "1.5": "a hard counter"'
     )
+    # Why each win holds, as a spoken clause ("Brannoc's barrier blocks Tamsin's lanes"): a file
+    # {"a/b": reason a beats b}. rank_matchup's rows carry them, recipes say them as {reason}.
+    notes: str | None = Field(default=None, description='a file of {"a/b": why a beats b}')
 
     @model_validator(mode="after")
     def _axis(self) -> Matchup:
@@ -231,6 +234,12 @@ class Schema(_Model):
         fs.inventory, "inventory"; collection: fs.collection, "collection")."""
         return "inventory" if self.state == "classic" else "collection"
 
+    def context_matchup(self) -> Matchup | None:
+        """The matchup of the unit kind against a context kind (a hero's fit on a map), or None."""
+        unit = self.kind("unit")
+        contexts = set(self.kinds_of("context"))
+        return next((m for m in self.matchups if m.between[0] == unit and m.between[1] in contexts), None)
+
     def options_field(self) -> str | None:
         """The unit field listing the options each unit can have (pet: a creature's skills)."""
         unit, option = self.kind("unit"), self.kind("option")
@@ -267,6 +276,9 @@ class Catalog(BaseModel):
     tables: dict[str, dict[str, dict[str, float]]] = Field(
         default_factory=dict, description="matchup name -> {a: {b: multiplier}}"
     )
+    notes: dict[str, dict[str, str]] = Field(
+        default_factory=dict, description='matchup name -> {"a/b": why a beats b} (its `notes` file)'
+    )
 
     @property
     def schema(self) -> Schema:  # type: ignore[override]
@@ -295,6 +307,10 @@ class Catalog(BaseModel):
     def kind_of(self, entity_id: str) -> str | None:
         """The kind of an id; an id two kinds share belongs to the earlier declared."""
         return self._index[1].get(entity_id)
+
+    def note(self, matchup: str, a: str, b: str) -> str | None:
+        """The matchup's reason `a` beats `b` (its notes file), or None."""
+        return self.notes.get(matchup, {}).get(f"{a}/{b}")
 
     def display_name(self, entity_id: str) -> str:
         """What the coach calls an id: its entity's name (the earlier kind's), else the id itself."""
@@ -401,10 +417,18 @@ class Catalog(BaseModel):
                 else set(self.entities.get(k, {}))
                 for k in m.between
             ]
-            for a, row in self.tables.get(m.name, {}).items():
+            table = self.tables.get(m.name, {})
+            for a, row in table.items():
                 for b in row:
                     if any(s is not None and x not in s for s, x in zip(sides, (a, b), strict=True)):
                         yield m.file, f"{a}/{b}", f"not a {m.between[0]} / {m.between[1]} pair"
+            for key in self.notes.get(m.name, {}):
+                a, sep, b = key.partition("/")
+                if not sep or any(s is not None and x not in s for s, x in zip(sides, (a, b), strict=True)):
+                    yield m.notes or "", key, f'not an "a/b" key of a {m.between[0]} / {m.between[1]} pair'
+                elif table.get(a, {}).get(b, m.default) <= m.default:
+                    # A reason for a win the table does not have would be said as a false claim.
+                    yield m.notes or "", key, f"{m.file} has no win of {a} over {b}"
 
 
 def classic_schema(rarities: list[str], skill_kinds: list[str]) -> Schema:

@@ -35,7 +35,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 from voicecoach.catalog import Catalog, Entity, Schema, classic_schema
 from voicecoach.recipe_spec import RECIPES, placeholders_of, role_names
 from voicecoach.state import Collection, LiveState, StateError
-from voicecoach.tool_shapes import builtin_result_schema, resolve_shape
+from voicecoach.tool_shapes import builtin_shape, resolve_shape
 
 PACKS_DIR = Path(__file__).parent / "packs"
 DEFAULT_PACK = "pet_arena"
@@ -705,13 +705,18 @@ def _check_refs(pack: Pack, folder: Path) -> Iterator[PackError]:
     # Cooldowns are keyed by candidate id, so an id must be unique across all branches.
     seen_ids: set[str] = set()
     phi_pairs = {f"{e.intent}/{e.sub_intent}" for e in pack.phi}
+    group = pack.catalog.schema.kind("group")
     for branch, cfg in pack.w3.branches.items():
         for cand in cfg.pool:
             if cand.id in seen_ids:
                 yield bad("w3.json", f"{branch}/{cand.id}", "candidate id defined twice")
             seen_ids.add(cand.id)
-            if cand.lineup_id is not None and cand.lineup_id not in pack.lineups:
-                yield bad("w3.json", f"{branch}/{cand.id}", f"unknown lineup {cand.lineup_id!r}")
+            # `lineup_id` (the stored field name) names a group of the pack's group kind (pet: a
+            # lineup, a schema pack: its own, e.g. a comp), as W3 and the Talker read it.
+            if cand.lineup_id is not None and (
+                group is None or pack.catalog.get(group, cand.lineup_id) is None
+            ):
+                yield bad("w3.json", f"{branch}/{cand.id}", f"unknown {group or 'group'} {cand.lineup_id!r}")
             for path in cand.requires:  # a typo here would hold the candidate back on every turn
                 if not _valid_path(LiveState, path, pack.catalog.schema):
                     yield bad("w3.json", f"{branch}/{cand.id}", f"unknown state field {path!r}")
@@ -851,8 +856,7 @@ def _check_answers(pack: Pack, folder: Path) -> Iterator[PackError]:
     shapes: dict[str, dict[str, Any]] = {}
     schema = pack.catalog.schema
     for name, tool in pack.builtin_tools.items():
-        matchup = next((m for m in schema.matchups if m.name == tool.matchup), None)
-        shapes[name] = builtin_result_schema(tool.builtin, matchup.between[1] if matchup else None)
+        shapes[name] = builtin_shape(schema, tool.builtin, tool.matchup)
     for e in pack.phi:
         label = f"{e.intent}/{e.sub_intent}"
         tools = {use.tool for use in e.tools}
@@ -1055,16 +1059,17 @@ def _declared_catalog(folder: Path) -> Catalog | None:
         items = [{"id": item} if isinstance(item, str) else item for item in raw]
         entities[name] = _unique(folder, kind.file, _entries(folder, kind.file, Entity, items))
     tables: dict[str, Any] = {m.name: listed(m.file, m.key) for m in schema.matchups}
+    notes: dict[str, Any] = {m.name: _read(folder, m.notes) for m in schema.matchups if m.notes}
     try:
-        return Catalog(schema=schema, entities=entities, tables=tables)
-    except ValidationError as err:  # only a table can fail here: the rest is validated above
+        return Catalog(schema=schema, entities=entities, tables=tables, notes=notes)
+    except ValidationError as err:  # only a table or notes can fail here: the rest is validated above
         first = err.errors()[0]
-        name = str(first["loc"][1])
-        file = next(m.file for m in schema.matchups if m.name == name)
+        field, name = str(first["loc"][0]), str(first["loc"][1])
+        m = next(m for m in schema.matchups if m.name == name)
         where = ".".join(map(str, first["loc"][2:]))
-        raise PackError(
-            f"{folder / file}: entry {where!r}: {first['msg']} (rows {{a: {{b: multiplier}}}})"
-        ) from None
+        shape = "rows {a: {b: multiplier}}" if field == "tables" else '{"a/b": "why a beats b"}'
+        file = m.file if field == "tables" else m.notes or m.file
+        raise PackError(f"{folder / file}: entry {where!r}: {first['msg']} ({shape})") from None
 
 
 def _game_tools(folder: Path, manifest: Manifest, schema: Schema) -> dict[str, Any]:

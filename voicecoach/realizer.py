@@ -109,6 +109,12 @@ def say(pack: Pack, line: Line, turn_index: int) -> str:
         variants[chosen % len(variants)] if chosen is not None else _variant(variants, line.key, turn_index)
     )
     text = _fill(template, line.values)
+    if text is None and line.picks is not None:
+        # A generic recipe's line: the next variant whose placeholders all have values, before the
+        # generic sentence (a counter with no designer's reason still has a variant needing none).
+        start = variants.index(template)
+        rotated = variants[start + 1 :] + variants[:start]
+        text = next((filled for v in rotated if (filled := _fill(v, line.values)) is not None), None)
     return text if text is not None else generic
 
 

@@ -59,9 +59,10 @@ def _spec(name: str, inputs: dict[str, InputType], required: tuple[str, ...], pl
 RECIPES: dict[str, RecipeSpec] = {
     s.name: s
     for s in (
-        _spec("pick_best", {"ranked": "select", "foes": "select", "matchup": "literal"},
-              ("ranked", "foes", "matchup"), ("@unit", "foe", "status"), picks=True,
-              doc="the best usable unit against the foes by a matchup (none_key: the safest one)"),
+        _spec("pick_best", {"ranked": "select", "foes": "select", "matchup": "literal", "skip": "select"},
+              ("ranked", "foes", "matchup"), ("@unit", "foe", "status", "reason"), picks=True,
+              doc="the best usable unit against the foes by a matchup, not one of `skip`, with the "
+                  "matchup's reason (none_key: the safest one)"),
         _spec("pick_pair", {"team": "select", "roster": "select", "style": "literal", "score": "select",
                             "size": "literal", "pair_key": "key", "lead_key": "key"},
               ("team",), ("@units", "@unit", "leader", "style", "score", "count"), picks=True,

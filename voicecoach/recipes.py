@@ -143,12 +143,14 @@ def pick_best(c: _Ctx) -> list[Line]:
     ranked = c.ids("ranked")
     ranked += sorted(o.id for o in c.view.owned() if o.id not in ranked)
     ranked = c.t.fresh_first(ranked)
-    usable = [u for u in ranked if c.usable(u)]
+    skip = set(c.ids("skip"))  # e.g. the units already on the player's side: "swap to" one of them
+    usable = [u for u in ranked if c.usable(u) and u not in skip]
     for uid in usable:
         foe = next((f for f in foes if multiplier(c.catalog, m, uid, f) > m.default), None)
         if foe is not None:
             status = _words(m, multiplier(c.catalog, m, uid, foe))
-            return c.line(c.step.key, [uid, foe], **{"@unit": c.name(uid)}, foe=c.name(foe), status=status)
+            return c.line(c.step.key, [uid, foe], **{"@unit": c.name(uid)}, foe=c.name(foe), status=status,
+                          reason=c.catalog.note(m.name, uid, foe))  # fmt: skip
     if not usable:
         return []
     symmetric = m.between[0] == m.between[1]

@@ -13,6 +13,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from voicecoach.catalog import Schema
+
 _STRING, _INT, _NUMBER, _BOOL = (
     {"type": "string"},
     {"type": "integer"},
@@ -52,8 +54,24 @@ _GROUP = {
 }  # fmt: skip
 
 
-def builtin_result_schema(builtin: str, context: str | None = None) -> dict[str, Any]:
-    """The result shape of a builtin kind; `context` is context_fit's context kind (its key)."""
+def builtin_shape(schema: Schema, builtin: str, matchup: str | None = None) -> dict[str, Any]:
+    """The result shape of a builtin instance over `schema` (its `matchup`, for the kinds that rank
+    by one): the context kind it keys, and whether its rows carry the matchup's reasons."""
+    m = next((x for x in schema.matchups if x.name == matchup), None)
+    context = None
+    if builtin == "context_fit" and m is not None:
+        context = m.between[1]
+    elif builtin in ("score_group", "suggest_group"):
+        fit = schema.context_matchup()
+        context = fit.between[1] if fit is not None else None
+    notes = builtin == "rank_matchup" and m is not None and m.notes is not None
+    return builtin_result_schema(builtin, context, notes)
+
+
+def builtin_result_schema(builtin: str, context: str | None = None, notes: bool = False) -> dict[str, Any]:
+    """The result shape of a builtin kind; `context` is the context kind it keys (context_fit's, or
+    the one score_group / suggest_group may take), `notes` that rank_matchup's rows carry reasons.
+    Fields a call gives only with an optional argument are declared, not required."""
     if builtin == "get_collection":
         units = {"type": "array", "items": _UNIT}
         return _result(count=_INT, units=units, saved_groups=_OBJECT)
@@ -67,14 +85,24 @@ def builtin_result_schema(builtin: str, context: str | None = None) -> dict[str,
         shape["open"] = True
         return shape
     if builtin == "rank_matchup":
-        ranked = _rows(advantage=_NUMBER, beats=_IDS, beaten_by=_IDS, against=_NUMBER)
+        reasons = {"reasons": _OBJECT} if notes else {}  # foe id -> why this row beats it
+        ranked = _rows(advantage=_NUMBER, beats=_IDS, beaten_by=_IDS, against=_NUMBER, **reasons)
         return _result(matchup=_STRING, opponent=_refs(), ranked=ranked)
     if builtin == "context_fit":
         return _result(matchup=_STRING, ranked=_rows(fit=_NUMBER), **{context or "context": _REF})
+    optional: dict[str, Any] = {context: _REF} if context else {}
     if builtin == "score_group":
-        return _result(units=_refs(), opponent=_refs(), size_ok=_BOOL, not_owned=_IDS, **_SCORE)
+        shape = _result(units=_refs(), opponent=_refs(), size_ok=_BOOL, not_owned=_IDS, **_SCORE)
+        swap = {"type": "object", "properties": {"out": _REF, "in": _REF, "score": _INT, "gain": _INT}}
+        optional["swaps"] = {"type": "array", "items": swap}  # with an opponent or a context
+        shape["properties"] |= optional
+        return shape
     if builtin == "suggest_group":
-        return _result(size=_INT, units=_refs(), opponent=_refs(), **_SCORE)
+        shape = _result(size=_INT, units=_refs(), opponent=_refs(), **_SCORE)
+        shape["properties"] |= optional | {
+            "prefer": _OBJECT, "matching": _INT, "available": _INT, "include": _refs(), "not_owned": _IDS,
+        }  # fmt: skip
+        return shape
     if builtin == "list_groups":
         return _result(groups={"type": "array", "items": _GROUP})
     if builtin == "get_match_state":

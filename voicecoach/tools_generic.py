@@ -32,7 +32,7 @@ from typing import Any, get_args
 from voicecoach.catalog import Catalog, Entity, Matchup
 from voicecoach.pack import BuiltinKind, BuiltinTool, Pack
 from voicecoach.state import LiveState
-from voicecoach.tool_shapes import builtin_result_schema
+from voicecoach.tool_shapes import builtin_shape
 from voicecoach.toolbase import ToolError, ToolResult, ToolSpec, object_schema
 from voicecoach.view import Owned, StateView
 
@@ -40,6 +40,13 @@ SUGGEST_POOL = 12  # suggest_group searches every team among the 12 best single 
 TOP = 5  # ranked lists are cut here: a spoken answer names a handful
 # score_group's components (their maxima sum to 100).
 POWER_MAX, COMPOSITION_MAX, EDGE_MAX = 40.0, 30.0, 30.0
+# With a match context (a map) the fit on it is a fourth component; power gives way to it, so the
+# role quota still weighs as much (a swap that breaks it never pays for itself through the map).
+CONTEXT_MAXIMA = (30.0, 30.0, 25.0, 15.0)  # power, composition, edge, fit
+# suggest_group's bonus per member with a preferred attribute value ("a dive comp"), as a share of
+# one quota slot's points: the preference picks among teams that keep the quota, never breaks it.
+PREFER_SHARE = 0.8
+SWAPS = 3  # score_group's best single swaps from the player's other units
 
 
 # --- lookups ----------------------------------------------------------------------------------
@@ -185,6 +192,9 @@ def rank_matchup(pack: Pack, state: LiveState, tool: BuiltinTool, opponent: list
         }
         if symmetric:
             row["against"] = round(sum(multiplier(catalog, m, f, owned.id) for f in opponent), 4)
+        if m.notes is not None:  # the designer's reason for each win, said as {reason}
+            notes = {f: catalog.note(m.name, owned.id, f) for f in row["beats"]}
+            row["reasons"] = {f: n for f, n in notes.items() if n}
         rows.append(row)
     return {"matchup": m.name, "opponent": foes, "ranked": _ranked(rows, "advantage")}
 
@@ -206,16 +216,23 @@ def _power(pack: Pack, tool: BuiltinTool) -> str:
     return tool.power or next(a for a, s in spec.attributes.items() if s.numeric)
 
 
-def _score(pack: Pack, tool: BuiltinTool, team: list[str], opponent: list[str]) -> dict[str, Any]:
+def _score(
+    pack: Pack, tool: BuiltinTool, team: list[str], opponent: list[str], context: str | None = None
+) -> dict[str, Any]:
     """0-100: power (mean of the power attribute over the catalog's best), composition (the quota's
-    roles filled, else the composition's size), matchup edge against an opponent (neutral: half)."""
+    roles filled, else the composition's size), matchup edge against an opponent (neutral: half)
+    and, with a match context, the fit on it (the unit x context matchup; neutral: half)."""
     catalog, schema = pack.catalog, pack.catalog.schema
     unit = schema.kind("unit") or ""
+    fit_m = schema.context_matchup() if context is not None else None
+    power_max, comp_max, edge_max, fit_max = (
+        CONTEXT_MAXIMA if fit_m is not None else (POWER_MAX, COMPOSITION_MAX, EDGE_MAX, 0.0)
+    )
     power_attr = _power(pack, tool)
     units = catalog.entities.get(unit, {})
     best = max((float(e.value(power_attr) or 0) for e in units.values()), default=1.0) or 1.0
     mean = sum(float(_entity(catalog, unit, u).value(power_attr) or 0) for u in team) / len(team)
-    power = POWER_MAX * min(1.0, mean / best)
+    power = power_max * min(1.0, mean / best)
     comp = schema.composition
     quota = comp.quota if comp is not None else None
     missing: dict[str, int] = {}
@@ -223,22 +240,34 @@ def _score(pack: Pack, tool: BuiltinTool, team: list[str], opponent: list[str]) 
         have = [_entity(catalog, unit, u).value(quota.attribute) for u in team]
         missing = {v: n - have.count(v) for v, n in quota.counts.items() if have.count(v) < n}
         filled = sum(quota.counts.values()) - sum(missing.values())
-        composition = COMPOSITION_MAX * filled / max(1, sum(quota.counts.values()))
+        composition = comp_max * filled / max(1, sum(quota.counts.values()))
     else:
-        composition = COMPOSITION_MAX * min(1.0, len(team) / (comp.size if comp is not None else len(team)))
-    edge = EDGE_MAX / 2
+        composition = comp_max * min(1.0, len(team) / (comp.size if comp is not None else len(team)))
+    edge = edge_max / 2
     versus = next((m for m in schema.matchups if m.between == (unit, unit)), None)
     if opponent and versus is not None:
         # Best hit we land on each foe, less the best hit they land on each of ours.
         offense = sum(max(multiplier(catalog, versus, u, f) for u in team) for f in opponent) / len(opponent)
         threat = sum(max(multiplier(catalog, versus, f, u) for f in opponent) for u in team) / len(team)
-        edge = EDGE_MAX * min(1.0, max(0.0, 0.5 + (offense - threat) / 2))
-    return {
-        "score": round(power + composition + edge),
-        "breakdown": {"power": round(power, 1), "composition": round(composition, 1), "edge": round(edge, 1)},
-        "max": {"power": POWER_MAX, "composition": COMPOSITION_MAX, "edge": EDGE_MAX},
-        "quota_missing": missing,
-    }
+        edge = edge_max * min(1.0, max(0.0, 0.5 + (offense - threat) / 2))
+    total = power + composition + edge
+    breakdown = {"power": round(power, 1), "composition": round(composition, 1), "edge": round(edge, 1)}
+    maxima = {"power": power_max, "composition": comp_max, "edge": edge_max}
+    if fit_m is not None and context is not None:
+        mean_fit = sum(multiplier(catalog, fit_m, u, context) for u in team) / len(team)
+        fit = fit_max * min(1.0, max(0.0, 0.5 + (mean_fit - fit_m.default)))
+        total += fit
+        breakdown[fit_m.name], maxima[fit_m.name] = round(fit, 1), fit_max
+    return {"score": round(total), "breakdown": breakdown, "max": maxima, "quota_missing": missing,
+            "_total": total}  # fmt: skip
+
+
+def _scored(pack: Pack, tool: BuiltinTool, team: list[str], opponent: list[str],
+            context: str | None) -> dict[str, Any]:  # fmt: skip
+    """_score without its unrounded total (which only ranks teams)."""
+    out = _score(pack, tool, team, opponent, context)
+    del out["_total"]
+    return out
 
 
 def _members_arg(pack: Pack) -> str:
@@ -247,17 +276,76 @@ def _members_arg(pack: Pack) -> str:
     return plural if re.fullmatch(r"[a-z_][a-z0-9_]*", plural) else "units"
 
 
-def score_group(pack: Pack, state: LiveState, tool: BuiltinTool, **args: list[str]) -> ToolResult:
+def _context_arg(pack: Pack) -> str | None:
+    """The optional context argument of score_group / suggest_group: the context kind of the unit x
+    context matchup (a map), when the schema has one."""
+    m = pack.catalog.schema.context_matchup()
+    return m.between[1] if m is not None else None
+
+
+def preferences(pack: Pack) -> dict[str, list[str]]:
+    """The unit attributes suggest_group can lean a team to ("a dive comp"), with their values:
+    categorical with known values, not ordered (W2 reads those as bounds), not numeric, not the
+    quota's (the quota fixes it), not a reference to a kind, not a name another argument has."""
+    schema = pack.catalog.schema
+    unit = schema.kind("unit") or ""
+    comp = schema.composition
+    quota = comp.quota.attribute if comp is not None and comp.quota is not None else None
+    vocabulary = {
+        "vocabulary.roles": set(pack.vocabulary.roles),
+        "vocabulary.styles": set(pack.vocabulary.styles),
+    }
+    taken = {"opponent", "size", "include", _members_arg(pack), _context_arg(pack)}
+    out: dict[str, list[str]] = {}
+    for name, spec in schema.kinds[unit].attributes.items():
+        ref = spec.values
+        if spec.numeric or spec.ordered or ref is None or name == quota or name in taken:
+            continue
+        if isinstance(ref, str) and ref in schema.kinds:
+            continue
+        values = pack.catalog.values(ref, vocabulary)
+        if values:
+            out[name] = sorted(values)
+    return out
+
+
+def _swaps(pack: Pack, view: StateView, tool: BuiltinTool, team: list[str], opponent: list[str],
+           context: str | None) -> list[dict[str, Any]]:  # fmt: skip
+    """The best single changes to a team of the player's own: one member out, one of their other
+    units in, each raising the score (the quota, the edge and the fit all count), best first."""
+    if not view.known or not all(view.owns(u) for u in team):
+        return []
+    catalog, unit = pack.catalog, view.unit_kind
+    base = _score(pack, tool, team, opponent, context)["_total"]
+    spare = sorted({o.id for o in view.owned()} - set(team))
+    rows = []
+    for i, out in enumerate(team):
+        for other in spare:
+            scored = _score(pack, tool, [*team[:i], other, *team[i + 1 :]], opponent, context)
+            if scored["_total"] > base + 0.5:  # a gain the rounded score shows
+                rows.append({"out": _ref(catalog, unit, out), "in": _ref(catalog, unit, other),
+                             "score": scored["score"], "gain": round(scored["_total"] - base)})  # fmt: skip
+    return sorted(rows, key=lambda r: (-r["gain"], r["out"]["id"], r["in"]["id"]))[:SWAPS]
+
+
+def score_group(pack: Pack, state: LiveState, tool: BuiltinTool, **args: Any) -> ToolResult:
     view, catalog = _view(pack, state), pack.catalog
     team, opponent = args[_members_arg(pack)], args.get("opponent") or []
+    where = _context_arg(pack)
+    context = args.get(where) if where is not None else None
     comp = catalog.schema.composition
-    return {
+    out: dict[str, Any] = {
         "units": [_ref(catalog, view.unit_kind, u) for u in team],
         "opponent": [_ref(catalog, view.unit_kind, u) for u in opponent],
-        **_score(pack, tool, team, opponent),
+        **_scored(pack, tool, team, opponent, context),
         "size_ok": comp is None or len(team) == comp.size,
         "not_owned": sorted(u for u in team if not view.owns(u)),
     }
+    if where is not None and context is not None:
+        out[where] = _ref(catalog, where, context)
+    if opponent or context is not None:  # a team scored for the match: what would improve it
+        out["swaps"] = _swaps(pack, view, tool, team, opponent, context)
+    return out
 
 
 def suggest_group(
@@ -266,28 +354,53 @@ def suggest_group(
     tool: BuiltinTool,
     opponent: list[str] | None = None,
     size: int | None = None,
+    include: list[str] | None = None,
+    **args: str,
 ) -> ToolResult:
     view, catalog = _view(pack, state), pack.catalog
     comp = catalog.schema.composition
     size = size or (comp.size if comp is not None else 3)
     opponent = opponent or []
+    where = _context_arg(pack)
+    context = args.get(where) if where is not None else None
+    prefer = {a: args[a] for a in preferences(pack) if args.get(a) is not None}
     owned = sorted({o.id for o in view.owned()})
     if len(owned) < size:
         many = catalog.schema.plural(view.unit_kind)
         raise ToolError(f"the player has {len(owned)} {many}; a team of {size} needs more")
+    forced = [u for u in include or [] if view.owns(u)][:size]
+    quota = comp.quota if comp is not None else None
+    slots = sum(quota.counts.values()) if quota is not None else size
+    bonus = PREFER_SHARE * COMPOSITION_MAX / max(1, slots)
+
+    def matches(uid: str) -> bool:
+        entity = _entity(catalog, view.unit_kind, uid)
+        return all(entity.value(a) == v for a, v in prefer.items())
 
     def objective(team: list[str]) -> float:
-        return float(_score(pack, tool, team, opponent)["score"])
+        value = float(_score(pack, tool, team, opponent, context)["_total"])
+        return value + bonus * sum(matches(u) for u in team) if prefer else value
 
     # Exhaustive search over a pool of the strongest singles keeps big collections cheap.
-    pool = sorted(owned, key=lambda u: (-objective([u]), u))[:SUGGEST_POOL]
-    best = min((sorted(t) for t in itertools.combinations(pool, size)), key=lambda t: (-objective(t), t))
-    return {
+    rest = [u for u in owned if u not in forced]
+    pool = sorted(rest, key=lambda u: (-objective([u]), u))[:SUGGEST_POOL]
+    teams = (sorted([*forced, *t]) for t in itertools.combinations(pool, size - len(forced)))
+    best = min(teams, key=lambda t: (-objective(t), t))
+    out: dict[str, Any] = {
         "size": size,
         "units": [_ref(catalog, view.unit_kind, u) for u in best],
         "opponent": [_ref(catalog, view.unit_kind, u) for u in opponent],
-        **_score(pack, tool, best, opponent),
+        **_scored(pack, tool, best, opponent, context),
     }
+    if where is not None and context is not None:
+        out[where] = _ref(catalog, where, context)
+    if prefer:
+        out |= {"prefer": prefer, "matching": sum(matches(u) for u in best),
+                "available": sum(matches(u) for u in owned)}  # fmt: skip
+    if include is not None:
+        out |= {"include": [_ref(catalog, view.unit_kind, u) for u in forced],
+                "not_owned": [u for u in include if not view.owns(u)]}  # fmt: skip
+    return out
 
 
 def list_groups(pack: Pack, state: LiveState, tool: BuiltinTool) -> ToolResult:
@@ -378,6 +491,9 @@ def builtin_spec(pack: Pack, tool: BuiltinTool) -> ToolSpec:
     elif tool.builtin in ("score_group", "suggest_group"):
         params = {"opponent": _ids(f"opponent {many} (id or name), optional")}
         entities = {"opponent": unit}
+        # Optional arguments only a schema that has them gets: the match context (a unit x context
+        # matchup) and, for suggest_group, the unit attributes a team can lean to.
+        context = _context_arg(pack)
         if tool.builtin == "score_group":
             members = _members_arg(pack)
             params = {members: _ids(f"the team ({many}, id or name)", 1), **params}
@@ -387,7 +503,17 @@ def builtin_spec(pack: Pack, tool: BuiltinTool) -> ToolSpec:
             )
         else:
             params["size"] = {"type": "integer", "minimum": 1, "maximum": 10, "description": "team size"}
+            params["include"] = _ids(f"the player's {many} the team must have, optional")
+            entities["include"] = unit
             description = f"The best team from the player's {many}, optionally against an opponent."
+            for attr, values in preferences(pack).items():
+                params[attr] = {"type": "string", "enum": values, "description": f"prefer this {attr}"}
+        if context is not None:
+            params[context] = {
+                "type": "string",
+                "description": f"the {context}, optional: the fit on it counts",
+            }
+            entities[context] = context
     elif tool.builtin == "list_groups":
         description = "The catalog's named teams, and which of their members the player lacks."
     else:  # get_match_state
@@ -398,5 +524,5 @@ def builtin_spec(pack: Pack, tool: BuiltinTool) -> ToolSpec:
         object_schema(params, required),
         partial(_KINDS[tool.builtin], tool=tool),
         entities,
-        result_schema=builtin_result_schema(tool.builtin, context),
+        result_schema=builtin_shape(schema, tool.builtin, tool.matchup),
     )
