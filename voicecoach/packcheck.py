@@ -314,7 +314,7 @@ def _summaries(pack: Pack) -> dict[str, str]:
     return {
         "files": f"{pack.pack_id} {pack.version}: {len(pack.phi)} Φ pairs, {entities}, "
         f"{len(pack.tools)} tools",
-        "catalog": "every element, skill, creature, lineup, role and style reference resolves",
+        "catalog": f"every {', '.join(schema.kinds)}, role and style reference resolves",
         "Φ table": f"{len(pack.phi)} pairs: tools declared and served, arguments bound, decision "
         "fields known",
         "templates": f"{sentences} sentences and {len(pack.templates.answers)} answers, every placeholder "
