@@ -344,11 +344,21 @@ def _guidance(t: _Turn, c3: InteractionControl) -> None:
     t.add("guidance", "w3", "w3", named, guidance=text, lineup_id=g.lineup_id)
 
 
+# "We lost that round", "we're up one": the player has just told the score, and the snapshot may not
+# have it yet, so the coach does not read the state's score back at them.
+_TELLS_SCORE = re.compile(
+    r"\b(?:lost|won|lose|win|took|dropped|tied)\b[^.?!]*\b(?:round|game|match|one)\b"
+    r"|\b(?:we're|we are|i'm|i am)\s+(?:up|down|ahead|behind|tied|level)\b",
+    re.I,
+)
+
+
 def _scene(t: _Turn) -> None:
     """The match in a line, unless one of the last few replies said it already (the match has not
-    moved since: said on every turn, or every other one, it sounded like a recording)."""
+    moved since: said on every turn, or every other one, it sounded like a recording), or the
+    player has just said how the match stands."""
     match = t.state.ic.match
-    if match is None:
+    if match is None or _TELLS_SCORE.search(t.utterance):
         return
     values: dict[str, Any] = dict(
         score_player=match.score_player,
