@@ -314,6 +314,20 @@ class _Pack:
         self.matchups = {m.name: m for m in schema.matchups}
         composition = schema.composition
         self.side = data.synth.side_size or (composition.size if composition is not None else 3)
+        # The unit kind's gates on the account level (synth.roster "by_gate" reads them).
+        unit = schema.kinds.get(self.unit_kind)
+        self.unit_gates = [f for f, g in unit.gate.items() if g.state == "fs.player_level"] if unit else []
+
+    def account_gate(self, uid: str) -> int:
+        """The account level the unit unlocks at (0: from the start)."""
+        unit = self.units.get(uid)
+        unlock = unit.value("unlock") if unit is not None else None
+        values = [unlock.get(f) or 0 for f in self.unit_gates] if isinstance(unlock, dict) else []
+        return max(values, default=0)
+
+    def roster_at(self, player_level: int) -> list[str]:
+        """synth.roster "by_gate": the units an account of `player_level` has, in id order."""
+        return [u for u in sorted(self.units) if self.account_gate(u) <= player_level]
 
     def name(self, kind: str | None, eid: str) -> str:
         entity = self.catalog.get(kind, eid) if kind else None
@@ -406,17 +420,23 @@ def _new_state(p: _Pack, rng: random.Random, with_match: bool) -> dict[str, Any]
     weights = [weight(u) for u in ids]
     quests = sorted({q for q in p.quest_gates() if rng.random() < synth.quest_rate})
     owned: list[str] = []
-    if p.groups and rng.random() < synth.group_rate:  # a complete pack group, so W3 has something to offer
-        owned += p.members(rng.choice(sorted(p.groups)))
-    target = rng.randint(max(synth.owned[0], len(owned)), max(synth.owned[1], len(owned) + 2))
-    target = min(target, len(ids))  # a small catalog: every unit
-    while len(owned) < target:
-        uid = rng.choices(ids, weights)[0]
-        if uid not in owned:
-            owned.append(uid)
-    owned.sort()
-    entries = [_owned_entry(p, rng, uid, 1, quests) for uid in owned]
-    player_level = min(synth.max_player_level, max(e["level"] for e in entries) + rng.randint(0, 4))
+    if synth.roster == "by_gate":
+        # The account's level decides the roster: every unit whose gate it meets, and no other.
+        player_level = rng.randint(*synth.player_levels)
+        owned = p.roster_at(player_level)
+        entries = [_owned_entry(p, rng, uid, player_level, quests) for uid in owned]
+    else:
+        if p.groups and rng.random() < synth.group_rate:  # a complete pack group: W3 has something to offer
+            owned += p.members(rng.choice(sorted(p.groups)))
+        target = rng.randint(max(synth.owned[0], len(owned)), max(synth.owned[1], len(owned) + 2))
+        target = min(target, len(ids))  # a small catalog: every unit
+        while len(owned) < target:
+            uid = rng.choices(ids, weights)[0]
+            if uid not in owned:
+                owned.append(uid)
+        owned.sort()
+        entries = [_owned_entry(p, rng, uid, 1, quests) for uid in owned]
+        player_level = min(synth.max_player_level, max(e["level"] for e in entries) + rng.randint(0, 4))
     for uid, e in zip(owned, entries, strict=True):  # gates on the player's level: now it is known
         e[lay.unlocked] = p.unlocked(uid, e, player_level, quests)
     main = rng.sample(owned, min(p.side, len(owned)))
@@ -619,10 +639,27 @@ class _Builder:
                 e["level"] += rng.randint(*synth.level_up)
                 gained = self._recompute(e)
                 fs = self.state["fs"]
-                fs["player_level"] = min(synth.max_player_level, max(fs["player_level"], e["level"]))
+                if synth.roster != "by_gate":  # a by_gate roster's account level is not the unit's
+                    fs["player_level"] = min(synth.max_player_level, max(fs["player_level"], e["level"]))
                 desc = text.format(unit=p.unit_name(e[lay.id]), level=e["level"]) + self._gained(
                     event, gained
                 )
+        elif op == "acquire" and synth.roster == "by_gate":
+            # The account reaches the unit's gate: it and every unit gated on the way unlock.
+            locked = self.unowned()  # none left once the account has every unit
+            uid = target or (rng.choice(locked) if locked else None)
+            fs = self.state["fs"]
+            if uid is not None and self.entry(uid) is None:
+                fs["player_level"] = max(fs["player_level"], p.account_gate(uid))
+                opened = [u for u in p.roster_at(fs["player_level"]) if self.entry(u) is None]
+                for u in opened:
+                    self.entries().append(_owned_entry(p, rng, u, fs["player_level"], self.state["_quests"]))
+                self.entries().sort(key=lambda o: o[lay.id])
+                for e in self.entries():  # options gated on the account level unlock too
+                    self._recompute(e)
+                names = [p.unit_name(u) for u in [uid, *(u for u in opened if u != uid)]]
+                listed = names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
+                desc = text.format(unit=listed, level=fs["player_level"])
         elif op == "acquire":
             uid = target or rng.choice(self.unowned())
             if self.entry(uid) is None:

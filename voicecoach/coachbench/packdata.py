@@ -69,6 +69,13 @@ class Synth(_Frozen):
     round_phrases: list[str] = Field(default=["this round", "round {round}", "the next round"], min_length=1)
     level_up: tuple[int, int] = Field(default=(3, 8), description="levels a unit gains in a level event")
     keep_owned: int = Field(default=4, description="a remove event leaves more units than this")
+    # "drawn": `owned` units drawn by `weights` (pet's creatures, caught or traded). "by_gate": the
+    # player has exactly the units whose account-level gate (the unit kind's gate on
+    # fs.player_level) their level meets, the level drawn from `player_levels` (a hero shooter's
+    # roster unlocks by itself): an acquire event raises the account level, a level event is the
+    # unit's own and leaves the account level alone, and no remove event applies.
+    roster: Literal["drawn", "by_gate"] = "drawn"
+    player_levels: tuple[int, int] = Field(default=(1, 40), description="by_gate: the account level range")
 
 
 class Event(_Frozen):
@@ -262,7 +269,13 @@ def _check(data: BenchData, pack: Pack, where: str) -> None:
                 f"matchups/{pair}", f"{name!r} is not a matchup of the unit against a unit or a context"
             )
     unit = schema.kinds[unit_kind]
-    for attr in data.synth.weights:
+    if data.synth.roster == "by_gate":
+        if not any(g.state == "fs.player_level" for g in unit.gate.values()):
+            raise bad("synth/roster", f"'by_gate' needs a gate of the {unit_kind} kind on fs.player_level")
+        for name, event in data.events.items():
+            if event.op == "remove":
+                raise bad(f"events/{name}", "a 'by_gate' roster only grows: no 'remove' event")
+    for attr in data.synth.weights if data.synth.roster == "drawn" else ():  # by_gate draws no units
         if attr not in unit.attributes:
             raise bad(f"synth/weights/{attr}", "not an attribute of the unit kind" + default("synth"))
     if schema.progression is not None:
