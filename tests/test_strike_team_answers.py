@@ -15,11 +15,14 @@ from voicecoach.talker import ToolOutcome
 from voicecoach.tools import ToolError, run_tool
 
 FOLDER = PACKS_DIR / "strike_team"
-# The pairs answered by recipes; the rest wait on recipes not written yet (PHI_DRAFT.md's).
+# Every tool-using pair is answered by recipes (the tool-less ones by templates.json's answers).
 ANSWERED = {
-    "hero/info", "hero/owned", "hero/unlock", "hero/role", "hero/on_map",
-    "item/info", "item/unlock", "item/best", "item/equipped",
-    "comp/build", "comp/evaluate", "comp/quota", "comp/list", "map/info", "match/score", "meta/tier_list",
+    "hero/info", "hero/owned", "hero/unlock", "hero/role", "hero/counters", "hero/on_map", "hero/worth_it",
+    "item/info", "item/unlock", "item/best", "item/equipped", "item/equip", "item/next_unlock",
+    "comp/build", "comp/counter", "comp/evaluate", "comp/quota", "comp/swap", "comp/fill_slot", "comp/dive",
+    "comp/poke", "comp/brawl", "comp/list", "comp/build_around", "map/picks", "map/info", "enemy/analysis",
+    "enemy/threat", "match/score", "match/losing", "progression/next_hero", "progression/level_priority",
+    "meta/tier_list",
 }  # fmt: skip
 
 

@@ -44,7 +44,23 @@ from voicecoach.state import LiveState
 
 # Placeholders the templates use beyond the realizer's fixed set; WP8 makes them recipe-declared.
 NEW_PLACEHOLDERS = frozenset(
-    {"hero", "heroes", "item", "items", "map", "mode", "slot", "comp", "range", "reason", "player_level"}
+    {
+        "hero",
+        "heroes",
+        "item",
+        "items",
+        "map",
+        "mode",
+        "slot",
+        "comp",
+        "range",
+        "reason",
+        "player_level",
+        "blocker",
+        "out",
+        "levels",
+        "summary",
+    }
 )
 # Names written as Whisper mishears them, on purpose (the prior must cope with a name it cannot link).
 MISHEARD = {"kazimir": "kasimir", "quillan": "quillon", "mareva": "mireva", "renso": "renzo",

@@ -906,10 +906,12 @@ def _check_answers(pack: Pack, folder: Path) -> Iterator[PackError]:
                     yield bad(f"kind {kind_name!r} is not a kind of this pack")
                 elif kind_name is not None:
                     fills |= _entity_fields(pack, kind_name)
-            if step.recipe in ("pick_best", "matchup_status"):
-                matchup = inputs.get("matchup")
-                if matchup not in {m.name for m in schema.matchups}:
-                    yield bad(f"matchup {matchup!r} is not in the schema")
+            for name in ("matchup", "fit"):  # a matchup the recipe needs, or one the step names
+                if name in spec.inputs and (name in spec.required or name in inputs):
+                    if inputs.get(name) not in {m.name for m in schema.matchups}:
+                        yield bad(f"{name} {inputs.get(name)!r} is not in the schema")
+            if "tool" in spec.inputs and "tool" in inputs and inputs["tool"] not in pack.tools:
+                yield bad(f"tool {inputs['tool']!r} is not one of manifest.json's tools")
             group = paragraphs.get(step.paragraph)
             for key in keys:
                 variants = group.templates.get(key) if group is not None else None

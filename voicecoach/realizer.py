@@ -37,7 +37,7 @@ from typing import Any
 
 from voicecoach.checker import unknown_names
 from voicecoach.entities import link_entities
-from voicecoach.pack import OUT_OF_DOMAIN, UNHEARD, Creature, Pack
+from voicecoach.pack import OUT_OF_DOMAIN, UNHEARD, Creature, Pack, PhiEntry
 from voicecoach.prior import ASKS_WHY, normalise
 from voicecoach.realizer_classic import _answer
 from voicecoach.realizer_turn import (
@@ -53,12 +53,13 @@ from voicecoach.realizer_turn import (
     spoken_list,
 )
 from voicecoach.recipes import answer as recipe_answer
+from voicecoach.recipes import gate_text
 from voicecoach.state import Inventory, LiveState
 from voicecoach.talker import ToolOutcome
 from voicecoach.tools import unlock_text
 from voicecoach.view import StateView
 from voicecoach.w1 import OTHER
-from voicecoach.w2 import PRIORITY, GroundingControl, branch_of
+from voicecoach.w2 import _MATCH_WORDS, PRIORITY, GroundingControl, _intent_has, branch_of, phi_entry
 from voicecoach.w3 import InteractionControl
 
 MAX_SENTENCES = 3
@@ -157,6 +158,9 @@ def _cannot_answer(t: _Turn) -> None:
 
 def _judgements(t: _Turn, c2: GroundingControl) -> None:
     """constraint_account / apology / praise lines for the planned paragraphs' constraints."""
+    if t.pack.declared_catalog is not None:
+        _judgements_schema(t, c2)
+        return
     pack = t.pack
     by_id = {c.constraint: c for c in c2.conflicts}
     for p in c2.plan:
@@ -194,6 +198,153 @@ def _judgements(t: _Turn, c2: GroundingControl) -> None:
         # Just asked for: confirming it matters as much as the constraint accounts.
         key, keep = ("excludes", "account") if just_asked else ("excludes_still", "praise")
         t.add("praise", key, keep, out, creature=spoken_list([_name(pack, c) for c in out]))
+
+
+def _judgements_schema(t: _Turn, c2: GroundingControl) -> None:
+    """_judgements for a schema pack: W2's constraints on its own kinds (has:<unit>, <option kind>:
+    <option>[@<unit>], excludes:, counter:, attr:, global:), said with the pack's templates, whose
+    placeholders are its kinds' names ({hero}, {item}), as the recipes fill them."""
+    pack = t.pack
+    schema = pack.catalog.schema
+    view = StateView(pack, t.state)
+    units = pack.catalog.entities.get(view.unit_kind, {})
+    by_id = {c.constraint: c for c in c2.conflicts}
+    roster_key = next((k for p, k in schema.needs.items() if p.startswith("fs.")), "roster_unknown")
+    for p in c2.plan:
+        if p.type == "praise" and len(p.constraints) > 1:
+            covers = [c.entity for cid in p.constraints if (c := by_id.get(cid)) is not None and c.entity]
+            t.add("praise", "aggregate", "praise", covers)
+            continue
+        for cid in sorted(p.constraints):
+            c = by_id.get(cid)
+            if c is None:
+                continue
+            if p.type == "apology" and cid == "state:inventory" and c2.inventory_empty:
+                t.add("apology", "roster_empty", "account")
+            elif c.kind == "state":
+                if _needs_roster(phi_entry(pack, t.intent, t.sub_intent)):
+                    t.add("constraint_account", roster_key, "unavailable")
+            elif p.type in ("constraint_account", "apology") and not c.satisfied:
+                _account_schema(t, view, c.kind, cid, c.entity)
+            elif p.type == "praise" and c.satisfied:
+                _praise_schema(t, view, c.kind, cid, c.entity)
+    # Keeping units out, confirmed as for pet (see _judgements).
+    out = [c.entity for c in c2.conflicts if c.kind == "excludes" and c.satisfied and c.entity in units]
+    picks = branch_of(pack, t.intent, t.sub_intent) == "recommend" and _offered(t)
+    just_asked = bool(set(out) & set(t.mentioned))
+    if not just_asked and not (picks and any(view.owns(u) for u in out)):
+        out = []
+    if just_asked and t.sub_intent == "swap":
+        out = []
+    if out:
+        key, keep = ("excludes", "account") if just_asked else ("excludes_still", "praise")
+        t.add(
+            "praise",
+            key,
+            keep,
+            out,
+            **{view.unit_kind: spoken_list([pack.catalog.display_name(u) for u in out])},
+        )
+
+
+def _needs_roster(entry: PhiEntry | None) -> bool:
+    """Does the pair need the player's units (a decision field in fs.*; an unknown pair might)?"""
+    return entry is None or any(path.startswith("fs.") for path in entry.requires)
+
+
+def _account_schema(t: _Turn, view: StateView, kind: str, constraint: str, entity: str | None) -> None:
+    pack = t.pack
+    catalog, unit, option = pack.catalog, view.unit_kind, view.option_kind
+    name = catalog.display_name
+    units = catalog.entities.get(unit, {})
+    if kind == "has" and entity in units:
+        t.add("constraint_account", "has_missing", "account", [entity], **{unit: name(entity)})
+    elif option is not None and kind == option:
+        oid, _, owner = constraint.split(":", 1)[1].partition("@")
+        if catalog.get(option, oid) is None:
+            return
+        learners = view.learners(oid)
+        said = {option: name(oid)}
+        if owner and owner in units:
+            if owner not in learners:
+                holder = next(iter(learners), None)
+                if holder is not None:
+                    t.add(
+                        "constraint_account",
+                        "option_unlearnable",
+                        "account",
+                        [oid],
+                        **said,
+                        **{unit: name(holder)},
+                    )
+            elif not view.owns(owner):
+                t.add(
+                    "constraint_account",
+                    "option_unowned",
+                    "account",
+                    [oid, owner],
+                    **said,
+                    **{unit: name(owner)},
+                )
+            else:
+                t.add("constraint_account", "option_locked", "account", [oid], **said, **{unit: name(owner)},
+                      unlock=gate_text(pack, option, oid))  # fmt: skip
+        elif not any(view.owns(u) for u in learners) and learners:
+            # Nobody the player has can run it: whose it is says why ("Quillon's, not unlocked").
+            t.add(
+                "constraint_account", "option_unowned", "account", [oid], **said, **{unit: name(learners[0])}
+            )
+        else:
+            t.add(
+                "constraint_account",
+                "option_locked_any",
+                "account",
+                [oid],
+                **said,
+                unlock=gate_text(pack, option, oid),
+            )
+    elif kind == "excludes" and entity in units:
+        t.add("constraint_account", "excludes_clash", "account", [entity], **{unit: name(entity)})
+    elif kind == "counter" and entity in units:
+        earlier = next((i for i, line in enumerate(t.lines) if line.key == "counter_missing"), None)
+        if earlier is None:
+            t.add("constraint_account", "counter_missing", "account", [entity], foe=name(entity))
+        elif entity not in t.lines[earlier].covers:
+            ids = [*sorted(t.lines[earlier].covers), entity]
+            foes = " or ".join([", ".join(name(c) for c in ids[:-1]), name(ids[-1])])
+            t.lines[earlier] = Line(
+                "constraint_account", "counter_missing", {"foe": foes}, "account", frozenset(ids)
+            )
+    elif constraint == "global:min_size" and view.known:
+        t.add("constraint_account", "min_size", "account", count=len(view.owned()), size=t.min_size)
+    elif constraint.startswith("attr:") and "=" in constraint and "!=" not in constraint:
+        value = constraint[5:].partition("=")[2].split("@")[0]
+        t.add("constraint_account", "attr_missing", "account", status=_article(value))
+    else:
+        t.add("constraint_account", "generic", "account")
+
+
+def _praise_schema(t: _Turn, view: StateView, kind: str, constraint: str, entity: str | None) -> None:
+    pack = t.pack
+    catalog, unit, option = pack.catalog, view.unit_kind, view.option_kind
+    name = catalog.display_name
+    if kind == "has" and entity is not None and view.owns(entity):
+        # One sentence for every owned unit asked about: "You do have A and B."
+        earlier = next((i for i, line in enumerate(t.lines) if line.key == "has"), None)
+        if earlier is None:
+            t.add("praise", "has", "praise", [entity], **{unit: name(entity)}, ids=[entity])
+        elif entity not in t.lines[earlier].values["ids"]:
+            ids = [*t.lines[earlier].values["ids"], entity]
+            t.lines[earlier] = Line("praise", "has", {unit: spoken_list([name(u) for u in ids]), "ids": ids},
+                                    "praise", frozenset(ids))  # fmt: skip
+    elif option is not None and kind == option:
+        oid, _, owner = constraint.split(":", 1)[1].partition("@")
+        if catalog.get(option, oid) is None:
+            return
+        if owner and view.owns(owner):
+            t.add("praise", "option", "praise", [oid], **{option: name(oid), unit: name(owner)})
+        else:
+            t.add("praise", "option_any", "praise", [oid], **{option: name(oid)})
 
 
 def _account(t: _Turn, kind: str, constraint: str, entity: str | None) -> None:
@@ -323,7 +474,17 @@ def _guidance(t: _Turn, c3: InteractionControl) -> None:
     g = c3.guidance
     if g is None or not g.text:
         return
-    if g.lineup_id is not None:
+    declared = t.pack.declared_catalog
+    if g.lineup_id is not None and declared is not None:
+        # A schema pack's group (lineup_id names one of its group kind): every member fieldable,
+        # and no team of the answer's own already said (a recipe line picking two or more units).
+        view = StateView(t.pack, t.state)
+        members = view.members(g.lineup_id)
+        if not members or not all(_usable(t, view, u) for u in members):
+            return
+        if any(line.picks and len(line.covers) >= 2 and set(line.covers) != set(members) for line in t.lines):
+            return
+    elif g.lineup_id is not None:
         lineup = t.pack.lineups.get(g.lineup_id)
         if lineup is None or not all(t.usable(c) for c in lineup.creatures):
             return
@@ -338,10 +499,30 @@ def _guidance(t: _Turn, c3: InteractionControl) -> None:
     # "Try the Tidal Wall lineup (defensive style)." reads ", defensive style" aloud.
     text = _PARENS.sub(lambda m: ", " + m.group(1), g.text)
     # A pack text that names a creature must name one the player can field.
-    named = [m.id for m in link_entities(t.pack, text) if m.kind == "creature"]
-    if any(not t.usable(c) for c in named):
-        return
+    if declared is not None:
+        view, unit = StateView(t.pack, t.state), declared.schema.kind("unit")
+        named = [m.id for m in link_entities(t.pack, text) if m.kind == unit]
+        if any(not _usable(t, view, u) for u in named):
+            return
+    else:
+        named = [m.id for m in link_entities(t.pack, text) if m.kind == "creature"]
+        if any(not t.usable(c) for c in named):
+            return
     t.add("guidance", "w3", "w3", named, guidance=text, lineup_id=g.lineup_id)
+
+
+def _usable(t: _Turn, view: StateView, unit_id: str) -> bool:
+    """A schema pack's unit the reply may put forward (the recipes' contract: owned, not kept out,
+    not in doubt on a late snapshot)."""
+    return view.owns(unit_id) and unit_id not in t.excluded and unit_id not in t.unsure
+
+
+def _group_ids(pack: Pack) -> set[str]:
+    """The ids of the pack's named teams (pet: its lineups; a schema pack: its group kind's)."""
+    declared = pack.declared_catalog
+    if declared is None:
+        return set(pack.lineups)
+    return set(declared.entities.get(declared.schema.kind("group") or "", {}))
 
 
 # "We lost that round", "we're up one": the player has just told the score, and the snapshot may not
@@ -602,19 +783,26 @@ def realize(
         t.add("constraint_account", "data_unavailable", "unavailable", data=spoken_list(nouns))
     roster_unknown = state.fs.inventory is None
     roster_key = "inventory_unknown"
+    entry = next((e for e in pack.phi if (e.intent, e.sub_intent) == (intent, sub_intent)), None)
     if schema is not None:
-        # A schema pack's roster may be fs.collection; its `needs` names the sentence.
-        roster_unknown = not StateView(pack, state).known
+        # A schema pack's roster may be fs.collection; its `needs` names the sentence, said only on
+        # a pair that needs the roster (the score or a hero's role does not).
+        roster_unknown = not StateView(pack, state).known and _needs_roster(entry)
         roster_key = next((k for p, k in schema.needs.items() if p.startswith("fs.")), roster_key)
     if roster_unknown and (c2 is None or not any(c.kind == "state" for c in c2.conflicts)):
         if not chatter and "roster" not in nouns:
             t.add("constraint_account", roster_key, "unavailable")
-    entry = next((e for e in pack.phi if (e.intent, e.sub_intent) == (intent, sub_intent)), None)
     if entry is not None and entry.answer is not None:
         recipe_answer(t, entry.answer)  # the pack's recipes (voicecoach.recipes)
     else:
         _answer(t)  # the classic dispatch (voicecoach.realizer_classic): every pet_arena pair
-    if not any(line.keep == "answer" for line in t.lines):
+    answered = any(line.keep == "answer" for line in t.lines)
+    if schema is not None and answered:
+        # The recipes answered from what did come (the state, the catalog, the other tools): the
+        # tools that failed are not missing from this answer, so no "I can't get ..." before it.
+        t.lines = [line for line in t.lines if line.key != "data_unavailable"]
+    # (A schema pack's turn that already says what is unavailable needs no generic sentence.)
+    if not answered and (schema is None or not any(line.keep == "unavailable" for line in t.lines)):
         _cannot_answer(t)
     if c2 is not None:
         t.min_size = next((int(g.value) for g in c2.slots.global_constraints if g.kind == "min_size"), None)
@@ -640,7 +828,19 @@ def realize(
                 and line.covers & named
             )
         ]
-    if intent not in ("smalltalk", OTHER) and not any(line.key == "match_score" for line in t.lines):
+    # A schema pack's scene line only where W2's Ψ allows one (the Φ entry's `scene` flag, else its
+    # keyword rule): "you're down 0 to 1" after a hero's description is noise.
+    # Nor after a failed tool: "I can't get the match data" then the score from the snapshot jars.
+    scene = schema is None or (
+        entry is not None
+        and (entry.scene if entry.scene is not None else _intent_has(_MATCH_WORDS, intent, sub_intent))
+        and not t.failed
+    )
+    if (
+        scene
+        and intent not in ("smalltalk", OTHER)
+        and not any(line.key == "match_score" for line in t.lines)
+    ):
         _scene(t)
     lead = None
     if stale:
@@ -670,10 +870,13 @@ def _put_forward(pack: Pack, reply: str) -> set[str]:
     names on the player's side and does not negate (a superset of what it recommended)."""
     from voicecoach.checker import read_reply
 
+    roles = ("unit", "group") if pack.declared_catalog is not None else None
     return {
         c.entity
         for c in read_reply(pack, reply)
-        if c.kind in ("creature", "lineup") and not c.negated and c.role != "opponent"
+        if (c.kind in ("creature", "lineup") if roles is None else c.kind_role in roles)
+        and not c.negated
+        and c.role != "opponent"
     }
 
 
@@ -749,18 +952,15 @@ def _compose(t: _Turn, max_words: int, max_sentences: int, lead: str | None) -> 
     ranked = sorted(enumerate(t.lines), key=lambda il: (KEEP_ORDER.index(il[1].keep), il[0]))
     answer = next((position for position, line in ranked if line.keep == "answer"), None)
     lineups_said: set[str] = set()
+    groups = _group_ids(t.pack)
     for position, line in ranked:
         if line.covers and line.covers <= covered and line.keep not in ("answer", "unavailable"):
             continue  # an earlier line already judges these entities
         picks = _recommends(line)
-        repeat = (
-            t.avoid
-            and picks
-            and ((len(picks) >= 2 and picks <= t.avoid) or (picks & t.avoid & set(t.pack.lineups)))
-        )
+        repeat = t.avoid and picks and ((len(picks) >= 2 and picks <= t.avoid) or (picks & t.avoid & groups))
         if chosen and repeat:
             continue  # the previous reply's set again: repeated guidance
-        if picks & lineups_said & set(t.pack.lineups):
+        if picks & lineups_said & groups:
             continue
         text = say(t.pack, line, t.turn_index)
         if any(text == c[2] for c in chosen):
@@ -823,7 +1023,7 @@ def realize_session(pack: Pack, session: Any, narrate: bool = False) -> list[Ben
     for i, turn in enumerate(session.turns):
         late = turn.push == "late"
         seen = session.turns[i - 1].state if late else turn.state
-        links = focus_fields(link_entities(pack, turn.utterance))
+        links = focus_fields(link_entities(pack, turn.utterance), pack)
         base = load_state(seen)
         state = base.model_copy(
             update={"ic": base.ic.model_copy(update=links), "sh": SessionHistory(metas=metas)}

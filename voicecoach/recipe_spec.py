@@ -53,7 +53,9 @@ class RecipeSpec:
 
 def _spec(name: str, inputs: dict[str, InputType], required: tuple[str, ...], placeholders: tuple[str, ...],
           **kw: object) -> RecipeSpec:  # fmt: skip
-    return RecipeSpec(name, inputs, required, placeholders, **kw)  # type: ignore[arg-type]
+    # Every recipe takes `values` too: more placeholders filled from selectors ("You're {score_player}
+    # to {score_opponent}; swap to {hero}"), the recipe's own values first.
+    return RecipeSpec(name, {**inputs, "values": "values"}, required, placeholders, **kw)  # type: ignore[arg-type]
 
 
 RECIPES: dict[str, RecipeSpec] = {
@@ -64,12 +66,18 @@ RECIPES: dict[str, RecipeSpec] = {
               doc="the best usable unit against the foes by a matchup, not one of `skip`, with the "
                   "matchup's reason (none_key: the safest one)"),
         _spec("pick_pair", {"team": "select", "roster": "select", "style": "literal", "score": "select",
-                            "size": "literal", "pair_key": "key", "lead_key": "key"},
-              ("team",), ("@units", "@unit", "leader", "style", "score", "count"), picks=True,
-              doc="a team of usable units (filled up from `roster`), or a rotating pair / lead of it"),
-        _spec("ownership", {"unit": "select"}, ("unit",),
+                            "size": "literal", "pair_key": "key", "lead_key": "key", "anchor": "select",
+                            "foes": "select", "matchup": "literal", "available": "select",
+                            "short_key": "key"},
+              ("team",), ("@units", "@unit", "leader", "style", "score", "count", "foe", "status", "reason"),
+              picks=True,
+              doc="a team of usable units (filled up from `roster`) in quota order, or a rotating pair / "
+                  "lead of it; around an `anchor`; one with a counter to `foes`; short_key when only "
+                  "`available` units fit"),
+        _spec("ownership", {"unit": "select", "missing_only": "literal"}, ("unit",),
               ("@unit", "level", "tier", "unlock", "player_level"),
-              doc="does the player have the unit (key) or not (none_key, with its gate)"),
+              doc="does the player have the unit (key) or not (none_key, with its gate); "
+                  "`missing_only`: only the not (a fallback after a recipe about an owned unit)"),
         _spec("option_status", {"option": "select", "unit": "select", "locked_key": "key",
                                 "unowned_key": "key"},
               ("option",), ("@option", "@unit", "unlock", "level", "player_level", "slot"),
@@ -97,6 +105,43 @@ RECIPES: dict[str, RecipeSpec] = {
               doc="a template filled from selectors and an entity's catalog fields"),
         _spec("quota", {"missing": "select"}, ("missing",), ("role", "count"),
               doc="the role the team lacks by the composition quota (key), or none (none_key)"),
+        _spec("pick_fit", {"ranked": "select", "context": "select", "matchup": "literal", "count": "literal",
+                           "skip": "select"},
+              ("context", "matchup"), ("@units", "@unit", "@context", "status"), picks=True,
+              doc="the usable units a context favours by a matchup, best first (none_key: none)"),
+        _spec("pick_swap", {"swaps": "select", "foes": "select", "matchup": "literal", "context": "select",
+                            "fit": "literal", "context_key": "key", "plain_key": "key"},
+              ("swaps",), ("out", "@unit", "foe", "status", "reason", "@context", "score"), picks=True,
+              doc="the best single swap of the team, with why: a counter (key), the context's fit "
+                  "(context_key), the rating (plain_key); none_key: keep the team"),
+        _spec("threat", {"side": "select", "against": "select", "matchup": "literal", "context": "select",
+                         "fit": "literal", "context_key": "key"},
+              ("side", "against", "matchup"), ("foe", "@unit", "status", "reason", "@context", "count"),
+              doc="the opponent unit that beats most of the player's side (key), else the one the "
+                  "context favours (context_key), else none_key"),
+        _spec("read_side", {"side": "select", "ranked": "select", "matchup": "literal",
+                            "attribute": "literal", "plain_key": "key"},
+              ("side", "matchup"), ("style", "@group", "@unit", "foe", "status", "reason"), picks=True,
+              doc="what the opponent side plays ({style}: its most common value of `attribute`), the "
+                  "group it is closest to (key; plain_key: none) and the player's best answer"),
+        _spec("fill_role", {"missing": "select", "ranked": "select", "skip": "select"}, (), ("@unit", "role"),
+              picks=True,
+              doc="a usable unit for the quota role the team lacks or the player names (none_key: none)"),
+        _spec("option_next", {"units": "select", "gated_key": "key", "closest": "literal"}, ("units",),
+              ("@unit", "@option", "level", "unlock", "blocker", "levels", "player_level"),
+              doc="an owned unit's next option and its gates (gated_key: held by an account gate; "
+                  "none_key: all unlocked); `closest`: the unit nearest its next one"),
+        _spec("next_unit", {}, (), ("@unit", "unlock", "player_level"),
+              doc="the unit the player gets next, with its gates (none_key: they have every one)"),
+        _spec("option_equip", {"option": "select", "unit": "select", "tool": "literal", "done_key": "key",
+                               "failed_key": "key", "locked_key": "key", "wrong_unit_key": "key",
+                               "unowned_key": "key"},
+              ("option", "tool"), ("@option", "@unit", "slot", "unlock"),
+              doc="equipping an option through the side-effect `tool`: scheduled (key), done, failed; "
+                  "not called but possible (none_key); locked, another unit's, its unit not owned"),
+        _spec("group_for_unit", {"unit": "select", "groups": "select", "missing_key": "key"}, ("unit",),
+              ("@unit", "@group", "missing"), picks=True,
+              doc="a group with the unit the player can field (key), else the closest (missing_key)"),
     )
 }  # fmt: skip
 

@@ -19,17 +19,33 @@ The safety contract, kept here for every pack:
 
 from __future__ import annotations
 
+import re
+import string
 from collections.abc import Callable, Sequence
 from typing import Any
 
 from voicecoach.catalog import Matchup
-from voicecoach.pack import AnswerStep, pack_roles
+from voicecoach.pack import AnswerStep, Pack, pack_roles
 from voicecoach.realizer_turn import Line, _rotate, _Turn, spoken_list
 from voicecoach.recipe_spec import RECIPES, RecipeSpec
 from voicecoach.state import get_field
 from voicecoach.tool_shapes import select
 from voicecoach.tools_generic import multiplier
 from voicecoach.view import StateView
+
+
+def gate_text(pack: Pack, kind: str, entity_id: str) -> str:
+    """An entity's gates in the schema's words ("account level 10 and hero level 5"); "" for none."""
+    entity = pack.catalog.get(kind, entity_id)
+    unlock = entity.value("unlock") if entity is not None else None
+    if not isinstance(unlock, dict) or not unlock:
+        return ""
+    gates = pack.catalog.schema.kinds[kind].gate
+    parts = []
+    for field, value in unlock.items():
+        spoken = gates[field].spoken if field in gates else ""
+        parts.append(spoken.format(value=value) if spoken else f"{field.replace('_', ' ')} {value}")
+    return " and ".join(parts)
 
 
 class _Ctx:
@@ -94,26 +110,30 @@ class _Ctx:
         return self.view.owns(unit_id) and unit_id not in t.excluded and unit_id not in t.unsure
 
     def gate(self, kind: str, entity_id: str) -> str:
-        """The entity's gates in the schema's words ("account level 10 and hero level 5")."""
-        entity = self.catalog.get(kind, entity_id)
-        unlock = entity.value("unlock") if entity is not None else None
-        if not isinstance(unlock, dict) or not unlock:
-            return ""
-        gates = self.schema.kinds[kind].gate
-        parts = []
-        for field, value in unlock.items():
-            spoken = gates[field].spoken if field in gates else ""
-            parts.append(spoken.format(value=value) if spoken else f"{field.replace('_', ' ')} {value}")
-        return " and ".join(parts)
+        return gate_text(self.t.pack, kind, entity_id)
 
     def line(self, key: str | None, covers: Sequence[str] = (), **values: Any) -> list[Line]:
+        """The step's line for template `key`; none when no variant of it can be filled (a value the
+        turn lacks: a failed tool), so that the next step answers instead of the generic sentence."""
         if not key:
             return []
         spoken = {self.ph(k if k.startswith("@") else k): v for k, v in values.items()}
+        for placeholder, selector in (self.inputs.get("values") or {}).items():
+            spoken.setdefault(placeholder, _spoken(self, self._one(selector)))
+        group = self.t.pack.templates.paragraphs.get(self.step.paragraph)
+        variants = group.templates.get(key, []) if group is not None else []
+        if variants and not any(_fillable(v, spoken) for v in variants):
+            return []
         return [
             Line(self.step.paragraph, key, spoken, "answer", frozenset(covers),
                  picks=self.spec.picks, fact=self.spec.facts)
         ]  # fmt: skip
+
+
+def _fillable(template: str, values: dict[str, Any]) -> bool:
+    """Does every placeholder of `template` have a value (as the realizer's `_fill` needs)?"""
+    fields = [name for _, name, _, _ in string.Formatter().parse(template) if name is not None]
+    return all(values.get(name) not in (None, "", []) for name in fields)
 
 
 # --- the recipes -----------------------------------------------------------------------------------
@@ -162,11 +182,56 @@ def pick_best(c: _Ctx) -> list[Line]:
     return c.line(c.step.none_key, [safest, *foes], **{"@unit": c.name(safest)}, foe=c.name(foes[0]))
 
 
+def _quota_order(c: _Ctx, team: list[str]) -> list[str]:
+    """The team in the composition quota's order (tank, damage, support), as a comp is called out;
+    without a quota, as it came."""
+    comp = c.schema.composition
+    quota = comp.quota if comp is not None else None
+    if quota is None:
+        return team
+    order = list(quota.counts)
+
+    def rank(uid: str) -> int:
+        entity = c.catalog.get(c.view.unit_kind, uid)
+        value = entity.value(quota.attribute) if entity is not None else None
+        return order.index(value) if value in order else len(order)
+
+    return sorted(team, key=rank)
+
+
+def _beats(c: _Ctx, m: Matchup, units: Sequence[str], foes: Sequence[str]) -> tuple[str, str] | None:
+    """The first (unit, foe) of `units` that beats one of `foes` by the matchup."""
+    return next(((u, f) for u in units for f in foes if multiplier(c.catalog, m, u, f) > m.default), None)
+
+
+def _counter_values(c: _Ctx, m: Matchup, uid: str, foe: str) -> dict[str, Any]:
+    """What a line says of a counter: the unit, the foe, the matchup's words and the reason."""
+    status = _words(m, multiplier(c.catalog, m, uid, foe))
+    return {
+        "@unit": c.name(uid),
+        "foe": c.name(foe),
+        "status": status,
+        "reason": c.catalog.note(m.name, uid, foe),
+    }
+
+
 def pick_pair(c: _Ctx) -> list[Line]:
     """A whole team of usable units (the suggestion, filled up from the roster), not the set the
-    previous reply gave; short of a team, a rotating pair of it (pair_key) or its lead (lead_key)."""
+    previous reply gave; short of a team, a rotating pair of it (pair_key) or its lead (lead_key).
+    The team is named in the quota's order. With `anchor`, a team around that unit (none if the
+    player cannot field it); with `foes` and a `matchup`, only a team one of whose units beats a foe
+    (said as {unit} / {foe}); with `available` below the team size, short_key (the few units of a
+    style the player has)."""
     t = c.t
-    team = [u for u in c.ids("team") if c.usable(u)]
+    suggested = c.ids("team")
+    if not suggested:
+        return []  # no suggestion (its tool failed): a team from the roster alone would be a guess
+    team = [u for u in suggested if c.usable(u)]
+    anchor = next(iter(c.ids("anchor")), None)
+    if "anchor" in c.inputs and (anchor is None or not c.usable(anchor)):
+        return []  # a team around a unit the player cannot field: the next step says why
+    if anchor is not None and anchor not in team:
+        team = [anchor, *team]
     roster = c.ids("roster") if "roster" in c.inputs else sorted(o.id for o in c.view.owned())
     spare = [u for u in roster if c.usable(u) and u not in team]
     comp = c.schema.composition
@@ -175,9 +240,25 @@ def pick_pair(c: _Ctx) -> list[Line]:
     spare = [u for u in spare if u not in team]
     if len(team) >= size and set(team) <= t.avoid and spare:
         team = team[:-1] + spare[:1]  # not the previous reply's team again
-    values = dict(style=c.get("style"), score=c.get("score"), count=len(team))
+    team = _quota_order(c, team)
+    values: dict[str, Any] = dict(style=c.get("style"), score=c.get("score"), count=len(team))
+    m, foes = _matchup(c), c.ids("foes")
     if len(team) >= size and not set(team) <= t.avoid:
-        return c.line(c.step.key, team, **{"@units": c.names(team)}, leader=c.name(team[0]), **values)
+        key = c.step.key
+        if m is not None and foes:
+            hit = _beats(c, m, team, foes)
+            if hit is None:
+                return []  # no counter in the team: the next step answers
+            values |= _counter_values(c, m, *hit)
+        available = c.get("available")
+        if isinstance(available, int) and available < size and c.inputs.get("short_key"):
+            key, values["count"] = c.inputs["short_key"], available
+        named = [u for u in team if u != anchor]
+        if anchor is not None:
+            values["@unit"] = c.name(anchor)
+        return c.line(key, team, **{"@units": c.names(named)}, leader=c.name(team[0]), **values)
+    if anchor is not None or (m is not None and foes):
+        return []
     pairs = [tuple(_rotate(team, t.turn_index + k, 2)) for k in range(len(team))] if len(team) >= 2 else []
     fresh = [p for p in pairs if not set(p) <= t.avoid] if t.avoid else pairs
     pair_key, lead_key = c.inputs.get("pair_key"), c.inputs.get("lead_key")
@@ -197,6 +278,8 @@ def ownership(c: _Ctx) -> list[Line]:
         return []  # nothing named, or the roster unknown: the unavailable line says why
     uid, unit = ids[0], c.view.unit_kind
     owned = c.view.unit(uid)
+    if owned is not None and c.inputs.get("missing_only"):
+        return []  # a fallback step: only "you don't have it" answers the turn, "yes" would not
     if owned is not None:
         return c.line(c.step.key, [uid], **{"@unit": c.name(uid)}, level=owned.level, tier=owned.tier)
     level = c.t.state.fs.player_level
@@ -414,12 +497,341 @@ def quota(c: _Ctx) -> list[Line]:
     return c.line(c.step.key, [], **{"role": role, "count": count, attribute: role})
 
 
+def _fit(c: _Ctx) -> Matchup | None:
+    """The step's unit x context matchup (`fit`: its name), else the schema's."""
+    name = c.inputs.get("fit")
+    found = next((m for m in c.schema.matchups if m.name == name), None)
+    return found or c.schema.context_matchup()
+
+
+def pick_fit(c: _Ctx) -> list[Line]:
+    """The usable units a context favours (a map), best first, a few of them (`count`, default 3),
+    not `skip`ped; none_key when the context favours none of them."""
+    m, where = _matchup(c), c.ids("context")
+    if m is None or not where or not c.view.known:
+        return []
+    place = where[0]
+    ranked = c.ids("ranked")
+    ranked += sorted(o.id for o in c.view.owned() if o.id not in ranked)
+    skip = set(c.ids("skip"))
+    usable = [u for u in c.t.fresh_first(ranked) if c.usable(u) and u not in skip]
+    favoured = sorted(
+        (u for u in usable if multiplier(c.catalog, m, u, place) > m.default),
+        key=lambda u: (-multiplier(c.catalog, m, u, place), usable.index(u)),
+    )[: int(c.inputs.get("count") or 3)]
+    context = {"@context": c.name(place)}
+    if not favoured:
+        return c.line(c.step.none_key, [], **context)
+    top = favoured[0]
+    return c.line(c.step.key, favoured, **{"@units": c.names(favoured), "@unit": c.name(top)},
+                  status=_words(m, multiplier(c.catalog, m, top, place)), **context)  # fmt: skip
+
+
+def pick_swap(c: _Ctx) -> list[Line]:
+    """The best single swap of the player's team (score_group's `swaps`): a usable unit in for one of
+    theirs, said with why: a counter to a foe (key), a better fit on the context (context_key), else
+    the new rating (plain_key); none_key when no swap raises the rating."""
+    swaps = c.get("swaps")
+    if swaps is None:
+        if "swaps" in c.inputs and isinstance(c._one(c.inputs["swaps"]), list):
+            return c.line(c.step.none_key, [], **_where(c))  # scored, and nothing beats the team
+        return []
+    rows = [r for r in swaps if isinstance(r, dict) and isinstance(r.get("in"), dict)]
+    row = next((r for r in rows if c.usable(r["in"].get("id", ""))), None)
+    if row is None:
+        return c.line(c.step.none_key, [], **_where(c))
+    out, new = row["out"]["id"], row["in"]["id"]
+    values: dict[str, Any] = {
+        "out": c.name(out),
+        "@unit": c.name(new),
+        "score": row.get("score"),
+        **_where(c),
+    }
+    m, foes = _matchup(c), c.ids("foes")
+    hit = _beats(c, m, [new], foes) if m is not None else None
+    if m is not None and hit is not None:
+        return c.line(c.step.key, [new], **values | _counter_values(c, m, *hit))
+    fit, where = _fit(c), c.ids("context")
+    if fit is not None and where:
+        gain = multiplier(c.catalog, fit, new, where[0]) - multiplier(c.catalog, fit, out, where[0])
+        if gain > 0 and c.inputs.get("context_key"):
+            status = _words(fit, multiplier(c.catalog, fit, new, where[0]))
+            return c.line(c.inputs["context_key"], [new], **values, status=status)
+    return c.line(c.inputs.get("plain_key"), [new], **values)
+
+
+def _where(c: _Ctx) -> dict[str, Any]:
+    where = c.ids("context")
+    return {"@context": c.name(where[0])} if where else {}
+
+
+def threat(c: _Ctx) -> list[Line]:
+    """The opponent unit that beats most of the player's side by the matchup (key: which of theirs
+    it beats, and why); else the one the context favours most (context_key); none_key otherwise.
+    The player's unit is said as theirs ("your {unit}"), never recommended."""
+    m, side, ours = _matchup(c), c.ids("side"), c.ids("against")
+    if m is None or not side or not ours:
+        return []
+
+    def beaten(foe: str) -> list[str]:
+        return [u for u in ours if multiplier(c.catalog, m, foe, u) > m.default]
+
+    def weight(foe: str) -> tuple[int, float, int]:
+        return (-len(beaten(foe)), -max(multiplier(c.catalog, m, foe, u) for u in ours), side.index(foe))
+
+    foe = min(side, key=weight)
+    victims = beaten(foe)
+    if victims:
+        victim = max(victims, key=lambda u: (multiplier(c.catalog, m, foe, u), -ours.index(u)))
+        said = _counter_values(c, m, foe, victim)  # (the foe is the one that counters, here)
+        values = {
+            "foe": said["@unit"],
+            "@unit": said["foe"],
+            "status": said["status"],
+            "reason": said["reason"],
+        }
+        return c.line(c.step.key, [foe], **values, count=len(victims), **_where(c))
+    fit, where = _fit(c), c.ids("context")
+    if fit is not None and where:
+        best = min(side, key=lambda f: (-multiplier(c.catalog, fit, f, where[0]), side.index(f)))
+        if multiplier(c.catalog, fit, best, where[0]) > fit.default:
+            status = _words(fit, multiplier(c.catalog, fit, best, where[0]))
+            return c.line(c.inputs.get("context_key"), [best], foe=c.name(best), status=status, **_where(c))
+    return c.line(c.step.none_key, [], **_where(c))
+
+
+def read_side(c: _Ctx) -> list[Line]:
+    """What the opponent side plays: the most common value of the attribute units and groups share
+    (a style), the catalog group it is closest to (two or more members in common; else plain_key),
+    and the player's best usable answer to it by the matchup."""
+    m, side = _matchup(c), c.ids("side")
+    group_kind = c.view.group_kind
+    if m is None or not side:
+        return []
+    unit_attrs = c.schema.kinds[c.view.unit_kind].attributes
+    shared = [a for a in (c.schema.kinds[group_kind].attributes if group_kind else {}) if a in unit_attrs]
+    attr = c.inputs.get("attribute") or next(iter(shared), None)
+    values: dict[str, Any] = {}
+    if attr is not None:
+        said = [v for u in side if (e := c.catalog.get(c.view.unit_kind, u)) and (v := e.value(attr))]
+        if said:
+            values["style"] = max(dict.fromkeys(said), key=said.count)  # the most common, first on ties
+    groups = list(c.catalog.entities.get(group_kind or "", {}))
+    overlap = {g: len(set(c.view.members(g)) & set(side)) for g in groups}
+    closest = max(groups, key=lambda g: overlap[g], default=None)
+    ranked = c.ids("ranked")
+    ranked += sorted(o.id for o in c.view.owned() if o.id not in ranked)
+    usable = [u for u in c.t.fresh_first(ranked) if c.usable(u)]
+    hit = _beats(c, m, usable, side)
+    if hit is None:
+        return []
+    values |= _counter_values(c, m, *hit)
+    if closest is not None and overlap[closest] >= 2:
+        return c.line(c.step.key, [hit[0]], **values, **{"@group": c.name(closest)})
+    return c.line(c.inputs.get("plain_key"), [hit[0]], **values)
+
+
+def _named_values(c: _Ctx, attr: str) -> list[str]:
+    """The values of a unit attribute the utterance names (by the value, or a role's words)."""
+    spec = c.schema.kinds[c.view.unit_kind].attributes.get(attr)
+    values = (
+        c.catalog.values(spec.values, {"vocabulary.roles": set(c.t.pack.vocabulary.roles)}) if spec else None
+    )
+    text = f" {c.t.utterance.lower()} "
+    out = []
+    for value in sorted(values or []):
+        role = (
+            c.t.pack.vocabulary.roles.get(value)
+            if spec is not None and spec.values == "vocabulary.roles"
+            else None
+        )
+        words = [value, *(role.words if role is not None else [])]
+        if any(re.search(rf"\b{re.escape(w.lower())}\b", text) for w in words):
+            out.append(value)
+    return out
+
+
+def fill_role(c: _Ctx) -> list[Line]:
+    """Who to play in the role the team lacks (the quota's `missing`, else the one the player names):
+    the first usable unit of it in `ranked` (then the rest of the roster), not one of `skip`."""
+    comp = c.schema.composition
+    quota = comp.quota if comp is not None else None
+    if quota is None or not c.view.known:
+        return []
+    missing = c.get("missing")
+    roles = [r for r in missing if r in quota.counts] if isinstance(missing, dict) else []
+    roles = roles or _named_values(c, quota.attribute)
+    if not roles:
+        return []
+    role = roles[0]
+    ranked = c.ids("ranked")
+    ranked += sorted(o.id for o in c.view.owned() if o.id not in ranked)
+    skip = set(c.ids("skip"))
+
+    def fits(uid: str) -> bool:
+        entity = c.catalog.get(c.view.unit_kind, uid)
+        return entity is not None and entity.value(quota.attribute) == role
+
+    pick = next((u for u in c.t.fresh_first(ranked) if fits(u) and c.usable(u) and u not in skip), None)
+    if pick is None:
+        return c.line(c.step.none_key, [], role=role, **{quota.attribute: role})
+    return c.line(c.step.key, [pick], **{"@unit": c.name(pick), "role": role, quota.attribute: role})
+
+
+def _gates(c: _Ctx, kind: str, entity_id: str, owned_level: int | None) -> tuple[list[str], list[str], int]:
+    """An entity's unmet gates, spoken: (the unit's own: its level or tier; the rest: account-wide
+    state), and how many levels the unit's own level gates still need."""
+    entity = c.catalog.get(kind, entity_id)
+    unlock = entity.value("unlock") if entity is not None else None
+    own: list[str] = []
+    other: list[str] = []
+    gap = 0
+    gates = c.schema.kinds[kind].gate
+    for field, value in (unlock or {}).items() if isinstance(unlock, dict) else []:
+        gate = gates.get(field)
+        if gate is None or not isinstance(value, int):
+            continue
+        spoken = gate.spoken.format(value=value) if gate.spoken else f"{field.replace('_', ' ')} {value}"
+        if gate.state in ("level", "tier"):
+            have = owned_level if gate.state == "level" else None
+            if have is None or have < value:
+                own.append(spoken)
+                gap = max(gap, value - (have or 0))
+        else:
+            have_state = get_field(c.t.state, gate.state)
+            if not isinstance(have_state, int) or have_state < value:
+                other.append(spoken)
+    return own, other, gap
+
+
+def option_next(c: _Ctx) -> list[Line]:
+    """The next option an owned unit unlocks (catalog order: starter to gated), with its gates (key);
+    gated_key when a gate beyond the unit's own level holds it (account level); none_key when the
+    unit has every option. With several units and `closest`, the unit whose next option is the fewest
+    of its own levels away and held by nothing else (a "who do I level first")."""
+    view = c.view
+    units = [u for u in c.ids("units") if view.owns(u)]
+    option, field = view.option_kind, c.schema.options_field()
+    if not units or option is None or field is None:
+        return []
+    found: list[tuple[str, str | None, list[str], list[str], int]] = []
+    for uid in units:
+        owned = view.unit(uid)
+        entity = c.catalog.get(view.unit_kind, uid)
+        options = list(entity.value(field) or []) if entity is not None else []
+        nxt = next((o for o in options if not view.option_usable(o, uid)), None)
+        if nxt is None:
+            found.append((uid, None, [], [], 0))
+            continue
+        own, other, gap = _gates(c, option, nxt, owned.level if owned else None)
+        found.append((uid, nxt, own, other, gap))
+    if c.inputs.get("closest"):
+        open_ = [f for f in found if f[1] is not None and not f[3] and c.usable(f[0])]
+        if not open_:
+            return c.line(c.step.none_key)
+        found = [min(open_, key=lambda f: (f[4], units.index(f[0])))]
+    uid, nxt, own, other, gap = found[0]
+    owned = view.unit(uid)
+    values: dict[str, Any] = {"@unit": c.name(uid), "level": owned.level if owned else None,
+                              "player_level": c.t.state.fs.player_level}  # fmt: skip
+    if nxt is None:
+        return c.line(c.step.none_key, [uid], **values)
+    values |= {"@option": c.name(nxt), "unlock": c.gate(option, nxt), "blocker": spoken_list(other) or None,
+               "levels": f"{gap} more level{'s' if gap != 1 else ''}" if gap else None}  # fmt: skip
+    key = c.inputs.get("gated_key") if other and c.inputs.get("gated_key") else c.step.key
+    return c.line(key, [nxt, uid], **values)
+
+
+def next_unit(c: _Ctx) -> list[Line]:
+    """The unit the player gets next: of the ones they lack, the one with the lowest gates (catalog
+    order on ties), said with its gates (key); none_key when they have every unit."""
+    view = c.view
+    if not view.known:
+        return []
+    lacking = [u for u in c.catalog.entities.get(view.unit_kind, {}) if not view.owns(u)]
+    if not lacking:
+        return c.line(c.step.none_key)
+
+    def gates(uid: str) -> tuple[int, ...]:
+        unlock = c.catalog.get(view.unit_kind, uid).value("unlock")  # type: ignore[union-attr]
+        values = (
+            [v for v in (unlock or {}).values() if isinstance(v, int)] if isinstance(unlock, dict) else []
+        )
+        return tuple(sorted(values, reverse=True)) or (0,)
+
+    uid = min(lacking, key=lambda u: (gates(u), lacking.index(u)))
+    return c.line(c.step.key, [uid], **{"@unit": c.name(uid)}, unlock=c.gate(view.unit_kind, uid) or None,
+                  player_level=c.t.state.fs.player_level)  # fmt: skip
+
+
+# What the tool actor's result says of a side-effect call still behind the commit gate
+# (voicecoach.actors.tools.SCHEDULED): the reply is spoken before the call runs.
+SCHEDULED = "scheduled"
+
+
+def option_equip(c: _Ctx) -> list[Line]:
+    """Putting an option on a unit (a side-effect tool, `tool`, which runs only once the turn is
+    committed): scheduled and usable (key: it will be done), done (done_key: the game answered),
+    failed (failed_key); not called but usable (none_key: the player can do it); locked (locked_key,
+    with its gate); another unit's (wrong_unit_key); its unit not owned (unowned_key)."""
+    ids, option, view = c.ids("option"), c.view.option_kind, c.view
+    if not ids or option is None or not view.known:
+        return []
+    oid = ids[0]
+    learners = view.learners(oid)
+    named = next(iter(c.ids("unit")), None)
+    values: dict[str, Any] = {"@option": c.name(oid), "slot": _slot(c, oid)}
+    if named is not None and named not in learners and learners:
+        return c.line(c.inputs.get("wrong_unit_key"), [oid], **values, **{"@unit": c.name(learners[0])})
+    owner = named or next((u for u in learners if view.owns(u)), None) or next(iter(learners), None)
+    if owner is None:
+        return []
+    values["@unit"] = c.name(owner)
+    if not view.owns(owner):
+        return c.line(c.inputs.get("unowned_key"), [oid, owner], **values)
+    if not view.option_usable(oid, owner):
+        return c.line(c.inputs.get("locked_key"), [oid, owner], **values, unlock=c.gate(option, oid))
+    tool = c.inputs.get("tool")
+    result = c.t.results.get(tool) if isinstance(tool, str) else None
+    if tool in c.t.failed:
+        return c.line(c.inputs.get("failed_key"), [oid, owner], **values)
+    if result is None:
+        return c.line(c.step.none_key, [oid, owner], **values)
+    scheduled = result.get("status") == SCHEDULED
+    return c.line(c.step.key if scheduled else c.inputs.get("done_key"), [oid, owner], **values)
+
+
+def group_for_unit(c: _Ctx) -> list[Line]:
+    """A catalog group with the unit in it that the player can field with usable units (key); with
+    missing_key, else the closest such group and what it lacks."""
+    view, ids = c.view, c.ids("unit")
+    group = view.group_kind
+    if group is None or not ids or not c.usable(ids[0]):
+        return []
+    uid = ids[0]
+    groups = c.ids("groups") if "groups" in c.inputs else list(c.catalog.entities.get(group, {}))
+    holding = [g for g in groups if uid in view.members(g)]
+    fieldable = [g for g in holding if all(c.usable(u) for u in view.members(g))]
+    fresh = [g for g in fieldable if g not in c.t.avoid] or fieldable
+    if fresh:
+        return c.line(c.step.key, [fresh[0]], **{"@unit": c.name(uid), "@group": c.name(fresh[0])})
+    if not holding or not c.inputs.get("missing_key"):
+        return []
+    closest = min(holding, key=lambda g: (sum(not view.owns(u) for u in view.members(g)), holding.index(g)))
+    missing = [u for u in view.members(closest) if not view.owns(u)]
+    return c.line(c.inputs["missing_key"], [uid], **{"@unit": c.name(uid), "@group": c.name(closest)},
+                  missing=c.names(missing))  # fmt: skip
+
+
 Recipe = Callable[[_Ctx], list[Line]]
 RUN: dict[str, Recipe] = {
     "pick_best": pick_best, "pick_pair": pick_pair, "ownership": ownership, "option_status": option_status,
     "option_best": option_best, "equipped": equipped,
     "list_owned": list_owned, "groups_fieldable": groups_fieldable, "rating": rating,
-    "matchup_status": matchup_status, "fact": fact, "quota": quota,
+    "matchup_status": matchup_status, "fact": fact, "quota": quota, "pick_fit": pick_fit,
+    "pick_swap": pick_swap, "threat": threat, "read_side": read_side, "fill_role": fill_role,
+    "option_next": option_next, "next_unit": next_unit, "option_equip": option_equip,
+    "group_for_unit": group_for_unit,
 }  # fmt: skip
 assert set(RUN) == set(RECIPES)  # recipe_spec declares what pack.py checks: both agree
 

@@ -1,0 +1,174 @@
+"""The generic recipes strike_team's last 18 pairs are answered by (voicecoach.recipes: pick_fit,
+pick_swap, threat, read_side, fill_role, option_next, next_unit, option_equip, group_for_unit, and
+pick_pair's anchor / counter / short forms), realized from the pack's example state with its own
+tools, each against what the catalog and the state say is true."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+
+from voicecoach.entities import focus_fields, link_entities
+from voicecoach.pack import PACKS_DIR, Pack, load_pack
+from voicecoach.realizer import realize
+from voicecoach.recipes import SCHEDULED
+from voicecoach.state import LiveState, load_state
+from voicecoach.talker import ToolOutcome
+from voicecoach.tools import ToolError, run_tool
+from voicecoach.w1 import PhiTable, W1Decision, tool_validator
+
+DOC: dict[str, Any] = json.loads(
+    (PACKS_DIR / "strike_team" / "example_state.json").read_text(encoding="utf-8")
+)
+
+
+@pytest.fixture(scope="module")
+def pack() -> Pack:
+    return load_pack("strike_team")
+
+
+def _state(pack: Pack, utterance: str, doc: dict[str, Any] = DOC) -> LiveState:
+    state = load_state(doc)
+    links = focus_fields(link_entities(pack, utterance), pack)
+    return state.model_copy(update={"ic": state.ic.model_copy(update=links)})
+
+
+def _say(
+    pack: Pack, pair: str, utterance: str, extra: list[ToolOutcome] = (), doc: dict[str, Any] = DOC
+) -> str:  # type: ignore[assignment]
+    """The first sentence(s) of the answer: Φ's tools run on the state, then the realizer."""
+    intent, sub = pair.split("/")
+    state = _state(pack, utterance, doc)
+    dispatch = W1Decision(PhiTable(pack.phi), validate=tool_validator(pack)).on_sub_intent(
+        intent, sub, state, state.turn_index
+    )
+    outcomes = []
+    for call in dispatch.calls if dispatch else []:
+        try:
+            result = run_tool(pack, state, call.tool, call.args)
+            outcomes.append(ToolOutcome(tool=call.tool, args=call.args, ok=True, result=result))
+        except ToolError as err:
+            outcomes.append(ToolOutcome(tool=call.tool, args=call.args, ok=False, error=str(err)))
+    return realize(pack, state, None, None, [*outcomes, *extra], utterance, state.turn_index, intent, sub)
+
+
+def _owned() -> set[str]:
+    return {u["id"] for u in DOC["fs"]["collection"]["units"]}
+
+
+def _named(pack: Pack, text: str) -> list[str]:
+    return [m.id for m in link_entities(pack, text) if m.kind == "hero"]
+
+
+def test_a_counter_is_said_with_the_designers_reason(pack: Pack) -> None:
+    reply = _say(pack, "hero/counters", "who counters Nadira")
+    note = pack.catalog.note("counters", "brannoc", "nadira")
+    assert reply.startswith(f"Against Nadira, play Brannoc: {note}."), reply
+
+
+def test_the_equip_answer_follows_the_commit_gate(pack: Pack) -> None:
+    from voicecoach.actors.tools import SCHEDULED as ACTOR_SCHEDULED
+
+    assert ACTOR_SCHEDULED["status"] == SCHEDULED  # what the tool actor reports before the commit
+    scheduled = ToolOutcome(tool="equip_loadout", ok=True, result=dict(ACTOR_SCHEDULED))
+    failed = ToolOutcome(tool="equip_loadout", ok=False, error="the game is down")
+    done = ToolOutcome(tool="equip_loadout", ok=True, result={"equipped": {"primary": "auto_shotgun"}})
+    ask = "put the Auto Shotgun on"
+    assert _say(pack, "item/equip", ask, [scheduled]).startswith("Auto Shotgun is unlocked, so I'll put it")
+    assert _say(pack, "item/equip", ask, [done]).startswith("Done: Auto Shotgun is now your Renzo's primary.")
+    assert _say(pack, "item/equip", ask, [failed]).startswith("The game didn't take Auto Shotgun")
+    # No call scheduled (PLAN did not make one): nothing is promised, the player is told they can.
+    alone = _say(pack, "item/equip", ask)
+    assert "I'll" not in alone and "can run Auto Shotgun now" in alone, alone
+    assert "needs hero level 12 and account level 15" in _say(pack, "item/equip", "equip the Dome Projector")
+    assert _say(pack, "item/equip", "put the Auto Shotgun on Dumaka").startswith(
+        "Auto Shotgun belongs to Renzo, so it only goes on Renzo."
+    )
+
+
+def test_a_swap_takes_one_of_the_players_five_off_for_a_hero_they_have(pack: Pack) -> None:
+    reply = _say(pack, "comp/swap", "who should i swap off")
+    lineup = DOC["ic"]["match"]["player_lineup"]
+    out, new = _named(pack, reply.split(":")[0])[:2]
+    assert out in lineup and new in _owned() - set(lineup), reply
+    state = _state(pack, "")
+    args = {"heroes": lineup, "opponent": DOC["ic"]["match"]["opponent_lineup"], "map": "fathom_docks"}
+    scored = run_tool(pack, state, "score_comp", args)
+    assert scored["swaps"][0]["out"]["id"] == out and scored["swaps"][0]["in"]["id"] == new
+    assert scored["swaps"][0]["score"] > scored["score"]
+
+
+def test_a_role_is_filled_by_an_owned_hero_of_that_role_off_the_team(pack: Pack) -> None:
+    lineup = set(DOC["ic"]["match"]["player_lineup"])
+    for role, ask in (("tank", "we need a tank"), ("support", "we need a support, who do i play")):
+        reply = _say(pack, "comp/fill_slot", ask)
+        hero = _named(pack, reply)[0]
+        assert pack.catalog.get("hero", hero).value("role") == role, reply  # type: ignore[union-attr]
+        assert hero in _owned() - lineup, reply
+
+
+def test_the_next_unlocks_are_the_catalogs_gates_against_the_state(pack: Pack) -> None:
+    assert _say(pack, "item/next_unlock", "what do i unlock next on Lorcan").startswith(
+        "Lorcan's next item is Long Barrels, at hero level 10; Lorcan is level 7."
+    )
+    assert _say(pack, "item/next_unlock", "what's next for Renzo").startswith(
+        "Renzo has every item unlocked."
+    )
+    gated = _say(pack, "hero/worth_it", "should i keep levelling Tamsin")
+    assert "also needs account level 12" in gated, (
+        gated
+    )  # Tamsin's hero level is enough, the account's is not
+    # The lowest account gate of the heroes the player lacks (the example account is level 10).
+    lacking = [h for h in pack.catalog.entities["hero"].values() if h.id not in _owned()]
+    lowest = min(lacking, key=lambda h: h.value("unlock")["min_player_level"])
+    assert _say(pack, "progression/next_hero", "which hero do i unlock next").startswith(
+        f"{lowest.display} is next"
+    )
+
+
+def test_level_priority_names_the_suggested_hero_closest_to_an_item(pack: Pack) -> None:
+    reply = _say(pack, "progression/level_priority", "who should i level up first")
+    assert reply.startswith("Level Elowen first: Splash Canister is 1 more level away."), reply
+
+
+def test_style_comps_lean_to_the_style_and_keep_the_quota(pack: Pack) -> None:
+    for style in ("dive", "poke", "brawl"):
+        reply = _say(pack, f"comp/{style}", f"give me a {style} comp")
+        heroes = _named(pack, reply)
+        roles = [pack.catalog.get("hero", h).value("role") for h in heroes]  # type: ignore[union-attr]
+        assert len(heroes) == 5 and set(heroes) <= _owned(), reply
+        assert sorted(roles) == ["damage", "damage", "support", "support", "tank"], reply
+        assert style in reply
+
+
+def test_map_picks_threat_and_the_enemy_read_are_the_tables(pack: Pack) -> None:
+    picks = _named(pack, _say(pack, "map/picks", "who's good on this map"))
+    fit = pack.catalog.tables["map_fit"]
+    assert picks and all(fit.get(h, {}).get("fathom_docks", 1.0) > 1.0 and h in _owned() for h in picks)
+    threat = _say(pack, "enemy/threat", "who's their biggest threat")
+    foe = _named(pack, threat)[0]
+    assert foe in DOC["ic"]["match"]["opponent_lineup"], threat
+    assert any(
+        pack.catalog.tables["counters"].get(foe, {}).get(u, 1.0) > 1.0
+        for u in DOC["ic"]["match"]["player_lineup"]
+    )
+    read = _say(pack, "enemy/analysis", "what is their team doing")
+    assert read.startswith("Their five plays poke, like Long Watch."), read
+
+
+def test_a_team_around_a_hero_has_them_and_a_locked_one_is_said_locked(pack: Pack) -> None:
+    reply = _say(pack, "comp/build_around", "make a team around Tamsin")
+    assert reply.startswith("Put ") and "your Tamsin" in reply and set(_named(pack, reply)) <= _owned(), reply
+    assert _say(pack, "comp/build_around", "team around Quillon").startswith(
+        "You haven't unlocked Quillon yet"
+    )
+
+
+def test_no_team_is_made_up_when_the_suggestion_fails(pack: Pack) -> None:
+    failed = [ToolOutcome(tool="suggest_comp", ok=False, error="down")]
+    intent, sub = "comp", "dive"
+    state = _state(pack, "give me a dive comp")
+    reply = realize(pack, state, None, None, failed, "give me a dive comp", state.turn_index, intent, sub)
+    assert reply == "I can't get the comp suggestions right now, so I won't guess at it.", reply
