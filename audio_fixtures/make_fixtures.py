@@ -838,7 +838,9 @@ def _gates_met(pack: Pack, kind: str, unlock: dict[str, int] | None, level: int,
     return True
 
 
-def st_unit(hero_id: str, level: int, player_level: int, equip: dict[str, str] | None = None) -> dict[str, Any]:
+def st_unit(
+    hero_id: str, level: int, player_level: int, equip: dict[str, str] | None = None
+) -> dict[str, Any]:
     """An owned hero at `level`: the items its levels unlock, the first of each slot equipped
     (`equip` picks another unlocked one for a slot)."""
     pack = _pack(STRIKE_TEAM)
@@ -869,9 +871,13 @@ def st_roster(player_level: int, levels: dict[str, int], default_level: int = 3)
     pack = _pack(STRIKE_TEAM)
     unit = pack.catalog.schema.kind("unit") or ""
     heroes = [
-        h.id for h in pack.catalog.entities[unit].values() if _gates_met(pack, unit, h.value("unlock"), 1, player_level)
+        h.id
+        for h in pack.catalog.entities[unit].values()
+        if _gates_met(pack, unit, h.value("unlock"), 1, player_level)
     ]
-    assert set(levels) <= set(heroes), f"not unlocked at account level {player_level}: {set(levels) - set(heroes)}"
+    assert set(levels) <= set(heroes), (
+        f"not unlocked at account level {player_level}: {set(levels) - set(heroes)}"
+    )
     return [st_unit(h, levels.get(h, default_level), player_level) for h in heroes]
 
 
@@ -915,10 +921,26 @@ def _strike_team_sessions() -> list[Script]:
     would say them mid-match; none is one of the pack's paraphrases (its training data), which
     tests/test_fixtures_strike_team.py checks."""
     not_unlocked = "is behind an account level the player has not reached: a goal, never a pick now"
-    st01_levels = {"dumaka": 9, "renzo": 12, "lorcan": 7, "elowen": 11, "wendell": 6, "brannoc": 13, "tamsin": 12}
+    st01_levels = {
+        "dumaka": 9,
+        "renzo": 12,
+        "lorcan": 7,
+        "elowen": 11,
+        "wendell": 6,
+        "brannoc": 13,
+        "tamsin": 12,
+    }
     st02_levels = {"dumaka": 2, "renzo": 3, "lorcan": 2, "elowen": 3, "wendell": 1, "brannoc": 1, "tamsin": 2}
     st03_levels = {"brannoc": 13, "dumaka": 9, "stellan": 10, "elowen": 12, "bexley": 8, "renzo": 6}
-    st04_levels = {"osmund": 14, "renzo": 16, "zanele": 6, "wendell": 11, "elowen": 13, "paxton": 10, "gundra": 9}
+    st04_levels = {
+        "osmund": 14,
+        "renzo": 16,
+        "zanele": 6,
+        "wendell": 11,
+        "elowen": 13,
+        "paxton": 10,
+        "gundra": 9,
+    }
     st05_levels = {"brannoc": 18, "quillon": 4, "tamsin": 16, "bexley": 12, "elowen": 15, "renzo": 20}
     st06_levels = {"brannoc": 10, "lorcan": 11, "paxton": 8, "bexley": 5, "wendell": 9, "renzo": 7}
     st07_levels = {"renzo": 14, "zanele": 9, "lorcan": 12, "elowen": 10, "wendell": 13, "gundra": 7}
@@ -928,9 +950,12 @@ def _strike_team_sessions() -> list[Script]:
             "Fathom Docks against a long-range team",
             piper(1.0),
             st_initial(
-                10, st01_levels, ["dumaka", "renzo", "lorcan", "elowen", "wendell"],
-                ["brannoc", "paxton", "tamsin", "nadira", "bexley"], "fathom_docks",
-            ),  # fmt: skip
+                10,
+                st01_levels,
+                ["dumaka", "renzo", "lorcan", "elowen", "wendell"],
+                ["brannoc", "paxton", "tamsin", "nadira", "bexley"],
+                "fathom_docks",
+            ),
             [
                 Say("Paxton's turret keeps shredding us. Who beats him?", "hero", "counters"),
                 Say(
@@ -941,8 +966,8 @@ def _strike_team_sessions() -> list[Script]:
                         trap(
                             "unowned",
                             "tobin",
-                            f"Toby (Tobin's callsign) unlocks at account level 15 and the account is level 10: "
-                            f"Tobin {not_unlocked}.",
+                            "Toby (Tobin's callsign) unlocks at account level 15 and the account is level "
+                            f"10: Tobin {not_unlocked}.",
                         )
                     ],
                 ),
@@ -951,13 +976,23 @@ def _strike_team_sessions() -> list[Script]:
                     "hero",
                     "on_map",
                     patch=round_patch(2, 0, 1),
-                    traps=[trap("owned", "renzo", "Renzo is owned (hero level 12): judge him on the map, no apology.")],
+                    traps=[
+                        trap(
+                            "owned",
+                            "renzo",
+                            "Renzo is owned (hero level 12): judge him on the map, no apology.",
+                        )
+                    ],
                 ),
                 Say(
                     "Are Long Barrels unlocked for me yet?",
                     "item",
                     "unlock",
-                    traps=[trap("locked_option", "long_barrels", "Locked: needs hero level 10, Lorcan is level 7.")],
+                    traps=[
+                        trap(
+                            "locked_option", "long_barrels", "Locked: needs hero level 10, Lorcan is level 7."
+                        )
+                    ],
                 ),
             ],
         ),
@@ -966,9 +1001,13 @@ def _strike_team_sessions() -> list[Script]:
             "A brand-new account",
             ESPEAK_M1,
             st_initial(
-                3, st02_levels, ["dumaka", "renzo", "lorcan", "elowen", "wendell"],
-                ["brannoc", "fenwick", "tamsin", "yarrow", "elowen"], "lantern_bazaar", mode="casual",
-            ),  # fmt: skip
+                3,
+                st02_levels,
+                ["dumaka", "renzo", "lorcan", "elowen", "wendell"],
+                ["brannoc", "fenwick", "tamsin", "yarrow", "elowen"],
+                "lantern_bazaar",
+                mode="casual",
+            ),
             [
                 Say("I just installed this. What am I supposed to be doing?", "teaching", "basics"),
                 Say("What's the difference between a tank and a support?", "teaching", "roles"),
@@ -977,14 +1016,20 @@ def _strike_team_sessions() -> list[Script]:
                     "hero",
                     "owned",
                     voice=piper(1.05),
-                    traps=[trap("unowned", "galen", "Galen unlocks at account level 21, the account is level 3.")],
+                    traps=[
+                        trap("unowned", "galen", "Galen unlocks at account level 21, the account is level 3.")
+                    ],
                 ),
                 Say(
                     "How long until I can play Paxton?",
                     "hero",
                     "unlock",
                     voice=piper(1.1),
-                    traps=[trap("unowned", "paxton", "Paxton unlocks at account level 5, the account is level 3.")],
+                    traps=[
+                        trap(
+                            "unowned", "paxton", "Paxton unlocks at account level 5, the account is level 3."
+                        )
+                    ],
                 ),
             ],
         ),
@@ -993,21 +1038,30 @@ def _strike_team_sessions() -> list[Script]:
             "Loadout items behind hero and account levels",
             piper(1.1),
             st_initial(
-                14, st03_levels, ["dumaka", "renzo", "stellan", "elowen", "bexley"],
-                ["dumaka", "renzo", "fenwick", "wendell", "yarrow"], "glasswater_dam",
-            ),  # fmt: skip
+                14,
+                st03_levels,
+                ["dumaka", "renzo", "stellan", "elowen", "bexley"],
+                ["dumaka", "renzo", "fenwick", "wendell", "yarrow"],
+                "glasswater_dam",
+            ),
             [
                 Say(
                     "What's equipped on Dumaka right now?",
                     "item",
                     "equipped",
-                    traps=[trap("owned", "dumaka", "Dumaka is owned (hero level 9): read his loadout, no apology.")],
+                    traps=[
+                        trap(
+                            "owned", "dumaka", "Dumaka is owned (hero level 9): read his loadout, no apology."
+                        )
+                    ],
                 ),
                 Say(
                     "Can he use the Slugger yet?",
                     "item",
                     "unlock",
-                    traps=[trap("locked_option", "slugger", "Locked: needs hero level 12, Dumaka is level 9.")],
+                    traps=[
+                        trap("locked_option", "slugger", "Locked: needs hero level 12, Dumaka is level 9.")
+                    ],
                 ),
                 Say(
                     "And the Dome Projector on Brannoc?",
@@ -1017,7 +1071,8 @@ def _strike_team_sessions() -> list[Script]:
                         trap(
                             "locked_option",
                             "dome_projector",
-                            "Locked: Brannoc's hero level 13 is enough, the account needs level 15 and is 14.",
+                            "Locked: Brannoc's hero level 13 is enough, the account needs level 15 "
+                            "and is 14.",
                         )
                     ],
                 ),
@@ -1041,9 +1096,12 @@ def _strike_team_sessions() -> list[Script]:
             "The enemy swaps its tank on Copperline Yard",
             ESPEAK_GB,
             st_initial(
-                20, st04_levels, ["osmund", "renzo", "zanele", "wendell", "elowen"],
-                ["brannoc", "tamsin", "stellan", "elowen", "bexley"], "copperline_yard",
-            ),  # fmt: skip
+                20,
+                st04_levels,
+                ["osmund", "renzo", "zanele", "wendell", "elowen"],
+                ["brannoc", "tamsin", "stellan", "elowen", "bexley"],
+                "copperline_yard",
+            ),
             [
                 Say("How does my comp look for this map?", "comp", "evaluate"),
                 Say(
@@ -1051,14 +1109,20 @@ def _strike_team_sessions() -> list[Script]:
                     "hero",
                     "counters",
                     voice=piper(1.0),
-                    patch={"ic": {"match": {"opponent_lineup": ["dumaka", "tamsin", "stellan", "elowen", "bexley"]}}},
+                    patch={
+                        "ic": {
+                            "match": {"opponent_lineup": ["dumaka", "tamsin", "stellan", "elowen", "bexley"]}
+                        }
+                    },
                 ),
                 Say(
                     "Should I take Renzo out and put Paxton in?",
                     "comp",
                     "swap",
                     voice=piper(1.05),
-                    traps=[trap("owned", "paxton", "Paxton is owned (hero level 10, on the bench): no apology.")],
+                    traps=[
+                        trap("owned", "paxton", "Paxton is owned (hero level 10, on the bench): no apology.")
+                    ],
                 ),
                 Say("Which round is this, and who's ahead?", "match", "score", patch=round_patch(3, 1, 1)),
             ],
@@ -1068,16 +1132,21 @@ def _strike_team_sessions() -> list[Script]:
             "A comp, another one, and poke with Renzo",
             ESPEAK_GB_F2,
             st_initial(
-                25, st05_levels, ["brannoc", "quillon", "tamsin", "bexley", "elowen"],
-                ["dumaka", "renzo", "zanele", "galen", "yarrow"], "glasswater_dam",
-            ),  # fmt: skip
+                25,
+                st05_levels,
+                ["brannoc", "quillon", "tamsin", "bexley", "elowen"],
+                ["dumaka", "renzo", "zanele", "galen", "yarrow"],
+                "glasswater_dam",
+            ),
             [
                 Say("Put a team together for me.", "comp", "build", voice=piper(1.0)),
                 Say(
                     "Not that one, give me another comp.",
                     "comp",
                     "build",
-                    traps=[trap("repeat_pressure", None, "Asked again right away: a different comp is wanted.")],
+                    traps=[
+                        trap("repeat_pressure", None, "Asked again right away: a different comp is wanted.")
+                    ],
                 ),
                 Say(
                     "A poke comp, but Renzo stays in.",
@@ -1088,8 +1157,8 @@ def _strike_team_sessions() -> list[Script]:
                         trap(
                             "contradiction",
                             "renzo",
-                            "Renzo is a close-range brawler: 'a poke comp' and 'Renzo stays' pull apart; name "
-                            "the conflict.",
+                            "Renzo is a close-range brawler: 'a poke comp' and 'Renzo stays' pull apart; "
+                            "name the conflict.",
                         )
                     ],
                 ),
@@ -1101,10 +1170,14 @@ def _strike_team_sessions() -> list[Script]:
             "Skerry Lighthouse, then a new match on Tannery Lanes",
             piper(0.92),
             st_initial(
-                12, st06_levels, ["brannoc", "lorcan", "paxton", "bexley", "wendell"],
-                ["gundra", "fenwick", "paxton", "bexley", "yarrow"], "skerry_lighthouse",
-                round_=2, score=(1, 0),
-            ),  # fmt: skip
+                12,
+                st06_levels,
+                ["brannoc", "lorcan", "paxton", "bexley", "wendell"],
+                ["gundra", "fenwick", "paxton", "bexley", "yarrow"],
+                "skerry_lighthouse",
+                round_=2,
+                score=(1, 0),
+            ),
             [
                 Say("What should I know about Skerry Lighthouse?", "map", "info"),
                 Say("Who should I be playing on this one?", "map", "picks", voice=ESPEAK_F3),
@@ -1124,7 +1197,9 @@ def _strike_team_sessions() -> list[Script]:
                             }
                         }
                     },
-                    traps=[trap("owned", "renzo", "Renzo is owned (hero level 7): judge him here, no apology.")],
+                    traps=[
+                        trap("owned", "renzo", "Renzo is owned (hero level 7): judge him here, no apology.")
+                    ],
                 ),
                 Say("Which hero unlocks for me next?", "progression", "next_hero", voice=ESPEAK_F3),
             ],
@@ -1134,9 +1209,12 @@ def _strike_team_sessions() -> list[Script]:
             "No tank against a dive team",
             ESPEAK_M3,
             st_initial(
-                17, st07_levels, ["renzo", "zanele", "lorcan", "elowen", "wendell"],
-                ["hakon", "kasimir", "lorcan", "tobin", "veska"], "redcliff_observatory",
-            ),  # fmt: skip
+                17,
+                st07_levels,
+                ["renzo", "zanele", "lorcan", "elowen", "wendell"],
+                ["hakon", "kasimir", "lorcan", "tobin", "veska"],
+                "redcliff_observatory",
+            ),
             [
                 Say("We don't have a tank. Does that matter?", "comp", "quota"),
                 Say("How scary is their team compared to ours?", "enemy", "threat", voice=piper(1.0)),
@@ -1506,7 +1584,7 @@ def main() -> None:
     )
     parser.add_argument(
         "--pack", choices=sorted(SESSIONS), default="pet_arena",
-        help="whose sessions to write: pet_arena's in audio_fixtures/, another pack's in audio_fixtures/<pack>/",
+        help="whose sessions: pet_arena's in audio_fixtures/, another pack's in audio_fixtures/<pack>/",
     )  # fmt: skip
     parser.add_argument("--wer", action="store_true", help="after generating, transcribe and print WER")
     parser.add_argument("--wer-only", action="store_true", help="only transcribe the committed fixtures")

@@ -4,8 +4,8 @@
 
 PATH is a fixture WAV, a session JSON or a folder of sessions (`voicecoach.fixtures.discover`;
 a bad session is reported and skipped, the others run). Each session runs on the pack its
-`pack_id` names; `--pack ID` picks the pack of a lone WAV and skips any other pack's session. For each session a fresh voice
-pipeline (`pipelines/speech.py`) runs between two replay transports:
+`pack_id` names; `--pack ID` picks the pack of a lone WAV and skips any other pack's session.
+For each session a fresh voice pipeline (`pipelines/speech.py`) runs between two replay transports:
 
 - `ReplayInput` plays each turn's 16 kHz audio at real-time pace in 20 ms frames, and keeps
   sending silence between turns (so the VAD hears the speech end, as from a microphone);
