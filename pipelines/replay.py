@@ -3,8 +3,9 @@
     python -m voicecoach.pipelines.replay PATH [--out DIR] [--mode sgc_full] [--turn-stop vad] ...
 
 PATH is a fixture WAV, a session JSON or a folder of sessions (`voicecoach.fixtures.discover`;
-a bad session is reported and skipped, the others run). For each session a fresh voice
-pipeline (`pipelines/speech.py`) runs between two replay transports:
+a bad session is reported and skipped, the others run). Each session runs on the pack its
+`pack_id` names; `--pack ID` picks the pack of a lone WAV and skips any other pack's session.
+For each session a fresh voice pipeline (`pipelines/speech.py`) runs between two replay transports:
 
 - `ReplayInput` plays each turn's 16 kHz audio at real-time pace in 20 ms frames, and keeps
   sending silence between turns (so the VAD hears the speech end, as from a microphone);
@@ -824,7 +825,8 @@ async def _run(args: argparse.Namespace) -> int:
     logger.add(out / "replay.log", level="DEBUG")
     logger.add(sys.stderr, level="ERROR")
 
-    sessions, errors = discover(args.path)
+    # Without --pack each session runs on the pack its pack_id names (a folder holds one pack's).
+    sessions, errors = discover(args.path, args.pack or os.environ.get("VOICECOACH_PACK"))
     if args.sessions:
         wanted = set(args.sessions.split(","))
         sessions = [s for s in sessions if s.session_id in wanted]
@@ -862,6 +864,7 @@ async def _run(args: argparse.Namespace) -> int:
 
     meta = {
         "path": str(args.path),
+        "packs": sorted({s.pack_id for s in sessions}),
         "mode": "listen_only" if options.listen_only else config.mode,
         "speech": speech.model_dump(),
         "warmup": options.warmup,

@@ -584,11 +584,26 @@ def _large(session: Session) -> bool:
 
 
 def pack_info(pack: Pack) -> protocol.PackInfo:
-    creatures = [
-        protocol.CreatureInfo(id=c.id, name=c.name, element=c.element, role=c.role)
-        for c in sorted(pack.creatures.values(), key=lambda c: c.name)
+    """The session event's catalog: pet's creatures as they always were, or any other pack's units
+    (its schema's unit kind) with their categorical attributes, both sorted by name."""
+    if pack.declared_catalog is None:  # the classic layout: creatures.json and its fields
+        creatures = [
+            protocol.CreatureInfo(id=c.id, name=c.name, element=c.element, role=c.role)
+            for c in sorted(pack.creatures.values(), key=lambda c: c.name)
+        ]
+        return protocol.PackInfo(id=pack.pack_id, version=pack.version, creatures=creatures)
+    schema = pack.catalog.schema
+    kind = schema.kind("unit") or ""
+    categorical = [a for a, spec in schema.kinds[kind].attributes.items() if not spec.numeric]
+    units = [
+        protocol.UnitInfo(
+            id=e.id,
+            name=e.display,
+            attributes={a: v for a in categorical if isinstance(v := e.value(a), str)},
+        )
+        for e in sorted(pack.catalog.entities.get(kind, {}).values(), key=lambda e: e.display)
     ]
-    return protocol.PackInfo(id=pack.pack_id, version=pack.version, creatures=creatures)
+    return protocol.PackInfo(id=pack.pack_id, version=pack.version, creatures=[], unit_kind=kind, units=units)
 
 
 class Connection:

@@ -12,15 +12,21 @@ reply came from; W3 holds back a candidate whose `requires` the state lacks (a f
 "it" when the player named no creature), and one the turn's answer covers (`unsaid_after`: no
 "want me to check how that matches up?" after a matchup answer; s01 turn 4, s06 turn 2).
 
+strike_team's sessions (audio_fixtures/strike_team/) are recorded the same way in
+`fixture_decisions_strike_team.json`, W1 planning the pack's own collection tool.
+
 Regenerate (only for an intended change of behaviour):
     python -m tests.test_fixture_decisions > tests/fixture_decisions.json
+    python -m tests.test_fixture_decisions --pack strike_team > tests/fixture_decisions_strike_team.json
 """
 
 from __future__ import annotations
 
+import argparse
 import asyncio
 import json
 import sys
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -32,6 +38,7 @@ from voicecoach.pack import load_pack
 from voicecoach.pipelines.text import TextCoach, TurnResult
 from voicecoach.session import CoachConfig, Session
 from voicecoach.state import load_state
+from voicecoach.w1 import w1_system_prompt
 from voicecoach.w2 import slot_prompt
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -39,12 +46,31 @@ EXPECTED = Path(__file__).with_name("fixture_decisions.json")
 REPLY = "Here is what I would do."
 
 
-def _w1_script(turn: FixtureTurn) -> Script:
+@dataclass(frozen=True)
+class Fixtures:
+    """One pack's fixture folder, its record, and the tool W1 plans on a Φ miss."""
+
+    folder: Path
+    expected: Path
+    plan: str
+
+
+PACKS = {
+    "pet_arena": Fixtures(ROOT / "audio_fixtures", EXPECTED, "get_inventory()"),
+    "strike_team": Fixtures(
+        ROOT / "audio_fixtures" / "strike_team",
+        Path(__file__).with_name("fixture_decisions_strike_team.json"),
+        "get_collection()",
+    ),
+}
+
+
+def _w1_script(turn: FixtureTurn, plan: str = "get_inventory()") -> Script:
     chunks = [
         f"<INTENT>{turn.expect_intent}</INTENT>",
         f"<SUB_INTENT>{turn.expect_sub_intent}</SUB_INTENT>",
         "<NARRATION>", "Let me", " check.", "</NARRATION>",
-        "<PLAN>get_inventory()</PLAN>",
+        f"<PLAN>{plan}</PLAN>",
     ]  # fmt: skip
     return Script(chunks=chunks)
 
@@ -57,8 +83,10 @@ def _w2_script(turn: FixtureTurn) -> Script:
 class _Router:
     """W1 by the player's utterance, W2 by its system prompt, everything else the Talker."""
 
-    def __init__(self, fixtures: list[FixtureSession]) -> None:
-        self.slot_system = slot_prompt(load_pack())
+    def __init__(self, fixtures: list[FixtureSession], pack_id: str = "pet_arena") -> None:
+        self.slot_system = slot_prompt(load_pack(pack_id))
+        self.w1_system = w1_system_prompt(load_pack(pack_id))
+        self.plan = PACKS[pack_id].plan
         self.turns = {t.transcript: t for f in fixtures for t in f.turns}
 
     def __call__(self, body: dict[str, Any]) -> Script:
@@ -69,8 +97,9 @@ class _Router:
             utterance = messages[-1]["content"].split("\nplayer: ", 1)[-1]
             return _w2_script(self.turns[utterance])
         turn = self.turns.get(messages[-1]["content"])
-        if turn is not None and len(messages) > 2:  # W1: prefix + worked turns + the utterance
-            return _w1_script(turn)
+        # W1: its system prompt (and the pack's worked turns, when it has any), then the utterance.
+        if turn is not None and (len(messages) > 2 or messages[0]["content"] == self.w1_system):
+            return _w1_script(turn, self.plan)
         return Script(REPLY)
 
 
@@ -116,12 +145,12 @@ def _record(result: TurnResult) -> dict[str, Any] | None:
     return record
 
 
-async def fixture_decisions() -> dict[str, list[dict[str, Any]]]:
-    fixtures, problems = discover(ROOT / "audio_fixtures")
+async def fixture_decisions(pack_id: str = "pet_arena") -> dict[str, list[dict[str, Any]]]:
+    fixtures, problems = discover(PACKS[pack_id].folder, pack_id)
     assert not problems, problems
-    pack = load_pack()
+    pack = load_pack(pack_id)
     out: dict[str, list[dict[str, Any]]] = {}
-    async with ScriptedLLMServer(router=_Router(fixtures)) as server:
+    async with ScriptedLLMServer(router=_Router(fixtures, pack_id)) as server:
         llm = LLMConfig(base_url=server.base_url, first_token_timeout_s=5.0, inter_token_timeout_s=5.0)
         config = CoachConfig(llm=llm, tool_timeout_s=5.0, slot_timeout_s=5.0, talker_deadline_s=10.0)
         for fixture in fixtures:
@@ -152,6 +181,18 @@ async def test_fixture_decisions_are_those_recorded_before_the_refactor() -> Non
             assert have == want, f"{session_id} turn {i + 1}"
 
 
+async def test_strike_team_fixture_decisions_are_those_recorded() -> None:
+    fixtures = PACKS["strike_team"]
+    expected = json.loads(fixtures.expected.read_text(encoding="utf-8"))
+    got = json.loads(json.dumps(await fixture_decisions("strike_team")))
+    assert sorted(got) == sorted(expected) == [p.stem for p in sorted(fixtures.folder.glob("*.json"))]
+    for session_id, turns in expected.items():
+        for i, (want, have) in enumerate(zip(turns, got[session_id], strict=True)):
+            assert have == want, f"{session_id} turn {i + 1}"
+
+
 if __name__ == "__main__":
-    json.dump(asyncio.run(fixture_decisions()), sys.stdout, indent=1, sort_keys=True)
+    parser = argparse.ArgumentParser(description="print the fixtures' decisions as JSON")
+    parser.add_argument("--pack", choices=sorted(PACKS), default="pet_arena")
+    json.dump(asyncio.run(fixture_decisions(parser.parse_args().pack)), sys.stdout, indent=1, sort_keys=True)
     sys.stdout.write("\n")

@@ -206,6 +206,11 @@ def add_replay_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("path", help="a fixture WAV, a session JSON, or a folder of sessions")
     parser.add_argument("--out", default=None, help="output folder (default runs/replay/<timestamp>)")
     add_mode_argument(parser)
+    parser.add_argument(
+        "--pack", default=None, metavar="ID",
+        help="the pack a lone WAV plays on, and the only one whose sessions run (default: each session "
+        "on the pack its pack_id names; VOICECOACH_PACK)",
+    )  # fmt: skip
     add_speech_arguments(parser)
     add_engine_arguments(parser, tuning=True)
     parser.add_argument("--sessions", default=None, help="comma-separated session ids to run (default all)")

@@ -22,7 +22,7 @@ import numpy as np
 import soundfile as sf
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError
 
-from voicecoach.pack import PACKS_DIR, PackError, example_state_path, load_pack
+from voicecoach.pack import DEFAULT_PACK, PACKS_DIR, PackError, check_state, example_state_path, load_pack
 from voicecoach.state import LiveState, StateError, apply_patch, load_state
 
 SAMPLE_RATE = 16000
@@ -45,9 +45,13 @@ class _Model(BaseModel):
 
 
 class DriftTrap(_Model):
-    """What a turn tempts the coach into getting wrong (DESIGN.md, "direction drift")."""
+    """What a turn tempts the coach into getting wrong (DESIGN.md, "direction drift").
 
-    kind: Literal["unowned", "locked_skill", "owned", "repeat_pressure", "contradiction"]
+    `locked_option` is the pack-neutral name of `locked_skill` (an option of the pack's option
+    kind, not usable yet): pet's fixtures keep their word, a pack with a schema uses the other.
+    """
+
+    kind: Literal["unowned", "locked_skill", "locked_option", "owned", "repeat_pressure", "contradiction"]
     entity: str | None = None  # catalog id the trap is about, when there is one
     detail: str
 
@@ -165,6 +169,12 @@ def _registered_pairs(pack_id: str) -> set[tuple[str, str]]:
     return {(e.intent, e.sub_intent) for e in pack.phi} | {(OTHER, OTHER)}
 
 
+def _check_meaning(pack_id: str, state: LiveState) -> None:
+    """The state against the pack's catalog, as `Session.open` and every push check it: a fixture
+    naming a unit the pack lacks fails at load, not in the middle of a replay."""
+    check_state(load_pack(pack_id), state)
+
+
 def _check_session(session: FixtureSession, where: str, fill_speech_end: bool) -> None:
     """Cross-field checks pydantic cannot do: pack, Φ pairs, states, audio files."""
     if not (PACKS_DIR / session.pack_id).is_dir():
@@ -175,6 +185,7 @@ def _check_session(session: FixtureSession, where: str, fill_speech_end: bool) -
         raise FixtureError(f"{where}: pack_id: {err}") from None
     try:
         current = load_state(session.initial_state)
+        _check_meaning(session.pack_id, current)
     except StateError as err:
         raise FixtureError(f"{where}: initial_state: {err}") from None
     for i, turn in enumerate(session.turns):
@@ -191,6 +202,7 @@ def _check_session(session: FixtureSession, where: str, fill_speech_end: bool) -
                 current = load_state(turn.state)
             elif turn.state_patch is not None:
                 current = apply_patch(current, turn.state_patch)
+            _check_meaning(session.pack_id, current)
         except StateError as err:
             field = "state" if turn.state is not None else "state_patch"
             raise FixtureError(f"{at}.{field}: {err}") from None
@@ -242,7 +254,7 @@ def _example_state(pack_id: str) -> dict[str, Any]:
     return data
 
 
-def adhoc_session(wav: str | Path, pack_id: str = "pet_arena") -> FixtureSession:
+def adhoc_session(wav: str | Path, pack_id: str = DEFAULT_PACK) -> FixtureSession:
     """A one-turn session around a lone WAV: the pack's example state, and the transcript from
     a sidecar ``<name>.txt`` when there is one. It has no real expectation, so it expects the
     fallback pair (other, other); score its latency, not its intent."""
@@ -273,8 +285,13 @@ def adhoc_session(wav: str | Path, pack_id: str = "pet_arena") -> FixtureSession
     return session
 
 
-def discover(path: str | Path) -> tuple[list[FixtureSession], list[str]]:
+def discover(path: str | Path, pack_id: str | None = None) -> tuple[list[FixtureSession], list[str]]:
     """Sessions at `path`: a session JSON, a single WAV, or a folder of session JSONs.
+
+    A folder is read one level deep (`*.json` in it, not in its subfolders), so another pack's
+    sessions in `audio_fixtures/<pack>/` never join `audio_fixtures`'s own. With `pack_id`, a lone
+    WAV plays on that pack's example state and a session made for another pack is an error
+    (each session otherwise runs on the pack its `pack_id` names).
 
     Bad sessions do not stop the others: each is reported as an error string naming its file
     and skipped. A missing path or an unsupported file type is one error.
@@ -293,9 +310,13 @@ def discover(path: str | Path) -> tuple[list[FixtureSession], list[str]]:
     for file in files:
         try:
             if file.suffix.lower() == ".json":
-                sessions.append(load_session(file))
+                session = load_session(file)
+                if pack_id is not None and session.pack_id != pack_id:
+                    errors.append(f"{file}: pack_id: made for pack {session.pack_id!r}, not {pack_id!r}")
+                    continue
+                sessions.append(session)
             elif file.suffix.lower() in (".wav", ".flac", ".ogg"):
-                sessions.append(adhoc_session(file))
+                sessions.append(adhoc_session(file, pack_id or DEFAULT_PACK))
             else:
                 errors.append(f"{file}: not a session JSON or an audio file")
         except FixtureError as err:

@@ -29,10 +29,19 @@ import re
 import sys
 from enum import IntEnum
 from pathlib import Path
-from typing import Annotated, Any, Final, Literal
+from typing import Annotated, Any, ClassVar, Final, Literal
 
 import numpy as np
-from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    SerializerFunctionWrapHandler,
+    TypeAdapter,
+    ValidationError,
+    model_serializer,
+    model_validator,
+)
 
 from voicecoach.state import FactSlots, IntentContext
 
@@ -249,10 +258,34 @@ class CreatureInfo(_Model):
     role: str
 
 
+class UnitInfo(_Model):
+    id: str
+    name: str
+    attributes: dict[str, str] = Field(
+        default_factory=dict, description="the unit kind's categorical attributes (a hero's role, style)"
+    )
+
+
 class PackInfo(_Model):
+    """The pack's units, for pickers in a UI. A classic pack (pet_arena) lists its creatures; a
+    pack with a schema.json lists its unit kind's entities in `units`, and `creatures` is empty."""
+
+    # Left out of the JSON while unset, so a classic pack's message is what it was before them.
+    OMIT_UNSET: ClassVar[frozenset[str]] = frozenset({"unit_kind", "units"})
+
     id: str
     version: str
     creatures: list[CreatureInfo] = Field(description="the catalog, for pickers in a UI")
+    unit_kind: str | None = Field(default=None, description="the pack's unit kind (strike_team: hero)")
+    units: list[UnitInfo] | None = Field(default=None, description="that kind's catalog, by name")
+
+    @model_serializer(mode="wrap")
+    def _omit_unset(self, handler: SerializerFunctionWrapHandler) -> Any:
+        data = handler(self)
+        for name in self.OMIT_UNSET:
+            if data.get(name) is None:
+                data.pop(name, None)
+        return data
 
 
 class AudioInfo(_Model):
