@@ -7,10 +7,8 @@
   its paraphrases that way, 5 word for word; the prior would be scored on what it was trained on);
 - its player's roster is the one the game's rules give (`synth.roster` "by_gate"): a hero is owned
   exactly when the account level meets the hero's gate, and an unlock event raises the account
-  level to the hero's gate, unlocking every hero gated on the way.
-
-The pack is read without its cross-references (`read_pack`): it does not load as a whole yet
-(strike_team/README.md); the generator needs only its catalog, schema, Φ and vocabulary.
+  level to the hero's gate, unlocking every hero gated on the way; and each hero has one of its
+  unlocked items on in every slot it has one for (`synth.equip`), as a game's snapshot would say.
 """
 
 from __future__ import annotations
@@ -25,14 +23,14 @@ import pytest
 
 from voicecoach.coachbench.generator import BenchSession, _Pack, generate
 from voicecoach.coachbench.packdata import BenchData, _check, load_bench_data
-from voicecoach.pack import PACKS_DIR, Pack, PackError, load_pack, read_pack
+from voicecoach.pack import PACKS_DIR, Pack, PackError, check_state, load_pack
+from voicecoach.state import load_state
 
 FOLDER = PACKS_DIR / "strike_team"
 
 
-@cache
 def _pack() -> Pack:
-    return read_pack(FOLDER)
+    return load_pack("strike_team")
 
 
 @cache
@@ -83,6 +81,7 @@ def test_every_generated_roster_is_the_account_levels() -> None:
     for s in _sessions():
         for t in s.turns:
             fs = t.state["fs"]
+            check_state(_pack(), load_state(t.state))  # ids, levels, unlocked and equipped items
             owned = [u["id"] for u in fs["collection"]["units"]]
             assert owned == p.roster_at(fs["player_level"]), (s.session_id, t.turn_index)
             for u in fs["collection"]["units"]:  # an item is unlocked exactly when its gates are met
@@ -92,6 +91,8 @@ def test_every_generated_roster_is_the_account_levels() -> None:
                     if all(v <= have[p.gates[g].state] for g, v in p.unlock(o).items() if v is not None)
                 ]  # fmt: skip
                 assert u["unlocked"] == expected, (s.session_id, u)
+                slots = {p.options[o].value("slot") for o in u["unlocked"]}
+                assert set(u["equipped"]) == slots and set(u["equipped"].values()) <= set(expected)
         for before, after in zip(s.turns, s.turns[1:], strict=False):
             change = after.state_change or ""
             if "the account reached level" in change:

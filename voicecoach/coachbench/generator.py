@@ -314,6 +314,8 @@ class _Pack:
         self.matchups = {m.name: m for m in schema.matchups}
         composition = schema.composition
         self.side = data.synth.side_size or (composition.size if composition is not None else 3)
+        option = schema.kinds.get(self.option_kind or "")
+        self.slot = option.slot if option is not None else None  # the attribute naming an option's slot
         # The unit kind's gates on the account level (synth.roster "by_gate" reads them).
         unit = schema.kinds.get(self.unit_kind)
         self.unit_gates = [f for f, g in unit.gate.items() if g.state == "fs.player_level"] if unit else []
@@ -407,6 +409,17 @@ def _owned_entry(
     return e
 
 
+def _equip(p: _Pack, rng: random.Random, e: dict[str, Any]) -> None:
+    """synth.equip: fill each slot the unit has an unlocked option for and nothing on yet."""
+    if p.slot is None:
+        return
+    on: dict[str, str] = e.setdefault("equipped", {})
+    slots = {oid: p.options[oid].value(p.slot) for oid in e[p.layout.unlocked]}
+    for slot in dict.fromkeys(v for v in slots.values() if isinstance(v, str)):
+        if slot not in on:
+            on[slot] = rng.choice([oid for oid, v in slots.items() if v == slot])
+
+
 def _new_state(p: _Pack, rng: random.Random, with_match: bool) -> dict[str, Any]:
     pack, lay, synth = p.pack, p.layout, p.data.synth
     ids = sorted(p.units)
@@ -439,6 +452,8 @@ def _new_state(p: _Pack, rng: random.Random, with_match: bool) -> dict[str, Any]
         player_level = min(synth.max_player_level, max(e["level"] for e in entries) + rng.randint(0, 4))
     for uid, e in zip(owned, entries, strict=True):  # gates on the player's level: now it is known
         e[lay.unlocked] = p.unlocked(uid, e, player_level, quests)
+        if synth.equip:
+            _equip(p, rng, e)
     main = rng.sample(owned, min(p.side, len(owned)))
     state: dict[str, Any] = {
         "version": 1,
@@ -590,6 +605,8 @@ class _Builder:
         before = list(e[lay.unlocked])
         now = self.p.unlocked(uid, e, self.state["fs"]["player_level"], self.state["_quests"])
         e[lay.unlocked] = [o for o in self.p.options_of(uid) if o in before or o in now]
+        if self.data.synth.equip:  # an empty slot takes a newly unlocked option; the rest stays on
+            _equip(self.p, self.rng, e)
         return [o for o in e[lay.unlocked] if o not in before]
 
     def _gained(self, event: Event, gained: list[str]) -> str:

@@ -76,6 +76,10 @@ class Synth(_Frozen):
     # unit's own and leaves the account level alone, and no remove event applies.
     roster: Literal["drawn", "by_gate"] = "drawn"
     player_levels: tuple[int, int] = Field(default=(1, 40), description="by_gate: the account level range")
+    # Each owned unit has one of its unlocked options equipped in every slot (the option kind's
+    # `slot` attribute) it has one for, drawn among them; a unit that unlocks more keeps what it has
+    # on, and an empty slot takes one of the new options.
+    equip: bool = False
 
 
 class Event(_Frozen):
@@ -269,6 +273,11 @@ def _check(data: BenchData, pack: Pack, where: str) -> None:
                 f"matchups/{pair}", f"{name!r} is not a matchup of the unit against a unit or a context"
             )
     unit = schema.kinds[unit_kind]
+    option_kind = schema.kind("option")
+    if data.synth.equip and (
+        schema.state == "classic" or option_kind is None or not schema.kinds[option_kind].slot
+    ):
+        raise bad("synth/equip", "needs the collection profile and an option kind with a `slot` attribute")
     if data.synth.roster == "by_gate":
         if not any(g.state == "fs.player_level" for g in unit.gate.values()):
             raise bad("synth/roster", f"'by_gate' needs a gate of the {unit_kind} kind on fs.player_level")
