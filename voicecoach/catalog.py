@@ -297,6 +297,25 @@ class Catalog(BaseModel):
                 kind_of.setdefault(e.id, kind)
         return names, kind_of
 
+    @cached_property
+    def _maxima(self) -> dict[tuple[str, str], float]:
+        return {}  # filled by `max_value`, once per (kind, attribute)
+
+    @cached_property
+    def memo(self) -> dict[Any, Any]:
+        """Values derived from the (immutable) catalog alone, by their readers' keys (the builtin
+        tools' matchup multipliers): read once per catalog, not once per team a search tries."""
+        return {}
+
+    def max_value(self, kind: str, attribute: str) -> float:
+        """The largest value of a numeric attribute over the kind's entities (0 when none has it):
+        a score's scale, read on every team a search tries, so computed once."""
+        key = (kind, attribute)
+        if key not in self._maxima:
+            values = [float(e.value(attribute) or 0) for e in self.entities.get(kind, {}).values()]
+            self._maxima[key] = max(values, default=0.0)
+        return self._maxima[key]
+
     def get(self, kind: str, entity_id: str) -> Entity | None:
         return self.entities.get(kind, {}).get(entity_id)
 

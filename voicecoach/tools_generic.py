@@ -81,12 +81,20 @@ def _matchup(pack: Pack, name: str | None) -> Matchup:
 
 def multiplier(catalog: Catalog, matchup: Matchup, a: str, b: str) -> float:
     """How much entity `a` (of between[0]) beats entity `b` (of between[1]) in the table: by id, or
-    by both entities' value of the matchup's attribute (pet: creatures by element)."""
-    if matchup.attribute is not None:
-        ea, eb = catalog.get(matchup.between[0], a), catalog.get(matchup.between[1], b)
-        a = str(ea.value(matchup.attribute)) if ea is not None else a
-        b = str(eb.value(matchup.attribute)) if eb is not None else b
-    return float(catalog.tables.get(matchup.name, {}).get(a, {}).get(b, matchup.default))
+    by both entities' value of the matchup's attribute (pet: creatures by element). Memoised on the
+    catalog: a team search reads the same pairs thousands of times."""
+    key = (matchup.name, a, b)
+    hit = catalog.memo.get(key)
+    if hit is None:
+        x, y = a, b
+        if matchup.attribute is not None:
+            ea, eb = catalog.get(matchup.between[0], a), catalog.get(matchup.between[1], b)
+            x = str(ea.value(matchup.attribute)) if ea is not None else a
+            y = str(eb.value(matchup.attribute)) if eb is not None else b
+        hit = catalog.memo[key] = float(
+            catalog.tables.get(matchup.name, {}).get(x, {}).get(y, matchup.default)
+        )
+    return hit
 
 
 def unlock_text(pack: Pack, kind: str, entity: Entity) -> str:
@@ -229,8 +237,7 @@ def _score(
         CONTEXT_MAXIMA if fit_m is not None else (POWER_MAX, COMPOSITION_MAX, EDGE_MAX, 0.0)
     )
     power_attr = _power(pack, tool)
-    units = catalog.entities.get(unit, {})
-    best = max((float(e.value(power_attr) or 0) for e in units.values()), default=1.0) or 1.0
+    best = catalog.max_value(unit, power_attr) or 1.0
     mean = sum(float(_entity(catalog, unit, u).value(power_attr) or 0) for u in team) / len(team)
     power = power_max * min(1.0, mean / best)
     comp = schema.composition
