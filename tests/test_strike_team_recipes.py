@@ -172,3 +172,10 @@ def test_no_team_is_made_up_when_the_suggestion_fails(pack: Pack) -> None:
     state = _state(pack, "give me a dive comp")
     reply = realize(pack, state, None, None, failed, "give me a dive comp", state.turn_index, intent, sub)
     assert reply == "I can't get the comp suggestions right now, so I won't guess at it.", reply
+
+
+def test_the_score_is_said_from_the_snapshot_when_the_match_tool_fails(pack: Pack) -> None:
+    state = _state(pack, "who's winning")
+    failed = [ToolOutcome(tool="get_match_state", ok=False, error="down")]
+    reply = realize(pack, state, None, None, failed, "who's winning", state.turn_index, "match", "score")
+    assert reply == "You're 0 to 1 in round 2 of 3.", reply  # values: the tool's field, else the state's

@@ -896,10 +896,11 @@ def _check_answers(pack: Pack, folder: Path) -> Iterator[PackError]:
                         yield bad(f"input {name!r}: placeholder -> selector")
                         continue
                     fills |= set(value)
-                    for placeholder, sel in value.items():
-                        problem = _selector_problem(sel, tools, shapes, schema)
-                        if problem:
-                            yield bad(f"values {placeholder!r}: {problem}")
+                    for placeholder, sels in value.items():  # a selector, or selectors tried in order
+                        for sel in sels if isinstance(sels, list) else [sels]:
+                            problem = _selector_problem(sel, tools, shapes, schema)
+                            if problem:
+                                yield bad(f"values {placeholder!r}: {problem}")
             if spec.entity_fields:
                 kind_name = inputs.get("kind")
                 if kind_name is not None and kind_name not in schema.kinds:

@@ -15,7 +15,7 @@ line answers the turn:
   the tool's result shape), ``$ic.match.opponent_lineup`` into the live state (a Φ state path);
 - a *literal* input is a value written in the step (a matchup's name, words, a team size);
 - a *key* input is another template key of the step's paragraph;
-- *values* (the `fact` recipe) maps placeholder names to selectors.
+- *values* (any recipe) maps placeholder names to a selector, or a list of them tried in order.
 
 Placeholders: a recipe fills the names it declares. `@unit`, `@units`, `@option`, `@options`,
 `@group`, `@context` stand for the pack's kind of that role (and its plural): strike_team's

@@ -72,16 +72,20 @@ class _Ctx:
             return None
         return select(result, path) if path else result
 
-    def get(self, name: str) -> Any:
-        """The input's value: the first of its selectors that selects something (None: none)."""
-        raw = self.inputs.get(name)
-        if self.spec.inputs.get(name) != "select":
-            return raw
+    def first(self, raw: Any) -> Any:
+        """What a selector, or the first of a list of selectors, selects (None: nothing)."""
         for selector in raw if isinstance(raw, list) else [raw]:
             value = self._one(selector)
             if value is not None and value != [] and value != {} and value != "":
                 return value
         return None
+
+    def get(self, name: str) -> Any:
+        """The input's value: the first of its selectors that selects something (None: none)."""
+        raw = self.inputs.get(name)
+        if self.spec.inputs.get(name) != "select":
+            return raw
+        return self.first(raw)
 
     def ids(self, name: str) -> list[str]:
         """The input as entity ids, in order, once each ("a" -> ["a"]; rows -> their ids)."""
@@ -119,7 +123,7 @@ class _Ctx:
             return []
         spoken = {self.ph(k if k.startswith("@") else k): v for k, v in values.items()}
         for placeholder, selector in (self.inputs.get("values") or {}).items():
-            spoken.setdefault(placeholder, _spoken(self, self._one(selector)))
+            spoken.setdefault(placeholder, _spoken(self, self.first(selector)))
         group = self.t.pack.templates.paragraphs.get(self.step.paragraph)
         variants = group.templates.get(key, []) if group is not None else []
         if variants and not any(_fillable(v, spoken) for v in variants):
@@ -457,8 +461,7 @@ def fact(c: _Ctx) -> list[Line]:
     what the player has."""
     values: dict[str, Any] = {}
     for placeholder, selector in (c.inputs.get("values") or {}).items():
-        value = c._one(selector)
-        values[placeholder] = _spoken(c, value)
+        values[placeholder] = _spoken(c, c.first(selector))
     ids = c.ids("entity")
     if ids:
         kind = c.inputs.get("kind") or c.catalog.kind_of(ids[0])
@@ -711,6 +714,8 @@ def option_next(c: _Ctx) -> list[Line]:
     of its own levels away and held by nothing else (a "who do I level first")."""
     view = c.view
     units = [u for u in c.ids("units") if view.owns(u)]
+    if not units and c.inputs.get("closest"):
+        units = [o.id for o in view.owned()]  # the tools failed: the snapshot's roster, in its order
     option, field = view.option_kind, c.schema.options_field()
     if not units or option is None or field is None:
         return []
