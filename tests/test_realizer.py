@@ -119,7 +119,9 @@ def test_the_match_is_not_told_again_with_one_turn_between(state: LiveState) -> 
     assert "ahead 1 to 0" in first and "ahead 1 to 0" not in later and later, later
 
 
-@pytest.mark.parametrize("said", ["we lost that round, what now?", "won that one, what next?", "we're down one"])
+@pytest.mark.parametrize(
+    "said", ["we lost that round, what now?", "won that one, what next?", "we're down one"]
+)
 def test_the_match_is_not_read_back_when_the_player_just_told_it(state: LiveState, said: str) -> None:
     # The snapshot says 1-0; the player says otherwise (a late snapshot): the score is not read back.
     reply = speak(state, said, "match", "round_strategy")
