@@ -106,6 +106,21 @@ def test_every_generated_roster_is_the_account_levels() -> None:
     assert min(levels) >= 3 and max(levels) <= 30 and len(set(levels)) > 20
 
 
+def test_no_turn_asks_for_the_match_when_there_is_none() -> None:
+    # A pair whose Φ entry needs the match (comp/fill_slot: ic.match.player_lineup) is asked mid-match
+    # only: without one, the coach can only say it sees no match, and the turn tests nothing else.
+    needs = {
+        f"{e.intent}/{e.sub_intent}" for e in _pack().phi if any(r.startswith("ic.match") for r in e.requires)
+    }
+    asked = [
+        (s.session_id, t.turn_index, f"{t.reference.intent}/{t.reference.sub_intent}")
+        for s in _sessions()
+        for t in s.turns
+        if t.state["ic"].get("match") is None and f"{t.reference.intent}/{t.reference.sub_intent}" in needs
+    ]
+    assert len(needs) >= 10 and asked == []
+
+
 def test_a_by_gate_roster_is_refused_where_the_game_does_not_have_one() -> None:
     raw = _raw()
     with_remove = copy.deepcopy(raw)
