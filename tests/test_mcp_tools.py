@@ -275,9 +275,10 @@ async def test_a_bad_answer_is_a_failed_outcome_naming_what_is_wrong(
 async def test_a_slow_mcp_tool_fails_within_its_timeout_and_the_connection_serves_on(
     game: GameMcp, mcp_pack: Pack
 ) -> None:
-    game.clock_delay_s = 3.0
     runner = ToolRunner(mcp_pack, timeout_s=2.0)  # the run's cap; the tool's own 0.3 s is shorter
     try:
+        assert (await run_call(runner, STATE, ToolCall("get_equipped", {"hero": "vanta"}))).ok  # connected
+        game.clock_delay_s = 3.0
         started = time.monotonic()
         slow = await run_call(runner, STATE, ToolCall("match_clock", {}))
         elapsed = time.monotonic() - started
@@ -286,7 +287,6 @@ async def test_a_slow_mcp_tool_fails_within_its_timeout_and_the_connection_serve
     finally:
         await runner.aclose()
     assert not slow.ok and slow.error == f"timed out after {CLOCK_TIMEOUT_S}s"
-    # the first call also opened the connection, within the same timeout
     assert CLOCK_TIMEOUT_S <= elapsed < CLOCK_TIMEOUT_S + SLACK_S
     assert after.ok and after.result == {"round": 2, "seconds_left": 41}
 
@@ -306,19 +306,20 @@ async def test_a_server_that_restarts_is_reconnected_on_the_next_call(tmp_path: 
     first = GameMcp().start()
     pack = load_pack_from(mcp_pack_folder(tmp_path / "restart", {"url": first.url}))
     runner = ToolRunner(pack)
+    equipped = ToolCall("get_equipped", {"hero": "vanta"})
     try:
-        assert (await run_call(runner, STATE, ToolCall("match_clock", {}))).ok
+        assert (await run_call(runner, STATE, equipped)).ok
         first.stop()
-        gone = await run_call(runner, STATE, ToolCall("match_clock", {}))
+        gone = await run_call(runner, STATE, equipped)
         second = GameMcp(port=first.port).start()
         try:
-            back = await run_call(runner, STATE, ToolCall("match_clock", {}))
+            back = await run_call(runner, STATE, equipped)
         finally:
             second.stop()
     finally:
         await runner.aclose()
     assert not gone.ok and f"the MCP server {first.url}" in (gone.error or "")
-    assert back.ok and second.called("match_clock") == [{}]
+    assert back.ok and second.called("get_equipped") == [{"hero": "vanta"}]
 
 
 async def test_the_runner_refuses_a_side_effect_call_unless_the_turn_is_committed(

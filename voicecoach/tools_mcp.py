@@ -1,11 +1,11 @@
 """The client of a game's MCP server (tools.json `mcp`): one connection per ToolRunner.
 
-The official MCP SDK (PyPI `mcp`, imported on the first call only, so a pack without MCP tools never
-loads it) speaks to the server over streamable HTTP (`url`) or stdio (`command`). Its `Client` is an
-anyio context manager that has to be exited by the task that entered it, while the coach's tool
-calls each run in a task of their own. So one task owns the connection: it opens it on the first
-call, keeps it (a keep-alive HTTP client, or the stdio child process) and closes it on `aclose`.
-Callers only send requests through it.
+The official MCP SDK (PyPI `mcp`, imported when the first connection opens, so a pack without
+MCP tools never loads it) speaks to the server over streamable HTTP (`url`) or stdio (`command`).
+Its `Client` is an anyio context manager that has to be exited by the task that entered it, while
+the coach's tool calls each run in a task of their own. So one task owns the connection: it opens
+it on the first call (or `open`), keeps it (a keep-alive HTTP client, or the stdio child process)
+and closes it on `aclose`. Callers only send requests through it.
 
 What comes back is the SDK's `CallToolResult`, unread: `voicecoach.tools` turns it into the tool's
 result by the same rules as an HTTP answer. Refusals become ToolErrors that say which server and
@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import importlib
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, cast
 
@@ -58,11 +59,11 @@ class McpConnection:
     async def call(self, name: str, args: dict[str, Any], meta: dict[str, Any]) -> CallToolResult:
         """tools/call `name` on the server. Raises ToolError when the server cannot be reached or
         refuses the request; an error the tool itself reports comes back in the result."""
-        from mcp import MCPError
-        from mcp.types import CONNECTION_CLOSED
-
         link = self._current()
         client = await self._connected(link, name)
+        from mcp import MCPError  # imported by now: the connection's owner imported the SDK
+        from mcp.types import CONNECTION_CLOSED
+
         where = self.source.where()
         try:
             return await client.call_tool(name, args, meta=cast("RequestParamsMeta", meta))
@@ -107,16 +108,16 @@ class McpConnection:
             raise ToolError(f"{name}: the MCP server {where} is unreachable ({_why(err)})") from None
 
     async def _own(self, ready: asyncio.Future[Client], closing: asyncio.Event) -> None:
-        from mcp import Client, StdioServerParameters
-
-        source = self.source
-        target: str | StdioServerParameters
-        if source.url is not None:
-            target = source.url
-        else:
-            assert source.command is not None  # McpSource has one or the other
-            target = StdioServerParameters(command=source.command[0], args=source.command[1:])
         try:
+            # The SDK's first import takes about a second of CPU: in a thread, not on the event loop
+            # the session's audio and the other sessions run on.
+            await asyncio.to_thread(importlib.import_module, "mcp")
+            from mcp import Client, StdioServerParameters
+
+            source = self.source
+            target: str | StdioServerParameters = source.url or ""
+            if source.command is not None:  # McpSource has one or the other
+                target = StdioServerParameters(command=source.command[0], args=source.command[1:])
             async with Client(target) as client:
                 ready.set_result(client)
                 await closing.wait()
