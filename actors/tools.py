@@ -21,7 +21,7 @@ import time
 from dataclasses import dataclass
 
 from loguru import logger
-from pipecat.frames.frames import Frame, InterruptionFrame
+from pipecat.frames.frames import Frame, InterruptionFrame, StartFrame
 from pipecat.processors.frame_processor import FrameDirection
 
 from voicecoach.actors.frames import (
@@ -86,7 +86,9 @@ class ToolActor(TurnTaskActor):
 
     async def process_frame(self, frame: Frame, direction: FrameDirection):
         await super().process_frame(frame, direction)  # a barge-in cancels the running tools here
-        if isinstance(frame, InterruptionFrame):
+        if isinstance(frame, StartFrame):
+            self._runner.prewarm()  # the game's MCP server, if the pack has one: connect before turn 1
+        elif isinstance(frame, InterruptionFrame):
             self._drop_gated("cancelled by a barge-in")
         elif isinstance(frame, TurnCommittedFrame):
             self._release(frame)

@@ -42,7 +42,7 @@ def baseline_files(pack: Pack) -> tuple[str, ...]:
     schema = declared.schema
     files = ["manifest.json", "schema.json", *(k.file for k in schema.kinds.values())]
     files += [m.file for m in schema.matchups] + ["vocabulary.json"]
-    files += ["tools.json"] if pack.builtin_tools or pack.http_tools else []
+    files += ["tools.json"] if pack.builtin_tools or pack.http_tools or pack.mcp_tools else []
     return tuple(dict.fromkeys(files))
 
 

@@ -11,8 +11,8 @@ A pack is a folder of JSON files under ``voicecoach/packs/<pack_id>/``:
     w3.json         W3Config           branch pools, cooldowns, p_c, w_c
     vocabulary.json Vocabulary         roles and play styles with the words players use for them
     templates.json  Templates          the grounded realizer's sentences per paragraph type
-    tools.json      GameTools          optional: tools the game serves over HTTP (docs/PACKS.md), and
-                                       builtin tool kinds instantiated over the catalog
+    tools.json      GameTools          optional: tools the game serves over HTTP or from its MCP server
+                                       (docs/PACKS.md), and builtin tool kinds instantiated over the catalog
     schema.json     Schema             optional: the pack's own kinds (voicecoach.catalog); the four
                                        catalog files above are then optional, each kind names its file
 
@@ -293,7 +293,7 @@ class Templates(_Model):
         return acks
 
 
-# --- tools served by the game over HTTP (tools.json) ----------------------------------------------
+# --- tools served by the game over HTTP or MCP (tools.json) ---------------------------------------
 
 _IDENT = r"^[A-Za-z_][A-Za-z0-9_]*$"  # what PLAN's call syntax and its grammar can write
 
@@ -348,12 +348,10 @@ class ToolParameters(_Model):
         return self
 
 
-class HttpTool(_Model):
-    """One tool the game's backend serves: POST {endpoint}/{name}, JSON in, one JSON object out.
-
-    The request body is {"tool", "args", "session_id", "state"}: `args` validated (display names
-    resolved to ids for `entities`), `state` only the LiveState fields listed in `state`.
-    """
+class GameTool(_Model):
+    """What the pack declares of a tool its game serves, whichever way: the arguments (validated,
+    display names resolved to ids for `entities`, before anything is sent), the LiveState fields
+    sent along, its timeout and whether it changes the game."""
 
     name: str = Field(pattern=_IDENT)
     description: str = Field(min_length=1)
@@ -368,12 +366,51 @@ class HttpTool(_Model):
     side_effect: bool = False
 
     @model_validator(mode="after")
-    def _entities_are_arguments(self) -> HttpTool:
+    def _entities_are_arguments(self) -> GameTool:
         for arg in self.entities:
             param = self.parameters.properties.get(arg)
             if param is None or param.type not in ("string", "array"):
                 raise ValueError(f"entities: {arg!r} is not a string or array argument")
         return self
+
+
+class HttpTool(GameTool):
+    """One tool the game's backend serves: POST {endpoint}/{name}, JSON in, one JSON object out.
+
+    The request body is {"tool", "args", "session_id", "state"}: `args` validated (display names
+    resolved to ids for `entities`), `state` only the LiveState fields listed in `state`.
+    """
+
+
+class McpTool(GameTool):
+    """One tool the game's MCP server serves (tools.json's `mcp`), under the same name: a
+    tools/call with the validated arguments; the session id and the `state` fields go in the
+    request's `_meta`. Its parameters are declared here all the same (copied from the server's
+    tools/list), because W1's prompt and PLAN grammar are built from the pack before any server
+    is reached."""
+
+    mcp: Literal[True]  # the marker of an entry the MCP server serves
+
+
+class McpSource(_Model):
+    """tools.json's `mcp`: the game's MCP server, over streamable HTTP (`url`) or stdio (`command`,
+    a process the coach starts and talks to on its stdin/stdout, one per session)."""
+
+    url: str | None = Field(
+        default=None, pattern=r"^https?://[^\s/]+", description="e.g. http://127.0.0.1:8000/mcp"
+    )
+    command: list[str] | None = Field(
+        default=None, min_length=1, description="argv, e.g. [python, server.py]"
+    )
+
+    @model_validator(mode="after")
+    def _one_transport(self) -> McpSource:
+        if (self.url is None) == (self.command is None):
+            raise ValueError('an MCP server needs either "url" (streamable HTTP) or "command" (stdio)')
+        return self
+
+    def where(self) -> str:
+        return self.url or " ".join(self.command or [])
 
 
 # The builtin tool kinds (voicecoach.tools_generic implements each): a pack with its own kinds
@@ -405,6 +442,7 @@ class GameTools(_Model):
     endpoint: str = Field(
         default="", pattern=r"^https?://[^\s/]+", description="base URL, e.g. http://127.0.0.1:8080/tools"
     )
+    mcp: McpSource | None = Field(default=None, description="the game's MCP server, for `mcp` entries")
     tools: list[Any] = Field(min_length=1)
 
 
@@ -441,6 +479,9 @@ class Pack(_Model):
     # Tools the game serves over HTTP (tools.json), by name; the rest of `tools` run in-process.
     http_tools: dict[str, HttpTool] = Field(default_factory=dict)
     tool_endpoint: str = ""  # tools.json's endpoint ("" without game-served tools)
+    # Tools the game's MCP server serves (tools.json `"mcp": true` entries), and that server.
+    mcp_tools: dict[str, McpTool] = Field(default_factory=dict)
+    mcp_server: McpSource | None = None
     builtin_tools: dict[str, BuiltinTool] = Field(default_factory=dict)  # tools.json's builtin entries
     # schema.json with its kinds' entities and matchup tables; None in the classic layout.
     declared_catalog: Catalog | None = None
@@ -464,6 +505,10 @@ class Pack(_Model):
             },
             tables={"elements": self.elements.counters},
         )
+
+    def game_tool(self, name: str) -> HttpTool | McpTool | None:
+        """The declaration of tool `name` when the game serves it (over HTTP or MCP), else None."""
+        return self.http_tools.get(name) or self.mcp_tools.get(name)
 
     def creature_by_name(self, name: str) -> Creature | None:
         key = name.strip().lower()
@@ -679,7 +724,7 @@ def _check_refs(pack: Pack, folder: Path) -> Iterator[PackError]:
         for use in e.tools:
             if use.tool not in pack.tools:
                 yield bad("phi.json", label, f"unknown tool {use.tool!r}")
-            served = pack.http_tools.get(use.tool)
+            served = pack.game_tool(use.tool)
             if served is not None and served.side_effect:
                 yield bad(
                     "phi.json", label,
@@ -1076,23 +1121,28 @@ def _declared_catalog(folder: Path) -> Catalog | None:
 
 
 def _game_tools(folder: Path, manifest: Manifest, schema: Schema) -> dict[str, Any]:
-    """tools.json (optional): the tools the game serves over HTTP, and the builtin tool kinds the
-    pack instantiates; each one of manifest.json's tools."""
+    """tools.json (optional): the tools the game serves over HTTP or from its MCP server, and the
+    builtin tool kinds the pack instantiates; each one of manifest.json's tools."""
     name = "tools.json"
     if not (folder / name).exists():
         return {}
     header = _whole(folder, name, GameTools)
-    entries = header.tools
-    served = [t for t in entries if not (isinstance(t, dict) and "builtin" in t)]
-    builtins = [t for t in entries if isinstance(t, dict) and "builtin" in t]
+
+    def marked(entry: Any) -> str:  # an entry's kind: what its marker key says, HTTP without one
+        return next((k for k in ("builtin", "mcp") if isinstance(entry, dict) and k in entry), "http")
+
+    entries: list[Any] = []
+    for kind, model in (("http", HttpTool), ("mcp", McpTool), ("builtin", BuiltinTool)):
+        entries += _entries(folder, name, model, [t for t in header.tools if marked(t) == kind])
     tools: dict[str, HttpTool] = {}
+    mcp: dict[str, McpTool] = {}
     builtin: dict[str, BuiltinTool] = {}
 
     def bad(tool: str, msg: str) -> PackError:
         return PackError(f"{folder / name}: entry {tool!r}: {msg}")
 
-    for tool in [*_entries(folder, name, HttpTool, served), *_entries(folder, name, BuiltinTool, builtins)]:
-        if tool.name in tools or tool.name in builtin:
+    for tool in entries:
+        if tool.name in tools or tool.name in mcp or tool.name in builtin:
             raise PackError(f"{folder / name}: entry {tool.name!r} defined twice")
         if tool.name not in manifest.tools:
             raise bad(tool.name, "not one of manifest.json's tools")
@@ -1108,12 +1158,19 @@ def _game_tools(folder: Path, manifest: Manifest, schema: Schema) -> dict[str, A
         for arg, kind in tool.entities.items():
             if kind not in schema.kinds:
                 raise bad(tool.name, f"entities: {arg!r} names {kind!r}, not a kind of this pack")
-        tools[tool.name] = tool
+        if isinstance(tool, McpTool):
+            if header.mcp is None:
+                raise bad(tool.name, 'an MCP tool, but tools.json names no MCP server ("mcp": {"url": ...})')
+            mcp[tool.name] = tool
+        else:
+            tools[tool.name] = tool
     if tools and not header.endpoint:
         raise PackError(f"{folder / name}: the game serves {sorted(tools)}: an endpoint is needed")
     out: dict[str, Any] = {"builtin_tools": builtin} if builtin else {}
     if tools:
         out |= {"http_tools": tools, "tool_endpoint": header.endpoint}
+    if mcp:
+        out |= {"mcp_tools": mcp, "mcp_server": header.mcp}
     return out
 
 

@@ -10,7 +10,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from voicecoach.pack import HttpTool, Pack
+from voicecoach.pack import HttpTool, McpTool, Pack
 
 ToolResult = dict[str, Any]
 
@@ -24,13 +24,14 @@ class ToolSpec:
     name: str
     description: str
     parameters: dict[str, Any]  # JSON schema, OpenAI function-calling style
-    fn: Callable[..., ToolResult] | None  # fn(pack, state, **args); None: the game serves it (`http`)
+    fn: Callable[..., ToolResult] | None  # fn(pack, state, **args); None: the game serves it (`http`, `mcp`)
     # Which arguments name catalog entities, so validate_args can resolve display names to
     # ids. Kept out of `parameters` because strict function-calling schemas reject extra keys.
     entities: dict[str, str] = field(default_factory=dict)  # argument -> a kind of the schema
     # Arguments whose allowed values are pack data (a style), checked by validate_args.
     choices: dict[str, Callable[[Pack], Iterable[str]]] = field(default_factory=dict)
     http: HttpTool | None = None  # the pack's declaration of a tool its game serves over HTTP
+    mcp: McpTool | None = None  # ... or from its MCP server
     side_effect: bool = False  # changes the game: runs only once its turn is committed
     # The result's shape (JSON schema): published by the builtins, so what reads a result (the
     # realizer's selectors, pack check) can be checked against it. None: not declared.

@@ -4,6 +4,8 @@ Three libraries, one interface. A pack's tool `name` is served (`tool_spec`), in
 
 - by its game over HTTP, when tools.json declares it so (`Pack.http_tools`; docs/PACKS.md): the
   same validation, then a POST to the game's endpoint;
+- by its game's MCP server, when tools.json declares it so (`Pack.mcp_tools`): the same
+  validation, then a tools/call (`voicecoach.tools_mcp`);
 - by a builtin tool kind the pack instantiates in tools.json (`"builtin": "rank_matchup"`;
   `voicecoach.tools_generic`), computed over the pack's catalog and the live state by role;
 - by the classic registry (`TOOLS`, `voicecoach.tools_classic`): pet-arena's ten tools over the
@@ -13,7 +15,7 @@ The in-process tools are pure and synchronous: `run_tool(pack, state, name, args
 arguments against the tool's JSON schema, resolves display names to catalog ids of the kind each
 argument names, and returns a deterministic, JSON-serialisable dict. `ToolRunner` runs them all:
 the in-process ones with the artificial latency of a remote game server (so the pipeline can
-measure what the early tool path saves), the HTTP ones for real, each within its timeout. A tool
+measure what the early tool path saves), the HTTP and MCP ones for real, each within its timeout. A tool
 with side effects runs only when its caller says the turn is committed. Nothing here imports
 Pipecat.
 """
@@ -22,13 +24,17 @@ from __future__ import annotations
 
 import asyncio
 import json
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from voicecoach.pack import HttpTool, Pack, load_pack
+from voicecoach.pack import HttpTool, McpTool, Pack, load_pack
 from voicecoach.state import LiveState, get_field
 from voicecoach.toolbase import ToolError, ToolResult, ToolSpec
 from voicecoach.tools_classic import TOOL_NAMES, TOOLS, effective_power, multiplier, unlock_text
 from voicecoach.tools_generic import builtin_spec
+from voicecoach.tools_mcp import McpConnection
+
+if TYPE_CHECKING:
+    from mcp.types import CallToolResult
 
 # The classic names other modules read from here (the realizer, W1, the tests).
 __all__ = [
@@ -37,15 +43,17 @@ __all__ = [
 ]  # fmt: skip
 
 
-def http_spec(tool: HttpTool) -> ToolSpec:
-    """The ToolSpec of a tool the game serves (tools.json): validated like the in-process ones."""
+def game_spec(tool: HttpTool | McpTool) -> ToolSpec:
+    """The ToolSpec of a tool the game serves (tools.json, over HTTP or MCP): validated like the
+    in-process ones."""
     return ToolSpec(
         tool.name,
         tool.description,
         tool.parameters.model_dump(exclude_none=True),
         None,
         dict(tool.entities),
-        http=tool,
+        http=tool if isinstance(tool, HttpTool) else None,
+        mcp=tool if isinstance(tool, McpTool) else None,
         side_effect=tool.side_effect,
     )
 
@@ -53,9 +61,9 @@ def http_spec(tool: HttpTool) -> ToolSpec:
 def tool_spec(pack: Pack, name: str) -> ToolSpec | None:
     """Tool `name` as `pack` has it served: its game's declaration (tools.json) when it has one,
     else the builtin kind tools.json instantiates under that name, else the classic tool."""
-    served = pack.http_tools.get(name)
+    served = pack.game_tool(name)
     if served is not None:
-        return http_spec(served)
+        return game_spec(served)
     builtin = pack.builtin_tools.get(name)
     return builtin_spec(pack, builtin) if builtin is not None else TOOLS.get(name)
 
@@ -132,7 +140,7 @@ def validate_args(name: str, args: dict[str, Any], pack: Pack | None = None) -> 
     pack = pack or load_pack()
     spec = tool_spec(pack, name)
     if spec is None:
-        known = dict.fromkeys([*TOOL_NAMES, *pack.builtin_tools, *pack.http_tools])
+        known = dict.fromkeys([*TOOL_NAMES, *pack.builtin_tools, *pack.http_tools, *pack.mcp_tools])
         raise ToolError(f"unknown tool {name!r}; known tools: {', '.join(known)}")
     if not isinstance(args, dict):
         raise ToolError(f"{name}: arguments must be an object, got {type(args).__name__}")
@@ -165,12 +173,13 @@ def validate_args(name: str, args: dict[str, Any], pack: Pack | None = None) -> 
 
 def run_tool(pack: Pack, state: LiveState, name: str, args: dict[str, Any]) -> ToolResult:
     """Validate and run one in-process tool synchronously. Raises ToolError on any refusal
-    (a tool the game serves over HTTP included: only `ToolRunner` calls the game)."""
+    (a tool the game serves over HTTP or MCP included: only `ToolRunner` calls the game)."""
     resolved = validate_args(name, args, pack)  # first: it also rejects unknown tool names
     spec = tool_spec(pack, name)
     fn = spec.fn if spec is not None else None
     if fn is None:
-        raise ToolError(f"{name} is served by the game over HTTP: run it with a ToolRunner")
+        how = "from its MCP server" if spec is not None and spec.mcp is not None else "over HTTP"
+        raise ToolError(f"{name} is served by the game {how}: run it with a ToolRunner")
     return fn(pack, state, **resolved)
 
 
@@ -182,8 +191,20 @@ MAX_RESPONSE_BYTES = 1 << 20  # a tool answer is a few KB; a bigger one is refus
 def http_request(tool: HttpTool, args: dict[str, Any], state: LiveState, session_id: str) -> dict[str, Any]:
     """The JSON body of one call: the validated arguments, the session, and only the state fields
     the tool declares (the game owns its state; these are what the coach's snapshot says)."""
-    slices = {path: _plain(get_field(state, path)) for path in tool.state}
-    return {"tool": tool.name, "args": args, "session_id": session_id, "state": slices}
+    return {"tool": tool.name, "args": args, "session_id": session_id, "state": _slices(tool, state)}
+
+
+def _slices(tool: HttpTool | McpTool, state: LiveState) -> dict[str, Any]:
+    return {path: _plain(get_field(state, path)) for path in tool.state}
+
+
+# The `_meta` keys of an MCP tools/call that carry what an HTTP call's body does besides `args`.
+MCP_META_SESSION, MCP_META_STATE = "voicecoach/session_id", "voicecoach/state"
+
+
+def mcp_meta(tool: McpTool, state: LiveState, session_id: str) -> dict[str, Any]:
+    """The `_meta` of one MCP call: the session, and the state fields the tool declares."""
+    return {MCP_META_SESSION: session_id, MCP_META_STATE: _slices(tool, state)}
 
 
 def _plain(value: Any) -> Any:
@@ -212,13 +233,33 @@ def _answer(name: str, status: int, body: bytes) -> ToolResult:
     return data
 
 
+def mcp_answer(name: str, result: CallToolResult) -> ToolResult:
+    """An MCP CallToolResult as the tool's result: its structured content, else the JSON object of
+    its one text block (read like an HTTP answer); an error result, or anything else, a ToolError."""
+    from mcp.types import TextContent  # loaded already: the result came from the SDK
+
+    texts = [block.text for block in result.content if isinstance(block, TextContent)]
+    if result.is_error:
+        why = " ".join(texts).strip()
+        raise ToolError(f"{name}: the MCP server answered an error" + (f": {why[:200]}" if why else ""))
+    if isinstance(result.structured_content, dict):
+        return dict(result.structured_content)
+    if len(texts) != 1 or len(result.content) != 1:
+        kinds = [block.type for block in result.content]
+        raise ToolError(
+            f"{name}: the MCP server's answer has no structured content or one JSON text ({kinds})"
+        )
+    return _answer(name, 200, texts[0].encode())
+
+
 class ToolRunner:
     """Runs a pack's tools as on a remote game server.
 
     In-process tools wait `latency_ms` first (one value for every tool or a per-tool dict,
     missing tools: 0). Game-served tools POST to `endpoint` (default: the pack's tools.json
     endpoint) + "/" + the tool's name, over one keep-alive aiohttp session (pipecat's own
-    HTTP client, already installed; `aclose` releases it). Arguments are validated before
+    HTTP client, already installed; `aclose` releases it). MCP-served tools are a tools/call on the
+    pack's MCP server, over one connection opened on the first call. Arguments are validated before
     anything is sent. A call that takes longer than `timeout_for(name)` raises TimeoutError;
     a game that is down or answers badly raises ToolError saying so.
 
@@ -244,6 +285,14 @@ class ToolRunner:
         self.session_id = session_id
         self._http: Any = None  # aiohttp.ClientSession, opened on the first game-served call
         self._http_loop: asyncio.AbstractEventLoop | None = None
+        self._mcp = McpConnection(pack.mcp_server) if pack.mcp_server is not None else None
+
+    def prewarm(self) -> None:
+        """Start opening the MCP connection now, so the session's first MCP call does not pay for
+        the handshake (or, over stdio, the server process starting) out of its own timeout.
+        Returns at once; call it from the event loop the calls will run on."""
+        if self._mcp is not None:
+            self._mcp.open()
 
     def latency_s(self, name: str) -> float:
         ms = self.latency_ms.get(name, 0.0) if isinstance(self.latency_ms, dict) else self.latency_ms
@@ -255,7 +304,7 @@ class ToolRunner:
 
     def timeout_for(self, name: str) -> float | None:
         """The tool's own timeout (tools.json), capped by the runner's; the runner's for the rest."""
-        served = self.pack.http_tools.get(name)
+        served = self.pack.game_tool(name)
         if served is None:
             return self.timeout_s
         return served.timeout_s if self.timeout_s is None else min(served.timeout_s, self.timeout_s)
@@ -271,6 +320,11 @@ class ToolRunner:
         if spec.http is not None:
             body = http_request(spec.http, resolved, state, self.session_id)
             return await asyncio.wait_for(self._post(name, body), timeout=self.timeout_for(name))
+        if spec.mcp is not None:
+            meta = mcp_meta(spec.mcp, state, self.session_id)
+            return await asyncio.wait_for(
+                self._call_mcp(name, resolved, meta), timeout=self.timeout_for(name)
+            )
         fn = spec.fn
         assert fn is not None
 
@@ -292,6 +346,10 @@ class ToolRunner:
             why = f"{type(err).__name__}: {err}"
             raise ToolError(f"{name}: the game's endpoint {url} is unreachable ({why})") from None
 
+    async def _call_mcp(self, name: str, args: dict[str, Any], meta: dict[str, Any]) -> ToolResult:
+        assert self._mcp is not None  # the loader gives every MCP tool its server
+        return mcp_answer(name, await self._mcp.call(name, args, meta))
+
     def _session(self, aiohttp: Any) -> Any:
         loop = asyncio.get_running_loop()
         if self._http is None or self._http.closed or self._http_loop is not loop:
@@ -300,7 +358,10 @@ class ToolRunner:
         return self._http
 
     async def aclose(self) -> None:
-        """Release the HTTP session (the actor that owns the runner calls it at cleanup)."""
+        """Release the HTTP session and the MCP connection (the actor that owns the runner calls it
+        at cleanup)."""
         if self._http is not None and not self._http.closed:
             await self._http.close()
         self._http = None
+        if self._mcp is not None:
+            await self._mcp.aclose()
