@@ -85,3 +85,33 @@ def test_a_comp_names_only_heroes_the_player_has(pack: Pack, state: LiveState) -
 def test_a_locked_item_says_both_gates(pack: Pack, state: LiveState) -> None:
     reply, _ = _reply(pack, state, "item/unlock")
     assert "hero level 12 and account level 15" in reply, reply
+
+
+def test_no_template_puts_the_players_pick_on_the_opponents_side(pack: Pack) -> None:
+    """A guidance template's {hero} / {heroes} is a hero of the player's: filled with real names, the
+    checker must not read one as an opponent's ("Put your games into Elowen" read "into" as a cue)."""
+    from string import Formatter
+
+    from voicecoach.checker import read_reply
+
+    # "{item} belongs to {hero}, so it only goes on {hero}": the item's owner, a catalog fact about
+    # a hero who may not be the player's ("on" is an opponent cue for the checker: "use X on Y").
+    owner_facts = {"equip_locked", "equip_wrong_hero"}
+
+    ours, foe = ["Elowen", "Renzo"], "Quillon"
+    values = {"hero": ours[0], "heroes": f"{ours[0]} and {ours[1]}", "leader": ours[1], "foe": foe,
+              "out": "Tamsin", "item": "Heron Rifle", "items": "Heron Rifle", "levels": "2 levels",
+              "unlock": "hero level 5", "level": 3, "map": "Fathom Docks"}  # fmt: skip
+    opposed = []
+    for key, variants in pack.templates.paragraphs["guidance"].templates.items():
+        for template in variants:
+            fields = {f for _, f, _, _ in Formatter().parse(template) if f}
+            if not fields & {"hero", "heroes", "leader"} or not fields <= set(values) | {"status", "reason"}:
+                continue
+            text = template.format(**values, status="a hard counter to", reason="it wins the fight")
+            theirs = {
+                c.entity for c in read_reply(pack, text) if c.role == "opponent" and c.kind_role == "unit"
+            }
+            if theirs - {"quillon", "tamsin"} and key not in owner_facts:
+                opposed.append((key, text))
+    assert opposed == [], opposed
