@@ -318,10 +318,22 @@ def _account_schema(t: _Turn, view: StateView, kind: str, constraint: str, entit
     elif constraint == "global:min_size" and view.known:
         t.add("constraint_account", "min_size", "account", count=len(view.owned()), size=t.min_size)
     elif constraint.startswith("attr:") and "=" in constraint and "!=" not in constraint:
-        value = constraint[5:].partition("=")[2].split("@")[0]
-        t.add("constraint_account", "attr_missing", "account", status=_article(value))
+        # "attr:role=support@paxton" is about Paxton's catalog entry, not the roster: "none of your
+        # heroes is a support" would be false while the player owns four.
+        value, _, about = constraint[5:].partition("=")[2].partition("@")
+        if not about:
+            t.add("constraint_account", "attr_missing", "account", status=_article(value))
+        elif about in units and _has_template(pack, "attr_unit_missing"):
+            t.add("constraint_account", "attr_unit_missing", "account", [about], **{unit: name(about)},
+                  status=_article(value))  # fmt: skip
     else:
         t.add("constraint_account", "generic", "account")
+
+
+def _has_template(pack: Pack, key: str) -> bool:
+    """Does the pack word constraint_account's `key`? (Without it the line would be the generic
+    "Part of that isn't possible ...", which says nothing true about one unit's catalog entry.)"""
+    return bool(pack.templates.paragraphs["constraint_account"].templates.get(key))
 
 
 def _praise_schema(t: _Turn, view: StateView, kind: str, constraint: str, entity: str | None) -> None:
@@ -423,9 +435,15 @@ def _account(t: _Turn, kind: str, constraint: str, entity: str | None) -> None:
         t.add("constraint_account", "min_size", "account", count=len(t.inventory.owned), size=t.min_size)
     elif constraint.startswith("attr:") and "=" in constraint and "!=" not in constraint:
         attr, _, value = constraint[5:].partition("=")
-        value = value.split("@")[0]
+        value, _, about = value.partition("@")
         status = value if attr == "element" else _article(value)
-        t.add("constraint_account", "attr_missing", "account", status=status)
+        if not about:
+            t.add("constraint_account", "attr_missing", "account", status=status)
+        elif about in pack.creatures and _has_template(pack, "attr_unit_missing"):
+            # About one creature ("is Sparkwing a fire type?"): its catalog entry decides, and
+            # "none of your pets is fire" would deny what the player owns.
+            t.add("constraint_account", "attr_unit_missing", "account", [about],
+                  creature=_name(pack, about), status=status)  # fmt: skip
     else:
         t.add("constraint_account", "generic", "account")
 
