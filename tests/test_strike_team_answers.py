@@ -4,10 +4,12 @@ templates, and realized from its example state through the generic recipes."""
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
 
 import pytest
 
+from voicecoach.entities import link_entities
 from voicecoach.pack import PACKS_DIR, Pack, pack_problems, read_pack
 from voicecoach.realizer import realize
 from voicecoach.state import LiveState, get_field, load_state
@@ -115,3 +117,23 @@ def test_no_template_puts_the_players_pick_on_the_opponents_side(pack: Pack) -> 
             if theirs - {"quillon", "tamsin"} and key not in owner_facts:
                 opposed.append((key, text))
     assert opposed == [], opposed
+
+
+def test_no_team_template_gives_its_leader_a_role(pack: Pack, state: LiveState) -> None:
+    """{leader} is the team's first unit, in quota order (a tank when the team has one): a template
+    that says "with {leader} on tank" claims a role the pick may not have ("with Bexley on tank",
+    Bexley a support). The team itself is named tank first."""
+    comp = pack.catalog.schema.composition
+    assert comp is not None and comp.quota is not None
+    roles = set(comp.quota.counts)
+    said = [
+        (key, v)
+        for g in pack.templates.paragraphs.values()
+        for key, variants in g.templates.items()
+        for v in variants
+        if "{leader}" in v and any(re.search(rf"\b{r}\b", v) for r in roles)
+    ]
+    assert said == []
+    reply, _ = _reply(pack, state, "comp/build")
+    first = next(m.id for m in link_entities(pack, reply) if m.kind == "hero")
+    assert pack.catalog.get("hero", first).value(comp.quota.attribute) == next(iter(comp.quota.counts)), reply  # type: ignore[union-attr]
