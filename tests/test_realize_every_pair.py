@@ -146,3 +146,20 @@ if __name__ == "__main__":
             for r in realize_pairs(load_pack(pack_id), fail):
                 mark = f"  !! {'; '.join(r.failures)}" if r.failures else ""
                 print(f"[{r.pair}] {r.utterance}\n  -> {r.reply}{mark}")
+
+
+def test_a_late_snapshot_is_answered_for_the_map_the_player_names() -> None:
+    """The snapshot is a turn old and still has the last map (Fathom Docks); the player says where
+    they are now: the picks are for Copperline Yard, hedged, and no pick is said for the old map."""
+    pack = load_pack("strike_team")
+    state = example_state(pack)
+    reply = say(
+        pack, "map/picks", "We're on Copperline Yard now, what changes", turn_index=state.turn_index + 1
+    )
+    assert "Copperline Yard" in reply and "Fathom Docks" not in reply, reply
+    fit = pack.catalog.tables["map_fit"]
+    picks = [m.id for m in link_entities(pack, reply) if m.kind == "hero"]
+    assert picks and all(fit.get(h, {}).get("copperline_yard", 1.0) > 1.0 for h in picks), reply
+    assert reply.startswith(("Going by my last update and what you just said", "From my last update plus")), (
+        reply
+    )

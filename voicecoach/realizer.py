@@ -677,6 +677,29 @@ def _snapshot_results(
     return results
 
 
+def _context_told(pack: Pack, state: LiveState, mentions: Sequence[Any]) -> LiveState | None:
+    """A late snapshot with the context entity the player names in place of its own ("We're on
+    Copperline Yard now" while the snapshot still has the last match's map); None when they name
+    none, or the one it has. Only a kind with a state path (schema.json `state`) in a match the
+    snapshot has."""
+    from voicecoach.state import apply_patch, get_field
+
+    kinds = pack.catalog.schema.kinds
+    for m in mentions:
+        kind = kinds.get(m.kind)
+        path = kind.state if kind is not None and kind.role == "context" else None
+        if not path or "." not in path:
+            continue
+        parent, _, leaf = path.rpartition(".")
+        if get_field(state, parent) is None or get_field(state, path) == m.id:
+            continue
+        patch: dict[str, Any] = {leaf: m.id}
+        for part in reversed(parent.split(".")):
+            patch = {part: patch}
+        return apply_patch(state, {**patch, "version": state.version})
+    return None
+
+
 # --- the realization ---------------------------------------------------------------------------------
 
 # The player asks how or when, not whether (plain English cue words).
@@ -760,6 +783,10 @@ def realize(
         # A schema pack's roster is not projected with what the player says changed (the classic
         # _project reads pet's inventory): every unit of theirs the player names is in doubt.
         unsure = {c for c in mentioned if c not in opponents and c not in excluded}
+    moved = _context_told(pack, state, mentions) if stale and schema is not None else None
+    if moved is not None:
+        # The snapshot's map is the one the player just said they left: answer for the named one.
+        state, told = moved, True
     avoid = _put_forward(pack, previous_reply) if previous_reply else set()
     t = _Turn(
         pack=pack,
@@ -796,6 +823,15 @@ def realize(
     if stale and not tools and inventory is not None:
         projected = state.model_copy(update={"fs": state.fs.model_copy(update={"inventory": inventory})})
         t.results = _snapshot_results(pack, projected, intent, sub_intent)
+    if moved is not None:
+        # The pair's tools ran on the snapshot's context: run again on the one the player named,
+        # and none of the old results stays (a tool that fails now is not answered from the old map).
+        entry_tools = {
+            use.tool for e in pack.phi if (e.intent, e.sub_intent) == (intent, sub_intent) for use in e.tools
+        }
+        rerun = _snapshot_results(pack, state, intent, sub_intent)
+        t.results = {k: v for k, v in t.results.items() if k not in entry_tools} | rerun
+        t.failed = [f for f in t.failed if f not in rerun]
     nouns = list(dict.fromkeys(pack.templates.tool_data.get(tool, "game data") for tool in t.failed))
     if nouns:
         t.add("constraint_account", "data_unavailable", "unavailable", data=spoken_list(nouns))
