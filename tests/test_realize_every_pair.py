@@ -63,26 +63,44 @@ async def _outcomes(pack: Pack, state: LiveState, entry: PhiEntry, fail: bool) -
     return out
 
 
+def example_state(pack: Pack) -> LiveState:
+    return load_state(json.loads(example_state_path(pack.pack_id).read_text(encoding="utf-8")))
+
+
+def realize_one(
+    pack: Pack,
+    example: LiveState,
+    entry: PhiEntry,
+    utterance: str,
+    fail: bool = False,
+    turn_index: int | None = None,
+) -> Realized:
+    """One turn of the pair on the state: Φ's tools, W2 on the rule slots and W3, as
+    `realize_session` runs them (no LLM in either); `turn_index` past the state's: a late snapshot."""
+    state = _turn_state(pack, example, utterance)
+    outcomes = asyncio.run(_outcomes(pack, state, entry, fail))
+    slots = extract_slots(pack, utterance, state, None)
+    c2 = ground(slots, state, pack, entry.intent, entry.sub_intent, utterance=utterance)
+    violates = recommend_violations(pack, state, set(c2.slots.excluded_entities))
+    turn = state.turn_index if turn_index is None else turn_index
+    c3, _ = interact(state, pack, entry.branch, turn, W3_SEED, violates,
+                     pair=f"{entry.intent}/{entry.sub_intent}")  # fmt: skip
+    reply = realize(pack, state, c2, c3, outcomes, utterance, turn, entry.intent, entry.sub_intent)
+    ctx = CheckContext.live(pack, state, utterance)
+    failures = tuple(f"{f.rule}: {f.evidence}" for f in check_reply(pack, reply, ctx))
+    return Realized(f"{entry.intent}/{entry.sub_intent}", utterance, reply,
+                    tuple(o.tool for o in outcomes), failures)  # fmt: skip
+
+
 def realize_pairs(pack: Pack, fail: bool = False) -> list[Realized]:
-    example = load_state(json.loads(example_state_path(pack.pack_id).read_text(encoding="utf-8")))
-    out = []
-    for entry in pack.phi:
-        utterance = entry.example
-        state = _turn_state(pack, example, utterance)
-        outcomes = asyncio.run(_outcomes(pack, state, entry, fail))
-        # W2 on the rule slots and W3, as `realize_session` runs them (no LLM in either).
-        slots = extract_slots(pack, utterance, state, None)
-        c2 = ground(slots, state, pack, entry.intent, entry.sub_intent, utterance=utterance)
-        violates = recommend_violations(pack, state, set(c2.slots.excluded_entities))
-        c3, _ = interact(state, pack, entry.branch, state.turn_index, W3_SEED, violates,
-                         pair=f"{entry.intent}/{entry.sub_intent}")  # fmt: skip
-        reply = realize(pack, state, c2, c3, outcomes, utterance, state.turn_index,
-                        entry.intent, entry.sub_intent)  # fmt: skip
-        ctx = CheckContext.live(pack, state, utterance)
-        failures = tuple(f"{f.rule}: {f.evidence}" for f in check_reply(pack, reply, ctx))
-        out.append(Realized(f"{entry.intent}/{entry.sub_intent}", utterance, reply,
-                            tuple(o.tool for o in outcomes), failures))  # fmt: skip
-    return out
+    example = example_state(pack)
+    return [realize_one(pack, example, entry, entry.example, fail) for entry in pack.phi]
+
+
+def say(pack: Pack, pair: str, utterance: str, turn_index: int | None = None) -> str:
+    """The reply to `utterance`, asked as `pair`, on the pack's example state."""
+    entry = next(e for e in pack.phi if f"{e.intent}/{e.sub_intent}" == pair)
+    return realize_one(pack, example_state(pack), entry, utterance, turn_index=turn_index).reply
 
 
 @pytest.mark.parametrize("fail", [False, True], ids=["tools", "tools_failed"])
@@ -93,6 +111,27 @@ def test_every_pair_is_answered_in_speakable_grounded_words(pack_id: str, fail: 
     assert len(realized) == len(pack.phi)
     bad = [r for r in realized if not r.reply.strip() or r.failures]
     assert bad == [], "\n".join(f"{r.pair}: {r.reply!r} {r.failures}" for r in bad)
+
+
+@pytest.mark.parametrize(
+    ("pack_id", "pair", "utterance"),
+    [
+        ("strike_team", "hero/role", "is Paxton a support or a damage hero?"),
+        ("strike_team", "hero/role", "is Paxton a support?"),
+        ("pet_arena", "creature/best_role", "is Rockram a support?"),
+        ("pet_arena", "creature/info", "is Sparkwing a water type?"),
+    ],
+)
+def test_a_question_about_one_units_attribute_is_no_claim_about_the_roster(
+    pack_id: str, pair: str, utterance: str
+) -> None:
+    """W2's "attr:role=support@paxton" is about Paxton's catalog entry: the player owns supports,
+    so "None of your heroes is a support" is false (and the generic "Part of that isn't possible"
+    says nothing)."""
+    pack = load_pack(pack_id)
+    reply = say(pack, pair, utterance)
+    generic = pack.templates.paragraphs["constraint_account"].generic
+    assert "None of your" not in reply and generic not in reply, reply
 
 
 def test_the_speakable_rules_are_the_checkers() -> None:
@@ -107,3 +146,20 @@ if __name__ == "__main__":
             for r in realize_pairs(load_pack(pack_id), fail):
                 mark = f"  !! {'; '.join(r.failures)}" if r.failures else ""
                 print(f"[{r.pair}] {r.utterance}\n  -> {r.reply}{mark}")
+
+
+def test_a_late_snapshot_is_answered_for_the_map_the_player_names() -> None:
+    """The snapshot is a turn old and still has the last map (Fathom Docks); the player says where
+    they are now: the picks are for Copperline Yard, hedged, and no pick is said for the old map."""
+    pack = load_pack("strike_team")
+    state = example_state(pack)
+    reply = say(
+        pack, "map/picks", "We're on Copperline Yard now, what changes", turn_index=state.turn_index + 1
+    )
+    assert "Copperline Yard" in reply and "Fathom Docks" not in reply, reply
+    fit = pack.catalog.tables["map_fit"]
+    picks = [m.id for m in link_entities(pack, reply) if m.kind == "hero"]
+    assert picks and all(fit.get(h, {}).get("copperline_yard", 1.0) > 1.0 for h in picks), reply
+    assert reply.startswith(("Going by my last update and what you just said", "From my last update plus")), (
+        reply
+    )

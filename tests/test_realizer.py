@@ -676,3 +676,24 @@ def test_only_one_element_is_offered_and_a_clash_is_named(state: LiveState) -> N
     name, element = PACK.creatures[other].name, PACK.creatures[other].element
     reply = build(f"only fire, but make sure {name} is in")
     assert f"{name} is {element}" in reply or f"leaves {name} out" in reply, reply
+
+
+@pytest.mark.parametrize("pack_id", ["pet_arena", "strike_team"])
+def test_an_attribute_asked_of_one_unit_is_not_said_of_the_roster(pack_id: str) -> None:
+    """`attr:role=support@<unit>` (W2: "is <unit> a support?", the unit is not one) is about that
+    unit's catalog entry: "None of your ... is a support" would deny the supports the player owns,
+    and without a pack sentence for it no generic "Part of that isn't possible" is said either."""
+    from voicecoach.w2 import Conflict, GroundingControl, Paragraph
+
+    pack = load_pack(pack_id)
+    doc = json.loads((PACKS_DIR / pack_id / "example_state.json").read_text(encoding="utf-8"))
+    state = LiveState.model_validate(doc)
+    unit = "sparkwing" if pack_id == "pet_arena" else "paxton"
+    cid = f"attr:role=support@{unit}" if pack_id == "strike_team" else f"attr:role=tank@{unit}"
+    conflict = Conflict(constraint=cid, kind="attr", tier="soft", satisfied=False, entity=unit, detail="")
+    plan = (Paragraph(type="constraint_account", constraints=frozenset({cid})),)
+    c2 = GroundingControl(slots=QuerySlots(), conflicts=(conflict,), plan=plan, inventory_empty=False)
+    reply = realize(pack, state, c2, None, [], "is it one?", state.turn_index, "smalltalk", "thanks")
+    account = pack.templates.paragraphs["constraint_account"]
+    roster_claims = [v.split("{")[0] for v in account.templates["attr_missing"]]  # "Nothing you own is "
+    assert not any(claim in reply for claim in roster_claims) and account.generic not in reply, reply

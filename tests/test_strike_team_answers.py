@@ -4,10 +4,12 @@ templates, and realized from its example state through the generic recipes."""
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
 
 import pytest
 
+from voicecoach.entities import link_entities
 from voicecoach.pack import PACKS_DIR, Pack, pack_problems, read_pack
 from voicecoach.realizer import realize
 from voicecoach.state import LiveState, get_field, load_state
@@ -85,3 +87,53 @@ def test_a_comp_names_only_heroes_the_player_has(pack: Pack, state: LiveState) -
 def test_a_locked_item_says_both_gates(pack: Pack, state: LiveState) -> None:
     reply, _ = _reply(pack, state, "item/unlock")
     assert "hero level 12 and account level 15" in reply, reply
+
+
+def test_no_template_puts_the_players_pick_on_the_opponents_side(pack: Pack) -> None:
+    """A guidance template's {hero} / {heroes} is a hero of the player's: filled with real names, the
+    checker must not read one as an opponent's ("Put your games into Elowen" read "into" as a cue)."""
+    from string import Formatter
+
+    from voicecoach.checker import read_reply
+
+    # "{item} belongs to {hero}, so it only goes on {hero}": the item's owner, a catalog fact about
+    # a hero who may not be the player's ("on" is an opponent cue for the checker: "use X on Y").
+    owner_facts = {"equip_locked", "equip_wrong_hero"}
+
+    ours, foe = ["Elowen", "Renzo"], "Quillon"
+    values = {"hero": ours[0], "heroes": f"{ours[0]} and {ours[1]}", "leader": ours[1], "foe": foe,
+              "out": "Tamsin", "item": "Heron Rifle", "items": "Heron Rifle", "levels": "2 levels",
+              "unlock": "hero level 5", "level": 3, "map": "Fathom Docks"}  # fmt: skip
+    opposed = []
+    for key, variants in pack.templates.paragraphs["guidance"].templates.items():
+        for template in variants:
+            fields = {f for _, f, _, _ in Formatter().parse(template) if f}
+            if not fields & {"hero", "heroes", "leader"} or not fields <= set(values) | {"status", "reason"}:
+                continue
+            text = template.format(**values, status="a hard counter to", reason="it wins the fight")
+            theirs = {
+                c.entity for c in read_reply(pack, text) if c.role == "opponent" and c.kind_role == "unit"
+            }
+            if theirs - {"quillon", "tamsin"} and key not in owner_facts:
+                opposed.append((key, text))
+    assert opposed == [], opposed
+
+
+def test_no_team_template_gives_its_leader_a_role(pack: Pack, state: LiveState) -> None:
+    """{leader} is the team's first unit, in quota order (a tank when the team has one): a template
+    that says "with {leader} on tank" claims a role the pick may not have ("with Bexley on tank",
+    Bexley a support). The team itself is named tank first."""
+    comp = pack.catalog.schema.composition
+    assert comp is not None and comp.quota is not None
+    roles = set(comp.quota.counts)
+    said = [
+        (key, v)
+        for g in pack.templates.paragraphs.values()
+        for key, variants in g.templates.items()
+        for v in variants
+        if "{leader}" in v and any(re.search(rf"\b{r}\b", v) for r in roles)
+    ]
+    assert said == []
+    reply, _ = _reply(pack, state, "comp/build")
+    first = next(m.id for m in link_entities(pack, reply) if m.kind == "hero")
+    assert pack.catalog.get("hero", first).value(comp.quota.attribute) == next(iter(comp.quota.counts)), reply  # type: ignore[union-attr]

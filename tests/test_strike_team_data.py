@@ -60,6 +60,7 @@ NEW_PLACEHOLDERS = frozenset(
         "out",
         "levels",
         "summary",
+        "short",
     }
 )
 # Names written as Whisper mishears them, on purpose (the prior must cope with a name it cannot link).

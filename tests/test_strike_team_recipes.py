@@ -179,3 +179,32 @@ def test_the_score_is_said_from_the_snapshot_when_the_match_tool_fails(pack: Pac
     failed = [ToolOutcome(tool="get_match_state", ok=False, error="down")]
     reply = realize(pack, state, None, None, failed, "who's winning", state.turn_index, "match", "score")
     assert reply == "You're 0 to 1 in round 2 of 3.", reply  # values: the tool's field, else the state's
+
+
+def _roles(pack: Pack, text: str) -> list[str]:
+    return sorted(pack.catalog.get("hero", h).value("role") for h in _named(pack, text))  # type: ignore[union-attr]
+
+
+@pytest.mark.parametrize(
+    "utterance",
+    ["build me a team without Renzo and Fenwick", "build me a team, leave Elowen and Dumaka out"],
+)
+def test_a_team_without_the_heroes_kept_out_still_keeps_the_quota(pack: Pack, utterance: str) -> None:
+    from tests.test_realize_every_pair import say
+
+    reply = say(pack, "comp/build", utterance)
+    team = reply.split(".")[0]  # the team sentence, before "Leaving ... out, as you asked."
+    assert _roles(pack, team) == ["damage", "damage", "support", "support", "tank"], reply
+    assert "short on" not in reply
+
+
+def test_a_team_that_cannot_keep_the_quota_says_which_role_is_short(pack: Pack) -> None:
+    from tests.test_realize_every_pair import say
+
+    # The player's three tanks kept out, then their three supports too.
+    reply = say(pack, "comp/build", "build me a team without Dumaka, Osmund and Brannoc")
+    team = reply.split(".")[0]
+    assert "tank" not in _roles(pack, team) and _roles(pack, team).count("support") == 2, reply
+    assert "That five is short on tank for the quota" in reply, reply
+    reply = say(pack, "comp/build", "a team without Dumaka, Osmund, Brannoc, Elowen, Wendell and Yarrow")
+    assert "short on tank and support for the quota" in reply, reply

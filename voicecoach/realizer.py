@@ -318,10 +318,22 @@ def _account_schema(t: _Turn, view: StateView, kind: str, constraint: str, entit
     elif constraint == "global:min_size" and view.known:
         t.add("constraint_account", "min_size", "account", count=len(view.owned()), size=t.min_size)
     elif constraint.startswith("attr:") and "=" in constraint and "!=" not in constraint:
-        value = constraint[5:].partition("=")[2].split("@")[0]
-        t.add("constraint_account", "attr_missing", "account", status=_article(value))
+        # "attr:role=support@paxton" is about Paxton's catalog entry, not the roster: "none of your
+        # heroes is a support" would be false while the player owns four.
+        value, _, about = constraint[5:].partition("=")[2].partition("@")
+        if not about:
+            t.add("constraint_account", "attr_missing", "account", status=_article(value))
+        elif about in units and _has_template(pack, "attr_unit_missing"):
+            t.add("constraint_account", "attr_unit_missing", "account", [about], **{unit: name(about)},
+                  status=_article(value))  # fmt: skip
     else:
         t.add("constraint_account", "generic", "account")
+
+
+def _has_template(pack: Pack, key: str) -> bool:
+    """Does the pack word constraint_account's `key`? (Without it the line would be the generic
+    "Part of that isn't possible ...", which says nothing true about one unit's catalog entry.)"""
+    return bool(pack.templates.paragraphs["constraint_account"].templates.get(key))
 
 
 def _praise_schema(t: _Turn, view: StateView, kind: str, constraint: str, entity: str | None) -> None:
@@ -423,9 +435,15 @@ def _account(t: _Turn, kind: str, constraint: str, entity: str | None) -> None:
         t.add("constraint_account", "min_size", "account", count=len(t.inventory.owned), size=t.min_size)
     elif constraint.startswith("attr:") and "=" in constraint and "!=" not in constraint:
         attr, _, value = constraint[5:].partition("=")
-        value = value.split("@")[0]
+        value, _, about = value.partition("@")
         status = value if attr == "element" else _article(value)
-        t.add("constraint_account", "attr_missing", "account", status=status)
+        if not about:
+            t.add("constraint_account", "attr_missing", "account", status=status)
+        elif about in pack.creatures and _has_template(pack, "attr_unit_missing"):
+            # About one creature ("is Sparkwing a fire type?"): its catalog entry decides, and
+            # "none of your pets is fire" would deny what the player owns.
+            t.add("constraint_account", "attr_unit_missing", "account", [about],
+                  creature=_name(pack, about), status=status)  # fmt: skip
     else:
         t.add("constraint_account", "generic", "account")
 
@@ -659,6 +677,29 @@ def _snapshot_results(
     return results
 
 
+def _context_told(pack: Pack, state: LiveState, mentions: Sequence[Any]) -> LiveState | None:
+    """A late snapshot with the context entity the player names in place of its own ("We're on
+    Copperline Yard now" while the snapshot still has the last match's map); None when they name
+    none, or the one it has. Only a kind with a state path (schema.json `state`) in a match the
+    snapshot has."""
+    from voicecoach.state import apply_patch, get_field
+
+    kinds = pack.catalog.schema.kinds
+    for m in mentions:
+        kind = kinds.get(m.kind)
+        path = kind.state if kind is not None and kind.role == "context" else None
+        if not path or "." not in path:
+            continue
+        parent, _, leaf = path.rpartition(".")
+        if get_field(state, parent) is None or get_field(state, path) == m.id:
+            continue
+        patch: dict[str, Any] = {leaf: m.id}
+        for part in reversed(parent.split(".")):
+            patch = {part: patch}
+        return apply_patch(state, {**patch, "version": state.version})
+    return None
+
+
 # --- the realization ---------------------------------------------------------------------------------
 
 # The player asks how or when, not whether (plain English cue words).
@@ -742,6 +783,10 @@ def realize(
         # A schema pack's roster is not projected with what the player says changed (the classic
         # _project reads pet's inventory): every unit of theirs the player names is in doubt.
         unsure = {c for c in mentioned if c not in opponents and c not in excluded}
+    moved = _context_told(pack, state, mentions) if stale and schema is not None else None
+    if moved is not None:
+        # The snapshot's map is the one the player just said they left: answer for the named one.
+        state, told = moved, True
     avoid = _put_forward(pack, previous_reply) if previous_reply else set()
     t = _Turn(
         pack=pack,
@@ -778,6 +823,15 @@ def realize(
     if stale and not tools and inventory is not None:
         projected = state.model_copy(update={"fs": state.fs.model_copy(update={"inventory": inventory})})
         t.results = _snapshot_results(pack, projected, intent, sub_intent)
+    if moved is not None:
+        # The pair's tools ran on the snapshot's context: run again on the one the player named,
+        # and none of the old results stays (a tool that fails now is not answered from the old map).
+        entry_tools = {
+            use.tool for e in pack.phi if (e.intent, e.sub_intent) == (intent, sub_intent) for use in e.tools
+        }
+        rerun = _snapshot_results(pack, state, intent, sub_intent)
+        t.results = {k: v for k, v in t.results.items() if k not in entry_tools} | rerun
+        t.failed = [f for f in t.failed if f not in rerun]
     nouns = list(dict.fromkeys(pack.templates.tool_data.get(tool, "game data") for tool in t.failed))
     if nouns:
         t.add("constraint_account", "data_unavailable", "unavailable", data=spoken_list(nouns))

@@ -69,11 +69,14 @@ RECIPES: dict[str, RecipeSpec] = {
                             "size": "literal", "pair_key": "key", "lead_key": "key", "anchor": "select",
                             "foes": "select", "matchup": "literal", "available": "select",
                             "short_key": "key"},
-              ("team",), ("@units", "@unit", "leader", "style", "score", "count", "foe", "status", "reason"),
+              ("team",), ("@units", "@unit", "leader", "style", "score", "count", "foe", "status", "reason",
+                          "role", "short"),
               picks=True,
-              doc="a team of usable units (filled up from `roster`) in quota order, or a rotating pair / "
-                  "lead of it; around an `anchor`; one with a counter to `foes`; short_key when only "
-                  "`available` units fit"),
+              doc="a team of usable units (filled up from `roster` in the composition quota) in quota "
+                  "order, or a rotating pair / lead of it; around an `anchor`; one with a counter to "
+                  "`foes`; short_key when only `available` units fit; when the usable units cannot keep "
+                  "the quota, constraint_account's quota_short after it ({role}: the first role short, "
+                  "{short}: all of them)"),
         _spec("ownership", {"unit": "select", "missing_only": "literal"}, ("unit",),
               ("@unit", "level", "tier", "unlock", "player_level"),
               doc="does the player have the unit (key) or not (none_key, with its gate); "

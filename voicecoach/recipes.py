@@ -203,6 +203,61 @@ def _quota_order(c: _Ctx, team: list[str]) -> list[str]:
     return sorted(team, key=rank)
 
 
+def _role(c: _Ctx, uid: str) -> Any:
+    """The unit's value of the quota's attribute (its role), None without a quota."""
+    comp = c.schema.composition
+    if comp is None or comp.quota is None:
+        return None
+    entity = c.catalog.get(c.view.unit_kind, uid)
+    return entity.value(comp.quota.attribute) if entity is not None else None
+
+
+def _strongest_first(c: _Ctx, units: list[str]) -> list[str]:
+    """`units` by the unit kind's first numeric attribute (its power), highest first, else as given."""
+    spec = c.schema.kinds[c.view.unit_kind]
+    power = next((a for a, s in spec.attributes.items() if s.numeric), None)
+    if power is None:
+        return units
+
+    def strength(uid: str) -> float:
+        entity = c.catalog.get(c.view.unit_kind, uid)
+        value = entity.value(power) if entity is not None else None
+        return float(value) if isinstance(value, int | float) else 0.0
+
+    return sorted(units, key=lambda u: (-strength(u), units.index(u)))
+
+
+def _fill_in_quota(c: _Ctx, team: list[str], spare: list[str], size: int) -> list[str]:
+    """`team` filled up to `size` from `spare` (in its order): first the quota's roles the team
+    still lacks, then anyone. Without a quota, the first spares."""
+    comp = c.schema.composition
+    team = team[:size]
+    if comp is not None and comp.quota is not None:
+        for role, count in comp.quota.counts.items():
+            need = count - sum(_role(c, u) == role for u in team)
+            fits = [u for u in spare if u not in team and _role(c, u) == role]
+            team += fits[: max(0, min(need, size - len(team)))]
+    return team + [u for u in spare if u not in team][: size - len(team)]
+
+
+def _swap_like_for_like(c: _Ctx, team: list[str], spare: list[str]) -> list[str]:
+    """The team with its last member that has a spare of the same role swapped for it (a fresh team
+    that keeps the quota); unchanged when no member has one."""
+    for i in range(len(team) - 1, -1, -1):
+        other = next((u for u in spare if _role(c, u) == _role(c, team[i])), None)
+        if other is not None:
+            return [*team[:i], other, *team[i + 1 :]]
+    return team
+
+
+def _quota_short(c: _Ctx, team: list[str]) -> list[str]:
+    """The quota's roles `team` has fewer of than the quota asks, in the quota's order."""
+    comp = c.schema.composition
+    if comp is None or comp.quota is None:
+        return []
+    return [r for r, n in comp.quota.counts.items() if sum(_role(c, u) == r for u in team) < n]
+
+
 def _beats(c: _Ctx, m: Matchup, units: Sequence[str], foes: Sequence[str]) -> tuple[str, str] | None:
     """The first (unit, foe) of `units` that beats one of `foes` by the matchup."""
     return next(((u, f) for u in units for f in foes if multiplier(c.catalog, m, u, f) > m.default), None)
@@ -237,14 +292,15 @@ def pick_pair(c: _Ctx) -> list[Line]:
     if anchor is not None and anchor not in team:
         team = [anchor, *team]
     roster = c.ids("roster") if "roster" in c.inputs else sorted(o.id for o in c.view.owned())
-    spare = [u for u in roster if c.usable(u) and u not in team]
+    spare = _strongest_first(c, [u for u in roster if c.usable(u) and u not in team])
     comp = c.schema.composition
     size = int(c.get("size") or (comp.size if comp is not None else 3))
-    team = (team + spare)[:size]
+    team = _fill_in_quota(c, team, spare, size)
     spare = [u for u in spare if u not in team]
     if len(team) >= size and set(team) <= t.avoid and spare:
-        team = team[:-1] + spare[:1]  # not the previous reply's team again
+        team = _swap_like_for_like(c, team, spare)  # not the previous reply's team again
     team = _quota_order(c, team)
+    short = _quota_short(c, team) if len(team) >= size else []
     values: dict[str, Any] = dict(style=c.get("style"), score=c.get("score"), count=len(team))
     m, foes = _matchup(c), c.ids("foes")
     if len(team) >= size and not set(team) <= t.avoid:
@@ -260,7 +316,13 @@ def pick_pair(c: _Ctx) -> list[Line]:
         named = [u for u in team if u != anchor]
         if anchor is not None:
             values["@unit"] = c.name(anchor)
-        return c.line(key, team, **{"@units": c.names(named)}, leader=c.name(team[0]), **values)
+        lines = c.line(key, team, **{"@units": c.names(named)}, leader=c.name(team[0]), **values)
+        if lines and short:
+            # The usable units cannot keep the quota (the player kept the rest out, or lacks them):
+            # the team is said with the role it is short of, not passed off as a proper one.
+            said = {"role": short[0], "short": spoken_list(short)}
+            lines.append(Line("constraint_account", "quota_short", said, "answer"))
+        return lines
     if anchor is not None or (m is not None and foes):
         return []
     pairs = [tuple(_rotate(team, t.turn_index + k, 2)) for k in range(len(team))] if len(team) >= 2 else []
