@@ -163,3 +163,24 @@ def test_a_late_snapshot_is_answered_for_the_map_the_player_names() -> None:
     assert reply.startswith(("Going by my last update and what you just said", "From my last update plus")), (
         reply
     )
+
+
+@pytest.mark.parametrize(
+    ("pair", "utterance"),
+    [
+        ("hero/info", "what does Kasimir do?"),
+        ("hero/role", "is Quillon a damage hero?"),
+        ("hero/info", "tell me about Kasimir and Quillon"),
+        ("map/info", "what's Glasswater Dam like"),
+    ],
+)
+def test_a_knowledge_question_about_an_unowned_hero_apologises_for_nothing(pair: str, utterance: str) -> None:
+    """A catalog question needs no hero of the player's: an unowned one (Kasimir, Quillon on the
+    example state) is no conflict to account for ("Part of that isn't possible with your heroes")."""
+    pack = load_pack("strike_team")
+    owned = {u.id for u in example_state(pack).fs.collection.units}  # type: ignore[union-attr]
+    assert not {"kasimir", "quillon"} & owned
+    reply = say(pack, pair, utterance)
+    paragraphs = pack.templates.paragraphs
+    sorry = [paragraphs["constraint_account"].generic, paragraphs["apology"].generic, "unlocked", "roster"]
+    assert not any(s in reply for s in sorry), reply

@@ -697,3 +697,13 @@ def test_an_attribute_asked_of_one_unit_is_not_said_of_the_roster(pack_id: str) 
     account = pack.templates.paragraphs["constraint_account"]
     roster_claims = [v.split("{")[0] for v in account.templates["attr_missing"]]  # "Nothing you own is "
     assert not any(claim in reply for claim in roster_claims) and account.generic not in reply, reply
+
+
+def test_the_realizer_check_takes_a_pack(capsys: pytest.CaptureFixture[str]) -> None:
+    """`python -m voicecoach.realizer check --pack strike_team` (and `voicecoach bench realizer
+    --pack ...`, which passes its options on) realizes that pack's CoachBench turns, not pet's."""
+    from voicecoach.realizer import main
+
+    assert main(["--pack", "strike_team", "--sessions", "2", "--quiet"]) == 0
+    out = capsys.readouterr().out
+    assert "strike_team: " in out and "scored turns" in out and "speakable" in out, out

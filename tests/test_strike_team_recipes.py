@@ -208,3 +208,15 @@ def test_a_team_that_cannot_keep_the_quota_says_which_role_is_short(pack: Pack) 
     assert "That five is short on tank for the quota" in reply, reply
     reply = say(pack, "comp/build", "a team without Dumaka, Osmund, Brannoc, Elowen, Wendell and Yarrow")
     assert "short on tank and support for the quota" in reply, reply
+
+
+def test_the_suggested_team_keeps_the_quota_when_the_strongest_twelve_hold_one_support(pack: Pack) -> None:
+    """suggest_comp searches the strongest singles: with 20 heroes owned, the 12 strongest hold one
+    support (Tobin), and every team it found broke the quota (1 tank, 4 damage)."""
+    ids = ("bexley brannoc dumaka elowen fenwick galen gundra hakon kasimir lorcan osmund paxton quillon "
+           "renzo stellan tamsin tobin wendell yarrow zanele").split()  # fmt: skip
+    doc = json.loads(json.dumps(DOC))
+    doc["fs"]["collection"]["units"] = [{"id": u, "level": 1} for u in ids]
+    team = run_tool(pack, load_state(doc), "suggest_comp", {})["units"]
+    roles = sorted(pack.catalog.get("hero", u["id"]).value("role") for u in team)  # type: ignore[union-attr]
+    assert roles == ["damage", "damage", "support", "support", "tank"], team

@@ -1159,14 +1159,15 @@ def main(argv: list[str] | None = None) -> int:
     from voicecoach.pack import load_pack
 
     parser = argparse.ArgumentParser(prog="python -m voicecoach.realizer")
-    parser.add_argument("command", choices=["sample", "check"])
+    parser.add_argument("command", nargs="?", default="check", choices=["sample", "check"])
+    parser.add_argument("--pack", default="pet_arena", help="the pack whose CoachBench turns to realize")
     parser.add_argument("--sessions", type=int, default=200, help="CoachBench sessions to run")
     parser.add_argument("--seed", type=int, default=None, help="CoachBench seed (default: the benchmark's)")
     parser.add_argument("--every", type=int, default=33, help="sample: print every k-th turn")
     parser.add_argument("--reply-only", action="store_true", help="judge the reply without the narration")
     parser.add_argument("--quiet", action="store_true", help="check: print the tables only")
     args = parser.parse_args(argv)
-    pack = load_pack()
+    pack = load_pack(args.pack)
     bench = generate(pack=pack) if args.seed is None else generate(seed=args.seed, pack=pack)
     sessions = bench[: args.sessions]
     turns = failures = 0
@@ -1208,7 +1209,8 @@ def main(argv: list[str] | None = None) -> int:
     ms.sort()
     print(f"realize(): {ms[len(ms) // 2]:.2f} ms p50 / {ms[int(len(ms) * 0.9)]:.2f} ms p90 per turn")
     judged = "reply alone" if args.reply_only else "narration + reply"
-    print(f"{turns} scored turns ({judged}), {turns - failures} pass ({_pct(turns - failures, turns)} %)")
+    print(f"{pack.pack_id}: {turns} scored turns ({judged}), {turns - failures} pass "
+          f"({_pct(turns - failures, turns)} %)")  # fmt: skip
     print("  ".join(f"{k} {_pct(v, turns)} %" for k, v in parts.items()))
     print(f"failures by rule: {dict(sorted(rules.items())) or 'none'}")
     print("responsive by family:  family        turns  responsive %")

@@ -388,9 +388,15 @@ def suggest_group(
         value = float(_score(pack, tool, team, opponent, context)["_total"])
         return value + bonus * sum(matches(u) for u in team) if prefer else value
 
-    # Exhaustive search over a pool of the strongest singles keeps big collections cheap.
-    rest = [u for u in owned if u not in forced]
-    pool = sorted(rest, key=lambda u: (-objective([u]), u))[:SUGGEST_POOL]
+    # Exhaustive search over a pool of the strongest singles keeps big collections cheap; with each
+    # quota role's best few in it, so that a team keeping the quota is always among those searched
+    # (the 12 strongest alone may hold one support: every team found then broke the quota).
+    rest = sorted((u for u in owned if u not in forced), key=lambda u: (-objective([u]), u))
+    pool = rest[:SUGGEST_POOL]
+    if quota is not None:
+        for role, count in quota.counts.items():
+            fits = [u for u in rest if _entity(catalog, view.unit_kind, u).value(quota.attribute) == role]
+            pool += [u for u in fits[:count] if u not in pool]
     teams = (sorted([*forced, *t]) for t in itertools.combinations(pool, size - len(forced)))
     best = min(teams, key=lambda t: (-objective(t), t))
     out: dict[str, Any] = {
