@@ -156,3 +156,15 @@ def test_replay_and_serve_take_the_pack() -> None:
     )
     assert parser.parse_args(["replay", "audio_fixtures"]).pack is None  # each session's own pack_id
     assert parser.parse_args(["serve", "--pack", "strike_team"]).pack == "strike_team"
+
+
+def test_whisper_is_prompted_with_the_packs_own_unit_names() -> None:
+    """Before, strike_team's Whisper got pet's prompt with no names in it ("Pets: ."): 'Galen' came
+    out 'gay Lynn' and one fixture turn came out empty (st06 turn 2) in the replay."""
+    from voicecoach.pipelines.speech import whisper_prompt
+
+    pack = load_pack("strike_team")
+    prompt = whisper_prompt(pack)
+    assert prompt.startswith("Heroes: Brannoc, ") and prompt.endswith(", Galen.")
+    assert all(e.display in prompt for e in pack.catalog.entities["hero"].values())
+    assert whisper_prompt(load_pack("pet_arena")).startswith("Pets: Emberfox, Pyrowl, ")
