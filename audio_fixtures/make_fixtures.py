@@ -1494,16 +1494,19 @@ pack its `pack_id` names; `--pack strike_team` also refuses another pack's), whi
 |---|---|---|---|---|
 {_rows(strike_team)}
 
-Whisper tiny.en writes most of the pack's hero names as something else, even from piper in
-clean audio (trials: Quillon "cool in", Lorcan "work in", Jovan "job in", Tamsin "tams in",
-Stellan "still in", Elowen "alone", Kasimir "Casimir", Osmund "Osmond", Brannoc "Brannock"),
-and the entity linker matches names exactly, so a misheard name leaves the turn without its
-hero. The spoken turns name the heroes it follows (Dumaka, Paxton; Renzo and Galen spelled
-"Ren zo" and "Gay len" for piper; Tobin by his callsign Toby), and the maps and items it writes
-as the catalog does (Fathom Docks, Tannery Lanes, Long Barrels, Dome Projector; Skerry
+Unprompted (as `--wer` runs it, for both packs), whisper tiny.en writes most of the pack's hero
+names as something else, even from piper in clean audio (trials: Quillon "cool in", Lorcan
+"work in", Jovan "job in", Tamsin "tams in", Stellan "still in", Elowen "alone", Kasimir
+"Casimir", Osmund "Osmond", Brannoc "Brannock"), and the entity linker matches names exactly,
+so a misheard name leaves the turn without its hero. The live pipeline prompts Whisper with the
+pack's unit names (`pipelines/speech.py` `whisper_prompt`), which gets 18 of 21 of those trial
+names right (Lorcan, Jovan and Stellan still not). The spoken turns, written before the prompt
+was the pack's, name the heroes Whisper follows unprompted (Dumaka, Paxton; Renzo and Galen
+spelled "Ren zo" and "Gay len" for piper; Tobin by his callsign Toby), and the maps and items it
+writes as the catalog does (Fathom Docks, Tannery Lanes, Long Barrels, Dome Projector; Skerry
 Lighthouse comes out "scary lighthouse", and its short name Lighthouse links). One near miss is
-kept (Brannoc heard as "Brannock", st03 turn 3): the item the turn is about still links.
-`strike_team/WER.md` has the figures.
+kept (Brannoc heard as "Brannock" unprompted, st03 turn 3): the item the turn is about still
+links. `strike_team/WER.md` has the figures.
 
 ## Format
 
