@@ -603,7 +603,13 @@ def pack_info(pack: Pack) -> protocol.PackInfo:
         )
         for e in sorted(pack.catalog.entities.get(kind, {}).values(), key=lambda e: e.display)
     ]
-    return protocol.PackInfo(id=pack.pack_id, version=pack.version, creatures=[], unit_kind=kind, units=units)
+    kinds = {
+        k: protocol.KindInfo(plural=schema.plural(k), names={e.id: e.display for e in entities.values()})
+        for k, entities in pack.catalog.entities.items()
+    }
+    return protocol.PackInfo(
+        id=pack.pack_id, version=pack.version, creatures=[], unit_kind=kind, units=units, kinds=kinds
+    )
 
 
 class Connection:

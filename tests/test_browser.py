@@ -8,6 +8,9 @@ server, so the decisions are deterministic. Between the two turns the test remov
 creature from the inventory *on the page*; the second turn's tools and the Talker's
 conditioning must no longer offer it. A screenshot is kept under runs/browser/.
 
+A second case serves strike_team (a pack with a schema.json): the page must show its heroes,
+its match and its map by name, under the pack's own headings, and none of pet's panels.
+
 Needs `chromium` and `tests/browser/node_modules` (.ci/run installs both); without them the
 test is skipped, unless VOICECOACH_REQUIRE_BROWSER=1 (set by .ci/run) makes that a failure.
 """
@@ -17,6 +20,7 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import re
 import shutil
 import time
 from pathlib import Path
@@ -29,6 +33,8 @@ import soundfile as sf
 from tests.live_server import TOKEN, LiveServer
 from voicecoach import protocol
 from voicecoach.fixtures import load_session
+from voicecoach.pack import load_pack
+from voicecoach.pipelines.server import pack_info
 
 ROOT = Path(__file__).resolve().parents[1]
 DRIVER = ROOT / "tests" / "browser" / "drive.mjs"
@@ -45,6 +51,14 @@ def _missing() -> str | None:
     if shutil.which("node") is None or not PLAYWRIGHT.is_dir():
         return "playwright-core is not installed (npm ci --prefix tests/browser)"
     return None
+
+
+def _need_browser() -> None:
+    missing = _missing()
+    if missing:
+        if os.environ.get("VOICECOACH_REQUIRE_BROWSER") == "1":
+            pytest.fail(missing)
+        pytest.skip(missing)
 
 
 def fake_microphone(path: Path, gap_s: float = 11.0) -> Path:
@@ -74,11 +88,7 @@ def suggested(events: list[Any], turn: int) -> list[str]:
 
 
 async def test_overlay_in_headless_chromium(tmp_path: Path) -> None:
-    missing = _missing()
-    if missing:
-        if os.environ.get("VOICECOACH_REQUIRE_BROWSER") == "1":
-            pytest.fail(missing)
-        pytest.skip(missing)
+    _need_browser()
 
     out = ROOT / "runs" / "browser" / time.strftime("%Y%m%d-%H%M%S")
     out.mkdir(parents=True, exist_ok=True)
@@ -131,3 +141,54 @@ async def test_overlay_in_headless_chromium(tmp_path: Path) -> None:
     assert REMOVED in talker[0].lower() and REMOVED not in talker[1].lower()
     latency = [e for e in events if isinstance(e, protocol.LatencyEvent)]
     print("S2FA in the browser run (server side): " + ", ".join(f"{e.s2fa_ms} ms" for e in latency))
+
+
+def test_the_pack_message_names_every_kind_for_the_overlay() -> None:
+    """What the overlay names a schema pack's ids with; pet_arena's message has no such key."""
+    assert "kinds" not in json.loads(pack_info(load_pack("pet_arena")).model_dump_json())
+    pack = load_pack("strike_team")
+    kinds = pack_info(pack).kinds
+    assert kinds is not None and set(kinds) == set(pack.catalog.schema.kinds)
+    assert kinds["hero"].plural == "heroes" and kinds["map"].names["fathom_docks"] == "Fathom Docks"
+    assert all(len(k.names) == len(pack.catalog.entities[kind]) for kind, k in kinds.items())
+
+
+async def test_a_schema_packs_overlay_shows_its_units_and_match_by_name(tmp_path: Path) -> None:
+    _need_browser()
+    out = ROOT / "runs" / "browser" / (time.strftime("%Y%m%d-%H%M%S") + "-strike_team")
+    out.mkdir(parents=True, exist_ok=True)
+    silent = tmp_path / "silence.wav"  # the page's microphone: nothing is said, no turn starts
+    sf.write(str(silent), np.zeros(RATE * 20, dtype=np.float32), RATE, subtype="PCM_16")
+    pack = load_pack("strike_team")
+    async with LiveServer(pack=pack) as live:
+        config = {
+            "url": f"{live.http}/#session=st-browser&token={TOKEN}",
+            "wav": str(silent),
+            "chromium": shutil.which("chromium"),
+            "userDataDir": str(tmp_path / "chromium-profile"),
+            "screenshot": str(out / "overlay.png"),
+            "look": True,
+        }
+        driver = await asyncio.create_subprocess_exec(
+            "node", str(DRIVER), json.dumps(config), cwd=DRIVER.parent,
+            stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
+        )  # fmt: skip
+        stdout, stderr = await asyncio.wait_for(driver.communicate(), timeout=120)
+    (out / "driver.log").write_bytes(stderr)
+    result = json.loads(stdout.decode().strip().splitlines()[-1])
+    (out / "page.json").write_text(json.dumps(result, indent=2))
+    print(f"\nscreenshot: {out / 'overlay.png'}")
+    assert result["ok"], f"{result.get('error')}\n{stderr.decode()[-3000:]}"
+    text = result["text"]
+
+    # The example state was loaded and is shown: the unit kind's plural, the match, the map.
+    assert re.search(r"^heroes \(12 owned of 24\b", text, re.M | re.I), text  # headings are upper case
+    assert "round 2/3" in text and "Fathom Docks" in text, text
+    for hero in ("Brannoc", "Dumaka", "Renzo", "Yarrow"):  # opponent, both lineups, the collection
+        assert hero in text, hero
+    assert "lv 13" in text  # Brannoc's level in the collection
+    # No raw id where the catalog has a name (ids are lowercase, names are not), no pet panel.
+    named = {i for kind in pack.catalog.entities.values() for i, e in kind.items() if e.display != i}
+    shown = {i for i in named if re.search(rf"\b{re.escape(i)}\b", text)}
+    assert shown == set(), shown
+    assert "Inventory" not in text and "Add to inventory" not in text, text

@@ -266,18 +266,26 @@ class UnitInfo(_Model):
     )
 
 
+class KindInfo(_Model):
+    plural: str = Field(description="how several are said (a UI's heading: heroes)")
+    names: dict[str, str] = Field(description="entity id -> display name")
+
+
 class PackInfo(_Model):
     """The pack's units, for pickers in a UI. A classic pack (pet_arena) lists its creatures; a
     pack with a schema.json lists its unit kind's entities in `units`, and `creatures` is empty."""
 
     # Left out of the JSON while unset, so a classic pack's message is what it was before them.
-    OMIT_UNSET: ClassVar[frozenset[str]] = frozenset({"unit_kind", "units"})
+    OMIT_UNSET: ClassVar[frozenset[str]] = frozenset({"unit_kind", "units", "kinds"})
 
     id: str
     version: str
     creatures: list[CreatureInfo] = Field(description="the catalog, for pickers in a UI")
     unit_kind: str | None = Field(default=None, description="the pack's unit kind (strike_team: hero)")
     units: list[UnitInfo] | None = Field(default=None, description="that kind's catalog, by name")
+    kinds: dict[str, KindInfo] | None = Field(
+        default=None, description="every kind's plural and names: a UI shows the state's ids (a map) by name"
+    )
 
     @model_serializer(mode="wrap")
     def _omit_unset(self, handler: SerializerFunctionWrapHandler) -> Any:

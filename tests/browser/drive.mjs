@@ -6,6 +6,8 @@
 // long pause between them. The script connects the page, waits for the first turn to be
 // heard and answered aloud, removes a creature from the inventory on the page, waits for
 // the second turn, takes a screenshot, and prints what the page saw as one JSON line.
+// With `"look": true` it only connects and waits for the game state to be shown, and reports
+// the page's visible text too (a pack's view; no turn is spoken).
 import { chromium } from "playwright-core";
 
 const config = JSON.parse(process.argv[2]);
@@ -68,6 +70,33 @@ try {
     await page.click("#connect");
     await page.waitForFunction(() => window.voicecoach.ready, null, { timeout: 30000 });
   });
+  if (config.look) {
+    await step("state shown", () =>
+      page.waitForFunction(() => (window.voicecoach.state?.version ?? 0) > 0, null, { timeout: 20000 }),
+    );
+    await page.waitForTimeout(500); // the render after the example state
+    result.text = await page.evaluate(() => document.body.innerText);
+  } else await conversation();
+  result.final = await view();
+  result.ok = true;
+} catch (err) {
+  result.error = String(err);
+  try {
+    result.final = await view();
+  } catch {}
+} finally {
+  try {
+    await page.screenshot({ path: config.screenshot, fullPage: true });
+    result.screenshot = config.screenshot;
+  } catch (err) {
+    log(`screenshot failed: ${err}`);
+  }
+  await context.close();
+}
+console.log(JSON.stringify(result));
+
+// Two spoken turns with a state change made on the page between them.
+async function conversation() {
   await step("first turn heard", () =>
     page.waitForFunction((w) => window.voicecoach.transcripts.some((t) => t.toLowerCase().includes(w)), config.word, {
       timeout: 40000,
@@ -91,20 +120,4 @@ try {
     page.waitForFunction(() => window.voicecoach.completed.length >= 2, null, { timeout: 60000 }),
   );
   await page.waitForTimeout(1500); // let the latency panel and the coach line settle
-  result.final = await view();
-  result.ok = true;
-} catch (err) {
-  result.error = String(err);
-  try {
-    result.final = await view();
-  } catch {}
-} finally {
-  try {
-    await page.screenshot({ path: config.screenshot, fullPage: true });
-    result.screenshot = config.screenshot;
-  } catch (err) {
-    log(`screenshot failed: ${err}`);
-  }
-  await context.close();
 }
-console.log(JSON.stringify(result));

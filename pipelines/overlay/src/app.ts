@@ -23,10 +23,21 @@ interface Match {
   opponent_lineup: string[];
   [key: string]: unknown;
 }
+// A pack with a schema.json keeps the player's units here instead of in `inventory`.
+interface OwnedUnit {
+  id: string;
+  level: number;
+  tier?: number | null;
+  equipped: Record<string, string>;
+}
 interface StateInfo {
   version: number;
   ic: { match: Match | null; [key: string]: unknown };
-  fs: { inventory: { owned: Owned[]; saved_lineups: Record<string, string[]> } | null; player_level: number };
+  fs: {
+    inventory: { owned: Owned[]; saved_lineups: Record<string, string[]> } | null;
+    player_level: number;
+    collection?: { units: OwnedUnit[]; saved_groups: Record<string, string[]> } | null;
+  };
   stale: boolean;
 }
 interface Creature {
@@ -35,12 +46,24 @@ interface Creature {
   element: string;
   role: string;
 }
+interface Unit {
+  id: string;
+  name: string;
+  attributes: Record<string, string>;
+}
+// The session event's catalog: pet_arena's creatures, or another pack's units and kinds' names.
+interface PackMessage {
+  creatures: Creature[];
+  unit_kind?: string;
+  units?: Unit[];
+  kinds?: Record<string, { plural: string; names: Record<string, string> }>;
+}
 interface Stage {
   label: string;
   ms: number;
 }
 type CoachEvent =
-  | { type: "session"; session_id: string; resumed: boolean; turns: number; took_over: boolean; state: StateInfo; pack: { creatures: Creature[] } }
+  | { type: "session"; session_id: string; resumed: boolean; turns: number; took_over: boolean; state: StateInfo; pack: PackMessage }
   | { type: "state"; state: StateInfo }
   | { type: "intent"; turn_index: number; t_ms: number; utterance: string; intent: string; sub_intent: string; outcome: string }
   | { type: "tool-dispatch"; turn_index: number; t_ms: number; source: string; calls: { tool: string }[] }
@@ -72,6 +95,9 @@ const view = {
   sessionId: "",
   state: null as StateInfo | null,
   creatures: new Map<string, Creature>(),
+  units: new Map<string, Unit>(), // empty for a classic pack (pet_arena): its arena view is shown
+  names: new Map<string, string>(), // any catalog id -> its display name (a map, an item)
+  unitPlural: "",
   transcripts: [] as string[],
   turns: new Map<number, { utterance: string; narration: string; reply: string; done: boolean }>(),
   completed: [] as number[],
@@ -251,11 +277,12 @@ function onEvent(event: CoachEvent): void {
     case "session":
       view.sessionId = event.session_id;
       view.creatures = new Map(event.pack.creatures.map((c) => [c.id, c]));
+      setPack(event.pack);
       setState(event.state);
       view.ready = true;
       ($("ptt") as HTMLButtonElement).disabled = view.mode !== "ptt";
       setStatus(`ready · ${event.resumed ? `resumed, ${event.turns} turns` : "new session"}`, "on");
-      if (!event.state.fs.inventory) void loadExampleState();
+      if (!event.state.fs.inventory && !event.state.fs.collection) void loadExampleState();
       break;
     case "state":
       setState(event.state);
@@ -297,6 +324,19 @@ function onEvent(event: CoachEvent): void {
       renderLatency(event);
       break;
   }
+}
+
+function setPack(pack: PackMessage): void {
+  view.units = new Map((pack.units ?? []).map((u) => [u.id, u]));
+  // The unit kind goes last so that its names win should another kind reuse an id.
+  const kinds = Object.entries(pack.kinds ?? {}).sort(([a], [b]) => Number(a === pack.unit_kind) - Number(b === pack.unit_kind));
+  view.names = new Map(kinds.flatMap(([, k]) => Object.entries(k.names)));
+  for (const u of view.units.values()) view.names.set(u.id, u.name);
+  const plural = (pack.unit_kind && pack.kinds?.[pack.unit_kind]?.plural) || `${pack.unit_kind ?? "unit"}s`;
+  view.unitPlural = plural.charAt(0).toUpperCase() + plural.slice(1);
+  const generic = view.units.size > 0;
+  $("arena").hidden = generic;
+  $("units").hidden = !generic;
 }
 
 function turn(index: number) {
@@ -359,6 +399,7 @@ function card(id: string, detail: string, actions: [string, string, () => void][
 }
 
 function renderArena(): void {
+  if (view.units.size > 0) return renderUnits();
   const state = view.state;
   const match = state?.ic.match;
   $("round").textContent = match ? `round ${match.round}/${match.rounds_total} · ${match.score_player}–${match.score_opponent}` : "";
@@ -382,6 +423,65 @@ function renderArena(): void {
   select.replaceChildren(
     ...[...view.creatures.values()].filter((c) => !have.has(c.id)).map((c) => new Option(`${c.name} (${c.element})`, c.id)),
   );
+}
+
+// --- a pack with its own unit kind: read-only, every id by name ----------------------------------
+
+function label(id: string): string {
+  return view.names.get(id) ?? id;
+}
+
+function hue(text: string): string {
+  // A stable colour per attribute value (a hero's role), as pet's cards are coloured by element.
+  let h = 0;
+  for (const ch of text) h = (h * 31 + ch.charCodeAt(0)) % 360;
+  return `hsl(${h} 55% 55%)`;
+}
+
+function unitCard(id: string, detail: string): HTMLElement {
+  const attrs = Object.values(view.units.get(id)?.attributes ?? {});
+  const el = document.createElement("div");
+  el.className = "card";
+  el.dataset.unit = id;
+  el.style.setProperty("--element", attrs.length ? hue(attrs[0]) : "#888");
+  el.innerHTML = `<div class="name"></div><div class="meta"></div>`;
+  el.querySelector(".name")!.textContent = label(id);
+  el.querySelector(".meta")!.textContent = [...attrs.slice(0, 2), detail].filter(Boolean).join(" · ");
+  return el;
+}
+
+function renderUnits(): void {
+  const state = view.state;
+  const match = state?.ic.match;
+  const units = state?.fs.collection?.units ?? [];
+  const level = (id: string) => {
+    const u = units.find((x) => x.id === id);
+    return u ? `lv ${u.level}` : "not owned";
+  };
+  $("u-round").textContent = match ? `round ${match.round}/${match.rounds_total} · ${match.score_player}–${match.score_opponent}` : "";
+  const context = (match?.context ?? {}) as Record<string, unknown>;
+  $("u-context").replaceChildren(
+    ...Object.entries(context)
+      .filter(([, v]) => typeof v === "string")
+      .map(([k, v]) => {
+        const el = document.createElement("div");
+        el.innerHTML = "<b></b> <span></span>";
+        el.querySelector("b")!.textContent = k;
+        el.querySelector("span")!.textContent = label(v as string);
+        return el;
+      }),
+  );
+  $("u-opponent").replaceChildren(...(match?.opponent_lineup ?? []).map((id) => unitCard(id, "")));
+  $("u-lineup").replaceChildren(...(match?.player_lineup ?? []).map((id) => unitCard(id, level(id))));
+  $("u-plural").textContent = view.unitPlural;
+  $("u-collection").replaceChildren(
+    ...[...units].sort((a, b) => label(a.id).localeCompare(label(b.id))).map((u) => {
+      const el = unitCard(u.id, `lv ${u.level}`);
+      el.title = Object.entries(u.equipped).map(([slot, item]) => `${slot}: ${label(item)}`).join("\n");
+      return el;
+    }),
+  );
+  $("u-count").textContent = state ? `(${units.length} owned of ${view.units.size} · v${state.version})` : "";
 }
 
 function levelOf(id: string): string {
