@@ -82,7 +82,10 @@ def test_the_equip_answer_follows_the_commit_gate(pack: Pack) -> None:
     # No call scheduled (PLAN did not make one): nothing is promised, the player is told they can.
     alone = _say(pack, "item/equip", ask)
     assert "I'll" not in alone and "can run Auto Shotgun now" in alone, alone
-    assert "needs hero level 12 and account level 15" in _say(pack, "item/equip", "equip the Dome Projector")
+    # Brannoc is hero level 13 on the example state: only the account gate holds Dome Projector.
+    locked = _say(pack, "item/equip", "equip the Dome Projector")
+    assert "hero level 12" not in locked and "needs account level 15" in locked, locked
+    assert "you're at account level 10" in locked, locked
     assert _say(pack, "item/equip", "put the Auto Shotgun on Dumaka").startswith(
         "Auto Shotgun belongs to Renzo, so it only goes on Renzo."
     )
@@ -220,3 +223,48 @@ def test_the_suggested_team_keeps_the_quota_when_the_strongest_twelve_hold_one_s
     team = run_tool(pack, load_state(doc), "suggest_comp", {})["units"]
     roles = sorted(pack.catalog.get("hero", u["id"]).value("role") for u in team)  # type: ignore[union-attr]
     assert roles == ["damage", "damage", "support", "support", "tank"], team
+
+
+def _with(units: dict[str, int], player_level: int) -> dict[str, Any]:
+    """The example state with some heroes at other levels and another account level."""
+    doc = json.loads(json.dumps(DOC))
+    doc["fs"]["player_level"] = player_level
+    for unit in doc["fs"]["collection"]["units"]:
+        unit["level"] = units.get(unit["id"], unit["level"])
+    return doc
+
+
+@pytest.mark.parametrize("pair", ["item/unlock", "item/equip"])
+def test_a_locked_item_is_said_with_the_gates_this_player_still_misses(pack: Pack, pair: str) -> None:
+    """Dome Projector needs hero level 12 and account level 15: a level-13 Brannoc misses only the
+    account gate, a level-9 one both; "it needs hero level 12" to the first is a false claim."""
+    ask = "can Brannoc use the Dome Projector yet"
+    account_only = _say(pack, pair, ask, doc=_with({"brannoc": 13}, 14))
+    assert "hero level 12" not in account_only and "account level 15" in account_only, account_only
+    assert "level 13" in account_only and "account level 14" in account_only, account_only
+    both = _say(pack, pair, ask, doc=_with({"brannoc": 9}, 14))
+    assert "hero level 12 and account level 15" in both, both
+    hero_only = _say(pack, pair, ask, doc=_with({"brannoc": 9}, 15))
+    assert "hero level 12" in hero_only and "account level" not in hero_only, hero_only
+
+
+def test_the_collection_tool_gives_a_locked_items_unmet_gates(pack: Pack) -> None:
+    state = load_state(_with({"brannoc": 13}, 14))
+    units = run_tool(pack, state, "get_collection", {})["units"]
+    brannoc = next(u for u in units if u["id"] == "brannoc")
+    locked = {o["id"]: o["unlock_text"] for o in brannoc["locked"]}
+    assert locked["dome_projector"] == "unlocks with account level 15", locked
+
+
+def test_w2s_locked_item_is_said_with_the_gates_still_unmet(pack: Pack) -> None:
+    """The constraint line of a W2 conflict ("item:dome_projector@brannoc"), after another pair's
+    answer: Brannoc's hero level 13 meets the hero gate, so only the account gate is said."""
+    from voicecoach.slot_rules import extract_slots
+    from voicecoach.w2 import ground
+
+    ask = "And the Dome Projector on Brannoc?"
+    state = _state(pack, ask, _with({"brannoc": 13}, 14))
+    c2 = ground(extract_slots(pack, ask, state, None), state, pack, "hero", "info", utterance=ask)
+    assert any(c.constraint == "item:dome_projector@brannoc" and not c.satisfied for c in c2.conflicts)
+    reply = realize(pack, state, c2, None, [], ask, state.turn_index, "hero", "info")
+    assert "it needs account level 15." in reply and "hero level 12" not in reply, reply

@@ -82,9 +82,10 @@ RECIPES: dict[str, RecipeSpec] = {
               doc="does the player have the unit (key) or not (none_key, with its gate); "
                   "`missing_only`: only the not (a fallback after a recipe about an owned unit)"),
         _spec("option_status", {"option": "select", "unit": "select", "locked_key": "key",
-                                "unowned_key": "key"},
-              ("option",), ("@option", "@unit", "unlock", "level", "player_level", "slot"),
-              doc="usable (key), locked on an owned unit with its gate (locked_key), its unit not owned"),
+                                "gated_key": "key", "unowned_key": "key"},
+              ("option",), ("@option", "@unit", "unlock", "blocker", "level", "player_level", "slot"),
+              doc="usable (key), locked on an owned unit with the gates it still misses (locked_key; "
+                  "gated_key: only account-wide ones), its unit not owned"),
         _spec("option_best", {"unit": "select", "swap_key": "key"}, ("unit",),
               ("@unit", "@options", "@option", "slot"), picks=True,
               doc="an owned unit's options to run, one per slot, all usable (swap_key: one not equipped)"),
@@ -138,8 +139,8 @@ RECIPES: dict[str, RecipeSpec] = {
               doc="the unit the player gets next, with its gates (none_key: they have every one)"),
         _spec("option_equip", {"option": "select", "unit": "select", "tool": "literal", "done_key": "key",
                                "failed_key": "key", "locked_key": "key", "wrong_unit_key": "key",
-                               "unowned_key": "key"},
-              ("option", "tool"), ("@option", "@unit", "slot", "unlock"),
+                               "gated_key": "key", "unowned_key": "key"},
+              ("option", "tool"), ("@option", "@unit", "slot", "unlock", "blocker", "level", "player_level"),
               doc="equipping an option through the side-effect `tool`: scheduled (key), done, failed; "
                   "not called but possible (none_key); locked, another unit's, its unit not owned"),
         _spec("group_for_unit", {"unit": "select", "groups": "select", "missing_key": "key"}, ("unit",),
