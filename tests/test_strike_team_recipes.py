@@ -243,7 +243,7 @@ def test_a_locked_item_is_said_with_the_gates_this_player_still_misses(pack: Pac
     assert "hero level 12" not in account_only and "account level 15" in account_only, account_only
     assert "level 13" in account_only and "account level 14" in account_only, account_only
     both = _say(pack, pair, ask, doc=_with({"brannoc": 9}, 14))
-    assert "hero level 12 and account level 15" in both, both
+    assert "hero level 12 and account level 15" in both and "Brannoc is level 9" in both, both
     hero_only = _say(pack, pair, ask, doc=_with({"brannoc": 9}, 15))
     assert "hero level 12" in hero_only and "account level" not in hero_only, hero_only
 
@@ -254,6 +254,11 @@ def test_the_collection_tool_gives_a_locked_items_unmet_gates(pack: Pack) -> Non
     brannoc = next(u for u in units if u["id"] == "brannoc")
     locked = {o["id"]: o["unlock_text"] for o in brannoc["locked"]}
     assert locked["dome_projector"] == "unlocks with account level 15", locked
+
+
+def test_a_locked_item_names_the_hero_and_its_level(pack: Pack) -> None:
+    reply = _say(pack, "item/unlock", "are Long Barrels unlocked for me yet")  # Lorcan is level 7
+    assert "on your Lorcan" in reply and "hero level 10" in reply and "Lorcan is level 7" in reply, reply
 
 
 def test_w2s_locked_item_is_said_with_the_gates_still_unmet(pack: Pack) -> None:
