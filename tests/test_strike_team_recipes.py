@@ -273,3 +273,39 @@ def test_w2s_locked_item_is_said_with_the_gates_still_unmet(pack: Pack) -> None:
     assert any(c.constraint == "item:dome_projector@brannoc" and not c.satisfied for c in c2.conflicts)
     reply = realize(pack, state, c2, None, [], ask, state.turn_index, "hero", "info")
     assert "it needs account level 15." in reply and "hero level 12" not in reply, reply
+
+
+def _guided(pack: Pack, pair: str, utterance: str, candidate: str, doc: dict[str, Any] = DOC) -> str:
+    """The reply with W3's `candidate` chosen (as if its draw had picked it)."""
+    from voicecoach.w3 import Guidance, InteractionControl
+
+    intent, sub = pair.split("/")
+    state = _state(pack, utterance, doc)
+    c = next(c for b in pack.w3.branches.values() for c in b.pool if c.id == candidate)
+    branch = next(name for name, b in pack.w3.branches.items() if c in b.pool)
+    c3 = InteractionControl(
+        branch=branch,
+        turn_index=state.turn_index,
+        guidance=Guidance(guidance_type=c.guidance_type, candidate_id=c.id, text=c.text),
+        cooling=[],
+        cooling_lineups=[],
+    )
+    return realize(pack, state, None, c3, [], utterance, state.turn_index, intent, sub)
+
+
+@pytest.mark.parametrize("candidate", ["fu_build_around", "fu_best_loadout", "fu_next_unlock"])
+def test_no_offer_about_that_hero_when_the_hero_in_focus_is_not_the_players(
+    pack: Pack, candidate: str
+) -> None:
+    """After describing Tobin (account level 15; the example account is 10), "I can build a comp
+    around that hero" offers a hero the player cannot field; about an owned hero it is said."""
+    assert "tobin" not in _owned() and "renzo" in _owned()
+    text = next(c.text for b in pack.w3.branches.values() for c in b.pool if c.id == candidate)
+    assert text not in _guided(pack, "hero/info", "tell me about Tobin", candidate)
+    assert text in _guided(pack, "hero/info", "tell me about Renzo", candidate)
+
+
+def test_the_counters_offer_stands_for_a_hero_the_player_faces(pack: Pack) -> None:
+    # Who counters a hero is worth offering whoever owns it (an enemy's hero, most often).
+    text = next(c.text for b in pack.w3.branches.values() for c in b.pool if c.id == "fu_check_counters")
+    assert text in _guided(pack, "hero/info", "tell me about Tobin", "fu_check_counters")

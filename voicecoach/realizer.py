@@ -533,11 +533,26 @@ def _guidance(t: _Turn, c3: InteractionControl) -> None:
         named = [m.id for m in link_entities(t.pack, text) if m.kind == unit]
         if any(not _usable(t, view, u) for u in named):
             return
+        # "I can build a comp around that hero": "that <unit noun>" is the unit in focus, so the
+        # offer needs one the player can field (not a locked hero just described).
+        focus = view.focus(unit) if unit is not None else None
+        if (
+            focus is not None
+            and _names_that(text, declared.schema.kinds[unit].nouns)
+            and not _usable(t, view, focus)
+        ):
+            return
     else:
         named = [m.id for m in link_entities(t.pack, text) if m.kind == "creature"]
         if any(not t.usable(c) for c in named):
             return
     t.add("guidance", "w3", "w3", named, guidance=text, lineup_id=g.lineup_id)
+
+
+def _names_that(text: str, nouns: Sequence[str]) -> bool:
+    """Does the text point at the unit in focus ("that hero", with the kind's own nouns)?"""
+    words = "|".join(re.escape(n) for n in nouns)
+    return bool(words) and re.search(rf"\bthat (?:{words})\b", text, re.I) is not None
 
 
 def _usable(t: _Turn, view: StateView, unit_id: str) -> bool:
