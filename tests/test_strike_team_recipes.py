@@ -309,3 +309,20 @@ def test_the_counters_offer_stands_for_a_hero_the_player_faces(pack: Pack) -> No
     # Who counters a hero is worth offering whoever owns it (an enemy's hero, most often).
     text = next(c.text for b in pack.w3.branches.values() for c in b.pool if c.id == "fu_check_counters")
     assert text in _guided(pack, "hero/info", "tell me about Tobin", "fu_check_counters")
+
+
+def _fixture_state(session: str) -> dict[str, Any]:
+    path = PACKS_DIR.parents[1] / "audio_fixtures" / "strike_team" / f"{session}.json"
+    return json.loads(path.read_text(encoding="utf-8"))["initial_state"]  # type: ignore[no-any-return]
+
+
+def test_a_counter_already_in_the_lineup_is_kept_in_not_brought(pack: Pack) -> None:
+    """st07: the enemy read's answer to Kasimir is Renzo, already one of the player's five."""
+    doc = _fixture_state("st07")
+    assert "renzo" in doc["ic"]["match"]["player_lineup"]
+    reply = _say(pack, "enemy/analysis", "How scary is their team compared to ours?", doc=doc)
+    assert "Bring Renzo" not in reply and ("Keep Renzo in" in reply or "your Renzo handles" in reply), reply
+    # The same for a counter pick: a hero on the player's side is kept in.
+    doc["ic"]["match"]["player_lineup"] = ["brannoc", *DOC["ic"]["match"]["player_lineup"][1:]]
+    reply = _say(pack, "hero/counters", "who counters Nadira", doc=doc)
+    assert reply.startswith(("Keep Brannoc in against Nadira", "Your Brannoc handles Nadira")), reply

@@ -61,10 +61,12 @@ def _spec(name: str, inputs: dict[str, InputType], required: tuple[str, ...], pl
 RECIPES: dict[str, RecipeSpec] = {
     s.name: s
     for s in (
-        _spec("pick_best", {"ranked": "select", "foes": "select", "matchup": "literal", "skip": "select"},
+        _spec("pick_best", {"ranked": "select", "foes": "select", "matchup": "literal", "skip": "select",
+                            "fielded_key": "key"},
               ("ranked", "foes", "matchup"), ("@unit", "foe", "status", "reason"), picks=True,
               doc="the best usable unit against the foes by a matchup, not one of `skip`, with the "
-                  "matchup's reason (none_key: the safest one)"),
+                  "matchup's reason (none_key: the safest one; fielded_key: one already on the "
+                  "player's side)"),
         _spec("pick_pair", {"team": "select", "roster": "select", "style": "literal", "score": "select",
                             "size": "literal", "pair_key": "key", "lead_key": "key", "anchor": "select",
                             "foes": "select", "matchup": "literal", "available": "select",
@@ -124,10 +126,11 @@ RECIPES: dict[str, RecipeSpec] = {
               doc="the opponent unit that beats most of the player's side (key), else the one the "
                   "context favours (context_key), else none_key"),
         _spec("read_side", {"side": "select", "ranked": "select", "matchup": "literal",
-                            "attribute": "literal", "plain_key": "key"},
+                            "attribute": "literal", "plain_key": "key", "fielded_key": "key"},
               ("side", "matchup"), ("style", "@group", "@unit", "foe", "status", "reason"), picks=True,
               doc="what the opponent side plays ({style}: its most common value of `attribute`), the "
-                  "group it is closest to (key; plain_key: none) and the player's best answer"),
+                  "group it is closest to (key; plain_key: none) and the player's best answer (fielded_key: "
+                  "one already on the player's side)"),
         _spec("fill_role", {"missing": "select", "ranked": "select", "skip": "select"}, (), ("@unit", "role"),
               picks=True,
               doc="a usable unit for the quota role the team lacks or the player names (none_key: none)"),

@@ -158,6 +158,13 @@ def _float(text: str) -> float | None:
         return None
 
 
+def _fielded(c: _Ctx, uid: str, key: str | None) -> str | None:
+    """`fielded_key` for a pick already on the player's side ("keep Renzo in", not "bring Renzo"),
+    when the step has one; else `key`."""
+    fielded = c.inputs.get("fielded_key")
+    return fielded if fielded and uid in c.view.player_side() else key
+
+
 def pick_best(c: _Ctx) -> list[Line]:
     """The best usable unit against the foes (the ranking's order, then the rest of the roster):
     the first that beats one of them, else (none_key) the one they hurt least."""
@@ -173,8 +180,8 @@ def pick_best(c: _Ctx) -> list[Line]:
         foe = next((f for f in foes if multiplier(c.catalog, m, uid, f) > m.default), None)
         if foe is not None:
             status = _words(m, multiplier(c.catalog, m, uid, foe))
-            return c.line(c.step.key, [uid, foe], **{"@unit": c.name(uid)}, foe=c.name(foe), status=status,
-                          reason=c.catalog.note(m.name, uid, foe))  # fmt: skip
+            return c.line(_fielded(c, uid, c.step.key), [uid, foe], **{"@unit": c.name(uid)}, foe=c.name(foe),
+                          status=status, reason=c.catalog.note(m.name, uid, foe))  # fmt: skip
     if not usable:
         return []
     symmetric = m.between[0] == m.between[1]
@@ -688,6 +695,8 @@ def read_side(c: _Ctx) -> list[Line]:
     if hit is None:
         return []
     values |= _counter_values(c, m, *hit)
+    if _fielded(c, hit[0], None) is not None:  # already in: "keep Renzo in", with or without a group
+        return c.line(c.inputs["fielded_key"], [hit[0]], **values)
     if closest is not None and overlap[closest] >= 2:
         return c.line(c.step.key, [hit[0]], **values, **{"@group": c.name(closest)})
     return c.line(c.inputs.get("plain_key"), [hit[0]], **values)
@@ -834,7 +843,8 @@ def option_equip(c: _Ctx) -> list[Line]:
     """Putting an option on a unit (a side-effect tool, `tool`, which runs only once the turn is
     committed): scheduled and usable (key: it will be done), done (done_key: the game answered),
     failed (failed_key); not called but usable (none_key: the player can do it); locked (locked_key,
-    with the gates still unmet; gated_key: only account-wide ones); another unit's (wrong_unit_key); its unit not owned (unowned_key)."""
+    with the gates still unmet; gated_key: only account-wide ones); another unit's (wrong_unit_key);
+    its unit not owned (unowned_key)."""
     ids, option, view = c.ids("option"), c.view.option_kind, c.view
     if not ids or option is None or not view.known:
         return []
