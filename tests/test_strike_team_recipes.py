@@ -326,3 +326,25 @@ def test_a_counter_already_in_the_lineup_is_kept_in_not_brought(pack: Pack) -> N
     doc["ic"]["match"]["player_lineup"] = ["brannoc", *DOC["ic"]["match"]["player_lineup"][1:]]
     reply = _say(pack, "hero/counters", "who counters Nadira", doc=doc)
     assert reply.startswith(("Keep Brannoc in against Nadira", "Your Brannoc handles Nadira")), reply
+
+
+def test_no_comp_tip_follows_an_item_or_levelling_answer(pack: Pack) -> None:
+    """'When you swap, swap like for like: keep one tank, two damage and two supports.' after 'what's
+    the best loadout for Renzo' is off-topic: W3's comp and pick tips are for comp and match pairs."""
+    from voicecoach.w3 import interact
+
+    state = load_state(DOC)
+    tips = {"comp", "quota", "affirm", "counter", "map"}  # the team / pick guidance types
+    pairs = ("item/best", "item/equip", "hero/worth_it", "progression/level_priority")
+    said = set()
+    for pair in pairs:
+        assert next(e for e in pack.phi if f"{e.intent}/{e.sub_intent}" == pair).branch == "recommend"
+        for seed in range(40):
+            c3, _ = interact(state, pack, "recommend", state.turn_index, seed, pair=pair)
+            if c3.guidance is not None:
+                said.add(c3.guidance.guidance_type)
+    assert said and not said & tips, said
+    # A comp pair still gets them.
+    comp = {interact(state, pack, "recommend", state.turn_index, s, pair="comp/build")[0].guidance
+            for s in range(40)}  # fmt: skip
+    assert any(g is not None and g.guidance_type in tips for g in comp)
