@@ -535,12 +535,9 @@ def _guidance(t: _Turn, c3: InteractionControl) -> None:
             return
         # "I can build a comp around that hero": "that <unit noun>" is the unit in focus, so the
         # offer needs one the player can field (not a locked hero just described).
-        focus = view.focus(unit) if unit is not None else None
-        if (
-            focus is not None
-            and _names_that(text, declared.schema.kinds[unit].nouns)
-            and not _usable(t, view, focus)
-        ):
+        focus = view.focus(view.unit_kind)
+        nouns = declared.schema.kinds[view.unit_kind].nouns
+        if focus is not None and _names_that(text, nouns) and not _usable(t, view, focus):
             return
     else:
         named = [m.id for m in link_entities(t.pack, text) if m.kind == "creature"]
