@@ -57,6 +57,7 @@ from voicecoach.recipes import gate_text
 from voicecoach.state import Inventory, LiveState
 from voicecoach.talker import ToolOutcome
 from voicecoach.tools import unlock_text
+from voicecoach.tools_generic import unmet_gates
 from voicecoach.view import StateView
 from voicecoach.w1 import OTHER
 from voicecoach.w2 import _MATCH_WORDS, PRIORITY, GroundingControl, _intent_has, branch_of, phi_entry
@@ -252,6 +253,16 @@ def _needs_roster(entry: PhiEntry | None) -> bool:
     return entry is None or any(path.startswith("fs.") for path in entry.requires)
 
 
+def _unmet(t: _Turn, view: StateView, option: str, oid: str, owner: str | None) -> str:
+    """An option's gates still unmet on the player's `owner` (its whole gate without one): a gate
+    the player has met is no reason it is locked."""
+    owned = view.unit(owner) if owner is not None else None
+    if owned is None:
+        return gate_text(t.pack, option, oid)
+    own, other, _ = unmet_gates(t.pack, t.state, option, oid, owned.level)
+    return " and ".join(own + other) or gate_text(t.pack, option, oid)
+
+
 def _account_schema(t: _Turn, view: StateView, kind: str, constraint: str, entity: str | None) -> None:
     pack = t.pack
     catalog, unit, option = pack.catalog, view.unit_kind, view.option_kind
@@ -288,7 +299,7 @@ def _account_schema(t: _Turn, view: StateView, kind: str, constraint: str, entit
                 )
             else:
                 t.add("constraint_account", "option_locked", "account", [oid], **said, **{unit: name(owner)},
-                      unlock=gate_text(pack, option, oid))  # fmt: skip
+                      unlock=_unmet(t, view, option, oid, owner))  # fmt: skip
         elif not any(view.owns(u) for u in learners) and learners:
             # Nobody the player has can run it: whose it is says why ("Quillon's, not unlocked").
             t.add(
@@ -301,7 +312,7 @@ def _account_schema(t: _Turn, view: StateView, kind: str, constraint: str, entit
                 "account",
                 [oid],
                 **said,
-                unlock=gate_text(pack, option, oid),
+                unlock=_unmet(t, view, option, oid, next((u for u in learners if view.owns(u)), None)),
             )
     elif kind == "excludes" and entity in units:
         t.add("constraint_account", "excludes_clash", "account", [entity], **{unit: name(entity)})
@@ -522,11 +533,23 @@ def _guidance(t: _Turn, c3: InteractionControl) -> None:
         named = [m.id for m in link_entities(t.pack, text) if m.kind == unit]
         if any(not _usable(t, view, u) for u in named):
             return
+        # "I can build a comp around that hero": "that <unit noun>" is the unit in focus, so the
+        # offer needs one the player can field (not a locked hero just described).
+        focus = view.focus(view.unit_kind)
+        nouns = declared.schema.kinds[view.unit_kind].nouns
+        if focus is not None and _names_that(text, nouns) and not _usable(t, view, focus):
+            return
     else:
         named = [m.id for m in link_entities(t.pack, text) if m.kind == "creature"]
         if any(not t.usable(c) for c in named):
             return
     t.add("guidance", "w3", "w3", named, guidance=text, lineup_id=g.lineup_id)
+
+
+def _names_that(text: str, nouns: Sequence[str]) -> bool:
+    """Does the text point at the unit in focus ("that hero", with the kind's own nouns)?"""
+    words = "|".join(re.escape(n) for n in nouns)
+    return bool(words) and re.search(rf"\bthat (?:{words})\b", text, re.I) is not None
 
 
 def _usable(t: _Turn, view: StateView, unit_id: str) -> bool:

@@ -61,10 +61,12 @@ def _spec(name: str, inputs: dict[str, InputType], required: tuple[str, ...], pl
 RECIPES: dict[str, RecipeSpec] = {
     s.name: s
     for s in (
-        _spec("pick_best", {"ranked": "select", "foes": "select", "matchup": "literal", "skip": "select"},
+        _spec("pick_best", {"ranked": "select", "foes": "select", "matchup": "literal", "skip": "select",
+                            "fielded_key": "key"},
               ("ranked", "foes", "matchup"), ("@unit", "foe", "status", "reason"), picks=True,
               doc="the best usable unit against the foes by a matchup, not one of `skip`, with the "
-                  "matchup's reason (none_key: the safest one)"),
+                  "matchup's reason (none_key: the safest one; fielded_key: one already on the "
+                  "player's side)"),
         _spec("pick_pair", {"team": "select", "roster": "select", "style": "literal", "score": "select",
                             "size": "literal", "pair_key": "key", "lead_key": "key", "anchor": "select",
                             "foes": "select", "matchup": "literal", "available": "select",
@@ -82,9 +84,10 @@ RECIPES: dict[str, RecipeSpec] = {
               doc="does the player have the unit (key) or not (none_key, with its gate); "
                   "`missing_only`: only the not (a fallback after a recipe about an owned unit)"),
         _spec("option_status", {"option": "select", "unit": "select", "locked_key": "key",
-                                "unowned_key": "key"},
-              ("option",), ("@option", "@unit", "unlock", "level", "player_level", "slot"),
-              doc="usable (key), locked on an owned unit with its gate (locked_key), its unit not owned"),
+                                "gated_key": "key", "unowned_key": "key"},
+              ("option",), ("@option", "@unit", "unlock", "blocker", "level", "player_level", "slot"),
+              doc="usable (key), locked on an owned unit with the gates it still misses (locked_key; "
+                  "gated_key: only account-wide ones), its unit not owned"),
         _spec("option_best", {"unit": "select", "swap_key": "key"}, ("unit",),
               ("@unit", "@options", "@option", "slot"), picks=True,
               doc="an owned unit's options to run, one per slot, all usable (swap_key: one not equipped)"),
@@ -123,10 +126,11 @@ RECIPES: dict[str, RecipeSpec] = {
               doc="the opponent unit that beats most of the player's side (key), else the one the "
                   "context favours (context_key), else none_key"),
         _spec("read_side", {"side": "select", "ranked": "select", "matchup": "literal",
-                            "attribute": "literal", "plain_key": "key"},
+                            "attribute": "literal", "plain_key": "key", "fielded_key": "key"},
               ("side", "matchup"), ("style", "@group", "@unit", "foe", "status", "reason"), picks=True,
               doc="what the opponent side plays ({style}: its most common value of `attribute`), the "
-                  "group it is closest to (key; plain_key: none) and the player's best answer"),
+                  "group it is closest to (key; plain_key: none) and the player's best answer (fielded_key: "
+                  "one already on the player's side)"),
         _spec("fill_role", {"missing": "select", "ranked": "select", "skip": "select"}, (), ("@unit", "role"),
               picks=True,
               doc="a usable unit for the quota role the team lacks or the player names (none_key: none)"),
@@ -138,8 +142,8 @@ RECIPES: dict[str, RecipeSpec] = {
               doc="the unit the player gets next, with its gates (none_key: they have every one)"),
         _spec("option_equip", {"option": "select", "unit": "select", "tool": "literal", "done_key": "key",
                                "failed_key": "key", "locked_key": "key", "wrong_unit_key": "key",
-                               "unowned_key": "key"},
-              ("option", "tool"), ("@option", "@unit", "slot", "unlock"),
+                               "gated_key": "key", "unowned_key": "key"},
+              ("option", "tool"), ("@option", "@unit", "slot", "unlock", "blocker", "level", "player_level"),
               doc="equipping an option through the side-effect `tool`: scheduled (key), done, failed; "
                   "not called but possible (none_key); locked, another unit's, its unit not owned"),
         _spec("group_for_unit", {"unit": "select", "groups": "select", "missing_key": "key"}, ("unit",),

@@ -30,7 +30,7 @@ from voicecoach.realizer_turn import Line, _rotate, _Turn, spoken_list
 from voicecoach.recipe_spec import RECIPES, RecipeSpec
 from voicecoach.state import get_field
 from voicecoach.tool_shapes import select
-from voicecoach.tools_generic import multiplier
+from voicecoach.tools_generic import multiplier, unmet_gates
 from voicecoach.view import StateView
 
 
@@ -158,6 +158,13 @@ def _float(text: str) -> float | None:
         return None
 
 
+def _fielded(c: _Ctx, uid: str, key: str | None) -> str | None:
+    """`fielded_key` for a pick already on the player's side ("keep Renzo in", not "bring Renzo"),
+    when the step has one; else `key`."""
+    fielded = c.inputs.get("fielded_key")
+    return fielded if fielded and uid in c.view.player_side() else key
+
+
 def pick_best(c: _Ctx) -> list[Line]:
     """The best usable unit against the foes (the ranking's order, then the rest of the roster):
     the first that beats one of them, else (none_key) the one they hurt least."""
@@ -173,8 +180,8 @@ def pick_best(c: _Ctx) -> list[Line]:
         foe = next((f for f in foes if multiplier(c.catalog, m, uid, f) > m.default), None)
         if foe is not None:
             status = _words(m, multiplier(c.catalog, m, uid, foe))
-            return c.line(c.step.key, [uid, foe], **{"@unit": c.name(uid)}, foe=c.name(foe), status=status,
-                          reason=c.catalog.note(m.name, uid, foe))  # fmt: skip
+            return c.line(_fielded(c, uid, c.step.key), [uid, foe], **{"@unit": c.name(uid)}, foe=c.name(foe),
+                          status=status, reason=c.catalog.note(m.name, uid, foe))  # fmt: skip
     if not usable:
         return []
     symmetric = m.between[0] == m.between[1]
@@ -356,7 +363,8 @@ def ownership(c: _Ctx) -> list[Line]:
 
 def option_status(c: _Ctx) -> list[Line]:
     """Can the player use the option: on the unit named (or their first learner that can), usable
-    (key); locked on an owned unit, with its gate (locked_key); its unit not owned (unowned_key)."""
+    (key); locked on an owned unit, with the gates it still misses (locked_key; gated_key: only
+    account-wide ones); its unit not owned (unowned_key)."""
     ids, option = c.ids("option"), c.view.option_kind
     if not ids or option is None or not c.view.known:
         return []
@@ -374,11 +382,7 @@ def option_status(c: _Ctx) -> list[Line]:
         values["@unit"] = c.name(owner)
         if view.option_usable(oid, owner):
             return c.line(c.step.key, [oid, owner], **values)
-        unit = view.unit(owner)
-        return c.line(
-            c.inputs.get("locked_key"), [oid, owner], **values, unlock=c.gate(option, oid),
-            level=unit.level if unit else None, player_level=c.t.state.fs.player_level,
-        )  # fmt: skip
+        return _locked(c, c.inputs.get("locked_key"), [oid, owner], oid, owner, values)
     who = owner or next(iter(learners), None)
     if who is None:
         return []
@@ -691,6 +695,8 @@ def read_side(c: _Ctx) -> list[Line]:
     if hit is None:
         return []
     values |= _counter_values(c, m, *hit)
+    if _fielded(c, hit[0], None) is not None:  # already in: "keep Renzo in", with or without a group
+        return c.line(c.inputs["fielded_key"], [hit[0]], **values)
     if closest is not None and overlap[closest] >= 2:
         return c.line(c.step.key, [hit[0]], **values, **{"@group": c.name(closest)})
     return c.line(c.inputs.get("plain_key"), [hit[0]], **values)
@@ -746,27 +752,24 @@ def fill_role(c: _Ctx) -> list[Line]:
 def _gates(c: _Ctx, kind: str, entity_id: str, owned_level: int | None) -> tuple[list[str], list[str], int]:
     """An entity's unmet gates, spoken: (the unit's own: its level or tier; the rest: account-wide
     state), and how many levels the unit's own level gates still need."""
-    entity = c.catalog.get(kind, entity_id)
-    unlock = entity.value("unlock") if entity is not None else None
-    own: list[str] = []
-    other: list[str] = []
-    gap = 0
-    gates = c.schema.kinds[kind].gate
-    for field, value in (unlock or {}).items() if isinstance(unlock, dict) else []:
-        gate = gates.get(field)
-        if gate is None or not isinstance(value, int):
-            continue
-        spoken = gate.spoken.format(value=value) if gate.spoken else f"{field.replace('_', ' ')} {value}"
-        if gate.state in ("level", "tier"):
-            have = owned_level if gate.state == "level" else None
-            if have is None or have < value:
-                own.append(spoken)
-                gap = max(gap, value - (have or 0))
-        else:
-            have_state = get_field(c.t.state, gate.state)
-            if not isinstance(have_state, int) or have_state < value:
-                other.append(spoken)
-    return own, other, gap
+    return unmet_gates(c.t.pack, c.t.state, kind, entity_id, owned_level)
+
+
+def _locked(c: _Ctx, key: str | None, covers: Sequence[str], oid: str, owner: str,
+            values: dict[str, Any]) -> list[Line]:  # fmt: skip
+    """An option locked on an owned unit, said with the gates this player still misses (`unlock`),
+    the unit's level and the account's; `gated_key` when the unit's own level is already enough and
+    only an account-wide gate holds it ("Brannoc is level 13, which is enough, but ...")."""
+    option = c.view.option_kind or ""
+    unit = c.view.unit(owner)
+    level = unit.level if unit is not None else None
+    own, other, _ = _gates(c, option, oid, level)
+    values = {**values, "unlock": " and ".join(own + other) or c.gate(option, oid),
+              "blocker": spoken_list(other) or None, "level": level,
+              "player_level": c.t.state.fs.player_level}  # fmt: skip
+    if other and not own and c.inputs.get("gated_key"):
+        key = c.inputs["gated_key"]
+    return c.line(key, covers, **values)
 
 
 def option_next(c: _Ctx) -> list[Line]:
@@ -840,7 +843,8 @@ def option_equip(c: _Ctx) -> list[Line]:
     """Putting an option on a unit (a side-effect tool, `tool`, which runs only once the turn is
     committed): scheduled and usable (key: it will be done), done (done_key: the game answered),
     failed (failed_key); not called but usable (none_key: the player can do it); locked (locked_key,
-    with its gate); another unit's (wrong_unit_key); its unit not owned (unowned_key)."""
+    with the gates still unmet; gated_key: only account-wide ones); another unit's (wrong_unit_key);
+    its unit not owned (unowned_key)."""
     ids, option, view = c.ids("option"), c.view.option_kind, c.view
     if not ids or option is None or not view.known:
         return []
@@ -857,7 +861,7 @@ def option_equip(c: _Ctx) -> list[Line]:
     if not view.owns(owner):
         return c.line(c.inputs.get("unowned_key"), [oid, owner], **values)
     if not view.option_usable(oid, owner):
-        return c.line(c.inputs.get("locked_key"), [oid, owner], **values, unlock=c.gate(option, oid))
+        return _locked(c, c.inputs.get("locked_key"), [oid, owner], oid, owner, values)
     tool = c.inputs.get("tool")
     result = c.t.results.get(tool) if isinstance(tool, str) else None
     if tool in c.t.failed:

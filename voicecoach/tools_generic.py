@@ -31,7 +31,7 @@ from typing import Any, get_args
 
 from voicecoach.catalog import Catalog, Entity, Matchup
 from voicecoach.pack import BuiltinKind, BuiltinTool, Pack
-from voicecoach.state import LiveState
+from voicecoach.state import LiveState, get_field
 from voicecoach.tool_shapes import builtin_shape
 from voicecoach.toolbase import ToolError, ToolResult, ToolSpec, object_schema
 from voicecoach.view import Owned, StateView
@@ -110,10 +110,48 @@ def unlock_text(pack: Pack, kind: str, entity: Entity) -> str:
     return "unlocks with " + " and ".join(parts)
 
 
+def unmet_gates(
+    pack: Pack, state: LiveState, kind: str, entity_id: str, level: int | None
+) -> tuple[list[str], list[str], int]:
+    """The entity's gates this player has not met yet, spoken: (the unit's own, its level or tier;
+    the rest, account-wide state), and how many of its own levels it still needs. Saying every gate
+    ("hero level 12 and account level 15") to a player whose hero is level 13 is a false claim.
+    `level`: the owned unit's level (None: not owned, its own gates all unmet)."""
+    entity = pack.catalog.get(kind, entity_id)
+    unlock = entity.value("unlock") if entity is not None else None
+    own: list[str] = []
+    other: list[str] = []
+    gap = 0
+    gates = pack.catalog.schema.kinds[kind].gate
+    for field, value in unlock.items() if isinstance(unlock, dict) else []:
+        gate = gates.get(field)
+        if gate is None or not isinstance(value, int):
+            continue
+        spoken = gate.spoken.format(value=value) if gate.spoken else f"{field.replace('_', ' ')} {value}"
+        if gate.state in ("level", "tier"):
+            have = level if gate.state == "level" else None
+            if have is None or have < value:
+                own.append(spoken)
+                gap = max(gap, value - (have or 0))
+        else:
+            have_state = get_field(state, gate.state)
+            if not isinstance(have_state, int) or have_state < value:
+                other.append(spoken)
+    return own, other, gap
+
+
 def _options(pack: Pack, unit_id: str) -> list[str]:
     field = pack.catalog.schema.options_field()
     unit = pack.catalog.get(pack.catalog.schema.kind("unit") or "", unit_id)
     return list(unit.value(field) or []) if unit is not None and field is not None else []
+
+
+def _locked_text(pack: Pack, state: LiveState, kind: str, option_id: str, level: int) -> str:
+    """A locked option of an owned unit: only the gates still unmet for this player ("unlocks with
+    account level 15" on a hero past its hero-level gate); every gate when none reads as unmet."""
+    own, other, _ = unmet_gates(pack, state, kind, option_id, level)
+    entity = _entity(pack.catalog, kind, option_id)
+    return "unlocks with " + " and ".join(own + other) if own or other else unlock_text(pack, kind, entity)
 
 
 def _owned_entry(pack: Pack, view: StateView, owned: Owned) -> dict[str, Any]:
@@ -128,7 +166,7 @@ def _owned_entry(pack: Pack, view: StateView, owned: Owned) -> dict[str, Any]:
         entry["locked"] = [
             {
                 **_ref(catalog, option, o),
-                "unlock_text": unlock_text(pack, option, _entity(catalog, option, o)),
+                "unlock_text": _locked_text(pack, view.state, option, o, owned.level),
             }
             for o in options
             if o not in usable
