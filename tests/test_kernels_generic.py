@@ -14,8 +14,7 @@ Two AST checks read the kernel modules (w1, w2, w3, talker, guard, checker) them
   each with why it is there, so planning sees them; an entry that no longer matches fails too;
 - no kernel branches on a pack's id (`pack.pack_id == ...`) or names an installed pack.
 
-A pack that does not load yet is listed in `NOT_YET_LOADING` with the reason: its cases skip saying
-so, and a listed pack that loads fails the test until it is taken off the list (so it is tested).
+Every installed pack must load: one that does not fails here, naming the loader's error.
 """
 
 from __future__ import annotations
@@ -63,9 +62,6 @@ from voicecoach.w3 import interact, recommend_violations
 KERNELS = {"w1": w1, "w2": w2, "w3": w3, "talker": talker, "guard": guard, "checker": checker}
 KERNEL_FILES = {Path(m.__file__).resolve(): name for name, m in KERNELS.items()}  # type: ignore[arg-type]
 
-# Installed packs that do not load yet, with why. Their cases skip naming the reason; once one loads,
-# test_every_installed_pack_is_tested fails until it is taken off this list.
-NOT_YET_LOADING: dict[str, str] = {}
 TOY = "toy_shooter"  # tests/recipe_pack.py's pack, written to a temporary folder
 # (pack, pair) whose realized reply the guard drops on the example state, because of the pack's data
 # (not a kernel's): listed so the test stays a gate for everything else, and fails once fixed.
@@ -123,8 +119,6 @@ def loaded(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Loaded | PackE
 def _case(loaded: dict[str, Loaded | PackError], name: str) -> Loaded:
     got = loaded[name]
     if isinstance(got, PackError):
-        if name in NOT_YET_LOADING:
-            pytest.skip(f"{name} does not load yet ({NOT_YET_LOADING[name]}): {got}")
         raise got
     return got
 
@@ -133,9 +127,7 @@ def test_every_installed_pack_is_tested(loaded: dict[str, Loaded | PackError]) -
     # The packs this module runs are exactly the installed ones plus the toy.
     assert set(CASES) == {*installed(), TOY} and {"pet_arena", "strike_team"} <= set(installed())
     failing = {n for n, got in loaded.items() if isinstance(got, PackError)}
-    assert failing <= set(NOT_YET_LOADING), {n: str(loaded[n]) for n in failing - set(NOT_YET_LOADING)}
-    loads_now = set(NOT_YET_LOADING) - failing
-    assert not loads_now, f"{sorted(loads_now)} load now: take them off NOT_YET_LOADING so they are tested"
+    assert not failing, {n: str(loaded[n]) for n in failing}
     # A pack is data: no pack folder holds code a kernel could call.
     assert not [p for name in installed() for p in (PACKS_DIR / name).rglob("*.py")]
 
