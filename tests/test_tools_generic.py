@@ -10,6 +10,7 @@ from typing import Any
 
 import pytest
 
+from tests.recipe_pack import BUILTINS as RECIPE_BUILTINS
 from tests.toy_pack import FILES, write_pack
 from voicecoach.baselines import planner_system_prompt
 from voicecoach.pack import Pack, PackError, load_pack_from
@@ -17,16 +18,10 @@ from voicecoach.packcheck import skeleton
 from voicecoach.state import LiveState, load_state
 from voicecoach.tools import TOOLS, ToolError, pack_tools, run_tool, tool_spec, validate_args
 
+# The toy shooter's builtins (tests/recipe_pack.py), one with a description of its own.
 BUILTINS: list[dict[str, Any]] = [
-    {"name": "get_roster", "builtin": "get_collection"},
-    {"name": "get_hero", "builtin": "get_entity", "kind": "hero"},
-    {"name": "get_item", "builtin": "get_entity", "kind": "item"},
-    {"name": "hero_counters", "builtin": "rank_matchup", "matchup": "counters"},
-    {"name": "map_picks", "builtin": "context_fit", "matchup": "map_fit"},
-    {"name": "score_comp", "builtin": "score_group"},
-    {"name": "suggest_comp", "builtin": "suggest_group", "description": "The best comp you can field."},
-    {"name": "list_comps", "builtin": "list_groups"},
-    {"name": "match", "builtin": "get_match_state"},
+    {**b, "description": "The best comp you can field."} if b["name"] == "suggest_comp" else b
+    for b in RECIPE_BUILTINS
 ]
 EQUIPPED = {  # a game-served tool whose argument names a hero: resolved by kind before the POST
     "name": "get_equipped",
