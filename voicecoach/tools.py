@@ -330,7 +330,9 @@ class ToolRunner:
 
         async def remote() -> ToolResult:
             await asyncio.sleep(self.latency_s(name))
-            return fn(self.pack, state, **resolved)
+            # In a worker thread: a builtin's search (strike_team's suggest_comp with a style and a map,
+            # 20-55 ms) would otherwise hold every session's event loop.
+            return await asyncio.to_thread(fn, self.pack, state, **resolved)
 
         return await asyncio.wait_for(remote(), timeout=self.timeout_s)
 
