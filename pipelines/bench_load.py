@@ -50,6 +50,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from voicecoach import latency
 from voicecoach.latency import percentile
 
 if TYPE_CHECKING:
@@ -98,6 +99,10 @@ class ProcSample:
     # shared the cores with other jobs.
     machine_pct: float = 0.0
     bench_pct: float = 0.0  # this process: the players' clients and the scripted LLM
+    # How late the server's event loop woke over the last 10 s (its /api/health): the wait every
+    # frame shares, which no S2FA stage times.
+    loop_lag_p99_ms: float | None = None
+    bench_lag_p99_ms: float | None = None  # the same of this process's loop: the players' clocks
 
 
 def machine_busy_s() -> float:
@@ -302,11 +307,16 @@ def _free_port() -> int:
 
 
 def _healthy(port: int) -> bool:
+    return _health(port) is not None
+
+
+def _health(port: int) -> dict[str, Any] | None:
+    """The server's /api/health body, or None while it is not ready (or not answering)."""
     try:
         with urllib.request.urlopen(f"http://127.0.0.1:{port}/api/health", timeout=1) as response:
-            return bool(response.status == 200)
-    except OSError:
-        return False
+            return dict(json.load(response)) if response.status == 200 else None
+    except (OSError, ValueError):
+        return None
 
 
 class LoadRun:
@@ -326,6 +336,7 @@ class LoadRun:
         self.server: subprocess.Popen[bytes] | None = None
         self.settled_s: float | None = None
         self.load_average = {"start": os.getloadavg(), "end": os.getloadavg()}
+        self.lag = latency.LoopLag()  # this process's loop, started with the sampler
 
     def start_server(self, llm_url: str) -> None:
         command = [
@@ -402,12 +413,14 @@ class LoadRun:
         last: tuple[float, float, float] | None = None  # server, machine, bench CPU seconds
         last_t = time.monotonic()
         self.console.print(_ROW.format("t s", "phase", "sessions", "turns", "errors", "p50 ms", "p95 ms",
-                                       "RSS MB", "fds", "threads", "CPU %", "machine %"))  # fmt: skip
+                                       "RSS MB", "fds", "threads", "CPU %", "machine %",
+                                       "lag p99", "bench lag"))  # fmt: skip
         while True:
             try:
                 rss, fds, threads, cpu_s = await asyncio.to_thread(read_proc, self.server.pid)
             except (FileNotFoundError, ProcessLookupError):
                 return
+            health = await asyncio.to_thread(_health, self.port)
             now = time.monotonic()
             used = (cpu_s, machine_busy_s(), time.process_time())
             span = max(now - last_t, 1e-6)
@@ -415,8 +428,11 @@ class LoadRun:
             last, last_t = used, now
             open_sessions = sum(1 for p in self.players if p.client.closed is None)
             t_s = round(now - self.t0, 1)
+            lag = (health or {}).get("loop_lag_ms") or {}
             sample = ProcSample(t_s, self.phase, open_sessions, round(rss, 1), fds, threads, round(pct[0]),
-                                machine_pct=round(pct[1]), bench_pct=round(pct[2]))  # fmt: skip
+                                machine_pct=round(pct[1]), bench_pct=round(pct[2]),
+                                loop_lag_p99_ms=lag.get("p99"),
+                                bench_lag_p99_ms=self.lag.summary()["p99"])  # fmt: skip
             self.samples.append(sample)
             self._progress(sample)
             await asyncio.sleep(self.options.sample_s)
@@ -428,7 +444,8 @@ class LoadRun:
         self.console.print(_ROW.format(f"{s.t_s:.0f}", s.phase, s.sessions, len(turns), summary["errors"],
                                        "-" if p50 is None else p50, "-" if p95 is None else p95,
                                        f"{s.rss_mb:.0f}", s.fds, s.threads, s.cpu_pct,
-                                       s.machine_pct))  # fmt: skip
+                                       s.machine_pct, _or_dash(s.loop_lag_p99_ms),
+                                       _or_dash(s.bench_lag_p99_ms)))  # fmt: skip
 
     async def run_single(self) -> None:
         self.phase = "single"
@@ -497,6 +514,13 @@ class LoadRun:
                     "bench": _mean([s.bench_pct for s in samples]),
                     "machine": _mean([s.machine_pct for s in samples]),
                 },
+                # the worst 10 s of the phase: the server's event-loop lag p99 (ms), and this process's
+                "loop_lag_p99_ms_max": max(
+                    (s.loop_lag_p99_ms for s in samples if s.loop_lag_p99_ms is not None), default=None
+                ),
+                "bench_lag_p99_ms_max": max(
+                    (s.bench_lag_p99_ms for s in samples if s.bench_lag_p99_ms is not None), default=None
+                ),
             }  # fmt: skip
         first = self.samples[0] if self.samples else None
         last = self.samples[-1] if self.samples else None
@@ -532,6 +556,10 @@ def _stages_p50(turns: Sequence[TurnSample]) -> dict[str, float]:
     }
 
 
+def _or_dash(value: float | None) -> float | str:
+    return "-" if value is None else value
+
+
 def _mean(values: list[float]) -> float | None:
     return round(sum(values) / len(values)) if values else None
 
@@ -541,7 +569,7 @@ def _connect_stats(connects: list[float]) -> dict[str, float] | None:
     return {"p50": round(percentile(connects, 50)), "max": round(max(connects))} if connects else None
 
 
-_ROW = "{:>6} {:>8} {:>8} {:>6} {:>6} {:>7} {:>7} {:>7} {:>5} {:>7} {:>6} {:>9}"
+_ROW = "{:>6} {:>8} {:>8} {:>6} {:>6} {:>7} {:>7} {:>7} {:>5} {:>7} {:>6} {:>9} {:>7} {:>9}"
 
 
 async def run_load(options: LoadOptions, console: Any) -> dict[str, Any]:
@@ -556,10 +584,10 @@ async def run_load(options: LoadOptions, console: Any) -> dict[str, Any]:
     router = scripted_router(sessions[0].pack_id, options.llm_ttft_s)
     async with scripted_llm.ScriptedLLMServer(router=router) as llm:
         run.start_server(llm.base_url)
-        sampler: asyncio.Task[None] | None = None
+        watchers: list[asyncio.Task[None]] = []
         try:
             await run.wait_server()
-            sampler = asyncio.create_task(run.sampler())
+            watchers = [asyncio.create_task(run.sampler()), asyncio.create_task(run.lag.run())]
             run.settled_s = await run.settle()
             run.load_average["start"] = os.getloadavg()
             if options.single:
@@ -570,8 +598,8 @@ async def run_load(options: LoadOptions, console: Any) -> dict[str, Any]:
             run.load_average["end"] = os.getloadavg()
             await run.close_all()
         finally:
-            if sampler is not None:
-                sampler.cancel()
+            for task in watchers:
+                task.cancel()
             run.stop_server()
     return run.result()
 
@@ -620,13 +648,15 @@ def summary_table(result: dict[str, Any]) -> Any:
 
     table = Table(title="load: client-measured S2FA (ms) per phase")
     for col in ("phase", "questions", "answered", "errors", "interrupted", "S2FA p50", "S2FA p95", "max",
-                "server p50", "connect p50/max", "RSS peak MB", "threads peak", "fds peak"):  # fmt: skip
+                "server p50", "connect p50/max", "RSS peak MB", "threads peak", "fds peak",
+                "loop lag p99 max", "bench lag p99 max"):  # fmt: skip
         table.add_column(col, justify="left" if col == "phase" else "right")
     for phase, p in result["phases"].items():
         s, srv, c = p["s2fa_ms"], p["server_s2fa_ms"], p["connect_ms"]
         connect = f"{c['p50']}/{c['max']}" if c else "-"
         cells = [p["questions"], p["answered"], p["errors"], p["interrupted"], s["p50"], s["p95"], s["max"],
-                 srv["p50"], connect, p["rss_mb_peak"], p["threads_peak"], p["fds_peak"]]  # fmt: skip
+                 srv["p50"], connect, p["rss_mb_peak"], p["threads_peak"], p["fds_peak"],
+                 p["loop_lag_p99_ms_max"], p["bench_lag_p99_ms_max"]]  # fmt: skip
         table.add_row(phase, *(str(cell) for cell in cells))
     return table
 

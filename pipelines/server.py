@@ -152,7 +152,9 @@ class ServerConfig:
     coach: CoachConfig = field(default_factory=CoachConfig)
     speech: SpeechConfig = field(default_factory=SpeechConfig)
     warm: bool = True  # at start, prewarm the LLM roles' static prefixes (once per process)
-    stt_workers: int = 1  # transcriptions at once (each uses stt.cpu_threads threads)
+    # Transcriptions at once, each on stt.cpu_threads threads: two on one thread each, so a decode
+    # of one player's question does not wait for another's (docs/BENCHMARKS.md, "Load").
+    stt_workers: int = 2
     limits: SessionLimits = field(default_factory=SessionLimits)
 
     def origins(self) -> set[str]:
@@ -650,6 +652,9 @@ class Connection:
             audio_out_enabled=True,
             audio_in_sample_rate=config.speech.input_sample_rate,
             audio_out_sample_rate=protocol.OUTPUT_SAMPLE_RATE,
+            # The reply's audio in 100 ms frames, not Pipecat's 40 ms: each frame is a websocket
+            # send and a pass through the observers on the one event loop every session shares.
+            audio_out_10ms_chunks=protocol.OUTPUT_FRAME_MS // 10,
             add_wav_header=False,
             serializer=self._serializer,
             allowed_origins=[],  # checked before the connection was accepted
@@ -929,6 +934,8 @@ class CoachServer:
         self.speech_engines: SpeechEngines | None = None
         self.ready = False  # the engines are loaded and warm: sessions may open
         self.stopping = False
+        self.loop_lag = latency.LoopLag()
+        self._lag_task: asyncio.Task[None] | None = None
 
     async def start(self) -> None:
         """Load and warm the engines every session shares; then the server is ready.
@@ -937,6 +944,7 @@ class CoachServer:
         (paper A.5) runs once here, not per connection: a first turn never waits behind it.
         """
         config = self.config
+        self._lag_task = asyncio.create_task(self.loop_lag.run(), name="loop-lag")
         if self.speech_engines is None:
             self.speech_engines = await asyncio.to_thread(
                 SpeechEngines.load, config.speech, config.stt_workers
@@ -1057,6 +1065,8 @@ class CoachServer:
         await asyncio.gather(
             *(c.close(CloseCode.GOING_AWAY, "server shutting down") for c in list(self.connections.values()))
         )
+        if self._lag_task is not None:
+            self._lag_task.cancel()
 
     def app(self) -> FastAPI:
         @asynccontextmanager
@@ -1085,7 +1095,12 @@ class CoachServer:
         @app.get("/api/health")
         async def health() -> Any:
             # 503 until the engines are loaded and warm: a load balancer sends no player here yet.
-            body = {"ok": self.ready, "ready": self.ready, "sessions": len(self.connections)}
+            body = {
+                "ok": self.ready,
+                "ready": self.ready,
+                "sessions": len(self.connections),
+                "loop_lag_ms": self.loop_lag.summary(),  # over the last 10 s
+            }
             return JSONResponse(body, status_code=200 if self.ready else 503)
 
         @app.websocket("/ws")

@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 from voicecoach.latency import (
     STAGES,
     Event,
+    LoopLag,
     Milestone,
     critical_path,
     first_audio_clock,
@@ -303,3 +304,16 @@ async def test_replay_output_records_chunks_at_play_time_and_finds_the_first_aud
         assert first_non_silent(rendered) == pytest.approx(lead, abs=2)
 
     await _run_pipeline([sink], body, params=PipelineParams(audio_out_sample_rate=rate))
+
+
+async def test_loop_lag_reports_how_late_a_blocked_loop_woke() -> None:
+    lag = LoopLag(every_s=0.01)
+    assert lag.summary() == {"p50": None, "p99": None, "max": None}
+    task = asyncio.create_task(lag.run())
+    await asyncio.sleep(0.1)
+    time.sleep(0.2)  # a callback that holds the loop: everything due waits for it
+    await asyncio.sleep(0.05)
+    task.cancel()
+    summary = lag.summary()
+    assert summary["max"] is not None and summary["max"] >= 150.0
+    assert summary["p50"] is not None and summary["p50"] < 50.0  # the other wake-ups were on time

@@ -80,6 +80,8 @@ async def test_sessions_share_the_engines_and_memory_returns_to_baseline() -> No
         for path in ("/healthz", "/api/health"):
             health = await asyncio.to_thread(get_json, live.http + path)
             assert health["ready"] is True, (path, health)
+            lag = health["loop_lag_ms"]  # the event loop's wake-up lag over the last 10 s
+            assert isinstance(lag, dict) and set(lag) == {"p50", "p99", "max"}, lag
 
         await one_round(live, "warmup")  # one-time costs: Pipecat's lazy imports, first pipelines
         base_rss, base_threads = rss_mb(), os_threads()

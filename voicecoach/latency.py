@@ -16,8 +16,10 @@ monotonic clock; this module says what those times mean:
 
 from __future__ import annotations
 
+import asyncio
 import math
 import re
+from collections import deque
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
@@ -259,6 +261,37 @@ def percentile(values: Iterable[float], q: float) -> float:
     low = math.floor(rank)
     high = min(low + 1, len(data) - 1)
     return data[low] + (data[high] - data[low]) * (rank - low)
+
+
+class LoopLag:
+    """How late an event loop runs what is due: the wait every callback on it shares.
+
+    A task (`run`) asks to wake every `every_s` and records how much later it woke. On the server
+    every session's frames, websocket reads and writes wait that long too, and no S2FA stage
+    times it, so `/api/health` reports it; the load benchmark watches its own loop the same way,
+    since its players' clocks run on it.
+    """
+
+    def __init__(self, every_s: float = 0.05, keep: int = 200):
+        self.every_s = every_s
+        self.lags_ms: deque[float] = deque(maxlen=keep)  # the last `keep` wake-ups (10 s)
+
+    async def run(self) -> None:
+        loop = asyncio.get_running_loop()
+        while True:
+            due = loop.time() + self.every_s
+            await asyncio.sleep(self.every_s)
+            self.lags_ms.append((loop.time() - due) * 1000.0)
+
+    def summary(self) -> dict[str, float | None]:
+        lags = list(self.lags_ms)
+        if not lags:
+            return {"p50": None, "p99": None, "max": None}
+        return {
+            "p50": round(percentile(lags, 50), 1),
+            "p99": round(percentile(lags, 99), 1),
+            "max": round(max(lags), 1),
+        }
 
 
 @dataclass(frozen=True)

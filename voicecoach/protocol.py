@@ -56,6 +56,7 @@ INPUT_SAMPLE_RATE = 16000  # what the coach listens at (Silero VAD and Whisper r
 # What the coach speaks at: the rate Pipecat's JS media managers play (their player is fixed
 # at 24 kHz), so the stock JS transport plays it as it is; the server resamples TTS to it.
 OUTPUT_SAMPLE_RATE = 24000
+OUTPUT_FRAME_MS = 100  # the coach's voice arrives in frames this long, paced in real time
 
 
 class CloseCode(IntEnum):

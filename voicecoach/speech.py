@@ -50,7 +50,10 @@ class STTConfig(BaseModel):
     model_path: str | None = Field(default=None, description="CTranslate2 Whisper dir; None: tiny.en")
     device: str = "cpu"
     compute_type: str = "int8"
-    cpu_threads: int = 2
+    # One thread per decode: on tiny.en a second thread costs more than it gives (12 fixture WAVs:
+    # 104-113 ms and 196-211 ms of CPU per utterance on one thread, 159-166 ms and 245-255 ms on two);
+    # the server runs two decodes at once instead (`ServerConfig.stt_workers`).
+    cpu_threads: int = 1
     # Beam search hears the pack's names: replaying the 48 fixture turns, WER 0.109 against greedy's
     # 0.162 and c1 right on 38 against 35, for ~25 % more Whisper CPU (docs/BENCHMARKS.md).
     beam_size: int = Field(default=5, ge=1, le=10)
