@@ -343,8 +343,8 @@ def rtvi_json(envelope: dict[str, Any], data_json: str) -> str:
 class TypedInput(FrameProcessor):
     """RTVI `send-text` (typed input) becomes the player's utterance, as if STT had heard it.
 
-    Sits right after the input transport. The transcript then takes the path a spoken one
-    takes; outside a user turn the turn gate lets it through at once.
+    Sits right after the STT (`listening_processors`). The transcript then takes the path a
+    spoken one takes; outside a user turn the turn gate lets it through at once.
     """
 
     async def process_frame(self, frame: Frame, direction: FrameDirection):
@@ -662,10 +662,9 @@ class Connection:
         self._serializer.on_disconnect = self._on_disconnect_bot
         self._serializer.on_request = self._requests.put
         transport = FastAPIWebsocketTransport(self._socket, params)  # type: ignore[arg-type]
-        typed = Pipeline([transport.input(), TypedInput()])
         pipeline = voice_pipeline(
-            typed, transport.output(), session, self.server.engines, config.coach, config.speech,
-            speech_engines=self.server.speech_engines,
+            transport.input(), transport.output(), session, self.server.engines, config.coach, config.speech,
+            speech_engines=self.server.speech_engines, typed=TypedInput(),
         )  # fmt: skip
         return transport, pipeline
 

@@ -20,9 +20,8 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import heapq
-import itertools
 import json
+import os
 import threading
 import time
 from collections.abc import AsyncGenerator, AsyncIterator, Callable, Iterable, Sequence
@@ -201,46 +200,48 @@ def silero_session() -> Any:
     return SileroOnnxModel(str(path), force_onnx_cpu=True).session
 
 
-class FirstPhraseFirst:
-    """Piper's one thread, shared by every session, runs a turn's first phrase before the rest.
+# How much lower the CPU priority of the piper thread for later phrases is (Linux nice; higher is
+# lower). Under a bunch of questions the two cores are full; the later phrases have the seconds
+# their turn's earlier audio plays as slack, so they give way to what players wait for.
+LATER_PHRASES_NICE = 5
 
-    Under load phrases queue for the one thread. First come, first served, a player's first words
-    waited behind other sessions' later sentences, which have seconds of slack (each plays after
-    the audio before it); what the player waits for is the first. So a job marked `first` goes
-    ahead of every other job waiting (in arrival order among themselves); the job running is
-    never interrupted. Used from the server's one event loop.
+
+class TTSLanes:
+    """Piper's two threads, shared by every session: one for the phrase that opens a turn, one for
+    the rest, at a lower CPU priority.
+
+    On one thread, a player's first words waited behind other sessions' later sentences (a
+    running job is never cut), and those sentences took a core from Whisper and the event loop
+    while a bunch of questions ended together. The voice's onnxruntime session is safe from two
+    threads; its phonemizer (espeak-ng, process-global state) is locked (`piper_voice`). A job
+    cancelled while it waits is never run. Used from the server's one event loop.
     """
 
-    def __init__(self, executor: Executor):
-        self.executor = executor
-        self._waiting: list[tuple[int, int, asyncio.Future[None]]] = []
-        self._arrivals = itertools.count()
-        self._busy = False
+    def __init__(self, first: Executor, later: Executor):
+        self.first = first
+        self.later = later
+
+    @classmethod
+    def start(cls) -> TTSLanes:
+        later = ThreadPoolExecutor(max_workers=1, thread_name_prefix="tts-later", initializer=_lower_priority)
+        return cls(ThreadPoolExecutor(max_workers=1, thread_name_prefix="tts-first"), later)
 
     async def run(self, first: bool, fn: Callable[..., Any], *args: Any) -> Any:
-        loop = asyncio.get_running_loop()
-        turn: asyncio.Future[None] = loop.create_future()
-        heapq.heappush(self._waiting, (0 if first else 1, next(self._arrivals), turn))
-        self._next()
-        try:
-            await turn
-        except asyncio.CancelledError:
-            if turn.done() and not turn.cancelled():  # our turn had come: let the next one go
-                self._busy = False
-                self._next()
-            raise
-        try:
-            return await loop.run_in_executor(self.executor, fn, *args)
-        finally:
-            self._busy = False
-            self._next()
+        return await asyncio.get_running_loop().run_in_executor(
+            self.first if first else self.later, fn, *args
+        )
 
-    def _next(self) -> None:
-        while not self._busy and self._waiting:
-            _, _, turn = heapq.heappop(self._waiting)
-            if not turn.done():  # a cancelled waiter is skipped
-                self._busy = True
-                turn.set_result(None)
+    def shutdown(self) -> None:
+        for executor in (self.first, self.later):
+            executor.shutdown(wait=False, cancel_futures=True)
+
+
+def _lower_priority() -> None:
+    """This thread's nice value up by LATER_PHRASES_NICE (Linux: PRIO_PROCESS takes a thread id;
+    raising it needs no privilege). Elsewhere it stays as it is."""
+    with contextlib.suppress(AttributeError, OSError):
+        tid = threading.get_native_id()
+        os.setpriority(os.PRIO_PROCESS, tid, os.getpriority(os.PRIO_PROCESS, tid) + LATER_PHRASES_NICE)
 
 
 @dataclass
@@ -251,12 +252,11 @@ class SpeechEngines:
     session's STT, TTS and VAD are small objects around these. Loading them per connection
     cost 2 s of CPU and 150-180 MB that were never given back.
 
-    STT and TTS run on executors of their own, `workers` threads each: a burst of utterances
-    queues there (first come, first served) instead of filling asyncio's default thread pool,
-    which the state work, the stores and every session's other off-loop calls share. Piper runs
-    on one thread: its phonemizer (espeak-ng) keeps process-global state; `tts_queue` puts a
-    turn's first phrase ahead of the other phrases waiting for it. `None` models: that engine is
-    a remote endpoint (`engine: openai`), nothing to load.
+    STT and TTS run on threads of their own: a burst of utterances queues there (first come,
+    first served) instead of filling asyncio's default thread pool, which the state work, the
+    stores and every session's other off-loop calls share. Whisper decodes on `stt_workers`
+    threads; piper on two lanes (`TTSLanes`): a turn's first phrase never waits behind later
+    ones. `None` models: that engine is a remote endpoint (`engine: openai`), nothing to load.
     """
 
     speech: SpeechConfig
@@ -264,8 +264,7 @@ class SpeechEngines:
     whisper: Any = None
     piper: Any = None
     stt_executor: ThreadPoolExecutor | None = None
-    tts_executor: ThreadPoolExecutor | None = None
-    tts_queue: FirstPhraseFirst | None = None
+    tts_lanes: TTSLanes | None = None
 
     @classmethod
     def load(cls, speech: SpeechConfig, stt_workers: int = 1) -> SpeechEngines:
@@ -280,19 +279,18 @@ class SpeechEngines:
             )
         if speech.tts.engine != "openai":
             engines.piper = piper_voice(piper_voice_path(speech.tts.voice_path), speech.tts.threads)
-            engines.tts_executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="tts")
-            engines.tts_queue = FirstPhraseFirst(engines.tts_executor)
+            engines.tts_lanes = TTSLanes.start()
             for _ in engines.piper.synthesize("Ready."):  # onnxruntime's set-up, likewise
                 pass
         return engines
 
     def synthesise_ahead(self, texts: list[str]) -> None:
-        """Synthesise `texts` (the pack's narrations) into NARRATION_AUDIO on the TTS thread, one
-        phrase per job, each job queueing the next: piper stays on its one thread, a player's
-        phrase waits behind one of them at most, and `close` stops the chain."""
-        if self.piper is None or self.tts_executor is None:
+        """Synthesise `texts` (the pack's narrations) into NARRATION_AUDIO on the later phrases'
+        TTS thread, one phrase per job, each job queueing the next: a player's later phrase waits
+        behind one of them at most, and `close` stops the chain."""
+        if self.piper is None or self.tts_lanes is None:
             return
-        executor, voice = self.tts_executor, self.piper
+        executor, voice = self.tts_lanes.later, self.piper
         key, rate = str(piper_voice_path(self.speech.tts.voice_path)), int(voice.config.sample_rate)
         pending = iter(texts)
 
@@ -307,9 +305,10 @@ class SpeechEngines:
         executor.submit(one)
 
     def close(self) -> None:
-        for executor in (self.stt_executor, self.tts_executor):
-            if executor is not None:
-                executor.shutdown(wait=False, cancel_futures=True)
+        if self.stt_executor is not None:
+            self.stt_executor.shutdown(wait=False, cancel_futures=True)
+        if self.tts_lanes is not None:
+            self.tts_lanes.shutdown()
 
 
 def turn_strategies(speech: SpeechConfig) -> UserTurnStrategies:
@@ -559,14 +558,14 @@ class EmbeddedPiperTTSService(TTSService):
         warm: bool = True,
         voice: Any = None,
         executor: Executor | None = None,
-        queue: FirstPhraseFirst | None = None,
+        lanes: TTSLanes | None = None,
         **kwargs: Any,
     ):
         super().__init__(push_start_frame=True, push_stop_frames=True, **kwargs)
         self.voice = voice if voice is not None else piper_voice(voice_path)
         self.voice_key = str(voice_path)
         self.executor = executor  # None: asyncio's default thread pool
-        self.queue = queue  # shared engines: the process's one piper thread, first phrases first
+        self.lanes = lanes  # shared engines: the process's piper threads, one for first phrases
         self._synthesised = 0  # phrases of this turn synthesised (not from the cache) so far
         if warm:
             for _ in self.voice.synthesize("Ready."):
@@ -611,9 +610,9 @@ class EmbeddedPiperTTSService(TTSService):
 
         async def next_chunk(first: bool) -> Any:
             # CPU work: off the loop, on the process's piper thread when shared.
-            if self.queue is None:
+            if self.lanes is None:
                 return await loop.run_in_executor(self.executor, next, chunks, None)
-            job = asyncio.ensure_future(self.queue.run(first, next, chunks, None))
+            job = asyncio.ensure_future(self.lanes.run(first, next, chunks, None))
             try:
                 # Waiting for the shared thread is not silence: Pipecat ends an audio context
                 # that gets nothing for 3 s ("completed with no audio", an error to the client,
@@ -656,13 +655,25 @@ def tts_sample_rate(speech: SpeechConfig) -> int:
     return int(json.loads(config.read_text(encoding="utf-8"))["audio"]["sample_rate"])
 
 
+# espeak-ng, piper's phonemizer, keeps process-global state (the voice set, its buffers).
+_ESPEAK = threading.Lock()
+
+
 def piper_voice(voice_path: Path, threads: int = 0) -> Any:
     """The piper voice; `threads` > 0 runs its onnxruntime session on that many threads
-    (piper's own loader takes onnxruntime's default, one per core, with no way to say otherwise)."""
+    (piper's own loader takes onnxruntime's default, one per core, with no way to say otherwise).
+    Its phonemizer runs one text at a time in the process, so threads may share the voice."""
     import onnxruntime
     from piper import PiperVoice
 
     voice = PiperVoice.load(voice_path)
+    phonemize = voice.phonemize
+
+    def locked_phonemize(text: str) -> Any:
+        with _ESPEAK:
+            return phonemize(text)
+
+    voice.phonemize = locked_phonemize  # `synthesize` calls it through the instance
     if threads > 0:
         options = onnxruntime.SessionOptions()
         options.intra_op_num_threads = threads
@@ -691,8 +702,7 @@ def tts_service(speech: SpeechConfig, warm: bool = True, engines: SpeechEngines 
         voice,
         warm=warm and not shared,  # shared engines were warmed once, at load
         voice=engines.piper if engines is not None else None,
-        executor=engines.tts_executor if engines is not None else None,
-        queue=engines.tts_queue if engines is not None else None,
+        lanes=engines.tts_lanes if engines is not None else None,
         sample_rate=tts_sample_rate(speech),
         settings=TTSSettings(model=None, voice=voice.stem, language=None),
     )
@@ -859,11 +869,13 @@ def voice_processors(
     *,
     taps: list[FrameProcessor] | None = None,
     speech_engines: SpeechEngines | None = None,
+    typed: FrameProcessor | None = None,
 ) -> list[FrameProcessor]:
     """Everything between the input and output transports, for any `config.mode`.
 
     `taps` go between the coach and the phrase chunker: where the text-mode collector sits.
     `speech_engines`: models loaded once and shared (the server's); None loads this pipeline's own.
+    `typed`: what turns typed input into transcripts (the server's), right after the STT.
     """
     tts = tts_service(speech, engines=speech_engines)
     narrations = narration_texts(session.pack)
@@ -873,7 +885,7 @@ def voice_processors(
     if isinstance(tts, EmbeddedPiperTTSService) and speech_engines is None:
         tts.cache_in_background(narrations)
     return [
-        *listening_processors(speech, session.pack, speech_engines),
+        *listening_processors(speech, session.pack, speech_engines, typed),
         *coach_processors(session, engines, config, playback=True),
         *(taps or []),
         PhraseChunker(speech, whole=narrations),
@@ -882,12 +894,21 @@ def voice_processors(
 
 
 def listening_processors(
-    speech: SpeechConfig, pack: Pack | None = None, speech_engines: SpeechEngines | None = None
+    speech: SpeechConfig,
+    pack: Pack | None = None,
+    speech_engines: SpeechEngines | None = None,
+    typed: FrameProcessor | None = None,
 ) -> list[FrameProcessor]:
-    """Audio in, one final transcript per user turn out: VAD, STT, the turn-stop strategy, the gate."""
+    """Audio in, one final transcript per user turn out: VAD, STT, the turn-stop strategy, the gate.
+
+    `typed` goes after the STT, where the microphone's frames stop: its transcripts take the
+    spoken ones' path, and no 20 ms frame passes through it (every processor a frame passes is
+    a hop on the one event loop every session shares).
+    """
     return [
         SilenceOnsetVADProcessor(vad_analyzer=vad_analyzer(speech, speech_engines)),
         stt_service(speech, pack, engines=speech_engines),
+        *([typed] if typed is not None else []),
         UserTurnProcessor(
             user_turn_strategies=turn_strategies(speech), user_turn_stop_timeout=speech.turn_stop_timeout_s
         ),
@@ -905,11 +926,14 @@ def voice_pipeline(
     *,
     taps: list[FrameProcessor] | None = None,
     speech_engines: SpeechEngines | None = None,
+    typed: FrameProcessor | None = None,
 ) -> Pipeline:
     """The full voice coach between two transports (run it with `pipeline_params(speech)`).
 
     The PlaybackMonitor after the output transport tells the recorder how far each reply
     was played: a turn completes only when the player heard its reply to the end.
     """
-    processors = voice_processors(session, engines, config, speech, taps=taps, speech_engines=speech_engines)
+    processors = voice_processors(
+        session, engines, config, speech, taps=taps, speech_engines=speech_engines, typed=typed
+    )
     return Pipeline([transport_in, *processors, transport_out, PlaybackMonitor()])

@@ -1,37 +1,67 @@
-"""The shared piper thread runs a turn's first phrase before the other phrases waiting for it,
-on one onnxruntime thread."""
+"""The shared piper threads: a turn's first phrase on a lane of its own, the later phrases on
+another at a lower CPU priority, each on one onnxruntime thread."""
 
 from __future__ import annotations
 
 import asyncio
+import os
 import threading
 from concurrent.futures import ThreadPoolExecutor
 
-from voicecoach.pipelines.speech import FirstPhraseFirst, piper_voice
+from voicecoach.pipelines.speech import LATER_PHRASES_NICE, TTSLanes, piper_voice
 from voicecoach.speech import SpeechConfig, piper_voice_path
 
 
-async def test_a_first_phrase_goes_ahead_of_the_phrases_waiting_and_cancelled_ones_are_skipped() -> None:
-    executor = ThreadPoolExecutor(max_workers=1)
-    queue = FirstPhraseFirst(executor)
+async def test_a_first_phrase_never_waits_behind_a_later_one_and_cancelled_jobs_never_run() -> None:
+    lanes = TTSLanes.start()
     release, ran = threading.Event(), []
     try:
-        busy = asyncio.create_task(queue.run(False, release.wait))  # the job running: never cut
+        busy = asyncio.create_task(lanes.run(False, release.wait))  # a later phrase holds its lane
         await asyncio.sleep(0.05)
-        later = [asyncio.create_task(queue.run(False, ran.append, f"later-{i}")) for i in range(2)]
-        gone = asyncio.create_task(queue.run(False, ran.append, "cancelled"))
-        await asyncio.sleep(0.05)
-        first = asyncio.create_task(queue.run(True, ran.append, "first"))
+        waiting = asyncio.create_task(lanes.run(False, ran.append, "later"))
+        gone = asyncio.create_task(lanes.run(False, ran.append, "cancelled"))
+        async with asyncio.timeout(2):  # while the later lane is held
+            await lanes.run(True, ran.append, "first")
         await asyncio.sleep(0.05)
         gone.cancel()
         release.set()
-        await asyncio.gather(busy, first, *later)
-        assert ran == ["first", "later-0", "later-1"]
+        await asyncio.gather(busy, waiting)
+        assert ran == ["first", "later"]
         assert gone.cancelled()
-        assert await queue.run(True, sum, [1, 2]) == 3  # the queue is free again
     finally:
         release.set()
-        executor.shutdown(wait=True)
+        lanes.shutdown()
+
+
+async def test_the_later_phrases_run_at_a_lower_cpu_priority_than_the_first() -> None:
+    lanes = TTSLanes.start()
+
+    def nice() -> int:
+        return os.getpriority(os.PRIO_PROCESS, threading.get_native_id())
+
+    try:
+        first, later = await lanes.run(True, nice), await lanes.run(False, nice)
+        assert later == min(first + LATER_PHRASES_NICE, 19)
+    finally:
+        lanes.shutdown()
+
+
+def test_two_threads_sharing_the_voice_say_what_one_says() -> None:
+    """The lanes' two threads synthesise with one voice at once: espeak-ng's global state is
+    behind a lock, onnxruntime's session is safe. Piper samples noise (its output differs a
+    little from run to run), so the same phonemes and about the same length of speech."""
+    voice = piper_voice(piper_voice_path(None), 1)
+    texts = [f"Lead with your strongest counter, number {i}, and keep the tank back." for i in range(6)]
+
+    def say(text: str) -> tuple[list[list[str]], int]:
+        return voice.phonemize(text), sum(len(c.audio_int16_bytes) for c in voice.synthesize(text))
+
+    alone = [say(t) for t in texts]
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        together = list(pool.map(say, texts))
+    assert [p for p, _ in together] == [p for p, _ in alone]
+    for (_, n), (_, m) in zip(together, alone, strict=True):
+        assert abs(n - m) < 0.1 * m, (n, m)
 
 
 def test_the_servers_piper_voice_runs_on_one_thread_and_says_the_same() -> None:
@@ -64,12 +94,12 @@ async def test_a_phrase_waiting_for_the_shared_piper_thread_keeps_its_audio_cont
     from voicecoach.pipelines.speech import EmbeddedPiperTTSService, PhraseFrame
 
     path = piper_voice_path(None)
-    executor = ThreadPoolExecutor(max_workers=1)
+    lanes = TTSLanes.start()
     busy = threading.Event()
-    executor.submit(busy.wait, 10.0)  # another session's phrase holds the thread ...
+    lanes.first.submit(busy.wait, 10.0)  # another session's first phrase holds the lane ...
     threading.Timer(1.5, busy.set).start()  # ... for 1.5 s, three times the context's timeout
     tts = EmbeddedPiperTTSService(
-        path, warm=False, voice=piper_voice(path, 1), queue=FirstPhraseFirst(executor),
+        path, warm=False, voice=piper_voice(path, 1), lanes=lanes,
         stop_frame_timeout_s=0.5, sample_rate=22050,
     )  # fmt: skip
     try:
@@ -83,7 +113,7 @@ async def test_a_phrase_waiting_for_the_shared_piper_thread_keeps_its_audio_cont
             ],
         )
     finally:
-        executor.shutdown(wait=True)
+        lanes.shutdown()
     errors = [f.error for f in (*down, *up) if isinstance(f, ErrorFrame)]
     assert errors == [], errors
     audio = [i for i, f in enumerate(down) if isinstance(f, TTSAudioRawFrame)]
