@@ -273,15 +273,22 @@ class SpeechEngines:
         if speech.stt.engine != "openai":
             engines.whisper = whisper_model(speech, workers=stt_workers)
             engines.stt_executor = ThreadPoolExecutor(max_workers=stt_workers, thread_name_prefix="stt")
-            # The first transcription pays CTranslate2's set-up: not a player's first turn.
-            EmbeddedWhisperSTTService(engines.whisper, warm=False).transcribe(
-                np.zeros(16000, dtype=np.float32)
-            )
+            # The first transcription on each thread pays CTranslate2's set-up and buffers: not a
+            # player's turn. All at once (a barrier), so that every thread takes one.
+            stt = EmbeddedWhisperSTTService(engines.whisper, warm=False)
+            together = threading.Barrier(stt_workers)
+
+            def warm_stt() -> None:
+                together.wait(timeout=60)
+                stt.transcribe(np.zeros(16000, dtype=np.float32))
+
+            for job in [engines.stt_executor.submit(warm_stt) for _ in range(stt_workers)]:
+                job.result()
         if speech.tts.engine != "openai":
-            engines.piper = piper_voice(piper_voice_path(speech.tts.voice_path), speech.tts.threads)
+            voice = engines.piper = piper_voice(piper_voice_path(speech.tts.voice_path), speech.tts.threads)
             engines.tts_lanes = TTSLanes.start()
-            for _ in engines.piper.synthesize("Ready."):  # onnxruntime's set-up, likewise
-                pass
+            for lane in (engines.tts_lanes.first, engines.tts_lanes.later):  # likewise on each thread
+                lane.submit(lambda: list(voice.synthesize("Ready."))).result()
         return engines
 
     def synthesise_ahead(self, texts: list[str]) -> None:
