@@ -564,15 +564,13 @@ class EmbeddedPiperTTSService(TTSService):
         *,
         warm: bool = True,
         voice: Any = None,
-        executor: Executor | None = None,
         lanes: TTSLanes | None = None,
         **kwargs: Any,
     ):
         super().__init__(push_start_frame=True, push_stop_frames=True, **kwargs)
         self.voice = voice if voice is not None else piper_voice(voice_path)
         self.voice_key = str(voice_path)
-        self.executor = executor  # None: asyncio's default thread pool
-        self.lanes = lanes  # shared engines: the process's piper threads, one for first phrases
+        self.lanes = lanes  # shared engines: the process's piper threads; None: asyncio's default pool
         self._synthesised = 0  # phrases of this turn synthesised (not from the cache) so far
         if warm:
             for _ in self.voice.synthesize("Ready."):
@@ -616,9 +614,9 @@ class EmbeddedPiperTTSService(TTSService):
         keepalive_s = self._stop_frame_timeout_s / 3
 
         async def next_chunk(first: bool) -> Any:
-            # CPU work: off the loop, on the process's piper thread when shared.
+            # CPU work: off the loop, on the process's piper lanes when shared.
             if self.lanes is None:
-                return await loop.run_in_executor(self.executor, next, chunks, None)
+                return await loop.run_in_executor(None, next, chunks, None)
             job = asyncio.ensure_future(self.lanes.run(first, next, chunks, None))
             try:
                 # Waiting for the shared thread is not silence: Pipecat ends an audio context
