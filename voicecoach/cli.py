@@ -377,8 +377,21 @@ def _stop_like_ctrl_c(signum: int, frame: Any) -> None:
     signal.raise_signal(signal.SIGINT)
 
 
+def one_blas_thread() -> None:
+    """numpy's OpenBLAS to one thread in every voicecoach process.
+
+    By default it starts a thread per core, which spins for a while after each matrix product
+    (OpenBLAS's busy-wait): nothing we run multiplies matrices large enough to gain from it, and
+    under a load of 20 sessions that spinning thread took 15 % of a core, from Whisper, piper and
+    the event loop, which size their own threads (docs/BENCHMARKS.md, Load, session 12)."""
+    from threadpoolctl import threadpool_limits
+
+    threadpool_limits(1, user_api="blas")
+
+
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
+    one_blas_thread()
     kernel = {name: module for name, module, _ in KERNEL_BENCHES}
     if len(argv) >= 2 and argv[0] == "bench" and argv[1] in kernel:
         # The kernel's own parser takes its options (argparse's REMAINDER would refuse "--quiet").
