@@ -684,6 +684,9 @@ class Connection:
                 observers=[events],
                 idle_timeout_secs=None,  # a player may think for minutes; the socket's end ends it
                 enable_rtvi=True,
+                # Pipecat's turn tracking feeds its tracing, which we do not run; as an observer it
+                # is told of every frame every processor handles, on the loop all sessions share.
+                enable_turn_tracking=False,
             )
             self._worker = worker
             self._wire(worker.rtvi, transport, resumed)
