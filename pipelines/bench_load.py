@@ -33,6 +33,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import itertools
 import json
 import os
 import platform
@@ -332,6 +333,7 @@ class LoadRun:
         self.connects: dict[str, list[float]] = {p: [] for p in PHASES}
         self.phase = "start"
         self.players: list[Player] = []
+        self._numbers = itertools.count()  # the players' session ids, in the order they connect
         self.t0 = time.monotonic()
         self.server: subprocess.Popen[bytes] | None = None
         self.settled_s: float | None = None
@@ -386,7 +388,9 @@ class LoadRun:
         from voicecoach.client import CoachClient
 
         async def one(i: int) -> Player:
-            name = f"{self.phase}-{len(self.players) + i}"
+            # Numbered before any await: players replaced at the same moment must not share a
+            # session id (the second would take the first's session over).
+            name = f"{self.phase}-{next(self._numbers)}"
             started = time.monotonic()
             client = await CoachClient.connect(
                 f"ws://127.0.0.1:{self.port}/ws", token=self.token, session=name, timeout_s=120
@@ -471,7 +475,13 @@ class LoadRun:
                 asked += 1
                 if self.options.reconnect_every and asked % self.options.reconnect_every == 0:
                     await player.client.close()  # the player leaves; a new one joins
-                    [player] = await self.connect(1)
+                    try:
+                        [player] = await self.connect(1)
+                    except Exception as err:  # counted, and the run goes on without this player
+                        t_s = round(time.monotonic() - self.t0, 2)
+                        failed = TurnSample(self.phase, "-", t_s, "-", None, error=f"connect: {err}")
+                        self.turns.append(failed)
+                        return
 
         await asyncio.gather(*(speak(p) for p in players))
         return players

@@ -162,3 +162,26 @@ def test_cli_has_bench_load() -> None:
     options = options_from_args(args)
     assert (options.sessions, options.duration_s, options.burst, options.interval_s) == (20, 1800.0, 10, 20.0)
     assert args.fn.__name__ == "cmd_bench_load"
+
+
+async def test_players_that_join_at_the_same_moment_get_sessions_of_their_own() -> None:
+    """The soak replaces players as they leave; two replaced at once once got one session id, so
+    the second took the first's session over (4409) and the benchmark died 30 minutes in."""
+    from tests.live_server import TOKEN, LiveServer
+    from voicecoach.fixtures import discover
+    from voicecoach.pipelines.bench_load import LoadRun
+
+    sessions, _ = discover(Path("audio_fixtures"))
+    options = options_from_args(build_parser().parse_args(["bench", "load"]))
+    async with LiveServer() as live:
+        run = LoadRun(options, sessions, console=None)
+        run.port, run.token, run.phase = live.port, TOKEN, "poisson"
+        joined = await asyncio.gather(run.connect(1), run.connect(1), run.connect(1))
+        players = [p for [p] in joined]
+        try:
+            assert len({p.name for p in players}) == 3
+            await asyncio.sleep(0.5)  # a takeover would close the older socket by now
+            assert [p.client.closed for p in players] == [None, None, None]
+        finally:
+            for p in players:
+                await p.client.close()
