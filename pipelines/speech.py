@@ -349,6 +349,10 @@ NO_SPEECH_PROB = 0.4
 # Bound on a decode's tokens per second of audio; fast speech is ~4 (tiny.en's BPE, English).
 MAX_TOKENS_PER_S = 12
 SLOW_DECODE_S = 2.0
+# Speech end -> final transcript, p99, with 20 sessions on one 2-core server (docs/BENCHMARKS.md,
+# Load: the STT stage). Pipecat's own turn aggregators wait this long for a late transcript (ours,
+# TurnGate, do not read it); unset, Pipecat warns in the log on every connection.
+WHISPER_TTFS_P99_S = 0.3
 
 
 class EmbeddedWhisperSTTService(SegmentedSTTService):
@@ -379,7 +383,7 @@ class EmbeddedWhisperSTTService(SegmentedSTTService):
         at_silence_onset: bool = False,
         **kwargs: Any,
     ):
-        super().__init__(**kwargs)
+        super().__init__(ttfs_p99_latency=WHISPER_TTFS_P99_S, **kwargs)
         self.model = model
         self.initial_prompt = initial_prompt
         self.beam_size = beam_size

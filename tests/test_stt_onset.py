@@ -15,6 +15,7 @@ import soundfile as sf
 from pipecat.frames.frames import (
     Frame,
     InputAudioRawFrame,
+    STTMetadataFrame,
     TranscriptionFrame,
     VADUserStartedSpeakingFrame,
     VADUserStoppedSpeakingFrame,
@@ -22,6 +23,7 @@ from pipecat.frames.frames import (
 from pipecat.tests.utils import SleepFrame, run_test
 
 from voicecoach.pipelines.speech import (
+    WHISPER_TTFS_P99_S,
     EmbeddedWhisperSTTService,
     SilenceOnsetFrame,
     SilenceOnsetVADProcessor,
@@ -74,6 +76,13 @@ async def _transcribe(model: Any, frames: list[Frame], at_silence_onset: bool) -
     texts = [f.text for f in down if isinstance(f, TranscriptionFrame)]
     assert len(texts) == 1, texts
     return texts[0], stt.given
+
+
+async def test_the_stt_says_how_late_its_final_transcript_can_come(model: Any) -> None:
+    """Pipecat's aggregators read it; unset, Pipecat warns in the server's log on every connection."""
+    down, _ = await run_test(EmbeddedWhisperSTTService(model, warm=False), frames_to_send=[])
+    told = [f.ttfs_p99_latency for f in down if isinstance(f, STTMetadataFrame)]
+    assert told == [WHISPER_TTFS_P99_S]
 
 
 def _words(text: str) -> str:
