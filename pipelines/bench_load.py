@@ -307,10 +307,6 @@ def _free_port() -> int:
         return int(s.getsockname()[1])
 
 
-def _healthy(port: int) -> bool:
-    return _health(port) is not None
-
-
 def _health(port: int) -> dict[str, Any] | None:
     """The server's /api/health body, or None while it is not ready (or not answering)."""
     try:
@@ -357,7 +353,7 @@ class LoadRun:
     async def wait_server(self, timeout_s: float = 120.0) -> None:
         assert self.server is not None
         deadline = time.monotonic() + timeout_s
-        while not await asyncio.to_thread(_healthy, self.port):
+        while await asyncio.to_thread(_health, self.port) is None:
             if self.server.poll() is not None or time.monotonic() > deadline:
                 raise RuntimeError(f"the server did not start (see {self.options.out / 'server.log'})")
             await asyncio.sleep(0.2)
