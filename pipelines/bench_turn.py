@@ -89,7 +89,7 @@ async def run(modes: list[str], limit: int, config: CoachConfig) -> dict[str, An
             for mode in modes:
                 cfg = config.model_copy(update={"mode": mode})
                 coach = TextCoach(
-                    Session.open(f"bench-turn-{mode}-{time.time_ns()}", state=state), cfg, engines
+                    Session.open(f"bench-turn-{mode}-{time.time_ns()}", state=state, pack=pack), cfg, engines
                 )
                 await coach.start()
                 rows = []

@@ -586,16 +586,19 @@ def _large(session: Session) -> bool:
 
 
 def pack_info(pack: Pack) -> protocol.PackInfo:
-    """The session event's catalog: pet's creatures as they always were, or any other pack's units
-    (its schema's unit kind) with their categorical attributes, both sorted by name."""
-    if pack.declared_catalog is None:  # the classic layout: creatures.json and its fields
-        creatures = [
-            protocol.CreatureInfo(id=c.id, name=c.name, element=c.element, role=c.role)
-            for c in sorted(pack.creatures.values(), key=lambda c: c.name)
-        ]
-        return protocol.PackInfo(id=pack.pack_id, version=pack.version, creatures=creatures)
+    """The session event's catalog: the pack's units (its schema's unit kind) with their categorical
+    attributes, sorted by name. A pack in the inventory state profile (pet_arena) sends them in the
+    profile's own wire format, `creatures` with their element and role, as its clients read them."""
     schema = pack.catalog.schema
     kind = schema.kind("unit") or ""
+    if schema.state == "classic":
+        creatures = [
+            protocol.CreatureInfo(
+                id=e.id, name=e.display, element=str(e.value("element")), role=str(e.value("role"))
+            )
+            for e in sorted(pack.catalog.entities.get(kind, {}).values(), key=lambda e: e.display)
+        ]
+        return protocol.PackInfo(id=pack.pack_id, version=pack.version, creatures=creatures)
     categorical = [a for a, spec in schema.kinds[kind].attributes.items() if not spec.numeric]
     units = [
         protocol.UnitInfo(

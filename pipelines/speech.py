@@ -331,13 +331,9 @@ def turn_strategies(speech: SpeechConfig) -> UserTurnStrategies:
 
 
 def whisper_prompt(pack: Pack) -> str:
-    """Whisper's initial prompt: the pack's unit names, so it spells them as the catalog does.
-
-    A classic pack lists its creatures after "Pets:" (pet_arena's prompt, unchanged); a pack with a
-    schema.json lists its unit kind's entities after that kind's plural ("Heroes: Brannoc, ...").
-    Without its names whisper tiny.en writes most invented names as English words."""
-    if pack.declared_catalog is None:
-        return "Pets: " + ", ".join(c.name for c in pack.creatures.values()) + "."
+    """Whisper's initial prompt: the pack's unit names after that kind's plural ("Heroes: Brannoc,
+    ..."), so it spells them as the catalog does. Without its names whisper tiny.en writes most
+    invented names as English words."""
     schema = pack.catalog.schema
     unit = schema.kind("unit") or ""
     names = ", ".join(e.display for e in pack.catalog.entities.get(unit, {}).values())

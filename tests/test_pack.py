@@ -91,7 +91,9 @@ def test_copied_pack_loads_unchanged(tmp_path: Path, pack: Pack) -> None:
 
 def test_creature_with_unknown_skill_names_file_and_entry(tmp_path: Path) -> None:
     folder = _broken(tmp_path, "creatures.json", lambda d: _with(d, 0, skills=["ember_fang", "moon_punch"]))
-    with pytest.raises(PackError, match=r"creatures\.json: entry 'emberfox': unknown skill 'moon_punch'"):
+    with pytest.raises(
+        PackError, match=r"creatures\.json: entry 'emberfox': skills: unknown skill 'moon_punch'"
+    ):
         load_pack_from(folder)
 
 
@@ -99,7 +101,7 @@ def test_lineup_with_unknown_creature_names_file_and_entry(tmp_path: Path) -> No
     folder = _broken(
         tmp_path, "lineups.json", lambda d: _with(d, 2, creatures=["oakhorn", "ghostcat", "vinecoil"])
     )
-    with pytest.raises(PackError, match=r"lineups\.json: entry 'T3': unknown creature 'ghostcat'"):
+    with pytest.raises(PackError, match=r"lineups\.json: entry 'T3': creatures: unknown creature 'ghostcat'"):
         load_pack_from(folder)
 
 

@@ -84,8 +84,8 @@ def _prompts(pack: Pack) -> dict[str, str]:
         **prompt_digests(pack),
         "w1_gbnf": _sha(w1_gbnf(pack)),
         "w1_continuation_gbnf": _sha(w1_continuation_gbnf(pack)),
-        "planner_gbnf": _sha(planner_gbnf()),
-        "query_slots_json_schema": _sha(query_slots_json_schema()),
+        "planner_gbnf": _sha(planner_gbnf(pack)),
+        "query_slots_json_schema": _sha(query_slots_json_schema(pack)),
     }
 
 
@@ -152,7 +152,7 @@ def _slots(pack: Pack) -> dict[str, str]:
             turns.append(
                 [
                     [[m.id, m.kind, m.surface, m.span] for m in mentions],
-                    focus_fields(mentions),
+                    focus_fields(mentions, pack),
                     resolve_reference(pack, case.utterance, previous),
                     slots.model_dump(mode="json"),
                 ]

@@ -49,7 +49,7 @@ def speak(
 ) -> str:
     turn = state.turn_index if turn is None else turn
     # The utterance's links fill ic's focus fields, as W1's entity linker does for the turn.
-    links = focus_fields(link_entities(PACK, utterance))
+    links = focus_fields(link_entities(PACK, utterance), PACK)
     state = state.model_copy(update={"ic": state.ic.model_copy(update=links)})
     slots = slots if slots is not None else extract_slots(PACK, utterance, state)
     c2 = ground(slots, state, PACK, intent, sub_intent, utterance=utterance)
@@ -305,7 +305,7 @@ def _broken_templates(tmp_path: Path, edit: Any) -> Path:
         ),
         (lambda d: d["paragraphs"]["praise"].update(generic="Nice {creature}."), r"entry 'praise/generic'"),
         (  # a name the realizer never fills would be spoken as the generic sentence, silently
-            lambda d: d["paragraphs"]["guidance"]["templates"]["counter"].append("It has {power} power."),
+            lambda d: d["paragraphs"]["guidance"]["templates"]["counter"].append("It has {wattage} power."),
             r"entry 'guidance/counter\[3\]': unknown placeholder \{power\}",
         ),
         (

@@ -421,10 +421,11 @@ async def test_stop_mid_turn_leaves_no_turn_task_running(harness: Harness) -> No
 
 _REOPEN = """
 import json, sys
+from voicecoach.pack import load_pack
 from voicecoach.session import Session
 from voicecoach.store import SQLiteSessionStore
 store = SQLiteSessionStore(sys.argv[2])
-session = Session.open(sys.argv[1], store=store)
+session = Session.open(sys.argv[1], store=store, pack=load_pack("pet_arena"))
 print(json.dumps({"metas": [m.model_dump(mode="json") for m in session.state.sh.metas],
                   "next_turn": session.next_turn}))
 store.close()

@@ -25,10 +25,10 @@ from voicecoach.w2 import (
     Paragraph,
     PickGroup,
     QuerySlots,
-    branch_of,
     diff,
     ground,
     parse_query_slots,
+    phi_entry,
     psi,
     query_slots_json_schema,
     repair_attr_level_excludes,
@@ -216,7 +216,9 @@ def test_guidance_and_scene_flavour_follow_the_intent(
     )
     in_plan = any(p.type == "guidance" for p in c2.plan)
     result = diff(QuerySlots(wanted_entities=["Emberfox"]), state_with(EMBERFOX_STAGE1).fs, PACK)
-    eligibility = psi(result, intent, sub_intent, branch_of(PACK, intent, sub_intent))
+    entry = phi_entry(PACK, intent, sub_intent)
+    flags = (entry.branch, entry.coaching, entry.scene) if entry is not None else (None, None, None)
+    eligibility = psi(result, intent, sub_intent, *flags)
     required = any(p.type == "guidance" for p in eligibility.required)
     eligible = any(p.type == "guidance" for p in eligibility.candidates)
     assert (required, eligible) == {
@@ -386,7 +388,7 @@ def test_unknown_names_become_hints_naming_the_name() -> None:
     "raw", ["", "sure!", "{wanted_entities: [", '{"wanted_entities": ["Emberfox"', "[1, 2]", "null"]
 )
 def test_parse_malformed_returns_errors_not_exceptions(raw: str) -> None:
-    slots, errors = parse_query_slots(raw)
+    slots, errors = parse_query_slots(raw, PACK)
     assert slots == QuerySlots() and errors
 
 
@@ -397,11 +399,11 @@ def test_parse_tolerates_fences_leading_text_and_bad_items() -> None:
         ' {"attribute": "colour", "value": "red"}],'
         ' "n_pick_k_swap_group": null}\n```'
     )
-    slots, errors = parse_query_slots(raw)
+    slots, errors = parse_query_slots(raw, PACK)
     assert slots.wanted_entities == ["Emberfox"]
     assert slots.attribute_prefs == [AttributePref(attribute="skill", value="Kindle")]
     assert any("mood" in e for e in errors) and any("attribute_prefs[1]" in e for e in errors)
-    assert parse_query_slots({"excluded_entities": ["Pyrowl"]}) == (
+    assert parse_query_slots({"excluded_entities": ["Pyrowl"]}, PACK) == (
         QuerySlots(excluded_entities=["Pyrowl"]),
         [],
     )
@@ -425,17 +427,17 @@ def test_parse_tolerates_fences_leading_text_and_bad_items() -> None:
     )
 )
 def test_parse_never_raises(raw: str | dict[str, Any]) -> None:
-    slots, errors = parse_query_slots(raw if isinstance(raw, str) else json.dumps(raw))
+    slots, errors = parse_query_slots(raw if isinstance(raw, str) else json.dumps(raw), PACK)
     assert isinstance(slots, QuerySlots) and isinstance(errors, list)
 
 
 def test_schema_and_prompt() -> None:
-    schema = query_slots_json_schema()
+    schema = query_slots_json_schema(PACK)
     assert set(schema["properties"]) == set(QuerySlots.model_fields) and len(schema["properties"]) == 8
     prompt = slot_prompt(PACK)
     assert prompt == slot_prompt(load_pack())  # byte-identical across turns
     assert all(key in prompt for key in QuerySlots.model_fields)
-    example, errors = parse_query_slots(prompt.rsplit("->", 1)[1])
+    example, errors = parse_query_slots(prompt.rsplit("->", 1)[1], PACK)
     assert errors == [] and example.wanted_entities
 
     # Every list is bounded for decoding (a small model copies the catalog into an open list),
@@ -444,7 +446,7 @@ def test_schema_and_prompt() -> None:
     arrays.append(schema["$defs"]["PickGroup"]["properties"]["pool"])
     assert len(arrays) == 9 and all(1 <= a["maxItems"] <= 5 for a in arrays)
     names = [PACK.creatures[c].name for c in sorted(PACK.creatures)[:8]]
-    slots, errors = parse_query_slots({"wanted_entities": names})
+    slots, errors = parse_query_slots({"wanted_entities": names}, PACK)
     assert slots.wanted_entities == names and errors == []
 
 
@@ -512,7 +514,9 @@ def test_plan_contains_r_within_a_without_opposite_judgements(
     c2 = ground(slots, state, PACK, intent, sub_intent, max_paragraphs=max_paragraphs)
     repaired = repair_entities_misclassified_as_skills(repair_attr_level_excludes(slots, PACK)[0], PACK)[0]
     result = diff(repaired, state.fs, PACK)
-    eligibility = psi(result, intent, sub_intent, branch_of(PACK, intent, sub_intent))
+    entry = phi_entry(PACK, intent, sub_intent)
+    flags = (entry.branch, entry.coaching, entry.scene) if entry is not None else (None, None, None)
+    eligibility = psi(result, intent, sub_intent, *flags)
     plan = schedule(eligibility, max_paragraphs)
 
     assert tuple(plan) == c2.plan and result.conflicts == c2.conflicts

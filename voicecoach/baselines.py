@@ -13,33 +13,18 @@ from __future__ import annotations
 
 import json
 
-from voicecoach.pack import Pack, load_pack
+from voicecoach.pack import Pack
 from voicecoach.state import LiveState
 from voicecoach.talker import ToolOutcome, talker_system_prompt
 from voicecoach.view import Owned, StateView
 
-# The pack files the baselines' prompts and tools read (persona and rules, the catalog, the tools'
-# vocabulary). CoachBench pins their digest for the baseline rows: the SGC-only files (Φ, W3 pools,
-# prior, templates, phrases) do not change a baseline's reply. This is the classic layout's list;
-# `baseline_files` gives any pack's.
-PACK_FILES = (
-    "manifest.json",
-    "creatures.json",
-    "skills.json",
-    "elements.json",
-    "lineups.json",
-    "vocabulary.json",
-)
-
 
 def baseline_files(pack: Pack) -> tuple[str, ...]:
-    """The files the baselines read for `pack`: PACK_FILES in the classic layout; with a schema.json,
-    the manifest, the schema, each kind's and each matchup's file, the vocabulary and tools.json
-    (the planner lists its tools)."""
-    declared = pack.declared_catalog
-    if declared is None:
-        return PACK_FILES
-    schema = declared.schema
+    """The pack files the baselines' prompts and tools read: the manifest (persona and rules), the
+    schema, each kind's and each matchup's file, the vocabulary and tools.json (the planner lists its
+    tools). CoachBench pins their digest for the baseline rows: the SGC-only files (Φ, W3 pools,
+    prior, templates, phrases) do not change a baseline's reply."""
+    schema = pack.catalog.schema
     files = ["manifest.json", "schema.json", *(k.file for k in schema.kinds.values())]
     files += [m.file for m in schema.matchups] + ["vocabulary.json"]
     files += ["tools.json"] if pack.builtin_tools or pack.http_tools or pack.mcp_tools else []
@@ -114,12 +99,12 @@ def planner_system_prompt(pack: Pack) -> str:
     )
 
 
-def planner_gbnf(pack: Pack | None = None) -> str:
+def planner_gbnf(pack: Pack) -> str:
     """The planner's output constrained to PLAN call syntax (llama.cpp GBNF), over the pack's tools
-    (`pack_tools`, as its prompt lists them; no pack: the installed default pack's)."""
+    (`pack_tools`, as its prompt lists them)."""
     from voicecoach.w1 import plan_gbnf_rules
 
-    rules = plan_gbnf_rules(pack if pack is not None else load_pack())
+    rules = plan_gbnf_rules(pack)
     return "\n".join(["root ::= plan-calls", *rules]) + "\n"
 
 

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from voicecoach.catalog import Role, Schema
-from voicecoach.pack import CLASSIC_SCHEMA, Pack
+from voicecoach.pack import Pack
 
 # A kind of the pack's schema (pet: "creature", "skill", "lineup", "element").
 EntityKind = str
@@ -87,12 +87,12 @@ def link_entities(pack: Pack, text: str) -> list[Mention]:
     return mentions
 
 
-def focus_fields(mentions: list[Mention], pack: Pack | None = None) -> dict[str, Any]:
+def focus_fields(mentions: list[Mention], pack: Pack) -> dict[str, Any]:
     """The IntentContext fields entity linking fills (see voicecoach.state.IntentContext): the
     legacy fields from the unit and option kinds (pet's creature / skill) and, for a pack in the
     collection profile, the kind-keyed `focus` / `mentioned` (a classic snapshot keeps pet's
-    wire format: those stay empty, and out of its dumps). No pack: the classic schema."""
-    schema = pack.catalog.schema if pack is not None else CLASSIC_SCHEMA
+    wire format: those stay empty, and out of its dumps)."""
+    schema = pack.catalog.schema
     unit, option = schema.kind("unit"), schema.kind("option")
     fields: dict[str, Any] = {
         "entity_links": list(dict.fromkeys(m.id for m in mentions)),

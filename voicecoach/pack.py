@@ -13,8 +13,7 @@ A pack is a folder of JSON files under ``voicecoach/packs/<pack_id>/``:
     templates.json  Templates          the grounded realizer's sentences per paragraph type
     tools.json      GameTools          optional: tools the game serves over HTTP or from its MCP server
                                        (docs/PACKS.md), and builtin tool kinds instantiated over the catalog
-    schema.json     Schema             optional: the pack's own kinds (voicecoach.catalog); the four
-                                       catalog files above are then optional, each kind names its file
+    schema.json     Schema             the pack's kinds (voicecoach.catalog): each names its file
 
 `load_pack` validates every file and every cross-reference, and a bad entry raises
 `PackError` naming the file and the entry, so a broken patch never reaches a session.
@@ -26,13 +25,13 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Callable, Iterator
-from functools import cache, cached_property
+from functools import cache
 from pathlib import Path
-from typing import Any, Literal, TypeVar, get_args
+from typing import Any, Literal, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
-from voicecoach.catalog import Catalog, Entity, Schema, classic_schema
+from voicecoach.catalog import Catalog, Entity, Schema
 from voicecoach.recipe_spec import RECIPES, placeholders_of, role_names
 from voicecoach.state import Collection, LiveState, StateError
 from voicecoach.tool_shapes import builtin_shape, resolve_shape
@@ -75,13 +74,6 @@ class Creature(_Model):
     stages: list[str] = Field(min_length=1, max_length=3, description="evolution stage names")
     base_power: int = Field(ge=1)
     skills: list[str] = Field(min_length=1)
-
-
-# The schema of a pack without schema.json: pet_arena's four catalog files.
-CLASSIC_SCHEMA = classic_schema(
-    rarities=list(get_args(Creature.model_fields["rarity"].annotation)),
-    skill_kinds=list(get_args(Skill.model_fields["kind"].annotation)),
-)
 
 
 class Lineup(_Model):
@@ -483,28 +475,7 @@ class Pack(_Model):
     mcp_tools: dict[str, McpTool] = Field(default_factory=dict)
     mcp_server: McpSource | None = None
     builtin_tools: dict[str, BuiltinTool] = Field(default_factory=dict)  # tools.json's builtin entries
-    # schema.json with its kinds' entities and matchup tables; None in the classic layout.
-    declared_catalog: Catalog | None = None
-
-    @cached_property
-    def catalog(self) -> Catalog:
-        """The entities by kind: schema.json's, or the classic files' under the classic schema."""
-        if self.declared_catalog is not None:
-            return self.declared_catalog
-
-        def entities(models: dict[str, Any]) -> dict[str, Entity]:
-            return {k: Entity.model_validate(m.model_dump()) for k, m in models.items()}
-
-        return Catalog(
-            schema=CLASSIC_SCHEMA,
-            entities={
-                "creature": entities(self.creatures),
-                "skill": entities(self.skills),
-                "lineup": entities(self.lineups),
-                "element": {e: Entity(id=e) for e in self.elements.elements},
-            },
-            tables={"elements": self.elements.counters},
-        )
+    catalog: Catalog  # schema.json with its kinds' entities and matchup tables
 
     def game_tool(self, name: str) -> HttpTool | McpTool | None:
         """The declaration of tool `name` when the game serves it (over HTTP or MCP), else None."""
@@ -772,9 +743,7 @@ def _check_refs(pack: Pack, folder: Path) -> Iterator[PackError]:
 
 def _check_schema(pack: Pack, folder: Path) -> Iterator[PackError]:
     """schema.json's references (voicecoach.catalog `Catalog.problems`) and its state paths."""
-    declared = pack.declared_catalog
-    if declared is None:
-        return  # the classic schema describes the classic files, which _check_refs checks
+    declared = pack.catalog
     vocabulary = {
         "vocabulary.roles": set(pack.vocabulary.roles),
         "vocabulary.styles": set(pack.vocabulary.styles),
@@ -812,9 +781,7 @@ def _check_templates(pack: Pack, folder: Path) -> Iterator[PackError]:
     a template the realizer could not fill must fail here, not in front of the player."""
     file = folder / "templates.json"
     t = pack.templates
-    # A pack with recipes (a schema.json, or `answer` steps) may use theirs too; pet's set is its own.
-    generic = pack.declared_catalog is not None or any(e.answer for e in pack.phi)
-    allowed = PLACEHOLDERS | recipe_placeholders(pack) if generic else PLACEHOLDERS
+    allowed = PLACEHOLDERS | recipe_placeholders(pack)
 
     def check_text(entry: str, text: str, allow: bool = True) -> Iterator[PackError]:
         if text.count("{") != text.count("}"):
@@ -994,7 +961,7 @@ def _selector_problem(
     return f"selector {selector!r}: {problem}" if problem else None
 
 
-def _valid_path(model: type[BaseModel], path: str, schema: Schema = CLASSIC_SCHEMA) -> bool:
+def _valid_path(model: type[BaseModel], path: str, schema: Schema) -> bool:
     """Does the dotted path name a field of the (nested) pydantic model?
 
     A dict field keyed by kind (`json_schema_extra={"keys": "kind"}`, or a role such as "context")
@@ -1048,11 +1015,10 @@ def read_pack(folder: Path) -> Pack:
     """Read every file of the pack in `folder`, each validated on its own, no cross-reference
     checked yet (`load_pack_from` checks them). Raises PackError naming file and entry."""
     manifest = _whole(folder, "manifest.json", Manifest)
-    declared = _declared_catalog(folder)
-    # With schema.json the classic catalog files are optional (a classic-shaped file is still read).
-    optional = declared is not None
+    catalog = _catalog(folder)
+    # pet_arena's answer code still reads its catalog files as typed models (each optional).
     elements = ElementChart(elements=[], counters={})
-    if not optional or (folder / "elements.json").exists():
+    if (folder / "elements.json").exists():
         elements = _whole(folder, "elements.json", ElementChart)
     return Pack(
         pack_id=manifest.pack_id,
@@ -1061,9 +1027,9 @@ def read_pack(folder: Path) -> Pack:
         persona=manifest.persona,
         domain_rules=manifest.domain_rules,
         elements=elements,
-        skills=_catalog_file(folder, "skills.json", Skill, optional),
-        creatures=_catalog_file(folder, "creatures.json", Creature, optional),
-        lineups=_catalog_file(folder, "lineups.json", Lineup, optional),
+        skills=_catalog_file(folder, "skills.json", Skill),
+        creatures=_catalog_file(folder, "creatures.json", Creature),
+        lineups=_catalog_file(folder, "lineups.json", Lineup),
         phi=_entries(folder, "phi.json", PhiEntry, _read(folder, "phi.json")),
         w3=_whole(folder, "w3.json", W3Config),
         tools=tuple(manifest.tools),
@@ -1073,22 +1039,20 @@ def read_pack(folder: Path) -> Pack:
         narrations=_optional_entries(folder, "narrations.json", PhiNarrations),
         vocabulary=_whole(folder, "vocabulary.json", Vocabulary),
         templates=_whole(folder, "templates.json", Templates),
-        **_game_tools(folder, manifest, declared.schema if declared else CLASSIC_SCHEMA),
-        declared_catalog=declared,
+        **_game_tools(folder, manifest, catalog.schema),
+        catalog=catalog,
     )
 
 
-def _catalog_file(folder: Path, name: str, model: type[_M], optional: bool) -> dict[str, Any]:
-    """A classic catalog file's entries by id ({} when `optional` and absent)."""
-    if optional and not (folder / name).exists():
+def _catalog_file(folder: Path, name: str, model: type[_M]) -> dict[str, Any]:
+    """A pet_arena catalog file's entries by id, as typed models ({} when absent)."""
+    if not (folder / name).exists():
         return {}
     return _unique(folder, name, _entries(folder, name, model, _read(folder, name)))
 
 
-def _declared_catalog(folder: Path) -> Catalog | None:
-    """schema.json (optional), with each kind's entities and each matchup's table from its file."""
-    if not (folder / "schema.json").exists():
-        return None
+def _catalog(folder: Path) -> Catalog:
+    """schema.json, with each kind's entities and each matchup's table from its file."""
     schema = _whole(folder, "schema.json", Schema)
 
     def listed(file: str, key: str | None) -> Any:

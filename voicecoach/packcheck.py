@@ -216,11 +216,9 @@ def _todo(pack: Pack, folder: Path) -> Iterator[Finding]:
 
 
 def _answers(pack: Pack, folder: Path) -> Iterator[Finding]:
-    """A schema pack's tool-using Φ pairs each say how they are answered (`answer` steps): the
-    classic dispatch reads pet_arena's tool names, so without steps the realizer has no answer for
-    them and says the generic sentence. (Tool-less pairs are answered from templates.json.)"""
-    if pack.declared_catalog is None:
-        return
+    """Every tool-using Φ pair says how it is answered (`answer` steps): without steps the realizer
+    has no answer for it and says the generic sentence. (Tool-less pairs are answered from
+    templates.json.)"""
     for e in pack.phi:
         pair = f"{e.intent}/{e.sub_intent}"
         if e.tools and e.answer is None and pair not in pack.templates.answers:

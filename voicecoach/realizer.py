@@ -56,7 +56,6 @@ from voicecoach.recipes import answer as recipe_answer
 from voicecoach.recipes import gate_text
 from voicecoach.state import Inventory, LiveState
 from voicecoach.talker import ToolOutcome
-from voicecoach.tools import unlock_text
 from voicecoach.tools_generic import unmet_gates
 from voicecoach.view import StateView
 from voicecoach.w1 import OTHER
@@ -123,27 +122,16 @@ def say(pack: Pack, line: Line, turn_index: int) -> str:
 # --- facts from the state and the catalog ----------------------------------------------------------
 
 
-_NEEDS = (
-    ("ic.focus_skill", "which_skill"),
-    ("ic.focus_creature", "which_creature"),
-    ("ic.mentioned_creatures", "which_creature"),
-    ("ic.match", "no_match"),
-    ("fs.inventory", "inventory_unknown"),
-)
-
-
 def _cannot_answer(t: _Turn) -> None:
     """No tool result answered the question: say what is missing (a name, the match, the roster)."""
     from voicecoach.state import get_field
 
     entry = next((e for e in t.pack.phi if (e.intent, e.sub_intent) == (t.intent, t.sub_intent)), None)
-    # A schema pack says what each decision field's absence is called (schema.json `needs`).
-    declared = t.pack.declared_catalog
-    needs = tuple(declared.schema.needs.items()) if declared is not None else _NEEDS
+    needs = t.pack.catalog.schema.needs  # what each decision field's absence is called
     for path in entry.requires if entry is not None else []:
         value = get_field(t.state, path)
         if value is None or value == [] or value == {}:
-            key = next((k for prefix, k in needs if path.startswith(prefix)), None)
+            key = next((k for prefix, k in needs.items() if path.startswith(prefix)), None)
             if key is not None:
                 t.add("constraint_account", key, "unavailable")
                 if (
@@ -158,53 +146,10 @@ def _cannot_answer(t: _Turn) -> None:
 
 
 def _judgements(t: _Turn, c2: GroundingControl) -> None:
-    """constraint_account / apology / praise lines for the planned paragraphs' constraints."""
-    if t.pack.declared_catalog is not None:
-        _judgements_schema(t, c2)
-        return
-    pack = t.pack
-    by_id = {c.constraint: c for c in c2.conflicts}
-    for p in c2.plan:
-        if p.type == "praise" and len(p.constraints) > 1:
-            # The aggregate praise (every hard constraint met) is one sentence, not one per item.
-            covers = [c.entity for cid in p.constraints if (c := by_id.get(cid)) is not None and c.entity]
-            t.add("praise", "aggregate", "praise", covers)
-            continue
-        for cid in sorted(p.constraints):
-            c = by_id.get(cid)
-            if c is None:
-                continue
-            if p.type == "apology" and cid == "state:inventory" and c2.inventory_empty:
-                t.add("apology", "inventory_empty", "account")
-            elif c.kind == "state":
-                t.add("constraint_account", "inventory_unknown", "unavailable")
-            elif p.type in ("constraint_account", "apology") and not c.satisfied:
-                _account(t, c.kind, cid, c.entity)
-            elif p.type == "praise" and c.satisfied:
-                _praise(t, c.kind, cid, c.entity)
-    # Keeping creatures out is worth confirming, in one sentence however many there are: on the turn
-    # the player asks for it, and later only when this answer recommends creatures and one kept out
-    # is the player's own (it could have been picked). A "thanks", a weakness question or an
-    # evolution answer (it names a creature, but picks none) needs no reminder.
-    out = [
-        c.entity for c in c2.conflicts if c.kind == "excludes" and c.satisfied and c.entity in pack.creatures
-    ]
-    picks = branch_of(pack, t.intent, t.sub_intent) == "recommend" and _offered(t)
-    just_asked = bool(set(out) & set(t.mentioned))
-    if not just_asked and not (picks and any(t.owns(c) for c in out)):
-        out = []
-    if just_asked and t.sub_intent == "swap":
-        out = []  # "should I pull Sparkwing out?" asks; the swap answer is the reply, not "as you asked"
-    if out:
-        # Just asked for: confirming it matters as much as the constraint accounts.
-        key, keep = ("excludes", "account") if just_asked else ("excludes_still", "praise")
-        t.add("praise", key, keep, out, creature=spoken_list([_name(pack, c) for c in out]))
-
-
-def _judgements_schema(t: _Turn, c2: GroundingControl) -> None:
-    """_judgements for a schema pack: W2's constraints on its own kinds (has:<unit>, <option kind>:
-    <option>[@<unit>], excludes:, counter:, attr:, global:), said with the pack's templates, whose
-    placeholders are its kinds' names ({hero}, {item}), as the recipes fill them."""
+    """constraint_account / apology / praise lines for the planned paragraphs' constraints: W2's
+    constraints on the pack's kinds (has:<unit>, <option kind>:<option>[@<unit>], excludes:,
+    counter:, attr:, global:), said with the pack's templates, whose placeholders are its kinds'
+    names ({hero}, {item}, {creature}), as the recipes fill them."""
     pack = t.pack
     schema = pack.catalog.schema
     view = StateView(pack, t.state)
@@ -226,18 +171,22 @@ def _judgements_schema(t: _Turn, c2: GroundingControl) -> None:
                 if _needs_roster(phi_entry(pack, t.intent, t.sub_intent)):
                     t.add("constraint_account", roster_key, "unavailable")
             elif p.type in ("constraint_account", "apology") and not c.satisfied:
-                _account_schema(t, view, c.kind, cid, c.entity)
+                _account(t, view, c.kind, cid, c.entity)
             elif p.type == "praise" and c.satisfied:
-                _praise_schema(t, view, c.kind, cid, c.entity)
-    # Keeping units out, confirmed as for pet (see _judgements).
+                _praise(t, view, c.kind, cid, c.entity)
+    # Keeping units out is worth confirming, in one sentence however many there are: on the turn the
+    # player asks for it, and later only when this answer recommends units and one kept out is the
+    # player's own (it could have been picked). A "thanks", a weakness question or an evolution
+    # answer (it names a unit, but picks none) needs no reminder.
     out = [c.entity for c in c2.conflicts if c.kind == "excludes" and c.satisfied and c.entity in units]
     picks = branch_of(pack, t.intent, t.sub_intent) == "recommend" and _offered(t)
     just_asked = bool(set(out) & set(t.mentioned))
     if not just_asked and not (picks and any(view.owns(u) for u in out)):
         out = []
     if just_asked and t.sub_intent == "swap":
-        out = []
+        out = []  # "should I pull Sparkwing out?" asks; the swap answer is the reply, not "as you asked"
     if out:
+        # Just asked for: confirming it matters as much as the constraint accounts.
         key, keep = ("excludes", "account") if just_asked else ("excludes_still", "praise")
         t.add(
             "praise",
@@ -263,7 +212,7 @@ def _unmet(t: _Turn, view: StateView, option: str, oid: str, owner: str | None) 
     return " and ".join(own + other) or gate_text(t.pack, option, oid)
 
 
-def _account_schema(t: _Turn, view: StateView, kind: str, constraint: str, entity: str | None) -> None:
+def _account(t: _Turn, view: StateView, kind: str, constraint: str, entity: str | None) -> None:
     pack = t.pack
     catalog, unit, option = pack.catalog, view.unit_kind, view.option_kind
     name = catalog.display_name
@@ -328,17 +277,35 @@ def _account_schema(t: _Turn, view: StateView, kind: str, constraint: str, entit
             )
     elif constraint == "global:min_size" and view.known:
         t.add("constraint_account", "min_size", "account", count=len(view.owned()), size=t.min_size)
+    elif t.only is not None and constraint == f"global:{t.only[0]}_only":
+        # "Only fire, but keep Galehawk in": name the unit that breaks the rule, or say that nothing
+        # the player owns has the value.
+        attr, wanted = t.only
+        clash = next((u for u in t.wanted if u in units and units[u].value(attr) != wanted), None)
+        if clash is not None:
+            t.add("constraint_account", f"{attr}_only_clash", "account", [clash],
+                  **{unit: name(clash), attr: units[clash].value(attr)}, status=wanted)  # fmt: skip
+        else:
+            t.add("constraint_account", f"{attr}_only_none", "account", status=wanted)
     elif constraint.startswith("attr:") and "=" in constraint and "!=" not in constraint:
         # "attr:role=support@paxton" is about Paxton's catalog entry, not the roster: "none of your
         # heroes is a support" would be false while the player owns four.
-        value, _, about = constraint[5:].partition("=")[2].partition("@")
+        attr, _, value = constraint[5:].partition("=")
+        value, _, about = value.partition("@")
+        status = value if _typed(pack, unit, attr) else _article(value)  # "fire", but "a support"
         if not about:
-            t.add("constraint_account", "attr_missing", "account", status=_article(value))
+            t.add("constraint_account", "attr_missing", "account", status=status)
         elif about in units and _has_template(pack, "attr_unit_missing"):
             t.add("constraint_account", "attr_unit_missing", "account", [about], **{unit: name(about)},
-                  status=_article(value))  # fmt: skip
+                  status=status)  # fmt: skip
     else:
         t.add("constraint_account", "generic", "account")
+
+
+def _typed(pack: Pack, kind: str, attr: str) -> bool:
+    """Are the attribute's values a type kind's entities (pet's element), said bare ("fire")?"""
+    spec = pack.catalog.schema.kinds[kind].attributes.get(attr)
+    return spec is not None and isinstance(spec.values, str) and spec.values in pack.catalog.schema.kinds
 
 
 def _has_template(pack: Pack, key: str) -> bool:
@@ -347,7 +314,7 @@ def _has_template(pack: Pack, key: str) -> bool:
     return bool(pack.templates.paragraphs["constraint_account"].templates.get(key))
 
 
-def _praise_schema(t: _Turn, view: StateView, kind: str, constraint: str, entity: str | None) -> None:
+def _praise(t: _Turn, view: StateView, kind: str, constraint: str, entity: str | None) -> None:
     pack = t.pack
     catalog, unit, option = pack.catalog, view.unit_kind, view.option_kind
     name = catalog.display_name
@@ -370,155 +337,26 @@ def _praise_schema(t: _Turn, view: StateView, kind: str, constraint: str, entity
             t.add("praise", "option_any", "praise", [oid], **{option: name(oid)})
 
 
-def _account(t: _Turn, kind: str, constraint: str, entity: str | None) -> None:
-    pack = t.pack
-    if kind == "has" and entity in pack.creatures:
-        t.add("constraint_account", "has_missing", "account", [entity], creature=_name(pack, entity))
-    elif kind == "skill":
-        skill_id, _, owner = constraint.split(":", 1)[1].partition("@")
-        skill = pack.skills.get(skill_id)
-        if skill is None:
-            return
-        if owner and owner in pack.creatures:
-            if skill_id not in pack.creatures[owner].skills:
-                t.add(
-                    "constraint_account",
-                    "skill_unlearnable",
-                    "account",
-                    [skill_id],
-                    creature=_name(pack, owner),
-                    skill=skill.name,
-                )
-            elif not t.owns(owner):
-                t.add(
-                    "constraint_account",
-                    "skill_unowned",
-                    "account",
-                    [skill_id, owner],
-                    creature=_name(pack, owner),
-                    skill=skill.name,
-                )
-            else:
-                t.add(
-                    "constraint_account",
-                    "skill_locked",
-                    "account",
-                    [skill_id],
-                    skill=skill.name,
-                    creature=_name(pack, owner),
-                    unlock=unlock_text(skill.unlock),
-                )
-        else:
-            t.add(
-                "constraint_account",
-                "skill_locked_any",
-                "account",
-                [skill_id],
-                skill=skill.name,
-                unlock=unlock_text(skill.unlock),
-            )
-    elif kind == "excludes" and entity in pack.creatures:
-        t.add("constraint_account", "excludes_clash", "account", [entity], creature=_name(pack, entity))
-    elif kind == "counter" and entity in pack.creatures:
-        # One sentence for every foe nothing owned hits hard: "Nothing you own hits A or B ...".
-        earlier = next((i for i, line in enumerate(t.lines) if line.key == "counter_missing"), None)
-        if earlier is None:
-            t.add("constraint_account", "counter_missing", "account", [entity], foe=_name(pack, entity))
-        elif entity not in t.lines[earlier].covers:
-            ids = [*sorted(t.lines[earlier].covers), entity]
-            foes = " or ".join([", ".join(_name(pack, c) for c in ids[:-1]), _name(pack, ids[-1])])
-            t.lines[earlier] = Line(
-                "constraint_account", "counter_missing", {"foe": foes}, "account", frozenset(ids)
-            )
-    elif constraint == "global:element_only" and t.only_element is not None:
-        # "Only fire, but keep Galehawk in": name the creature that breaks the rule, or say that
-        # nothing the player owns has the element.
-        clash = next(
-            (c for c in t.wanted if c in pack.creatures and pack.creatures[c].element != t.only_element), None
-        )
-        if clash is not None:
-            element = pack.creatures[clash].element
-            t.add("constraint_account", "element_only_clash", "account", [clash],
-                  creature=_name(pack, clash), element=element, status=t.only_element)  # fmt: skip
-        else:
-            t.add("constraint_account", "element_only_none", "account", status=t.only_element)
-    elif constraint == "global:min_size" and t.inventory is not None:
-        t.add("constraint_account", "min_size", "account", count=len(t.inventory.owned), size=t.min_size)
-    elif constraint.startswith("attr:") and "=" in constraint and "!=" not in constraint:
-        attr, _, value = constraint[5:].partition("=")
-        value, _, about = value.partition("@")
-        status = value if attr == "element" else _article(value)
-        if not about:
-            t.add("constraint_account", "attr_missing", "account", status=status)
-        elif about in pack.creatures and _has_template(pack, "attr_unit_missing"):
-            # About one creature ("is Sparkwing a fire type?"): its catalog entry decides, and
-            # "none of your pets is fire" would deny what the player owns.
-            t.add("constraint_account", "attr_unit_missing", "account", [about],
-                  creature=_name(pack, about), status=status)  # fmt: skip
-    else:
-        t.add("constraint_account", "generic", "account")
-
-
-def _praise(t: _Turn, kind: str, constraint: str, entity: str | None) -> None:
-    pack = t.pack
-    if kind == "has" and entity in pack.creatures and t.owns(entity):
-        # One sentence for every owned creature asked about: "You do have A and B."
-        earlier = next((i for i, line in enumerate(t.lines) if line.key == "has"), None)
-        if earlier is not None and entity in t.lines[earlier].values["ids"]:
-            return
-        if earlier is None:
-            t.add("praise", "has", "praise", [entity], creature=_name(pack, entity), ids=[entity])
-        else:
-            line = t.lines[earlier]
-            covers = [*sorted(line.covers), entity]
-            names = spoken_list([_name(pack, c) for c in [*line.values["ids"], entity]])
-            t.lines[earlier] = Line(
-                "praise",
-                "has",
-                {"creature": names, "ids": [*line.values["ids"], entity]},
-                "praise",
-                frozenset(covers),
-            )
-    elif kind == "skill":
-        skill_id, _, owner = constraint.split(":", 1)[1].partition("@")
-        if skill_id in pack.skills:
-            if owner in pack.creatures:
-                t.add(
-                    "praise",
-                    "skill",
-                    "praise",
-                    [skill_id],
-                    creature=_name(pack, owner),
-                    skill=pack.skills[skill_id].name,
-                )
-            else:
-                t.add("praise", "skill_any", "praise", [skill_id], skill=pack.skills[skill_id].name)
-
-
 _PARENS = re.compile(r"\s*\(([^()]*)\)")
 
 
 def _guidance(t: _Turn, c3: InteractionControl) -> None:
-    """c3's guidance, spoken only if the player can act on it (a lineup they own, nothing kept out)."""
+    """c3's guidance, spoken only if the player can act on it (a group they can field, nothing kept
+    out) and it does not compete with the answer."""
     g = c3.guidance
     if g is None or not g.text:
         return
-    declared = t.pack.declared_catalog
-    if g.lineup_id is not None and declared is not None:
-        # A schema pack's group (lineup_id names one of its group kind): every member fieldable,
-        # and no team of the answer's own already said (a recipe line picking two or more units).
-        view = StateView(t.pack, t.state)
-        members = view.members(g.lineup_id)
-        if not members or not all(_usable(t, view, u) for u in members):
+    schema = t.pack.catalog.schema
+    if g.lineup_id is not None:
+        # A named group (lineup_id names one of the group kind): every member fieldable, and no team
+        # of the answer's own already said (a line picking two or more units): that would be a
+        # second, competing team.
+        members = t.view.members(g.lineup_id)
+        if not members or not all(t.usable(u) for u in members):
             return
-        if any(line.picks and len(line.covers) >= 2 and set(line.covers) != set(members) for line in t.lines):
-            return
-    elif g.lineup_id is not None:
-        lineup = t.pack.lineups.get(g.lineup_id)
-        if lineup is None or not all(t.usable(c) for c in lineup.creatures):
-            return
-        # After a team of the answer's own, another lineup is a second, competing team.
-        if any(line.key in TEAM_KEYS and set(line.covers) != set(lineup.creatures) for line in t.lines):
+        if any(
+            _picks(line) and len(line.covers) >= 2 and set(line.covers) != set(members) for line in t.lines
+        ):
             return
     candidate = next((c for b in t.pack.w3.branches.values() for c in b.pool if c.id == g.candidate_id), None)
     match = t.state.ic.match
@@ -527,22 +365,16 @@ def _guidance(t: _Turn, c3: InteractionControl) -> None:
             return
     # "Try the Tidal Wall lineup (defensive style)." reads ", defensive style" aloud.
     text = _PARENS.sub(lambda m: ", " + m.group(1), g.text)
-    # A pack text that names a creature must name one the player can field.
-    if declared is not None:
-        view, unit = StateView(t.pack, t.state), declared.schema.kind("unit")
-        named = [m.id for m in link_entities(t.pack, text) if m.kind == unit]
-        if any(not _usable(t, view, u) for u in named):
-            return
-        # "I can build a comp around that hero": "that <unit noun>" is the unit in focus, so the
-        # offer needs one the player can field (not a locked hero just described).
-        focus = view.focus(view.unit_kind)
-        nouns = declared.schema.kinds[view.unit_kind].nouns
-        if focus is not None and _names_that(text, nouns) and not _usable(t, view, focus):
-            return
-    else:
-        named = [m.id for m in link_entities(t.pack, text) if m.kind == "creature"]
-        if any(not t.usable(c) for c in named):
-            return
+    # A pack text that names a unit must name one the player can field.
+    named = [m.id for m in link_entities(t.pack, text) if m.kind == t.view.unit_kind]
+    if any(not t.usable(u) for u in named):
+        return
+    # "I can build a comp around that hero": "that <unit noun>" is the unit in focus, so the offer
+    # needs one the player can field (not a locked hero just described).
+    focus = t.view.focus(t.view.unit_kind)
+    nouns = schema.kinds[t.view.unit_kind].nouns
+    if focus is not None and _names_that(text, nouns) and not t.usable(focus):
+        return
     t.add("guidance", "w3", "w3", named, guidance=text, lineup_id=g.lineup_id)
 
 
@@ -552,18 +384,9 @@ def _names_that(text: str, nouns: Sequence[str]) -> bool:
     return bool(words) and re.search(rf"\bthat (?:{words})\b", text, re.I) is not None
 
 
-def _usable(t: _Turn, view: StateView, unit_id: str) -> bool:
-    """A schema pack's unit the reply may put forward (the recipes' contract: owned, not kept out,
-    not in doubt on a late snapshot)."""
-    return view.owns(unit_id) and unit_id not in t.excluded and unit_id not in t.unsure
-
-
 def _group_ids(pack: Pack) -> set[str]:
-    """The ids of the pack's named teams (pet: its lineups; a schema pack: its group kind's)."""
-    declared = pack.declared_catalog
-    if declared is None:
-        return set(pack.lineups)
-    return set(declared.entities.get(declared.schema.kind("group") or "", {}))
+    """The ids of the pack's named teams (its group kind's entities)."""
+    return set(pack.catalog.entities.get(pack.catalog.schema.kind("group") or "", {}))
 
 
 # "We lost that round", "we're up one": the player has just told the score, and the snapshot may not
@@ -774,15 +597,14 @@ def realize(
     next tip).
     """
     mentions = link_entities(pack, utterance)
-    # The kinds by role: pet's classic kinds (creature, skill, lineup), or a schema pack's own.
-    schema = pack.declared_catalog.schema if pack.declared_catalog is not None else None
-    unit_kind = (schema.kind("unit") or "") if schema is not None else "creature"
-    option_kind = schema.kind("option") if schema is not None else "skill"
-    group_kind = schema.kind("group") if schema is not None else "lineup"
+    schema = pack.catalog.schema
+    unit_kind, option_kind, group_kind = (
+        schema.kind("unit") or "",
+        schema.kind("option"),
+        schema.kind("group"),
+    )
 
     def unit_by_name(name: str) -> Any:
-        if schema is None:
-            return pack.creature_by_name(name)
         return pack.catalog.by_name(unit_kind, name)
 
     excluded: set[str] = set()
@@ -802,11 +624,11 @@ def realize(
         snapshot = inventory
         inventory, unsure = _project(pack, inventory, utterance, mine, sub_intent)
         told = inventory != snapshot
-    if stale and schema is not None:
-        # A schema pack's roster is not projected with what the player says changed (the classic
-        # _project reads pet's inventory): every unit of theirs the player names is in doubt.
+    elif stale:
+        # A collection is not projected with what the player says changed (_project reads the
+        # inventory profile): every unit of theirs the player names is in doubt.
         unsure = {c for c in mentioned if c not in opponents and c not in excluded}
-    moved = _context_told(pack, state, mentions) if stale and schema is not None else None
+    moved = _context_told(pack, state, mentions) if stale else None
     if moved is not None:
         # The snapshot's map is the one the player just said they left: answer for the named one.
         state, told = moved, True
@@ -838,8 +660,12 @@ def realize(
         if previous_reply and ASKS_WHY.search(normalise(utterance))
         else [],
         wanted=[c.id for n in (c2.slots.wanted_entities if c2 else []) if (c := unit_by_name(n))],
-        only_element=next(
-            (str(g.value) for g in (c2.slots.global_constraints if c2 else []) if g.kind == "element_only"),
+        only=next(
+            (
+                (g.kind.removesuffix("_only"), str(g.value))
+                for g in (c2.slots.global_constraints if c2 else [])
+                if g.kind.endswith("_only")
+            ),
             None,
         ),
     )
@@ -858,14 +684,11 @@ def realize(
     nouns = list(dict.fromkeys(pack.templates.tool_data.get(tool, "game data") for tool in t.failed))
     if nouns:
         t.add("constraint_account", "data_unavailable", "unavailable", data=spoken_list(nouns))
-    roster_unknown = state.fs.inventory is None
-    roster_key = "inventory_unknown"
     entry = next((e for e in pack.phi if (e.intent, e.sub_intent) == (intent, sub_intent)), None)
-    if schema is not None:
-        # A schema pack's roster may be fs.collection; its `needs` names the sentence, said only on
-        # a pair that needs the roster (the score or a hero's role does not).
-        roster_unknown = not StateView(pack, state).known and _needs_roster(entry)
-        roster_key = next((k for p, k in schema.needs.items() if p.startswith("fs.")), roster_key)
+    # The schema's `needs` names the sentence, said only on a pair that needs the roster (the score
+    # or a unit's role does not).
+    roster_unknown = not StateView(pack, state).known and _needs_roster(entry)
+    roster_key = next((k for p, k in schema.needs.items() if p.startswith("fs.")), "roster_unknown")
     if roster_unknown and (c2 is None or not any(c.kind == "state" for c in c2.conflicts)):
         if not chatter and "roster" not in nouns:
             t.add("constraint_account", roster_key, "unavailable")
@@ -874,12 +697,12 @@ def realize(
     else:
         _answer(t)  # the classic dispatch (voicecoach.realizer_classic): every pet_arena pair
     answered = any(line.keep == "answer" for line in t.lines)
-    if schema is not None and answered:
-        # The recipes answered from what did come (the state, the catalog, the other tools): the
-        # tools that failed are not missing from this answer, so no "I can't get ..." before it.
+    if answered:
+        # The answer came from what did come (the state, the catalog, the other tools): the tools
+        # that failed are not missing from this answer, so no "I can't get ..." before it.
         t.lines = [line for line in t.lines if line.key != "data_unavailable"]
-    # (A schema pack's turn that already says what is unavailable needs no generic sentence.)
-    if not answered and (schema is None or not any(line.keep == "unavailable" for line in t.lines)):
+    # (A turn that already says what is unavailable needs no generic sentence.)
+    if not answered and not any(line.keep == "unavailable" for line in t.lines):
         _cannot_answer(t)
     if c2 is not None:
         t.min_size = next((int(g.value) for g in c2.slots.global_constraints if g.kind == "min_size"), None)
@@ -905,10 +728,10 @@ def realize(
                 and line.covers & named
             )
         ]
-    # A schema pack's scene line only where W2's Ψ allows one (the Φ entry's `scene` flag, else its
-    # keyword rule): "you're down 0 to 1" after a hero's description is noise.
+    # The scene line only where W2's Ψ allows one (the Φ entry's `scene` flag, else its keyword
+    # rule): "you're down 0 to 1" after a unit's description is noise.
     # Nor after a failed tool: "I can't get the match data" then the score from the snapshot jars.
-    scene = schema is None or (
+    scene = (
         entry is not None
         and (entry.scene if entry.scene is not None else _intent_has(_MATCH_WORDS, intent, sub_intent))
         and not t.failed
@@ -947,19 +770,21 @@ def _put_forward(pack: Pack, reply: str) -> set[str]:
     names on the player's side and does not negate (a superset of what it recommended)."""
     from voicecoach.checker import read_reply
 
-    roles = ("unit", "group") if pack.declared_catalog is not None else None
     return {
         c.entity
         for c in read_reply(pack, reply)
-        if (c.kind in ("creature", "lineup") if roles is None else c.kind_role in roles)
-        and not c.negated
-        and c.role != "opponent"
+        if c.kind_role in ("unit", "group") and not c.negated and c.role != "opponent"
     }
 
 
+def _picks(line: Line) -> bool:
+    """Does the line recommend what it covers (its recipe says; classic lines: PICK_KEYS)?"""
+    return line.key in PICK_KEYS if line.picks is None else line.picks
+
+
 def _recommends(line: Line) -> set[str]:
-    """The creatures / lineup a line puts forward (its covers, for the picking templates)."""
-    if line.key in PICK_KEYS if line.picks is None else line.picks:
+    """The units / group a line puts forward (its covers, for the picking templates)."""
+    if _picks(line):
         return set(line.covers)
     if line.key == "w3" and line.values.get("lineup_id"):
         return {line.values["lineup_id"], *line.covers}

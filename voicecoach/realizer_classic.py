@@ -25,6 +25,7 @@ from voicecoach.realizer_turn import (
     _Turn,
     spoken_list,
 )
+from voicecoach.recipes import gate_text
 from voicecoach.slot_rules import named_roles
 from voicecoach.state import Inventory
 from voicecoach.tools import multiplier, unlock_text
@@ -207,12 +208,12 @@ def _creature_answer(t: _Turn, cid: str) -> None:
             s = locked[0]
             t.add(
                 "constraint_account",
-                "skill_locked",
+                "option_locked",
                 "answer",
                 [s.id],
                 skill=s.name,
                 creature=name,
-                unlock=unlock_text(s.unlock),
+                unlock=gate_text(pack, "skill", s.id),
             )
     elif sub in ("evolve", "worth_it") and owned is not None:
         if owned.stage >= len(c.stages):
@@ -334,7 +335,7 @@ def _skill_answer(t: _Turn, result: dict[str, Any]) -> None:
 
     def availability(as_answer: bool) -> None:
         if owner is not None and owner in usable_on:
-            kind = "skill_usable" if as_answer else "skill"
+            kind = "skill_usable" if as_answer else "option"
             t.add(
                 "guidance" if as_answer else "praise",
                 kind,
@@ -344,7 +345,7 @@ def _skill_answer(t: _Turn, result: dict[str, Any]) -> None:
                 creature=owner.name,
             )
         elif owner is not None and t.owns(owner.id):
-            kind = ("skill_unlock_how" if t.asks_how else "skill_not_yet") if as_answer else "skill_locked"
+            kind = ("skill_unlock_how" if t.asks_how else "skill_not_yet") if as_answer else "option_locked"
             t.add(
                 "guidance" if as_answer else "constraint_account",
                 kind,
@@ -352,12 +353,12 @@ def _skill_answer(t: _Turn, result: dict[str, Any]) -> None:
                 [skill.id, owner.id],
                 skill=skill.name,
                 creature=owner.name,
-                unlock=unlock,
+                unlock=unlock if as_answer else gate_text(pack, "skill", skill.id),
             )
         elif owner is not None and t.mentioned and owner.id == t.mentioned[0]:
             t.add(
                 "constraint_account",
-                "skill_unowned",
+                "option_unowned",
                 "answer",
                 [skill.id, owner.id],
                 skill=skill.name,
@@ -366,7 +367,7 @@ def _skill_answer(t: _Turn, result: dict[str, Any]) -> None:
         elif learners:
             t.add(
                 "constraint_account",
-                "skill_unowned",
+                "option_unowned",
                 "answer",
                 [skill.id, learners[0].id],
                 skill=skill.name,
@@ -376,7 +377,7 @@ def _skill_answer(t: _Turn, result: dict[str, Any]) -> None:
     if t.mentioned and focus is None and t.mentioned[0] in pack.creatures and sub == "unlock":
         t.add(
             "constraint_account",
-            "skill_unlearnable",
+            "option_unlearnable",
             "answer",
             [skill.id],
             creature=_name(pack, t.mentioned[0]),

@@ -11,11 +11,13 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any
 
 from voicecoach.pack import Pack
 from voicecoach.state import Inventory, LiveState
 from voicecoach.tools import effective_power, multiplier
+from voicecoach.view import StateView
 from voicecoach.w2 import ParagraphType
 
 # Template keys whose line recommends the creatures it covers (the rest judge or describe them).
@@ -60,7 +62,7 @@ class _Turn:
     turn_index: int
     min_size: int | None = None  # the team size the player asked for, if any
     lineups: list[str] = field(default_factory=list)  # pack lineup ids in the utterance, in order
-    only_element: str | None = None  # "a team of only fire creatures": nothing else is offered
+    only: tuple[str, str] | None = None  # (attribute, value): "only fire creatures", nothing else offered
     wanted: list[str] = field(default_factory=list)  # creature ids the player wants in (W2's slots)
     unsure: set[str] = field(default_factory=set)  # late snapshot: named creatures it may be wrong about
     avoid: set[str] = field(default_factory=set)  # what the previous reply put forward
@@ -72,15 +74,23 @@ class _Turn:
     recent: list[str] = field(default_factory=list)  # the session's last few replies
     lines: list[Line] = field(default_factory=list)
 
+    @cached_property
+    def view(self) -> StateView:
+        return StateView(self.pack, self.state)
+
     def owns(self, cid: str) -> bool:
-        return self.inventory is not None and self.inventory.owns(cid)
+        """Does the player own the unit (on a late snapshot: the roster as the player says it is)?"""
+        if self.inventory is not None:
+            return self.inventory.owns(cid)
+        return self.view.owns(cid)
 
     def usable(self, cid: str) -> bool:
         """May `cid` be recommended: owned, not kept out, not in doubt on a late snapshot, of the
-        one element the player asked for if they did."""
-        if self.only_element is not None:
-            creature = self.pack.creatures.get(cid)
-            if creature is None or creature.element != self.only_element:
+        one attribute value the player asked for if they did ("only fire")."""
+        if self.only is not None:
+            attr, value = self.only
+            unit = self.pack.catalog.get(self.view.unit_kind, cid)
+            if unit is None or unit.value(attr) != value:
                 return False
         return self.owns(cid) and cid not in self.excluded and cid not in self.unsure
 

@@ -108,10 +108,7 @@ class _Ctx:
 
     def usable(self, unit_id: str) -> bool:
         """May the unit be recommended: owned, not kept out, not in doubt (a late snapshot)."""
-        t = self.t
-        if self.view.classic:
-            return t.usable(unit_id)
-        return self.view.owns(unit_id) and unit_id not in t.excluded and unit_id not in t.unsure
+        return self.t.usable(unit_id)
 
     def gate(self, kind: str, entity_id: str) -> str:
         return gate_text(self.t.pack, kind, entity_id)

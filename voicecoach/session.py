@@ -23,7 +23,7 @@ from pydantic import BaseModel, Field
 
 from voicecoach.entities import focus_fields, link_entities, resolve_reference
 from voicecoach.llm import LLMConfig
-from voicecoach.pack import DEFAULT_PACK, Pack, check_state, load_pack
+from voicecoach.pack import DEFAULT_PACK, Pack, check_state
 from voicecoach.realizer import RECENT_REPLIES
 from voicecoach.state import AnswerMeta, LiveState, SessionHistory, StaticState, apply_patch, load_state
 from voicecoach.store import MemorySessionStore, SessionStore, TurnRecord
@@ -169,11 +169,11 @@ class Session:
         session_id: str,
         store: SessionStore | None = None,
         state: LiveState | None = None,
-        pack: Pack | None = None,
+        *,
+        pack: Pack,
         seed: int | None = None,
     ) -> Session:
         """Open or resume `session_id`: history, last state and turn index come from the store."""
-        pack = pack or load_pack()
         store = store if store is not None else MemorySessionStore()
         saved = store.load_state(session_id)
         if state is not None:

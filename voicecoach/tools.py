@@ -26,7 +26,7 @@ import asyncio
 import json
 from typing import TYPE_CHECKING, Any
 
-from voicecoach.pack import HttpTool, McpTool, Pack, load_pack
+from voicecoach.pack import HttpTool, McpTool, Pack
 from voicecoach.state import LiveState, get_field
 from voicecoach.toolbase import ToolError, ToolResult, ToolSpec
 from voicecoach.tools_classic import TOOL_NAMES, TOOLS, effective_power, multiplier, unlock_text
@@ -131,13 +131,12 @@ def _check_type(tool: str, key: str, value: Any, schema: dict[str, Any]) -> None
             )
 
 
-def validate_args(name: str, args: dict[str, Any], pack: Pack | None = None) -> dict[str, Any]:
+def validate_args(name: str, args: dict[str, Any], pack: Pack) -> dict[str, Any]:
     """Check `args` against tool `name`'s schema and return them with names resolved to ids.
 
-    `pack` is the catalog names are resolved against (default: the installed default pack).
+    `pack` is the catalog names are resolved against.
     Raises ToolError naming the tool and the offending argument or entity.
     """
-    pack = pack or load_pack()
     spec = tool_spec(pack, name)
     if spec is None:
         known = dict.fromkeys([*TOOL_NAMES, *pack.builtin_tools, *pack.http_tools, *pack.mcp_tools])

@@ -64,7 +64,7 @@ from pydantic_core import PydanticCustomError
 
 from voicecoach.catalog import Entity, Schema
 from voicecoach.entities import link_entities
-from voicecoach.pack import CLASSIC_SCHEMA, Creature, Pack, PhiEntry, Skill
+from voicecoach.pack import Creature, Pack, PhiEntry, Skill
 from voicecoach.state import FactSlots, Inventory, LiveState
 from voicecoach.tools_generic import multiplier
 from voicecoach.view import StateView
@@ -200,12 +200,12 @@ def slot_names(schema: Schema) -> SlotNames:
     )
 
 
-def _names_of(pack: Pack | None) -> tuple[Schema, SlotNames]:
-    schema = pack.catalog.schema if pack is not None else CLASSIC_SCHEMA
+def _names_of(pack: Pack) -> tuple[Schema, SlotNames]:
+    schema = pack.catalog.schema
     return schema, slot_names(schema)
 
 
-def query_slots_json_schema(pack: Pack | None = None) -> dict[str, Any]:
+def query_slots_json_schema(pack: Pack) -> dict[str, Any]:
     """JSON schema of QuerySlots, for grammar-constrained decoding of the slot call: the pack's
     attribute names and global kinds, its unit and option nouns (no pack: pet_arena's)."""
     schema, names = _names_of(pack)
@@ -250,11 +250,11 @@ def _first_json_object(text: str) -> dict[str, Any] | None:
     return None
 
 
-def parse_query_slots(raw: str | dict[str, Any], pack: Pack | None = None) -> tuple[QuerySlots, list[str]]:
+def parse_query_slots(raw: str | dict[str, Any], pack: Pack) -> tuple[QuerySlots, list[str]]:
     """Read the slot LLM's output; never raises. Returns the slots kept and what was dropped and why.
 
     Salvage is per item: one malformed attribute pref drops that pref, not the whole turn's slots.
-    Attribute names and global kinds must be the pack's (`slot_names`; no pack: pet_arena's).
+    Attribute names and global kinds must be the pack's (`slot_names`).
     """
     _, names = _names_of(pack)
     context = {"attributes": names.attributes, "globals": names.globals}
