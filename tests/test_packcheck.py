@@ -113,11 +113,17 @@ def test_a_broken_copy_is_reported_in_full_naming_file_and_entry(
     stale = [d for c, s, d in bad if c == "intent prior" and s == "error"]
     assert len(stale) == 1 and stale[0].startswith("prior.json: trained for data_sha256")
     assert "--path" in stale[0]  # a copy outside voicecoach/packs is retrained by its folder
-    assert len(bad) == 9  # and nothing else: the untouched checks still pass
+    # An unknown tool is no pet tool the classic dispatch answers: the pair has no answer at all.
+    assert (
+        "templates",
+        "missing",
+        "phi.json: entry 'lineup/build': uses tools and has no answer steps",
+    ) in bad
+    assert len(bad) == 10  # and nothing else: the untouched checks still pass
 
     assert cli_main(["pack", "check", str(folder)]) == 1
     out = capsys.readouterr().out
-    assert "unknown tool 'summon_dragon'" in out and "9 problem(s)" in out
+    assert "unknown tool 'summon_dragon'" in out and "10 problem(s)" in out
     assert "Traceback" not in out
 
 

@@ -306,7 +306,7 @@ def _broken_templates(tmp_path: Path, edit: Any) -> Path:
         (lambda d: d["paragraphs"]["praise"].update(generic="Nice {creature}."), r"entry 'praise/generic'"),
         (  # a name the realizer never fills would be spoken as the generic sentence, silently
             lambda d: d["paragraphs"]["guidance"]["templates"]["counter"].append("It has {wattage} power."),
-            r"entry 'guidance/counter\[3\]': unknown placeholder \{power\}",
+            r"entry 'guidance/counter\[3\]': unknown placeholder \{wattage\}",
         ),
         (
             lambda d: d["answers"].update({"lineup/dance": ["Dance."]}),

@@ -202,7 +202,7 @@ def test_required_paragraphs_stay_past_max_paragraphs() -> None:
     [
         ("lineup", "build", "required", False),  # Φ branch "recommend"
         ("match", "round_strategy", "required", True),
-        ("match", "score_check", "eligible", True),  # Φ branch "knowledge-qa"
+        ("match", "score_check", "eligible", False),  # Φ branch "knowledge-qa"; its answer is the score
         ("creature", "info", "eligible", False),
         ("smalltalk", "greeting", "absent", False),
         ("recommend", "unregistered", "required", False),  # no Φ entry: keywords decide
