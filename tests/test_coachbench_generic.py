@@ -4,7 +4,7 @@ collection layout, and draws what the toy's coachbench.json says (synth, events,
 a coachbench.json that names what the pack cannot do is refused, naming the entry.
 
 Entity linking is still pet's (`voicecoach.entities` builds its forms from the classic files; on a
-schema pack it has no forms and fails): that is docs/GENERIC_PACKS_PLAN.md WP3. Until it lands,
+schema pack it has no forms and fails). Until it does,
 these tests link with `_toy_linker`, a stand-in over the catalog's forms (`Catalog.forms`), so that
 the references' mention fields come out of the generator's own code."""
 

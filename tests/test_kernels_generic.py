@@ -1,4 +1,4 @@
-"""Every pack runs through the same kernel code (issue 17, docs/GENERIC_PACKS_PLAN.md WP10).
+"""Every pack runs through the same kernel code (docs/PACKS.md).
 
 Each installed pack (voicecoach/packs/*) and the toy hero shooter the recipe tests load
 (tests/recipe_pack.py) is run, on its example state, through every Φ pair of its own: W1 (the tag

@@ -1,9 +1,9 @@
 """pet_arena's outputs, pinned before issue 17 makes the kernels pack-generic.
 
-docs/GENERIC_PACKS_PLAN.md (WP0): every generalisation work package must leave pet_arena
-byte-identical. Each pin below is computed by the helper the benchmarks and tools already use, and
-compared with tests/fixtures/pet_arena_golden.json; a change anywhere upstream fails here, naming
-the pin (and, for the per-session pins, the sessions or records that changed):
+Every generalisation of the kernels must leave pet_arena byte-identical. Each pin below is
+computed by the helper the benchmarks and tools already use, and compared with
+tests/fixtures/pet_arena_golden.json; a change anywhere upstream fails here, naming the pin (and,
+for the per-session pins, the sessions or records that changed):
 
 - `prompts`: bench quality's run.json prompt digests (`prompt_digests`: W1 prefix, slot prompt,
   Talker system prompt, planner prompt), and the grammars and JSON schema the LLM calls decode

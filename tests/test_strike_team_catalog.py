@@ -1,4 +1,4 @@
-"""strike_team's catalog and state data (docs/GENERIC_PACKS_PLAN.md WP11), loaded through the same
+"""strike_team's catalog and state data, loaded through the same
 functions as the toy pack of tests/toy_pack.py: schema.json and its kinds' files by `read_pack` /
 `load_pack_from`, the references by `Catalog.problems`, the example state by `check_state`.
 

@@ -1,5 +1,5 @@
-"""strike_team's Φ table, paraphrases, narrations, W3 pools and templates (docs/GENERIC_PACKS_PLAN.md
-WP12), checked as far as today's loader and models allow.
+"""strike_team's Φ table, paraphrases, narrations, W3 pools and templates, checked as far as
+today's loader and models allow.
 
 The loader reads phi.json, paraphrases.json and narrations.json as they are (tools named in the
 manifest, state paths through the schema-aware `_valid_path`, every pair registered). templates.json

@@ -1,5 +1,5 @@
 """A toy pack with a schema.json: a small hero shooter (heroes, loadout items, comps, maps, a
-counter table and a map-fit table) in the shape of docs/GENERIC_PACKS_PLAN.md §2, built on
+counter table and a map-fit table) in the shape docs/PACKS.md describes, built on
 `voicecoach pack new`'s skeleton with the four classic catalog files left out."""
 
 from __future__ import annotations

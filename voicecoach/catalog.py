@@ -10,7 +10,7 @@ surface-form clash the earlier kind wins), each with the *role* the kernels reas
     type     a value of a matchup axis            pet: element
     context  match context                                        map
 
-A pack may declare its schema in `schema.json` (docs/GENERIC_PACKS_PLAN.md §2), each kind's
+A pack may declare its schema in `schema.json` (docs/PACKS.md), each kind's
 entities in the file the kind names. A pack in the classic layout (creatures.json, skills.json,
 lineups.json, elements.json, no schema.json: pet_arena) gets the equivalent from `classic_schema`,
 so its folder stays as it is. `Catalog` indexes the entities: `by_name(kind, name)`, `display_name(id)`.

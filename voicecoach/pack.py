@@ -225,7 +225,7 @@ class StyleWords(_Model):
     words: list[str] = Field(min_length=1, description="how players say it")
 
 
-# The checker's cue families a pack may add words to (docs/GENERIC_PACKS_PLAN.md §1, checker.py):
+# The checker's cue families a pack may add words to (docs/PACKS.md, checker.py):
 # a recommendation verb, "your X" before and "X is equipped" after a name, a missing unit, an
 # option that cannot be used. A pack without `cues` (pet_arena) adds none.
 CueFamily = Literal["recommend", "credit_before", "credit_after", "absence", "option_absence"]

@@ -2,7 +2,7 @@
 Φ pair's responsive family. A domain brings its own; the generator and the judge hold no domain words.
 
 Beyond the phrase tables, the keys below say how the generator synthesises a player and what
-happens between turns (docs/GENERIC_PACKS_PLAN.md §4). All are optional: their defaults are the
+happens between turns (docs/PACKS.md, "CoachBench"). All are optional: their defaults are the
 values pet_arena's sessions have always been generated with, so its file names none of them and
 its benchmark stays byte for byte as it was. Another game declares its own:
 
