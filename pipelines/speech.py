@@ -67,6 +67,19 @@ from pipecat.utils.text.base_text_aggregator import TextType
 from pipecat.utils.time import time_now_iso8601
 
 from voicecoach.actors.frames import NarrationEndFrame, NarrationTextFrame, TurnCompletedFrame
+from voicecoach.actors.pipecat_compat import (
+    init_shared_silero_analyzer,
+    run_vad_inline,
+    stt_close_segment,
+    stt_queue_segment,
+    stt_segment_so_far,
+    stt_user_id,
+    stt_user_speaking,
+    tts_context_timeout_s,
+    tts_keep_context_alive,
+    tts_stream_audio,
+    vad_state,
+)
 from voicecoach.actors.recorder import PlaybackMonitor
 from voicecoach.engines import Engines
 from voicecoach.pack import Pack
@@ -157,7 +170,7 @@ class SilenceOnsetVADProcessor(VADProcessor):
         await super().process_frame(frame, direction)
         if not isinstance(frame, InputAudioRawFrame):
             return
-        state = self._analyzer._vad_state  # pipecat 1.14: the state analyze_audio just returned
+        state = vad_state(self._analyzer)  # the state analyze_audio just returned
         if self._state == VADState.SPEAKING and state == VADState.STOPPING:
             await self.push_frame(SilenceOnsetFrame())
         elif self._state == VADState.STOPPING and state == VADState.SPEAKING:
@@ -172,24 +185,17 @@ class SharedSileroVADAnalyzer(SileroVADAnalyzer):
     session is stateless and thread-safe; what belongs to one stream is the model's recurrent
     state, which `SileroOnnxModel` keeps beside the session. So each analyzer gets its own
     `SileroOnnxModel` shell around the shared session. SileroVADAnalyzer's __init__ would load
-    the model, hence VADAnalyzer's, and the attributes it sets (pipecat 1.14) set here.
+    the model, hence `init_shared_silero_analyzer` (voicecoach.actors.pipecat_compat).
     """
 
     def __init__(self, session: Any, *, sample_rate: int | None = None, params: VADParams | None = None):
-        VADAnalyzer.__init__(self, sample_rate=sample_rate, params=params)
-        model = SileroOnnxModel.__new__(SileroOnnxModel)
-        model.session = session
-        model.sample_rates = [8000, 16000]
-        model.reset_states()
-        self._model = model
-        self._windows_since_reset = 0
-        self._low_confidence_windows = 0
+        init_shared_silero_analyzer(self, session, sample_rate=sample_rate, params=params)
 
     async def analyze_audio(self, buffer: bytes) -> VADState:
         """On the loop, not on a thread of its own as Pipecat does: a Silero window costs ~0.2 ms
         (0.14 ms per 20 ms frame), less than the hand-off to a thread and back, which under load
         waits for the GIL behind every other session's frames and puts the VAD's verdict late."""
-        return self._run_analyzer(buffer)
+        return run_vad_inline(self, buffer)
 
 
 def silero_session() -> Any:
@@ -431,9 +437,9 @@ class EmbeddedWhisperSTTService(SegmentedSTTService):
         return loop.run_in_executor(self.executor, self.transcribe, samples, abandon)
 
     async def process_frame(self, frame: Frame, direction: FrameDirection):
-        if isinstance(frame, SilenceOnsetFrame) and self.at_silence_onset and self._user_speaking:
+        if isinstance(frame, SilenceOnsetFrame) and self.at_silence_onset and stt_user_speaking(self):
             self._drop_early()
-            pcm, abandon = bytes(self._audio_buffer) + self._trailing_silence(), threading.Event()
+            pcm, abandon = stt_segment_so_far(self), threading.Event()
             self._early = _Early(pcm, self._decode(pcm, abandon), abandon)
         elif isinstance(frame, (SpeechResumedFrame, VADUserStartedSpeakingFrame)):
             self._drop_early()  # its words may be cut mid-sentence: the segment goes on
@@ -450,17 +456,15 @@ class EmbeddedWhisperSTTService(SegmentedSTTService):
         self._early = None
 
     async def _handle_user_stopped_speaking(self, frame: VADUserStoppedSpeakingFrame):
+        # A Pipecat private method, overridden (a seam listed in voicecoach.actors.pipecat_compat).
         early, self._early = self._early, None
         if early is None or not self.is_usable:
             await super()._handle_user_stopped_speaking(frame)
             return
         # The segment is the one transcription began on at the onset; what came since is silence.
-        self._user_speaking = False
-        self._audio_buffer.clear()
-        self._record_stt_audio_usage(early.pcm)
-        await self.emit_stt_usage_metrics()
+        await stt_close_segment(self, early.pcm)
         self._queued_early[id(early.pcm)] = early
-        await self._segment_queue.put(early.pcm)
+        await stt_queue_segment(self, early.pcm)
 
     async def run_stt(self, audio: bytes) -> AsyncGenerator[Frame, None]:
         await self.start_processing_metrics()
@@ -468,7 +472,7 @@ class EmbeddedWhisperSTTService(SegmentedSTTService):
         text = await (early.text if early is not None and early.pcm is audio else self._decode(audio))
         await self.stop_processing_metrics()
         if text:
-            yield TranscriptionFrame(text, self._user_id, time_now_iso8601(), Language.EN)
+            yield TranscriptionFrame(text, stt_user_id(self), time_now_iso8601(), Language.EN)
         else:
             yield EmptySegmentFrame()
 
@@ -611,7 +615,7 @@ class EmbeddedPiperTTSService(TTSService):
         loop = asyncio.get_running_loop()
         opens_turn = cached is None and self._synthesised == 0  # what the player waits for
         self._synthesised += cached is None
-        keepalive_s = self._stop_frame_timeout_s / 3
+        keepalive_s = tts_context_timeout_s(self) / 3
 
         async def next_chunk(first: bool) -> Any:
             # CPU work: off the loop, on the process's piper lanes when shared.
@@ -623,7 +627,7 @@ class EmbeddedPiperTTSService(TTSService):
                 # that gets nothing for 3 s ("completed with no audio", an error to the client,
                 # the bot "stopped speaking" mid-turn) though the phrase is only queued.
                 while not (await asyncio.wait({job}, timeout=keepalive_s))[0]:
-                    self._refresh_audio_context(context_id)
+                    tts_keep_context_alive(self, context_id)
                 return job.result()
             finally:
                 job.cancel()  # an interruption cancels the wait: the phrase leaves the queue
@@ -640,8 +644,8 @@ class EmbeddedPiperTTSService(TTSService):
 
         try:
             await self.start_tts_usage_metrics(text)
-            async for frame in self._stream_audio_frames_from_iterator(
-                audio(), in_sample_rate=self.voice_rate, context_id=context_id
+            async for frame in tts_stream_audio(
+                self, audio(), in_sample_rate=self.voice_rate, context_id=context_id
             ):
                 await self.stop_ttfb_metrics()
                 yield frame

@@ -164,6 +164,7 @@ async def test_the_shared_vad_runs_on_the_loop_with_the_stock_analyzers_states(s
     loop (~0.2 ms a window): nothing is handed over, and the states are the same."""
     from pipecat.audio.vad.silero import SileroVADAnalyzer
 
+    from voicecoach.actors.pipecat_compat import vad_executor
     from voicecoach.pipelines.speech import SharedSileroVADAnalyzer, silero_session, vad_params
 
     params = vad_params(SpeechConfig())
@@ -176,4 +177,4 @@ async def test_the_shared_vad_runs_on_the_loop_with_the_stock_analyzers_states(s
     states = [(await shared.analyze_audio(f), await stock.analyze_audio(f)) for f in frames]
     assert all(a == b for a, b in states) and any(a.name == "SPEAKING" for a, _ in states)
     assert states[-1][0].name == "QUIET"  # the trailing silence ended the speech
-    assert not shared._executor._threads  # no frame was handed to its thread
+    assert not vad_executor(shared)._threads  # no frame was handed to its thread
