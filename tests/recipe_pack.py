@@ -6,8 +6,7 @@ from __future__ import annotations
 import copy
 from typing import Any
 
-from tests.toy_pack import FILES
-from voicecoach.packcheck import skeleton
+from tests.toy_pack import FILES, base
 
 BUILTINS: list[dict[str, Any]] = [
     {"name": "get_roster", "builtin": "get_collection"},
@@ -120,9 +119,9 @@ def recipe_files(phi: list[dict[str, Any]] | None = None) -> dict[str, Any]:
                                  "difficulty": "medium", "power": 55, "loadout": []})  # fmt: skip
     files["counters.json"]["skyla"] = {"vanta": 1.5}
     files["schema.json"]["composition"]["quota"]["counts"] = {"striker": 2}  # a team of two strikers
-    manifest = skeleton("toy_shooter")["manifest.json"]
+    manifest = base()["manifest.json"]
     manifest["tools"] = [t["name"] for t in BUILTINS]
-    templates = skeleton("toy_shooter")["templates.json"]
+    templates = base()["templates.json"]
     templates["tool_data"] = {}
     templates["paragraphs"]["guidance"] = {"generic": GENERIC, "templates": copy.deepcopy(GUIDANCE)}
     templates["paragraphs"]["scene_flavor"]["templates"] = {}

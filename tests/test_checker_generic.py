@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from tests.toy_pack import FILES, write_pack
+from tests.toy_pack import FILES, base, write_pack
 from voicecoach import checker
 from voicecoach.checker import CheckContext, Cues, check_reply, check_sentence, read_reply, reading
 from voicecoach.guard import SentenceGuard
@@ -43,9 +43,7 @@ CUES = {
 def _pack(tmp_path: Path, name: str, cues: dict[str, list[str]] | None = None) -> Pack:
     files = copy.deepcopy(FILES)
     if cues is not None:
-        from voicecoach.packcheck import skeleton
-
-        files["vocabulary.json"] = {**skeleton("toy_shooter")["vocabulary.json"], "cues": cues}
+        files["vocabulary.json"] = {**base()["vocabulary.json"], "cues": cues}
     return load_pack_from(write_pack(tmp_path / name, files))
 
 

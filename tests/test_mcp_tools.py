@@ -35,7 +35,7 @@ from pipecat.tests.utils import SleepFrame, run_test
 
 from tests.scripted_llm import Script
 from tests.test_http_tools import Router, Turns, w1_answer
-from tests.toy_pack import EXAMPLE_STATE, FILES, write_pack
+from tests.toy_pack import EXAMPLE_STATE, FILES, base, write_pack
 from voicecoach.actors.frames import (
     SideEffectResultFrame,
     ToolDispatchFrame,
@@ -44,7 +44,7 @@ from voicecoach.actors.frames import (
 )
 from voicecoach.actors.tools import SCHEDULED, ToolActor, run_call
 from voicecoach.pack import Pack, PackError, load_pack_from
-from voicecoach.packcheck import check_pack, skeleton
+from voicecoach.packcheck import check_pack
 from voicecoach.session import Session
 from voicecoach.state import load_state
 from voicecoach.talker import conditioning
@@ -196,13 +196,13 @@ def mcp_pack_folder(
     server `source` (None: no "mcp" key)."""
     files = dict(FILES)
     tools = MCP_TOOLS if tools is None else tools
-    manifest = skeleton("toy_shooter")["manifest.json"]
+    manifest = base()["manifest.json"]
     names = dict.fromkeys(t["name"] for t in tools)
     files["manifest.json"] = {**manifest, "tools": [*manifest["tools"], *names]}
     header = {} if source is None else {"mcp": source}
     files["tools.json"] = {**header, "tools": tools}
     if phi_edit is not None:
-        phi = skeleton("toy_shooter")["phi.json"]
+        phi = base()["phi.json"]
         phi_edit(phi)
         files["phi.json"] = phi
     return write_pack(folder, files)

@@ -13,8 +13,10 @@ import pytest
 
 from voicecoach import prior
 from voicecoach.cli import main as cli_main
+from voicecoach.entities import link_entities
 from voicecoach.pack import PACKS_DIR, load_pack_from
 from voicecoach.packcheck import CHECKS, MIN_PARAPHRASES, Finding, check_pack, new_pack
+from voicecoach.state import load_state
 
 PET_ARENA = PACKS_DIR / "pet_arena"
 
@@ -181,18 +183,40 @@ def test_pack_new_writes_a_skeleton_that_loads_and_lists_what_is_missing(
 ) -> None:
     assert cli_main(["pack", "new", "card_duel", "--dir", str(tmp_path)]) == 0
     folder = tmp_path / "card_duel"
-    assert (folder / "README.md").read_text(encoding="utf-8").startswith("# Card Duel")
-    assert load_pack_from(folder).pack_id == "card_duel"  # the skeleton is a valid pack
+    readme = (folder / "README.md").read_text(encoding="utf-8")
+    assert readme.startswith("# Card Duel")
+    pack = load_pack_from(folder)  # the skeleton is a valid pack
+    assert pack.pack_id == "card_duel"
+
+    # The schema layout: schema.json names the kinds and their files, tools.json instantiates
+    # builtins, every tool-using Φ pair has answer steps; none of pet_arena's classic files.
+    written = {p.name for p in folder.iterdir()}
+    assert {"schema.json", "units.json", "abilities.json", "teams.json", "counters.json", "tools.json",
+            "example_state.json"} <= written  # fmt: skip
+    assert not written & {"elements.json", "skills.json", "creatures.json", "lineups.json"}
+    schema = pack.catalog.schema
+    assert schema.state == "collection"
+    assert {role: schema.kind(role) for role in ("unit", "option", "group")} == {
+        "unit": "unit", "option": "ability", "group": "team"
+    }  # fmt: skip
+    assert [m.name for m in schema.matchups] == ["counters"]
+    assert set(pack.tools) == set(pack.builtin_tools)  # every tool a builtin: no game server needed
+    assert all(e.answer for e in pack.phi if e.tools)
+    assert not [
+        e for e in pack.phi if not e.tools and f"{e.intent}/{e.sub_intent}" not in pack.templates.answers
+    ]
+    for name in written - {"README.md"}:
+        assert name in readme  # the README says what each file is
 
     findings = check_pack(folder, train=True)
     bad = _bad(findings)
     assert bad and all(f.status == "missing" for f in bad)  # nothing wrong, only things to write
     checks = {f.check for f in bad}
     assert checks == {"paraphrases", "W3 pools", "skeleton text", "intent prior"}
-    assert ("skeleton text", "missing", "manifest.json: persona: still TODO") in {
-        (f.check, f.status, f.detail) for f in bad
-    }
-    assert any(f.detail.startswith("creatures.json: ['example_creature'].name") for f in bad)
+    details = {(f.check, f.status, f.detail) for f in bad}
+    assert ("skeleton text", "missing", "manifest.json: persona: still TODO") in details
+    assert ("skeleton text", "missing", "units.json: ['unit_a'].name: still TODO") in details
+    assert ("skeleton text", "missing", "templates.json: paragraphs.guidance.generic: still TODO") in details
     retrained = [f for f in findings if f.check == "intent prior" and f.status == "ok"]
     assert len(retrained) == 1 and "held-out pair accuracy" in retrained[0].detail  # --train ran
 
@@ -204,6 +228,53 @@ def test_pack_new_writes_a_skeleton_that_loads_and_lists_what_is_missing(
     assert prior.main(["train", "--path", str(folder)]) == 0
     rows = [f for f in check_pack(folder) if f.check == "intent prior"]
     assert [f.status for f in rows] == ["ok"]
+
+
+def test_the_skeleton_answers_its_pairs_with_the_generic_recipes(tmp_path: Path) -> None:
+    """Every pair of a fresh skeleton is answered on a small state through the realizer's whole path
+    (Φ's early dispatch, the builtin tools, W2, W3, the realization): the team build names units the
+    player owns, not the generic sentence."""
+    from tests.test_realize_every_pair import realize_one
+    from voicecoach.pack import check_state
+
+    pack = load_pack_from(new_pack("card_duel", tmp_path))
+    units = pack.catalog.entities["unit"]
+    owned = ["unit_a", "unit_b", "unit_c"]  # two attackers (A the stronger) and a defender
+    state = load_state({
+        "fs": {"player_level": 6, "collection": {"units": [{"id": u, "level": 4} for u in owned]}},
+        "ic": {"match": {"round": 1, "player_lineup": ["unit_a", "unit_b"], "opponent_lineup": ["unit_c"]}},
+    })  # fmt: skip
+    check_state(pack, state)  # a state the game may push
+    entry = {f"{e.intent}/{e.sub_intent}": e for e in pack.phi}
+    generic = pack.templates.paragraphs["guidance"].generic
+
+    team = realize_one(pack, state, entry["team/build"], entry["team/build"].example)
+    assert team.tools == ("get_collection", "suggest_team") and team.failures == ()
+    named = {m.id for m in link_entities(pack, team.reply) if m.kind == "unit"}
+    # A team of two in the quota (an attacker and a defender): B, and A, the stronger attacker.
+    assert named == {"unit_a", "unit_b"}, team.reply
+    assert generic not in team.reply and team.reply.startswith("From your units, run"), team.reply
+
+    counter = realize_one(pack, state, entry["unit/counter"], "who do i send against them")
+    # counters.json: unit B counters unit C, whom the opponent fields.
+    assert counter.reply.startswith(f"Against {units['unit_c'].name}, play {units['unit_b'].name}."), (
+        counter.reply
+    )
+
+    name = units["unit_a"].name
+    info = realize_one(pack, state, entry["unit/info"], f"tell me about {name}")
+    assert info.reply.startswith(f"{name} is {units['unit_a'].value('summary')}"), info.reply
+
+    hello = realize_one(pack, state, entry["smalltalk/greeting"], "hey coach")
+    assert hello.reply in pack.templates.answers["smalltalk/greeting"]
+
+    # Speakable and grounded on the skeleton's own example state too, with the tools run or failed.
+    example = load_state(json.loads((tmp_path / "card_duel" / "example_state.json").read_text("utf-8")))
+    check_state(pack, example)
+    for fail in (False, True):
+        for e in pack.phi:
+            said = realize_one(pack, example, e, e.example, fail)
+            assert said.reply.strip() and said.failures == (), (said.pair, said.reply, said.failures)
 
 
 def test_pack_new_refuses_an_existing_folder_and_a_bad_name(

@@ -11,10 +11,9 @@ from typing import Any
 import pytest
 
 from tests.recipe_pack import BUILTINS as RECIPE_BUILTINS
-from tests.toy_pack import FILES, write_pack
+from tests.toy_pack import FILES, base, write_pack
 from voicecoach.baselines import planner_system_prompt
 from voicecoach.pack import Pack, PackError, load_pack_from
-from voicecoach.packcheck import skeleton
 from voicecoach.state import LiveState, load_state
 from voicecoach.tools import TOOLS, ToolError, pack_tools, run_tool, tool_spec, validate_args
 
@@ -52,14 +51,14 @@ STATE = {
 def _files(tools: list[dict[str, Any]], quota: int = 2, endpoint: str = "") -> dict[str, Any]:
     files = copy.deepcopy(FILES)
     files["schema.json"]["composition"]["quota"]["counts"] = {"striker": quota}
-    manifest = skeleton("toy_shooter")["manifest.json"]
+    manifest = base()["manifest.json"]
     manifest["tools"] = [t["name"] for t in tools]
     phi = [{"intent": "hero", "sub_intent": "counter", "example": "who counters vanta",
             "tools": [{"tool": "hero_counters", "args": {"opponent": "$ic.match.opponent_lineup"}}],
             "requires": ["ic.match.opponent_lineup"], "branch": "recommend"},
            {"intent": "smalltalk", "sub_intent": "greeting", "example": "hey", "tools": []}]  # fmt: skip
     header: dict[str, Any] = {"tools": tools} | ({"endpoint": endpoint} if endpoint else {})
-    templates = skeleton("toy_shooter")["templates.json"]
+    templates = base()["templates.json"]
     templates["tool_data"] = {}
     return files | {"manifest.json": manifest, "phi.json": phi, "tools.json": header,
                     "paraphrases.json": [], "narrations.json": [], "templates.json": templates}  # fmt: skip

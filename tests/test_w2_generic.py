@@ -11,10 +11,9 @@ from typing import Any
 
 import pytest
 
-from tests.toy_pack import EXAMPLE_STATE, FILES, write_pack
+from tests.toy_pack import EXAMPLE_STATE, FILES, base, write_pack
 from voicecoach.catalog import Schema
 from voicecoach.pack import Pack, load_pack, load_pack_from
-from voicecoach.packcheck import skeleton
 from voicecoach.slot_rules import extract_slots
 from voicecoach.state import LiveState, load_state
 from voicecoach.w2 import (
@@ -227,7 +226,7 @@ def test_phi_flags_override_the_keyword_rules(tmp_path: Path) -> None:
         {"intent": "warmup", "sub_intent": "chat", "tools": [], "coaching": False, "scene": True},
         {"intent": "smalltalk", "sub_intent": "tips", "tools": [], "coaching": True},
     ]
-    files["phi.json"] = skeleton("toy_shooter")["phi.json"] + phi
+    files["phi.json"] = base()["phi.json"] + phi
     pack = load_pack_from(write_pack(tmp_path / "flags", files))
     types = {
         pair: {p.type for p in ground(QuerySlots(), STATE, pack, *pair).plan}

@@ -1,6 +1,6 @@
 """A toy pack with a schema.json: a small hero shooter (heroes, loadout items, comps, maps, a
-counter table and a map-fit table) in the shape docs/PACKS.md describes, built on
-`voicecoach pack new`'s skeleton with the four classic catalog files left out."""
+counter table and a map-fit table) in the shape docs/PACKS.md describes, its catalog (`FILES`)
+written over the kind-independent files of `base()`."""
 
 from __future__ import annotations
 
@@ -8,7 +8,81 @@ import json
 from pathlib import Path
 from typing import Any
 
-from voicecoach.packcheck import skeleton
+
+def base() -> dict[str, Any]:
+    """The toy's files other than its catalog, fresh on every call (tests edit them): the manifest,
+    Φ, W3, vocabulary, templates, paraphrases and narrations `voicecoach pack new` wrote before it
+    wrote the schema layout, so that every test on the toy keeps the pack it was written for."""
+    pairs = [
+        ("lineup", "build", "make me a team out of what i have", "recommend",
+         [{"tool": "get_inventory", "args": {}}, {"tool": "suggest_lineup", "args": {}}],
+         ["fs.inventory.owned"]),
+        ("creature", "info", "tell me about this one", "knowledge-qa",
+         [{"tool": "get_creature", "args": {"creature": "$ic.focus_creature"}}], ["ic.focus_creature"]),
+        ("smalltalk", "greeting", "hey coach", "knowledge-qa", [], []),
+    ]  # fmt: skip
+    return {
+        "manifest.json": {
+            "pack_id": "toy_shooter",
+            "version": "0.1.0",
+            "title": "Toy Shooter",
+            "persona": "TODO: who the coach is, in one sentence (the system prompt opens with it).",
+            "domain_rules": ["TODO: one rule of Toy Shooter per line (what a team is, what beats what)."],
+            "tools": ["get_inventory", "suggest_lineup", "get_creature"],
+            "limits": {"max_level": 100, "max_player_level": 100, "max_owned": 1000, "max_lineup": 5},
+            "w1_examples": [],
+        },
+        "phi.json": [
+            {"intent": i, "sub_intent": s, "example": ex, "tools": tools, "requires": req, "branch": branch}
+            for i, s, ex, branch, tools, req in pairs
+        ],
+        "w3.json": {
+            "version": "0.1.0",
+            "branches": {b: {"pool": []} for b in ("recommend", "teaching", "knowledge-qa")},
+        },
+        "vocabulary.json": {
+            "roles": {"striker": {"summary": "deals damage", "words": ["striker", "damage dealer"]}},
+            "styles": {"balanced": {"roles": ["striker"], "words": ["balanced"]}},
+            "creature_nouns": ["creatures"],
+        },
+        "templates.json": {
+            "paragraphs": {
+                "praise": {"generic": "That part checks out.", "templates": {}},
+                "apology": {
+                    "generic": "Sorry, I can't do all of that with what you have right now.",
+                    "templates": {},
+                },
+                "constraint_account": {"generic": "Part of that isn't possible right now.", "templates": {}},
+                "guidance": {"generic": "TODO: one safe piece of advice for any turn.", "templates": {}},
+                "scene_flavor": {"generic": "Stay sharp.", "templates": {}},
+            },
+            "answers": {"smalltalk/greeting": ["Hey! What do you want to work on?"]},
+            "tool_data": {
+                "get_inventory": "roster",
+                "suggest_lineup": "team suggestions",
+                "get_creature": "creature data",
+            },
+        },
+        "paraphrases.json": [
+            {
+                "intent": "lineup",
+                "sub_intent": "build",
+                "utterances": ["build me a team", "what team should i run"],
+            },
+            {
+                "intent": "creature",
+                "sub_intent": "info",
+                "utterances": ["what is this creature", "tell me about it"],
+            },
+            {"intent": "smalltalk", "sub_intent": "greeting", "utterances": ["hi", "hello coach"]},
+        ],  # fmt: skip
+        "narrations.json": [
+            {"intent": "lineup", "sub_intent": "build", "phrases": ["Let me put a team together."]},
+            {"intent": "creature", "sub_intent": "info", "phrases": ["Let me look that up."]},
+            {"intent": "smalltalk", "sub_intent": "greeting", "phrases": ["Hey there."]},
+        ],
+    }
+
 
 SCHEMA: dict[str, Any] = {
     "state": "collection",
@@ -70,12 +144,9 @@ FILES: dict[str, Any] = {
 
 def write_pack(folder: Path, files: dict[str, Any]) -> Path:
     folder.mkdir()
-    for name, doc in {**skeleton("toy_shooter"), **files}.items():
+    for name, doc in {**base(), **files}.items():
         if doc is not None:
             (folder / name).write_text(json.dumps(doc, indent=1), encoding="utf-8")
-    for name in ("elements.json", "skills.json", "creatures.json", "lineups.json"):
-        if name not in files:
-            (folder / name).unlink()
     return folder
 
 

@@ -347,18 +347,136 @@ PACK_ID = re.compile(r"[a-z][a-z0-9_]*")
 
 
 def skeleton(pack_id: str) -> dict[str, Any]:
-    """The skeleton's files: minimal but valid entries that show each file's shape. Texts for the
-    author to write start with TODO (pack check lists them); pools and most paraphrases are
-    left empty or short on purpose, so pack check's table is the to-do list."""
+    """The skeleton's files, in the schema layout: minimal but valid entries that show each file's
+    shape. schema.json declares a unit kind `unit` (a role and a power, gated by the player's
+    level), an option kind `ability` (gated by the unit's level), a group kind `team`, a counter
+    table and a team of two with a role quota; tools.json instantiates four builtin tools over them;
+    phi.json's tool-using pairs are answered by generic recipes (`answer` steps) from the templates
+    their steps name, the greeting from templates.json `answers`. Texts for the author to write
+    start with TODO (pack check lists them); the W3 pools are empty and the paraphrases too few on
+    purpose, so pack check's table is the to-do list."""
     title = pack_id.replace("_", " ").title()
-    pairs = [
-        ("lineup", "build", "make me a team out of what i have", "recommend",
-         [{"tool": "get_inventory", "args": {}}, {"tool": "suggest_lineup", "args": {}}],
-         ["fs.inventory.owned"]),
-        ("creature", "info", "tell me about this one", "knowledge-qa",
-         [{"tool": "get_creature", "args": {"creature": "$ic.focus_creature"}}], ["ic.focus_creature"]),
-        ("smalltalk", "greeting", "hey coach", "knowledge-qa", [], []),
+
+    def named(what: str) -> str:
+        return f"{TODO} {what}"
+
+    def summary(what: str) -> str:  # said after the name: "<name> is <summary>."
+        return f"{TODO} {what}, said after its name"
+
+    schema = {
+        "state": "collection",
+        "kinds": {
+            "unit": {
+                "role": "unit",
+                "plural": "units",
+                "file": "units.json",
+                "nouns": ["unit", "units"],
+                "verbs": ["play", "pick"],
+                "attributes": {"role": {"values": "vocabulary.roles"}, "power": {"numeric": True}},
+                "relations": {"abilities": "ability"},
+                "gate": {"min_player_level": {"state": "fs.player_level", "spoken": "player level {value}"}},
+            },
+            "ability": {
+                "role": "option",
+                "plural": "abilities",
+                "file": "abilities.json",
+                "nouns": ["ability"],
+                "verbs": ["use"],
+                "gate": {"min_unit_level": {"state": "level", "spoken": "unit level {value}"}},
+            },
+            "team": {"role": "group", "plural": "teams", "file": "teams.json", "members": "units",
+                     "nouns": ["team"]},
+        },
+        "matchups": [
+            {"name": "counters", "between": ["unit", "unit"], "file": "counters.json",
+             "words": {"1.5": "a counter to"}},
+        ],
+        "composition": {"size": 2, "quota": {"attribute": "role", "counts": {"attacker": 1, "defender": 1}}},
+        "needs": {"ic.focus.unit": "which_unit", "ic.match": "no_match", "fs.collection": "roster_unknown"},
+    }  # fmt: skip
+    units = [
+        {"id": "unit_a", "name": named("Unit A"), "role": "attacker", "power": 60,
+         "summary": summary("what unit A does"), "abilities": ["ability_a", "ability_b"], "unlock": None},
+        {"id": "unit_b", "name": named("Unit B"), "role": "defender", "power": 50,
+         "summary": summary("what unit B does"), "abilities": [], "unlock": None},
+        {"id": "unit_c", "name": named("Unit C"), "role": "attacker", "power": 40,
+         "summary": summary("what unit C does"), "abilities": [], "unlock": {"min_player_level": 5}},
     ]  # fmt: skip
+    abilities = [
+        {"id": "ability_a", "name": named("Ability A"), "description": summary("what the ability does"),
+         "unlock": None},
+        {"id": "ability_b", "name": named("Ability B"), "description": summary("what the ability does"),
+         "unlock": {"min_unit_level": 5}},
+    ]  # fmt: skip
+    tools = [
+        {"name": "get_collection", "builtin": "get_collection"},
+        {"name": "get_unit", "builtin": "get_entity", "kind": "unit"},
+        {"name": "suggest_team", "builtin": "suggest_group"},
+        {"name": "unit_counters", "builtin": "rank_matchup", "matchup": "counters"},
+    ]
+    phi = [
+        {"intent": "team", "sub_intent": "build", "example": "make me a team out of what i have",
+         "tools": [{"tool": "get_collection", "args": {}}, {"tool": "suggest_team", "args": {}}],
+         "requires": ["fs.collection.units"], "branch": "recommend",
+         "answer": [{"recipe": "pick_pair", "key": "team", "pair_key": "team_pair", "lead_key": "team_lead",
+                     "team": "suggest_team.units[*].id", "roster": "get_collection.units[*].id",
+                     "score": "suggest_team.score"}]},
+        {"intent": "unit", "sub_intent": "counter", "example": "who beats their team",
+         "tools": [{"tool": "unit_counters", "args": {"opponent": "$ic.match.opponent_lineup"}}],
+         "requires": ["ic.match.opponent_lineup", "fs.collection.units"], "branch": "recommend",
+         "answer": [{"recipe": "pick_best", "key": "counter", "none_key": "counter_none",
+                     "ranked": "unit_counters.ranked[*].id", "foes": "$ic.match.opponent_lineup",
+                     "matchup": "counters"}]},
+        {"intent": "unit", "sub_intent": "info", "example": "tell me about this one",
+         "tools": [{"tool": "get_unit", "args": {"unit": "$ic.focus.unit"}}], "requires": ["ic.focus.unit"],
+         "branch": "knowledge-qa",
+         "answer": [{"recipe": "fact", "key": "unit_info", "entity": ["get_unit.id", "$ic.focus.unit"],
+                     "kind": "unit"}]},
+        {"intent": "smalltalk", "sub_intent": "greeting", "example": "hey coach", "tools": [],
+         "branch": "knowledge-qa"},
+    ]  # fmt: skip
+    paragraphs = {
+        "praise": {"generic": "That part checks out.", "templates": {
+            "has": ["You do have {unit}."],
+            "option": ["{unit} can use {ability} now."],
+            "excludes": ["Leaving {unit} out, as you asked."],
+            "excludes_still": ["Still leaving {unit} out, like you said."],
+            "aggregate": ["Everything you asked for is unlocked."],
+        }},
+        "apology": {"generic": "Sorry, I can't do all of that with what you have right now.", "templates": {
+            "roster_empty": ["Sorry, you don't have any units yet, so there's no team to build."],
+            "has_missing": ["Sorry, you don't have {unit} yet."],
+        }},
+        "constraint_account": {"generic": "Part of that isn't possible right now.", "templates": {
+            "has_missing": ["You don't have {unit} yet."],
+            "option_locked": ["{ability} is still locked on {unit}: it needs {unlock}."],
+            "counter_missing": ["Nothing you have counters {foe}."],
+            "min_size": ["You have {count} units, so a team of {size} isn't possible yet."],
+            "pick": ["You have only {count} of those, and a team needs {size}."],
+            "quota_short": ["That team is short on {short}: you have none left to field."],
+            "roster_unknown": ["I can't see your units right now, so I won't guess what you have."],
+            "data_unavailable": ["I can't get the {data} right now, so I won't guess at it."],
+            "which_unit": ["Which unit do you mean? I didn't catch a name."],
+            "no_match": ["I can't see a match in progress right now."],
+            "stale_lead": ["Going by my last update"],
+            "stale_told": ["Going by my last update and what you just said"],
+        }},
+        "guidance": {"generic": f"{TODO}: one safe piece of advice for any turn.", "templates": {
+            "team": ["From your units, run {units}."],
+            "team_pair": ["From your units, start with {leader} and {unit}."],
+            "team_lead": ["From your units, start with {leader}."],
+            "counter": ["Against {foe}, play {unit}."],
+            "counter_none": ["Nothing you have counters {foe}, so play {unit}."],
+            "unit_info": ["{unit} is {summary}."],
+            "w3": ["{guidance}"],
+        }},
+        "scene_flavor": {"generic": "Stay sharp.", "templates": {
+            "final": ["It's the last round, so make it count."],
+            "leading": ["You're ahead {score_player} to {score_opponent}; keep the pressure on."],
+            "behind": ["You're down {score_player} to {score_opponent}, but there's time to turn it."],
+            "level": ["It's {score_player} all, round {round} of {rounds}."],
+        }},
+    }  # fmt: skip
     return {
         "manifest.json": {
             "pack_id": pack_id,
@@ -366,114 +484,127 @@ def skeleton(pack_id: str) -> dict[str, Any]:
             "title": title,
             "persona": f"{TODO}: who the coach is, in one sentence (the system prompt opens with it).",
             "domain_rules": [f"{TODO}: one rule of {title} per line (what a team is, what beats what)."],
-            "tools": ["get_inventory", "suggest_lineup", "get_creature"],
-            "limits": {"max_level": 100, "max_player_level": 100, "max_owned": 1000, "max_lineup": 5},
+            "tools": [t["name"] for t in tools],
+            "limits": {"max_level": 100, "max_player_level": 100, "max_owned": 1000, "max_lineup": 2},
             "w1_examples": [],
         },
-        "elements.json": {
-            "elements": ["fire", "water"],
-            "counters": {"fire": {"fire": 1.0, "water": 0.5}, "water": {"fire": 2.0, "water": 1.0}},
-        },
-        "skills.json": [
-            {
-                "id": "example_skill",
-                "name": f"{TODO} Example Skill",
-                "element": "fire",
-                "kind": "attack",
-                "power": 40,
-                "description": f"{TODO}: what the skill does, as the coach would say it.",
-                "unlock": None,
-            },
-        ],  # fmt: skip
-        "creatures.json": [
-            {
-                "id": "example_creature",
-                "name": f"{TODO} Example Creature",
-                "element": "fire",
-                "role": "striker",
-                "rarity": "common",
-                "stages": [f"{TODO} Example Creature"],
-                "base_power": 50,
-                "skills": ["example_skill"],
-            },
-        ],  # fmt: skip
-        "lineups.json": [],
-        "phi.json": [
-            {"intent": i, "sub_intent": s, "example": ex, "tools": tools, "requires": req, "branch": branch}
-            for i, s, ex, branch, tools, req in pairs
-        ],
+        "schema.json": schema,
+        "units.json": units,
+        "abilities.json": abilities,
+        "teams.json": [{"id": "team_ab", "name": named("Team"), "units": ["unit_a", "unit_b"]}],
+        "counters.json": {"unit_b": {"unit_c": 1.5}, "unit_c": {"unit_a": 1.5}},
+        "tools.json": {"tools": tools},
+        "phi.json": phi,
         "w3.json": {
             "version": "0.1.0",
             "branches": {b: {"pool": []} for b in ("recommend", "teaching", "knowledge-qa")},
         },
         "vocabulary.json": {
-            "roles": {"striker": {"summary": "deals damage", "words": ["striker", "damage dealer"]}},
-            "styles": {"balanced": {"roles": ["striker"], "words": ["balanced"]}},
-            "creature_nouns": ["creatures"],
+            "roles": {
+                "attacker": {"summary": "deals the damage", "words": ["attacker", "damage dealer"]},
+                "defender": {"summary": "protects the team", "words": ["defender", "tank"]},
+            },
+            "styles": {"balanced": {"roles": ["attacker", "defender"], "words": ["balanced"]}},
         },
         "templates.json": {
-            "paragraphs": {
-                "praise": {"generic": "That part checks out.", "templates": {}},
-                "apology": {
-                    "generic": "Sorry, I can't do all of that with what you have right now.",
-                    "templates": {},
-                },
-                "constraint_account": {"generic": "Part of that isn't possible right now.", "templates": {}},
-                "guidance": {"generic": f"{TODO}: one safe piece of advice for any turn.", "templates": {}},
-                "scene_flavor": {"generic": "Stay sharp.", "templates": {}},
+            "paragraphs": paragraphs,
+            "answers": {
+                "smalltalk/greeting": ["Hey! What do you want to work on?"],
+                "other/other": ["That's outside what I can help with. Ask me about your units or your team."],
+                "other/unheard": ["Sorry, I didn't catch that name. Could you say it again?"],
             },
-            "answers": {"smalltalk/greeting": ["Hey! What do you want to work on?"]},
             "tool_data": {
-                "get_inventory": "roster",
-                "suggest_lineup": "team suggestions",
-                "get_creature": "creature data",
+                "get_collection": "unit roster",
+                "get_unit": "unit data",
+                "suggest_team": "team suggestions",
+                "unit_counters": "counter data",
             },
+            "acknowledgements": ["Sure.", "On it."],
         },
         "paraphrases.json": [
             {
-                "intent": "lineup",
+                "intent": "team",
                 "sub_intent": "build",
                 "utterances": ["build me a team", "what team should i run"],
             },
             {
-                "intent": "creature",
+                "intent": "unit",
+                "sub_intent": "counter",
+                "utterances": ["what counters their team", "who do i send against them"],
+            },
+            {
+                "intent": "unit",
                 "sub_intent": "info",
-                "utterances": ["what is this creature", "tell me about it"],
+                "utterances": ["what does this unit do", "tell me about it"],
             },
             {"intent": "smalltalk", "sub_intent": "greeting", "utterances": ["hi", "hello coach"]},
         ],
         "narrations.json": [
-            {"intent": "lineup", "sub_intent": "build", "phrases": ["Let me put a team together."]},
-            {"intent": "creature", "sub_intent": "info", "phrases": ["Let me look that up."]},
+            {"intent": "team", "sub_intent": "build", "phrases": ["Let me put a team together."]},
+            {"intent": "unit", "sub_intent": "counter", "phrases": ["Looking for a counter."]},
+            {"intent": "unit", "sub_intent": "info", "phrases": ["Let me look that up."]},
             {"intent": "smalltalk", "sub_intent": "greeting", "phrases": ["Hey there."]},
         ],
+        # The state a game pushes, in the schema's `collection` profile: what `voicecoach chat` and
+        # the demos start from (the player owns units A and B and faces unit C in round 1 of 3).
+        "example_state.json": {
+            "turn_index": 0,
+            "fs": {
+                "player_level": 3,
+                "collection": {
+                    "units": [
+                        {"id": "unit_a", "level": 4, "unlocked": ["ability_a"]},
+                        {"id": "unit_b", "level": 2},
+                    ]
+                },
+            },
+            "ic": {
+                "match": {
+                    "round": 1,
+                    "rounds_total": 3,
+                    "player_lineup": ["unit_a", "unit_b"],
+                    "opponent_lineup": ["unit_c"],
+                }
+            },
+        },  # fmt: skip
     }
 
 
 README = """# {title}: a VoiceCoach domain pack (skeleton)
 
 Written by `voicecoach pack new {pack_id}`. JSON holds no comments, so this file says what each one is;
-docs/PACKS.md explains every field, with pet_arena as the worked example.
+docs/PACKS.md explains every field, with strike_team (voicecoach/packs/strike_team/) as the worked example.
 
 - manifest.json: pack id and version (a balance patch is a new version), persona, domain rules,
-  the tools the game serves, state limits, W1's worked examples
-- elements.json: the elements and the damage multiplier of every attacker against every defender
-- skills.json, creatures.json, lineups.json: the catalog, what exists in the game (its ids are
-  what the game's live state sends)
+  the tools the coach may call (every one declared in tools.json), state limits, W1's worked examples
+- schema.json: the game's kinds, each with its role (unit: owned and fielded; option: gated per
+  unit; group: a named team; type: a matchup value; context: the match context, a map), its file,
+  attributes, gates and the words players use; the matchup tables, the team's composition, and
+  what to ask when a decision field is missing (`needs`). Rename the kinds to the game's (a hero,
+  an item, a comp), and with them what carries their names: the template placeholders ({{unit}},
+  {{units}}, {{ability}}), the state paths (ic.focus.unit) and get_entity's argument (`unit`)
+- units.json, abilities.json, teams.json: the catalog, each kind's entities (their ids are what the
+  game's live state sends; their names what players say)
+- counters.json: the `counters` matchup, {{a: {{b: multiplier}}}}: how much unit a beats unit b
+- tools.json: the tools, each a builtin kind over the catalog and the live state (get_collection,
+  get_entity, rank_matchup, suggest_group; also context_fit, score_group, list_groups,
+  get_match_state) under the pack's own name, or a tool the game serves over HTTP or MCP
 - phi.json: Φ, per (intent, sub_intent) pair the tools W1 fires early, the decision fields they
-  wait on, and the W3 branch
+  wait on, the W3 branch, and the `answer` steps (generic recipes: pick_pair, pick_best, fact...)
+  that say the answer from the tools' results
 - w3.json: W3's candidate pools per branch (recommend, teaching, knowledge-qa): cooldown, p_c, w_c
 - vocabulary.json: roles and play styles, with the words players use for them
-- templates.json: the grounded realizer's sentences per paragraph type, answers of tool-less
-  pairs, tool nouns
+- templates.json: the realizer's sentences per paragraph type, under the keys the answer steps and
+  the schema's `needs` name; answers of tool-less pairs; what each tool's data is called
 - paraphrases.json: what players say for each Φ pair (at least {min_paraphrases} each), the intent
   prior's training data
 - narrations.json: 1-3 short acknowledgements per Φ pair, naming no entity
+- example_state.json: a live-state snapshot (fs.collection: the player's units, their levels and
+  unlocked abilities; ic.match), for `voicecoach chat` and the demos
 - prior.json: the trained intent prior, `python -m voicecoach.prior train --path <this folder>`
   (not written yet)
 
-Optional: `example_state.json` (a live-state snapshot for demos and fixtures) and `coachbench.json`
-(CoachBench's phrase tables for this pack).
+Optional: `coachbench.json` (CoachBench's phrase tables for this pack).
 
 Texts starting with {todo} are yours to write; the W3 pools are empty and the paraphrases too few on purpose.
 `voicecoach pack check <this folder>` lists everything still missing; the pack is ready when it passes.
