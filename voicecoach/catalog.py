@@ -10,18 +10,15 @@ surface-form clash the earlier kind wins), each with the *role* the kernels reas
     type     a value of a matchup axis            pet: element
     context  match context                                        map
 
-A pack may declare its schema in `schema.json` (docs/PACKS.md), each kind's
-entities in the file the kind names. A pack in the classic layout (creatures.json, skills.json,
-lineups.json, elements.json, no schema.json: pet_arena) gets the equivalent from `classic_schema`,
-so its folder stays as it is. `Catalog` indexes the entities: `by_name(kind, name)`, `display_name(id)`.
+Every pack declares its schema in `schema.json` (docs/PACKS.md), each kind's entities in the file
+the kind names. `Catalog` indexes the entities: `by_name(kind, name)`, `display_name(id)`.
 
-The classic schema holds what describes pet's files: kinds, roles, aliases, attributes, relations,
+A schema holds what describes a pack's files: kinds, roles, aliases, attributes, relations,
 members, gate fields and the words a reply gives them by (CoachBench's responsive rule),
-progression and the element chart, the words that refer to a creature or a skill (`nouns`,
-`verbs`: "that pet", "evolve it", "cast it"), the spoken gates ("stage 2") and pet's wording of
-W2's detail strings (`phrases`, over the neutral `PHRASES`). The pet words still in code (matchup
-words, the realizer's `needs`) join it in the work package that makes their reader generic, so that
-each keeps a single home.
+progression and the matchup tables, the words that refer to a unit or an option (`nouns`, `verbs`:
+"that pet", "evolve it", "cast it"), the spoken gates ("evolution stage 2"), what each decision
+field's absence is called (`needs`) and the pack's wording of W2's detail strings (`phrases`, over
+the neutral `PHRASES`).
 """
 
 from __future__ import annotations
