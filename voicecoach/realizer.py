@@ -937,11 +937,6 @@ RECENT_REPLIES = 6
 CATALOG_KEYS = frozenset({"skill_explain", "creature_info", "creature_role", "matchup", "match_score"})
 
 
-def _states_facts(line: Line) -> bool:
-    """Does the line state catalog facts only (its recipe says; classic lines: CATALOG_KEYS)?"""
-    return line.key in CATALOG_KEYS if line.fact is None else line.fact
-
-
 def _put_forward(pack: Pack, reply: str) -> set[str]:
     """Creatures and pack lineups a reply put forward, read as the checker reads it: every one it
     names on the player's side and does not negate (a superset of what it recommended)."""
