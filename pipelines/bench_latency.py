@@ -481,9 +481,9 @@ def coach_config(options: BenchOptions, mode: str, llm_url: str | None = None) -
 def scripted_router(pack_id: str, ttft_s: float) -> Callable[[dict[str, Any]], Any]:
     """Fixed outputs per role for the overhead run: the first W1 chunk already closes SUB_INTENT
     and opens the narration with a whole phrase, so W1's first token is also the first narration."""
-    from tests.scripted_llm import Script
     from voicecoach.pack import load_pack
     from voicecoach.talker import talker_system_prompt
+    from voicecoach.testing.scripted_llm import Script
     from voicecoach.w1 import w1_system_prompt
     from voicecoach.w2 import slot_prompt
 
@@ -514,19 +514,6 @@ def scripted_router(pack_id: str, ttft_s: float) -> Callable[[dict[str, Any]], A
         return scripts[role]
 
     return route
-
-
-def _import_scripted_llm() -> Any:
-    """tests.scripted_llm, also when run from the installed console script (cwd not on sys.path)."""
-    try:
-        from tests import scripted_llm
-    except ImportError:
-        root = Path(__file__).resolve().parents[1]
-        if not (root / "tests" / "scripted_llm.py").exists():
-            raise
-        sys.path.insert(0, str(root))
-        from tests import scripted_llm
-    return scripted_llm
 
 
 def cached_reports(folder: Path, session: FixtureSession) -> list[TurnReport] | None:
@@ -744,14 +731,11 @@ async def run_overhead(
     from voicecoach.engines import Engines
     from voicecoach.llm import LLMClient
     from voicecoach.pipelines.replay import ReplayOptions, replay_fixtures
+    from voicecoach.testing.scripted_llm import ScriptedLLMServer
 
-    try:
-        scripted_llm = _import_scripted_llm()
-    except ImportError as err:  # an install without the tests folder
-        return {"skipped": f"tests/scripted_llm.py is not importable ({err})"}
     chosen = select_turns(sessions, options.overhead_turns)
     router = scripted_router(chosen[0].pack_id, options.overhead_ttft_s)
-    async with scripted_llm.ScriptedLLMServer(router=router) as server:
+    async with ScriptedLLMServer(router=router) as server:
         config = coach_config(options, "sgc_full", llm_url=server.base_url)
         engines = Engines(llm=LLMClient(config.llm))
         replay_options = ReplayOptions(

@@ -580,15 +580,15 @@ _ROW = "{:>6} {:>8} {:>8} {:>6} {:>6} {:>7} {:>7} {:>7} {:>5} {:>7} {:>6} {:>9} 
 
 async def run_load(options: LoadOptions, console: Any) -> dict[str, Any]:
     from voicecoach.fixtures import discover
-    from voicecoach.pipelines.bench_latency import _import_scripted_llm, scripted_router
+    from voicecoach.pipelines.bench_latency import scripted_router
+    from voicecoach.testing.scripted_llm import ScriptedLLMServer
 
     sessions, errors = discover(options.fixtures)
     if not sessions:
         raise SystemExit("; ".join(errors) or f"no fixture sessions in {options.fixtures}")
-    scripted_llm = _import_scripted_llm()
     run = LoadRun(options, sessions, console)
     router = scripted_router(sessions[0].pack_id, options.llm_ttft_s)
-    async with scripted_llm.ScriptedLLMServer(router=router) as llm:
+    async with ScriptedLLMServer(router=router) as llm:
         run.start_server(llm.base_url)
         watchers: list[asyncio.Task[None]] = []
         try:

@@ -18,7 +18,6 @@ from typing import Any
 import uvicorn
 
 from tests.conftest import STATE
-from tests.scripted_llm import RecordedRequest, ScriptedLLMServer
 from tests.test_turn import Router
 from voicecoach.client import CoachClient
 from voicecoach.engines import Engines
@@ -27,6 +26,7 @@ from voicecoach.pack import Pack, load_pack
 from voicecoach.pipelines.server import CoachServer, ServerConfig, SessionLimits, uvicorn_config
 from voicecoach.session import CoachConfig
 from voicecoach.store import MemorySessionStore, SessionStore
+from voicecoach.testing.scripted_llm import RecordedRequest, ScriptedLLMServer
 
 TOKEN = "test-token-0123456789"
 GAME_STATE = {"ic": STATE["ic"], "fs": STATE["fs"]}  # what a game pushes: it owns ic and fs

@@ -2,7 +2,7 @@
 
 One actor between run_test's source and sink: the frames it is sent, and what it pushes
 downstream (and upstream). The LLM-using actors talk over real HTTP to the scripted
-OpenAI-compatible server (`tests/scripted_llm.py`). The end-to-end chain is `test_turn.py`.
+OpenAI-compatible server (`voicecoach/testing/scripted_llm.py`). The end-to-end chain is `test_turn.py`.
 
 `SleepFrame` gives an actor's turn task the time to finish before run_test's EndFrame stops
 the pipeline (and cancels what is still running); the scripted server answers at once, so the
@@ -26,7 +26,6 @@ from pipecat.frames.frames import (
 )
 from pipecat.tests.utils import SleepFrame, run_test
 
-from tests.scripted_llm import Script, ScriptedLLMServer
 from voicecoach.actors.baselines import PlanExecuteActor, PromptingActor
 from voicecoach.actors.frames import (
     GroundingControlFrame,
@@ -54,6 +53,7 @@ from voicecoach.llm import LLMClient, LLMConfig
 from voicecoach.pack import Pack
 from voicecoach.session import CoachConfig, Session, turn_record
 from voicecoach.state import LiveState
+from voicecoach.testing.scripted_llm import Script, ScriptedLLMServer
 from voicecoach.tools import ToolRunner
 from voicecoach.w1 import ToolCall, acknowledgement_for
 from voicecoach.w2 import QuerySlots, ground

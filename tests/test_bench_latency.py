@@ -9,7 +9,6 @@ from typing import Any
 
 import pytest
 
-from tests.scripted_llm import ScriptedLLMServer
 from voicecoach.pipelines.bench_latency import (
     STAGES,
     BenchOptions,
@@ -23,6 +22,7 @@ from voicecoach.pipelines.bench_latency import (
     turn_overhead,
 )
 from voicecoach.pipelines.replay import TurnReport
+from voicecoach.testing.scripted_llm import ScriptedLLMServer
 
 FIXTURES = Path(__file__).resolve().parents[1] / "audio_fixtures"
 

@@ -7,7 +7,6 @@ import math
 
 import pytest
 
-from tests.scripted_llm import Script, ScriptedLLMServer
 from voicecoach.coachbench.metrics import (
     JUDGE_SKIPPED,
     JudgeConfig,
@@ -25,6 +24,7 @@ from voicecoach.coachbench.metrics import (
     sga,
     tga,
 )
+from voicecoach.testing.scripted_llm import Script, ScriptedLLMServer
 
 # s1 passes 2 of 3 turns, s2 its only turn, s3 none of 2.
 TOY = {"s1": [True, True, False], "s2": [True], "s3": [False, False]}

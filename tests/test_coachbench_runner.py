@@ -13,7 +13,6 @@ from typing import Any
 import pytest
 from loguru import logger
 
-from tests.scripted_llm import Script, ScriptedLLMServer
 from voicecoach.baselines import planner_system_prompt
 from voicecoach.coachbench.generator import BenchSession, generate
 from voicecoach.pack import Pack
@@ -21,6 +20,7 @@ from voicecoach.pipelines.bench_quality import QualityOptions, run_quality
 from voicecoach.pipelines.bench_quality import main as runner_main
 from voicecoach.session import MODES
 from voicecoach.talker import talker_system_prompt
+from voicecoach.testing.scripted_llm import Script, ScriptedLLMServer
 from voicecoach.w1 import w1_system_prompt
 from voicecoach.w2 import slot_prompt
 

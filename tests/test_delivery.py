@@ -15,11 +15,11 @@ from collections.abc import AsyncIterator
 import pytest_asyncio
 
 from tests.live_server import GAME_STATE, LiveServer
-from tests.scripted_llm import Script
 from tests.test_server import FIXTURE, wait_until
 from voicecoach import protocol
 from voicecoach.client import CoachClient
 from voicecoach.store import MemorySessionStore, TurnRecord
+from voicecoach.testing.scripted_llm import Script
 
 REPLY = "Keep Sparkwing in and lead with Emberfox against their water tank."
 # Long enough to still be playing when the player speaks over it (piper: ~2.5 words a second).

@@ -26,12 +26,12 @@ import pytest
 import pytest_asyncio
 
 from tests.live_server import GAME_STATE, TOKEN, free_port
-from tests.scripted_llm import Script, ScriptedLLMServer
 from tests.test_turn import Router
 from voicecoach import protocol
 from voicecoach.client import CoachClient
 from voicecoach.pack import load_pack
 from voicecoach.store import RedisSessionStore
+from voicecoach.testing.scripted_llm import Script, ScriptedLLMServer
 
 ROOT = Path(__file__).resolve().parents[1]
 HAPROXY_CFG = ROOT / "deploy" / "haproxy.cfg"

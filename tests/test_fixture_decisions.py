@@ -30,7 +30,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from tests.scripted_llm import Script, ScriptedLLMServer
 from voicecoach.engines import Engines
 from voicecoach.fixtures import FixtureSession, FixtureTurn, discover
 from voicecoach.llm import LLMClient, LLMConfig
@@ -38,6 +37,7 @@ from voicecoach.pack import load_pack
 from voicecoach.pipelines.text import TextCoach, TurnResult
 from voicecoach.session import CoachConfig, Session
 from voicecoach.state import load_state
+from voicecoach.testing.scripted_llm import Script, ScriptedLLMServer
 from voicecoach.w1 import w1_system_prompt
 from voicecoach.w2 import slot_prompt
 

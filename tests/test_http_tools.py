@@ -27,7 +27,6 @@ from aiohttp import web
 from pipecat.frames.frames import Frame
 from pipecat.tests.utils import SleepFrame, run_test
 
-from tests.scripted_llm import Script, ScriptedLLMServer
 from voicecoach.actors.frames import (
     SideEffectResultFrame,
     ToolDispatchFrame,
@@ -43,6 +42,7 @@ from voicecoach.pipelines.text import TextCoach
 from voicecoach.session import CoachConfig, Session
 from voicecoach.state import LiveState
 from voicecoach.talker import conditioning, talker_system_prompt
+from voicecoach.testing.scripted_llm import Script, ScriptedLLMServer
 from voicecoach.tools import ToolError, ToolRunner, run_tool, validate_args
 from voicecoach.w1 import ToolCall, plan_gbnf_rules, w1_system_prompt
 from voicecoach.w2 import slot_prompt

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from tests.scripted_llm import Script, ScriptedLLMServer
 from voicecoach.llm import LLMClient, LLMConfig, LLMError
+from voicecoach.testing.scripted_llm import Script, ScriptedLLMServer
 
 MESSAGES = [{"role": "system", "content": "s"}, {"role": "user", "content": "hi"}]
 

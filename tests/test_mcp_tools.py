@@ -33,7 +33,6 @@ from pipecat.pipeline.pipeline import Pipeline
 from pipecat.processors.frame_processor import FrameDirection, FrameProcessor
 from pipecat.tests.utils import SleepFrame, run_test
 
-from tests.scripted_llm import Script
 from tests.test_http_tools import Router, Turns, w1_answer
 from tests.toy_pack import EXAMPLE_STATE, FILES, base, write_pack
 from voicecoach.actors.frames import (
@@ -48,6 +47,7 @@ from voicecoach.packcheck import check_pack
 from voicecoach.session import Session
 from voicecoach.state import load_state
 from voicecoach.talker import conditioning
+from voicecoach.testing.scripted_llm import Script
 from voicecoach.tools import MCP_META_SESSION, MCP_META_STATE, ToolError, ToolRunner, run_tool
 from voicecoach.w1 import ToolCall, plan_gbnf_rules, w1_system_prompt
 

@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from voicecoach import prior
+from voicecoach.bench import prior
 from voicecoach.cli import main as cli_main
 from voicecoach.entities import link_entities
 from voicecoach.pack import PACKS_DIR, load_pack_from
@@ -161,7 +161,7 @@ def test_a_missing_prior_is_missing_not_an_error(tmp_path: Path) -> None:
     (folder / "prior.json").unlink()
     bad = _bad(check_pack(folder))
     assert [(f.check, f.status) for f in bad] == [("intent prior", "missing")]
-    assert "python -m voicecoach.prior train --path" in bad[0].detail
+    assert "python -m voicecoach.bench.prior train --path" in bad[0].detail
 
 
 def test_a_file_that_does_not_read_is_one_failed_check_not_a_traceback(

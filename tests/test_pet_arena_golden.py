@@ -111,7 +111,7 @@ def _realize(pack: Pack, sessions: list[Any]) -> tuple[dict[str, str], dict[str,
     so the Talker prompt is rendered from exactly what each turn's realization is given."""
     from unittest import mock
 
-    from voicecoach import realizer
+    from voicecoach.bench import realizer
     from voicecoach.talker import render_reply_prompt
 
     realize = realizer.realize
@@ -137,8 +137,9 @@ def _realize(pack: Pack, sessions: list[Any]) -> tuple[dict[str, str], dict[str,
 
 
 def _slots(pack: Pack) -> dict[str, str]:
+    from voicecoach.bench.slot_rules import bench_cases
     from voicecoach.entities import focus_fields, link_entities, resolve_reference
-    from voicecoach.slot_rules import bench_cases, extract_slots
+    from voicecoach.slot_rules import extract_slots
     from voicecoach.w2 import QuerySlots
 
     out = {}
@@ -163,7 +164,8 @@ def _slots(pack: Pack) -> dict[str, str]:
 
 
 def _prior(pack: Pack) -> dict[str, str]:
-    from voicecoach.prior import IntentPrior, coachbench_utterances
+    from voicecoach.bench.prior import coachbench_utterances
+    from voicecoach.prior import IntentPrior
 
     prior = IntentPrior.load(pack)
     by_session: dict[str, list[Any]] = {}

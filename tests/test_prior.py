@@ -10,6 +10,14 @@ from pathlib import Path
 
 import pytest
 
+from voicecoach.bench.prior import (
+    coachbench_utterances,
+    dumps,
+    fixture_utterances,
+    heldout_utterances,
+    train,
+    with_fillers,
+)
 from voicecoach.pack import OUT_OF_DOMAIN, PACKS_DIR, Pack, PackError, load_pack_from
 from voicecoach.prior import (
     PRIOR_FILE,
@@ -18,17 +26,11 @@ from voicecoach.prior import (
     PriorError,
     abstract_entities,
     bare_pairs,
-    coachbench_utterances,
     data_hash,
-    dumps,
     features,
-    fixture_utterances,
-    heldout_utterances,
     prior_path,
     session_rule,
-    train,
     training_data,
-    with_fillers,
 )
 
 

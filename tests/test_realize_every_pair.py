@@ -3,8 +3,8 @@ lets through: the realizer's whole path (Φ's early dispatch, the pack's tools t
 ToolRunner, the realization) for each pair's example utterance, once with the tools run for real
 and once with every tool failed (the game down). Each reply must be non-empty, raise nothing, and
 pass the checker's speakable rules (voicecoach.checker, as the runtime guard and
-`python -m voicecoach.realizer check` judge a turn) and its grounding rules against the same state.
-W2 (on the rule slots) and W3 run as in `voicecoach.realizer.realize_session`: no LLM anywhere.
+`voicecoach bench realizer` judge a turn) and its grounding rules against the same state.
+W2 (on the rule slots) and W3 run as in `voicecoach.bench.realizer.realize_session`: no LLM anywhere.
 
 `python -m tests.test_realize_every_pair [pack]` prints every answer, to read them."""
 

@@ -16,12 +16,13 @@ from typing import Any
 
 import pytest
 
+from voicecoach.bench.realizer import realize_session
 from voicecoach.checker import HEDGE, CheckContext, check_reply
 from voicecoach.coachbench.checker import ReplyEvidence, check_turn, read_reply
 from voicecoach.coachbench.generator import generate
 from voicecoach.entities import focus_fields, link_entities
 from voicecoach.pack import PACKS_DIR, Pack, PackError, load_pack, load_pack_from
-from voicecoach.realizer import MAX_SENTENCES, MAX_WORDS, Line, realize, realize_session, say
+from voicecoach.realizer import MAX_SENTENCES, MAX_WORDS, Line, realize, say
 from voicecoach.slot_rules import extract_slots
 from voicecoach.state import FactSlots, Inventory, LiveState, OwnedCreature
 from voicecoach.talker import ToolOutcome
@@ -700,9 +701,9 @@ def test_an_attribute_asked_of_one_unit_is_not_said_of_the_roster(pack_id: str) 
 
 
 def test_the_realizer_check_takes_a_pack(capsys: pytest.CaptureFixture[str]) -> None:
-    """`python -m voicecoach.realizer check --pack strike_team` (and `voicecoach bench realizer
-    --pack ...`, which passes its options on) realizes that pack's CoachBench turns, not pet's."""
-    from voicecoach.realizer import main
+    """`voicecoach bench realizer --pack strike_team` (`python -m voicecoach.bench.realizer check
+    --pack ...`) realizes that pack's CoachBench turns, not pet's."""
+    from voicecoach.bench.realizer import main
 
     assert main(["--pack", "strike_team", "--sessions", "2", "--quiet"]) == 0
     out = capsys.readouterr().out

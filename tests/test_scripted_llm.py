@@ -7,15 +7,17 @@ import json
 import socket
 import sys
 import time
+from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
 import openai
 import pytest
+import pytest_asyncio
 from openai import AsyncOpenAI
 from openai.types.chat import ChatCompletionMessageParam
 
-from tests.scripted_llm import RecordedRequest, Script, ScriptedLLMServer, scripted_llm  # noqa: F401
+from voicecoach.testing.scripted_llm import RecordedRequest, Script, ScriptedLLMServer
 
 try:  # the transport errors of the HTTP library under openai (httpx2 here, httpx elsewhere)
     import httpx2 as httpx_lib
@@ -253,7 +255,14 @@ async def test_requests_are_recorded_with_bodies_and_arrival_times() -> None:
 # -- lifecycle ----------------------------------------------------------------------------------
 
 
-async def test_fixture_yields_a_started_server(scripted_llm: ScriptedLLMServer) -> None:  # noqa: F811
+@pytest_asyncio.fixture
+async def scripted_llm() -> AsyncIterator[ScriptedLLMServer]:
+    """A started ScriptedLLMServer with an empty queue and no router; stopped after the test."""
+    async with ScriptedLLMServer() as server:
+        yield server
+
+
+async def test_fixture_yields_a_started_server(scripted_llm: ScriptedLLMServer) -> None:
     assert scripted_llm.base_url == f"http://127.0.0.1:{scripted_llm.port}/v1"
     scripted_llm.enqueue(Script("from the fixture"))
     async with client_for(scripted_llm) as client:
@@ -277,7 +286,7 @@ async def test_standalone_process_serves_a_fixed_reply() -> None:
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
     proc = await asyncio.create_subprocess_exec(
-        sys.executable, "-m", "tests.scripted_llm", "--port", str(port), "--text", "hello there",
+        sys.executable, "-m", "voicecoach.testing.scripted_llm", "--port", str(port), "--text", "hello there",
         cwd=REPO, stdout=asyncio.subprocess.PIPE,
     )  # fmt: skip
     try:

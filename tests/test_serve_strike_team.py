@@ -24,7 +24,6 @@ import numpy as np
 import pytest_asyncio
 
 from tests.live_server import TOKEN, free_port
-from tests.scripted_llm import Script, ScriptedLLMServer
 from tests.test_deploy import health, wait_port
 from tests.test_turn import Router
 from voicecoach import protocol
@@ -32,6 +31,7 @@ from voicecoach.client import CoachClient
 from voicecoach.entities import link_entities
 from voicecoach.fixtures import load_session
 from voicecoach.pack import load_pack
+from voicecoach.testing.scripted_llm import Script, ScriptedLLMServer
 
 ROOT = Path(__file__).resolve().parents[1]
 FIXTURE = load_session(ROOT / "audio_fixtures" / "strike_team" / "st01.json")

@@ -24,11 +24,11 @@ from pipecat.frames.frames import OutputAudioRawFrame
 from pipecat.serializers.protobuf import ProtobufFrameSerializer
 
 from tests.live_server import GAME_STATE, TOKEN, LiveServer
-from tests.scripted_llm import Script
 from voicecoach import protocol
 from voicecoach.client import CoachClient, CoachClosed, CoachError
 from voicecoach.fixtures import load_session
 from voicecoach.store import SQLiteSessionStore
+from voicecoach.testing.scripted_llm import Script
 
 ROOT = Path(__file__).resolve().parents[1]
 # "How do I beat their water team?", and where its last speech sample is (the fixture says).

@@ -19,13 +19,13 @@ import pytest
 import websockets
 
 from tests.live_server import TOKEN, LiveServer, free_port
-from tests.scripted_llm import ScriptedLLMServer
 from tests.test_server import closed_with, still_serves, wait_until
 from tests.test_turn import Router
 from voicecoach import protocol
 from voicecoach.client import CoachClient, CoachClosed
 from voicecoach.pack import load_pack
 from voicecoach.pipelines.server import SessionLimits
+from voicecoach.testing.scripted_llm import ScriptedLLMServer
 
 ROOT = Path(__file__).resolve().parents[1]
 

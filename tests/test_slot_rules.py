@@ -9,8 +9,9 @@ from __future__ import annotations
 
 import pytest
 
+from voicecoach.bench.slot_rules import reference_ids, slot_ids
 from voicecoach.pack import Pack, load_pack
-from voicecoach.slot_rules import extract_slots, reference_ids, slot_ids
+from voicecoach.slot_rules import extract_slots
 from voicecoach.state import LiveState
 from voicecoach.w2 import ANY_SKILL, AttributePref, GlobalConstraint, PickGroup, QuerySlots, ground
 

@@ -24,7 +24,6 @@ import pytest
 import pytest_asyncio
 
 from tests.conftest import STATE
-from tests.scripted_llm import RecordedRequest, Script, ScriptedLLMServer
 from voicecoach.actors.talker import FALLBACK_REPLY
 from voicecoach.engines import Engines
 from voicecoach.latency import Milestone
@@ -35,6 +34,7 @@ from voicecoach.session import CoachConfig, Session
 from voicecoach.state import LiveState
 from voicecoach.store import MemorySessionStore, SessionStore, SQLiteSessionStore
 from voicecoach.talker import talker_system_prompt
+from voicecoach.testing.scripted_llm import RecordedRequest, Script, ScriptedLLMServer
 from voicecoach.w1 import FALLBACK_NARRATION, w1_system_prompt
 from voicecoach.w2 import slot_prompt
 

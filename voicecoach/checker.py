@@ -94,8 +94,6 @@ Known blind spots (what a listener would catch and this does not):
 from __future__ import annotations
 
 import re
-import sys
-import time
 from collections import Counter
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -1050,75 +1048,3 @@ def check_sentence(pack: Pack, sentence: object, ctx: CheckContext, spoken: Sequ
     failures = [f for f in found if f is not None] + _unknown_names(pack, p, sentence)
     failures += grounding_failures(pack, read_reply(pack, sentence), ctx)
     return list(dict.fromkeys(failures))
-
-
-# --- benchmark: the guard's cost per sentence ------------------------------------------------------
-
-
-def bench_sentences(pack: Pack, sentences: Sequence[str], ctx: CheckContext) -> dict[str, float]:
-    """check_sentence's cost over `sentences` (each after the previous two), in ms: p50 / p90 / max."""
-    check_sentence(pack, "warm up.", ctx, [])  # patterns and the word list load once, not per sentence
-    times = []
-    for i, s in enumerate(sentences):
-        began = time.perf_counter()
-        check_sentence(pack, s, ctx, sentences[max(0, i - 2) : i])
-        times.append((time.perf_counter() - began) * 1000.0)
-    return {
-        "sentences": float(len(times)),
-        "p50_ms": _percentile(times, 50),
-        "p90_ms": _percentile(times, 90),
-        "max_ms": max(times),
-    }
-
-
-def _percentile(values: Sequence[float], q: float) -> float:
-    ordered = sorted(values)
-    pos = (len(ordered) - 1) * q / 100.0
-    lo = int(pos)
-    hi = min(lo + 1, len(ordered) - 1)
-    return ordered[lo] + (ordered[hi] - ordered[lo]) * (pos - lo)
-
-
-def main(argv: Sequence[str] | None = None) -> int:
-    """`python -m voicecoach.checker [FILE] [--pack NAME]`: check_sentence's cost per sentence.
-
-    FILE is a text file, one reply per line (e.g. replies pulled from a `bench quality` turns.jsonl);
-    without it, the calibration set's replies (tests/fixtures/calibration.jsonl) are used. The
-    sentences are judged against the pack's example state.
-    """
-    import argparse
-    import json
-    from pathlib import Path
-
-    from voicecoach.pack import DEFAULT_PACK, load_pack
-    from voicecoach.state import load_state
-
-    parser = argparse.ArgumentParser(
-        prog="voicecoach bench guard", description="the runtime guard's cost per sentence (check_sentence)"
-    )
-    parser.add_argument("file", nargs="?", help="replies, one a line (default: the calibration set's)")
-    parser.add_argument("--pack", default=DEFAULT_PACK, help=f"game pack (default {DEFAULT_PACK})")
-    args = parser.parse_args(list(sys.argv[1:] if argv is None else argv))
-    pack = load_pack(args.pack)
-    if args.file:
-        replies = Path(args.file).read_text(encoding="utf-8").splitlines()
-    else:
-        path = Path(__file__).resolve().parent.parent / "tests" / "fixtures" / "calibration.jsonl"
-        replies = [
-            json.loads(line)["reply"] for line in path.read_text(encoding="utf-8").splitlines() if line
-        ]
-    sentences = [s for r in replies if isinstance(r, str) for s in split_sentences(r)]
-    example = pack_example_state(pack)
-    if example is None:
-        raise SystemExit(f"pack {pack.pack_id} has no example_state.json to judge sentences against")
-    ctx = CheckContext.live(pack, load_state(example), "what should i field against them")
-    figures = bench_sentences(pack, sentences, ctx)
-    print(
-        f"check_sentence over {int(figures['sentences'])} sentences: p50 {figures['p50_ms']:.2f} ms, "
-        f"p90 {figures['p90_ms']:.2f} ms, max {figures['max_ms']:.2f} ms (budget 5 ms)"
-    )
-    return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())

@@ -328,10 +328,10 @@ def build_parser() -> argparse.ArgumentParser:
     quality_runner.add_arguments(quality)
     quality.set_defaults(fn=quality_runner.cmd_quality)
     # The deterministic parts' own benchmarks (kernels: they print their tables; options after the name).
-    for name, module, help_ in KERNEL_BENCHES:
+    for name, entry, help_ in KERNEL_BENCHES:
         kernel = benches.add_parser(name, help=help_, add_help=False)
         kernel.add_argument("rest", nargs=argparse.REMAINDER)
-        kernel.set_defaults(fn=_kernel_bench(module, name))
+        kernel.set_defaults(fn=_kernel_bench(entry, name))
 
     from voicecoach import packcheck
 
@@ -344,29 +344,39 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 KERNEL_BENCHES = (
-    ("prior", "voicecoach.prior", "the intent prior: accuracy on CoachBench and the fixtures, p50/p90 ms"),
+    (
+        "prior",
+        "voicecoach.bench.prior:bench_main",
+        "the intent prior: accuracy on CoachBench and the fixtures, p50/p90 ms",
+    ),
     (
         "slots",
-        "voicecoach.slot_rules",
+        "voicecoach.bench.slot_rules:main",
         "QuerySlots by rules (and --llm N turns by the slot call) vs CoachBench",
     ),
     (
         "realizer",
-        "voicecoach.realizer",
+        "voicecoach.bench.realizer:main",
         "the grounded realization of CoachBench turns, scored by the checker",
     ),
-    ("guard", "voicecoach.checker", "the runtime guard's cost per sentence (check_sentence p50/p90 ms)"),
+    (
+        "guard",
+        "voicecoach.bench.checker:main",
+        "the runtime guard's cost per sentence (check_sentence p50/p90 ms)",
+    ),
 )
-# What each kernel's own entry point is called with when `voicecoach bench NAME` gets no options.
-_KERNEL_DEFAULTS = {"prior": ["bench"], "slots": ["bench"], "realizer": ["check"], "guard": []}
 
 
-def _kernel_bench(module: str, name: str) -> Any:
+def _kernel_bench(entry: str, name: str) -> Any:
+    """`voicecoach bench NAME ...`: the harness's entry point, given the options after NAME and
+    `voicecoach bench NAME` as its program name (for its usage and --help)."""
+
     def run(args: argparse.Namespace) -> int:
         import importlib
 
-        main = importlib.import_module(module).main
-        return int(main(args.rest or _KERNEL_DEFAULTS[name]) or 0)
+        module, function = entry.split(":")
+        main = getattr(importlib.import_module(module), function)
+        return int(main(args.rest, prog=f"voicecoach bench {name}") or 0)
 
     return run
 
@@ -392,7 +402,7 @@ def one_blas_thread() -> None:
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     one_blas_thread()
-    kernel = {name: module for name, module, _ in KERNEL_BENCHES}
+    kernel = {name: entry for name, entry, _ in KERNEL_BENCHES}
     if len(argv) >= 2 and argv[0] == "bench" and argv[1] in kernel:
         # The kernel's own parser takes its options (argparse's REMAINDER would refuse "--quiet").
         return int(_kernel_bench(kernel[argv[1]], argv[1])(argparse.Namespace(rest=argv[2:])))

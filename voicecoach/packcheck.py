@@ -246,7 +246,7 @@ def _prior(pack: Pack, folder: Path, train: bool) -> list[Finding]:
     path = folder / PRIOR_FILE
     installed = folder.resolve() == (PACKS_DIR / pack.pack_id).resolve()
     how = f"--pack {pack.pack_id}" if installed else f"--path {folder}"
-    retrain = f"python -m voicecoach.prior train {how}"
+    retrain = f"python -m voicecoach.bench.prior train {how}"
     if not path.exists():
         out.append(Finding("intent prior", "missing", f"{PRIOR_FILE}: not trained yet ({retrain})"))
     else:
@@ -286,7 +286,7 @@ def _prior(pack: Pack, folder: Path, train: bool) -> list[Finding]:
 
 
 def _retrain(pack: Pack) -> Finding:
-    from voicecoach.prior import train
+    from voicecoach.bench.prior import train
 
     try:
         doc = train(pack)
@@ -601,7 +601,7 @@ docs/PACKS.md explains every field, with strike_team (voicecoach/packs/strike_te
 - narrations.json: 1-3 short acknowledgements per Φ pair, naming no entity
 - example_state.json: a live-state snapshot (fs.collection: the player's units, their levels and
   unlocked abilities; ic.match), for `voicecoach chat` and the demos
-- prior.json: the trained intent prior, `python -m voicecoach.prior train --path <this folder>`
+- prior.json: the trained intent prior, `python -m voicecoach.bench.prior train --path <this folder>`
   (not written yet)
 
 Optional: `coachbench.json` (CoachBench's phrase tables for this pack).

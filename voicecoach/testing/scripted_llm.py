@@ -16,7 +16,7 @@ bodies use `Transfer-Encoding: chunked`, so a cut stream is a protocol error the
 Which script answers a request: `router(body)` if set and it returns a Script, otherwise the next
 script of the queue, otherwise a 500 whose message says that nothing was scripted.
 
-Standalone, for manual runs: `python -m tests.scripted_llm --port 8099 --text "hello"`.
+Standalone, for manual runs: `python -m voicecoach.testing.scripted_llm --port 8099 --text "hello"`.
 """
 
 from __future__ import annotations
@@ -29,12 +29,10 @@ import json
 import re
 import time
 from collections import deque
-from collections.abc import AsyncIterator, Callable, Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from types import TracebackType
 from typing import Any, Literal
-
-import pytest_asyncio
 
 FailMode = Literal["http_error", "cut", "stall"]
 Router = Callable[[dict[str, Any]], "Script | None"]
@@ -406,13 +404,6 @@ class ScriptedLLMServer:
         data = text.encode()
         writer.write(f"{len(data):x}\r\n".encode() + data + b"\r\n")
         await writer.drain()
-
-
-@pytest_asyncio.fixture
-async def scripted_llm() -> AsyncIterator[ScriptedLLMServer]:
-    """A started ScriptedLLMServer with an empty queue and no router; stopped after the test."""
-    async with ScriptedLLMServer() as server:
-        yield server
 
 
 async def _serve_forever(args: argparse.Namespace) -> None:
