@@ -10,7 +10,9 @@ Re-recorded since for intended changes: W2 keeps only names the player said (a n
 adds on its own is dropped, not judged), and the record says who labelled the turn and where its
 reply came from; W3 holds back a candidate whose `requires` the state lacks (a follow-up about
 "it" when the player named no creature), and one the turn's answer covers (`unsaid_after`: no
-"want me to check how that matches up?" after a matchup answer; s01 turn 4, s06 turn 2).
+"want me to check how that matches up?" after a matchup answer; s01 turn 4, s06 turn 2); the match
+line (scene_flavor) is planned only where pet's Φ entry says the question is about the match, not on
+a counter pick or a creature question (s01, s04, s05, s09, s10).
 
 strike_team's sessions (audio_fixtures/strike_team/) are recorded the same way in
 `fixture_decisions_strike_team.json`, W1 planning the pack's own collection tool.

@@ -1,4 +1,4 @@
-"""pet_arena's outputs, pinned before issue 17 makes the kernels pack-generic.
+"""pet_arena's outputs, pinned so that a change of pet's behaviour is always on purpose.
 
 Every generalisation of the kernels must leave pet_arena byte-identical. Each pin below is
 computed by the helper the benchmarks and tools already use, and compared with
@@ -100,10 +100,13 @@ def _coachbench(pack: Pack) -> dict[str, str]:
 
 
 def _pack_files(pack: Pack) -> dict[str, str]:
-    from voicecoach.baselines import PACK_FILES
+    from voicecoach.baselines import baseline_files
     from voicecoach.pipelines.bench_quality import pack_digest
 
-    return {"pack_sha256": pack_digest(pack), "pack_sha256_baselines": pack_digest(pack, PACK_FILES)}
+    return {
+        "pack_sha256": pack_digest(pack),
+        "pack_sha256_baselines": pack_digest(pack, baseline_files(pack)),
+    }
 
 
 def _realize(pack: Pack, sessions: list[Any]) -> tuple[dict[str, str], dict[str, str]]:

@@ -114,7 +114,9 @@ def test_the_js_example_pushes_a_state_the_coach_accepts_before_it_asks() -> Non
     assert snapshot_json is not None
     snapshot = json.loads(snapshot_json.group(1))
     protocol.GameSnapshot.model_validate(snapshot)
-    session = Session.open("protocol-doc")  # pet_arena, in memory
+    from voicecoach.pack import load_pack
+
+    session = Session.open("protocol-doc", pack=load_pack("pet_arena"))  # in memory
     session.update_state(snapshot=snapshot)  # what the server does with it (StateError if refused)
     inventory = session.state.fs.inventory
     assert inventory is not None and len(inventory.owned) >= 3

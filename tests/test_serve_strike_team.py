@@ -167,4 +167,4 @@ def test_whisper_is_prompted_with_the_packs_own_unit_names() -> None:
     prompt = whisper_prompt(pack)
     assert prompt.startswith("Heroes: Brannoc, ") and prompt.endswith(", Galen.")
     assert all(e.display in prompt for e in pack.catalog.entities["hero"].values())
-    assert whisper_prompt(load_pack("pet_arena")).startswith("Pets: Emberfox, Pyrowl, ")
+    assert whisper_prompt(load_pack("pet_arena")).startswith("Creatures: Emberfox, Pyrowl, ")

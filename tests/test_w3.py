@@ -14,6 +14,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from voicecoach.catalog import Catalog, Entity
 from voicecoach.pack import (
     PACKS_DIR,
     Creature,
@@ -399,7 +400,15 @@ def mini_pack() -> Pack:
     pool.append(
         W3Candidate(id="rec_evolve_first", guidance_type="upgrade", text="evolve", cooldown=2, p=1.0, w=1.0)
     )
+    entities = {
+        "creature": {c.id: Entity.model_validate(c.model_dump()) for c in creatures.values()},
+        "skill": {},
+        "lineup": {lu.id: Entity.model_validate(lu.model_dump()) for lu in lineups.values()},
+        "element": {"fire": Entity(id="fire")},
+    }
+    catalog = Catalog(schema=load_pack().catalog.schema, entities=entities, tables={"elements": {}})
     return Pack(
+        catalog=catalog,
         pack_id="mini",
         version="0",
         title="mini",
