@@ -18,13 +18,13 @@ from voicecoach.actors.frames import ToolDispatchFrame, ToolResultFrame, TurnCom
 from voicecoach.actors.talker import Reply, stream_reply
 from voicecoach.actors.tools import run_call
 from voicecoach.actors.turn_task import TurnTaskActor
-from voicecoach.baselines import pe_reply_messages, planner_gbnf, planner_messages, prompting_messages
-from voicecoach.latency import Milestone
-from voicecoach.llm import LLMClient, LLMError
-from voicecoach.session import CoachConfig, Session, Turn, turn_record
-from voicecoach.talker import ToolOutcome
-from voicecoach.tools import ToolRunner
-from voicecoach.w1 import parse_plan, tool_validator
+from voicecoach.coach.session import CoachConfig, Session, Turn, turn_record
+from voicecoach.core.latency import Milestone
+from voicecoach.llm.client import LLMClient, LLMError
+from voicecoach.perception.kernel import parse_plan, tool_validator
+from voicecoach.talker.baselines import pe_reply_messages, planner_gbnf, planner_messages, prompting_messages
+from voicecoach.talker.conditioning import ToolOutcome
+from voicecoach.tools.registry import ToolRunner
 
 
 class _TurnOwner(TurnTaskActor):

@@ -13,13 +13,13 @@ from typing import Any, Literal, TypeVar
 
 from pipecat.frames.frames import DataFrame, Frame, LLMTextFrame, SystemFrame
 
-from voicecoach.latency import Milestone
-from voicecoach.state import AnswerMeta, LiveState
-from voicecoach.store import TurnRecord
-from voicecoach.talker import ToolOutcome
-from voicecoach.w1 import ToolCall
-from voicecoach.w2 import GroundingControl
-from voicecoach.w3 import InteractionControl
+from voicecoach.coach.store import TurnRecord
+from voicecoach.core.latency import Milestone
+from voicecoach.core.state import AnswerMeta, LiveState
+from voicecoach.grounding.kernel import GroundingControl
+from voicecoach.interaction.kernel import InteractionControl
+from voicecoach.perception.kernel import ToolCall
+from voicecoach.talker.conditioning import ToolOutcome
 
 
 @dataclass

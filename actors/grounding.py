@@ -19,10 +19,16 @@ from pipecat.processors.frame_processor import FrameDirection
 
 from voicecoach.actors.frames import GroundingControlFrame, IntentControlFrame
 from voicecoach.actors.turn_task import TurnTaskActor
-from voicecoach.llm import LLMClient, LLMError
-from voicecoach.session import CoachConfig, Session
-from voicecoach.slot_rules import extract_slots
-from voicecoach.w2 import QuerySlots, ground, parse_query_slots, query_slots_json_schema, slot_prompt
+from voicecoach.coach.session import CoachConfig, Session
+from voicecoach.grounding.kernel import (
+    QuerySlots,
+    ground,
+    parse_query_slots,
+    query_slots_json_schema,
+    slot_prompt,
+)
+from voicecoach.grounding.slot_rules import extract_slots
+from voicecoach.llm.client import LLMClient, LLMError
 
 
 class GroundingActor(TurnTaskActor):

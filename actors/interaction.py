@@ -11,8 +11,8 @@ from pipecat.frames.frames import Frame
 from pipecat.processors.frame_processor import FrameDirection, FrameProcessor
 
 from voicecoach.actors.frames import IntentControlFrame, InteractionControlFrame
-from voicecoach.session import Session
-from voicecoach.w3 import interact, recommend_violations
+from voicecoach.coach.session import Session
+from voicecoach.interaction.kernel import interact, recommend_violations
 
 
 class InteractionActor(FrameProcessor):

@@ -30,10 +30,9 @@ from voicecoach.actors.frames import (
     ToolDispatchFrame,
 )
 from voicecoach.actors.turn_task import TurnTaskActor
-from voicecoach.llm import LLMClient, LLMError
-from voicecoach.prior import IntentPrior
-from voicecoach.session import CoachConfig, Session, Turn
-from voicecoach.w1 import (
+from voicecoach.coach.session import CoachConfig, Session, Turn
+from voicecoach.llm.client import LLMClient, LLMError
+from voicecoach.perception.kernel import (
     OTHER,
     FormatError,
     NarrationClosed,
@@ -48,6 +47,7 @@ from voicecoach.w1 import (
     w1_call,
     w1_prefix,
 )
+from voicecoach.perception.prior import IntentPrior
 
 
 class PerceptionActor(TurnTaskActor):

@@ -51,8 +51,8 @@ from voicecoach.actors.frames import (
     TurnFrame,
     TurnFrames,
 )
-from voicecoach.session import Session, turn_record
-from voicecoach.store import StoreError, TurnRecord
+from voicecoach.coach.session import Session, turn_record
+from voicecoach.coach.store import StoreError, TurnRecord
 
 Failed = Literal["reply", "playback", "interrupted"]
 INTERRUPTED = "interrupted: the player spoke over the reply"

@@ -13,8 +13,8 @@ from pipecat.frames.frames import Frame
 from pipecat.processors.frame_processor import FrameDirection, FrameProcessor
 
 from voicecoach.actors.frames import StateUpdateFrame
-from voicecoach.session import Session
-from voicecoach.state import StateError
+from voicecoach.coach.session import Session
+from voicecoach.core.state import StateError
 
 
 class StateUpdater(FrameProcessor):

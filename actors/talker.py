@@ -5,10 +5,10 @@ collects c1, c2, c3 and the tool results of the current turn; once all are in, o
 deadline (counted from the end of the player's input) passes, it words the reply in its own
 task, one of three ways (`CoachConfig.talker_mode`):
 
-- `template`: the grounded realization of the paragraph plan (`voicecoach.realizer`), correct
+- `template`: the grounded realization of the paragraph plan (`voicecoach.talker.realizer`), correct
   by construction; the embedded default, since a 135M model's replies rarely survive the guard;
 - `guarded`: the conditioned prompt streamed from the LLM, each sentence passing the runtime
-  guard (`voicecoach.guard`, the checker kernel CoachBench scores with) before TTS; when none
+  guard (`voicecoach.talker.guard`, the checker kernel CoachBench scores with) before TTS; when none
   has passed by the end of the stream or its deadline, the realization is spoken instead;
 - `llm`: the LLM's reply as it streams, unguarded (the ablation row).
 
@@ -43,15 +43,15 @@ from voicecoach.actors.frames import (
     TurnFrames,
 )
 from voicecoach.actors.turn_task import TurnTaskActor
-from voicecoach.checker import MAX_SENTENCES, MAX_WORDS, CheckContext, split_sentences, words
-from voicecoach.guard import SentenceGuard
-from voicecoach.latency import Milestone
-from voicecoach.llm import LLMClient, LLMError
-from voicecoach.realizer import realize
-from voicecoach.session import CoachConfig, Session, turn_record
-from voicecoach.state import LiveState
-from voicecoach.talker import render_reply_prompt
-from voicecoach.w1 import acknowledgement_for
+from voicecoach.coach.session import CoachConfig, Session, turn_record
+from voicecoach.core.latency import Milestone
+from voicecoach.core.state import LiveState
+from voicecoach.llm.client import LLMClient, LLMError
+from voicecoach.perception.kernel import acknowledgement_for
+from voicecoach.talker.checker import MAX_SENTENCES, MAX_WORDS, CheckContext, split_sentences, words
+from voicecoach.talker.conditioning import render_reply_prompt
+from voicecoach.talker.guard import SentenceGuard
+from voicecoach.talker.realizer import realize
 
 # What the Talker waits for, and how the prompt names one that is missing at the deadline.
 INPUTS = {

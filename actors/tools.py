@@ -31,11 +31,11 @@ from voicecoach.actors.frames import (
     TurnCommittedFrame,
 )
 from voicecoach.actors.turn_task import TurnTaskActor
-from voicecoach.session import Session
-from voicecoach.state import LiveState
-from voicecoach.talker import ToolOutcome
-from voicecoach.tools import ToolError, ToolRunner
-from voicecoach.w1 import ToolCall
+from voicecoach.coach.session import Session
+from voicecoach.core.state import LiveState
+from voicecoach.perception.kernel import ToolCall
+from voicecoach.talker.conditioning import ToolOutcome
+from voicecoach.tools.registry import ToolError, ToolRunner
 
 # What the turn's ToolResultFrame says of a side-effect call that waits for the commit gate.
 SCHEDULED = {

@@ -35,10 +35,10 @@ import soxr
 ROOT = Path(__file__).resolve().parent
 sys.path.insert(0, str(ROOT.parent))  # run as a script from a checkout: import the repo's voicecoach
 
-from voicecoach.fixtures import SAMPLE_RATE, load_audio, load_session  # noqa: E402
-from voicecoach.pack import Pack, check_state, load_pack  # noqa: E402
-from voicecoach.state import apply_patch, load_state  # noqa: E402
-from voicecoach.view import StateView  # noqa: E402
+from voicecoach.bench.fixtures import SAMPLE_RATE, load_audio, load_session  # noqa: E402
+from voicecoach.domain.pack import Pack, check_state, load_pack  # noqa: E402
+from voicecoach.core.state import apply_patch, load_state  # noqa: E402
+from voicecoach.domain.view import StateView  # noqa: E402
 
 PACK = load_pack("pet_arena")
 LEAD_S = 0.3  # silence before speech
@@ -1499,7 +1499,7 @@ names as something else, even from piper in clean audio (trials: Quillon "cool i
 "work in", Jovan "job in", Tamsin "tams in", Stellan "still in", Elowen "alone", Kasimir
 "Casimir", Osmund "Osmond", Brannoc "Brannock"), and the entity linker matches names exactly,
 so a misheard name leaves the turn without its hero. The live pipeline prompts Whisper with the
-pack's unit names (`pipelines/speech.py` `whisper_prompt`), which gets 18 of 21 of those trial
+pack's unit names (`pipelines/speech/voice.py` `whisper_prompt`), which gets 18 of 21 of those trial
 names right (Lorcan, Jovan and Stellan still not). The spoken turns, written before the prompt
 was the pack's, name the heroes Whisper follows unprompted (Dumaka, Paxton; Renzo and Galen
 spelled "Ren zo" and "Gay len" for piper; Tobin by his callsign Toby), and the maps and items it
@@ -1510,7 +1510,7 @@ links. `strike_team/WER.md` has the figures.
 
 ## Format
 
-`<session_id>.json` (loaded and validated by `voicecoach.fixtures.load_session`):
+`<session_id>.json` (loaded and validated by `voicecoach.bench.fixtures.load_session`):
 
 ```json
 {{"session_id": "s01", "title": "...", "pack_id": "pet_arena",
@@ -1522,7 +1522,7 @@ links. `strike_team/WER.md` has the figures.
             "speech_end_s": 2.1375, "notes": "voice piper:joe length_scale=1"}}]}}
 ```
 
-- `initial_state` is a full `LiveState` snapshot (`voicecoach/state.py`). Before each turn the
+- `initial_state` is a full `LiveState` snapshot (`voicecoach/core/state.py`). Before each turn the
   replay applies that turn's `state` (a full snapshot) or `state_patch` (a JSON merge patch,
   RFC 7386, over the previous turn's state; lists such as `owned` are replaced whole), then
   plays the WAV. Fixtures leave `turn_index` and `sh` to the session, which stamps them.
@@ -1564,7 +1564,7 @@ The time, from the start of the WAV, of the last speech sample: S2FA is measured
 generator knows it exactly: the clean TTS signal is peak-normalised and trimmed where its
 magnitude first and last exceeds {TRIM_LEVEL} (about -48 dB below the peak), so
 `speech_end_s = 0.3 s + trimmed length`, measured before any noise is added. For a fixture
-without the field (a hand-recorded WAV), `voicecoach.fixtures.speech_end` estimates it: the end
+without the field (a hand-recorded WAV), `voicecoach.bench.fixtures.speech_end` estimates it: the end
 of the last 20 ms frame whose RMS is within 35 dB of the loudest frame and above -50 dBFS.
 That estimate only suits clean recordings (noise within 35 dB of the speech counts as speech),
 which is why recorded values win.

@@ -18,10 +18,10 @@ from voicecoach.actors.recorder import SessionRecorder
 from voicecoach.actors.state import StateUpdater
 from voicecoach.actors.talker import TalkerActor
 from voicecoach.actors.tools import ToolActor
-from voicecoach.engines import Engines
-from voicecoach.latency import Milestone
-from voicecoach.session import CoachConfig, Session
-from voicecoach.tools import ToolRunner
+from voicecoach.coach.engines import Engines
+from voicecoach.coach.session import CoachConfig, Session
+from voicecoach.core.latency import Milestone
+from voicecoach.tools.registry import ToolRunner
 
 
 def coach_processors(

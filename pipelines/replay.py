@@ -2,10 +2,10 @@
 
     python -m voicecoach.pipelines.replay PATH [--out DIR] [--mode sgc_full] [--turn-stop vad] ...
 
-PATH is a fixture WAV, a session JSON or a folder of sessions (`voicecoach.fixtures.discover`;
+PATH is a fixture WAV, a session JSON or a folder of sessions (`voicecoach.bench.fixtures.discover`;
 a bad session is reported and skipped, the others run). Each session runs on the pack its
 `pack_id` names; `--pack ID` picks the pack of a lone WAV and skips any other pack's session.
-For each session a fresh voice pipeline (`pipelines/speech.py`) runs between two replay transports:
+For each session a fresh voice pipeline (`pipelines/speech/voice.py`) runs between two replay transports:
 
 - `ReplayInput` plays each turn's 16 kHz audio at real-time pace in 20 ms frames, and keeps
   sending silence between turns (so the VAD hears the speech end, as from a microphone);
@@ -14,7 +14,7 @@ For each session a fresh voice pipeline (`pipelines/speech.py`) runs between two
 
 Before each turn the turn's state or patch is applied to the session; the replay then waits
 for the coach turn to complete and its audio to finish. `ReplayProbe` (an observer) records
-every milestone on the same clock; `voicecoach.latency` turns them into S2FA (fixture speech
+every milestone on the same clock; `voicecoach.core.latency` turns them into S2FA (fixture speech
 end → first non-silent output sample) and its breakdown. Pipecat's `UserBotLatencyObserver`
 is attached too, and its figure is reported beside ours.
 
@@ -66,6 +66,13 @@ from pipecat.transports.base_input import BaseInputTransport
 from pipecat.transports.base_output import BaseOutputTransport
 from pipecat.transports.base_transport import TransportParams
 from pipecat.workers.runner import WorkerRunner
+from voicecoach.pipelines.speech.voice.voice.voice.voice import (
+    PhraseFrame,
+    listening_processors,
+    narration_audio_ready,
+    pipeline_params,
+    voice_pipeline,
+)
 
 from voicecoach.actors.frames import (
     IntentControlFrame,
@@ -74,10 +81,12 @@ from voicecoach.actors.frames import (
     ToolDispatchFrame,
     ToolResultFrame,
 )
-from voicecoach.config import add_replay_arguments, coach_config, speech_config
-from voicecoach.engines import Engines, prewarm
-from voicecoach.fixtures import FixtureError, FixtureSession, FixtureTurn, discover, load_audio
-from voicecoach.latency import (
+from voicecoach.bench.fixtures import FixtureError, FixtureSession, FixtureTurn, discover, load_audio
+from voicecoach.coach.config import add_replay_arguments, coach_config, speech_config
+from voicecoach.coach.engines import Engines, prewarm
+from voicecoach.coach.session import CoachConfig, Session
+from voicecoach.coach.speech_config import SpeechConfig
+from voicecoach.core.latency import (
     Event,
     Milestone,
     coach_turn,
@@ -95,19 +104,10 @@ from voicecoach.latency import (
     summarize,
     wer,
 )
-from voicecoach.llm import LLMClient
-from voicecoach.pack import load_pack
-from voicecoach.pipelines.speech import (
-    PhraseFrame,
-    listening_processors,
-    narration_audio_ready,
-    pipeline_params,
-    voice_pipeline,
-)
+from voicecoach.core.state import StateError, load_state
+from voicecoach.domain.pack import load_pack
+from voicecoach.llm.client import LLMClient
 from voicecoach.pipelines.timeline import TimelineObserver
-from voicecoach.session import CoachConfig, Session
-from voicecoach.speech import SpeechConfig
-from voicecoach.state import StateError, load_state
 
 FRAME_S = 0.020
 INPUT_RATE = 16000
@@ -476,7 +476,7 @@ class SessionReplay:
         self.runner = WorkerRunner(handle_sigint=False)
         self._task: asyncio.Task | None = None
 
-    # Hooks for other assemblies between the same transports (pipelines/cascade.py).
+    # Hooks for other assemblies between the same transports (pipelines/speech/cascade.py).
 
     @property
     def speaking_config(self) -> str:
@@ -811,7 +811,7 @@ async def run(args: argparse.Namespace) -> int:
 async def _run(args: argparse.Namespace) -> int:
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-    from voicecoach.console import report_console
+    from voicecoach.core.console import report_console
 
     console = report_console()
     # SIGTERM cancels the run like Ctrl-C does, so the embedded LLM server is stopped, not orphaned.

@@ -9,10 +9,10 @@ One FastAPI app on localhost serves:
 - `WS /ws?session=ID[&token=T]` — a coach session, in Pipecat's conventions so that the official
   Pipecat JS client (`@pipecat-ai/client-js` + `@pipecat-ai/websocket-transport`) connects
   as it is: Pipecat protobuf frames (audio both ways, JSON messages) and RTVI messages on
-  top (`voicecoach/protocol.py` and docs/PROTOCOL.md have every message);
+  top (`voicecoach/coach/protocol.py` and docs/PROTOCOL.md have every message);
 - `GET /api/example-state` — the pack's example snapshot (what the overlay plays with).
 
-Each connection runs its own voice pipeline (`pipelines/speech.py`) in a `PipelineWorker`
+Each connection runs its own voice pipeline (`pipelines/speech/voice.py`) in a `PipelineWorker`
 with Pipecat's RTVI processor and observer, over a `FastAPIWebsocketTransport`; the engines
 are the process's: the LLM (embedded llama.cpp by default) and the speech models (Silero,
 Whisper, Piper: `SpeechEngines`) load and warm once, at start, and every session shares them,
@@ -85,8 +85,13 @@ from pipecat.utils.time import time_now_iso8601
 from pipecat.workers.runner import WorkerRunner
 from pydantic import BaseModel, ValidationError
 from starlette.websockets import WebSocketState
+from voicecoach.pipelines.speech.voice.voice.voice.voice import (
+    SpeechEngines,
+    narration_texts,
+    pipeline_params,
+    voice_pipeline,
+)
 
-from voicecoach import latency, protocol
 from voicecoach.actors.frames import (
     GroundingControlFrame,
     IntentControlFrame,
@@ -99,23 +104,24 @@ from voicecoach.actors.frames import (
     TurnFailedFrame,
     TurnFrame,
 )
-from voicecoach.config import (
+from voicecoach.coach import protocol
+from voicecoach.coach.config import (
     DEFAULT_MAX_MESSAGE_BYTES,
     DEFAULT_PORT,
     add_serve_arguments,
     coach_config,
     speech_config,
 )
-from voicecoach.engines import Engines, prewarm
-from voicecoach.latency import Milestone
-from voicecoach.pack import Pack, PackError, example_state_path, load_pack
-from voicecoach.pipelines.speech import SpeechEngines, narration_texts, pipeline_params, voice_pipeline
+from voicecoach.coach.engines import Engines, prewarm
+from voicecoach.coach.protocol import CloseCode, ErrorCode
+from voicecoach.coach.session import CoachConfig, Session
+from voicecoach.coach.speech_config import SpeechConfig
+from voicecoach.coach.store import SessionStore, TurnRecord, open_store
+from voicecoach.core import latency
+from voicecoach.core.latency import Milestone
+from voicecoach.core.state import StateError
+from voicecoach.domain.pack import Pack, PackError, example_state_path, load_pack
 from voicecoach.pipelines.timeline import TimelineObserver
-from voicecoach.protocol import CloseCode, ErrorCode
-from voicecoach.session import CoachConfig, Session
-from voicecoach.speech import SpeechConfig
-from voicecoach.state import StateError
-from voicecoach.store import SessionStore, TurnRecord, open_store
 
 OVERLAY_DIR = Path(__file__).resolve().parent / "overlay"
 SESSION_ID = re.compile(r"^[A-Za-z0-9._-]{1,64}$")

@@ -22,11 +22,11 @@ from pipecat.processors.frame_processor import FrameDirection, FrameProcessor
 from pipecat.workers.runner import WorkerRunner
 
 from voicecoach.actors.frames import StateUpdateFrame, ToolDispatchFrame, TurnFrames
-from voicecoach.engines import Engines, prewarm
-from voicecoach.latency import Milestone
+from voicecoach.coach.engines import Engines, prewarm
+from voicecoach.coach.session import CoachConfig, Session
+from voicecoach.coach.store import TurnRecord
+from voicecoach.core.latency import Milestone
 from voicecoach.pipelines.coach import coach_processors
-from voicecoach.session import CoachConfig, Session
-from voicecoach.store import TurnRecord
 
 
 @dataclass

@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from voicecoach.pack import Pack, load_pack, load_pack_from
-from voicecoach.state import LiveState, load_state
+from voicecoach.core.state import LiveState, load_state
+from voicecoach.domain.pack import Pack, load_pack, load_pack_from
 
 
 @pytest.fixture

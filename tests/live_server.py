@@ -19,13 +19,13 @@ import uvicorn
 
 from tests.conftest import STATE
 from tests.test_turn import Router
-from voicecoach.client import CoachClient
-from voicecoach.engines import Engines
-from voicecoach.llm import LLMClient, LLMConfig
-from voicecoach.pack import Pack, load_pack
+from voicecoach.app.client import CoachClient
+from voicecoach.coach.engines import Engines
+from voicecoach.coach.session import CoachConfig
+from voicecoach.coach.store import MemorySessionStore, SessionStore
+from voicecoach.domain.pack import Pack, load_pack
+from voicecoach.llm.client import LLMClient, LLMConfig
 from voicecoach.pipelines.server import CoachServer, ServerConfig, SessionLimits, uvicorn_config
-from voicecoach.session import CoachConfig
-from voicecoach.store import MemorySessionStore, SessionStore
 from voicecoach.testing.scripted_llm import RecordedRequest, ScriptedLLMServer
 
 TOKEN = "test-token-0123456789"

@@ -49,15 +49,15 @@ from voicecoach.actors.recorder import SessionRecorder
 from voicecoach.actors.state import StateUpdater
 from voicecoach.actors.talker import FALLBACK_REPLY, TalkerActor
 from voicecoach.actors.tools import ToolActor, run_call
-from voicecoach.llm import LLMClient, LLMConfig
-from voicecoach.pack import Pack
-from voicecoach.session import CoachConfig, Session, turn_record
-from voicecoach.state import LiveState
+from voicecoach.coach.session import CoachConfig, Session, turn_record
+from voicecoach.core.state import LiveState
+from voicecoach.domain.pack import Pack
+from voicecoach.grounding.kernel import QuerySlots, ground
+from voicecoach.interaction.kernel import interact, recommend_violations
+from voicecoach.llm.client import LLMClient, LLMConfig
+from voicecoach.perception.kernel import ToolCall, acknowledgement_for
 from voicecoach.testing.scripted_llm import Script, ScriptedLLMServer
-from voicecoach.tools import ToolRunner
-from voicecoach.w1 import ToolCall, acknowledgement_for
-from voicecoach.w2 import QuerySlots, ground
-from voicecoach.w3 import interact, recommend_violations
+from voicecoach.tools.registry import ToolRunner
 
 UTTERANCE = "what counters their team?"
 # lineup/counter is in Φ (find_counters + suggest_lineup on the opponent lineup): a hit.

@@ -13,8 +13,8 @@ import pytest
 
 from tests.recipe_pack import PHI, recipe_files
 from tests.toy_pack import write_pack
-from voicecoach.pack import PLACEHOLDERS, PackError, load_pack, load_pack_from
-from voicecoach.tool_shapes import resolve_shape, select
+from voicecoach.domain.pack import PLACEHOLDERS, PackError, load_pack, load_pack_from
+from voicecoach.domain.tool_shapes import resolve_shape, select
 
 
 def _load(tmp_path: Path, phi: list[dict[str, Any]] | None = None, **templates: list[str]) -> Any:
@@ -104,7 +104,7 @@ def test_selectors_read_the_result_shapes_and_the_results() -> None:
 
 
 def test_pack_check_lists_a_schema_packs_tool_using_pair_without_answer_steps(tmp_path: Path) -> None:
-    from voicecoach.packcheck import check_pack
+    from voicecoach.app.packcheck import check_pack
 
     bare = _with("hero/owned")
     next(e for e in bare if e["sub_intent"] == "owned").pop("answer")

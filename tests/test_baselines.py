@@ -6,9 +6,9 @@ from pathlib import Path
 
 from tests.test_tools_generic import BUILTINS, STATE, _files
 from tests.toy_pack import write_pack
-from voicecoach.baselines import baseline_files, state_brief
-from voicecoach.pack import Pack, load_pack_from
-from voicecoach.state import LiveState, load_state
+from voicecoach.core.state import LiveState, load_state
+from voicecoach.domain.pack import Pack, load_pack_from
+from voicecoach.talker.baselines import baseline_files, state_brief
 
 
 def _classic_brief(pack: Pack, state: LiveState) -> str:
@@ -40,7 +40,7 @@ def _classic_brief(pack: Pack, state: LiveState) -> str:
 
 
 def test_pets_brief_is_what_it_was_on_every_coachbench_state(pack: Pack) -> None:
-    from voicecoach.coachbench.generator import generate
+    from voicecoach.bench.coachbench.generator import generate
 
     states = [load_state(t.state) for s in generate(7, pack) for t in s.turns]
     assert len(states) > 900 and any(s.fs.inventory is None for s in states + [LiveState()])

@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from voicecoach.pipelines.bench_latency import (
+from voicecoach.pipelines.bench.latency import (
     STAGES,
     BenchOptions,
     config_summary,
@@ -227,8 +227,8 @@ async def test_one_fixture_turn_through_sgc_full_and_the_cascade(tmp_path: Path)
 
 
 def test_the_stt_variant_changes_only_when_whisper_starts():
-    from voicecoach.pipelines.bench_latency import CONFIGS, BenchOptions, coach_config, speech_variant
-    from voicecoach.speech import SpeechConfig
+    from voicecoach.coach.speech_config import SpeechConfig
+    from voicecoach.pipelines.bench.latency import CONFIGS, BenchOptions, coach_config, speech_variant
 
     speech = SpeechConfig()
     assert speech.stt.at_silence_onset and "sgc_full_stt_at_stop" in CONFIGS

@@ -14,10 +14,10 @@ from typing import Any
 
 import pytest
 
-from voicecoach import protocol
-from voicecoach.cli import build_parser
-from voicecoach.client import AudioChunk, CoachClient, Received
-from voicecoach.pipelines.bench_load import (
+from voicecoach.app.cli import build_parser
+from voicecoach.app.client import AudioChunk, CoachClient, Received
+from voicecoach.coach import protocol
+from voicecoach.pipelines.bench.load import (
     Player,
     ProcSample,
     TurnSample,
@@ -168,8 +168,8 @@ async def test_players_that_join_at_the_same_moment_get_sessions_of_their_own() 
     """The soak replaces players as they leave; two replaced at once once got one session id, so
     the second took the first's session over (4409) and the benchmark died 30 minutes in."""
     from tests.live_server import TOKEN, LiveServer
-    from voicecoach.fixtures import discover
-    from voicecoach.pipelines.bench_load import LoadRun
+    from voicecoach.bench.fixtures import discover
+    from voicecoach.pipelines.bench.load import LoadRun
 
     sessions, _ = discover(Path("audio_fixtures"))
     options = options_from_args(build_parser().parse_args(["bench", "load"]))

@@ -31,9 +31,9 @@ import pytest
 import soundfile as sf
 
 from tests.live_server import TOKEN, LiveServer
-from voicecoach import protocol
-from voicecoach.fixtures import load_session
-from voicecoach.pack import load_pack
+from voicecoach.bench.fixtures import load_session
+from voicecoach.coach import protocol
+from voicecoach.domain.pack import load_pack
 from voicecoach.pipelines.server import pack_info
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -11,9 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from voicecoach.coachbench.calibration import CalibrationError, agreement, judge, load_calibration
-from voicecoach.coachbench.generator import BenchSession, generate
-from voicecoach.pack import Pack
+from voicecoach.bench.coachbench.calibration import CalibrationError, agreement, judge, load_calibration
+from voicecoach.bench.coachbench.generator import BenchSession, generate
+from voicecoach.domain.pack import Pack
 
 FIXTURE = Path(__file__).parent / "fixtures" / "calibration.jsonl"
 MIN_AGREEMENT = 95.0
@@ -21,7 +21,7 @@ MIN_AGREEMENT = 95.0
 
 @pytest.fixture(scope="module")
 def sessions() -> dict[str, BenchSession]:
-    from voicecoach.pack import load_pack
+    from voicecoach.domain.pack import load_pack
 
     wanted = {r.session_id for r in load_calibration(FIXTURE)}
     return {s.session_id: s for s in generate(7, load_pack()) if s.session_id in wanted}

@@ -1,4 +1,4 @@
-"""The catalog (voicecoach.catalog): pet_arena under the classic schema, and a schema.json pack
+"""The catalog (voicecoach.domain.catalog): pet_arena under the classic schema, and a schema.json pack
 (the toy hero shooter of tests/toy_pack.py)."""
 
 from __future__ import annotations
@@ -11,10 +11,10 @@ import pytest
 from pydantic import BaseModel, Field
 
 from tests.toy_pack import FILES, write_pack
-from voicecoach.catalog import Entity
-from voicecoach.pack import Pack, PackError, _valid_path, check_state, load_pack_from
-from voicecoach.packcheck import check_pack
-from voicecoach.state import StateError, load_state
+from voicecoach.app.packcheck import check_pack
+from voicecoach.core.state import StateError, load_state
+from voicecoach.domain.catalog import Entity
+from voicecoach.domain.pack import Pack, PackError, _valid_path, check_state, load_pack_from
 
 
 @pytest.fixture

@@ -1,4 +1,4 @@
-"""The checker kernel (voicecoach/checker.py): speakable rules, the live context, check_sentence.
+"""The checker kernel (voicecoach/talker/checker.py): speakable rules, the live context, check_sentence.
 
 The state is the shared test state (tests/conftest.py): the player owns Emberfox, Galehawk,
 Granitusk, Hexmoth, Lumifawn, Oakhorn, Sparkwing and Tidefang, and faces Briarcat, Shellbastion and
@@ -10,7 +10,10 @@ from __future__ import annotations
 import pytest
 
 from tests.conftest import STATE
-from voicecoach.checker import (
+from voicecoach.core.state import LiveState, load_state
+from voicecoach.domain.pack import Pack
+from voicecoach.perception.kernel import SECTIONS
+from voicecoach.talker.checker import (
     MAX_WORDS,
     RULES,
     CheckContext,
@@ -19,10 +22,7 @@ from voicecoach.checker import (
     speakable_patterns,
     split_sentences,
 )
-from voicecoach.pack import Pack
-from voicecoach.state import LiveState, load_state
-from voicecoach.talker import ToolOutcome, render_reply_prompt
-from voicecoach.w1 import SECTIONS
+from voicecoach.talker.conditioning import ToolOutcome, render_reply_prompt
 
 
 @pytest.fixture

@@ -16,11 +16,11 @@ from typing import Any
 import pytest
 
 from tests.toy_pack import FILES, base, write_pack
-from voicecoach import checker
-from voicecoach.checker import CheckContext, Cues, check_reply, check_sentence, read_reply, reading
-from voicecoach.guard import SentenceGuard
-from voicecoach.pack import Pack, load_pack_from
-from voicecoach.state import load_state
+from voicecoach.core.state import load_state
+from voicecoach.domain.pack import Pack, load_pack_from
+from voicecoach.talker import checker
+from voicecoach.talker.checker import CheckContext, Cues, check_reply, check_sentence, read_reply, reading
+from voicecoach.talker.guard import SentenceGuard
 
 STATE: dict[str, Any] = {
     "ic": {

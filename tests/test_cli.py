@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from threadpoolctl import threadpool_info, threadpool_limits
 
-from voicecoach.cli import main
+from voicecoach.app.cli import main
 
 
 def test_every_command_runs_numpy_on_one_blas_thread() -> None:

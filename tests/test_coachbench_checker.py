@@ -16,10 +16,16 @@ from typing import Any
 import pytest
 
 from tests.conftest import STATE
-from voicecoach.checker import GROUNDING_RULES
-from voicecoach.coachbench.checker import ReplyEvidence, TurnVerdict, check_session, check_turn, read_reply
-from voicecoach.coachbench.generator import BenchSession, BenchTurn, Eligibility, build_reference
-from voicecoach.pack import Pack
+from voicecoach.bench.coachbench.checker import (
+    ReplyEvidence,
+    TurnVerdict,
+    check_session,
+    check_turn,
+    read_reply,
+)
+from voicecoach.bench.coachbench.generator import BenchSession, BenchTurn, Eligibility, build_reference
+from voicecoach.domain.pack import Pack
+from voicecoach.talker.checker import GROUNDING_RULES
 
 
 def snapshot(turn_index: int = 0, extra_owned: tuple[str, ...] = ()) -> dict[str, Any]:

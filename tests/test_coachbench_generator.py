@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from voicecoach.coachbench.generator import (
+from voicecoach.bench.coachbench.generator import (
     BenchmarkError,
     BenchSession,
     load_benchmark,
@@ -17,8 +17,8 @@ from voicecoach.coachbench.generator import (
     select,
     write_benchmark,
 )
-from voicecoach.pack import Pack
-from voicecoach.state import load_state
+from voicecoach.core.state import load_state
+from voicecoach.domain.pack import Pack
 
 
 @pytest.fixture(scope="module")

@@ -3,7 +3,7 @@
 collection layout, and draws what the toy's coachbench.json says (synth, events, slots, episodes);
 a coachbench.json that names what the pack cannot do is refused, naming the entry.
 
-Entity linking is still pet's (`voicecoach.entities` builds its forms from the classic files; on a
+Entity linking is still pet's (`voicecoach.domain.entities` builds its forms from the classic files; on a
 schema pack it has no forms and fails). Until it does,
 these tests link with `_toy_linker`, a stand-in over the catalog's forms (`Catalog.forms`), so that
 the references' mention fields come out of the generator's own code."""
@@ -20,12 +20,12 @@ from typing import Any
 import pytest
 
 from tests.toy_pack import FILES, write_pack
-from voicecoach.coachbench import generator
-from voicecoach.coachbench.generator import generate, load_benchmark, write_benchmark
-from voicecoach.coachbench.packdata import BenchData, _check, load_bench_data
-from voicecoach.entities import Mention
-from voicecoach.pack import Pack, PackError, check_state, load_pack_from
-from voicecoach.state import load_state
+from voicecoach.bench.coachbench import generator
+from voicecoach.bench.coachbench.generator import generate, load_benchmark, write_benchmark
+from voicecoach.bench.coachbench.packdata import BenchData, _check, load_bench_data
+from voicecoach.core.state import load_state
+from voicecoach.domain.entities import Mention
+from voicecoach.domain.pack import Pack, PackError, check_state, load_pack_from
 
 PHI = [
     {"intent": "comp", "sub_intent": "build", "example": "build me a team", "branch": "recommend",
@@ -217,8 +217,8 @@ def test_coachbench_json_naming_what_the_pack_cannot_do_is_refused(toy: tuple[Pa
 
 
 def test_pet_arena_needs_none_of_the_new_keys(pack: Pack) -> None:
-    from voicecoach.coachbench.packdata import EPISODES, EVENTS, bench_data
-    from voicecoach.pack import PACKS_DIR
+    from voicecoach.bench.coachbench.packdata import EPISODES, EVENTS, bench_data
+    from voicecoach.domain.pack import PACKS_DIR
 
     raw = json.loads((PACKS_DIR / pack.pack_id / "coachbench.json").read_text(encoding="utf-8"))
     new = {"synth", "events", "slots", "episodes", "drift_b_pairs", "counter_pairs", "match_intents",
@@ -234,8 +234,8 @@ def test_bench_quality_takes_the_pack_and_regenerates_a_benchmark_of_another(
 ) -> None:
     import argparse
 
-    from voicecoach.coachbench.generator import manifest_path
-    from voicecoach.pipelines import bench_quality
+    from voicecoach.bench.coachbench.generator import manifest_path
+    from voicecoach.pipelines.bench import quality as bench_quality
 
     parser = argparse.ArgumentParser()
     bench_quality.add_arguments(parser)
@@ -284,7 +284,7 @@ def _toy_state(level: int, heroes: tuple[str, ...] = ("vanta",)) -> dict[str, An
 
 
 def test_responsive_expectations_take_the_toy_packs_words(toy: tuple[Pack, Path]) -> None:
-    from voicecoach.coachbench.responsive import build_expectation
+    from voicecoach.bench.coachbench.responsive import build_expectation
 
     pack, _ = toy
 

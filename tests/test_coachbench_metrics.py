@@ -7,7 +7,7 @@ import math
 
 import pytest
 
-from voicecoach.coachbench.metrics import (
+from voicecoach.bench.coachbench.metrics import (
     JUDGE_SKIPPED,
     JudgeConfig,
     JudgeItem,

@@ -13,16 +13,16 @@ from typing import Any
 import pytest
 from loguru import logger
 
-from voicecoach.baselines import planner_system_prompt
-from voicecoach.coachbench.generator import BenchSession, generate
-from voicecoach.pack import Pack
-from voicecoach.pipelines.bench_quality import QualityOptions, run_quality
-from voicecoach.pipelines.bench_quality import main as runner_main
-from voicecoach.session import MODES
-from voicecoach.talker import talker_system_prompt
+from voicecoach.bench.coachbench.generator import BenchSession, generate
+from voicecoach.coach.session import MODES
+from voicecoach.domain.pack import Pack
+from voicecoach.grounding.kernel import slot_prompt
+from voicecoach.perception.kernel import w1_system_prompt
+from voicecoach.pipelines.bench.quality import QualityOptions, run_quality
+from voicecoach.pipelines.bench.quality import main as runner_main
+from voicecoach.talker.baselines import planner_system_prompt
+from voicecoach.talker.conditioning import talker_system_prompt
 from voicecoach.testing.scripted_llm import Script, ScriptedLLMServer
-from voicecoach.w1 import w1_system_prompt
-from voicecoach.w2 import slot_prompt
 
 # Speakable, but it credits Pyrowl (never owned in these sessions' states) and answers no question:
 # so every turn is speakable, none grounded, and TGA must be 0 whatever the old checker said.
@@ -225,7 +225,7 @@ async def test_sigterm_stops_bench_quality_like_ctrl_c(pack: Pack, tmp_path: Pat
     async with ScriptedLLMServer(router=router) as server:
         args = ["bench", "quality", "--bench", str(bench), "--out", str(out), "--configs", "prompting"]
         cli = await asyncio.create_subprocess_exec(
-            sys.executable, "-m", "voicecoach.cli", *args, "--llm-url", server.base_url,
+            sys.executable, "-m", "voicecoach.app.cli", *args, "--llm-url", server.base_url,
             stdout=asyncio.subprocess.DEVNULL, stderr=asyncio.subprocess.PIPE,
             # As a background job from a script starts: with SIGINT ignored.
             preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_IGN),

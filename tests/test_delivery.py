@@ -16,9 +16,9 @@ import pytest_asyncio
 
 from tests.live_server import GAME_STATE, LiveServer
 from tests.test_server import FIXTURE, wait_until
-from voicecoach import protocol
-from voicecoach.client import CoachClient
-from voicecoach.store import MemorySessionStore, TurnRecord
+from voicecoach.app.client import CoachClient
+from voicecoach.coach import protocol
+from voicecoach.coach.store import MemorySessionStore, TurnRecord
 from voicecoach.testing.scripted_llm import Script
 
 REPLY = "Keep Sparkwing in and lead with Emberfox against their water tank."

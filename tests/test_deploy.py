@@ -27,10 +27,10 @@ import pytest_asyncio
 
 from tests.live_server import GAME_STATE, TOKEN, free_port
 from tests.test_turn import Router
-from voicecoach import protocol
-from voicecoach.client import CoachClient
-from voicecoach.pack import load_pack
-from voicecoach.store import RedisSessionStore
+from voicecoach.app.client import CoachClient
+from voicecoach.coach import protocol
+from voicecoach.coach.store import RedisSessionStore
+from voicecoach.domain.pack import load_pack
 from voicecoach.testing.scripted_llm import Script, ScriptedLLMServer
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -67,7 +67,7 @@ class Deployment:
         env = {**os.environ, "PYTHONPATH": str(ROOT), "VOICECOACH_TOKEN": TOKEN}
         for name, port in self.workers.items():
             command = [
-                sys.executable, "-m", "voicecoach.cli", "serve", "--port", str(port), "--llm-url", llm_url,
+                sys.executable, "-m", "voicecoach.app.cli", "serve", "--port", str(port), "--llm-url", llm_url,
                 "--store", redis_url, "--no-warm", "--log-level", "WARNING",
             ]  # fmt: skip
             log = (log_dir / f"{name}.log").open("wb")

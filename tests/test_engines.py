@@ -14,7 +14,7 @@ from pathlib import Path
 # first finishes its work (an orphan was seen alive 90 s after the coach was killed).
 CHILD = """
 import json, threading, time, urllib.request
-from voicecoach.llm import EmbeddedLlamaServer
+from voicecoach.llm.client import EmbeddedLlamaServer
 server = EmbeddedLlamaServer(threads=1, slots=1, ram_cache=False)
 server.start()
 body = {"messages": [{"role": "user", "content": "Tell a very long story. " * 300}], "max_tokens": 4000}

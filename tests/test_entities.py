@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from voicecoach.entities import Mention, focus_fields, link_entities, resolve_reference
-from voicecoach.pack import Pack
-from voicecoach.state import IntentContext
+from voicecoach.core.state import IntentContext
+from voicecoach.domain.entities import Mention, focus_fields, link_entities, resolve_reference
+from voicecoach.domain.pack import Pack
 
 
 def _ids(pack: Pack, text: str) -> list[tuple[str, str]]:
@@ -156,8 +156,8 @@ def test_a_pronoun_refers_by_the_schemas_nouns_and_verbs(
 
 
 def test_a_session_of_a_collection_pack_snapshots_the_kind_keyed_focus(toy: Pack) -> None:
-    from voicecoach.session import Session
-    from voicecoach.view import StateView
+    from voicecoach.coach.session import Session
+    from voicecoach.domain.view import StateView
 
     turn = Session("s-toy", toy).begin_turn("is V any good on Harbor Point")
     ic = turn.snapshot.ic

@@ -32,16 +32,16 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from voicecoach.engines import Engines
-from voicecoach.fixtures import FixtureSession, FixtureTurn, discover
-from voicecoach.llm import LLMClient, LLMConfig
-from voicecoach.pack import load_pack
+from voicecoach.bench.fixtures import FixtureSession, FixtureTurn, discover
+from voicecoach.coach.engines import Engines
+from voicecoach.coach.session import CoachConfig, Session
+from voicecoach.core.state import load_state
+from voicecoach.domain.pack import load_pack
+from voicecoach.grounding.kernel import slot_prompt
+from voicecoach.llm.client import LLMClient, LLMConfig
+from voicecoach.perception.kernel import w1_system_prompt
 from voicecoach.pipelines.text import TextCoach, TurnResult
-from voicecoach.session import CoachConfig, Session
-from voicecoach.state import load_state
 from voicecoach.testing.scripted_llm import Script, ScriptedLLMServer
-from voicecoach.w1 import w1_system_prompt
-from voicecoach.w2 import slot_prompt
 
 ROOT = Path(__file__).resolve().parents[1]
 EXPECTED = Path(__file__).with_name("fixture_decisions.json")

@@ -10,8 +10,7 @@ import numpy as np
 import pytest
 import soundfile as sf
 
-from voicecoach.entities import link_entities
-from voicecoach.fixtures import (
+from voicecoach.bench.fixtures import (
     FixtureError,
     FixtureSession,
     discover,
@@ -19,7 +18,8 @@ from voicecoach.fixtures import (
     load_session,
     speech_end,
 )
-from voicecoach.pack import Pack
+from voicecoach.domain.entities import link_entities
+from voicecoach.domain.pack import Pack
 
 FIXTURES = Path(__file__).resolve().parent.parent / "audio_fixtures"
 SESSION_FILES = sorted(FIXTURES.glob("*.json"))

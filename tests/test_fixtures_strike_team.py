@@ -20,10 +20,10 @@ from tests.test_fixtures import (  # noqa: F401
     test_recorded_speech_end_agrees_with_the_estimator_on_clean_files,
     test_speech_end_is_inside_the_file_and_followed_by_quiet,
 )
-from voicecoach.entities import link_entities
-from voicecoach.fixtures import FixtureSession, discover, load_session
-from voicecoach.pack import PACKS_DIR, Pack, load_pack
-from voicecoach.view import StateView
+from voicecoach.bench.fixtures import FixtureSession, discover, load_session
+from voicecoach.domain.entities import link_entities
+from voicecoach.domain.pack import PACKS_DIR, Pack, load_pack
+from voicecoach.domain.view import StateView
 
 FIXTURES = Path(__file__).resolve().parent.parent / "audio_fixtures"
 FOLDER = FIXTURES / "strike_team"

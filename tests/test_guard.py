@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from voicecoach.checker import CheckContext
-from voicecoach.guard import SentenceGuard
-from voicecoach.pack import Pack
-from voicecoach.state import LiveState
+from voicecoach.core.state import LiveState
+from voicecoach.domain.pack import Pack
+from voicecoach.talker.checker import CheckContext
+from voicecoach.talker.guard import SentenceGuard
 
 
 def _guard(pack: Pack, state: LiveState, utterance: str = "who beats their water team?") -> SentenceGuard:
@@ -64,7 +64,7 @@ def test_json_is_dropped(pack: Pack, state: LiveState) -> None:
 
 
 def test_bench_guard_prints_the_cost_per_sentence(capsys) -> None:  # type: ignore[no-untyped-def]
-    from voicecoach.cli import main
+    from voicecoach.app.cli import main
 
     assert main(["bench", "guard"]) == 0
     out = capsys.readouterr().out

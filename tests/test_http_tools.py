@@ -34,18 +34,18 @@ from voicecoach.actors.frames import (
     TurnCommittedFrame,
 )
 from voicecoach.actors.tools import SCHEDULED, ToolActor, run_call
-from voicecoach.engines import Engines
-from voicecoach.latency import Milestone
-from voicecoach.llm import LLMClient, LLMConfig
-from voicecoach.pack import PACKS_DIR, Pack, PackError, load_pack, load_pack_from
+from voicecoach.coach.engines import Engines
+from voicecoach.coach.session import CoachConfig, Session
+from voicecoach.core.latency import Milestone
+from voicecoach.core.state import LiveState
+from voicecoach.domain.pack import PACKS_DIR, Pack, PackError, load_pack, load_pack_from
+from voicecoach.grounding.kernel import slot_prompt
+from voicecoach.llm.client import LLMClient, LLMConfig
+from voicecoach.perception.kernel import ToolCall, plan_gbnf_rules, w1_system_prompt
 from voicecoach.pipelines.text import TextCoach
-from voicecoach.session import CoachConfig, Session
-from voicecoach.state import LiveState
-from voicecoach.talker import conditioning, talker_system_prompt
+from voicecoach.talker.conditioning import conditioning, talker_system_prompt
 from voicecoach.testing.scripted_llm import Script, ScriptedLLMServer
-from voicecoach.tools import ToolError, ToolRunner, run_tool, validate_args
-from voicecoach.w1 import ToolCall, plan_gbnf_rules, w1_system_prompt
-from voicecoach.w2 import slot_prompt
+from voicecoach.tools.registry import ToolError, ToolRunner, run_tool, validate_args
 
 MATCH_TIMEOUT_S = 0.3  # tools.json timeout of the game-served get_match_state
 GAME_TOOLS: list[dict[str, Any]] = [

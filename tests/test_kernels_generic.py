@@ -33,19 +33,25 @@ import pytest
 
 from tests.recipe_pack import recipe_files
 from tests.toy_pack import write_pack
-from voicecoach import checker, guard, talker, w1, w2, w3
-from voicecoach.checker import GROUNDING_RULES, RULES, CheckContext
-from voicecoach.entities import focus_fields, link_entities
-from voicecoach.guard import SentenceGuard
-from voicecoach.pack import OUT_OF_DOMAIN, PACKS_DIR, Pack, PackError, PhiEntry, check_state, load_pack_from
-from voicecoach.realizer import MAX_SENTENCES as REPLY_SENTENCES
-from voicecoach.realizer import realize
-from voicecoach.slot_rules import extract_slots
-from voicecoach.state import LiveState, SessionHistory, load_state
-from voicecoach.talker import ToolOutcome, render_reply_prompt, talker_system_prompt
-from voicecoach.tools import ToolError, run_tool
-from voicecoach.view import StateView
-from voicecoach.w1 import (
+from voicecoach.core.state import LiveState, SessionHistory, load_state
+from voicecoach.domain.entities import focus_fields, link_entities
+from voicecoach.domain.pack import (
+    OUT_OF_DOMAIN,
+    PACKS_DIR,
+    Pack,
+    PackError,
+    PhiEntry,
+    check_state,
+    load_pack_from,
+)
+from voicecoach.domain.view import StateView
+from voicecoach.grounding import kernel as w2
+from voicecoach.grounding.kernel import GroundingControl, branch_of, ground
+from voicecoach.grounding.slot_rules import extract_slots
+from voicecoach.interaction import kernel as w3
+from voicecoach.interaction.kernel import interact, recommend_violations
+from voicecoach.perception import kernel as w1
+from voicecoach.perception.kernel import (
     IntentClosed,
     NarrationDelta,
     PhiTable,
@@ -56,8 +62,14 @@ from voicecoach.w1 import (
     tool_validator,
     w1_answer,
 )
-from voicecoach.w2 import GroundingControl, branch_of, ground
-from voicecoach.w3 import interact, recommend_violations
+from voicecoach.talker import checker, guard
+from voicecoach.talker.checker import GROUNDING_RULES, RULES, CheckContext
+from voicecoach.talker.conditioning import ToolOutcome, render_reply_prompt, talker_system_prompt
+from voicecoach.talker.conditioning import conditioning as talker
+from voicecoach.talker.guard import SentenceGuard
+from voicecoach.talker.realizer import MAX_SENTENCES as REPLY_SENTENCES
+from voicecoach.talker.realizer import realize
+from voicecoach.tools.registry import ToolError, run_tool
 
 KERNELS = {"w1": w1, "w2": w2, "w3": w3, "talker": talker, "guard": guard, "checker": checker}
 KERNEL_FILES = {Path(m.__file__).resolve(): name for name, m in KERNELS.items()}  # type: ignore[arg-type]

@@ -10,7 +10,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from voicecoach.latency import (
+from voicecoach.coach.speech_config import PhraseCutter
+from voicecoach.core.latency import (
     STAGES,
     Event,
     LoopLag,
@@ -27,7 +28,6 @@ from voicecoach.latency import (
     summarize,
     wer,
 )
-from voicecoach.speech import PhraseCutter
 
 # --- clocks ----------------------------------------------------------------------------------
 

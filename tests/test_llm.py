@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from voicecoach.llm import LLMClient, LLMConfig, LLMError
+from voicecoach.llm.client import LLMClient, LLMConfig, LLMError
 from voicecoach.testing.scripted_llm import Script, ScriptedLLMServer
 
 MESSAGES = [{"role": "system", "content": "s"}, {"role": "user", "content": "hi"}]

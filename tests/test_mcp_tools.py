@@ -42,14 +42,14 @@ from voicecoach.actors.frames import (
     TurnCommittedFrame,
 )
 from voicecoach.actors.tools import SCHEDULED, ToolActor, run_call
-from voicecoach.pack import Pack, PackError, load_pack_from
-from voicecoach.packcheck import check_pack
-from voicecoach.session import Session
-from voicecoach.state import load_state
-from voicecoach.talker import conditioning
+from voicecoach.app.packcheck import check_pack
+from voicecoach.coach.session import Session
+from voicecoach.core.state import load_state
+from voicecoach.domain.pack import Pack, PackError, load_pack_from
+from voicecoach.perception.kernel import ToolCall, plan_gbnf_rules, w1_system_prompt
+from voicecoach.talker.conditioning import conditioning
 from voicecoach.testing.scripted_llm import Script
-from voicecoach.tools import MCP_META_SESSION, MCP_META_STATE, ToolError, ToolRunner, run_tool
-from voicecoach.w1 import ToolCall, plan_gbnf_rules, w1_system_prompt
+from voicecoach.tools.registry import MCP_META_SESSION, MCP_META_STATE, ToolError, ToolRunner, run_tool
 
 CLOCK_TIMEOUT_S = 0.3  # tools.json timeout of match_clock
 STATE = load_state(EXAMPLE_STATE)

@@ -8,7 +8,8 @@ import asyncio
 import numpy as np
 import pytest
 
-from voicecoach.latency import (
+from voicecoach.coach.speech_config import NarrationAudioCache, trim_leading_silence, trim_trailing_silence
+from voicecoach.core.latency import (
     Event,
     Milestone,
     first_audible_after_bytes,
@@ -16,7 +17,6 @@ from voicecoach.latency import (
     milestones_from_events,
     reply_lead_bytes,
 )
-from voicecoach.speech import NarrationAudioCache, trim_leading_silence, trim_trailing_silence
 
 RATE = 1000  # samples per second: 1 ms per sample keeps the arithmetic readable
 
@@ -150,10 +150,10 @@ async def test_a_pack_phrase_is_spoken_whole_and_phrases_say_which_part_they_spe
     from pipecat.pipeline.worker import PipelineWorker
     from pipecat.processors.frame_processor import FrameDirection, FrameProcessor
     from pipecat.workers.runner import WorkerRunner
+    from voicecoach.pipelines.speech.voice.voice.voice.voice import PhraseChunker, PhraseFrame
 
     from voicecoach.actors.frames import NarrationEndFrame, NarrationTextFrame, ReplyTextFrame
-    from voicecoach.pipelines.speech import PhraseChunker, PhraseFrame
-    from voicecoach.speech import SpeechConfig
+    from voicecoach.coach.speech_config import SpeechConfig
 
     spoken: list[tuple[str, str]] = []
 

@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from voicecoach.pack import PACKS_DIR, Pack, PackError, load_pack_from
+from voicecoach.domain.pack import PACKS_DIR, Pack, PackError, load_pack_from
 
 
 def test_real_pack_counts(pack: Pack) -> None:

@@ -11,12 +11,12 @@ from typing import Any
 
 import pytest
 
+from voicecoach.app.cli import main as cli_main
+from voicecoach.app.packcheck import CHECKS, MIN_PARAPHRASES, Finding, check_pack, new_pack
 from voicecoach.bench import prior
-from voicecoach.cli import main as cli_main
-from voicecoach.entities import link_entities
-from voicecoach.pack import PACKS_DIR, load_pack_from
-from voicecoach.packcheck import CHECKS, MIN_PARAPHRASES, Finding, check_pack, new_pack
-from voicecoach.state import load_state
+from voicecoach.core.state import load_state
+from voicecoach.domain.entities import link_entities
+from voicecoach.domain.pack import PACKS_DIR, load_pack_from
 
 PET_ARENA = PACKS_DIR / "pet_arena"
 
@@ -235,7 +235,7 @@ def test_the_skeleton_answers_its_pairs_with_the_generic_recipes(tmp_path: Path)
     (Φ's early dispatch, the builtin tools, W2, W3, the realization): the team build names units the
     player owns, not the generic sentence."""
     from tests.test_realize_every_pair import realize_one
-    from voicecoach.pack import check_state
+    from voicecoach.domain.pack import check_state
 
     pack = load_pack_from(new_pack("card_duel", tmp_path))
     units = pack.catalog.entities["unit"]

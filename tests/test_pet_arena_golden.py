@@ -44,8 +44,8 @@ from typing import Any
 
 import pytest
 
-from voicecoach.pack import PACKS_DIR, Pack, check_state, example_state_path, load_pack
-from voicecoach.state import LiveState, StateError, load_state
+from voicecoach.core.state import LiveState, StateError, load_state
+from voicecoach.domain.pack import PACKS_DIR, Pack, check_state, example_state_path, load_pack
 
 EXPECTED = Path(__file__).parent / "fixtures" / "pet_arena_golden.json"
 CALIBRATION = Path(__file__).parent / "fixtures" / "calibration.jsonl"
@@ -75,10 +75,10 @@ def _short(value: Any) -> str:
 
 
 def _prompts(pack: Pack) -> dict[str, str]:
-    from voicecoach.baselines import planner_gbnf
-    from voicecoach.pipelines.bench_quality import prompt_digests
-    from voicecoach.w1 import w1_continuation_gbnf, w1_gbnf
-    from voicecoach.w2 import query_slots_json_schema
+    from voicecoach.grounding.kernel import query_slots_json_schema
+    from voicecoach.perception.kernel import w1_continuation_gbnf, w1_gbnf
+    from voicecoach.pipelines.bench.quality import prompt_digests
+    from voicecoach.talker.baselines import planner_gbnf
 
     return {
         **prompt_digests(pack),
@@ -90,7 +90,7 @@ def _prompts(pack: Pack) -> dict[str, str]:
 
 
 def _coachbench(pack: Pack) -> dict[str, str]:
-    from voicecoach.coachbench.generator import write_benchmark
+    from voicecoach.bench.coachbench.generator import write_benchmark
 
     with tempfile.TemporaryDirectory() as tmp:
         return {
@@ -100,8 +100,8 @@ def _coachbench(pack: Pack) -> dict[str, str]:
 
 
 def _pack_files(pack: Pack) -> dict[str, str]:
-    from voicecoach.baselines import baseline_files
-    from voicecoach.pipelines.bench_quality import pack_digest
+    from voicecoach.pipelines.bench.quality import pack_digest
+    from voicecoach.talker.baselines import baseline_files
 
     return {
         "pack_sha256": pack_digest(pack),
@@ -115,7 +115,7 @@ def _realize(pack: Pack, sessions: list[Any]) -> tuple[dict[str, str], dict[str,
     from unittest import mock
 
     from voicecoach.bench import realizer
-    from voicecoach.talker import render_reply_prompt
+    from voicecoach.talker.conditioning import render_reply_prompt
 
     realize = realizer.realize
     seen: list[tuple[Any, ...]] = []
@@ -141,9 +141,9 @@ def _realize(pack: Pack, sessions: list[Any]) -> tuple[dict[str, str], dict[str,
 
 def _slots(pack: Pack) -> dict[str, str]:
     from voicecoach.bench.slot_rules import bench_cases
-    from voicecoach.entities import focus_fields, link_entities, resolve_reference
-    from voicecoach.slot_rules import extract_slots
-    from voicecoach.w2 import QuerySlots
+    from voicecoach.domain.entities import focus_fields, link_entities, resolve_reference
+    from voicecoach.grounding.kernel import QuerySlots
+    from voicecoach.grounding.slot_rules import extract_slots
 
     out = {}
     for cases in bench_cases(pack):
@@ -168,7 +168,7 @@ def _slots(pack: Pack) -> dict[str, str]:
 
 def _prior(pack: Pack) -> dict[str, str]:
     from voicecoach.bench.prior import coachbench_utterances
-    from voicecoach.prior import IntentPrior
+    from voicecoach.perception.prior import IntentPrior
 
     prior = IntentPrior.load(pack)
     by_session: dict[str, list[Any]] = {}
@@ -182,7 +182,7 @@ def _prior(pack: Pack) -> dict[str, str]:
 
 
 def _calibration(pack: Pack, sessions: list[Any]) -> dict[str, str]:
-    from voicecoach.coachbench.calibration import judge, load_calibration
+    from voicecoach.bench.coachbench.calibration import judge, load_calibration
 
     by_id = {s.session_id: s for s in sessions}
     out, failures = {}, []
@@ -217,7 +217,7 @@ def _check_state(pack: Pack, example: dict[str, Any]) -> dict[str, str]:
 
 
 def _pack_check() -> dict[str, str]:
-    from voicecoach.packcheck import check_pack
+    from voicecoach.app.packcheck import check_pack
 
     return {
         f"{i:02d} {f.check}": f"{f.status}: {f.detail}"
@@ -228,7 +228,7 @@ def _pack_check() -> dict[str, str]:
 @cache
 def golden() -> dict[str, dict[str, str]]:
     """Every pin, by group (computed once per process: about 8 s)."""
-    from voicecoach.coachbench.generator import generate
+    from voicecoach.bench.coachbench.generator import generate
 
     pack = load_pack()
     sessions = generate(7, pack)

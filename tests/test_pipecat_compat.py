@@ -82,13 +82,13 @@ def _silero() -> SileroVADAnalyzer:
 
 
 def _whisper() -> STTService:
-    from voicecoach.pipelines.speech import EmbeddedWhisperSTTService
+    from voicecoach.pipelines.speech.voice.voice.voice.voice import EmbeddedWhisperSTTService
 
     return EmbeddedWhisperSTTService(None, warm=False, settings=STTSettings(model=None, language=Language.EN))
 
 
 def _piper() -> TTSService:
-    from voicecoach.pipelines.speech import EmbeddedPiperTTSService
+    from voicecoach.pipelines.speech.voice.voice.voice.voice import EmbeddedPiperTTSService
 
     settings = TTSSettings(model=None, voice="v", language=None)
     return EmbeddedPiperTTSService(Path("voice.onnx"), warm=False, voice=object(), settings=settings)
@@ -167,7 +167,7 @@ def test_the_silero_analyzer_still_sits_right_on_vad_analyzer() -> None:
 def test_the_shared_silero_analyzer_has_the_stock_ones_attributes() -> None:
     """What the compat helpers build is what Pipecat's own constructors build, attribute for
     attribute, and the shared model holds the shared session."""
-    from voicecoach.pipelines.speech import SharedSileroVADAnalyzer, silero_session
+    from voicecoach.pipelines.speech.voice.voice.voice.voice import SharedSileroVADAnalyzer, silero_session
 
     session = silero_session()
     shared = SharedSileroVADAnalyzer(session, sample_rate=RATE)
@@ -184,7 +184,7 @@ def test_the_shared_silero_analyzer_has_the_stock_ones_attributes() -> None:
 COMPAT = ROOT / "actors" / "pipecat_compat.py"
 # Our own attributes that share a name with a seam: (file, name) -> whose it is.
 OWN_NAMES = {
-    ("pipelines/whisper.py", "_model"): "_Abandonable's wrapped CTranslate2 model",
+    ("pipelines/speech/whisper.py", "_model"): "_Abandonable's wrapped CTranslate2 model",
     ("tests/test_whisper_window.py", "_model"): "_Abandonable's wrapped CTranslate2 model",
 }
 
@@ -246,7 +246,7 @@ def _pipecat_subclasses() -> Iterator[type]:
     import voicecoach.actors
     import voicecoach.pipelines
 
-    modules = ["voicecoach.client"]
+    modules = ["voicecoach.app.client"]
     for package in (voicecoach.actors, voicecoach.pipelines):
         modules += [f"{package.__name__}.{m.name}" for m in pkgutil.iter_modules(package.__path__)]
     for name in modules:

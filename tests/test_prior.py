@@ -18,8 +18,8 @@ from voicecoach.bench.prior import (
     train,
     with_fillers,
 )
-from voicecoach.pack import OUT_OF_DOMAIN, PACKS_DIR, Pack, PackError, load_pack_from
-from voicecoach.prior import (
+from voicecoach.domain.pack import OUT_OF_DOMAIN, PACKS_DIR, Pack, PackError, load_pack_from
+from voicecoach.perception.prior import (
     PRIOR_FILE,
     IntentPrior,
     Prediction,
@@ -40,7 +40,7 @@ def _norm(text: str) -> str:
 
 @pytest.fixture(scope="module")
 def prior() -> IntentPrior:
-    from voicecoach.pack import load_pack
+    from voicecoach.domain.pack import load_pack
 
     return IntentPrior.load(load_pack())
 
@@ -234,7 +234,7 @@ def test_threshold_keeps_heldout_precision(prior: IntentPrior) -> None:
 
 
 def test_mentions_from_the_caller_give_the_same_prediction(prior: IntentPrior, pack: Pack) -> None:
-    from voicecoach.entities import link_entities
+    from voicecoach.domain.entities import link_entities
 
     text = "is pyrowl any good against tidefang"
     assert prior.predict(text, link_entities(pack, text)) == prior.predict(text)

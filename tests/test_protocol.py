@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from voicecoach import protocol
+from voicecoach.coach import protocol
 
 
 def test_requests_parse_into_their_models() -> None:

@@ -1,4 +1,4 @@
-"""docs/PROTOCOL.md: its message reference is the one `voicecoach.protocol_doc` generates from the
+"""docs/PROTOCOL.md: its message reference is the one `voicecoach.coach.protocol_doc` generates from the
 protocol's models today, and it covers every model; the hand-written part keeps every close and
 error code, and its JavaScript example pushes a state the coach accepts before it asks."""
 
@@ -12,8 +12,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
-from voicecoach import protocol, protocol_doc
-from voicecoach.session import Session
+from voicecoach.coach import protocol, protocol_doc
+from voicecoach.coach.session import Session
 
 DOC = Path(__file__).resolve().parents[1] / "docs" / "PROTOCOL.md"
 
@@ -114,7 +114,7 @@ def test_the_js_example_pushes_a_state_the_coach_accepts_before_it_asks() -> Non
     assert snapshot_json is not None
     snapshot = json.loads(snapshot_json.group(1))
     protocol.GameSnapshot.model_validate(snapshot)
-    from voicecoach.pack import load_pack
+    from voicecoach.domain.pack import load_pack
 
     session = Session.open("protocol-doc", pack=load_pack("pet_arena"))  # in memory
     session.update_state(snapshot=snapshot)  # what the server does with it (StateError if refused)

@@ -2,7 +2,7 @@
 lets through: the realizer's whole path (Φ's early dispatch, the pack's tools through its
 ToolRunner, the realization) for each pair's example utterance, once with the tools run for real
 and once with every tool failed (the game down). Each reply must be non-empty, raise nothing, and
-pass the checker's speakable rules (voicecoach.checker, as the runtime guard and
+pass the checker's speakable rules (voicecoach.talker.checker, as the runtime guard and
 `voicecoach bench realizer` judge a turn) and its grounding rules against the same state.
 W2 (on the rule slots) and W3 run as in `voicecoach.bench.realizer.realize_session`: no LLM anywhere.
 
@@ -17,17 +17,17 @@ from dataclasses import dataclass
 
 import pytest
 
-from voicecoach.checker import SPEAKABLE_RULES, CheckContext, check_reply
-from voicecoach.entities import focus_fields, link_entities
-from voicecoach.pack import PACKS_DIR, Pack, PhiEntry, example_state_path, load_pack
-from voicecoach.realizer import realize
-from voicecoach.slot_rules import extract_slots
-from voicecoach.state import LiveState, load_state
-from voicecoach.talker import ToolOutcome
-from voicecoach.tools import ToolRunner
-from voicecoach.w1 import PhiTable, W1Decision, tool_validator
-from voicecoach.w2 import ground
-from voicecoach.w3 import interact, recommend_violations
+from voicecoach.core.state import LiveState, load_state
+from voicecoach.domain.entities import focus_fields, link_entities
+from voicecoach.domain.pack import PACKS_DIR, Pack, PhiEntry, example_state_path, load_pack
+from voicecoach.grounding.kernel import ground
+from voicecoach.grounding.slot_rules import extract_slots
+from voicecoach.interaction.kernel import interact, recommend_violations
+from voicecoach.perception.kernel import PhiTable, W1Decision, tool_validator
+from voicecoach.talker.checker import SPEAKABLE_RULES, CheckContext, check_reply
+from voicecoach.talker.conditioning import ToolOutcome
+from voicecoach.talker.realizer import realize
+from voicecoach.tools.registry import ToolRunner
 
 W3_SEED = 7  # W3's leak draws: any fixed seed (the replies must hold whatever W3 adds)
 PACKS = sorted(p.name for p in PACKS_DIR.iterdir() if (p / "manifest.json").exists())

@@ -16,19 +16,19 @@ from typing import Any
 
 import pytest
 
+from voicecoach.bench.coachbench.checker import ReplyEvidence, check_turn, read_reply
+from voicecoach.bench.coachbench.generator import generate
 from voicecoach.bench.realizer import realize_session
-from voicecoach.checker import HEDGE, CheckContext, check_reply
-from voicecoach.coachbench.checker import ReplyEvidence, check_turn, read_reply
-from voicecoach.coachbench.generator import generate
-from voicecoach.entities import focus_fields, link_entities
-from voicecoach.pack import PACKS_DIR, Pack, PackError, load_pack, load_pack_from
-from voicecoach.realizer import MAX_SENTENCES, MAX_WORDS, Line, realize, say
-from voicecoach.slot_rules import extract_slots
-from voicecoach.state import FactSlots, Inventory, LiveState, OwnedCreature
-from voicecoach.talker import ToolOutcome
-from voicecoach.tools import effective_power, run_tool
-from voicecoach.w2 import QuerySlots, ground
-from voicecoach.w3 import Guidance, InteractionControl, interact
+from voicecoach.core.state import FactSlots, Inventory, LiveState, OwnedCreature
+from voicecoach.domain.entities import focus_fields, link_entities
+from voicecoach.domain.pack import PACKS_DIR, Pack, PackError, load_pack, load_pack_from
+from voicecoach.grounding.kernel import QuerySlots, ground
+from voicecoach.grounding.slot_rules import extract_slots
+from voicecoach.interaction.kernel import Guidance, InteractionControl, interact
+from voicecoach.talker.checker import HEDGE, CheckContext, check_reply
+from voicecoach.talker.conditioning import ToolOutcome
+from voicecoach.talker.realizer import MAX_SENTENCES, MAX_WORDS, Line, realize, say
+from voicecoach.tools.registry import effective_power, run_tool
 
 PACK: Pack = load_pack()
 
@@ -369,7 +369,7 @@ def test_realizations_have_no_grounding_failure(realized: list[tuple[Any, list[A
 
 
 def test_every_recommended_creature_is_owned(realized: list[tuple[Any, list[Any]]]) -> None:
-    from voicecoach.state import load_state
+    from voicecoach.core.state import load_state
 
     checked = 0
     for session, turns in realized:
@@ -585,7 +585,7 @@ def test_something_else_gets_a_pick_the_last_reply_did_not_make(state: LiveState
 
 
 def test_projection_unlocks_by_the_catalog(pack: Pack) -> None:
-    from voicecoach.realizer import _skills_unlocked
+    from voicecoach.talker.realizer import _skills_unlocked
 
     tidefang = pack.creatures["tidefang"]
     assert "riptide" in _skills_unlocked(pack, tidefang, 2, 6, ["tide_slap"])
@@ -684,7 +684,7 @@ def test_an_attribute_asked_of_one_unit_is_not_said_of_the_roster(pack_id: str) 
     """`attr:role=support@<unit>` (W2: "is <unit> a support?", the unit is not one) is about that
     unit's catalog entry: "None of your ... is a support" would deny the supports the player owns,
     and without a pack sentence for it no generic "Part of that isn't possible" is said either."""
-    from voicecoach.w2 import Conflict, GroundingControl, Paragraph
+    from voicecoach.grounding.kernel import Conflict, GroundingControl, Paragraph
 
     pack = load_pack(pack_id)
     doc = json.loads((PACKS_DIR / pack_id / "example_state.json").read_text(encoding="utf-8"))

@@ -1,4 +1,4 @@
-"""The generic recipes (voicecoach.recipes) through `realize`, on the toy hero shooter whose Φ
+"""The generic recipes (voicecoach.talker.recipes) through `realize`, on the toy hero shooter whose Φ
 entries carry `answer` steps (tests/recipe_pack.py): the safety contract (picks name only units
 the player may field, a locked option is said with its gate), and a selector that selects nothing
 falling back to the next step or to the paragraph's generic sentence."""
@@ -12,11 +12,11 @@ import pytest
 
 from tests.recipe_pack import GENERIC, recipe_files
 from tests.toy_pack import write_pack
-from voicecoach.pack import Pack, load_pack_from
-from voicecoach.realizer import realize
-from voicecoach.state import LiveState, load_state
-from voicecoach.talker import ToolOutcome
-from voicecoach.tools import run_tool
+from voicecoach.core.state import LiveState, load_state
+from voicecoach.domain.pack import Pack, load_pack_from
+from voicecoach.talker.conditioning import ToolOutcome
+from voicecoach.talker.realizer import realize
+from voicecoach.tools.registry import run_tool
 
 
 @pytest.fixture(scope="module")
@@ -149,6 +149,6 @@ def test_a_selector_that_selects_nothing_falls_back(toy: Pack) -> None:
 
 
 def test_pet_arena_keeps_the_classic_dispatch(tmp_path: Path) -> None:
-    from voicecoach.pack import load_pack
+    from voicecoach.domain.pack import load_pack
 
     assert all(e.answer is None for e in load_pack().phi)

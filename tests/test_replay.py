@@ -12,12 +12,12 @@ from pathlib import Path
 import pytest
 import soundfile as sf
 
-from voicecoach.engines import Engines
-from voicecoach.fixtures import load_session
-from voicecoach.latency import first_non_silent, is_ordered
+from voicecoach.bench.fixtures import load_session
+from voicecoach.coach.engines import Engines
+from voicecoach.coach.session import CoachConfig
+from voicecoach.coach.speech_config import SpeechConfig
+from voicecoach.core.latency import first_non_silent, is_ordered
 from voicecoach.pipelines.replay import ReplayOptions, replay_fixtures
-from voicecoach.session import CoachConfig
-from voicecoach.speech import SpeechConfig
 
 FIXTURES = Path(__file__).resolve().parents[1] / "audio_fixtures"
 
@@ -57,8 +57,7 @@ async def _gate_run(steps, segment_timeout_s: float = 2.0, settle_s: float = 0.1
     from pipecat.pipeline.worker import PipelineWorker
     from pipecat.processors.frame_processor import FrameDirection, FrameProcessor
     from pipecat.workers.runner import WorkerRunner
-
-    from voicecoach.pipelines.speech import TurnGate
+    from voicecoach.pipelines.speech.voice.voice.voice.voice import TurnGate
 
     released: list[tuple[float, str]] = []
     start = time.monotonic()
@@ -159,8 +158,7 @@ async def test_turn_gate_does_not_wait_for_a_segment_whisper_reported_empty():
         UserStoppedSpeakingFrame,
         VADUserStoppedSpeakingFrame,
     )
-
-    from voicecoach.pipelines.speech import EmptySegmentFrame
+    from voicecoach.pipelines.speech.voice.voice.voice.voice import EmptySegmentFrame
 
     released = await _gate_run(
         [
@@ -183,9 +181,9 @@ async def test_turn_gate_does_not_wait_for_a_segment_whisper_reported_empty():
 def test_remote_engines_are_built_from_configuration_without_network():
     from pipecat.services.openai.stt import OpenAISTTService
     from pipecat.services.openai.tts import OpenAITTSService
+    from voicecoach.pipelines.speech.voice.voice.voice.voice import stt_service, tts_sample_rate, tts_service
 
-    from voicecoach.pack import load_pack
-    from voicecoach.pipelines.speech import stt_service, tts_sample_rate, tts_service
+    from voicecoach.domain.pack import load_pack
 
     speech = SpeechConfig.model_validate(
         {
@@ -200,7 +198,7 @@ def test_remote_engines_are_built_from_configuration_without_network():
 
 
 def test_missing_weights_are_named(tmp_path: Path, monkeypatch):
-    from voicecoach.speech import SpeechEngineError, piper_voice_path, whisper_model_path
+    from voicecoach.coach.speech_config import SpeechEngineError, piper_voice_path, whisper_model_path
 
     with pytest.raises(SpeechEngineError, match="no Whisper model"):
         whisper_model_path(str(tmp_path))

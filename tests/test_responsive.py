@@ -1,4 +1,4 @@
-"""Responsive rules (voicecoach/coachbench/responsive.py) per family, on the shared test state.
+"""Responsive rules (voicecoach/bench/coachbench/responsive.py) per family, on the shared test state.
 
 The player owns Emberfox (stage 2: Inferno Roar needs stage 3), Galehawk, Granitusk (Granite
 Bulwark needs level 20), Hexmoth, Lumifawn, Oakhorn, Sparkwing and Tidefang; they face Briarcat
@@ -12,9 +12,9 @@ import json
 import pytest
 
 from tests.test_coachbench_checker import check, snapshot, turn
-from voicecoach.coachbench.checker import ReplyEvidence, check_turn
-from voicecoach.coachbench.packdata import FILE, bench_data
-from voicecoach.pack import PACKS_DIR, Pack, PackError
+from voicecoach.bench.coachbench.checker import ReplyEvidence, check_turn
+from voicecoach.bench.coachbench.packdata import FILE, bench_data
+from voicecoach.domain.pack import PACKS_DIR, Pack, PackError
 
 
 def responsive(pack: Pack, reply: str, utterance: str, pair: str, **kw: object) -> bool:
@@ -85,7 +85,7 @@ def test_every_phi_pair_has_a_family(pack: Pack) -> None:
 
 
 def test_bad_family_data_is_rejected_naming_file_and_entry(pack: Pack, tmp_path: object) -> None:
-    from voicecoach.coachbench.packdata import BenchData, _check
+    from voicecoach.bench.coachbench.packdata import BenchData, _check
 
     raw = json.loads((PACKS_DIR / pack.pack_id / FILE).read_text(encoding="utf-8"))
     raw["families"]["lineup/build"] = "telepathy"

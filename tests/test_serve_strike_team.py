@@ -1,7 +1,7 @@
 """`voicecoach serve --pack strike_team` end to end: a spoken strike_team fixture turn, a spoken reply.
 
 A real `voicecoach serve` process (the CLI, uvicorn, Silero VAD, Whisper tiny.en, piper) runs the
-second pack; a websocket client (voicecoach.client) pushes the fixture turn's game state and
+second pack; a websocket client (voicecoach.app.client) pushes the fixture turn's game state and
 streams its WAV. Only the LLM is scripted (the scripted server in this test, routed by system
 prompt as in tests/test_turn.py): W1 answers with the fixture's expected labels. The slots come
 from the rules and the reply is the grounded realization (`--slots rules --talker template`), so
@@ -26,11 +26,11 @@ import pytest_asyncio
 from tests.live_server import TOKEN, free_port
 from tests.test_deploy import health, wait_port
 from tests.test_turn import Router
-from voicecoach import protocol
-from voicecoach.client import CoachClient
-from voicecoach.entities import link_entities
-from voicecoach.fixtures import load_session
-from voicecoach.pack import load_pack
+from voicecoach.app.client import CoachClient
+from voicecoach.bench.fixtures import load_session
+from voicecoach.coach import protocol
+from voicecoach.domain.entities import link_entities
+from voicecoach.domain.pack import load_pack
 from voicecoach.testing.scripted_llm import Script, ScriptedLLMServer
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -57,7 +57,7 @@ async def llm() -> AsyncIterator[ScriptedLLMServer]:
 
 def _serve(port: int, llm_url: str, log: Path) -> subprocess.Popen[bytes]:
     command = [
-        sys.executable, "-m", "voicecoach.cli", "serve", "--pack", "strike_team", "--port", str(port),
+        sys.executable, "-m", "voicecoach.app.cli", "serve", "--pack", "strike_team", "--port", str(port),
         "--llm-url", llm_url, "--store", "memory:", "--no-warm", "--slots", "rules", "--talker", "template",
         "--log-level", "WARNING",
     ]  # fmt: skip
@@ -147,7 +147,7 @@ def test_the_session_events_catalog_is_pets_creatures_as_before_and_another_pack
 
 
 def test_replay_and_serve_take_the_pack() -> None:
-    from voicecoach.cli import build_parser
+    from voicecoach.app.cli import build_parser
 
     parser = build_parser()
     assert (
@@ -161,7 +161,7 @@ def test_replay_and_serve_take_the_pack() -> None:
 def test_whisper_is_prompted_with_the_packs_own_unit_names() -> None:
     """Before, strike_team's Whisper got pet's prompt with no names in it ("Pets: ."): 'Galen' came
     out 'gay Lynn' and one fixture turn came out empty (st06 turn 2) in the replay."""
-    from voicecoach.pipelines.speech import whisper_prompt
+    from voicecoach.pipelines.speech.voice.voice.voice.voice import whisper_prompt
 
     pack = load_pack("strike_team")
     prompt = whisper_prompt(pack)

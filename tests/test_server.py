@@ -2,7 +2,7 @@
 
 Each test runs the real server app (uvicorn, FastAPI, one Pipecat pipeline per connection,
 embedded Silero / Whisper / piper) against the scripted LLM server, and talks to it through
-`voicecoach.client.CoachClient` or a bare `websockets` connection. What is asserted is what
+`voicecoach.app.client.CoachClient` or a bare `websockets` connection. What is asserted is what
 the protocol promises (docs/PROTOCOL.md): every bad message is answered with its error code
 and the session goes on; a bad state update names the field and keeps the previous state; a
 client that vanishes mid-turn leaves its state saved and no half turn, and other sessions
@@ -24,10 +24,10 @@ from pipecat.frames.frames import OutputAudioRawFrame
 from pipecat.serializers.protobuf import ProtobufFrameSerializer
 
 from tests.live_server import GAME_STATE, TOKEN, LiveServer
-from voicecoach import protocol
-from voicecoach.client import CoachClient, CoachClosed, CoachError
-from voicecoach.fixtures import load_session
-from voicecoach.store import SQLiteSessionStore
+from voicecoach.app.client import CoachClient, CoachClosed, CoachError
+from voicecoach.bench.fixtures import load_session
+from voicecoach.coach import protocol
+from voicecoach.coach.store import SQLiteSessionStore
 from voicecoach.testing.scripted_llm import Script
 
 ROOT = Path(__file__).resolve().parents[1]

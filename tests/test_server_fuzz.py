@@ -26,8 +26,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from tests.live_server import LiveServer
-from voicecoach import protocol
-from voicecoach.client import CoachClient, CoachClosed
+from voicecoach.app.client import CoachClient, CoachClosed
+from voicecoach.coach import protocol
 from voicecoach.pipelines.server import SessionLimits
 
 T = TypeVar("T")

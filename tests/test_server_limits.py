@@ -21,9 +21,9 @@ import websockets
 from tests.live_server import TOKEN, LiveServer, free_port
 from tests.test_server import closed_with, still_serves, wait_until
 from tests.test_turn import Router
-from voicecoach import protocol
-from voicecoach.client import CoachClient, CoachClosed
-from voicecoach.pack import load_pack
+from voicecoach.app.client import CoachClient, CoachClosed
+from voicecoach.coach import protocol
+from voicecoach.domain.pack import load_pack
 from voicecoach.pipelines.server import SessionLimits
 from voicecoach.testing.scripted_llm import ScriptedLLMServer
 

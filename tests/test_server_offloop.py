@@ -33,8 +33,8 @@ import websockets
 
 from tests.conftest import STATE
 from tests.live_server import TOKEN, LiveServer
-from voicecoach import protocol
-from voicecoach.pack import PACKS_DIR, load_pack_from
+from voicecoach.coach import protocol
+from voicecoach.domain.pack import PACKS_DIR, load_pack_from
 
 ROOT = Path(__file__).resolve().parents[1]
 CREATURES = 5000

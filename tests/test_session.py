@@ -3,10 +3,10 @@
 import pytest
 
 from tests.conftest import STATE
-from voicecoach.pack import Pack
-from voicecoach.session import MAX_UTTERANCE_CHARS, Session
-from voicecoach.state import AnswerMeta, StateError, field_status
-from voicecoach.store import SQLiteSessionStore, TurnRecord
+from voicecoach.coach.session import MAX_UTTERANCE_CHARS, Session
+from voicecoach.coach.store import SQLiteSessionStore, TurnRecord
+from voicecoach.core.state import AnswerMeta, StateError, field_status
+from voicecoach.domain.pack import Pack
 
 
 def _meta(turn: int) -> AnswerMeta:

@@ -10,10 +10,17 @@ from __future__ import annotations
 import pytest
 
 from voicecoach.bench.slot_rules import reference_ids, slot_ids
-from voicecoach.pack import Pack, load_pack
-from voicecoach.slot_rules import extract_slots
-from voicecoach.state import LiveState
-from voicecoach.w2 import ANY_SKILL, AttributePref, GlobalConstraint, PickGroup, QuerySlots, ground
+from voicecoach.core.state import LiveState
+from voicecoach.domain.pack import Pack, load_pack
+from voicecoach.grounding.kernel import (
+    ANY_SKILL,
+    AttributePref,
+    GlobalConstraint,
+    PickGroup,
+    QuerySlots,
+    ground,
+)
+from voicecoach.grounding.slot_rules import extract_slots
 
 PACK: Pack = load_pack()
 
@@ -201,7 +208,7 @@ def test_units_options_and_team_sizes_of_a_schema_pack(toy: Pack) -> None:
 
 
 def test_an_unowned_hero_on_their_side_is_the_opponent_by_the_collection(toy: Pack) -> None:
-    from voicecoach.state import load_state
+    from voicecoach.core.state import load_state
 
     state = load_state({
         "fs": {"collection": {"units": [{"id": "vanta", "level": 6}]}},

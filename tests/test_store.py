@@ -17,8 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from voicecoach.state import SESSION_HISTORY_K, AnswerMeta, LiveState
-from voicecoach.store import (
+from voicecoach.coach.store import (
     MemorySessionStore,
     RedisSessionStore,
     SessionStore,
@@ -28,6 +27,7 @@ from voicecoach.store import (
     TurnRecord,
     open_store,
 )
+from voicecoach.core.state import SESSION_HISTORY_K, AnswerMeta, LiveState
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -209,8 +209,8 @@ def test_sqlite_usable_from_other_threads(tmp_path: Path) -> None:
 
 _WRITER = """
 import json, sys
-from voicecoach.state import AnswerMeta, LiveState
-from voicecoach.store import SQLiteSessionStore, TurnRecord
+from voicecoach.core.state import AnswerMeta, LiveState
+from voicecoach.coach.store import SQLiteSessionStore, TurnRecord
 
 store = SQLiteSessionStore(sys.argv[1])
 metas = []

@@ -9,12 +9,12 @@ from typing import Any
 
 import pytest
 
-from voicecoach.entities import link_entities
-from voicecoach.pack import PACKS_DIR, Pack, pack_problems, read_pack
-from voicecoach.realizer import realize
-from voicecoach.state import LiveState, get_field, load_state
-from voicecoach.talker import ToolOutcome
-from voicecoach.tools import ToolError, run_tool
+from voicecoach.core.state import LiveState, get_field, load_state
+from voicecoach.domain.entities import link_entities
+from voicecoach.domain.pack import PACKS_DIR, Pack, pack_problems, read_pack
+from voicecoach.talker.conditioning import ToolOutcome
+from voicecoach.talker.realizer import realize
+from voicecoach.tools.registry import ToolError, run_tool
 
 FOLDER = PACKS_DIR / "strike_team"
 # Every tool-using pair is answered by recipes (the tool-less ones by templates.json's answers).
@@ -95,7 +95,7 @@ def test_no_template_puts_the_players_pick_on_the_opponents_side(pack: Pack) -> 
     checker must not read one as an opponent's ("Put your games into Elowen" read "into" as a cue)."""
     from string import Formatter
 
-    from voicecoach.checker import read_reply
+    from voicecoach.talker.checker import read_reply
 
     # "{item} belongs to {hero}, so it only goes on {hero}": the item's owner, a catalog fact about
     # a hero who may not be the player's ("on" is an opponent cue for the checker: "use X on Y").

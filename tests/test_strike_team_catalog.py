@@ -24,10 +24,10 @@ from typing import Any
 import pytest
 
 from tests.toy_pack import write_pack
-from voicecoach.catalog import Catalog
-from voicecoach.pack import PACKS_DIR, Pack, PackError, check_state, load_pack, load_pack_from
-from voicecoach.packcheck import check_pack
-from voicecoach.state import StateError, load_state
+from voicecoach.app.packcheck import check_pack
+from voicecoach.core.state import StateError, load_state
+from voicecoach.domain.catalog import Catalog
+from voicecoach.domain.pack import PACKS_DIR, Pack, PackError, check_state, load_pack, load_pack_from
 
 FOLDER = PACKS_DIR / "strike_team"
 STATE_FILE = "example_state.json"

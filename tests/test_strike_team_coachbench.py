@@ -21,10 +21,10 @@ from typing import Any
 
 import pytest
 
-from voicecoach.coachbench.generator import BenchSession, _Pack, generate
-from voicecoach.coachbench.packdata import BenchData, _check, load_bench_data
-from voicecoach.pack import PACKS_DIR, Pack, PackError, check_state, load_pack
-from voicecoach.state import load_state
+from voicecoach.bench.coachbench.generator import BenchSession, _Pack, generate
+from voicecoach.bench.coachbench.packdata import BenchData, _check, load_bench_data
+from voicecoach.core.state import load_state
+from voicecoach.domain.pack import PACKS_DIR, Pack, PackError, check_state, load_pack
 
 FOLDER = PACKS_DIR / "strike_team"
 

@@ -23,8 +23,9 @@ import pytest
 
 from tests.test_strike_team_catalog import STATE_FILE, load, pack_files
 from tests.toy_pack import write_pack
-from voicecoach.catalog import Catalog, Schema
-from voicecoach.pack import (
+from voicecoach.core.state import LiveState
+from voicecoach.domain.catalog import Catalog, Schema
+from voicecoach.domain.pack import (
     OUT_OF_DOMAIN,
     PARAGRAPH_TYPES,
     PLACEHOLDERS,
@@ -40,7 +41,6 @@ from voicecoach.pack import (
     read_pack,
     recipe_placeholders,
 )
-from voicecoach.state import LiveState
 
 # Placeholders the templates use beyond the realizer's fixed set; WP8 makes them recipe-declared.
 NEW_PLACEHOLDERS = frozenset(

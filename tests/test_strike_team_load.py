@@ -6,10 +6,10 @@ from __future__ import annotations
 
 import json
 
-from voicecoach.pack import PACKS_DIR, load_pack
-from voicecoach.state import load_state
-from voicecoach.tools import run_tool, validate_args
-from voicecoach.w3 import recommend_violations
+from voicecoach.core.state import load_state
+from voicecoach.domain.pack import PACKS_DIR, load_pack
+from voicecoach.interaction.kernel import recommend_violations
+from voicecoach.tools.registry import run_tool, validate_args
 
 STATE = json.loads((PACKS_DIR / "strike_team" / "example_state.json").read_text(encoding="utf-8"))
 

@@ -1,4 +1,4 @@
-"""The generic recipes strike_team's last 18 pairs are answered by (voicecoach.recipes: pick_fit,
+"""The generic recipes strike_team's last 18 pairs are answered by (voicecoach.talker.recipes: pick_fit,
 pick_swap, threat, read_side, fill_role, option_next, next_unit, option_equip, group_for_unit, and
 pick_pair's anchor / counter / short forms), realized from the pack's example state with its own
 tools, each against what the catalog and the state say is true."""
@@ -10,14 +10,14 @@ from typing import Any
 
 import pytest
 
-from voicecoach.entities import focus_fields, link_entities
-from voicecoach.pack import PACKS_DIR, Pack, load_pack
-from voicecoach.realizer import realize
-from voicecoach.recipes import SCHEDULED
-from voicecoach.state import LiveState, load_state
-from voicecoach.talker import ToolOutcome
-from voicecoach.tools import ToolError, run_tool
-from voicecoach.w1 import PhiTable, W1Decision, tool_validator
+from voicecoach.core.state import LiveState, load_state
+from voicecoach.domain.entities import focus_fields, link_entities
+from voicecoach.domain.pack import PACKS_DIR, Pack, load_pack
+from voicecoach.perception.kernel import PhiTable, W1Decision, tool_validator
+from voicecoach.talker.conditioning import ToolOutcome
+from voicecoach.talker.realizer import realize
+from voicecoach.talker.recipes import SCHEDULED
+from voicecoach.tools.registry import ToolError, run_tool
 
 DOC: dict[str, Any] = json.loads(
     (PACKS_DIR / "strike_team" / "example_state.json").read_text(encoding="utf-8")
@@ -264,8 +264,8 @@ def test_a_locked_item_names_the_hero_and_its_level(pack: Pack) -> None:
 def test_w2s_locked_item_is_said_with_the_gates_still_unmet(pack: Pack) -> None:
     """The constraint line of a W2 conflict ("item:dome_projector@brannoc"), after another pair's
     answer: Brannoc's hero level 13 meets the hero gate, so only the account gate is said."""
-    from voicecoach.slot_rules import extract_slots
-    from voicecoach.w2 import ground
+    from voicecoach.grounding.kernel import ground
+    from voicecoach.grounding.slot_rules import extract_slots
 
     ask = "And the Dome Projector on Brannoc?"
     state = _state(pack, ask, _with({"brannoc": 13}, 14))
@@ -277,7 +277,7 @@ def test_w2s_locked_item_is_said_with_the_gates_still_unmet(pack: Pack) -> None:
 
 def _guided(pack: Pack, pair: str, utterance: str, candidate: str, doc: dict[str, Any] = DOC) -> str:
     """The reply with W3's `candidate` chosen (as if its draw had picked it)."""
-    from voicecoach.w3 import Guidance, InteractionControl
+    from voicecoach.interaction.kernel import Guidance, InteractionControl
 
     intent, sub = pair.split("/")
     state = _state(pack, utterance, doc)
@@ -331,7 +331,7 @@ def test_a_counter_already_in_the_lineup_is_kept_in_not_brought(pack: Pack) -> N
 def test_no_comp_tip_follows_an_item_or_levelling_answer(pack: Pack) -> None:
     """'When you swap, swap like for like: keep one tank, two damage and two supports.' after 'what's
     the best loadout for Renzo' is off-topic: W3's comp and pick tips are for comp and match pairs."""
-    from voicecoach.w3 import interact
+    from voicecoach.interaction.kernel import interact
 
     state = load_state(DOC)
     tips = {"comp", "quota", "affirm", "counter", "map"}  # the team / pick guidance types

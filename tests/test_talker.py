@@ -1,10 +1,15 @@
 """Talker conditioning: the reply prompt carries c2/c3 decisions as must / may / must-not."""
 
-from voicecoach.pack import Pack
-from voicecoach.state import LiveState
-from voicecoach.talker import ToolOutcome, conditioning, render_reply_prompt, talker_system_prompt
-from voicecoach.w2 import Conflict, GroundingControl, QuerySlots, ground
-from voicecoach.w3 import InteractionControl, interact
+from voicecoach.core.state import LiveState
+from voicecoach.domain.pack import Pack
+from voicecoach.grounding.kernel import Conflict, GroundingControl, QuerySlots, ground
+from voicecoach.interaction.kernel import InteractionControl, interact
+from voicecoach.talker.conditioning import (
+    ToolOutcome,
+    conditioning,
+    render_reply_prompt,
+    talker_system_prompt,
+)
 
 
 def _c2_locked_skill(pack: Pack, state: LiveState):

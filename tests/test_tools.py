@@ -9,9 +9,9 @@ from typing import Any
 
 import pytest
 
-from voicecoach.pack import Pack
-from voicecoach.state import LiveState, apply_patch
-from voicecoach.tools import (
+from voicecoach.core.state import LiveState, apply_patch
+from voicecoach.domain.pack import Pack
+from voicecoach.tools.registry import (
     TOOL_NAMES,
     TOOLS,
     ToolError,

@@ -1,4 +1,4 @@
-"""The builtin tool kinds (voicecoach.tools_generic) instantiated by the toy hero shooter's
+"""The builtin tool kinds (voicecoach.tools.builtin) instantiated by the toy hero shooter's
 tools.json, the game-served tools' entity arguments by kind, and pet's classic registry untouched."""
 
 from __future__ import annotations
@@ -12,10 +12,10 @@ import pytest
 
 from tests.recipe_pack import BUILTINS as RECIPE_BUILTINS
 from tests.toy_pack import FILES, base, write_pack
-from voicecoach.baselines import planner_system_prompt
-from voicecoach.pack import Pack, PackError, load_pack_from
-from voicecoach.state import LiveState, load_state
-from voicecoach.tools import TOOLS, ToolError, pack_tools, run_tool, tool_spec, validate_args
+from voicecoach.core.state import LiveState, load_state
+from voicecoach.domain.pack import Pack, PackError, load_pack_from
+from voicecoach.talker.baselines import planner_system_prompt
+from voicecoach.tools.registry import TOOLS, ToolError, pack_tools, run_tool, tool_spec, validate_args
 
 # The toy shooter's builtins (tests/recipe_pack.py), one with a description of its own.
 BUILTINS: list[dict[str, Any]] = [
@@ -187,7 +187,7 @@ def test_pet_is_served_the_classic_registry_unchanged(pack: Pack) -> None:
 
 
 def test_pack_check_counts_a_schema_packs_kinds_and_serves_its_phi_from_builtins(tmp_path: Path) -> None:
-    from voicecoach.packcheck import check_pack
+    from voicecoach.app.packcheck import check_pack
 
     rows = {f.check: f for f in check_pack(write_pack(tmp_path / "shooter", _files(BUILTINS)))}
     assert rows["files"].detail == "toy_shooter 0.1.0: 2 Φ pairs, 2 heroes, 2 items, 1 comps, 9 tools"

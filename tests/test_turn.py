@@ -25,18 +25,18 @@ import pytest_asyncio
 
 from tests.conftest import STATE
 from voicecoach.actors.talker import FALLBACK_REPLY
-from voicecoach.engines import Engines
-from voicecoach.latency import Milestone
-from voicecoach.llm import LLMClient, LLMConfig
-from voicecoach.pack import Pack
+from voicecoach.coach.engines import Engines
+from voicecoach.coach.session import CoachConfig, Session
+from voicecoach.coach.store import MemorySessionStore, SessionStore, SQLiteSessionStore
+from voicecoach.core.latency import Milestone
+from voicecoach.core.state import LiveState
+from voicecoach.domain.pack import Pack
+from voicecoach.grounding.kernel import slot_prompt
+from voicecoach.llm.client import LLMClient, LLMConfig
+from voicecoach.perception.kernel import FALLBACK_NARRATION, w1_system_prompt
 from voicecoach.pipelines.text import TextCoach, TurnResult
-from voicecoach.session import CoachConfig, Session
-from voicecoach.state import LiveState
-from voicecoach.store import MemorySessionStore, SessionStore, SQLiteSessionStore
-from voicecoach.talker import talker_system_prompt
+from voicecoach.talker.conditioning import talker_system_prompt
 from voicecoach.testing.scripted_llm import RecordedRequest, Script, ScriptedLLMServer
-from voicecoach.w1 import FALLBACK_NARRATION, w1_system_prompt
-from voicecoach.w2 import slot_prompt
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -421,9 +421,9 @@ async def test_stop_mid_turn_leaves_no_turn_task_running(harness: Harness) -> No
 
 _REOPEN = """
 import json, sys
-from voicecoach.pack import load_pack
-from voicecoach.session import Session
-from voicecoach.store import SQLiteSessionStore
+from voicecoach.domain.pack import load_pack
+from voicecoach.coach.session import Session
+from voicecoach.coach.store import SQLiteSessionStore
 store = SQLiteSessionStore(sys.argv[2])
 session = Session.open(sys.argv[1], store=store, pack=load_pack("pet_arena"))
 print(json.dumps({"metas": [m.model_dump(mode="json") for m in session.state.sh.metas],

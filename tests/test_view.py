@@ -1,4 +1,4 @@
-"""StateView (voicecoach.view): on pet_arena it answers what the pet code answers today; on a
+"""StateView (voicecoach.domain.view): on pet_arena it answers what the pet code answers today; on a
 collection-profile pack (the toy hero shooter) the same questions in that pack's kinds."""
 
 from __future__ import annotations
@@ -7,10 +7,10 @@ from pathlib import Path
 
 from tests.conftest import STATE
 from tests.toy_pack import FILES, write_pack
-from voicecoach import w2
-from voicecoach.pack import Pack, load_pack_from
-from voicecoach.state import Inventory, LiveState, load_state
-from voicecoach.view import StateView
+from voicecoach.core.state import Inventory, LiveState, load_state
+from voicecoach.domain.pack import Pack, load_pack_from
+from voicecoach.domain.view import StateView
+from voicecoach.grounding import kernel as w2
 
 
 def _skill_usable_on_any_learner(pack: Pack, inv: Inventory, skill: str) -> bool:

@@ -11,10 +11,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from voicecoach.entities import link_entities
-from voicecoach.pack import Pack, PhiEntry, ToolUse, load_pack
-from voicecoach.state import FactSlots, IntentContext, Inventory, LiveState, MatchState, OwnedCreature
-from voicecoach.w1 import (
+from voicecoach.core.state import FactSlots, IntentContext, Inventory, LiveState, MatchState, OwnedCreature
+from voicecoach.domain.entities import link_entities
+from voicecoach.domain.pack import Pack, PhiEntry, ToolUse, load_pack
+from voicecoach.perception.kernel import (
     FALLBACK_NARRATION,
     MAX_LABEL_CHARS,
     NARRATION_MAX_WORDS,
@@ -664,7 +664,7 @@ def full_state(pack: Pack) -> LiveState:
 
 
 def test_every_phi_row_freezes_on_a_complete_state_and_its_calls_run(real_pack: Pack) -> None:
-    from voicecoach.tools import run_tool
+    from voicecoach.tools.registry import run_tool
 
     state = full_state(real_pack)
     for entry in real_pack.phi:
@@ -684,7 +684,7 @@ def test_every_phi_row_with_requirements_degrades_on_an_empty_state(real_pack: P
 
 
 def test_system_prompt_is_static_and_complete(real_pack: Pack) -> None:
-    from voicecoach.tools import TOOLS
+    from voicecoach.tools.registry import TOOLS
 
     prompt = w1_system_prompt(real_pack)
     assert prompt == w1_system_prompt(real_pack)
@@ -736,7 +736,7 @@ def test_gbnf_reference_checker_catches_undefined_rules() -> None:
 
 async def test_gbnf_parses_in_llama_cpp(real_pack: Pack) -> None:
     """llama-server parses a request's grammar and refuses one that does not parse."""
-    from voicecoach.llm import EmbeddedLlamaServer, LLMClient, LLMConfig, LLMError
+    from voicecoach.llm.client import EmbeddedLlamaServer, LLMClient, LLMConfig, LLMError
 
     server = EmbeddedLlamaServer(threads=1, slots=1, ram_cache=False)
     client = LLMClient(LLMConfig(temperature=0.0), await asyncio.to_thread(server.start))
@@ -865,7 +865,7 @@ def test_prefill_closes_sub_intent_and_dispatches_before_any_llm_token(real_pack
 async def test_real_llama_server_continues_a_prefilled_w1_turn(real_pack: Pack) -> None:
     """One real W1 call with a prefill on the embedded llama-server: the parser sees the labels
     once, Φ dispatched before the first token, and the model's continuation parses."""
-    from voicecoach.llm import EmbeddedLlamaServer, LLMClient, LLMConfig
+    from voicecoach.llm.client import EmbeddedLlamaServer, LLMClient, LLMConfig
 
     server = EmbeddedLlamaServer(threads=1, slots=1, ram_cache=False)
     client = LLMClient(LLMConfig(temperature=0.0), await asyncio.to_thread(server.start))
@@ -943,7 +943,7 @@ def test_narration_of_an_unknown_pair_names_file_and_entry(tmp_path: Path) -> No
     import json
     import shutil
 
-    from voicecoach.pack import PACKS_DIR, PackError, load_pack_from
+    from voicecoach.domain.pack import PACKS_DIR, PackError, load_pack_from
 
     folder = tmp_path / "pet_arena"
     shutil.copytree(PACKS_DIR / "pet_arena", folder)
@@ -963,7 +963,7 @@ def shooter(tmp_path: Path) -> Pack:
     """The toy hero shooter with builtin tools (tests/test_tools_generic.py) and a Φ row on them."""
     from tests.test_tools_generic import BUILTINS, _files
     from tests.toy_pack import write_pack
-    from voicecoach.pack import load_pack_from
+    from voicecoach.domain.pack import load_pack_from
 
     return load_pack_from(write_pack(tmp_path / "shooter", _files(BUILTINS)))
 

@@ -14,9 +14,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from voicecoach.pack import Pack, load_pack
-from voicecoach.state import FactSlots, Inventory, LiveState, OwnedCreature
-from voicecoach.w2 import (
+from voicecoach.core.state import FactSlots, Inventory, LiveState, OwnedCreature
+from voicecoach.domain.pack import Pack, load_pack
+from voicecoach.grounding.kernel import (
     AGGREGATE_DETAIL,
     AttributePref,
     Conflict,
@@ -542,12 +542,12 @@ def test_plan_contains_r_within_a_without_opposite_judgements(
 
 # --- slots grounded in the utterance ------------------------------------------------------------
 
-from voicecoach.talker import conditioning  # noqa: E402
-from voicecoach.w2 import carry_over, ground_slots  # noqa: E402
+from voicecoach.grounding.kernel import carry_over, ground_slots  # noqa: E402
+from voicecoach.talker.conditioning import conditioning  # noqa: E402
 
 
 def in_match(state: LiveState, opponent: list[str]) -> LiveState:
-    from voicecoach.state import MatchState
+    from voicecoach.core.state import MatchState
 
     match = MatchState(round=1, opponent_lineup=opponent)
     return state.model_copy(update={"ic": state.ic.model_copy(update={"match": match})})

@@ -12,11 +12,10 @@ from typing import Any
 import pytest
 
 from tests.toy_pack import EXAMPLE_STATE, FILES, base, write_pack
-from voicecoach.catalog import Schema
-from voicecoach.pack import Pack, load_pack, load_pack_from
-from voicecoach.slot_rules import extract_slots
-from voicecoach.state import LiveState, load_state
-from voicecoach.w2 import (
+from voicecoach.core.state import LiveState, load_state
+from voicecoach.domain.catalog import Schema
+from voicecoach.domain.pack import Pack, load_pack, load_pack_from
+from voicecoach.grounding.kernel import (
     ANY_SKILL,
     AttributePref,
     Conflict,
@@ -30,6 +29,7 @@ from voicecoach.w2 import (
     slot_names,
     slot_prompt,
 )
+from voicecoach.grounding.slot_rules import extract_slots
 
 STATE = load_state(EXAMPLE_STATE)
 

@@ -14,19 +14,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from voicecoach.catalog import Catalog, Entity
-from voicecoach.pack import (
-    PACKS_DIR,
-    Creature,
-    ElementChart,
-    Lineup,
-    Pack,
-    W3Branch,
-    W3Candidate,
-    W3Config,
-    load_pack,
-)
-from voicecoach.state import (
+from voicecoach.core.state import (
     SESSION_HISTORY_K,
     AnswerMeta,
     Collection,
@@ -37,7 +25,19 @@ from voicecoach.state import (
     OwnedEntity,
     SessionHistory,
 )
-from voicecoach.w3 import (
+from voicecoach.domain.catalog import Catalog, Entity
+from voicecoach.domain.pack import (
+    PACKS_DIR,
+    Creature,
+    ElementChart,
+    Lineup,
+    Pack,
+    W3Branch,
+    W3Candidate,
+    W3Config,
+    load_pack,
+)
+from voicecoach.interaction.kernel import (
     NO_GUIDANCE,
     candidate_pool_hash,
     interact,
@@ -182,8 +182,8 @@ def test_seed_changes_the_sequence() -> None:
 
 
 _REPLAY_SCRIPT = """
-from voicecoach.pack import W3Candidate
-from voicecoach.w3 import resolve_cross_turn_state, select_guidance, session_seed
+from voicecoach.domain.pack import W3Candidate
+from voicecoach.interaction.kernel import resolve_cross_turn_state, select_guidance, session_seed
 pool = [W3Candidate(id=f"c{i}", guidance_type="tip", cooldown=1 + i % 3, p=0.3 + 0.1 * i, w=1.0 + i)
         for i in range(6)]
 metas = []

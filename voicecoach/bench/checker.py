@@ -2,7 +2,7 @@
 
 FILE is a text file, one reply per line (e.g. replies pulled from a `bench quality` turns.jsonl);
 without it, the calibration set's replies (tests/fixtures/calibration.jsonl) are used. The
-sentences are judged against the pack's example state by `voicecoach.checker.check_sentence`.
+sentences are judged against the pack's example state by `voicecoach.talker.checker.check_sentence`.
 """
 
 from __future__ import annotations
@@ -14,10 +14,10 @@ import time
 from collections.abc import Sequence
 from pathlib import Path
 
-from voicecoach.checker import CheckContext, check_sentence, pack_example_state, split_sentences
-from voicecoach.coachbench.metrics import percentile
-from voicecoach.pack import DEFAULT_PACK, Pack, load_pack
-from voicecoach.state import load_state
+from voicecoach.bench.coachbench.metrics import percentile
+from voicecoach.core.state import load_state
+from voicecoach.domain.pack import DEFAULT_PACK, Pack, load_pack
+from voicecoach.talker.checker import CheckContext, check_sentence, pack_example_state, split_sentences
 
 CALIBRATION = Path(__file__).resolve().parents[2] / "tests" / "fixtures" / "calibration.jsonl"
 

@@ -1,4 +1,4 @@
-"""The intent prior's training and figures (`voicecoach.prior` is the runtime side: inference only).
+"""The intent prior's training and figures (`voicecoach.perception.prior` is the runtime side: inference only).
 
     python -m voicecoach.bench.prior train --pack pet_arena   # writes voicecoach/packs/pet_arena/prior.json
     python -m voicecoach.bench.prior train --path FOLDER      # a pack folder elsewhere: FOLDER/prior.json
@@ -6,7 +6,7 @@
     python -m voicecoach.bench.prior bench --pack ID          # the figures (also `voicecoach bench prior`)
 
 Training (scikit-learn, a dev dependency): a multinomial logistic regression over the features of
-`voicecoach.prior.features`, learnt on the pack's training data and their filler variants; its top
+`voicecoach.perception.prior.features`, learnt on the pack's training data and their filler variants; its top
 probability is calibrated by isotonic regression fitted on out-of-fold predictions, and the prefill
 threshold is the lowest calibrated confidence at which those held-out predictions are still right
 at least `TARGET_PRECISION` of the time. Sorted inputs, fixed folds, rounded floats: the same bytes
@@ -31,11 +31,11 @@ from typing import Any
 
 import numpy as np
 
-from voicecoach.coachbench.generator import DEFAULT_SEED, generate
-from voicecoach.coachbench.metrics import percentile
-from voicecoach.fixtures import discover
-from voicecoach.pack import Pack, load_pack, load_pack_from
-from voicecoach.prior import (
+from voicecoach.bench.coachbench.generator import DEFAULT_SEED, generate
+from voicecoach.bench.coachbench.metrics import percentile
+from voicecoach.bench.fixtures import discover
+from voicecoach.domain.pack import Pack, load_pack, load_pack_from
+from voicecoach.perception.prior import (
     FILLER_PREFIXES,
     FILLER_SUFFIXES,
     FORMAT,

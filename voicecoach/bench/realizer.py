@@ -14,21 +14,21 @@ import time
 from dataclasses import dataclass
 from typing import Any
 
-from voicecoach.checker import MAX_SENTENCES as TURN_SENTENCES
-from voicecoach.checker import MAX_WORDS as TURN_WORDS
-from voicecoach.checker import split_sentences, words
-from voicecoach.coachbench.checker import ReplyEvidence, check_turn
-from voicecoach.coachbench.generator import generate
-from voicecoach.entities import focus_fields, link_entities
-from voicecoach.pack import Pack, load_pack
-from voicecoach.realizer import MAX_SENTENCES, RECENT_REPLIES, realize
-from voicecoach.slot_rules import extract_slots
-from voicecoach.state import SessionHistory, load_state
-from voicecoach.talker import ToolOutcome
-from voicecoach.tools import ToolError, run_tool
-from voicecoach.w1 import PhiTable, W1Decision, narration_for, tool_validator
-from voicecoach.w2 import QuerySlots, branch_of, ground
-from voicecoach.w3 import interact, recommend_violations
+from voicecoach.bench.coachbench.checker import ReplyEvidence, check_turn
+from voicecoach.bench.coachbench.generator import generate
+from voicecoach.core.state import SessionHistory, load_state
+from voicecoach.domain.entities import focus_fields, link_entities
+from voicecoach.domain.pack import Pack, load_pack
+from voicecoach.grounding.kernel import QuerySlots, branch_of, ground
+from voicecoach.grounding.slot_rules import extract_slots
+from voicecoach.interaction.kernel import interact, recommend_violations
+from voicecoach.perception.kernel import PhiTable, W1Decision, narration_for, tool_validator
+from voicecoach.talker.checker import MAX_SENTENCES as TURN_SENTENCES
+from voicecoach.talker.checker import MAX_WORDS as TURN_WORDS
+from voicecoach.talker.checker import split_sentences, words
+from voicecoach.talker.conditioning import ToolOutcome
+from voicecoach.talker.realizer import MAX_SENTENCES, RECENT_REPLIES, realize
+from voicecoach.tools.registry import ToolError, run_tool
 
 
 @dataclass(frozen=True)
@@ -49,7 +49,7 @@ class BenchRealization:
 
 
 def realize_session(pack: Pack, session: Any, narrate: bool = False) -> list[BenchRealization]:
-    """Every turn of a `coachbench.generator.BenchSession`, as `voicecoach.cli` `cmd_demo` runs the
+    """Every turn of a `coachbench.generator.BenchSession`, as `voicecoach.app.cli` `cmd_demo` runs the
     kernels: the reference's (intent, sub_intent) stands in for W1, Φ's tools run on the snapshot the
     coach sees, rule slots carry the session's earlier constraints, W3's metas accumulate. With
     `narrate`, the pack's narration phrase for the pair leads the turn (as on the embedded default,

@@ -1,6 +1,6 @@
 """The slot extractor against CoachBench's references: `voicecoach bench slots [--llm N]`.
 
-Slot accuracy (precision / recall per field, exact turns) of `voicecoach.slot_rules.extract_slots`
+Slot accuracy (precision / recall per field, exact turns) of `voicecoach.grounding.slot_rules.extract_slots`
 on every CoachBench turn, the session's earlier constraints carried turn to turn; with `--llm N`,
 also the LLM slot call (the GroundingActor's messages and schema) on the embedded model, on an even
 spread of N turns, raw and after `ground_slots`.
@@ -15,11 +15,17 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal
 
-from voicecoach.coachbench.generator import generate
-from voicecoach.pack import Pack, load_pack
-from voicecoach.slot_rules import extract_slots
-from voicecoach.state import LiveState, load_state
-from voicecoach.w2 import QuerySlots, ground_slots, parse_query_slots, query_slots_json_schema, slot_prompt
+from voicecoach.bench.coachbench.generator import generate
+from voicecoach.core.state import LiveState, load_state
+from voicecoach.domain.pack import Pack, load_pack
+from voicecoach.grounding.kernel import (
+    QuerySlots,
+    ground_slots,
+    parse_query_slots,
+    query_slots_json_schema,
+    slot_prompt,
+)
+from voicecoach.grounding.slot_rules import extract_slots
 
 SlotField = Literal["wanted", "excluded", "opponent", "skills"]
 FIELDS: tuple[SlotField, ...] = ("wanted", "excluded", "opponent", "skills")
@@ -148,7 +154,7 @@ async def score_llm(
 ) -> tuple[SlotScore, SlotScore, list[float]]:
     """The LLM slot call (the GroundingActor's messages and schema) on the embedded model, per turn:
     raw, and after `ground_slots` + `carry_over` with the session's earlier slots from the rules."""
-    from voicecoach.llm import EmbeddedLlamaServer, LLMClient, LLMConfig, LLMError
+    from voicecoach.llm.client import EmbeddedLlamaServer, LLMClient, LLMConfig, LLMError
 
     config = LLMConfig(embedded_threads=threads, embedded_split_lead=False)
     server = EmbeddedLlamaServer(threads=threads, slots=1)

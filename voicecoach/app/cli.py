@@ -1,0 +1,422 @@
+"""The `voicecoach` command.
+
+    voicecoach demo   the SGC kernels on one example turn: labels + state in, c1/c2/c3 out
+    voicecoach chat   the text-mode coach: type, and watch narration, tools, decisions, reply
+    voicecoach serve  the live coach: a websocket for games (docs/PROTOCOL.md) and the in-game overlay
+    voicecoach replay the voice coach over audio fixtures: output WAVs, timelines, S2FA per turn
+    voicecoach bench  benchmarks: turn (text timings), latency (S2FA), load (many players), quality
+    voicecoach pack   domain packs: `check PATH` lists every problem, `new NAME` writes a skeleton
+
+Pipecat and the engines are imported inside the commands that need them, so `--help` and
+`demo` start instantly.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import signal
+import sys
+from pathlib import Path
+from typing import Any
+
+from rich.markup import escape
+from rich.table import Table
+
+from voicecoach.coach.config import (
+    add_coach_arguments,
+    add_engine_arguments,
+    add_pack_argument,
+    add_replay_arguments,
+    add_serve_arguments,
+    coach_config,
+)
+from voicecoach.core.console import report_console
+from voicecoach.core.state import LiveState, StateError, load_state
+from voicecoach.domain.pack import DEFAULT_PACK, PackError, example_state_path, load_pack
+
+console = report_console()
+EXAMPLE_STATE = example_state_path(DEFAULT_PACK)
+
+
+def _read_state(path: Path) -> LiveState:
+    try:
+        return load_state(json.loads(path.read_text(encoding="utf-8")))
+    except FileNotFoundError:
+        raise SystemExit(f"state file not found: {path}") from None
+    except json.JSONDecodeError as err:
+        raise SystemExit(f"{path}: not valid JSON ({err})") from None
+    except StateError as err:
+        raise SystemExit(f"{path}: {err}") from None
+
+
+# --- demo ------------------------------------------------------------------------------------
+
+
+def cmd_demo(args: argparse.Namespace) -> int:
+    """Run the real kernels on one turn, with the labels W1's LLM would have produced."""
+    from voicecoach.domain.entities import focus_fields, link_entities
+    from voicecoach.grounding.kernel import ground, parse_query_slots
+    from voicecoach.interaction.kernel import interact, recommend_violations, session_seed
+    from voicecoach.perception.kernel import PhiTable, W1Decision, tool_validator
+    from voicecoach.talker.conditioning import conditioning
+    from voicecoach.tools.registry import run_tool
+
+    pack = load_pack()
+    state = _read_state(Path(args.state))
+    state = state.model_copy(
+        update={"ic": state.ic.model_copy(update=focus_fields(link_entities(pack, args.say), pack))}
+    )
+    slots, errors = parse_query_slots(args.slots, pack)
+    if errors:
+        raise SystemExit(f"--slots: {'; '.join(errors)}")
+
+    decision = W1Decision(PhiTable(pack.phi), validate=tool_validator(pack))
+    dispatch = (
+        decision.on_sub_intent(args.intent, args.sub_intent, state, state.turn_index) or decision.finish()
+    )
+    outcomes = []
+    for call in dispatch.calls if dispatch else []:
+        result = run_tool(pack, state, call.tool, call.args)
+        outcomes.append((call, result))
+    entry = decision.entry
+    branch = entry.branch if entry else "knowledge-qa"
+    c2 = ground(slots, state, pack, args.intent, args.sub_intent)
+    violates = recommend_violations(pack, state, set(slots.excluded_entities))
+    pair = f"{args.intent}/{args.sub_intent}"
+    c3, meta = interact(
+        state, pack, branch, state.turn_index, session_seed(args.session), violates, pair=pair
+    )
+
+    from voicecoach.talker.conditioning import ToolOutcome
+
+    cond = conditioning(
+        pack, c2, c3, [ToolOutcome(tool=c.tool, args=c.args, ok=True, result=r) for c, r in outcomes]
+    )
+
+    table = Table(title=f"SGC control decisions for: {args.say!r}", show_lines=True)
+    table.add_column("wrapper", style="bold")
+    table.add_column("decision")
+    table.add_row(
+        "input", f"intent={args.intent} sub_intent={args.sub_intent}\nentities={state.ic.entity_links}"
+    )
+    tools = ", ".join(f"{c.tool}({json.dumps(c.args)})" for c, _ in outcomes) or "none"
+    table.add_row("c1 (W1)", f"outcome={decision.outcome} branch={branch}\n{decision.reason}\ntools: {tools}")
+    conflicts = "\n".join(
+        escape(f"[{c.tier}] {'ok' if c.satisfied else 'NO'} {c.constraint}: {c.detail}") for c in c2.conflicts
+    )
+    plan = ", ".join(f"{p.type}{'+' if p.polarity > 0 else '-' if p.polarity < 0 else ''}" for p in c2.plan)
+    table.add_row("c2 (W2)", f"{conflicts or 'no conflicts'}\nplan: {plan or 'empty'}")
+    guidance = c3.guidance.text if c3.guidance else f"none ({c3.abstain_reason})"
+    table.add_row("c3 (W3)", f"branch={c3.branch} guidance: {guidance}\ncooling: {c3.cooling or 'nothing'}")
+    table.add_row(
+        "Talker",
+        "MUST: " + " | ".join(cond.must_say) + "\nMUST NOT: " + " | ".join(cond.must_not_say or ["-"]),
+    )
+    console.print(table)
+    console.print(f"answer.meta: {meta.model_dump_json()}")
+    return 0
+
+
+# --- chat ------------------------------------------------------------------------------------
+
+HELP = """commands: /state FILE (reload a snapshot)  /patch JSON (merge a patch)  /show  /quit"""
+
+
+def _printer() -> Any:
+    """What `chat` shows of each of a turn's frames, by the milestone it marks."""
+    from voicecoach.actors.frames import NarrationTextFrame, ReplyTextFrame, turn_milestone
+    from voicecoach.core.latency import Milestone
+
+    def tools(frame: Any) -> str:
+        calls = ", ".join(c.tool for c in frame.calls) or "no tools"
+        return f"tools fired ({frame.source}): {calls}"
+
+    def results(frame: Any) -> str:
+        done = ", ".join(f"{o.tool} {'ok' if o.ok else 'FAILED'} {o.ms:.0f} ms" for o in frame.outcomes)
+        return f"tool results: {done or '-'}"
+
+    def c2(frame: Any) -> str | None:
+        if frame.control is None:
+            return None
+        plan = ", ".join(p.type for p in frame.control.plan) or "-"
+        hard = [c.constraint for c in frame.control.conflicts if c.tier == "hard" and not c.satisfied]
+        return f"c2 plan: {plan}; hard conflicts: {hard or 'none'}"
+
+    def c3(frame: Any) -> str | None:
+        if frame.control is None:
+            return None
+        g = frame.control.guidance
+        return f"c3 guidance: {g.candidate_id if g else 'none'}"
+
+    lines = {
+        Milestone.C1: lambda f: f"c1 {f.intent}/{f.sub_intent} → {f.outcome} ({f.branch})",
+        Milestone.TOOL_DISPATCH: tools,
+        Milestone.TOOL_RESULTS: results,
+        Milestone.C2: c2,
+        Milestone.C3: c3,
+    }
+
+    def on_frame(frame: Any, ms: float) -> None:
+        milestone = turn_milestone(frame)
+        if isinstance(frame, NarrationTextFrame | ReplyTextFrame):
+            console.print(frame.text, end="", style="cyan" if isinstance(frame, NarrationTextFrame) else None)
+        elif milestone is Milestone.NARRATION_END:
+            console.print()
+        elif milestone is Milestone.TURN_COMPLETED:
+            console.print(f"\n[dim]{ms:7.0f} ms  turn done[/]")
+        elif milestone in lines and (line := lines[milestone](frame)) is not None:
+            console.print(f"[dim]{ms:7.0f} ms  {line}[/]")
+
+    return on_frame
+
+
+async def _chat(args: argparse.Namespace) -> int:
+    from voicecoach.coach.engines import Engines
+    from voicecoach.coach.session import Session
+    from voicecoach.coach.store import open_store
+    from voicecoach.pipelines.text import TextCoach
+
+    config = coach_config(args)
+    try:
+        pack = load_pack(config.pack_id)
+    except PackError as err:
+        raise SystemExit(str(err)) from None
+    state = _read_state(Path(args.state) if args.state else example_state_path(pack.pack_id))
+    store = open_store(args.store)
+    session = Session.open(args.session, store=store, state=state, pack=pack)
+    with console.status("starting the LLM (embedded llama.cpp unless --llm-url is given)..."):
+        engines = await asyncio.to_thread(Engines.start, config)
+    coach = TextCoach(session, config, engines, on_frame=_printer())
+    await coach.start()
+    console.print(f"[bold]VoiceCoach[/] session {args.session!r}, turn {session.next_turn}. {HELP}")
+    try:
+        while True:
+            try:
+                line = (await asyncio.to_thread(input, "\nyou> ")).strip()
+            except EOFError:
+                break
+            if not line:
+                continue
+            if line in ("/quit", "/exit"):
+                break
+            if line == "/show":
+                console.print_json(session.state.model_dump_json(exclude={"sh", "static"}))
+            elif line.startswith("/state "):
+                await coach.push_state(snapshot=json.loads(Path(line[7:].strip()).read_text()))
+            elif line.startswith("/patch "):
+                await coach.push_state(patch=json.loads(line[7:]))
+            elif line.startswith("/"):
+                console.print(HELP)
+            else:
+                console.print("[bold]coach>[/] ", end="")
+                result = await coach.ask(line)
+                if not result.completed:
+                    console.print("[red]the turn did not complete in time[/]")
+    except (json.JSONDecodeError, OSError) as err:
+        console.print(f"[red]{err}[/]")
+    finally:
+        await coach.stop()
+        await engines.close()
+        store.close()
+    return 0
+
+
+def cmd_chat(args: argparse.Namespace) -> int:
+    return asyncio.run(_chat(args))
+
+
+def cmd_serve(args: argparse.Namespace) -> int:
+    from voicecoach.pipelines.server import run
+
+    return run(args)
+
+
+def cmd_replay(args: argparse.Namespace) -> int:
+    from voicecoach.pipelines.replay import run
+
+    return asyncio.run(run(args))
+
+
+def cmd_bench_latency(args: argparse.Namespace) -> int:
+    from voicecoach.pipelines.bench.latency import run
+
+    return asyncio.run(run(args))
+
+
+def cmd_bench_load(args: argparse.Namespace) -> int:
+    from voicecoach.pipelines.bench.load import run
+
+    return asyncio.run(run(args))
+
+
+def cmd_bench_turn(args: argparse.Namespace) -> int:
+    from voicecoach.pipelines.bench import turn as bench_turn
+
+    config = coach_config(args)
+    modes = args.modes.split(",") if args.modes else None
+    return bench_turn.main(modes, args.limit, config, Path(args.out) if args.out else None)
+
+
+def cmd_pack(args: argparse.Namespace) -> int:
+    from voicecoach.app import packcheck
+
+    return packcheck.run(args)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="voicecoach", description="Realtime voice coach for games (SGC).")
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    demo = sub.add_parser("demo", help="run the SGC kernels on one example turn and show c1/c2/c3")
+    demo.add_argument("--state", default=str(EXAMPLE_STATE), help="live-state snapshot (JSON)")
+    demo.add_argument("--say", default="what should I field against their team? I want to use Emberfox")
+    demo.add_argument("--intent", default="match")
+    demo.add_argument("--sub-intent", default="opponent_analysis")
+    demo.add_argument(
+        "--slots",
+        default='{"wanted_entities": ["Emberfox"]}',
+        help="QuerySlots JSON (what W2's call extracts)",
+    )
+    demo.add_argument("--session", default="demo", help="session id (seeds W3)")
+    demo.set_defaults(fn=cmd_demo)
+
+    chat = sub.add_parser("chat", help="text-mode coach on the embedded engines (or --llm-url)")
+    chat.add_argument(
+        "--state", default=None, help="live-state snapshot (JSON; default: the pack's example_state.json)"
+    )
+    chat.add_argument("--session", default="chat", help="session id; an existing one is resumed")
+    chat.add_argument(
+        "--store", default=None, help="sqlite:///path, a path, or memory: (default ~/.local/state)"
+    )
+    add_engine_arguments(chat)
+    add_coach_arguments(chat)
+    add_pack_argument(chat)
+    chat.add_argument("--tool-latency-ms", type=float, default=0.0, help="artificial game-server latency")
+    chat.set_defaults(fn=cmd_chat)
+
+    serve = sub.add_parser("serve", help="live coach server: websocket for games + in-game overlay")
+    add_serve_arguments(serve)
+    serve.set_defaults(fn=cmd_serve)
+
+    from voicecoach.pipelines.bench import latency as bench_latency
+    from voicecoach.pipelines.bench import load as bench_load
+    from voicecoach.pipelines.bench import quality as quality_runner
+
+    replay_cmd = sub.add_parser(
+        "replay", help="replay audio fixtures through the voice coach (S2FA per turn)"
+    )
+    add_replay_arguments(replay_cmd)
+    replay_cmd.set_defaults(fn=cmd_replay)
+
+    bench = sub.add_parser("bench", help="benchmarks: turn timings, latency, quality")
+    benches = bench.add_subparsers(dest="bench", required=True, metavar="BENCH")
+    turn = benches.add_parser("turn", help="text-mode turn timings per configuration (p50/p90)")
+    turn.add_argument("--modes", default=None, help="comma-separated (default: all five)")
+    turn.add_argument("--limit", type=int, default=12, help="utterances per configuration")
+    add_engine_arguments(turn)
+    turn.add_argument("--tool-latency-ms", type=float, default=150.0, help="artificial game-server latency")
+    turn.add_argument("--out", default=None, help="write the figures as JSON here")
+    turn.set_defaults(fn=cmd_bench_turn)
+    latency = benches.add_parser("latency", help="S2FA and first reply audio per configuration and lever")
+    bench_latency.add_arguments(latency)
+    latency.set_defaults(fn=cmd_bench_latency)
+    load = benches.add_parser("load", help="many sessions on one server: Poisson arrivals, a burst, a soak")
+    bench_load.add_arguments(load)
+    load.set_defaults(fn=cmd_bench_load)
+    quality = benches.add_parser("quality", help="CoachBench: TGA / SGA / drift incidence (paper Table 3)")
+    quality_runner.add_arguments(quality)
+    quality.set_defaults(fn=quality_runner.cmd_quality)
+    # The deterministic parts' own benchmarks (kernels: they print their tables; options after the name).
+    for name, entry, help_ in KERNEL_BENCHES:
+        kernel = benches.add_parser(name, help=help_, add_help=False)
+        kernel.add_argument("rest", nargs=argparse.REMAINDER)
+        kernel.set_defaults(fn=_kernel_bench(entry, name))
+
+    from voicecoach.app import packcheck
+
+    pack = sub.add_parser(
+        "pack", help="domain packs: check one (a table of what is missing), write a skeleton"
+    )
+    packcheck.add_arguments(pack)
+    pack.set_defaults(fn=cmd_pack)
+    return parser
+
+
+KERNEL_BENCHES = (
+    (
+        "prior",
+        "voicecoach.bench.prior:bench_main",
+        "the intent prior: accuracy on CoachBench and the fixtures, p50/p90 ms",
+    ),
+    (
+        "slots",
+        "voicecoach.bench.slot_rules:main",
+        "QuerySlots by rules (and --llm N turns by the slot call) vs CoachBench",
+    ),
+    (
+        "realizer",
+        "voicecoach.bench.realizer:main",
+        "the grounded realization of CoachBench turns, scored by the checker",
+    ),
+    (
+        "guard",
+        "voicecoach.bench.checker:main",
+        "the runtime guard's cost per sentence (check_sentence p50/p90 ms)",
+    ),
+)
+
+
+def _kernel_bench(entry: str, name: str) -> Any:
+    """`voicecoach bench NAME ...`: the harness's entry point, given the options after NAME and
+    `voicecoach bench NAME` as its program name (for its usage and --help)."""
+
+    def run(args: argparse.Namespace) -> int:
+        import importlib
+
+        module, function = entry.split(":")
+        main = getattr(importlib.import_module(module), function)
+        return int(main(args.rest, prog=f"voicecoach bench {name}") or 0)
+
+    return run
+
+
+def _stop_like_ctrl_c(signum: int, frame: Any) -> None:
+    # Re-sent as SIGINT: inside asyncio.run that cancels the main task (its `finally`s run) rather
+    # than raising KeyboardInterrupt wherever the loop happens to be.
+    signal.raise_signal(signal.SIGINT)
+
+
+def one_blas_thread() -> None:
+    """numpy's OpenBLAS to one thread in every voicecoach process.
+
+    By default it starts a thread per core, which spins for a while after each matrix product
+    (OpenBLAS's busy-wait): nothing we run multiplies matrices large enough to gain from it, and
+    under a load of 20 sessions that spinning thread took 15 % of a core, from Whisper, piper and
+    the event loop, which size their own threads (docs/BENCHMARKS.md, Load, session 12)."""
+    from threadpoolctl import threadpool_limits
+
+    threadpool_limits(1, user_api="blas")
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    one_blas_thread()
+    kernel = {name: entry for name, entry, _ in KERNEL_BENCHES}
+    if len(argv) >= 2 and argv[0] == "bench" and argv[1] in kernel:
+        # The kernel's own parser takes its options (argparse's REMAINDER would refuse "--quiet").
+        return int(_kernel_bench(kernel[argv[1]], argv[1])(argparse.Namespace(rest=argv[2:])))
+    args = build_parser().parse_args(argv)
+    # `kill` stops a command as Ctrl-C does: its cleanup runs (engines stopped, a benchmark's cache and
+    # running time written), where the default SIGTERM ends the process on the spot.
+    signal.signal(signal.SIGTERM, _stop_like_ctrl_c)
+    if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+        # A background job (`cmd &` from a script) starts with SIGINT ignored: asyncio.run would then
+        # install no handler and the re-sent SIGINT would be lost.
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+    return int(args.fn(args))
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,1 @@
+"""One coach run: its configuration, session, store, engines, speech settings and wire protocol."""

@@ -1,0 +1,126 @@
+"""The LLM engines a coach runs on, and the session-open prewarm of their prompts.
+
+No Pipecat here: the text coach, the voice pipelines and the benchmarks all start their engines
+with `Engines.start(config)`, and every assembly prewarms with `prewarm`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from loguru import logger
+
+from voicecoach.coach.session import CoachConfig, Mode
+from voicecoach.domain.pack import Pack
+from voicecoach.grounding.kernel import slot_prompt
+from voicecoach.llm.client import SLOTS, EmbeddedLlamaServer, LLMClient, LLMError
+from voicecoach.perception.kernel import w1_messages
+from voicecoach.talker.baselines import planner_system_prompt
+from voicecoach.talker.conditioning import talker_system_prompt
+
+# A cold prefix on one CPU thread takes seconds (W1's ~1.7k tokens ~10 s); the prewarm waits for it.
+PREWARM_TIMEOUT_S = 60.0
+
+
+@dataclass
+class Engines:
+    """The LLM the coach talks to, and the embedded server(s) behind it if we started them.
+
+    `lead` (when the embedded model is split) serves each turn's first call: W1, the planner, or
+    prompting's one reply, on its own server with its own threads, so it never shares a decode
+    batch with the previous turn's W2 and Talker, and they never wait for W1's stream. Each server
+    gets half the threads: two busy llama.cpp processes with more threads than cores wait for
+    each other at every token. Measured on llama-cpp-python's one-slot server (W1's first token
+    484 -> 126 ms, docs/BENCHMARKS.md); llama-server keeps a KV slot per role, so part of that
+    gain (W1's prefix no longer evicted) no longer needs the split, which is not re-measured.
+    """
+
+    llm: LLMClient
+    server: EmbeddedLlamaServer | None = None
+    lead: LLMClient | None = None
+    lead_server: EmbeddedLlamaServer | None = None
+
+    @property
+    def first(self) -> LLMClient:
+        """The client for the turn's first call."""
+        return self.lead or self.llm
+
+    @classmethod
+    def start(cls, config: CoachConfig) -> Engines:
+        llm = config.llm
+        if llm.base_url:
+            return cls(LLMClient(llm))
+        split = llm.embedded_split_lead
+        threads = max(1, llm.embedded_threads // 2) if split else llm.embedded_threads
+
+        def server(ram_cache: bool, slots: int) -> EmbeddedLlamaServer:
+            return EmbeddedLlamaServer(
+                llm.model_path,
+                n_ctx=llm.n_ctx,
+                ram_cache=ram_cache,
+                threads=threads,
+                chat_template=llm.embedded_chat_template,
+                slots=slots,
+            )
+
+        shared = server(llm.embedded_ram_cache, SLOTS)
+        engines = cls(LLMClient(llm, shared.start()), shared)
+        if split:
+            # One role per lead server: its prefix stays in its one KV slot, no RAM cache needed.
+            engines.lead_server = server(ram_cache=False, slots=1)
+            try:
+                engines.lead = LLMClient(llm, engines.lead_server.start())
+            except Exception:
+                shared.stop()
+                raise
+        return engines
+
+    async def close(self) -> None:
+        for client in (self.llm, self.lead):
+            if client is not None:
+                await client.close()
+        for server in (self.server, self.lead_server):
+            if server is not None:
+                server.stop()
+
+
+async def prewarm(
+    engines: Engines,
+    pack: Pack,
+    modes: Iterable[Mode],
+    first_token_timeout_s: float = PREWARM_TIMEOUT_S,
+) -> None:
+    """Session-open prewarm (paper A.5): put each LLM role's static prefix in the KV cache,
+    so the player's first turn does not pay the cold prompt (~1.7k tokens for W1).
+
+    One call per role the `modes` use (a benchmark that runs every configuration warms them all
+    at once); `first_token_timeout_s` is that call's patience, since a cold prefix is slow."""
+    first, rest = engines.first, engines.llm
+
+    def system(prompt: str) -> list[dict[str, str]]:
+        return [{"role": "system", "content": prompt}, {"role": "user", "content": "hi"}]
+
+    talker = ("talker", system(talker_system_prompt(pack)))
+    calls: list[tuple[LLMClient, tuple[str, list[dict[str, str]]]]] = []
+    for mode in modes:
+        if mode == "prompting":
+            calls += [(first, talker)]
+        elif mode == "pe_agent":
+            calls += [(first, ("planner", system(planner_system_prompt(pack)))), (rest, talker)]
+        else:
+            calls += [
+                (first, ("w1", w1_messages(pack, "hi"))),
+                (rest, ("w2", system(slot_prompt(pack)))),
+                (rest, talker),
+            ]
+    warmed: set[tuple[int, str]] = set()
+    for llm, (role, messages) in calls:
+        key = (id(llm), messages[0]["content"])
+        if key in warmed:  # a role shared by two modes on the same server is warm already
+            continue
+        warmed.add(key)
+        try:
+            await llm.complete(messages, max_tokens=1, first_token_timeout_s=first_token_timeout_s, role=role)
+        except LLMError as err:  # a cold first turn is slower, not broken
+            logger.warning(f"prewarm failed: {err}")

@@ -1,0 +1,345 @@
+"""One coaching session: its live state, its W3 seed and history, its store, its turn clock.
+
+The actors share a `Session` the way a game shares its state: it is where the live state
+lives between turns. Decisions never go through it (they travel as frames); a turn reads
+one snapshot at its start (`begin_turn`) and the session changes only when the game pushes
+state (`update_state`) or a turn commits (`commit_turn`).
+
+Freshness: the state a game pushes is its *current* state, so each turn's snapshot is
+stamped with that turn's index. A game that knows part of its state is old marks it with
+`"stale": true` in a push (the snapshot keeps the turn it was really taken at), and a game
+that never pushed a slice leaves it missing; W1 then takes no early path.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from loguru import logger
+from pydantic import BaseModel, Field
+
+from voicecoach.coach.store import MemorySessionStore, SessionStore, TurnRecord
+from voicecoach.core.state import AnswerMeta, LiveState, SessionHistory, StaticState, apply_patch, load_state
+from voicecoach.domain.entities import focus_fields, link_entities, resolve_reference
+from voicecoach.domain.pack import DEFAULT_PACK, Pack, check_state
+from voicecoach.grounding.kernel import GroundingControl, QuerySlots
+from voicecoach.interaction.kernel import InteractionControl, session_seed
+from voicecoach.llm.client import LLMConfig
+from voicecoach.perception.kernel import PhiTable, W1Counters
+from voicecoach.talker.conditioning import ReplyConditioning, ToolOutcome
+from voicecoach.talker.realizer import RECENT_REPLIES
+
+# The configurations compared in the paper (§7.1): two baselines and the cumulative SGC ablation.
+Mode = Literal["prompting", "pe_agent", "sgc_w1", "sgc_w1_w2", "sgc_full"]
+MODES: tuple[Mode, ...] = ("prompting", "pe_agent", "sgc_w1", "sgc_w1_w2", "sgc_full")
+# The embedded default's reply path, chosen by CoachBench (docs/BENCHMARKS.md "Talker modes").
+EMBEDDED_TALKER: Literal["guarded", "llm", "template"] = "template"
+# A spoken question of half a minute at ~150 words a minute is ~75 words, ~450 characters.
+MAX_UTTERANCE_CHARS = 600
+# A player who speaks again this soon after a transcript did not hear the answer: they were still
+# talking (the coach's first word starts ~5 ms after the transcript; its acknowledgement is ~0.4 s).
+CONTINUES_WITHIN_S = 1.0
+
+
+class CoachConfig(BaseModel):
+    """Everything a coach run is configured by (CLI flags and environment fill it)."""
+
+    mode: Mode = "sgc_full"
+    pack_id: str = DEFAULT_PACK
+    llm: LLMConfig = Field(default_factory=LLMConfig)
+    tool_latency_ms: float | dict[str, float] = 0.0  # artificial remote game-server latency
+    tool_timeout_s: float = 2.0
+    # Where the game serves the pack's tools.json tools (default: the endpoint tools.json names).
+    tool_endpoint: str | None = None
+    slot_timeout_s: float = 3.0  # W2's slot call; past it W2 grounds on empty slots
+    talker_deadline_s: float = 5.0  # from end of input: the reply goes on with what it has
+    reply_deadline_s: float = 4.0  # a guarded LLM reply with nothing passed by then: the realization
+    max_age: int = 0  # turns a snapshot may lag and still be fresh for Φ
+    w1_max_tokens: int = 120
+    reply_max_tokens: int = 120
+    # How much of interpreting and wording rests on the LLM (issue "the embedded coach coaches").
+    # "auto" decides by the engine: a 135M embedded model labels about one intent in ten and reads
+    # its notes aloud, so there the intent prior labels, rules fill the slots and the reply is the
+    # grounded realization; a capable endpoint (--llm-url) keeps the LLM for all three.
+    intent_prior: Literal["auto", "on", "off"] = "auto"
+    slots: Literal["auto", "rules", "llm"] = "auto"
+    talker: Literal["auto", "guarded", "llm", "template"] = "auto"
+    # Where the narration comes from when the prior labelled the turn: the pack's phrase for the
+    # pair (no W1 call at all: on a prefilled turn Φ has dispatched and PLAN is never read) or the
+    # LLM's continuation of the prefill. auto: the pack's phrase on the embedded model.
+    narration: Literal["auto", "pack", "llm"] = "auto"
+    # With the template talker the answer exists ~150 ms after the transcript, and a narration
+    # phrase is 0.7-1.8 s of audio it would wait behind. "on": a turn waiting for tools opens with
+    # the pack's acknowledgement, and W1's narration follows only if the answer is not ready
+    # `narration_hold_s` later; a turn without tools speaks its answer alone. "off": the narration
+    # first, as with an LLM talker (always, there: its reply takes seconds).
+    answer_first: Literal["on", "off"] = "on"
+    narration_hold_s: float = 0.3
+
+    @property
+    def embedded(self) -> bool:
+        return not self.llm.base_url
+
+    @property
+    def uses_prior(self) -> bool:
+        return self.intent_prior == "on" or (self.intent_prior == "auto" and self.embedded)
+
+    @property
+    def narration_source(self) -> Literal["pack", "llm"]:
+        if self.narration == "auto":
+            return "pack" if self.embedded else "llm"
+        return self.narration
+
+    @property
+    def prior_threshold(self) -> float | None:
+        """0 on the embedded model: the prior's least confident guess still beats a 135M model's
+        labels (docs/BENCHMARKS.md "Intent prior"); else the threshold its file was trained with."""
+        return 0.0 if self.embedded else None
+
+    @property
+    def slot_source(self) -> Literal["rules", "llm"]:
+        if self.slots == "auto":
+            return "rules" if self.embedded else "llm"
+        return self.slots
+
+    @property
+    def answers_first(self) -> bool:
+        return self.answer_first == "on" and self.talker_mode == "template"
+
+    @property
+    def talker_mode(self) -> Literal["guarded", "llm", "template"]:
+        if self.talker == "auto":
+            return EMBEDDED_TALKER if self.embedded else "guarded"
+        return self.talker
+
+
+@dataclass
+class Turn:
+    """What one turn starts from: its index, its clock and the snapshot it reads."""
+
+    index: int
+    utterance: str
+    started: float  # time.monotonic() at the end of the player's input
+    snapshot: LiveState  # refreshed when the game pushes state mid-turn
+    links: dict[str, Any] = field(default_factory=dict)  # the utterance's entity links (s_ic)
+    continues: bool = False  # the rest of the previous turn's utterance (cut at a pause)
+
+    def ms(self, now: float | None = None) -> float:
+        return round(((now if now is not None else time.monotonic()) - self.started) * 1000.0, 1)
+
+
+@dataclass
+class Session:
+    session_id: str
+    pack: Pack
+    store: SessionStore = field(default_factory=MemorySessionStore)
+    state: LiveState = field(default_factory=LiveState)
+    seed: int = 0
+    counters: W1Counters = field(default_factory=W1Counters)
+    next_turn: int = 0
+    stale: bool = False  # the game said its last push is old
+    constraints: QuerySlots | None = None  # the player's constraints so far (W2 carries them over)
+    # The last few heard replies, newest last: repetition is judged on the last one (`last_reply`),
+    # the match line on all of them (said every other turn, it still sounds like a recording).
+    recent_replies: list[str] = field(default_factory=list)
+    # ... and its (intent, sub_intent): "anything else?" asks that pair again (`prior.session_rule`)
+    last_pair: tuple[str, str] | None = None
+    # ... and its utterance: "how do I unlock it?" names what it named (`entities.resolve_reference`)
+    last_utterance: str | None = None
+    phi: PhiTable = field(init=False)
+    turns: dict[int, Turn] = field(default_factory=dict)
+    # State updates and turn commits both rewrite `state`; the server runs them in threads
+    # (they validate and store: slow work, off the event loop), so one at a time.
+    _writing: threading.Lock = field(default_factory=threading.Lock, init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        self.phi = PhiTable(self.pack.phi)
+
+    @property
+    def last_reply(self) -> str | None:
+        """The previous heard turn's reply (repetition is judged on it)."""
+        return self.recent_replies[-1] if self.recent_replies else None
+
+    @classmethod
+    def open(
+        cls,
+        session_id: str,
+        store: SessionStore | None = None,
+        state: LiveState | None = None,
+        *,
+        pack: Pack,
+        seed: int | None = None,
+    ) -> Session:
+        """Open or resume `session_id`: history, last state and turn index come from the store."""
+        store = store if store is not None else MemorySessionStore()
+        saved = store.load_state(session_id)
+        if state is not None:
+            check_state(pack, state)
+        base = state or saved or LiveState()
+        history = SessionHistory(metas=store.load_history(session_id))
+        static = StaticState(
+            persona=pack.persona,
+            domain_rules=pack.domain_rules,
+            pack_id=pack.pack_id,
+            pack_version=pack.version,
+        )
+        # A resumed session goes on from the last turn the player heard: "anything else?" asks
+        # its pair again, and its picks are not repeated.
+        heard_turns = [r for r in store.load_turns(session_id, limit=20) if r.completed]
+        heard = heard_turns[-1] if heard_turns else None
+        return cls(
+            session_id=session_id,
+            pack=pack,
+            store=store,
+            state=base.model_copy(update={"sh": history, "static": static}),
+            seed=seed if seed is not None else session_seed(session_id),
+            next_turn=store.next_turn_index(session_id),
+            recent_replies=[r.reply for r in heard_turns[-RECENT_REPLIES:]],
+            last_pair=(heard.intent, heard.sub_intent) if heard and heard.sub_intent else None,
+            last_utterance=heard.utterance if heard else None,
+        )
+
+    def update_state(
+        self, snapshot: dict[str, Any] | None = None, patch: dict[str, Any] | None = None
+    ) -> None:
+        """Apply a game push. Raises StateError naming the field; the previous state is kept.
+
+        Safe from any thread (the server calls it off the event loop)."""
+        with self._writing:
+            self._update_state(snapshot, patch)
+
+    def _update_state(self, snapshot: dict[str, Any] | None, patch: dict[str, Any] | None) -> None:
+        data = dict(snapshot if snapshot is not None else patch or {})
+        stale = bool(data.pop("stale", False))
+        # The game owns s_ic and s_fs; s_sh and s_static belong to the session.
+        for owned in ("sh", "static"):
+            data.pop(owned, None)
+        if snapshot is not None:
+            new = load_state(
+                {**data, "sh": self.state.sh.model_dump(), "static": self.state.static.model_dump()}
+            )
+        else:
+            new = apply_patch(self.state, data)
+        check_state(self.pack, new)
+        self.state = new.model_copy(update={"version": self.state.version + 1})
+        self.stale = stale
+        self.store.save_state(self.session_id, self.state)
+        for turn in self.turns.values():  # a turn in flight reads the new state from here on
+            turn.snapshot = self._snapshot(turn.index, turn.links)
+
+    def begin_turn(self, utterance: str, speech_started: float | None = None) -> Turn:
+        """Start a turn: link the utterance's entities into s_ic and stamp the snapshot.
+
+        `speech_started` (time.monotonic(), speech only): when the player began saying it. Speech
+        that began within CONTINUES_WITHIN_S of the previous turn's transcript is the rest of
+        that utterance, cut at a pause ("We took round one." ... "Keep the same team?"): the turn
+        is asked as the whole of it. An utterance longer than any spoken question is cut to
+        MAX_UTTERANCE_CHARS before it reaches a prompt (a pasted 200k-character text would
+        otherwise fill three LLM calls).
+        """
+        previous = self.turns.get(self.next_turn - 1)
+        continues = (
+            speech_started is not None
+            and previous is not None
+            and speech_started - previous.started < CONTINUES_WITHIN_S
+        )
+        if continues and previous is not None:
+            logger.info(f"turn {self.next_turn}: {utterance!r} continues {previous.utterance!r}")
+            utterance = f"{previous.utterance} {utterance}"
+        if len(utterance) > MAX_UTTERANCE_CHARS:
+            logger.warning(f"utterance of {len(utterance)} characters cut to {MAX_UTTERANCE_CHARS}")
+            utterance = utterance[:MAX_UTTERANCE_CHARS]
+        index = self.next_turn
+        self.next_turn += 1
+        resolved = resolve_reference(self.pack, utterance, self.last_utterance)
+        if resolved != utterance:
+            logger.info(f"turn {index}: {utterance!r} read as {resolved!r}")
+            utterance = resolved
+        links = focus_fields(link_entities(self.pack, utterance), self.pack)
+        snapshot = self._snapshot(index, links)
+        turn = Turn(
+            index=index, utterance=utterance, started=time.monotonic(), snapshot=snapshot, links=links,
+            continues=continues,
+        )  # fmt: skip
+        self.turns = {index: turn}  # only the current turn's clock is needed
+        return turn
+
+    def _snapshot(self, index: int, links: dict[str, Any]) -> LiveState:
+        stamp = self.state.turn_index if self.stale else index
+        return self.state.model_copy(
+            update={"turn_index": stamp, "ic": self.state.ic.model_copy(update=links)}
+        )
+
+    def turn(self, index: int) -> Turn | None:
+        return self.turns.get(index)
+
+    def commit_turn(self, record: TurnRecord) -> None:
+        """A finished turn: persist it; if the player heard it to the end, append its answer.meta
+        to s_sh (guidance of a failed, cut or interrupted reply was not delivered: no cooldown).
+        Callable from any thread."""
+        with self._writing:
+            self.store.save_turn(self.session_id, record)
+            if record.completed:
+                self.recent_replies = [*self.recent_replies, record.reply][-RECENT_REPLIES:]
+                self.last_pair = (record.intent, record.sub_intent) if record.sub_intent else None
+                self.last_utterance = record.utterance
+            if record.completed and record.meta is not None:
+                metas = [*self.state.sh.metas, record.meta]
+                self.state = self.state.model_copy(update={"sh": SessionHistory(metas=metas)})
+
+
+def turn_record(
+    session_id: str,
+    turn_index: int,
+    utterance: str,
+    reply: str,
+    outcomes: list[ToolOutcome],
+    latency: dict[str, float | None],
+    *,
+    intent: str = "",
+    sub_intent: str | None = None,
+    narration: str = "",
+    c2: GroundingControl | None = None,
+    conditioning: ReplyConditioning | None = None,
+    c3: InteractionControl | None = None,
+    meta: AnswerMeta | None = None,
+    labelled_by: str = "",
+    reply_source: str = "",
+    guard_drops: dict[str, int] | None = None,
+) -> TurnRecord:
+    """A completed turn as the store keeps it: the one place a TurnRecord is assembled.
+
+    The SGC chain's Talker passes its decisions and the reply's conditioning; a baseline passes
+    none of them (no c1 labels, no c2, no conditioning: its c2 / c3 summaries stay empty).
+    `latency` is milestone -> ms since end of input; milestones that did not happen are None.
+    """
+    return TurnRecord(
+        session_id=session_id,
+        turn_index=turn_index,
+        utterance=utterance,
+        intent=intent,
+        sub_intent=sub_intent,
+        narration=narration,
+        reply=reply,
+        tools=[{"tool": o.tool, "args": o.args, "ok": o.ok, "ms": o.ms} for o in outcomes],
+        c2={
+            "plan": [p.type for p in c2.plan],
+            "conflicts": [c.constraint for c in c2.conflicts if not c.satisfied],
+        }
+        if c2
+        else {},  # fmt: skip
+        c3={
+            "guidance": c3.guidance.candidate_id if c3 and c3.guidance else None,
+            "must_not": conditioning.must_not_say,
+        }
+        if conditioning is not None
+        else {},  # fmt: skip
+        meta=meta,
+        latency={str(name): ms for name, ms in latency.items() if ms is not None},
+        labelled_by=labelled_by,
+        reply_source=reply_source,
+        guard_drops=guard_drops or {},
+    )

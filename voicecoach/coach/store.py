@@ -1,0 +1,461 @@
+"""Session store: answer.meta, turn records and live state, persisted per turn.
+
+W3 reads the answer.meta of the prior K turns (s_sh) to schedule guidance across turns, so
+that history must outlive the process: a restarted coach resumes a session where it left
+off. `SessionStore` is the interface; `SQLiteSessionStore` (an embedded file, the default),
+`RedisSessionStore` (shared by several server workers behind a load balancer, so a session
+resumes on another worker) and `MemorySessionStore` (persistence disabled, tests) implement it.
+
+Everything is stored as pydantic JSON and validated again on load, so what comes back is
+exactly what was saved: `load_history` returns AnswerMeta whose ``model_dump_json`` is
+byte-identical to the saved one, which W3's replay guarantee depends on.
+"""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any, Protocol, runtime_checkable
+
+from pydantic import BaseModel, ConfigDict, Field, with_config
+
+# pydantic validates only typing_extensions' TypedDict on Python < 3.12 (a pydantic dependency).
+from typing_extensions import TypedDict
+
+from voicecoach.core.state import SESSION_HISTORY_K, AnswerMeta, LiveState
+
+SCHEMA_VERSION = 1
+DEFAULT_STORE_PATH = Path("~/.local/state/voicecoach/sessions.sqlite3")
+STORE_ENV = "VOICECOACH_STORE"
+
+
+class StoreError(RuntimeError):
+    """The store cannot be opened or used; the message names the file."""
+
+
+class StoreNotSupportedError(ValueError):
+    """A store URL names a backend this build does not provide."""
+
+
+@with_config(ConfigDict(extra="forbid"))
+class ToolCall(TypedDict):
+    """One tool invocation of a turn, as the trace shows it."""
+
+    tool: str
+    args: dict[str, Any]
+    ok: bool
+    ms: float
+
+
+class TurnRecord(BaseModel):
+    """Everything one finished turn produced, for resume, replay and inspection."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    session_id: str = Field(min_length=1)
+    turn_index: int = Field(ge=0)
+    utterance: str = ""
+    intent: str = ""
+    sub_intent: str | None = None
+    narration: str = ""
+    reply: str = ""
+    tools: list[ToolCall] = Field(default_factory=list)
+    c2: dict[str, Any] = Field(default_factory=dict, description="C2 summary")
+    c3: dict[str, Any] = Field(default_factory=dict, description="C3 summary")
+    meta: AnswerMeta | None = Field(default=None, description="None when W3 issued nothing")
+    latency: dict[str, float] = Field(default_factory=dict, description="milestone name -> ms")
+    labelled_by: str = Field(default="", description="whose labels opened W1's stream: prior / llm")
+    reply_source: str = Field(default="", description="llm / guarded llm / realization ('' baselines)")
+    guard_drops: dict[str, int] = Field(default_factory=dict, description="rule -> reply sentences dropped")
+    completed: bool = Field(
+        default=True, description="the player heard the reply to the end; False: failed, cut or interrupted"
+    )
+    heard: str | None = Field(
+        default=None, description="what the player heard of a turn that was not completed (None: all of it)"
+    )
+    failure: str | None = Field(default=None, description="why the turn was not completed")
+    created_at: str = Field(default="", description="ISO 8601 UTC; the store sets it if empty")
+
+
+@runtime_checkable
+class SessionStore(Protocol):
+    def save_turn(self, session_id: str, record: TurnRecord) -> None:
+        """Persist one finished turn and its meta atomically; same turn again replaces it."""
+        ...
+
+    def load_history(self, session_id: str, k: int = SESSION_HISTORY_K) -> list[AnswerMeta]:
+        """The metas of the last k completed turns that have one, oldest first (the guidance of a
+        turn the player did not hear to the end was not delivered: it goes on no cooldown)."""
+        ...
+
+    def load_turns(self, session_id: str, limit: int | None = None) -> list[TurnRecord]:
+        """All turns, or the last `limit`, oldest first."""
+        ...
+
+    def save_state(self, session_id: str, state: LiveState) -> None: ...
+
+    def load_state(self, session_id: str) -> LiveState | None: ...
+
+    def next_turn_index(self, session_id: str) -> int: ...
+
+    def sessions(self) -> list[str]: ...
+
+    def close(self) -> None: ...
+
+
+def _prepare(session_id: str, record: TurnRecord) -> TurnRecord:
+    # The session id is passed twice; a mismatch would silently file the turn under the
+    # wrong session, so it is a caller bug we refuse.
+    if record.session_id != session_id:
+        raise ValueError(f"turn record is for session {record.session_id!r}, not {session_id!r}")
+    if record.created_at:
+        return record
+    now = datetime.now(UTC).isoformat(timespec="milliseconds")
+    return record.model_copy(update={"created_at": now})
+
+
+# --- SQLite -------------------------------------------------------------------------------
+
+_SCHEMA = (
+    "CREATE TABLE schema_version (version INTEGER NOT NULL)",
+    # record_json is the TurnRecord without its meta; meta_json is the AnswerMeta exactly as
+    # dumped, kept apart so load_history reads it back verbatim without parsing whole turns.
+    """CREATE TABLE turns (
+        session_id  TEXT NOT NULL,
+        turn_index  INTEGER NOT NULL,
+        created_at  TEXT NOT NULL,
+        completed   INTEGER NOT NULL,
+        record_json TEXT NOT NULL,
+        meta_json   TEXT,
+        PRIMARY KEY (session_id, turn_index)
+    )""",
+    "CREATE TABLE states (session_id TEXT PRIMARY KEY, state_json TEXT NOT NULL)",
+)
+
+
+class SQLiteSessionStore:
+    """The default backend: one SQLite file shared by all sessions of a machine."""
+
+    def __init__(self, path: str | Path) -> None:
+        self.path = Path(path).expanduser()
+        self._lock = threading.Lock()
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            # check_same_thread=False: the asyncio app may call us from worker threads;
+            # self._lock serialises access instead. isolation_level=None: we issue
+            # BEGIN/COMMIT ourselves so each write is exactly one transaction.
+            self._conn: sqlite3.Connection | None = sqlite3.connect(
+                self.path, check_same_thread=False, isolation_level=None
+            )
+        except (OSError, sqlite3.Error) as err:
+            raise StoreError(f"cannot open session store {self.path}: {err}") from err
+        try:
+            self._open_schema()
+        except BaseException:
+            self.close()
+            raise
+
+    def _open_schema(self) -> None:
+        with self._locked() as conn:
+            # WAL: readers do not block the per-turn write. synchronous=NORMAL is safe with
+            # WAL (a power cut may lose the last turn, never corrupt the file) and keeps an
+            # fsync off the turn's critical path.
+            conn.execute("PRAGMA journal_mode=WAL")
+            conn.execute("PRAGMA synchronous=NORMAL")
+        # Checked and created inside one write transaction, so two processes opening a
+        # fresh file at once do not both create the schema.
+        with self._locked(write=True) as conn:
+            tables = {row[0] for row in conn.execute("SELECT name FROM sqlite_master WHERE type='table'")}
+            if not tables:
+                for statement in _SCHEMA:
+                    conn.execute(statement)
+                conn.execute("INSERT INTO schema_version (version) VALUES (?)", (SCHEMA_VERSION,))
+                return
+            if "schema_version" not in tables:
+                raise StoreError(f"{self.path} is an SQLite database but not a voicecoach session store")
+            row = conn.execute("SELECT version FROM schema_version").fetchone()
+            if row is None or row[0] != SCHEMA_VERSION:
+                found = None if row is None else row[0]
+                raise StoreError(
+                    f"session store {self.path} has schema version {found}; "
+                    f"this build reads version {SCHEMA_VERSION}"
+                )
+
+    @contextmanager
+    def _locked(self, write: bool = False) -> Iterator[sqlite3.Connection]:
+        """The connection under the lock; with write=True, inside one transaction.
+
+        sqlite3 errors (corrupt file, disk full, ...) become StoreError naming the file.
+        """
+        with self._lock:
+            conn = self._conn
+            if conn is None:
+                raise StoreError(f"session store {self.path} is closed")
+            try:
+                if write:
+                    # IMMEDIATE takes the write lock up front, so a concurrent writer waits
+                    # at BEGIN instead of failing halfway through our transaction.
+                    conn.execute("BEGIN IMMEDIATE")
+                yield conn
+                if write:
+                    conn.execute("COMMIT")
+            except BaseException as err:
+                if conn.in_transaction:
+                    conn.execute("ROLLBACK")
+                if isinstance(err, sqlite3.Error):
+                    raise StoreError(f"session store {self.path}: {err}") from err
+                raise
+
+    def save_turn(self, session_id: str, record: TurnRecord) -> None:
+        record = _prepare(session_id, record)
+        meta_json = record.meta.model_dump_json() if record.meta is not None else None
+        with self._locked(write=True) as conn:
+            # OR REPLACE on the (session_id, turn_index) key: a retried save is idempotent.
+            conn.execute(
+                "INSERT OR REPLACE INTO turns"
+                " (session_id, turn_index, created_at, completed, record_json, meta_json)"
+                " VALUES (?, ?, ?, ?, ?, ?)",
+                (
+                    session_id,
+                    record.turn_index,
+                    record.created_at,
+                    int(record.completed),
+                    record.model_dump_json(exclude={"meta"}),
+                    meta_json,
+                ),
+            )
+
+    def load_history(self, session_id: str, k: int = SESSION_HISTORY_K) -> list[AnswerMeta]:
+        if k <= 0:  # SQLite reads a negative LIMIT as "no limit"
+            return []
+        with self._locked() as conn:
+            rows = conn.execute(
+                "SELECT meta_json FROM turns WHERE session_id = ? AND meta_json IS NOT NULL AND completed = 1"
+                " ORDER BY turn_index DESC LIMIT ?",
+                (session_id, k),
+            ).fetchall()
+        return [AnswerMeta.model_validate_json(row[0]) for row in reversed(rows)]
+
+    def load_turns(self, session_id: str, limit: int | None = None) -> list[TurnRecord]:
+        if limit is not None and limit <= 0:
+            return []
+        with self._locked() as conn:
+            rows = conn.execute(
+                "SELECT record_json, meta_json FROM turns WHERE session_id = ?"
+                " ORDER BY turn_index DESC LIMIT ?",
+                (session_id, -1 if limit is None else limit),
+            ).fetchall()
+        turns = []
+        for record_json, meta_json in reversed(rows):
+            record = TurnRecord.model_validate_json(record_json)
+            if meta_json is not None:
+                record = record.model_copy(update={"meta": AnswerMeta.model_validate_json(meta_json)})
+            turns.append(record)
+        return turns
+
+    def save_state(self, session_id: str, state: LiveState) -> None:
+        with self._locked(write=True) as conn:
+            conn.execute(
+                "INSERT OR REPLACE INTO states (session_id, state_json) VALUES (?, ?)",
+                (session_id, state.model_dump_json()),
+            )
+
+    def load_state(self, session_id: str) -> LiveState | None:
+        with self._locked() as conn:
+            row = conn.execute("SELECT state_json FROM states WHERE session_id = ?", (session_id,)).fetchone()
+        return None if row is None else LiveState.model_validate_json(row[0])
+
+    def next_turn_index(self, session_id: str) -> int:
+        with self._locked() as conn:
+            row = conn.execute(
+                "SELECT COALESCE(MAX(turn_index) + 1, 0) FROM turns WHERE session_id = ?", (session_id,)
+            ).fetchone()
+        return int(row[0])
+
+    def sessions(self) -> list[str]:
+        with self._locked() as conn:
+            rows = conn.execute(
+                "SELECT session_id FROM turns UNION SELECT session_id FROM states ORDER BY 1"
+            ).fetchall()
+        return [row[0] for row in rows]
+
+    def close(self) -> None:
+        with self._lock:
+            if self._conn is not None:
+                self._conn.close()
+                self._conn = None
+
+
+# --- memory -------------------------------------------------------------------------------
+
+
+class MemorySessionStore:
+    """Same contract, nothing on disk. Keeps JSON rather than objects, so a caller mutating
+    a model after saving cannot change what was stored, and loads validate like SQLite's."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._turns: dict[str, dict[int, str]] = {}  # session -> turn index -> TurnRecord JSON
+        self._states: dict[str, str] = {}  # session -> LiveState JSON
+
+    def save_turn(self, session_id: str, record: TurnRecord) -> None:
+        record = _prepare(session_id, record)
+        with self._lock:
+            self._turns.setdefault(session_id, {})[record.turn_index] = record.model_dump_json()
+
+    def load_history(self, session_id: str, k: int = SESSION_HISTORY_K) -> list[AnswerMeta]:
+        if k <= 0:
+            return []
+        metas = [t.meta for t in self.load_turns(session_id) if t.meta is not None and t.completed]
+        return metas[-k:]
+
+    def load_turns(self, session_id: str, limit: int | None = None) -> list[TurnRecord]:
+        if limit is not None and limit <= 0:
+            return []
+        with self._lock:
+            by_index = dict(self._turns.get(session_id, {}))
+        rows = [by_index[i] for i in sorted(by_index)]
+        if limit is not None:
+            rows = rows[-limit:]
+        return [TurnRecord.model_validate_json(row) for row in rows]
+
+    def save_state(self, session_id: str, state: LiveState) -> None:
+        with self._lock:
+            self._states[session_id] = state.model_dump_json()
+
+    def load_state(self, session_id: str) -> LiveState | None:
+        with self._lock:
+            state_json = self._states.get(session_id)
+        return None if state_json is None else LiveState.model_validate_json(state_json)
+
+    def next_turn_index(self, session_id: str) -> int:
+        with self._lock:
+            return max(self._turns.get(session_id, {}), default=-1) + 1
+
+    def sessions(self) -> list[str]:
+        with self._lock:
+            return sorted(set(self._turns) | set(self._states))
+
+    def close(self) -> None:
+        """Nothing to release; the data lives as long as the object."""
+
+
+# --- Redis -------------------------------------------------------------------------------
+
+
+class RedisSessionStore:
+    """The same contract on a Redis server, so several `voicecoach serve` workers share sessions.
+
+    Keys, under `prefix` (default ``voicecoach:``): ``turns:<session>`` a hash of turn index ->
+    TurnRecord JSON (meta included, dumped once so `load_history` returns it byte for byte),
+    ``state:<session>`` the LiveState JSON, and ``sessions`` a set of session ids. A turn and its
+    session-set entry are written in one MULTI/EXEC transaction, so a worker killed mid-save leaves
+    either the whole turn or none of it.
+    """
+
+    def __init__(self, url: str, prefix: str = "voicecoach:", timeout_s: float = 2.0) -> None:
+        import redis  # the client is needed only by this backend
+
+        self.url = url
+        self._prefix = prefix
+        self._errors: tuple[type[BaseException], ...] = (redis.RedisError,)
+        try:
+            self._redis: Any = redis.Redis.from_url(
+                url, socket_timeout=timeout_s, socket_connect_timeout=timeout_s, decode_responses=True
+            )
+            self._redis.ping()
+        except (redis.RedisError, ValueError) as err:
+            raise StoreError(f"cannot open session store {url}: {err}") from err
+
+    def _key(self, kind: str, session_id: str = "") -> str:
+        return f"{self._prefix}{kind}:{session_id}" if session_id else f"{self._prefix}{kind}"
+
+    @contextmanager
+    def _errors_named(self) -> Iterator[None]:
+        try:
+            yield
+        except self._errors as err:
+            raise StoreError(f"session store {self.url}: {err}") from err
+
+    def save_turn(self, session_id: str, record: TurnRecord) -> None:
+        record = _prepare(session_id, record)
+        with self._errors_named():
+            pipe = self._redis.pipeline(transaction=True)
+            pipe.hset(self._key("turns", session_id), str(record.turn_index), record.model_dump_json())
+            pipe.sadd(self._key("sessions"), session_id)
+            pipe.execute()
+
+    def _records(self, session_id: str) -> list[TurnRecord]:
+        with self._errors_named():
+            rows = self._redis.hgetall(self._key("turns", session_id))
+        return [TurnRecord.model_validate_json(rows[i]) for i in sorted(rows, key=int)]
+
+    def load_history(self, session_id: str, k: int = SESSION_HISTORY_K) -> list[AnswerMeta]:
+        if k <= 0:
+            return []
+        metas = [t.meta for t in self._records(session_id) if t.meta is not None and t.completed]
+        return metas[-k:]
+
+    def load_turns(self, session_id: str, limit: int | None = None) -> list[TurnRecord]:
+        if limit is not None and limit <= 0:
+            return []
+        turns = self._records(session_id)
+        return turns if limit is None else turns[-limit:]
+
+    def save_state(self, session_id: str, state: LiveState) -> None:
+        with self._errors_named():
+            pipe = self._redis.pipeline(transaction=True)
+            pipe.set(self._key("state", session_id), state.model_dump_json())
+            pipe.sadd(self._key("sessions"), session_id)
+            pipe.execute()
+
+    def load_state(self, session_id: str) -> LiveState | None:
+        with self._errors_named():
+            state_json = self._redis.get(self._key("state", session_id))
+        return None if state_json is None else LiveState.model_validate_json(state_json)
+
+    def next_turn_index(self, session_id: str) -> int:
+        with self._errors_named():
+            indices = self._redis.hkeys(self._key("turns", session_id))
+        return max((int(i) for i in indices), default=-1) + 1
+
+    def sessions(self) -> list[str]:
+        with self._errors_named():
+            return sorted(self._redis.smembers(self._key("sessions")))
+
+    def close(self) -> None:
+        self._redis.close()
+
+
+# --- choosing a backend -------------------------------------------------------------------
+
+
+def open_store(url: str | None = None) -> SessionStore:
+    """Open the store a URL names.
+
+    None means $VOICECOACH_STORE, else the default file under ~/.local/state. Accepted:
+    ``sqlite:///relative.db`` / ``sqlite:////absolute.db`` (SQLAlchemy's spelling), a plain
+    file path, ``redis://host:port/db`` (or ``rediss://``), and ``memory:``.
+    """
+    if url is None:
+        url = os.environ.get(STORE_ENV) or str(DEFAULT_STORE_PATH.expanduser())
+    if url == "memory:":
+        return MemorySessionStore()
+    if url.startswith("sqlite:///"):
+        path = url.removeprefix("sqlite:///")
+        if not path:
+            raise ValueError(f"store URL {url!r} has no file path")
+        return SQLiteSessionStore(path)
+    if url.startswith(("redis://", "rediss://")):
+        return RedisSessionStore(url)
+    if "://" in url:
+        raise StoreNotSupportedError(
+            f"store URL {url!r}: unknown backend; use sqlite:///path, redis://host:port/db, a file path,"
+            " or memory:"
+        )
+    return SQLiteSessionStore(url)

@@ -1,0 +1,341 @@
+"""The intent prior: a fast classifier of (intent, sub_intent) from the transcript, for W1.
+
+On the embedded default a 135M model cannot label the player's words (W1 pair accuracy ~11 %
+on CoachBench), so W1 gets an input it can trust: when the prior is confident, W1's tag stream
+begins with the prior's INTENT / SUB_INTENT (see `voicecoach.perception.kernel.W1Prefill`) and the LLM only
+continues from NARRATION. Below the threshold the LLM labels as before.
+
+The model: linked catalog names are replaced by their kind ("tell me about xcreaturex", a hero
+shooter's "xherox"), then
+word 1-2-grams and character 3-5-grams within words are fed to a multinomial logistic regression
+(scikit-learn, training only) over the Φ pairs. Its top probability is calibrated by isotonic
+regression fitted on out-of-fold predictions of the training data, and the prefill threshold is
+the lowest calibrated confidence at which those held-out predictions are still right at least
+`voicecoach.bench.prior.TARGET_PRECISION` of the time. Nothing here ever sees CoachBench or the
+audio fixtures.
+
+Training data is pack data written for the pack: each Φ entry's `example` plus the pack's
+`paraphrases.json`. The training lives with the prior's figures in `voicecoach.bench.prior`:
+`python -m voicecoach.bench.prior train --pack pet_arena` writes `voicecoach/packs/<pack>/prior.json`
+(`--path FOLDER`: a pack folder's FOLDER/prior.json; sorted inputs, fixed folds, rounded floats:
+the same bytes every run); `IntentPrior.load(pack)` refuses a file that is missing or trained on
+other data.
+Inference (this module) is numpy only: a dictionary lookup per feature and one small matrix row sum.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from pydantic import BaseModel, ConfigDict
+
+from voicecoach.domain.entities import Mention, link_entities
+from voicecoach.domain.pack import OUT_OF_DOMAIN, PACKS_DIR, Pack, PhiEntry
+from voicecoach.grounding.slot_rules import extract_slots
+
+PRIOR_FILE = "prior.json"
+FORMAT = "voicecoach-intent-prior/1"
+WORD_NGRAMS = (1, 2)
+CHAR_NGRAMS = (3, 5)
+MIN_COUNT = 1  # keep every feature seen in training: rare cue words ("turtle", "blitz") are the signal
+# Chosen by out-of-fold pair accuracy on the training data (docs/BENCHMARKS.md, "Intent prior").
+C = 8.0  # inverse L2 strength of the logistic regression
+
+
+class PriorError(ValueError):
+    """A prior file that is missing, unreadable or not trained on this pack's data (names the file)."""
+
+
+class Prediction(BaseModel):
+    model_config = ConfigDict(frozen=True)
+
+    intent: str
+    sub_intent: str
+    confidence: float  # calibrated: the estimated probability that the pair is right
+    rule: str | None = None  # the session rule that chose the pair instead of the classifier
+
+
+# --- features ----------------------------------------------------------------------------------
+
+
+def kind_token(kind: str) -> str:
+    """The word a linked mention of `kind` becomes ("xcreaturex", "xherox"): one no player says."""
+    return f"x{kind}x"
+
+
+def normalise(text: str) -> str:
+    """Lowercase, apostrophes dropped ("what's" = "whats"), other punctuation -> space."""
+    text = text.lower().replace("'", "").replace("\u2019", "")
+    return " ".join(re.sub(r"[^a-z0-9]+", " ", text).split())
+
+
+def abstract_entities(pack: Pack, text: str, mentions: list[Mention] | None = None) -> str:
+    """Replace each linked catalog mention by its kind, so "tell me about Pyrowl" and "tell me
+    about Tidefang" are one pattern; names the linker misses (misheard) stay as words.
+    `mentions`: the turn's `link_entities(pack, text)` when the caller already has it (linking is
+    most of the prior's cost)."""
+    out, last = [], 0
+    for m in link_entities(pack, text) if mentions is None else mentions:
+        out += [text[last : m.span[0]], f" {kind_token(m.kind)} "]
+        last = m.span[1]
+    out.append(text[last:])
+    return normalise("".join(out))
+
+
+def features(abstracted: str) -> list[str]:
+    """Word n-grams ('w:') and character n-grams inside space-padded words ('c:'), deduplicated."""
+    words = abstracted.split()
+    feats: list[str] = []
+    for n in range(WORD_NGRAMS[0], WORD_NGRAMS[1] + 1):
+        feats += ["w:" + " ".join(words[i : i + n]) for i in range(len(words) - n + 1)]
+    for word in words:
+        padded = f" {word} "
+        for n in range(CHAR_NGRAMS[0], CHAR_NGRAMS[1] + 1):
+            feats += ["c:" + padded[i : i + n] for i in range(len(padded) - n + 1)]
+    return list(dict.fromkeys(feats))
+
+
+# --- training data -------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Example:
+    text: str
+    pair: str  # "intent/sub_intent"
+
+
+def training_data(pack: Pack) -> list[Example]:
+    """Φ examples plus paraphrases.json, deduplicated, sorted (the order never depends on files)."""
+    rows = {(e.example, f"{e.intent}/{e.sub_intent}") for e in pack.phi if e.example}
+    for para in pack.paraphrases:
+        rows |= {(u, f"{para.intent}/{para.sub_intent}") for u in para.utterances}
+    return [Example(text, pair) for text, pair in sorted(rows)]
+
+
+# Spoken padding around a request. Each training utterance (but smalltalk's, where "coach" or "hey"
+# is the request: a Φ entry says so with `fillers`) is also learnt with one prefix and one suffix,
+# chosen by its text, so a filler carries no weight of its own. Written for the prior; raised
+# out-of-fold accuracy 76.8 -> 78.4 %.
+FILLER_PREFIXES = ("uh", "um", "okay so", "so like", "coach", "quick question", "alright", "hmm",
+                   "wait", "yo", "hey so", "right so")  # fmt: skip
+FILLER_SUFFIXES = ("please", "coach", "right now", "real quick", "any ideas", "you think")
+
+
+def takes_fillers(pair: str, bare: frozenset[str] | None) -> bool:
+    """Whether `pair` is learnt with filler variants: every pair but `bare`'s (None: smalltalk's)."""
+    return not pair.startswith("smalltalk/") if bare is None else pair not in bare
+
+
+def bare_pairs(pack: Pack) -> frozenset[str]:
+    """The pairs learnt without filler variants: each Φ entry's `fillers`, by default false for the
+    intent "smalltalk" only."""
+    return frozenset(
+        f"{e.intent}/{e.sub_intent}"
+        for e in pack.phi
+        if not (e.fillers if e.fillers is not None else e.intent != "smalltalk")
+    )
+
+
+def data_hash(pack: Pack) -> str:
+    """sha256 of the training data and the feature settings: a prior trained on anything else is stale."""
+    payload = {
+        "data": [[ex.text, ex.pair] for ex in training_data(pack)],
+        "word_ngrams": WORD_NGRAMS,
+        "char_ngrams": CHAR_NGRAMS,
+        "min_count": MIN_COUNT,
+        "fillers": [FILLER_PREFIXES, FILLER_SUFFIXES, "crc32"],
+        "c": C,
+    }
+    # Only a pack whose Φ flags differ from the default hashes them: pet's prior.json stays valid.
+    bare = bare_pairs(pack)
+    if bare != {p for p in prior_labels(pack) if not takes_fillers(p, None)}:
+        payload["bare"] = sorted(bare)
+    return hashlib.sha256(json.dumps(payload, sort_keys=True).encode()).hexdigest()
+
+
+# --- the model -----------------------------------------------------------------------------------
+
+
+class LinearModel:
+    """Vocabulary + weights: score = W[features].sum / sqrt(n) + b, softmax over pairs."""
+
+    def __init__(self, vocab: list[str], weights: np.ndarray, bias: np.ndarray) -> None:
+        self.index = {f: i for i, f in enumerate(vocab)}
+        self.weights = weights
+        self.bias = bias
+
+    def probabilities(self, feats: list[str]) -> np.ndarray:
+        idx = [self.index[f] for f in feats if f in self.index]
+        z = self.bias.copy()
+        if idx:
+            z += self.weights[idx].sum(axis=0) / math.sqrt(len(idx))
+        z -= z.max()
+        p = np.exp(z)
+        return p / p.sum()
+
+
+def prior_labels(pack: Pack) -> list[str]:
+    """Φ's pairs, and "other/other" when the pack's paraphrases teach what is outside the game."""
+    taught = {f"{p.intent}/{p.sub_intent}" for p in pack.paraphrases}
+    return sorted({f"{e.intent}/{e.sub_intent}" for e in pack.phi} | (taught & {"/".join(OUT_OF_DOMAIN)}))
+
+
+def prior_path(pack: Pack) -> Path:
+    return PACKS_DIR / pack.pack_id / PRIOR_FILE
+
+
+_SHARED: dict[tuple[str, str, float | None], IntentPrior] = {}
+
+
+class IntentPrior:
+    """The trained prior of one pack: `predict` gives the calibrated best pair, `prefill` the pair
+    W1's stream may begin with (None below the threshold: the LLM labels the turn)."""
+
+    def __init__(self, pack: Pack, doc: dict[str, Any], threshold: float | None = None) -> None:
+        self.pack = pack
+        self.labels = [(a, b) for a, b in (lab.split("/", 1) for lab in doc["labels"])]
+        self.model = LinearModel(doc["vocab"], np.array(doc["weights"]), np.array(doc["bias"]))
+        self.calibration = (np.array(doc["calibration"]["x"]), np.array(doc["calibration"]["y"]))
+        self.threshold = float(doc["threshold"]) if threshold is None else threshold
+        self.heldout: dict[str, Any] = doc.get("heldout", {})
+
+    @classmethod
+    def load(cls, pack: Pack, path: Path | None = None, threshold: float | None = None) -> IntentPrior:
+        """Load the pack's prior file; PriorError naming the file if it is missing, unreadable, or
+        trained for another pack, pack version or training data (retrain: `python -m
+        voicecoach.bench.prior train --pack ID`)."""
+        path = path or prior_path(pack)
+        retrain = f"retrain with: python -m voicecoach.bench.prior train --pack {pack.pack_id}"
+        try:
+            doc = json.loads(path.read_text(encoding="utf-8"))
+        except FileNotFoundError:
+            raise PriorError(f"{path}: intent prior file missing; {retrain}") from None
+        except (json.JSONDecodeError, UnicodeDecodeError) as err:
+            raise PriorError(f"{path}: not a valid prior file ({err}); {retrain}") from None
+        if not isinstance(doc, dict) or doc.get("format") != FORMAT:
+            raise PriorError(f"{path}: not a {FORMAT} file; {retrain}")
+        for key, want in (
+            ("pack_id", pack.pack_id),
+            ("pack_version", pack.version),
+            ("data_sha256", data_hash(pack)),
+        ):
+            if doc.get(key) != want:
+                raise PriorError(
+                    f"{path}: trained for {key} {doc.get(key)!r}, this pack has {want!r}; {retrain}"
+                )
+        return cls(pack, doc, threshold)
+
+    @classmethod
+    def shared(cls, pack: Pack, threshold: float | None = None) -> IntentPrior:
+        """The pack's prior, loaded once per process (every session of a server shares it)."""
+        key = (pack.pack_id, pack.version, threshold)
+        if key not in _SHARED:
+            _SHARED[key] = cls.load(pack, threshold=threshold)
+        return _SHARED[key]
+
+    def predict(
+        self, text: str, mentions: list[Mention] | None = None, previous: tuple[str, str] | None = None
+    ) -> Prediction:
+        """The calibrated best pair; `mentions` as in `abstract_entities`; `previous`: the pair of
+        the session's last delivered turn, which the session rules (`session_rule`) may keep."""
+        p = self.model.probabilities(features(abstract_entities(self.pack, text, mentions)))
+        best = int(p.argmax())
+        intent, sub_intent = self.labels[best]
+        confidence = float(np.interp(p[best], *self.calibration))
+        pred = Prediction(intent=intent, sub_intent=sub_intent, confidence=round(confidence, 4))
+        return session_rule(self.pack, text, pred, previous) or pred
+
+    def prefill(
+        self, text: str, mentions: list[Mention] | None = None, previous: tuple[str, str] | None = None
+    ) -> tuple[str, str] | None:
+        """(intent, sub_intent) to prefill W1 with, or None when the prior is not confident enough
+        (a session rule's pair is always prefilled: it is a decision, not a guess)."""
+        pred = self.predict(text, mentions, previous)
+        ok = pred.rule is not None or pred.confidence >= self.threshold
+        return (pred.intent, pred.sub_intent) if ok else None
+
+
+# --- session rules: what the transcript alone does not say ----------------------------------------
+
+# "Anything else?" names no pair: it asks the previous turn's recommendation again, and W3 then
+# gives another direction. English cue words; which pairs recommend is the pack's Φ (branch).
+ASK_AGAIN = re.compile(
+    r"\b(?:(?:something|anything|what|who|where) else|another|any other|plan b|alternatives?|"
+    r"(?:second|other|different|next|backup|alternative) (?:option|idea|pick|choice|one|way|team|"
+    r"lineup|plan|answer)s?|more (?:options|ideas|picks))\b"
+)
+# "And no Pyrowl either", "only fire, but keep Galehawk in": a constraint added to the previous
+# request, not a new one.
+_FILLERS = (
+    r"(?:(?:uh|um|okay|ok|so|hey|yo|wait|listen|alright|hmm|coach|like|basically|actually|oh|well)\s+)*"
+)
+REFINE = re.compile(
+    rf"^{_FILLERS}(?:but|and|also|plus|only)\b|\b(?:too|either|as well|instead)\b"
+    r"|\b(?:put|bring|add)\b.*\bback\b|\bback in\b"  # "actually put Oakhorn back in"
+)
+# "Why?", "why that one", "how come": the reason for the previous answer, so its pair again (the
+# realizer then gives the reason, not another pick). Short on purpose: "why do I keep losing" is a
+# question of its own.
+ASKS_WHY = re.compile(
+    rf"^{_FILLERS}(?:but\s+|and\s+)?(?:why|how come|explain why|what makes (?:it|that|them|him|her) "
+    r"(?:so )?(?:good|better|the pick))(?:\s+[\w']+){0,3}\W*$",
+    re.IGNORECASE,
+)
+# Below this the classifier's own pair yields to the rule: a confident "what else does Pyrowl
+# learn?" (creature/skills) keeps its pair.
+RULE_CONFIDENCE = 0.95
+
+
+def _asks_again(pack: Pack, prev: PhiEntry) -> bool:
+    """Whether "anything else?" after `prev` asks `prev` again: after a recommendation (W3 gives
+    another direction), or after a tip the pack words itself with more than one variant (the
+    realizer says the next one); not after a fact, whose second telling is the same fact."""
+    tips = pack.templates.answers.get(f"{prev.intent}/{prev.sub_intent}", [])
+    return prev.branch == "recommend" or (prev.branch == "teaching" and len(tips) > 1)
+
+
+def session_rule(
+    pack: Pack, text: str, pred: Prediction, previous: tuple[str, str] | None
+) -> Prediction | None:
+    """The pair the session's rules choose over the classifier's `pred`, or None:
+
+    - *why*: a short why-question (ASKS_WHY) after a turn that used tools: the previous pair;
+    - *ask again* / *refine*: the utterance asks for another option (ASK_AGAIN) or adds a
+      constraint (REFINE) after a turn whose Φ pair recommends or teaches (`_asks_again`), and the
+      classifier is not sure (< RULE_CONFIDENCE): the previous pair;
+    - *anchor excluded*: the pair is anchored on a creature ("build around X") but the player
+      excludes every creature they name ("build without X"): the Φ entry's `anchor_excluded` pair.
+    """
+    entries = {(e.intent, e.sub_intent): e for e in pack.phi}
+    prev = entries.get(previous) if previous is not None else None
+    if (
+        prev is not None
+        and prev.tools
+        and pred.confidence < RULE_CONFIDENCE
+        and ASKS_WHY.search(normalise(text))
+    ):
+        return pred.model_copy(update={"intent": prev.intent, "sub_intent": prev.sub_intent, "rule": "why"})
+    if prev is not None and _asks_again(pack, prev) and pred.confidence < RULE_CONFIDENCE:
+        words = normalise(text)
+        rule = "ask_again" if ASK_AGAIN.search(words) else "refine" if REFINE.search(words) else None
+        if rule is not None:
+            return pred.model_copy(
+                update={"intent": prev.intent, "sub_intent": prev.sub_intent, "rule": rule}
+            )
+    entry = entries.get((pred.intent, pred.sub_intent))
+    if entry is not None and entry.anchor_excluded is not None:
+        slots = extract_slots(pack, text)
+        named = {*slots.wanted_entities, *slots.excluded_entities}
+        if slots.excluded_entities and named <= set(slots.excluded_entities):
+            intent, sub_intent = entry.anchor_excluded.split("/", 1)
+            return pred.model_copy(
+                update={"intent": intent, "sub_intent": sub_intent, "rule": "anchor_excluded"}
+            )
+    return None

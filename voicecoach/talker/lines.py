@@ -1,0 +1,183 @@
+"""The turn the realizer builds its lines on, and the spoken forms every answer recipe shares.
+
+`Line` is one sentence the realizer may say; `_Turn` is what the lines are built from, resolved once
+per turn (the live inventory, the tool results, who the player keeps out, who is on the other side).
+The classic dispatch (`realizer_classic`), the generic recipes (`recipes`) and the realizer's own
+paragraphs (`realizer`) all add lines to a `_Turn`, so they share these definitions here: the
+realizer imports the answer code, and the answer code imports only this module (no import cycle).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from functools import cached_property
+from typing import Any
+
+from voicecoach.core.state import Inventory, LiveState
+from voicecoach.domain.pack import Pack
+from voicecoach.domain.view import StateView
+from voicecoach.grounding.kernel import ParagraphType
+from voicecoach.tools.registry import effective_power, multiplier
+
+# Template keys whose line recommends the creatures it covers (the rest judge or describe them).
+PICK_KEYS = frozenset(
+    {"counter", "counter_none", "swap_in", "keep_in", "team", "team_style", "team_pair", "team_style_pair",
+     "team_lead", "strongest", "strongest_role", "strongest_role_none",
+     "train_first", "fill_slot", "build_around", "lineup_for_creature", "lineups_field", "other_pick",
+     "pick_meanwhile", "evolve_next", "evolve_next_plain"}
+)  # fmt: skip
+
+
+@dataclass(frozen=True)
+class Line:
+    """One sentence the realizer may say: its paragraph, its template key, its values."""
+
+    paragraph: ParagraphType
+    key: str  # the template key inside the paragraph type ("answer:<pair>": templates.json answers)
+    values: dict[str, Any]
+    keep: str  # a KEEP_ORDER entry: how much it matters when the budget is tight
+    covers: frozenset[str] = frozenset()  # catalog ids this line already judges
+    # Set by a generic recipe (voicecoach.talker.recipes): its line recommends what it covers (`picks`) or
+    # states catalog facts (`fact`). None: the classic keys say (PICK_KEYS, realizer.CATALOG_KEYS).
+    picks: bool | None = None
+    fact: bool | None = None
+
+
+@dataclass
+class _Turn:
+    """What the lines are built from, resolved once."""
+
+    pack: Pack
+    state: LiveState
+    inventory: Inventory | None
+    results: dict[str, dict[str, Any]]  # tool -> result, for the tools that succeeded
+    failed: list[str]  # tools that failed
+    excluded: set[str]  # creature ids the player keeps out (this turn and earlier)
+    opponents: list[str]  # creature ids the player named on the other side (W2's opponent slots)
+    mentioned: list[str]  # creature ids in the utterance, in order
+    skills: list[str]  # skill ids in the utterance, in order
+    intent: str
+    sub_intent: str
+    turn_index: int
+    min_size: int | None = None  # the team size the player asked for, if any
+    lineups: list[str] = field(default_factory=list)  # pack lineup ids in the utterance, in order
+    only: tuple[str, str] | None = None  # (attribute, value): "only fire creatures", nothing else offered
+    wanted: list[str] = field(default_factory=list)  # creature ids the player wants in (W2's slots)
+    unsure: set[str] = field(default_factory=set)  # late snapshot: named creatures it may be wrong about
+    avoid: set[str] = field(default_factory=set)  # what the previous reply put forward
+    alternative: bool = False  # the player asks for another option than the previous reply's
+    asks_how: bool = False  # "how do I unlock it?" is no yes/no question: no "Not yet:"
+    utterance: str = ""  # for the few answers that read more of it than the fields above
+    unheard: bool = False  # out of domain, and it names something no catalog has: misheard?
+    why: list[str] = field(default_factory=list)  # "why that one?": the previous reply's picks, in order
+    recent: list[str] = field(default_factory=list)  # the session's last few replies
+    lines: list[Line] = field(default_factory=list)
+
+    @cached_property
+    def view(self) -> StateView:
+        return StateView(self.pack, self.state)
+
+    def owns(self, cid: str) -> bool:
+        """Does the player own the unit (on a late snapshot: the roster as the player says it is)?"""
+        if self.inventory is not None:
+            return self.inventory.owns(cid)
+        return self.view.owns(cid)
+
+    def usable(self, cid: str) -> bool:
+        """May `cid` be recommended: owned, not kept out, not in doubt on a late snapshot, of the
+        one attribute value the player asked for if they did ("only fire")."""
+        if self.only is not None:
+            attr, value = self.only
+            unit = self.pack.catalog.get(self.view.unit_kind, cid)
+            if unit is None or unit.value(attr) != value:
+                return False
+        return self.owns(cid) and cid not in self.excluded and cid not in self.unsure
+
+    def fresh_first(self, ids: Sequence[str]) -> list[str]:
+        """`ids` with the previous reply's picks moved last when the player asks for another option:
+        the alternative comes first, and the old pick stays only if nothing else exists."""
+        if not self.alternative:
+            return list(ids)
+        return [c for c in ids if c not in self.avoid] + [c for c in ids if c in self.avoid]
+
+    def add(
+        self, paragraph: ParagraphType, key: str, keep: str, covers: Iterable[str] = (), **values: Any
+    ) -> None:
+        self.lines.append(Line(paragraph, key, values, keep, frozenset(covers)))
+
+
+# --- spoken forms -------------------------------------------------------------------------------
+
+
+def _name(pack: Pack, cid: str) -> str:
+    return pack.creatures[cid].name
+
+
+def spoken_list(items: Sequence[str]) -> str:
+    """ "A", "A and B", "A, B and C"."""
+    items = list(items)
+    if len(items) <= 1:
+        return "".join(items)
+    return ", ".join(items[:-1]) + " and " + items[-1]
+
+
+def _article(word: str) -> str:
+    return ("an " if word[:1].lower() in "aeiou" else "a ") + word
+
+
+def _rotate(items: Sequence[str], turn_index: int, n: int) -> list[str]:
+    """`n` of `items`, starting at an offset that moves with the turn (a different subset each turn)."""
+    if len(items) <= n:
+        return list(items)
+    start = turn_index % len(items)
+    return [items[(start + i) % len(items)] for i in range(n)]
+
+
+# --- facts from the state and the catalog ----------------------------------------------------------
+
+
+def _power(pack: Pack, inv: Inventory, cid: str) -> float:
+    return effective_power(pack.creatures[cid], inv.get(cid))
+
+
+def _best_counter(t: _Turn, foes: Sequence[str], candidates: Sequence[str]) -> tuple[str, str] | None:
+    """(owned creature, foe it hits for double damage), by the order `candidates` rank them."""
+    pack = t.pack
+    for cid in candidates:
+        if not t.usable(cid):
+            continue
+        element = pack.creatures[cid].element
+        hit = next((f for f in foes if multiplier(pack, element, pack.creatures[f].element) > 1), None)
+        if hit is not None:
+            return cid, hit
+    return None
+
+
+def _foes(t: _Turn) -> list[str]:
+    """The opponent creatures a counter question is about: the ones the player named (W2's
+    opponent slots), else find_counters' input, else the match's opponent lineup."""
+    if t.opponents:
+        return t.opponents
+    used = [f["id"] for f in t.results.get("find_counters", {}).get("opponent", [])]
+    if used:
+        return used
+    match = t.state.ic.match
+    return list(match.opponent_lineup) if match else []
+
+
+# --- the answer to the question (the guidance paragraph) -------------------------------------------
+
+
+def _pick_meanwhile(t: _Turn) -> None:
+    """The strongest creature the player can field (the previous reply's pick last when they asked
+    for another), for a pick question the turn cannot answer in full."""
+    if t.inventory is None:
+        return
+    roster = sorted(
+        (o.creature_id for o in t.inventory.owned if t.usable(o.creature_id)),
+        key=lambda c: (-_power(t.pack, t.inventory, c), c),  # type: ignore[arg-type]
+    )
+    roster = t.fresh_first(roster)
+    if roster:
+        t.add("guidance", "pick_meanwhile", "answer", [roster[0]], creature=_name(t.pack, roster[0]))

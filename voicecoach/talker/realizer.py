@@ -1,0 +1,883 @@
+"""The grounded realizer: W2's paragraph plan spoken from pack templates, correct by construction.
+
+When the Talker LLM cannot be trusted to word the reply (a small model, or nothing passed the
+guard by the deadline), `realize` speaks the decisions directly:
+
+    realize(pack, state, c2, c3, tools, utterance, turn_index, intent, sub_intent,
+            max_words=..., max_sentences=..., previous_reply=...) -> str
+
+One to three short sentences (at most `MAX_WORDS` words, or the budget the narration leaves) from
+`templates.json`, one paragraph type at a time (praise, apology, constraint_account, guidance,
+scene_flavor), filled from c2's conflicts and plan, c3's guidance and the tool results.
+What makes it correct by construction:
+
+- a creature is named as a recommendation only if the live inventory owns it and the player did
+  not exclude it; a lineup only if the player owns every member; a skill as usable only if it is
+  unlocked (or known from the start) on an owned learner, else with its unlock condition;
+- opponent creatures are named only after "against" / "hits" in a template, never as the player's;
+- a failed tool is said plainly ("I can't read your roster right now");
+- a late snapshot (older than the turn) is answered from the snapshot plus the change the player
+  names, led by a hedge ("Going by my last update, ..."), never refused;
+- nothing from a tool is read out raw: every value goes through a placeholder the pack validated,
+  and a placeholder with no value makes the paragraph's generic sentence instead.
+
+Deterministic: the same inputs give the same words; the variant of a template is picked by the
+turn index, so consecutive turns do not sound identical.
+"""
+
+from __future__ import annotations
+
+import re
+import zlib
+from collections.abc import Sequence
+from string import Formatter
+from typing import Any
+
+from voicecoach.core.state import Inventory, LiveState
+from voicecoach.domain.entities import link_entities
+from voicecoach.domain.pack import OUT_OF_DOMAIN, UNHEARD, Creature, Pack, PhiEntry
+from voicecoach.domain.view import StateView
+from voicecoach.grounding.kernel import (
+    _MATCH_WORDS,
+    PRIORITY,
+    GroundingControl,
+    _intent_has,
+    branch_of,
+    phi_entry,
+)
+from voicecoach.interaction.kernel import InteractionControl
+from voicecoach.perception.kernel import OTHER
+from voicecoach.perception.prior import ASKS_WHY, normalise
+from voicecoach.talker.checker import unknown_names
+from voicecoach.talker.classic import _answer
+from voicecoach.talker.conditioning import ToolOutcome
+from voicecoach.talker.lines import (
+    PICK_KEYS,
+    Line,
+    _article,
+    _best_counter,
+    _foes,
+    _name,
+    _pick_meanwhile,
+    _power,
+    _Turn,
+    spoken_list,
+)
+from voicecoach.talker.recipes import answer as recipe_answer
+from voicecoach.talker.recipes import gate_text
+from voicecoach.tools.builtin import unmet_gates
+
+MAX_SENTENCES = 3
+MAX_WORDS = 45
+
+# Which sentences survive the budget, most important first.
+KEEP_ORDER = ("unavailable", "answer", "account", "w3", "praise", "flavor")
+
+# Template keys whose line names a whole team.
+TEAM_KEYS = frozenset({"team", "team_style", "build_around"})
+
+
+# --- spoken forms -------------------------------------------------------------------------------
+
+_FIELDS = Formatter()
+
+
+def _fill(template: str, values: dict[str, Any]) -> str | None:
+    """The template with its placeholders filled; None when one has no value."""
+    out = []
+    for literal, name, _, _ in _FIELDS.parse(template):
+        out.append(literal)
+        if name is None:
+            continue
+        value = values.get(name)
+        if value is None or value == "" or value == []:
+            return None
+        out.append(str(value))
+    return "".join(out)
+
+
+def _variant(variants: Sequence[str], kind: str, turn_index: int) -> str:
+    # crc32, not hash(): str hashes are salted per process, and replays must say the same words.
+    return variants[(turn_index + zlib.crc32(kind.encode())) % len(variants)]
+
+
+def say(pack: Pack, line: Line, turn_index: int) -> str:
+    """One line in words: its template filled, or its paragraph's generic sentence."""
+    if line.key.startswith("answer:"):
+        variants = pack.templates.answers.get(line.key.split(":", 1)[1], [])
+    else:
+        variants = pack.templates.paragraphs[line.paragraph].templates.get(line.key, [])
+    generic = pack.templates.paragraphs[line.paragraph].generic
+    if not variants:
+        return generic
+    chosen = line.values.get("variant")
+    template = (
+        variants[chosen % len(variants)] if chosen is not None else _variant(variants, line.key, turn_index)
+    )
+    text = _fill(template, line.values)
+    if text is None and line.picks is not None:
+        # A generic recipe's line: the next variant whose placeholders all have values, before the
+        # generic sentence (a counter with no designer's reason still has a variant needing none).
+        start = variants.index(template)
+        rotated = variants[start + 1 :] + variants[:start]
+        text = next((filled for v in rotated if (filled := _fill(v, line.values)) is not None), None)
+    return text if text is not None else generic
+
+
+# --- facts from the state and the catalog ----------------------------------------------------------
+
+
+def _cannot_answer(t: _Turn) -> None:
+    """No tool result answered the question: say what is missing (a name, the match, the roster)."""
+    from voicecoach.core.state import get_field
+
+    entry = next((e for e in t.pack.phi if (e.intent, e.sub_intent) == (t.intent, t.sub_intent)), None)
+    needs = t.pack.catalog.schema.needs  # what each decision field's absence is called
+    for path in entry.requires if entry is not None else []:
+        value = get_field(t.state, path)
+        if value is None or value == [] or value == {}:
+            key = next((k for prefix, k in needs.items() if path.startswith(prefix)), None)
+            if key is not None:
+                t.add("constraint_account", key, "unavailable")
+                if (
+                    key in ("no_match", "which_creature")
+                    and entry is not None
+                    and entry.branch == "recommend"
+                ):
+                    # A pick question still gets a pick: their strongest owned creature.
+                    _pick_meanwhile(t)
+                return
+    t.add("guidance", "generic", "answer")
+
+
+def _judgements(t: _Turn, c2: GroundingControl) -> None:
+    """constraint_account / apology / praise lines for the planned paragraphs' constraints: W2's
+    constraints on the pack's kinds (has:<unit>, <option kind>:<option>[@<unit>], excludes:,
+    counter:, attr:, global:), said with the pack's templates, whose placeholders are its kinds'
+    names ({hero}, {item}, {creature}), as the recipes fill them."""
+    pack = t.pack
+    schema = pack.catalog.schema
+    view = StateView(pack, t.state)
+    units = pack.catalog.entities.get(view.unit_kind, {})
+    by_id = {c.constraint: c for c in c2.conflicts}
+    roster_key = next((k for p, k in schema.needs.items() if p.startswith("fs.")), "roster_unknown")
+    for p in c2.plan:
+        if p.type == "praise" and len(p.constraints) > 1:
+            covers = [c.entity for cid in p.constraints if (c := by_id.get(cid)) is not None and c.entity]
+            t.add("praise", "aggregate", "praise", covers)
+            continue
+        for cid in sorted(p.constraints):
+            c = by_id.get(cid)
+            if c is None:
+                continue
+            if p.type == "apology" and cid == "state:inventory" and c2.inventory_empty:
+                t.add("apology", "roster_empty", "account")
+            elif c.kind == "state":
+                if _needs_roster(phi_entry(pack, t.intent, t.sub_intent)):
+                    t.add("constraint_account", roster_key, "unavailable")
+            elif p.type in ("constraint_account", "apology") and not c.satisfied:
+                _account(t, view, c.kind, cid, c.entity)
+            elif p.type == "praise" and c.satisfied:
+                _praise(t, view, c.kind, cid, c.entity)
+    # Keeping units out is worth confirming, in one sentence however many there are: on the turn the
+    # player asks for it, and later only when this answer recommends units and one kept out is the
+    # player's own (it could have been picked). A "thanks", a weakness question or an evolution
+    # answer (it names a unit, but picks none) needs no reminder.
+    out = [c.entity for c in c2.conflicts if c.kind == "excludes" and c.satisfied and c.entity in units]
+    picks = branch_of(pack, t.intent, t.sub_intent) == "recommend" and _offered(t)
+    just_asked = bool(set(out) & set(t.mentioned))
+    if not just_asked and not (picks and any(view.owns(u) for u in out)):
+        out = []
+    if just_asked and t.sub_intent == "swap":
+        out = []  # "should I pull Sparkwing out?" asks; the swap answer is the reply, not "as you asked"
+    if out:
+        # Just asked for: confirming it matters as much as the constraint accounts.
+        key, keep = ("excludes", "account") if just_asked else ("excludes_still", "praise")
+        t.add(
+            "praise",
+            key,
+            keep,
+            out,
+            **{view.unit_kind: spoken_list([pack.catalog.display_name(u) for u in out])},
+        )
+
+
+def _needs_roster(entry: PhiEntry | None) -> bool:
+    """Does the pair need the player's units (a decision field in fs.*; an unknown pair might)?"""
+    return entry is None or any(path.startswith("fs.") for path in entry.requires)
+
+
+def _unmet(t: _Turn, view: StateView, option: str, oid: str, owner: str | None) -> str:
+    """An option's gates still unmet on the player's `owner` (its whole gate without one): a gate
+    the player has met is no reason it is locked."""
+    owned = view.unit(owner) if owner is not None else None
+    if owned is None:
+        return gate_text(t.pack, option, oid)
+    own, other, _ = unmet_gates(t.pack, t.state, option, oid, owned.level)
+    return " and ".join(own + other) or gate_text(t.pack, option, oid)
+
+
+def _account(t: _Turn, view: StateView, kind: str, constraint: str, entity: str | None) -> None:
+    pack = t.pack
+    catalog, unit, option = pack.catalog, view.unit_kind, view.option_kind
+    name = catalog.display_name
+    units = catalog.entities.get(unit, {})
+    if kind == "has" and entity in units:
+        t.add("constraint_account", "has_missing", "account", [entity], **{unit: name(entity)})
+    elif option is not None and kind == option:
+        oid, _, owner = constraint.split(":", 1)[1].partition("@")
+        if catalog.get(option, oid) is None:
+            return
+        learners = view.learners(oid)
+        said = {option: name(oid)}
+        if owner and owner in units:
+            if owner not in learners:
+                holder = next(iter(learners), None)
+                if holder is not None:
+                    t.add(
+                        "constraint_account",
+                        "option_unlearnable",
+                        "account",
+                        [oid],
+                        **said,
+                        **{unit: name(holder)},
+                    )
+            elif not view.owns(owner):
+                t.add(
+                    "constraint_account",
+                    "option_unowned",
+                    "account",
+                    [oid, owner],
+                    **said,
+                    **{unit: name(owner)},
+                )
+            else:
+                t.add("constraint_account", "option_locked", "account", [oid], **said, **{unit: name(owner)},
+                      unlock=_unmet(t, view, option, oid, owner))  # fmt: skip
+        elif not any(view.owns(u) for u in learners) and learners:
+            # Nobody the player has can run it: whose it is says why ("Quillon's, not unlocked").
+            t.add(
+                "constraint_account", "option_unowned", "account", [oid], **said, **{unit: name(learners[0])}
+            )
+        else:
+            t.add(
+                "constraint_account",
+                "option_locked_any",
+                "account",
+                [oid],
+                **said,
+                unlock=_unmet(t, view, option, oid, next((u for u in learners if view.owns(u)), None)),
+            )
+    elif kind == "excludes" and entity in units:
+        t.add("constraint_account", "excludes_clash", "account", [entity], **{unit: name(entity)})
+    elif kind == "counter" and entity in units:
+        earlier = next((i for i, line in enumerate(t.lines) if line.key == "counter_missing"), None)
+        if earlier is None:
+            t.add("constraint_account", "counter_missing", "account", [entity], foe=name(entity))
+        elif entity not in t.lines[earlier].covers:
+            ids = [*sorted(t.lines[earlier].covers), entity]
+            foes = " or ".join([", ".join(name(c) for c in ids[:-1]), name(ids[-1])])
+            t.lines[earlier] = Line(
+                "constraint_account", "counter_missing", {"foe": foes}, "account", frozenset(ids)
+            )
+    elif constraint == "global:min_size" and view.known:
+        t.add("constraint_account", "min_size", "account", count=len(view.owned()), size=t.min_size)
+    elif t.only is not None and constraint == f"global:{t.only[0]}_only":
+        # "Only fire, but keep Galehawk in": name the unit that breaks the rule, or say that nothing
+        # the player owns has the value.
+        attr, wanted = t.only
+        clash = next((u for u in t.wanted if u in units and units[u].value(attr) != wanted), None)
+        if clash is not None:
+            t.add("constraint_account", f"{attr}_only_clash", "account", [clash],
+                  **{unit: name(clash), attr: units[clash].value(attr)}, status=wanted)  # fmt: skip
+        else:
+            t.add("constraint_account", f"{attr}_only_none", "account", status=wanted)
+    elif constraint.startswith("attr:") and "=" in constraint and "!=" not in constraint:
+        # "attr:role=support@paxton" is about Paxton's catalog entry, not the roster: "none of your
+        # heroes is a support" would be false while the player owns four.
+        attr, _, value = constraint[5:].partition("=")
+        value, _, about = value.partition("@")
+        status = value if _typed(pack, unit, attr) else _article(value)  # "fire", but "a support"
+        if not about:
+            t.add("constraint_account", "attr_missing", "account", status=status)
+        elif about in units and _has_template(pack, "attr_unit_missing"):
+            t.add("constraint_account", "attr_unit_missing", "account", [about], **{unit: name(about)},
+                  status=status)  # fmt: skip
+    else:
+        t.add("constraint_account", "generic", "account")
+
+
+def _typed(pack: Pack, kind: str, attr: str) -> bool:
+    """Are the attribute's values a type kind's entities (pet's element), said bare ("fire")?"""
+    spec = pack.catalog.schema.kinds[kind].attributes.get(attr)
+    return spec is not None and isinstance(spec.values, str) and spec.values in pack.catalog.schema.kinds
+
+
+def _has_template(pack: Pack, key: str) -> bool:
+    """Does the pack word constraint_account's `key`? (Without it the line would be the generic
+    "Part of that isn't possible ...", which says nothing true about one unit's catalog entry.)"""
+    return bool(pack.templates.paragraphs["constraint_account"].templates.get(key))
+
+
+def _praise(t: _Turn, view: StateView, kind: str, constraint: str, entity: str | None) -> None:
+    pack = t.pack
+    catalog, unit, option = pack.catalog, view.unit_kind, view.option_kind
+    name = catalog.display_name
+    if kind == "has" and entity is not None and view.owns(entity):
+        # One sentence for every owned unit asked about: "You do have A and B."
+        earlier = next((i for i, line in enumerate(t.lines) if line.key == "has"), None)
+        if earlier is None:
+            t.add("praise", "has", "praise", [entity], **{unit: name(entity)}, ids=[entity])
+        elif entity not in t.lines[earlier].values["ids"]:
+            ids = [*t.lines[earlier].values["ids"], entity]
+            t.lines[earlier] = Line("praise", "has", {unit: spoken_list([name(u) for u in ids]), "ids": ids},
+                                    "praise", frozenset(ids))  # fmt: skip
+    elif option is not None and kind == option:
+        oid, _, owner = constraint.split(":", 1)[1].partition("@")
+        if catalog.get(option, oid) is None:
+            return
+        if owner and view.owns(owner):
+            t.add("praise", "option", "praise", [oid], **{option: name(oid), unit: name(owner)})
+        else:
+            t.add("praise", "option_any", "praise", [oid], **{option: name(oid)})
+
+
+_PARENS = re.compile(r"\s*\(([^()]*)\)")
+
+
+def _guidance(t: _Turn, c3: InteractionControl) -> None:
+    """c3's guidance, spoken only if the player can act on it (a group they can field, nothing kept
+    out) and it does not compete with the answer."""
+    g = c3.guidance
+    if g is None or not g.text:
+        return
+    schema = t.pack.catalog.schema
+    if g.lineup_id is not None:
+        # A named group (lineup_id names one of the group kind): every member fieldable, and no team
+        # of the answer's own already said (a line picking two or more units): that would be a
+        # second, competing team.
+        members = t.view.members(g.lineup_id)
+        if not members or not all(t.usable(u) for u in members):
+            return
+        if any(
+            _picks(line) and len(line.covers) >= 2 and set(line.covers) != set(members) for line in t.lines
+        ):
+            return
+    candidate = next((c for b in t.pack.w3.branches.values() for c in b.pool if c.id == g.candidate_id), None)
+    match = t.state.ic.match
+    if candidate is not None and candidate.keeps_current and match is not None:
+        if _offered(t) - set(match.player_lineup):  # "keep your lineup" after "field these instead"
+            return
+    # "Try the Tidal Wall lineup (defensive style)." reads ", defensive style" aloud.
+    text = _PARENS.sub(lambda m: ", " + m.group(1), g.text)
+    # A pack text that names a unit must name one the player can field.
+    named = [m.id for m in link_entities(t.pack, text) if m.kind == t.view.unit_kind]
+    if any(not t.usable(u) for u in named):
+        return
+    # "I can build a comp around that hero": "that <unit noun>" is the unit in focus, so the offer
+    # needs one the player can field (not a locked hero just described).
+    focus = t.view.focus(t.view.unit_kind)
+    nouns = schema.kinds[t.view.unit_kind].nouns
+    if focus is not None and _names_that(text, nouns) and not t.usable(focus):
+        return
+    t.add("guidance", "w3", "w3", named, guidance=text, lineup_id=g.lineup_id)
+
+
+def _names_that(text: str, nouns: Sequence[str]) -> bool:
+    """Does the text point at the unit in focus ("that hero", with the kind's own nouns)?"""
+    words = "|".join(re.escape(n) for n in nouns)
+    return bool(words) and re.search(rf"\bthat (?:{words})\b", text, re.I) is not None
+
+
+def _group_ids(pack: Pack) -> set[str]:
+    """The ids of the pack's named teams (its group kind's entities)."""
+    return set(pack.catalog.entities.get(pack.catalog.schema.kind("group") or "", {}))
+
+
+# "We lost that round", "we're up one": the player has just told the score, and the snapshot may not
+# have it yet, so the coach does not read the state's score back at them.
+_TELLS_SCORE = re.compile(
+    r"\b(?:lost|won|lose|win|took|dropped|tied)\b[^.?!]*\b(?:round|game|match|one)\b"
+    r"|\b(?:we're|we are|i'm|i am)\s+(?:up|down|ahead|behind|tied|level)\b",
+    re.I,
+)
+
+
+def _scene(t: _Turn) -> None:
+    """The match in a line, unless one of the last few replies said it already (the match has not
+    moved since: said on every turn, or every other one, it sounded like a recording), or the
+    player has just said how the match stands."""
+    match = t.state.ic.match
+    if match is None or _TELLS_SCORE.search(t.utterance):
+        return
+    values: dict[str, Any] = dict(
+        score_player=match.score_player,
+        score_opponent=match.score_opponent,
+        round=match.round,
+        rounds=match.rounds_total,
+    )
+    if match.round >= match.rounds_total:
+        key = "final"
+    elif match.score_player > match.score_opponent:
+        key = "leading"
+    elif match.score_player < match.score_opponent:
+        key = "behind"
+    else:
+        key = "level"
+    variants = t.pack.templates.paragraphs["scene_flavor"].templates.get(key, [])
+    said = {text for v in variants if (text := _fill(v, values))}
+    if any(text in reply for reply in t.recent for text in said):
+        return
+    t.add("scene_flavor", key, "flavor", **values)
+
+
+# --- the realization ---------------------------------------------------------------------------------
+
+
+# --- a late snapshot: the roster as the player says it is now -----------------------------------------
+
+# What the player says just happened to a creature they name, read from plain English cue words.
+# On a late snapshot it is the one thing the snapshot cannot know yet: the roster is projected with
+# it, and a named creature whose change no cue tells stays out of every claim ("unsure").
+CHANGE_CUES: tuple[tuple[str, re.Pattern[str]], ...] = (
+    ("gone", re.compile(r"\b(?:trad\w*|gave|given|gone|sold|released|lost|swapped\s+away)\b", re.I)),
+    ("evolved", re.compile(r"\bevolv\w*", re.I)),
+    ("levelled", re.compile(r"\blevel(?:l?ed|s|ling|ing)?\b|\blvl\b|\blv\b", re.I)),
+    (
+        "acquired",
+        re.compile(r"\b(?:got|caught|pulled|joined|obtained|hatched|bought|won|added|new)\b", re.I),
+    ),
+)
+
+
+# "They brought in X": a creature joined the opponent's side since the snapshot (which still shows
+# their old lineup, so W2's opponent slots cannot know it).
+OPPONENT_ENTERS = re.compile(
+    r"\b(?:they|they've|they're|their|opponents?|enemy)\b[^.?!]*?"
+    r"\b(?:swap\w*|switch\w*|brought|bring\w*|sent|send\w*|put|came|comes|coming|subbed)\b",
+    re.I,
+)
+
+
+def _change_of(utterance: str) -> str | None:
+    return next((kind for kind, cue in CHANGE_CUES if cue.search(utterance)), None)
+
+
+def _skills_unlocked(pack: Pack, creature: Creature, stage: int, level: int, had: Sequence[str]) -> list[str]:
+    """The skills a creature has at `stage` / `level`: the ones it had, plus every one whose catalog
+    condition (stage, level, no quest) is met."""
+    out = list(had)
+    for sid in creature.skills:
+        u = pack.skills[sid].unlock
+        met = u is None or (u.quest is None and (u.min_stage or 1) <= stage and (u.min_level or 1) <= level)
+        if met and sid not in out:
+            out.append(sid)
+    return out
+
+
+def _project(
+    pack: Pack, inv: Inventory, utterance: str, mentioned: Sequence[str], sub_intent: str
+) -> tuple[Inventory, set[str]]:
+    """The snapshot's roster with the change the player says happened to the creature they name
+    (got it, evolved it, levelled it, traded it away), and the named creatures no cue explains."""
+    from voicecoach.core.state import OwnedCreature
+
+    change = _change_of(utterance)
+    if change is None and sub_intent in ("build_around", "best_lineup") and mentioned:
+        # "a team around X" for an X the snapshot lacks: they have it now, or they would not ask.
+        change = "acquired" if not inv.owns(mentioned[0]) else None
+    owned = list(inv.owned)
+    unsure: set[str] = set()
+    for i, cid in enumerate(mentioned):
+        c = pack.creatures[cid]
+        have = inv.get(cid)
+        if i > 0 or change is None:
+            unsure.add(cid)
+        elif change == "gone":
+            owned = [o for o in owned if o.creature_id != cid]
+        elif change == "acquired" and have is None:
+            owned.append(OwnedCreature(creature_id=cid, unlocked_skills=_skills_unlocked(pack, c, 1, 1, [])))
+        elif change in ("evolved", "levelled") and have is not None:
+            stage = min(have.stage + 1, len(c.stages)) if change == "evolved" else have.stage
+            level = have.level + 1 if change == "levelled" else have.level
+            skills = _skills_unlocked(pack, c, stage, level, have.unlocked_skills)
+            now = have.model_copy(update={"stage": stage, "level": level, "unlocked_skills": skills})
+            owned = [now if o.creature_id == cid else o for o in owned]
+        elif have is None:
+            unsure.add(cid)  # they say it changed, but the snapshot never had it
+    return inv.model_copy(update={"owned": owned}), unsure
+
+
+def _snapshot_results(
+    pack: Pack, state: LiveState, intent: str, sub_intent: str
+) -> dict[str, dict[str, Any]]:
+    """The pair's Φ tools run on the (projected) snapshot. On a late push W1 gets no fresh decision
+    state, so no tool runs for the turn; these results are what the snapshot says, and the reply
+    that rests on them carries the hedge."""
+    from voicecoach.perception.kernel import PhiTable, W1Decision, tool_validator
+    from voicecoach.tools.registry import ToolError, run_tool
+
+    decision = W1Decision(PhiTable(pack.phi), validate=tool_validator(pack), max_age=state.turn_index + 10**6)
+    dispatch = decision.on_sub_intent(intent, sub_intent, state, state.turn_index)
+    results: dict[str, dict[str, Any]] = {}
+    for call in dispatch.calls if dispatch else []:
+        try:
+            results[call.tool] = run_tool(pack, state, call.tool, call.args)
+        except ToolError:
+            continue  # the snapshot cannot answer this call: the rest of the reply goes without it
+    return results
+
+
+def _context_told(pack: Pack, state: LiveState, mentions: Sequence[Any]) -> LiveState | None:
+    """A late snapshot with the context entity the player names in place of its own ("We're on
+    Copperline Yard now" while the snapshot still has the last match's map); None when they name
+    none, or the one it has. Only a kind with a state path (schema.json `state`) in a match the
+    snapshot has."""
+    from voicecoach.core.state import apply_patch, get_field
+
+    kinds = pack.catalog.schema.kinds
+    for m in mentions:
+        kind = kinds.get(m.kind)
+        path = kind.state if kind is not None and kind.role == "context" else None
+        if not path or "." not in path:
+            continue
+        parent, _, leaf = path.rpartition(".")
+        if get_field(state, parent) is None or get_field(state, path) == m.id:
+            continue
+        patch: dict[str, Any] = {leaf: m.id}
+        for part in reversed(parent.split(".")):
+            patch = {part: patch}
+        return apply_patch(state, {**patch, "version": state.version})
+    return None
+
+
+# --- the realization ---------------------------------------------------------------------------------
+
+# The player asks how or when, not whether (plain English cue words).
+ASKS_HOW = re.compile(r"\b(?:how|when|what (?:do i|does it) (?:need|take)|what unlocks)\b", re.I)
+# The player asks for another option than the last one (plain English cue words).
+ALTERNATIVE = re.compile(
+    r"\b(?:else|another|other|others|different|alternatives?|instead|second|backup|plan\s+b)\b", re.I
+)
+
+
+def _words(text: str) -> int:
+    from voicecoach.talker.checker import words
+
+    return len(words(text))  # counted as the checker counts the turn
+
+
+def _sentences(text: str) -> int:
+    from voicecoach.talker.checker import split_sentences
+
+    return max(1, len(split_sentences(text)))
+
+
+def realize(
+    pack: Pack,
+    state: LiveState,
+    c2: GroundingControl | None,
+    c3: InteractionControl | None,
+    tools: Sequence[ToolOutcome],
+    utterance: str,
+    turn_index: int,
+    intent: str = "",
+    sub_intent: str = "",
+    *,
+    max_words: int = MAX_WORDS,
+    max_sentences: int = MAX_SENTENCES,
+    previous_reply: str | None = None,
+    recent_replies: Sequence[str] = (),
+) -> str:
+    """The spoken realization of the turn's decisions: one to three short sentences.
+
+    `intent` / `sub_intent` are c1's labels: they say which question the tool results answer.
+    `max_words` / `max_sentences` are what the turn has left after W1's narration (the checker bounds
+    the whole turn); the answer is always said, flavour lines go first when over budget.
+    `previous_reply` is the session's last reply: its picks are not recommended again as the same
+    set (two or more creatures, or a pack lineup) when an alternative exists, and when the player
+    asks for something else the alternative comes first. `recent_replies`: the session's last few
+    replies (`previous_reply` among them): the match line is not said again while one of them said
+    it, and a pack-worded answer is the first of its variants none of them said (asked again, the
+    next tip).
+    """
+    mentions = link_entities(pack, utterance)
+    schema = pack.catalog.schema
+    unit_kind, option_kind, group_kind = (
+        schema.kind("unit") or "",
+        schema.kind("option"),
+        schema.kind("group"),
+    )
+
+    def unit_by_name(name: str) -> Any:
+        return pack.catalog.by_name(unit_kind, name)
+
+    excluded: set[str] = set()
+    if c2 is not None:
+        excluded |= {c.id for n in c2.slots.excluded_entities if (c := unit_by_name(n)) is not None}
+        excluded |= {c.entity for c in c2.conflicts if c.kind == "excludes" and c.entity}
+    mentioned = list(dict.fromkeys(m.id for m in mentions if m.kind == unit_kind))
+    opponents = [c.entity for c in c2.conflicts if c.kind == "counter" and c.entity] if c2 else []
+    chatter = intent in ("smalltalk", "teaching", "meta", OTHER)
+    stale = state.turn_index < turn_index and not chatter  # the game's last push is older than this turn
+    inventory, unsure = state.fs.inventory, set[str]()
+    told = False  # the roster was projected with a change the player told us about
+    if stale and mentioned and not opponents and OPPONENT_ENTERS.search(utterance):
+        opponents = [mentioned[0]]  # on their side now: the counter question is about it
+    if stale and inventory is not None:
+        mine = [c for c in mentioned if c not in opponents and c not in excluded]
+        snapshot = inventory
+        inventory, unsure = _project(pack, inventory, utterance, mine, sub_intent)
+        told = inventory != snapshot
+    elif stale:
+        # A collection is not projected with what the player says changed (_project reads the
+        # inventory profile): every unit of theirs the player names is in doubt.
+        unsure = {c for c in mentioned if c not in opponents and c not in excluded}
+    moved = _context_told(pack, state, mentions) if stale else None
+    if moved is not None:
+        # The snapshot's map is the one the player just said they left: answer for the named one.
+        state, told = moved, True
+    avoid = _put_forward(pack, previous_reply) if previous_reply else set()
+    t = _Turn(
+        pack=pack,
+        state=state,
+        inventory=inventory,
+        results={o.tool: o.result for o in tools if o.ok and o.result is not None},
+        failed=[o.tool for o in tools if not o.ok or o.result is None],
+        excluded=excluded,
+        opponents=opponents,
+        mentioned=mentioned,
+        skills=list(dict.fromkeys(m.id for m in mentions if m.kind == option_kind)),
+        lineups=list(dict.fromkeys(m.id for m in mentions if m.kind == group_kind)),
+        intent=intent,
+        sub_intent=sub_intent,
+        turn_index=turn_index,
+        unsure=unsure,
+        avoid=avoid,
+        alternative=bool(avoid) and ALTERNATIVE.search(utterance) is not None,
+        asks_how=ASKS_HOW.search(utterance) is not None,
+        utterance=utterance,
+        unheard=(intent, sub_intent) == OUT_OF_DOMAIN
+        and "/".join(UNHEARD) in pack.templates.answers
+        and bool(unknown_names(pack, utterance)),
+        recent=[*recent_replies, previous_reply or ""],
+        why=[m.id for m in link_entities(pack, previous_reply) if m.id in avoid]
+        if previous_reply and ASKS_WHY.search(normalise(utterance))
+        else [],
+        wanted=[c.id for n in (c2.slots.wanted_entities if c2 else []) if (c := unit_by_name(n))],
+        only=next(
+            (
+                (g.kind.removesuffix("_only"), str(g.value))
+                for g in (c2.slots.global_constraints if c2 else [])
+                if g.kind.endswith("_only")
+            ),
+            None,
+        ),
+    )
+    if stale and not tools and inventory is not None:
+        projected = state.model_copy(update={"fs": state.fs.model_copy(update={"inventory": inventory})})
+        t.results = _snapshot_results(pack, projected, intent, sub_intent)
+    if moved is not None:
+        # The pair's tools ran on the snapshot's context: run again on the one the player named,
+        # and none of the old results stays (a tool that fails now is not answered from the old map).
+        entry_tools = {
+            use.tool for e in pack.phi if (e.intent, e.sub_intent) == (intent, sub_intent) for use in e.tools
+        }
+        rerun = _snapshot_results(pack, state, intent, sub_intent)
+        t.results = {k: v for k, v in t.results.items() if k not in entry_tools} | rerun
+        t.failed = [f for f in t.failed if f not in rerun]
+    nouns = list(dict.fromkeys(pack.templates.tool_data.get(tool, "game data") for tool in t.failed))
+    if nouns:
+        t.add("constraint_account", "data_unavailable", "unavailable", data=spoken_list(nouns))
+    entry = next((e for e in pack.phi if (e.intent, e.sub_intent) == (intent, sub_intent)), None)
+    # The schema's `needs` names the sentence, said only on a pair that needs the roster (the score
+    # or a unit's role does not).
+    roster_unknown = not StateView(pack, state).known and _needs_roster(entry)
+    roster_key = next((k for p, k in schema.needs.items() if p.startswith("fs.")), "roster_unknown")
+    if roster_unknown and (c2 is None or not any(c.kind == "state" for c in c2.conflicts)):
+        if not chatter and "roster" not in nouns:
+            t.add("constraint_account", roster_key, "unavailable")
+    if entry is not None and entry.answer is not None:
+        recipe_answer(t, entry.answer)  # the pack's recipes (voicecoach.talker.recipes)
+    else:
+        _answer(t)  # the classic dispatch (voicecoach.talker.classic): every pet_arena pair
+    answered = any(line.keep == "answer" for line in t.lines)
+    if answered:
+        # The answer came from what did come (the state, the catalog, the other tools): the tools
+        # that failed are not missing from this answer, so no "I can't get ..." before it.
+        t.lines = [line for line in t.lines if line.key != "data_unavailable"]
+    # (A turn that already says what is unavailable needs no generic sentence.)
+    if not answered and not any(line.keep == "unavailable" for line in t.lines):
+        _cannot_answer(t)
+    if c2 is not None:
+        t.min_size = next((int(g.value) for g in c2.slots.global_constraints if g.kind == "min_size"), None)
+        _judgements(t, c2)
+    if t.alternative and not (_offered(t) - t.avoid):
+        _alternative_pick(t)
+    if c3 is not None and intent not in ("smalltalk", OTHER):  # no advice on a request outside the game
+        _guidance(t, c3)
+    if stale:
+        # A named creature the snapshot may be wrong about: no claim about it either way. W2 judged
+        # the named creatures and skills on the old snapshot: its verdicts on them go too (the answer
+        # lines were made on the projected roster).
+        named = {*t.mentioned, *t.skills}
+        t.lines = [
+            line
+            for line in t.lines
+            if (
+                not (line.covers & t.unsure) or (line.key in CATALOG_KEYS if line.fact is None else line.fact)
+            )
+            and not (
+                line.keep in ("account", "praise")
+                and line.key not in ("excludes", "excludes_still")
+                and line.covers & named
+            )
+        ]
+    # The scene line only where W2's Ψ allows one (the Φ entry's `scene` flag, else its keyword
+    # rule): "you're down 0 to 1" after a unit's description is noise.
+    # Nor after a failed tool: "I can't get the match data" then the score from the snapshot jars.
+    scene = (
+        entry is not None
+        and (entry.scene if entry.scene is not None else _intent_has(_MATCH_WORDS, intent, sub_intent))
+        and not t.failed
+    )
+    if (
+        scene
+        and intent not in ("smalltalk", OTHER)
+        and not any(line.key == "match_score" for line in t.lines)
+    ):
+        _scene(t)
+    lead = None
+    if stale:
+        leads = pack.templates.paragraphs["constraint_account"].templates[
+            "stale_told" if told else "stale_lead"
+        ]
+        lead = _variant(leads, "stale", turn_index)
+    return _compose(t, max_words, max_sentences, lead)
+
+
+# How many of the session's last replies the match line and a pack-worded answer are checked
+# against: with 3, "any tips?" four turns after the first answer got the same words again, and the
+# score line came back every fourth turn.
+RECENT_REPLIES = 6
+
+# Lines that state catalog facts only (true whatever the player owns).
+CATALOG_KEYS = frozenset({"skill_explain", "creature_info", "creature_role", "matchup", "match_score"})
+
+
+def _put_forward(pack: Pack, reply: str) -> set[str]:
+    """Creatures and pack lineups a reply put forward, read as the checker reads it: every one it
+    names on the player's side and does not negate (a superset of what it recommended)."""
+    from voicecoach.talker.checker import read_reply
+
+    return {
+        c.entity
+        for c in read_reply(pack, reply)
+        if c.kind_role in ("unit", "group") and not c.negated and c.role != "opponent"
+    }
+
+
+def _picks(line: Line) -> bool:
+    """Does the line recommend what it covers (its recipe says; classic lines: PICK_KEYS)?"""
+    return line.key in PICK_KEYS if line.picks is None else line.picks
+
+
+def _recommends(line: Line) -> set[str]:
+    """The units / group a line puts forward (its covers, for the picking templates)."""
+    if _picks(line):
+        return set(line.covers)
+    if line.key == "w3" and line.values.get("lineup_id"):
+        return {line.values["lineup_id"], *line.covers}
+    return set()
+
+
+def _offered(t: _Turn) -> set[str]:
+    return {x for line in t.lines for x in _recommends(line)}
+
+
+def _alternative_pick(t: _Turn) -> None:
+    """The player asked for something else and nothing new is on offer yet: the strongest owned
+    creature the previous reply did not put forward (a counter to the opponent when there is one)."""
+    if t.inventory is None:
+        return
+    fresh = [
+        o.creature_id for o in t.inventory.owned if t.usable(o.creature_id) and o.creature_id not in t.avoid
+    ]
+    if not fresh:
+        return
+    ranked = sorted(fresh, key=lambda c: (-_power(t.pack, t.inventory, c), c))  # type: ignore[arg-type]
+    foes = _foes(t)
+    best = _best_counter(t, foes, ranked) if foes else None
+    if best is not None:
+        cid, foe = best
+        t.add(
+            "guidance",
+            "counter",
+            "answer",
+            [cid, foe],
+            creature=_name(t.pack, cid),
+            foe=_name(t.pack, foe),
+            element=t.pack.creatures[cid].element,
+            foe_element=t.pack.creatures[foe].element,
+        )
+    else:
+        t.add("guidance", "other_pick", "answer", [ranked[0]], creature=_name(t.pack, ranked[0]))
+
+
+def _rank(line: Line) -> int:
+    """Where a chosen line is said: the answer, then the plan's paragraphs in the scheduler's order
+    (constraint_account, apology, praise, guidance, scene_flavor)."""
+    if line.keep in ("answer", "unavailable"):
+        return -1
+    return PRIORITY.index(line.paragraph)
+
+
+def _hedged(pack: Pack, text: str, lead: str) -> str:
+    """`text` led by the late-snapshot hedge: "Going by my last update, ..." (HEDGE's words)."""
+    # "From what you own, lead with ..." after the hedge: the hedge already says where it comes from.
+    text = re.sub(r"^From [^,.]+, ", "", text)
+    text = text[:1].upper() + text[1:]
+    first = text.split(" ", 1)[0]
+    names = link_entities(pack, text)
+    keep_case = first in ("I", "I'm", "I'd", "I've") or any(m.span[0] == 0 for m in names)
+    return f"{lead}, {text if keep_case else text[:1].lower() + text[1:]}"
+
+
+def _compose(t: _Turn, max_words: int, max_sentences: int, lead: str | None) -> str:
+    """Choose lines by importance (KEEP_ORDER) within the budget, then say them in `_rank` order.
+    The first answer line is said whatever the budget; on a late snapshot it carries the hedge
+    `lead`."""
+    covered: set[str] = set()
+    chosen: list[tuple[int, int, str]] = []  # (rank, position, text)
+    sentences = 0
+    words = _words(lead) if lead else 0  # the hedge leads the first sentence
+    ranked = sorted(enumerate(t.lines), key=lambda il: (KEEP_ORDER.index(il[1].keep), il[0]))
+    answer = next((position for position, line in ranked if line.keep == "answer"), None)
+    lineups_said: set[str] = set()
+    groups = _group_ids(t.pack)
+    for position, line in ranked:
+        if line.covers and line.covers <= covered and line.keep not in ("answer", "unavailable"):
+            continue  # an earlier line already judges these entities
+        picks = _recommends(line)
+        repeat = t.avoid and picks and ((len(picks) >= 2 and picks <= t.avoid) or (picks & t.avoid & groups))
+        if chosen and repeat:
+            continue  # the previous reply's set again: repeated guidance
+        if picks & lineups_said & groups:
+            continue
+        text = say(t.pack, line, t.turn_index)
+        if any(text == c[2] for c in chosen):
+            continue
+        n, w = _sentences(text), _words(text)
+        if chosen and position != answer and (sentences + n > max_sentences or words + w > max_words):
+            continue
+        chosen.append((_rank(line), position, text))
+        covered |= line.covers
+        lineups_said |= picks
+        sentences, words = sentences + n, words + w
+    if not chosen:
+        text = t.pack.templates.paragraphs["guidance"].generic
+        return _hedged(t.pack, text, lead) if lead else text
+    spoken = [text for _, _, text in sorted(chosen)]
+    if lead:
+        spoken[0] = _hedged(t.pack, spoken[0], lead)
+    return " ".join(spoken)

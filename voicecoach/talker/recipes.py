@@ -1,0 +1,915 @@
+"""The generic answer recipes: the realizer's answer line for a Φ entry with `answer` steps.
+
+A pack other than pet_arena says how each pair is answered in data (phi.json, voicecoach.domain.recipe_spec
+describes the step format); this module is the code the steps name. `answer(t, steps)` runs the
+steps in order and adds the first step's lines that yield any; a step whose inputs select nothing
+yields none, and the realizer then says what is missing or the paragraph's generic sentence.
+
+The safety contract, kept here for every pack:
+
+- a unit named in a *pick* placeholder (`@unit`, `@units`, `leader`) is one the player may field:
+  owned, not kept out by the player, not in doubt on a late snapshot (`_Ctx.usable`);
+- an option is said to be usable only if `StateView.option_usable` says so; otherwise its gate is
+  said ("it needs hero level 5");
+- an opponent fills only `{foe}`; a context entity (a map) only its kind's placeholder;
+- each line carries its recipe's `picks` / `facts` (voicecoach.domain.recipe_spec): the realizer reads
+  them where the classic dispatch reads PICK_KEYS / CATALOG_KEYS;
+- nothing is read out raw: values are display names, counts and the pack's own words.
+"""
+
+from __future__ import annotations
+
+import re
+import string
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from voicecoach.core.state import get_field
+from voicecoach.domain.catalog import Matchup
+from voicecoach.domain.pack import AnswerStep, Pack, pack_roles
+from voicecoach.domain.recipe_spec import RECIPES, RecipeSpec
+from voicecoach.domain.tool_shapes import select
+from voicecoach.domain.view import StateView
+from voicecoach.talker.lines import Line, _rotate, _Turn, spoken_list
+from voicecoach.tools.builtin import multiplier, unmet_gates
+
+
+def gate_text(pack: Pack, kind: str, entity_id: str) -> str:
+    """An entity's gates in the schema's words ("account level 10 and hero level 5"); "" for none."""
+    entity = pack.catalog.get(kind, entity_id)
+    unlock = entity.value("unlock") if entity is not None else None
+    if not isinstance(unlock, dict) or not unlock:
+        return ""
+    gates = pack.catalog.schema.kinds[kind].gate
+    parts = []
+    for field, value in unlock.items():
+        spoken = gates[field].spoken if field in gates else ""
+        parts.append(spoken.format(value=value) if spoken else f"{field.replace('_', ' ')} {value}")
+    return " and ".join(parts)
+
+
+class _Ctx:
+    """One step on one turn: its inputs selected, the pack's names for the recipe's role tokens."""
+
+    def __init__(self, t: _Turn, step: AnswerStep, view: StateView) -> None:
+        self.t, self.step, self.view = t, step, view
+        self.spec: RecipeSpec = RECIPES[step.recipe]
+        self.catalog = t.pack.catalog
+        self.schema = self.catalog.schema
+        self.roles = pack_roles(t.pack)
+        self.inputs = step.inputs
+
+    # --- inputs ------------------------------------------------------------------------------------
+
+    def _one(self, selector: Any) -> Any:
+        if not isinstance(selector, str):
+            return selector
+        if selector.startswith("$"):
+            return get_field(self.t.state, selector[1:])
+        tool, _, path = selector.partition(".")
+        result = self.t.results.get(tool)
+        if result is None:
+            return None
+        return select(result, path) if path else result
+
+    def first(self, raw: Any) -> Any:
+        """What a selector, or the first of a list of selectors, selects (None: nothing)."""
+        for selector in raw if isinstance(raw, list) else [raw]:
+            value = self._one(selector)
+            if value is not None and value != [] and value != {} and value != "":
+                return value
+        return None
+
+    def get(self, name: str) -> Any:
+        """The input's value: the first of its selectors that selects something (None: none)."""
+        raw = self.inputs.get(name)
+        if self.spec.inputs.get(name) != "select":
+            return raw
+        return self.first(raw)
+
+    def ids(self, name: str) -> list[str]:
+        """The input as entity ids, in order, once each ("a" -> ["a"]; rows -> their ids)."""
+        value = self.get(name)
+        items = value if isinstance(value, list) else [] if value is None else [value]
+        out = [i["id"] if isinstance(i, dict) else i for i in items]
+        return list(dict.fromkeys(str(i) for i in out if isinstance(i, str) and i))
+
+    # --- spoken forms and the contract ---------------------------------------------------------------
+
+    def name(self, entity_id: str) -> str:
+        return self.catalog.display_name(entity_id)
+
+    def names(self, ids: Sequence[str]) -> str:
+        return spoken_list([self.name(i) for i in ids])
+
+    def ph(self, token: str) -> str:
+        """The pack's placeholder for a role token (`@unit` -> "hero")."""
+        return self.roles.get(token, token)
+
+    def usable(self, unit_id: str) -> bool:
+        """May the unit be recommended: owned, not kept out, not in doubt (a late snapshot)."""
+        return self.t.usable(unit_id)
+
+    def gate(self, kind: str, entity_id: str) -> str:
+        return gate_text(self.t.pack, kind, entity_id)
+
+    def line(self, key: str | None, covers: Sequence[str] = (), **values: Any) -> list[Line]:
+        """The step's line for template `key`; none when no variant of it can be filled (a value the
+        turn lacks: a failed tool), so that the next step answers instead of the generic sentence."""
+        if not key:
+            return []
+        spoken = {self.ph(k if k.startswith("@") else k): v for k, v in values.items()}
+        for placeholder, selector in (self.inputs.get("values") or {}).items():
+            spoken.setdefault(placeholder, _spoken(self, self.first(selector)))
+        group = self.t.pack.templates.paragraphs.get(self.step.paragraph)
+        variants = group.templates.get(key, []) if group is not None else []
+        if variants and not any(_fillable(v, spoken) for v in variants):
+            return []
+        return [
+            Line(self.step.paragraph, key, spoken, "answer", frozenset(covers),
+                 picks=self.spec.picks, fact=self.spec.facts)
+        ]  # fmt: skip
+
+
+def _fillable(template: str, values: dict[str, Any]) -> bool:
+    """Does every placeholder of `template` have a value (as the realizer's `_fill` needs)?"""
+    fields = [name for _, name, _, _ in string.Formatter().parse(template) if name is not None]
+    return all(values.get(name) not in (None, "", []) for name in fields)
+
+
+# --- the recipes -----------------------------------------------------------------------------------
+
+
+def _matchup(c: _Ctx) -> Matchup | None:
+    return next((m for m in c.schema.matchups if m.name == c.inputs.get("matchup")), None)
+
+
+def _words(m: Matchup, mult: float) -> str | None:
+    return m.words.get(f"{mult:g}") or next((w for k, w in m.words.items() if _float(k) == mult), None)
+
+
+def _float(text: str) -> float | None:
+    try:
+        return float(text)
+    except ValueError:
+        return None
+
+
+def _fielded(c: _Ctx, uid: str, key: str | None) -> str | None:
+    """`fielded_key` for a pick already on the player's side ("keep Renzo in", not "bring Renzo"),
+    when the step has one; else `key`."""
+    fielded = c.inputs.get("fielded_key")
+    return fielded if fielded and uid in c.view.player_side() else key
+
+
+def pick_best(c: _Ctx) -> list[Line]:
+    """The best usable unit against the foes (the ranking's order, then the rest of the roster):
+    the first that beats one of them, else (none_key) the one they hurt least."""
+    m, foes = _matchup(c), c.ids("foes")
+    if m is None or not foes:
+        return []
+    ranked = c.ids("ranked")
+    ranked += sorted(o.id for o in c.view.owned() if o.id not in ranked)
+    ranked = c.t.fresh_first(ranked)
+    skip = set(c.ids("skip"))  # e.g. the units already on the player's side: "swap to" one of them
+    usable = [u for u in ranked if c.usable(u) and u not in skip]
+    for uid in usable:
+        foe = next((f for f in foes if multiplier(c.catalog, m, uid, f) > m.default), None)
+        if foe is not None:
+            status = _words(m, multiplier(c.catalog, m, uid, foe))
+            return c.line(_fielded(c, uid, c.step.key), [uid, foe], **{"@unit": c.name(uid)}, foe=c.name(foe),
+                          status=status, reason=c.catalog.note(m.name, uid, foe))  # fmt: skip
+    if not usable:
+        return []
+    symmetric = m.between[0] == m.between[1]
+
+    def hurt(uid: str) -> float:
+        return max(multiplier(c.catalog, m, f, uid) for f in foes) if symmetric else 0.0
+
+    safest = min(usable, key=lambda u: (hurt(u), usable.index(u)))
+    return c.line(c.step.none_key, [safest, *foes], **{"@unit": c.name(safest)}, foe=c.name(foes[0]))
+
+
+def _quota_order(c: _Ctx, team: list[str]) -> list[str]:
+    """The team in the composition quota's order (tank, damage, support), as a comp is called out;
+    without a quota, as it came."""
+    comp = c.schema.composition
+    quota = comp.quota if comp is not None else None
+    if quota is None:
+        return team
+    order = list(quota.counts)
+
+    def rank(uid: str) -> int:
+        entity = c.catalog.get(c.view.unit_kind, uid)
+        value = entity.value(quota.attribute) if entity is not None else None
+        return order.index(value) if value in order else len(order)
+
+    return sorted(team, key=rank)
+
+
+def _role(c: _Ctx, uid: str) -> Any:
+    """The unit's value of the quota's attribute (its role), None without a quota."""
+    comp = c.schema.composition
+    if comp is None or comp.quota is None:
+        return None
+    entity = c.catalog.get(c.view.unit_kind, uid)
+    return entity.value(comp.quota.attribute) if entity is not None else None
+
+
+def _strongest_first(c: _Ctx, units: list[str]) -> list[str]:
+    """`units` by the unit kind's first numeric attribute (its power), highest first, else as given."""
+    spec = c.schema.kinds[c.view.unit_kind]
+    power = next((a for a, s in spec.attributes.items() if s.numeric), None)
+    if power is None:
+        return units
+
+    def strength(uid: str) -> float:
+        entity = c.catalog.get(c.view.unit_kind, uid)
+        value = entity.value(power) if entity is not None else None
+        return float(value) if isinstance(value, int | float) else 0.0
+
+    return sorted(units, key=lambda u: (-strength(u), units.index(u)))
+
+
+def _fill_in_quota(c: _Ctx, team: list[str], spare: list[str], size: int) -> list[str]:
+    """`team` filled up to `size` from `spare` (in its order): first the quota's roles the team
+    still lacks, then anyone. Without a quota, the first spares."""
+    comp = c.schema.composition
+    team = team[:size]
+    if comp is not None and comp.quota is not None:
+        for role, count in comp.quota.counts.items():
+            need = count - sum(_role(c, u) == role for u in team)
+            fits = [u for u in spare if u not in team and _role(c, u) == role]
+            team += fits[: max(0, min(need, size - len(team)))]
+    return team + [u for u in spare if u not in team][: size - len(team)]
+
+
+def _swap_like_for_like(c: _Ctx, team: list[str], spare: list[str]) -> list[str]:
+    """The team with its last member that has a spare of the same role swapped for it (a fresh team
+    that keeps the quota); unchanged when no member has one."""
+    for i in range(len(team) - 1, -1, -1):
+        other = next((u for u in spare if _role(c, u) == _role(c, team[i])), None)
+        if other is not None:
+            return [*team[:i], other, *team[i + 1 :]]
+    return team
+
+
+def _quota_short(c: _Ctx, team: list[str]) -> list[str]:
+    """The quota's roles `team` has fewer of than the quota asks, in the quota's order."""
+    comp = c.schema.composition
+    if comp is None or comp.quota is None:
+        return []
+    return [r for r, n in comp.quota.counts.items() if sum(_role(c, u) == r for u in team) < n]
+
+
+def _beats(c: _Ctx, m: Matchup, units: Sequence[str], foes: Sequence[str]) -> tuple[str, str] | None:
+    """The first (unit, foe) of `units` that beats one of `foes` by the matchup."""
+    return next(((u, f) for u in units for f in foes if multiplier(c.catalog, m, u, f) > m.default), None)
+
+
+def _counter_values(c: _Ctx, m: Matchup, uid: str, foe: str) -> dict[str, Any]:
+    """What a line says of a counter: the unit, the foe, the matchup's words and the reason."""
+    status = _words(m, multiplier(c.catalog, m, uid, foe))
+    return {
+        "@unit": c.name(uid),
+        "foe": c.name(foe),
+        "status": status,
+        "reason": c.catalog.note(m.name, uid, foe),
+    }
+
+
+def pick_pair(c: _Ctx) -> list[Line]:
+    """A whole team of usable units (the suggestion, filled up from the roster), not the set the
+    previous reply gave; short of a team, a rotating pair of it (pair_key) or its lead (lead_key).
+    The team is named in the quota's order. With `anchor`, a team around that unit (none if the
+    player cannot field it); with `foes` and a `matchup`, only a team one of whose units beats a foe
+    (said as {unit} / {foe}); with `available` below the team size, short_key (the few units of a
+    style the player has)."""
+    t = c.t
+    suggested = c.ids("team")
+    if not suggested:
+        return []  # no suggestion (its tool failed): a team from the roster alone would be a guess
+    team = [u for u in suggested if c.usable(u)]
+    anchor = next(iter(c.ids("anchor")), None)
+    if "anchor" in c.inputs and (anchor is None or not c.usable(anchor)):
+        return []  # a team around a unit the player cannot field: the next step says why
+    if anchor is not None and anchor not in team:
+        team = [anchor, *team]
+    roster = c.ids("roster") if "roster" in c.inputs else sorted(o.id for o in c.view.owned())
+    spare = _strongest_first(c, [u for u in roster if c.usable(u) and u not in team])
+    comp = c.schema.composition
+    size = int(c.get("size") or (comp.size if comp is not None else 3))
+    team = _fill_in_quota(c, team, spare, size)
+    spare = [u for u in spare if u not in team]
+    if len(team) >= size and set(team) <= t.avoid and spare:
+        team = _swap_like_for_like(c, team, spare)  # not the previous reply's team again
+    team = _quota_order(c, team)
+    short = _quota_short(c, team) if len(team) >= size else []
+    values: dict[str, Any] = dict(style=c.get("style"), score=c.get("score"), count=len(team))
+    m, foes = _matchup(c), c.ids("foes")
+    if len(team) >= size and not set(team) <= t.avoid:
+        key = c.step.key
+        if m is not None and foes:
+            hit = _beats(c, m, team, foes)
+            if hit is None:
+                return []  # no counter in the team: the next step answers
+            values |= _counter_values(c, m, *hit)
+        available = c.get("available")
+        if isinstance(available, int) and available < size and c.inputs.get("short_key"):
+            key, values["count"] = c.inputs["short_key"], available
+        named = [u for u in team if u != anchor]
+        if anchor is not None:
+            values["@unit"] = c.name(anchor)
+        lines = c.line(key, team, **{"@units": c.names(named)}, leader=c.name(team[0]), **values)
+        if lines and short:
+            # The usable units cannot keep the quota (the player kept the rest out, or lacks them):
+            # the team is said with the role it is short of, not passed off as a proper one.
+            said = {"role": short[0], "short": spoken_list(short)}
+            lines.append(Line("constraint_account", "quota_short", said, "answer"))
+        return lines
+    if anchor is not None or (m is not None and foes):
+        return []
+    pairs = [tuple(_rotate(team, t.turn_index + k, 2)) for k in range(len(team))] if len(team) >= 2 else []
+    fresh = [p for p in pairs if not set(p) <= t.avoid] if t.avoid else pairs
+    pair_key, lead_key = c.inputs.get("pair_key"), c.inputs.get("lead_key")
+    if pair_key and (fresh or pairs):
+        lead, partner = (fresh or pairs)[0]
+        return c.line(pair_key, [lead, partner], leader=c.name(lead), **{"@unit": c.name(partner)}, **values)
+    if lead_key and team:
+        lead = t.fresh_first(team)[0]
+        return c.line(lead_key, [lead], leader=c.name(lead), **values)
+    return []
+
+
+def ownership(c: _Ctx) -> list[Line]:
+    """Does the player have the unit: yes with its level (key), no with its gate (none_key)."""
+    ids = c.ids("unit")
+    if not ids or not c.view.known:
+        return []  # nothing named, or the roster unknown: the unavailable line says why
+    uid, unit = ids[0], c.view.unit_kind
+    owned = c.view.unit(uid)
+    if owned is not None and c.inputs.get("missing_only"):
+        return []  # a fallback step: only "you don't have it" answers the turn, "yes" would not
+    if owned is not None:
+        return c.line(c.step.key, [uid], **{"@unit": c.name(uid)}, level=owned.level, tier=owned.tier)
+    level = c.t.state.fs.player_level
+    return c.line(
+        c.step.none_key, [uid], **{"@unit": c.name(uid)}, unlock=c.gate(unit, uid), player_level=level
+    )
+
+
+def option_status(c: _Ctx) -> list[Line]:
+    """Can the player use the option: on the unit named (or their first learner that can), usable
+    (key); locked on an owned unit, with the gates it still misses (locked_key; gated_key: only
+    account-wide ones); its unit not owned (unowned_key)."""
+    ids, option = c.ids("option"), c.view.option_kind
+    if not ids or option is None or not c.view.known:
+        return []
+    oid, view = ids[0], c.view
+    learners = view.learners(oid)
+    named = next((u for u in c.ids("unit") if u in learners), None)
+    owned = [u for u in learners if view.owns(u)]
+    owner = named or next((u for u in owned if view.option_usable(oid, u)), None) or next(iter(owned), None)
+    entity = c.catalog.get(option, oid)
+    slot_field = c.schema.kinds[option].slot
+    values: dict[str, Any] = {"@option": c.name(oid)}
+    if entity is not None and slot_field:
+        values["slot"] = entity.value(slot_field)
+    if owner is not None and view.owns(owner):
+        values["@unit"] = c.name(owner)
+        if view.option_usable(oid, owner):
+            return c.line(c.step.key, [oid, owner], **values)
+        return _locked(c, c.inputs.get("locked_key"), [oid, owner], oid, owner, values)
+    who = owner or next(iter(learners), None)
+    if who is None:
+        return []
+    return c.line(c.inputs.get("unowned_key"), [oid, who], **values, **{"@unit": c.name(who)})
+
+
+def _slot(c: _Ctx, option_id: str) -> str | None:
+    option = c.view.option_kind
+    field = c.schema.kinds[option].slot if option is not None else None
+    entity = c.catalog.get(option, option_id) if option is not None else None
+    value = entity.value(field) if entity is not None and field else None
+    return str(value) if value is not None else None
+
+
+def option_best(c: _Ctx) -> list[Line]:
+    """What to run on an owned unit: per slot, its most advanced option the player can use (the
+    catalog lists a unit's options from starter to gated); with swap_key, first the slot whose
+    equipped option is not that one. A locked option is never named."""
+    view, ids = c.view, c.ids("unit")
+    if not ids or view.option_kind is None or not view.owns(ids[0]):
+        return []
+    uid = ids[0]
+    unit_entity = c.catalog.get(view.unit_kind, uid)
+    field = c.schema.options_field()
+    options = list(unit_entity.value(field) or []) if unit_entity is not None and field else []
+    best: dict[str, str] = {}
+    for oid in options:
+        if view.option_usable(oid, uid):
+            best[_slot(c, oid) or oid] = oid  # a later one in the same slot replaces an earlier
+    if not best:
+        return []
+    owned = view.unit(uid)
+    equipped = owned.equipped if owned is not None else {}
+    swap = next(((s, o) for s, o in best.items() if s in equipped and equipped[s] != o), None)
+    if swap is not None and c.inputs.get("swap_key"):
+        slot, oid = swap
+        return c.line(c.inputs["swap_key"], [oid, uid], **{"@unit": c.name(uid), "@option": c.name(oid)},
+                      slot=slot)  # fmt: skip
+    chosen = list(best.values())
+    return c.line(c.step.key, [*chosen, uid], **{"@unit": c.name(uid), "@options": c.names(chosen)})
+
+
+def equipped(c: _Ctx) -> list[Line]:
+    """What the owned unit has equipped, in the snapshot's words (slot_key: the slot asked about)."""
+    view, ids = c.view, c.ids("unit")
+    unit = view.unit(ids[0]) if ids else None
+    if unit is None or not unit.equipped:
+        return c.line(c.step.none_key) if unit is not None else []
+    uid, slot = unit.id, c.get("slot")
+    if isinstance(slot, str) and slot in unit.equipped and c.inputs.get("slot_key"):
+        oid = unit.equipped[slot]
+        return c.line(c.inputs["slot_key"], [oid, uid], **{"@unit": c.name(uid), "@option": c.name(oid)},
+                      slot=slot)  # fmt: skip
+    # In the schema's slot order (primary, utility, perk), else by slot name.
+    kind = c.schema.kinds[view.option_kind] if view.option_kind else None
+    spec = kind.attributes.get(kind.slot) if kind is not None and kind.slot else None
+    order = spec.values if spec is not None and isinstance(spec.values, list) else []
+    slots = sorted(unit.equipped, key=lambda s: (order.index(s) if s in order else len(order), s))
+    items = [unit.equipped[s] for s in slots]
+    return c.line(c.step.key, [*items, uid], **{"@unit": c.name(uid), "@options": c.names(items)})
+
+
+def list_owned(c: _Ctx) -> list[Line]:
+    """How many units the player has and a few of them (not the ones kept out), rotating by turn."""
+    t = c.t
+    if not c.view.known:
+        return []
+    ids = sorted(c.ids("units") if "units" in c.inputs else [o.id for o in c.view.owned()])
+    if not ids:
+        return c.line(c.step.none_key)
+    shown = [u for u in ids if u not in t.excluded and u not in t.unsure] or ids
+    some = _rotate(t.fresh_first(shown) if t.alternative else shown, 0 if t.alternative else t.turn_index, 3)
+    return c.line(c.step.key, some, count=len(ids), **{"@units": c.names(some)})
+
+
+def groups_fieldable(c: _Ctx) -> list[Line]:
+    """A group the player can field with usable units, not the one the last reply gave (key); else
+    the closest one and the units it lacks (none_key)."""
+    view, group = c.view, c.view.group_kind
+    if group is None:
+        return []
+    groups = c.ids("groups") if "groups" in c.inputs else list(c.catalog.entities.get(group, {}))
+    fieldable = [g for g in groups if view.members(g) and all(c.usable(u) for u in view.members(g))]
+    fresh = [g for g in fieldable if g not in c.t.avoid]
+    if fresh:
+        gid = fresh[c.t.turn_index % len(fresh)]
+        return c.line(c.step.key, [gid], **{"@group": c.name(gid)})
+    incomplete = [g for g in groups if any(not view.owns(u) for u in view.members(g))]
+    if not incomplete or fieldable:
+        return []
+    closest = min(incomplete, key=lambda g: (sum(not view.owns(u) for u in view.members(g)), g))
+    missing = [u for u in view.members(closest) if not view.owns(u)]
+    key = c.inputs.get("missing_key") if len(incomplete) > 1 and c.inputs.get("missing_key") else None
+    return c.line(key or c.step.none_key, **{"@group": c.name(closest)}, missing=c.names(missing),
+                  count=len(incomplete))  # fmt: skip
+
+
+def rating(c: _Ctx) -> list[Line]:
+    """A team's score and its weakest component (by its share of the component's maximum)."""
+    score = c.get("score")
+    if score is None:
+        return []
+    breakdown = c.get("breakdown") or {}
+    maxima = c.get("max") or {}
+    words = c.inputs.get("words") or {}
+    weakest = None
+    if isinstance(breakdown, dict) and breakdown:
+        key = min(breakdown, key=lambda k: (float(breakdown[k]) / float(maxima.get(k) or 1.0), k))
+        weakest = words.get(key, key.replace("_", " "))
+    units, where = c.ids("units"), c.ids("context")
+    return c.line(c.step.key, [], score=score, weakest=weakest, **{"@units": c.names(units) or None},
+                  **{"@context": c.name(where[0]) if where else None})  # fmt: skip
+
+
+def matchup_status(c: _Ctx) -> list[Line]:
+    """How the unit fares against a foe (or on a context entity) by the matchup, in its words;
+    an even matchup is the none_key."""
+    m, units, others = _matchup(c), c.ids("unit"), c.ids("against")
+    if m is None or not units or not others:
+        return []
+    uid, other = units[0], others[0]
+    mult = multiplier(c.catalog, m, uid, other)
+    kind = c.schema.kinds.get(m.between[1])
+    where = (
+        {"@context": c.name(other)} if kind is not None and kind.role == "context" else {"foe": c.name(other)}
+    )
+    key = c.step.none_key if mult == m.default and c.step.none_key else c.step.key
+    return c.line(key, [uid], **{"@unit": c.name(uid)}, status=_words(m, mult), **where)
+
+
+def _spoken(c: _Ctx, value: Any) -> Any:
+    if isinstance(value, list):
+        return spoken_list([c.name(v) if isinstance(v, str) else str(v) for v in value]) or None
+    if isinstance(value, dict):
+        return value.get("name") or value.get("id")
+    return value
+
+
+def fact(c: _Ctx) -> list[Line]:
+    """A template filled from selectors (`values`) and an entity's catalog fields (its kind's name,
+    its attributes, names for the ids it lists): catalog facts and tool facts, never a claim about
+    what the player has."""
+    values: dict[str, Any] = {}
+    for placeholder, selector in (c.inputs.get("values") or {}).items():
+        values[placeholder] = _spoken(c, c.first(selector))
+    ids = c.ids("entity")
+    if ids:
+        kind = c.inputs.get("kind") or c.catalog.kind_of(ids[0])
+        entity = c.catalog.get(kind, ids[0]) if kind else None
+        if entity is None:
+            return []
+        values[kind] = entity.display  # type: ignore[index]
+        attributes = c.schema.kinds[kind].attributes  # type: ignore[index]
+        for field, value in entity.model_dump(exclude={"id", "name"}).items():
+            refers = attributes.get(field)
+            kind_ref = refers.values if refers is not None and isinstance(refers.values, str) else None
+            if isinstance(value, str) and kind_ref in c.schema.kinds:
+                values.setdefault(field, c.name(value))  # an item's `hero`: said as the hero's name
+            elif isinstance(value, (str, int, float, list)):
+                values.setdefault(field, _spoken(c, value))
+        role = entity.value("role")
+        if isinstance(role, str) and role in c.t.pack.vocabulary.roles:
+            values["role_summary"] = c.t.pack.vocabulary.roles[role].summary
+    elif "entity" in c.inputs:
+        return []  # the entity it is about selects nothing: the next step, or what is missing
+    return c.line(c.step.key, ids[:1], **values)
+
+
+def quota(c: _Ctx) -> list[Line]:
+    """The role the team lacks by the composition's quota (key), or that none is missing (none_key)."""
+    missing = c.get("missing")
+    if missing is None and "missing" in c.inputs and isinstance(c._one(c.inputs["missing"]), dict):
+        missing = {}  # selected, and empty: nothing is missing
+    if not isinstance(missing, dict):
+        return []
+    if not missing:
+        return c.line(c.step.none_key)
+    role, count = next(iter(missing.items()))
+    comp = c.schema.composition
+    attribute = comp.quota.attribute if comp is not None and comp.quota is not None else "role"
+    return c.line(c.step.key, [], **{"role": role, "count": count, attribute: role})
+
+
+def _fit(c: _Ctx) -> Matchup | None:
+    """The step's unit x context matchup (`fit`: its name), else the schema's."""
+    name = c.inputs.get("fit")
+    found = next((m for m in c.schema.matchups if m.name == name), None)
+    return found or c.schema.context_matchup()
+
+
+def pick_fit(c: _Ctx) -> list[Line]:
+    """The usable units a context favours (a map), best first, a few of them (`count`, default 3),
+    not `skip`ped; none_key when the context favours none of them."""
+    m, where = _matchup(c), c.ids("context")
+    if m is None or not where or not c.view.known:
+        return []
+    place = where[0]
+    ranked = c.ids("ranked")
+    ranked += sorted(o.id for o in c.view.owned() if o.id not in ranked)
+    skip = set(c.ids("skip"))
+    usable = [u for u in c.t.fresh_first(ranked) if c.usable(u) and u not in skip]
+    favoured = sorted(
+        (u for u in usable if multiplier(c.catalog, m, u, place) > m.default),
+        key=lambda u: (-multiplier(c.catalog, m, u, place), usable.index(u)),
+    )[: int(c.inputs.get("count") or 3)]
+    context = {"@context": c.name(place)}
+    if not favoured:
+        return c.line(c.step.none_key, [], **context)
+    top = favoured[0]
+    return c.line(c.step.key, favoured, **{"@units": c.names(favoured), "@unit": c.name(top)},
+                  status=_words(m, multiplier(c.catalog, m, top, place)), **context)  # fmt: skip
+
+
+def pick_swap(c: _Ctx) -> list[Line]:
+    """The best single swap of the player's team (score_group's `swaps`): a usable unit in for one of
+    theirs, said with why: a counter to a foe (key), a better fit on the context (context_key), else
+    the new rating (plain_key); none_key when no swap raises the rating."""
+    swaps = c.get("swaps")
+    if swaps is None:
+        if "swaps" in c.inputs and isinstance(c._one(c.inputs["swaps"]), list):
+            return c.line(c.step.none_key, [], **_where(c))  # scored, and nothing beats the team
+        return []
+    rows = [r for r in swaps if isinstance(r, dict) and isinstance(r.get("in"), dict)]
+    row = next((r for r in rows if c.usable(r["in"].get("id", ""))), None)
+    if row is None:
+        return c.line(c.step.none_key, [], **_where(c))
+    out, new = row["out"]["id"], row["in"]["id"]
+    values: dict[str, Any] = {
+        "out": c.name(out),
+        "@unit": c.name(new),
+        "score": row.get("score"),
+        **_where(c),
+    }
+    m, foes = _matchup(c), c.ids("foes")
+    hit = _beats(c, m, [new], foes) if m is not None else None
+    if m is not None and hit is not None:
+        return c.line(c.step.key, [new], **values | _counter_values(c, m, *hit))
+    fit, where = _fit(c), c.ids("context")
+    if fit is not None and where:
+        gain = multiplier(c.catalog, fit, new, where[0]) - multiplier(c.catalog, fit, out, where[0])
+        if gain > 0 and c.inputs.get("context_key"):
+            status = _words(fit, multiplier(c.catalog, fit, new, where[0]))
+            return c.line(c.inputs["context_key"], [new], **values, status=status)
+    return c.line(c.inputs.get("plain_key"), [new], **values)
+
+
+def _where(c: _Ctx) -> dict[str, Any]:
+    where = c.ids("context")
+    return {"@context": c.name(where[0])} if where else {}
+
+
+def threat(c: _Ctx) -> list[Line]:
+    """The opponent unit that beats most of the player's side by the matchup (key: which of theirs
+    it beats, and why); else the one the context favours most (context_key); none_key otherwise.
+    The player's unit is said as theirs ("your {unit}"), never recommended."""
+    m, side, ours = _matchup(c), c.ids("side"), c.ids("against")
+    if m is None or not side or not ours:
+        return []
+
+    def beaten(foe: str) -> list[str]:
+        return [u for u in ours if multiplier(c.catalog, m, foe, u) > m.default]
+
+    def weight(foe: str) -> tuple[int, float, int]:
+        return (-len(beaten(foe)), -max(multiplier(c.catalog, m, foe, u) for u in ours), side.index(foe))
+
+    foe = min(side, key=weight)
+    victims = beaten(foe)
+    if victims:
+        victim = max(victims, key=lambda u: (multiplier(c.catalog, m, foe, u), -ours.index(u)))
+        said = _counter_values(c, m, foe, victim)  # (the foe is the one that counters, here)
+        values = {
+            "foe": said["@unit"],
+            "@unit": said["foe"],
+            "status": said["status"],
+            "reason": said["reason"],
+        }
+        return c.line(c.step.key, [foe], **values, count=len(victims), **_where(c))
+    fit, where = _fit(c), c.ids("context")
+    if fit is not None and where:
+        best = min(side, key=lambda f: (-multiplier(c.catalog, fit, f, where[0]), side.index(f)))
+        if multiplier(c.catalog, fit, best, where[0]) > fit.default:
+            status = _words(fit, multiplier(c.catalog, fit, best, where[0]))
+            return c.line(c.inputs.get("context_key"), [best], foe=c.name(best), status=status, **_where(c))
+    return c.line(c.step.none_key, [], **_where(c))
+
+
+def read_side(c: _Ctx) -> list[Line]:
+    """What the opponent side plays: the most common value of the attribute units and groups share
+    (a style), the catalog group it is closest to (two or more members in common; else plain_key),
+    and the player's best usable answer to it by the matchup."""
+    m, side = _matchup(c), c.ids("side")
+    group_kind = c.view.group_kind
+    if m is None or not side:
+        return []
+    unit_attrs = c.schema.kinds[c.view.unit_kind].attributes
+    shared = [a for a in (c.schema.kinds[group_kind].attributes if group_kind else {}) if a in unit_attrs]
+    attr = c.inputs.get("attribute") or next(iter(shared), None)
+    values: dict[str, Any] = {}
+    if attr is not None:
+        said = [v for u in side if (e := c.catalog.get(c.view.unit_kind, u)) and (v := e.value(attr))]
+        if said:
+            values["style"] = max(dict.fromkeys(said), key=said.count)  # the most common, first on ties
+    groups = list(c.catalog.entities.get(group_kind or "", {}))
+    overlap = {g: len(set(c.view.members(g)) & set(side)) for g in groups}
+    closest = max(groups, key=lambda g: overlap[g], default=None)
+    ranked = c.ids("ranked")
+    ranked += sorted(o.id for o in c.view.owned() if o.id not in ranked)
+    usable = [u for u in c.t.fresh_first(ranked) if c.usable(u)]
+    hit = _beats(c, m, usable, side)
+    if hit is None:
+        return []
+    values |= _counter_values(c, m, *hit)
+    if _fielded(c, hit[0], None) is not None:  # already in: "keep Renzo in", with or without a group
+        return c.line(c.inputs["fielded_key"], [hit[0]], **values)
+    if closest is not None and overlap[closest] >= 2:
+        return c.line(c.step.key, [hit[0]], **values, **{"@group": c.name(closest)})
+    return c.line(c.inputs.get("plain_key"), [hit[0]], **values)
+
+
+def _named_values(c: _Ctx, attr: str) -> list[str]:
+    """The values of a unit attribute the utterance names (by the value, or a role's words)."""
+    spec = c.schema.kinds[c.view.unit_kind].attributes.get(attr)
+    values = (
+        c.catalog.values(spec.values, {"vocabulary.roles": set(c.t.pack.vocabulary.roles)}) if spec else None
+    )
+    text = f" {c.t.utterance.lower()} "
+    out = []
+    for value in sorted(values or []):
+        role = (
+            c.t.pack.vocabulary.roles.get(value)
+            if spec is not None and spec.values == "vocabulary.roles"
+            else None
+        )
+        words = [value, *(role.words if role is not None else [])]
+        if any(re.search(rf"\b{re.escape(w.lower())}\b", text) for w in words):
+            out.append(value)
+    return out
+
+
+def fill_role(c: _Ctx) -> list[Line]:
+    """Who to play in the role the team lacks (the quota's `missing`, else the one the player names):
+    the first usable unit of it in `ranked` (then the rest of the roster), not one of `skip`."""
+    comp = c.schema.composition
+    quota = comp.quota if comp is not None else None
+    if quota is None or not c.view.known:
+        return []
+    missing = c.get("missing")
+    roles = [r for r in missing if r in quota.counts] if isinstance(missing, dict) else []
+    roles = roles or _named_values(c, quota.attribute)
+    if not roles:
+        return []
+    role = roles[0]
+    ranked = c.ids("ranked")
+    ranked += sorted(o.id for o in c.view.owned() if o.id not in ranked)
+    skip = set(c.ids("skip"))
+
+    def fits(uid: str) -> bool:
+        entity = c.catalog.get(c.view.unit_kind, uid)
+        return entity is not None and entity.value(quota.attribute) == role
+
+    pick = next((u for u in c.t.fresh_first(ranked) if fits(u) and c.usable(u) and u not in skip), None)
+    if pick is None:
+        return c.line(c.step.none_key, [], role=role, **{quota.attribute: role})
+    return c.line(c.step.key, [pick], **{"@unit": c.name(pick), "role": role, quota.attribute: role})
+
+
+def _gates(c: _Ctx, kind: str, entity_id: str, owned_level: int | None) -> tuple[list[str], list[str], int]:
+    """An entity's unmet gates, spoken: (the unit's own: its level or tier; the rest: account-wide
+    state), and how many levels the unit's own level gates still need."""
+    return unmet_gates(c.t.pack, c.t.state, kind, entity_id, owned_level)
+
+
+def _locked(c: _Ctx, key: str | None, covers: Sequence[str], oid: str, owner: str,
+            values: dict[str, Any]) -> list[Line]:  # fmt: skip
+    """An option locked on an owned unit, said with the gates this player still misses (`unlock`),
+    the unit's level and the account's; `gated_key` when the unit's own level is already enough and
+    only an account-wide gate holds it ("Brannoc is level 13, which is enough, but ...")."""
+    option = c.view.option_kind or ""
+    unit = c.view.unit(owner)
+    level = unit.level if unit is not None else None
+    own, other, _ = _gates(c, option, oid, level)
+    values = {**values, "unlock": " and ".join(own + other) or c.gate(option, oid),
+              "blocker": spoken_list(other) or None, "level": level,
+              "player_level": c.t.state.fs.player_level}  # fmt: skip
+    if other and not own and c.inputs.get("gated_key"):
+        key = c.inputs["gated_key"]
+    return c.line(key, covers, **values)
+
+
+def option_next(c: _Ctx) -> list[Line]:
+    """The next option an owned unit unlocks (catalog order: starter to gated), with its gates (key);
+    gated_key when a gate beyond the unit's own level holds it (account level); none_key when the
+    unit has every option. With several units and `closest`, the unit whose next option is the fewest
+    of its own levels away and held by nothing else (a "who do I level first")."""
+    view = c.view
+    units = [u for u in c.ids("units") if view.owns(u)]
+    if not units and c.inputs.get("closest"):
+        units = [o.id for o in view.owned()]  # the tools failed: the snapshot's roster, in its order
+    option, field = view.option_kind, c.schema.options_field()
+    if not units or option is None or field is None:
+        return []
+    found: list[tuple[str, str | None, list[str], list[str], int]] = []
+    for uid in units:
+        owned = view.unit(uid)
+        entity = c.catalog.get(view.unit_kind, uid)
+        options = list(entity.value(field) or []) if entity is not None else []
+        nxt = next((o for o in options if not view.option_usable(o, uid)), None)
+        if nxt is None:
+            found.append((uid, None, [], [], 0))
+            continue
+        own, other, gap = _gates(c, option, nxt, owned.level if owned else None)
+        found.append((uid, nxt, own, other, gap))
+    if c.inputs.get("closest"):
+        open_ = [f for f in found if f[1] is not None and not f[3] and c.usable(f[0])]
+        if not open_:
+            return c.line(c.step.none_key)
+        found = [min(open_, key=lambda f: (f[4], units.index(f[0])))]
+    uid, nxt, own, other, gap = found[0]
+    owned = view.unit(uid)
+    values: dict[str, Any] = {"@unit": c.name(uid), "level": owned.level if owned else None,
+                              "player_level": c.t.state.fs.player_level}  # fmt: skip
+    if nxt is None:
+        return c.line(c.step.none_key, [uid], **values)
+    values |= {"@option": c.name(nxt), "unlock": c.gate(option, nxt), "blocker": spoken_list(other) or None,
+               "levels": f"{gap} more level{'s' if gap != 1 else ''}" if gap else None}  # fmt: skip
+    key = c.inputs.get("gated_key") if other and c.inputs.get("gated_key") else c.step.key
+    return c.line(key, [nxt, uid], **values)
+
+
+def next_unit(c: _Ctx) -> list[Line]:
+    """The unit the player gets next: of the ones they lack, the one with the lowest gates (catalog
+    order on ties), said with its gates (key); none_key when they have every unit."""
+    view = c.view
+    if not view.known:
+        return []
+    lacking = [u for u in c.catalog.entities.get(view.unit_kind, {}) if not view.owns(u)]
+    if not lacking:
+        return c.line(c.step.none_key)
+
+    def gates(uid: str) -> tuple[int, ...]:
+        unlock = c.catalog.get(view.unit_kind, uid).value("unlock")  # type: ignore[union-attr]
+        values = (
+            [v for v in (unlock or {}).values() if isinstance(v, int)] if isinstance(unlock, dict) else []
+        )
+        return tuple(sorted(values, reverse=True)) or (0,)
+
+    uid = min(lacking, key=lambda u: (gates(u), lacking.index(u)))
+    return c.line(c.step.key, [uid], **{"@unit": c.name(uid)}, unlock=c.gate(view.unit_kind, uid) or None,
+                  player_level=c.t.state.fs.player_level)  # fmt: skip
+
+
+# What the tool actor's result says of a side-effect call still behind the commit gate
+# (voicecoach.actors.tools.SCHEDULED): the reply is spoken before the call runs.
+SCHEDULED = "scheduled"
+
+
+def option_equip(c: _Ctx) -> list[Line]:
+    """Putting an option on a unit (a side-effect tool, `tool`, which runs only once the turn is
+    committed): scheduled and usable (key: it will be done), done (done_key: the game answered),
+    failed (failed_key); not called but usable (none_key: the player can do it); locked (locked_key,
+    with the gates still unmet; gated_key: only account-wide ones); another unit's (wrong_unit_key);
+    its unit not owned (unowned_key)."""
+    ids, option, view = c.ids("option"), c.view.option_kind, c.view
+    if not ids or option is None or not view.known:
+        return []
+    oid = ids[0]
+    learners = view.learners(oid)
+    named = next(iter(c.ids("unit")), None)
+    values: dict[str, Any] = {"@option": c.name(oid), "slot": _slot(c, oid)}
+    if named is not None and named not in learners and learners:
+        return c.line(c.inputs.get("wrong_unit_key"), [oid], **values, **{"@unit": c.name(learners[0])})
+    owner = named or next((u for u in learners if view.owns(u)), None) or next(iter(learners), None)
+    if owner is None:
+        return []
+    values["@unit"] = c.name(owner)
+    if not view.owns(owner):
+        return c.line(c.inputs.get("unowned_key"), [oid, owner], **values)
+    if not view.option_usable(oid, owner):
+        return _locked(c, c.inputs.get("locked_key"), [oid, owner], oid, owner, values)
+    tool = c.inputs.get("tool")
+    result = c.t.results.get(tool) if isinstance(tool, str) else None
+    if tool in c.t.failed:
+        return c.line(c.inputs.get("failed_key"), [oid, owner], **values)
+    if result is None:
+        return c.line(c.step.none_key, [oid, owner], **values)
+    scheduled = result.get("status") == SCHEDULED
+    return c.line(c.step.key if scheduled else c.inputs.get("done_key"), [oid, owner], **values)
+
+
+def group_for_unit(c: _Ctx) -> list[Line]:
+    """A catalog group with the unit in it that the player can field with usable units (key); with
+    missing_key, else the closest such group and what it lacks."""
+    view, ids = c.view, c.ids("unit")
+    group = view.group_kind
+    if group is None or not ids or not c.usable(ids[0]):
+        return []
+    uid = ids[0]
+    groups = c.ids("groups") if "groups" in c.inputs else list(c.catalog.entities.get(group, {}))
+    holding = [g for g in groups if uid in view.members(g)]
+    fieldable = [g for g in holding if all(c.usable(u) for u in view.members(g))]
+    fresh = [g for g in fieldable if g not in c.t.avoid] or fieldable
+    if fresh:
+        return c.line(c.step.key, [fresh[0]], **{"@unit": c.name(uid), "@group": c.name(fresh[0])})
+    if not holding or not c.inputs.get("missing_key"):
+        return []
+    closest = min(holding, key=lambda g: (sum(not view.owns(u) for u in view.members(g)), holding.index(g)))
+    missing = [u for u in view.members(closest) if not view.owns(u)]
+    return c.line(c.inputs["missing_key"], [uid], **{"@unit": c.name(uid), "@group": c.name(closest)},
+                  missing=c.names(missing))  # fmt: skip
+
+
+Recipe = Callable[[_Ctx], list[Line]]
+RUN: dict[str, Recipe] = {
+    "pick_best": pick_best, "pick_pair": pick_pair, "ownership": ownership, "option_status": option_status,
+    "option_best": option_best, "equipped": equipped,
+    "list_owned": list_owned, "groups_fieldable": groups_fieldable, "rating": rating,
+    "matchup_status": matchup_status, "fact": fact, "quota": quota, "pick_fit": pick_fit,
+    "pick_swap": pick_swap, "threat": threat, "read_side": read_side, "fill_role": fill_role,
+    "option_next": option_next, "next_unit": next_unit, "option_equip": option_equip,
+    "group_for_unit": group_for_unit,
+}  # fmt: skip
+assert set(RUN) == set(RECIPES)  # recipe_spec declares what pack.py checks: both agree
+
+
+def answer(t: _Turn, steps: Sequence[AnswerStep]) -> bool:
+    """Add the lines of the first step that yields any; False when none does."""
+    view = StateView(t.pack, t.state)
+    for step in steps:
+        lines = RUN[step.recipe](_Ctx(t, step, view))
+        if lines:
+            t.lines.extend(lines)
+            return True
+    return False
