@@ -50,6 +50,7 @@ class GroundingActor(TurnTaskActor):
 
     async def _ground(self, c1: IntentControlFrame) -> None:
         pack, earlier = self._session.pack, self._session.constraints
+        errors: list[str]  # what went wrong filling the slots (the rules never fail)
         if self._config.slot_source == "rules":
             slots, errors = extract_slots(pack, c1.utterance, c1.snapshot, earlier), []
         else:

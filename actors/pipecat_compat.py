@@ -81,7 +81,7 @@ SEAMS: list[Seam] = [
     Seam(STTService, "_user_id", "attribute", set_in="__init__", holds=str,
          why="stt_user_id: the user a transcript belongs to, as Pipecat's services fill it in"),
     Seam(SegmentedSTTService, "_handle_user_stopped_speaking", "override", params=("self", "frame"),
-         by="voicecoach.pipelines.speech.voice.voice.voice.voice:EmbeddedWhisperSTTService",
+         by="voicecoach.pipelines.speech.voice:EmbeddedWhisperSTTService",
          why="a segment whose transcription began at the silence onset is queued as it was then"),
     # --- TTS ---------------------------------------------------------------------------------
     Seam(TTSService, "_stop_frame_timeout_s", "attribute", set_in="__init__", holds=float,

@@ -238,6 +238,7 @@ class TalkerActor(TurnTaskActor):
             )  # fmt: skip
 
         mode, guard = self._config.talker_mode, None
+        first_token: float | None  # None: the LLM said nothing (or passed the deadline first)
         if mode == "template":
             reply, first_token, source = realization(), time.monotonic(), "realization"
             await self.push_frame(ReplyTextFrame(text=reply, turn_index=turn.turn_index))

@@ -66,13 +66,6 @@ from pipecat.transports.base_input import BaseInputTransport
 from pipecat.transports.base_output import BaseOutputTransport
 from pipecat.transports.base_transport import TransportParams
 from pipecat.workers.runner import WorkerRunner
-from voicecoach.pipelines.speech.voice.voice.voice.voice import (
-    PhraseFrame,
-    listening_processors,
-    narration_audio_ready,
-    pipeline_params,
-    voice_pipeline,
-)
 
 from voicecoach.actors.frames import (
     IntentControlFrame,
@@ -107,6 +100,13 @@ from voicecoach.core.latency import (
 from voicecoach.core.state import StateError, load_state
 from voicecoach.domain.pack import load_pack
 from voicecoach.llm.client import LLMClient
+from voicecoach.pipelines.speech.voice import (
+    PhraseFrame,
+    listening_processors,
+    narration_audio_ready,
+    pipeline_params,
+    voice_pipeline,
+)
 from voicecoach.pipelines.timeline import TimelineObserver
 
 FRAME_S = 0.020

@@ -85,12 +85,6 @@ from pipecat.utils.time import time_now_iso8601
 from pipecat.workers.runner import WorkerRunner
 from pydantic import BaseModel, ValidationError
 from starlette.websockets import WebSocketState
-from voicecoach.pipelines.speech.voice.voice.voice.voice import (
-    SpeechEngines,
-    narration_texts,
-    pipeline_params,
-    voice_pipeline,
-)
 
 from voicecoach.actors.frames import (
     GroundingControlFrame,
@@ -121,6 +115,12 @@ from voicecoach.core import latency
 from voicecoach.core.latency import Milestone
 from voicecoach.core.state import StateError
 from voicecoach.domain.pack import Pack, PackError, example_state_path, load_pack
+from voicecoach.pipelines.speech.voice import (
+    SpeechEngines,
+    narration_texts,
+    pipeline_params,
+    voice_pipeline,
+)
 from voicecoach.pipelines.timeline import TimelineObserver
 
 OVERLAY_DIR = Path(__file__).resolve().parent / "overlay"

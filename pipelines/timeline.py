@@ -34,10 +34,10 @@ from pipecat.processors.frame_processor import FrameDirection
 from pipecat.services.stt_service import STTService
 from pipecat.services.tts_service import TTSService
 from pipecat.transports.base_output import BaseOutputTransport
-from voicecoach.pipelines.speech.voice.voice.voice.voice import PhraseChunker, TurnGate
 
 from voicecoach.actors.frames import turn_milestone
 from voicecoach.core.latency import Milestone
+from voicecoach.pipelines.speech.voice import PhraseChunker, TurnGate
 
 # The speech pipeline's own events, for frames whose meaning does not depend on who pushed them.
 # A VAD stop is a milestone; the rest are context on the timeline (who spoke when, barge-ins).

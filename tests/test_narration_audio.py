@@ -150,10 +150,10 @@ async def test_a_pack_phrase_is_spoken_whole_and_phrases_say_which_part_they_spe
     from pipecat.pipeline.worker import PipelineWorker
     from pipecat.processors.frame_processor import FrameDirection, FrameProcessor
     from pipecat.workers.runner import WorkerRunner
-    from voicecoach.pipelines.speech.voice.voice.voice.voice import PhraseChunker, PhraseFrame
 
     from voicecoach.actors.frames import NarrationEndFrame, NarrationTextFrame, ReplyTextFrame
     from voicecoach.coach.speech_config import SpeechConfig
+    from voicecoach.pipelines.speech.voice import PhraseChunker, PhraseFrame
 
     spoken: list[tuple[str, str]] = []
 

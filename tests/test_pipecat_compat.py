@@ -82,13 +82,13 @@ def _silero() -> SileroVADAnalyzer:
 
 
 def _whisper() -> STTService:
-    from voicecoach.pipelines.speech.voice.voice.voice.voice import EmbeddedWhisperSTTService
+    from voicecoach.pipelines.speech.voice import EmbeddedWhisperSTTService
 
     return EmbeddedWhisperSTTService(None, warm=False, settings=STTSettings(model=None, language=Language.EN))
 
 
 def _piper() -> TTSService:
-    from voicecoach.pipelines.speech.voice.voice.voice.voice import EmbeddedPiperTTSService
+    from voicecoach.pipelines.speech.voice import EmbeddedPiperTTSService
 
     settings = TTSSettings(model=None, voice="v", language=None)
     return EmbeddedPiperTTSService(Path("voice.onnx"), warm=False, voice=object(), settings=settings)
@@ -167,7 +167,7 @@ def test_the_silero_analyzer_still_sits_right_on_vad_analyzer() -> None:
 def test_the_shared_silero_analyzer_has_the_stock_ones_attributes() -> None:
     """What the compat helpers build is what Pipecat's own constructors build, attribute for
     attribute, and the shared model holds the shared session."""
-    from voicecoach.pipelines.speech.voice.voice.voice.voice import SharedSileroVADAnalyzer, silero_session
+    from voicecoach.pipelines.speech.voice import SharedSileroVADAnalyzer, silero_session
 
     session = silero_session()
     shared = SharedSileroVADAnalyzer(session, sample_rate=RATE)

@@ -57,7 +57,8 @@ async def _gate_run(steps, segment_timeout_s: float = 2.0, settle_s: float = 0.1
     from pipecat.pipeline.worker import PipelineWorker
     from pipecat.processors.frame_processor import FrameDirection, FrameProcessor
     from pipecat.workers.runner import WorkerRunner
-    from voicecoach.pipelines.speech.voice.voice.voice.voice import TurnGate
+
+    from voicecoach.pipelines.speech.voice import TurnGate
 
     released: list[tuple[float, str]] = []
     start = time.monotonic()
@@ -158,7 +159,8 @@ async def test_turn_gate_does_not_wait_for_a_segment_whisper_reported_empty():
         UserStoppedSpeakingFrame,
         VADUserStoppedSpeakingFrame,
     )
-    from voicecoach.pipelines.speech.voice.voice.voice.voice import EmptySegmentFrame
+
+    from voicecoach.pipelines.speech.voice import EmptySegmentFrame
 
     released = await _gate_run(
         [
@@ -181,9 +183,9 @@ async def test_turn_gate_does_not_wait_for_a_segment_whisper_reported_empty():
 def test_remote_engines_are_built_from_configuration_without_network():
     from pipecat.services.openai.stt import OpenAISTTService
     from pipecat.services.openai.tts import OpenAITTSService
-    from voicecoach.pipelines.speech.voice.voice.voice.voice import stt_service, tts_sample_rate, tts_service
 
     from voicecoach.domain.pack import load_pack
+    from voicecoach.pipelines.speech.voice import stt_service, tts_sample_rate, tts_service
 
     speech = SpeechConfig.model_validate(
         {

@@ -161,7 +161,7 @@ def test_replay_and_serve_take_the_pack() -> None:
 def test_whisper_is_prompted_with_the_packs_own_unit_names() -> None:
     """Before, strike_team's Whisper got pet's prompt with no names in it ("Pets: ."): 'Galen' came
     out 'gay Lynn' and one fixture turn came out empty (st06 turn 2) in the replay."""
-    from voicecoach.pipelines.speech.voice.voice.voice.voice import whisper_prompt
+    from voicecoach.pipelines.speech.voice import whisper_prompt
 
     pack = load_pack("strike_team")
     prompt = whisper_prompt(pack)

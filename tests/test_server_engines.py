@@ -13,13 +13,12 @@ import json
 import urllib.request
 from pathlib import Path
 
-from voicecoach.pipelines.speech.voice.voice.voice.voice import NARRATION_AUDIO, narration_texts
-
 from tests.live_server import GAME_STATE, LiveServer
 from voicecoach.app.client import CoachClient
 from voicecoach.bench.fixtures import load_session
 from voicecoach.coach.speech_config import piper_voice_path
 from voicecoach.pipelines.server import SessionLimits
+from voicecoach.pipelines.speech.voice import NARRATION_AUDIO, narration_texts
 
 ROOT = Path(__file__).resolve().parents[1]
 _S01 = load_session(ROOT / "audio_fixtures" / "s01.json")

@@ -21,7 +21,9 @@ from pipecat.frames.frames import (
     VADUserStoppedSpeakingFrame,
 )
 from pipecat.tests.utils import SleepFrame, run_test
-from voicecoach.pipelines.speech.voice.voice.voice.voice import (
+
+from voicecoach.coach.speech_config import SpeechConfig
+from voicecoach.pipelines.speech.voice import (
     WHISPER_TTFS_P99_S,
     EmbeddedWhisperSTTService,
     SilenceOnsetFrame,
@@ -30,8 +32,6 @@ from voicecoach.pipelines.speech.voice.voice.voice.voice import (
     vad_analyzer,
     whisper_model,
 )
-
-from voicecoach.coach.speech_config import SpeechConfig
 
 FIXTURE = Path(__file__).resolve().parents[1] / "audio_fixtures" / "s01" / "turn1.wav"  # "How do I beat
 # their water team?", speech over at 1.8956 s
@@ -163,13 +163,13 @@ async def test_the_shared_vad_runs_on_the_loop_with_the_stock_analyzers_states(s
     hand-off waited for the GIL behind every session's frames. The shared one runs Silero on the
     loop (~0.2 ms a window): nothing is handed over, and the states are the same."""
     from pipecat.audio.vad.silero import SileroVADAnalyzer
-    from voicecoach.pipelines.speech.voice.voice.voice.voice import (
+
+    from voicecoach.actors.pipecat_compat import vad_executor
+    from voicecoach.pipelines.speech.voice import (
         SharedSileroVADAnalyzer,
         silero_session,
         vad_params,
     )
-
-    from voicecoach.actors.pipecat_compat import vad_executor
 
     params = vad_params(SpeechConfig())
     shared = SharedSileroVADAnalyzer(silero_session(), sample_rate=RATE, params=params)

@@ -8,9 +8,8 @@ import os
 import threading
 from concurrent.futures import ThreadPoolExecutor
 
-from voicecoach.pipelines.speech.voice.voice.voice.voice import LATER_PHRASES_NICE, TTSLanes, piper_voice
-
 from voicecoach.coach.speech_config import SpeechConfig, piper_voice_path
+from voicecoach.pipelines.speech.voice import LATER_PHRASES_NICE, TTSLanes, piper_voice
 
 
 async def test_a_first_phrase_never_waits_behind_a_later_one_and_cancelled_jobs_never_run() -> None:
@@ -91,7 +90,8 @@ async def test_a_phrase_waiting_for_the_shared_piper_thread_keeps_its_audio_cont
     )
     from pipecat.tests.utils import SleepFrame, run_test
     from pipecat.utils.text.base_text_aggregator import TextType
-    from voicecoach.pipelines.speech.voice.voice.voice.voice import EmbeddedPiperTTSService, PhraseFrame
+
+    from voicecoach.pipelines.speech.voice import EmbeddedPiperTTSService, PhraseFrame
 
     path = piper_voice_path(None)
     lanes = TTSLanes.start()

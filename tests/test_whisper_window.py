@@ -11,17 +11,17 @@ from typing import Any
 import numpy as np
 import pytest
 from faster_whisper import WhisperModel
-from voicecoach.pipelines.speech.voice.voice.voice.voice import (
-    EmbeddedWhisperSTTService,
-    whisper_model,
-    whisper_prompt,
-)
-from voicecoach.pipelines.speech.voice.voice.voice.whisper import FULL_WINDOW, fitted_window
 
 from voicecoach.bench.fixtures import discover, load_audio
 from voicecoach.coach.speech_config import SpeechConfig
 from voicecoach.core.latency import wer
 from voicecoach.domain.pack import load_pack
+from voicecoach.pipelines.speech.voice import (
+    EmbeddedWhisperSTTService,
+    whisper_model,
+    whisper_prompt,
+)
+from voicecoach.pipelines.speech.whisper import FULL_WINDOW, fitted_window
 
 FIXTURES = Path(__file__).resolve().parents[1] / "audio_fixtures"
 
@@ -111,7 +111,7 @@ def test_a_decode_may_produce_only_so_many_tokens_a_second_of_audio(
 def test_a_decode_given_up_stops_before_its_next_fallback_temperature(fitted: Any) -> None:
     """The six fallback temperatures are six CTranslate2 `generate` calls: once the caller has
     given the decode up (speech resumed after the pause it began at), the next one is not made."""
-    from voicecoach.pipelines.speech.voice.voice.voice.whisper import DecodeAbandoned, abandonable
+    from voicecoach.pipelines.speech.whisper import DecodeAbandoned, abandonable
 
     calls: list[str] = []
     given_up = threading.Event()
@@ -145,7 +145,7 @@ def test_a_decode_whisper_is_unsure_of_tries_only_the_configured_temperatures(fi
     """faster-whisper retries a decode that fails its quality check at each fallback temperature
     (six by default, five sampled hypotheses each after the first): on a short, unclear snippet
     over a second of the STT thread every session shares. The server's STT tries STTConfig's."""
-    from voicecoach.pipelines.speech.voice.voice.voice.voice import SpeechEngines, stt_service
+    from voicecoach.pipelines.speech.voice import SpeechEngines, stt_service
 
     tried: list[float] = []
     inner = fitted.model._model

@@ -451,9 +451,8 @@ def read_timeline(report: TurnReport) -> list[dict[str, Any]]:
 
 
 def _replay_class(config: str, tool_choice: str) -> type[SessionReplay]:
-    from voicecoach.pipelines.speech.voice.voice.voice.cascade import CascadeAutoReplay, CascadeReplay
-
     from voicecoach.pipelines.replay import SessionReplay
+    from voicecoach.pipelines.speech.cascade import CascadeAutoReplay, CascadeReplay
 
     if config != CASCADE:
         return SessionReplay

@@ -278,6 +278,7 @@ class Player:
                 "turn-completed", timeout=max(deadline - time.monotonic(), 0.0), after=after,
                 where=lambda e: e.turn_index not in cut(),
             )  # fmt: skip
+            assert isinstance(done, protocol.TurnCompletedEvent)  # the event of kind "turn-completed"
             at = next(i for i in range(after, len(client.messages)) if client.messages[i].event is done)
             await self._played(at, max(deadline - time.monotonic(), 0.0))
             if done.turn_index not in cut():

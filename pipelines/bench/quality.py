@@ -32,7 +32,7 @@ from collections import Counter, deque
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal, TypedDict, cast
 
 from pydantic import BaseModel
 
@@ -69,13 +69,22 @@ from voicecoach.domain.pack import DEFAULT_PACK, Pack, load_pack
 
 if TYPE_CHECKING:
     from voicecoach.coach.engines import Engines
-    from voicecoach.coach.session import CoachConfig
+    from voicecoach.coach.session import CoachConfig, Mode
     from voicecoach.llm.client import LLMConfig
 
 DEFAULT_OUT = Path("coachbench-out")
+
+
+class Variant(TypedDict, total=False):
+    """What a variant changes of sgc_full's CoachConfig (its fields, as CoachConfig types them)."""
+
+    intent_prior: Literal["auto", "on", "off"]
+    talker: Literal["auto", "guarded", "llm", "template"]
+
+
 # Rows beyond the paper's five: sgc_full with one part changed, so each part's effect shows
 # (issue "the embedded coach coaches"). Name -> CoachConfig fields over sgc_full's defaults.
-VARIANTS: dict[str, dict[str, str]] = {
+VARIANTS: dict[str, Variant] = {
     "sgc_full_no_prior": {"intent_prior": "off"},  # W1's LLM labels every turn
     "sgc_full_guarded": {"talker": "guarded"},  # the LLM's reply behind the guard, realization fallback
     "sgc_full_unguarded": {"talker": "llm"},  # the LLM's reply as it streams: no guard, no realizer
@@ -232,7 +241,8 @@ def coach_config(opts: QualityOptions, name: str, llm: LLMConfig) -> CoachConfig
     from voicecoach.coach.session import CoachConfig
 
     return CoachConfig(
-        mode="sgc_full" if name in VARIANTS else name,
+        # A name neither a variant nor a mode is no Mode: CoachConfig's validation rejects it.
+        mode="sgc_full" if name in VARIANTS else cast("Mode", name),
         **VARIANTS.get(name, {}),
         llm=llm,
         reply_max_tokens=opts.reply_max_tokens,
@@ -466,7 +476,7 @@ async def _run_session(
                 first_reply_ms=_first(result.timeline, Milestone.REPLY_FIRST_TOKEN),
                 wall_ms=round((time.monotonic() - began) * 1000.0, 1),
                 record=result.record.model_dump(mode="json") if result.record else None,
-                timeline=result.timeline,
+                timeline=list(result.timeline),  # a Milestone is a str
             )
             cache.append(row)
             advance(f"{mode} {bench.session_id} turn {turn.turn_index}")

@@ -71,7 +71,7 @@ Pieces = list[tuple[np.ndarray, bool]]  # (float32 audio at 16 kHz, its transcri
 
 
 def main(argv: list[str] | None = None) -> int:
-    from voicecoach.pipelines.speech.voice.voice.voice.voice import (
+    from voicecoach.pipelines.speech.voice import (
         MAX_TOKENS_PER_S,
         NO_SPEECH_PROB,
         whisper_model,
@@ -178,7 +178,8 @@ def server_pieces(audio: np.ndarray, speech: SpeechConfig) -> Pieces:
     from pipecat.services.settings import STTSettings
     from pipecat.tests.utils import SleepFrame, run_test
     from pipecat.transcriptions.language import Language
-    from voicecoach.pipelines.speech.voice.voice.voice.voice import (
+
+    from voicecoach.pipelines.speech.voice import (
         EmbeddedWhisperSTTService,
         SilenceOnsetVADProcessor,
         vad_analyzer,

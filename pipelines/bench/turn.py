@@ -57,7 +57,9 @@ def fixture_utterances(folder: Path = Path("audio_fixtures")) -> list[str]:
 
 def milestones(turn: TurnResult) -> dict[str, float]:
     """c1 and the dispatch as their actors stamped them; the texts as they reached the end."""
-    marks = {m: ms for m in (Milestone.C1, Milestone.TOOL_DISPATCH) if (ms := turn.t_ms(m)) is not None}
+    marks: dict[str, float] = {
+        m: ms for m in (Milestone.C1, Milestone.TOOL_DISPATCH) if (ms := turn.t_ms(m)) is not None
+    }
     for ms, milestone in turn.timeline:
         if milestone in (Milestone.FIRST_NARRATION_TOKEN, Milestone.REPLY_FIRST_TOKEN):
             marks[milestone] = ms

@@ -63,12 +63,6 @@ from pipecat.processors.frame_processor import FrameDirection, FrameProcessor
 from pipecat.services.llm_service import FunctionCallParams, LLMService
 from pipecat.services.openai.llm import OpenAILLMService
 from pipecat.services.tts_service import TTSService
-from voicecoach.pipelines.speech.voice.voice.voice.voice import (
-    stt_service,
-    tts_service,
-    turn_strategies,
-    vad_analyzer,
-)
 
 from voicecoach.actors.frames import TurnCompletedFrame, TurnFrame
 from voicecoach.actors.tools import run_call
@@ -80,6 +74,12 @@ from voicecoach.domain.pack import Pack
 from voicecoach.llm.client import LLMConfig, LLMError
 from voicecoach.perception.kernel import ToolCall
 from voicecoach.pipelines.replay import ReplayProbe, SessionReplay
+from voicecoach.pipelines.speech.voice import (
+    stt_service,
+    tts_service,
+    turn_strategies,
+    vad_analyzer,
+)
 from voicecoach.tools.registry import ToolRunner, pack_tools
 
 CASCADE = "cascade"  # the configuration's name in benchmarks
@@ -123,7 +123,7 @@ def tool_schemas(pack: Pack) -> ToolsSchema:
     )
 
 
-def register_tools(llm: LLMService, session: Session, runner: ToolRunner) -> None:
+def register_tools(llm: LLMService[Any], session: Session, runner: ToolRunner) -> None:
     """One Pipecat function per tool, run through the coach's ToolRunner against the live state."""
 
     async def handler(params: FunctionCallParams) -> None:
@@ -235,7 +235,7 @@ def cascade_pipeline(
     speech: SpeechConfig,
     *,
     tool_choice: ToolChoice = "unset",
-    llm: LLMService | None = None,
+    llm: LLMService[Any] | None = None,
 ) -> Pipeline:
     """The stock cascade between two transports (run it with `pipeline_params(speech)`).
 
@@ -247,8 +247,10 @@ def cascade_pipeline(
     runner = ToolRunner(pack, latency_ms=config.tool_latency_ms, timeout_s=config.tool_timeout_s)
     llm = llm or llm_service(base_url, config, pack)
     register_tools(llm, session, runner)
-    choice = {"tool_choice": "auto"} if tool_choice == "auto" else {}
-    context = LLMContext(tools=tool_schemas(pack), **choice)
+    tools = tool_schemas(pack)
+    context = (
+        LLMContext(tools=tools, tool_choice="auto") if tool_choice == "auto" else LLMContext(tools=tools)
+    )
     aggregators = LLMContextAggregatorPair(
         context,
         user_params=LLMUserAggregatorParams(

@@ -412,7 +412,7 @@ class EmbeddedWhisperSTTService(SegmentedSTTService):
         (each of `temperatures` can run to Whisper's 448 tokens) cannot hold the one STT queue
         every session shares for seconds. Once `abandon` is set the decode stops before its next
         temperature and says nothing (`pipelines/speech/whisper.py`)."""
-        from voicecoach.pipelines.speech.voice.voice.voice.whisper import DecodeAbandoned, abandonable
+        from voicecoach.pipelines.speech.whisper import DecodeAbandoned, abandonable
 
         started = time.perf_counter()
         seconds = len(audio) / 16000.0
@@ -514,7 +514,7 @@ def stt_service(
 def whisper_model(speech: SpeechConfig, workers: int = 1) -> Any:
     """faster-whisper on the configured model, its encoder window fitted to each segment
     (`pipelines/speech/whisper.py`); `workers` transcriptions may run at once."""
-    from voicecoach.pipelines.speech.voice.voice.voice.whisper import FittedWindowWhisper
+    from voicecoach.pipelines.speech.whisper import FittedWindowWhisper
 
     stt = speech.stt
     return FittedWindowWhisper(
@@ -682,7 +682,8 @@ def piper_voice(voice_path: Path, threads: int = 0) -> Any:
         with _ESPEAK:
             return phonemize(text)
 
-    voice.phonemize = locked_phonemize  # `synthesize` calls it through the instance
+    # `synthesize` calls it through the instance: the instance's attribute shadows the method.
+    voice.phonemize = locked_phonemize  # type: ignore[method-assign]  # deliberate: per-instance lock
     if threads > 0:
         options = onnxruntime.SessionOptions()
         options.intra_op_num_threads = threads

@@ -77,7 +77,7 @@ class FittedWindowWhisper(WhisperModel):
         super().__init__(*args, **kwargs)
         self.step = max(1, round(step_s * 100))
         self.min_padding = max(0, round(min_padding_s * 100))
-        self.model = _Abandonable(self.model)
+        self.model: _Abandonable = _Abandonable(self.model)  # faster-whisper's CTranslate2 model
 
     def encode(self, features: np.ndarray) -> Any:
         if self.step >= FULL_WINDOW or features.shape[-1] != FULL_WINDOW:
