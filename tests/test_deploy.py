@@ -67,7 +67,8 @@ class Deployment:
         env = {**os.environ, "PYTHONPATH": str(ROOT), "VOICECOACH_TOKEN": TOKEN}
         for name, port in self.workers.items():
             command = [
-                sys.executable, "-m", "voicecoach.app.cli", "serve", "--port", str(port), "--llm-url", llm_url,
+                sys.executable, "-m", "voicecoach.app.cli", "serve", "--port", str(port),
+                "--llm-url", llm_url,
                 "--store", redis_url, "--no-warm", "--log-level", "WARNING",
             ]  # fmt: skip
             log = (log_dir / f"{name}.log").open("wb")

@@ -339,7 +339,8 @@ class LoadRun:
 
     def start_server(self, llm_url: str) -> None:
         command = [
-            sys.executable, "-m", "voicecoach.app.cli", "serve", "--port", str(self.port), "--llm-url", llm_url,
+            sys.executable, "-m", "voicecoach.app.cli", "serve", "--port", str(self.port),
+            "--llm-url", llm_url,
             "--store", "memory:", "--no-warm", "--log-level", self.options.server_log_level,
             # Room for every session the phases open, and for sessions that closed a moment ago
             # and are still being let go while their replacements connect (--reconnect-every).

@@ -1,1 +1,2 @@
-"""The voice pipeline: speech engines as Pipecat services, the embedded Whisper, and the stock cascade it is compared with."""
+"""The voice pipeline: speech engines as Pipecat services, the embedded Whisper, and the stock cascade
+it is compared with."""

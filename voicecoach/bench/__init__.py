@@ -8,6 +8,7 @@
 - `slot_rules`: QuerySlots by rules (and by the LLM slot call) against CoachBench's references
   (`voicecoach bench slots`).
 
-The runtime modules they measure (`voicecoach.talker.checker`, `voicecoach.perception.prior`, `voicecoach.talker.realizer`,
+The runtime modules they measure (`voicecoach.talker.checker`, `voicecoach.perception.prior`,
+`voicecoach.talker.realizer`,
 `voicecoach.grounding.slot_rules`) import nothing from here, nor from `voicecoach.bench.coachbench`.
 """

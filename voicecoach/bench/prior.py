@@ -1,4 +1,5 @@
-"""The intent prior's training and figures (`voicecoach.perception.prior` is the runtime side: inference only).
+"""The intent prior's training and figures (`voicecoach.perception.prior` is the runtime side:
+inference only).
 
     python -m voicecoach.bench.prior train --pack pet_arena   # writes voicecoach/packs/pet_arena/prior.json
     python -m voicecoach.bench.prior train --path FOLDER      # a pack folder elsewhere: FOLDER/prior.json

@@ -230,7 +230,7 @@ def write(doc: Path = DOC) -> bool:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         prog="python -m voicecoach.coach.protocol_doc",
-        description="The protocol's message reference (Markdown), generated from voicecoach/coach/protocol.py.",
+        description="The protocol's message reference (Markdown), generated from coach/protocol.py.",
     )
     action = parser.add_mutually_exclusive_group()
     action.add_argument("--write", action="store_true", help="rewrite the generated part of the doc")

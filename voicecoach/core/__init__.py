@@ -1,1 +1,2 @@
-"""Shared plumbing every layer reads: the live-state model, the turn clock and S2FA arithmetic, the console."""
+"""Shared plumbing every layer reads: the live-state model, the turn clock and S2FA arithmetic, the
+console."""

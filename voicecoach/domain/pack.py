@@ -122,7 +122,8 @@ class PhiEntry(_Model):
     # The intent prior learns each paraphrase with spoken padding too ("uh ...", "... please");
     # not where the padding is the request itself ("hey coach"). None: false for smalltalk only.
     fillers: bool | None = None
-    # W2's Ψ (voicecoach.grounding.kernel.psi): does the pair coach (a guidance paragraph is eligible), is it about
+    # W2's Ψ (voicecoach.grounding.kernel.psi): does the pair coach (a guidance paragraph is eligible),
+    # is it about
     # a match (a line of scene colour is)? None: W2's keyword rules on the labels decide.
     coaching: bool | None = None
     scene: bool | None = None

@@ -1,1 +1,2 @@
-"""W2 Grounding (paper section 5): QuerySlots from rules or the LLM, conflicts against the live state, the paragraph plan."""
+"""W2 Grounding (paper section 5): QuerySlots from rules or the LLM, conflicts against the live state,
+the paragraph plan."""

@@ -16,7 +16,8 @@ asked for (`voicecoach.grounding.kernel.slot_prompt`), from rules a newcomer can
   <element>" an element avoid, a role word with a want / exclude cue a role pref, a play-style word
   (the pack's vocabulary) a style pref, "at most / at least N" a team size, "two of A, B and C" a
   pick group;
-- the session's `earlier` constraints carry over (`voicecoach.grounding.kernel.carry_over`): excluded creatures
+- the session's `earlier` constraints carry over (`voicecoach.grounding.kernel.carry_over`):
+  excluded creatures
   stay out until the player asks for one back.
 
 The cue words are English; the domain words (roles, styles, names, the unit's ordered attribute

@@ -1,1 +1,2 @@
-"""W1 Perception (paper section 4): the intent prior and the tag-stream kernel that labels the turn and dispatches tools early."""
+"""W1 Perception (paper section 4): the intent prior and the tag-stream kernel that labels the turn and
+dispatches tools early."""
