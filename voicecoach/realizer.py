@@ -77,6 +77,12 @@ TEAM_KEYS = frozenset({"team", "team_style", "build_around"})
 _FIELDS = Formatter()
 
 
+# "a {rarity}" before a value that starts with a vowel sound: "an epic", not "a epic" ("a utility":
+# a "u" before one consonant and a vowel sounds "you").
+_A_BEFORE = re.compile(r"(?:^|(?<=\s))[Aa] $")
+_VOWEL_SOUND = re.compile(r"^(?:[aeio]|u(?![^aeiou\W][aeiou]))", re.I)
+
+
 def _fill(template: str, values: dict[str, Any]) -> str | None:
     """The template with its placeholders filled; None when one has no value."""
     out = []
@@ -87,7 +93,10 @@ def _fill(template: str, values: dict[str, Any]) -> str | None:
         value = values.get(name)
         if value is None or value == "" or value == []:
             return None
-        out.append(str(value))
+        text = str(value)
+        if _VOWEL_SOUND.match(text) and _A_BEFORE.search(out[-1]):
+            out[-1] = out[-1][:-1] + "n "
+        out.append(text)
     return "".join(out)
 
 
@@ -624,6 +633,9 @@ def realize(
         snapshot = inventory
         inventory, unsure = _project(pack, inventory, utterance, mine, sub_intent)
         told = inventory != snapshot
+        if told:
+            # What the answer reads (the recipes read the state): the roster as the player says it is.
+            state = state.model_copy(update={"fs": state.fs.model_copy(update={"inventory": inventory})})
     elif stale:
         # A collection is not projected with what the player says changed (_project reads the
         # inventory profile): every unit of theirs the player names is in doubt.
