@@ -153,8 +153,8 @@ CLASSIC_PENDING = {
     "lineup/build", "lineup/counter", "lineup/swap", "lineup/evaluate", "lineup/matchup", "lineup/fill_slot",
     "lineup/compare", "lineup/rate_team", "lineup/saved", "lineup/aggressive", "lineup/defensive",
     "lineup/build_around", "match/opponent_analysis", "match/round_strategy", "match/score_check",
-    "match/next_move", "match/losing", "match/winning", "match/final_round", "skill/explain", "skill/unlock",
-    "skill/best", "skill/combo", "skill/when_to_use", "skill/counter", "inventory/list", "inventory/missing",
+    "match/next_move", "match/losing", "match/winning", "match/final_round",
+    "inventory/list", "inventory/missing",
     "inventory/upgrade_priority", "inventory/strongest", "element/weakness", "element/advantage",
     "element/coverage", "element/matchup", "meta/tier_list",
 }  # fmt: skip

@@ -679,8 +679,11 @@ def fact(c: _Ctx) -> list[Line]:
         entity = c.catalog.get(kind, ids[0]) if kind else None
         if entity is None:
             return []
-        if c.inputs.get("usable_only") and not c.view.option_usable(ids[0]):
-            return []  # a tip for using an option the player cannot use yet: the next step says why
+        if c.inputs.get("usable_only"):
+            if not c.view.option_usable(ids[0]):
+                return []  # a tip for using an option the player cannot use yet: the next step says why
+            # It judges the option usable on the units that have it: W2's praise of them is said.
+            ids = [ids[0], *(u for u in c.view.learners(ids[0]) if c.view.option_usable(ids[0], u))]
         if c.inputs.get("key_by"):
             key = f"{key}_{entity.value(c.inputs['key_by'])}"  # one template per value ("tip_attack")
         values[kind] = entity.display  # type: ignore[index]
@@ -697,7 +700,7 @@ def fact(c: _Ctx) -> list[Line]:
             values["role_summary"] = c.t.pack.vocabulary.roles[role].summary
     elif "entity" in c.inputs:
         return []  # the entity it is about selects nothing: the next step, or what is missing
-    return c.line(key, ids[:1], **values)
+    return c.line(key, ids if c.inputs.get("usable_only") else ids[:1], **values)
 
 
 def quota(c: _Ctx) -> list[Line]:
