@@ -121,18 +121,15 @@ def test_a_broken_copy_is_reported_in_full_naming_file_and_entry(
         "missing",
         "phi.json: entry 'lineup/build': uses tools and has no answer steps",
     ) in bad
-    # ... and the answer step that says that template: its recipe does not fill {mana} either.
-    assert (
-        "Φ table",
-        "error",
-        "phi.json: entry 'creature/counters': answer[0] (pick_best): template guidance/counter uses {mana}, "
-        "which pick_best does not fill",
-    ) in bad
-    assert len(bad) == 11  # and nothing else: the untouched checks still pass
+    # ... and each answer step that says that template: its recipe does not fill {mana} either.
+    steps = {(c, s, d) for c, s, d in bad if "(pick_best): template guidance/counter uses {mana}" in d}
+    assert ("Φ table", "error", "phi.json: entry 'creature/counters': answer[1] (pick_best): template "
+            "guidance/counter uses {mana}, which pick_best does not fill") in steps  # fmt: skip
+    assert len(bad - steps) == 10  # and nothing else: the untouched checks still pass
 
     assert cli_main(["pack", "check", str(folder)]) == 1
     out = capsys.readouterr().out
-    assert "unknown tool 'summon_dragon'" in out and "11 problem(s)" in out
+    assert "unknown tool 'summon_dragon'" in out and f"{len(bad)} problem(s)" in out
     assert "Traceback" not in out
 
 

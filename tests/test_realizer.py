@@ -198,9 +198,17 @@ def test_an_out_of_domain_turn_naming_no_known_name_is_asked_again_not_declined(
 
 
 def test_a_failed_tool_is_said_plainly_and_nothing_is_guessed(state: LiveState) -> None:
+    # Without the team suggestion, a team from the roster alone would be a guess: said plainly.
+    failed = ToolOutcome(tool="suggest_lineup", ok=False, error="timed out")
+    reply = speak(state, "make me a team", "lineup", "build", [failed])
+    assert "team suggestions" in reply and "won't guess" in reply and not recommended(reply), reply
+    # The ranking is missing, but the roster and the element chart answer a counter question: an
+    # owned creature that hits one of theirs for double damage, and no "I can't" before it.
     failed = ToolOutcome(tool="find_counters", ok=False, error="timed out")
     reply = speak(state, "who beats their team", "lineup", "counter", [failed])
-    assert "matchup data" in reply and "won't guess" in reply
+    picks = recommended(reply)
+    assert picks and all(any(doubles(c, f) for f in OPPONENT) for c in picks), reply
+    assert "matchup data" not in reply, reply
 
 
 def recommended(text: str) -> set[str]:
