@@ -13,7 +13,7 @@ import pytest
 
 from tests.recipe_pack import PHI, recipe_files
 from tests.toy_pack import write_pack
-from voicecoach.pack import PLACEHOLDERS, PackError, load_pack, load_pack_from
+from voicecoach.pack import PLACEHOLDERS, PackError, load_pack, load_pack_from, recipe_placeholders
 from voicecoach.tool_shapes import resolve_shape, select
 
 
@@ -85,8 +85,10 @@ def test_a_template_may_use_what_a_recipe_fills_for_the_packs_kinds_and_no_more(
         PackError, match=r"templates\.json: entry 'guidance/other_pick\[0\]': unknown .*spaceships"
     ):
         _load(tmp_path / "b", other_pick=["Or take your {spaceships}."])
-    # pet_arena keeps its own set: no recipe placeholders, nothing of its catalog fields.
-    assert "hero" not in PLACEHOLDERS and load_pack().phi[0].answer is None
+    # pet_arena's recipes fill its own kinds' names ({creature}, {skills}), never another pack's.
+    pet = recipe_placeholders(load_pack())
+    assert {"creature", "creatures", "skill", "skills", "lineup", "foe_element"} <= pet
+    assert "hero" not in PLACEHOLDERS | pet
 
 
 def test_selectors_read_the_result_shapes_and_the_results() -> None:

@@ -59,6 +59,7 @@ def test_a_broken_copy_is_reported_in_full_naming_file_and_entry(
 
     def phi(data: list[dict[str, Any]]) -> None:
         _entry(data, "lineup/build")["tools"].append({"tool": "summon_dragon", "args": {}})
+        _entry(data, "lineup/build").pop("answer")  # and nothing says how it is answered
         _entry(data, "creature/info")["tools"][0]["args"] = {}  # get_creature's `creature` left unbound
         _entry(data, "meta/patch")["requires"] = ["static.persona"]  # a real path, not a decision field
 

@@ -131,6 +131,18 @@ def say(pack: Pack, line: Line, turn_index: int) -> str:
 # --- facts from the state and the catalog ----------------------------------------------------------
 
 
+def _lacks(t: _Turn, entry: PhiEntry) -> bool:
+    """Did none of the pair's tools run because one of its decision fields (its `requires`) is
+    absent from the state (W1 dispatches nothing then)? The answer is what is missing
+    (`_cannot_answer`), not one the recipes could make from the rest of the state ("for the last
+    slot" with no match to fill a slot in)."""
+    from voicecoach.state import get_field
+
+    if not entry.tools or t.results or t.failed:
+        return False
+    return any(get_field(t.state, path) in (None, [], {}) for path in entry.requires)
+
+
 def _cannot_answer(t: _Turn) -> None:
     """No tool result answered the question: say what is missing (a name, the match, the roster)."""
     from voicecoach.state import get_field
@@ -704,7 +716,7 @@ def realize(
     if roster_unknown and (c2 is None or not any(c.kind == "state" for c in c2.conflicts)):
         if not chatter and "roster" not in nouns:
             t.add("constraint_account", roster_key, "unavailable")
-    if entry is not None and entry.answer is not None:
+    if entry is not None and entry.answer is not None and not _lacks(t, entry):
         recipe_answer(t, entry.answer)  # the pack's recipes (voicecoach.recipes)
     else:
         _answer(t)  # the classic dispatch (voicecoach.realizer_classic): every pet_arena pair

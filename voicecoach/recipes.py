@@ -396,10 +396,12 @@ def pick_pair(c: _Ctx) -> list[Line]:
     pairs = [tuple(_rotate(team, t.turn_index + k, 2)) for k in range(len(team))] if len(team) >= 2 else []
     fresh = [p for p in pairs if not set(p) <= t.avoid] if t.avoid else pairs
     pair_key, lead_key = c.inputs.get("pair_key"), c.inputs.get("lead_key")
-    if pair_key and (fresh or pairs):
+    if pair_key and (fresh or (pairs and not lead_key)):
         lead, partner = (fresh or pairs)[0]
         return c.line(pair_key, [lead, partner], leader=c.name(lead), **{"@unit": c.name(partner)}, **values)
     if lead_key and team:
+        # Every pair was the previous reply's (two units to choose from): the lead alone, not the
+        # same advice again.
         lead = t.fresh_first(team)[0]
         return c.line(lead_key, [lead], leader=c.name(lead), **values)
     return []
