@@ -149,11 +149,7 @@ def test_a_selector_that_selects_nothing_falls_back(toy: Pack) -> None:
 
 # pet_arena's tool-using pairs still answered by the classic dispatch (voicecoach.realizer_classic),
 # until they get their steps.
-CLASSIC_PENDING = {
-    "lineup/evaluate", "lineup/matchup", "lineup/compare", "lineup/rate_team", "match/round_strategy",
-    "match/score_check", "match/winning", "inventory/missing", "element/coverage", "element/matchup",
-    "meta/tier_list",
-}  # fmt: skip
+CLASSIC_PENDING: set[str] = set()
 
 
 def test_pet_arena_answers_its_tool_using_pairs_with_steps() -> None:

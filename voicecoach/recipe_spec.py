@@ -71,7 +71,7 @@ RECIPES: dict[str, RecipeSpec] = {
     for s in (
         _spec("pick_best", {"ranked": "select", "foes": "select", "matchup": "literal", "skip": "select",
                             "fielded_key": "key", "tier_bonus": "literal"},
-              ("ranked", "foes", "matchup"), ("@unit", "foe", "status", "reason"), picks=True,
+              ("foes", "matchup"), ("@unit", "foe", "status", "reason"), picks=True,
               doc="the best usable unit against the foes by a matchup, not one of `skip` (the ranking's "
                   "order, then the roster's strongest), with the matchup's reason (none_key: the safest "
                   "one; fielded_key: one already on the player's side)"),
