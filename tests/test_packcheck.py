@@ -116,7 +116,7 @@ def test_a_broken_copy_is_reported_in_full_naming_file_and_entry(
     stale = [d for c, s, d in bad if c == "intent prior" and s == "error"]
     assert len(stale) == 1 and stale[0].startswith("prior.json: trained for data_sha256")
     assert "--path" in stale[0]  # a copy outside voicecoach/packs is retrained by its folder
-    # An unknown tool is no pet tool the classic dispatch answers: the pair has no answer at all.
+    # Its answer steps gone, the tool-using pair has no answer at all.
     assert (
         "templates",
         "missing",

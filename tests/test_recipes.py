@@ -5,10 +5,12 @@ falling back to the next step or to the paragraph's generic sentence."""
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 import pytest
 
+import voicecoach
 from tests.recipe_pack import GENERIC, recipe_files
 from tests.toy_pack import write_pack
 from voicecoach.pack import Pack, load_pack_from
@@ -147,18 +149,13 @@ def test_a_selector_that_selects_nothing_falls_back(toy: Pack) -> None:
     assert _first(reply) == "Your comp rates 55 out of 100; edge is the weak spot."
 
 
-# pet_arena's tool-using pairs still answered by the classic dispatch (voicecoach.realizer_classic),
-# until they get their steps.
-CLASSIC_PENDING: set[str] = set()
-
-
-def test_pet_arena_answers_its_tool_using_pairs_with_steps() -> None:
+def test_pet_arena_answers_every_tool_using_pair_with_steps() -> None:
+    """One answer path for every pack: pet_arena's pairs are answered by the generic recipes too
+    (its two roster tips by templates.json's words), and no module keeps a pet-only dispatch."""
     from voicecoach.pack import load_pack
 
     pack = load_pack()
-    stepless = {f"{e.intent}/{e.sub_intent}" for e in pack.phi if e.answer is None}
-    answered = set(pack.templates.answers)  # tool-less pairs, and two tips that read the roster
-    assert {f"{e.intent}/{e.sub_intent}" for e in pack.phi if e.tools} - answered - CLASSIC_PENDING <= (
-        {f"{e.intent}/{e.sub_intent}" for e in pack.phi if e.answer is not None}
-    )
-    assert CLASSIC_PENDING <= stepless  # a converted pair leaves the list
+    worded = set(pack.templates.answers)
+    stepless = {f"{e.intent}/{e.sub_intent}" for e in pack.phi if e.tools and e.answer is None}
+    assert stepless <= worded and stepless == {"teaching/resources", "teaching/leveling"}
+    assert not (Path(voicecoach.__file__).parent / "realizer_classic.py").exists()

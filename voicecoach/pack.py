@@ -133,7 +133,8 @@ class PhiEntry(_Model):
     coaching: bool | None = None
     scene: bool | None = None
     # The generic recipes that answer the pair, tried in order (voicecoach.recipes); None: the
-    # classic dispatch (voicecoach.realizer_classic, pet_arena's pairs and tools).
+    # pack's own words for it (templates.json `answers`), or, for a pair with tools, nothing but
+    # what is missing or the generic sentence (`pack check` lists such a pair).
     answer: list[AnswerStep] | None = None
 
 

@@ -39,9 +39,7 @@ from voicecoach.checker import unknown_names
 from voicecoach.entities import link_entities
 from voicecoach.pack import OUT_OF_DOMAIN, UNHEARD, Creature, Pack, PhiEntry
 from voicecoach.prior import ASKS_WHY, normalise
-from voicecoach.realizer_classic import _answer
 from voicecoach.realizer_turn import (
-    PICK_KEYS,
     Line,
     _article,
     _best_counter,
@@ -67,9 +65,6 @@ MAX_WORDS = 45
 
 # Which sentences survive the budget, most important first.
 KEEP_ORDER = ("unavailable", "answer", "account", "w3", "praise", "flavor")
-
-# Template keys whose line names a whole team.
-TEAM_KEYS = frozenset({"team", "team_style", "build_around"})
 
 
 # --- spoken forms -------------------------------------------------------------------------------
@@ -119,9 +114,9 @@ def say(pack: Pack, line: Line, turn_index: int) -> str:
         variants[chosen % len(variants)] if chosen is not None else _variant(variants, line.key, turn_index)
     )
     text = _fill(template, line.values)
-    if text is None and line.picks is not None:
-        # A generic recipe's line: the next variant whose placeholders all have values, before the
-        # generic sentence (a counter with no designer's reason still has a variant needing none).
+    if text is None:
+        # The next variant whose placeholders all have values, before the generic sentence (a
+        # counter with no designer's reason still has a variant needing none).
         start = variants.index(template)
         rotated = variants[start + 1 :] + variants[:start]
         text = next((filled for v in rotated if (filled := _fill(v, line.values)) is not None), None)
@@ -129,6 +124,17 @@ def say(pack: Pack, line: Line, turn_index: int) -> str:
 
 
 # --- facts from the state and the catalog ----------------------------------------------------------
+
+
+def _worded_answer(t: _Turn) -> None:
+    """The answer of a pair the pack words itself (templates.json `answers`: a tip, a greeting, the
+    out-of-domain reply, "say that name again" for a name no catalog has): its first wording, or,
+    asked again, the next one no recent reply said."""
+    pair = "/".join(UNHEARD) if t.unheard else f"{t.intent}/{t.sub_intent}"
+    variants = t.pack.templates.answers.get(pair)
+    if variants:
+        fresh = next((i for i, v in enumerate(variants) if not any(v in r for r in t.recent)), 0)
+        t.add("guidance", f"answer:{pair}", "answer", variant=fresh)
 
 
 def _lacks(t: _Turn, entry: PhiEntry) -> bool:
@@ -716,10 +722,11 @@ def realize(
     if roster_unknown and (c2 is None or not any(c.kind == "state" for c in c2.conflicts)):
         if not chatter and "roster" not in nouns:
             t.add("constraint_account", roster_key, "unavailable")
-    if entry is not None and entry.answer is not None and not _lacks(t, entry):
-        recipe_answer(t, entry.answer)  # the pack's recipes (voicecoach.recipes)
+    if entry is not None and entry.answer is not None:
+        if not _lacks(t, entry):
+            recipe_answer(t, entry.answer)  # the pack's recipes (voicecoach.recipes)
     else:
-        _answer(t)  # the classic dispatch (voicecoach.realizer_classic): every pet_arena pair
+        _worded_answer(t)  # a pair without tools: the pack's own wording (templates.json answers)
     answered = any(line.keep == "answer" for line in t.lines)
     if answered:
         # The answer came from what did come (the state, the catalog, the other tools): the tools
@@ -743,9 +750,7 @@ def realize(
         t.lines = [
             line
             for line in t.lines
-            if (
-                not (line.covers & t.unsure) or (line.key in CATALOG_KEYS if line.fact is None else line.fact)
-            )
+            if (not (line.covers & t.unsure) or line.fact)
             and not (
                 line.keep in ("account", "praise")
                 and line.key not in ("excludes", "excludes_still")
@@ -780,14 +785,6 @@ def realize(
 # score line came back every fourth turn.
 RECENT_REPLIES = 6
 
-# Lines that state catalog facts only (true whatever the player owns).
-CATALOG_KEYS = frozenset({"skill_explain", "creature_info", "creature_role", "matchup", "match_score"})
-
-
-def _states_facts(line: Line) -> bool:
-    """Does the line state catalog facts only (its recipe says; classic lines: CATALOG_KEYS)?"""
-    return line.key in CATALOG_KEYS if line.fact is None else line.fact
-
 
 def _put_forward(pack: Pack, reply: str) -> set[str]:
     """Creatures and pack lineups a reply put forward, read as the checker reads it: every one it
@@ -802,8 +799,8 @@ def _put_forward(pack: Pack, reply: str) -> set[str]:
 
 
 def _picks(line: Line) -> bool:
-    """Does the line recommend what it covers (its recipe says; classic lines: PICK_KEYS)?"""
-    return line.key in PICK_KEYS if line.picks is None else line.picks
+    """Does the line recommend what it covers (its recipe says; the realizer's own picks too)?"""
+    return line.picks
 
 
 def _recommends(line: Line) -> set[str]:
@@ -839,13 +836,14 @@ def _alternative_pick(t: _Turn) -> None:
             "counter",
             "answer",
             [cid, foe],
+            picks=True,
             creature=_name(t.pack, cid),
             foe=_name(t.pack, foe),
             element=t.pack.creatures[cid].element,
             foe_element=t.pack.creatures[foe].element,
         )
     else:
-        t.add("guidance", "other_pick", "answer", [ranked[0]], creature=_name(t.pack, ranked[0]))
+        t.add("guidance", "other_pick", "answer", [ranked[0]], picks=True, creature=_name(t.pack, ranked[0]))
 
 
 def _rank(line: Line) -> int:

@@ -2,9 +2,9 @@
 
 `Line` is one sentence the realizer may say; `_Turn` is what the lines are built from, resolved once
 per turn (the live inventory, the tool results, who the player keeps out, who is on the other side).
-The classic dispatch (`realizer_classic`), the generic recipes (`recipes`) and the realizer's own
-paragraphs (`realizer`) all add lines to a `_Turn`, so they share these definitions here: the
-realizer imports the answer code, and the answer code imports only this module (no import cycle).
+The generic recipes (`recipes`) and the realizer's own paragraphs (`realizer`) both add lines to a
+`_Turn`, so they share these definitions here: the realizer imports the answer code, and the answer
+code imports only this module (no import cycle).
 """
 
 from __future__ import annotations
@@ -20,14 +20,6 @@ from voicecoach.tools import effective_power, multiplier
 from voicecoach.view import StateView
 from voicecoach.w2 import ParagraphType
 
-# Template keys whose line recommends the creatures it covers (the rest judge or describe them).
-PICK_KEYS = frozenset(
-    {"counter", "counter_none", "swap_in", "keep_in", "team", "team_style", "team_pair", "team_style_pair",
-     "team_lead", "strongest", "strongest_role", "strongest_role_none",
-     "train_first", "fill_slot", "build_around", "lineup_for_creature", "lineups_field", "other_pick",
-     "pick_meanwhile", "evolve_next", "evolve_next_plain"}
-)  # fmt: skip
-
 
 @dataclass(frozen=True)
 class Line:
@@ -38,10 +30,10 @@ class Line:
     values: dict[str, Any]
     keep: str  # a KEEP_ORDER entry: how much it matters when the budget is tight
     covers: frozenset[str] = frozenset()  # catalog ids this line already judges
-    # Set by a generic recipe (voicecoach.recipes): its line recommends what it covers (`picks`) or
-    # states catalog facts (`fact`). None: the classic keys say (PICK_KEYS, realizer.CATALOG_KEYS).
-    picks: bool | None = None
-    fact: bool | None = None
+    # Its line recommends what it covers (`picks`: a generic recipe's `picks`, or one of the
+    # realizer's own picks), or states catalog facts, true whatever the player owns (`fact`).
+    picks: bool = False
+    fact: bool = False
 
 
 @dataclass
@@ -102,9 +94,15 @@ class _Turn:
         return [c for c in ids if c not in self.avoid] + [c for c in ids if c in self.avoid]
 
     def add(
-        self, paragraph: ParagraphType, key: str, keep: str, covers: Iterable[str] = (), **values: Any
+        self,
+        paragraph: ParagraphType,
+        key: str,
+        keep: str,
+        covers: Iterable[str] = (),
+        picks: bool = False,
+        **values: Any,
     ) -> None:
-        self.lines.append(Line(paragraph, key, values, keep, frozenset(covers)))
+        self.lines.append(Line(paragraph, key, values, keep, frozenset(covers), picks=picks))
 
 
 # --- spoken forms -------------------------------------------------------------------------------
@@ -180,4 +178,6 @@ def _pick_meanwhile(t: _Turn) -> None:
     )
     roster = t.fresh_first(roster)
     if roster:
-        t.add("guidance", "pick_meanwhile", "answer", [roster[0]], creature=_name(t.pack, roster[0]))
+        t.add(
+            "guidance", "pick_meanwhile", "answer", [roster[0]], picks=True, creature=_name(t.pack, roster[0])
+        )

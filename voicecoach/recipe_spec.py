@@ -8,25 +8,33 @@ line answers the turn:
      "ranked": "hero_counters.ranked[*].id", "foes": "$ic.focus.hero", "matchup": "counters"}
 
 `key` / `none_key` (and a recipe's other template-key inputs) name templates of the step's
-`paragraph` (default "guidance"). Every other field is one of the recipe's inputs:
+`paragraph` (default "guidance"). `also: true`: when the step yields, the later steps are tried
+too and their lines follow, up to one without `also` that yields; `follow: true`: the step runs
+only after such a step ("No, you don't own X yet." then "Your strongest pick for now is Y.").
+Every other field is one of the recipe's inputs:
 
 - a *select* input is a selector, or a list of selectors tried in order (the first that selects
   something): ``tool.field[*].field`` into the result of one of the entry's tools (checked against
-  the tool's result shape), ``$ic.match.opponent_lineup`` into the live state (a Φ state path);
+  the tool's result shape), ``$ic.match.opponent_lineup`` into the live state (a Φ state path),
+  ``turn:opponents`` / ``turn:groups`` / ``turn:why`` what the turn knows (the opponents the player
+  named, the groups the utterance names, the previous reply's picks on a "why?");
 - a *literal* input is a value written in the step (a matchup's name, words, a team size);
 - a *key* input is another template key of the step's paragraph;
 - *values* (any recipe) maps placeholder names to a selector, or a list of them tried in order.
 
 Placeholders: a recipe fills the names it declares. `@unit`, `@units`, `@option`, `@options`,
-`@group`, `@context` stand for the pack's kind of that role (and its plural): strike_team's
-`@unit` is `{hero}`, `@units` `{heroes}`. A step's templates may use only what its recipe fills,
-and the pack's templates may use pet's PLACEHOLDERS plus every recipe's (for that pack's kinds).
+`@group`, `@context`, `@types` stand for the pack's kind of that role (and its plural; a type kind
+its plural only): strike_team's `@unit` is `{hero}`, `@units` `{heroes}`; `other_@group` is
+`{other_comp}`. A recipe that says a counter by an attribute matchup also fills the attribute's
+value of the unit and of the foe (`{element}`, `{foe_element}`). A step's templates may use only
+what its recipe fills, and the pack's templates may use PLACEHOLDERS plus every recipe's (for that
+pack's kinds).
 
 The safety contract the recipes keep (voicecoach.recipes): a name in a *pick* placeholder is a unit
 the player may field (owned, not kept out, not in doubt on a late snapshot); an option said to be
 usable passes `option_usable`; an opponent fills only `{foe}`; `picks` says the recipe's lines
-recommend the units they cover (the classic PICK_KEYS), `facts` that they state catalog facts,
-true whatever the player owns (the classic CATALOG_KEYS).
+recommend the units they cover, `facts` that they state catalog facts, true whatever the player
+owns.
 """
 
 from __future__ import annotations

@@ -1,9 +1,11 @@
 """The generic answer recipes: the realizer's answer line for a Φ entry with `answer` steps.
 
-A pack other than pet_arena says how each pair is answered in data (phi.json, voicecoach.recipe_spec
-describes the step format); this module is the code the steps name. `answer(t, steps)` runs the
-steps in order and adds the first step's lines that yield any; a step whose inputs select nothing
-yields none, and the realizer then says what is missing or the paragraph's generic sentence.
+Every pack says how each pair is answered in data (phi.json, voicecoach.recipe_spec describes the
+step format); this module is the code the steps name, the same for every pack: nothing in it names
+a pack's kinds, tools or entities (a step's selectors, literals and template keys do). `answer(t,
+steps)` runs the steps in order and adds the first step's lines that yield any (a step marked
+`also` lets the later ones add theirs); a step whose inputs select nothing yields none, and the
+realizer then says what is missing or the paragraph's generic sentence.
 
 The safety contract, kept here for every pack:
 
@@ -13,7 +15,7 @@ The safety contract, kept here for every pack:
   said ("it needs hero level 5");
 - an opponent fills only `{foe}`; a context entity (a map) only its kind's placeholder;
 - each line carries its recipe's `picks` / `facts` (voicecoach.recipe_spec): the realizer reads
-  them where the classic dispatch reads PICK_KEYS / CATALOG_KEYS;
+  them to tell a recommendation and a catalog fact from the rest;
 - nothing is read out raw: values are display names, counts and the pack's own words.
 """
 
