@@ -33,7 +33,7 @@ import pytest
 
 from tests.recipe_pack import recipe_files
 from tests.toy_pack import write_pack
-from voicecoach import checker, guard, talker, w1, w2, w3
+from voicecoach import checker, guard, realizer, realizer_turn, recipe_spec, recipes, talker, w1, w2, w3
 from voicecoach.checker import GROUNDING_RULES, RULES, CheckContext
 from voicecoach.entities import focus_fields, link_entities
 from voicecoach.guard import SentenceGuard
@@ -441,10 +441,11 @@ def _owners(tree: ast.Module) -> dict[int, str]:
     return out
 
 
-def kernel_literals() -> Iterator[tuple[str, str, list[str], int, str]]:
-    """(module, owner, source lines, first line, text) of every string literal of the kernels but
-    their docstrings (the source lines: to tell which line of a literal split over lines says it)."""
-    for name, module in KERNELS.items():
+def kernel_literals(modules: dict[str, Any] = KERNELS) -> Iterator[tuple[str, str, list[str], int, str]]:
+    """(module, owner, source lines, first line, text) of every string literal of the kernels (or
+    `modules`) but their docstrings (the source lines: to tell which line of a literal split over
+    lines says it)."""
+    for name, module in modules.items():
         source = Path(module.__file__).read_text(encoding="utf-8")  # type: ignore[arg-type]
         tree, lines = ast.parse(source), source.splitlines()
         docs, owners = _docstrings(tree), _owners(tree)
@@ -484,6 +485,26 @@ def test_no_kernel_literal_names_pet_arenas_kinds_tools_pairs_or_entities() -> N
     assert not new, f"kernel literals naming pet_arena (module, owner, word, line): {new}"
     stale = sorted(set(ALLOWED) - found)
     assert not stale, f"ALLOWED entries that no longer match: take them off {stale}"
+
+
+# The answer path every pack shares (issue 26): the realizer and the generic recipes it runs. A
+# pack's words live in its steps' selectors, literals and template keys, never here.
+ANSWER_MODULES = {"realizer": realizer, "realizer_turn": realizer_turn, "recipes": recipes,
+                  "recipe_spec": recipe_spec}  # fmt: skip
+
+
+def test_no_answer_module_literal_names_pet_arenas_words() -> None:
+    finds = pet_finder()
+    hits = sorted(
+        (m, o, w, line) for m, o, _, line, text in kernel_literals(ANSWER_MODULES) for w in finds(text)
+    )
+    assert not hits, f"answer-path literals naming pet_arena (module, owner, word, line): {hits}"
+    branches = [
+        f"{name}.py:{line}"
+        for name, module in ANSWER_MODULES.items()
+        for line in pack_id_branches(ast.parse(Path(module.__file__).read_text(encoding="utf-8")))
+    ]
+    assert not branches, f"answer-path code that branches on a pack id: {branches}"
 
 
 def test_the_literal_check_can_fail() -> None:

@@ -37,19 +37,9 @@ from typing import Any
 
 from voicecoach.checker import unknown_names
 from voicecoach.entities import link_entities
-from voicecoach.pack import OUT_OF_DOMAIN, UNHEARD, Creature, Pack, PhiEntry
+from voicecoach.pack import OUT_OF_DOMAIN, UNHEARD, AnswerStep, Creature, Pack, PhiEntry
 from voicecoach.prior import ASKS_WHY, normalise
-from voicecoach.realizer_turn import (
-    Line,
-    _article,
-    _best_counter,
-    _foes,
-    _name,
-    _pick_meanwhile,
-    _power,
-    _Turn,
-    spoken_list,
-)
+from voicecoach.realizer_turn import Line, _article, _Turn, spoken_list
 from voicecoach.recipes import answer as recipe_answer
 from voicecoach.recipes import gate_text
 from voicecoach.state import Inventory, LiveState
@@ -161,13 +151,11 @@ def _cannot_answer(t: _Turn) -> None:
             key = next((k for prefix, k in needs.items() if path.startswith(prefix)), None)
             if key is not None:
                 t.add("constraint_account", key, "unavailable")
-                if (
-                    key in ("no_match", "which_creature")
-                    and entry is not None
-                    and entry.branch == "recommend"
-                ):
-                    # A pick question still gets a pick: their strongest owned creature.
-                    _pick_meanwhile(t)
+                unit = t.view.unit_kind
+                if key in ("no_match", f"which_{unit}") and entry is not None and entry.branch == "recommend":
+                    # A pick question still gets a pick: their strongest unit (no match yet, or the
+                    # unit it is about unnamed).
+                    _pick_meanwhile(t, entry)
                 return
     t.add("guidance", "generic", "answer")
 
@@ -739,7 +727,7 @@ def realize(
         t.min_size = next((int(g.value) for g in c2.slots.global_constraints if g.kind == "min_size"), None)
         _judgements(t, c2)
     if t.alternative and not (_offered(t) - t.avoid):
-        _alternative_pick(t)
+        _alternative_pick(t, entry)
     if c3 is not None and intent not in ("smalltalk", OTHER):  # no advice on a request outside the game
         _guidance(t, c3)
     if stale:
@@ -816,34 +804,47 @@ def _offered(t: _Turn) -> set[str]:
     return {x for line in t.lines for x in _recommends(line)}
 
 
-def _alternative_pick(t: _Turn) -> None:
-    """The player asked for something else and nothing new is on offer yet: the strongest owned
-    creature the previous reply did not put forward (a counter to the opponent when there is one)."""
+def _ranking(pack: Pack) -> dict[str, Any]:
+    """How the pack's steps rank units by power (the `tier_bonus` they give), for the realizer's own
+    picks, which no step names."""
+    steps = (s for e in pack.phi for s in e.answer or [])
+    bonus = next((s.inputs["tier_bonus"] for s in steps if "tier_bonus" in s.inputs), None)
+    return {"tier_bonus": bonus} if bonus is not None else {}
+
+
+# The realizer's own picks (a pick while the match is unknown, another pick on "something else")
+# are made for a pack whose roster is the classic profile's inventory, as they always were; a
+# collection pack's recipes make their own alternatives (fresh_first) and say what is missing.
+
+
+def _pick_meanwhile(t: _Turn, entry: PhiEntry | None) -> None:
+    """The strongest unit the player can field (the previous reply's pick last when they asked for
+    another), for a pick question the turn cannot answer in full (the pack's `pick_meanwhile`)."""
     if t.inventory is None:
         return
-    fresh = [
-        o.creature_id for o in t.inventory.owned if t.usable(o.creature_id) and o.creature_id not in t.avoid
-    ]
-    if not fresh:
+    recipe_answer(t, [AnswerStep(recipe="pick_strongest", key="pick_meanwhile", **_ranking(t.pack))])
+
+
+def _alternative_pick(t: _Turn, entry: PhiEntry | None) -> None:
+    """The player asked for something else and nothing new is on offer yet: of the units the
+    previous reply did not put forward, a counter to the foes the pair's own counter step names
+    (else the opponents the player named, else their side), by the pack's unit-against-unit
+    matchup; else the strongest (`counter` / `other_pick`)."""
+    if t.inventory is None:
         return
-    ranked = sorted(fresh, key=lambda c: (-_power(t.pack, t.inventory, c), c))  # type: ignore[arg-type]
-    foes = _foes(t)
-    best = _best_counter(t, foes, ranked) if foes else None
-    if best is not None:
-        cid, foe = best
-        t.add(
-            "guidance",
-            "counter",
-            "answer",
-            [cid, foe],
-            picks=True,
-            creature=_name(t.pack, cid),
-            foe=_name(t.pack, foe),
-            element=t.pack.creatures[cid].element,
-            foe_element=t.pack.creatures[foe].element,
-        )
-    else:
-        t.add("guidance", "other_pick", "answer", [ranked[0]], picks=True, creature=_name(t.pack, ranked[0]))
+    schema = t.pack.catalog.schema
+    unit = t.view.unit_kind
+    steps_of = entry.answer if entry is not None and entry.answer is not None else []
+    own = next((s for s in steps_of if s.recipe == "pick_best"), None)
+    matchup = own.inputs.get("matchup") if own is not None else None
+    matchup = matchup or next((m.name for m in schema.matchups if m.between == (unit, unit)), None)
+    foes = own.inputs.get("foes") if own is not None else ["turn:opponents", "$ic.match.opponent_lineup"]
+    steps = [AnswerStep(recipe="pick_strongest", key="other_pick", skip="turn:avoid", **_ranking(t.pack))]
+    if matchup is not None:
+        counter = AnswerStep(recipe="pick_best", key="counter", foes=foes, matchup=matchup, skip="turn:avoid",
+                             **_ranking(t.pack))  # fmt: skip
+        steps.insert(0, counter)
+    recipe_answer(t, steps)
 
 
 def _rank(line: Line) -> int:

@@ -16,7 +16,6 @@ from typing import Any
 
 from voicecoach.pack import Pack
 from voicecoach.state import Inventory, LiveState
-from voicecoach.tools import effective_power, multiplier
 from voicecoach.view import StateView
 from voicecoach.w2 import ParagraphType
 
@@ -108,10 +107,6 @@ class _Turn:
 # --- spoken forms -------------------------------------------------------------------------------
 
 
-def _name(pack: Pack, cid: str) -> str:
-    return pack.creatures[cid].name
-
-
 def spoken_list(items: Sequence[str]) -> str:
     """ "A", "A and B", "A, B and C"."""
     items = list(items)
@@ -130,54 +125,3 @@ def _rotate(items: Sequence[str], turn_index: int, n: int) -> list[str]:
         return list(items)
     start = turn_index % len(items)
     return [items[(start + i) % len(items)] for i in range(n)]
-
-
-# --- facts from the state and the catalog ----------------------------------------------------------
-
-
-def _power(pack: Pack, inv: Inventory, cid: str) -> float:
-    return effective_power(pack.creatures[cid], inv.get(cid))
-
-
-def _best_counter(t: _Turn, foes: Sequence[str], candidates: Sequence[str]) -> tuple[str, str] | None:
-    """(owned creature, foe it hits for double damage), by the order `candidates` rank them."""
-    pack = t.pack
-    for cid in candidates:
-        if not t.usable(cid):
-            continue
-        element = pack.creatures[cid].element
-        hit = next((f for f in foes if multiplier(pack, element, pack.creatures[f].element) > 1), None)
-        if hit is not None:
-            return cid, hit
-    return None
-
-
-def _foes(t: _Turn) -> list[str]:
-    """The opponent creatures a counter question is about: the ones the player named (W2's
-    opponent slots), else find_counters' input, else the match's opponent lineup."""
-    if t.opponents:
-        return t.opponents
-    used = [f["id"] for f in t.results.get("find_counters", {}).get("opponent", [])]
-    if used:
-        return used
-    match = t.state.ic.match
-    return list(match.opponent_lineup) if match else []
-
-
-# --- the answer to the question (the guidance paragraph) -------------------------------------------
-
-
-def _pick_meanwhile(t: _Turn) -> None:
-    """The strongest creature the player can field (the previous reply's pick last when they asked
-    for another), for a pick question the turn cannot answer in full."""
-    if t.inventory is None:
-        return
-    roster = sorted(
-        (o.creature_id for o in t.inventory.owned if t.usable(o.creature_id)),
-        key=lambda c: (-_power(t.pack, t.inventory, c), c),  # type: ignore[arg-type]
-    )
-    roster = t.fresh_first(roster)
-    if roster:
-        t.add(
-            "guidance", "pick_meanwhile", "answer", [roster[0]], picks=True, creature=_name(t.pack, roster[0])
-        )

@@ -16,8 +16,9 @@ Every other field is one of the recipe's inputs:
 - a *select* input is a selector, or a list of selectors tried in order (the first that selects
   something): ``tool.field[*].field`` into the result of one of the entry's tools (checked against
   the tool's result shape), ``$ic.match.opponent_lineup`` into the live state (a Φ state path),
-  ``turn:opponents`` / ``turn:groups`` / ``turn:why`` what the turn knows (the opponents the player
-  named, the groups the utterance names, the previous reply's picks on a "why?");
+  ``turn:opponents`` / ``turn:groups`` / ``turn:why`` / ``turn:avoid`` what the turn knows (the
+  opponents the player named, the groups the utterance names, the previous reply's picks on a
+  "why?", what the previous reply put forward);
 - a *literal* input is a value written in the step (a matchup's name, words, a team size);
 - a *key* input is another template key of the step's paragraph;
 - *values* (any recipe) maps placeholder names to a selector, or a list of them tried in order.
@@ -47,9 +48,9 @@ ROLE_TOKENS = ("@unit", "@units", "@option", "@options", "@group", "@context", "
 
 # Selectors of what the turn itself knows, beside the state and the tool results: the opponent
 # units the player named (W2's counter slots: "who beats Voltail?"), the groups the utterance names,
-# and, on a "why?", the units the previous reply put forward.
+# on a "why?" the units the previous reply put forward, and what it put forward on any turn.
 TURN_PREFIX = "turn:"
-TURN_SELECTORS = ("turn:opponents", "turn:groups", "turn:why")
+TURN_SELECTORS = ("turn:opponents", "turn:groups", "turn:why", "turn:avoid")
 
 
 @dataclass(frozen=True)

@@ -70,7 +70,7 @@ class _Ctx:
             return get_field(self.t.state, selector[1:])
         if selector.startswith(TURN_PREFIX):
             t = self.t
-            said = {"opponents": t.opponents, "groups": t.lineups, "why": t.why}
+            said = {"opponents": t.opponents, "groups": t.lineups, "why": t.why, "avoid": sorted(t.avoid)}
             return list(said.get(selector[len(TURN_PREFIX) :], []))
         tool, _, path = selector.partition(".")
         result = self.t.results.get(tool)
