@@ -68,6 +68,8 @@ def test_the_toy_packs_answer_steps_load(tmp_path: Path) -> None:
         ),
         ("comp/build", {"pair_key": "team_trio"}, r"no template 'guidance/team_trio'"),
         ("hero/info", {"kind": "spaceship"}, r"kind 'spaceship' is not a kind of this pack"),
+        ("hero/counters", {"foes": "turn:spaceships"}, r"selector 'turn:spaceships': not a turn value"),
+        ("hero/info", {"key_by": "role", "key": "hero_blurb"}, r"no template 'guidance/hero_blurb_"),
     ],
 )
 def test_a_bad_answer_step_is_refused_naming_file_and_entry(
@@ -117,3 +119,10 @@ def test_pack_check_lists_a_schema_packs_tool_using_pair_without_answer_steps(tm
     ]
     ok = [f for f in check_pack(write_pack(tmp_path / "toy2", recipe_files())) if f.check == "templates"]
     assert [f.status for f in ok] == ["ok"]
+
+
+def test_turn_selectors_and_the_also_flag_load(tmp_path: Path) -> None:
+    phi = _with("hero/counters", foes=["turn:opponents", "$ic.focus.hero"], also=True)
+    counters = next(e for e in _load(tmp_path, phi).phi if e.sub_intent == "counters").answer
+    assert counters is not None and counters[0].also and not counters[0].follow
+    assert "also" not in counters[0].inputs and counters[0].inputs["foes"][0] == "turn:opponents"

@@ -1080,6 +1080,8 @@ def progression(c: _Ctx) -> list[Line]:
     tier). With several `units` (or `choose`): of the usable ones that can still progress, the first
     ("first") or the strongest ("strongest"), the previous reply's last when another is asked for."""
     view, units = c.view, c.ids("units")
+    if not units and "choose" in c.inputs:
+        units = _strongest_first(c, sorted(o.id for o in view.owned()))  # the tools failed: the roster
     if c.schema.progression is None or not units or not view.known:
         return []
     if len(units) > 1 or "choose" in c.inputs:
