@@ -13,7 +13,7 @@ import pytest
 
 from tests.recipe_pack import PHI, recipe_files
 from tests.toy_pack import write_pack
-from voicecoach.domain.pack import PLACEHOLDERS, PackError, load_pack, load_pack_from
+from voicecoach.domain.pack import PLACEHOLDERS, PackError, load_pack, load_pack_from, recipe_placeholders
 from voicecoach.domain.tool_shapes import resolve_shape, select
 
 
@@ -68,6 +68,8 @@ def test_the_toy_packs_answer_steps_load(tmp_path: Path) -> None:
         ),
         ("comp/build", {"pair_key": "team_trio"}, r"no template 'guidance/team_trio'"),
         ("hero/info", {"kind": "spaceship"}, r"kind 'spaceship' is not a kind of this pack"),
+        ("hero/counters", {"foes": "turn:spaceships"}, r"selector 'turn:spaceships': not a turn value"),
+        ("hero/info", {"key_by": "role", "key": "hero_blurb"}, r"no template 'guidance/hero_blurb_"),
     ],
 )
 def test_a_bad_answer_step_is_refused_naming_file_and_entry(
@@ -85,8 +87,10 @@ def test_a_template_may_use_what_a_recipe_fills_for_the_packs_kinds_and_no_more(
         PackError, match=r"templates\.json: entry 'guidance/other_pick\[0\]': unknown .*spaceships"
     ):
         _load(tmp_path / "b", other_pick=["Or take your {spaceships}."])
-    # pet_arena keeps its own set: no recipe placeholders, nothing of its catalog fields.
-    assert "hero" not in PLACEHOLDERS and load_pack().phi[0].answer is None
+    # pet_arena's recipes fill its own kinds' names ({creature}, {skills}), never another pack's.
+    pet = recipe_placeholders(load_pack())
+    assert {"creature", "creatures", "skill", "skills", "lineup", "foe_element"} <= pet
+    assert "hero" not in PLACEHOLDERS | pet
 
 
 def test_selectors_read_the_result_shapes_and_the_results() -> None:
@@ -115,3 +119,10 @@ def test_pack_check_lists_a_schema_packs_tool_using_pair_without_answer_steps(tm
     ]
     ok = [f for f in check_pack(write_pack(tmp_path / "toy2", recipe_files())) if f.check == "templates"]
     assert [f.status for f in ok] == ["ok"]
+
+
+def test_turn_selectors_and_the_also_flag_load(tmp_path: Path) -> None:
+    phi = _with("hero/counters", foes=["turn:opponents", "$ic.focus.hero"], also=True)
+    counters = next(e for e in _load(tmp_path, phi).phi if e.sub_intent == "counters").answer
+    assert counters is not None and counters[0].also and not counters[0].follow
+    assert "also" not in counters[0].inputs and counters[0].inputs["foes"][0] == "turn:opponents"

@@ -506,7 +506,7 @@ def _owners(tree: ast.Module) -> dict[int, str]:
 ROOT = Path(__file__).resolve().parents[1]
 # pet_arena's own code, until its Φ entries answer through recipes and its tools are declared as
 # builtins: the one place pet's words may live outside its pack folder.
-PACK_CODE = ("voicecoach/talker/classic.py", "voicecoach/tools/classic.py")
+PACK_CODE = ("voicecoach/tools/classic.py",)
 
 
 def generic_modules() -> dict[str, Path]:

@@ -59,6 +59,7 @@ def test_a_broken_copy_is_reported_in_full_naming_file_and_entry(
 
     def phi(data: list[dict[str, Any]]) -> None:
         _entry(data, "lineup/build")["tools"].append({"tool": "summon_dragon", "args": {}})
+        _entry(data, "lineup/build").pop("answer")  # and nothing says how it is answered
         _entry(data, "creature/info")["tools"][0]["args"] = {}  # get_creature's `creature` left unbound
         _entry(data, "meta/patch")["requires"] = ["static.persona"]  # a real path, not a decision field
 
@@ -115,17 +116,21 @@ def test_a_broken_copy_is_reported_in_full_naming_file_and_entry(
     stale = [d for c, s, d in bad if c == "intent prior" and s == "error"]
     assert len(stale) == 1 and stale[0].startswith("prior.json: trained for data_sha256")
     assert "--path" in stale[0]  # a copy outside voicecoach/packs is retrained by its folder
-    # An unknown tool is no pet tool the classic dispatch answers: the pair has no answer at all.
+    # Its answer steps gone, the tool-using pair has no answer at all.
     assert (
         "templates",
         "missing",
         "phi.json: entry 'lineup/build': uses tools and has no answer steps",
     ) in bad
-    assert len(bad) == 10  # and nothing else: the untouched checks still pass
+    # ... and each answer step that says that template: its recipe does not fill {mana} either.
+    steps = {(c, s, d) for c, s, d in bad if "(pick_best): template guidance/counter uses {mana}" in d}
+    assert ("Φ table", "error", "phi.json: entry 'creature/counters': answer[1] (pick_best): template "
+            "guidance/counter uses {mana}, which pick_best does not fill") in steps  # fmt: skip
+    assert len(bad - steps) == 10  # and nothing else: the untouched checks still pass
 
     assert cli_main(["pack", "check", str(folder)]) == 1
     out = capsys.readouterr().out
-    assert "unknown tool 'summon_dragon'" in out and "10 problem(s)" in out
+    assert "unknown tool 'summon_dragon'" in out and f"{len(bad)} problem(s)" in out
     assert "Traceback" not in out
 
 

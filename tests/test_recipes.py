@@ -10,6 +10,7 @@ from typing import Any
 
 import pytest
 
+import voicecoach
 from tests.recipe_pack import GENERIC, recipe_files
 from tests.toy_pack import write_pack
 from voicecoach.core.state import LiveState, load_state
@@ -148,7 +149,13 @@ def test_a_selector_that_selects_nothing_falls_back(toy: Pack) -> None:
     assert _first(reply) == "Your comp rates 55 out of 100; edge is the weak spot."
 
 
-def test_pet_arena_keeps_the_classic_dispatch(tmp_path: Path) -> None:
+def test_pet_arena_answers_every_tool_using_pair_with_steps() -> None:
+    """One answer path for every pack: pet_arena's pairs are answered by the generic recipes too
+    (its two roster tips by templates.json's words), and no module keeps a pet-only dispatch."""
     from voicecoach.domain.pack import load_pack
 
-    assert all(e.answer is None for e in load_pack().phi)
+    pack = load_pack()
+    worded = set(pack.templates.answers)
+    stepless = {f"{e.intent}/{e.sub_intent}" for e in pack.phi if e.tools and e.answer is None}
+    assert stepless <= worded and stepless == {"teaching/resources", "teaching/leveling"}
+    assert not (Path(voicecoach.__file__).parent / "realizer_classic.py").exists()

@@ -31,7 +31,6 @@ from typing import Any, Literal
 from voicecoach.domain.pack import PACKS_DIR, Pack, PackError, pack_problems, read_pack
 from voicecoach.perception.kernel import decision_fields
 from voicecoach.perception.prior import PRIOR_FILE, IntentPrior, PriorError, prior_labels, training_data
-from voicecoach.tools.classic import TOOLS as CLASSIC_TOOLS
 from voicecoach.tools.registry import tool_spec
 
 Status = Literal["ok", "missing", "error"]
@@ -218,13 +217,11 @@ def _todo(pack: Pack, folder: Path) -> Iterator[Finding]:
 
 def _answers(pack: Pack, folder: Path) -> Iterator[Finding]:
     """Every tool-using Φ pair says how it is answered (`answer` steps): without steps the realizer
-    has no answer for it and says the generic sentence. (Tool-less pairs are answered from
-    templates.json; a pair whose tools are all pet_arena's in-process ones is answered by
-    voicecoach.talker.classic, until pet's pairs get their steps.)"""
+    has no answer for it and says the generic sentence. (A pair templates.json `answers` words is
+    answered by those words, with or without tools.)"""
     for e in pack.phi:
         pair = f"{e.intent}/{e.sub_intent}"
-        classic = all(use.tool in CLASSIC_TOOLS and use.tool not in pack.builtin_tools for use in e.tools)
-        if e.tools and e.answer is None and pair not in pack.templates.answers and not classic:
+        if e.tools and e.answer is None and pair not in pack.templates.answers:
             yield Finding(
                 "templates", "missing", f"phi.json: entry {pair!r}: uses tools and has no answer steps"
             )

@@ -33,7 +33,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from voicecoach.core.state import Collection, LiveState, StateError
 from voicecoach.domain.catalog import Catalog, Entity, Schema
-from voicecoach.domain.recipe_spec import RECIPES, placeholders_of, role_names
+from voicecoach.domain.recipe_spec import RECIPES, TURN_PREFIX, TURN_SELECTORS, placeholders_of, role_names
 from voicecoach.domain.tool_shapes import builtin_shape, resolve_shape
 
 PACKS_DIR = Path(__file__).resolve().parents[1] / "packs"
@@ -101,6 +101,12 @@ class AnswerStep(BaseModel):
     key: str = Field(min_length=1, description="the template key of the line it yields")
     none_key: str | None = Field(default=None, description="the key when nothing qualifies")
     paragraph: Literal["praise", "apology", "constraint_account", "guidance", "scene_flavor"] = "guidance"
+    # When the step yields, the steps after it are tried too and what they yield follows ("No, you
+    # don't own X yet." then "The Y lineup has it, ..."), up to one without `also` that yields;
+    # without it the first step that yields answers alone.
+    also: bool = False
+    # Only said after an earlier step marked `also` yielded, never as the answer alone.
+    follow: bool = False
 
     @property
     def inputs(self) -> dict[str, Any]:
@@ -128,7 +134,8 @@ class PhiEntry(_Model):
     coaching: bool | None = None
     scene: bool | None = None
     # The generic recipes that answer the pair, tried in order (voicecoach.talker.recipes); None: the
-    # classic dispatch (voicecoach.talker.classic, pet_arena's pairs and tools).
+    # pack's own words for it (templates.json `answers`), or, for a pair with tools, nothing but
+    # what is missing or the generic sentence (`pack check` lists such a pair).
     answer: list[AnswerStep] | None = None
 
 
@@ -823,7 +830,7 @@ def pack_roles(pack: Pack) -> dict[str, str]:
     schema = pack.catalog.schema
     kinds = {
         role: (kind, schema.plural(kind))
-        for role in ("unit", "option", "group", "context")
+        for role in ("unit", "option", "group", "context", "type")
         if (kind := schema.kind(role)) is not None
     }
     return role_names(kinds)
@@ -843,7 +850,24 @@ def recipe_placeholders(pack: Pack) -> frozenset[str]:
     catalog = pack.catalog
     for kind in catalog.schema.kinds:
         names |= _entity_fields(pack, kind)
+    for m in catalog.schema.matchups:
+        names |= _matchup_fields(catalog.schema, m.name)
+    names |= _group_fields(catalog.schema)
     return frozenset(names)
+
+
+def _group_fields(schema: Schema) -> set[str]:
+    """The group kind's attributes, as they are and with "other_" (two groups compared)."""
+    group = schema.kind("group")
+    attributes = schema.kinds[group].attributes if group is not None else {}
+    return {*attributes, *(f"other_{a}" for a in attributes)}
+
+
+def _matchup_fields(schema: Schema, matchup: Any) -> set[str]:
+    """What a recipe that says a counter by an attribute matchup fills besides its own names: the
+    attribute's value of the unit and of the foe (pet's {element} and {foe_element})."""
+    m = next((x for x in schema.matchups if x.name == matchup), None)
+    return {m.attribute, f"foe_{m.attribute}"} if m is not None and m.attribute else set()
 
 
 def _entity_fields(pack: Pack, kind: str) -> set[str]:
@@ -870,6 +894,11 @@ def _check_answers(pack: Pack, folder: Path) -> Iterator[PackError]:
     schema = pack.catalog.schema
     for name, tool in pack.builtin_tools.items():
         shapes[name] = builtin_shape(schema, tool.builtin, tool.matchup)
+    from voicecoach.tools.classic import TOOLS as CLASSIC  # (imports this module: loaded by now)
+
+    for name in pack.tools:  # the in-process classic tools declare their result shapes too
+        if name not in shapes and name in CLASSIC and CLASSIC[name].result_schema is not None:
+            shapes[name] = CLASSIC[name].result_schema  # type: ignore[assignment]
     for e in pack.phi:
         label = f"{e.intent}/{e.sub_intent}"
         tools = {use.tool for use in e.tools}
@@ -890,7 +919,7 @@ def _check_answers(pack: Pack, folder: Path) -> Iterator[PackError]:
             for name in spec.required:
                 if name not in inputs:
                     yield bad(f"missing input {name!r}")
-            fills = placeholders_of(spec, roles)
+            fills = placeholders_of(spec, roles) | _matchup_fields(schema, inputs.get("matchup"))
             keys = [step.key, *([step.none_key] if step.none_key else [])]
             for name, value in inputs.items():
                 kind = spec.inputs.get(name)
@@ -920,6 +949,13 @@ def _check_answers(pack: Pack, folder: Path) -> Iterator[PackError]:
                     yield bad(f"kind {kind_name!r} is not a kind of this pack")
                 elif kind_name is not None:
                     fills |= _entity_fields(pack, kind_name)
+                    by = inputs.get("key_by")
+                    if by is not None:  # one template per value of the attribute: <key>_<value>
+                        values = {e.value(by) for e in pack.catalog.entities.get(kind_name, {}).values()}
+                        keys.remove(step.key)
+                        keys += sorted(f"{step.key}_{v}" for v in values if v is not None)
+            if spec.group_fields:
+                fills |= _group_fields(schema)
             for name in ("matchup", "fit"):  # a matchup the recipe needs, or one the step names
                 if name in spec.inputs and (name in spec.required or name in inputs):
                     if inputs.get(name) not in {m.name for m in schema.matchups}:
@@ -950,6 +986,9 @@ def _selector_problem(
         return (
             None if _valid_path(LiveState, selector[1:], schema) else f"unknown state field {selector[1:]!r}"
         )
+    if selector.startswith(TURN_PREFIX):
+        known = ", ".join(TURN_SELECTORS)
+        return None if selector in TURN_SELECTORS else f"selector {selector!r}: not a turn value ({known})"
     tool, _, path = selector.partition(".")
     if tool not in tools:
         return f"selector {selector!r}: {tool!r} is not one of the entry's tools"

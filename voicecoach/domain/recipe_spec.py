@@ -8,25 +8,34 @@ line answers the turn:
      "ranked": "hero_counters.ranked[*].id", "foes": "$ic.focus.hero", "matchup": "counters"}
 
 `key` / `none_key` (and a recipe's other template-key inputs) name templates of the step's
-`paragraph` (default "guidance"). Every other field is one of the recipe's inputs:
+`paragraph` (default "guidance"). `also: true`: when the step yields, the later steps are tried
+too and their lines follow, up to one without `also` that yields; `follow: true`: the step runs
+only after such a step ("No, you don't own X yet." then "Your strongest pick for now is Y.").
+Every other field is one of the recipe's inputs:
 
 - a *select* input is a selector, or a list of selectors tried in order (the first that selects
   something): ``tool.field[*].field`` into the result of one of the entry's tools (checked against
-  the tool's result shape), ``$ic.match.opponent_lineup`` into the live state (a Φ state path);
+  the tool's result shape), ``$ic.match.opponent_lineup`` into the live state (a Φ state path),
+  ``turn:opponents`` / ``turn:groups`` / ``turn:why`` / ``turn:avoid`` what the turn knows (the
+  opponents the player named, the groups the utterance names, the previous reply's picks on a
+  "why?", what the previous reply put forward);
 - a *literal* input is a value written in the step (a matchup's name, words, a team size);
 - a *key* input is another template key of the step's paragraph;
 - *values* (any recipe) maps placeholder names to a selector, or a list of them tried in order.
 
 Placeholders: a recipe fills the names it declares. `@unit`, `@units`, `@option`, `@options`,
-`@group`, `@context` stand for the pack's kind of that role (and its plural): strike_team's
-`@unit` is `{hero}`, `@units` `{heroes}`. A step's templates may use only what its recipe fills,
-and the pack's templates may use pet's PLACEHOLDERS plus every recipe's (for that pack's kinds).
+`@group`, `@context`, `@types` stand for the pack's kind of that role (and its plural; a type kind
+its plural only): strike_team's `@unit` is `{hero}`, `@units` `{heroes}`; `other_@group` is
+`{other_comp}`. A recipe that says a counter by an attribute matchup also fills the attribute's
+value of the unit and of the foe (`{element}`, `{foe_element}`). A step's templates may use only
+what its recipe fills, and the pack's templates may use PLACEHOLDERS plus every recipe's (for that
+pack's kinds).
 
 The safety contract the recipes keep (voicecoach.talker.recipes): a name in a *pick* placeholder is a unit
 the player may field (owned, not kept out, not in doubt on a late snapshot); an option said to be
 usable passes `option_usable`; an opponent fills only `{foe}`; `picks` says the recipe's lines
-recommend the units they cover (the classic PICK_KEYS), `facts` that they state catalog facts,
-true whatever the player owns (the classic CATALOG_KEYS).
+recommend the units they cover, `facts` that they state catalog facts, true whatever the player
+owns.
 """
 
 from __future__ import annotations
@@ -35,7 +44,13 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 InputType = Literal["select", "literal", "key", "values"]
-ROLE_TOKENS = ("@unit", "@units", "@option", "@options", "@group", "@context")
+ROLE_TOKENS = ("@unit", "@units", "@option", "@options", "@group", "@context", "@types")
+
+# Selectors of what the turn itself knows, beside the state and the tool results: the opponent
+# units the player named (W2's counter slots: "who beats Voltail?"), the groups the utterance names,
+# on a "why?" the units the previous reply put forward, and what it put forward on any turn.
+TURN_PREFIX = "turn:"
+TURN_SELECTORS = ("turn:opponents", "turn:groups", "turn:why", "turn:avoid")
 
 
 @dataclass(frozen=True)
@@ -48,6 +63,8 @@ class RecipeSpec:
     facts: bool = False
     # The entity fields of a `kind` literal input fill placeholders too (the `fact` recipe).
     entity_fields: bool = False
+    # The group kind's attributes fill placeholders, as they are and with "other_" (two groups).
+    group_fields: bool = False
     doc: str = field(default="", compare=False)
 
 
@@ -62,15 +79,16 @@ RECIPES: dict[str, RecipeSpec] = {
     s.name: s
     for s in (
         _spec("pick_best", {"ranked": "select", "foes": "select", "matchup": "literal", "skip": "select",
-                            "fielded_key": "key"},
-              ("ranked", "foes", "matchup"), ("@unit", "foe", "status", "reason"), picks=True,
-              doc="the best usable unit against the foes by a matchup, not one of `skip`, with the "
-                  "matchup's reason (none_key: the safest one; fielded_key: one already on the "
-                  "player's side)"),
+                            "fielded_key": "key", "tier_bonus": "literal"},
+              ("foes", "matchup"), ("@unit", "foe", "status", "reason"), picks=True,
+              doc="the best usable unit against the foes by a matchup, not one of `skip` (the ranking's "
+                  "order, then the roster's strongest), with the matchup's reason (none_key: the safest "
+                  "one; fielded_key: one already on the player's side)"),
         _spec("pick_pair", {"team": "select", "roster": "select", "style": "literal", "score": "select",
                             "size": "literal", "pair_key": "key", "lead_key": "key", "anchor": "select",
                             "foes": "select", "matchup": "literal", "available": "select",
-                            "short_key": "key"},
+                            "short_key": "key", "score_key": "key", "spread": "literal",
+                            "tier_bonus": "literal"},
               ("team",), ("@units", "@unit", "leader", "style", "score", "count", "foe", "status", "reason",
                           "role", "short"),
               picks=True,
@@ -78,37 +96,53 @@ RECIPES: dict[str, RecipeSpec] = {
                   "order, or a rotating pair / lead of it; around an `anchor`; one with a counter to "
                   "`foes`; short_key when only `available` units fit; when the usable units cannot keep "
                   "the quota, constraint_account's quota_short after it ({role}: the first role short, "
-                  "{short}: all of them)"),
+                  "{short}: all of them); score_key: the suggestion's {score} after it, said as it came; "
+                  "`spread`: filled with units of a value of that attribute the team lacks"),
         _spec("ownership", {"unit": "select", "missing_only": "literal"}, ("unit",),
               ("@unit", "level", "tier", "unlock", "player_level"),
               doc="does the player have the unit (key) or not (none_key, with its gate); "
                   "`missing_only`: only the not (a fallback after a recipe about an owned unit)"),
         _spec("option_status", {"option": "select", "unit": "select", "locked_key": "key",
-                                "gated_key": "key", "unowned_key": "key"},
+                                "gated_key": "key", "unowned_key": "key", "unlearnable_key": "key",
+                                "how_key": "key"},
               ("option",), ("@option", "@unit", "unlock", "blocker", "level", "player_level", "slot"),
               doc="usable (key), locked on an owned unit with the gates it still misses (locked_key; "
-                  "gated_key: only account-wide ones), its unit not owned"),
-        _spec("option_best", {"unit": "select", "swap_key": "key"}, ("unit",),
+                  "how_key: the player asks how; gated_key: only account-wide ones), its unit not owned "
+                  "(unowned_key), no unit named can have it (unlearnable_key)"),
+        _spec("option_best", {"unit": "select", "swap_key": "key", "strongest": "literal"}, ("unit",),
               ("@unit", "@options", "@option", "slot"), picks=True,
-              doc="an owned unit's options to run, one per slot, all usable (swap_key: one not equipped)"),
+              doc="an owned unit's options to run, one per slot, all usable (swap_key: one not equipped); "
+                  "`strongest`: its one strongest usable option ({option})"),
         _spec("equipped", {"unit": "select", "slot": "select", "slot_key": "key"}, ("unit",),
               ("@unit", "@options", "@option", "slot"),
               doc="what the owned unit has equipped (slot_key: in the slot asked about)"),
-        _spec("list_owned", {"units": "select"}, (), ("count", "@units"),
-              doc="a few of the player's units and how many (none_key: none)"),
-        _spec("groups_fieldable", {"groups": "select", "missing_key": "key"}, (),
+        _spec("list_owned", {"units": "select", "none_only": "literal"}, (), ("count", "@units"),
+              doc="a few of the player's units and how many (none_key: none; `none_only`: only that)"),
+        _spec("groups_fieldable", {"groups": "select", "missing_key": "key", "missing_first": "literal"}, (),
               ("@group", "missing", "count"), picks=True,
-              doc="a group the player can field (key), else the closest and what it lacks (none_key)"),
+              doc="a group the player can field (key), else the closest and what it lacks (none_key); "
+                  "`missing_first`: the closest incomplete one first (missing_key, {count} incomplete)"),
         _spec("rating", {"score": "select", "breakdown": "select", "max": "select", "units": "select",
-                         "context": "select", "words": "literal"},
-              ("score",), ("score", "weakest", "@units", "@context"),
-              doc="a team's score and its weakest component"),
-        _spec("matchup_status", {"unit": "select", "against": "select", "matchup": "literal"},
-              ("unit", "against", "matchup"), ("@unit", "foe", "@context", "status"), facts=True,
-              doc="how a unit fares against a foe or on a context, in the matchup's words"),
-        _spec("fact", {"entity": "select", "kind": "literal", "values": "values"}, (),
+                         "context": "select", "words": "literal", "maxima": "literal", "missing": "select",
+                         "missing_key": "key", "lead_key": "key", "opponent": "select", "edge": "literal",
+                         "edge_key": "key"},
+              ("score",), ("score", "weakest", "@units", "@unit", "@context", "missing", "status"),
+              doc="a team's score and its weakest component (by `max`, else the `maxima` written in the "
+                  "step); missing_key first: the units of it the player lacks; lead_key: the last reply "
+                  "named the team, so only its lead ({unit}); against an `opponent`, edge_key with who has "
+                  "the edge ({status}: `edge`'s words for its component above `high` / below `low`)"),
+        _spec("matchup_status", {"unit": "select", "against": "select", "matchup": "literal",
+                                 "hits_key": "key"},
+              ("unit", "against", "matchup"), ("@unit", "foe", "@context", "status", "@types"), facts=True,
+              doc="how a unit fares against a foe or on a context, in the matchup's words (against several, "
+                  "the one it fares best against); hits_key: no one to match it against, the values of an "
+                  "attribute matchup's type it beats"),
+        _spec("fact", {"entity": "select", "kind": "literal", "values": "values", "key_by": "literal",
+                       "usable_only": "literal"}, (),
               ("role_summary",), facts=True, entity_fields=True,
-              doc="a template filled from selectors and an entity's catalog fields"),
+              doc="a template filled from selectors and an entity's catalog fields; `key_by`: the key "
+                  "<key>_<the entity's value of that attribute>; `usable_only`: only for an option the "
+                  "player can use"),
         _spec("quota", {"missing": "select"}, ("missing",), ("role", "count"),
               doc="the role the team lacks by the composition quota (key), or none (none_key)"),
         _spec("pick_fit", {"ranked": "select", "context": "select", "matchup": "literal", "count": "literal",
@@ -146,23 +180,69 @@ RECIPES: dict[str, RecipeSpec] = {
               ("option", "tool"), ("@option", "@unit", "slot", "unlock", "blocker", "level", "player_level"),
               doc="equipping an option through the side-effect `tool`: scheduled (key), done, failed; "
                   "not called but possible (none_key); locked, another unit's, its unit not owned"),
-        _spec("group_for_unit", {"unit": "select", "groups": "select", "missing_key": "key"}, ("unit",),
+        _spec("group_for_unit", {"unit": "select", "groups": "select", "missing_key": "key",
+                                 "missing_only": "literal"}, ("unit",),
               ("@unit", "@group", "missing"), picks=True,
-              doc="a group with the unit the player can field (key), else the closest (missing_key)"),
+              doc="a group with the unit the player can field (key), else the closest (missing_key); "
+                  "`missing_only`: only the closest, for a unit the player cannot field"),
+        _spec("progression", {"units": "select", "choose": "literal", "plain_key": "key",
+                              "same_name_key": "key", "unowned_key": "key", "tier_bonus": "literal"},
+              ("units",), ("@unit", "@options", "tier_name", "next_tier", "first_tier", "tier", "level"),
+              picks=True,
+              doc="a unit's next tier of the schema's progression and the options that tier unlocks "
+                  "(plain_key: none; same_name_key: the next tier bears the unit's name; none_key: "
+                  "fully progressed; unowned_key: not owned, {first_tier}); several units or `choose`: "
+                  "the first or the strongest usable one that can still progress"),
+        _spec("pick_strongest", {"ranked": "select", "skip": "select", "attribute": "literal",
+                                 "role_key": "key", "role_none_key": "key", "other_key": "key",
+                                 "tier_bonus": "literal"}, (),
+              ("@unit", "role", "tier", "level"), picks=True,
+              doc="the strongest usable unit (`ranked` first, then the roster by power), not one of "
+                  "`skip`; of the value of `attribute` the player names (role_key; role_none_key: none "
+                  "owned, {role} the value named); other_key: another than the last reply's"),
+        _spec("coverage", {"units": "select", "matchup": "literal", "full_key": "key", "many_key": "key"},
+              ("units", "matchup"), ("@types", "missed", "size", "count"),
+              doc="the values of an attribute matchup's type the units beat and the ones none of them "
+                  "does (many_key: more than three, as {count}; full_key: all; none_key: none)"),
+        _spec("groups_compare", {"groups": "select", "even_key": "key"}, (),
+              ("@group", "count", "size", "other_@group", "other_count", "other_size"), group_fields=True,
+              doc="two groups the player names, by how many of each's units they own (even_key: as many)"),
+        _spec("why", {"team": "select", "score": "select", "foes": "select", "matchup": "literal",
+                      "team_key": "key"}, (),
+              ("score", "@unit", "foe", "status", "reason"),
+              doc="\"why that one?\": the previous reply's team's rating (team_key), else how its pick "
+                  "beats one of `foes` (key); nothing on another turn"),
+        _spec("saved_group", {}, (), ("name", "@units"),
+              doc="the team the player saved, by its name (none_key: none saved)"),
+        _spec("option_hits", {"option": "select", "foes": "select", "matchup": "literal"},
+              ("option", "foes", "matchup"), ("@option", "foe", "status"),
+              doc="a usable option against `foes` by its value of an attribute matchup's attribute: the "
+                  "first it beats (key), none (none_key)"),
     )
 }  # fmt: skip
 
 
 def role_names(kinds: dict[str, tuple[str, str]]) -> dict[str, str]:
-    """Role token -> placeholder name, from {role: (kind, plural)}."""
+    """Role token -> placeholder name, from {role: (kind, plural)} (a type kind: its plural only)."""
     out: dict[str, str] = {}
     for role, (kind, plural) in kinds.items():
-        out[f"@{role}"] = kind
-        if role in ("unit", "option"):
+        if role != "type":
+            out[f"@{role}"] = kind
+        if role in ("unit", "option", "type"):
             out[f"@{role}s"] = plural
     return out
 
 
+def role_placeholder(token: str, roles: dict[str, str]) -> str | None:
+    """The pack's placeholder for a name a recipe fills: a role token (`@unit` -> "hero"), one with
+    a prefix (`other_@group` -> "other_comp"), or a plain name as it is; None for a role the pack's
+    schema lacks."""
+    prefix, at, role = token.partition("@")
+    if not at:
+        return token
+    return prefix + roles[at + role] if at + role in roles else None
+
+
 def placeholders_of(spec: RecipeSpec, roles: dict[str, str]) -> set[str]:
     """The placeholder names a recipe fills for a pack (`roles` from `role_names`)."""
-    return {roles.get(p, p) for p in spec.placeholders if not p.startswith("@") or p in roles}
+    return {name for p in spec.placeholders if (name := role_placeholder(p, roles)) is not None}

@@ -2,9 +2,9 @@
 
 `Line` is one sentence the realizer may say; `_Turn` is what the lines are built from, resolved once
 per turn (the live inventory, the tool results, who the player keeps out, who is on the other side).
-The classic dispatch (`realizer_classic`), the generic recipes (`recipes`) and the realizer's own
-paragraphs (`realizer`) all add lines to a `_Turn`, so they share these definitions here: the
-realizer imports the answer code, and the answer code imports only this module (no import cycle).
+The generic recipes (`recipes`) and the realizer's own paragraphs (`realizer`) both add lines to a
+`_Turn`, so they share these definitions here: the realizer imports the answer code, and the answer
+code imports only this module (no import cycle).
 """
 
 from __future__ import annotations
@@ -18,15 +18,6 @@ from voicecoach.core.state import Inventory, LiveState
 from voicecoach.domain.pack import Pack
 from voicecoach.domain.view import StateView
 from voicecoach.grounding.kernel import ParagraphType
-from voicecoach.tools.registry import effective_power, multiplier
-
-# Template keys whose line recommends the creatures it covers (the rest judge or describe them).
-PICK_KEYS = frozenset(
-    {"counter", "counter_none", "swap_in", "keep_in", "team", "team_style", "team_pair", "team_style_pair",
-     "team_lead", "strongest", "strongest_role", "strongest_role_none",
-     "train_first", "fill_slot", "build_around", "lineup_for_creature", "lineups_field", "other_pick",
-     "pick_meanwhile", "evolve_next", "evolve_next_plain"}
-)  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -38,10 +29,10 @@ class Line:
     values: dict[str, Any]
     keep: str  # a KEEP_ORDER entry: how much it matters when the budget is tight
     covers: frozenset[str] = frozenset()  # catalog ids this line already judges
-    # Set by a generic recipe (voicecoach.talker.recipes): its line recommends what it covers (`picks`) or
-    # states catalog facts (`fact`). None: the classic keys say (PICK_KEYS, realizer.CATALOG_KEYS).
-    picks: bool | None = None
-    fact: bool | None = None
+    # Its line recommends what it covers (`picks`: a generic recipe's `picks`, or one of the
+    # realizer's own picks), or states catalog facts, true whatever the player owns (`fact`).
+    picks: bool = False
+    fact: bool = False
 
 
 @dataclass
@@ -102,16 +93,17 @@ class _Turn:
         return [c for c in ids if c not in self.avoid] + [c for c in ids if c in self.avoid]
 
     def add(
-        self, paragraph: ParagraphType, key: str, keep: str, covers: Iterable[str] = (), **values: Any
+        self,
+        paragraph: ParagraphType,
+        key: str,
+        keep: str,
+        covers: Iterable[str] = (),
+        **values: Any,
     ) -> None:
         self.lines.append(Line(paragraph, key, values, keep, frozenset(covers)))
 
 
 # --- spoken forms -------------------------------------------------------------------------------
-
-
-def _name(pack: Pack, cid: str) -> str:
-    return pack.creatures[cid].name
 
 
 def spoken_list(items: Sequence[str]) -> str:
@@ -132,52 +124,3 @@ def _rotate(items: Sequence[str], turn_index: int, n: int) -> list[str]:
         return list(items)
     start = turn_index % len(items)
     return [items[(start + i) % len(items)] for i in range(n)]
-
-
-# --- facts from the state and the catalog ----------------------------------------------------------
-
-
-def _power(pack: Pack, inv: Inventory, cid: str) -> float:
-    return effective_power(pack.creatures[cid], inv.get(cid))
-
-
-def _best_counter(t: _Turn, foes: Sequence[str], candidates: Sequence[str]) -> tuple[str, str] | None:
-    """(owned creature, foe it hits for double damage), by the order `candidates` rank them."""
-    pack = t.pack
-    for cid in candidates:
-        if not t.usable(cid):
-            continue
-        element = pack.creatures[cid].element
-        hit = next((f for f in foes if multiplier(pack, element, pack.creatures[f].element) > 1), None)
-        if hit is not None:
-            return cid, hit
-    return None
-
-
-def _foes(t: _Turn) -> list[str]:
-    """The opponent creatures a counter question is about: the ones the player named (W2's
-    opponent slots), else find_counters' input, else the match's opponent lineup."""
-    if t.opponents:
-        return t.opponents
-    used = [f["id"] for f in t.results.get("find_counters", {}).get("opponent", [])]
-    if used:
-        return used
-    match = t.state.ic.match
-    return list(match.opponent_lineup) if match else []
-
-
-# --- the answer to the question (the guidance paragraph) -------------------------------------------
-
-
-def _pick_meanwhile(t: _Turn) -> None:
-    """The strongest creature the player can field (the previous reply's pick last when they asked
-    for another), for a pick question the turn cannot answer in full."""
-    if t.inventory is None:
-        return
-    roster = sorted(
-        (o.creature_id for o in t.inventory.owned if t.usable(o.creature_id)),
-        key=lambda c: (-_power(t.pack, t.inventory, c), c),  # type: ignore[arg-type]
-    )
-    roster = t.fresh_first(roster)
-    if roster:
-        t.add("guidance", "pick_meanwhile", "answer", [roster[0]], creature=_name(t.pack, roster[0]))

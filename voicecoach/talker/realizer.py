@@ -35,7 +35,7 @@ from typing import Any
 
 from voicecoach.core.state import Inventory, LiveState
 from voicecoach.domain.entities import link_entities
-from voicecoach.domain.pack import OUT_OF_DOMAIN, UNHEARD, Creature, Pack, PhiEntry
+from voicecoach.domain.pack import OUT_OF_DOMAIN, UNHEARD, AnswerStep, Creature, Pack, PhiEntry
 from voicecoach.domain.view import StateView
 from voicecoach.grounding.kernel import (
     _MATCH_WORDS,
@@ -49,20 +49,8 @@ from voicecoach.interaction.kernel import InteractionControl
 from voicecoach.perception.kernel import OTHER
 from voicecoach.perception.prior import ASKS_WHY, normalise
 from voicecoach.talker.checker import unknown_names
-from voicecoach.talker.classic import _answer
 from voicecoach.talker.conditioning import ToolOutcome
-from voicecoach.talker.lines import (
-    PICK_KEYS,
-    Line,
-    _article,
-    _best_counter,
-    _foes,
-    _name,
-    _pick_meanwhile,
-    _power,
-    _Turn,
-    spoken_list,
-)
+from voicecoach.talker.lines import Line, _article, _Turn, spoken_list
 from voicecoach.talker.recipes import answer as recipe_answer
 from voicecoach.talker.recipes import gate_text
 from voicecoach.tools.builtin import unmet_gates
@@ -73,13 +61,16 @@ MAX_WORDS = 45
 # Which sentences survive the budget, most important first.
 KEEP_ORDER = ("unavailable", "answer", "account", "w3", "praise", "flavor")
 
-# Template keys whose line names a whole team.
-TEAM_KEYS = frozenset({"team", "team_style", "build_around"})
-
 
 # --- spoken forms -------------------------------------------------------------------------------
 
 _FIELDS = Formatter()
+
+
+# "a {rarity}" before a value that starts with a vowel sound: "an epic", not "a epic" ("a utility":
+# a "u" before one consonant and a vowel sounds "you").
+_A_BEFORE = re.compile(r"(?:^|(?<=\s))[Aa] $")
+_VOWEL_SOUND = re.compile(r"^(?:[aeio]|u(?![^aeiou\W][aeiou]))", re.I)
 
 
 def _fill(template: str, values: dict[str, Any]) -> str | None:
@@ -92,7 +83,10 @@ def _fill(template: str, values: dict[str, Any]) -> str | None:
         value = values.get(name)
         if value is None or value == "" or value == []:
             return None
-        out.append(str(value))
+        text = str(value)
+        if _VOWEL_SOUND.match(text) and _A_BEFORE.search(out[-1]):
+            out[-1] = out[-1][:-1] + "n "
+        out.append(text)
     return "".join(out)
 
 
@@ -115,9 +109,9 @@ def say(pack: Pack, line: Line, turn_index: int) -> str:
         variants[chosen % len(variants)] if chosen is not None else _variant(variants, line.key, turn_index)
     )
     text = _fill(template, line.values)
-    if text is None and line.picks is not None:
-        # A generic recipe's line: the next variant whose placeholders all have values, before the
-        # generic sentence (a counter with no designer's reason still has a variant needing none).
+    if text is None:
+        # The next variant whose placeholders all have values, before the generic sentence (a
+        # counter with no designer's reason still has a variant needing none).
         start = variants.index(template)
         rotated = variants[start + 1 :] + variants[:start]
         text = next((filled for v in rotated if (filled := _fill(v, line.values)) is not None), None)
@@ -125,6 +119,29 @@ def say(pack: Pack, line: Line, turn_index: int) -> str:
 
 
 # --- facts from the state and the catalog ----------------------------------------------------------
+
+
+def _worded_answer(t: _Turn) -> None:
+    """The answer of a pair the pack words itself (templates.json `answers`: a tip, a greeting, the
+    out-of-domain reply, "say that name again" for a name no catalog has): its first wording, or,
+    asked again, the next one no recent reply said."""
+    pair = "/".join(UNHEARD) if t.unheard else f"{t.intent}/{t.sub_intent}"
+    variants = t.pack.templates.answers.get(pair)
+    if variants:
+        fresh = next((i for i, v in enumerate(variants) if not any(v in r for r in t.recent)), 0)
+        t.add("guidance", f"answer:{pair}", "answer", variant=fresh)
+
+
+def _lacks(t: _Turn, entry: PhiEntry) -> bool:
+    """Did none of the pair's tools run because one of its decision fields (its `requires`) is
+    absent from the state (W1 dispatches nothing then)? The answer is what is missing
+    (`_cannot_answer`), not one the recipes could make from the rest of the state ("for the last
+    slot" with no match to fill a slot in)."""
+    from voicecoach.core.state import get_field
+
+    if not entry.tools or t.results or t.failed:
+        return False
+    return any(get_field(t.state, path) in (None, [], {}) for path in entry.requires)
 
 
 def _cannot_answer(t: _Turn) -> None:
@@ -139,13 +156,11 @@ def _cannot_answer(t: _Turn) -> None:
             key = next((k for prefix, k in needs.items() if path.startswith(prefix)), None)
             if key is not None:
                 t.add("constraint_account", key, "unavailable")
-                if (
-                    key in ("no_match", "which_creature")
-                    and entry is not None
-                    and entry.branch == "recommend"
-                ):
-                    # A pick question still gets a pick: their strongest owned creature.
-                    _pick_meanwhile(t)
+                unit = t.view.unit_kind
+                if key in ("no_match", f"which_{unit}") and entry is not None and entry.branch == "recommend":
+                    # A pick question still gets a pick: their strongest unit (no match yet, or the
+                    # unit it is about unnamed).
+                    _pick_meanwhile(t, entry)
                 return
     t.add("guidance", "generic", "answer")
 
@@ -629,6 +644,9 @@ def realize(
         snapshot = inventory
         inventory, unsure = _project(pack, inventory, utterance, mine, sub_intent)
         told = inventory != snapshot
+        if told:
+            # What the answer reads (the recipes read the state): the roster as the player says it is.
+            state = state.model_copy(update={"fs": state.fs.model_copy(update={"inventory": inventory})})
     elif stale:
         # A collection is not projected with what the player says changed (_project reads the
         # inventory profile): every unit of theirs the player names is in doubt.
@@ -698,9 +716,10 @@ def realize(
         if not chatter and "roster" not in nouns:
             t.add("constraint_account", roster_key, "unavailable")
     if entry is not None and entry.answer is not None:
-        recipe_answer(t, entry.answer)  # the pack's recipes (voicecoach.talker.recipes)
+        if not _lacks(t, entry):
+            recipe_answer(t, entry.answer)  # the pack's recipes (voicecoach.talker.recipes)
     else:
-        _answer(t)  # the classic dispatch (voicecoach.talker.classic): every pet_arena pair
+        _worded_answer(t)  # a pair without tools: the pack's own wording (templates.json answers)
     answered = any(line.keep == "answer" for line in t.lines)
     if answered:
         # The answer came from what did come (the state, the catalog, the other tools): the tools
@@ -713,7 +732,7 @@ def realize(
         t.min_size = next((int(g.value) for g in c2.slots.global_constraints if g.kind == "min_size"), None)
         _judgements(t, c2)
     if t.alternative and not (_offered(t) - t.avoid):
-        _alternative_pick(t)
+        _alternative_pick(t, entry)
     if c3 is not None and intent not in ("smalltalk", OTHER):  # no advice on a request outside the game
         _guidance(t, c3)
     if stale:
@@ -724,9 +743,7 @@ def realize(
         t.lines = [
             line
             for line in t.lines
-            if (
-                not (line.covers & t.unsure) or (line.key in CATALOG_KEYS if line.fact is None else line.fact)
-            )
+            if (not (line.covers & t.unsure) or line.fact)
             and not (
                 line.keep in ("account", "praise")
                 and line.key not in ("excludes", "excludes_still")
@@ -761,9 +778,6 @@ def realize(
 # score line came back every fourth turn.
 RECENT_REPLIES = 6
 
-# Lines that state catalog facts only (true whatever the player owns).
-CATALOG_KEYS = frozenset({"skill_explain", "creature_info", "creature_role", "matchup", "match_score"})
-
 
 def _put_forward(pack: Pack, reply: str) -> set[str]:
     """Creatures and pack lineups a reply put forward, read as the checker reads it: every one it
@@ -778,8 +792,8 @@ def _put_forward(pack: Pack, reply: str) -> set[str]:
 
 
 def _picks(line: Line) -> bool:
-    """Does the line recommend what it covers (its recipe says; classic lines: PICK_KEYS)?"""
-    return line.key in PICK_KEYS if line.picks is None else line.picks
+    """Does the line recommend what it covers (its recipe says; the realizer's own picks too)?"""
+    return line.picks
 
 
 def _recommends(line: Line) -> set[str]:
@@ -795,33 +809,54 @@ def _offered(t: _Turn) -> set[str]:
     return {x for line in t.lines for x in _recommends(line)}
 
 
-def _alternative_pick(t: _Turn) -> None:
-    """The player asked for something else and nothing new is on offer yet: the strongest owned
-    creature the previous reply did not put forward (a counter to the opponent when there is one)."""
+def _ranking(pack: Pack) -> dict[str, Any]:
+    """How the pack's steps rank units by power (the `tier_bonus` they give), for the realizer's own
+    picks, which no step names."""
+    steps = (s for e in pack.phi for s in e.answer or [])
+    bonus = next((s.inputs["tier_bonus"] for s in steps if "tier_bonus" in s.inputs), None)
+    return {"tier_bonus": bonus} if bonus is not None else {}
+
+
+# The realizer's own picks (a pick while the match is unknown, another pick on "something else")
+# are made for a pack whose roster is the classic profile's inventory, as they always were; a
+# collection pack's recipes make their own alternatives (fresh_first) and say what is missing.
+
+
+def _pick_meanwhile(t: _Turn, entry: PhiEntry | None) -> None:
+    """The strongest unit the player can field (the previous reply's pick last when they asked for
+    another), for a pick question the turn cannot answer in full (the pack's `pick_meanwhile`)."""
     if t.inventory is None:
         return
-    fresh = [
-        o.creature_id for o in t.inventory.owned if t.usable(o.creature_id) and o.creature_id not in t.avoid
-    ]
-    if not fresh:
+    recipe_answer(t, [AnswerStep(recipe="pick_strongest", key="pick_meanwhile", **_ranking(t.pack))])
+
+
+def _alternative_pick(t: _Turn, entry: PhiEntry | None) -> None:
+    """The player asked for something else and nothing new is on offer yet: of the units the
+    previous reply did not put forward, a counter to the foes the pair's own counter step names
+    (else the opponents the player named, else their side), by the pack's unit-against-unit
+    matchup; else the strongest (`counter` / `other_pick`)."""
+    if t.inventory is None:
         return
-    ranked = sorted(fresh, key=lambda c: (-_power(t.pack, t.inventory, c), c))  # type: ignore[arg-type]
-    foes = _foes(t)
-    best = _best_counter(t, foes, ranked) if foes else None
-    if best is not None:
-        cid, foe = best
-        t.add(
-            "guidance",
-            "counter",
-            "answer",
-            [cid, foe],
-            creature=_name(t.pack, cid),
-            foe=_name(t.pack, foe),
-            element=t.pack.creatures[cid].element,
-            foe_element=t.pack.creatures[foe].element,
-        )
-    else:
-        t.add("guidance", "other_pick", "answer", [ranked[0]], creature=_name(t.pack, ranked[0]))
+    schema = t.pack.catalog.schema
+    unit = t.view.unit_kind
+    steps_of = entry.answer if entry is not None and entry.answer is not None else []
+    own = next((s for s in steps_of if s.recipe == "pick_best"), None)
+    matchup = own.inputs.get("matchup") if own is not None else None
+    matchup = matchup or next((m.name for m in schema.matchups if m.between == (unit, unit)), None)
+    foes = own.inputs.get("foes") if own is not None else ["turn:opponents", "$ic.match.opponent_lineup"]
+    ranking = _ranking(t.pack)
+    steps = [AnswerStep.model_validate({"recipe": "pick_strongest", "key": "other_pick", "skip": "turn:avoid",
+                                        **ranking})]  # fmt: skip
+    if matchup is not None:
+        counter = {
+            "recipe": "pick_best",
+            "key": "counter",
+            "foes": foes,
+            "matchup": matchup,
+            "skip": "turn:avoid",
+        }
+        steps.insert(0, AnswerStep.model_validate({**counter, **ranking}))
+    recipe_answer(t, steps)
 
 
 def _rank(line: Line) -> int:

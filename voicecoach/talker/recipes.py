@@ -1,9 +1,11 @@
 """The generic answer recipes: the realizer's answer line for a Φ entry with `answer` steps.
 
-A pack other than pet_arena says how each pair is answered in data (phi.json, voicecoach.domain.recipe_spec
-describes the step format); this module is the code the steps name. `answer(t, steps)` runs the
-steps in order and adds the first step's lines that yield any; a step whose inputs select nothing
-yields none, and the realizer then says what is missing or the paragraph's generic sentence.
+Every pack says how each pair is answered in data (phi.json, voicecoach.domain.recipe_spec describes the
+step format); this module is the code the steps name, the same for every pack: nothing in it names
+a pack's kinds, tools or entities (a step's selectors, literals and template keys do). `answer(t,
+steps)` runs the steps in order and adds the first step's lines that yield any (a step marked
+`also` lets the later ones add theirs); a step whose inputs select nothing yields none, and the
+realizer then says what is missing or the paragraph's generic sentence.
 
 The safety contract, kept here for every pack:
 
@@ -13,7 +15,7 @@ The safety contract, kept here for every pack:
   said ("it needs hero level 5");
 - an opponent fills only `{foe}`; a context entity (a map) only its kind's placeholder;
 - each line carries its recipe's `picks` / `facts` (voicecoach.domain.recipe_spec): the realizer reads
-  them where the classic dispatch reads PICK_KEYS / CATALOG_KEYS;
+  them to tell a recommendation and a catalog fact from the rest;
 - nothing is read out raw: values are display names, counts and the pack's own words.
 """
 
@@ -27,7 +29,7 @@ from typing import Any
 from voicecoach.core.state import get_field
 from voicecoach.domain.catalog import Matchup
 from voicecoach.domain.pack import AnswerStep, Pack, pack_roles
-from voicecoach.domain.recipe_spec import RECIPES, RecipeSpec
+from voicecoach.domain.recipe_spec import RECIPES, TURN_PREFIX, RecipeSpec, role_placeholder
 from voicecoach.domain.tool_shapes import select
 from voicecoach.domain.view import StateView
 from voicecoach.talker.lines import Line, _rotate, _Turn, spoken_list
@@ -66,6 +68,10 @@ class _Ctx:
             return selector
         if selector.startswith("$"):
             return get_field(self.t.state, selector[1:])
+        if selector.startswith(TURN_PREFIX):
+            t = self.t
+            said = {"opponents": t.opponents, "groups": t.lineups, "why": t.why, "avoid": sorted(t.avoid)}
+            return list(said.get(selector[len(TURN_PREFIX) :], []))
         tool, _, path = selector.partition(".")
         result = self.t.results.get(tool)
         if result is None:
@@ -89,10 +95,17 @@ class _Ctx:
 
     def ids(self, name: str) -> list[str]:
         """The input as entity ids, in order, once each ("a" -> ["a"]; rows -> their ids)."""
-        value = self.get(name)
-        items = value if isinstance(value, list) else [] if value is None else [value]
-        out = [i["id"] if isinstance(i, dict) else i for i in items]
-        return list(dict.fromkeys(str(i) for i in out if isinstance(i, str) and i))
+        return _as_ids(self.get(name))
+
+    def ids_but(self, name: str, but: str) -> list[str]:
+        """The ids of the first of the input's selectors that selects any besides `but` (a unit
+        matched against the others named: "Oakhorn against Hexmoth", not against itself)."""
+        raw = self.inputs.get(name)
+        for selector in raw if isinstance(raw, list) else [raw]:
+            got = [i for i in _as_ids(self._one(selector)) if i != but]
+            if got:
+                return got
+        return []
 
     # --- spoken forms and the contract ---------------------------------------------------------------
 
@@ -103,8 +116,22 @@ class _Ctx:
         return spoken_list([self.name(i) for i in ids])
 
     def ph(self, token: str) -> str:
-        """The pack's placeholder for a role token (`@unit` -> "hero")."""
-        return self.roles.get(token, token)
+        """The pack's placeholder for a role token (`@unit` -> "hero", `other_@group` -> "other_comp")."""
+        return role_placeholder(token, self.roles) or token
+
+    def power(self, unit_id: str) -> float:
+        """The unit's power: the unit kind's first numeric attribute, and with the step's `tier_bonus`
+        that share of it again for each tier the player's unit is past its first (pet: 15 % an
+        evolution stage)."""
+        kind = self.view.unit_kind
+        attr = next((a for a, s in self.schema.kinds[kind].attributes.items() if s.numeric), None)
+        entity = self.catalog.get(kind, unit_id)
+        value = entity.value(attr) if entity is not None and attr is not None else None
+        base = float(value) if isinstance(value, int | float) else 0.0
+        bonus, owned = self.inputs.get("tier_bonus"), self.view.unit(unit_id)
+        if bonus and owned is not None and owned.tier:
+            base *= 1 + float(bonus) * (owned.tier - 1)
+        return base
 
     def usable(self, unit_id: str) -> bool:
         """May the unit be recommended: owned, not kept out, not in doubt (a late snapshot)."""
@@ -116,9 +143,19 @@ class _Ctx:
     def line(self, key: str | None, covers: Sequence[str] = (), **values: Any) -> list[Line]:
         """The step's line for template `key`; none when no variant of it can be filled (a value the
         turn lacks: a failed tool), so that the next step answers instead of the generic sentence."""
+        return self._line(key, covers, self.spec.picks, values)
+
+    def naming(self, key: str | None, covers: Sequence[str] = (), **values: Any) -> list[Line]:
+        """`line` for a picking recipe's line that names a unit the player cannot field ("you don't
+        own X yet: get a Y first"): it recommends nothing."""
+        return self._line(key, covers, False, values)
+
+    def _line(
+        self, key: str | None, covers: Sequence[str], picks: bool, values: dict[str, Any]
+    ) -> list[Line]:
         if not key:
             return []
-        spoken = {self.ph(k if k.startswith("@") else k): v for k, v in values.items()}
+        spoken = {self.ph(k): v for k, v in values.items()}
         for placeholder, selector in (self.inputs.get("values") or {}).items():
             spoken.setdefault(placeholder, _spoken(self, self.first(selector)))
         group = self.t.pack.templates.paragraphs.get(self.step.paragraph)
@@ -127,8 +164,14 @@ class _Ctx:
             return []
         return [
             Line(self.step.paragraph, key, spoken, "answer", frozenset(covers),
-                 picks=self.spec.picks, fact=self.spec.facts)
+                 picks=picks, fact=self.spec.facts)
         ]  # fmt: skip
+
+
+def _as_ids(value: Any) -> list[str]:
+    items = value if isinstance(value, list) else [] if value is None else [value]
+    out = [i["id"] if isinstance(i, dict) else i for i in items]
+    return list(dict.fromkeys(str(i) for i in out if isinstance(i, str) and i))
 
 
 def _fillable(template: str, values: dict[str, Any]) -> bool:
@@ -169,16 +212,15 @@ def pick_best(c: _Ctx) -> list[Line]:
     if m is None or not foes:
         return []
     ranked = c.ids("ranked")
-    ranked += sorted(o.id for o in c.view.owned() if o.id not in ranked)
+    ranked += _strongest_first(c, sorted(o.id for o in c.view.owned() if o.id not in ranked))
     ranked = c.t.fresh_first(ranked)
     skip = set(c.ids("skip"))  # e.g. the units already on the player's side: "swap to" one of them
     usable = [u for u in ranked if c.usable(u) and u not in skip]
     for uid in usable:
         foe = next((f for f in foes if multiplier(c.catalog, m, uid, f) > m.default), None)
         if foe is not None:
-            status = _words(m, multiplier(c.catalog, m, uid, foe))
-            return c.line(_fielded(c, uid, c.step.key), [uid, foe], **{"@unit": c.name(uid)}, foe=c.name(foe),
-                          status=status, reason=c.catalog.note(m.name, uid, foe))  # fmt: skip
+            values = _counter_values(c, m, uid, foe)
+            return c.line(_fielded(c, uid, c.step.key), [uid, foe], **values)
     if not usable:
         return []
     symmetric = m.between[0] == m.between[1]
@@ -217,18 +259,8 @@ def _role(c: _Ctx, uid: str) -> Any:
 
 
 def _strongest_first(c: _Ctx, units: list[str]) -> list[str]:
-    """`units` by the unit kind's first numeric attribute (its power), highest first, else as given."""
-    spec = c.schema.kinds[c.view.unit_kind]
-    power = next((a for a, s in spec.attributes.items() if s.numeric), None)
-    if power is None:
-        return units
-
-    def strength(uid: str) -> float:
-        entity = c.catalog.get(c.view.unit_kind, uid)
-        value = entity.value(power) if entity is not None else None
-        return float(value) if isinstance(value, int | float) else 0.0
-
-    return sorted(units, key=lambda u: (-strength(u), units.index(u)))
+    """`units` by their power (`_Ctx.power`), highest first, else as given."""
+    return sorted(units, key=lambda u: (-c.power(u), units.index(u)))
 
 
 def _fill_in_quota(c: _Ctx, team: list[str], spare: list[str], size: int) -> list[str]:
@@ -242,6 +274,24 @@ def _fill_in_quota(c: _Ctx, team: list[str], spare: list[str], size: int) -> lis
             fits = [u for u in spare if u not in team and _role(c, u) == role]
             team += fits[: max(0, min(need, size - len(team)))]
     return team + [u for u in spare if u not in team][: size - len(team)]
+
+
+def _fill_spread(c: _Ctx, team: list[str], spare: list[str], size: int, attribute: str) -> list[str]:
+    """`team` filled up to `size` from `spare` (in its order), each time with a unit whose value of
+    `attribute` the team lacks if there is one ("a tank and a support around a striker")."""
+    team = team[:size]
+
+    def value(uid: str) -> Any:
+        entity = c.catalog.get(c.view.unit_kind, uid)
+        return entity.value(attribute) if entity is not None else None
+
+    while len(team) < size:
+        left = [u for u in spare if u not in team]
+        if not left:
+            break
+        have = {value(u) for u in team}
+        team.append(next((u for u in left if value(u) not in have), left[0]))
+    return team
 
 
 def _swap_like_for_like(c: _Ctx, team: list[str], spare: list[str]) -> list[str]:
@@ -275,6 +325,21 @@ def _counter_values(c: _Ctx, m: Matchup, uid: str, foe: str) -> dict[str, Any]:
         "foe": c.name(foe),
         "status": status,
         "reason": c.catalog.note(m.name, uid, foe),
+        **_axis_values(c, m, uid, foe),
+    }
+
+
+def _axis_values(c: _Ctx, m: Matchup, uid: str, foe: str) -> dict[str, Any]:
+    """An attribute matchup's values of the unit and the foe ({element}: "water", {foe_element}:
+    "fire"): why one beats the other, said in the pack's own words; none for an id matchup."""
+    if m.attribute is None:
+        return {}
+    ours, theirs = c.catalog.get(m.between[0], uid), c.catalog.get(m.between[1], foe)
+    mine = ours.value(m.attribute) if ours is not None else None
+    other = theirs.value(m.attribute) if theirs is not None else None
+    return {
+        m.attribute: c.name(str(mine)) if mine is not None else None,
+        f"foe_{m.attribute}": c.name(str(other)) if other is not None else None,
     }
 
 
@@ -293,13 +358,16 @@ def pick_pair(c: _Ctx) -> list[Line]:
     anchor = next(iter(c.ids("anchor")), None)
     if "anchor" in c.inputs and (anchor is None or not c.usable(anchor)):
         return []  # a team around a unit the player cannot field: the next step says why
-    if anchor is not None and anchor not in team:
-        team = [anchor, *team]
-    roster = c.ids("roster") if "roster" in c.inputs else sorted(o.id for o in c.view.owned())
-    spare = _strongest_first(c, [u for u in roster if c.usable(u) and u not in team])
     comp = c.schema.composition
     size = int(c.get("size") or (comp.size if comp is not None else 3))
-    team = _fill_in_quota(c, team, spare, size)
+    if len(team) > size:
+        team = _strongest_first(c, team)  # more than a team (the whole roster): its strongest
+    if anchor is not None and anchor not in team[:size]:
+        team = [anchor, *(u for u in team if u != anchor)]
+    roster = c.ids("roster") if "roster" in c.inputs else sorted(o.id for o in c.view.owned())
+    spare = _strongest_first(c, [u for u in roster if c.usable(u) and u not in team])
+    spread = c.inputs.get("spread")
+    team = _fill_spread(c, team, spare, size, spread) if spread else _fill_in_quota(c, team, spare, size)
     spare = [u for u in spare if u not in team]
     if len(team) >= size and set(team) <= t.avoid and spare:
         team = _swap_like_for_like(c, team, spare)  # not the previous reply's team again
@@ -321,6 +389,10 @@ def pick_pair(c: _Ctx) -> list[Line]:
         if anchor is not None:
             values["@unit"] = c.name(anchor)
         lines = c.line(key, team, **{"@units": c.names(named)}, leader=c.name(team[0]), **values)
+        score_key = c.inputs.get("score_key")
+        if lines and score_key and set(team) == set(suggested) and values["score"] is not None:
+            # The suggestion as it came: its rating, said if the budget has room.
+            lines.append(Line(c.step.paragraph, score_key, {"score": values["score"]}, "praise"))
         if lines and short:
             # The usable units cannot keep the quota (the player kept the rest out, or lacks them):
             # the team is said with the role it is short of, not passed off as a proper one.
@@ -332,10 +404,12 @@ def pick_pair(c: _Ctx) -> list[Line]:
     pairs = [tuple(_rotate(team, t.turn_index + k, 2)) for k in range(len(team))] if len(team) >= 2 else []
     fresh = [p for p in pairs if not set(p) <= t.avoid] if t.avoid else pairs
     pair_key, lead_key = c.inputs.get("pair_key"), c.inputs.get("lead_key")
-    if pair_key and (fresh or pairs):
+    if pair_key and (fresh or (pairs and not lead_key)):
         lead, partner = (fresh or pairs)[0]
         return c.line(pair_key, [lead, partner], leader=c.name(lead), **{"@unit": c.name(partner)}, **values)
     if lead_key and team:
+        # Every pair was the previous reply's (two units to choose from): the lead alone, not the
+        # same advice again.
         lead = t.fresh_first(team)[0]
         return c.line(lead_key, [lead], leader=c.name(lead), **values)
     return []
@@ -368,6 +442,12 @@ def option_status(c: _Ctx) -> list[Line]:
     oid, view = ids[0], c.view
     learners = view.learners(oid)
     named = next((u for u in c.ids("unit") if u in learners), None)
+    others = [u for u in c.ids("unit") if c.catalog.get(view.unit_kind, u) is not None]
+    if named is None and others and c.inputs.get("unlearnable_key"):
+        # "Can Pyrowl use Riptide?": none of the units named can have it.
+        return c.line(
+            c.inputs["unlearnable_key"], [oid], **{"@option": c.name(oid), "@unit": c.name(others[0])}
+        )
     owned = [u for u in learners if view.owns(u)]
     owner = named or next((u for u in owned if view.option_usable(oid, u)), None) or next(iter(owned), None)
     entity = c.catalog.get(option, oid)
@@ -379,7 +459,8 @@ def option_status(c: _Ctx) -> list[Line]:
         values["@unit"] = c.name(owner)
         if view.option_usable(oid, owner):
             return c.line(c.step.key, [oid, owner], **values)
-        return _locked(c, c.inputs.get("locked_key"), [oid, owner], oid, owner, values)
+        how = c.inputs.get("how_key") if c.t.asks_how else None  # "how do I unlock it?": no "Not yet:"
+        return _locked(c, how or c.inputs.get("locked_key"), [oid, owner], oid, owner, values)
     who = owner or next(iter(learners), None)
     if who is None:
         return []
@@ -405,6 +486,20 @@ def option_best(c: _Ctx) -> list[Line]:
     unit_entity = c.catalog.get(view.unit_kind, uid)
     field = c.schema.options_field()
     options = list(unit_entity.value(field) or []) if unit_entity is not None and field else []
+    if c.inputs.get("strongest"):
+        # The one option to use: the strongest usable one, by the option kind's first numeric attribute.
+        kind = c.schema.kinds[view.option_kind]
+        power = next((a for a, spec in kind.attributes.items() if spec.numeric), None)
+        usable = [o for o in options if view.option_usable(o, uid)]
+
+        def strength(oid: str) -> float:
+            value = _value(c, view.option_kind or "", oid, power)
+            return float(value) if isinstance(value, int | float) else 0.0
+
+        top = min(usable, key=lambda o: (-strength(o), o), default=None)
+        if top is None:
+            return []
+        return c.line(c.step.key, [top, uid], **{"@unit": c.name(uid), "@option": c.name(top)})
     best: dict[str, str] = {}
     for oid in options:
         if view.option_usable(oid, uid):
@@ -450,6 +545,8 @@ def list_owned(c: _Ctx) -> list[Line]:
     ids = sorted(c.ids("units") if "units" in c.inputs else [o.id for o in c.view.owned()])
     if not ids:
         return c.line(c.step.none_key)
+    if c.inputs.get("none_only"):
+        return []  # a fallback step: only "you have none" answers the turn
     shown = [u for u in ids if u not in t.excluded and u not in t.unsure] or ids
     some = _rotate(t.fresh_first(shown) if t.alternative else shown, 0 if t.alternative else t.turn_index, 3)
     return c.line(c.step.key, some, count=len(ids), **{"@units": c.names(some)})
@@ -464,6 +561,14 @@ def groups_fieldable(c: _Ctx) -> list[Line]:
     groups = c.ids("groups") if "groups" in c.inputs else list(c.catalog.entities.get(group, {}))
     fieldable = [g for g in groups if view.members(g) and all(c.usable(u) for u in view.members(g))]
     fresh = [g for g in fieldable if g not in c.t.avoid]
+    if c.inputs.get("missing_first") and c.inputs.get("missing_key"):
+        # "Which lineups am I missing pieces for?": the ones the player cannot complete come first.
+        lacking = [g for g in groups if any(not view.owns(u) for u in view.members(g))]
+        if lacking:
+            closest = min(lacking, key=lambda g: (sum(not view.owns(u) for u in view.members(g)), g))
+            missing = [u for u in view.members(closest) if not view.owns(u)]
+            return c.line(c.inputs["missing_key"], **{"@group": c.name(closest)}, missing=c.names(missing),
+                          count=len(lacking))  # fmt: skip
     if fresh:
         gid = fresh[c.t.turn_index % len(fresh)]
         return c.line(c.step.key, [gid], **{"@group": c.name(gid)})
@@ -482,25 +587,47 @@ def rating(c: _Ctx) -> list[Line]:
     score = c.get("score")
     if score is None:
         return []
+    lines: list[Line] = []
+    missing = c.ids("missing")
+    if missing and c.inputs.get("missing_key"):  # a team named with units the player lacks: said first
+        lines += c.line(c.inputs["missing_key"], missing, missing=c.names(missing))
     breakdown = c.get("breakdown") or {}
-    maxima = c.get("max") or {}
+    maxima = c.get("max") or c.inputs.get("maxima") or {}
     words = c.inputs.get("words") or {}
     weakest = None
     if isinstance(breakdown, dict) and breakdown:
         key = min(breakdown, key=lambda k: (float(breakdown[k]) / float(maxima.get(k) or 1.0), k))
         weakest = words.get(key, key.replace("_", " "))
+    edge = c.inputs.get("edge")
+    if isinstance(edge, dict) and c.ids("opponent") and c.inputs.get("edge_key"):
+        # Against an opponent: who has the edge, by the matchup component of the score.
+        value = float(breakdown.get(edge["component"], edge.get("default", 0.0)) or 0.0)
+        said = edge["words"]
+        status = (
+            said["high"] if value > edge["high"] else said["low"] if value < edge["low"] else said["even"]
+        )
+        return lines + c.line(c.inputs["edge_key"], [], score=score, status=status)
     units, where = c.ids("units"), c.ids("context")
-    return c.line(c.step.key, [], score=score, weakest=weakest, **{"@units": c.names(units) or None},
-                  **{"@context": c.name(where[0]) if where else None})  # fmt: skip
+    lead_key = c.inputs.get("lead_key")
+    if lead_key and len(units) >= 2 and set(units) <= c.t.avoid:
+        # The last reply named this team already: naming it again reads as the same advice twice.
+        return lines + c.line(lead_key, [], score=score, weakest=weakest, **{"@unit": c.name(units[0])})
+    return lines + c.line(c.step.key, [], score=score, weakest=weakest, **{"@units": c.names(units) or None},
+                          **{"@context": c.name(where[0]) if where else None})  # fmt: skip
 
 
 def matchup_status(c: _Ctx) -> list[Line]:
     """How the unit fares against a foe (or on a context entity) by the matchup, in its words;
     an even matchup is the none_key."""
-    m, units, others = _matchup(c), c.ids("unit"), c.ids("against")
-    if m is None or not units or not others:
+    m, units = _matchup(c), c.ids("unit")
+    if m is None or not units:
         return []
-    uid, other = units[0], others[0]
+    uid = units[0]
+    others = c.ids_but("against", uid)
+    if not others:
+        return _hits(c, m, uid)
+    # Against several (their side), the one it fares best against is the useful fact.
+    other = max(others, key=lambda o: (multiplier(c.catalog, m, uid, o), -others.index(o)))
     mult = multiplier(c.catalog, m, uid, other)
     kind = c.schema.kinds.get(m.between[1])
     where = (
@@ -508,6 +635,36 @@ def matchup_status(c: _Ctx) -> list[Line]:
     )
     key = c.step.none_key if mult == m.default and c.step.none_key else c.step.key
     return c.line(key, [uid], **{"@unit": c.name(uid)}, status=_words(m, mult), **where)
+
+
+def _types(c: _Ctx, m: Matchup) -> list[str]:
+    """The type kind's ids an attribute matchup is over (pet: the elements), in catalog order."""
+    if m.attribute is None:
+        return []
+    spec = c.schema.kinds[m.between[0]].attributes.get(m.attribute)
+    kind = spec.values if spec is not None and isinstance(spec.values, str) else None
+    return list(c.catalog.entities.get(kind, {})) if kind in c.schema.kinds else []
+
+
+def _type_mult(c: _Ctx, m: Matchup, a: Any, b: Any) -> float:
+    """The matchup's multiplier between two values of its attribute."""
+    return float(c.catalog.tables.get(m.name, {}).get(str(a), {}).get(str(b), m.default))
+
+
+def _value(c: _Ctx, kind: str, entity_id: str, attribute: str | None) -> Any:
+    entity = c.catalog.get(kind, entity_id)
+    return entity.value(attribute) if entity is not None and attribute else None
+
+
+def _hits(c: _Ctx, m: Matchup, uid: str) -> list[Line]:
+    """No one to match the unit against: the values of the matchup's attribute it beats (hits_key:
+    "its fire attacks deal double damage to grass and shadow")."""
+    mine = _value(c, m.between[0], uid, m.attribute)
+    beaten = [d for d in _types(c, m) if _type_mult(c, m, mine, d) > m.default]
+    if mine is None or not beaten:
+        return []
+    return c.line(c.inputs.get("hits_key"), [], **{"@unit": c.name(uid), "@types": c.names(beaten)},
+                  **{str(m.attribute): c.name(str(mine))})  # fmt: skip
 
 
 def _spoken(c: _Ctx, value: Any) -> Any:
@@ -526,11 +683,19 @@ def fact(c: _Ctx) -> list[Line]:
     for placeholder, selector in (c.inputs.get("values") or {}).items():
         values[placeholder] = _spoken(c, c.first(selector))
     ids = c.ids("entity")
+    key = c.step.key
     if ids:
         kind = c.inputs.get("kind") or c.catalog.kind_of(ids[0])
         entity = c.catalog.get(kind, ids[0]) if kind else None
         if entity is None:
             return []
+        if c.inputs.get("usable_only"):
+            if not c.view.option_usable(ids[0]):
+                return []  # a tip for using an option the player cannot use yet: the next step says why
+            # It judges the option usable on the units that have it: W2's praise of them is said.
+            ids = [ids[0], *(u for u in c.view.learners(ids[0]) if c.view.option_usable(ids[0], u))]
+        if c.inputs.get("key_by"):
+            key = f"{key}_{entity.value(c.inputs['key_by'])}"  # one template per value ("tip_attack")
         values[kind] = entity.display  # type: ignore[index]
         attributes = c.schema.kinds[kind].attributes  # type: ignore[index]
         for field, value in entity.model_dump(exclude={"id", "name"}).items():
@@ -545,7 +710,7 @@ def fact(c: _Ctx) -> list[Line]:
             values["role_summary"] = c.t.pack.vocabulary.roles[role].summary
     elif "entity" in c.inputs:
         return []  # the entity it is about selects nothing: the next step, or what is missing
-    return c.line(c.step.key, ids[:1], **values)
+    return c.line(key, ids if c.inputs.get("usable_only") else ids[:1], **values)
 
 
 def quota(c: _Ctx) -> list[Line]:
@@ -874,21 +1039,226 @@ def group_for_unit(c: _Ctx) -> list[Line]:
     missing_key, else the closest such group and what it lacks."""
     view, ids = c.view, c.ids("unit")
     group = view.group_kind
-    if group is None or not ids or not c.usable(ids[0]):
+    missing_only = bool(c.inputs.get("missing_only"))
+    if group is None or not ids or not (missing_only or c.usable(ids[0])):
         return []
     uid = ids[0]
     groups = c.ids("groups") if "groups" in c.inputs else list(c.catalog.entities.get(group, {}))
     holding = [g for g in groups if uid in view.members(g)]
     fieldable = [g for g in holding if all(c.usable(u) for u in view.members(g))]
     fresh = [g for g in fieldable if g not in c.t.avoid] or fieldable
-    if fresh:
-        return c.line(c.step.key, [fresh[0]], **{"@unit": c.name(uid), "@group": c.name(fresh[0])})
+    if fresh and not missing_only:
+        return c.line(c.step.key, [uid, fresh[0]], **{"@unit": c.name(uid), "@group": c.name(fresh[0])})
     if not holding or not c.inputs.get("missing_key"):
         return []
     closest = min(holding, key=lambda g: (sum(not view.owns(u) for u in view.members(g)), holding.index(g)))
     missing = [u for u in view.members(closest) if not view.owns(u)]
     return c.line(c.inputs["missing_key"], [uid], **{"@unit": c.name(uid), "@group": c.name(closest)},
                   missing=c.names(missing))  # fmt: skip
+
+
+# --- progression, strength, coverage, named groups, the reason for a pick -------------------------
+
+
+def _tiers(c: _Ctx, uid: str) -> list[str]:
+    """The unit's tiers in order (the schema's progression field: pet's evolution stages)."""
+    prog = c.schema.progression
+    entity = c.catalog.get(prog.kind, uid) if prog is not None else None
+    value = entity.value(prog.field) if entity is not None and prog is not None else None
+    return [str(x) for x in value] if isinstance(value, list) else []
+
+
+def _unlocked_at(c: _Ctx, uid: str, tier: int) -> list[str]:
+    """The unit's options whose gate on the unit's tier is `tier`: what reaching it unlocks."""
+    option, field = c.view.option_kind, c.schema.options_field()
+    gates = c.schema.kinds[option].gate if option is not None else {}
+    gate = next((f for f, g in gates.items() if g.state == "tier"), None)
+    if option is None or field is None or gate is None:
+        return []
+    options = _value(c, c.view.unit_kind, uid, field) or []
+    return [o for o in options if (_value(c, option, o, "unlock") or {}).get(gate) == tier]
+
+
+def progression(c: _Ctx) -> list[Line]:
+    """A unit's next tier (the schema's `progression`) and the options its gate on that tier
+    unlocks (key; plain_key: none; same_name_key: the next tier bears the unit's own name, so the
+    current tier is named), fully progressed (none_key), not owned (unowned_key, with its first
+    tier). With several `units` (or `choose`): of the usable ones that can still progress, the first
+    ("first") or the strongest ("strongest"), the previous reply's last when another is asked for."""
+    view, units = c.view, c.ids("units")
+    if not units and "choose" in c.inputs:
+        units = _strongest_first(c, sorted(o.id for o in view.owned()))  # the tools failed: the roster
+    if c.schema.progression is None or not units or not view.known:
+        return []
+    if len(units) > 1 or "choose" in c.inputs:
+        able = [u for u in units if c.usable(u) and (view.unit(u).tier or 1) < len(_tiers(c, u))]  # type: ignore[union-attr]
+        if c.t.alternative and any(u not in c.t.avoid for u in able):
+            able = [u for u in able if u not in c.t.avoid]
+        if not able:
+            return []
+        uid = max(able, key=lambda u: (c.power(u), u)) if c.inputs.get("choose") == "strongest" else able[0]
+    else:
+        uid = units[0]
+    tiers, owned = _tiers(c, uid), view.unit(uid)
+    if not tiers:
+        return []
+    name = {"@unit": c.name(uid)}
+    if owned is None:
+        return c.naming(c.inputs.get("unowned_key"), [uid], **name, first_tier=tiers[0])
+    tier = min(owned.tier or 1, len(tiers))
+    if tier >= len(tiers):
+        return c.naming(c.step.none_key, [uid], **name, tier_name=tiers[-1])
+    gains = _unlocked_at(c, uid, tier + 1)
+    key = c.step.key
+    if gains and tiers[tier] == c.name(uid) and c.inputs.get("same_name_key"):
+        key = c.inputs["same_name_key"]  # "evolving your <tier> into <unit>", not "<unit> into <unit>"
+    elif not gains and c.inputs.get("plain_key"):
+        key = c.inputs["plain_key"]
+    return c.line(key, [uid], **name, **{"@options": c.names(gains) or None}, tier_name=tiers[tier - 1],
+                  next_tier=tiers[tier], tier=owned.tier, level=owned.level)  # fmt: skip
+
+
+def pick_strongest(c: _Ctx) -> list[Line]:
+    """The strongest usable unit: the first of `ranked` the player can field, else of the roster
+    by power (`tier_bonus`), not one of `skip`; other_key when the player asks for another and the
+    last reply named that one; of the value of `attribute` the player names (role_key), or, owning
+    none of it, the strongest of any (role_none_key)."""
+    view, t = c.view, c.t
+    if not view.known:
+        return []
+    ranked = c.ids("ranked")
+    roster = _strongest_first(c, sorted(o.id for o in view.owned() if o.id not in ranked))
+    skip = set(c.ids("skip"))
+    able = [u for u in ranked + roster if c.usable(u) and u not in skip]
+    if not able:
+        return []
+    if t.alternative and able[0] in t.avoid and c.inputs.get("other_key"):
+        other = next((u for u in able if u not in t.avoid), None)
+        if other is not None:
+            return c.line(c.inputs["other_key"], [other], **{"@unit": c.name(other)})
+    able = t.fresh_first(able)
+    attribute = c.inputs.get("attribute")
+    named = _named_values(c, attribute) if attribute else []
+    of_value = [u for u in able if _value(c, view.unit_kind, u, attribute) in named]
+    best = (of_value or able)[0]
+    key: str | None = c.step.key
+    if named:
+        key = c.inputs.get("role_key") if of_value else c.inputs.get("role_none_key")
+    value = named[0] if named and not of_value else _value(c, view.unit_kind, best, attribute)
+    owned = view.unit(best)
+    return c.line(key, [best], **{"@unit": c.name(best)}, role=value, tier=owned.tier if owned else None,
+                  level=owned.level if owned else None)  # fmt: skip
+
+
+def _few(names: list[str], most: int = 3) -> str:
+    """Up to `most` names in a list; more: the first two and how many others ("a, b and 4 more")."""
+    return spoken_list(names) if len(names) <= most else f"{', '.join(names[:2])} and {len(names) - 2} more"
+
+
+def coverage(c: _Ctx) -> list[Line]:
+    """Which values of an attribute matchup's type kind the team's units beat (pet: the elements
+    the team hits for double damage) and which none of them does (key; many_key: more than three
+    beaten, said as a count); full_key: all of them; none_key: none."""
+    m, units = _matchup(c), c.ids("units")
+    types = _types(c, m) if m is not None else []
+    if m is None or not units or not types:
+        return []
+    ours = list(dict.fromkeys(v for u in units if (v := _value(c, m.between[0], u, m.attribute)) is not None))
+    hit = [d for d in types if any(_type_mult(c, m, a, d) > m.default for a in ours)]
+    missed = [c.name(d) for d in types if d not in hit]
+    said = {"size": len(types), "count": len(hit), "missed": _few(missed)}
+    if not missed:
+        return c.line(c.inputs.get("full_key"), [], **said)
+    if not hit:
+        return c.line(
+            c.step.none_key, [], **said, **{"@types": spoken_list(sorted(c.name(str(a)) for a in ours))}
+        )
+    many = len(hit) > 3 and c.inputs.get("many_key")
+    return c.line(many or c.step.key, [], **said, **{"@types": c.names(hit)})
+
+
+def groups_compare(c: _Ctx) -> list[Line]:
+    """Two groups the player names, side by side on what the player owns of each (the pack has no
+    win rates): the one they own more of (key), or both when even (even_key), with each group's
+    attributes (its style) as they are and with "other_"."""
+    view, group = c.view, c.view.group_kind
+    named = c.ids("groups") if "groups" in c.inputs else list(c.t.lineups)
+    named = [g for g in named if group is not None and c.catalog.get(group, g) is not None]
+    if group is None or len(named) < 2 or not view.known:
+        return []
+    a, b = named[:2]
+
+    def owned(g: str) -> int:
+        return sum(view.owns(u) for u in view.members(g))
+
+    even = owned(a) == owned(b)
+    best, other = (a, b) if even or owned(a) > owned(b) else (b, a)
+    values: dict[str, Any] = {"@group": c.name(best), "count": owned(best), "size": len(view.members(best)),
+                              "other_@group": c.name(other), "other_count": owned(other),
+                              "other_size": len(view.members(other))}  # fmt: skip
+    for attribute in c.schema.kinds[group].attributes:
+        values[attribute] = _value(c, group, best, attribute)
+        values[f"other_{attribute}"] = _value(c, group, other, attribute)
+    key = c.inputs.get("even_key") if even else c.step.key
+    return c.line(key, [a, b] if even else [best], **values)
+
+
+def why(c: _Ctx) -> list[Line]:
+    """ "Why that one?": the reason for the previous reply's picks, not another pick: the team's
+    rating when they were the suggested team (team_key), else how its first pick that beats one of
+    `foes` does it (key, as a counter is said). Nothing on any other turn."""
+    t = c.t
+    if not t.why:
+        return []
+    team, score = c.ids("team"), c.get("score")
+    if team and score is not None and set(team) == set(t.why) and c.inputs.get("team_key"):
+        return c.line(c.inputs["team_key"], [], score=score)
+    m, foes = _matchup(c), c.ids("foes")
+    if m is None or not foes:
+        return []
+    for uid in dict.fromkeys(t.why):
+        if c.catalog.get(m.between[0], uid) is None:
+            continue
+        foe = max(foes, key=lambda f: (multiplier(c.catalog, m, uid, f), -foes.index(f)))
+        if multiplier(c.catalog, m, uid, foe) > m.default:
+            return c.line(c.step.key, [uid], **_counter_values(c, m, uid, foe))
+    return []
+
+
+def saved_group(c: _Ctx) -> list[Line]:
+    """The team the player saved (the first by its name whose units they all have), with its name
+    and units (key); none saved (none_key)."""
+    view = c.view
+    if not view.known:
+        return []
+    saved = view.saved_groups()
+    for name in sorted(saved):
+        members = saved[name]
+        if members and all(view.owns(u) and c.catalog.get(view.unit_kind, u) is not None for u in members):
+            return c.line(c.step.key, members, name=name, **{"@units": c.names(members)})
+    return c.line(c.step.none_key)
+
+
+def option_hits(c: _Ctx) -> list[Line]:
+    """An option the player can use, against `foes` by an attribute matchup on the option's own
+    value of it (pet: a skill's element): the first foe it beats (key), or none (none_key, with its
+    value). Nothing when the player cannot use it: the next step says why."""
+    m, ids, option = _matchup(c), c.ids("option"), c.view.option_kind
+    if m is None or m.attribute is None or not ids or option is None or not c.view.option_usable(ids[0]):
+        return []
+    oid = ids[0]
+    mine = _value(c, option, oid, m.attribute)
+    if mine is None:
+        return []
+
+    def mult(foe: str) -> float:
+        return _type_mult(c, m, mine, _value(c, m.between[1], foe, m.attribute))
+
+    weak = [f for f in c.ids("foes") if mult(f) > m.default]
+    values = {"@option": c.name(oid), str(m.attribute): c.name(str(mine))}
+    if weak:
+        return c.line(c.step.key, [oid], **values, foe=c.name(weak[0]), status=_words(m, mult(weak[0])))
+    return c.line(c.step.none_key, [oid], **values)
 
 
 Recipe = Callable[[_Ctx], list[Line]]
@@ -899,17 +1269,26 @@ RUN: dict[str, Recipe] = {
     "matchup_status": matchup_status, "fact": fact, "quota": quota, "pick_fit": pick_fit,
     "pick_swap": pick_swap, "threat": threat, "read_side": read_side, "fill_role": fill_role,
     "option_next": option_next, "next_unit": next_unit, "option_equip": option_equip,
-    "group_for_unit": group_for_unit,
+    "group_for_unit": group_for_unit, "progression": progression, "pick_strongest": pick_strongest,
+    "coverage": coverage, "groups_compare": groups_compare, "why": why, "saved_group": saved_group,
+    "option_hits": option_hits,
 }  # fmt: skip
 assert set(RUN) == set(RECIPES)  # recipe_spec declares what pack.py checks: both agree
 
 
 def answer(t: _Turn, steps: Sequence[AnswerStep]) -> bool:
-    """Add the lines of the first step that yields any; False when none does."""
+    """Add the lines of the first step that yields any; after a step marked `also` yields, the
+    later steps' lines too, up to the first one without `also` that yields. A `follow` step runs
+    only after such a step. False when none yields."""
     view = StateView(t.pack, t.state)
+    answered = False
     for step in steps:
+        if step.follow and not answered:
+            continue
         lines = RUN[step.recipe](_Ctx(t, step, view))
         if lines:
             t.lines.extend(lines)
-            return True
-    return False
+            answered = True
+            if not step.also:
+                break
+    return answered

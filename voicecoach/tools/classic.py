@@ -9,6 +9,7 @@ builtin tool kinds instead (`voicecoach.tools.builtin`). Dispatch and validation
 from __future__ import annotations
 
 import itertools
+from dataclasses import replace
 from typing import Any
 
 from voicecoach.core.state import Inventory, LiveState, MatchState, OwnedCreature
@@ -344,6 +345,51 @@ def list_lineups(pack: Pack, state: LiveState) -> ToolResult:
     return {"lineups": lineups}
 
 
+# --- result shapes ------------------------------------------------------------------------
+# What each tool returns (JSON schema, as the builtins publish theirs: voicecoach.domain.tool_shapes), so
+# the pack loader checks a Φ entry's `answer` selectors ("find_counters.counters[*].id") against
+# them. Only the shape is declared here; the tools above are unchanged.
+
+_S, _I, _N, _B = ({"type": "string"}, {"type": "integer"}, {"type": "number"}, {"type": "boolean"})
+_IDS = {"type": "array", "items": _S}
+_OBJ = {"type": "object"}  # keys are data (a breakdown's components, saved lineups by name)
+
+
+def _obj(**properties: Any) -> dict[str, Any]:
+    return {"type": "object", "properties": properties}
+
+
+def _rows(**extra: Any) -> dict[str, Any]:
+    return {"type": "array", "items": _obj(id=_S, name=_S, **extra)}
+
+
+_BRIEF = {"element": _S, "role": _S}
+_SCORE = {"score": _I, "breakdown": _OBJ}
+RESULT_SHAPES: dict[str, dict[str, Any]] = {
+    "get_inventory": _obj(count=_I, saved_lineups=_OBJ, creatures=_rows(
+        **_BRIEF, stage=_I, stage_name=_S, level=_I, unlocked_skills=_rows(), locked_skills=_rows())),
+    "get_match_state": _obj(mode=_S, round=_I, rounds_total=_I, score=_obj(player=_I, opponent=_I),
+                            player_lineup=_rows(**_BRIEF), opponent_lineup=_rows(**_BRIEF)),
+    "find_counters": _obj(opponent=_rows(**_BRIEF), counters=_rows(
+        **_BRIEF, stage=_I, advantage=_N, damage_taken=_N, reason=_S)),
+    "score_lineup": _obj(creatures=_rows(**_BRIEF), opponent=_rows(**_BRIEF), **_SCORE, valid_size=_B,
+                         not_owned=_IDS),
+    "explain_skill": _obj(
+        skill=_obj(id=_S, name=_S, element=_S, kind=_S, power=_I, description=_S), unlock=_OBJ,
+        unlock_text=_S, creatures=_rows(owned=_B, unlocked=_B), unlocked_for_player=_B, unlocked_on=_IDS),
+    "suggest_lineup": _obj(style=_S, size=_I, creatures=_rows(**_BRIEF), **_SCORE, opponent=_rows(**_BRIEF)),
+    "get_creature": _obj(id=_S, name=_S, **_BRIEF, rarity=_S, stages=_IDS, base_power=_N,
+                         skills=_rows(unlock_text=_S), owned=_B, stage=_I, level=_I, unlocked_skills=_IDS),
+    "evolution_path": _obj(id=_S, name=_S, **_BRIEF, owned=_B, current_stage=_I, next_step=_S,
+                           stages={"type": "array", "items": _obj(stage=_I, name=_S, unlocks=_rows())},
+                           other_unlocks=_rows(unlock_text=_S)),
+    "element_matchup": _obj(attacker=_obj(ref=_S, element=_S), defender=_obj(ref=_S, element=_S),
+                            multiplier=_N, explanation=_S),
+    "list_lineups": _obj(lineups={"type": "array", "items": _obj(
+        id=_S, name=_S, style=_S, summary=_S, creatures=_IDS, owned_count=_I, missing=_IDS, complete=_B)}),
+}  # fmt: skip
+
+
 # --- registry -----------------------------------------------------------------------------
 
 
@@ -453,4 +499,5 @@ TOOLS: dict[str, ToolSpec] = {
         ),
     ]
 }
+TOOLS = {name: replace(spec, result_schema=RESULT_SHAPES[name]) for name, spec in TOOLS.items()}
 TOOL_NAMES: tuple[str, ...] = tuple(TOOLS)
