@@ -426,7 +426,7 @@ def pet_words() -> tuple[set[str], set[str]]:
 _ENGLISH = "English cue words a player of any game says; the schema's nouns are added to them"
 _CLASSIC = (
     "pet_arena's classic catalog files and inventory state profile, still read as typed models by "
-    "its answer dispatch and tools (talker/classic.py, tools/classic.py); they go with those"
+    "its in-process tools (tools/classic.py); they go when pet's tools are declared as builtins"
 )
 _EXAMPLE = "a pet_arena example in a help text, a prompt's worked example or a benchmark's fixed utterances"
 ALLOWED: dict[tuple[str, str], tuple[set[str], str]] = {
@@ -463,7 +463,6 @@ ALLOWED: dict[tuple[str, str], tuple[set[str], str]] = {
     ("voicecoach.domain.pack", "_check_vocabulary"): ({"creatures", "lineups"}, _CLASSIC),
     ("voicecoach.domain.pack", "check_state"): ({"creature", "creatures"}, _CLASSIC),
     ("voicecoach.domain.pack", "read_pack"): ({"creatures", "elements", "lineups", "skills"}, _CLASSIC),
-    ("voicecoach.talker.lines", "_foes"): ({"find_counters"}, _CLASSIC),
     ("voicecoach.app.cli", "build_parser"): ({"emberfox"}, _EXAMPLE),
     ("voicecoach.talker.baselines", "planner_system_prompt"): (
         {"emberfox", "find_counters", "oakhorn"},
@@ -504,8 +503,8 @@ def _owners(tree: ast.Module) -> dict[int, str]:
 
 
 ROOT = Path(__file__).resolve().parents[1]
-# pet_arena's own code, until its Φ entries answer through recipes and its tools are declared as
-# builtins: the one place pet's words may live outside its pack folder.
+# pet_arena's in-process tools, until tools.json declares them as builtins: the one place pet's
+# words may live outside its pack folder.
 PACK_CODE = ("voicecoach/tools/classic.py",)
 
 
