@@ -3,7 +3,7 @@
 Pipecat's underscored attributes and methods are not its API: a minor release may rename or
 drop them without notice. The voice pipeline still needs a few (each helper below says why),
 so they are all reached from here, and nowhere else: `SEAMS` lists them, and
-tests/test_pipecat_compat.py checks each one against the installed Pipecat (the attribute
+tests/actors/test_pipecat_compat.py checks each one against the installed Pipecat (the attribute
 is still set, the method still has its parameters), so an upgrade that moves one fails there,
 by name, instead of somewhere in a live session. That test also fails if another file of ours
 names one of these members.

@@ -919,7 +919,7 @@ def st_initial(
 def _strike_team_sessions() -> list[Script]:
     """Seven hero-shooter sessions. The utterances are written for these fixtures, as a player
     would say them mid-match; none is one of the pack's paraphrases (its training data), which
-    tests/test_fixtures_strike_team.py checks."""
+    tests/bench/test_fixtures_strike_team.py checks."""
     not_unlocked = "is behind an account level the player has not reached: a goal, never a pick now"
     st01_levels = {
         "dumaka": 9,
@@ -1485,7 +1485,7 @@ Their states are in the pack's collection layout (`fs.collection.units`: hero le
 equipped items; the map in `ic.match.context.map`), built from the account and hero levels as the
 game unlocks heroes and items; the patches change the round, the enemy's heroes, the map and the
 account level. The utterances were written for these fixtures, none is one of the pack's
-paraphrases (its training data; `tests/test_fixtures_strike_team.py` checks it), so the fixtures
+paraphrases (its training data; `tests/bench/test_fixtures_strike_team.py` checks it), so the fixtures
 stay a test set. `voicecoach replay audio_fixtures/strike_team` plays them (each session on the
 pack its `pack_id` names; `--pack strike_team` also refuses another pack's), while
 `voicecoach replay audio_fixtures` reads only this folder's own `*.json`: pet's sessions.

@@ -1,7 +1,7 @@
 """The coach server running in the test's event loop, against the scripted LLM server.
 
 `LiveServer` starts `ScriptedLLMServer` (requests routed by system prompt, as in
-tests/test_turn.py) and the real `CoachServer` app under uvicorn on a free loopback port.
+tests/pipelines/test_turn.py) and the real `CoachServer` app under uvicorn on a free loopback port.
 Speech engines are the embedded ones (Silero, Whisper tiny.en, piper), loaded once per
 LiveServer as `voicecoach serve` loads them once per process, so audio is really heard and
 spoken; only the LLM is scripted, which makes turns fast and their decisions deterministic.
@@ -18,7 +18,7 @@ from typing import Any
 import uvicorn
 
 from tests.conftest import STATE
-from tests.test_turn import Router
+from tests.pipelines.test_turn import Router
 from voicecoach.app.client import CoachClient
 from voicecoach.coach.engines import Engines
 from voicecoach.coach.session import CoachConfig

@@ -1,5 +1,5 @@
 """The toy hero shooter (tests/toy_pack.py) with builtin tools and Φ entries answered by the generic
-recipes (`answer` steps): the pack tests/test_answer_steps.py and tests/test_recipes.py load."""
+recipes (`answer` steps): the pack tests/talker/test_answer_steps.py and tests/talker/test_recipes.py load."""
 
 from __future__ import annotations
 

@@ -10,7 +10,7 @@ and a table of its fields with their JSON type, whether they are required (else 
 their description. The models they contain (the schema's `$defs`: the state's slices, the events'
 parts) follow once each, under "Types". The prose of docs/PROTOCOL.md is written by hand; only
 the part between `BEGIN` and `END` is generated, so a model change without `--write` fails
-tests/test_protocol_doc.py.
+tests/coach/test_protocol_doc.py.
 
 A kernel module: it imports the protocol's models and nothing from Pipecat.
 """
@@ -181,7 +181,7 @@ def reference_markdown() -> str:
         "## Message reference",
         "",
         f"Generated from the pydantic models of `voicecoach/coach/protocol.py` by `{COMMAND}`;",
-        "`tests/test_protocol_doc.py` fails when it is stale. Types are JSON Schema types; a field",
+        "`tests/coach/test_protocol_doc.py` fails when it is stale. Types are JSON Schema types; a field",
         "that is not required may be left out, and then has its default. The coach's models refuse",
         "fields they do not know; the RTVI envelopes allow them.",
         "",

@@ -1,0 +1,201 @@
+"""Scale-out: two `voicecoach serve` workers behind HAProxy (deploy/haproxy.cfg), sharing Redis.
+
+Everything is the real thing but the LLM: the CLI's workers (real Whisper / piper per session),
+Debian's HAProxy with the committed config, Debian's redis-server; the scripted LLM server runs
+in the test, routed by system prompt as in tests/pipelines/test_turn.py. A player's session is killed
+with its worker (SIGKILL, mid-session), the client reconnects through the load balancer and
+lands on the other worker, which resumes the session from Redis: the next turn goes on from
+the right index, and no turn is lost or duplicated.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import time
+import urllib.request
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+import pytest
+import pytest_asyncio
+
+from tests.live_server import GAME_STATE, TOKEN, free_port
+from tests.pipelines.test_turn import Router
+from voicecoach.app.client import CoachClient
+from voicecoach.coach import protocol
+from voicecoach.coach.store import RedisSessionStore
+from voicecoach.domain.pack import load_pack
+from voicecoach.testing.scripted_llm import Script, ScriptedLLMServer
+
+ROOT = Path(__file__).resolve().parents[2]
+HAPROXY_CFG = ROOT / "deploy" / "haproxy.cfg"
+REPLY = Script("Keep Sparkwing in and lead with Emberfox.", inter_token_s=0.01)
+
+
+def health(port: int) -> dict[str, object] | None:
+    try:
+        with urllib.request.urlopen(f"http://127.0.0.1:{port}/api/health", timeout=1) as response:
+            return dict(json.loads(response.read()))
+    except OSError:
+        return None
+
+
+def wait_port(check: object, what: str, proc: subprocess.Popen[bytes], timeout_s: float = 60.0) -> None:
+    deadline = time.monotonic() + timeout_s
+    while not check():  # type: ignore[operator]
+        if proc.poll() is not None:
+            raise RuntimeError(f"{what} exited with {proc.returncode}")
+        if time.monotonic() > deadline:
+            raise RuntimeError(f"{what} did not come up in {timeout_s:.0f} s")
+        time.sleep(0.1)
+
+
+class Deployment:
+    """Two workers, HAProxy in front, Redis behind; the processes are this test's to stop."""
+
+    def __init__(self, redis_url: str, llm_url: str, log_dir: Path) -> None:
+        self.redis_url = redis_url
+        self.workers = {name: free_port() for name in ("worker1", "worker2")}
+        self.lb = free_port()
+        self.procs: dict[str, subprocess.Popen[bytes]] = {}
+        env = {**os.environ, "PYTHONPATH": str(ROOT), "VOICECOACH_TOKEN": TOKEN}
+        for name, port in self.workers.items():
+            command = [
+                sys.executable, "-m", "voicecoach.app.cli", "serve", "--port", str(port),
+                "--llm-url", llm_url,
+                "--store", redis_url, "--no-warm", "--log-level", "WARNING",
+            ]  # fmt: skip
+            log = (log_dir / f"{name}.log").open("wb")
+            self.procs[name] = subprocess.Popen(command, env=env, stdout=log, stderr=subprocess.STDOUT)
+        haproxy = shutil.which("haproxy")
+        assert haproxy is not None
+        lb_env = {
+            **os.environ,
+            "VOICECOACH_LB_BIND": f"127.0.0.1:{self.lb}",
+            "VOICECOACH_WORKER_1": f"127.0.0.1:{self.workers['worker1']}",
+            "VOICECOACH_WORKER_2": f"127.0.0.1:{self.workers['worker2']}",
+            "VOICECOACH_LB_STATS": f"127.0.0.1:{free_port()}",
+        }
+        log = (log_dir / "haproxy.log").open("wb")
+        self.procs["haproxy"] = subprocess.Popen(
+            [haproxy, "-db", "-f", str(HAPROXY_CFG)], env=lb_env, stdout=log, stderr=subprocess.STDOUT
+        )
+        for name, port in self.workers.items():
+            wait_port(lambda port=port: health(port) is not None, name, self.procs[name])
+        wait_port(lambda: health(self.lb) is not None, "haproxy", self.procs["haproxy"])
+
+    @property
+    def url(self) -> str:
+        return f"ws://127.0.0.1:{self.lb}/ws"
+
+    def serving(self, session_count: int = 1) -> str:
+        """The worker that holds the (only) open session."""
+        live = [n for n, p in self.workers.items() if (h := health(p)) and h.get("sessions") == session_count]
+        assert len(live) == 1, {n: health(p) for n, p in self.workers.items()}
+        return live[0]
+
+    def kill(self, name: str) -> None:
+        self.procs[name].send_signal(signal.SIGKILL)
+        self.procs[name].wait(timeout=10)
+
+    def stop(self) -> None:
+        for proc in self.procs.values():
+            if proc.poll() is None:
+                proc.terminate()
+        for proc in self.procs.values():
+            try:
+                proc.wait(timeout=15)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+
+
+@pytest.fixture
+def haproxy() -> str:
+    binary = shutil.which("haproxy")
+    if binary is None:
+        if os.environ.get("VOICECOACH_REQUIRE_HAPROXY"):
+            pytest.fail("haproxy is not installed (apt-get install haproxy)")
+        pytest.skip("haproxy is not installed")
+    return binary
+
+
+@pytest_asyncio.fixture
+async def llm() -> AsyncIterator[tuple[ScriptedLLMServer, Router]]:
+    router = Router(load_pack())
+    router.set("talker", REPLY)
+    async with ScriptedLLMServer(router=router) as server:
+        yield server, router
+
+
+@pytest_asyncio.fixture
+async def deployment(
+    haproxy: str, redis_url: str, llm: tuple[ScriptedLLMServer, Router], tmp_path: Path
+) -> AsyncIterator[Deployment]:
+    # Started off the loop: the scripted LLM runs on it and must answer while the workers start.
+    deployed = await asyncio.to_thread(Deployment, redis_url, llm[0].base_url, tmp_path)
+    try:
+        yield deployed
+    finally:
+        await asyncio.to_thread(deployed.stop)
+
+
+async def ask(
+    client: CoachClient, store: RedisSessionStore, session: str, turns: int
+) -> protocol.TurnCompletedEvent:
+    """One typed turn, answered and stored (a turn is stored once its reply was played)."""
+    n = len(client.messages)
+    await client.ask("how do I beat their team?")
+    done = await client.wait_event("turn-completed", timeout=60, after=n)
+    assert isinstance(done, protocol.TurnCompletedEvent)
+    async with asyncio.timeout(60):
+        while len(await asyncio.to_thread(store.load_turns, session)) < turns:
+            await asyncio.sleep(0.1)
+    return done
+
+
+async def test_killed_worker_session_resumes_on_the_other_with_nothing_lost(deployment: Deployment) -> None:
+    store = RedisSessionStore(deployment.redis_url)
+    session = "failover-player"
+    client = await CoachClient.connect(deployment.url, token=TOKEN, session=session)
+    try:
+        assert client.session is not None and not client.session.resumed
+        pushed = await client.push_state(snapshot=GAME_STATE)
+        for index in range(2):
+            done = await ask(client, store, session, turns=index + 1)
+            assert done.turn_index == index
+        first = await asyncio.to_thread(deployment.serving)
+
+        deployment.kill(first)  # mid-session: the socket is open, the player about to ask again
+        killed = time.monotonic()
+        await client.wait_for(lambda: client.closed, timeout=10)
+    finally:
+        await client.close()
+
+    # The game reconnects through the load balancer, with the same session id.
+    again = await CoachClient.connect(deployment.url, token=TOKEN, session=session, timeout_s=60)
+    failover_ms = (time.monotonic() - killed) * 1000.0
+    print(f"\nfailover: kill -9 -> session event on the other worker: {failover_ms:.0f} ms")
+    try:
+        assert again.session is not None and again.session.resumed and again.session.turns == 2
+        assert again.session.state.version == pushed.version
+        second = await asyncio.to_thread(deployment.serving)
+        assert second != first
+        done = await ask(again, store, session, turns=3)
+        assert done.turn_index == 2
+    finally:
+        await again.close()
+
+    turns = await asyncio.to_thread(store.load_turns, session)
+    assert [t.turn_index for t in turns] == [0, 1, 2]  # contiguous: none lost, none twice
+    assert all(t.completed for t in turns)
+    history = await asyncio.to_thread(store.load_history, session)
+    assert [m.turn_index for m in history] == [0, 1, 2]  # s_sh intact across the failover
+    saved = await asyncio.to_thread(store.load_state, session)
+    assert saved is not None and saved.version == pushed.version
+    store.close()
