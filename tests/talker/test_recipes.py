@@ -158,4 +158,5 @@ def test_pet_arena_answers_every_tool_using_pair_with_steps() -> None:
     worded = set(pack.templates.answers)
     stepless = {f"{e.intent}/{e.sub_intent}" for e in pack.phi if e.tools and e.answer is None}
     assert stepless <= worded and stepless == {"teaching/resources", "teaching/leveling"}
-    assert not (Path(voicecoach.__file__).parent / "realizer_classic.py").exists()
+    package = Path(voicecoach.__file__).parent
+    assert not (package / "realizer_classic.py").exists() and not (package / "talker" / "classic.py").exists()
