@@ -247,8 +247,9 @@ def _pipecat_subclasses() -> Iterator[type]:
     import voicecoach.pipelines
 
     modules = ["voicecoach.app.client"]
-    for package in (voicecoach.actors, voicecoach.pipelines):
-        modules += [f"{package.__name__}.{m.name}" for m in pkgutil.iter_modules(package.__path__)]
+    for package in (voicecoach.actors, voicecoach.pipelines):  # their sub-packages too (pipelines.speech)
+        walk = pkgutil.walk_packages(package.__path__, prefix=f"{package.__name__}.")
+        modules += [m.name for m in walk if not m.ispkg]
     for name in modules:
         module = importlib.import_module(name)
         for value in vars(module).values():
