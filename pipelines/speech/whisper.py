@@ -9,7 +9,7 @@ decoding, the temperature fallback, the no-speech skip, the prompt) is faster-wh
 
 A window just longer than the speech makes tiny.en repeat itself ("What do tanks actually do? What
 do tanks actually do? ..." with 1 s of padding); with 5 s and more it does not. Measured on the 48
-fixture utterances (docs/BENCHMARKS.md, "Load", session 8): mean WER 0.136 with the 30 s window,
+fixture utterances (docs/BENCHMARKS.md, "Load"): mean WER 0.136 with the 30 s window,
 0.115 with 10 s; the intent prior's pair and the linked entities on the transcripts as good or better.
 """
 

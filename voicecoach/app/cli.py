@@ -394,7 +394,7 @@ def one_blas_thread() -> None:
     By default it starts a thread per core, which spins for a while after each matrix product
     (OpenBLAS's busy-wait): nothing we run multiplies matrices large enough to gain from it, and
     under a load of 20 sessions that spinning thread took 15 % of a core, from Whisper, piper and
-    the event loop, which size their own threads (docs/BENCHMARKS.md, Load, session 12)."""
+    the event loop, which size their own threads (docs/BENCHMARKS.md, "Load")."""
     from threadpoolctl import threadpool_limits
 
     threadpool_limits(1, user_api="blas")

@@ -61,7 +61,7 @@ class STTConfig(BaseModel):
     # check (repetitive, or unsure of its words), five sampled hypotheses at each after the first.
     # faster-whisper's six (0 to 1) fire on short, unclear snippets, six decodes in a row on the
     # STT thread every session shares, and gave no better words on the fixtures: the first only
-    # (docs/BENCHMARKS.md, "Load", session 9).
+    # (docs/BENCHMARKS.md, "Load").
     temperatures: list[float] = Field(default=[0.0], min_length=1)
     # Whisper's encoder reads the segment plus >= 5 s of padding in steps of this, not the 30 s
     # window every segment is padded to (30: faster-whisper's own). A 3 s command costs a quarter
@@ -85,7 +85,7 @@ class TTSConfig(BaseModel):
     # onnxruntime threads for the server's shared piper voice (0: onnxruntime's default, one per
     # core). With one, a second of speech costs 135 ms of CPU instead of 214 (the second thread
     # spins, and on a busy server it takes a core from Whisper); a turn's first audio is the cached
-    # acknowledgement, so it waits for no synthesis (docs/BENCHMARKS.md, "Load", session 8).
+    # acknowledgement, so it waits for no synthesis (docs/BENCHMARKS.md, "Load").
     threads: int = Field(default=1, ge=0)
     base_url: str | None = None
     model: str = "tts-1"
