@@ -183,7 +183,8 @@ def test_a_bad_builtin_or_entity_kind_is_refused_naming_file_and_entry(
 def test_pet_is_served_the_classic_registry_unchanged(pack: Pack) -> None:
     assert pack.builtin_tools == {} and pack.http_tools == {}
     assert pack_tools(pack) == TOOLS and all(tool_spec(pack, n) is TOOLS[n] for n in TOOLS)
-    assert all(spec.result_schema is None for spec in TOOLS.values())
+    # Each declares its result's shape, which pet's answer steps' selectors are checked against.
+    assert all(spec.result_schema is not None for spec in TOOLS.values())
 
 
 def test_pack_check_counts_a_schema_packs_kinds_and_serves_its_phi_from_builtins(tmp_path: Path) -> None:
