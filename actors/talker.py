@@ -47,7 +47,7 @@ from voicecoach.coach.session import CoachConfig, Session, turn_record
 from voicecoach.core.latency import Milestone
 from voicecoach.core.state import LiveState
 from voicecoach.llm.client import LLMClient, LLMError
-from voicecoach.perception.kernel import acknowledgement_for
+from voicecoach.perception.narration import acknowledgement_for
 from voicecoach.talker.checker import MAX_SENTENCES, MAX_WORDS, CheckContext, split_sentences, words
 from voicecoach.talker.conditioning import render_reply_prompt
 from voicecoach.talker.guard import SentenceGuard

@@ -12,7 +12,7 @@ import pytest
 from tests.conftest import STATE
 from voicecoach.core.state import LiveState, load_state
 from voicecoach.domain.pack import Pack
-from voicecoach.perception.kernel import SECTIONS
+from voicecoach.perception.tags import SECTIONS
 from voicecoach.talker.checker import (
     MAX_WORDS,
     RULES,

@@ -720,7 +720,10 @@ def _rendered_prompts(pack: Pack) -> list[str]:
     Each renderer is the production one, so a new heading or instruction shows up here by itself.
     """
     from voicecoach.core.state import load_state
-    from voicecoach.grounding.kernel import Conflict, GroundingControl, Paragraph, QuerySlots
+    from voicecoach.grounding.diff import Conflict
+    from voicecoach.grounding.kernel import GroundingControl
+    from voicecoach.grounding.plan import Paragraph
+    from voicecoach.grounding.slots import QuerySlots
     from voicecoach.interaction.kernel import Guidance, InteractionControl
     from voicecoach.talker.baselines import pe_reply_messages, planner_messages, prompting_messages
     from voicecoach.talker.conditioning import ToolOutcome, render_reply_prompt
@@ -856,7 +859,7 @@ def speakable_patterns(pack: Pack) -> Speakable:
     hit = _PATTERNS.get(id(pack))
     if hit is not None and hit[0] is pack:
         return hit[1]
-    from voicecoach.perception.kernel import SECTIONS
+    from voicecoach.perception.tags import SECTIONS
 
     texts = _rendered_prompts(pack)
     headings = sorted(
