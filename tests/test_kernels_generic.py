@@ -70,13 +70,15 @@ from voicecoach.perception.narration import narration_for
 from voicecoach.perception.phi import PhiTable, tool_validator
 from voicecoach.perception.prompt import w1_answer
 from voicecoach.perception.tags import IntentClosed, NarrationDelta, PlanClosed, SubIntentClosed
-from voicecoach.talker import checker, guard
+from voicecoach.talker import checker, guard, speakable
+from voicecoach.talker import claims as checker_claims
 from voicecoach.talker import conditioning as talker
-from voicecoach.talker.checker import GROUNDING_RULES, RULES, CheckContext
+from voicecoach.talker import rules as checker_rules
 from voicecoach.talker.conditioning import ToolOutcome, render_reply_prompt, talker_system_prompt
 from voicecoach.talker.guard import SentenceGuard
 from voicecoach.talker.realizer import MAX_SENTENCES as REPLY_SENTENCES
 from voicecoach.talker.realizer import realize
+from voicecoach.talker.rules import GROUNDING_RULES, RULES, CheckContext
 from voicecoach.tools.registry import ToolError, run_tool
 
 KERNELS = {
@@ -96,6 +98,9 @@ KERNELS = {
     "talker": talker,
     "guard": guard,
     "checker": checker,
+    "checker rules": checker_rules,
+    "checker claims": checker_claims,
+    "speakable": speakable,
 }
 KERNEL_FILES = {Path(m.__file__).resolve(): name for name, m in KERNELS.items()}  # type: ignore[arg-type]
 
@@ -261,8 +266,8 @@ def _turn(pack: Pack, base: LiveState, entry: PhiEntry, seed: int) -> Ran:
     assert len(cond.facts) == sum(t.ok and t.result is not None for t in tools)
     # The realizer, in the budget the narration leaves (as realize_session gives it), then the guard
     # over what it says after the narration, as the player hears it.
-    words = checker.MAX_WORDS - len(narration.split())
-    sentences = min(REPLY_SENTENCES, checker.MAX_SENTENCES - len(checker.split_sentences(narration)))
+    words = checker_rules.MAX_WORDS - len(narration.split())
+    sentences = min(REPLY_SENTENCES, checker_rules.MAX_SENTENCES - len(speakable.split_sentences(narration)))
     reply = realize(pack, state, c2, c3, tools, utterance, turn_index, entry.intent, entry.sub_intent,
                     max_words=words, max_sentences=sentences)  # fmt: skip
     assert isinstance(reply, str) and reply.strip(), pair
@@ -346,8 +351,8 @@ def test_no_answer_opens_with_its_narration(loaded: dict[str, Loaded | PackError
     clashes = []
     for n in pack.narrations:
         for answer in pack.templates.answers.get(f"{n.intent}/{n.sub_intent}", []):
-            first = checker.split_sentences(answer)[0]
-            said = [p for p in n.phrases if checker.words(p) == checker.words(first)]
+            first = speakable.split_sentences(answer)[0]
+            said = [p for p in n.phrases if speakable.words(p) == speakable.words(first)]
             clashes += [(f"{n.intent}/{n.sub_intent}", p, answer) for p in said]
     assert set(clashes) == KNOWN_OPENERS.get(name, set())
 
@@ -461,8 +466,8 @@ ALLOWED: dict[tuple[str, str], tuple[set[str], str]] = {
     ("voicecoach.grounding.slot_rules", "_OPTION_WORDS"): ({"skill", "skills"}, _ENGLISH),
     ("voicecoach.grounding.slot_rules", "_TEAM_WORDS"): ({"lineup"}, _ENGLISH),
     ("voicecoach.perception.prior", "ASK_AGAIN"): ({"lineup"}, _ENGLISH),
-    ("voicecoach.talker.checker", "CREDIT_AFTER_BODY"): ({"lineup"}, "'in your lineup' credits a unit"),
-    ("voicecoach.talker.checker", "ABSENCE_BODY"): ({"evolve"}, "'need to evolve' denies a unit"),
+    ("voicecoach.talker.claims", "CREDIT_AFTER_BODY"): ({"lineup"}, "'in your lineup' credits a unit"),
+    ("voicecoach.talker.claims", "ABSENCE_BODY"): ({"evolve"}, "'need to evolve' denies a unit"),
     ("pipelines.bench.latency", "scripted_router"): ({"lineup"}, _ENGLISH),
     ("pipelines.server", "pack_info"): ({"element"}, "the inventory profile's wire format (CreatureInfo)"),
     ("voicecoach.core.state", "IntentContext"): ({"creature", "skill"}, _CLASSIC),

@@ -26,9 +26,11 @@ from voicecoach.grounding.kernel import ground
 from voicecoach.grounding.slot_rules import extract_slots
 from voicecoach.grounding.slots import QuerySlots
 from voicecoach.interaction.kernel import Guidance, InteractionControl, interact
-from voicecoach.talker.checker import HEDGE, CheckContext, check_reply
+from voicecoach.talker.checker import check_reply
+from voicecoach.talker.claims import HEDGE
 from voicecoach.talker.conditioning import ToolOutcome
 from voicecoach.talker.realizer import MAX_SENTENCES, MAX_WORDS, Line, realize, say
+from voicecoach.talker.rules import CheckContext
 from voicecoach.tools.registry import effective_power, run_tool
 
 PACK: Pack = load_pack()

@@ -27,11 +27,11 @@ from voicecoach.interaction.kernel import interact, recommend_violations
 from voicecoach.perception.kernel import W1Decision
 from voicecoach.perception.narration import narration_for
 from voicecoach.perception.phi import PhiTable, tool_validator
-from voicecoach.talker.checker import MAX_SENTENCES as TURN_SENTENCES
-from voicecoach.talker.checker import MAX_WORDS as TURN_WORDS
-from voicecoach.talker.checker import split_sentences, words
 from voicecoach.talker.conditioning import ToolOutcome
 from voicecoach.talker.realizer import MAX_SENTENCES, RECENT_REPLIES, realize
+from voicecoach.talker.rules import MAX_SENTENCES as TURN_SENTENCES
+from voicecoach.talker.rules import MAX_WORDS as TURN_WORDS
+from voicecoach.talker.speakable import split_sentences, words
 from voicecoach.tools.registry import ToolError, run_tool
 
 

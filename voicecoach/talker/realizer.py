@@ -42,11 +42,11 @@ from voicecoach.grounding.plan import _MATCH_WORDS, PRIORITY, _intent_has, branc
 from voicecoach.interaction.kernel import InteractionControl
 from voicecoach.perception.prior import ASKS_WHY, normalise
 from voicecoach.perception.prompt import OTHER
-from voicecoach.talker.checker import unknown_names
 from voicecoach.talker.conditioning import ToolOutcome
 from voicecoach.talker.lines import Line, _article, _Turn, spoken_list
 from voicecoach.talker.recipes import answer as recipe_answer
 from voicecoach.talker.recipes import gate_text
+from voicecoach.talker.speakable import unknown_names
 from voicecoach.tools.builtin import unmet_gates
 
 MAX_SENTENCES = 3
@@ -572,13 +572,13 @@ ALTERNATIVE = re.compile(
 
 
 def _words(text: str) -> int:
-    from voicecoach.talker.checker import words
+    from voicecoach.talker.speakable import words
 
     return len(words(text))  # counted as the checker counts the turn
 
 
 def _sentences(text: str) -> int:
-    from voicecoach.talker.checker import split_sentences
+    from voicecoach.talker.speakable import split_sentences
 
     return max(1, len(split_sentences(text)))
 
@@ -777,7 +777,7 @@ RECENT_REPLIES = 6
 def _put_forward(pack: Pack, reply: str) -> set[str]:
     """Creatures and pack lineups a reply put forward, read as the checker reads it: every one it
     names on the player's side and does not negate (a superset of what it recommended)."""
-    from voicecoach.talker.checker import read_reply
+    from voicecoach.talker.claims import read_reply
 
     return {
         c.entity
