@@ -21,7 +21,8 @@ from voicecoach.actors.turn_task import TurnTaskActor
 from voicecoach.coach.session import CoachConfig, Session, Turn, turn_record
 from voicecoach.core.latency import Milestone
 from voicecoach.llm.client import LLMClient, LLMError
-from voicecoach.perception.kernel import parse_plan, tool_validator
+from voicecoach.perception.phi import tool_validator
+from voicecoach.perception.plan import parse_plan
 from voicecoach.talker.baselines import pe_reply_messages, planner_gbnf, planner_messages, prompting_messages
 from voicecoach.talker.conditioning import ToolOutcome
 from voicecoach.tools.registry import ToolRunner

@@ -18,7 +18,7 @@ from voicecoach.core.latency import Milestone
 from voicecoach.core.state import AnswerMeta, LiveState
 from voicecoach.grounding.kernel import GroundingControl
 from voicecoach.interaction.kernel import InteractionControl
-from voicecoach.perception.kernel import ToolCall
+from voicecoach.perception.plan import ToolCall
 from voicecoach.talker.conditioning import ToolOutcome
 
 

@@ -20,14 +20,10 @@ from pipecat.processors.frame_processor import FrameDirection
 from voicecoach.actors.frames import GroundingControlFrame, IntentControlFrame
 from voicecoach.actors.turn_task import TurnTaskActor
 from voicecoach.coach.session import CoachConfig, Session
-from voicecoach.grounding.kernel import (
-    QuerySlots,
-    ground,
-    parse_query_slots,
-    query_slots_json_schema,
-    slot_prompt,
-)
+from voicecoach.grounding.kernel import ground
+from voicecoach.grounding.prompt import slot_prompt
 from voicecoach.grounding.slot_rules import extract_slots
+from voicecoach.grounding.slots import QuerySlots, parse_query_slots, query_slots_json_schema
 from voicecoach.llm.client import LLMClient, LLMError
 
 

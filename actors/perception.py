@@ -32,22 +32,12 @@ from voicecoach.actors.frames import (
 from voicecoach.actors.turn_task import TurnTaskActor
 from voicecoach.coach.session import CoachConfig, Session, Turn
 from voicecoach.llm.client import LLMClient, LLMError
-from voicecoach.perception.kernel import (
-    OTHER,
-    FormatError,
-    NarrationClosed,
-    NarrationDelta,
-    SubIntentClosed,
-    W1Grammars,
-    W1Step,
-    W1Turn,
-    narration_for,
-    narration_problem,
-    tool_validator,
-    w1_call,
-    w1_prefix,
-)
+from voicecoach.perception.kernel import W1Step, W1Turn
+from voicecoach.perception.narration import narration_for, narration_problem
+from voicecoach.perception.phi import tool_validator
 from voicecoach.perception.prior import IntentPrior
+from voicecoach.perception.prompt import OTHER, W1Grammars, w1_call, w1_prefix
+from voicecoach.perception.tags import FormatError, NarrationClosed, NarrationDelta, SubIntentClosed
 
 
 class PerceptionActor(TurnTaskActor):

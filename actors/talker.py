@@ -47,11 +47,12 @@ from voicecoach.coach.session import CoachConfig, Session, turn_record
 from voicecoach.core.latency import Milestone
 from voicecoach.core.state import LiveState
 from voicecoach.llm.client import LLMClient, LLMError
-from voicecoach.perception.kernel import acknowledgement_for
-from voicecoach.talker.checker import MAX_SENTENCES, MAX_WORDS, CheckContext, split_sentences, words
+from voicecoach.perception.narration import acknowledgement_for
 from voicecoach.talker.conditioning import render_reply_prompt
 from voicecoach.talker.guard import SentenceGuard
 from voicecoach.talker.realizer import realize
+from voicecoach.talker.rules import MAX_SENTENCES, MAX_WORDS, CheckContext
+from voicecoach.talker.speakable import split_sentences, words
 
 # What the Talker waits for, and how the prompt names one that is missing at the deadline.
 INPUTS = {

@@ -33,7 +33,7 @@ from voicecoach.actors.frames import (
 from voicecoach.actors.turn_task import TurnTaskActor
 from voicecoach.coach.session import Session
 from voicecoach.core.state import LiveState
-from voicecoach.perception.kernel import ToolCall
+from voicecoach.perception.plan import ToolCall
 from voicecoach.talker.conditioning import ToolOutcome
 from voicecoach.tools.registry import ToolError, ToolRunner
 

@@ -48,33 +48,60 @@ from voicecoach.domain.pack import (
     load_pack_from,
 )
 from voicecoach.domain.view import StateView
+from voicecoach.grounding import diff as w2_diff
 from voicecoach.grounding import kernel as w2
-from voicecoach.grounding.kernel import GroundingControl, branch_of, ground
+from voicecoach.grounding import plan as w2_plan
+from voicecoach.grounding import prompt as w2_prompt
+from voicecoach.grounding import repair as w2_repair
+from voicecoach.grounding import slots as w2_slots
+from voicecoach.grounding.kernel import GroundingControl, ground
+from voicecoach.grounding.plan import branch_of
 from voicecoach.grounding.slot_rules import extract_slots
 from voicecoach.interaction import kernel as w3
 from voicecoach.interaction.kernel import interact, recommend_violations
 from voicecoach.perception import kernel as w1
-from voicecoach.perception.kernel import (
-    IntentClosed,
-    NarrationDelta,
-    PhiTable,
-    PlanClosed,
-    SubIntentClosed,
-    W1Turn,
-    narration_for,
-    tool_validator,
-    w1_answer,
-)
-from voicecoach.talker import checker, guard
+from voicecoach.perception import narration as w1_narration
+from voicecoach.perception import phi as w1_phi
+from voicecoach.perception import plan as w1_plan
+from voicecoach.perception import prompt as w1_prompt
+from voicecoach.perception import tags as w1_tags
+from voicecoach.perception.kernel import W1Turn
+from voicecoach.perception.narration import narration_for
+from voicecoach.perception.phi import PhiTable, tool_validator
+from voicecoach.perception.prompt import w1_answer
+from voicecoach.perception.tags import IntentClosed, NarrationDelta, PlanClosed, SubIntentClosed
+from voicecoach.talker import checker, guard, speakable
+from voicecoach.talker import claims as checker_claims
 from voicecoach.talker import conditioning as talker
-from voicecoach.talker.checker import GROUNDING_RULES, RULES, CheckContext
+from voicecoach.talker import rules as checker_rules
 from voicecoach.talker.conditioning import ToolOutcome, render_reply_prompt, talker_system_prompt
 from voicecoach.talker.guard import SentenceGuard
 from voicecoach.talker.realizer import MAX_SENTENCES as REPLY_SENTENCES
 from voicecoach.talker.realizer import realize
+from voicecoach.talker.rules import GROUNDING_RULES, RULES, CheckContext
 from voicecoach.tools.registry import ToolError, run_tool
 
-KERNELS = {"w1": w1, "w2": w2, "w3": w3, "talker": talker, "guard": guard, "checker": checker}
+KERNELS = {
+    "w1": w1,
+    "w1 tags": w1_tags,
+    "w1 plan": w1_plan,
+    "w1 phi": w1_phi,
+    "w1 prompt": w1_prompt,
+    "w1 narration": w1_narration,
+    "w2": w2,
+    "w2 slots": w2_slots,
+    "w2 repair": w2_repair,
+    "w2 diff": w2_diff,
+    "w2 plan": w2_plan,
+    "w2 prompt": w2_prompt,
+    "w3": w3,
+    "talker": talker,
+    "guard": guard,
+    "checker": checker,
+    "checker rules": checker_rules,
+    "checker claims": checker_claims,
+    "speakable": speakable,
+}
 KERNEL_FILES = {Path(m.__file__).resolve(): name for name, m in KERNELS.items()}  # type: ignore[arg-type]
 
 TOY = "toy_shooter"  # tests/recipe_pack.py's pack, written to a temporary folder
@@ -220,7 +247,7 @@ def _turn(pack: Pack, base: LiveState, entry: PhiEntry, seed: int) -> Ran:
     slots = extract_slots(pack, utterance, state, None)
     c2 = ground(slots, state, pack, entry.intent, entry.sub_intent, utterance=utterance)
     assert isinstance(c2, GroundingControl) and len(c2.plan) <= 4
-    assert all(p.type in w2.PRIORITY for p in c2.plan)
+    assert all(p.type in w2_plan.PRIORITY for p in c2.plan)
     # W3: the guidance draw of the pair's branch.
     branch = branch_of(pack, entry.intent, entry.sub_intent) or "knowledge-qa"
     violates = recommend_violations(pack, state, set(c2.slots.excluded_entities))
@@ -239,8 +266,8 @@ def _turn(pack: Pack, base: LiveState, entry: PhiEntry, seed: int) -> Ran:
     assert len(cond.facts) == sum(t.ok and t.result is not None for t in tools)
     # The realizer, in the budget the narration leaves (as realize_session gives it), then the guard
     # over what it says after the narration, as the player hears it.
-    words = checker.MAX_WORDS - len(narration.split())
-    sentences = min(REPLY_SENTENCES, checker.MAX_SENTENCES - len(checker.split_sentences(narration)))
+    words = checker_rules.MAX_WORDS - len(narration.split())
+    sentences = min(REPLY_SENTENCES, checker_rules.MAX_SENTENCES - len(speakable.split_sentences(narration)))
     reply = realize(pack, state, c2, c3, tools, utterance, turn_index, entry.intent, entry.sub_intent,
                     max_words=words, max_sentences=sentences)  # fmt: skip
     assert isinstance(reply, str) and reply.strip(), pair
@@ -324,8 +351,8 @@ def test_no_answer_opens_with_its_narration(loaded: dict[str, Loaded | PackError
     clashes = []
     for n in pack.narrations:
         for answer in pack.templates.answers.get(f"{n.intent}/{n.sub_intent}", []):
-            first = checker.split_sentences(answer)[0]
-            said = [p for p in n.phrases if checker.words(p) == checker.words(first)]
+            first = speakable.split_sentences(answer)[0]
+            said = [p for p in n.phrases if speakable.words(p) == speakable.words(first)]
             clashes += [(f"{n.intent}/{n.sub_intent}", p, answer) for p in said]
     assert set(clashes) == KNOWN_OPENERS.get(name, set())
 
@@ -360,11 +387,11 @@ def test_the_guard_drops_a_unit_the_player_lacks_and_keeps_one_they_own(
 
 # The entry point of each stage: it must run for every pack, as the very same code object.
 STAGES: dict[str, CodeType] = {
-    "W1 tag parser": w1.TagStreamParser.feed.__code__,
+    "W1 tag parser": w1_tags.TagStreamParser.feed.__code__,
     "W1 Φ decision": w1.W1Decision.on_sub_intent.__code__,
     "W2 grounding": w2.ground.__code__,
-    "W2 diff": w2.diff.__code__,
-    "W2 Ψ": w2.psi.__code__,
+    "W2 diff": w2_diff.diff.__code__,
+    "W2 Ψ": w2_plan.psi.__code__,
     "W3 selection": w3.select_guidance.__code__,
     "W3 c3": w3.interact.__code__,
     "Talker prompt": talker.render_reply_prompt.__code__,
@@ -430,8 +457,8 @@ _CLASSIC = (
 )
 _EXAMPLE = "a pet_arena example in a help text, a prompt's worked example or a benchmark's fixed utterances"
 ALLOWED: dict[tuple[str, str], tuple[set[str], str]] = {
-    ("voicecoach.grounding.kernel", "_OPTION_WORDS"): ({"skill", "skills"}, _ENGLISH),
-    ("voicecoach.grounding.kernel", "_RECOMMEND_WORDS"): (
+    ("voicecoach.grounding.repair", "_OPTION_WORDS"): ({"skill", "skills"}, _ENGLISH),
+    ("voicecoach.grounding.plan", "_RECOMMEND_WORDS"): (
         {"lineup"},
         "keyword fallback for an unregistered pair",
     ),
@@ -439,8 +466,8 @@ ALLOWED: dict[tuple[str, str], tuple[set[str], str]] = {
     ("voicecoach.grounding.slot_rules", "_OPTION_WORDS"): ({"skill", "skills"}, _ENGLISH),
     ("voicecoach.grounding.slot_rules", "_TEAM_WORDS"): ({"lineup"}, _ENGLISH),
     ("voicecoach.perception.prior", "ASK_AGAIN"): ({"lineup"}, _ENGLISH),
-    ("voicecoach.talker.checker", "CREDIT_AFTER_BODY"): ({"lineup"}, "'in your lineup' credits a unit"),
-    ("voicecoach.talker.checker", "ABSENCE_BODY"): ({"evolve"}, "'need to evolve' denies a unit"),
+    ("voicecoach.talker.claims", "CREDIT_AFTER_BODY"): ({"lineup"}, "'in your lineup' credits a unit"),
+    ("voicecoach.talker.claims", "ABSENCE_BODY"): ({"evolve"}, "'need to evolve' denies a unit"),
     ("pipelines.bench.latency", "scripted_router"): ({"lineup"}, _ENGLISH),
     ("pipelines.server", "pack_info"): ({"element"}, "the inventory profile's wire format (CreatureInfo)"),
     ("voicecoach.core.state", "IntentContext"): ({"creature", "skill"}, _CLASSIC),

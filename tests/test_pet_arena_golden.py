@@ -75,8 +75,8 @@ def _short(value: Any) -> str:
 
 
 def _prompts(pack: Pack) -> dict[str, str]:
-    from voicecoach.grounding.kernel import query_slots_json_schema
-    from voicecoach.perception.kernel import w1_continuation_gbnf, w1_gbnf
+    from voicecoach.grounding.slots import query_slots_json_schema
+    from voicecoach.perception.prompt import w1_continuation_gbnf, w1_gbnf
     from voicecoach.pipelines.bench.quality import prompt_digests
     from voicecoach.talker.baselines import planner_gbnf
 
@@ -142,8 +142,8 @@ def _realize(pack: Pack, sessions: list[Any]) -> tuple[dict[str, str], dict[str,
 def _slots(pack: Pack) -> dict[str, str]:
     from voicecoach.bench.slot_rules import bench_cases
     from voicecoach.domain.entities import focus_fields, link_entities, resolve_reference
-    from voicecoach.grounding.kernel import QuerySlots
     from voicecoach.grounding.slot_rules import extract_slots
+    from voicecoach.grounding.slots import QuerySlots
 
     out = {}
     for cases in bench_cases(pack):

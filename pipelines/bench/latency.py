@@ -482,8 +482,8 @@ def scripted_router(pack_id: str, ttft_s: float) -> Callable[[dict[str, Any]], A
     """Fixed outputs per role for the overhead run: the first W1 chunk already closes SUB_INTENT
     and opens the narration with a whole phrase, so W1's first token is also the first narration."""
     from voicecoach.domain.pack import load_pack
-    from voicecoach.grounding.kernel import slot_prompt
-    from voicecoach.perception.kernel import w1_system_prompt
+    from voicecoach.grounding.prompt import slot_prompt
+    from voicecoach.perception.prompt import w1_system_prompt
     from voicecoach.talker.conditioning import talker_system_prompt
     from voicecoach.testing.scripted_llm import Script
 

@@ -266,8 +266,8 @@ def pack_digest(pack: Pack, files: Sequence[str] | None = None) -> str:
 def prompt_digests(pack: Pack) -> dict[str, str]:
     """sha256 of every static prompt the cached replies depend on (W1 system prompt + worked turns,
     slot prompt, Talker system prompt, planner prompt), keyed as they appear in run.json."""
-    from voicecoach.grounding.kernel import slot_prompt
-    from voicecoach.perception.kernel import w1_prefix
+    from voicecoach.grounding.prompt import slot_prompt
+    from voicecoach.perception.prompt import w1_prefix
     from voicecoach.talker.baselines import planner_system_prompt
     from voicecoach.talker.conditioning import talker_system_prompt
 

@@ -72,7 +72,7 @@ from voicecoach.coach.speech_config import SpeechConfig
 from voicecoach.core.latency import Event, Milestone
 from voicecoach.domain.pack import Pack
 from voicecoach.llm.client import LLMConfig, LLMError
-from voicecoach.perception.kernel import ToolCall
+from voicecoach.perception.plan import ToolCall
 from voicecoach.pipelines.replay import ReplayProbe, SessionReplay
 from voicecoach.pipelines.speech.voice import (
     stt_service,

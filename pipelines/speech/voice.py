@@ -94,7 +94,7 @@ from voicecoach.coach.speech_config import (
     whisper_model_path,
 )
 from voicecoach.domain.pack import Pack
-from voicecoach.perception.kernel import FALLBACK_NARRATION
+from voicecoach.perception.narration import FALLBACK_NARRATION
 from voicecoach.pipelines.coach import coach_processors
 
 OPENAI_TTS_RATE = 24000  # the OpenAI speech API's PCM output

@@ -52,10 +52,12 @@ from voicecoach.actors.tools import ToolActor, run_call
 from voicecoach.coach.session import CoachConfig, Session, turn_record
 from voicecoach.core.state import LiveState
 from voicecoach.domain.pack import Pack
-from voicecoach.grounding.kernel import QuerySlots, ground
+from voicecoach.grounding.kernel import ground
+from voicecoach.grounding.slots import QuerySlots
 from voicecoach.interaction.kernel import interact, recommend_violations
 from voicecoach.llm.client import LLMClient, LLMConfig
-from voicecoach.perception.kernel import ToolCall, acknowledgement_for
+from voicecoach.perception.narration import acknowledgement_for
+from voicecoach.perception.plan import ToolCall
 from voicecoach.testing.scripted_llm import Script, ScriptedLLMServer
 from voicecoach.tools.registry import ToolRunner
 

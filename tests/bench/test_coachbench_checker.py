@@ -25,7 +25,7 @@ from voicecoach.bench.coachbench.checker import (
 )
 from voicecoach.bench.coachbench.generator import BenchSession, BenchTurn, Eligibility, build_reference
 from voicecoach.domain.pack import Pack
-from voicecoach.talker.checker import GROUNDING_RULES
+from voicecoach.talker.rules import GROUNDING_RULES
 
 
 def snapshot(turn_index: int = 0, extra_owned: tuple[str, ...] = ()) -> dict[str, Any]:

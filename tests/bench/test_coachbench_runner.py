@@ -16,8 +16,8 @@ from loguru import logger
 from voicecoach.bench.coachbench.generator import BenchSession, generate
 from voicecoach.coach.session import MODES
 from voicecoach.domain.pack import Pack
-from voicecoach.grounding.kernel import slot_prompt
-from voicecoach.perception.kernel import w1_system_prompt
+from voicecoach.grounding.prompt import slot_prompt
+from voicecoach.perception.prompt import w1_system_prompt
 from voicecoach.pipelines.bench.quality import QualityOptions, run_quality
 from voicecoach.pipelines.bench.quality import main as runner_main
 from voicecoach.talker.baselines import planner_system_prompt

@@ -37,9 +37,9 @@ from voicecoach.coach.engines import Engines
 from voicecoach.coach.session import CoachConfig, Session
 from voicecoach.core.state import load_state
 from voicecoach.domain.pack import load_pack
-from voicecoach.grounding.kernel import slot_prompt
+from voicecoach.grounding.prompt import slot_prompt
 from voicecoach.llm.client import LLMClient, LLMConfig
-from voicecoach.perception.kernel import w1_system_prompt
+from voicecoach.perception.prompt import w1_system_prompt
 from voicecoach.pipelines.text import TextCoach, TurnResult
 from voicecoach.testing.scripted_llm import Script, ScriptedLLMServer
 

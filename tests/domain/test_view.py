@@ -10,7 +10,7 @@ from tests.toy_pack import FILES, write_pack
 from voicecoach.core.state import Inventory, LiveState, load_state
 from voicecoach.domain.pack import Pack, load_pack_from
 from voicecoach.domain.view import StateView
-from voicecoach.grounding import kernel as w2
+from voicecoach.grounding import diff as w2
 
 
 def _skill_usable_on_any_learner(pack: Pack, inv: Inventory, skill: str) -> bool:

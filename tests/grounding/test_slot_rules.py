@@ -12,15 +12,9 @@ import pytest
 from voicecoach.bench.slot_rules import reference_ids, slot_ids
 from voicecoach.core.state import LiveState
 from voicecoach.domain.pack import Pack, load_pack
-from voicecoach.grounding.kernel import (
-    ANY_SKILL,
-    AttributePref,
-    GlobalConstraint,
-    PickGroup,
-    QuerySlots,
-    ground,
-)
+from voicecoach.grounding.kernel import ground
 from voicecoach.grounding.slot_rules import extract_slots
+from voicecoach.grounding.slots import ANY_SKILL, AttributePref, GlobalConstraint, PickGroup, QuerySlots
 
 PACK: Pack = load_pack()
 

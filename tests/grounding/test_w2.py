@@ -16,26 +16,18 @@ from hypothesis import strategies as st
 
 from voicecoach.core.state import FactSlots, Inventory, LiveState, OwnedCreature
 from voicecoach.domain.pack import Pack, load_pack
-from voicecoach.grounding.kernel import (
-    AGGREGATE_DETAIL,
+from voicecoach.grounding.diff import Conflict, diff, validate_against_catalog
+from voicecoach.grounding.kernel import ground
+from voicecoach.grounding.plan import AGGREGATE_DETAIL, Eligibility, Paragraph, phi_entry, psi, schedule
+from voicecoach.grounding.prompt import slot_prompt
+from voicecoach.grounding.repair import repair_attr_level_excludes, repair_entities_misclassified_as_skills
+from voicecoach.grounding.slots import (
     AttributePref,
-    Conflict,
-    Eligibility,
     GlobalConstraint,
-    Paragraph,
     PickGroup,
     QuerySlots,
-    diff,
-    ground,
     parse_query_slots,
-    phi_entry,
-    psi,
     query_slots_json_schema,
-    repair_attr_level_excludes,
-    repair_entities_misclassified_as_skills,
-    schedule,
-    slot_prompt,
-    validate_against_catalog,
 )
 
 PACK: Pack = load_pack()
@@ -542,7 +534,7 @@ def test_plan_contains_r_within_a_without_opposite_judgements(
 
 # --- slots grounded in the utterance ------------------------------------------------------------
 
-from voicecoach.grounding.kernel import carry_over, ground_slots  # noqa: E402
+from voicecoach.grounding.repair import carry_over, ground_slots  # noqa: E402
 from voicecoach.talker.conditioning import conditioning  # noqa: E402
 
 

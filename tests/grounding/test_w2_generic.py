@@ -15,21 +15,20 @@ from tests.toy_pack import EXAMPLE_STATE, FILES, base, write_pack
 from voicecoach.core.state import LiveState, load_state
 from voicecoach.domain.catalog import Schema
 from voicecoach.domain.pack import Pack, load_pack, load_pack_from
-from voicecoach.grounding.kernel import (
+from voicecoach.grounding.diff import Conflict, diff
+from voicecoach.grounding.kernel import ground
+from voicecoach.grounding.plan import psi
+from voicecoach.grounding.prompt import slot_prompt
+from voicecoach.grounding.slot_rules import extract_slots
+from voicecoach.grounding.slots import (
     ANY_SKILL,
     AttributePref,
-    Conflict,
     GlobalConstraint,
     QuerySlots,
-    diff,
-    ground,
     parse_query_slots,
-    psi,
     query_slots_json_schema,
     slot_names,
-    slot_prompt,
 )
-from voicecoach.grounding.slot_rules import extract_slots
 
 STATE = load_state(EXAMPLE_STATE)
 

@@ -14,37 +14,20 @@ from hypothesis import strategies as st
 from voicecoach.core.state import FactSlots, IntentContext, Inventory, LiveState, MatchState, OwnedCreature
 from voicecoach.domain.entities import link_entities
 from voicecoach.domain.pack import Pack, PhiEntry, ToolUse, load_pack
-from voicecoach.perception.kernel import (
-    FALLBACK_NARRATION,
-    MAX_LABEL_CHARS,
-    NARRATION_MAX_WORDS,
-    SECTIONS,
-    Dispatch,
-    FormatError,
-    IntentClosed,
-    NarrationClosed,
-    NarrationDelta,
+from voicecoach.perception.kernel import Dispatch, W1Counters, W1Decision, W1Turn
+from voicecoach.perception.narration import FALLBACK_NARRATION, narration_for, narration_problem
+from voicecoach.perception.phi import (
     PhiTable,
-    PlanClosed,
-    PrefillEcho,
-    SubIntentClosed,
-    TagStreamParser,
-    ToolCall,
-    W1Counters,
-    W1Decision,
-    W1Event,
-    W1Grammars,
-    W1Turn,
     decision_fields,
-    merge_deltas,
-    narration_for,
-    narration_problem,
-    normalise_label,
-    parse_plan,
-    parse_stream,
     registered_labels,
     state_paths,
     tool_validator,
+)
+from voicecoach.perception.plan import ToolCall, parse_plan
+from voicecoach.perception.prompt import (
+    NARRATION_MAX_WORDS,
+    PrefillEcho,
+    W1Grammars,
     w1_call,
     w1_continuation_gbnf,
     w1_gbnf,
@@ -52,6 +35,21 @@ from voicecoach.perception.kernel import (
     w1_prefill,
     w1_prefix,
     w1_system_prompt,
+)
+from voicecoach.perception.tags import (
+    MAX_LABEL_CHARS,
+    SECTIONS,
+    FormatError,
+    IntentClosed,
+    NarrationClosed,
+    NarrationDelta,
+    PlanClosed,
+    SubIntentClosed,
+    TagStreamParser,
+    W1Event,
+    merge_deltas,
+    normalise_label,
+    parse_stream,
 )
 
 WELL_FORMED = (

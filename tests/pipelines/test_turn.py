@@ -31,9 +31,10 @@ from voicecoach.coach.store import MemorySessionStore, SessionStore, SQLiteSessi
 from voicecoach.core.latency import Milestone
 from voicecoach.core.state import LiveState
 from voicecoach.domain.pack import Pack
-from voicecoach.grounding.kernel import slot_prompt
+from voicecoach.grounding.prompt import slot_prompt
 from voicecoach.llm.client import LLMClient, LLMConfig
-from voicecoach.perception.kernel import FALLBACK_NARRATION, w1_system_prompt
+from voicecoach.perception.narration import FALLBACK_NARRATION
+from voicecoach.perception.prompt import w1_system_prompt
 from voicecoach.pipelines.text import TextCoach, TurnResult
 from voicecoach.talker.conditioning import talker_system_prompt
 from voicecoach.testing.scripted_llm import RecordedRequest, Script, ScriptedLLMServer

@@ -1,4 +1,5 @@
-"""The checker kernel (voicecoach/talker/checker.py): speakable rules, the live context, check_sentence.
+"""The checker kernel (voicecoach/talker/checker.py, rules.py, claims.py, speakable.py): speakable rules,
+the live context, check_sentence.
 
 The state is the shared test state (tests/conftest.py): the player owns Emberfox, Galehawk,
 Granitusk, Hexmoth, Lumifawn, Oakhorn, Sparkwing and Tidefang, and faces Briarcat, Shellbastion and
@@ -12,17 +13,11 @@ import pytest
 from tests.conftest import STATE
 from voicecoach.core.state import LiveState, load_state
 from voicecoach.domain.pack import Pack
-from voicecoach.perception.kernel import SECTIONS
-from voicecoach.talker.checker import (
-    MAX_WORDS,
-    RULES,
-    CheckContext,
-    check_reply,
-    check_sentence,
-    speakable_patterns,
-    split_sentences,
-)
+from voicecoach.perception.tags import SECTIONS
+from voicecoach.talker.checker import check_reply, check_sentence
 from voicecoach.talker.conditioning import ToolOutcome, render_reply_prompt
+from voicecoach.talker.rules import MAX_WORDS, RULES, CheckContext
+from voicecoach.talker.speakable import speakable_patterns, split_sentences
 
 
 @pytest.fixture

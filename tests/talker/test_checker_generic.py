@@ -18,9 +18,20 @@ import pytest
 from tests.toy_pack import FILES, base, write_pack
 from voicecoach.core.state import load_state
 from voicecoach.domain.pack import Pack, load_pack_from
-from voicecoach.talker import checker
-from voicecoach.talker.checker import CheckContext, Cues, check_reply, check_sentence, read_reply, reading
+from voicecoach.talker import speakable
+from voicecoach.talker.checker import check_reply, check_sentence
+from voicecoach.talker.claims import (
+    ABSENCE,
+    CREDIT_AFTER,
+    CREDIT_BEFORE,
+    RECOMMEND,
+    SKILL_ABSENCE,
+    Cues,
+    read_reply,
+    reading,
+)
 from voicecoach.talker.guard import SentenceGuard
+from voicecoach.talker.rules import GROUNDING_RULES, CheckContext, Failure
 
 STATE: dict[str, Any] = {
     "ic": {
@@ -55,8 +66,8 @@ def _ctx(
     return CheckContext.live(pack, load_state(state), utterance)
 
 
-def _grounding(fails: list[checker.Failure]) -> list[tuple[str, str | None]]:
-    return [(f.rule, f.entity) for f in fails if f.rule in checker.GROUNDING_RULES]
+def _grounding(fails: list[Failure]) -> list[tuple[str, str | None]]:
+    return [(f.rule, f.entity) for f in fails if f.rule in GROUNDING_RULES]
 
 
 def test_claims_carry_the_kinds_role(toy: Pack) -> None:
@@ -141,8 +152,8 @@ def test_the_packs_cue_additions_are_read(tmp_path: Path) -> None:
     # The base list still reads alongside the additions.
     assert _grounding(check_reply(cued, "Use Bulwark.", _ctx(cued))) == [("unavailable_entity", "bulwark")]
     patterns = reading(cued).cues
-    assert patterns.recommend is not checker.RECOMMEND and patterns.recommend.search("you should lock in")
-    assert patterns.credit_before is checker.CREDIT_BEFORE and patterns.absence is checker.ABSENCE
+    assert patterns.recommend is not RECOMMEND and patterns.recommend.search("you should lock in")
+    assert patterns.credit_before is CREDIT_BEFORE and patterns.absence is ABSENCE
 
 
 def test_pet_adds_no_cues_so_its_patterns_are_the_modules(pack: Pack) -> None:
@@ -150,30 +161,30 @@ def test_pet_adds_no_cues_so_its_patterns_are_the_modules(pack: Pack) -> None:
     cues = reading(pack).cues
     assert cues == Cues()
     assert (cues.recommend, cues.credit_before, cues.credit_after, cues.absence, cues.option_absence) == (
-        checker.RECOMMEND,
-        checker.CREDIT_BEFORE,
-        checker.CREDIT_AFTER,
-        checker.ABSENCE,
-        checker.SKILL_ABSENCE,
+        RECOMMEND,
+        CREDIT_BEFORE,
+        CREDIT_AFTER,
+        ABSENCE,
+        SKILL_ABSENCE,
     )
     assert all(
         a is b
         for a, b in zip(
             (cues.recommend, cues.credit_before, cues.credit_after, cues.absence, cues.option_absence),
-            (checker.RECOMMEND, checker.CREDIT_BEFORE, checker.CREDIT_AFTER, checker.ABSENCE,
-             checker.SKILL_ABSENCE),
+            (RECOMMEND, CREDIT_BEFORE, CREDIT_AFTER, ABSENCE,
+             SKILL_ABSENCE),
             strict=True,
         )
     )  # fmt: skip
 
 
 def test_pack_words_walk_every_string_field_of_the_catalog(toy: Pack) -> None:
-    words = checker._pack_words(toy)
+    words = speakable._pack_words(toy)
     # names, ids, aliases (callsign), attribute values (role, slot, difficulty) of every kind.
     assert {"vanta", "longshot", "smoke", "round", "wall", "striker", "primary", "utility", "hard",
             "dive", "harbor", "point"} <= words  # fmt: skip
-    assert checker.unknown_names(toy, "Harbor Point suits Vanta and Bulwark.") == []
-    assert checker.unknown_names(toy, "Try Zorblax.") == ["Zorblax"]
+    assert speakable.unknown_names(toy, "Harbor Point suits Vanta and Bulwark.") == []
+    assert speakable.unknown_names(toy, "Try Zorblax.") == ["Zorblax"]
 
 
 def test_strike_team_is_read_with_its_own_cues(tmp_path: Path) -> None:

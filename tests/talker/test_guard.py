@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from voicecoach.core.state import LiveState
 from voicecoach.domain.pack import Pack
-from voicecoach.talker.checker import CheckContext
 from voicecoach.talker.guard import SentenceGuard
+from voicecoach.talker.rules import CheckContext
 
 
 def _guard(pack: Pack, state: LiveState, utterance: str = "who beats their water team?") -> SentenceGuard:

@@ -23,10 +23,12 @@ from voicecoach.domain.pack import PACKS_DIR, Pack, PhiEntry, example_state_path
 from voicecoach.grounding.kernel import ground
 from voicecoach.grounding.slot_rules import extract_slots
 from voicecoach.interaction.kernel import interact, recommend_violations
-from voicecoach.perception.kernel import PhiTable, W1Decision, tool_validator
-from voicecoach.talker.checker import SPEAKABLE_RULES, CheckContext, check_reply
+from voicecoach.perception.kernel import W1Decision
+from voicecoach.perception.phi import PhiTable, tool_validator
+from voicecoach.talker.checker import check_reply
 from voicecoach.talker.conditioning import ToolOutcome
 from voicecoach.talker.realizer import realize
+from voicecoach.talker.rules import SPEAKABLE_RULES, CheckContext
 from voicecoach.tools.registry import ToolRunner
 
 W3_SEED = 7  # W3's leak draws: any fixed seed (the replies must hold whatever W3 adds)

@@ -22,12 +22,15 @@ from voicecoach.bench.realizer import realize_session
 from voicecoach.core.state import FactSlots, Inventory, LiveState, OwnedCreature
 from voicecoach.domain.entities import focus_fields, link_entities
 from voicecoach.domain.pack import PACKS_DIR, Pack, PackError, load_pack, load_pack_from
-from voicecoach.grounding.kernel import QuerySlots, ground
+from voicecoach.grounding.kernel import ground
 from voicecoach.grounding.slot_rules import extract_slots
+from voicecoach.grounding.slots import QuerySlots
 from voicecoach.interaction.kernel import Guidance, InteractionControl, interact
-from voicecoach.talker.checker import HEDGE, CheckContext, check_reply
+from voicecoach.talker.checker import check_reply
+from voicecoach.talker.claims import HEDGE
 from voicecoach.talker.conditioning import ToolOutcome
 from voicecoach.talker.realizer import MAX_SENTENCES, MAX_WORDS, Line, realize, say
+from voicecoach.talker.rules import CheckContext
 from voicecoach.tools.registry import effective_power, run_tool
 
 PACK: Pack = load_pack()
@@ -692,7 +695,9 @@ def test_an_attribute_asked_of_one_unit_is_not_said_of_the_roster(pack_id: str) 
     """`attr:role=support@<unit>` (W2: "is <unit> a support?", the unit is not one) is about that
     unit's catalog entry: "None of your ... is a support" would deny the supports the player owns,
     and without a pack sentence for it no generic "Part of that isn't possible" is said either."""
-    from voicecoach.grounding.kernel import Conflict, GroundingControl, Paragraph
+    from voicecoach.grounding.diff import Conflict
+    from voicecoach.grounding.kernel import GroundingControl
+    from voicecoach.grounding.plan import Paragraph
 
     pack = load_pack(pack_id)
     doc = json.loads((PACKS_DIR / pack_id / "example_state.json").read_text(encoding="utf-8"))

@@ -95,7 +95,7 @@ def test_no_template_puts_the_players_pick_on_the_opponents_side(pack: Pack) -> 
     checker must not read one as an opponent's ("Put your games into Elowen" read "into" as a cue)."""
     from string import Formatter
 
-    from voicecoach.talker.checker import read_reply
+    from voicecoach.talker.claims import read_reply
 
     # "{item} belongs to {hero}, so it only goes on {hero}": the item's owner, a catalog fact about
     # a hero who may not be the player's ("on" is an opponent cue for the checker: "use X on Y").

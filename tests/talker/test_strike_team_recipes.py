@@ -13,7 +13,8 @@ import pytest
 from voicecoach.core.state import LiveState, load_state
 from voicecoach.domain.entities import focus_fields, link_entities
 from voicecoach.domain.pack import PACKS_DIR, Pack, load_pack
-from voicecoach.perception.kernel import PhiTable, W1Decision, tool_validator
+from voicecoach.perception.kernel import W1Decision
+from voicecoach.perception.phi import PhiTable, tool_validator
 from voicecoach.talker.conditioning import ToolOutcome
 from voicecoach.talker.realizer import realize
 from voicecoach.talker.recipes import SCHEDULED

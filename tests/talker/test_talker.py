@@ -2,7 +2,9 @@
 
 from voicecoach.core.state import LiveState
 from voicecoach.domain.pack import Pack
-from voicecoach.grounding.kernel import Conflict, GroundingControl, QuerySlots, ground
+from voicecoach.grounding.diff import Conflict
+from voicecoach.grounding.kernel import GroundingControl, ground
+from voicecoach.grounding.slots import QuerySlots
 from voicecoach.interaction.kernel import InteractionControl, interact
 from voicecoach.talker.conditioning import (
     ToolOutcome,

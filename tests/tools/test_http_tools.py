@@ -39,9 +39,10 @@ from voicecoach.coach.session import CoachConfig, Session
 from voicecoach.core.latency import Milestone
 from voicecoach.core.state import LiveState
 from voicecoach.domain.pack import PACKS_DIR, Pack, PackError, load_pack, load_pack_from
-from voicecoach.grounding.kernel import slot_prompt
+from voicecoach.grounding.prompt import slot_prompt
 from voicecoach.llm.client import LLMClient, LLMConfig
-from voicecoach.perception.kernel import ToolCall, plan_gbnf_rules, w1_system_prompt
+from voicecoach.perception.plan import ToolCall
+from voicecoach.perception.prompt import plan_gbnf_rules, w1_system_prompt
 from voicecoach.pipelines.text import TextCoach
 from voicecoach.talker.conditioning import conditioning, talker_system_prompt
 from voicecoach.testing.scripted_llm import Script, ScriptedLLMServer

@@ -46,7 +46,8 @@ from voicecoach.app.packcheck import check_pack
 from voicecoach.coach.session import Session
 from voicecoach.core.state import load_state
 from voicecoach.domain.pack import Pack, PackError, load_pack_from
-from voicecoach.perception.kernel import ToolCall, plan_gbnf_rules, w1_system_prompt
+from voicecoach.perception.plan import ToolCall
+from voicecoach.perception.prompt import plan_gbnf_rules, w1_system_prompt
 from voicecoach.talker.conditioning import conditioning
 from voicecoach.testing.scripted_llm import Script
 from voicecoach.tools.registry import MCP_META_SESSION, MCP_META_STATE, ToolError, ToolRunner, run_tool

@@ -57,9 +57,11 @@ def _read_state(path: Path) -> LiveState:
 def cmd_demo(args: argparse.Namespace) -> int:
     """Run the real kernels on one turn, with the labels W1's LLM would have produced."""
     from voicecoach.domain.entities import focus_fields, link_entities
-    from voicecoach.grounding.kernel import ground, parse_query_slots
+    from voicecoach.grounding.kernel import ground
+    from voicecoach.grounding.slots import parse_query_slots
     from voicecoach.interaction.kernel import interact, recommend_violations, session_seed
-    from voicecoach.perception.kernel import PhiTable, W1Decision, tool_validator
+    from voicecoach.perception.kernel import W1Decision
+    from voicecoach.perception.phi import PhiTable, tool_validator
     from voicecoach.talker.conditioning import conditioning
     from voicecoach.tools.registry import run_tool
 

@@ -29,7 +29,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from voicecoach.domain.pack import PACKS_DIR, Pack, PackError, pack_problems, read_pack
-from voicecoach.perception.kernel import decision_fields
+from voicecoach.perception.phi import decision_fields
 from voicecoach.perception.prior import PRIOR_FILE, IntentPrior, PriorError, prior_labels, training_data
 from voicecoach.tools.registry import tool_spec
 

@@ -17,7 +17,9 @@ from pathlib import Path
 from voicecoach.bench.coachbench.metrics import percentile
 from voicecoach.core.state import load_state
 from voicecoach.domain.pack import DEFAULT_PACK, Pack, load_pack
-from voicecoach.talker.checker import CheckContext, check_sentence, pack_example_state, split_sentences
+from voicecoach.talker.checker import check_sentence
+from voicecoach.talker.rules import CheckContext
+from voicecoach.talker.speakable import pack_example_state, split_sentences
 
 CALIBRATION = Path(__file__).resolve().parents[2] / "tests" / "fixtures" / "calibration.jsonl"
 

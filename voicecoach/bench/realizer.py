@@ -19,15 +19,19 @@ from voicecoach.bench.coachbench.generator import generate
 from voicecoach.core.state import SessionHistory, load_state
 from voicecoach.domain.entities import focus_fields, link_entities
 from voicecoach.domain.pack import Pack, load_pack
-from voicecoach.grounding.kernel import QuerySlots, branch_of, ground
+from voicecoach.grounding.kernel import ground
+from voicecoach.grounding.plan import branch_of
 from voicecoach.grounding.slot_rules import extract_slots
+from voicecoach.grounding.slots import QuerySlots
 from voicecoach.interaction.kernel import interact, recommend_violations
-from voicecoach.perception.kernel import PhiTable, W1Decision, narration_for, tool_validator
-from voicecoach.talker.checker import MAX_SENTENCES as TURN_SENTENCES
-from voicecoach.talker.checker import MAX_WORDS as TURN_WORDS
-from voicecoach.talker.checker import split_sentences, words
+from voicecoach.perception.kernel import W1Decision
+from voicecoach.perception.narration import narration_for
+from voicecoach.perception.phi import PhiTable, tool_validator
 from voicecoach.talker.conditioning import ToolOutcome
 from voicecoach.talker.realizer import MAX_SENTENCES, RECENT_REPLIES, realize
+from voicecoach.talker.rules import MAX_SENTENCES as TURN_SENTENCES
+from voicecoach.talker.rules import MAX_WORDS as TURN_WORDS
+from voicecoach.talker.speakable import split_sentences, words
 from voicecoach.tools.registry import ToolError, run_tool
 
 

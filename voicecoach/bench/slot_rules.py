@@ -18,14 +18,10 @@ from typing import Literal
 from voicecoach.bench.coachbench.generator import generate
 from voicecoach.core.state import LiveState, load_state
 from voicecoach.domain.pack import Pack, load_pack
-from voicecoach.grounding.kernel import (
-    QuerySlots,
-    ground_slots,
-    parse_query_slots,
-    query_slots_json_schema,
-    slot_prompt,
-)
+from voicecoach.grounding.prompt import slot_prompt
+from voicecoach.grounding.repair import ground_slots
 from voicecoach.grounding.slot_rules import extract_slots
+from voicecoach.grounding.slots import QuerySlots, parse_query_slots, query_slots_json_schema
 
 SlotField = Literal["wanted", "excluded", "opponent", "skills"]
 FIELDS: tuple[SlotField, ...] = ("wanted", "excluded", "opponent", "skills")

@@ -13,9 +13,9 @@ from loguru import logger
 
 from voicecoach.coach.session import CoachConfig, Mode
 from voicecoach.domain.pack import Pack
-from voicecoach.grounding.kernel import slot_prompt
+from voicecoach.grounding.prompt import slot_prompt
 from voicecoach.llm.client import SLOTS, EmbeddedLlamaServer, LLMClient, LLMError
-from voicecoach.perception.kernel import w1_messages
+from voicecoach.perception.prompt import w1_messages
 from voicecoach.talker.baselines import planner_system_prompt
 from voicecoach.talker.conditioning import talker_system_prompt
 

@@ -25,10 +25,12 @@ from voicecoach.coach.store import MemorySessionStore, SessionStore, TurnRecord
 from voicecoach.core.state import AnswerMeta, LiveState, SessionHistory, StaticState, apply_patch, load_state
 from voicecoach.domain.entities import focus_fields, link_entities, resolve_reference
 from voicecoach.domain.pack import DEFAULT_PACK, Pack, check_state
-from voicecoach.grounding.kernel import GroundingControl, QuerySlots
+from voicecoach.grounding.kernel import GroundingControl
+from voicecoach.grounding.slots import QuerySlots
 from voicecoach.interaction.kernel import InteractionControl, session_seed
 from voicecoach.llm.client import LLMConfig
-from voicecoach.perception.kernel import PhiTable, W1Counters
+from voicecoach.perception.kernel import W1Counters
+from voicecoach.perception.phi import PhiTable
 from voicecoach.talker.conditioning import ReplyConditioning, ToolOutcome
 from voicecoach.talker.realizer import RECENT_REPLIES
 

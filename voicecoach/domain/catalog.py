@@ -130,7 +130,7 @@ class Composition(_Model):
     quota: Quota | None = None
 
 
-# W2's detail strings (voicecoach.grounding.kernel: what each judged constraint tells the Talker),
+# W2's detail strings (voicecoach.grounding.diff: what each judged constraint tells the Talker),
 # by key, in a
 # game-neutral wording. A schema's `phrases` rewords any of them with the same placeholders; the
 # classic schema gives pet's own wording ("cannot learn", "the player's inventory").

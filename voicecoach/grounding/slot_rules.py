@@ -1,7 +1,7 @@
 """Deterministic QuerySlots: entity links + cue words, for models too small to extract slots.
 
 `extract_slots(pack, utterance, state, earlier)` produces the same QuerySlots the LLM slot call is
-asked for (`voicecoach.grounding.kernel.slot_prompt`), from rules a newcomer can read in one pass:
+asked for (`voicecoach.grounding.prompt.slot_prompt`), from rules a newcomer can read in one pass:
 
 - every unit / option / type the entity linker finds in the utterance is a candidate (pet:
   creature / skill / element; the roles are the schema's, voicecoach.domain.catalog);
@@ -16,7 +16,7 @@ asked for (`voicecoach.grounding.kernel.slot_prompt`), from rules a newcomer can
   <element>" an element avoid, a role word with a want / exclude cue a role pref, a play-style word
   (the pack's vocabulary) a style pref, "at most / at least N" a team size, "two of A, B and C" a
   pick group;
-- the session's `earlier` constraints carry over (`voicecoach.grounding.kernel.carry_over`):
+- the session's `earlier` constraints carry over (`voicecoach.grounding.repair.carry_over`):
   excluded creatures
   stay out until the player asks for one back.
 
@@ -38,14 +38,8 @@ from voicecoach.domain.catalog import Schema
 from voicecoach.domain.entities import Mention, link_entities
 from voicecoach.domain.pack import Pack
 from voicecoach.domain.view import StateView
-from voicecoach.grounding.kernel import (
-    ANY_SKILL,
-    AttributePref,
-    GlobalConstraint,
-    PickGroup,
-    QuerySlots,
-    carry_over,
-)
+from voicecoach.grounding.repair import carry_over
+from voicecoach.grounding.slots import ANY_SKILL, AttributePref, GlobalConstraint, PickGroup, QuerySlots
 
 Role = Literal["want", "exclude", "opponent"]
 

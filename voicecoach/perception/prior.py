@@ -2,7 +2,7 @@
 
 On the embedded default a 135M model cannot label the player's words (W1 pair accuracy ~11 %
 on CoachBench), so W1 gets an input it can trust: when the prior is confident, W1's tag stream
-begins with the prior's INTENT / SUB_INTENT (see `voicecoach.perception.kernel.W1Prefill`) and the LLM only
+begins with the prior's INTENT / SUB_INTENT (see `voicecoach.perception.prompt.w1_prefill`) and the LLM only
 continues from NARRATION. Below the threshold the LLM labels as before.
 
 The model: linked catalog names are replaced by their kind ("tell me about xcreaturex", a hero

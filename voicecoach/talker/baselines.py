@@ -102,7 +102,7 @@ def planner_system_prompt(pack: Pack) -> str:
 def planner_gbnf(pack: Pack) -> str:
     """The planner's output constrained to PLAN call syntax (llama.cpp GBNF), over the pack's tools
     (`pack_tools`, as its prompt lists them)."""
-    from voicecoach.perception.kernel import plan_gbnf_rules
+    from voicecoach.perception.prompt import plan_gbnf_rules
 
     rules = plan_gbnf_rules(pack)
     return "\n".join(["root ::= plan-calls", *rules]) + "\n"

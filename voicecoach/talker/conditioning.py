@@ -15,7 +15,8 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field
 
 from voicecoach.domain.pack import Pack
-from voicecoach.grounding.kernel import GroundingControl, Paragraph
+from voicecoach.grounding.kernel import GroundingControl
+from voicecoach.grounding.plan import Paragraph
 from voicecoach.interaction.kernel import InteractionControl
 
 

@@ -18,7 +18,8 @@ from collections import Counter
 from dataclasses import dataclass, field
 
 from voicecoach.domain.pack import Pack
-from voicecoach.talker.checker import CheckContext, Failure, check_sentence
+from voicecoach.talker.checker import check_sentence
+from voicecoach.talker.rules import CheckContext, Failure
 
 # A sentence ends at . ! ? (or a newline) followed by white space; the last one at the stream's end.
 _BOUNDARY = re.compile(r"(?<=[.!?])\s+|\n+")

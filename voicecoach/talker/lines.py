@@ -17,7 +17,7 @@ from typing import Any
 from voicecoach.core.state import Inventory, LiveState
 from voicecoach.domain.pack import Pack
 from voicecoach.domain.view import StateView
-from voicecoach.grounding.kernel import ParagraphType
+from voicecoach.grounding.plan import ParagraphType
 
 
 @dataclass(frozen=True)

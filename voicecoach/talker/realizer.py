@@ -37,22 +37,16 @@ from voicecoach.core.state import Inventory, LiveState
 from voicecoach.domain.entities import link_entities
 from voicecoach.domain.pack import OUT_OF_DOMAIN, UNHEARD, AnswerStep, Creature, Pack, PhiEntry
 from voicecoach.domain.view import StateView
-from voicecoach.grounding.kernel import (
-    _MATCH_WORDS,
-    PRIORITY,
-    GroundingControl,
-    _intent_has,
-    branch_of,
-    phi_entry,
-)
+from voicecoach.grounding.kernel import GroundingControl
+from voicecoach.grounding.plan import _MATCH_WORDS, PRIORITY, _intent_has, branch_of, phi_entry
 from voicecoach.interaction.kernel import InteractionControl
-from voicecoach.perception.kernel import OTHER
 from voicecoach.perception.prior import ASKS_WHY, normalise
-from voicecoach.talker.checker import unknown_names
+from voicecoach.perception.prompt import OTHER
 from voicecoach.talker.conditioning import ToolOutcome
 from voicecoach.talker.lines import Line, _article, _Turn, spoken_list
 from voicecoach.talker.recipes import answer as recipe_answer
 from voicecoach.talker.recipes import gate_text
+from voicecoach.talker.speakable import unknown_names
 from voicecoach.tools.builtin import unmet_gates
 
 MAX_SENTENCES = 3
@@ -529,7 +523,8 @@ def _snapshot_results(
     """The pair's Φ tools run on the (projected) snapshot. On a late push W1 gets no fresh decision
     state, so no tool runs for the turn; these results are what the snapshot says, and the reply
     that rests on them carries the hedge."""
-    from voicecoach.perception.kernel import PhiTable, W1Decision, tool_validator
+    from voicecoach.perception.kernel import W1Decision
+    from voicecoach.perception.phi import PhiTable, tool_validator
     from voicecoach.tools.registry import ToolError, run_tool
 
     decision = W1Decision(PhiTable(pack.phi), validate=tool_validator(pack), max_age=state.turn_index + 10**6)
@@ -577,13 +572,13 @@ ALTERNATIVE = re.compile(
 
 
 def _words(text: str) -> int:
-    from voicecoach.talker.checker import words
+    from voicecoach.talker.speakable import words
 
     return len(words(text))  # counted as the checker counts the turn
 
 
 def _sentences(text: str) -> int:
-    from voicecoach.talker.checker import split_sentences
+    from voicecoach.talker.speakable import split_sentences
 
     return max(1, len(split_sentences(text)))
 
@@ -782,7 +777,7 @@ RECENT_REPLIES = 6
 def _put_forward(pack: Pack, reply: str) -> set[str]:
     """Creatures and pack lineups a reply put forward, read as the checker reads it: every one it
     names on the player's side and does not negate (a superset of what it recommended)."""
-    from voicecoach.talker.checker import read_reply
+    from voicecoach.talker.claims import read_reply
 
     return {
         c.entity

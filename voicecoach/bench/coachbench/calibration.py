@@ -23,7 +23,7 @@ from pydantic import BaseModel, ConfigDict, ValidationError, field_validator, mo
 from voicecoach.bench.coachbench.checker import ReplyEvidence, TurnVerdict, check_turn
 from voicecoach.bench.coachbench.generator import BenchSession
 from voicecoach.domain.pack import Pack
-from voicecoach.talker.checker import RULES
+from voicecoach.talker.rules import RULES
 
 
 class CalibrationError(ValueError):

@@ -35,19 +35,9 @@ from voicecoach.bench.coachbench.generator import BenchSession, BenchTurn, Drift
 from voicecoach.bench.coachbench.responsive import responsive_failure
 from voicecoach.core.state import load_state
 from voicecoach.domain.pack import Pack
-from voicecoach.talker.checker import (
-    GROUNDING_RULES,
-    HEDGE,
-    RULES,
-    SPEAKABLE_RULES,
-    CheckContext,
-    Claim,
-    Failure,
-    RuleId,
-    check_reply,
-    read_reply,
-    recommended_sets,
-)
+from voicecoach.talker.checker import check_reply
+from voicecoach.talker.claims import HEDGE, Claim, read_reply, recommended_sets
+from voicecoach.talker.rules import GROUNDING_RULES, RULES, SPEAKABLE_RULES, CheckContext, Failure, RuleId
 
 __all__ = [
     "RULES",
@@ -224,10 +214,10 @@ def checker_digest(pack: Pack) -> str:
 
     from voicecoach.bench.coachbench import responsive
     from voicecoach.bench.coachbench.packdata import bench_data
-    from voicecoach.talker import checker as kernel
+    from voicecoach.talker import checker, claims, rules, speakable
 
     h = hashlib.sha256()
-    for module in (kernel, responsive, sys.modules[__name__]):
+    for module in (checker, rules, claims, speakable, responsive, sys.modules[__name__]):
         h.update(inspect.getsource(module).encode("utf-8"))
     h.update(json.dumps(bench_data(pack).families, sort_keys=True).encode("utf-8"))
     return h.hexdigest()

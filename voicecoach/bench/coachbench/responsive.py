@@ -49,7 +49,8 @@ from voicecoach.domain.catalog import Catalog, Entity
 from voicecoach.domain.entities import link_entities
 from voicecoach.domain.pack import Pack
 from voicecoach.domain.view import StateView
-from voicecoach.talker.checker import Claim, Failure, read_reply
+from voicecoach.talker.claims import Claim, read_reply
+from voicecoach.talker.rules import Failure
 
 Family = Literal[
     "pick_counter", "pick_owned", "inventory", "ownership", "skill_unlock", "about_focus", "match_state",
