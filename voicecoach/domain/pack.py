@@ -128,7 +128,7 @@ class PhiEntry(_Model):
     # The intent prior learns each paraphrase with spoken padding too ("uh ...", "... please");
     # not where the padding is the request itself ("hey coach"). None: false for smalltalk only.
     fillers: bool | None = None
-    # W2's Ψ (voicecoach.grounding.kernel.psi): does the pair coach (a guidance paragraph is eligible),
+    # W2's Ψ (voicecoach.grounding.plan.psi): does the pair coach (a guidance paragraph is eligible),
     # is it about
     # a match (a line of scene colour is)? None: W2's keyword rules on the labels decide.
     coaching: bool | None = None
@@ -233,7 +233,7 @@ class StyleWords(_Model):
     words: list[str] = Field(min_length=1, description="how players say it")
 
 
-# The checker's cue families a pack may add words to (docs/PACKS.md, checker.py):
+# The checker's cue families a pack may add words to (docs/PACKS.md, talker/claims.py):
 # a recommendation verb, "your X" before and "X is equipped" after a name, a missing unit, an
 # option that cannot be used. A pack without `cues` (pet_arena) adds none.
 CueFamily = Literal["recommend", "credit_before", "credit_after", "absence", "option_absence"]
