@@ -434,6 +434,17 @@ class BuiltinTool(_Model):
         default=None,
         description="score_group / suggest_group: the numeric unit attribute (default: the first)",
     )
+    tier_bonus: float = Field(
+        default=0.0,
+        ge=0.0,
+        description="score_group / suggest_group: each tier the player's unit has past the first adds "
+        "this share of its power (0.15: 15% a tier)",
+    )
+    spread: str | None = Field(
+        default=None,
+        description="score_group / suggest_group without a quota: the unit attribute whose distinct "
+        "values on a team make its composition (a role: every role covered scores full)",
+    )
 
 
 class GameTools(_Model):
@@ -894,11 +905,6 @@ def _check_answers(pack: Pack, folder: Path) -> Iterator[PackError]:
     schema = pack.catalog.schema
     for name, tool in pack.builtin_tools.items():
         shapes[name] = builtin_shape(schema, tool.builtin, tool.matchup)
-    from voicecoach.tools.classic import TOOLS as CLASSIC  # (imports this module: loaded by now)
-
-    for name in pack.tools:  # the in-process classic tools declare their result shapes too
-        if name not in shapes and name in CLASSIC and CLASSIC[name].result_schema is not None:
-            shapes[name] = CLASSIC[name].result_schema  # type: ignore[assignment]
     for e in pack.phi:
         label = f"{e.intent}/{e.sub_intent}"
         tools = {use.tool for use in e.tools}

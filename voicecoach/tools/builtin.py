@@ -262,12 +262,29 @@ def _power(pack: Pack, tool: BuiltinTool) -> str:
     return tool.power or next(a for a, s in spec.attributes.items() if s.numeric)
 
 
+def _tier_power(pack: Pack, tool: BuiltinTool, view: StateView | None, unit_id: str, attr: str) -> float:
+    """The unit's power attribute, raised by `tool.tier_bonus` for each tier the player's unit has
+    past the first (a unit the player lacks counts at its first tier)."""
+    power = float(_entity(pack.catalog, pack.catalog.schema.kind("unit") or "", unit_id).value(attr) or 0)
+    if not tool.tier_bonus or view is None:
+        return power
+    owned = view.unit(unit_id)
+    tier = owned.tier if owned is not None and owned.tier is not None else 1
+    return power * (1 + tool.tier_bonus * (tier - 1))
+
+
 def _score(
-    pack: Pack, tool: BuiltinTool, team: list[str], opponent: list[str], context: str | None = None
+    pack: Pack,
+    tool: BuiltinTool,
+    team: list[str],
+    opponent: list[str],
+    context: str | None = None,
+    view: StateView | None = None,
 ) -> dict[str, Any]:
-    """0-100: power (mean of the power attribute over the catalog's best), composition (the quota's
-    roles filled, else the composition's size), matchup edge against an opponent (neutral: half)
-    and, with a match context, the fit on it (the unit x context matchup; neutral: half)."""
+    """0-100: power (mean of the power attribute over the catalog's best, raised by the tier bonus
+    of the player's units in `view`), composition (the quota's roles filled, else the composition's
+    size), matchup edge against an opponent (neutral: half) and, with a match context, the fit on
+    it (the unit x context matchup; neutral: half)."""
     catalog, schema = pack.catalog, pack.catalog.schema
     unit = schema.kind("unit") or ""
     fit_m = schema.context_matchup() if context is not None else None
@@ -276,7 +293,7 @@ def _score(
     )
     power_attr = _power(pack, tool)
     best = catalog.max_value(unit, power_attr) or 1.0
-    mean = sum(float(_entity(catalog, unit, u).value(power_attr) or 0) for u in team) / len(team)
+    mean = sum(_tier_power(pack, tool, view, u, power_attr) for u in team) / len(team)
     power = power_max * min(1.0, mean / best)
     comp = schema.composition
     quota = comp.quota if comp is not None else None
@@ -286,6 +303,11 @@ def _score(
         missing = {v: n - have.count(v) for v, n in quota.counts.items() if have.count(v) < n}
         filled = sum(quota.counts.values()) - sum(missing.values())
         composition = comp_max * filled / max(1, sum(quota.counts.values()))
+    elif tool.spread is not None:
+        # No quota: the more distinct values of the spread attribute, the better (all roles covered).
+        values = {e.value(tool.spread) for e in catalog.entities.get(unit, {}).values()}
+        have_values = {_entity(catalog, unit, u).value(tool.spread) for u in team}
+        composition = comp_max * len(have_values) / max(1, min(len(values), len(team)))
     else:
         composition = comp_max * min(1.0, len(team) / (comp.size if comp is not None else len(team)))
     edge = edge_max / 2
@@ -308,9 +330,9 @@ def _score(
 
 
 def _scored(pack: Pack, tool: BuiltinTool, team: list[str], opponent: list[str],
-            context: str | None) -> dict[str, Any]:  # fmt: skip
+            context: str | None, view: StateView | None = None) -> dict[str, Any]:  # fmt: skip
     """_score without its unrounded total (which only ranks teams)."""
-    out = _score(pack, tool, team, opponent, context)
+    out = _score(pack, tool, team, opponent, context, view)
     del out["_total"]
     return out
 
@@ -361,12 +383,12 @@ def _swaps(pack: Pack, view: StateView, tool: BuiltinTool, team: list[str], oppo
     if not view.known or not all(view.owns(u) for u in team):
         return []
     catalog, unit = pack.catalog, view.unit_kind
-    base = _score(pack, tool, team, opponent, context)["_total"]
+    base = _score(pack, tool, team, opponent, context, view)["_total"]
     spare = sorted({o.id for o in view.owned()} - set(team))
     rows = []
     for i, out in enumerate(team):
         for other in spare:
-            scored = _score(pack, tool, [*team[:i], other, *team[i + 1 :]], opponent, context)
+            scored = _score(pack, tool, [*team[:i], other, *team[i + 1 :]], opponent, context, view)
             if scored["_total"] > base + 0.5:  # a gain the rounded score shows
                 rows.append({"out": _ref(catalog, unit, out), "in": _ref(catalog, unit, other),
                              "score": scored["score"], "gain": round(scored["_total"] - base)})  # fmt: skip
@@ -382,7 +404,7 @@ def score_group(pack: Pack, state: LiveState, tool: BuiltinTool, **args: Any) ->
     out: dict[str, Any] = {
         "units": [_ref(catalog, view.unit_kind, u) for u in team],
         "opponent": [_ref(catalog, view.unit_kind, u) for u in opponent],
-        **_scored(pack, tool, team, opponent, context),
+        **_scored(pack, tool, team, opponent, context, view),
         "size_ok": comp is None or len(team) == comp.size,
         "not_owned": sorted(u for u in team if not view.owns(u)),
     }
@@ -423,7 +445,7 @@ def suggest_group(
         return all(entity.value(a) == v for a, v in prefer.items())
 
     def objective(team: list[str]) -> float:
-        value = float(_score(pack, tool, team, opponent, context)["_total"])
+        value = float(_score(pack, tool, team, opponent, context, view)["_total"])
         return value + bonus * sum(matches(u) for u in team) if prefer else value
 
     # Exhaustive search over a pool of the strongest singles keeps big collections cheap; with each
@@ -441,7 +463,7 @@ def suggest_group(
         "size": size,
         "units": [_ref(catalog, view.unit_kind, u) for u in best],
         "opponent": [_ref(catalog, view.unit_kind, u) for u in opponent],
-        **_scored(pack, tool, best, opponent, context),
+        **_scored(pack, tool, best, opponent, context, view),
     }
     if where is not None and context is not None:
         out[where] = _ref(catalog, where, context)
