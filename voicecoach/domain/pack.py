@@ -445,6 +445,11 @@ class BuiltinTool(_Model):
         description="score_group / suggest_group without a quota: the unit attribute whose distinct "
         "values on a team make its composition (a role: every role covered scores full)",
     )
+    style: str | None = Field(
+        default=None,
+        description="suggest_group: the unit attribute a vocabulary style's roles are values of; the "
+        "tool then takes a `style` argument that leans the team to those roles",
+    )
 
 
 class GameTools(_Model):

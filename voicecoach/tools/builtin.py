@@ -431,6 +431,9 @@ def suggest_group(
     where = _context_arg(pack)
     context = args.get(where) if where is not None else None
     prefer = {a: args[a] for a in preferences(pack) if args.get(a) is not None}
+    style = args.get("style") if tool.style is not None else None
+    styles = pack.vocabulary.styles
+    lean = set(styles[style].roles) if style in styles else set()  # the style's roles
     owned = sorted({o.id for o in view.owned()})
     if len(owned) < size:
         many = catalog.schema.plural(view.unit_kind)
@@ -442,11 +445,18 @@ def suggest_group(
 
     def matches(uid: str) -> bool:
         entity = _entity(catalog, view.unit_kind, uid)
-        return all(entity.value(a) == v for a, v in prefer.items())
+        leans = not lean or entity.value(tool.style or "") in lean
+        return leans and all(entity.value(a) == v for a, v in prefer.items())
+
+    # A lean on the spread attribute (a style's roles) is what the player asked for: the team is
+    # searched without the spread's reward for variety there (it would undo the lean).
+    leaning = bool(prefer or lean)
+    spread_lean = tool.spread in prefer or (lean and tool.spread == tool.style)
+    search = tool.model_copy(update={"spread": None}) if spread_lean else tool
 
     def objective(team: list[str]) -> float:
-        value = float(_score(pack, tool, team, opponent, context, view)["_total"])
-        return value + bonus * sum(matches(u) for u in team) if prefer else value
+        value = float(_score(pack, search, team, opponent, context, view)["_total"])
+        return value + bonus * sum(matches(u) for u in team) if leaning else value
 
     # Exhaustive search over a pool of the strongest singles keeps big collections cheap; with each
     # quota role's best few in it, so that a team keeping the quota is always among those searched
@@ -467,7 +477,9 @@ def suggest_group(
     }
     if where is not None and context is not None:
         out[where] = _ref(catalog, where, context)
-    if prefer:
+    if style is not None:
+        out["style"] = style
+    if leaning:
         out |= {"prefer": prefer, "matching": sum(matches(u) for u in best),
                 "available": sum(matches(u) for u in owned)}  # fmt: skip
     if include is not None:
@@ -581,6 +593,9 @@ def builtin_spec(pack: Pack, tool: BuiltinTool) -> ToolSpec:
             description = f"The best team from the player's {many}, optionally against an opponent."
             for attr, values in preferences(pack).items():
                 params[attr] = {"type": "string", "enum": values, "description": f"prefer this {attr}"}
+            if tool.style is not None:
+                params["style"] = {"type": "string", "enum": sorted(pack.vocabulary.styles),
+                                   "description": "preferred play style (the pack's styles)"}  # fmt: skip
         if context is not None:
             params[context] = {
                 "type": "string",
