@@ -79,7 +79,7 @@ def test_find_counters_never_returns_unowned_creatures(pack: Pack, state: LiveSt
 def test_score_lineup_is_bounded_and_reports_unowned(pack: Pack, state: LiveState) -> None:
     result = run_tool(pack, state, "score_lineup", {"creatures": ["Emberfox", "Terragon", "Celestara"]})
     assert 0 <= result["score"] <= 100
-    assert set(result["breakdown"]) == {"power", "composition", "edge"}
+    assert set(result["breakdown"]) == {"power", "composition", "edge", "coverage"}
     assert result["not_owned"] == ["celestara", "terragon"]
 
 
@@ -107,7 +107,7 @@ def test_score_lineup_counts_evolution_stages_and_roles(pack: Pack, state: LiveS
     first = run_tool(pack, at(1), "score_lineup", team)
     assert run_tool(pack, at(3), "score_lineup", team)["breakdown"]["power"] > first["breakdown"]["power"]
     roles = {pack.catalog.get("creature", c).value("role") for c in team["creatures"]}  # type: ignore[union-attr]
-    assert first["breakdown"]["composition"] == round(30 * len(roles) / 3, 1)
+    assert first["breakdown"]["composition"] == round(20 * len(roles) / 3, 1)
 
 
 def test_explain_skill_reports_locked_skill_as_not_unlocked(pack: Pack, state: LiveState) -> None:

@@ -445,6 +445,17 @@ class BuiltinTool(_Model):
         description="score_group / suggest_group without a quota: the unit attribute whose distinct "
         "values on a team make its composition (a role: every role covered scores full)",
     )
+    power_full: float | None = Field(
+        default=None,
+        gt=0,
+        description="score_group / suggest_group: the mean power that earns the full power component "
+        "(default: the catalog's strongest unit's)",
+    )
+    coverage: str | None = Field(
+        default=None,
+        description="score_group / suggest_group without a match context: a matchup whose defenders "
+        "the team beats are scored too (the share of them; power 40, composition, edge and coverage 20)",
+    )
     style: str | None = Field(
         default=None,
         description="suggest_group: the unit attribute a vocabulary style's roles are values of; the "
@@ -1203,6 +1214,8 @@ def _builtin_problem(tool: BuiltinTool, schema: Schema) -> str | None:
         other = schema.kinds.get(matchup.between[1])
         if tool.builtin == "context_fit" and (other is None or other.role != "context"):
             return f"context_fit: matchup {matchup.name!r} is not against a context kind"
+    if tool.coverage is not None and not any(m.name == tool.coverage for m in schema.matchups):
+        return f"{tool.builtin}: coverage matchup {tool.coverage!r} is not in schema.json"
     if tool.builtin in ("score_group", "suggest_group") and unit is not None:
         numeric = [a for a, spec in schema.kinds[unit].attributes.items() if spec.numeric]
         if (tool.power or (numeric[0] if numeric else None)) not in numeric:

@@ -43,6 +43,8 @@ POWER_MAX, COMPOSITION_MAX, EDGE_MAX = 40.0, 30.0, 30.0
 # With a match context (a map) the fit on it is a fourth component; power gives way to it, so the
 # role quota still weighs as much (a swap that breaks it never pays for itself through the map).
 CONTEXT_MAXIMA = (30.0, 30.0, 25.0, 15.0)  # power, composition, edge, fit
+# With a coverage matchup (tools.json "coverage"), the types a team hits hard are a fourth component.
+COVERAGE_MAXIMA = (40.0, 20.0, 20.0, 20.0)  # power, composition, edge, coverage
 # suggest_group's bonus per member with a preferred attribute value ("a dive comp"), as a share of
 # one quota slot's points: the preference picks among teams that keep the quota, never breaks it.
 PREFER_SHARE = 0.8
@@ -288,11 +290,14 @@ def _score(
     catalog, schema = pack.catalog, pack.catalog.schema
     unit = schema.kind("unit") or ""
     fit_m = schema.context_matchup() if context is not None else None
+    cover_m = _matchup(pack, tool.coverage) if tool.coverage is not None and fit_m is None else None
     power_max, comp_max, edge_max, fit_max = (
-        CONTEXT_MAXIMA if fit_m is not None else (POWER_MAX, COMPOSITION_MAX, EDGE_MAX, 0.0)
-    )
+        CONTEXT_MAXIMA if fit_m is not None
+        else COVERAGE_MAXIMA if cover_m is not None
+        else (POWER_MAX, COMPOSITION_MAX, EDGE_MAX, 0.0)
+    )  # fmt: skip
     power_attr = _power(pack, tool)
-    best = catalog.max_value(unit, power_attr) or 1.0
+    best = tool.power_full or catalog.max_value(unit, power_attr) or 1.0
     mean = sum(_tier_power(pack, tool, view, u, power_attr) for u in team) / len(team)
     power = power_max * min(1.0, mean / best)
     comp = schema.composition
@@ -320,6 +325,10 @@ def _score(
     total = power + composition + edge
     breakdown = {"power": round(power, 1), "composition": round(composition, 1), "edge": round(edge, 1)}
     maxima = {"power": power_max, "composition": comp_max, "edge": edge_max}
+    if cover_m is not None:
+        coverage = fit_max * _coverage(catalog, cover_m, team)
+        total += coverage
+        breakdown["coverage"], maxima["coverage"] = round(coverage, 1), fit_max
     if fit_m is not None and context is not None:
         mean_fit = sum(multiplier(catalog, fit_m, u, context) for u in team) / len(team)
         fit = fit_max * min(1.0, max(0.0, 0.5 + (mean_fit - fit_m.default)))
@@ -327,6 +336,24 @@ def _score(
         breakdown[fit_m.name], maxima[fit_m.name] = round(fit, 1), fit_max
     return {"score": round(total), "breakdown": breakdown, "max": maxima, "quota_missing": missing,
             "_total": total}  # fmt: skip
+
+
+def _coverage(catalog: Catalog, m: Matchup, team: list[str]) -> float:
+    """The share of the matchup table's defenders (pet: the elements) some member beats, by the
+    member's value of the matchup's attribute (or its id)."""
+    table = catalog.tables.get(m.name, {})
+    defenders = set(table) | {d for row in table.values() for d in row}
+    if not defenders:
+        return 0.0
+    mine = set()
+    for u in team:
+        entity = catalog.get(m.between[0], u)
+        mine.add(str(entity.value(m.attribute)) if entity is not None and m.attribute is not None else u)
+
+    def beaten(d: str) -> bool:
+        return any(float(table.get(a, {}).get(d, m.default)) > m.default for a in mine)
+
+    return sum(beaten(d) for d in defenders) / len(defenders)
 
 
 def _scored(pack: Pack, tool: BuiltinTool, team: list[str], opponent: list[str],
