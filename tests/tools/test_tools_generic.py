@@ -166,11 +166,13 @@ def test_a_game_served_tools_entities_are_resolved_by_the_schemas_kind(tmp_path:
         ([{"name": "x", "builtin": "context_fit", "matchup": "counters"}], "is not against a context kind"),
         ([{"name": "x", "builtin": "get_entity", "kind": "pet"}], "kind 'pet' is not a kind of this pack"),
         ([{"name": "x", "builtin": "score_group", "power": "difficulty"}], "'difficulty' is not a numeric"),
+        ([{"name": "x", "builtin": "suggest_group", "spread": "mood"}], "spread 'mood' is not an attribute"),
+        ([{"name": "x", "builtin": "score_group", "coverage": "elo"}], "coverage matchup 'elo' is not"),
         ([{"name": "x", "builtin": "teleport"}], "entry 'x': Input should be"),
         ([{**EQUIPPED, "entities": {"hero": "pet"}}], "entities: 'hero' names 'pet', not a kind"),
         ([EQUIPPED], "an endpoint is needed"),
     ],
-    ids=["matchup", "context", "kind", "power", "builtin", "entities", "endpoint"],
+    ids=["matchup", "context", "kind", "power", "spread", "coverage", "builtin", "entities", "endpoint"],
 )
 def test_a_bad_builtin_or_entity_kind_is_refused_naming_file_and_entry(
     tmp_path: Path, tools: list[dict[str, Any]], says: str

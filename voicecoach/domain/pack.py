@@ -1216,6 +1216,10 @@ def _builtin_problem(tool: BuiltinTool, schema: Schema) -> str | None:
             return f"context_fit: matchup {matchup.name!r} is not against a context kind"
     if tool.coverage is not None and not any(m.name == tool.coverage for m in schema.matchups):
         return f"{tool.builtin}: coverage matchup {tool.coverage!r} is not in schema.json"
+    attributes = schema.kinds[unit].attributes if unit is not None else {}
+    for field, attr in (("spread", tool.spread), ("style", tool.style)):
+        if attr is not None and attr not in attributes:
+            return f"{tool.builtin}: {field} {attr!r} is not an attribute of the {unit} kind"
     if tool.builtin in ("score_group", "suggest_group") and unit is not None:
         numeric = [a for a, spec in schema.kinds[unit].attributes.items() if spec.numeric]
         if (tool.power or (numeric[0] if numeric else None)) not in numeric:
