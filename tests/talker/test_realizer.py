@@ -598,9 +598,8 @@ def test_something_else_gets_a_pick_the_last_reply_did_not_make(state: LiveState
 def test_projection_unlocks_by_the_catalog(pack: Pack) -> None:
     from voicecoach.talker.realizer import _skills_unlocked
 
-    tidefang = pack.creatures["tidefang"]
-    assert "riptide" in _skills_unlocked(pack, tidefang, 2, 6, ["tide_slap"])
-    assert "riptide" not in _skills_unlocked(pack, tidefang, 1, 30, ["tide_slap"])
+    assert "riptide" in _skills_unlocked(pack, "tidefang", 2, 6, ["tide_slap"])
+    assert "riptide" not in _skills_unlocked(pack, "tidefang", 1, 30, ["tide_slap"])
     assert OwnedCreature(creature_id="tidefang").stage == 1
 
 
