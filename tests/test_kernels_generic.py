@@ -452,8 +452,8 @@ def pet_words() -> tuple[set[str], set[str]]:
 # why they stay. A new one fails the test, and so does an entry that no longer matches (take it off).
 _ENGLISH = "English cue words a player of any game says; the schema's nouns are added to them"
 _CLASSIC = (
-    "pet_arena's classic catalog files and inventory state profile, still read as typed models by "
-    "its in-process tools (tools/classic.py); they go when pet's tools are declared as builtins"
+    "pet_arena's classic catalog files and inventory state profile, still read as typed models on "
+    "Pack (the realizer's late-snapshot projection, W2's skill check, pack validation)"
 )
 _EXAMPLE = "a pet_arena example in a help text, a prompt's worked example or a benchmark's fixed utterances"
 ALLOWED: dict[tuple[str, str], tuple[set[str], str]] = {
@@ -530,9 +530,9 @@ def _owners(tree: ast.Module) -> dict[int, str]:
 
 
 ROOT = Path(__file__).resolve().parents[1]
-# pet_arena's in-process tools, until tools.json declares them as builtins: the one place pet's
-# words may live outside its pack folder.
-PACK_CODE = ("voicecoach/tools/classic.py",)
+# Pack code outside a pack's folder, where its words may live: none since pet_arena's tools are
+# builtins its tools.json declares.
+PACK_CODE: tuple[str, ...] = ()
 
 
 def generic_modules() -> dict[str, Path]:

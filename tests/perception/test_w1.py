@@ -682,7 +682,7 @@ def test_every_phi_row_with_requirements_degrades_on_an_empty_state(real_pack: P
 
 
 def test_system_prompt_is_static_and_complete(real_pack: Pack) -> None:
-    from voicecoach.tools.registry import TOOLS
+    from voicecoach.tools.registry import pack_tools
 
     prompt = w1_system_prompt(real_pack)
     assert prompt == w1_system_prompt(real_pack)
@@ -690,7 +690,7 @@ def test_system_prompt_is_static_and_complete(real_pack: Pack) -> None:
     assert order == sorted(order)
     for entry in real_pack.phi:
         assert f'- {entry.intent} {entry.sub_intent}: "{entry.example}"' in prompt
-    for spec in TOOLS.values():
+    for spec in pack_tools(real_pack).values():
         line = next(x for x in prompt.splitlines() if x.startswith(f"- {spec.name}("))
         for arg in spec.parameters["properties"]:
             assert arg in line
@@ -984,7 +984,7 @@ def test_pet_prompt_names_creatures_and_skills(real_pack: Pack) -> None:
 def test_the_validator_knows_only_the_packs_tools(shooter: Pack) -> None:
     validate = tool_validator(shooter)
     assert validate("hero_counters", {"opponent": ["Wall", "vanta"]}) == {"opponent": ["bulwark", "vanta"]}
-    # a classic registry tool the pack does not declare is unknown, not run on the wrong catalog
+    # a tool of another pack (pet's) the pack does not declare is unknown, not run on its catalog
     with pytest.raises(ValueError, match="unknown tool 'get_inventory'; known tools: get_roster, get_hero"):
         validate("get_inventory", {})
 

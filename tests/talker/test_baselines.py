@@ -48,7 +48,7 @@ def test_pets_brief_is_what_it_was_on_every_coachbench_state(pack: Pack) -> None
         assert state_brief(pack, state) == _classic_brief(pack, state)
     assert baseline_files(pack) == (
         "manifest.json", "schema.json", "creatures.json", "skills.json", "lineups.json", "elements.json",
-        "vocabulary.json",
+        "vocabulary.json", "tools.json",
     )  # fmt: skip
 
 

@@ -31,7 +31,7 @@ from voicecoach.talker.claims import HEDGE
 from voicecoach.talker.conditioning import ToolOutcome
 from voicecoach.talker.realizer import MAX_SENTENCES, MAX_WORDS, Line, realize, say
 from voicecoach.talker.rules import CheckContext
-from voicecoach.tools.registry import effective_power, run_tool
+from voicecoach.tools.registry import run_tool
 
 PACK: Pack = load_pack()
 
@@ -76,8 +76,8 @@ def test_guidance_names_the_best_owned_counter(state: LiveState) -> None:
     foes = [PACK.creatures[f] for f in ("briarcat", "shellbastion", "voltail")]
     top = next(
         c
-        for c in counters.result["counters"]  # type: ignore[index]
-        if any(chart[c["element"]][f.element] > 1 for f in foes)
+        for c in counters.result["ranked"]  # type: ignore[index]
+        if any(chart[PACK.creatures[c["id"]].element][f.element] > 1 for f in foes)
     )
     assert [c.entity for c in claims] == [top["id"]]
 
@@ -178,10 +178,10 @@ def test_can_x_use_y_says_yes_or_the_unlock_condition(state: LiveState) -> None:
 def test_two_named_lineups_are_compared_on_what_the_player_owns_of_each(state: LiveState) -> None:
     tools = [tool(state, "list_lineups")]
     reply = speak(state, "compare wildfire rush and tidal wall", "lineup", "compare", tools)
-    rows = {lu["name"]: lu for lu in tools[0].result["lineups"]}  # type: ignore[index]
+    rows = {lu["name"]: lu for lu in tools[0].result["groups"]}  # type: ignore[index]
     for name in ("Wildfire Rush", "Tidal Wall"):
         lu = rows[name]
-        assert f"{lu['owned_count']} of {len(lu['creatures'])}" in reply and name in reply, reply
+        assert f"{lu['owned_count']} of {len(lu['members'])}" in reply and name in reply, reply
 
 
 def test_a_meta_question_is_told_the_coach_sees_no_live_rankings(state: LiveState) -> None:
@@ -492,7 +492,10 @@ def test_no_match_says_so_and_still_offers_the_strongest_pick(state: LiveState) 
     assert "match in progress" in reply, reply
     inv = state.fs.inventory
     assert inv is not None
-    strongest = max(inv.owned, key=lambda o: effective_power(PACK.creatures[o.creature_id], o))
+    # The strongest by base power, raised 15% for each evolution stage past the first.
+    strongest = max(
+        inv.owned, key=lambda o: PACK.creatures[o.creature_id].base_power * (1 + 0.15 * (o.stage - 1))
+    )
     assert recommended(reply) == {strongest.creature_id}, reply
 
 
@@ -510,7 +513,7 @@ def test_a_team_is_named_whole_and_another_team_is_another_set(state: LiveState)
     # "Lead with Emberfox and back it with Hexmoth" left the third member of a team of three unsaid.
     args = (state, "make me a team", "lineup", "build", [tool(state, "suggest_lineup")])
     first = speak(*args)
-    suggested = {c["id"] for c in tool(state, "suggest_lineup").result["creatures"]}
+    suggested = {c["id"] for c in tool(state, "suggest_lineup").result["units"]}
     assert len(suggested) == 3 and recommended(first) == suggested, first
     again = speak(*args, previous_reply=first)
     assert len(recommended(again)) == 3 and recommended(again) != suggested, again
@@ -598,9 +601,8 @@ def test_something_else_gets_a_pick_the_last_reply_did_not_make(state: LiveState
 def test_projection_unlocks_by_the_catalog(pack: Pack) -> None:
     from voicecoach.talker.realizer import _skills_unlocked
 
-    tidefang = pack.creatures["tidefang"]
-    assert "riptide" in _skills_unlocked(pack, tidefang, 2, 6, ["tide_slap"])
-    assert "riptide" not in _skills_unlocked(pack, tidefang, 1, 30, ["tide_slap"])
+    assert "riptide" in _skills_unlocked(pack, "tidefang", 2, 6, ["tide_slap"])
+    assert "riptide" not in _skills_unlocked(pack, "tidefang", 1, 30, ["tide_slap"])
     assert OwnedCreature(creature_id="tidefang").stage == 1
 
 
@@ -610,10 +612,7 @@ def test_worth_it_names_the_stage_when_the_species_is_named_after_the_next_one(s
     assert state.fs.inventory is not None
     kit = Inventory(owned=[OwnedCreature(creature_id="emberfox", stage=1, level=10)])
     mine = state.model_copy(update={"fs": FactSlots(inventory=kit)})
-    tools = [
-        tool(mine, "get_creature", creature="emberfox"),
-        tool(mine, "evolution_path", creature="emberfox"),
-    ]
+    tools = [tool(mine, "get_creature", creature="emberfox")]
     reply = speak(mine, "is emberfox worth investing in", "creature", "worth_it", tools)
     assert "evolving your Emberkit into Emberfox" in reply, reply
     assert "Emberfox into Emberfox" not in reply
@@ -640,7 +639,7 @@ def test_a_creature_kept_out_is_not_recalled_on_a_turn_about_something_else(stat
     assert "Tidefang" not in later("thanks coach", "smalltalk", "thanks", [])
     # An evolution answer names a creature but picks none: no reminder either.
     evolve = later(
-        "how do i evolve galehawk", "creature", "evolve", [tool(state, "evolution_path", creature="galehawk")]
+        "how do i evolve galehawk", "creature", "evolve", [tool(state, "get_creature", creature="galehawk")]
     )
     assert "Galehawk" in evolve and "Tidefang" not in evolve, evolve
     # A pick the player's own Tidefang could have been in: saying it is still kept out matters.
@@ -729,7 +728,7 @@ def test_the_realizer_check_takes_a_pack(capsys: pytest.CaptureFixture[str]) -> 
 def test_an_evolution_question_names_the_next_stage_and_what_it_unlocks(state: LiveState) -> None:
     def evolve(name: str) -> str:
         return speak(state, f"how do i evolve {name}", "creature", "evolve",
-                     [tool(state, "evolution_path", creature=name)])  # fmt: skip
+                     [tool(state, "get_creature", creature=name)])  # fmt: skip
 
     # Emberfox is at stage 2 of Emberkit, Emberfox, Infernofox; Inferno Roar needs stage 3.
     assert evolve("emberfox").startswith("Evolve Emberfox into Infernofox next: that unlocks Inferno Roar.")
@@ -776,7 +775,7 @@ def test_an_unowned_creatures_best_lineup_says_so_then_its_lineup_and_a_pick(sta
 
 def test_missing_lineups_name_the_closest_and_what_it_lacks(state: LiveState) -> None:
     lineups = tool(state, "list_lineups")
-    rows = lineups.result["lineups"]  # type: ignore[index]
+    rows = lineups.result["groups"]  # type: ignore[index]
     reply = speak(state, "which lineups am i missing pieces for", "inventory", "missing", [lineups])
     incomplete = [lu for lu in rows if lu["missing"]]
     closest = min(incomplete, key=lambda lu: (len(lu["missing"]), lu["id"]))

@@ -158,7 +158,18 @@ def game_pack_folder(tmp_path: Path, endpoint: str, tools: list[dict[str, Any]] 
     manifest = json.loads((folder / "manifest.json").read_text())
     manifest["tools"] += ["get_loadout", "equip_lineup"]
     (folder / "manifest.json").write_text(json.dumps(manifest))
-    (folder / "tools.json").write_text(json.dumps({"endpoint": endpoint, "tools": tools or GAME_TOOLS}))
+    served = tools or GAME_TOOLS
+    # pet's own builtins (its tools.json) stay, but for the tools the game serves here instead.
+    names = {t.get("name") for t in served}
+    builtins = [t for t in json.loads((folder / "tools.json").read_text())["tools"] if t["name"] not in names]
+    (folder / "tools.json").write_text(json.dumps({"endpoint": endpoint, "tools": [*builtins, *served]}))
+    # A game-served tool declares no result shape, so the answer steps that read pet's builtin of
+    # that name go (those pairs are answered by the generic sentence here).
+    phi = json.loads((folder / "phi.json").read_text())
+    for entry in phi:
+        if any(f'"{name}.' in json.dumps(entry.get("answer")) for name in names):
+            entry.pop("answer", None)
+    (folder / "phi.json").write_text(json.dumps(phi))
     return folder
 
 

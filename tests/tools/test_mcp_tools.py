@@ -201,7 +201,11 @@ def mcp_pack_folder(
     names = dict.fromkeys(t["name"] for t in tools)
     files["manifest.json"] = {**manifest, "tools": [*manifest["tools"], *names]}
     header = {} if source is None else {"mcp": source}
-    files["tools.json"] = {**header, "tools": tools}
+    # The toy's own tools (its manifest's first three) as builtins over its catalog.
+    own = [{"name": "get_inventory", "builtin": "get_collection"},
+           {"name": "suggest_lineup", "builtin": "suggest_group"},
+           {"name": "get_creature", "builtin": "get_entity", "kind": "hero"}]  # fmt: skip
+    files["tools.json"] = {**header, "tools": [*own, *tools]}
     if phi_edit is not None:
         phi = base()["phi.json"]
         phi_edit(phi)

@@ -11,35 +11,28 @@ import pytest
 
 from voicecoach.core.state import LiveState, apply_patch
 from voicecoach.domain.pack import Pack
-from voicecoach.tools.registry import (
-    TOOL_NAMES,
-    TOOLS,
-    ToolError,
-    ToolRunner,
-    run_tool,
-    validate_args,
-)
+from voicecoach.tools.registry import ToolError, ToolRunner, pack_tools, run_tool, validate_args
 
 OPPONENT = ["briarcat", "shellbastion", "voltail"]  # grass, water, electric
 OWNED = {"emberfox", "galehawk", "granitusk", "hexmoth", "lumifawn", "oakhorn", "sparkwing", "tidefang"}
 
-# One valid call per tool; used for the determinism and serialisation checks.
+# One valid call per tool (pet's tools.json: builtin kinds under pet's names); used for the
+# determinism and serialisation checks.
 CALLS: dict[str, dict[str, Any]] = {
     "get_inventory": {},
     "get_match_state": {},
     "find_counters": {"opponent": OPPONENT},
     "score_lineup": {"creatures": ["emberfox", "oakhorn", "sparkwing"], "opponent": OPPONENT},
     "explain_skill": {"skill": "inferno_roar"},
-    "suggest_lineup": {"opponent": OPPONENT, "style": "aggressive", "size": 4},
+    "suggest_lineup": {"opponent": OPPONENT, "role": "striker", "size": 4},
     "get_creature": {"creature": "emberfox"},
-    "evolution_path": {"creature": "tidefang"},
-    "element_matchup": {"attacker": "fire", "defender": "grass"},
     "list_lineups": {},
 }
+TOOL_NAMES = tuple(CALLS)
 
 
-def test_registry_has_exactly_the_agreed_tools() -> None:
-    assert set(TOOL_NAMES) == set(CALLS) and tuple(TOOLS) == TOOL_NAMES
+def test_pack_declares_exactly_the_agreed_tools(pack: Pack) -> None:
+    assert tuple(pack_tools(pack)) == TOOL_NAMES and set(pack.builtin_tools) == set(CALLS)
 
 
 @pytest.mark.parametrize("name", TOOL_NAMES)
@@ -53,46 +46,41 @@ def test_get_inventory_lists_owned_creatures_with_unlocked_and_locked_skills(
     pack: Pack, state: LiveState
 ) -> None:
     inv = run_tool(pack, state, "get_inventory", {})
-    assert inv["count"] == 8 and [c["id"] for c in inv["creatures"]] == sorted(OWNED)
-    ember = inv["creatures"][0]
-    assert (ember["stage"], ember["stage_name"], ember["level"]) == (2, "Emberfox", 14)
-    assert [s["id"] for s in ember["locked_skills"]] == ["inferno_roar"]
-    assert {"id": "blaze_charge", "name": "Blaze Charge"} in ember["unlocked_skills"]
-    assert inv["saved_lineups"] == {"main": ["emberfox", "oakhorn", "sparkwing"]}
+    assert inv["count"] == 8 and [c["id"] for c in inv["units"]] == sorted(OWNED)
+    ember = inv["units"][0]
+    assert (ember["tier"], ember["level"]) == (2, 14)
+    assert [s["id"] for s in ember["locked"]] == ["inferno_roar"]
+    assert {"id": "blaze_charge", "name": "Blaze Charge"} in ember["unlocked"]
+    assert inv["saved_groups"] == {"main": ["emberfox", "oakhorn", "sparkwing"]}
 
 
 def test_get_match_state(pack: Pack, state: LiveState) -> None:
     match = run_tool(pack, state, "get_match_state", {})
     assert match["round"] == 2 and match["score"] == {"player": 1, "opponent": 0}
-    assert [(c["name"], c["element"]) for c in match["opponent_lineup"]] == [
-        ("Briarcat", "grass"),
-        ("Shellbastion", "water"),
-        ("Voltail", "electric"),
-    ]
+    assert [c["name"] for c in match["opponent_side"]] == ["Briarcat", "Shellbastion", "Voltail"]
 
 
 def test_find_counters_ranks_owned_creatures_by_element_advantage(pack: Pack, state: LiveState) -> None:
     result = run_tool(pack, state, "find_counters", {"opponent": ["Emberfox"]})  # a fire opponent
-    counters = result["counters"]
+    counters = result["ranked"]
     assert len(counters) == 5 and {c["id"] for c in counters} <= OWNED
     assert [c["advantage"] for c in counters] == sorted((c["advantage"] for c in counters), reverse=True)
     # Water and earth beat fire; the player owns exactly one of each.
     assert {c["id"] for c in counters[:2]} == {"tidefang", "granitusk"}
-    assert "Emberfox for double damage" in counters[0]["reason"]
+    assert counters[0]["beats"] == ["emberfox"]
 
 
 def test_find_counters_never_returns_unowned_creatures(pack: Pack, state: LiveState) -> None:
     # Against light and electric the best answers (shadow/earth legendaries) are not owned.
     result = run_tool(pack, state, "find_counters", {"opponent": ["celestara", "raijura", "noctyrr"]})
-    assert {c["id"] for c in result["counters"]} <= OWNED
+    assert {c["id"] for c in result["ranked"]} <= OWNED
 
 
 def test_score_lineup_is_bounded_and_reports_unowned(pack: Pack, state: LiveState) -> None:
     result = run_tool(pack, state, "score_lineup", {"creatures": ["Emberfox", "Terragon", "Celestara"]})
     assert 0 <= result["score"] <= 100
-    assert set(result["breakdown"]) == {"power", "role_coverage", "element_coverage", "counter_advantage"}
+    assert set(result["breakdown"]) == {"power", "composition", "edge", "coverage"}
     assert result["not_owned"] == ["celestara", "terragon"]
-    assert result["valid_size"]
 
 
 def test_score_lineup_rewards_countering_the_opponent(pack: Pack, state: LiveState) -> None:
@@ -104,30 +92,43 @@ def test_score_lineup_rewards_countering_the_opponent(pack: Pack, state: LiveSta
     bad = run_tool(
         pack, state, "score_lineup", {"creatures": team, "opponent": ["dewdrift", "pyrowl", "rockram"]}
     )
-    assert good["breakdown"]["counter_advantage"] > bad["breakdown"]["counter_advantage"]
+    assert good["breakdown"]["edge"] > bad["breakdown"]["edge"]
     assert good["score"] > bad["score"]
+
+
+def test_score_lineup_counts_evolution_stages_and_roles(pack: Pack, state: LiveState) -> None:
+    # tools.json: each stage past the first adds 15% power; distinct roles are the composition.
+    team = {"creatures": ["emberfox", "oakhorn", "sparkwing"]}
+
+    def at(stage: int) -> LiveState:
+        owned = [{"creature_id": c, "stage": stage} for c in team["creatures"]]
+        return apply_patch(state, {"fs": {"inventory": {"owned": owned}}})
+
+    first = run_tool(pack, at(1), "score_lineup", team)
+    assert run_tool(pack, at(3), "score_lineup", team)["breakdown"]["power"] > first["breakdown"]["power"]
+    roles = {pack.catalog.get("creature", c).value("role") for c in team["creatures"]}  # type: ignore[union-attr]
+    assert first["breakdown"]["composition"] == round(20 * len(roles) / 3, 1)
 
 
 def test_explain_skill_reports_locked_skill_as_not_unlocked(pack: Pack, state: LiveState) -> None:
     result = run_tool(pack, state, "explain_skill", {"skill": "Inferno Roar"})
     assert result["unlock"] == {"min_stage": 3}
     assert result["unlock_text"] == "unlocks with evolution stage 3"
-    assert result["unlocked_for_player"] is False and result["unlocked_on"] == []
-    emberfox = next(c for c in result["creatures"] if c["id"] == "emberfox")
-    assert emberfox == {"id": "emberfox", "name": "Emberfox", "owned": True, "unlocked": False}
+    assert result["usable"] is False
+    emberfox = next(c for c in result["units"] if c["id"] == "emberfox")
+    assert emberfox == {"id": "emberfox", "name": "Emberfox", "owned": True, "usable": False}
 
 
 def test_explain_skill_reports_where_a_skill_is_unlocked(pack: Pack, state: LiveState) -> None:
     result = run_tool(pack, state, "explain_skill", {"skill": "flame_burst"})
-    assert result["unlock"] is None and result["unlocked_for_player"] is True
-    assert result["unlocked_on"] == ["emberfox"]
-    assert [c["id"] for c in result["creatures"]] == sorted(c["id"] for c in result["creatures"])
+    assert not result.get("unlock") and result["usable"] is True
+    assert [c["id"] for c in result["units"] if c["usable"]] == ["emberfox"]
 
 
 @pytest.mark.parametrize("size", [3, 4, 5])
 def test_suggest_lineup_uses_owned_creatures_only(pack: Pack, state: LiveState, size: int) -> None:
     result = run_tool(pack, state, "suggest_lineup", {"opponent": OPPONENT, "size": size})
-    ids = [c["id"] for c in result["creatures"]]
+    ids = [c["id"] for c in result["units"]]
     assert len(ids) == size == len(set(ids)) and set(ids) <= OWNED
     assert ids == sorted(ids)
 
@@ -140,54 +141,35 @@ def test_suggest_lineup_is_at_least_as_good_as_the_current_team(pack: Pack, stat
     assert suggested["score"] >= current["score"]
 
 
-def test_suggest_lineup_style_shapes_the_team(pack: Pack, state: LiveState) -> None:
-    aggressive = run_tool(pack, state, "suggest_lineup", {"style": "aggressive"})
-    defensive = run_tool(pack, state, "suggest_lineup", {"style": "defensive"})
-    strikers = sum(c["role"] == "striker" for c in aggressive["creatures"])
-    guards = sum(c["role"] in ("tank", "support") for c in defensive["creatures"])
-    assert strikers >= 2 and guards >= 2
+def test_suggest_lineup_role_shapes_the_team(pack: Pack, state: LiveState) -> None:
+    strikers = run_tool(pack, state, "suggest_lineup", {"role": "striker"})
+    tanks = run_tool(pack, state, "suggest_lineup", {"role": "tank"})
+
+    def role(u: dict[str, Any]) -> Any:
+        return pack.catalog.get("creature", u["id"]).value("role")  # type: ignore[union-attr]
+
+    assert strikers["matching"] >= 1 and sum(role(u) == "striker" for u in strikers["units"]) >= 1
+    assert sum(role(u) == "tank" for u in tanks["units"]) == tanks["matching"] >= 1
 
 
 def test_suggest_lineup_needs_enough_creatures(pack: Pack, state: LiveState) -> None:
     few = apply_patch(
         state, {"fs": {"inventory": {"owned": [{"creature_id": "emberfox"}, {"creature_id": "oakhorn"}]}}}
     )
-    with pytest.raises(ToolError, match="owns 2 creatures"):
+    with pytest.raises(ToolError, match="has 2 creatures"):
         run_tool(pack, few, "suggest_lineup", {})
 
 
 def test_get_creature_owned_and_not_owned(pack: Pack, state: LiveState) -> None:
     owned = run_tool(pack, state, "get_creature", {"creature": "Infernofox"})  # a stage name works too
-    assert owned["id"] == "emberfox" and owned["owned"] and owned["stage"] == 2
-    assert owned["unlocked_skills"] == ["ember_fang", "flame_burst", "blaze_charge"]
+    assert owned["id"] == "emberfox" and owned["owned"] and owned["unit"]["tier"] == 2
+    assert [s["id"] for s in owned["unit"]["unlocked"]] == ["ember_fang", "flame_burst", "blaze_charge"]
     other = run_tool(pack, state, "get_creature", {"creature": "Pyrowl"})
-    assert not other["owned"] and other["stage"] is None and other["unlocked_skills"] == []
-
-
-def test_evolution_path_names_the_next_step(pack: Pack, state: LiveState) -> None:
-    path = run_tool(pack, state, "evolution_path", {"creature": "tidefang"})
-    assert [s["name"] for s in path["stages"]] == ["Tidepup", "Tidefang", "Tsunafang"]
-    assert [s["id"] for s in path["stages"][2]["unlocks"]] == ["tsunami_crash"]
-    assert path["next_step"] == "Evolve Tidepup into Tidefang to unlock Riptide."
-    assert "fully evolved" in run_tool(pack, state, "evolution_path", {"creature": "hexmoth"})["next_step"]
-    legend = run_tool(pack, state, "evolution_path", {"creature": "pyralis"})
-    assert not legend["owned"] and [s["id"] for s in legend["other_unlocks"]] == ["phoenix_rite"]
-
-
-@pytest.mark.parametrize(
-    ("attacker", "defender", "multiplier"),
-    [("fire", "grass", 2.0), ("grass", "fire", 0.5), ("fire", "electric", 1.0), ("Emberfox", "Oakhorn", 2.0)],
-)
-def test_element_matchup(
-    pack: Pack, state: LiveState, attacker: str, defender: str, multiplier: float
-) -> None:
-    result = run_tool(pack, state, "element_matchup", {"attacker": attacker, "defender": defender})
-    assert result["multiplier"] == multiplier
-    assert result["explanation"].endswith("damage.")
+    assert not other["owned"] and other["unit"] is None
 
 
 def test_list_lineups_counts_owned_and_missing(pack: Pack, state: LiveState) -> None:
-    lineups = run_tool(pack, state, "list_lineups", {})["lineups"]
+    lineups = run_tool(pack, state, "list_lineups", {})["groups"]
     assert [lu["id"] for lu in lineups] == [f"T{i}" for i in range(1, 17)]
     t1 = lineups[0]  # emberfox, pyrowl, kindlemoth
     assert (t1["owned_count"], t1["missing"], t1["complete"]) == (1, ["pyrowl", "kindlemoth"], False)
@@ -200,10 +182,6 @@ def test_validate_args_resolves_display_names_case_insensitively(pack: Pack) -> 
     args = validate_args("score_lineup", {"creatures": ["EMBERFOX", " Oakhorn ", "Sparkchick"]}, pack)
     assert args == {"creatures": ["emberfox", "oakhorn", "sparkwing"]}  # Sparkchick: a stage name
     assert validate_args("explain_skill", {"skill": "ember fang"}, pack) == {"skill": "ember_fang"}
-    assert validate_args("element_matchup", {"attacker": "Fire", "defender": "briarcat"}, pack) == {
-        "attacker": "fire",
-        "defender": "briarcat",
-    }
 
 
 @pytest.mark.parametrize(
@@ -216,16 +194,11 @@ def test_validate_args_resolves_display_names_case_insensitively(pack: Pack) -> 
         ("find_counters", {"opponent": "briarcat"}, "'opponent' must be a list of strings"),
         ("find_counters", {"opponent": []}, "'opponent' must have 1-5 items"),
         ("suggest_lineup", {"size": "3"}, "'size' must be an integer"),
-        ("suggest_lineup", {"size": 6}, "'size' must be between 3 and 5"),
-        ("suggest_lineup", {"style": "sneaky"}, "'style' must be one of"),
+        ("suggest_lineup", {"size": 11}, "'size' must be between 1 and 10"),
+        ("suggest_lineup", {"role": "sneaky"}, "'role' must be one of"),
         ("score_lineup", {"creatures": ["emberfox", "Emberfox", "oakhorn"]}, "same creature twice"),
         ("get_creature", {"creature": "Glitterbug"}, "unknown creature 'Glitterbug'"),
         ("explain_skill", {"skill": "Moon Punch"}, "unknown skill 'Moon Punch'"),
-        (
-            "element_matchup",
-            {"attacker": "plasma", "defender": "fire"},
-            "unknown element or creature 'plasma'",
-        ),
     ],
 )
 def test_bad_calls_raise_tool_error(
@@ -235,12 +208,10 @@ def test_bad_calls_raise_tool_error(
         run_tool(pack, state, name, args)
 
 
-@pytest.mark.parametrize(
-    "name", ["get_inventory", "find_counters", "suggest_lineup", "get_creature", "list_lineups"]
-)
+@pytest.mark.parametrize("name", ["get_inventory", "find_counters", "suggest_lineup", "list_lineups"])
 def test_missing_inventory_raises_tool_error(pack: Pack, state: LiveState, name: str) -> None:
     no_inventory = apply_patch(state, {"fs": {"inventory": None}})
-    with pytest.raises(ToolError, match="inventory is not known"):
+    with pytest.raises(ToolError, match="creatures are not known"):
         run_tool(pack, no_inventory, name, CALLS[name])
 
 

@@ -1,5 +1,5 @@
 """The builtin tool kinds (voicecoach.tools.builtin) instantiated by the toy hero shooter's
-tools.json, the game-served tools' entity arguments by kind, and pet's classic registry untouched."""
+tools.json, the game-served tools' entity arguments by kind, and pet's tools as builtins."""
 
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ from tests.toy_pack import FILES, base, write_pack
 from voicecoach.core.state import LiveState, load_state
 from voicecoach.domain.pack import Pack, PackError, load_pack_from
 from voicecoach.talker.baselines import planner_system_prompt
-from voicecoach.tools.registry import TOOLS, ToolError, pack_tools, run_tool, tool_spec, validate_args
+from voicecoach.tools.registry import ToolError, pack_tools, run_tool, tool_spec, validate_args
 
 # The toy shooter's builtins (tests/recipe_pack.py), one with a description of its own.
 BUILTINS: list[dict[str, Any]] = [
@@ -166,11 +166,13 @@ def test_a_game_served_tools_entities_are_resolved_by_the_schemas_kind(tmp_path:
         ([{"name": "x", "builtin": "context_fit", "matchup": "counters"}], "is not against a context kind"),
         ([{"name": "x", "builtin": "get_entity", "kind": "pet"}], "kind 'pet' is not a kind of this pack"),
         ([{"name": "x", "builtin": "score_group", "power": "difficulty"}], "'difficulty' is not a numeric"),
+        ([{"name": "x", "builtin": "suggest_group", "spread": "mood"}], "spread 'mood' is not an attribute"),
+        ([{"name": "x", "builtin": "score_group", "coverage": "elo"}], "coverage matchup 'elo' is not"),
         ([{"name": "x", "builtin": "teleport"}], "entry 'x': Input should be"),
         ([{**EQUIPPED, "entities": {"hero": "pet"}}], "entities: 'hero' names 'pet', not a kind"),
         ([EQUIPPED], "an endpoint is needed"),
     ],
-    ids=["matchup", "context", "kind", "power", "builtin", "entities", "endpoint"],
+    ids=["matchup", "context", "kind", "power", "spread", "coverage", "builtin", "entities", "endpoint"],
 )
 def test_a_bad_builtin_or_entity_kind_is_refused_naming_file_and_entry(
     tmp_path: Path, tools: list[dict[str, Any]], says: str
@@ -180,11 +182,11 @@ def test_a_bad_builtin_or_entity_kind_is_refused_naming_file_and_entry(
     assert "tools.json" in str(err.value) and says in str(err.value)
 
 
-def test_pet_is_served_the_classic_registry_unchanged(pack: Pack) -> None:
-    assert pack.builtin_tools == {} and pack.http_tools == {}
-    assert pack_tools(pack) == TOOLS and all(tool_spec(pack, n) is TOOLS[n] for n in TOOLS)
-    # Each declares its result's shape, which pet's answer steps' selectors are checked against.
-    assert all(spec.result_schema is not None for spec in TOOLS.values())
+def test_pet_is_served_builtins_under_its_own_tool_names(pack: Pack) -> None:
+    assert set(pack.builtin_tools) == set(pack.tools) and pack.http_tools == {}
+    assert all(tool_spec(pack, n) is not None for n in pack.tools)
+    assert all(spec.result_schema is not None for spec in pack_tools(pack).values())
+    assert pack.builtin_tools["find_counters"].builtin == "rank_matchup"
 
 
 def test_pack_check_counts_a_schema_packs_kinds_and_serves_its_phi_from_builtins(tmp_path: Path) -> None:

@@ -434,6 +434,33 @@ class BuiltinTool(_Model):
         default=None,
         description="score_group / suggest_group: the numeric unit attribute (default: the first)",
     )
+    tier_bonus: float = Field(
+        default=0.0,
+        ge=0.0,
+        description="score_group / suggest_group: each tier the player's unit has past the first adds "
+        "this share of its power (0.15: 15% a tier)",
+    )
+    spread: str | None = Field(
+        default=None,
+        description="score_group / suggest_group without a quota: the unit attribute whose distinct "
+        "values on a team make its composition (a role: every role covered scores full)",
+    )
+    power_full: float | None = Field(
+        default=None,
+        gt=0,
+        description="score_group / suggest_group: the mean power that earns the full power component "
+        "(default: the catalog's strongest unit's)",
+    )
+    coverage: str | None = Field(
+        default=None,
+        description="score_group / suggest_group without a match context: a matchup whose defenders "
+        "the team beats are scored too (the share of them; power 40, composition, edge and coverage 20)",
+    )
+    style: str | None = Field(
+        default=None,
+        description="suggest_group: the unit attribute a vocabulary style's roles are values of; the "
+        "tool then takes a `style` argument that leans the team to those roles",
+    )
 
 
 class GameTools(_Model):
@@ -894,11 +921,6 @@ def _check_answers(pack: Pack, folder: Path) -> Iterator[PackError]:
     schema = pack.catalog.schema
     for name, tool in pack.builtin_tools.items():
         shapes[name] = builtin_shape(schema, tool.builtin, tool.matchup)
-    from voicecoach.tools.classic import TOOLS as CLASSIC  # (imports this module: loaded by now)
-
-    for name in pack.tools:  # the in-process classic tools declare their result shapes too
-        if name not in shapes and name in CLASSIC and CLASSIC[name].result_schema is not None:
-            shapes[name] = CLASSIC[name].result_schema  # type: ignore[assignment]
     for e in pack.phi:
         label = f"{e.intent}/{e.sub_intent}"
         tools = {use.tool for use in e.tools}
@@ -1192,6 +1214,12 @@ def _builtin_problem(tool: BuiltinTool, schema: Schema) -> str | None:
         other = schema.kinds.get(matchup.between[1])
         if tool.builtin == "context_fit" and (other is None or other.role != "context"):
             return f"context_fit: matchup {matchup.name!r} is not against a context kind"
+    if tool.coverage is not None and not any(m.name == tool.coverage for m in schema.matchups):
+        return f"{tool.builtin}: coverage matchup {tool.coverage!r} is not in schema.json"
+    attributes = schema.kinds[unit].attributes if unit is not None else {}
+    for field, attr in (("spread", tool.spread), ("style", tool.style)):
+        if attr is not None and attr not in attributes:
+            return f"{tool.builtin}: {field} {attr!r} is not an attribute of the {unit} kind"
     if tool.builtin in ("score_group", "suggest_group") and unit is not None:
         numeric = [a for a, spec in schema.kinds[unit].attributes.items() if spec.numeric]
         if (tool.power or (numeric[0] if numeric else None)) not in numeric:

@@ -101,6 +101,7 @@ def builtin_result_schema(builtin: str, context: str | None = None, notes: bool 
         shape = _result(size=_INT, units=_refs(), opponent=_refs(), **_SCORE)
         shape["properties"] |= optional | {
             "prefer": _OBJECT, "matching": _INT, "available": _INT, "include": _refs(), "not_owned": _IDS,
+            "style": _STRING,
         }  # fmt: skip
         return shape
     if builtin == "list_groups":

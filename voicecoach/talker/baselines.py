@@ -85,7 +85,7 @@ def prompting_messages(pack: Pack, state: LiveState, utterance: str) -> list[dic
 
 def planner_system_prompt(pack: Pack) -> str:
     """The planner's tools are the pack's own (`pack_tools`: manifest order, as served), the same
-    list W1's PLAN may call; for pet that is the classic registry, in its order."""
+    list W1's PLAN may call."""
     from voicecoach.tools.registry import pack_tools
 
     tools = "\n".join(

@@ -35,7 +35,7 @@ from typing import Any
 
 from voicecoach.core.state import Inventory, LiveState
 from voicecoach.domain.entities import link_entities
-from voicecoach.domain.pack import OUT_OF_DOMAIN, UNHEARD, AnswerStep, Creature, Pack, PhiEntry
+from voicecoach.domain.pack import OUT_OF_DOMAIN, UNHEARD, AnswerStep, Pack, PhiEntry
 from voicecoach.domain.view import StateView
 from voicecoach.grounding.kernel import GroundingControl
 from voicecoach.grounding.plan import _MATCH_WORDS, PRIORITY, _intent_has, branch_of, phi_entry
@@ -472,15 +472,27 @@ def _change_of(utterance: str) -> str | None:
     return next((kind for kind, cue in CHANGE_CUES if cue.search(utterance)), None)
 
 
-def _skills_unlocked(pack: Pack, creature: Creature, stage: int, level: int, had: Sequence[str]) -> list[str]:
-    """The skills a creature has at `stage` / `level`: the ones it had, plus every one whose catalog
-    condition (stage, level, no quest) is met."""
+def _skills_unlocked(pack: Pack, unit_id: str, tier: int, level: int, had: Sequence[str]) -> list[str]:
+    """The options a unit has at `tier` / `level`: the ones it had, plus every one of the catalog's
+    whose gates are all met (its tier and level gates; a quest or account gate is never assumed)."""
+    schema = pack.catalog.schema
+    option, field = schema.kind("option"), schema.options_field()
+    unit = pack.catalog.get(schema.kind("unit") or "", unit_id)
+    if option is None or field is None or unit is None:
+        return list(had)
+    gates = schema.kinds[option].gate
+    have = {"tier": tier, "level": level}
     out = list(had)
-    for sid in creature.skills:
-        u = pack.skills[sid].unlock
-        met = u is None or (u.quest is None and (u.min_stage or 1) <= stage and (u.min_level or 1) <= level)
-        if met and sid not in out:
-            out.append(sid)
+    for oid in unit.value(field) or []:
+        entity = pack.catalog.get(option, oid)
+        unlock = entity.value("unlock") if entity is not None else None
+        needs = unlock.items() if isinstance(unlock, dict) else []
+        met = all(
+            f in gates and gates[f].state in have and isinstance(v, int) and v <= have[gates[f].state]
+            for f, v in needs
+        )
+        if met and oid not in out:
+            out.append(oid)
     return out
 
 
@@ -497,19 +509,27 @@ def _project(
         change = "acquired" if not inv.owns(mentioned[0]) else None
     owned = list(inv.owned)
     unsure: set[str] = set()
+    schema = pack.catalog.schema
+    unit_kind, tiers_field = (
+        schema.kind("unit") or "",
+        schema.progression.field if schema.progression else None,
+    )
     for i, cid in enumerate(mentioned):
-        c = pack.creatures[cid]
+        unit = pack.catalog.get(unit_kind, cid)
+        tiers = len(unit.value(tiers_field) or []) if unit is not None and tiers_field else 1
         have = inv.get(cid)
         if i > 0 or change is None:
             unsure.add(cid)
         elif change == "gone":
             owned = [o for o in owned if o.creature_id != cid]
         elif change == "acquired" and have is None:
-            owned.append(OwnedCreature(creature_id=cid, unlocked_skills=_skills_unlocked(pack, c, 1, 1, [])))
+            owned.append(
+                OwnedCreature(creature_id=cid, unlocked_skills=_skills_unlocked(pack, cid, 1, 1, []))
+            )
         elif change in ("evolved", "levelled") and have is not None:
-            stage = min(have.stage + 1, len(c.stages)) if change == "evolved" else have.stage
+            stage = min(have.stage + 1, max(1, tiers)) if change == "evolved" else have.stage
             level = have.level + 1 if change == "levelled" else have.level
-            skills = _skills_unlocked(pack, c, stage, level, have.unlocked_skills)
+            skills = _skills_unlocked(pack, cid, stage, level, have.unlocked_skills)
             now = have.model_copy(update={"stage": stage, "level": level, "unlocked_skills": skills})
             owned = [now if o.creature_id == cid else o for o in owned]
         elif have is None:

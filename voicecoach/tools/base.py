@@ -1,7 +1,7 @@
 """What every tool is, whichever library serves it: its spec, its result, its refusal.
 
-`voicecoach.tools.registry` validates and dispatches; `tools_classic` is pet-arena's registry and
-`tools_generic` the builtin tool kinds a pack instantiates in tools.json. Both build `ToolSpec`s.
+`voicecoach.tools.registry` validates and dispatches and builds the `ToolSpec`s of game-served
+tools; `voicecoach.tools.builtin` those of the builtin tool kinds a pack instantiates in tools.json.
 """
 
 from __future__ import annotations

@@ -43,6 +43,8 @@ POWER_MAX, COMPOSITION_MAX, EDGE_MAX = 40.0, 30.0, 30.0
 # With a match context (a map) the fit on it is a fourth component; power gives way to it, so the
 # role quota still weighs as much (a swap that breaks it never pays for itself through the map).
 CONTEXT_MAXIMA = (30.0, 30.0, 25.0, 15.0)  # power, composition, edge, fit
+# With a coverage matchup (tools.json "coverage"), the types a team hits hard are a fourth component.
+COVERAGE_MAXIMA = (40.0, 20.0, 20.0, 20.0)  # power, composition, edge, coverage
 # suggest_group's bonus per member with a preferred attribute value ("a dive comp"), as a share of
 # one quota slot's points: the preference picks among teams that keep the quota, never breaks it.
 PREFER_SHARE = 0.8
@@ -262,21 +264,41 @@ def _power(pack: Pack, tool: BuiltinTool) -> str:
     return tool.power or next(a for a, s in spec.attributes.items() if s.numeric)
 
 
+def _tier_power(pack: Pack, tool: BuiltinTool, view: StateView | None, unit_id: str, attr: str) -> float:
+    """The unit's power attribute, raised by `tool.tier_bonus` for each tier the player's unit has
+    past the first (a unit the player lacks counts at its first tier)."""
+    power = float(_entity(pack.catalog, pack.catalog.schema.kind("unit") or "", unit_id).value(attr) or 0)
+    if not tool.tier_bonus or view is None:
+        return power
+    owned = view.unit(unit_id)
+    tier = owned.tier if owned is not None and owned.tier is not None else 1
+    return power * (1 + tool.tier_bonus * (tier - 1))
+
+
 def _score(
-    pack: Pack, tool: BuiltinTool, team: list[str], opponent: list[str], context: str | None = None
+    pack: Pack,
+    tool: BuiltinTool,
+    team: list[str],
+    opponent: list[str],
+    context: str | None = None,
+    view: StateView | None = None,
 ) -> dict[str, Any]:
-    """0-100: power (mean of the power attribute over the catalog's best), composition (the quota's
-    roles filled, else the composition's size), matchup edge against an opponent (neutral: half)
-    and, with a match context, the fit on it (the unit x context matchup; neutral: half)."""
+    """0-100: power (mean of the power attribute over the catalog's best, raised by the tier bonus
+    of the player's units in `view`), composition (the quota's roles filled, else the composition's
+    size), matchup edge against an opponent (neutral: half) and, with a match context, the fit on
+    it (the unit x context matchup; neutral: half)."""
     catalog, schema = pack.catalog, pack.catalog.schema
     unit = schema.kind("unit") or ""
     fit_m = schema.context_matchup() if context is not None else None
+    cover_m = _matchup(pack, tool.coverage) if tool.coverage is not None and fit_m is None else None
     power_max, comp_max, edge_max, fit_max = (
-        CONTEXT_MAXIMA if fit_m is not None else (POWER_MAX, COMPOSITION_MAX, EDGE_MAX, 0.0)
-    )
+        CONTEXT_MAXIMA if fit_m is not None
+        else COVERAGE_MAXIMA if cover_m is not None
+        else (POWER_MAX, COMPOSITION_MAX, EDGE_MAX, 0.0)
+    )  # fmt: skip
     power_attr = _power(pack, tool)
-    best = catalog.max_value(unit, power_attr) or 1.0
-    mean = sum(float(_entity(catalog, unit, u).value(power_attr) or 0) for u in team) / len(team)
+    best = tool.power_full or catalog.max_value(unit, power_attr) or 1.0
+    mean = sum(_tier_power(pack, tool, view, u, power_attr) for u in team) / len(team)
     power = power_max * min(1.0, mean / best)
     comp = schema.composition
     quota = comp.quota if comp is not None else None
@@ -286,6 +308,11 @@ def _score(
         missing = {v: n - have.count(v) for v, n in quota.counts.items() if have.count(v) < n}
         filled = sum(quota.counts.values()) - sum(missing.values())
         composition = comp_max * filled / max(1, sum(quota.counts.values()))
+    elif tool.spread is not None:
+        # No quota: the more distinct values of the spread attribute, the better (all roles covered).
+        values = {e.value(tool.spread) for e in catalog.entities.get(unit, {}).values()}
+        have_values = {_entity(catalog, unit, u).value(tool.spread) for u in team}
+        composition = comp_max * len(have_values) / max(1, min(len(values), len(team)))
     else:
         composition = comp_max * min(1.0, len(team) / (comp.size if comp is not None else len(team)))
     edge = edge_max / 2
@@ -298,6 +325,10 @@ def _score(
     total = power + composition + edge
     breakdown = {"power": round(power, 1), "composition": round(composition, 1), "edge": round(edge, 1)}
     maxima = {"power": power_max, "composition": comp_max, "edge": edge_max}
+    if cover_m is not None:
+        coverage = fit_max * _coverage(catalog, cover_m, team)
+        total += coverage
+        breakdown["coverage"], maxima["coverage"] = round(coverage, 1), fit_max
     if fit_m is not None and context is not None:
         mean_fit = sum(multiplier(catalog, fit_m, u, context) for u in team) / len(team)
         fit = fit_max * min(1.0, max(0.0, 0.5 + (mean_fit - fit_m.default)))
@@ -307,10 +338,28 @@ def _score(
             "_total": total}  # fmt: skip
 
 
+def _coverage(catalog: Catalog, m: Matchup, team: list[str]) -> float:
+    """The share of the matchup table's defenders (pet: the elements) some member beats, by the
+    member's value of the matchup's attribute (or its id)."""
+    table = catalog.tables.get(m.name, {})
+    defenders = set(table) | {d for row in table.values() for d in row}
+    if not defenders:
+        return 0.0
+    mine = set()
+    for u in team:
+        entity = catalog.get(m.between[0], u)
+        mine.add(str(entity.value(m.attribute)) if entity is not None and m.attribute is not None else u)
+
+    def beaten(d: str) -> bool:
+        return any(float(table.get(a, {}).get(d, m.default)) > m.default for a in mine)
+
+    return sum(beaten(d) for d in defenders) / len(defenders)
+
+
 def _scored(pack: Pack, tool: BuiltinTool, team: list[str], opponent: list[str],
-            context: str | None) -> dict[str, Any]:  # fmt: skip
+            context: str | None, view: StateView | None = None) -> dict[str, Any]:  # fmt: skip
     """_score without its unrounded total (which only ranks teams)."""
-    out = _score(pack, tool, team, opponent, context)
+    out = _score(pack, tool, team, opponent, context, view)
     del out["_total"]
     return out
 
@@ -361,12 +410,12 @@ def _swaps(pack: Pack, view: StateView, tool: BuiltinTool, team: list[str], oppo
     if not view.known or not all(view.owns(u) for u in team):
         return []
     catalog, unit = pack.catalog, view.unit_kind
-    base = _score(pack, tool, team, opponent, context)["_total"]
+    base = _score(pack, tool, team, opponent, context, view)["_total"]
     spare = sorted({o.id for o in view.owned()} - set(team))
     rows = []
     for i, out in enumerate(team):
         for other in spare:
-            scored = _score(pack, tool, [*team[:i], other, *team[i + 1 :]], opponent, context)
+            scored = _score(pack, tool, [*team[:i], other, *team[i + 1 :]], opponent, context, view)
             if scored["_total"] > base + 0.5:  # a gain the rounded score shows
                 rows.append({"out": _ref(catalog, unit, out), "in": _ref(catalog, unit, other),
                              "score": scored["score"], "gain": round(scored["_total"] - base)})  # fmt: skip
@@ -382,7 +431,7 @@ def score_group(pack: Pack, state: LiveState, tool: BuiltinTool, **args: Any) ->
     out: dict[str, Any] = {
         "units": [_ref(catalog, view.unit_kind, u) for u in team],
         "opponent": [_ref(catalog, view.unit_kind, u) for u in opponent],
-        **_scored(pack, tool, team, opponent, context),
+        **_scored(pack, tool, team, opponent, context, view),
         "size_ok": comp is None or len(team) == comp.size,
         "not_owned": sorted(u for u in team if not view.owns(u)),
     }
@@ -409,6 +458,9 @@ def suggest_group(
     where = _context_arg(pack)
     context = args.get(where) if where is not None else None
     prefer = {a: args[a] for a in preferences(pack) if args.get(a) is not None}
+    style = args.get("style") if tool.style is not None else None
+    styles = pack.vocabulary.styles
+    lean = set(styles[style].roles) if style in styles else set()  # the style's roles
     owned = sorted({o.id for o in view.owned()})
     if len(owned) < size:
         many = catalog.schema.plural(view.unit_kind)
@@ -420,11 +472,18 @@ def suggest_group(
 
     def matches(uid: str) -> bool:
         entity = _entity(catalog, view.unit_kind, uid)
-        return all(entity.value(a) == v for a, v in prefer.items())
+        leans = not lean or entity.value(tool.style or "") in lean
+        return leans and all(entity.value(a) == v for a, v in prefer.items())
+
+    # A lean on the spread attribute (a style's roles) is what the player asked for: the team is
+    # searched without the spread's reward for variety there (it would undo the lean).
+    leaning = bool(prefer or lean)
+    spread_lean = tool.spread in prefer or (lean and tool.spread == tool.style)
+    search = tool.model_copy(update={"spread": None}) if spread_lean else tool
 
     def objective(team: list[str]) -> float:
-        value = float(_score(pack, tool, team, opponent, context)["_total"])
-        return value + bonus * sum(matches(u) for u in team) if prefer else value
+        value = float(_score(pack, search, team, opponent, context, view)["_total"])
+        return value + bonus * sum(matches(u) for u in team) if leaning else value
 
     # Exhaustive search over a pool of the strongest singles keeps big collections cheap; with each
     # quota role's best few in it, so that a team keeping the quota is always among those searched
@@ -441,11 +500,13 @@ def suggest_group(
         "size": size,
         "units": [_ref(catalog, view.unit_kind, u) for u in best],
         "opponent": [_ref(catalog, view.unit_kind, u) for u in opponent],
-        **_scored(pack, tool, best, opponent, context),
+        **_scored(pack, tool, best, opponent, context, view),
     }
     if where is not None and context is not None:
         out[where] = _ref(catalog, where, context)
-    if prefer:
+    if style is not None:
+        out["style"] = style
+    if leaning:
         out |= {"prefer": prefer, "matching": sum(matches(u) for u in best),
                 "available": sum(matches(u) for u in owned)}  # fmt: skip
     if include is not None:
@@ -559,6 +620,9 @@ def builtin_spec(pack: Pack, tool: BuiltinTool) -> ToolSpec:
             description = f"The best team from the player's {many}, optionally against an opponent."
             for attr, values in preferences(pack).items():
                 params[attr] = {"type": "string", "enum": values, "description": f"prefer this {attr}"}
+            if tool.style is not None:
+                params["style"] = {"type": "string", "enum": sorted(pack.vocabulary.styles),
+                                   "description": "preferred play style (the pack's styles)"}  # fmt: skip
         if context is not None:
             params[context] = {
                 "type": "string",

@@ -7,9 +7,7 @@ Three libraries, one interface. A pack's tool `name` is served (`tool_spec`), in
 - by its game's MCP server, when tools.json declares it so (`Pack.mcp_tools`): the same
   validation, then a tools/call (`voicecoach.tools.mcp`);
 - by a builtin tool kind the pack instantiates in tools.json (`"builtin": "rank_matchup"`;
-  `voicecoach.tools.builtin`), computed over the pack's catalog and the live state by role;
-- by the classic registry (`TOOLS`, `voicecoach.tools.classic`): pet-arena's ten tools over the
-  classic catalog files.
+  `voicecoach.tools.builtin`), computed over the pack's catalog and the live state by role.
 
 The in-process tools are pure and synchronous: `run_tool(pack, state, name, args)` validates the
 arguments against the tool's JSON schema, resolves display names to catalog ids of the kind each
@@ -30,16 +28,14 @@ from voicecoach.core.state import LiveState, get_field
 from voicecoach.domain.pack import HttpTool, McpTool, Pack
 from voicecoach.tools.base import ToolError, ToolResult, ToolSpec
 from voicecoach.tools.builtin import builtin_spec
-from voicecoach.tools.classic import TOOL_NAMES, TOOLS, effective_power, multiplier, unlock_text
 from voicecoach.tools.mcp import McpConnection
 
 if TYPE_CHECKING:
     from mcp.types import CallToolResult
 
-# The classic names other modules read from here (the realizer, W1, the tests).
 __all__ = [
-    "TOOLS", "TOOL_NAMES", "ToolError", "ToolResult", "ToolRunner", "ToolSpec", "effective_power",
-    "multiplier", "pack_tools", "run_tool", "tool_spec", "unlock_text", "validate_args",
+    "ToolError", "ToolResult", "ToolRunner", "ToolSpec", "pack_tools", "run_tool", "tool_spec",
+    "validate_args",
 ]  # fmt: skip
 
 
@@ -60,12 +56,12 @@ def game_spec(tool: HttpTool | McpTool) -> ToolSpec:
 
 def tool_spec(pack: Pack, name: str) -> ToolSpec | None:
     """Tool `name` as `pack` has it served: its game's declaration (tools.json) when it has one,
-    else the builtin kind tools.json instantiates under that name, else the classic tool."""
+    else the builtin kind tools.json instantiates under that name (None: the pack has no such tool)."""
     served = pack.game_tool(name)
     if served is not None:
         return game_spec(served)
     builtin = pack.builtin_tools.get(name)
-    return builtin_spec(pack, builtin) if builtin is not None else TOOLS.get(name)
+    return builtin_spec(pack, builtin) if builtin is not None else None
 
 
 def pack_tools(pack: Pack) -> dict[str, ToolSpec]:
@@ -80,7 +76,7 @@ def pack_tools(pack: Pack) -> dict[str, ToolSpec]:
 
 def _resolve(pack: Pack, kind: str, ref: str) -> str:
     """Catalog id of `kind` for an id, display name or alias (case-insensitive; pet's creatures:
-    their stage names). An argument of a type kind may name a unit instead (pet's element_matchup:
+    their stage names). An argument of a type kind may name a unit instead (an element argument:
     "Emberfox" for its element), which the tool reads as that unit's type."""
     catalog = pack.catalog
     spec, unit = catalog.schema.kinds.get(kind), catalog.schema.kind("unit")
@@ -139,7 +135,7 @@ def validate_args(name: str, args: dict[str, Any], pack: Pack) -> dict[str, Any]
     """
     spec = tool_spec(pack, name)
     if spec is None:
-        known = dict.fromkeys([*TOOL_NAMES, *pack.builtin_tools, *pack.http_tools, *pack.mcp_tools])
+        known = dict.fromkeys([*pack.builtin_tools, *pack.http_tools, *pack.mcp_tools])
         raise ToolError(f"unknown tool {name!r}; known tools: {', '.join(known)}")
     if not isinstance(args, dict):
         raise ToolError(f"{name}: arguments must be an object, got {type(args).__name__}")
