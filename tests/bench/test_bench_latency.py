@@ -9,6 +9,7 @@ from typing import Any
 
 import pytest
 
+from voicecoach.domain.pack import load_pack
 from voicecoach.pipelines.bench.latency import (
     STAGES,
     BenchOptions,
@@ -197,7 +198,9 @@ async def test_one_fixture_turn_through_sgc_full_and_the_cascade(tmp_path: Path)
         )
     assert result["configs"]["sgc_full"]["turns_with_tools"] == 1  # Φ froze lineup/counter's tools
     # the cascade advertised every tool to the LLM (the scripted one answers in text)
-    assert len(cascade_requests) == 1 and len(cascade_requests[0].body["tools"]) == 10
+    assert len(cascade_requests) == 1 and len(cascade_requests[0].body["tools"]) == len(
+        load_pack("pet_arena").tools
+    )
     assert len(systems) >= 4  # W1, W2, Talker, the cascade's own prompt
     assert result["ratios"]["sgc_full"]["cascade"] is not None
     assert result["overhead"]["turns"] == 1 and result["overhead"]["overhead_ms"]["p50"] is not None

@@ -78,12 +78,12 @@ def fake_microphone(path: Path, gap_s: float = 11.0) -> Path:
 
 
 def suggested(events: list[Any], turn: int) -> list[str]:
-    """The creature ids the suggest_lineup tool returned in `turn`."""
+    """The creature ids the suggest_lineup tool (a suggest_group builtin) returned in `turn`."""
     for e in events:
         if isinstance(e, protocol.ToolResultsEvent) and e.turn_index == turn:
             for o in e.outcomes:
                 if o.tool == "suggest_lineup" and o.ok and o.result:
-                    return [c["id"] for c in o.result.get("creatures", [])]
+                    return [c["id"] for c in o.result.get("units", [])]
     return []
 
 

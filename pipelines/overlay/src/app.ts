@@ -71,7 +71,7 @@ type CoachEvent =
       type: "tool-results";
       turn_index: number;
       t_ms: number;
-      outcomes: { tool: string; ok: boolean; ms: number; result: { creatures?: { id: string; name: string }[] } | null }[];
+      outcomes: { tool: string; ok: boolean; ms: number; result: { units?: { id: string; name: string }[] } | null }[];
     }
   | { type: "grounding"; turn_index: number; conflicts: { constraint: string; tier: string; satisfied: boolean }[]; plan: { type: string }[] }
   | { type: "interaction"; turn_index: number; guidance: { candidate_id: string; text: string } | null; cooling: string[] }
@@ -296,7 +296,8 @@ function onEvent(event: CoachEvent): void {
       break;
     case "tool-results": {
       chip(event.turn_index, "results", event.outcomes.map((o) => `${o.tool} ${o.ok ? "✓" : "✗"} ${o.ms} ms`).join(" · "));
-      const lineup = event.outcomes.find((o) => o.tool === "suggest_lineup" && o.ok)?.result?.creatures;
+      // A suggest_group builtin's team (pet's suggest_lineup, strike_team's suggest_comp).
+      const lineup = event.outcomes.find((o) => o.tool.startsWith("suggest_") && o.ok)?.result?.units;
       if (lineup) chip(event.turn_index, "suggested", lineup.map((c) => c.name).join(", "));
       break;
     }
