@@ -55,10 +55,10 @@ class Eligibility(BaseModel):
 # it sets them, else these keyword rules.
 NON_COACHING_INTENTS = frozenset({"smalltalk", "small_talk", "chitchat", "greeting", "farewell", "thanks"})
 _RECOMMEND_WORDS = ("recommend", "lineup", "team", "build", "swap", "pick", "suggest")
-_MATCH_WORDS = ("match", "battle", "opponent", "counter", "round", "fight", "tactic", "strategy")
+MATCH_WORDS = ("match", "battle", "opponent", "counter", "round", "fight", "tactic", "strategy")
 
 
-def _intent_has(words: Sequence[str], *labels: str) -> bool:
+def intent_has(words: Sequence[str], *labels: str) -> bool:
     key = " ".join(labels).strip().lower()
     return any(w in key for w in words)
 
@@ -135,10 +135,10 @@ def psi(
         topic = f"{intent}/{sub_intent}" if sub_intent else intent
         guidance = Paragraph(type="guidance", detail=f"coach the player on: {topic}")
         candidates.append(guidance)
-        recommends = branch == "recommend" if branch else _intent_has(_RECOMMEND_WORDS, intent, sub_intent)
+        recommends = branch == "recommend" if branch else intent_has(_RECOMMEND_WORDS, intent, sub_intent)
         if diff.inventory_known and recommends:
             required.append(guidance)
-    if scene if scene is not None else _intent_has(_MATCH_WORDS, intent, sub_intent):
+    if scene if scene is not None else intent_has(MATCH_WORDS, intent, sub_intent):
         candidates.append(Paragraph(type="scene_flavor", detail="a line of colour about the match"))
     return Eligibility(candidates=tuple(dedupe(candidates)), required=tuple(dedupe(required)))
 

@@ -1,9 +1,9 @@
 """The turn the realizer builds its lines on, and the spoken forms every answer recipe shares.
 
-`Line` is one sentence the realizer may say; `_Turn` is what the lines are built from, resolved once
+`Line` is one sentence the realizer may say; `RealizerTurn` is what the lines are built from, resolved once
 per turn (the live inventory, the tool results, who the player keeps out, who is on the other side).
 The generic recipes (`recipes`) and the realizer's own paragraphs (`realizer`) both add lines to a
-`_Turn`, so they share these definitions here: the realizer imports the answer code, and the answer
+`RealizerTurn`, so they share these definitions here: the realizer imports the answer code, and the answer
 code imports only this module (no import cycle).
 """
 
@@ -36,7 +36,7 @@ class Line:
 
 
 @dataclass
-class _Turn:
+class RealizerTurn:
     """What the lines are built from, resolved once."""
 
     pack: Pack
@@ -114,11 +114,11 @@ def spoken_list(items: Sequence[str]) -> str:
     return ", ".join(items[:-1]) + " and " + items[-1]
 
 
-def _article(word: str) -> str:
+def article(word: str) -> str:
     return ("an " if word[:1].lower() in "aeiou" else "a ") + word
 
 
-def _rotate(items: Sequence[str], turn_index: int, n: int) -> list[str]:
+def rotate(items: Sequence[str], turn_index: int, n: int) -> list[str]:
     """`n` of `items`, starting at an offset that moves with the turn (a different subset each turn)."""
     if len(items) <= n:
         return list(items)

@@ -38,12 +38,12 @@ from voicecoach.domain.entities import link_entities
 from voicecoach.domain.pack import OUT_OF_DOMAIN, UNHEARD, AnswerStep, Pack, PhiEntry
 from voicecoach.domain.view import StateView
 from voicecoach.grounding.kernel import GroundingControl
-from voicecoach.grounding.plan import _MATCH_WORDS, PRIORITY, _intent_has, branch_of, phi_entry
+from voicecoach.grounding.plan import MATCH_WORDS, PRIORITY, branch_of, intent_has, phi_entry
 from voicecoach.interaction.kernel import InteractionControl
 from voicecoach.perception.prior import ASKS_WHY, normalise
 from voicecoach.perception.prompt import OTHER
 from voicecoach.talker.conditioning import ToolOutcome
-from voicecoach.talker.lines import Line, _article, _Turn, spoken_list
+from voicecoach.talker.lines import Line, RealizerTurn, article, spoken_list
 from voicecoach.talker.recipes import answer as recipe_answer
 from voicecoach.talker.recipes import gate_text
 from voicecoach.talker.speakable import unknown_names
@@ -115,7 +115,7 @@ def say(pack: Pack, line: Line, turn_index: int) -> str:
 # --- facts from the state and the catalog ----------------------------------------------------------
 
 
-def _worded_answer(t: _Turn) -> None:
+def _worded_answer(t: RealizerTurn) -> None:
     """The answer of a pair the pack words itself (templates.json `answers`: a tip, a greeting, the
     out-of-domain reply, "say that name again" for a name no catalog has): its first wording, or,
     asked again, the next one no recent reply said."""
@@ -126,7 +126,7 @@ def _worded_answer(t: _Turn) -> None:
         t.add("guidance", f"answer:{pair}", "answer", variant=fresh)
 
 
-def _lacks(t: _Turn, entry: PhiEntry) -> bool:
+def _lacks(t: RealizerTurn, entry: PhiEntry) -> bool:
     """Did none of the pair's tools run because one of its decision fields (its `requires`) is
     absent from the state (W1 dispatches nothing then)? The answer is what is missing
     (`_cannot_answer`), not one the recipes could make from the rest of the state ("for the last
@@ -138,7 +138,7 @@ def _lacks(t: _Turn, entry: PhiEntry) -> bool:
     return any(get_field(t.state, path) in (None, [], {}) for path in entry.requires)
 
 
-def _cannot_answer(t: _Turn) -> None:
+def _cannot_answer(t: RealizerTurn) -> None:
     """No tool result answered the question: say what is missing (a name, the match, the roster)."""
     from voicecoach.core.state import get_field
 
@@ -159,7 +159,7 @@ def _cannot_answer(t: _Turn) -> None:
     t.add("guidance", "generic", "answer")
 
 
-def _judgements(t: _Turn, c2: GroundingControl) -> None:
+def _judgements(t: RealizerTurn, c2: GroundingControl) -> None:
     """constraint_account / apology / praise lines for the planned paragraphs' constraints: W2's
     constraints on the pack's kinds (has:<unit>, <option kind>:<option>[@<unit>], excludes:,
     counter:, attr:, global:), said with the pack's templates, whose placeholders are its kinds'
@@ -216,7 +216,7 @@ def _needs_roster(entry: PhiEntry | None) -> bool:
     return entry is None or any(path.startswith("fs.") for path in entry.requires)
 
 
-def _unmet(t: _Turn, view: StateView, option: str, oid: str, owner: str | None) -> str:
+def _unmet(t: RealizerTurn, view: StateView, option: str, oid: str, owner: str | None) -> str:
     """An option's gates still unmet on the player's `owner` (its whole gate without one): a gate
     the player has met is no reason it is locked."""
     owned = view.unit(owner) if owner is not None else None
@@ -226,7 +226,7 @@ def _unmet(t: _Turn, view: StateView, option: str, oid: str, owner: str | None) 
     return " and ".join(own + other) or gate_text(t.pack, option, oid)
 
 
-def _account(t: _Turn, view: StateView, kind: str, constraint: str, entity: str | None) -> None:
+def _account(t: RealizerTurn, view: StateView, kind: str, constraint: str, entity: str | None) -> None:
     pack = t.pack
     catalog, unit, option = pack.catalog, view.unit_kind, view.option_kind
     name = catalog.display_name
@@ -306,7 +306,7 @@ def _account(t: _Turn, view: StateView, kind: str, constraint: str, entity: str 
         # heroes is a support" would be false while the player owns four.
         attr, _, value = constraint[5:].partition("=")
         value, _, about = value.partition("@")
-        status = value if _typed(pack, unit, attr) else _article(value)  # "fire", but "a support"
+        status = value if _typed(pack, unit, attr) else article(value)  # "fire", but "a support"
         if not about:
             t.add("constraint_account", "attr_missing", "account", status=status)
         elif about in units and _has_template(pack, "attr_unit_missing"):
@@ -328,7 +328,7 @@ def _has_template(pack: Pack, key: str) -> bool:
     return bool(pack.templates.paragraphs["constraint_account"].templates.get(key))
 
 
-def _praise(t: _Turn, view: StateView, kind: str, constraint: str, entity: str | None) -> None:
+def _praise(t: RealizerTurn, view: StateView, kind: str, constraint: str, entity: str | None) -> None:
     pack = t.pack
     catalog, unit, option = pack.catalog, view.unit_kind, view.option_kind
     name = catalog.display_name
@@ -354,7 +354,7 @@ def _praise(t: _Turn, view: StateView, kind: str, constraint: str, entity: str |
 _PARENS = re.compile(r"\s*\(([^()]*)\)")
 
 
-def _guidance(t: _Turn, c3: InteractionControl) -> None:
+def _guidance(t: RealizerTurn, c3: InteractionControl) -> None:
     """c3's guidance, spoken only if the player can act on it (a group they can field, nothing kept
     out) and it does not compete with the answer."""
     g = c3.guidance
@@ -412,7 +412,7 @@ _TELLS_SCORE = re.compile(
 )
 
 
-def _scene(t: _Turn) -> None:
+def _scene(t: RealizerTurn) -> None:
     """The match in a line, unless one of the last few replies said it already (the match has not
     moved since: said on every turn, or every other one, it sounded like a recording), or the
     player has just said how the match stands."""
@@ -671,7 +671,7 @@ def realize(
         # The snapshot's map is the one the player just said they left: answer for the named one.
         state, told = moved, True
     avoid = _put_forward(pack, previous_reply) if previous_reply else set()
-    t = _Turn(
+    t = RealizerTurn(
         pack=pack,
         state=state,
         inventory=inventory,
@@ -770,7 +770,7 @@ def realize(
     # Nor after a failed tool: "I can't get the match data" then the score from the snapshot jars.
     scene = (
         entry is not None
-        and (entry.scene if entry.scene is not None else _intent_has(_MATCH_WORDS, intent, sub_intent))
+        and (entry.scene if entry.scene is not None else intent_has(MATCH_WORDS, intent, sub_intent))
         and not t.failed
     )
     if (
@@ -820,7 +820,7 @@ def _recommends(line: Line) -> set[str]:
     return set()
 
 
-def _offered(t: _Turn) -> set[str]:
+def _offered(t: RealizerTurn) -> set[str]:
     return {x for line in t.lines for x in _recommends(line)}
 
 
@@ -837,7 +837,7 @@ def _ranking(pack: Pack) -> dict[str, Any]:
 # collection pack's recipes make their own alternatives (fresh_first) and say what is missing.
 
 
-def _pick_meanwhile(t: _Turn, entry: PhiEntry | None) -> None:
+def _pick_meanwhile(t: RealizerTurn, entry: PhiEntry | None) -> None:
     """The strongest unit the player can field (the previous reply's pick last when they asked for
     another), for a pick question the turn cannot answer in full (the pack's `pick_meanwhile`)."""
     if t.inventory is None:
@@ -845,7 +845,7 @@ def _pick_meanwhile(t: _Turn, entry: PhiEntry | None) -> None:
     recipe_answer(t, [AnswerStep(recipe="pick_strongest", key="pick_meanwhile", **_ranking(t.pack))])
 
 
-def _alternative_pick(t: _Turn, entry: PhiEntry | None) -> None:
+def _alternative_pick(t: RealizerTurn, entry: PhiEntry | None) -> None:
     """The player asked for something else and nothing new is on offer yet: of the units the
     previous reply did not put forward, a counter to the foes the pair's own counter step names
     (else the opponents the player named, else their side), by the pack's unit-against-unit
@@ -893,7 +893,7 @@ def _hedged(pack: Pack, text: str, lead: str) -> str:
     return f"{lead}, {text if keep_case else text[:1].lower() + text[1:]}"
 
 
-def _compose(t: _Turn, max_words: int, max_sentences: int, lead: str | None) -> str:
+def _compose(t: RealizerTurn, max_words: int, max_sentences: int, lead: str | None) -> str:
     """Choose lines by importance (KEEP_ORDER) within the budget, then say them in `_rank` order.
     The first answer line is said whatever the budget; on a late snapshot it carries the hedge
     `lead`."""

@@ -32,7 +32,7 @@ from voicecoach.domain.pack import AnswerStep, Pack, pack_roles
 from voicecoach.domain.recipe_spec import RECIPES, TURN_PREFIX, RecipeSpec, role_placeholder
 from voicecoach.domain.tool_shapes import select
 from voicecoach.domain.view import StateView
-from voicecoach.talker.lines import Line, _rotate, _Turn, spoken_list
+from voicecoach.talker.lines import Line, RealizerTurn, rotate, spoken_list
 from voicecoach.tools.builtin import multiplier, unmet_gates
 
 
@@ -53,7 +53,7 @@ def gate_text(pack: Pack, kind: str, entity_id: str) -> str:
 class _Ctx:
     """One step on one turn: its inputs selected, the pack's names for the recipe's role tokens."""
 
-    def __init__(self, t: _Turn, step: AnswerStep, view: StateView) -> None:
+    def __init__(self, t: RealizerTurn, step: AnswerStep, view: StateView) -> None:
         self.t, self.step, self.view = t, step, view
         self.spec: RecipeSpec = RECIPES[step.recipe]
         self.catalog = t.pack.catalog
@@ -401,7 +401,7 @@ def pick_pair(c: _Ctx) -> list[Line]:
         return lines
     if anchor is not None or (m is not None and foes):
         return []
-    pairs = [tuple(_rotate(team, t.turn_index + k, 2)) for k in range(len(team))] if len(team) >= 2 else []
+    pairs = [tuple(rotate(team, t.turn_index + k, 2)) for k in range(len(team))] if len(team) >= 2 else []
     fresh = [p for p in pairs if not set(p) <= t.avoid] if t.avoid else pairs
     pair_key, lead_key = c.inputs.get("pair_key"), c.inputs.get("lead_key")
     if pair_key and (fresh or (pairs and not lead_key)):
@@ -548,7 +548,7 @@ def list_owned(c: _Ctx) -> list[Line]:
     if c.inputs.get("none_only"):
         return []  # a fallback step: only "you have none" answers the turn
     shown = [u for u in ids if u not in t.excluded and u not in t.unsure] or ids
-    some = _rotate(t.fresh_first(shown) if t.alternative else shown, 0 if t.alternative else t.turn_index, 3)
+    some = rotate(t.fresh_first(shown) if t.alternative else shown, 0 if t.alternative else t.turn_index, 3)
     return c.line(c.step.key, some, count=len(ids), **{"@units": c.names(some)})
 
 
@@ -1276,7 +1276,7 @@ RUN: dict[str, Recipe] = {
 assert set(RUN) == set(RECIPES)  # recipe_spec declares what pack.py checks: both agree
 
 
-def answer(t: _Turn, steps: Sequence[AnswerStep]) -> bool:
+def answer(t: RealizerTurn, steps: Sequence[AnswerStep]) -> bool:
     """Add the lines of the first step that yields any; after a step marked `also` yields, the
     later steps' lines too, up to the first one without `also` that yields. A `follow` step runs
     only after such a step. False when none yields."""

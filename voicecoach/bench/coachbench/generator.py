@@ -54,7 +54,7 @@ from pydantic import (
     model_validator,
 )
 
-from voicecoach.bench.coachbench.packdata import BenchData, Event, Pick, _picks, bench_data, family
+from voicecoach.bench.coachbench.packdata import BenchData, Event, Pick, bench_data, family, pick_list
 from voicecoach.bench.coachbench.responsive import Expectation, build_expectation
 from voicecoach.core.state import StateError, load_state
 from voicecoach.domain.catalog import Matchup
@@ -1007,7 +1007,7 @@ def _episode(b: _Builder, budget: int, context: bool = False) -> None:
             late_next()
             b.ask(then(), cores, unit=target, option=oid)
     elif ep.kind == "remove":
-        first = _picks(ep.first) + (ep.first_match if match else [])
+        first = pick_list(ep.first) + (ep.first_match if match else [])
         b.ask(rng.choice(first), scored=first_scored)
         match = b.match()
         keep = set(match["player_lineup"]) if match else set()

@@ -192,7 +192,7 @@ class BenchData(BaseModel):
         return list(getattr(self, name)) if name in LEGACY_CORES else []
 
 
-def _picks(value: Pick | None) -> list[str]:
+def pick_list(value: Pick | None) -> list[str]:
     return [] if value is None else [value] if isinstance(value, str) else list(value)
 
 
@@ -223,9 +223,9 @@ def _check(data: BenchData, pack: Pack, where: str) -> None:
     ]
     named += [(f"goals/{goal}", p) for goal, steps in data.goals.items() for p in steps]
     for key in ("drift_b_pairs", "counter_pairs", "open_pairs", "close_pairs"):
-        named += [(key, p) for p in _picks(getattr(data, key))]
+        named += [(key, p) for p in pick_list(getattr(data, key))]
     for i, ep in enumerate(data.episodes):
-        named += [(f"episodes/{i}", p) for p in [*_picks(ep.first), *ep.first_match, *_picks(ep.then)]]
+        named += [(f"episodes/{i}", p) for p in [*pick_list(ep.first), *ep.first_match, *pick_list(ep.then)]]
     named += [("matchups", p) for p in data.matchups]
     for table, pair in named:
         if pair not in pairs:
