@@ -185,13 +185,15 @@ def make_noise(kind: str, n: int, rng: np.random.Generator) -> np.ndarray:
 
 def owned(cid: str, stage: int, level: int) -> dict[str, Any]:
     """An owned creature with exactly the skills its stage and level unlock (quests not done)."""
-    c = PACK.creatures[cid]
-    assert 1 <= stage <= len(c.stages), f"{cid} has no stage {stage}"
+    c = PACK.catalog.entities["creature"][cid]
+    assert 1 <= stage <= len(c.value("stages")), f"{cid} has no stage {stage}"
     skills = []
-    for sid in c.skills:
-        cond = PACK.skills[sid].unlock
+    for sid in c.value("skills"):
+        cond = PACK.catalog.entities["skill"][sid].value("unlock")
         if cond is None or (
-            cond.quest is None and stage >= (cond.min_stage or 1) and level >= (cond.min_level or 1)
+            cond.get("quest") is None
+            and stage >= (cond.get("min_stage") or 1)
+            and level >= (cond.get("min_level") or 1)
         ):
             skills.append(sid)
     return {"creature_id": cid, "stage": stage, "level": level, "unlocked_skills": skills}

@@ -108,9 +108,9 @@ def test_references_are_derived_from_the_state(sessions: list[BenchSession], pac
             assert all(inv.owns(c) for c in ref.owned_mentioned)
             assert not any(inv.owns(c) for c in ref.unowned_mentioned)
             for sid in ref.locked_skills:
-                assert not any(inv.skill_unlocked(c, sid) for c in pack.creatures)
+                assert not any(inv.skill_unlocked(c, sid) for c in pack.catalog.entities["creature"])
             for lu in ref.usable_lineups:
-                assert all(inv.owns(c) for c in pack.lineups[lu].creatures)
+                assert all(inv.owns(c) for c in pack.catalog.entities["lineup"][lu].value("creatures"))
             if t.push == "late":  # a late push hides a real change from the coach
                 assert i > 0 and t.state_change and t.state != {**s.turns[i - 1].state, "turn_index": i}
 

@@ -114,11 +114,13 @@ def test_drift_traps_are_true_for_the_state_at_their_turn(sessions: list[Fixture
                 kinds.add(trap.kind)
                 where = f"{t.audio}: {trap.kind} {trap.entity}"
                 if trap.kind == "unowned":
-                    assert trap.entity in pack.creatures and not inv.owns(trap.entity), where
+                    assert trap.entity in pack.catalog.entities["creature"] and not inv.owns(trap.entity), (
+                        where
+                    )
                 elif trap.kind in ("owned", "contradiction"):
-                    assert trap.entity in pack.creatures and inv.owns(trap.entity), where
+                    assert trap.entity in pack.catalog.entities["creature"] and inv.owns(trap.entity), where
                 elif trap.kind == "locked_skill":
-                    assert trap.entity in pack.skills, where
+                    assert trap.entity in pack.catalog.entities["skill"], where
                 if trap.kind in ("unowned", "locked_skill", "contradiction"):
                     assert trap.entity in mentioned, f"{where}: not said in the utterance"
     assert kinds == {"unowned", "locked_skill", "owned", "repeat_pressure", "contradiction"}

@@ -14,7 +14,12 @@ from tests.toy_pack import FILES, write_pack
 from voicecoach.app.packcheck import check_pack
 from voicecoach.core.state import StateError, load_state
 from voicecoach.domain.catalog import Entity
-from voicecoach.domain.pack import Pack, PackError, _valid_path, check_state, load_pack_from
+from voicecoach.domain.pack import PACKS_DIR, Pack, PackError, _valid_path, check_state, load_pack_from
+
+
+def _pet(file: str) -> Any:
+    """One of pet_arena's catalog files as JSON (the reference the catalog is checked against)."""
+    return json.loads((PACKS_DIR / "pet_arena" / file).read_text(encoding="utf-8"))
 
 
 @pytest.fixture
@@ -36,29 +41,37 @@ def test_pet_arena_schema_names_its_kinds_and_its_files_agree_with_it(pack: Pack
         "vocabulary.styles": set(pack.vocabulary.styles),
     }
     assert list(catalog.problems(vocabulary)) == []
-    assert catalog.tables["elements"] == pack.elements.counters
+    assert catalog.tables["elements"] == _pet("elements.json")["counters"]
     assert len(catalog.entities["creature"]) == 48 and len(catalog.entities["skill"]) == 88
 
 
 def test_the_catalog_forms_are_entity_linkings_in_its_order(pack: Pack) -> None:
     # What entity linking read before it read the catalog (plan WP3): creatures with their stage
     # names, skills, lineups, elements; the order decides a clash.
-    forms = [(f, "creature", c.id) for c in pack.creatures.values() for f in (c.id, c.name, *c.stages)]
-    forms += [(f, "skill", s.id) for s in pack.skills.values() for f in (s.id, s.name)]
-    forms += [(f, "lineup", lu.id) for lu in pack.lineups.values() for f in (lu.id, lu.name)]
-    forms += [(e, "element", e) for e in pack.elements.elements]
+    forms = [
+        (f, "creature", c["id"]) for c in _pet("creatures.json") for f in (c["id"], c["name"], *c["stages"])
+    ]
+    forms += [(f, "skill", s["id"]) for s in _pet("skills.json") for f in (s["id"], s["name"])]
+    forms += [(f, "lineup", lu["id"]) for lu in _pet("lineups.json") for f in (lu["id"], lu["name"])]
+    forms += [(e, "element", e) for e in _pet("elements.json")["elements"]]
     assert pack.catalog.forms() == list(dict.fromkeys(forms))
 
 
-def test_by_name_finds_what_creature_by_name_and_skill_by_name_find(pack: Pack) -> None:
+def test_by_name_finds_the_first_entity_whose_id_or_name_matches(pack: Pack) -> None:
+    # What pet's creature_by_name / skill_by_name found on the typed models (kept as the reference).
     catalog = pack.catalog
-    names = [n for c in pack.creatures.values() for n in (c.id, c.name)]
-    names += [n for s in pack.skills.values() for n in (s.id, s.name)]
+    creatures, skills = _pet("creatures.json"), _pet("skills.json")
+
+    def first(entries: list[dict[str, Any]], name: str) -> str | None:
+        key = name.strip().lower()
+        return next((e["id"] for e in entries if key in (e["id"].lower(), e["name"].lower())), None)
+
+    names = [n for c in creatures for n in (c["id"], c["name"])]
+    names += [n for s in skills for n in (s["id"], s["name"])]
     for name in [*names, *(n.upper() for n in names), *(f"  {n} " for n in names), "nofox", ""]:
-        creature, skill = pack.creature_by_name(name), pack.skill_by_name(name)
         found_c, found_s = catalog.by_name("creature", name), catalog.by_name("skill", name)
-        assert (found_c.id if found_c else None) == (creature.id if creature else None), name
-        assert (found_s.id if found_s else None) == (skill.id if skill else None), name
+        assert (found_c.id if found_c else None) == first(creatures, name), name
+        assert (found_s.id if found_s else None) == first(skills, name), name
     assert catalog.by_name("lineup", "wildfire rush") == catalog.get("lineup", "T1")
     assert catalog.by_name("element", "Fire") == Entity(id="fire")
 
@@ -70,8 +83,8 @@ def test_display_name_is_the_name_of_the_earlier_kind_or_the_id(pack: Pack) -> N
     assert catalog.display_name("T1") == "Wildfire Rush"
     assert catalog.display_name("fire") == "fire"  # elements have no display name but their id
     assert catalog.display_name("nofox") == "nofox"
-    for cid, c in pack.creatures.items():
-        assert catalog.display_name(cid) == c.name and catalog.kind_of(cid) == "creature"
+    for c in _pet("creatures.json"):
+        assert catalog.display_name(c["id"]) == c["name"] and catalog.kind_of(c["id"]) == "creature"
 
 
 # --- a schema.json pack -------------------------------------------------------------------------------
@@ -79,7 +92,6 @@ def test_display_name_is_the_name_of_the_earlier_kind_or_the_id(pack: Pack) -> N
 
 def test_a_schema_pack_loads_without_the_classic_files(toy: Pack) -> None:
     catalog = toy.catalog
-    assert toy.creatures == {} and toy.skills == {} and toy.lineups == {}
     assert list(catalog.schema.kinds) == ["hero", "item", "comp", "map"]
     assert catalog.schema.kind("unit") == "hero" and catalog.schema.kind("context") == "map"
     assert catalog.by_name("hero", "VANTA") == catalog.get("hero", "vanta")

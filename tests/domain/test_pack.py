@@ -15,57 +15,62 @@ from voicecoach.domain.pack import PACKS_DIR, Pack, PackError, load_pack_from
 
 
 def test_real_pack_counts(pack: Pack) -> None:
+    creatures, skills, lineups = (pack.catalog.entities[k] for k in ("creature", "skill", "lineup"))
     assert pack.pack_id == "pet_arena"
-    assert len(pack.creatures) >= 40
-    assert len(pack.skills) >= 80
-    assert list(pack.lineups) == [f"T{i}" for i in range(1, 17)]
-    assert all(3 <= len(lu.creatures) <= 5 for lu in pack.lineups.values())
+    assert len(creatures) >= 40
+    assert len(skills) >= 80
+    assert list(lineups) == [f"T{i}" for i in range(1, 17)]
+    assert all(3 <= len(lu.value("creatures")) <= 5 for lu in lineups.values())
     assert 4 <= len(pack.domain_rules) <= 6 and pack.persona
 
 
 def test_every_referenced_skill_exists_and_is_used(pack: Pack) -> None:
-    used = {s for c in pack.creatures.values() for s in c.skills}
-    assert used <= set(pack.skills)
-    assert set(pack.skills) <= used, "a skill no creature has can never be unlocked"
+    skills = pack.catalog.entities["skill"]
+    used = {s for c in pack.catalog.entities["creature"].values() for s in c.value("skills")}
+    assert used <= set(skills)
+    assert set(skills) <= used, "a skill no creature has can never be unlocked"
 
 
 def test_names_are_unique_and_never_shared_between_creatures_and_skills(pack: Pack) -> None:
-    creature_names = [c.name.lower() for c in pack.creatures.values()]
-    skill_names = [s.name.lower() for s in pack.skills.values()]
+    creature_names = [c.name.lower() for c in pack.catalog.entities["creature"].values()]
+    skill_names = [s.name.lower() for s in pack.catalog.entities["skill"].values()]
     assert len(set(creature_names)) == len(creature_names)
     assert len(set(skill_names)) == len(skill_names)
     assert not set(creature_names) & set(skill_names)
 
 
 def test_each_element_has_five_or_six_creatures_covering_all_roles(pack: Pack) -> None:
-    per_element = Counter(c.element for c in pack.creatures.values())
-    assert set(per_element) == set(pack.elements.elements)
+    creatures = pack.catalog.entities["creature"].values()
+    per_element = Counter(c.value("element") for c in creatures)
+    assert set(per_element) == set(pack.catalog.entities["element"])
     assert all(5 <= n <= 6 for n in per_element.values())
-    for element in pack.elements.elements:
-        roles = {c.role for c in pack.creatures.values() if c.element == element}
+    for element in pack.catalog.entities["element"]:
+        roles = {c.value("role") for c in creatures if c.value("element") == element}
         assert roles == {"striker", "tank", "support", "controller"}, element
 
 
 def test_counter_chart_is_a_full_matrix_where_every_element_has_answers(pack: Pack) -> None:
-    elements = pack.elements.elements
+    elements, counters = list(pack.catalog.entities["element"]), pack.catalog.tables["elements"]
     assert len(elements) == 8
+    assert set(counters) == set(elements)
     for attacker in elements:
-        row = pack.elements.counters[attacker]
+        row = counters[attacker]
         assert set(row) == set(elements)
         assert set(row.values()) <= {0.5, 1.0, 2.0}
         assert list(row.values()).count(2.0) == 2, attacker
     for defender in elements:  # every element can be countered by two others
-        assert sum(pack.elements.counters[a][defender] == 2.0 for a in elements) == 2, defender
+        assert sum(counters[a][defender] == 2.0 for a in elements) == 2, defender
 
 
 def test_about_forty_percent_of_skills_are_locked_and_reachable(pack: Pack) -> None:
-    locked = [s for s in pack.skills.values() if s.unlock is not None]
-    assert 0.3 <= len(locked) / len(pack.skills) <= 0.5
-    for c in pack.creatures.values():
-        for sid in c.skills:
-            unlock = pack.skills[sid].unlock
-            if unlock is not None and unlock.min_stage is not None:
-                assert unlock.min_stage <= len(c.stages), f"{c.id} can never unlock {sid}"
+    skills = pack.catalog.entities["skill"]
+    locked = [s for s in skills.values() if s.value("unlock") is not None]
+    assert 0.3 <= len(locked) / len(skills) <= 0.5
+    for c in pack.catalog.entities["creature"].values():
+        for sid in c.value("skills"):
+            unlock = skills[sid].value("unlock")
+            if unlock is not None and unlock.get("min_stage") is not None:
+                assert unlock["min_stage"] <= len(c.value("stages")), f"{c.id} can never unlock {sid}"
 
 
 # --- broken packs -------------------------------------------------------------------------

@@ -213,7 +213,6 @@ def integrity(pack: Pack, files: dict[str, Any]) -> list[str]:
 def test_the_pack_loads_through_the_schema_loader_with_its_kinds_and_tables(pack: Pack) -> None:
     catalog = pack.catalog
     assert pack.pack_id == "strike_team"
-    assert pack.creatures == {} and pack.skills == {} and pack.lineups == {}
     assert list(catalog.schema.kinds) == ["hero", "item", "comp", "map"]
     roles = {"unit": "hero", "option": "item", "group": "comp", "type": None, "context": "map"}
     assert {role: catalog.schema.kind(role) for role in roles} == roles

@@ -10,18 +10,22 @@ from tests.toy_pack import FILES, write_pack
 from voicecoach.core.state import Inventory, LiveState, load_state
 from voicecoach.domain.pack import Pack, load_pack_from
 from voicecoach.domain.view import StateView
-from voicecoach.grounding import diff as w2
+
+
+def _skill_usable(pack: Pack, inv: Inventory, cid: str, sid: str) -> bool:
+    """What W2's `skill_usable` answered on the typed models before it read StateView (kept as the
+    reference): unlocked in the snapshot, or known from the start on an owned creature that has it."""
+    if inv.skill_unlocked(cid, sid):
+        return True
+    creature, skill = pack.catalog.entities["creature"][cid], pack.catalog.entities["skill"][sid]
+    return inv.owns(cid) and skill.value("unlock") is None and sid in creature.value("skills")
 
 
 def _skill_usable_on_any_learner(pack: Pack, inv: Inventory, skill: str) -> bool:
     """What the checker's `skill_usable` answered before it read StateView (kept as the reference):
     unlocked on some learner, or known from the start on an owned learner."""
-    for cid in [c for c in pack.creatures if skill in pack.creatures[c].skills]:
-        if inv.skill_unlocked(cid, skill):
-            return True
-        if inv.owns(cid) and pack.skills[skill].unlock is None and skill in pack.creatures[cid].skills:
-            return True
-    return False
+    creatures = pack.catalog.entities["creature"]
+    return any(_skill_usable(pack, inv, c, skill) for c in creatures if skill in creatures[c].value("skills"))
 
 
 def test_on_pet_the_view_answers_what_the_inventory_and_the_kernels_answer(pack: Pack) -> None:
@@ -29,8 +33,9 @@ def test_on_pet_the_view_answers_what_the_inventory_and_the_kernels_answer(pack:
     inv = state.fs.inventory
     assert inv is not None
     view = StateView(pack, state)
+    creatures, skills = pack.catalog.entities["creature"], pack.catalog.entities["skill"]
     assert view.known and [o.id for o in view.owned()] == [o.creature_id for o in inv.owned]
-    for cid, creature in pack.creatures.items():
+    for cid in creatures:
         assert view.owns(cid) is inv.owns(cid)
         owned, unit = inv.get(cid), view.unit(cid)
         assert (owned is None) is (unit is None)
@@ -40,14 +45,14 @@ def test_on_pet_the_view_answers_what_the_inventory_and_the_kernels_answer(pack:
                 owned.level,
                 owned.unlocked_skills,
             )
-        for sid, skill in pack.skills.items():
-            assert view.option_usable(sid, cid) is w2.skill_usable(inv, creature, skill), (cid, sid)
-    for sid in pack.skills:
+        for sid in skills:
+            assert view.option_usable(sid, cid) is _skill_usable(pack, inv, cid, sid), (cid, sid)
+    for sid in skills:
         assert view.option_usable(sid) is _skill_usable_on_any_learner(pack, inv, sid), sid
-        assert view.learners(sid) == [c for c in pack.creatures if sid in pack.creatures[c].skills]
-    for lid, lineup in pack.lineups.items():
-        assert view.members(lid) == lineup.creatures
-        assert view.fieldable(lid) is all(inv.owns(c) for c in lineup.creatures)
+        assert view.learners(sid) == [c for c in creatures if sid in creatures[c].value("skills")]
+    for lid, lineup in pack.catalog.entities["lineup"].items():
+        assert view.members(lid) == lineup.value("creatures")
+        assert view.fieldable(lid) is all(inv.owns(c) for c in lineup.value("creatures"))
     assert view.saved_groups() == inv.saved_lineups
     assert view.player_side() == ["emberfox", "oakhorn", "sparkwing"]
     assert view.opponent_side() == ["briarcat", "shellbastion", "voltail"]

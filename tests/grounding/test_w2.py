@@ -31,6 +31,7 @@ from voicecoach.grounding.slots import (
 )
 
 PACK: Pack = load_pack()
+_CREATURES = PACK.catalog.entities["creature"]
 
 
 def owned(cid: str, stage: int = 1, level: int = 1, unlocked: list[str] | None = None) -> OwnedCreature:
@@ -437,16 +438,18 @@ def test_schema_and_prompt() -> None:
     arrays = [p for p in schema["properties"].values() if p.get("type") == "array"]
     arrays.append(schema["$defs"]["PickGroup"]["properties"]["pool"])
     assert len(arrays) == 9 and all(1 <= a["maxItems"] <= 5 for a in arrays)
-    names = [PACK.creatures[c].name for c in sorted(PACK.creatures)[:8]]
+    names = [_CREATURES[c].name for c in sorted(_CREATURES)[:8]]
     slots, errors = parse_query_slots({"wanted_entities": names}, PACK)
     assert slots.wanted_entities == names and errors == []
 
 
 # --- properties: R ⊆ P ⊆ A, no opposite judgements, determinism ---------------------------------------
 
-CREATURE_IDS = sorted(PACK.creatures)
+CREATURE_IDS = sorted(_CREATURES)
 NAMES = (
-    [c.name for c in PACK.creatures.values()] + [s.name for s in PACK.skills.values()] + ["Glorbo", "pet a"]
+    [c.name for c in _CREATURES.values()]
+    + [s.name for s in PACK.catalog.entities["skill"].values()]
+    + ["Glorbo", "pet a"]
 )
 names = st.lists(st.sampled_from(NAMES).map(lambda n: n if len(n) % 2 else n.lower()), max_size=4)
 attribute_prefs = st.builds(
@@ -483,7 +486,7 @@ query_slots = st.builds(
 @st.composite
 def owned_creatures(draw: st.DrawFn) -> OwnedCreature:
     cid = draw(st.sampled_from(CREATURE_IDS))
-    skills = draw(st.lists(st.sampled_from(PACK.creatures[cid].skills), unique=True))
+    skills = draw(st.lists(st.sampled_from(_CREATURES[cid].value("skills")), unique=True))
     return owned(cid, stage=draw(st.integers(1, 3)), level=draw(st.integers(1, 30)), unlocked=skills)
 
 

@@ -28,9 +28,6 @@ from voicecoach.core.state import (
 from voicecoach.domain.catalog import Catalog, Entity
 from voicecoach.domain.pack import (
     PACKS_DIR,
-    Creature,
-    ElementChart,
-    Lineup,
     Pack,
     W3Branch,
     W3Candidate,
@@ -366,7 +363,7 @@ def test_cross_turn_state_summarises_the_window() -> None:
 
 def mini_pack() -> Pack:
     creatures = {
-        cid: Creature(
+        cid: Entity(
             id=cid,
             name=name,
             element="fire",
@@ -385,7 +382,7 @@ def mini_pack() -> Pack:
         ]
     }
     lineups = {
-        lid: Lineup(id=lid, name=lid, creatures=list(members), style="balanced", summary="")
+        lid: Entity(id=lid, name=lid, creatures=list(members), style="balanced", summary="")
         for lid, members in [
             ("L_owned", ("c1", "c2", "c3")),
             ("L_unowned", ("c1", "c2", "c4")),
@@ -401,9 +398,9 @@ def mini_pack() -> Pack:
         W3Candidate(id="rec_evolve_first", guidance_type="upgrade", text="evolve", cooldown=2, p=1.0, w=1.0)
     )
     entities = {
-        "creature": {c.id: Entity.model_validate(c.model_dump()) for c in creatures.values()},
+        "creature": creatures,
         "skill": {},
-        "lineup": {lu.id: Entity.model_validate(lu.model_dump()) for lu in lineups.values()},
+        "lineup": lineups,
         "element": {"fire": Entity(id="fire")},
     }
     catalog = Catalog(schema=load_pack().catalog.schema, entities=entities, tables={"elements": {}})
@@ -414,10 +411,6 @@ def mini_pack() -> Pack:
         title="mini",
         persona="",
         domain_rules=[],
-        elements=ElementChart(elements=["fire"], counters={}),
-        skills={},
-        creatures=creatures,
-        lineups=lineups,
         tools=("get_inventory",),
         # W3 reads neither; the real pack's stand in for the fields every Pack has.
         vocabulary=load_pack().vocabulary,
@@ -512,7 +505,11 @@ def test_shipped_pack_loads_with_w3() -> None:
     pack = load_pack()
     assert set(pack.w3.branches) == {"recommend", "teaching", "knowledge-qa"}
     state = LiveState(
-        fs=FactSlots(inventory=Inventory(owned=[OwnedCreature(creature_id=c) for c in pack.creatures]))
+        fs=FactSlots(
+            inventory=Inventory(
+                owned=[OwnedCreature(creature_id=c) for c in pack.catalog.entities["creature"]]
+            )
+        )
     )
     control, m = interact(
         state, pack, "recommend", 0, session_seed("smoke"), violates=recommend_violations(pack, state, set())
@@ -573,10 +570,10 @@ def test_recommend_violations_reads_a_schema_packs_groups_and_collection(toy: Pa
 def test_recommend_violations_pet_reasons_word_for_word(pack: Pack, state: LiveState) -> None:
     # conftest: T1 Wildfire Rush needs a creature the player does not own; main is owned.
     t1 = W3Candidate(id="rec_t1", guidance_type="lineup", lineup_id="T1", cooldown=1, p=1.0, w=1.0)
-    members = pack.lineups["T1"].creatures
+    members = pack.catalog.entities["lineup"]["T1"].value("creatures")
     missing = next(c for c in members if state.fs.inventory and not state.fs.inventory.owns(c))
     assert recommend_violations(pack, state, set())(t1) == f"lineup T1 needs unowned creature {missing!r}"
-    first = pack.creatures[members[0]]
+    first = pack.catalog.entities["creature"][members[0]]
     excluded = recommend_violations(pack, state, {first.name.upper()})(t1)
     assert excluded == f"lineup T1 fields excluded creature {first.id!r}"
     assert recommend_violations(pack, LiveState(), set())(t1) == "inventory unknown"

@@ -646,7 +646,7 @@ def test_phi_table_size_and_labels(real_pack: Pack) -> None:
 
 
 def full_state(pack: Pack) -> LiveState:
-    ids = sorted(pack.creatures)
+    ids = sorted(pack.catalog.entities["creature"])
     owned = [OwnedCreature(creature_id=c, stage=2, level=10) for c in ids[:8]]
     return LiveState(
         turn_index=7,
@@ -655,7 +655,7 @@ def full_state(pack: Pack) -> LiveState:
             entity_links=ids[3:6],
             mentioned_creatures=ids[3:6],
             focus_creature=ids[0],
-            focus_skill=sorted(pack.skills)[0],
+            focus_skill=sorted(pack.catalog.entities["skill"])[0],
         ),
         fs=FactSlots(inventory=Inventory(owned=owned), player_level=12),
     )

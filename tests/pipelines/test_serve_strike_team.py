@@ -135,9 +135,10 @@ def test_the_session_events_catalog_is_pets_creatures_as_before_and_another_pack
     pets = load_pack("pet_arena")
     pet = json.loads(pack_info(pets).model_dump_json())
     assert list(pet) == ["id", "version", "creatures"]  # no unit_kind / units keys: pet's bytes as before
-    creatures = sorted(pets.creatures.values(), key=lambda c: c.name)
+    creatures = sorted(pets.catalog.entities["creature"].values(), key=lambda c: c.name)
     assert pet["creatures"] == [
-        {"id": c.id, "name": c.name, "element": c.element, "role": c.role} for c in creatures
+        {"id": c.id, "name": c.name, "element": c.value("element"), "role": c.value("role")}
+        for c in creatures
     ]
     st = pack_info(load_pack("strike_team"))
     again = protocol.PackInfo.model_validate_json(st.model_dump_json())  # what a client reads back

@@ -14,14 +14,15 @@ from voicecoach.talker.baselines import baseline_files, state_brief
 def _classic_brief(pack: Pack, state: LiveState) -> str:
     """state_brief as it read fs.inventory before StateView (plan WP4): pet's must not move."""
     lines = []
+    creatures, skills = pack.catalog.entities["creature"], pack.catalog.entities["skill"]
     inv = state.fs.inventory
     if inv is None:
         lines.append("Inventory: unknown.")
     else:
         owned = [
-            f"{pack.creatures[o.creature_id].name if o.creature_id in pack.creatures else o.creature_id}"
+            f"{creatures[o.creature_id].name if o.creature_id in creatures else o.creature_id}"
             f" (stage {o.stage}; skills: "
-            + ", ".join(pack.skills[s].name if s in pack.skills else s for s in o.unlocked_skills)
+            + ", ".join(skills[s].name if s in skills else s for s in o.unlocked_skills)
             + ")"
             for o in inv.owned
         ]
@@ -30,7 +31,7 @@ def _classic_brief(pack: Pack, state: LiveState) -> str:
     if m is not None:
 
         def names(ids: list[str]) -> str:
-            return ", ".join(pack.creatures[c].name if c in pack.creatures else c for c in ids) or "-"
+            return ", ".join(creatures[c].name if c in creatures else c for c in ids) or "-"
 
         lines.append(
             f"Match: round {m.round}/{m.rounds_total}, score {m.score_player}-{m.score_opponent}; "

@@ -51,7 +51,7 @@ def test_repeating_the_narration_is_a_loop(pack: Pack, state: LiveState) -> None
 
 
 def test_recommending_an_unowned_creature_is_dropped(pack: Pack, state: LiveState) -> None:
-    unowned = next(c for c in pack.creatures.values() if not state.fs.inventory.owns(c.id))  # type: ignore[union-attr]
+    unowned = next(c for c in pack.catalog.entities["creature"].values() if not state.fs.inventory.owns(c.id))  # type: ignore[union-attr]
     guard = _guard(pack, state)
     assert stream(guard, f"Use {unowned.name} against them. Bring Sparkwing.") == ["Bring Sparkwing."]
     assert guard.drops_by_rule() == {"unavailable_entity": 1}

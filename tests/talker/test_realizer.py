@@ -34,6 +34,7 @@ from voicecoach.talker.rules import CheckContext
 from voicecoach.tools.registry import run_tool
 
 PACK: Pack = load_pack()
+_CREATURES = PACK.catalog.entities["creature"]
 
 
 def tool(state: LiveState, name: str, **args: Any) -> ToolOutcome:
@@ -72,12 +73,12 @@ def test_guidance_names_the_best_owned_counter(state: LiveState) -> None:
     assert claims, reply
     assert all(state.fs.inventory and state.fs.inventory.owns(c.entity) for c in claims)
     # find_counters' first pick that deals double damage to one of them is the one named.
-    chart = PACK.elements.counters
-    foes = [PACK.creatures[f] for f in ("briarcat", "shellbastion", "voltail")]
+    chart = PACK.catalog.tables["elements"]
+    foes = [_CREATURES[f] for f in ("briarcat", "shellbastion", "voltail")]
     top = next(
         c
         for c in counters.result["ranked"]  # type: ignore[index]
-        if any(chart[PACK.creatures[c["id"]].element][f.element] > 1 for f in foes)
+        if any(chart[_CREATURES[c["id"]].value("element")][f.value("element")] > 1 for f in foes)
     )
     assert [c.entity for c in claims] == [top["id"]]
 
@@ -419,8 +420,8 @@ OPPONENT = ["briarcat", "shellbastion", "voltail"]
 
 
 def doubles(attacker: str, defender: str) -> bool:
-    chart = PACK.elements.counters
-    return chart[PACK.creatures[attacker].element].get(PACK.creatures[defender].element, 1.0) > 1
+    chart = PACK.catalog.tables["elements"]
+    return chart[_CREATURES[attacker].value("element")].get(_CREATURES[defender].value("element"), 1.0) > 1
 
 
 def test_a_round_plan_names_an_owned_counter(state: LiveState) -> None:
@@ -464,9 +465,13 @@ def test_element_coverage_names_what_is_hit_and_what_is_missed(state: LiveState)
         "coverage",
         [tool(state, "score_lineup", creatures=lineup)],
     )
-    attackers = {PACK.creatures[c].element for c in lineup}
-    chart = PACK.elements.counters
-    missed = [d for d in PACK.elements.elements if not any(chart[a].get(d, 1.0) > 1 for a in attackers)]
+    attackers = {_CREATURES[c].value("element") for c in lineup}
+    chart = PACK.catalog.tables["elements"]
+    missed = [
+        d
+        for d in list(PACK.catalog.entities["element"])
+        if not any(chart[a].get(d, 1.0) > 1 for a in attackers)
+    ]
     assert missed and all(e in reply for e in missed[:2]), reply
     assert "double damage" in reply
 
@@ -494,7 +499,7 @@ def test_no_match_says_so_and_still_offers_the_strongest_pick(state: LiveState) 
     assert inv is not None
     # The strongest by base power, raised 15% for each evolution stage past the first.
     strongest = max(
-        inv.owned, key=lambda o: PACK.creatures[o.creature_id].base_power * (1 + 0.15 * (o.stage - 1))
+        inv.owned, key=lambda o: _CREATURES[o.creature_id].value("base_power") * (1 + 0.15 * (o.stage - 1))
     )
     assert recommended(reply) == {strongest.creature_id}, reply
 
@@ -523,10 +528,12 @@ def test_a_team_is_named_whole_and_another_team_is_another_set(state: LiveState)
 
 def test_a_lineup_suggestion_is_not_said_after_a_team_of_the_answers_own(state: LiveState) -> None:
     # A pack lineup the player owns whole (its missing members given), offered by W3.
-    lineup = next(iter(PACK.lineups.values()))
+    lineup = next(iter(PACK.catalog.entities["lineup"].values()))
     inv = state.fs.inventory
     assert inv is not None
-    given = [OwnedCreature(creature_id=c, stage=1, level=10) for c in lineup.creatures if not inv.owns(c)]
+    given = [
+        OwnedCreature(creature_id=c, stage=1, level=10) for c in lineup.value("creatures") if not inv.owns(c)
+    ]
     inv = inv.model_copy(update={"owned": [*inv.owned, *given]})
     state = state.model_copy(update={"fs": state.fs.model_copy(update={"inventory": inv})})
     c3 = InteractionControl(
@@ -552,7 +559,7 @@ def test_the_strongest_of_a_named_role_is_of_that_role(state: LiveState) -> None
     inv = state.fs.inventory
     assert inv is not None
     tools = [tool(state, "get_inventory"), tool(state, "suggest_lineup")]
-    tanks = {o.creature_id for o in inv.owned if PACK.creatures[o.creature_id].role == "tank"}
+    tanks = {o.creature_id for o in inv.owned if _CREATURES[o.creature_id].value("role") == "tank"}
     assert tanks, "the test needs a tank in the conftest roster"
     reply = speak(state, "who's my best tank", "inventory", "strongest", tools)
     assert recommended(reply) <= tanks and "tank" in reply, reply
@@ -668,7 +675,7 @@ def test_keep_your_lineup_is_unsaid_after_an_answer_that_changes_it(state: LiveS
 
 
 def test_only_one_element_is_offered_and_a_clash_is_named(state: LiveState) -> None:
-    fire = {c for c, cr in PACK.creatures.items() if cr.element == "fire"}
+    fire = {c for c, cr in _CREATURES.items() if cr.value("element") == "fire"}
     owned = [o.creature_id for o in state.fs.inventory.owned]
     assert set(owned) & fire and set(owned) - fire  # the state owns fire creatures and others
 
@@ -684,7 +691,7 @@ def test_only_one_element_is_offered_and_a_clash_is_named(state: LiveState) -> N
     offered = {c.entity for c in read_reply(PACK, reply) if c.kind == "creature" and c.affirmed}
     assert offered and offered <= fire, reply
     other = next(c for c in owned if c not in fire)
-    name, element = PACK.creatures[other].name, PACK.creatures[other].element
+    name, element = _CREATURES[other].name, _CREATURES[other].value("element")
     reply = build(f"only fire, but make sure {name} is in")
     assert f"{name} is {element}" in reply or f"leaves {name} out" in reply, reply
 

@@ -289,7 +289,7 @@ class Catalog(BaseModel):
         for kind in self.schema.kinds:
             by_name = names.setdefault(kind, {})
             for e in self.entities.get(kind, {}).values():
-                # The first entity whose id or name matches, as pet's creature_by_name finds it.
+                # The first entity whose id or name matches wins a clash.
                 by_name.setdefault(e.id.lower(), e)
                 by_name.setdefault(e.display.lower(), e)
                 kind_of.setdefault(e.id, kind)

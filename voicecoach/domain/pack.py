@@ -3,17 +3,14 @@
 A pack is a folder of JSON files under ``voicecoach/packs/<pack_id>/``:
 
     manifest.json   {"pack_id", "version", "title", "persona", "domain_rules", "w1_examples"}
-    elements.json   {"elements": [...], "counters": {attacker: {defender: multiplier}}}
-    skills.json     [Skill, ...]
-    creatures.json  [Creature, ...]
-    lineups.json    [Lineup, ...]      named teams of 3-5 (the W3 recommend pool)
     phi.json        [PhiEntry, ...]    W1's Φ table
     w3.json         W3Config           branch pools, cooldowns, p_c, w_c
     vocabulary.json Vocabulary         roles and play styles with the words players use for them
     templates.json  Templates          the grounded realizer's sentences per paragraph type
     tools.json      GameTools          optional: tools the game serves over HTTP or from its MCP server
                                        (docs/PACKS.md), and builtin tool kinds instantiated over the catalog
-    schema.json     Schema             the pack's kinds (voicecoach.domain.catalog): each names its file
+    schema.json     Schema             the pack's kinds (voicecoach.domain.catalog): each names its file,
+                                       read into `Pack.catalog` (pet: creatures.json, skills.json ...)
 
 `load_pack` validates every file and every cross-reference, and a bad entry raises
 `PackError` naming the file and the entry, so a broken patch never reaches a session.
@@ -45,43 +42,6 @@ class _Model(BaseModel):
 
 
 _M = TypeVar("_M", bound=BaseModel)
-
-
-class UnlockCondition(_Model):
-    """How a player unlocks a skill; absent fields impose nothing."""
-
-    min_stage: int | None = Field(default=None, ge=1)
-    min_level: int | None = Field(default=None, ge=1)
-    quest: str | None = None
-
-
-class Skill(_Model):
-    id: str
-    name: str
-    element: str
-    kind: Literal["attack", "defense", "support", "control"]
-    power: int = Field(ge=0)
-    description: str
-    unlock: UnlockCondition | None = None  # None: known from the start
-
-
-class Creature(_Model):
-    id: str
-    name: str
-    element: str
-    role: str  # one of the pack's roles (vocabulary.json)
-    rarity: Literal["common", "rare", "epic", "legendary"]
-    stages: list[str] = Field(min_length=1, max_length=3, description="evolution stage names")
-    base_power: int = Field(ge=1)
-    skills: list[str] = Field(min_length=1)
-
-
-class Lineup(_Model):
-    id: str
-    name: str
-    creatures: list[str] = Field(min_length=3, max_length=5)
-    style: str  # aggressive / defensive / control / balanced ...
-    summary: str
 
 
 class ToolUse(_Model):
@@ -167,11 +127,6 @@ class W3Branch(_Model):
 class W3Config(_Model):
     version: str
     branches: dict[Literal["recommend", "teaching", "knowledge-qa"], W3Branch]
-
-
-class ElementChart(_Model):
-    elements: list[str]
-    counters: dict[str, dict[str, float]]
 
 
 class W1Example(_Model):
@@ -490,10 +445,6 @@ class Pack(_Model):
     title: str
     persona: str
     domain_rules: list[str]
-    elements: ElementChart
-    skills: dict[str, Skill]
-    creatures: dict[str, Creature]
-    lineups: dict[str, Lineup]
     phi: list[PhiEntry]
     w3: W3Config
     tools: tuple[str, ...]
@@ -516,14 +467,6 @@ class Pack(_Model):
         """The declaration of tool `name` when the game serves it (over HTTP or MCP), else None."""
         return self.http_tools.get(name) or self.mcp_tools.get(name)
 
-    def creature_by_name(self, name: str) -> Creature | None:
-        key = name.strip().lower()
-        return next((c for c in self.creatures.values() if key in (c.id.lower(), c.name.lower())), None)
-
-    def skill_by_name(self, name: str) -> Skill | None:
-        key = name.strip().lower()
-        return next((s for s in self.skills.values() if key in (s.id.lower(), s.name.lower())), None)
-
 
 def check_state(pack: Pack, state: LiveState) -> None:
     """Refuse a live state that names what the pack does not have or breaks the game's bounds.
@@ -544,7 +487,9 @@ def check_state(pack: Pack, state: LiveState) -> None:
     # Each pack keeps the player's units in one place: fs.inventory (classic) or fs.collection.
     classic = catalog.schema.state == "classic"
     if classic and fs.collection is not None:
-        raise bad("fs.collection", "this pack keeps the player's creatures in fs.inventory")
+        raise bad(
+            "fs.collection", f"this pack keeps the player's {catalog.schema.plural(unit)} in fs.inventory"
+        )
     if not classic and inv is not None:
         raise bad(
             "fs.inventory", f"this pack keeps the player's {catalog.schema.plural(unit)} in fs.collection"
@@ -554,24 +499,32 @@ def check_state(pack: Pack, state: LiveState) -> None:
     _check_kind_keyed(pack, state, bad)
     if inv is not None:
         if len(inv.owned) > limits.max_owned:
-            raise bad("fs.inventory.owned", f"{len(inv.owned)} creatures, the game allows {limits.max_owned}")
+            raise bad(
+                "fs.inventory.owned",
+                f"{len(inv.owned)} {catalog.schema.plural(unit)}, the game allows {limits.max_owned}",
+            )
+        progression, options_field = catalog.schema.progression, catalog.schema.options_field()
         for i, owned in enumerate(inv.owned):
             at = f"fs.inventory.owned.{i}"
-            creature = pack.creatures.get(owned.creature_id)
-            if creature is None:
-                raise bad(f"{at}.creature_id", f"unknown creature {owned.creature_id!r}")
-            if owned.stage > len(creature.stages):
-                stages = len(creature.stages)
-                raise bad(f"{at}.stage", f"{creature.name} has {stages} stages, not {owned.stage}")
+            entity = catalog.get(unit, owned.creature_id)
+            if entity is None:
+                raise bad(f"{at}.creature_id", f"unknown {unit} {owned.creature_id!r}")
+            if progression is not None:
+                stages = len(entity.value(progression.field) or [])
+                if owned.stage > stages:
+                    raise bad(
+                        f"{at}.stage", f"{entity.display} has {stages} {progression.field}, not {owned.stage}"
+                    )
             if owned.level > limits.max_level:
                 raise bad(f"{at}.level", f"{owned.level} is above the game's {limits.max_level}")
+            related = set(entity.value(options_field) or []) if options_field else set()
             for skill in owned.unlocked_skills:
-                if skill not in creature.skills:
-                    raise bad(f"{at}.unlocked_skills", f"{creature.name} does not learn {skill!r}")
+                if skill not in related:
+                    raise bad(f"{at}.unlocked_skills", f"{entity.display} does not learn {skill!r}")
         for name, lineup in inv.saved_lineups.items():
             for cid in lineup:
-                if cid not in pack.creatures:
-                    raise bad(f"fs.inventory.saved_lineups.{name}", f"unknown creature {cid!r}")
+                if catalog.get(unit, cid) is None:
+                    raise bad(f"fs.inventory.saved_lineups.{name}", f"unknown {unit} {cid!r}")
     match = state.ic.match
     if match is not None:
         for side in ("player_lineup", "opponent_lineup"):
@@ -701,26 +654,6 @@ def _check_refs(pack: Pack, folder: Path) -> Iterator[PackError]:
     def bad(file: str, entry: str, msg: str) -> PackError:
         return PackError(f"{folder / file}: entry {entry!r}: {msg}")
 
-    chart = pack.elements
-    for attacker in chart.elements:
-        row = chart.counters.get(attacker, {})
-        if set(row) != set(chart.elements):
-            yield bad("elements.json", attacker, "counter row must list every element exactly")
-    if set(chart.counters) != set(chart.elements):
-        yield bad("elements.json", "counters", "counter rows must match the element list")
-    for c in pack.creatures.values():
-        if c.element not in pack.elements.elements:
-            yield bad("creatures.json", c.id, f"unknown element {c.element!r}")
-        for skill_id in c.skills:
-            if skill_id not in pack.skills:
-                yield bad("creatures.json", c.id, f"unknown skill {skill_id!r}")
-    for skill in pack.skills.values():
-        if skill.element not in pack.elements.elements:
-            yield bad("skills.json", skill.id, f"unknown element {skill.element!r}")
-    for lu in pack.lineups.values():
-        for cid in lu.creatures:
-            if cid not in pack.creatures:
-                yield bad("lineups.json", lu.id, f"unknown creature {cid!r}")
     seen: set[tuple[str, str]] = set()
     for e in pack.phi:
         label = f"{e.intent}/{e.sub_intent}"
@@ -795,13 +728,8 @@ def _check_schema(pack: Pack, folder: Path) -> Iterator[PackError]:
 
 
 def _check_vocabulary(pack: Pack, folder: Path) -> Iterator[PackError]:
+    """The styles' roles; the entities' roles and styles are the catalog's (`_check_schema`)."""
     roles = pack.vocabulary.roles
-    for c in pack.creatures.values():
-        if c.role not in roles:
-            yield PackError(f"{folder / 'creatures.json'}: entry {c.id!r}: unknown role {c.role!r}")
-    for lu in pack.lineups.values():
-        if lu.style.lower() not in pack.vocabulary.styles:
-            yield PackError(f"{folder / 'lineups.json'}: entry {lu.id!r}: unknown style {lu.style!r}")
     for name, style in pack.vocabulary.styles.items():
         for role in style.roles:
             if role not in roles:
@@ -1078,20 +1006,12 @@ def read_pack(folder: Path) -> Pack:
     checked yet (`load_pack_from` checks them). Raises PackError naming file and entry."""
     manifest = _whole(folder, "manifest.json", Manifest)
     catalog = _catalog(folder)
-    # pet_arena's answer code still reads its catalog files as typed models (each optional).
-    elements = ElementChart(elements=[], counters={})
-    if (folder / "elements.json").exists():
-        elements = _whole(folder, "elements.json", ElementChart)
     return Pack(
         pack_id=manifest.pack_id,
         version=manifest.version,
         title=manifest.title or manifest.pack_id,
         persona=manifest.persona,
         domain_rules=manifest.domain_rules,
-        elements=elements,
-        skills=_catalog_file(folder, "skills.json", Skill),
-        creatures=_catalog_file(folder, "creatures.json", Creature),
-        lineups=_catalog_file(folder, "lineups.json", Lineup),
         phi=_entries(folder, "phi.json", PhiEntry, _read(folder, "phi.json")),
         w3=_whole(folder, "w3.json", W3Config),
         tools=tuple(manifest.tools),
@@ -1104,13 +1024,6 @@ def read_pack(folder: Path) -> Pack:
         **_game_tools(folder, manifest, catalog.schema),
         catalog=catalog,
     )
-
-
-def _catalog_file(folder: Path, name: str, model: type[_M]) -> dict[str, Any]:
-    """A pet_arena catalog file's entries by id, as typed models ({} when absent)."""
-    if not (folder / name).exists():
-        return {}
-    return _unique(folder, name, _entries(folder, name, model, _read(folder, name)))
 
 
 def _catalog(folder: Path) -> Catalog:

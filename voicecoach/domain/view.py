@@ -6,8 +6,7 @@ with a schema.json keeps its units in `fs.collection` (id, tier, unlocked, equip
 entities in `ic.focus[kind]` (voicecoach.core.state). `StateView(pack, state)` answers the questions
 the kernels ask (does the player own this unit, can they use this option, can they field this
 group, what is in focus) the same way for both, chosen by the schema's `state` profile, so a
-kernel written against the view runs on any pack. For pet it answers exactly what W2's
-`skill_usable` and the checker's `available` answer today.
+kernel written against the view runs on any pack.
 """
 
 from __future__ import annotations

@@ -31,9 +31,9 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict
 
-from voicecoach.core.state import FactSlots, Inventory, LiveState
+from voicecoach.core.state import FactSlots, LiveState
 from voicecoach.domain.catalog import Entity, Schema
-from voicecoach.domain.pack import Creature, Pack, Skill
+from voicecoach.domain.pack import Pack
 from voicecoach.domain.view import StateView
 from voicecoach.grounding.repair import dedupe, option_finder, options_of, unit_finder
 from voicecoach.grounding.slots import ANY_SKILL, AttributePref, GlobalConstraint, QuerySlots, slot_names
@@ -200,18 +200,6 @@ def _unlock_text(schema: Schema, option_kind: str, option: Entity) -> str:
                 gate.spoken.format(value=value) if gate.spoken else f"{field.replace('_', ' ')} {value}"
             )
     return schema.phrase("unlock_gates", gates=" and ".join(parts))
-
-
-def skill_usable(inventory: Inventory, creature: Creature, skill: Skill) -> bool:
-    """Can the player use `skill` on `creature` now? (pet's classic models; W2 itself judges
-    through `StateView.option_usable`, which answers the same.)
-
-    The game's unlocked list is the truth, but a skill the catalog says is known from the start needs
-    no unlock: a snapshot that omits it must not make us apologise for a skill the player has.
-    """
-    if inventory.skill_unlocked(creature.id, skill.id):
-        return True
-    return inventory.owns(creature.id) and skill.unlock is None and skill.id in creature.skills
 
 
 class _Judge:

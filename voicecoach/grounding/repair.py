@@ -23,7 +23,7 @@ from voicecoach.grounding.slots import ANY_SKILL, AttributePref, QuerySlots
 
 
 def _finder(pack: Pack, kind: str | None) -> Callable[[str], Entity | None]:
-    """Name -> the catalog entity of `kind` (pet: creature_by_name / skill_by_name)."""
+    """Name -> the catalog entity of `kind` (`Catalog.by_name`: its id or display name)."""
     catalog = pack.catalog
     return (lambda name: catalog.by_name(kind, name)) if kind else (lambda name: None)
 
