@@ -1,4 +1,4 @@
-"""strike_team's CoachBench data (voicecoach/packs/strike_team/coachbench.json, WP13).
+"""strike_team's CoachBench data (voicecoach/packs/strike_team/coachbench.json).
 
 - It validates against the pack (every pair registered, every Φ pair with a family, the events,
   slots and episodes resolve);

@@ -46,7 +46,7 @@ def test_pet_arena_schema_names_its_kinds_and_its_files_agree_with_it(pack: Pack
 
 
 def test_the_catalog_forms_are_entity_linkings_in_its_order(pack: Pack) -> None:
-    # What entity linking read before it read the catalog (plan WP3): creatures with their stage
+    # What entity linking read before it read the catalog: creatures with their stage
     # names, skills, lineups, elements; the order decides a clash.
     forms = [
         (f, "creature", c["id"]) for c in _pet("creatures.json") for f in (c["id"], c["name"], *c["stages"])

@@ -1,4 +1,4 @@
-"""strike_team loads as an installed pack (issue 17): its W3 comp candidates are the group kind's
+"""strike_team loads as an installed pack: its W3 comp candidates are the group kind's
 entities, read at run time through StateView by W3's own rule (w3.py unchanged), its counter reasons
 are a catalog table the counter tool's rows carry, and the Φ arguments the builtins take."""
 

@@ -953,7 +953,7 @@ def test_narration_of_an_unknown_pair_names_file_and_entry(tmp_path: Path) -> No
         load_pack_from(folder)
 
 
-# --- a pack with a schema.json: the toy hero shooter's own nouns and tools (issue 17, WP6) ----------
+# --- a pack with a schema.json: the toy hero shooter's own nouns and tools -----------------------------
 
 
 @pytest.fixture

@@ -12,7 +12,7 @@ from voicecoach.talker.baselines import baseline_files, state_brief
 
 
 def _classic_brief(pack: Pack, state: LiveState) -> str:
-    """state_brief as it read fs.inventory before StateView (plan WP4): pet's must not move."""
+    """state_brief as it read fs.inventory before StateView : pet's must not move."""
     lines = []
     creatures, skills = pack.catalog.entities["creature"], pack.catalog.entities["skill"]
     inv = state.fs.inventory

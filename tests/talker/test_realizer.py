@@ -729,7 +729,7 @@ def test_the_realizer_check_takes_a_pack(capsys: pytest.CaptureFixture[str]) -> 
     assert "strike_team: " in out and "scored turns" in out and "speakable" in out, out
 
 
-# --- pet_arena's pairs through the generic recipes (issue 26) ---------------------------------------
+# --- pet_arena's pairs through the generic recipes ---------------------------------------------------
 
 
 def test_an_evolution_question_names_the_next_stage_and_what_it_unlocks(state: LiveState) -> None:

@@ -1,4 +1,4 @@
-"""strike_team's Φ answer steps (phi.json `answer`, WP8) against its own tools.json builtins and
+"""strike_team's Φ answer steps (phi.json `answer`) against its own tools.json builtins and
 templates, and realized from its example state through the generic recipes."""
 
 from __future__ import annotations

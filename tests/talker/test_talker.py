@@ -68,7 +68,7 @@ def test_system_prefix_is_static(pack: Pack, state: LiveState) -> None:
     assert a[1] != b[1]
 
 
-# --- the conditioning in the pack's own kinds (issue 17, WP6) ---------------------------------------
+# --- the conditioning in the pack's own kinds -----------------------------------------------------
 
 
 def _c2(*conflicts: Conflict) -> GroundingControl:
