@@ -166,7 +166,7 @@ def _judgements(t: RealizerTurn, c2: GroundingControl) -> None:
     names ({hero}, {item}, {creature}), as the recipes fill them."""
     pack = t.pack
     schema = pack.catalog.schema
-    view = StateView(pack, t.state)
+    view = t.view
     units = pack.catalog.entities.get(view.unit_kind, {})
     by_id = {c.constraint: c for c in c2.conflicts}
     roster_key = next((k for p, k in schema.needs.items() if p.startswith("fs.")), "roster_unknown")
@@ -725,7 +725,7 @@ def realize(
     entry = next((e for e in pack.phi if (e.intent, e.sub_intent) == (intent, sub_intent)), None)
     # The schema's `needs` names the sentence, said only on a pair that needs the roster (the score
     # or a unit's role does not).
-    roster_unknown = not StateView(pack, state).known and _needs_roster(entry)
+    roster_unknown = not t.view.known and _needs_roster(entry)
     roster_key = next((k for p, k in schema.needs.items() if p.startswith("fs.")), "roster_unknown")
     if roster_unknown and (c2 is None or not any(c.kind == "state" for c in c2.conflicts)):
         if not chatter and "roster" not in nouns:
