@@ -23,12 +23,13 @@ from pydantic import BaseModel, Field
 
 from voicecoach.coach.store import MemorySessionStore, SessionStore, TurnRecord
 from voicecoach.core.state import AnswerMeta, LiveState, SessionHistory, StaticState, apply_patch, load_state
-from voicecoach.domain.entities import focus_fields, link_entities, resolve_reference
+from voicecoach.domain.entities import focus_fields, link_entities
 from voicecoach.domain.pack import DEFAULT_PACK, Pack, check_state
 from voicecoach.grounding.kernel import GroundingControl
 from voicecoach.grounding.slots import QuerySlots
 from voicecoach.interaction.kernel import InteractionControl, session_seed
 from voicecoach.llm.client import LLMConfig
+from voicecoach.perception.dialogue import Exchange, read_turn
 from voicecoach.perception.kernel import W1Counters
 from voicecoach.perception.phi import PhiTable
 from voicecoach.talker.conditioning import ReplyConditioning, ToolOutcome
@@ -44,6 +45,8 @@ MAX_UTTERANCE_CHARS = 600
 # A player who speaks again this soon after a transcript did not hear the answer: they were still
 # talking (the coach's first word starts ~5 ms after the transcript; its acknowledgement is ~0.4 s).
 CONTINUES_WITHIN_S = 1.0
+# Exchanges a reference may reach back over ("him" two questions later still means him).
+DIALOGUE_TURNS = 3
 
 
 class CoachConfig(BaseModel):
@@ -149,8 +152,10 @@ class Session:
     recent_replies: list[str] = field(default_factory=list)
     # ... and its (intent, sub_intent): "anything else?" asks that pair again (`prior.session_rule`)
     last_pair: tuple[str, str] | None = None
-    # ... and its utterance: "how do I unlock it?" names what it named (`entities.resolve_reference`)
-    last_utterance: str | None = None
+    # The last few heard exchanges, oldest first: "how do I beat him?", "no wait, I meant Oakhorn"
+    # and "what about Sparkwing?" are read against them (`perception.dialogue.read_turn`). Rebuilt
+    # from the store on open, so a reconnect or another worker reads the same dialogue.
+    dialogue: list[Exchange] = field(default_factory=list)
     phi: PhiTable = field(init=False)
     turns: dict[int, Turn] = field(default_factory=dict)
     # State updates and turn commits both rewrite `state`; the server runs them in threads
@@ -201,7 +206,7 @@ class Session:
             next_turn=store.next_turn_index(session_id),
             recent_replies=[r.reply for r in heard_turns[-RECENT_REPLIES:]],
             last_pair=(heard.intent, heard.sub_intent) if heard and heard.sub_intent else None,
-            last_utterance=heard.utterance if heard else None,
+            dialogue=[Exchange(r.utterance, r.reply) for r in heard_turns[-DIALOGUE_TURNS:]],
         )
 
     def update_state(
@@ -256,10 +261,12 @@ class Session:
             utterance = utterance[:MAX_UTTERANCE_CHARS]
         index = self.next_turn
         self.next_turn += 1
-        resolved = resolve_reference(self.pack, utterance, self.last_utterance)
-        if resolved != utterance:
-            logger.info(f"turn {index}: {utterance!r} read as {resolved!r}")
-            utterance = resolved
+        reading = read_turn(self.pack, self.state, utterance, self.dialogue)
+        if reading.text != utterance:
+            logger.info(
+                f"turn {index}: {utterance!r} read as {reading.text!r} ({'; '.join(reading.resolved)})"
+            )
+            utterance = reading.text
         links = focus_fields(link_entities(self.pack, utterance), self.pack)
         snapshot = self._snapshot(index, links)
         turn = Turn(
@@ -287,7 +294,7 @@ class Session:
             if record.completed:
                 self.recent_replies = [*self.recent_replies, record.reply][-RECENT_REPLIES:]
                 self.last_pair = (record.intent, record.sub_intent) if record.sub_intent else None
-                self.last_utterance = record.utterance
+                self.dialogue = [*self.dialogue, Exchange(record.utterance, record.reply)][-DIALOGUE_TURNS:]
             if record.completed and record.meta is not None:
                 metas = [*self.state.sh.metas, record.meta]
                 self.state = self.state.model_copy(update={"sh": SessionHistory(metas=metas)})

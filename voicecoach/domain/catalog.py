@@ -69,6 +69,10 @@ class Kind(_Model):
         default_factory=list, description='words for one entity: "that <noun>", "a 3-<noun> team"'
     )
     verbs: list[str] = Field(default_factory=list, description='verbs said of one: "evolve it"')
+    epithet: str | None = Field(
+        default=None,
+        description='a text field whose words before "who" say what one is called ("a sniper who")',
+    )
     attributes: dict[str, Attribute] = Field(default_factory=dict)
     relations: dict[str, str] = Field(default_factory=dict, description="field listing ids -> their kind")
     members: str | None = Field(default=None, description="group: the field listing its units")
