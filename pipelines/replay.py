@@ -21,6 +21,11 @@ is attached too, and its figure is reported beside ours.
 Per turn, under `--out` (default runs/replay/<timestamp>/): <session>/turn<N>/out.wav (the
 coach on the turn's timeline), dialog.wav (player left, coach right), timeline.jsonl (every
 event, ms since speech end) and turn.json; at the top, summary.json and a rich table.
+
+Why one module of ~900 lines: one harness on one clock: a turn's report (`SessionReplay._report`)
+reads the output's recorded chunks, the probe's milestones and the input's push times together,
+and bench latency and the cascade reuse `SessionReplay` whole. The seam: the two replay transports
+(`ReplayInput`, `ReplayOutput` with `Playback`, ~135 lines), which need nothing else here.
 """
 
 from __future__ import annotations

@@ -35,6 +35,11 @@ at start), as `?token=` (what the JS transport sends) or `Authorization: Bearer`
 pages must come from an allowed origin (the server's own by default); messages are limited in
 size. A refused connection is accepted and closed at once with a close code and a reason
 (`protocol.CloseCode`), so every client can tell the user why.
+
+Why one module of ~1,250 lines: one connection's parts are each other's callbacks: `Connection`
+builds the guarded serializer (its `report`, `on_request`, `on_disconnect` are the connection's),
+the `CoachEvents` observer (its `send`) and the pipeline, and `CoachServer` holds the connections,
+takeovers and engines. The seam: `CoachEvents` with the frame-to-event builders (~200 lines).
 """
 
 from __future__ import annotations

@@ -27,6 +27,10 @@ Writes `results.json`, `results.md`, `s2fa.png` (and each replayed turn's files)
 after every session; a rerun into the same `--out` replays only the (configuration, session)
 pairs not finished (`run.json` pins the settings they depend on).
 Module level imports no Pipecat, so the CLI can build its parser instantly.
+
+Why one module of ~900 lines: one CLI harness whose run, summaries and presentation share the run's
+options and the result it rewrites after every session. The seam: the pure per-turn arithmetic and
+per-configuration summaries (~190 lines, no Pipecat), which would move out as they are.
 """
 
 from __future__ import annotations

@@ -27,6 +27,11 @@ progress row shows the turns so far, S2FA p50 / p95, errors and the server's RSS
 and CPU. Writes `results.json` and `load.png` (S2FA per question over time above the server's
 RSS, threads and fds) under `--out`. Module level imports no Pipecat (the CLI builds its
 parser instantly).
+
+Why one module of ~750 lines: one run object, `LoadRun`, whose three phases, sampler and result
+share the server process, its port and token, the players and the sample lists; the rest is its
+client side (`Player`, `TurnSample`), its /proc reader and its outputs. The seam: the client side
+and the /proc sampling, each into a module of its own.
 """
 
 from __future__ import annotations

@@ -16,6 +16,11 @@ from its store records (W3's history included). Scoring is deterministic over th
 layout: rows are configurations), ``quality.png`` and ``verdicts.jsonl``.
 
 Pipecat is imported inside the run only: building the CLI parser stays instant.
+
+Why one module of ~1,100 lines: one CLI harness whose stages (prepare, run, score, write Table 3)
+share `QualityOptions` and the turn cache, scoring being redone over that cache on every run. The
+seam: scoring and writing (`score` to `_write`, ~340 lines), which read only the cache, the bench
+and the options.
 """
 
 from __future__ import annotations

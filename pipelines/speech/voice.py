@@ -14,6 +14,11 @@
   audio before it has synthesised all of the text it is given, so `PhraseChunker` sends the
   first phrase of the narration as soon as it is complete (a punctuation mark or a few
   words), instead of letting the TTS service wait for a whole sentence.
+
+Why one module of ~950 lines: one pipeline's processors talk through this module's own frames (the
+VAD's `SilenceOnsetFrame` / `SpeechResumedFrame` start and drop Whisper's early decode, the STT's
+`EmptySegmentFrame` releases `TurnGate`, `PhraseFrame` tells which part is spoken). The seam: the
+STT (Whisper) and TTS (Piper) halves, each into a module of its own.
 """
 
 from __future__ import annotations

@@ -3,10 +3,9 @@
 collection layout, and draws what the toy's coachbench.json says (synth, events, slots, episodes);
 a coachbench.json that names what the pack cannot do is refused, naming the entry.
 
-Entity linking is still pet's (`voicecoach.domain.entities` builds its forms from the classic files; on a
-schema pack it has no forms and fails). Until it does,
-these tests link with `_toy_linker`, a stand-in over the catalog's forms (`Catalog.forms`), so that
-the references' mention fields come out of the generator's own code."""
+The generator links entities with `_toy_linker` here, in place of `link_entities`: whole-word,
+case-blind matches of the catalog's forms (`Catalog.forms`), longest first, without the runtime
+linker's plurals and run-together spellings."""
 
 from __future__ import annotations
 
@@ -109,7 +108,7 @@ MAPS = [*FILES["maps.json"], {"id": "dust_yard", "name": "Dust Yard"}]
 
 
 def _toy_linker(pack: Pack, text: str) -> list[Mention]:
-    """Whole-word, case-blind catalog forms, longest first (WP3's linker will replace it)."""
+    """Whole-word, case-blind catalog forms, longest first (the generator's `link_entities` here)."""
     forms = sorted(pack.catalog.forms(), key=lambda f: -len(f[0]))
     out: list[Mention] = []
     taken: list[tuple[int, int]] = []

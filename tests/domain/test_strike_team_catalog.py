@@ -2,11 +2,11 @@
 functions as the toy pack of tests/toy_pack.py: schema.json and its kinds' files by `read_pack` /
 `load_pack_from`, the references by `Catalog.problems`, the example state by `check_state`.
 
-WP12 wrote the Φ table, paraphrases, narrations, W3 pools and templates (tests/domain/test_strike_team_data.py
-checks them). Two of them the loader cannot take yet: templates.json uses placeholders beyond the
-realizer's fixed set ({hero}, {map} ...; WP8 makes it pack-declared) and w3.json's comp candidates
-name comps where the loader looks for pet's lineups. So the test loads the pack's own files with
-minimal stand-ins for those two.
+`load` reads the pack's own files except w3.json and templates.json, which it replaces with
+minimal stand-ins (no W3 pool, only the generic sentences), and it leaves Φ's answer steps out (they
+name template keys the stand-ins lack): what these tests load is the catalog and the state.
+tests/domain/test_strike_team_data.py checks the Φ table, paraphrases, narrations, W3 pools and
+templates, and loads the pack with all its own files.
 `integrity` then checks what the loader does not, as a designer's rules of the game: each item
 and its hero name each other, comps keep the role quota, the counter table is consistent, map fit
 names maps, names are distinct (and not pet_arena's), and the example state is one the game could
@@ -31,7 +31,7 @@ from voicecoach.domain.pack import PACKS_DIR, Pack, PackError, check_state, load
 
 FOLDER = PACKS_DIR / "strike_team"
 STATE_FILE = "example_state.json"
-# The pack's files the loader cannot read yet (see above), replaced by these stand-ins until WP8.
+# What `load` puts in place of the pack's W3 pools and templates (see above).
 STAND_INS: dict[str, Any] = {
     "w3.json": {"version": "0.0.0", "branches": {}},
     "templates.json": {

@@ -1,5 +1,5 @@
-"""strike_team's Φ table, paraphrases, narrations, W3 pools and templates, checked as far as
-today's loader and models allow.
+"""strike_team's Φ table, paraphrases, narrations, W3 pools and templates, checked by the loader
+and by the data rules below.
 
 The loader reads phi.json, paraphrases.json and narrations.json as they are (tools named in the
 manifest, state paths through the schema-aware `_valid_path`, every pair registered). templates.json
@@ -42,7 +42,8 @@ from voicecoach.domain.pack import (
     recipe_placeholders,
 )
 
-# Placeholders the templates use beyond the realizer's fixed set; WP8 makes them recipe-declared.
+# The placeholders the templates use beyond the realizer's fixed set (PLACEHOLDERS), each one a
+# recipe fills for this pack's kinds (`recipe_placeholders`); any other is a typo.
 NEW_PLACEHOLDERS = frozenset(
     {
         "hero",
@@ -127,8 +128,9 @@ def _pair(entry: dict[str, Any]) -> str:
 
 
 class Linker:
-    """The catalog's surface forms found in text (ids, names, callsigns, map shorts), as the entity
-    linker will once it is schema-aware (WP3): case-insensitive, on word boundaries, longest first."""
+    """The catalog's surface forms in text (ids, names, callsigns, map shorts; case-insensitive, on
+    word boundaries, longest first), and the text left once they are cut out (`rest`), where the
+    data rules look for names that are neither the catalog's nor declared mishearings."""
 
     def __init__(self, catalog: Catalog) -> None:
         self.kind: dict[str, tuple[str, str]] = {}

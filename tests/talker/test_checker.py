@@ -29,7 +29,7 @@ def rules(pack: Pack, text: object, ctx: CheckContext) -> set[str]:
     return {f.rule for f in check_reply(pack, text, ctx)}
 
 
-# --- the three replies of issue 13 -------------------------------------------------------------------
+# --- replies that must fail: a loop, an echoed prompt, a tool result read out as JSON --------------
 
 LOOP = "Let me check. " + ", ".join(["No"] * 40) + "."
 ECHO = (
@@ -42,7 +42,7 @@ JSON_ECHO = (
 )
 
 
-def test_the_issue_replies_fail(pack: Pack, ctx: CheckContext) -> None:
+def test_a_loop_and_echoed_prompts_fail(pack: Pack, ctx: CheckContext) -> None:
     assert "loop" in rules(pack, LOOP, ctx)
     echo = check_reply(pack, ECHO, ctx)
     assert {"prompt_echo", "unknown_name"} <= {f.rule for f in echo}

@@ -188,8 +188,8 @@ def test_pack_words_walk_every_string_field_of_the_catalog(toy: Pack) -> None:
 
 
 def test_strike_team_is_read_with_its_own_cues(tmp_path: Path) -> None:
-    # The WP11 catalog (its Φ and templates are stand-ins until WP12), on its example state: the
-    # player owns Dumaka (Bull Rush unlocked) but not Hakon, and plays on Fathom Docks.
+    # strike_team's catalog and vocabulary cues (loaded as its catalog tests load it), on its example
+    # state: the player owns Dumaka (Bull Rush unlocked) but not Hakon, and plays on Fathom Docks.
     from tests.domain.test_strike_team_catalog import STATE_FILE, load, pack_files
 
     files = pack_files()

@@ -15,6 +15,11 @@ text the skeleton left to write is written, and the prior file was trained on th
 
 Statuses: ``ok``; ``missing`` (something a complete pack has is not there yet); ``error``
 (something there is wrong). Kernel module: no Pipecat.
+
+Why one module of ~700 lines: `pack check` and `pack new` are one command (`run` dispatches both),
+and the skeleton is written for the check to report on (its TODO texts, fewer paraphrases than
+MIN_PARAPHRASES). About 290 lines are `pack new`'s skeleton, mostly literal JSON: that is the seam,
+`skeleton`, `README` and `new_pack` into a module of their own.
 """
 
 from __future__ import annotations

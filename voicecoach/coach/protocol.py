@@ -19,6 +19,11 @@ tell the cases apart and a person can read the rest.
 This module is pure pydantic (no Pipecat import): the server, `voicecoach.app.client` and the
 tests share it, and `python -m voicecoach.coach.protocol_doc --write` renders its models as the message
 reference of docs/PROTOCOL.md.
+
+Why one module of ~600 lines: the wire protocol is one pydantic model tree (the RTVI envelopes carry
+the coach's requests and the `ServerEvent` union) that the server, the client and the tests import
+together and `protocol_doc` renders as one reference; the rest is the small parsing guard around
+it. It would split at the RTVI envelopes, apart from the coach's own requests and events.
 """
 
 from __future__ import annotations

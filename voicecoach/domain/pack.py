@@ -15,6 +15,11 @@ A pack is a folder of JSON files under ``voicecoach/packs/<pack_id>/``:
 `load_pack` validates every file and every cross-reference, and a bad entry raises
 `PackError` naming the file and the entry, so a broken patch never reaches a session.
 `read_pack` + `pack_problems` give every problem instead of the first (`voicecoach pack check`).
+
+Why one module of ~1,200 lines: a pack is one pydantic model tree (`Pack` and its files' models),
+read and validated together, and the cross-reference checks read the whole tree at once (an answer
+step against the templates, the tools, the schema and LiveState's paths). It would split along the
+checks: `pack_problems` and the `_check_*` it runs, with `check_state`, into a module of their own.
 """
 
 from __future__ import annotations

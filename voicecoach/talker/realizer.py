@@ -23,6 +23,11 @@ What makes it correct by construction:
 
 Deterministic: the same inputs give the same words; the variant of a template is picked by the
 turn index, so consecutive turns do not sound identical.
+
+Why one module of ~950 lines: it is one pass, `realize`, whose steps (the answer, the judgements,
+guidance, the scene line, `_compose`) each add lines to or read the one `RealizerTurn` it builds,
+in an order that matters. The seam: the late-snapshot projection (`CHANGE_CUES` to `_context_told`,
+~140 lines, functions of the pack, the state and the utterance) would move out first.
 """
 
 from __future__ import annotations

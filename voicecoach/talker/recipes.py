@@ -17,6 +17,11 @@ The safety contract, kept here for every pack:
 - each line carries its recipe's `picks` / `facts` (voicecoach.domain.recipe_spec): the realizer reads
   them to tell a recommendation and a catalog fact from the rest;
 - nothing is read out raw: values are display names, counts and the pack's own words.
+
+Why one module of ~1,300 lines: it is one table (`RUN`, which must match recipe_spec's `RECIPES`)
+of 28 small independent recipes, 12-70 lines each, sharing `_Ctx` and the team and matchup helpers.
+It would split by family: the picking recipes (`pick_*` with the team builders) apart from the fact
+and status ones, `_Ctx`, `RUN` and `answer` staying here.
 """
 
 from __future__ import annotations

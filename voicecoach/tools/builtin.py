@@ -19,6 +19,11 @@ and manifest.json lists it like any tool. The kinds (plan §1, "tools.py"):
 
 Each reads the state through `StateView` (either profile) and the catalog, is deterministic, and
 publishes its `result_schema`. Dispatch and argument validation are `voicecoach.tools.registry`'.
+
+Why one module of ~650 lines: it is the table of the eight builtin kinds (`_KINDS`, checked against
+pack.py's `BuiltinKind`) and their specs (`builtin_spec`), sharing the lookups and one team scorer
+(`_score`, behind score_group, suggest_group's search and the swaps). The seam: score_group and
+suggest_group with that scorer (~250 lines) into a module of their own.
 """
 
 from __future__ import annotations

@@ -29,6 +29,11 @@ every configuration.
 Determinism: every draw comes from a `random.Random` seeded by (seed, session id), nothing iterates a
 set unsorted, and files are written with pydantic's stable JSON, so a fixed seed reproduces the JSONL
 byte for byte.
+
+Why one module of ~1,200 lines: `_Builder` is one session's state and `random.Random`, drawn and
+changed by the state drawing, the turn composer and the three strata, and a loaded turn without an
+expectation gets it from the builder's own derivation (`expectation_of`). The seam: the records
+(`Reference` to `BenchManifest`) with `load_benchmark`, which the checker and the runner read.
 """
 
 from __future__ import annotations
