@@ -15,9 +15,10 @@ task, one of three ways (`CoachConfig.talker_mode`):
 With the template talker the answer comes first (`CoachConfig.answers_first`): W1's narration
 comes as a draft (NarrationDraftFrame) and is not said at once, because the realization exists
 ~150 ms after the transcript while a narration phrase is 0.7-1.8 s of audio the answer would
-wait behind. A turn waiting for tools opens with the pack's acknowledgement ("Sure."), and the
-narration is spoken only if the answer is still not ready `narration_hold_s` later; a turn
-without tools speaks its answer alone.
+wait behind. A turn still waiting for a tool `ack_after_s` after its inputs (a game server's
+HTTP / MCP tool; local tools answer in milliseconds) opens with the pack's acknowledgement
+("Sure."), and the narration is spoken only if the answer is still not ready `narration_hold_s`
+later; every other turn speaks its answer first and alone.
 
 A completed reply ends the turn with a TurnCompletedFrame; a barge-in cancels it, so
 nothing of an interrupted turn reaches answer.meta.
@@ -181,14 +182,16 @@ class TalkerActor(TurnTaskActor):
         # A turn that continues the previous utterance was acknowledged a moment ago: not again.
         waits_for_tools = turn.dispatch is not None and bool(turn.dispatch.calls)
         fresh = clock is None or not clock.continues
-        ack = (
-            acknowledgement_for(self._session.pack, turn.turn_index, phrase)
-            if waits_for_tools and fresh
-            else ""
-        )
+        # Local tools answer within milliseconds: only a turn still waiting `ack_after_s` later (a
+        # game server's HTTP / MCP tool) is acknowledged; otherwise the answer is the first word.
+        ready = lambda: not turn.missing(self._expects)  # noqa: E731
+        early = min(deadline, time.monotonic() + self._config.ack_after_s)
+        if not waits_for_tools or await self._wait(turn, ready, early):
+            return ""
+        ack = acknowledgement_for(self._session.pack, turn.turn_index, phrase) if fresh else ""
         await self._narrate(turn, ack)
         hold = min(deadline, time.monotonic() + self._config.narration_hold_s)
-        if await self._wait(turn, lambda: not turn.missing(self._expects), hold):
+        if await self._wait(turn, ready, hold):
             return ack
         logger.info(f"turn {turn.turn_index}: answer not ready after the hold: narration {phrase!r}")
         await self._narrate(turn, phrase)

@@ -439,20 +439,34 @@ def spoken_before_the_reply(down: Sequence[Frame]) -> list[str]:
     return [f.text for f in down[:first_reply] if isinstance(f, NarrationTextFrame)]
 
 
-async def test_an_answer_ready_in_time_follows_the_acknowledgement_and_the_narration_is_not_said(
-    pack: Pack, state: LiveState
-) -> None:
+async def test_an_answer_ready_at_once_is_the_first_thing_said(pack: Pack, state: LiveState) -> None:
+    # Local tools answer in milliseconds: no acknowledgement before an answer that is ready.
     session = open_session(pack, state)
     frames = [dispatched(session, tools=True), *drafted(talker_inputs(session, pack)), SETTLE]
     down, _ = await run_test(
         TalkerActor(session, LLMClient(config().llm), template_config()), frames_to_send=frames
     )
-    [ack] = spoken_before_the_reply(down)
-    assert ack in pack.templates.acknowledgements  # at once, not "Let me check."
+    assert spoken_before_the_reply(down) == []
     [done] = of(down, TurnCompletedFrame)
     assert (
-        done.record is not None and done.record.narration == ack and done.record.reply_source == "realization"
+        done.record is not None and done.record.narration == "" and done.record.reply_source == "realization"
     )
+
+
+async def test_a_slow_tool_gets_the_acknowledgement_and_an_answer_in_the_hold_no_narration(
+    pack: Pack, state: LiveState
+) -> None:
+    session = open_session(pack, state)
+    draft, c1, results, c2, c3 = drafted(talker_inputs(session, pack))
+    # the tools answer 0.3 s in: past `ack_after_s` (0.15 s), within the 0.3 s hold after it
+    frames = [dispatched(session, tools=True), c1, draft, c2, c3, SleepFrame(sleep=0.3), results, SETTLE]
+    down, _ = await run_test(
+        TalkerActor(session, LLMClient(config().llm), template_config()), frames_to_send=frames
+    )
+    [ack] = spoken_before_the_reply(down)
+    assert ack in pack.templates.acknowledgements  # not "Let me check."
+    [done] = of(down, TurnCompletedFrame)
+    assert done.record is not None and done.record.narration == ack
     assert len(of(down, NarrationEndFrame)) == 1
 
 
@@ -461,14 +475,14 @@ async def test_a_late_answer_gets_the_narration_after_the_acknowledgement(
 ) -> None:
     session = open_session(pack, state)
     draft, c1, results, c2, c3 = drafted(talker_inputs(session, pack))
-    # the tools answer 0.6 s after the narration: past the 0.3 s hold
+    # the tools answer 0.6 s after the narration: past `ack_after_s` and the 0.3 s hold after it
     frames = [
         dispatched(session, tools=True),
         c1,
         draft,
         c2,
         c3,
-        SleepFrame(sleep=0.6),
+        SleepFrame(sleep=0.8),
         results,
         SETTLE,
     ]

@@ -77,12 +77,15 @@ class CoachConfig(BaseModel):
     # LLM's continuation of the prefill. auto: the pack's phrase on the embedded model.
     narration: Literal["auto", "pack", "llm"] = "auto"
     # With the template talker the answer exists ~150 ms after the transcript, and a narration
-    # phrase is 0.7-1.8 s of audio it would wait behind. "on": a turn waiting for tools opens with
-    # the pack's acknowledgement, and W1's narration follows only if the answer is not ready
-    # `narration_hold_s` later; a turn without tools speaks its answer alone. "off": the narration
-    # first, as with an LLM talker (always, there: its reply takes seconds).
+    # phrase is 0.7-1.8 s of audio it would wait behind. "on": a turn still waiting for tools
+    # `ack_after_s` in opens with the pack's acknowledgement, and W1's narration follows only if the
+    # answer is not ready `narration_hold_s` later; any other turn speaks its answer first.
+    # "off": the narration first, as with an LLM talker (always, there: its reply takes seconds).
     answer_first: Literal["on", "off"] = "on"
     narration_hold_s: float = 0.3
+    # ... and the acknowledgement only if the tools have not answered this soon (local tools take
+    # milliseconds; an acknowledgement before a ready answer only delays it by its own length).
+    ack_after_s: float = 0.15
 
     @property
     def embedded(self) -> bool:
