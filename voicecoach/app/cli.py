@@ -330,8 +330,8 @@ def build_parser() -> argparse.ArgumentParser:
     quality = benches.add_parser("quality", help="CoachBench: TGA / SGA / drift incidence (paper Table 3)")
     quality_runner.add_arguments(quality)
     quality.set_defaults(fn=quality_runner.cmd_quality)
-    # The deterministic parts' own benchmarks (kernels: they print their tables; options after the name).
-    for name, entry, help_ in KERNEL_BENCHES:
+    # These print their own tables and parse their own options (after the name).
+    for name, entry, help_ in ARGV_BENCHES:
         kernel = benches.add_parser(name, help=help_, add_help=False)
         kernel.add_argument("rest", nargs=argparse.REMAINDER)
         kernel.set_defaults(fn=_kernel_bench(entry, name))
@@ -346,7 +346,7 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-KERNEL_BENCHES = (
+ARGV_BENCHES = (
     (
         "prior",
         "voicecoach.bench.prior:bench_main",
@@ -366,6 +366,11 @@ KERNEL_BENCHES = (
         "guard",
         "voicecoach.bench.checker:main",
         "the runtime guard's cost per sentence (check_sentence p50/p90 ms)",
+    ),
+    (
+        "dialogue",
+        "voicecoach.pipelines.bench.dialogue:main",
+        "CoachBench's dialogue suite: references, corrections, descriptions ... right % per kind",
     ),
 )
 
@@ -405,7 +410,7 @@ def one_blas_thread() -> None:
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     one_blas_thread()
-    kernel = {name: entry for name, entry, _ in KERNEL_BENCHES}
+    kernel = {name: entry for name, entry, _ in ARGV_BENCHES}
     if len(argv) >= 2 and argv[0] == "bench" and argv[1] in kernel:
         # The kernel's own parser takes its options (argparse's REMAINDER would refuse "--quiet").
         return int(_kernel_bench(kernel[argv[1]], argv[1])(argparse.Namespace(rest=argv[2:])))

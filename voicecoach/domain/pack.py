@@ -102,6 +102,9 @@ class PhiEntry(_Model):
     # pack's own words for it (templates.json `answers`), or, for a pair with tools, nothing but
     # what is missing or the generic sentence (`pack check` lists such a pair).
     answer: list[AnswerStep] | None = None
+    # The pair asked at a type's level ("what beats water?"): the steps tried instead when the turn
+    # names a type (pet: an element) and none of the units the pair's tools need.
+    by_type: list[AnswerStep] | None = None
 
 
 class W3Candidate(_Model):
@@ -857,8 +860,10 @@ def _check_answers(pack: Pack, folder: Path) -> Iterator[PackError]:
     for e in pack.phi:
         label = f"{e.intent}/{e.sub_intent}"
         tools = {use.tool for use in e.tools}
-        for i, step in enumerate(e.answer or []):
-            where = f"{folder / 'phi.json'}: entry {label!r}: answer[{i}] ({step.recipe})"
+        steps = [("answer", i, s) for i, s in enumerate(e.answer or [])]
+        steps += [("by_type", i, s) for i, s in enumerate(e.by_type or [])]
+        for field_name, i, step in steps:
+            where = f"{folder / 'phi.json'}: entry {label!r}: {field_name}[{i}] ({step.recipe})"
 
             def bad(msg: str, where: str = where) -> PackError:
                 return PackError(f"{where}: {msg}")

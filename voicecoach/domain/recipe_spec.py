@@ -48,9 +48,10 @@ ROLE_TOKENS = ("@unit", "@units", "@option", "@options", "@group", "@context", "
 
 # Selectors of what the turn itself knows, beside the state and the tool results: the opponent
 # units the player named (W2's counter slots: "who beats Voltail?"), the groups the utterance names,
-# on a "why?" the units the previous reply put forward, and what it put forward on any turn.
+# on a "why?" the units the previous reply put forward, what it put forward on any turn, and the
+# types (pet: elements) the utterance names.
 TURN_PREFIX = "turn:"
-TURN_SELECTORS = ("turn:opponents", "turn:groups", "turn:why", "turn:avoid")
+TURN_SELECTORS = ("turn:opponents", "turn:groups", "turn:why", "turn:avoid", "turn:types")
 
 
 @dataclass(frozen=True)
@@ -200,6 +201,11 @@ RECIPES: dict[str, RecipeSpec] = {
               doc="the strongest usable unit (`ranked` first, then the roster by power), not one of "
                   "`skip`; of the value of `attribute` the player names (role_key; role_none_key: none "
                   "owned, {role} the value named); other_key: another than the last reply's"),
+        _spec("type_counters", {"types": "select", "matchup": "literal", "tier_bonus": "literal"},
+              ("types", "matchup"), ("@types", "@units"), picks=True,
+              doc="a question at a type's level (\"what beats water?\"): the values of an attribute "
+                  "matchup's type that beat the first type selected, and the player's strongest usable "
+                  "units of them (none_key: they own none)"),
         _spec("coverage", {"units": "select", "matchup": "literal", "full_key": "key", "many_key": "key"},
               ("units", "matchup"), ("@types", "missed", "size", "count"),
               doc="the values of an attribute matchup's type the units beat and the ones none of them "

@@ -10,7 +10,8 @@ asked for (`voicecoach.grounding.prompt.slot_prompt`), from rules a newcomer can
   "leave X out" ...), *opponent* ("against", "their", "vs", "they have" ...) or *want* ("my",
   "with", "use" ...); a mention with no cue that directly follows another in a list ("A, B and C")
   takes the previous one's role; otherwise a creature is wanted, unless the state's context places
-  it on the opponent's side only;
+  it on the opponent's side only; a unit only the player fields is never the opponent's, whatever
+  the cue ("can their Voltail handle my Sparkwing" said of the player's fielded Sparkwing);
 - a skill becomes an attribute pref (on the creature named with it that learns it), "swap out X's
   skill" an avoid on X's skill (not an exclude of X), "only <element>" a global constraint, "no
   <element>" an element avoid, a role word with a want / exclude cue a role pref, a play-style word
@@ -290,6 +291,7 @@ def extract_slots(
     match = state.ic.match if state is not None else None
     view = StateView(pack, state) if state is not None else None
     opponent_side = set(match.opponent_lineup) - set(match.player_lineup) if match else set()
+    player_side = set(match.player_lineup) - set(match.opponent_lineup) if match else set()
 
     wanted: list[str] = []
     excluded: list[str] = []
@@ -327,6 +329,8 @@ def extract_slots(
         if role is None:
             owned = view is not None and view.owns(m.id)
             role = "opponent" if m.id in opponent_side and not owned else "want"
+        elif role == "opponent" and m.id in player_side:
+            role = "want"  # the state says whose it is: the player's own fielded unit is never the foe
         {"want": wanted, "exclude": excluded, "opponent": opponent}[role].append(unit)
 
     for m, role in zip(mentions, roles, strict=True):

@@ -53,6 +53,7 @@ class RealizerTurn:
     turn_index: int
     min_size: int | None = None  # the team size the player asked for, if any
     lineups: list[str] = field(default_factory=list)  # pack lineup ids in the utterance, in order
+    types: list[str] = field(default_factory=list)  # type ids (pet: elements) in the utterance, in order
     only: tuple[str, str] | None = None  # (attribute, value): "only fire creatures", nothing else offered
     wanted: list[str] = field(default_factory=list)  # creature ids the player wants in (W2's slots)
     unsure: set[str] = field(default_factory=set)  # late snapshot: named creatures it may be wrong about

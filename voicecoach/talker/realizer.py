@@ -237,6 +237,8 @@ def _account(t: RealizerTurn, view: StateView, kind: str, constraint: str, entit
     name = catalog.display_name
     units = catalog.entities.get(unit, {})
     if kind == "has" and entity in units:
+        if entity in view.opponent_side() and entity not in view.player_side():
+            return  # theirs: whether the player owns one too is not what they asked
         t.add("constraint_account", "has_missing", "account", [entity], **{unit: name(entity)})
     elif option is not None and kind == option:
         oid, _, owner = constraint.split(":", 1)[1].partition("@")
@@ -338,6 +340,8 @@ def _praise(t: RealizerTurn, view: StateView, kind: str, constraint: str, entity
     catalog, unit, option = pack.catalog, view.unit_kind, view.option_kind
     name = catalog.display_name
     if kind == "has" and entity is not None and view.owns(entity):
+        if any(line.keep == "answer" for line in t.lines):
+            return  # an answer about the unit already says it is theirs: no verbalised check
         # One sentence for every owned unit asked about: "You do have A and B."
         earlier = next((i for i, line in enumerate(t.lines) if line.key == "has"), None)
         if earlier is None:
@@ -687,6 +691,7 @@ def realize(
         mentioned=mentioned,
         skills=list(dict.fromkeys(m.id for m in mentions if m.kind == option_kind)),
         lineups=list(dict.fromkeys(m.id for m in mentions if m.kind == group_kind)),
+        types=list(dict.fromkeys(m.id for m in mentions if schema.kinds[m.kind].role == "type")),
         intent=intent,
         sub_intent=sub_intent,
         turn_index=turn_index,
@@ -738,6 +743,8 @@ def realize(
     if entry is not None and entry.answer is not None:
         if not _lacks(t, entry):
             recipe_answer(t, entry.answer)  # the pack's recipes (voicecoach.talker.recipes)
+        elif entry.by_type and t.types and not t.mentioned:
+            recipe_answer(t, entry.by_type)  # "what beats water?": the question at the type's level
     else:
         _worded_answer(t)  # a pair without tools: the pack's own wording (templates.json answers)
     answered = any(line.keep == "answer" for line in t.lines)

@@ -75,7 +75,10 @@ class _Ctx:
             return get_field(self.t.state, selector[1:])
         if selector.startswith(TURN_PREFIX):
             t = self.t
-            said = {"opponents": t.opponents, "groups": t.lineups, "why": t.why, "avoid": sorted(t.avoid)}
+            said = {
+                "opponents": t.opponents, "groups": t.lineups, "why": t.why, "avoid": sorted(t.avoid),
+                "types": t.types,
+            }  # fmt: skip
             return list(said.get(selector[len(TURN_PREFIX) :], []))
         tool, _, path = selector.partition(".")
         result = self.t.results.get(tool)
@@ -672,6 +675,28 @@ def _hits(c: _Ctx, m: Matchup, uid: str) -> list[Line]:
                   **{str(m.attribute): c.name(str(mine))})  # fmt: skip
 
 
+def type_counters(c: _Ctx) -> list[Line]:
+    """ "What beats water?": the types that beat it by the matchup, and the player's two strongest
+    usable units of those types ("Electric and grass hit water for double damage: of yours,
+    Sparkwing or Oakhorn"); none_key when they own none of them."""
+    m, named = _matchup(c), c.ids("types")
+    if m is None or not named:
+        return []
+    foe = named[0]
+    beaters = [d for d in _types(c, m) if _type_mult(c, m, d, foe) > m.default]
+    if not beaters:
+        return []
+    units = [
+        u.id for u in c.view.owned()
+        if _value(c, m.between[0], u.id, m.attribute) in beaters and c.usable(u.id)
+    ]  # fmt: skip
+    units = sorted(dict.fromkeys(units), key=c.power, reverse=True)[:2]
+    values = {"@types": c.names(beaters), str(m.attribute): c.name(foe)}
+    if not units:
+        return c.naming(c.step.none_key, [], **values)
+    return c.line(c.step.key, units, **values, **{"@units": c.names(units)})
+
+
 def _spoken(c: _Ctx, value: Any) -> Any:
     if isinstance(value, list):
         return spoken_list([c.name(v) if isinstance(v, str) else str(v) for v in value]) or None
@@ -826,6 +851,8 @@ def threat(c: _Ctx) -> list[Line]:
             "status": said["status"],
             "reason": said["reason"],
         }
+        if m.attribute:  # the foe's value is the {foe_<attribute>} here: "its fire hits your grass"
+            values |= {m.attribute: said[f"foe_{m.attribute}"], f"foe_{m.attribute}": said[m.attribute]}
         return c.line(c.step.key, [foe], **values, count=len(victims), **_where(c))
     fit, where = _fit(c), c.ids("context")
     if fit is not None and where:
@@ -1276,7 +1303,7 @@ RUN: dict[str, Recipe] = {
     "option_next": option_next, "next_unit": next_unit, "option_equip": option_equip,
     "group_for_unit": group_for_unit, "progression": progression, "pick_strongest": pick_strongest,
     "coverage": coverage, "groups_compare": groups_compare, "why": why, "saved_group": saved_group,
-    "option_hits": option_hits,
+    "option_hits": option_hits, "type_counters": type_counters,
 }  # fmt: skip
 assert set(RUN) == set(RECIPES)  # recipe_spec declares what pack.py checks: both agree
 
