@@ -58,6 +58,19 @@ class ToolDispatchFrame(TurnFrame):
 
 
 @dataclass
+class SecondQuestionFrame(TurnFrame):
+    """The turn's second question (two in one breath): its labels and snapshot from W1, its
+    read-only tool calls, and their outcomes once the tool actor ran them (None until then)."""
+
+    utterance: str = ""
+    intent: str = ""
+    sub_intent: str = ""
+    snapshot: LiveState = field(default_factory=LiveState)
+    calls: list[ToolCall] = field(default_factory=list)
+    outcomes: list[ToolOutcome] | None = None
+
+
+@dataclass
 class ToolResultFrame(TurnFrame):
     """All results of the turn's dispatch (successes and failures alike)."""
 
@@ -211,11 +224,14 @@ class TurnFrames:
     narration: str = ""
     reply: str = ""
     draft: str | None = None  # W1's narration held for the Talker (NarrationDraftFrame)
+    second: SecondQuestionFrame | None = None  # the second question, its tools run
 
     def add(self, frame: Frame) -> Milestone | None:
         """Take in one frame of the turn; its milestone if it is the first frame to reach it."""
         if isinstance(frame, NarrationDraftFrame):
             self.draft = frame.text
+        elif isinstance(frame, SecondQuestionFrame) and frame.outcomes is not None:
+            self.second = frame
         elif isinstance(frame, NarrationTextFrame):
             self.narration += frame.text
         elif isinstance(frame, ReplyTextFrame):

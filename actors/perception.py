@@ -27,16 +27,18 @@ from voicecoach.actors.frames import (
     NarrationDraftFrame,
     NarrationEndFrame,
     NarrationTextFrame,
+    SecondQuestionFrame,
     ToolDispatchFrame,
 )
 from voicecoach.actors.turn_task import TurnTaskActor
 from voicecoach.coach.session import CoachConfig, Session, Turn
+from voicecoach.core.state import LiveState
 from voicecoach.llm.client import LLMClient, LLMError
-from voicecoach.perception.kernel import W1Step, W1Turn
+from voicecoach.perception.kernel import W1Counters, W1Step, W1Turn
 from voicecoach.perception.narration import narration_for, narration_problem
 from voicecoach.perception.phi import tool_validator
-from voicecoach.perception.prior import IntentPrior
-from voicecoach.perception.prompt import OTHER, W1Grammars, w1_call, w1_prefix
+from voicecoach.perception.prior import IntentPrior, PriorError
+from voicecoach.perception.prompt import OTHER, W1Grammars, w1_call, w1_prefill, w1_prefix
 from voicecoach.perception.tags import FormatError, NarrationClosed, NarrationDelta, SubIntentClosed
 
 
@@ -65,6 +67,43 @@ class PerceptionActor(TurnTaskActor):
             await self.start_turn(turn.index, self._run_turn(turn))
 
     async def _run_turn(self, turn: Turn) -> None:
+        await self._first_question(turn)
+        if turn.second is not None and turn.second_snapshot is not None:
+            await self._second_question(turn, turn.second, turn.second_snapshot)
+
+    async def _second_question(self, turn: Turn, text: str, snapshot: LiveState) -> None:
+        """Label the second question, let Φ choose its tools on its own snapshot, and send both
+        on: the tool actor runs them and the Talker answers it after the first."""
+        # Labelled by the prior whichever labels the first: one W1 stream answers one question,
+        # and the prior's labels cost no LLM call.
+        try:
+            prior = self._prior or IntentPrior.shared(self._session.pack, 0.0)
+        except PriorError as err:  # a pack without a trained prior: the first question only
+            logger.warning(f"turn {turn.index}: second question {text!r} not answered: {err}")
+            prior = None
+        if prior is None:
+            intent, sub_intent = "", ""  # unlabelled: the Talker answers the first question alone
+        else:
+            intent, sub_intent = prior.prefill(text) or (OTHER, OTHER)
+        w1 = W1Turn(self._session.phi, lambda: snapshot, turn.index, W1Counters(),
+                    max_age=self._config.max_age, validate=self._validate)  # fmt: skip
+        steps = [w1.feed(f"{w1_prefill(intent, sub_intent)}.</NARRATION><PLAN>none</PLAN>"), w1.finish()]
+        dispatch = next((s.dispatch for s in steps if s.dispatch is not None), None)
+        calls = dispatch.calls if dispatch is not None else []
+        logger.info(f"turn {turn.index}: second question {text!r} as {intent}/{sub_intent}")
+        await self.push_frame(
+            SecondQuestionFrame(
+                turn_index=turn.index,
+                t_ms=turn.ms(),
+                utterance=text,
+                intent=intent,
+                sub_intent=sub_intent,
+                snapshot=snapshot,
+                calls=calls,
+            )  # fmt: skip
+        )
+
+    async def _first_question(self, turn: Turn) -> None:
         # A callable: Φ reads the decision fields when SUB_INTENT closes, so a state push that
         # lands mid-stream counts (paper A.5: the lookup needs the *current* snapshot).
         w1 = W1Turn(self._session.phi, lambda: turn.snapshot, turn.index, self._session.counters,

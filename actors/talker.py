@@ -39,6 +39,7 @@ from voicecoach.actors.frames import (
     NarrationTextFrame,
     ReplyFailedFrame,
     ReplyTextFrame,
+    SecondQuestionFrame,
     TurnCompletedFrame,
     TurnFrame,
     TurnFrames,
@@ -53,7 +54,7 @@ from voicecoach.talker.conditioning import render_reply_prompt
 from voicecoach.talker.guard import SentenceGuard
 from voicecoach.talker.realizer import realize
 from voicecoach.talker.rules import MAX_SENTENCES, MAX_WORDS, CheckContext
-from voicecoach.talker.speakable import split_sentences, words
+from voicecoach.talker.speakable import split_sentences, unsaid, words
 
 # What the Talker waits for, and how the prompt names one that is missing at the deadline.
 INPUTS = {
@@ -120,9 +121,11 @@ class _TurnInputs(TurnFrames):
     """Everything of one turn the reply is conditioned on, as it arrives."""
 
     changed: asyncio.Event = field(default_factory=asyncio.Event)
+    second_expected: bool = False  # the player asked two things: the second is answered too
 
     def missing(self, expects: frozenset[Milestone]) -> list[str]:
-        return [name for m, name in INPUTS.items() if m in expects and m not in self.frames]
+        missing = [name for m, name in INPUTS.items() if m in expects and m not in self.frames]
+        return missing + (["second question"] if self.second_expected and self.second is None else [])
 
 
 class TalkerActor(TurnTaskActor):
@@ -149,7 +152,8 @@ class TalkerActor(TurnTaskActor):
         if not isinstance(frame, TurnFrame | NarrationTextFrame) or index is None:
             return
         if self._turn is None or index > self._turn.turn_index:
-            self._turn = _TurnInputs(turn_index=index)
+            clock = self._session.turn(index)
+            self._turn = _TurnInputs(turn_index=index, second_expected=bool(clock and clock.second))
             await self.start_turn(index, self._reply(self._turn))
         if index == self._turn.turn_index:
             self._turn.add(frame)
@@ -232,14 +236,34 @@ class TalkerActor(TurnTaskActor):
         intent, sub_intent = (turn.c1.intent, turn.c1.sub_intent) if turn.c1 else ("", "")
 
         def realization() -> str:
-            # The turn's length budget (the checker's) is shared with the narration already said.
+            # The turn's length budget (the checker's) is shared with the narration already said,
+            # and with the second question's answer when there is one.
             said = len(split_sentences(narration)) if narration.strip() else 0
-            pack = self._session.pack
-            return realize(
-                pack, snapshot, c2, c3, outcomes, utterance, turn.turn_index, intent, sub_intent,
-                max_words=MAX_WORDS - len(words(narration)), max_sentences=MAX_SENTENCES - said,
+            pack, second = self._session.pack, turn.second
+            budget = MAX_SENTENCES - said - (second is not None)
+            # Two questions get two answers and nothing between them: W2's judgements of the first
+            # ("Galehawk can use Gale Dive now") would say the second's answer early, W3's advice
+            # would split them.
+            lean = second is not None
+            first = realize(
+                pack, snapshot, None if lean else c2, None if lean else c3, outcomes, utterance,
+                turn.turn_index, intent, sub_intent,
+                max_words=MAX_WORDS - len(words(narration)), max_sentences=budget,
                 previous_reply=self._session.last_reply, recent_replies=self._session.recent_replies,
             )  # fmt: skip
+            if second is None or not second.intent:
+                return first
+            return f"{first} {answer_second(second, first)}".strip()
+
+        def answer_second(second: SecondQuestionFrame, first: str) -> str:
+            """The second question's answer: its own pair, tools and snapshot; no W2 / W3 lines
+            (the first answer carried the turn's judgements and advice)."""
+            answer = realize(
+                self._session.pack, second.snapshot, None, None, second.outcomes or [], second.utterance,
+                turn.turn_index, second.intent, second.sub_intent, max_sentences=1,
+                previous_reply=first, recent_replies=self._session.recent_replies,
+            )  # fmt: skip
+            return unsaid(answer, first)
 
         mode, guard = self._config.talker_mode, None
         first_token: float | None  # None: the LLM said nothing (or passed the deadline first)
@@ -265,6 +289,11 @@ class TalkerActor(TurnTaskActor):
             if guard is not None and not guard.passed:  # nothing of the LLM's reply may be spoken
                 reply, first_token, source = realization(), time.monotonic(), "realization"
                 await self.push_frame(ReplyTextFrame(text=reply, turn_index=turn.turn_index))
+        if source != "realization" and turn.second is not None and turn.second.intent:
+            # The LLM answered the first question; the second's answer is grounded, as it comes.
+            extra = answer_second(turn.second, reply)
+            await self.push_frame(ReplyTextFrame(text=f" {extra}", turn_index=turn.turn_index))
+            reply = f"{reply} {extra}"
         await self.push_frame(LLMFullResponseEndFrame())
 
         latency: dict[str, float | None] = {m: turn.t_ms(m) for m in _RECORDED}
@@ -272,8 +301,9 @@ class TalkerActor(TurnTaskActor):
             latency[Milestone.REPLY_FIRST_TOKEN] = clock.ms(first_token) if clock else 0.0
         latency[Milestone.TURN_COMPLETED] = clock.ms() if clock else None
         meta = turn.c3.meta if turn.c3 else None
+        asked = clock.said if clock else utterance  # both questions, when there were two
         record = turn_record(
-            self._session.session_id, turn.turn_index, utterance, reply, outcomes, latency,
+            self._session.session_id, turn.turn_index, asked, reply, outcomes, latency,
             intent=turn.c1.intent if turn.c1 else "", sub_intent=turn.c1.sub_intent if turn.c1 else None,
             narration=narration, c2=c2, conditioning=cond, c3=c3, meta=meta,
             labelled_by=turn.c1.labelled_by if turn.c1 else "", reply_source=source,

@@ -18,13 +18,14 @@ from __future__ import annotations
 
 import asyncio
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from loguru import logger
 from pipecat.frames.frames import Frame, InterruptionFrame, StartFrame
 from pipecat.processors.frame_processor import FrameDirection
 
 from voicecoach.actors.frames import (
+    SecondQuestionFrame,
     SideEffectResultFrame,
     ToolDispatchFrame,
     ToolResultFrame,
@@ -92,6 +93,10 @@ class ToolActor(TurnTaskActor):
             self._drop_gated("cancelled by a barge-in")
         elif isinstance(frame, TurnCommittedFrame):
             self._release(frame)
+        elif isinstance(frame, SecondQuestionFrame) and frame.outcomes is None:
+            # Sent on once answered (read-only calls only: a second question never changes the game).
+            await self.start_turn(frame.turn_index, self._run_second(frame), replace=False)
+            return
         elif isinstance(frame, ToolDispatchFrame):
             read_only = [c for c in frame.calls if not self._runner.side_effect(c.tool)]
             gated = [c for c in frame.calls if self._runner.side_effect(c.tool)]
@@ -113,6 +118,13 @@ class ToolActor(TurnTaskActor):
         ]  # fmt: skip
         t_ms = turn.ms() if turn is not None else 0.0
         await self.push_frame(ToolResultFrame(turn_index=dispatch.turn_index, t_ms=t_ms, outcomes=outcomes))
+
+    async def _run_second(self, frame: SecondQuestionFrame) -> None:
+        calls = [c for c in frame.calls if not self._runner.side_effect(c.tool)]
+        outcomes = list(await asyncio.gather(*(run_call(self._runner, frame.snapshot, c) for c in calls)))
+        turn = self._session.turn(frame.turn_index)
+        answered = replace(frame, outcomes=outcomes, t_ms=turn.ms() if turn is not None else frame.t_ms)
+        await self.push_frame(answered)
 
     def _drop_gated(self, why: str) -> None:
         for gated in self._gated.values():

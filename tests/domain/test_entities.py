@@ -99,7 +99,12 @@ def test_stt_split_compound_names(pack: Pack) -> None:
         ("what about Emberfox", "what beats that pet", "what beats Emberfox"),
         ("is Tidefang any good?", "how do I close it out", "how do I close it out"),  # an idiom: no referent
         ("what does Riptide do?", "who do I field with it", "who do I field with it"),  # no creature before
-        ("what does Riptide do?", "can Emberfox use it", "can Emberfox use it"),  # names one itself
+        (
+            "what does Riptide do?",
+            "can Emberfox use it",
+            "can Emberfox use Riptide",
+        ),  # a creature named: "it" is the skill
+        ("what does Riptide do?", "can Emberfox use Tidal Wave", "can Emberfox use Tidal Wave"),  # no pronoun
         (None, "how do I unlock it", "how do I unlock it"),  # nothing heard before
     ],
 )
@@ -144,6 +149,11 @@ def test_focus_fields_of_a_collection_pack_are_kind_keyed_and_legacy(toy: Pack, 
         ("is Vanta good with Longshot", "how do I equip it", "how do I equip Longshot"),  # the item's verb
         ("is Vanta good with Longshot", "should I bring that hero", "should I bring Vanta"),  # its noun
         ("is Vanta good with Longshot", "what does it do", "what does Longshot do"),  # the option first
+        (
+            "is Vanta good with Longshot",
+            "what does Longshot do with it",
+            "what does Longshot do with Vanta",
+        ),  # "with" asks for a hero: the option named is not the referent
         ("is Vanta good with Longshot", "is that comp good", "is that comp good"),  # no comp before
         ("what about Dive", "is that comp good", "is Dive good"),  # the comp's noun
         ("what about Dive", "should I field it", "should I field it"),  # a unit's verb, no hero before

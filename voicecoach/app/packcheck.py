@@ -443,7 +443,6 @@ def skeleton(pack_id: str) -> dict[str, Any]:
             "option": ["{unit} can use {ability} now."],
             "excludes": ["Leaving {unit} out, as you asked."],
             "excludes_still": ["Still leaving {unit} out, like you said."],
-            "aggregate": ["Everything you asked for is unlocked."],
         }},
         "apology": {"generic": "Sorry, I can't do all of that with what you have right now.", "templates": {
             "roster_empty": ["Sorry, you don't have any units yet, so there's no team to build."],

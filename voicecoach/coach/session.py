@@ -134,6 +134,15 @@ class Turn:
     snapshot: LiveState  # refreshed when the game pushes state mid-turn
     links: dict[str, Any] = field(default_factory=dict)  # the utterance's entity links (s_ic)
     continues: bool = False  # the rest of the previous turn's utterance (cut at a pause)
+    # A second question in the same breath ("..., and is Galehawk ready for it?"): answered after
+    # the first in the same reply, on its own snapshot (its own entity links).
+    second: str | None = None
+    second_snapshot: LiveState | None = None
+
+    @property
+    def said(self) -> str:
+        """The whole of what the turn asks, as the record keeps it."""
+        return f"{self.utterance.rstrip(' ?.!,')}, and {self.second}" if self.second else self.utterance
 
     def ms(self, now: float | None = None) -> float:
         return round(((now if now is not None else time.monotonic()) - self.started) * 1000.0, 1)
@@ -274,8 +283,11 @@ class Session:
         snapshot = self._snapshot(index, links)
         turn = Turn(
             index=index, utterance=utterance, started=time.monotonic(), snapshot=snapshot, links=links,
-            continues=continues,
+            continues=continues, second=reading.second,
         )  # fmt: skip
+        if reading.second is not None:
+            second_links = focus_fields(link_entities(self.pack, reading.second), self.pack)
+            turn.second_snapshot = self._snapshot(index, second_links)
         self.turns = {index: turn}  # only the current turn's clock is needed
         return turn
 

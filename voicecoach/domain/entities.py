@@ -117,7 +117,7 @@ def focus_fields(mentions: list[Mention], pack: Pack) -> dict[str, Any]:
 # slot_rules'); idioms such as "close it out" or "turn it around" have none of them before "it".
 # Which kind it refers to is said by the words: the English ones below by role, and each kind's own
 # `nouns` / `verbs` from the schema (pet's: "skill", "cast", "pet", "evolve" ...).
-_ANY_KIND_VERBS = ("use", "using", "get", "getting", "about", "does", "is", "worth")
+_ANY_KIND_VERBS = ("use", "using", "get", "getting", "about", "does", "is", "worth", "ready for", "good for")
 _ROLE_VERBS: dict[Role, tuple[str, ...]] = {
     "unit": ("level", "levelling", "leveling", "train", "training", "field", "bring", "swap", "buy",
              "run", "with", "against", "counter", "counters", "beat", "beats"),
@@ -169,12 +169,11 @@ def resolve_reference(pack: Pack, text: str, previous: str | None) -> str:
     """`text` with a pronoun that refers back ("how do I unlock it?") replaced by the name of the
     entity `previous` (the last heard turn's utterance) was about, so that every rule after it (the
     intent prior, the slot rules, Φ's focus fields) reads the name. Unchanged when `text` names an
-    entity of a referring kind itself, has no such pronoun, or `previous` named none of the kind it
-    needs: the word before the pronoun says which kind ("unlock it": a skill; "evolve it": a
+    entity of the kind the pronoun stands for itself, has no such pronoun, or `previous` named none
+    of the kind it needs: the word before the pronoun says which kind ("unlock it": a skill; "evolve it": a
     creature; "what does it do": the last turn's skill if it named one, else its creature)."""
     referring = _referring(pack.catalog.schema)
-    kinds = {k for k, _ in referring.kinds}
-    if not previous or any(m.kind in kinds for m in link_entities(pack, text)):
+    if not previous:
         return text
     match = referring.pattern.search(text)
     if match is None:
@@ -182,7 +181,10 @@ def resolve_reference(pack: Pack, text: str, previous: str | None) -> str:
     earlier = link_entities(pack, previous)
     words = {match["verb"].lower(), (match.groupdict().get("noun") or "").lower()}
     wanted = next(([k] for k, said in referring.kinds if words & said), referring.fallback)
-    named = next((m for kind in wanted for m in earlier if m.kind == kind), None)
+    # "Can Emberfox use it?" and "is Sparkwing any good against it?" name one entity, and "it" is
+    # another: the last turn's, never one this sentence names.
+    here = {m.id for m in link_entities(pack, text)}
+    named = next((m for kind in wanted for m in earlier if m.kind == kind and m.id not in here), None)
     if named is None:
         return text
     entity = pack.catalog.get(named.kind, named.id)

@@ -151,10 +151,11 @@ RECIPES: dict[str, RecipeSpec] = {
               ("context", "matchup"), ("@units", "@unit", "@context", "status"), picks=True,
               doc="the usable units a context favours by a matchup, best first (none_key: none)"),
         _spec("pick_swap", {"swaps": "select", "foes": "select", "matchup": "literal", "context": "select",
-                            "fit": "literal", "context_key": "key", "plain_key": "key"},
+                            "fit": "literal", "context_key": "key", "plain_key": "key", "kept_key": "key"},
               ("swaps",), ("out", "@unit", "foe", "status", "reason", "@context", "score"), picks=True,
               doc="the best single swap of the team, with why: a counter (key), the context's fit "
-                  "(context_key), the rating (plain_key); none_key: keep the team"),
+                  "(context_key), the rating (plain_key); none_key: keep the team; kept_key: the unit "
+                  "the player named to swap has no better replacement ({out})"),
         _spec("threat", {"side": "select", "against": "select", "matchup": "literal", "context": "select",
                          "fit": "literal", "context_key": "key"},
               ("side", "against", "matchup"), ("foe", "@unit", "status", "reason", "@context", "count"),

@@ -49,10 +49,17 @@ class Exchange:
 
 @dataclass(frozen=True)
 class Reading:
-    """The utterance as the rules read it, and what was resolved to get there (for the log)."""
+    """The utterance as the rules read it, and what was resolved to get there (for the log).
+    Two questions in one breath are two readings: `text` the first, `second` the other."""
 
     text: str
     resolved: tuple[str, ...] = field(default_factory=tuple)
+    second: str | None = None
+
+    @property
+    def whole(self) -> str:
+        """Both questions as one line (what the turn record keeps)."""
+        return f"{self.text.rstrip(' ?.!,')}, and {self.second}" if self.second else self.text
 
 
 # --- English cue words (the domain words come from the pack) ---------------------------------------
@@ -83,7 +90,7 @@ _FOLLOW_UP = re.compile(
 # Words a short correction or follow-up may carry besides the name ("no wait, I meant the Oakhorn").
 _FILLER = {
     "the", "a", "an", "my", "our", "their", "his", "her", "one", "please", "then", "instead", "i", "meant",
-    "mean", "not", "that", "this", "like", "uh", "um", "oh", "s", "guy", "pet", "hero", "sorry", "yeah",
+    "mean", "not", "that", "this", "like", "uh", "um", "oh", "s", "guy", "sorry", "yeah",
     "ok", "okay", "about", "for", "with", "of", "mine", "theirs", "side", "on", "team", "either",
 }  # fmt: skip
 
@@ -103,10 +110,10 @@ _DETERMINERS = (*_THEIRS, *_MINE, "the", "that", "this", "his", "her", "your")
 _HEADS = {"one", "guy", "dude", "girl", "thing", "unit", "boy", "lad", "fella", "bloke"}
 _PLURAL_HEADS = {"ones", "guys", "things", "units"}
 _STRONGEST = {"best", "strongest", "biggest", "scariest", "most dangerous", "top", "main", "carry", "star"}
-_PLURALS = {"pets", "creatures", "monsters", "mons", "heroes", "guys", "units", "ones", "characters"}
+_PLURALS = {"guys", "units", "ones", "characters", "folks"}  # and the pack's plural nouns (`_plurals`)
 _ASKS_WHICH = re.compile(r"\b(?:who|which|what)(?:'s|\s+is|\s+are)?\b", re.IGNORECASE)
 _SIDE_AFTER = re.compile(
-    r"^\s+(?:(?:on|from|in)\s+(?P<s1>their|the enemy|the other|enemy|my|our)\s+(?:side|team|lineup)|"
+    r"^\s+(?:(?:on|from|in)\s+(?P<s1>their|the enemy|the other|enemy|my|our)\s+(?:side|team)|"
     r"of\s+(?P<s2>theirs|mine|ours))\b",
     re.IGNORECASE,
 )
@@ -118,7 +125,7 @@ _THEIRS_CUE = re.compile(
     re.IGNORECASE,
 )
 _MINE_CUE = re.compile(
-    r"\b(?:level|levelling|leveling|level up|evolve|evolving|train|training|upgrade|field|bring|use|"
+    r"\b(?:level|levelling|leveling|level up|train|training|upgrade|field|bring|use|"
     r"using|play|playing|swap|keep|run|running|equip|build|invest in|buy|unlock|put|main)\s+$",
     re.IGNORECASE,
 )
@@ -194,6 +201,14 @@ def _describer(pack: Pack) -> _Describer:
     describer = _Describer(words, vocabulary, power)
     _DESCRIBERS[id(pack)] = (pack, describer)
     return describer
+
+
+def _plurals(pack: Pack) -> set[str]:
+    """Words for several units: the generic ones and the pack's ("pets", "heroes")."""
+    schema = pack.catalog.schema
+    spec = schema.kinds[schema.kind("unit") or ""]
+    nouns = [*spec.nouns, *pack.vocabulary.creature_nouns, schema.plural(schema.kind("unit") or "")]
+    return _PLURALS | {n.lower() for n in nouns if n.lower().endswith("s")}
 
 
 # --- the live state: who fields whom --------------------------------------------------------------
@@ -274,7 +289,7 @@ def _describe(pack: Pack, sides: _Sides, text: str) -> tuple[str, list[str]]:
             i += 1
             continue
         following = tokens[j].group(0).lower() if j < len(tokens) else ""
-        if following in _PLURAL_HEADS or following in _PLURALS or following.endswith("ies"):
+        if following in _PLURAL_HEADS or following in _plurals(pack) or following.endswith("ies"):
             i += 1  # "my grass ones", "their fire pets": a kind of unit, not one of them
             continue
         descriptors = [w for w in words if w not in heads]
@@ -336,8 +351,9 @@ def _first_sentence(text: str) -> str:
 def _refer(pack: Pack, sides: _Sides, text: str, history: Sequence[Exchange]) -> tuple[str, list[str]]:
     """he / him / that guy / the other one -> the unit the dialogue was about (see the module doc)."""
     unit_kind = pack.catalog.schema.kind("unit") or ""
-    if not history or _units(pack, text):
+    if not history:
         return text, []
+    here = set(_units(pack, text))  # "is he a problem for Renzo": he is someone else
     last = history[-1]
     said = _units(pack, last.utterance)
     answered = _units(pack, _first_sentence(last.reply))
@@ -353,6 +369,7 @@ def _refer(pack: Pack, sides: _Sides, text: str, history: Sequence[Exchange]) ->
             pool = [u for u in dict.fromkeys([*answered, *said]) if u not in said[:1]]
         else:
             pool = list(dict.fromkeys([*said, *answered, *older]))
+        pool = [u for u in pool if u not in here]
         if side != "any":
             pool = [u for u in pool if sides.side_of(u) in (side, "any")] or pool
         if not pool:
@@ -385,7 +402,9 @@ def _short(pack: Pack, rest: str) -> bool:
     """Is `rest` little more than names ("the Oakhorn one", "Sparkwing instead")?"""
     spans = [m.span for m in link_entities(pack, rest)]
     bare = "".join(ch if not any(a <= i < b for a, b in spans) else " " for i, ch in enumerate(rest))
-    words = [w for w in re.findall(r"[a-z]+", bare.lower()) if w not in _FILLER]
+    schema = pack.catalog.schema
+    nouns = {n.lower() for n in schema.kinds[schema.kind("unit") or ""].nouns}
+    words = [w for w in re.findall(r"[a-z]+", bare.lower()) if w not in _FILLER and w not in nouns]
     return bool(spans) and len(words) <= 1
 
 
@@ -454,12 +473,52 @@ def _follow_up(pack: Pack, sides: _Sides, text: str, history: Sequence[Exchange]
     return redo, [f"follow-up on {history[-1].utterance!r}"]
 
 
+# --- two questions in one breath ----------------------------------------------------------------
+
+_QUESTION_START = (
+    r"(?:what|what's|whats|which|who|who's|whose|how|is|are|can|could|should|shall|does|do|did|will|"
+    r"would|where|when|why|any)\b"
+)
+_SECOND_QUESTION = re.compile(
+    rf"(?:\?\s+|[,;]?\s+(?:and|also|plus)\s+(?:also\s+|then\s+)?|[,;]\s+)(?={_QUESTION_START})",
+    re.IGNORECASE,
+)
+
+
+def split_questions(text: str) -> tuple[str, str | None]:
+    """ "What does Gale Dive do, and is Galehawk ready for it?" -> the two questions; a second
+    part must open like a question and the first be one of three words or more."""
+    for match in _SECOND_QUESTION.finditer(text):
+        first, second = text[: match.start()].strip(" ,;"), text[match.end() :].strip()
+        if len(first.split()) >= 3 and len(second.split()) >= 2:
+            return first, second
+    return text, None
+
+
+_UNRESOLVED = re.compile(r"\b(?:it|he|him|his|she|her|that one|this one)\b", re.IGNORECASE)
+
+
 # --- the step --------------------------------------------------------------------------------------
 
 
 def read_turn(pack: Pack, state: LiveState | None, text: str, history: Sequence[Exchange] = ()) -> Reading:
     """`text` as the question it stands for in the dialogue `history` (oldest first, heard turns
-    only) and the live `state`. Unchanged when nothing in it refers back or describes."""
+    only) and the live `state`; two questions in it are read one after the other (the second's
+    "it" is the first's). Unchanged when nothing in it refers back, describes or asks twice."""
+    first, second = split_questions(text)
+    if second is None:
+        return _read_one(pack, state, text, history)
+    one = _read_one(pack, state, first, history)
+    two = _read_one(pack, state, second, [*history, Exchange(one.text, "")])
+    if _UNRESOLVED.search(two.text):
+        # "Who's my strongest, and what can it learn?": "it" is the first answer's, which W1
+        # cannot know before the reply; asked as one question, the first half is answered.
+        return _read_one(pack, state, text, history)
+    notes = (*one.resolved, *two.resolved, "two questions")
+    return Reading(text=one.text, resolved=notes, second=two.text)
+
+
+def _read_one(pack: Pack, state: LiveState | None, text: str, history: Sequence[Exchange]) -> Reading:
     sides = _Sides(pack, state)
     notes: list[str] = []
     for step in (_correct, _follow_up):

@@ -177,9 +177,7 @@ def _judgements(t: RealizerTurn, c2: GroundingControl) -> None:
     roster_key = next((k for p, k in schema.needs.items() if p.startswith("fs.")), "roster_unknown")
     for p in c2.plan:
         if p.type == "praise" and len(p.constraints) > 1:
-            covers = [c.entity for cid in p.constraints if (c := by_id.get(cid)) is not None and c.entity]
-            t.add("praise", "aggregate", "praise", covers)
-            continue
+            continue  # "everything you asked for is unlocked": an internal check, no coach says it
         for cid in sorted(p.constraints):
             c = by_id.get(cid)
             if c is None:

@@ -798,7 +798,13 @@ def pick_swap(c: _Ctx) -> list[Line]:
             return c.line(c.step.none_key, [], **_where(c))  # scored, and nothing beats the team
         return []
     rows = [r for r in swaps if isinstance(r, dict) and isinstance(r.get("in"), dict)]
-    row = next((r for r in rows if c.usable(r["in"].get("id", ""))), None)
+    rows = [r for r in rows if c.usable(r["in"].get("id", ""))]
+    # "Who should I swap Lorcan for?": the swap of the unit the player named, if it is scored.
+    named = [u for u in c.t.mentioned if u in c.view.player_side()]
+    row = next((r for r in rows if (r.get("out") or {}).get("id") in named), None) if named else None
+    if named and row is None and c.inputs.get("kept_key"):
+        return c.naming(c.inputs["kept_key"], [], out=c.name(named[0]), **_where(c))
+    row = row or next(iter(rows), None)
     if row is None:
         return c.line(c.step.none_key, [], **_where(c))
     out, new = row["out"]["id"], row["in"]["id"]

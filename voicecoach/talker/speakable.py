@@ -376,3 +376,17 @@ def speakable_failures(pack: Pack, text: str) -> list[Failure]:
     found.append(too_long_failure(len(words(text)), len(split_sentences(text))))
     out = [f for f in found if f is not None]
     return out + unknown_name_failures(pack, p, text)
+
+
+_LEAD = re.compile(r"^(?:yes|no|yeah|nope|sure|right)\b[,.!]?\s*", re.IGNORECASE)
+
+
+def _gist(sentence: str) -> str:
+    return " ".join(re.findall(r"[a-z0-9']+", _LEAD.sub("", sentence.strip()).lower()))
+
+
+def unsaid(text: str, said: str) -> str:
+    """The sentences of `text` that `said` does not already say (by their words, a leading "Yes,"
+    or "No," aside): two answers in one reply never say one thing twice."""
+    before = _gist(said)
+    return " ".join(s for s in split_sentences(text) if _gist(s) and _gist(s) not in before)

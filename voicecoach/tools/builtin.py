@@ -411,7 +411,8 @@ def preferences(pack: Pack) -> dict[str, list[str]]:
 def _swaps(pack: Pack, view: StateView, tool: BuiltinTool, team: list[str], opponent: list[str],
            context: str | None) -> list[dict[str, Any]]:  # fmt: skip
     """The best single changes to a team of the player's own: one member out, one of their other
-    units in, each raising the score (the quota, the edge and the fit all count), best first."""
+    units in, each raising the score (the quota, the edge and the fit all count), best first; each
+    member's best swap among them, so "who should I swap X for?" finds X's."""
     if not view.known or not all(view.owns(u) for u in team):
         return []
     catalog, unit = pack.catalog, view.unit_kind
@@ -424,7 +425,12 @@ def _swaps(pack: Pack, view: StateView, tool: BuiltinTool, team: list[str], oppo
             if scored["_total"] > base + 0.5:  # a gain the rounded score shows
                 rows.append({"out": _ref(catalog, unit, out), "in": _ref(catalog, unit, other),
                              "score": scored["score"], "gain": round(scored["_total"] - base)})  # fmt: skip
-    return sorted(rows, key=lambda r: (-r["gain"], r["out"]["id"], r["in"]["id"]))[:SWAPS]
+    ranked = sorted(rows, key=lambda r: (-r["gain"], r["out"]["id"], r["in"]["id"]))
+    own_best: dict[str, dict[str, Any]] = {}
+    for r in ranked:
+        own_best.setdefault(r["out"]["id"], r)
+    best = ranked[:SWAPS]
+    return best + [r for r in own_best.values() if r not in best]
 
 
 def score_group(pack: Pack, state: LiveState, tool: BuiltinTool, **args: Any) -> ToolResult:
