@@ -41,6 +41,8 @@ from voicecoach.perception.prior import IntentPrior, PriorError
 from voicecoach.perception.prompt import OTHER, W1Grammars, w1_call, w1_prefill, w1_prefix
 from voicecoach.perception.tags import FormatError, NarrationClosed, NarrationDelta, SubIntentClosed
 
+CLARIFY = "clarify"  # c1's sub_intent on a turn that asks the player which one they mean
+
 
 class PerceptionActor(TurnTaskActor):
     task_name = "w1"
@@ -67,6 +69,11 @@ class PerceptionActor(TurnTaskActor):
             await self.start_turn(turn.index, self._run_turn(turn))
 
     async def _run_turn(self, turn: Turn) -> None:
+        if turn.ask is not None:
+            # Asking back is the turn: no tools, and c1 says so; the Talker speaks `turn.ask`.
+            await self.push_frame(ToolDispatchFrame(turn_index=turn.index, t_ms=turn.ms(), source="none"))
+            await self._push_c1(turn, _TurnProgress(), OTHER, CLARIFY, "miss", "asked which one")
+            return
         await self._first_question(turn)
         if turn.second is not None and turn.second_snapshot is not None:
             await self._second_question(turn, turn.second, turn.second_snapshot)

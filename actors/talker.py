@@ -236,6 +236,8 @@ class TalkerActor(TurnTaskActor):
         intent, sub_intent = (turn.c1.intent, turn.c1.sub_intent) if turn.c1 else ("", "")
 
         def realization() -> str:
+            if clock is not None and clock.ask:
+                return clock.ask
             # The turn's length budget (the checker's) is shared with the narration already said,
             # and with the second question's answer when there is one.
             said = len(split_sentences(narration)) if narration.strip() else 0
@@ -265,7 +267,8 @@ class TalkerActor(TurnTaskActor):
             )  # fmt: skip
             return unsaid(answer, first)
 
-        mode, guard = self._config.talker_mode, None
+        # A turn that asks back says only its question, whatever the talker.
+        mode, guard = ("template" if clock and clock.ask else self._config.talker_mode), None
         first_token: float | None  # None: the LLM said nothing (or passed the deadline first)
         if mode == "template":
             reply, first_token, source = realization(), time.monotonic(), "realization"

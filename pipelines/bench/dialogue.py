@@ -8,8 +8,8 @@ often the pair was right; `--show N` prints N consecutive turns verbatim (what w
 coach read it, what it answered, the verdict) so a reader can judge them too.
 
 It measures the embedded default (the intent prior labels, rules fill the slots, the grounded
-realization words the reply), which makes no LLM call in a turn: no llama.cpp server is started.
-Results go to `<out>/<pack>.jsonl` (one line a turn).
+realization words the reply) on the engines `voicecoach chat` starts, not prewarmed: that path
+makes no LLM call in a turn. Results go to `<out>/<pack>.jsonl` (one line a turn).
 """
 
 from __future__ import annotations
@@ -32,16 +32,16 @@ from voicecoach.coach.store import MemorySessionStore
 from voicecoach.core.console import report_console
 from voicecoach.core.state import load_state
 from voicecoach.domain.pack import PACKS_DIR, example_state_path, load_pack
-from voicecoach.llm.client import LLMClient
 from voicecoach.pipelines.text import TextCoach
 
 
-async def play(pack_id: str, progress: Progress | None = None) -> list[dict[str, Any]]:
+async def play(
+    pack_id: str, engines: Engines, config: CoachConfig, progress: Progress | None = None
+) -> list[dict[str, Any]]:
     """Every turn of the pack's suite, played and judged, in order."""
     pack = load_pack(pack_id)
     suite = load_suite(pack_id)
-    config = CoachConfig(pack_id=pack_id)
-    engines = Engines(LLMClient(config.llm))  # the embedded default calls no LLM in a turn
+    config = config.model_copy(update={"pack_id": pack_id})
     example = json.loads(example_state_path(pack_id).read_text())
     rows: list[dict[str, Any]] = []
     task = progress.add_task(pack_id, total=len(suite.sessions)) if progress else None
@@ -70,6 +70,15 @@ async def play(pack_id: str, progress: Progress | None = None) -> list[dict[str,
         if progress is not None and task is not None:
             progress.advance(task)
     return rows
+
+
+async def play_all(packs: list[str], progress: Progress | None = None) -> dict[str, list[dict[str, Any]]]:
+    config = CoachConfig()
+    engines = await asyncio.to_thread(Engines.start, config)
+    try:
+        return {p: await play(p, engines, config, progress) for p in packs}
+    finally:
+        await engines.close()
 
 
 def table(pack_id: str, rows: list[dict[str, Any]]) -> Table:
@@ -116,7 +125,7 @@ def main(argv: list[str] | None = None, prog: str = "voicecoach bench dialogue")
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     with Progress(console=console, transient=True) as progress:
-        results = {p: asyncio.run(play(p, progress)) for p in packs}
+        results = asyncio.run(play_all(packs, progress))
     for pack_id, rows in results.items():
         (out / f"{pack_id}.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
         console.print(table(pack_id, rows))

@@ -138,6 +138,9 @@ class Turn:
     # the first in the same reply, on its own snapshot (its own entity links).
     second: str | None = None
     second_snapshot: LiveState | None = None
+    # Not sure whom the player means: this question is the whole reply ("Their Voltail, or your
+    # Sparkwing?"), and the next turn's answer resumes the question (`perception.dialogue`).
+    ask: str | None = None
 
     @property
     def said(self) -> str:
@@ -283,7 +286,7 @@ class Session:
         snapshot = self._snapshot(index, links)
         turn = Turn(
             index=index, utterance=utterance, started=time.monotonic(), snapshot=snapshot, links=links,
-            continues=continues, second=reading.second,
+            continues=continues, second=reading.second, ask=reading.ask,
         )  # fmt: skip
         if reading.second is not None:
             second_links = focus_fields(link_entities(self.pack, reading.second), self.pack)

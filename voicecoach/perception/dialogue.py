@@ -55,6 +55,10 @@ class Reading:
     text: str
     resolved: tuple[str, ...] = field(default_factory=tuple)
     second: str | None = None
+    # Not sure whom the player means ("the electric one": theirs or yours?): the question to ask
+    # back instead of answering, and the turn with a hole where the answer goes.
+    ask: str | None = None
+    pending: str | None = None
 
     @property
     def whole(self) -> str:
@@ -153,6 +157,9 @@ class _Describer:
     words: dict[str, frozenset[str]]
     vocabulary: frozenset[str]
     power: dict[str, float]
+    # The words that single a unit out (its epithet, name parts, attribute values), beside the
+    # role's vocabulary words every unit of the role shares ("healer" of every support).
+    strong: dict[str, frozenset[str]]
 
 
 _DESCRIBERS: dict[int, tuple[Pack, _Describer]] = {}
@@ -169,9 +176,11 @@ def _describer(pack: Pack) -> _Describer:
     role_words = {role: [w.lower() for w in r.words] for role, r in pack.vocabulary.roles.items()}
     numeric = next((n for n, a in spec.attributes.items() if a.numeric), None)
     words: dict[str, frozenset[str]] = {}
+    strong: dict[str, frozenset[str]] = {}
     power: dict[str, float] = {}
     for uid, entity in pack.catalog.entities.get(unit_kind, {}).items():
         found: set[str] = set()
+        shared: set[str] = set()
         for name, attribute in spec.attributes.items():
             if attribute.numeric:
                 continue
@@ -183,7 +192,7 @@ def _describer(pack: Pack) -> _Describer:
                 typed = pack.catalog.get(attribute.values, v) if isinstance(attribute.values, str) else None
                 if typed is not None:
                     found.add(typed.display.lower())
-                found.update(role_words.get(v, []))
+                shared.update(role_words.get(v, []))
         if spec.epithet and isinstance(text := entity.value(spec.epithet), str):
             head = _EPITHET_END.split(f" {text} ", maxsplit=1)[0]
             found.update(
@@ -194,11 +203,12 @@ def _describer(pack: Pack) -> _Describer:
             # Name parts players say of an invented compound: "the fox" of Emberfox, "ember" of it.
             found.update(display[:i] for i in range(3, len(display) - 2))
             found.update(display[i:] for i in range(3, len(display) - 2))
-        words[uid] = frozenset(found)
+        words[uid] = frozenset(found | shared)
+        strong[uid] = frozenset(found)
         if numeric is not None and isinstance(p := entity.value(numeric), int | float):
             power[uid] = float(p)
     vocabulary = frozenset(w for ws in words.values() for w in ws)
-    describer = _Describer(words, vocabulary, power)
+    describer = _Describer(words, vocabulary, power, strong)
     _DESCRIBERS[id(pack)] = (pack, describer)
     return describer
 
@@ -253,8 +263,21 @@ def _side_word(word: str) -> Side:
 _TOKEN = re.compile(r"[a-z]+(?:'s)?", re.IGNORECASE)
 
 
-def _describe(pack: Pack, sides: _Sides, text: str) -> tuple[str, list[str]]:
-    """Replace each description of one unit by its name (keeping "their" / "my")."""
+@dataclass(frozen=True)
+class _Unclear:
+    """A description or pronoun that could be more than one unit (options: (side, id)), and the
+    text with a hole (`HOLE`) where it was."""
+
+    options: tuple[tuple[Side, str], ...]
+    template: str
+
+
+HOLE = "\x00"
+
+
+def _describe(pack: Pack, sides: _Sides, text: str) -> tuple[str, list[str], _Unclear | None]:
+    """Replace each description of one unit by its name (keeping "their" / "my"); "their supports"
+    by the names of theirs that fit; the first description that fits two is returned unclear."""
     d = _describer(pack)
     unit_kind = pack.catalog.schema.kind("unit") or ""
     heads = (
@@ -266,6 +289,7 @@ def _describe(pack: Pack, sides: _Sides, text: str) -> tuple[str, list[str]]:
     named = [(m.span, m.kind) for m in linked]
     tokens = list(_TOKEN.finditer(text))
     out, notes, cut = [], [], 0
+    unclear: _Unclear | None = None
     i = 0
     while i < len(tokens):
         det = tokens[i].group(0).lower()
@@ -289,6 +313,23 @@ def _describe(pack: Pack, sides: _Sides, text: str) -> tuple[str, list[str]]:
             i += 1
             continue
         following = tokens[j].group(0).lower() if j < len(tokens) else ""
+        last = words[-1] if words else ""
+        plural, last_at = (_singular(d, last), j - 1) if _singular(d, last) else (_singular(d, following), j)
+        if plural is not None and det not in _MINE:
+            # "their supports", "snipers": every one of them on that side, by name.
+            side = _side_word(det)
+            said = [w for w in words if w not in heads and w != last] if last_at == j - 1 else words
+            fits = _fitting(d, sides, side, [*[w for w in said if w not in heads], plural])
+            if 1 <= len(fits) <= 3:
+                end = tokens[last_at].end()
+                keep = "their " if side == "theirs" else ""
+                names = " and ".join(_display(pack, unit_kind, u) for u in fits)
+                out.append(text[cut : tokens[i].start()] + keep + names)
+                notes.append(f"{text[tokens[i].start() : end]!r} -> {names}")
+                cut = end
+                while i < len(tokens) and tokens[i].start() < end:
+                    i += 1
+                continue
         if following in _PLURAL_HEADS or following in _plurals(pack) or following.endswith("ies"):
             i += 1  # "my grass ones", "their fire pets": a kind of unit, not one of them
             continue
@@ -303,8 +344,11 @@ def _describe(pack: Pack, sides: _Sides, text: str) -> tuple[str, list[str]]:
         if after is not None:
             side = _side_word(after["s1"] or after["s2"] or "")
             end += after.end()
-        pick = _pick(d, sides, side, descriptors)
+        pick, fits = _pick(d, sides, side, descriptors)
         if pick is None:
+            if unclear is None and 2 <= len(fits) <= 3:
+                hole = text[: tokens[i].start()] + HOLE + text[end:]
+                unclear = _Unclear(tuple((sides.side_of(u), u) for u in fits), hole)
             i += 1
             continue
         keep = {"theirs": "their ", "mine": "my "}.get(side, "")
@@ -319,21 +363,63 @@ def _describe(pack: Pack, sides: _Sides, text: str) -> tuple[str, list[str]]:
         cut = end
         while i < len(tokens) and tokens[i].start() < end:
             i += 1
-    return "".join(out) + text[cut:], notes
+    if unclear is not None and cut:
+        unclear = None  # resolved descriptions moved the text: ask about nothing rather than garble it
+    text, more = "".join(out) + text[cut:], []
+    if not notes:
+        text, more = _bare_plurals(pack, sides, text)
+    return text, notes + more, unclear
 
 
-def _pick(d: _Describer, sides: _Sides, side: Side, descriptors: list[str]) -> str | None:
+def _bare_plurals(pack: Pack, sides: _Sides, text: str) -> tuple[str, list[str]]:
+    """ "Who counters snipers?": a plural kind word after a counter cue names the units it fits
+    (theirs first, else the catalog's), when there are at most three."""
+    d = _describer(pack)
+    unit_kind = pack.catalog.schema.kind("unit") or ""
+    for token in _TOKEN.finditer(text):
+        stem = _singular(d, token.group(0).lower())
+        if stem is None or not _THEIRS_CUE.search(text[: token.start()]):
+            continue
+        fits = _fitting(d, sides, "theirs", [stem]) or _fitting(d, sides, "any", [stem])
+        if 1 <= len(fits) <= 3:
+            names = " and ".join(_display(pack, unit_kind, u) for u in fits)
+            return text[: token.start()] + names + text[token.end() :], [f"{token.group(0)!r} -> {names}"]
+    return text, []
+
+
+def _singular(d: _Describer, word: str) -> str | None:
+    """The descriptor a plural word is ("snipers" -> "sniper", "supports" -> "support"), or None."""
+    for stem in (word[:-1], word[:-2]) if word.endswith("s") and len(word) > 4 else ():
+        if stem in d.vocabulary and len(stem) > 2:
+            return stem
+    return None
+
+
+def _fitting(d: _Describer, sides: _Sides, side: Side, words: list[str]) -> list[str]:
+    """Every unit on `side` (any: the catalog's) every word describes."""
+    for pool in sides.pools(side)[:1] if side != "any" else [list(d.words)]:
+        fits = [u for u in dict.fromkeys(pool) if all(w in d.words.get(u, ()) for w in words)]
+        if fits:
+            return fits
+    return []
+
+
+def _pick(d: _Describer, sides: _Sides, side: Side, descriptors: list[str]) -> tuple[str | None, list[str]]:
+    """The one unit the description names, or None and the ones it could be."""
     strongest = any(w in _STRONGEST for w in descriptors)
     words = [w for w in descriptors if w not in _STRONGEST]
     for pool in sides.pools(side) + ([list(d.words)] if side == "any" and not strongest else []):
         fits = [u for u in dict.fromkeys(pool) if all(w in d.words.get(u, ()) for w in words)]
+        singled = [u for u in fits if all(w in d.strong.get(u, ()) for w in words)]
+        if len(fits) > 1 and singled:
+            fits = singled  # "the healer": the two called healers, not every support
         if strongest and fits:
-            return max(fits, key=lambda u: d.power.get(u, 0.0))
+            return max(fits, key=lambda u: d.power.get(u, 0.0)), []
         if len(fits) == 1:
-            return fits[0]
+            return fits[0], []
         if fits:
-            return None  # two fit: not this step's guess
-    return None
+            return None, fits  # two fit: not this step's guess
+    return None, []
 
 
 # --- 4. references -------------------------------------------------------------------------------
@@ -348,12 +434,18 @@ def _first_sentence(text: str) -> str:
     return re.split(r"(?<=[.!?])\s", text.strip(), maxsplit=1)[0]
 
 
-def _refer(pack: Pack, sides: _Sides, text: str, history: Sequence[Exchange]) -> tuple[str, list[str]]:
-    """he / him / that guy / the other one -> the unit the dialogue was about (see the module doc)."""
+def _refer(
+    pack: Pack, sides: _Sides, text: str, history: Sequence[Exchange]
+) -> tuple[str, list[str], _Unclear | None]:
+    """he / him / that guy / the other one -> the unit the dialogue was about (see the module doc);
+    unclear when "he" has no one to be (nothing named before, none named now)."""
     unit_kind = pack.catalog.schema.kind("unit") or ""
-    if not history:
-        return text, []
     here = set(_units(pack, text))  # "is he a problem for Renzo": he is someone else
+    if not history:
+        person = _PERSON.search(text)
+        if person is None or here:
+            return text, [], None
+        return text, [], _Unclear((), text[: person.start()] + HOLE + text[person.end() :])
     last = history[-1]
     said = _units(pack, last.utterance)
     answered = _units(pack, _first_sentence(last.reply))
@@ -379,8 +471,12 @@ def _refer(pack: Pack, sides: _Sides, text: str, history: Sequence[Exchange]) ->
         if pronoun == "her" and _possessive_her(text, match.end()):
             possessive = True
         spoken = f"{name}'s" if possessive else name
-        return text[: match.start()] + spoken + text[match.end() :], [f"{match.group(0)!r} -> {name}"]
-    return text, []
+        return text[: match.start()] + spoken + text[match.end() :], [f"{match.group(0)!r} -> {name}"], None
+    return text, [], None
+
+
+# "How do I beat him?" as the first thing said: a person pronoun with no one to stand for.
+_PERSON = re.compile(r"\b(?:he|him|she|her|that guy|this guy)\b", re.IGNORECASE)
 
 
 def _possessive_her(text: str, end: int) -> bool:
@@ -518,18 +614,86 @@ def read_turn(pack: Pack, state: LiveState | None, text: str, history: Sequence[
     return Reading(text=one.text, resolved=notes, second=two.text)
 
 
-def _read_one(pack: Pack, state: LiveState | None, text: str, history: Sequence[Exchange]) -> Reading:
+def _ask(pack: Pack, unclear: _Unclear) -> str:
+    """ "Their Voltail, or your Sparkwing?"; with no options, which unit the player means."""
+    if not unclear.options:
+        return f"Which {pack.catalog.schema.kind('unit')} do you mean?"
+    unit_kind = pack.catalog.schema.kind("unit") or ""
+    said = [
+        f"{({'theirs': 'their ', 'mine': 'your '}).get(side, '')}{_display(pack, unit_kind, uid)}"
+        for side, uid in unclear.options
+    ]
+    question = ", or ".join([", ".join(said[:-1]), said[-1]] if len(said) > 2 else said)
+    return question[:1].upper() + question[1:] + "?"
+
+
+def _resume(
+    pack: Pack, state: LiveState | None, text: str, history: Sequence[Exchange]
+) -> tuple[str, list[str]] | None:
+    """The question the coach asked back about, with the player's answer in its hole ("theirs",
+    "the fire one", a name); None when the last reply asked nothing, or this does not answer it."""
+    if not history:
+        return None
+    last = history[-1]
+    before = _read_one(pack, state, last.utterance, history[:-1], resume=False)
+    if before.ask is None or before.pending is None or last.reply.strip() != before.ask:
+        return None
     sides = _Sides(pack, state)
+    unit_kind = pack.catalog.schema.kind("unit") or ""
+    options = [uid for _, uid in _options_of(pack, sides, before)]
+    named = [u for u in _units(pack, text) if not options or u in options]
+    words = {w.lower() for w in re.findall(r"[a-z']+", text.lower())}
+    chosen = named[0] if named else None
+    if chosen is None and options:
+        mine = {*_MINE, "your", "yours", "i", "me", "i've"}
+        side = "theirs" if words & set(_THEIRS) else "mine" if words & mine else None
+        on_side = [u for u in options if sides.side_of(u) == side]
+        d = _describer(pack)
+        described = [u for u in options if words & d.words.get(u, frozenset())]
+        for fits in (on_side, described):
+            if len(fits) == 1:
+                chosen = fits[0]
+                break
+    if chosen is None:
+        text, _, _ = _describe(pack, sides, text)  # "the sniper": a description of its own
+        chosen = next(iter(_units(pack, text)), None)
+    if chosen is None:
+        return None
+    side = sides.side_of(chosen)
+    name = ({"theirs": "their ", "mine": "my "}).get(side, "") + _display(pack, unit_kind, chosen)
+    return before.pending.replace(HOLE, name), [f"answer to {before.ask!r}: {name}"]
+
+
+def _options_of(pack: Pack, sides: _Sides, reading: Reading) -> list[tuple[Side, str]]:
+    unit_kind = pack.catalog.schema.kind("unit") or ""
+    return [
+        (sides.side_of(e.id), e.id)
+        for part in (reading.ask or "").replace("?", "").split(", or ")
+        for e in [pack.catalog.by_name(unit_kind, part.lower().removeprefix("their ").removeprefix("your "))]
+        if e is not None
+    ]
+
+
+def _read_one(
+    pack: Pack, state: LiveState | None, text: str, history: Sequence[Exchange], resume: bool = True
+) -> Reading:
     notes: list[str] = []
+    if resume and (resumed := _resume(pack, state, text, history)) is not None:
+        text, notes = resumed
+        history = history[:-1]  # the question asked back and its answer are one turn
+    sides = _Sides(pack, state)
+    text, said, unclear = _describe(pack, sides, text)
+    notes += said
     for step in (_correct, _follow_up):
         text, said = step(pack, sides, text, history)
         notes += said
         if said and not said[0].startswith("dropped"):
             break
-    text, said = _describe(pack, sides, text)
+    text, said, unsure = _refer(pack, sides, text, history)
     notes += said
-    text, said = _refer(pack, sides, text, history)
-    notes += said
+    unclear = unclear or unsure
+    if unclear is not None:
+        return Reading(text=text, resolved=tuple(notes), ask=_ask(pack, unclear), pending=unclear.template)
     if history:
         it = resolve_reference(pack, text, history[-1].utterance)
         if it == text:
