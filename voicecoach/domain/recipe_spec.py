@@ -202,11 +202,24 @@ RECIPES: dict[str, RecipeSpec] = {
               doc="the strongest usable unit (`ranked` first, then the roster by power), not one of "
                   "`skip`; of the value of `attribute` the player names (role_key; role_none_key: none "
                   "owned, {role} the value named); other_key: another than the last reply's"),
-        _spec("type_counters", {"types": "select", "matchup": "literal", "tier_bonus": "literal"},
+        _spec("type_counters", {"types": "select", "matchup": "literal", "tier_bonus": "literal",
+                                "beats_key": "key"},
               ("types", "matchup"), ("@types", "@units"), picks=True,
               doc="a question at a type's level (\"what beats water?\"): the values of an attribute "
                   "matchup's type that beat the first type selected, and the player's strongest usable "
-                  "units of them (none_key: they own none)"),
+                  "units of them (none_key: they own none); beats_key: asked the other way round (\"what "
+                  "does shadow beat?\"), the types it beats"),
+        _spec("type_hits", {"types": "select", "foes": "select", "matchup": "literal",
+                            "tier_bonus": "literal", "unowned_key": "key", "vs_key": "key"},
+              ("types", "foes", "matchup"), ("@types", "@units", "foes", "status"), picks=True,
+              doc="a type against a side (\"does wind do anything against their team?\"): the foes the first "
+                  "type selected beats by an attribute matchup and the player's strongest units of it "
+                  "(unowned_key: they own none of it; none_key: it beats none of them; vs_key: two types "
+                  "named, the one against the other, {status})"),
+        _spec("weak_to", {"unit": "select", "matchup": "literal", "foes": "select", "foe_key": "key"},
+              ("unit", "matchup"), ("@unit", "@types", "foe"),
+              doc="what beats the player's own unit by an attribute matchup (key), and the foe of that "
+                  "type to watch (foe_key); nothing for a unit they do not own (the next step answers)"),
         _spec("coverage", {"units": "select", "matchup": "literal", "full_key": "key", "many_key": "key"},
               ("units", "matchup"), ("@types", "missed", "size", "count"),
               doc="the values of an attribute matchup's type the units beat and the ones none of them "

@@ -675,6 +675,12 @@ def _hits(c: _Ctx, m: Matchup, uid: str) -> list[Line]:
                   **{str(m.attribute): c.name(str(mine))})  # fmt: skip
 
 
+# "What does shadow beat?": the type is the attacker (English cue words, as the slot rules').
+_ATTACKS = (
+    r"beats?|counters?|hits?|is\s+(?:good|strong|great)\s+(?:against|vs|into)|(?:good|strong)\s+against"
+)
+
+
 def type_counters(c: _Ctx) -> list[Line]:
     """ "What beats water?": the types that beat it by the matchup, and the player's two strongest
     usable units of those types ("Electric and grass hit water for double damage: of yours,
@@ -683,6 +689,11 @@ def type_counters(c: _Ctx) -> list[Line]:
     if m is None or not named:
         return []
     foe = named[0]
+    said = re.escape(c.name(foe))
+    if c.inputs.get("beats_key") and re.search(rf"\b{said}\s+(?:{_ATTACKS})\b", c.t.utterance, re.I):
+        beaten = [d for d in _types(c, m) if _type_mult(c, m, foe, d) > m.default]
+        values = {"@types": c.names(beaten), str(m.attribute): c.name(foe)}
+        return c.line(c.inputs["beats_key"], [], **values) if beaten else []
     beaters = [d for d in _types(c, m) if _type_mult(c, m, d, foe) > m.default]
     if not beaters:
         return []
@@ -695,6 +706,49 @@ def type_counters(c: _Ctx) -> list[Line]:
     if not units:
         return c.naming(c.step.none_key, [], **values)
     return c.line(c.step.key, units, **values, **{"@units": c.names(units)})
+
+
+def type_hits(c: _Ctx) -> list[Line]:
+    """ "Does wind do anything against their team?": the foes the type beats by the matchup, and the
+    player's two strongest usable units of it; none_key when it beats none of them."""
+    m, named, foes = _matchup(c), c.ids("types"), c.ids("foes")
+    if m is not None and len(named) >= 2 and c.inputs.get("vs_key"):
+        # "Is water good against fire?": the chart itself.
+        a, b = named[:2]
+        status = _words(m, _type_mult(c, m, a, b))
+        values = {str(m.attribute): c.name(a), f"foe_{m.attribute}": c.name(b)}
+        return c.line(c.inputs["vs_key"], [], **values, status=status) if status else []
+    if m is None or not named or not foes:
+        return []
+    kind = named[0]
+    hit = [f for f in foes if _type_mult(c, m, kind, _value(c, m.between[1], f, m.attribute)) > m.default]
+    values = {str(m.attribute): c.name(kind)}
+    if not hit:
+        return c.naming(c.step.none_key, [], **values)
+    units = [
+        u.id for u in c.view.owned() if _value(c, m.between[0], u.id, m.attribute) == kind and c.usable(u.id)
+    ]
+    units = sorted(dict.fromkeys(units), key=c.power, reverse=True)[:2]
+    key = c.step.key if units else c.inputs.get("unowned_key") or c.step.key
+    return c.line(key, units, foes=c.names(hit), **values, **{"@units": c.names(units) or None})
+
+
+def weak_to(c: _Ctx) -> list[Line]:
+    """ "What's Granitusk weak to?" of the player's own unit: the types that beat it, and a foe of
+    one of those types to watch (foe_key); a unit they do not own is the next step's (a counter)."""
+    m, units = _matchup(c), c.ids("unit")
+    if m is None or not units or not c.view.owns(units[0]):
+        return []
+    uid = units[0]
+    mine = _value(c, m.between[0], uid, m.attribute)
+    beaten_by = [d for d in _types(c, m) if _type_mult(c, m, d, mine) > m.default]
+    if mine is None or not beaten_by:
+        return []
+    values = {"@unit": c.name(uid), "@types": c.names(beaten_by)}
+    foe = next((f for f in c.ids("foes") if _value(c, m.between[1], f, m.attribute) in beaten_by), None)
+    if foe is not None and c.inputs.get("foe_key"):
+        return c.naming(c.inputs["foe_key"], [], **values, foe=c.name(foe))
+    return c.naming(c.step.key, [], **values)
 
 
 def _spoken(c: _Ctx, value: Any) -> Any:
@@ -1309,7 +1363,7 @@ RUN: dict[str, Recipe] = {
     "option_next": option_next, "next_unit": next_unit, "option_equip": option_equip,
     "group_for_unit": group_for_unit, "progression": progression, "pick_strongest": pick_strongest,
     "coverage": coverage, "groups_compare": groups_compare, "why": why, "saved_group": saved_group,
-    "option_hits": option_hits, "type_counters": type_counters,
+    "option_hits": option_hits, "type_counters": type_counters, "type_hits": type_hits, "weak_to": weak_to,
 }  # fmt: skip
 assert set(RUN) == set(RECIPES)  # recipe_spec declares what pack.py checks: both agree
 
