@@ -84,3 +84,77 @@ def test_two_units_fitting_a_description_are_left_for_the_coach_to_ask() -> None
     pack, state = STRIKE
     # Two supports in the player's lineup (Elowen, Wendell): "my healer" is not this step's guess.
     assert read_turn(pack, state, "is my support doing ok", []).text == "is my support doing ok"
+
+
+@pytest.mark.parametrize(
+    ("said", "first", "second"),
+    [
+        (
+            "what does flame burst do, and can emberfox use it",
+            "what does flame burst do",
+            "can emberfox use Flame Burst",
+        ),
+        (
+            "how do I beat their voltail? is sparkwing any good against it",
+            "how do I beat their voltail",
+            "is sparkwing any good against Voltail",
+        ),
+        # a statement and its question are one question
+        (
+            "i evolved briarcat, is bramble crush unlocked now?",
+            "i evolved briarcat, is bramble crush unlocked now?",
+            None,
+        ),
+        ("drop dewdrift too, what now?", "drop dewdrift too, what now?", None),
+        # the second's "it" is the first's answer, unknown before the reply: asked as one
+        (
+            "who's my strongest creature and what can it learn",
+            "who's my strongest creature and what can it learn",
+            None,
+        ),
+        ("can emberfox and oakhorn beat voltail", "can emberfox and oakhorn beat voltail", None),
+    ],
+)
+def test_two_questions_in_one_breath_are_read_one_after_the_other(
+    said: str, first: str, second: str | None
+) -> None:
+    pack, state = PET
+    reading = read_turn(pack, state, said, [])
+    assert (reading.text, reading.second) == (first, second)
+
+
+def test_a_description_that_fits_both_sides_is_asked_about_and_the_answer_resumes_it() -> None:
+    pack, state = PET
+    asked = read_turn(pack, state, "tell me about the electric one", [])
+    assert asked.ask == "Your Sparkwing, or their Voltail?"
+    back = [Exchange("tell me about the electric one", asked.ask)]
+    assert read_turn(pack, state, "theirs", back).text == "tell me about their Voltail"
+    assert read_turn(pack, state, "the one i have", back).text == "tell me about my Sparkwing"
+    assert read_turn(pack, state, "sparkwing", back).text == "tell me about my Sparkwing"
+    # Not an answer: the new question is read on its own, and nothing is asked again.
+    new = read_turn(pack, state, "what's good against water", back)
+    assert (new.text, new.ask) == ("what's good against water", None)
+
+
+def test_he_with_no_one_named_is_asked_about_and_a_description_answers_it() -> None:
+    pack, state = STRIKE
+    asked = read_turn(pack, state, "how do i beat him", [])
+    assert asked.ask == "Which hero do you mean?"
+    back = [Exchange("how do i beat him", asked.ask)]
+    assert read_turn(pack, state, "the sniper", back).text == "how do i beat their Quillon"
+
+
+def test_plural_descriptions_name_every_unit_they_fit_on_their_side() -> None:
+    pack, state = STRIKE
+    assert read_turn(pack, state, "how do i deal with their supports", []).text == (
+        "how do i deal with their Nadira and Bexley"
+    )
+    assert read_turn(pack, state, "who counters snipers", []).text == "who counters Quillon"
+    # my own: a question about them, left as it is
+    assert read_turn(pack, state, "what supports have i got", []).text == "what supports have i got"
+
+
+def test_that_one_without_a_verb_for_units_is_not_a_unit() -> None:
+    pack, state = PET
+    history = [Exchange("how do i beat dunecrawler", "Bring Oakhorn against Dunecrawler.")]
+    assert read_turn(pack, state, "won that one, what next?", history).text == "won that one, what next?"

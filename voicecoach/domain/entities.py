@@ -117,6 +117,7 @@ def focus_fields(mentions: list[Mention], pack: Pack) -> dict[str, Any]:
 # slot_rules'); idioms such as "close it out" or "turn it around" have none of them before "it".
 # Which kind it refers to is said by the words: the English ones below by role, and each kind's own
 # `nouns` / `verbs` from the schema (pet's: "skill", "cast", "pet", "evolve" ...).
+_DUMMY_VERBS = ("is", "does", "about", "worth", "get", "getting")
 _ANY_KIND_VERBS = ("use", "using", "get", "getting", "about", "does", "is", "worth", "ready for", "good for")
 _ROLE_VERBS: dict[Role, tuple[str, ...]] = {
     "unit": ("level", "levelling", "leveling", "train", "training", "field", "bring", "swap", "buy",
@@ -182,8 +183,12 @@ def resolve_reference(pack: Pack, text: str, previous: str | None) -> str:
     words = {match["verb"].lower(), (match.groupdict().get("noun") or "").lower()}
     wanted = next(([k] for k, said in referring.kinds if words & said), referring.fallback)
     # "Can Emberfox use it?" and "is Sparkwing any good against it?" name one entity, and "it" is
-    # another: the last turn's, never one this sentence names.
-    here = {m.id for m in link_entities(pack, text)}
+    # another: the last turn's, never one this sentence names. After a verb that says no kind, a
+    # sentence that names one has a dummy "it" ("is it worth putting time into Hexmoth?").
+    linked = link_entities(pack, text)
+    here = {m.id for m in linked}
+    if match["verb"].lower() in _DUMMY_VERBS and {m.kind for m in linked} & {k for k, _ in referring.kinds}:
+        return text
     named = next((m for kind in wanted for m in earlier if m.kind == kind and m.id not in here), None)
     if named is None:
         return text

@@ -115,7 +115,7 @@ _HEADS = {"one", "guy", "dude", "girl", "thing", "unit", "boy", "lad", "fella", 
 _PLURAL_HEADS = {"ones", "guys", "things", "units"}
 _STRONGEST = {"best", "strongest", "biggest", "scariest", "most dangerous", "top", "main", "carry", "star"}
 _PLURALS = {"guys", "units", "ones", "characters", "folks"}  # and the pack's plural nouns (`_plurals`)
-_ASKS_WHICH = re.compile(r"\b(?:who|which|what)(?:'s|\s+is|\s+are)?\b", re.IGNORECASE)
+_ASKS_WHICH = re.compile(r"\b(?:who|which|what)(?:'?s|\s+is|\s+are)?\b", re.IGNORECASE)
 _SIDE_AFTER = re.compile(
     r"^\s+(?:(?:on|from|in)\s+(?P<s1>their|the enemy|the other|enemy|my|our)\s+(?:side|team)|"
     r"of\s+(?P<s2>theirs|mine|ours))\b",
@@ -140,7 +140,7 @@ _MINE_AFTER = re.compile(
 )
 _PRONOUN = re.compile(
     r"\b(?P<p>he|him|his|she|her|hers|that guy|this guy|that dude|the other one|the other guy|"
-    r"the other|that one|this one)\b(?P<poss>'s)?",
+    r"that one|this one)\b(?P<poss>'s)?",
     re.IGNORECASE,
 )
 _SUBJECT = {"he", "she"}
@@ -160,6 +160,7 @@ class _Describer:
     # The words that single a unit out (its epithet, name parts, attribute values), beside the
     # role's vocabulary words every unit of the role shares ("healer" of every support).
     strong: dict[str, frozenset[str]]
+    roles: frozenset[str]  # the role names and their vocabulary words ("tank", "healer")
 
 
 _DESCRIBERS: dict[int, tuple[Pack, _Describer]] = {}
@@ -208,7 +209,8 @@ def _describer(pack: Pack) -> _Describer:
         if numeric is not None and isinstance(p := entity.value(numeric), int | float):
             power[uid] = float(p)
     vocabulary = frozenset(w for ws in words.values() for w in ws)
-    describer = _Describer(words, vocabulary, power, strong)
+    roles = frozenset({*role_words, *(w for ws in role_words.values() for w in ws)})
+    describer = _Describer(words, vocabulary, power, strong, roles)
     _DESCRIBERS[id(pack)] = (pack, describer)
     return describer
 
@@ -340,6 +342,10 @@ def _describe(pack: Pack, sides: _Sides, text: str) -> tuple[str, list[str], _Un
         if not descriptors or (set(descriptors) & _STRONGEST and (side == "any" or asks_which)):
             i += 1
             continue
+        if side == "mine" and all(w in d.roles or w in _STRONGEST for w in descriptors):
+            # "Where should my tank go?" asks about the role; the words say it better than a name.
+            i += 1
+            continue
         after = _SIDE_AFTER.match(text[end:])
         if after is not None:
             side = _side_word(after["s1"] or after["s2"] or "")
@@ -456,6 +462,8 @@ def _refer(
         side = "theirs" if _THEIRS_CUE.search(before) else "mine" if _MINE_CUE.search(before) else "any"
         if side == "any" and _MINE_AFTER.match(text[match.end() :]):
             side = "mine"  # "is he ready", "is he unlocked yet"
+        if side == "any" and pronoun in ("that one", "this one"):
+            continue  # "won that one": a round as often as a unit; only a verb for units says which
         if pronoun.startswith("the other"):
             # The one of the last exchange's two units the player did not just name.
             pool = [u for u in dict.fromkeys([*answered, *said]) if u not in said[:1]]
@@ -581,12 +589,22 @@ _SECOND_QUESTION = re.compile(
 )
 
 
+_OPENS_QUESTION = re.compile(
+    rf"^\s*(?:(?:hey|hi|ok|okay|so|and|also|uh|um|like|coach|quick question|real quick|right)\b[\s,]*)*"
+    rf"{_QUESTION_START}",
+    re.IGNORECASE,
+)
+
+
 def split_questions(text: str) -> tuple[str, str | None]:
-    """ "What does Gale Dive do, and is Galehawk ready for it?" -> the two questions; a second
-    part must open like a question and the first be one of three words or more."""
+    """ "What does Gale Dive do, and is Galehawk ready for it?" -> the two questions. Both parts
+    must be questions: the first opens like one (or ends on "?") and has three words or more, the
+    second opens like one. "I evolved Briarcat, is Bramble Crush unlocked?" is one question: the
+    statement is what it asks about."""
     for match in _SECOND_QUESTION.finditer(text):
         first, second = text[: match.start()].strip(" ,;"), text[match.end() :].strip()
-        if len(first.split()) >= 3 and len(second.split()) >= 2:
+        asks = _OPENS_QUESTION.match(first) is not None or text[: match.end()].rstrip().endswith("?")
+        if asks and len(first.split()) >= 3 and len(second.split()) >= 2:
             return first, second
     return text, None
 

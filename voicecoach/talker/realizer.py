@@ -235,8 +235,6 @@ def _account(t: RealizerTurn, view: StateView, kind: str, constraint: str, entit
     name = catalog.display_name
     units = catalog.entities.get(unit, {})
     if kind == "has" and entity in units:
-        if entity in view.opponent_side() and entity not in view.player_side():
-            return  # theirs: whether the player owns one too is not what they asked
         t.add("constraint_account", "has_missing", "account", [entity], **{unit: name(entity)})
     elif option is not None and kind == option:
         oid, _, owner = constraint.split(":", 1)[1].partition("@")
@@ -338,8 +336,12 @@ def _praise(t: RealizerTurn, view: StateView, kind: str, constraint: str, entity
     catalog, unit, option = pack.catalog, view.unit_kind, view.option_kind
     name = catalog.display_name
     if kind == "has" and entity is not None and view.owns(entity):
-        if any(line.keep == "answer" for line in t.lines):
-            return  # an answer about the unit already says it is theirs: no verbalised check
+        said = " ".join(str(v) for line in t.lines if line.keep == "answer" for v in line.values.values())
+        if (
+            entity in {i for line in t.lines if line.keep == "answer" for i in line.covers}
+            or name(entity) in said
+        ):
+            return  # the answer names the unit: "you do have it" would be a verbalised check
         # One sentence for every owned unit asked about: "You do have A and B."
         earlier = next((i for i, line in enumerate(t.lines) if line.key == "has"), None)
         if earlier is None:

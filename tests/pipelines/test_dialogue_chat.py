@@ -1,0 +1,90 @@
+"""`voicecoach chat` as a player talks, on both packs: references, a correction, two questions in
+one breath, an element- or role-level question, and asking back.
+
+Each session runs through the text pipeline on the embedded default's decisions (the intent prior
+labels, rules fill the slots, the realization words the reply). That path makes no LLM call; the
+engines point at a ScriptedLLMServer with nothing queued, and the test asserts it was never asked.
+"""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from voicecoach.coach.engines import Engines
+from voicecoach.coach.session import CoachConfig, Session
+from voicecoach.core.state import load_state
+from voicecoach.domain.pack import example_state_path, load_pack
+from voicecoach.llm.client import LLMClient, LLMConfig
+from voicecoach.pipelines.text import TextCoach
+from voicecoach.testing.scripted_llm import ScriptedLLMServer
+
+# pack -> kind -> turns: (what the player says, words the reply must have, words it must not)
+SESSIONS: dict[str, dict[str, list[tuple[str, list[str], list[str]]]]] = {
+    "pet_arena": {
+        "reference": [
+            ("can my emberfox take their voltail?", ["Voltail"], []),
+            ("ok how do i beat him", ["against Voltail", "Granitusk"], ["Which creature"]),
+        ],
+        "correction": [
+            ("is emberfox worth levelling", ["Emberfox"], []),
+            ("no wait, I meant oakhorn", ["Oakhorn"], ["leaving", "Emberfox"]),
+        ],
+        "two_part": [
+            ("what does flame burst do, and can emberfox use it", ["A burst of flame", "Emberfox"], []),
+        ],
+        "element": [
+            ("what's good against water", ["grass", "electric", "Oakhorn"], ["Which creature"]),
+        ],
+        "ask_back": [
+            ("tell me about the electric one", ["Sparkwing", "Voltail", "?"], []),
+            ("theirs", ["Voltail"], ["Sparkwing"]),
+        ],
+    },
+    "strike_team": {
+        "reference": [
+            ("how do i deal with their quillon", ["Quillon"], []),
+            ("what does that guy do", ["Quillon", "sniper"], ["Which hero"]),
+        ],
+        "correction": [
+            ("what's next for osmund's loadout", ["Osmund"], []),
+            ("sorry, I meant kasimir", ["Kasimir"], ["leaving", "Osmund"]),
+        ],
+        "two_part": [
+            ("what does quillon do and is he unlocked", ["sniper", "account level 25"], []),
+        ],
+        "element": [  # strike's kinds are roles: "snipers" is the kind asked about
+            ("who counters snipers", ["Quillon", "Brannoc"], ["Counters are hero against hero"]),
+        ],
+        "ask_back": [
+            ("what's the healer weak to", ["Elowen", "Nadira", "?"], []),
+            ("mine", ["Elowen"], ["Nadira"]),
+        ],
+    },
+}
+CASES = [(pack, kind) for pack, kinds in SESSIONS.items() for kind in kinds]
+
+
+@pytest.mark.parametrize(("pack_id", "kind"), CASES)
+async def test_a_player_session_reads_as_a_coach_would_answer_it(pack_id: str, kind: str) -> None:
+    pack = load_pack(pack_id)
+    state = load_state(json.loads(example_state_path(pack_id).read_text()))
+    config = CoachConfig(pack_id=pack_id)  # the embedded default's decisions
+    async with ScriptedLLMServer() as server:
+        engines = Engines(llm=LLMClient(LLMConfig(base_url=server.base_url)))
+        coach = TextCoach(Session.open(f"chat-{kind}", state=state, pack=pack), config, engines)
+        await coach.start(warm=False)
+        try:
+            for said, must, must_not in SESSIONS[pack_id][kind]:
+                result = await coach.ask(said, timeout_s=20)
+                reply = f"{result.narration} {result.reply}"
+                assert result.completed, said
+                for words in must:
+                    assert words.lower() in reply.lower(), f"{said!r} -> {reply!r}: no {words!r}"
+                for words in must_not:
+                    assert words.lower() not in reply.lower(), f"{said!r} -> {reply!r}: says {words!r}"
+        finally:
+            await coach.stop()
+            await engines.close()
+        assert server.requests == []  # the embedded default's turn makes no LLM call
