@@ -113,7 +113,7 @@ _MINE = ("my", "mine", "our", "ours")
 _DETERMINERS = (*_THEIRS, *_MINE, "the", "that", "this", "his", "her", "your")
 _HEADS = {"one", "guy", "dude", "girl", "thing", "unit", "boy", "lad", "fella", "bloke"}
 _PLURAL_HEADS = {"ones", "guys", "things", "units"}
-_STRONGEST = {"best", "strongest", "biggest", "scariest", "most dangerous", "top", "main", "carry", "star"}
+_STRONGEST = {"best", "strongest", "biggest", "scariest", "most dangerous", "top", "carry", "star"}
 _PLURALS = {"guys", "units", "ones", "characters", "folks"}  # and the pack's plural nouns (`_plurals`)
 _ASKS_WHICH = re.compile(r"\b(?:who|which|what)(?:'?s|\s+is|\s+are)?\b", re.IGNORECASE)
 _SIDE_AFTER = re.compile(
@@ -342,7 +342,12 @@ def _describe(pack: Pack, sides: _Sides, text: str) -> tuple[str, list[str], _Un
         if not descriptors or (set(descriptors) & _STRONGEST and (side == "any" or asks_which)):
             i += 1
             continue
-        if side == "mine" and all(w in d.roles or w in _STRONGEST for w in descriptors):
+        # "My main healer": every word (a kind noun such as "main" too) singles out one fielded unit.
+        named_by = [w for w in words if w not in _HEADS]
+        singled = [u for u in sides.fielded if all(w in d.strong.get(u, ()) for w in named_by)]
+        if side == "mine" and len(named_by) > 1 and len(singled) == 1:
+            descriptors = named_by
+        elif side == "mine" and all(w in d.roles or w in _STRONGEST for w in descriptors):
             # "Where should my tank go?" asks about the role; the words say it better than a name.
             i += 1
             continue
