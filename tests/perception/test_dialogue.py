@@ -158,3 +158,11 @@ def test_that_one_without_a_verb_for_units_is_not_a_unit() -> None:
     pack, state = PET
     history = [Exchange("how do i beat dunecrawler", "Bring Oakhorn against Dunecrawler.")]
     assert read_turn(pack, state, "won that one, what next?", history).text == "won that one, what next?"
+
+
+def test_a_description_of_a_whole_side_is_not_one_unit() -> None:
+    pack, state = PET
+    assert (
+        read_turn(pack, state, "How do I beat their water team?", []).text
+        == "How do I beat their water team?"
+    )

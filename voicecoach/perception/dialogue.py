@@ -223,6 +223,14 @@ def _plurals(pack: Pack) -> set[str]:
     return _PLURALS | {n.lower() for n in nouns if n.lower().endswith("s")}
 
 
+def _groups(pack: Pack) -> set[str]:
+    """Words for a whole side: the generic ones and the group kind's nouns ("comp", "lineup")."""
+    schema = pack.catalog.schema
+    group = schema.kind("group")
+    nouns = schema.kinds[group].nouns if group else []
+    return {"team", "teams", "squad", "side", "five", "trio", *(n.lower() for n in nouns)}
+
+
 # --- the live state: who fields whom --------------------------------------------------------------
 
 
@@ -334,6 +342,9 @@ def _describe(pack: Pack, sides: _Sides, text: str) -> tuple[str, list[str], _Un
                 continue
         if following in _PLURAL_HEADS or following in _plurals(pack) or following.endswith("ies"):
             i += 1  # "my grass ones", "their fire pets": a kind of unit, not one of them
+            continue
+        if following in _groups(pack):
+            i += 1  # "their water team": the side, not one unit of it
             continue
         descriptors = [w for w in words if w not in heads]
         side = _side_word(det)
