@@ -16,7 +16,8 @@ for the per-session pins, the sessions or records that changed):
 - `reply_prompt`: per seed-7 session, the Talker's per-turn prompt (`render_reply_prompt`: both
   messages and the conditioning) on the very c2, c3 and tool outcomes `realize_session` realizes
   each turn from, with the turn's narration;
-- `slots`: per seed-7 session, entity linking, the pronoun rewrite and the rule slots of every
+- `slots`: per seed-7 session, entity linking, the turn as read in its dialogue
+  (`perception.dialogue.read_turn`, the previous utterance as the dialogue) and the rule slots of every
   utterance (earlier slots carried as `bench slots` carries them);
 - `prior`: per seed-7 session, the intent prior's prediction of every utterance, the session rules
   reading the previous prediction (as `bench prior` scores it);
@@ -141,9 +142,10 @@ def _realize(pack: Pack, sessions: list[Any]) -> tuple[dict[str, str], dict[str,
 
 def _slots(pack: Pack) -> dict[str, str]:
     from voicecoach.bench.slot_rules import bench_cases
-    from voicecoach.domain.entities import focus_fields, link_entities, resolve_reference
+    from voicecoach.domain.entities import focus_fields, link_entities
     from voicecoach.grounding.slot_rules import extract_slots
     from voicecoach.grounding.slots import QuerySlots
+    from voicecoach.perception.dialogue import Exchange, read_turn
 
     out = {}
     for cases in bench_cases(pack):
@@ -157,7 +159,9 @@ def _slots(pack: Pack) -> dict[str, str]:
                 [
                     [[m.id, m.kind, m.surface, m.span] for m in mentions],
                     focus_fields(mentions, pack),
-                    resolve_reference(pack, case.utterance, previous),
+                    read_turn(
+                        pack, case.state, case.utterance, [Exchange(previous, "")] if previous else []
+                    ).text,
                     slots.model_dump(mode="json"),
                 ]
             )

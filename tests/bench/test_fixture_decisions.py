@@ -12,7 +12,10 @@ reply came from; W3 holds back a candidate whose `requires` the state lacks (a f
 "it" when the player named no creature), and one the turn's answer covers (`unsaid_after`: no
 "want me to check how that matches up?" after a matchup answer; s01 turn 4, s06 turn 2); the match
 line (scene_flavor) is planned only where pet's Φ entry says the question is about the match, not on
-a counter pick or a creature question (s01, s04, s05, s09, s10).
+a counter pick or a creature question (s01, s04, s05, s09, s10); the record keeps the turn as the
+coach read it in its dialogue ("Can he use the Slugger?" -> "Can Dumaka use the Slugger?", "And
+the Dome Projector on Brannoc?" re-asking the last question, st03) and two questions in one
+breath get two answers (st04 turn 4).
 
 strike_team's sessions (audio_fixtures/strike_team/) are recorded the same way in
 `fixture_decisions_strike_team.json`, W1 planning the pack's own collection tool.
@@ -90,6 +93,9 @@ class _Router:
         self.w1_system = w1_system_prompt(load_pack(pack_id))
         self.plan = PACKS[pack_id].plan
         self.turns = {t.transcript: t for f in fixtures for t in f.turns}
+        # The turn being asked: the coach reads "Can he use the Slugger?" as "Can Dumaka use the
+        # Slugger?" (perception.dialogue), so its calls carry the read text, not the transcript.
+        self.current: FixtureTurn | None = None
 
     def __call__(self, body: dict[str, Any]) -> Script:
         if body.get("max_tokens") == 1:  # prewarm
@@ -97,8 +103,10 @@ class _Router:
         messages = body["messages"]
         if messages[0]["content"] == self.slot_system:
             utterance = messages[-1]["content"].split("\nplayer: ", 1)[-1]
-            return _w2_script(self.turns[utterance])
-        turn = self.turns.get(messages[-1]["content"])
+            turn = self.turns.get(utterance, self.current)
+            assert turn is not None, utterance
+            return _w2_script(turn)
+        turn = self.turns.get(messages[-1]["content"], self.current)
         # W1: its system prompt (and the pack's worked turns, when it has any), then the utterance.
         if turn is not None and (len(messages) > 2 or messages[0]["content"] == self.w1_system):
             return _w1_script(turn, self.plan)
@@ -152,7 +160,8 @@ async def fixture_decisions(pack_id: str = "pet_arena") -> dict[str, list[dict[s
     assert not problems, problems
     pack = load_pack(pack_id)
     out: dict[str, list[dict[str, Any]]] = {}
-    async with ScriptedLLMServer(router=_Router(fixtures, pack_id)) as server:
+    router = _Router(fixtures, pack_id)
+    async with ScriptedLLMServer(router=router) as server:
         llm = LLMConfig(base_url=server.base_url, first_token_timeout_s=5.0, inter_token_timeout_s=5.0)
         config = CoachConfig(llm=llm, tool_timeout_s=5.0, slot_timeout_s=5.0, talker_deadline_s=10.0)
         for fixture in fixtures:
@@ -166,6 +175,7 @@ async def fixture_decisions(pack_id: str = "pet_arena") -> dict[str, list[dict[s
                         await coach.push_state(snapshot=turn.state)
                     elif turn.state_patch is not None:
                         await coach.push_state(patch=turn.state_patch)
+                    router.current = turn
                     turns.append(_decisions(await coach.ask(turn.transcript, timeout_s=30.0)))
                 out[fixture.session_id] = turns
             finally:

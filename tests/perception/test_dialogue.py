@@ -166,3 +166,9 @@ def test_a_description_of_a_whole_side_is_not_one_unit() -> None:
         read_turn(pack, state, "How do I beat their water team?", []).text
         == "How do I beat their water team?"
     )
+
+
+def test_a_description_the_player_names_is_left_alone() -> None:
+    pack, state = STRIKE
+    said = "Their tank is Dumaka now. Who handles him?"
+    assert read_turn(pack, state, said, []).text == said

@@ -542,7 +542,11 @@ async def test_real_turn_through_embedded_llama(pack: Pack, state: LiveState, sp
         coach = TextCoach(session, config, engines)
         await coach.start()
         turn = await coach.ask("what counters their team?", timeout_s=120)
-        assert_completed(turn)
+        assert turn.completed and turn.record is not None and turn.c1 is not None, turn.timeline
+        assert turn.reply.strip(), "no reply spoken"
+        # Local tools answer at once: the answer is the first thing said, or (a slow machine) an
+        # acknowledgement of the pack's and nothing else first.
+        assert turn.narration.strip() in ("", *pack.templates.acknowledgements)
         assert turn.c1.outcome in ("frozen", "miss", "degraded", "format_error", "llm_error")
         # c2 may legitimately arrive after the reply (the slot call queues behind W1 on a
         # one-request-at-a-time server); c1, the dispatch and c3 always precede it.

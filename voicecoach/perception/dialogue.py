@@ -73,12 +73,14 @@ _CORRECTION_LEAD = re.compile(
     r"correction|i mean|i meant|i said|make (?:that|it)|not that(?: one)?|rather)\b[\s,.!;:-]*)+",
     re.IGNORECASE,
 )
-# A lead that is a correction by itself ("wait, what does X do" is a new question, not a correction).
+# A lead that is a correction by itself ("wait, what does X do" is a new question, not a correction;
+# a bare "no" keeps its meaning: "no Hakon either" keeps Hakon out).
 _CORRECTING = re.compile(
-    r"\b(?:no+|nope|nah|sorry|oops|whoops|actually|my bad|scratch that|correction|i meant|i mean|"
-    r"make (?:that|it)|not that)\b",
+    r"\b(?:sorry|oops|whoops|actually|my bad|scratch that|correction|i meant|i mean|"
+    r"make (?:that|it)|not that|no+ wait|wait no+)\b",
     re.IGNORECASE,
 )
+_BARE_NO = re.compile(r"^\s*(?:no+|nope|nah)\s*[,.!]\s*$", re.IGNORECASE)
 _INLINE_CORRECTION = re.compile(
     r"\s*[,;.!?]*\s*(?:-+|\u2014|\u2013)?\s*(?:(?:actually|no+|wait|sorry|i mean|i meant|or rather|"
     r"rather|scratch that|make that)\b[\s,.!;:-]*)+(?:(?:i mean|i meant)\b[\s,]*)?",
@@ -223,6 +225,9 @@ def _plurals(pack: Pack) -> set[str]:
     return _PLURALS | {n.lower() for n in nouns if n.lower().endswith("s")}
 
 
+_TELLS = re.compile(r"^\s*(?:is|'s|are|was)\b", re.IGNORECASE)
+
+
 def _groups(pack: Pack) -> set[str]:
     """Words for a whole side: the generic ones and the group kind's nouns ("comp", "lineup")."""
     schema = pack.catalog.schema
@@ -345,6 +350,9 @@ def _describe(pack: Pack, sides: _Sides, text: str) -> tuple[str, list[str], _Un
             continue
         if following in _groups(pack):
             i += 1  # "their water team": the side, not one unit of it
+            continue
+        if _TELLS.match(text[end:]) and any(a >= end for (a, _), kind in named if kind == unit_kind):
+            i += 1  # "their tank is Dumaka now": the player says who it is
             continue
         descriptors = [w for w in words if w not in heads]
         side = _side_word(det)
@@ -551,6 +559,8 @@ def _substitute(pack: Pack, sides: _Sides, previous: str, new: list[Mention], dr
 
 def _correct(pack: Pack, sides: _Sides, text: str, history: Sequence[Exchange]) -> tuple[str, list[str]]:
     lead = _CORRECTION_LEAD.match(text)
+    if lead is not None and _BARE_NO.match(lead.group(0)) and _OPENS_QUESTION.match(text[lead.end() :]):
+        return text[lead.end() :], [f"dropped {lead.group(0).strip()!r}"]  # "no, what does X do?"
     if lead is not None and lead.end() > 0 and _CORRECTING.search(lead.group(0)):
         rest = text[lead.end() :]
         if history and _short(pack, rest):
