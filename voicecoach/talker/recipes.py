@@ -217,6 +217,9 @@ def pick_best(c: _Ctx) -> list[Line]:
     """The best usable unit against the foes (the ranking's order, then the rest of the roster):
     the first that beats one of them, else (none_key) the one they hurt least."""
     m, foes = _matchup(c), c.ids("foes")
+    # The state says whose a unit is: the player's own fielded unit is never a foe to counter.
+    theirs, mine = c.view.opponent_side(), c.view.player_side()
+    foes = [f for f in foes if f in theirs or f not in mine]
     if m is None or not foes:
         return []
     ranked = c.ids("ranked")
@@ -632,6 +635,17 @@ def matchup_status(c: _Ctx) -> list[Line]:
         return []
     uid = units[0]
     others = c.ids_but("against", uid)
+    theirs = c.view.opponent_side()
+    between_units = m.between[1] == c.view.unit_kind
+    if (
+        between_units
+        and uid in theirs
+        and not c.view.owns(uid)
+        and not [o for o in others if o in c.t.mentioned]
+    ):
+        return []  # "which of mine beat Voltail?": a counter question (the next step's)
+    if any(o in theirs for o in others):
+        others = [o for o in others if o in theirs]  # "Galehawk or Granitusk against Voltail"
     if not others:
         return _hits(c, m, uid)
     # Against several (their side), the one it fares best against is the useful fact.
@@ -737,7 +751,7 @@ def weak_to(c: _Ctx) -> list[Line]:
     """ "What's Granitusk weak to?" of the player's own unit: the types that beat it, and a foe of
     one of those types to watch (foe_key); a unit they do not own is the next step's (a counter)."""
     m, units = _matchup(c), c.ids("unit")
-    if m is None or not units or not c.view.owns(units[0]):
+    if m is None or not units or not c.view.owns(units[0]) or units[0] in c.view.opponent_side():
         return []
     uid = units[0]
     mine = _value(c, m.between[0], uid, m.attribute)
