@@ -213,3 +213,32 @@ def test_a_follow_up_held_back_after_an_unknown_pair_is_refused(tmp_path: Path) 
 
     with pytest.raises(PackError, match=r"w3\.json: entry 'knowledge-qa/.*unsaid_after: 'element/matchups'"):
         load_pack_from(_broken(tmp_path, "w3.json", typo))
+
+
+def _strike_with(tmp_path: Path, edit: Callable[[list[dict[str, Any]]], list[dict[str, Any]]]) -> Path:
+    folder = tmp_path / "strike_team"
+    shutil.copytree(PACKS_DIR / "strike_team", folder)
+    path = folder / "heroes.json"
+    path.write_text(json.dumps(edit(json.loads(path.read_text()))))
+    return folder
+
+
+def test_an_alias_that_names_two_entities_is_refused_naming_file_and_entry(tmp_path: Path) -> None:
+    # Osmund's callsign "Bran" would also be Brannoc's: "Bran" must name one hero.
+    folder = _strike_with(
+        tmp_path, lambda d: [{**h, "callsign": ["Bran"]} if h["id"] == "osmund" else h for h in d]
+    )
+    with pytest.raises(PackError, match=r"heroes\.json: entry 'brannoc': alias 'Bran' also names osmund"):
+        load_pack_from(folder)
+
+
+def test_a_description_word_that_is_a_pack_name_is_refused(tmp_path: Path) -> None:
+    # "their quillon one" could then be Quillon or the hero Quillon's name describes.
+    summary = "a quillon hunter who stalks snipers"
+    folder = _strike_with(
+        tmp_path, lambda d: [{**h, "summary": summary} if h["id"] == "kasimir" else h for h in d]
+    )
+    with pytest.raises(
+        PackError, match=r"heroes\.json: entry 'kasimir': summary word 'quillon' is also the name of quillon"
+    ):
+        load_pack_from(folder)

@@ -23,6 +23,7 @@ the neutral `PHRASES`).
 
 from __future__ import annotations
 
+import re
 import string
 from collections.abc import Iterator
 from functools import cached_property
@@ -338,6 +339,16 @@ class Catalog(BaseModel):
         kind = self.kind_of(entity_id)
         entity = self.get(kind, entity_id) if kind is not None else None
         return entity.display if entity is not None else entity_id
+
+    def epithet_words(self, kind: str, entity: Entity) -> list[str]:
+        """What players call one by its `epithet` field: the words before "who" / "whose" ("a
+        **shield tank** whose barrier ..."), articles and short words left out."""
+        spec = self.schema.kinds[kind]
+        text = entity.value(spec.epithet) if spec.epithet else None
+        if not isinstance(text, str):
+            return []
+        head = re.split(r"\s(?:who|whose|that|which|with)\s|[,;]", f" {text} ", maxsplit=1)[0]
+        return [w for w in re.findall(r"[a-z]+", head.lower()) if w not in ("a", "an", "the") and len(w) > 2]
 
     def forms(self) -> list[tuple[str, str, str]]:
         """(surface form, kind, id) of every id, name and alias, kinds in link order."""

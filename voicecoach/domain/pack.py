@@ -735,6 +735,30 @@ def _check_schema(pack: Pack, folder: Path) -> Iterator[PackError]:
             yield PackError(f"{folder / 'schema.json'}: entry {entry!r}: unknown state field {path!r}")
 
 
+def _check_names(pack: Pack, folder: Path) -> Iterator[PackError]:
+    """An alias names one entity, and a word an epithet gives ("sniper") is no entity's name: the
+    linker and the dialogue reading would otherwise pick one of two at random."""
+    catalog = pack.catalog
+
+    def key(form: str) -> str:
+        return re.sub(r"[\s_-]+", "", form.lower())
+
+    names: dict[str, set[str]] = {}
+    for form, _, entity_id in catalog.forms():
+        names.setdefault(key(form), set()).add(entity_id)
+    for kind, spec in catalog.schema.kinds.items():
+        for e in catalog.entities.get(kind, {}).values():
+            where = f"{folder / spec.file}: entry {e.id!r}"
+            for alias in (a for field in spec.aliases for a in e.value(field) or []):
+                others = names.get(key(alias), set()) - {e.id}
+                if others:
+                    yield PackError(f"{where}: alias {alias!r} also names {', '.join(sorted(others))}")
+            for word in catalog.epithet_words(kind, e):
+                if key(word) in names:
+                    named = ", ".join(sorted(names[key(word)]))
+                    yield PackError(f"{where}: {spec.epithet} word {word!r} is also the name of {named}")
+
+
 def _check_vocabulary(pack: Pack, folder: Path) -> Iterator[PackError]:
     """The styles' roles; the entities' roles and styles are the catalog's (`_check_schema`)."""
     roles = pack.vocabulary.roles
@@ -1004,6 +1028,7 @@ def pack_problems(pack: Pack, folder: Path) -> Iterator[PackError]:
     """Every cross-reference problem of a pack `read_pack` read, in the loader's order
     (`voicecoach pack check` lists them all; the loader stops at the first)."""
     yield from _check_schema(pack, folder)
+    yield from _check_names(pack, folder)
     yield from _check_refs(pack, folder)
     yield from _check_phi_pairs(pack, folder)
     yield from _check_vocabulary(pack, folder)

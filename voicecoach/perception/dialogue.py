@@ -166,7 +166,6 @@ class _Describer:
 
 
 _DESCRIBERS: dict[int, tuple[Pack, _Describer]] = {}
-_EPITHET_END = re.compile(r"\s(?:who|whose|that|which|with)\s|[,;]")
 
 
 def _describer(pack: Pack) -> _Describer:
@@ -196,11 +195,7 @@ def _describer(pack: Pack) -> _Describer:
                 if typed is not None:
                     found.add(typed.display.lower())
                 shared.update(role_words.get(v, []))
-        if spec.epithet and isinstance(text := entity.value(spec.epithet), str):
-            head = _EPITHET_END.split(f" {text} ", maxsplit=1)[0]
-            found.update(
-                w for w in re.findall(r"[a-z]+", head.lower()) if w not in ("a", "an", "the") and len(w) > 2
-            )
+        found.update(pack.catalog.epithet_words(unit_kind, entity))
         display = entity.display.lower()
         if " " not in display:
             # Name parts players say of an invented compound: "the fox" of Emberfox, "ember" of it.

@@ -758,7 +758,7 @@ def weak_to(c: _Ctx) -> list[Line]:
     beaten_by = [d for d in _types(c, m) if _type_mult(c, m, d, mine) > m.default]
     if mine is None or not beaten_by:
         return []
-    values = {"@unit": c.name(uid), "@types": c.names(beaten_by)}
+    values = {"@unit": c.name(uid), "@types": c.names(beaten_by), str(m.attribute): c.name(str(mine))}
     foe = next((f for f in c.ids("foes") if _value(c, m.between[1], f, m.attribute) in beaten_by), None)
     if foe is not None and c.inputs.get("foe_key"):
         return c.naming(c.inputs["foe_key"], [], **values, foe=c.name(foe))
