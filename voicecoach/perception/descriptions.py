@@ -1,0 +1,351 @@
+"""Descriptions of units ("their electric one", "my main healer", "their supports") read against
+the live state: which side the words point to, and the one unit (or the few) on it that every
+word describes. The words come from the pack: each unit's categorical attributes and their
+vocabulary, its `epithet` field ("a **sniper** who ..."), the parts of an invented name ("the
+fox" of Emberfox). Part of reading a turn in its dialogue (`voicecoach.perception.dialogue`).
+
+Pure Python over the pack and the state: no Pipecat, no model.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from voicecoach.core.state import LiveState
+from voicecoach.domain.entities import link_entities
+from voicecoach.domain.pack import Pack
+from voicecoach.domain.view import StateView
+
+Side = str  # "mine", "theirs" or "any"
+
+
+THEIRS = (
+    "their",
+    "theirs",
+    "enemy",
+    "enemy's",
+    "enemies",
+    "opponent",
+    "opponent's",
+    "opponents",
+    "other team's",
+)
+MINE = ("my", "mine", "our", "ours")
+_DETERMINERS = (*THEIRS, *MINE, "the", "that", "this", "his", "her", "your")
+_HEADS = {"one", "guy", "dude", "girl", "thing", "unit", "boy", "lad", "fella", "bloke"}
+_PLURAL_HEADS = {"ones", "guys", "things", "units"}
+_STRONGEST = {"best", "strongest", "biggest", "scariest", "most dangerous", "top", "carry", "star"}
+_PLURALS = {"guys", "units", "ones", "characters", "folks"}  # and the pack's plural nouns (`_plurals`)
+_ASKS_WHICH = re.compile(r"\b(?:who|which|what)(?:'?s|\s+is|\s+are)?\b", re.IGNORECASE)
+_SIDE_AFTER = re.compile(
+    r"^\s+(?:(?:on|from|in)\s+(?P<s1>their|the enemy|the other|enemy|my|our)\s+(?:side|team)|"
+    r"of\s+(?P<s2>theirs|mine|ours))\b",
+    re.IGNORECASE,
+)
+# Cue verbs before a pronoun: which side the unit it stands for is on.
+THEIRS_CUE = re.compile(
+    r"\b(?:beat|beats|counter|counters|countering|against|vs|versus|handle|deal with|stop|kill|fight|"
+    r"face|facing|worry about|scared of|afraid of|weak to|lose to|losing to|lost to|punish|shut down|"
+    r"shutdown|outplay|survive|play around|dive|focus|target)\s+$",
+    re.IGNORECASE,
+)
+
+# --- the pack's descriptive vocabulary ----------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Describer:
+    """Per unit id: the words that describe it (attribute values and their vocabulary words, the
+    epithet's words, name parts); and the pack's whole descriptive vocabulary."""
+
+    words: dict[str, frozenset[str]]
+    vocabulary: frozenset[str]
+    power: dict[str, float]
+    # The words that single a unit out (its epithet, name parts, attribute values), beside the
+    # role's vocabulary words every unit of the role shares ("healer" of every support).
+    strong: dict[str, frozenset[str]]
+    roles: frozenset[str]  # the role names and their vocabulary words ("tank", "healer")
+
+
+_DESCRIBERS: dict[int, tuple[Pack, Describer]] = {}
+
+
+def describer(pack: Pack) -> Describer:
+    hit = _DESCRIBERS.get(id(pack))
+    if hit is not None and hit[0] is pack:
+        return hit[1]
+    schema = pack.catalog.schema
+    unit_kind = schema.kind("unit") or ""
+    spec = schema.kinds[unit_kind]
+    role_words = {role: [w.lower() for w in r.words] for role, r in pack.vocabulary.roles.items()}
+    numeric = next((n for n, a in spec.attributes.items() if a.numeric), None)
+    words: dict[str, frozenset[str]] = {}
+    strong: dict[str, frozenset[str]] = {}
+    power: dict[str, float] = {}
+    for uid, entity in pack.catalog.entities.get(unit_kind, {}).items():
+        found: set[str] = set()
+        shared: set[str] = set()
+        for name, attribute in spec.attributes.items():
+            if attribute.numeric:
+                continue
+            value = entity.value(name)
+            for v in value if isinstance(value, list) else [value]:
+                if not isinstance(v, str):
+                    continue
+                found.add(v.lower())
+                typed = pack.catalog.get(attribute.values, v) if isinstance(attribute.values, str) else None
+                if typed is not None:
+                    found.add(typed.display.lower())
+                shared.update(role_words.get(v, []))
+        found.update(pack.catalog.epithet_words(unit_kind, entity))
+        display = entity.display.lower()
+        if " " not in display:
+            # Name parts players say of an invented compound: "the fox" of Emberfox, "ember" of it.
+            found.update(display[:i] for i in range(3, len(display) - 2))
+            found.update(display[i:] for i in range(3, len(display) - 2))
+        words[uid] = frozenset(found | shared)
+        strong[uid] = frozenset(found)
+        if numeric is not None and isinstance(p := entity.value(numeric), int | float):
+            power[uid] = float(p)
+    vocabulary = frozenset(w for ws in words.values() for w in ws)
+    roles = frozenset({*role_words, *(w for ws in role_words.values() for w in ws)})
+    describer = Describer(words, vocabulary, power, strong, roles)
+    _DESCRIBERS[id(pack)] = (pack, describer)
+    return describer
+
+
+def _plurals(pack: Pack) -> set[str]:
+    """Words for several units: the generic ones and the pack's ("pets", "heroes")."""
+    schema = pack.catalog.schema
+    spec = schema.kinds[schema.kind("unit") or ""]
+    nouns = [*spec.nouns, *pack.vocabulary.creature_nouns, schema.plural(schema.kind("unit") or "")]
+    return _PLURALS | {n.lower() for n in nouns if n.lower().endswith("s")}
+
+
+_TELLS = re.compile(r"^\s*(?:is|'s|are|was)\b", re.IGNORECASE)
+
+
+def _groups(pack: Pack) -> set[str]:
+    """Words for a whole side: the generic ones and the group kind's nouns ("comp", "lineup")."""
+    schema = pack.catalog.schema
+    group = schema.kind("group")
+    nouns = schema.kinds[group].nouns if group else []
+    return {"team", "teams", "squad", "side", "five", "trio", *(n.lower() for n in nouns)}
+
+
+# --- the live state: who fields whom --------------------------------------------------------------
+
+
+class Sides:
+    def __init__(self, pack: Pack, state: LiveState | None) -> None:
+        self.view = StateView(pack, state) if state is not None else None
+        self.theirs = self.view.opponent_side() if self.view else []
+        self.fielded = self.view.player_side() if self.view else []
+        self.owned = [o.id for o in self.view.owned()] if self.view else []
+
+    def side_of(self, uid: str) -> Side:
+        if uid in self.fielded or (uid in self.owned and uid not in self.theirs):
+            return "mine"
+        return "theirs" if uid in self.theirs else "any"
+
+    def pools(self, side: Side) -> list[list[str]]:
+        """Where a description on `side` looks, nearest first (a fielded unit before an owned one)."""
+        if side == "theirs":
+            return [self.theirs]
+        if side == "mine":
+            return [self.fielded, self.owned]
+        return [self.fielded + self.theirs, self.owned]
+
+
+def display(pack: Pack, kind: str, uid: str) -> str:
+    entity = pack.catalog.get(kind, uid)
+    return entity.display if entity is not None else uid
+
+
+def _side_word(word: str) -> Side:
+    word = word.lower()
+    if word in THEIRS or word.startswith(("the enemy", "the other", "enemy")):
+        return "theirs"
+    return "mine" if word in MINE else "any"
+
+
+# --- 3. descriptions -------------------------------------------------------------------------------
+
+
+_TOKEN = re.compile(r"[a-z]+(?:'s)?", re.IGNORECASE)
+
+
+@dataclass(frozen=True)
+class Unclear:
+    """A description or pronoun that could be more than one unit (options: (side, id)), and the
+    text with a hole (`HOLE`) where it was."""
+
+    options: tuple[tuple[Side, str], ...]
+    template: str
+
+
+HOLE = "\x00"
+
+
+def describe(pack: Pack, sides: Sides, text: str) -> tuple[str, list[str], Unclear | None]:
+    """Replace each description of one unit by its name (keeping "their" / "my"); "their supports"
+    by the names of theirs that fit; the first description that fits two is returned unclear."""
+    d = describer(pack)
+    unit_kind = pack.catalog.schema.kind("unit") or ""
+    heads = (
+        _HEADS
+        | {n.lower() for n in pack.catalog.schema.kinds[unit_kind].nouns}
+        | set(pack.vocabulary.creature_nouns)
+    )
+    linked = link_entities(pack, text)
+    named = [(m.span, m.kind) for m in linked]
+    tokens = list(_TOKEN.finditer(text))
+    out, notes, cut = [], [], 0
+    unclear: Unclear | None = None
+    i = 0
+    while i < len(tokens):
+        det = tokens[i].group(0).lower()
+        if det not in _DETERMINERS:
+            i += 1
+            continue
+        words: list[str] = []
+        j = i + 1
+        while j < len(tokens) and j - i <= 3:
+            w = tokens[j].group(0).lower().removesuffix("'s")
+            if w in d.vocabulary or w in heads or w in _STRONGEST:
+                words.append(w)
+                j += 1
+                continue
+            break
+        # A unit's own name is not a description ("my Emberfox"); a plural is a kind ("my fire ones").
+        end = tokens[j - 1].end() if words else 0
+        if not words or any(
+            a < end and tokens[i].start() < b and kind == unit_kind for (a, b), kind in named
+        ):
+            i += 1
+            continue
+        following = tokens[j].group(0).lower() if j < len(tokens) else ""
+        last = words[-1] if words else ""
+        plural, last_at = (_singular(d, last), j - 1) if _singular(d, last) else (_singular(d, following), j)
+        if plural is not None and det not in MINE:
+            # "their supports", "snipers": every one of them on that side, by name.
+            side = _side_word(det)
+            said = [w for w in words if w not in heads and w != last] if last_at == j - 1 else words
+            fits = _fitting(d, sides, side, [*[w for w in said if w not in heads], plural])
+            if 1 <= len(fits) <= 3:
+                end = tokens[last_at].end()
+                keep = "their " if side == "theirs" else ""
+                names = " and ".join(display(pack, unit_kind, u) for u in fits)
+                out.append(text[cut : tokens[i].start()] + keep + names)
+                notes.append(f"{text[tokens[i].start() : end]!r} -> {names}")
+                cut = end
+                while i < len(tokens) and tokens[i].start() < end:
+                    i += 1
+                continue
+        if following in _PLURAL_HEADS or following in _plurals(pack) or following.endswith("ies"):
+            i += 1  # "my grass ones", "their fire pets": a kind of unit, not one of them
+            continue
+        if following in _groups(pack):
+            i += 1  # "their water team": the side, not one unit of it
+            continue
+        if _TELLS.match(text[end:]) and any(a >= end for (a, _), kind in named if kind == unit_kind):
+            i += 1  # "their tank is Dumaka now": the player says who it is
+            continue
+        descriptors = [w for w in words if w not in heads]
+        side = _side_word(det)
+        # A superlative names one only with a side ("their best"), not in "who's the best tank?".
+        asks_which = _ASKS_WHICH.search(text[: tokens[i].start()]) is not None
+        if not descriptors or (set(descriptors) & _STRONGEST and (side == "any" or asks_which)):
+            i += 1
+            continue
+        # "My main healer": every word (a kind noun such as "main" too) singles out one fielded unit.
+        named_by = [w for w in words if w not in _HEADS]
+        singled = [u for u in sides.fielded if all(w in d.strong.get(u, ()) for w in named_by)]
+        if side == "mine" and len(named_by) > 1 and len(singled) == 1:
+            descriptors = named_by
+        elif side == "mine" and all(w in d.roles or w in _STRONGEST for w in descriptors):
+            # "Where should my tank go?" asks about the role; the words say it better than a name.
+            i += 1
+            continue
+        after = _SIDE_AFTER.match(text[end:])
+        if after is not None:
+            side = _side_word(after["s1"] or after["s2"] or "")
+            end += after.end()
+        pick, fits = _pick(d, sides, side, descriptors)
+        if pick is None:
+            if unclear is None and 2 <= len(fits) <= 3:
+                hole = text[: tokens[i].start()] + HOLE + text[end:]
+                unclear = Unclear(tuple((sides.side_of(u), u) for u in fits), hole)
+            i += 1
+            continue
+        keep = {"theirs": "their ", "mine": "my "}.get(side, "")
+        name = display(pack, unit_kind, pick)
+        out.append(
+            text[cut : tokens[i].start()]
+            + keep
+            + name
+            + ("'s" if tokens[j - 1].group(0).endswith("'s") else "")
+        )
+        notes.append(f"{text[tokens[i].start() : end]!r} -> {name}")
+        cut = end
+        while i < len(tokens) and tokens[i].start() < end:
+            i += 1
+    if unclear is not None and cut:
+        unclear = None  # resolved descriptions moved the text: ask about nothing rather than garble it
+    text = "".join(out) + text[cut:]
+    more: list[str] = []
+    if not notes:
+        text, more = _bare_plurals(pack, sides, text)
+    return text, notes + more, unclear
+
+
+def _bare_plurals(pack: Pack, sides: Sides, text: str) -> tuple[str, list[str]]:
+    """ "Who counters snipers?": a plural kind word after a counter cue names the units it fits
+    (theirs first, else the catalog's), when there are at most three."""
+    d = describer(pack)
+    unit_kind = pack.catalog.schema.kind("unit") or ""
+    for token in _TOKEN.finditer(text):
+        stem = _singular(d, token.group(0).lower())
+        if stem is None or not THEIRS_CUE.search(text[: token.start()]):
+            continue
+        fits = _fitting(d, sides, "theirs", [stem]) or _fitting(d, sides, "any", [stem])
+        if 1 <= len(fits) <= 3:
+            names = " and ".join(display(pack, unit_kind, u) for u in fits)
+            return text[: token.start()] + names + text[token.end() :], [f"{token.group(0)!r} -> {names}"]
+    return text, []
+
+
+def _singular(d: Describer, word: str) -> str | None:
+    """The descriptor a plural word is ("snipers" -> "sniper", "supports" -> "support"), or None."""
+    for stem in (word[:-1], word[:-2]) if word.endswith("s") and len(word) > 4 else ():
+        if stem in d.vocabulary and len(stem) > 2:
+            return stem
+    return None
+
+
+def _fitting(d: Describer, sides: Sides, side: Side, words: list[str]) -> list[str]:
+    """Every unit on `side` (any: the catalog's) every word describes."""
+    for pool in sides.pools(side)[:1] if side != "any" else [list(d.words)]:
+        fits = [u for u in dict.fromkeys(pool) if all(w in d.words.get(u, ()) for w in words)]
+        if fits:
+            return fits
+    return []
+
+
+def _pick(d: Describer, sides: Sides, side: Side, descriptors: list[str]) -> tuple[str | None, list[str]]:
+    """The one unit the description names, or None and the ones it could be."""
+    strongest = any(w in _STRONGEST for w in descriptors)
+    words = [w for w in descriptors if w not in _STRONGEST]
+    for pool in sides.pools(side) + ([list(d.words)] if side == "any" and not strongest else []):
+        fits = [u for u in dict.fromkeys(pool) if all(w in d.words.get(u, ()) for w in words)]
+        singled = [u for u in fits if all(w in d.strong.get(u, ()) for w in words)]
+        if len(fits) > 1 and singled:
+            fits = singled  # "the healer": the two called healers, not every support
+        if strongest and fits:
+            return max(fits, key=lambda u: d.power.get(u, 0.0)), []
+        if len(fits) == 1:
+            return fits[0], []
+        if fits:
+            return None, fits  # two fit: not this step's guess
+    return None, []
