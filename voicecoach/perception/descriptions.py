@@ -149,6 +149,13 @@ class Sides:
             return "mine"
         return "theirs" if uid in self.theirs else "any"
 
+    def on(self, side: Side, uid: str) -> bool:
+        """Could the unit be on `side`: theirs if they field it, mine if the player fields or owns
+        it (a hero both sides have is either)."""
+        if side == "theirs":
+            return uid in self.theirs or self.side_of(uid) == "any"
+        return uid in self.fielded or uid in self.owned or self.side_of(uid) == "any"
+
     def pools(self, side: Side) -> list[list[str]]:
         """Where a description on `side` looks, nearest first (a fielded unit before an owned one)."""
         if side == "theirs":

@@ -176,7 +176,7 @@ def _refer(
             pool = list(dict.fromkeys([*said, *answered, *older]))
         pool = [u for u in pool if u not in here]
         if side != "any":
-            pool = [u for u in pool if sides.side_of(u) in (side, "any")] or pool
+            pool = [u for u in pool if sides.on(side, u)] or pool
         if not pool:
             continue
         name = display(pack, unit_kind, pool[0])
