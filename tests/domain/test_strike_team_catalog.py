@@ -386,7 +386,6 @@ BROKEN = [
     (_flat_map, "map_fit tannery_lanes: favours fewer than two heroes"),
     (_fit_without_words, "map_fit renzo: 0.5 has no words"),
     (_missing_note, "counter_notes renzo/kasimir: no reason"),
-    (_clashing_callsign, "name 'quill': names ['quillon', 'tamsin']"),
     (_pet_name, "name 'sand trap': also pet_arena's"),
     (_locked_hero_owned, "collection: ['quillon'] against account level 10"),
     (_unlocked_hero_missing, "collection: ['stellan'] against account level 10"),
@@ -400,6 +399,13 @@ BROKEN = [
 
 
 @pytest.mark.parametrize(("change", "message"), BROKEN, ids=[c.__name__.strip("_") for c, _ in BROKEN])
+def test_a_callsign_naming_two_heroes_is_refused_at_load(tmp_path: Path, files: dict[str, Any]) -> None:
+    broken = copy.deepcopy(files)
+    _clashing_callsign(broken)
+    with pytest.raises(PackError, match=r"heroes\.json: entry '(quillon|tamsin)': alias 'Quill' also names"):
+        load(tmp_path / "strike_team", broken)
+
+
 def test_each_rule_refuses_a_broken_copy(
     tmp_path: Path, files: dict[str, Any], change: Any, message: str
 ) -> None:
