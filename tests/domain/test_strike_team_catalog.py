@@ -398,7 +398,6 @@ BROKEN = [
 ]
 
 
-@pytest.mark.parametrize(("change", "message"), BROKEN, ids=[c.__name__.strip("_") for c, _ in BROKEN])
 def test_a_callsign_naming_two_heroes_is_refused_at_load(tmp_path: Path, files: dict[str, Any]) -> None:
     broken = copy.deepcopy(files)
     _clashing_callsign(broken)
@@ -406,6 +405,7 @@ def test_a_callsign_naming_two_heroes_is_refused_at_load(tmp_path: Path, files: 
         load(tmp_path / "strike_team", broken)
 
 
+@pytest.mark.parametrize(("change", "message"), BROKEN, ids=[c.__name__.strip("_") for c, _ in BROKEN])
 def test_each_rule_refuses_a_broken_copy(
     tmp_path: Path, files: dict[str, Any], change: Any, message: str
 ) -> None:
