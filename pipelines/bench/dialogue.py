@@ -25,12 +25,12 @@ from loguru import logger
 from rich.progress import Progress
 from rich.table import Table
 
-from voicecoach.bench.dialogue import FILE, intent_right, load_suite, merge_patch, verdict
+from voicecoach.bench.dialogue import FILE, intent_right, load_suite, verdict
 from voicecoach.coach.engines import Engines
 from voicecoach.coach.session import CoachConfig, Session
 from voicecoach.coach.store import MemorySessionStore
 from voicecoach.core.console import report_console
-from voicecoach.core.state import load_state
+from voicecoach.core.state import load_state, merge_patch
 from voicecoach.domain.pack import PACKS_DIR, example_state_path, load_pack
 from voicecoach.pipelines.text import TextCoach
 

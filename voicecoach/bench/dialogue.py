@@ -65,19 +65,6 @@ def load_suite(pack_id: str, path: Path | None = None) -> DialogueSuite:
     return suite
 
 
-def merge_patch(target: Any, patch: Any) -> Any:
-    """RFC 7386: objects merge key by key, null deletes, anything else (lists too) replaces."""
-    if not isinstance(patch, dict):
-        return patch
-    out = dict(target) if isinstance(target, dict) else {}
-    for key, value in patch.items():
-        if value is None:
-            out.pop(key, None)
-        else:
-            out[key] = merge_patch(out.get(key), value)
-    return out
-
-
 def verdict(turn: DialogueTurn, reply: str, label: str | None = None) -> list[str]:
     """What is wrong with `reply` to `turn` ([]: right in every respect the rubric checks);
     `label`: the turn's "intent/sub_intent", checked when the turn names one."""

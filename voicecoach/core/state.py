@@ -222,8 +222,8 @@ def load_state(data: dict[str, Any]) -> LiveState:
         raise StateError(f"invalid state snapshot: {_describe(err)}") from None
 
 
-def _merge(base: Any, patch: Any) -> Any:
-    # JSON merge patch (RFC 7386): dicts merge, None deletes, anything else replaces.
+def merge_patch(base: Any, patch: Any) -> Any:
+    """JSON merge patch (RFC 7386): dicts merge, None deletes, anything else replaces."""
     if not isinstance(patch, dict) or not isinstance(base, dict):
         return patch
     out = dict(base)
@@ -231,7 +231,7 @@ def _merge(base: Any, patch: Any) -> Any:
         if value is None:
             out.pop(key, None)
         else:
-            out[key] = _merge(out.get(key), value)
+            out[key] = merge_patch(out.get(key), value)
     return out
 
 
@@ -240,7 +240,7 @@ def apply_patch(state: LiveState, patch: dict[str, Any]) -> LiveState:
 
     On a bad patch the caller keeps `state` untouched: we raise before building anything.
     """
-    merged = _merge(state.model_dump(), patch)
+    merged = merge_patch(state.model_dump(), patch)
     if "version" not in patch:
         merged["version"] = state.version + 1
     return load_state(merged)

@@ -75,11 +75,6 @@ class Reading:
     ask: str | None = None
     pending: str | None = None
 
-    @property
-    def whole(self) -> str:
-        """Both questions as one line (what the turn record keeps)."""
-        return f"{self.text.rstrip(' ?.!,')}, and {self.second}" if self.second else self.text
-
 
 # --- English cue words (the domain words come from the pack) ---------------------------------------
 
