@@ -704,7 +704,8 @@ def type_counters(c: _Ctx) -> list[Line]:
         return []
     foe = named[0]
     said = re.escape(c.name(foe))
-    if c.inputs.get("beats_key") and re.search(rf"\b{said}\s+(?:{_ATTACKS})\b", c.t.utterance, re.I):
+    attacks = rf"\b{said}\s+(?:{_ATTACKS})\b|\bweak\s+(?:to|against)\s+{said}\b"  # "what's weak to fire?"
+    if c.inputs.get("beats_key") and re.search(attacks, c.t.utterance, re.I):
         beaten = [d for d in _types(c, m) if _type_mult(c, m, foe, d) > m.default]
         values = {"@types": c.names(beaten), str(m.attribute): c.name(foe)}
         return c.line(c.inputs["beats_key"], [], **values) if beaten else []
