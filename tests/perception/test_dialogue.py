@@ -172,3 +172,9 @@ def test_a_description_the_player_names_is_left_alone() -> None:
     pack, state = STRIKE
     said = "Their tank is Dumaka now. Who handles him?"
     assert read_turn(pack, state, said, []).text == said
+
+
+def test_the_wrong_one_a_correction_names_is_not_kept_out() -> None:
+    pack, state = STRIKE
+    history = [Exchange("is Tamsin unlocked for me", "Yes, you have Tamsin, at level 12.")]
+    assert "not" not in read_turn(pack, state, "sorry, not her, i meant the sniper", history).text

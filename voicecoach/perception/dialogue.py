@@ -96,6 +96,11 @@ _INLINE_CORRECTION = re.compile(
     r"rather|scratch that|make that)\b[\s,.!;:-]*)+(?:(?:i mean|i meant)\b[\s,]*)?",
     re.IGNORECASE,
 )
+_WRONG_ONE = re.compile(
+    r"^\s*not\s+(?:him|her|it|them|that(?:\s+one)?|this(?:\s+one)?|the\s+\w+|\w+)\s*[,;.]?\s*"
+    r"(?:(?:i\s+meant|i\s+mean)\b\s*)?",
+    re.IGNORECASE,
+)
 _NOT_X = re.compile(r"\bnot\s+(?:the\s+|my\s+|their\s+)?$", re.IGNORECASE)
 _FOLLOW_UP = re.compile(
     r"^\s*(?:(?:and|so|ok|okay|alright|right|hmm|uh|um|then)\b[\s,]*)*"
@@ -246,7 +251,9 @@ def _correct(pack: Pack, sides: Sides, text: str, history: Sequence[Exchange]) -
             redo = _substitute(pack, sides, history[-1].utterance, keep, drop)
             if redo is not None:
                 return redo, [f"correction of {history[-1].utterance!r}"]
-        # A new question after "no, ..." / "sorry, ...": the cue is not an exclusion.
+        # A new question after "no, ..." / "sorry, ...": the cue is not an exclusion, and neither is
+        # the "not him" that names what was wrong ("sorry, not him, I meant my shotgun guy").
+        rest = _WRONG_ONE.sub("", rest)
         if rest.strip():
             return rest, [f"dropped {lead.group(0).strip()!r}"]
     # Inside one utterance: "what's next for Osmund - actually no, Kasimir's".
