@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from voicecoach.core.state import IntentContext
-from voicecoach.domain.entities import Mention, focus_fields, link_entities, resolve_reference
+from voicecoach.domain.entities import Mention, focus_fields, link_entities
 from voicecoach.domain.pack import Pack
 
 
@@ -89,31 +89,6 @@ def test_stt_split_compound_names(pack: Pack) -> None:
     assert [m.id for m in link_entities(pack, "is wind any good")] == ["wind"]
 
 
-@pytest.mark.parametrize(
-    ("previous", "text", "read"),
-    [
-        ("what does Riptide do?", "how do I unlock it?", "how do I unlock Riptide?"),  # a skill verb
-        ("can Tidefang use Riptide?", "how do I evolve it?", "how do I evolve Tidefang?"),  # a creature verb
-        ("can Tidefang use Riptide?", "what does it do", "what does Riptide do"),  # the skill first
-        ("is Tidefang any good?", "is it worth it", "is Tidefang worth it"),  # only the first pronoun
-        ("what about Emberfox", "what beats that pet", "what beats Emberfox"),
-        ("is Tidefang any good?", "how do I close it out", "how do I close it out"),  # an idiom: no referent
-        ("what does Riptide do?", "who do I field with it", "who do I field with it"),  # no creature before
-        (
-            "what does Riptide do?",
-            "can Emberfox use it",
-            "can Emberfox use Riptide",
-        ),  # a creature named: "it" is the skill
-        ("what does Riptide do?", "can Emberfox use Tidal Wave", "can Emberfox use Tidal Wave"),  # no pronoun
-        (None, "how do I unlock it", "how do I unlock it"),  # nothing heard before
-    ],
-)
-def test_a_pronoun_names_what_the_last_turn_named(
-    pack: Pack, previous: str | None, text: str, read: str
-) -> None:
-    assert resolve_reference(pack, text, previous) == read
-
-
 # --- a pack with its own kinds (tests/toy_pack.py): link order, aliases, nouns and verbs ----------
 
 
@@ -141,28 +116,6 @@ def test_focus_fields_of_a_collection_pack_are_kind_keyed_and_legacy(toy: Pack, 
     # A classic pack keeps pet's wire format: no kind-keyed fields.
     pet = link_entities(pack, "can Emberfox use Ember Fang")
     assert "focus" not in focus_fields(pet, pack)
-
-
-@pytest.mark.parametrize(
-    ("previous", "text", "read"),
-    [
-        ("is Vanta good with Longshot", "how do I equip it", "how do I equip Longshot"),  # the item's verb
-        ("is Vanta good with Longshot", "should I bring that hero", "should I bring Vanta"),  # its noun
-        ("is Vanta good with Longshot", "what does it do", "what does Longshot do"),  # the option first
-        (
-            "is Vanta good with Longshot",
-            "what does Longshot do with it",
-            "what does Longshot do with Vanta",
-        ),  # "with" asks for a hero: the option named is not the referent
-        ("is Vanta good with Longshot", "is that comp good", "is that comp good"),  # no comp before
-        ("what about Dive", "is that comp good", "is Dive good"),  # the comp's noun
-        ("what about Dive", "should I field it", "should I field it"),  # a unit's verb, no hero before
-    ],
-)
-def test_a_pronoun_refers_by_the_schemas_nouns_and_verbs(
-    toy: Pack, previous: str, text: str, read: str
-) -> None:
-    assert resolve_reference(toy, text, previous) == read
 
 
 def test_a_session_of_a_collection_pack_snapshots_the_kind_keyed_focus(toy: Pack) -> None:

@@ -113,6 +113,21 @@ def test_two_units_fitting_a_description_are_left_for_the_coach_to_ask() -> None
             None,
         ),
         ("can emberfox and oakhorn beat voltail", "can emberfox and oakhorn beat voltail", None),
+        # "A or B ...?": the same question about each; a team or a comparison stays one question
+        ("galehawk or granitusk against voltail", "galehawk against voltail", "granitusk against voltail"),
+        (
+            "what are hexmoth and tidefang each weak to",
+            "what are hexmoth weak to",
+            "what are tidefang weak to",
+        ),
+        ("is galehawk or granitusk better here", "is galehawk or granitusk better here", None),
+        ("build a team with emberfox and oakhorn", "build a team with emberfox and oakhorn", None),
+        # "it" in "who's my best answer to X, and what should it open with" is the answer
+        (
+            "who's my best answer to voltail and what move should it open with",
+            "who's my best answer to voltail and what move should it open with",
+            None,
+        ),
     ],
 )
 def test_two_questions_in_one_breath_are_read_one_after_the_other(
@@ -178,3 +193,10 @@ def test_the_wrong_one_a_correction_names_is_not_kept_out() -> None:
     pack, state = STRIKE
     history = [Exchange("is Tamsin unlocked for me", "Yes, you have Tamsin, at level 12.")]
     assert "not" not in read_turn(pack, state, "sorry, not her, i meant the sniper", history).text
+
+
+def test_a_correction_of_two_questions_is_two_questions_again() -> None:
+    pack, state = PET
+    asked = Exchange("hexmoth against voltail, and lumifawn against voltail", "Against Voltail, ...")
+    reading = read_turn(pack, state, "sorry, I meant against briarcat", [asked])
+    assert (reading.text, reading.second) == ("hexmoth against Briarcat", "lumifawn against Briarcat")

@@ -29,7 +29,7 @@ from voicecoach.grounding.kernel import GroundingControl
 from voicecoach.grounding.slots import QuerySlots
 from voicecoach.interaction.kernel import InteractionControl, session_seed
 from voicecoach.llm.client import LLMConfig
-from voicecoach.perception.dialogue import Exchange, read_turn
+from voicecoach.perception.dialogue import JOINT, Exchange, read_turn
 from voicecoach.perception.kernel import W1Counters
 from voicecoach.perception.phi import PhiTable
 from voicecoach.talker.conditioning import ReplyConditioning, ToolOutcome
@@ -145,7 +145,7 @@ class Turn:
     @property
     def said(self) -> str:
         """The whole of what the turn asks, as the record keeps it."""
-        return f"{self.utterance.rstrip(' ?.!,')}, and {self.second}" if self.second else self.utterance
+        return f"{self.utterance.rstrip(' ?.!,')}{JOINT}{self.second}" if self.second else self.utterance
 
     def ms(self, now: float | None = None) -> float:
         return round(((now if now is not None else time.monotonic()) - self.started) * 1000.0, 1)

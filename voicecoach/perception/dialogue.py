@@ -22,8 +22,8 @@ In order, each on the text the previous one left:
 3. **Follow-up** - "what about X?", "and X?", "same for X" re-asks the previous question about X.
 4. **Reference** - he / him / his / she / her / that guy / the other one name the unit the
    dialogue was about: of the side the verb points to ("beat him": theirs; "level him": yours),
-   the player's own last named unit first, then the one the coach's answer named; "it" follows
-   `voicecoach.domain.entities.resolve_reference` (the verb says which kind).
+   the player's own last named unit first, then the one the coach's answer named; "it", "that",
+   "that move" follow `voicecoach.perception.references` (the words around it say which kind).
 
 Two questions in one breath ("what does Gale Dive do, and is Galehawk ready for it?") are read one
 after the other (`Reading.second`), the second's "it" being the first's.
@@ -38,7 +38,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from voicecoach.core.state import LiveState
-from voicecoach.domain.entities import Mention, link_entities, resolve_reference
+from voicecoach.domain.entities import Mention, link_entities
 from voicecoach.domain.pack import Pack
 from voicecoach.perception.descriptions import (
     HOLE,
@@ -52,6 +52,7 @@ from voicecoach.perception.descriptions import (
     describer,
     display,
 )
+from voicecoach.perception.references import resolve_place, resolve_reference
 
 
 @dataclass(frozen=True)
@@ -232,7 +233,9 @@ def _substitute(pack: Pack, sides: Sides, previous: str, new: list[Mention], dro
             side = sides.side_of(m.id)
             target = next((e for e in same if sides.side_of(e.id) == side), same[0])
         name = display(pack, m.kind, m.id)
-        out = out.replace(target.surface, name, 1)
+        out = out.replace(
+            target.surface, name
+        )  # a question asked twice ("A vs X, and B vs X") names it twice
         earlier = [e for e in earlier if e is not target]
         changed = True
     return out if changed else None
@@ -305,6 +308,10 @@ _OPENS_QUESTION = re.compile(
 )
 
 
+# How a turn of two questions is recorded ("A?, and B?": `Turn.said`), so it can be read again.
+JOINT = ", and "
+
+
 def split_questions(text: str) -> tuple[str, str | None]:
     """ "What does Gale Dive do, and is Galehawk ready for it?" -> the two questions. Both parts
     must be questions: the first opens like one (or ends on "?") and has three words or more, the
@@ -318,6 +325,41 @@ def split_questions(text: str) -> tuple[str, str | None]:
     return text, None
 
 
+_PAIR = re.compile(r"^\s*(?:or|and)\s*$", re.IGNORECASE)
+# A pair asked about together, not one question about each: a team, a comparison, a combination.
+_TOGETHER = re.compile(
+    r"\b(?:team|teams|together|pair|pairs|combo|synergy|synergize|around|with|vs|versus|"
+    r"better|best|than|which|compare|between|both|either|neither|one of|instead|for|swap|replace|"
+    r"over|into|out)\b",
+    re.IGNORECASE,
+)
+
+_ACTING = re.compile(r"\b(?:beat|beats|handle|counter|take|stop|win|fight|deal with|hold|carry|kill)\b", re.I)
+
+
+def split_pair(pack: Pack, text: str) -> tuple[str, str | None]:
+    """ "Renzo or Lorcan on this map?", "what do Elowen and Wendell each bring?" -> the question
+    about each: the same words asked twice, once per unit. Not a team, a comparison or a swap
+    ("Elowen and Wendell together", "which is better, A or B"): those are one question."""
+    schema = pack.catalog.schema
+    units = [m for m in link_entities(pack, text) if m.kind == schema.kind("unit")]
+    each = re.compile(r"\s+each\b", re.IGNORECASE)
+    groups = {n.lower() for k in schema.kinds_of("group") for n in schema.kinds[k].nouns}  # "comp"
+    together = _TOGETHER.search(text) or groups & set(re.findall(r"[a-z]+", text.lower()))
+    if len(units) < 2 or len(units) > 3 or (together and not each.search(text)):
+        return text, None
+    a, b = units[0], units[1]
+    joined = text[a.span[1] : b.span[0]]
+    acting = "and" in joined.lower() and _ACTING.search(text) and not each.search(text)
+    if not _PAIR.match(joined) or acting:
+        return text, None  # "can Emberfox and Oakhorn beat Voltail": the two act together
+    about_a = text[: a.span[1]] + text[b.span[1] :]
+    about_b = text[: a.span[0]] + text[b.span[0] :]
+    return each.sub("", about_a), each.sub("", about_b)
+
+
+# "Who's my best answer to Voltail, and what should it open with?": "it" is the answer.
+_ASKS_WHO = re.compile(r"^\W*(?:(?:so|ok|okay|and|hey|um|uh|coach)\b\W*)*(?:who|who's|whos|which)\b", re.I)
 _UNRESOLVED = re.compile(r"\b(?:it|he|him|his|she|her|that one|this one)\b", re.IGNORECASE)
 
 
@@ -330,10 +372,18 @@ def read_turn(pack: Pack, state: LiveState | None, text: str, history: Sequence[
     "it" is the first's). Unchanged when nothing in it refers back, describes or asks twice."""
     first, second = split_questions(text)
     if second is None:
-        return _read_one(pack, state, text, history)
+        first, second = split_pair(pack, text)
+    if second is None:
+        reading = _read_one(pack, state, text, history)
+        if reading.ask is None and reading.text != text and history:
+            # A correction of two questions is two questions again ("no, against Briarcat").
+            first, joint, second = reading.text.partition(JOINT)
+            if joint and history[-1].utterance.count(JOINT) == 1:
+                return Reading(first, (*reading.resolved, "two questions"), second)
+        return reading
     one = _read_one(pack, state, first, history)
     two = _read_one(pack, state, second, [*history, Exchange(one.text, "")])
-    if _UNRESOLVED.search(two.text):
+    if _UNRESOLVED.search(two.text) or (_ASKS_WHO.match(first) and _UNRESOLVED.search(second)):
         # "Who's my strongest, and what can it learn?": "it" is the first answer's, which W1
         # cannot know before the reply; asked as one question, the first half is answered.
         return _read_one(pack, state, text, history)
@@ -422,10 +472,11 @@ def _read_one(
     if unclear is not None:
         return Reading(text=text, resolved=tuple(notes), ask=_ask(pack, unclear), pending=unclear.template)
     if history:
-        it = resolve_reference(pack, text, history[-1].utterance)
-        if it == text:
-            it = resolve_reference(pack, text, _first_sentence(history[-1].reply))
+        last = history[-1]
+        first = _first_sentence(last.reply)
+        sources = [last.utterance, first, last.reply[len(first) :]]
+        it = resolve_place(pack, resolve_reference(pack, text, sources), sources)
         if it != text:
-            notes.append("'it' -> the last turn's entity")
+            notes.append("'it' -> the last exchange's entity")
             text = it
     return Reading(text=text, resolved=tuple(notes))

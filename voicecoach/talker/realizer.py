@@ -235,7 +235,8 @@ def _account(t: RealizerTurn, view: StateView, kind: str, constraint: str, entit
     name = catalog.display_name
     units = catalog.entities.get(unit, {})
     if kind == "has" and entity in units:
-        t.add("constraint_account", "has_missing", "account", [entity], **{unit: name(entity)})
+        if not _answer_names(t, entity):
+            t.add("constraint_account", "has_missing", "account", [entity], **{unit: name(entity)})
     elif option is not None and kind == option:
         oid, _, owner = constraint.split(":", 1)[1].partition("@")
         if catalog.get(option, oid) is None:
@@ -331,17 +332,20 @@ def _has_template(pack: Pack, key: str) -> bool:
     return bool(pack.templates.paragraphs["constraint_account"].templates.get(key))
 
 
+def _answer_names(t: RealizerTurn, entity: str) -> bool:
+    """Does an answer line already name `entity` ("Steam Engine is closest, missing Cindermaw")?"""
+    said = " ".join(str(v) for line in t.lines if line.keep == "answer" for v in line.values.values())
+    covered = {i for line in t.lines if line.keep == "answer" for i in line.covers}
+    return entity in covered or t.pack.catalog.display_name(entity) in said
+
+
 def _praise(t: RealizerTurn, view: StateView, kind: str, constraint: str, entity: str | None) -> None:
     pack = t.pack
     catalog, unit, option = pack.catalog, view.unit_kind, view.option_kind
     name = catalog.display_name
     if kind == "has" and entity is not None and view.owns(entity):
-        said = " ".join(str(v) for line in t.lines if line.keep == "answer" for v in line.values.values())
-        if (
-            entity in {i for line in t.lines if line.keep == "answer" for i in line.covers}
-            or name(entity) in said
-        ):
-            return  # the answer names the unit: "you do have it" would be a verbalised check
+        if any(line.keep == "answer" for line in t.lines):
+            return  # after an answer, "you do have Granitusk" is a verbalised check, not coaching
         # One sentence for every owned unit asked about: "You do have A and B."
         earlier = next((i for i, line in enumerate(t.lines) if line.key == "has"), None)
         if earlier is None:

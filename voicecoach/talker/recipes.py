@@ -217,9 +217,11 @@ def pick_best(c: _Ctx) -> list[Line]:
     """The best usable unit against the foes (the ranking's order, then the rest of the roster):
     the first that beats one of them, else (none_key) the one they hurt least."""
     m, foes = _matchup(c), c.ids("foes")
-    # The state says whose a unit is: the player's own fielded unit is never a foe to counter.
+    # The state says whose a unit is: the player's own fielded unit is not a foe to counter when
+    # another is named ("can my Renzo beat their Brannoc"); named alone ("Lorcan is destroying us,
+    # who beats that"), it is the mirror pick the player faces.
     theirs, mine = c.view.opponent_side(), c.view.player_side()
-    foes = [f for f in foes if f in theirs or f not in mine]
+    foes = [f for f in foes if f in theirs or f not in mine] or foes
     if m is None or not foes:
         return []
     ranked = c.ids("ranked")
@@ -873,6 +875,11 @@ def pick_swap(c: _Ctx) -> list[Line]:
     row = next((r for r in rows if (r.get("out") or {}).get("id") in named), None) if named else None
     if named and row is None and c.inputs.get("kept_key"):
         return c.naming(c.inputs["kept_key"], [], out=c.name(named[0]), **_where(c))
+    # "Who should I swap to into Lorcan?": the best swap that counters the foe the player named.
+    m = _matchup(c)
+    against = [u for u in c.t.mentioned if u in c.view.opponent_side()]
+    if row is None and against and m is not None:
+        row = next((r for r in rows if _beats(c, m, [r["in"].get("id", "")], against)), None)
     row = row or next(iter(rows), None)
     if row is None:
         return c.line(c.step.none_key, [], **_where(c))
@@ -883,7 +890,7 @@ def pick_swap(c: _Ctx) -> list[Line]:
         "score": row.get("score"),
         **_where(c),
     }
-    m, foes = _matchup(c), c.ids("foes")
+    foes = [*against, *c.ids("foes")]
     hit = _beats(c, m, [new], foes) if m is not None else None
     if m is not None and hit is not None:
         return c.line(c.step.key, [new], **values | _counter_values(c, m, *hit))

@@ -1,0 +1,213 @@
+""" "How do I unlock it?", "whose is that?", "what would that new move do?": a pronoun that stands
+for a thing the dialogue named (a skill, an item, a comp, a creature).
+
+A player asks about the last answer the way they would ask a friend: "who has it", "put it on",
+"how far am I from that". Every rule after W1's input reads names, so the pronoun is replaced by
+the name of the entity the last exchange was about:
+
+- **Which kind.** The words around the pronoun say it when they can: a kind's own nouns ("that
+  move", "that comp") and verbs ("evolve it": a creature; "equip it": an item), from the pack's
+  schema; a kind's noun elsewhere in the sentence rules that kind out ("what *moves* does it
+  have": not a skill). Otherwise the option kind first (a skill, an item: what answers are about),
+  then the unit, then the rest.
+- **Which entity.** Of that kind, the one the player's last question named, then the coach's
+  answer (its first sentence before the rest), never one this sentence names itself ("can
+  Emberfox use it": the skill).
+- **Not a reference.** "It" in idioms ("close it out", "keep it up", "worth it", "got it"), a
+  dummy subject ("is it worth levelling Hexmoth?"), "that" as a conjunction or after a noun ("if
+  that makes sense", "a pet that hits hard"), and "this" without a noun ("this round" is now).
+
+People's units ("he", "him", "the other one") are `voicecoach.perception.dialogue`'s: they need the
+side the sentence points to. Pure Python over the pack's schema and names: no Pipecat, no model.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from voicecoach.domain.catalog import Role, Schema
+from voicecoach.domain.entities import EntityKind, link_entities
+from voicecoach.domain.pack import Pack
+
+# English cue words by role (a kind's own words come from the schema: pet's "skill", "evolve" ...).
+_ROLE_VERBS: dict[Role, tuple[str, ...]] = {
+    "unit": ("level", "levelling", "leveling", "train", "training", "field", "bring", "swap", "buy",
+             "with", "against", "counter", "counters", "beat", "beats", "replace", "replaces",
+             "around"),
+    "option": ("unlock", "unlocks", "equip", "equipped", "learn", "learns", "cast"),
+}  # fmt: skip
+_ROLE_NOUNS: dict[Role, tuple[str, ...]] = {"unit": ("guy",)}
+
+# "That" stands for a thing when the sentence ends after it, or a verb or preposition of a question
+# about it follows ("what does that do", "is that good", "any of that on my team").
+_THAT_BEFORE = (
+    r"(?:[\s?.!,]*$|\s+(?:do|does|did|replace|replaces|cost|costs|need|needs|is|was|on|in|for|to|"
+    r"with|at|against|from|yet|now|already|still|really|first|next|work|works|unlock|unlocks|good|"
+    r"better|worth|any|mean|come|comes|require|requires)\b)"
+)
+# ... and not after a word that makes it a conjunction or a relative ("so that", "a pet that").
+_THAT_NOT_AFTER = re.compile(
+    r"\b(?:so|such|now|sure|think|know|say|said|mean|guess|hope|except|something|anything|someone|"
+    r"anyone|one|ones|team|teams|guy|guys|who|coach|thing|things|fix|fixes|solve|solves|change|changes|"
+    r"explain|explains|means)\s*$",
+    re.IGNORECASE,
+)
+# "It" that stands for nothing the dialogue named.
+_IDIOM = re.compile(
+    r"\b(?:turn(?:ed|ing|s)? it around|keep(?:ing)? it up|appreciate it|close(?:d|s)? it out|"
+    r"ma(?:ke|de|king) it|nail(?:ed)? it|w[io]n(?:ning)? it|los(?:e|t|ing) it|decid(?:e|es|ed) it|"
+    r"trad(?:e|ed|ing) it|worth it|got it|(?:i|we|you) get it|go(?:ing)? for it|pull(?:ed)? it off|"
+    r"wing it|mix it up|play(?:ing)? it (?:safe|cool|slow)|take it (?:easy|slow)|"
+    r"(?:do|doing|done|did) it|fix(?:ed)? it|(?:that|this) it|how(?:'s| is) it go(?:ing)?|"
+    r"it (?:go(?:es|ing)?|depends|seems|looks like|feels like|turns out))\b",
+    re.IGNORECASE,
+)
+_ONE_AFTER = re.compile(
+    r"\b(?:use|using|get|getting|about|does|is|worth|unlock|equip|learn|run|cast|for)\s+$", re.IGNORECASE
+)
+# Between a name and a pronoun, a new clause: the name is what the pronoun stands for.
+_CLAUSE = re.compile(r"[,;.?!]|\b(?:how|what|who|which|so|and|but|then|should|can)\b", re.IGNORECASE)
+# A dummy subject: "is it worth putting time into Hexmoth", "would it be better to ...".
+_DUMMY = re.compile(
+    r"\b(?:is|was|would|will|does|did)\s+it\s+(?:be\s+)?(?:worth|better|best|smart|wise|ok|okay|"
+    r"possible|a good idea|a bad idea|too late|time|fine|true|normal|bad|matter|help|make sense)\b",
+    re.IGNORECASE,
+)
+
+
+@dataclass(frozen=True)
+class _Kinds:
+    """A schema's referring kinds and their words, in the order a bare "it" tries them."""
+
+    order: list[EntityKind]
+    words: dict[EntityKind, frozenset[str]]
+    nouns: dict[EntityKind, frozenset[str]]
+    pattern: re.Pattern[str]
+
+
+_KINDS: dict[int, tuple[Schema, _Kinds]] = {}
+
+
+def _kinds(schema: Schema) -> _Kinds:
+    hit = _KINDS.get(id(schema))
+    if hit is not None and hit[0] is schema:
+        return hit[1]
+    roles = [schema.kind("option"), schema.kind("unit")]
+    order = [k for k in roles if k is not None]
+    order += [k for k in schema.kinds if k not in order and (schema.kinds[k].nouns or schema.kinds[k].verbs)]
+    order += [k for k in schema.kinds if k not in order and schema.kinds[k].role == "group"]
+    words: dict[EntityKind, frozenset[str]] = {}
+    nouns: dict[EntityKind, frozenset[str]] = {}
+    for kind in order:
+        spec = schema.kinds[kind]
+        k_nouns = {w.lower() for w in (*_ROLE_NOUNS.get(spec.role, ()), *spec.nouns)}
+        k_verbs = {w.lower() for w in (*_ROLE_VERBS.get(spec.role, ()), *spec.verbs)}
+        nouns[kind] = frozenset(k_nouns)
+        words[kind] = frozenset(k_nouns | k_verbs)
+    all_nouns = sorted({n for ns in nouns.values() for n in ns}, key=len, reverse=True)
+    noun = "|".join(map(re.escape, all_nouns))
+    # "That move" names the last one; "this map", "this comp" are the ones in play now.
+    named = rf"|that\s+(?:new\s+|other\s+|same\s+|last\s+)?(?P<noun>{noun})" if all_nouns else ""
+    it, that = r"(?P<it>it)(?!')", rf"(?P<that>that)(?={_THAT_BEFORE})"
+    pattern = re.compile(rf"\b(?:{it}|{that}|(?:that|this) one{named})\b", re.IGNORECASE)
+    kinds = _Kinds(order, words, nouns, pattern)
+    _KINDS[id(schema)] = (schema, kinds)
+    return kinds
+
+
+_THERE = re.compile(
+    r"(?:\b(?:on|at|in)\s+)?\bthere(?=\s*(?:[?.!,]|$|though\b|too\b|then\b|right now\b))", re.IGNORECASE
+)
+
+
+def resolve_place(pack: Pack, text: str, previous: Sequence[str]) -> str:
+    """ "Who's bad there?" after a map was named: "there" is that place (the schema's context kind,
+    a strike map; a pack without one has no place to refer to). "There's" and "there is" are not."""
+    schema = pack.catalog.schema
+    place = schema.kind("context")
+    match = _THERE.search(text)
+    if place is None or match is None or any(m.kind == place for m in link_entities(pack, text)):
+        return text
+    named = next((m for source in previous for m in link_entities(pack, source) if m.kind == place), None)
+    if named is None:
+        return text
+    entity = pack.catalog.get(place, named.id)
+    name = entity.display if entity is not None else named.surface
+    return f"{text[: match.start()]}on {name}{text[match.end() :]}"
+
+
+def _word_before(text: str) -> str:
+    words = re.findall(r"[a-z']+", text.lower())
+    return words[-1] if words else ""
+
+
+def _word_after(text: str) -> str:
+    match = re.match(r"\s*([a-z']+)", text.lower())
+    return match.group(1) if match else ""
+
+
+def resolve_reference(pack: Pack, text: str, previous: str | Sequence[str] | None) -> str:
+    """`text` with its first pronoun that refers back replaced by the name of the entity the last
+    exchange named (`previous`: the texts it said, most salient first: the player's question, then
+    the coach's answer). Unchanged when nothing in `text` refers back or nothing fits."""
+    if not previous:
+        return text
+    sources = [previous] if isinstance(previous, str) else list(previous)
+    kinds = _kinds(pack.catalog.schema)
+    linked = link_entities(pack, text)
+    here = {m.id for m in linked}
+    for match in kinds.pattern.finditer(text):
+        before, after = text[: match.start()], text[match.end() :]
+        if match["that"] and _THAT_NOT_AFTER.search(before):
+            continue
+        if match["it"] and any(i.start() <= match.start() < i.end() for i in _IDIOM.finditer(text)):
+            continue
+        if match["it"] and _DUMMY.search(text[max(0, match.start() - 12) :]) and linked:
+            continue  # "is it worth putting time into Hexmoth": Hexmoth is the subject
+        if match.group(0).lower() in ("that one", "this one") and not _ONE_AFTER.search(before):
+            continue  # "won that one", "like that one": a round, a manner; only a verb says a thing
+        wanted = _wanted(kinds, match, before, after, text, {m.kind for m in linked})
+        if any(m.kind in wanted and _CLAUSE.search(text[m.span[1] : match.start()]) for m in linked):
+            continue  # "Prismite just came in, how do I beat that?": this sentence named it
+        named = next(
+            (
+                m
+                for kind in wanted
+                for source in sources
+                for m in link_entities(pack, source)
+                if m.kind == kind and m.id not in here
+            ),
+            None,
+        )
+        if named is None:
+            continue
+        entity = pack.catalog.get(named.kind, named.id)
+        name = entity.display if entity is not None else named.surface
+        return f"{before}{name}{after}"
+    return text
+
+
+def _wanted(
+    kinds: _Kinds, match: re.Match[str], before: str, after: str, text: str, named: set[EntityKind]
+) -> list[EntityKind]:
+    """The kinds this pronoun may stand for, most likely first (see the module doc)."""
+    noun = match.groupdict().get("noun")
+    if noun:
+        return [k for k in kinds.order if noun.lower() in kinds.nouns[k]]
+    if match.group(0).lower() in ("that one", "this one"):
+        return [k for k in kinds.order]
+    cues = {_word_before(before), _word_after(after)}
+    two = " ".join(re.findall(r"[a-z']+", before.lower())[-2:])
+    cues.add(two)
+    said = [k for k in kinds.order if cues & kinds.words[k]]
+    if said:
+        return said
+    # A kind's noun elsewhere in the sentence is not what the pronoun stands for ("what moves does
+    # it have": the creature).
+    spoken = {w.rstrip("s") for w in re.findall(r"[a-z]+", text.lower())}
+    others = [k for k in kinds.order if not {n.rstrip("s") for n in kinds.nouns[k]} & spoken] or kinds.order
+    # So is a kind the sentence names ("can it use Tempest Fury": the creature; "can Emberfox use
+    # it": the skill): such a kind comes last.
+    return sorted(others, key=lambda k: k in named)
