@@ -29,8 +29,10 @@ from functools import cache
 import jellyfish
 from rapidfuzz import fuzz, process
 
+from voicecoach.core.state import LiveState
 from voicecoach.domain.entities import link_entities
 from voicecoach.domain.pack import Pack
+from voicecoach.domain.view import StateView
 
 MAX_SPAN_WORDS = 4
 MIN_NAME_CHARS = 5  # letters of a name's key: "Oz", "Jo", "T1" are words or codes, not names to guess
@@ -264,3 +266,47 @@ def repair(lexicon: Lexicon, text: str, recent: Sequence[str] | Iterable[str] = 
             changes = sorted([*changes, *more], key=lambda c: text.find(c[0]))
             text1 = text2
     return Repair(text1, changes)
+
+
+def likely_names(pack: Pack, state: LiveState) -> list[str]:
+    """The pack's names in the order a player is likely to say them given the live state: the
+    player's side and other units, each with its tier name now and next (pet's evolution stages),
+    the opponent's side, the match's context (the map), then the player's options (unlocked first,
+    then those they can unlock: a strike roster's items alone overrun the window), every other
+    unit, then the rest of the names (Whisper's prompt window takes a few hundred tokens)."""
+    view = StateView(pack, state)
+    catalog, schema = pack.catalog, pack.catalog.schema
+    unit, option = view.unit_kind, view.option_kind
+    names: list[str] = []
+
+    def add(kind: str | None, ids: Iterable[str]) -> None:
+        for i in ids:
+            entity = catalog.get(kind, i) if kind else None
+            if entity is not None:
+                names.append(entity.display)
+
+    units = view.owned()
+    owned = [o.id for o in units]
+    mine = [*view.player_side(), *owned]
+    tiers = schema.progression.field if schema.progression is not None else None
+    for o in sorted(units, key=lambda o: o.id not in view.player_side()):
+        add(unit, [o.id])
+        entity = catalog.get(unit, o.id)
+        stages = entity.value(tiers) if tiers and entity is not None else None
+        if isinstance(stages, list) and o.tier:
+            names += [s for s in stages[max(0, o.tier - 1) : o.tier + 1] if isinstance(s, str)]
+    add(unit, mine)
+    add(unit, view.opponent_side())
+    for kind in schema.kinds_of("context"):
+        add(kind, [c for c in [view.context(kind)] if c])
+    options_field = schema.options_field()
+    for o in units:
+        add(option, o.unlocked)
+    for uid in mine:
+        entity = catalog.get(unit, uid)
+        add(option, entity.value(options_field) or [] if entity is not None and options_field else [])
+    add(unit, catalog.entities.get(unit, {}))
+    for kind in schema.kinds:
+        if schema.kinds[kind].role != "type":
+            add(kind, catalog.entities.get(kind, {}))
+    return list(dict.fromkeys(names))
