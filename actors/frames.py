@@ -46,6 +46,8 @@ class IntentControlFrame(TurnFrame):
     reason: str = ""
     snapshot: LiveState = field(default_factory=LiveState)
     labelled_by: str = "llm"  # "prior": the intent prior's labels opened W1's tag stream
+    transcript: str = ""  # what STT wrote, before the lexicon repair
+    repaired: tuple[tuple[str, str], ...] = ()  # (misheard span, name)
 
 
 @dataclass

@@ -215,6 +215,8 @@ class PerceptionActor(TurnTaskActor):
             reason=reason,
             snapshot=turn.snapshot,
             labelled_by=progress.labelled_by,
+            transcript=turn.transcript,
+            repaired=turn.repaired,
         )
         progress.c1_sent = True
         await self.push_frame(c1)

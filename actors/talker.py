@@ -311,6 +311,7 @@ class TalkerActor(TurnTaskActor):
             narration=narration, c2=c2, conditioning=cond, c3=c3, meta=meta,
             labelled_by=turn.c1.labelled_by if turn.c1 else "", reply_source=source,
             guard_drops=guard.drops_by_rule() if guard is not None else None,
+            repaired=clock.repaired if clock else (),
         )  # fmt: skip
         await self.push_frame(
             TurnCompletedFrame(

@@ -546,6 +546,7 @@ def _intent_event(frame: IntentControlFrame) -> protocol.IntentEvent:
     return protocol.IntentEvent(
         turn_index=frame.turn_index, t_ms=frame.t_ms, utterance=frame.utterance, intent=frame.intent,
         sub_intent=frame.sub_intent, branch=frame.branch, outcome=frame.outcome, reason=frame.reason,
+        transcript=frame.transcript, repaired=list(frame.repaired),
     )  # fmt: skip
 
 

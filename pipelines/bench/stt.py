@@ -1,6 +1,13 @@
 """`python -m voicecoach.pipelines.bench.stt`: Whisper's decoding options, latency and WER on the fixtures.
 
     python -m voicecoach.pipelines.bench.stt [--fixtures audio_fixtures] [--repeat 1] [--pieces]
+    python -m voicecoach.pipelines.bench.stt --names
+
+With `--names`: the name levers instead, per pack (each pack's fixtures on their own states): the
+pack-name prompt or the live state's (`state_prompt`), each with and without the lexicon repair
+(`voicecoach.perception.lexicon`, the session's last two transcripts as context), with WER and the
+references' names heard right; then the repair's false rewrites over every clean phrase of the pack
+and its time per utterance.
 
 Transcribes every fixture utterance with the embedded Whisper model (`pipelines/speech/whisper.py`:
 tiny.en int8, `SpeechConfig.stt` threads) under each option set of OPTIONS, in turn per utterance
@@ -82,7 +89,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--fixtures", default="audio_fixtures")
     parser.add_argument("--repeat", type=int, default=1, help="decodes per utterance and option set")
     parser.add_argument("--pieces", action="store_true", help="the pieces the server's STT decodes")
+    parser.add_argument("--names", action="store_true", help="the name levers: state prompt, lexicon repair")
     args = parser.parse_args(argv)
+    if args.names:
+        return names_bench()
     speech = SpeechConfig()
     stt = speech.stt
     model = whisper_model(speech)
@@ -163,6 +173,73 @@ def main(argv: list[str] | None = None) -> int:
             print(f"\n{name}: decodes that fell back (reference, piece used, words)")
         for i, used, text in fallbacks:
             print(f"- {utterances[i][0]!r}, {'used' if used else 'dropped'}: {text.strip()!r}")
+    return 0
+
+
+def names_bench() -> int:
+    """The name levers on each pack's fixtures (`--names`): a table row per prompt and repair."""
+    from voicecoach.bench.lexicon import FIXTURES, clean_phrases, fixture_sessions, names_right
+    from voicecoach.perception.lexicon import Lexicon, repair
+    from voicecoach.pipelines.speech.voice import (
+        MAX_TOKENS_PER_S,
+        NO_SPEECH_PROB,
+        state_prompt,
+        tokens_of,
+        whisper_model,
+        whisper_prompt,
+    )
+
+    speech = SpeechConfig()
+    stt = speech.stt
+    model = whisper_model(speech)
+    count = tokens_of(model)
+    model_name = stt.model_path or "tiny.en"
+    print(f"Whisper {model_name} {stt.compute_type}, beam {stt.beam_size}, {stt.cpu_threads} threads\n")
+    print("| pack | prompt | repair | mean WER | names right | repairs |")
+    print("|---|---|---|---|---|---|")
+    timing: list[str] = []
+    for pack_id in FIXTURES:
+        pack = load_pack(pack_id)
+        lexicon = Lexicon.of(pack)
+        static = whisper_prompt(pack)
+        rows: dict[tuple[str, bool], list[tuple[float, int, int, int]]] = {}
+        for session in fixture_sessions(pack):
+            recent: dict[str, list[str]] = {"pack": [], "state": []}
+            for turn, state in zip(session.turns, session.states(), strict=True):
+                audio = load_audio(session.audio_path(turn))
+                for prompt_name, prompt in (("pack", static), ("state", state_prompt(pack, state, count))):
+                    segments, _ = model.transcribe(
+                        audio, language="en", beam_size=stt.beam_size, temperature=stt.temperatures,
+                        without_timestamps=True, initial_prompt=prompt, condition_on_previous_text=False,
+                        max_new_tokens=int(MAX_TOKENS_PER_S * len(audio) / RATE) + 16,
+                    )  # fmt: skip
+                    heard = "".join(
+                        f"{x.text} " for x in segments if x.no_speech_prob < NO_SPEECH_PROB
+                    ).strip()
+                    fixed = repair(lexicon, heard, recent[prompt_name][-2:])
+                    recent[prompt_name].append(fixed.text)
+                    for repaired, text in ((False, heard), (True, fixed.text)):
+                        right, total = names_right(pack, turn.transcript, text)
+                        changes = len(fixed.changes) if repaired else 0
+                        rows.setdefault((prompt_name, repaired), []).append(
+                            (wer(turn.transcript, text), right, total, changes)
+                        )
+        for (prompt_name, repaired), r in rows.items():
+            mean = sum(x[0] for x in r) / len(r)
+            right, total, changes = (sum(int(x[i]) for x in r) for i in (1, 2, 3))
+            print(f"| {pack_id} | {prompt_name} | {'yes' if repaired else 'no'} | {mean:.3f} "
+                  f"| {right} / {total} | {changes if repaired else '-'} |")  # fmt: skip
+        phrases = clean_phrases(pack)
+        times, false = [], 0
+        for _, text in phrases:
+            started = time.perf_counter()
+            false += bool(repair(lexicon, text).changes)
+            times.append((time.perf_counter() - started) * 1000.0)
+        p50, p90 = percentile(times, 50), percentile(times, 90)
+        timing.append(f"| {pack_id} | {len(phrases)} | {false} | {p50:.2f} | {p90:.2f} |")
+    print("\n| pack | clean phrases | false rewrites | repair p50 ms | p90 ms |")
+    print("|---|---|---|---|---|")
+    print("\n".join(timing))
     return 0
 
 

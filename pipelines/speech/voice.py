@@ -98,7 +98,9 @@ from voicecoach.coach.speech_config import (
     trim_trailing_silence,
     whisper_model_path,
 )
+from voicecoach.core.state import LiveState
 from voicecoach.domain.pack import Pack
+from voicecoach.perception.lexicon import likely_names
 from voicecoach.perception.narration import FALLBACK_NARRATION
 from voicecoach.pipelines.coach import coach_processors
 
@@ -351,6 +353,53 @@ def whisper_prompt(pack: Pack) -> str:
     return f"{schema.plural(unit).capitalize()}: {names}."
 
 
+# Whisper reads at most this many prompt tokens (faster-whisper keeps the last max_length // 2 - 1
+# of a longer one, so a prompt over it loses its first, likeliest names).
+PROMPT_TOKENS = 223
+CHARS_PER_TOKEN = 2.5  # a conservative guess without the tokenizer: invented names split finely
+
+
+def state_prompt(pack: Pack, state: LiveState, count_tokens: Callable[[str], int] | None = None) -> str:
+    """Whisper's initial prompt from the live state: the names `likely_names` orders (the
+    player's roster and its skills or items, the opponent's side, the map, then the rest), as many
+    as fit Whisper's prompt window, counted with the model's tokenizer when given."""
+    count = count_tokens or (lambda text: int(len(text) / CHARS_PER_TOKEN) + 1)
+    names = likely_names(pack, state)
+    fit, low, high = 0, 0, len(names)
+    while low <= high:  # the most names whose prompt fits: the count grows with the names
+        mid = (low + high) // 2
+        if count(", ".join(names[:mid]) + ".") <= PROMPT_TOKENS:
+            fit, low = mid, mid + 1
+        else:
+            high = mid - 1
+    return ", ".join(names[:fit]) + "."
+
+
+def tokens_of(model: Any) -> Callable[[str], int] | None:
+    """The prompt tokens a faster-whisper model counts for a text (it prompts with " " + text)."""
+    tokenizer = getattr(model, "hf_tokenizer", None)
+    if tokenizer is None:
+        return None
+    return lambda text: len(tokenizer.encode(" " + text.strip(), add_special_tokens=False).ids)
+
+
+class StatePrompt:
+    """One session's Whisper prompt from its live state, rebuilt only when the state's version
+    changes: on a turn, a lookup."""
+
+    def __init__(self, pack: Pack, state: Callable[[], LiveState], count_tokens: Callable[[str], int] | None):
+        self.pack, self.state, self.count_tokens = pack, state, count_tokens
+        self._built: tuple[int, str] | None = None
+
+    def __call__(self) -> str:
+        state = self.state()
+        built = self._built
+        if built is None or built[0] != state.version:
+            built = (state.version, state_prompt(self.pack, state, self.count_tokens))
+            self._built = built
+        return built[1]
+
+
 # Whisper segments less likely than this to hold no speech are kept (Pipecat's WhisperSTTService default).
 NO_SPEECH_PROB = 0.4
 # Bound on a decode's tokens per second of audio; fast speech is ~4 (tiny.en's BPE, English).
@@ -383,6 +432,7 @@ class EmbeddedWhisperSTTService(SegmentedSTTService):
         model: Any,
         *,
         initial_prompt: str | None = None,
+        prompt_of: Callable[[], str] | None = None,
         beam_size: int = 5,
         temperatures: Sequence[float] = (0.0,),
         warm: bool = True,
@@ -393,6 +443,7 @@ class EmbeddedWhisperSTTService(SegmentedSTTService):
         super().__init__(ttfs_p99_latency=WHISPER_TTFS_P99_S, **kwargs)
         self.model = model
         self.initial_prompt = initial_prompt
+        self.prompt_of = prompt_of  # the live state's prompt (`StatePrompt`), over `initial_prompt`
         self.beam_size = beam_size
         self.temperatures = list(temperatures)
         self.executor = executor  # None: asyncio's default thread pool
@@ -424,7 +475,7 @@ class EmbeddedWhisperSTTService(SegmentedSTTService):
         try:
             with abandonable(abandon):  # faster-whisper decodes as its segments are read
                 segments, _ = self.model.transcribe(
-                    audio, language="en", initial_prompt=self.initial_prompt, beam_size=self.beam_size,
+                    audio, language="en", initial_prompt=self.prompt(), beam_size=self.beam_size,
                     temperature=self.temperatures, without_timestamps=True, condition_on_previous_text=False,
                     max_new_tokens=int(MAX_TOKENS_PER_S * seconds) + 16,
                 )  # fmt: skip
@@ -434,6 +485,9 @@ class EmbeddedWhisperSTTService(SegmentedSTTService):
         if (took := time.perf_counter() - started) > SLOW_DECODE_S:  # an operator should see it
             logger.warning(f"Whisper took {took:.1f} s on {seconds:.1f} s of audio: {text!r}")
         return text
+
+    def prompt(self) -> str | None:
+        return self.prompt_of() if self.prompt_of is not None else self.initial_prompt
 
     def _decode(self, pcm: bytes, abandon: threading.Event | None = None) -> asyncio.Future[str]:
         samples = np.frombuffer(pcm, dtype=np.int16).astype(np.float32) / 32768.0
@@ -483,8 +537,14 @@ class EmbeddedWhisperSTTService(SegmentedSTTService):
 
 
 def stt_service(
-    speech: SpeechConfig, pack: Pack | None = None, warm: bool = True, engines: SpeechEngines | None = None
+    speech: SpeechConfig,
+    pack: Pack | None = None,
+    warm: bool = True,
+    engines: SpeechEngines | None = None,
+    state: Callable[[], LiveState] | None = None,
 ) -> STTService:
+    """The configured STT; `state`, the session's live state: the embedded Whisper's prompt is
+    then the state's (`StatePrompt`) when `STTConfig.prompt_source` says so."""
     stt = speech.stt
     prompt = whisper_prompt(pack) if pack is not None and stt.prompt_entities else None
     # The microphone's frames go on past the STT only for smart-turn, which listens to them; the
@@ -503,9 +563,12 @@ def stt_service(
 
     model_path = whisper_model_path(stt.model_path)
     shared = engines is not None and engines.whisper is not None
+    model = engines.whisper if engines is not None and engines.whisper is not None else whisper_model(speech)
+    by_state = prompt is not None and pack is not None and state is not None and stt.prompt_source == "state"
     return EmbeddedWhisperSTTService(
-        engines.whisper if engines is not None and engines.whisper is not None else whisper_model(speech),
+        model,
         initial_prompt=prompt,
+        prompt_of=StatePrompt(pack, state, tokens_of(model)) if by_state and pack and state else None,
         beam_size=stt.beam_size,
         temperatures=stt.temperatures,
         at_silence_onset=stt.at_silence_onset,
@@ -900,7 +963,7 @@ def voice_processors(
     if isinstance(tts, EmbeddedPiperTTSService) and speech_engines is None:
         tts.cache_in_background(narrations)
     return [
-        *listening_processors(speech, session.pack, speech_engines, typed),
+        *listening_processors(speech, session.pack, speech_engines, typed, state=lambda: session.state),
         *coach_processors(session, engines, config, playback=True),
         *(taps or []),
         PhraseChunker(speech, whole=narrations),
@@ -913,6 +976,7 @@ def listening_processors(
     pack: Pack | None = None,
     speech_engines: SpeechEngines | None = None,
     typed: FrameProcessor | None = None,
+    state: Callable[[], LiveState] | None = None,
 ) -> list[FrameProcessor]:
     """Audio in, one final transcript per user turn out: VAD, STT, the turn-stop strategy, the gate.
 
@@ -922,7 +986,7 @@ def listening_processors(
     """
     return [
         SilenceOnsetVADProcessor(vad_analyzer=vad_analyzer(speech, speech_engines)),
-        stt_service(speech, pack, engines=speech_engines),
+        stt_service(speech, pack, engines=speech_engines, state=state),
         *([typed] if typed is not None else []),
         UserTurnProcessor(
             user_turn_strategies=turn_strategies(speech), user_turn_stop_timeout=speech.turn_stop_timeout_s

@@ -160,3 +160,28 @@ def test_speech_that_resumes_right_after_a_transcript_continues_its_utterance(pa
     assert later.utterance == "What about Emberfox?"  # the player waited for the answer: a new question
     typed = session.begin_turn("and Tidefang?")  # text: no speech timing, never merged
     assert typed.utterance == "and Tidefang?"
+
+
+def test_misheard_names_are_repaired_before_the_turn_reads_them(pack: Pack) -> None:
+    session = Session.open("s", pack=pack)
+    session.update_state(snapshot=STATE)
+    turn = session.begin_turn("Should I use Infernal War with Ember Fox?")
+    assert turn.utterance == "Should I use Inferno Roar with Ember Fox?"
+    assert turn.transcript == "Should I use Infernal War with Ember Fox?"
+    assert turn.repaired == (("Infernal War", "Inferno Roar"),)
+    assert turn.snapshot.ic.focus_skill == "inferno_roar"  # linked from the repaired text
+
+
+def test_the_repair_reads_the_sessions_last_utterances(pack: Pack) -> None:
+    session = Session.open("s", pack=pack)
+    session.update_state(snapshot=STATE)
+    assert session.begin_turn("When should I use Gale by?").repaired == ()
+    session.commit_turn(TurnRecord(session_id="s", turn_index=1, utterance="How do I evolve Galehawk?"))
+    turn = session.begin_turn("When should I use Gale by?")
+    assert turn.utterance == "When should I use Gale Dive?" and turn.snapshot.ic.focus_skill == "gale_dive"
+
+
+def test_a_clean_utterance_is_kept_as_said(pack: Pack) -> None:
+    turn = Session.open("s", pack=pack).begin_turn("do I drop them first in this round?")
+    assert turn.utterance == turn.transcript == "do I drop them first in this round?"
+    assert turn.repaired == ()

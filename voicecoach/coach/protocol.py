@@ -337,7 +337,11 @@ class IntentEvent(_TurnEvent):
     """c1: W1's labels and what Φ made of them (`frozen`: tools dispatched at SUB_INTENT close)."""
 
     type: Literal["intent"] = "intent"
-    utterance: str
+    utterance: str = Field(description="the question as the coach reads it: misheard names repaired")
+    transcript: str = Field(default="", description="what speech-to-text wrote, before the repair")
+    repaired: list[tuple[str, str]] = Field(
+        default_factory=list, description="[misheard span, name] for each name the repair put back"
+    )
     intent: str
     sub_intent: str
     branch: str

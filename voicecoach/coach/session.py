@@ -31,6 +31,7 @@ from voicecoach.interaction.kernel import InteractionControl, session_seed
 from voicecoach.llm.client import LLMConfig
 from voicecoach.perception.dialogue import JOINT, Exchange, read_turn
 from voicecoach.perception.kernel import W1Counters
+from voicecoach.perception.lexicon import Lexicon, repair
 from voicecoach.perception.phi import PhiTable
 from voicecoach.talker.conditioning import ReplyConditioning, ToolOutcome
 from voicecoach.talker.realizer import RECENT_REPLIES
@@ -47,6 +48,8 @@ MAX_UTTERANCE_CHARS = 600
 CONTINUES_WITHIN_S = 1.0
 # Exchanges a reference may reach back over ("him" two questions later still means him).
 DIALOGUE_TURNS = 3
+# Earlier utterances whose names make their related names likely in the lexicon repair's second pass.
+REPAIR_CONTEXT = 2
 
 
 class CoachConfig(BaseModel):
@@ -141,6 +144,10 @@ class Turn:
     # Not sure whom the player means: this question is the whole reply ("Their Voltail, or your
     # Sparkwing?"), and the next turn's answer resumes the question (`perception.dialogue`).
     ask: str | None = None
+    # The lexicon repair of the transcript (`perception.lexicon`): what STT wrote, and each misheard
+    # span with the name put in its place, for the overlay and the record.
+    transcript: str = ""
+    repaired: tuple[tuple[str, str], ...] = ()
 
     @property
     def said(self) -> str:
@@ -253,7 +260,8 @@ class Session:
             turn.snapshot = self._snapshot(turn.index, turn.links)
 
     def begin_turn(self, utterance: str, speech_started: float | None = None) -> Turn:
-        """Start a turn: link the utterance's entities into s_ic and stamp the snapshot.
+        """Start a turn: repair misheard names, link the utterance's entities into s_ic and stamp
+        the snapshot.
 
         `speech_started` (time.monotonic(), speech only): when the player began saying it. Speech
         that began within CONTINUES_WITHIN_S of the previous turn's transcript is the rest of
@@ -276,6 +284,13 @@ class Session:
             utterance = utterance[:MAX_UTTERANCE_CHARS]
         index = self.next_turn
         self.next_turn += 1
+        transcript = utterance
+        fixed = repair(
+            Lexicon.of(self.pack), utterance, [e.utterance for e in self.dialogue[-REPAIR_CONTEXT:]]
+        )
+        if fixed.changes:
+            logger.info(f"turn {index}: {utterance!r} repaired to {fixed.text!r}")
+            utterance = fixed.text
         reading = read_turn(self.pack, self.state, utterance, self.dialogue)
         if reading.text != utterance:
             logger.info(
@@ -286,7 +301,8 @@ class Session:
         snapshot = self._snapshot(index, links)
         turn = Turn(
             index=index, utterance=utterance, started=time.monotonic(), snapshot=snapshot, links=links,
-            continues=continues, second=reading.second, ask=reading.ask,
+            continues=continues, second=reading.second, ask=reading.ask, transcript=transcript,
+            repaired=tuple(fixed.changes),
         )  # fmt: skip
         if reading.second is not None:
             second_links = focus_fields(link_entities(self.pack, reading.second), self.pack)
@@ -336,6 +352,7 @@ def turn_record(
     labelled_by: str = "",
     reply_source: str = "",
     guard_drops: dict[str, int] | None = None,
+    repaired: tuple[tuple[str, str], ...] = (),
 ) -> TurnRecord:
     """A completed turn as the store keeps it: the one place a TurnRecord is assembled.
 
@@ -369,4 +386,5 @@ def turn_record(
         labelled_by=labelled_by,
         reply_source=reply_source,
         guard_drops=guard_drops or {},
+        repaired=[list(change) for change in repaired],
     )

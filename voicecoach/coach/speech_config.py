@@ -72,6 +72,9 @@ class STTConfig(BaseModel):
     at_silence_onset: bool = True
     # Bias Whisper towards the pack's entity names ("Emberfox", not "them, Burfox").
     prompt_entities: bool = True
+    # ... which names: the pack's unit names ("pack"), or the live state's likeliest names of every
+    # kind, rebuilt when the state changes ("state": `pipelines/speech/voice.py` `state_prompt`).
+    prompt_source: Literal["pack", "state"] = "pack"
     base_url: str | None = None
     model: str = "whisper-1"
     api_key: str = "not-needed"

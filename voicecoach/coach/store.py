@@ -72,6 +72,9 @@ class TurnRecord(BaseModel):
     labelled_by: str = Field(default="", description="whose labels opened W1's stream: prior / llm")
     reply_source: str = Field(default="", description="llm / guarded llm / realization ('' baselines)")
     guard_drops: dict[str, int] = Field(default_factory=dict, description="rule -> reply sentences dropped")
+    repaired: list[list[str]] = Field(
+        default_factory=list, description="[misheard span, name] the lexicon repair put in the utterance"
+    )
     completed: bool = Field(
         default=True, description="the player heard the reply to the end; False: failed, cut or interrupted"
     )
