@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from voicecoach.domain.pack import Pack, load_pack
-from voicecoach.perception.references import resolve_place, resolve_reference
+from voicecoach.perception.references import resolve_place, resolve_reference, resolve_which
 
 PET = load_pack("pet_arena")
 STRIKE = load_pack("strike_team")
@@ -129,3 +129,29 @@ def test_a_pronoun_refers_by_the_schemas_nouns_and_verbs(
     toy: Pack, previous: str, text: str, read: str
 ) -> None:
     assert resolve_reference(toy, text, previous) == read
+
+
+@pytest.mark.parametrize(
+    ("previous", "text", "read"),
+    [
+        (
+            [
+                "what moves does my oakhorn have",
+                "Your Oakhorn can use Bark Skin, Thicket Wall and Bramble Crush.",
+            ],
+            "which one hits hardest",
+            "which skill of Oakhorn hits hardest",
+        ),
+        (
+            ["what are tidefang and granitusk weak to", "Tidefang is water."],
+            "hmm which of them should i level first",
+            "hmm which of Tidefang and Granitusk should i level first",
+        ),
+        (["what does tide slap do", "A slap of seawater."], "which one is better", None),  # one thing named
+        (["what moves does oakhorn have", "Bark Skin and Thicket Wall."], "which one beats Voltail", None),
+    ],
+)
+def test_which_one_chooses_among_what_the_last_exchange_listed(
+    previous: list[str], text: str, read: str | None
+) -> None:
+    assert resolve_which(PET, text, previous) == (read or text)

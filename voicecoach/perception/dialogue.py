@@ -52,7 +52,7 @@ from voicecoach.perception.descriptions import (
     describer,
     display,
 )
-from voicecoach.perception.references import resolve_place, resolve_reference
+from voicecoach.perception.references import resolve_place, resolve_reference, resolve_which
 
 
 @dataclass(frozen=True)
@@ -475,7 +475,9 @@ def _read_one(
         last = history[-1]
         first = _first_sentence(last.reply)
         sources = [last.utterance, first, last.reply[len(first) :]]
-        it = resolve_place(pack, resolve_reference(pack, text, sources), sources)
+        it = resolve_which(
+            pack, resolve_place(pack, resolve_reference(pack, text, sources), sources), sources
+        )
         if it != text:
             notes.append("'it' -> the last exchange's entity")
             text = it

@@ -138,6 +138,41 @@ def resolve_place(pack: Pack, text: str, previous: Sequence[str]) -> str:
     return f"{text[: match.start()]}on {name}{text[match.end() :]}"
 
 
+_WHICH = re.compile(
+    r"\bwhich\s+(?:one|ones|of\s+(?:them|those|these|the\s+two|the\s+three))\b", re.IGNORECASE
+)
+
+
+def resolve_which(pack: Pack, text: str, previous: Sequence[str]) -> str:
+    """ "Which one hits hardest?" after the coach listed Oakhorn's skills: the choice is among
+    what the last exchange listed - "which skill of Oakhorn" (the option kind, with the unit it
+    was about), or "which of Tidefang and Granitusk" (two or more of one kind)."""
+    match = _WHICH.search(text)
+    if match is None or link_entities(pack, text):
+        return text
+    schema = pack.catalog.schema
+    option, unit = schema.kind("option"), schema.kind("unit")
+    for source in previous:
+        mentions = link_entities(pack, source)
+        for kind in dict.fromkeys(m.kind for m in mentions):
+            ids = list(dict.fromkeys(m.id for m in mentions if m.kind == kind))
+            if len(ids) < 2:
+                continue
+            names = [_display(pack, kind, i) for i in ids]
+            owner = next((m.id for s in previous for m in link_entities(pack, s) if m.kind == unit), None)
+            if kind == option and owner is not None:
+                said = f"which {schema.noun(kind)} of {_display(pack, unit or '', owner)}"
+            else:
+                said = f"which of {', '.join(names[:-1])} and {names[-1]}"
+            return text[: match.start()] + said + text[match.end() :]
+    return text
+
+
+def _display(pack: Pack, kind: EntityKind, id_: str) -> str:
+    entity = pack.catalog.get(kind, id_)
+    return entity.display if entity is not None else id_
+
+
 def _word_before(text: str) -> str:
     words = re.findall(r"[a-z']+", text.lower())
     return words[-1] if words else ""

@@ -871,15 +871,22 @@ def pick_swap(c: _Ctx) -> list[Line]:
     rows = [r for r in swaps if isinstance(r, dict) and isinstance(r.get("in"), dict)]
     rows = [r for r in rows if c.usable(r["in"].get("id", ""))]
     # "Who should I swap Lorcan for?": the swap of the unit the player named, if it is scored.
-    named = [u for u in c.t.mentioned if u in c.view.player_side()]
+    named = [u for u in c.t.mentioned if u in c.view.player_side() and u not in c.view.opponent_side()]
     row = next((r for r in rows if (r.get("out") or {}).get("id") in named), None) if named else None
     if named and row is None and c.inputs.get("kept_key"):
         return c.naming(c.inputs["kept_key"], [], out=c.name(named[0]), **_where(c))
-    # "Who should I swap to into Lorcan?": the best swap that counters the foe the player named.
+    # "Who should I swap to into Lorcan?": the best swap that counters the foe the player named, or
+    # none (a counter pick answers instead).
     m = _matchup(c)
-    against = [u for u in c.t.mentioned if u in c.view.opponent_side()]
+    mine = c.view.player_side()
+    named_foes = dict.fromkeys([*c.t.opponents, *c.t.mentioned])
+    against = [u for u in named_foes if u not in c.t.excluded and (u in c.t.opponents or u not in mine)]
     if row is None and against and m is not None:
+        if _beats(c, m, sorted(mine), against) is not None:
+            return []  # one of theirs already beats the foe they named: "keep X in" (the next step)
         row = next((r for r in rows if _beats(c, m, [r["in"].get("id", "")], against)), None)
+        if row is None:
+            return []  # no swap answers the foe they named: the next step's counter pick does
     row = row or next(iter(rows), None)
     if row is None:
         return c.line(c.step.none_key, [], **_where(c))
@@ -890,7 +897,8 @@ def pick_swap(c: _Ctx) -> list[Line]:
         "score": row.get("score"),
         **_where(c),
     }
-    foes = [*against, *c.ids("foes")]
+    # The reason is a foe the unit going out did not already beat.
+    foes = [f for f in [*against, *c.ids("foes")] if m is None or _beats(c, m, [out], [f]) is None]
     hit = _beats(c, m, [new], foes) if m is not None else None
     if m is not None and hit is not None:
         return c.line(c.step.key, [new], **values | _counter_values(c, m, *hit))
