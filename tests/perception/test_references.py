@@ -148,6 +148,7 @@ def test_a_pronoun_refers_by_the_schemas_nouns_and_verbs(
             "hmm which of Tidefang and Granitusk should i level first",
         ),
         (["what does tide slap do", "A slap of seawater."], "which one is better", None),  # one thing named
+        (["what do we run", "Run Emberfox, Oakhorn and Sparkwing."], "which of them should we focus", None),
         (["what moves does oakhorn have", "Bark Skin and Thicket Wall."], "which one beats Voltail", None),
     ],
 )

@@ -797,3 +797,21 @@ def test_a_matchup_with_no_one_to_face_says_which_elements_it_hits_hard(state: L
                   [tool(idle, "get_creature", creature="oakhorn")])  # fmt: skip
     assert reply.startswith("Oakhorn's grass attacks deal double damage to "), reply
     assert "water" in reply and "earth" in reply, reply
+
+
+def test_a_tip_heard_in_the_last_replies_is_not_said_again(state: LiveState) -> None:
+    """W3's advice is news once: a reply within the last six that said it keeps it out, the answer
+    stays."""
+    tools = [tool(state, "find_counters", opponent=["briarcat", "shellbastion", "voltail"])]
+
+    def at(turn: int, **kw: Any) -> str:
+        return speak(state, "who beats their team", "lineup", "counter", tools, turn=turn, **kw)
+
+    # W3 speaks on some turns (its leak is seeded by the turn): the first turn it does.
+    turn = next(n for n in range(40) if at(n, c3=True) != at(n))
+    with_tip, bare = at(turn, c3=True), at(turn)
+    tip = with_tip.replace(bare, "").strip()
+    assert tip and bare in with_tip, (with_tip, bare)
+    heard = [with_tip, "Put your tank up front to soak hits."]
+    again = at(turn, c3=True, recent_replies=heard)
+    assert tip not in again and bare in again, again

@@ -146,12 +146,15 @@ _WHICH = re.compile(
 def resolve_which(pack: Pack, text: str, previous: Sequence[str]) -> str:
     """ "Which one hits hardest?" after the coach listed Oakhorn's skills: the choice is among
     what the last exchange listed - "which skill of Oakhorn" (the option kind, with the unit it
-    was about), or "which of Tidefang and Granitusk" (two or more of one kind)."""
+    was about), or "which of Tidefang and Granitusk" (two or more of one kind). "Them" is what the
+    player's own question listed, never the coach's answer."""
     match = _WHICH.search(text)
     if match is None or link_entities(pack, text):
         return text
     schema = pack.catalog.schema
     option, unit = schema.kind("option"), schema.kind("unit")
+    if "them" in match.group(0).lower():
+        previous = previous[:1]  # "which of them should we focus": theirs, unless the player listed some
     for source in previous:
         mentions = link_entities(pack, source)
         for kind in dict.fromkeys(m.kind for m in mentions):

@@ -933,6 +933,8 @@ def _compose(t: RealizerTurn, max_words: int, max_sentences: int, lead: str | No
         text = say(t.pack, line, t.turn_index)
         if any(text == c[2] for c in chosen):
             continue
+        if line.keep in ("w3", "praise", "flavor") and not picks and any(text in r for r in t.recent):
+            continue  # a tip or a reminder the player heard in one of the last replies is not news
         n, w = _sentences(text), _words(text)
         if chosen and position != answer and (sentences + n > max_sentences or words + w > max_words):
             continue
