@@ -213,3 +213,11 @@ def test_an_unowned_hero_on_their_side_is_the_opponent_by_the_collection(toy: Pa
     assert reference_ids(toy, ["bulwark", "longshot", "harbor_point"], [], ["bulwark"]) == {
         "wanted": set(), "excluded": set(), "opponent": {"bulwark"}, "skills": {"longshot"}
     }  # fmt: skip
+
+
+def test_a_unit_only_they_field_is_never_wanted(state: LiveState) -> None:
+    # "for Briarcat" reads as a wish, but the player owns no Briarcat and they field one: a foe.
+    got = slots("who should come out of my team for briarcat", state)
+    assert got.opponent_entities == ["Briarcat"] and got.wanted_entities == []
+    # A unit the player owns stays a wish, whoever else fields it.
+    assert slots("who should come out of my team for tidefang", state).wanted_entities == ["Tidefang"]

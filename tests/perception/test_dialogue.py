@@ -120,7 +120,17 @@ def test_two_units_fitting_a_description_are_left_for_the_coach_to_ask() -> None
             "what are hexmoth weak to",
             "what are tidefang weak to",
         ),
-        ("is galehawk or granitusk better here", "is galehawk or granitusk better here", None),
+        (
+            "would lumifawn or hexmoth do better against voltail",
+            "would lumifawn do better against voltail",
+            "would hexmoth do better against voltail",
+        ),
+        (
+            "which is better against briarcat, emberfox or galehawk",
+            "which is better against briarcat, emberfox",
+            "which is better against briarcat, galehawk",
+        ),
+        ("is galehawk and granitusk better here", "is galehawk and granitusk better here", None),
         ("build a team with emberfox and oakhorn", "build a team with emberfox and oakhorn", None),
         # "it" in "who's my best answer to X, and what should it open with" is the answer
         (

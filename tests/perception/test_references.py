@@ -156,3 +156,12 @@ def test_which_one_chooses_among_what_the_last_exchange_listed(
     previous: list[str], text: str, read: str | None
 ) -> None:
     assert resolve_which(PET, text, previous) == (read or text)
+
+
+def test_a_pronoun_in_a_foes_place_takes_one_of_theirs_first() -> None:
+    previous = ["would lumifawn do better against voltail", "Against Voltail, Lumifawn deals double damage."]
+    theirs = {"voltail"}.__contains__
+    read = resolve_reference(PET, "who should come out of my team for that", previous, theirs)
+    assert read == "who should come out of my team for Voltail"
+    # without a foe's word before it, the question's first creature
+    assert resolve_reference(PET, "can it evolve", previous, theirs) == "can Lumifawn evolve"

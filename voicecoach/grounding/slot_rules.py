@@ -331,6 +331,14 @@ def extract_slots(
             role = "opponent" if m.id in opponent_side and not owned else "want"
         elif role == "opponent" and m.id in player_side:
             role = "want"  # the state says whose it is: the player's own fielded unit is never the foe
+        elif (
+            role == "want"
+            and m.id in opponent_side
+            and view is not None
+            and view.known
+            and not view.owns(m.id)
+        ):
+            role = "opponent"  # "who comes out for Briarcat": theirs, and not one the player could field
         {"want": wanted, "exclude": excluded, "opponent": opponent}[role].append(unit)
 
     for m, role in zip(mentions, roles, strict=True):

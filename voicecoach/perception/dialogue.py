@@ -329,10 +329,11 @@ _PAIR = re.compile(r"^\s*(?:or|and)\s*$", re.IGNORECASE)
 # A pair asked about together, not one question about each: a team, a comparison, a combination.
 _TOGETHER = re.compile(
     r"\b(?:team|teams|together|pair|pairs|combo|synergy|synergize|around|with|vs|versus|"
-    r"better|best|than|which|compare|between|both|either|neither|one of|instead|for|swap|replace|"
-    r"over|into|out)\b",
+    r"compare|between|both|either|neither|one of|instead|for|swap|replace|over|into|out)\b",
     re.IGNORECASE,
 )
+# "Lumifawn or Hexmoth, which does better?": a choice is answered about each; with "and" it compares.
+_CHOOSING = re.compile(r"\b(?:better|best|than|which)\b", re.IGNORECASE)
 
 _ACTING = re.compile(r"\b(?:beat|beats|handle|counter|take|stop|win|fight|deal with|hold|carry|kill)\b", re.I)
 
@@ -348,9 +349,15 @@ def split_pair(pack: Pack, text: str) -> tuple[str, str | None]:
     together = _TOGETHER.search(text) or groups & set(re.findall(r"[a-z]+", text.lower()))
     if len(units) < 2 or len(units) > 3 or (together and not each.search(text)):
         return text, None
-    a, b = units[0], units[1]
+    # The first two names joined by "or" / "and" ("against Briarcat, Emberfox or Galehawk").
+    a, b = next(
+        ((x, y) for x, y in zip(units, units[1:], strict=False) if _PAIR.match(text[x.span[1] : y.span[0]])),
+        (units[0], units[1]),
+    )
     joined = text[a.span[1] : b.span[0]]
-    acting = "and" in joined.lower() and _ACTING.search(text) and not each.search(text)
+    acting = (
+        "and" in joined.lower() and (_ACTING.search(text) or _CHOOSING.search(text)) and not each.search(text)
+    )
     if not _PAIR.match(joined) or acting:
         return text, None  # "can Emberfox and Oakhorn beat Voltail": the two act together
     about_a = text[: a.span[1]] + text[b.span[1] :]
@@ -475,9 +482,8 @@ def _read_one(
         last = history[-1]
         first = _first_sentence(last.reply)
         sources = [last.utterance, first, last.reply[len(first) :]]
-        it = resolve_which(
-            pack, resolve_place(pack, resolve_reference(pack, text, sources), sources), sources
-        )
+        it = resolve_reference(pack, text, sources, lambda uid: uid in sides.theirs)
+        it = resolve_which(pack, resolve_place(pack, it, sources), sources)
         if it != text:
             notes.append("'it' -> the last exchange's entity")
             text = it

@@ -24,7 +24,7 @@ side the sentence points to. Pure Python over the pack's schema and names: no Pi
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from voicecoach.domain.catalog import Role, Schema
@@ -69,6 +69,10 @@ _ONE_AFTER = re.compile(
 )
 # Between a name and a pronoun, a new clause: the name is what the pronoun stands for.
 _CLAUSE = re.compile(r"[,;.?!]|\b(?:how|what|who|which|so|and|but|then|should|can)\b", re.IGNORECASE)
+# Words before a pronoun that stands for a foe ("beat that", "what comes out for it").
+_FOE_BEFORE = re.compile(
+    r"\b(?:beat|beats|counter|counters|against|vs|versus|into|handle|deal with|stop|for)\s+$", re.IGNORECASE
+)
 # A dummy subject: "is it worth putting time into Hexmoth", "would it be better to ...".
 _DUMMY = re.compile(
     r"\b(?:is|was|would|will|does|did)\s+it\s+(?:be\s+)?(?:worth|better|best|smart|wise|ok|okay|"
@@ -186,10 +190,13 @@ def _word_after(text: str) -> str:
     return match.group(1) if match else ""
 
 
-def resolve_reference(pack: Pack, text: str, previous: str | Sequence[str] | None) -> str:
+def resolve_reference(
+    pack: Pack, text: str, previous: str | Sequence[str] | None, foe: Callable[[str], bool] | None = None
+) -> str:
     """`text` with its first pronoun that refers back replaced by the name of the entity the last
     exchange named (`previous`: the texts it said, most salient first: the player's question, then
-    the coach's answer). Unchanged when nothing in `text` refers back or nothing fits."""
+    the coach's answer; `foe`: is a unit on the opponent's side, from the live state). Unchanged
+    when nothing in `text` refers back or nothing fits."""
     if not previous:
         return text
     sources = [previous] if isinstance(previous, str) else list(previous)
@@ -209,16 +216,17 @@ def resolve_reference(pack: Pack, text: str, previous: str | Sequence[str] | Non
         wanted = _wanted(kinds, match, before, after, text, {m.kind for m in linked})
         if any(m.kind in wanted and _CLAUSE.search(text[m.span[1] : match.start()]) for m in linked):
             continue  # "Prismite just came in, how do I beat that?": this sentence named it
-        named = next(
-            (
-                m
-                for kind in wanted
-                for source in sources
-                for m in link_entities(pack, source)
-                if m.kind == kind and m.id not in here
-            ),
-            None,
-        )
+        candidates = [
+            m
+            for kind in wanted
+            for source in sources
+            for m in link_entities(pack, source)
+            if m.kind == kind and m.id not in here
+        ]
+        if foe is not None and _FOE_BEFORE.search(before):
+            # "who comes out for that", "how do I beat that": one of theirs before one of the player's
+            candidates.sort(key=lambda m: not foe(m.id))
+        named = next(iter(candidates), None)
         if named is None:
             continue
         entity = pack.catalog.get(named.kind, named.id)

@@ -646,6 +646,9 @@ def matchup_status(c: _Ctx) -> list[Line]:
         and not [o for o in others if o in c.t.mentioned]
     ):
         return []  # "which of mine beat Voltail?": a counter question (the next step's)
+    mine = [o for o in others if o in c.t.mentioned and c.view.owns(o) and o not in theirs]
+    if between_units and uid in theirs and not c.view.owns(uid) and mine:
+        uid, others = mine[0], [uid]  # "better against Briarcat, Emberfox?": how the player's unit fares
     if any(o in theirs for o in others):
         others = [o for o in others if o in theirs]  # "Galehawk or Granitusk against Voltail"
     if not others:
