@@ -14,7 +14,6 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from voicecoach.domain.catalog import Role, Schema
 from voicecoach.domain.pack import Pack
 
 # A kind of the pack's schema (pet: "creature", "skill", "lineup", "element").
