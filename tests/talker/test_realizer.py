@@ -815,3 +815,12 @@ def test_a_tip_heard_in_the_last_replies_is_not_said_again(state: LiveState) -> 
     heard = [with_tip, "Put your tank up front to soak hits."]
     again = at(turn, c3=True, recent_replies=heard)
     assert tip not in again and bare in again, again
+
+
+def test_a_tip_that_restates_the_answer_is_left_out() -> None:
+    from voicecoach.talker.realizer import _restates
+
+    answer = "Field three to five creatures, lead with one whose element beats their front creature."
+    tip = "Lead with an element that counters the opponent's front creature for the bonus."
+    assert _restates(tip, [answer])
+    assert not _restates("Spend training points on the skill you cast most.", [answer])

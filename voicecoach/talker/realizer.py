@@ -909,6 +909,23 @@ def _hedged(pack: Pack, text: str, lead: str) -> str:
     return f"{lead}, {text if keep_case else text[:1].lower() + text[1:]}"
 
 
+_PLAIN = frozenset(
+    "that this with from your their they them then than what when which while into onto over under "
+    "about after before just also only more most much very will would should could have been being "
+    "does done some same each every other there here where whose".split()
+)
+
+
+def _content(text: str) -> set[str]:
+    return {w.rstrip("s") for w in re.findall(r"[a-z]+", text.lower()) if len(w) >= 4 and w not in _PLAIN}
+
+
+def _restates(tip: str, said: Sequence[str]) -> bool:
+    """Does `tip` mostly repeat what is already said (half its content words or more)?"""
+    words = _content(tip)
+    return len(words) >= 3 and len(words & _content(" ".join(said))) * 2 >= len(words)
+
+
 def _compose(t: RealizerTurn, max_words: int, max_sentences: int, lead: str | None) -> str:
     """Choose lines by importance (KEEP_ORDER) within the budget, then say them in `_rank` order.
     The first answer line is said whatever the budget; on a late snapshot it carries the hedge
@@ -935,6 +952,8 @@ def _compose(t: RealizerTurn, max_words: int, max_sentences: int, lead: str | No
             continue
         if line.keep in ("w3", "praise", "flavor") and not picks and any(text in r for r in t.recent):
             continue  # a tip or a reminder the player heard in one of the last replies is not news
+        if line.keep == "w3" and not picks and _restates(text, [c[2] for c in chosen]):
+            continue  # W3's tip says again what the answer just said, in other words
         n, w = _sentences(text), _words(text)
         if chosen and position != answer and (sentences + n > max_sentences or words + w > max_words):
             continue
