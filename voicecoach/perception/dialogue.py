@@ -233,9 +233,8 @@ def _substitute(pack: Pack, sides: Sides, previous: str, new: list[Mention], dro
             side = sides.side_of(m.id)
             target = next((e for e in same if sides.side_of(e.id) == side), same[0])
         name = display(pack, m.kind, m.id)
-        out = out.replace(
-            target.surface, name
-        )  # a question asked twice ("A vs X, and B vs X") names it twice
+        # Every mention: a turn of two questions ("A vs X, and B vs X") names X twice.
+        out = out.replace(target.surface, name)
         earlier = [e for e in earlier if e is not target]
         changed = True
     return out if changed else None
@@ -335,6 +334,7 @@ _TOGETHER = re.compile(
 # "Lumifawn or Hexmoth, which does better?": a choice is answered about each; with "and" it compares.
 _CHOOSING = re.compile(r"\b(?:better|best|than|which)\b", re.IGNORECASE)
 
+_EACH = re.compile(r"\s+each\b", re.IGNORECASE)
 _ACTING = re.compile(r"\b(?:beat|beats|handle|counter|take|stop|win|fight|deal with|hold|carry|kill)\b", re.I)
 
 
@@ -344,10 +344,9 @@ def split_pair(pack: Pack, text: str) -> tuple[str, str | None]:
     ("Elowen and Wendell together", "which is better, A or B"): those are one question."""
     schema = pack.catalog.schema
     units = [m for m in link_entities(pack, text) if m.kind == schema.kind("unit")]
-    each = re.compile(r"\s+each\b", re.IGNORECASE)
     groups = {n.lower() for k in schema.kinds_of("group") for n in schema.kinds[k].nouns}  # "comp"
     together = _TOGETHER.search(text) or groups & set(re.findall(r"[a-z]+", text.lower()))
-    if len(units) < 2 or len(units) > 3 or (together and not each.search(text)):
+    if len(units) < 2 or len(units) > 3 or (together and not _EACH.search(text)):
         return text, None
     # The first two names joined by "or" / "and" ("against Briarcat, Emberfox or Galehawk").
     a, b = next(
@@ -355,14 +354,13 @@ def split_pair(pack: Pack, text: str) -> tuple[str, str | None]:
         (units[0], units[1]),
     )
     joined = text[a.span[1] : b.span[0]]
-    acting = (
-        "and" in joined.lower() and (_ACTING.search(text) or _CHOOSING.search(text)) and not each.search(text)
-    )
+    compared = _ACTING.search(text) or _CHOOSING.search(text)
+    acting = "and" in joined.lower() and compared and not _EACH.search(text)
     if not _PAIR.match(joined) or acting:
         return text, None  # "can Emberfox and Oakhorn beat Voltail": the two act together
     about_a = text[: a.span[1]] + text[b.span[1] :]
     about_b = text[: a.span[0]] + text[b.span[0] :]
-    return each.sub("", about_a), each.sub("", about_b)
+    return _EACH.sub("", about_a), _EACH.sub("", about_b)
 
 
 # "Who's my best answer to Voltail, and what should it open with?": "it" is the answer.

@@ -30,6 +30,7 @@ from dataclasses import dataclass
 from voicecoach.domain.catalog import Role, Schema
 from voicecoach.domain.entities import EntityKind, link_entities
 from voicecoach.domain.pack import Pack
+from voicecoach.perception.descriptions import display
 
 # English cue words by role (a kind's own words come from the schema: pet's "skill", "evolve" ...).
 _ROLE_VERBS: dict[Role, tuple[str, ...]] = {
@@ -137,9 +138,7 @@ def resolve_place(pack: Pack, text: str, previous: Sequence[str]) -> str:
     named = next((m for source in previous for m in link_entities(pack, source) if m.kind == place), None)
     if named is None:
         return text
-    entity = pack.catalog.get(place, named.id)
-    name = entity.display if entity is not None else named.surface
-    return f"{text[: match.start()]}on {name}{text[match.end() :]}"
+    return f"{text[: match.start()]}on {display(pack, place, named.id)}{text[match.end() :]}"
 
 
 _WHICH = re.compile(
@@ -159,25 +158,20 @@ def resolve_which(pack: Pack, text: str, previous: Sequence[str]) -> str:
     option, unit = schema.kind("option"), schema.kind("unit")
     if "them" in match.group(0).lower():
         previous = previous[:1]  # "which of them should we focus": theirs, unless the player listed some
-    for source in previous:
-        mentions = link_entities(pack, source)
+    said = [link_entities(pack, source) for source in previous]
+    owner = next((m.id for mentions in said for m in mentions if m.kind == unit), None)
+    for mentions in said:
         for kind in dict.fromkeys(m.kind for m in mentions):
             ids = list(dict.fromkeys(m.id for m in mentions if m.kind == kind))
             if len(ids) < 2:
                 continue
-            names = [_display(pack, kind, i) for i in ids]
-            owner = next((m.id for s in previous for m in link_entities(pack, s) if m.kind == unit), None)
+            names = [display(pack, kind, i) for i in ids]
             if kind == option and owner is not None:
-                said = f"which {schema.noun(kind)} of {_display(pack, unit or '', owner)}"
+                choice = f"which {schema.noun(kind)} of {display(pack, unit or '', owner)}"
             else:
-                said = f"which of {', '.join(names[:-1])} and {names[-1]}"
-            return text[: match.start()] + said + text[match.end() :]
+                choice = f"which of {', '.join(names[:-1])} and {names[-1]}"
+            return text[: match.start()] + choice + text[match.end() :]
     return text
-
-
-def _display(pack: Pack, kind: EntityKind, id_: str) -> str:
-    entity = pack.catalog.get(kind, id_)
-    return entity.display if entity is not None else id_
 
 
 def _word_before(text: str) -> str:
@@ -200,6 +194,7 @@ def resolve_reference(
     if not previous:
         return text
     sources = [previous] if isinstance(previous, str) else list(previous)
+    said = [link_entities(pack, source) for source in sources]
     kinds = _kinds(pack.catalog.schema)
     linked = link_entities(pack, text)
     here = {m.id for m in linked}
@@ -216,22 +211,12 @@ def resolve_reference(
         wanted = _wanted(kinds, match, before, after, text, {m.kind for m in linked})
         if any(m.kind in wanted and _CLAUSE.search(text[m.span[1] : match.start()]) for m in linked):
             continue  # "Prismite just came in, how do I beat that?": this sentence named it
-        candidates = [
-            m
-            for kind in wanted
-            for source in sources
-            for m in link_entities(pack, source)
-            if m.kind == kind and m.id not in here
-        ]
+        candidates = [m for kind in wanted for ms in said for m in ms if m.kind == kind and m.id not in here]
         if foe is not None and _FOE_BEFORE.search(before):
             # "who comes out for that", "how do I beat that": one of theirs before one of the player's
             candidates.sort(key=lambda m: not foe(m.id))
-        named = next(iter(candidates), None)
-        if named is None:
-            continue
-        entity = pack.catalog.get(named.kind, named.id)
-        name = entity.display if entity is not None else named.surface
-        return f"{before}{name}{after}"
+        if candidates:
+            return f"{before}{display(pack, candidates[0].kind, candidates[0].id)}{after}"
     return text
 
 
@@ -243,7 +228,7 @@ def _wanted(
     if noun:
         return [k for k in kinds.order if noun.lower() in kinds.nouns[k]]
     if match.group(0).lower() in ("that one", "this one"):
-        return [k for k in kinds.order]
+        return list(kinds.order)
     cues = {_word_before(before), _word_after(after)}
     two = " ".join(re.findall(r"[a-z']+", before.lower())[-2:])
     cues.add(two)

@@ -886,7 +886,7 @@ def pick_swap(c: _Ctx) -> list[Line]:
     against = [u for u in named_foes if u not in c.t.excluded and (u in c.t.opponents or u not in mine)]
     if row is None and against and m is not None:
         if _beats(c, m, sorted(mine), against) is not None:
-            return []  # one of theirs already beats the foe they named: "keep X in" (the next step)
+            return []  # a unit already in beats the foe they named: "keep X in" (the next step)
         row = next((r for r in rows if _beats(c, m, [r["in"].get("id", "")], against)), None)
         if row is None:
             return []  # no swap answers the foe they named: the next step's counter pick does
