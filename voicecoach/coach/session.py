@@ -186,6 +186,7 @@ class Session:
 
     def __post_init__(self) -> None:
         self.phi = PhiTable(self.pack.phi)
+        Lexicon.of(self.pack)  # built at open (its English word list takes ~130 ms), not on the first turn
 
     @property
     def last_reply(self) -> str | None:

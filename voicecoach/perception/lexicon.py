@@ -24,12 +24,12 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from functools import cache
 
 import jellyfish
 from rapidfuzz import fuzz, process
 
 from voicecoach.core.state import LiveState
+from voicecoach.domain.english import ORDINARY_MIN_COUNT, english_counts
 from voicecoach.domain.entities import link_entities
 from voicecoach.domain.pack import Pack
 from voicecoach.domain.view import StateView
@@ -37,9 +37,6 @@ from voicecoach.domain.view import StateView
 MAX_SPAN_WORDS = 4
 MIN_NAME_CHARS = 5  # letters of a name's key: "Oz", "Jo", "T1" are words or codes, not names to guess
 MIN_SPAN_CHARS = 4
-# A word counts as ordinary English at this count in pyspellchecker's list (the checker's bar,
-# voicecoach.talker.rules.ORDINARY_MIN_COUNT, which this layer may not import).
-ORDINARY_MIN_COUNT = 200
 # Bars, measured on the fixtures and on every clean phrase of both packs (tests/perception/
 # test_lexicon.py). A span with a word that is no ordinary English scores the mean of its letters'
 # and its metaphone code's similarity to the name; a span of ordinary English words only scores
@@ -89,20 +86,12 @@ def _code(key: str) -> str:
     return jellyfish.metaphone(key).replace(" ", "")
 
 
-@cache
-def _english() -> dict[str, int]:
-    """Word -> count in pyspellchecker's bundled English frequency list (lowercase)."""
-    from spellchecker import SpellChecker
-
-    return dict(SpellChecker(language="en", distance=1).word_frequency.dictionary)
-
-
 def ordinary(word: str) -> bool:
     """An ordinary English word: common in the list, as is or in its US spelling ("centre")."""
     w = word.lower().strip("'")
     if w.endswith("'s"):
         w = w[:-2]
-    words = _english()
+    words = english_counts()
     variants = [w]
     if w.endswith("re"):
         variants.append(w[:-2] + "er")
@@ -206,7 +195,7 @@ def _one_word_off(words: list[str], name: Name) -> bool:
     return (
         len(other) == 1
         and len(other[0]) <= SHORT_WORD_CHARS
-        and all(_english().get(w, 0) < RARE_WORD_COUNT for w in same)
+        and all(english_counts().get(w, 0) < RARE_WORD_COUNT for w in same)
     )
 
 

@@ -61,7 +61,6 @@ Role = Literal["recommended", "credited", "descriptive", "opponent"]
 
 MAX_WORDS = 45
 MAX_SENTENCES = 4
-ORDINARY_MIN_COUNT = 200
 ECHO_NGRAM = 5
 
 

@@ -34,13 +34,13 @@ import re
 from collections import Counter
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
-from functools import cache
 from typing import Any
 
+from voicecoach.domain.english import ORDINARY_MIN_COUNT, english_counts
 from voicecoach.domain.entities import link_entities
 from voicecoach.domain.pack import Pack
 from voicecoach.talker.claims import match_spans, normalise_quotes
-from voicecoach.talker.rules import ECHO_NGRAM, MAX_SENTENCES, MAX_WORDS, ORDINARY_MIN_COUNT, Failure, fail
+from voicecoach.talker.rules import ECHO_NGRAM, MAX_SENTENCES, MAX_WORDS, Failure, fail
 
 SENTENCE = re.compile(r"(?<=[.!?])\s+|\n+")
 WORD = re.compile(r"[a-z0-9]+(?:'[a-z]+)?")
@@ -211,15 +211,6 @@ def _complement(spans: list[tuple[int, int]], length: int) -> list[tuple[int, in
     return out
 
 
-@cache
-def _english() -> dict[str, int]:
-    """Word -> count in pyspellchecker's bundled English frequency list (lowercase)."""
-    from spellchecker import SpellChecker
-
-    frequency = SpellChecker(language="en", distance=1).word_frequency
-    return dict(frequency.dictionary)
-
-
 _PATTERNS: dict[int, tuple[Pack, Speakable]] = {}
 
 
@@ -342,7 +333,7 @@ def too_long_failure(n_words: int, n_sentences: int) -> Failure | None:
 
 def unknown_name_failures(pack: Pack, p: Speakable, text: str) -> list[Failure]:
     known = [(m.span[0], m.span[1]) for m in link_entities(pack, text)]
-    english = _english()
+    english = english_counts()
     out: list[Failure] = []
     for m in NAME.finditer(text):
         if any(a <= m.start() < b for a, b in known):
