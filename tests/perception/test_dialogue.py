@@ -210,3 +210,30 @@ def test_a_correction_of_two_questions_is_two_questions_again() -> None:
     asked = Exchange("hexmoth against voltail, and lumifawn against voltail", "Against Voltail, ...")
     reading = read_turn(pack, state, "sorry, I meant against briarcat", [asked])
     assert (reading.text, reading.second) == ("hexmoth against Briarcat", "lumifawn against Briarcat")
+
+
+def test_a_correction_in_words_the_pack_lacks_is_asked_about_and_resumed() -> None:
+    pack, state = PET
+    asked = Exchange("is my bird any good into voltail", "Against Voltail, go with Granitusk.")
+    reading = read_turn(pack, state, "no wait, I meant my lightning guy", [asked])
+    assert reading.ask == "Which creature do you mean?"
+    heard = [asked, Exchange(reading.text, reading.ask)]
+    assert read_turn(pack, state, "sparkwing", heard).text == "is my Sparkwing any good into voltail"
+    # a new question is not the answer to ours
+    new = "what does galehawk evolve into"
+    assert read_turn(pack, state, new, heard).text == new
+
+
+def test_a_unit_described_before_the_pronoun_is_what_it_stands_for() -> None:
+    pack, state = STRIKE
+    heard = [Exchange("how do i stop nadira", "Bring Brannoc into Nadira.")]
+    assert read_turn(pack, state, "their big wall guy, what beats him", heard).text.endswith("beats him")
+
+
+def test_a_name_part_is_a_word_of_both_halves() -> None:
+    pack, state = STRIKE
+    # "gun" is no part of Gundra (Gun-dra), while "fox" is one of Emberfox (Ember-fox).
+    assert read_turn(pack, state, "is his gun any good", []).text == "is his gun any good"
+    pet, pet_state = PET
+    fox = read_turn(pet, pet_state, "what skills does the fire fox have", [])
+    assert fox.text == "what skills does Emberfox have"

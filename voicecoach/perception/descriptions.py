@@ -13,6 +13,7 @@ import re
 from dataclasses import dataclass
 
 from voicecoach.core.state import LiveState
+from voicecoach.domain.english import ORDINARY_MIN_COUNT, english_counts
 from voicecoach.domain.entities import link_entities
 from voicecoach.domain.pack import Pack
 from voicecoach.domain.view import StateView
@@ -101,9 +102,15 @@ def describer(pack: Pack) -> Describer:
         found.update(pack.catalog.epithet_words(unit_kind, entity))
         display = entity.display.lower()
         if " " not in display:
-            # Name parts players say of an invented compound: "the fox" of Emberfox, "ember" of it.
-            found.update(display[:i] for i in range(3, len(display) - 2))
-            found.update(display[i:] for i in range(3, len(display) - 2))
+            # Name parts players say of an invented compound: "the owl" of Pyrowl, "the fox" of
+            # Emberfox, and a head only when the rest is a word too ("ember"; "gun" is no part of
+            # Gundra).
+            english = english_counts()
+            for i in range(3, len(display) - 2):
+                head, tail = display[:i], display[i:]
+                found.add(tail)
+                if min(english.get(head, 0), english.get(tail, 0)) >= ORDINARY_MIN_COUNT:
+                    found.add(head)
         words[uid] = frozenset(found | shared)
         strong[uid] = frozenset(found)
         if numeric is not None and isinstance(p := entity.value(numeric), int | float):
@@ -170,7 +177,7 @@ def display(pack: Pack, kind: str, uid: str) -> str:
     return entity.display if entity is not None else uid
 
 
-def _side_word(word: str) -> Side:
+def side_word(word: str) -> Side:
     word = word.lower()
     if word in THEIRS or word.startswith(("the enemy", "the other", "enemy")):
         return "theirs"
@@ -237,7 +244,7 @@ def describe(pack: Pack, sides: Sides, text: str) -> tuple[str, list[str], Uncle
         plural, last_at = (_singular(d, last), j - 1) if _singular(d, last) else (_singular(d, following), j)
         if plural is not None and det not in MINE:
             # "their supports", "snipers": every one of them on that side, by name.
-            side = _side_word(det)
+            side = side_word(det)
             said = [w for w in words if w not in heads and w != last] if last_at == j - 1 else words
             fits = _fitting(d, sides, side, [*[w for w in said if w not in heads], plural])
             if 1 <= len(fits) <= 3:
@@ -260,7 +267,7 @@ def describe(pack: Pack, sides: Sides, text: str) -> tuple[str, list[str], Uncle
             i += 1  # "their tank is Dumaka now": the player says who it is
             continue
         descriptors = [w for w in words if w not in heads]
-        side = _side_word(det)
+        side = side_word(det)
         # A superlative names one only with a side ("their best"), not in "who's the best tank?".
         asks_which = _ASKS_WHICH.search(text[: tokens[i].start()]) is not None
         if not descriptors or (set(descriptors) & _STRONGEST and (side == "any" or asks_which)):
@@ -277,7 +284,7 @@ def describe(pack: Pack, sides: Sides, text: str) -> tuple[str, list[str], Uncle
             continue
         after = _SIDE_AFTER.match(text[end:])
         if after is not None:
-            side = _side_word(after["s1"] or after["s2"] or "")
+            side = side_word(after["s1"] or after["s2"] or "")
             end += after.end()
         pick, fits = _pick(d, sides, side, descriptors)
         if pick is None:

@@ -51,8 +51,9 @@ from voicecoach.perception.descriptions import (
     describe,
     describer,
     display,
+    side_word,
 )
-from voicecoach.perception.references import resolve_place, resolve_reference, resolve_which
+from voicecoach.perception.references import DESCRIBED, resolve_place, resolve_reference, resolve_which
 
 
 @dataclass(frozen=True)
@@ -165,6 +166,8 @@ def _refer(
     for match in _PRONOUN.finditer(text):
         pronoun = match["p"].lower()
         before = text[: match.start()]
+        if DESCRIBED.search(before):
+            continue  # "their big shield guy, what beats him": him is the one just described
         side = "theirs" if THEIRS_CUE.search(before) else "mine" if _MINE_CUE.search(before) else "any"
         if side == "any" and _MINE_AFTER.match(text[match.end() :]):
             side = "mine"  # "is he ready", "is he unlocked yet"
@@ -420,6 +423,8 @@ def _resume(
     before = _read_one(pack, state, last.utterance, history[:-1], resume=False)
     if before.ask is None or before.pending is None or last.reply.strip() != before.ask:
         return None
+    if _OPENS_QUESTION.match(text) and len(text.split()) > 3:
+        return None  # a new question ("what's Wendell got on?"), not the answer to ours
     sides = Sides(pack, state)
     unit_kind = pack.catalog.schema.kind("unit") or ""
     options = [uid for _, uid in _options_of(pack, sides, before)]
@@ -444,6 +449,30 @@ def _resume(
     side = sides.side_of(chosen)
     name = ({"theirs": "their ", "mine": "my "}).get(side, "") + display(pack, unit_kind, chosen)
     return before.pending.replace(HOLE, name), [f"answer to {before.ask!r}: {name}"]
+
+
+_BARE_DESCRIPTION = re.compile(r"^\W*(?:my|their|your|the)\s+(?:\w+\s+){0,2}\w+[\s?.!]*$", re.IGNORECASE)
+
+
+def _unplaced(pack: Pack, sides: Sides, text: str, history: Sequence[Exchange]) -> Unclear | None:
+    """ "(No wait, I meant) my lightning guy": a unit described in words the pack does not have,
+    in place of the one the last question named on that side. Rather than read it as a new question
+    (it is none), ask which unit it is; the answer goes where that unit was."""
+    if not history or not _BARE_DESCRIPTION.match(text) or link_entities(pack, text):
+        return None
+    side = side_word(text.split()[0] if text.split() else "")
+    previous = history[-1].utterance
+    unit_kind = pack.catalog.schema.kind("unit")
+    named = [m for m in link_entities(pack, previous) if m.kind == unit_kind]
+    unit = next((m for m in named if side == "any" or sides.on(side, m.id)), None)
+    if unit is not None:
+        return Unclear((), previous[: unit.span[0]] + HOLE + previous[unit.span[1] :])
+    # The last question described it too ("is my bird any good"): the description's place.
+    words = {"mine": r"my|your", "theirs": r"their"}.get(side)
+    phrase = re.search(rf"\b(?:{words})\s+\w+", previous, re.IGNORECASE) if words else None
+    if phrase is None:
+        return None
+    return Unclear((), previous[: phrase.start()] + HOLE + previous[phrase.end() :])
 
 
 def _options_of(pack: Pack, sides: Sides, reading: Reading) -> list[tuple[Side, str]]:
@@ -473,15 +502,16 @@ def _read_one(
             break
     text, said, unsure = _refer(pack, sides, text, history)
     notes += said
-    unclear = unclear or unsure
+    unclear = unclear or unsure or _unplaced(pack, sides, text, history)
     if unclear is not None:
         return Reading(text=text, resolved=tuple(notes), ask=_ask(pack, unclear), pending=unclear.template)
     if history:
         last = history[-1]
         first = _first_sentence(last.reply)
         sources = [last.utterance, first, last.reply[len(first) :]]
-        it = resolve_reference(pack, text, sources, lambda uid: uid in sides.theirs)
-        it = resolve_which(pack, resolve_place(pack, it, sources), sources)
+        foe = sides.theirs.__contains__
+        it = resolve_reference(pack, text, sources, foe)
+        it = resolve_which(pack, resolve_place(pack, it, sources), sources, foe)
         if it != text:
             notes.append("'it' -> the last exchange's entity")
             text = it

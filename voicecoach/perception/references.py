@@ -74,6 +74,12 @@ _CLAUSE = re.compile(r"[,;.?!]|\b(?:how|what|who|which|so|and|but|then|should|ca
 _FOE_BEFORE = re.compile(
     r"\b(?:beat|beats|counter|counters|against|vs|versus|into|handle|deal with|stop|for)\s+$", re.IGNORECASE
 )
+# A unit described earlier in the sentence ("their plant one, ...", "my bird, is it ..."); names
+# are `voicecoach.perception.descriptions`' when it can place them.
+DESCRIBED = re.compile(
+    r"\b(?:their|my|your|the)\s+(?:\w+\s+){0,2}\w+(?:\s+(?:one|guy|dude|girl|pet|hero))?\s*[,;]",
+    re.IGNORECASE,
+)
 # A dummy subject: "is it worth putting time into Hexmoth", "would it be better to ...".
 _DUMMY = re.compile(
     r"\b(?:is|was|would|will|does|did)\s+it\s+(?:be\s+)?(?:worth|better|best|smart|wise|ok|okay|"
@@ -146,11 +152,13 @@ _WHICH = re.compile(
 )
 
 
-def resolve_which(pack: Pack, text: str, previous: Sequence[str]) -> str:
+def resolve_which(
+    pack: Pack, text: str, previous: Sequence[str], foe: Callable[[str], bool] | None = None
+) -> str:
     """ "Which one hits hardest?" after the coach listed Oakhorn's skills: the choice is among
     what the last exchange listed - "which skill of Oakhorn" (the option kind, with the unit it
-    was about), or "which of Tidefang and Granitusk" (two or more of one kind). "Them" is what the
-    player's own question listed, never the coach's answer."""
+    was about), or "which of Tidefang and Granitusk" (two or more units of one side; `foe` tells
+    theirs). "Them" is what the player's own question listed, never the coach's answer."""
     match = _WHICH.search(text)
     if match is None or link_entities(pack, text):
         return text
@@ -161,10 +169,10 @@ def resolve_which(pack: Pack, text: str, previous: Sequence[str]) -> str:
     said = [link_entities(pack, source) for source in previous]
     owner = next((m.id for mentions in said for m in mentions if m.kind == unit), None)
     for mentions in said:
-        for kind in dict.fromkeys(m.kind for m in mentions):
+        for kind in dict.fromkeys(m.kind for m in mentions if m.kind in (option, unit)):
             ids = list(dict.fromkeys(m.id for m in mentions if m.kind == kind))
-            if len(ids) < 2:
-                continue
+            if len(ids) < 2 or (kind == unit and foe is not None and len({foe(i) for i in ids}) > 1):
+                continue  # one named, or units of both sides ("against Shellbastion, go with Oakhorn")
             names = [display(pack, kind, i) for i in ids]
             if kind == option and owner is not None:
                 choice = f"which {schema.noun(kind)} of {display(pack, unit or '', owner)}"
@@ -202,6 +210,8 @@ def resolve_reference(
         before, after = text[: match.start()], text[match.end() :]
         if match["that"] and _THAT_NOT_AFTER.search(before):
             continue
+        if DESCRIBED.search(before):
+            continue  # "their plant one, what is it weak to": the description is what it stands for
         if match["it"] and any(i.start() <= match.start() < i.end() for i in _IDIOM.finditer(text)):
             continue
         if match["it"] and _DUMMY.search(text[max(0, match.start() - 12) :]) and linked:
