@@ -77,7 +77,7 @@ _FOE_BEFORE = re.compile(
 # A unit described earlier in the sentence ("their plant one, ...", "my bird, is it ..."); names
 # are `voicecoach.perception.descriptions`' when it can place them.
 DESCRIBED = re.compile(
-    r"\b(?:their|my|your|the)\s+(?:\w+\s+){0,2}\w+(?:\s+(?:one|guy|dude|girl|pet|hero))?\s*[,;]",
+    r"\b(?:their|my|your|the)\s+(?:\w+\s+){0,2}\w+(?:\s+(?:one|guy|dude|girl))?\s*[,;]",
     re.IGNORECASE,
 )
 # A dummy subject: "is it worth putting time into Hexmoth", "would it be better to ...".
