@@ -55,6 +55,20 @@ COUNTER = Exchange("how do I counter quillon", "Play Kasimir into Quillon: he cl
             "is Hexmoth ready to evolve",
         ),
         (STRIKE, [COUNTER], "and tamsin", "how do I counter Tamsin"),
+        (PET, [MATCHUP], "what about against briarcat though", "can my emberfox take their Briarcat"),
+        # ... or about another place than the one the question meant by "this map" / "here"
+        (
+            STRIKE,
+            [Exchange("who's good on this map", "On Fathom Docks, play Brannoc.")],
+            "and what about for copperline yard",
+            "who's good on Copperline Yard",
+        ),
+        (
+            STRIKE,
+            [Exchange("is renzo any good here", "")],
+            "same for glasswater dam",
+            "is renzo any good on Glasswater Dam",
+        ),
         # descriptions: one unit on the side the words point to
         (PET, [], "how do i beat their electric one", "how do i beat their Voltail"),
         (PET, [], "what skills does the fire fox have", "what skills does Emberfox have"),
@@ -106,12 +120,15 @@ def test_two_units_fitting_a_description_are_left_for_the_coach_to_ask() -> None
             None,
         ),
         ("drop dewdrift too, what now?", "drop dewdrift too, what now?", None),
-        # the second's "it" is the first's answer, unknown before the reply: asked as one
+        # a question retracted for another in the same breath
         (
-            "who's my strongest creature and what can it learn",
-            "who's my strongest creature and what can it learn",
+            "does tidefang know riptide ugh sorry i meant does galehawk have gale dive",
+            "does galehawk have gale dive",
             None,
         ),
+        ("who beats voltail, actually no wait, what about briarcat", "who beats Briarcat", None),
+        # the second's "it" is the first's answer, unknown before the reply: the first, read alone
+        ("who's my strongest creature and what can it learn", "who's my strongest creature", None),
         ("can emberfox and oakhorn beat voltail", "can emberfox and oakhorn beat voltail", None),
         # "A or B ...?": the same question about each; a team or a comparison stays one question
         ("galehawk or granitusk against voltail", "galehawk against voltail", "granitusk against voltail"),
@@ -135,7 +152,7 @@ def test_two_units_fitting_a_description_are_left_for_the_coach_to_ask() -> None
         # "it" in "who's my best answer to X, and what should it open with" is the answer
         (
             "who's my best answer to voltail and what move should it open with",
-            "who's my best answer to voltail and what move should it open with",
+            "who's my best answer to voltail",
             None,
         ),
     ],

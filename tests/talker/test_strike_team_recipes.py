@@ -10,7 +10,9 @@ from typing import Any
 
 import pytest
 
+from voicecoach.coach.session import Session
 from voicecoach.core.state import LiveState, load_state
+from voicecoach.domain.catalog import Matchup
 from voicecoach.domain.entities import focus_fields, link_entities
 from voicecoach.domain.pack import PACKS_DIR, Pack, load_pack
 from voicecoach.perception.kernel import W1Decision
@@ -18,6 +20,7 @@ from voicecoach.perception.phi import PhiTable, tool_validator
 from voicecoach.talker.conditioning import ToolOutcome
 from voicecoach.talker.realizer import realize
 from voicecoach.talker.recipes import SCHEDULED
+from voicecoach.tools.builtin import multiplier
 from voicecoach.tools.registry import ToolError, run_tool
 
 DOC: dict[str, Any] = json.loads(
@@ -53,6 +56,10 @@ def _say(
         except ToolError as err:
             outcomes.append(ToolOutcome(tool=call.tool, args=call.args, ok=False, error=str(err)))
     return realize(pack, state, None, None, [*outcomes, *extra], utterance, state.turn_index, intent, sub)
+
+
+def COUNTERS(pack: Pack) -> Matchup:  # noqa: N802 - the pack's hero-against-hero matchup
+    return next(m for m in pack.catalog.schema.matchups if m.name == "counters")
 
 
 def _owned() -> set[str]:
@@ -349,3 +356,33 @@ def test_no_comp_tip_follows_an_item_or_levelling_answer(pack: Pack) -> None:
     comp = {interact(state, pack, "recommend", state.turn_index, s, pair="comp/build")[0].guidance
             for s in range(40)}  # fmt: skip
     assert any(g is not None and g.guidance_type in tips for g in comp)
+
+
+def test_the_foe_to_counter_is_the_one_they_field_when_the_player_names_their_own_too(pack: Pack) -> None:
+    reply = _say(pack, "hero/counters", "can my elowen keep up with their nadira")
+    pick = next(u for u in _named(pack, reply) if u not in ("nadira", "elowen"))
+    assert (
+        "Against Nadira" in reply
+        and multiplier(pack.catalog, COUNTERS(pack), pick, "nadira") > COUNTERS(pack).default
+    ), reply
+
+
+def test_what_beats_the_players_own_hero_names_the_heroes_that_counter_it(pack: Pack) -> None:
+    reply = _say(pack, "hero/counters", "what beats my dumaka")
+    m = COUNTERS(pack)
+    threats = [u for u in _named(pack, reply) if u != "dumaka"]
+    assert threats and all(multiplier(pack.catalog, m, u, "dumaka") > m.default for u in threats), reply
+    assert "your Dumaka" in reply and "Nothing you've unlocked counters" not in reply, reply
+    # not the player's own unit named alone without "my": the mirror pick they face
+    assert "shut down your" not in _say(pack, "hero/counters", "dumaka keeps flattening us, who beats that")
+
+
+def test_a_map_the_player_names_is_the_one_the_answer_is_about(pack: Pack) -> None:
+    session = Session.open("s", pack=pack)
+    session.update_state(snapshot=DOC)
+    turn = session.begin_turn("who's good on copperline yard")
+    assert turn.snapshot.ic.match.context["map"] == "copperline_yard"
+    assert session.state.ic.match.context["map"] == "fathom_docks"  # the session's own state is kept
+    assert "Copperline Yard" in _say(
+        pack, "map/picks", "who's good on copperline yard", doc=turn.snapshot.model_dump(mode="json")
+    )

@@ -23,7 +23,7 @@ from pydantic import BaseModel, Field
 
 from voicecoach.coach.store import MemorySessionStore, SessionStore, TurnRecord
 from voicecoach.core.state import AnswerMeta, LiveState, SessionHistory, StaticState, apply_patch, load_state
-from voicecoach.domain.entities import focus_fields, link_entities
+from voicecoach.domain.entities import Mention, context_named, focus_fields, link_entities
 from voicecoach.domain.pack import DEFAULT_PACK, Pack, check_state
 from voicecoach.grounding.kernel import GroundingControl
 from voicecoach.grounding.slots import QuerySlots
@@ -258,7 +258,7 @@ class Session:
         self.stale = stale
         self.store.save_state(self.session_id, self.state)
         for turn in self.turns.values():  # a turn in flight reads the new state from here on
-            turn.snapshot = self._snapshot(turn.index, turn.links)
+            turn.snapshot = self._snapshot(turn.index, turn.links, link_entities(self.pack, turn.utterance))
 
     def begin_turn(self, utterance: str, speech_started: float | None = None) -> Turn:
         """Start a turn: repair misheard names, link the utterance's entities into s_ic and stamp
@@ -298,24 +298,27 @@ class Session:
                 f"turn {index}: {utterance!r} read as {reading.text!r} ({'; '.join(reading.resolved)})"
             )
             utterance = reading.text
-        links = focus_fields(link_entities(self.pack, utterance), self.pack)
-        snapshot = self._snapshot(index, links)
+        mentions = link_entities(self.pack, utterance)
+        links = focus_fields(mentions, self.pack)
+        snapshot = self._snapshot(index, links, mentions)
         turn = Turn(
             index=index, utterance=utterance, started=time.monotonic(), snapshot=snapshot, links=links,
             continues=continues, second=reading.second, ask=reading.ask, transcript=transcript,
             repaired=tuple(fixed.changes),
         )  # fmt: skip
         if reading.second is not None:
-            second_links = focus_fields(link_entities(self.pack, reading.second), self.pack)
-            turn.second_snapshot = self._snapshot(index, second_links)
+            second = link_entities(self.pack, reading.second)
+            turn.second_snapshot = self._snapshot(index, focus_fields(second, self.pack), second)
         self.turns = {index: turn}  # only the current turn's clock is needed
         return turn
 
-    def _snapshot(self, index: int, links: dict[str, Any]) -> LiveState:
+    def _snapshot(self, index: int, links: dict[str, Any], mentions: list[Mention]) -> LiveState:
+        """The state the turn is answered from: its links, and the map (a context entity) it
+        names in place of the match's ("who's good on Copperline Yard")."""
         stamp = self.state.turn_index if self.stale else index
-        return self.state.model_copy(
-            update={"turn_index": stamp, "ic": self.state.ic.model_copy(update=links)}
-        )
+        ic = self.state.ic.model_copy(update=links)
+        state = self.state.model_copy(update={"turn_index": stamp, "ic": ic})
+        return state if self.stale else context_named(self.pack, state, mentions) or state
 
     def turn(self, index: int) -> Turn | None:
         return self.turns.get(index)

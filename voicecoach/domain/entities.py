@@ -11,9 +11,11 @@ surface-form clash the kind declared earlier in the schema wins.
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from voicecoach.core.state import LiveState, apply_patch, get_field
 from voicecoach.domain.pack import Pack
 
 # A kind of the pack's schema (pet: "creature", "skill", "lineup", "element").
@@ -108,3 +110,24 @@ def focus_fields(mentions: list[Mention], pack: Pack) -> dict[str, Any]:
         fields["mentioned"] = mentioned
         fields["focus"] = {kind: ids[0] for kind, ids in mentioned.items()}
     return fields
+
+
+def context_named(pack: Pack, state: LiveState, mentions: Sequence[Any]) -> LiveState | None:
+    """`state` with the context entity the player names in place of its own ("who's good on
+    Copperline Yard", "we're on Copperline Yard now" while the snapshot still has the last match's
+    map): the turn is about the named one. None when they name none, or the one it has. Only a kind
+    with a state path (schema.json `state`) in a match the snapshot has."""
+    kinds = pack.catalog.schema.kinds
+    for m in mentions:
+        kind = kinds.get(m.kind)
+        path = kind.state if kind is not None and kind.role == "context" else None
+        if not path or "." not in path:
+            continue
+        parent, _, leaf = path.rpartition(".")
+        if get_field(state, parent) is None or get_field(state, path) == m.id:
+            continue
+        patch: dict[str, Any] = {leaf: m.id}
+        for part in reversed(parent.split(".")):
+            patch = {part: patch}
+        return apply_patch(state, {**patch, "version": state.version})
+    return None

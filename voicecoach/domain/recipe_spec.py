@@ -80,11 +80,12 @@ RECIPES: dict[str, RecipeSpec] = {
     s.name: s
     for s in (
         _spec("pick_best", {"ranked": "select", "foes": "select", "matchup": "literal", "skip": "select",
-                            "fielded_key": "key", "tier_bonus": "literal"},
+                            "fielded_key": "key", "threat_key": "key", "tier_bonus": "literal"},
               ("foes", "matchup"), ("@unit", "foe", "status", "reason"), picks=True,
               doc="the best usable unit against the foes by a matchup, not one of `skip` (the ranking's "
                   "order, then the roster's strongest), with the matchup's reason (none_key: the safest "
-                  "one; fielded_key: one already on the player's side)"),
+                  "one; fielded_key: one already on the player's side; threat_key: the units that beat the "
+                  "player's own unit, named as theirs: 'what beats my Dumaka')"),
         _spec("pick_pair", {"team": "select", "roster": "select", "style": "literal", "score": "select",
                             "size": "literal", "pair_key": "key", "lead_key": "key", "anchor": "select",
                             "foes": "select", "matchup": "literal", "available": "select",

@@ -89,7 +89,7 @@ _CORRECTION_LEAD = re.compile(
 # a bare "no" keeps its meaning: "no Hakon either" keeps Hakon out).
 _CORRECTING = re.compile(
     r"\b(?:sorry|oops|whoops|actually|my bad|scratch that|correction|i meant|i mean|"
-    r"make (?:that|it)|not that|no+ wait|wait no+)\b",
+    r"make (?:that|it)|not that|no+ wait|wait no+|or rather)\b",
     re.IGNORECASE,
 )
 _BARE_NO = re.compile(r"^\s*(?:no+|nope|nah)\s*[,.!]\s*$", re.IGNORECASE)
@@ -115,6 +115,7 @@ _FILLER = {
     "the", "a", "an", "my", "our", "their", "his", "her", "one", "please", "then", "instead", "i", "meant",
     "mean", "not", "that", "this", "like", "uh", "um", "oh", "s", "guy", "sorry", "yeah",
     "ok", "okay", "about", "for", "with", "of", "mine", "theirs", "side", "on", "team", "either",
+    "against", "vs", "versus", "into", "though", "now",
 }  # fmt: skip
 
 _MINE_CUE = re.compile(
@@ -221,6 +222,17 @@ def _short(pack: Pack, rest: str) -> bool:
     return bool(spans) and len(words) <= 1
 
 
+def _current_place(pack: Pack, kind: str) -> re.Pattern[str]:
+    """Where a question names the current context entity without its name ("on this map", "here");
+    matches nothing for a kind that is not the schema's context kind."""
+    schema = pack.catalog.schema
+    if kind != schema.kind("context"):
+        return re.compile(r"(?!)")
+    nouns = "|".join(re.escape(n.lower()) for n in schema.kinds[kind].nouns)
+    this = rf"(?:this|the|our|that)\s+(?:current\s+)?(?:{nouns})\b"
+    return re.compile(rf"\b(?:(?:on|at|in|for)\s+)?(?:{this}|here\b)", re.IGNORECASE)
+
+
 def _substitute(pack: Pack, sides: Sides, previous: str, new: list[Mention], drop: set[str]) -> str | None:
     """`previous` with each of `new`'s entities in place of the one of its kind (and side) it named;
     `drop`: ids the player said were wrong ("Oakhorn, not Emberfox"), replaced first."""
@@ -230,6 +242,11 @@ def _substitute(pack: Pack, sides: Sides, previous: str, new: list[Mention], dro
     for m in new:
         same = [e for e in earlier if e.kind == m.kind and e.id != m.id]
         if not same:
+            # "who's good on this map" - "and Copperline Yard?": the place the question was about
+            here = _current_place(pack, m.kind).search(out)
+            if here is not None:
+                out = f"{out[: here.start()]}on {display(pack, m.kind, m.id)}{out[here.end() :]}"
+                changed = True
             continue
         target = next((e for e in same if e.id in drop), None)
         if target is None:
@@ -374,10 +391,35 @@ _UNRESOLVED = re.compile(r"\b(?:it|he|him|his|she|her|that one|this one)\b", re.
 # --- the step --------------------------------------------------------------------------------------
 
 
+def _retracted(text: str) -> tuple[str, str] | None:
+    """(retracted, question) when a correction cue retracts the question before it ("does
+    Tidefang know Riptide, sorry, I meant does Galehawk have Gale Dive"; "who beats Voltail,
+    actually no, what about Briarcat": the follow-up is read against the retracted one), or None."""
+    for cue in _INLINE_CORRECTION.finditer(text):
+        rest = text[cue.end() :]
+        before = text[: cue.start()]
+        asked = _OPENS_QUESTION.match(before) and len(before.split()) >= 3  # not "hey, I mean ..."
+        if (
+            asked
+            and _CORRECTING.search(cue.group(0))
+            and _OPENS_QUESTION.match(rest)
+            and len(rest.split()) >= 3
+        ):
+            return before, rest
+    return None
+
+
 def read_turn(pack: Pack, state: LiveState | None, text: str, history: Sequence[Exchange] = ()) -> Reading:
     """`text` as the question it stands for in the dialogue `history` (oldest first, heard turns
     only) and the live `state`; two questions in it are read one after the other (the second's
     "it" is the first's). Unchanged when nothing in it refers back, describes or asks twice."""
+    retracted = _retracted(text)
+    if retracted is not None:
+        first, rest = retracted
+        context = [*history, Exchange(first, "")] if _FOLLOW_UP.match(rest) else history
+        reading = read_turn(pack, state, rest, context)
+        notes = ("retracted the first question", *reading.resolved)
+        return Reading(reading.text, notes, reading.second, reading.ask, reading.pending)
     first, second = split_questions(text)
     if second is None:
         first, second = split_pair(pack, text)
@@ -393,8 +435,9 @@ def read_turn(pack: Pack, state: LiveState | None, text: str, history: Sequence[
     two = _read_one(pack, state, second, [*history, Exchange(one.text, "")])
     if _UNRESOLVED.search(two.text) or (_ASKS_WHO.match(first) and _UNRESOLVED.search(second)):
         # "Who's my strongest, and what can it learn?": "it" is the first answer's, which W1
-        # cannot know before the reply; asked as one question, the first half is answered.
-        return _read_one(pack, state, text, history)
+        # cannot know before the reply: the first half is answered, read alone (the second's words
+        # would mislead the labels).
+        return _read_one(pack, state, first, history)
     notes = (*one.resolved, *two.resolved, "two questions")
     return Reading(text=one.text, resolved=notes, second=two.text)
 

@@ -26,7 +26,7 @@ turn index, so consecutive turns do not sound identical.
 
 Why one module of ~950 lines: it is one pass, `realize`, whose steps (the answer, the judgements,
 guidance, the scene line, `_compose`) each add lines to or read the one `RealizerTurn` it builds,
-in an order that matters. The seam: the late-snapshot projection (`CHANGE_CUES` to `_context_told`,
+in an order that matters. The seam: the late-snapshot projection (`CHANGE_CUES` to `context_named`,
 ~140 lines, functions of the pack, the state and the utterance) would move out first.
 """
 
@@ -39,7 +39,7 @@ from string import Formatter
 from typing import Any
 
 from voicecoach.core.state import Inventory, LiveState
-from voicecoach.domain.entities import link_entities
+from voicecoach.domain.entities import context_named, link_entities
 from voicecoach.domain.pack import OUT_OF_DOMAIN, UNHEARD, AnswerStep, Pack, PhiEntry
 from voicecoach.domain.view import StateView
 from voicecoach.grounding.kernel import GroundingControl
@@ -571,29 +571,6 @@ def _snapshot_results(
     return results
 
 
-def _context_told(pack: Pack, state: LiveState, mentions: Sequence[Any]) -> LiveState | None:
-    """A late snapshot with the context entity the player names in place of its own ("We're on
-    Copperline Yard now" while the snapshot still has the last match's map); None when they name
-    none, or the one it has. Only a kind with a state path (schema.json `state`) in a match the
-    snapshot has."""
-    from voicecoach.core.state import apply_patch, get_field
-
-    kinds = pack.catalog.schema.kinds
-    for m in mentions:
-        kind = kinds.get(m.kind)
-        path = kind.state if kind is not None and kind.role == "context" else None
-        if not path or "." not in path:
-            continue
-        parent, _, leaf = path.rpartition(".")
-        if get_field(state, parent) is None or get_field(state, path) == m.id:
-            continue
-        patch: dict[str, Any] = {leaf: m.id}
-        for part in reversed(parent.split(".")):
-            patch = {part: patch}
-        return apply_patch(state, {**patch, "version": state.version})
-    return None
-
-
 # --- the realization ---------------------------------------------------------------------------------
 
 # The player asks how or when, not whether (plain English cue words).
@@ -679,7 +656,7 @@ def realize(
         # A collection is not projected with what the player says changed (_project reads the
         # inventory profile): every unit of theirs the player names is in doubt.
         unsure = {c for c in mentioned if c not in opponents and c not in excluded}
-    moved = _context_told(pack, state, mentions) if stale else None
+    moved = context_named(pack, state, mentions) if stale else None
     if moved is not None:
         # The snapshot's map is the one the player just said they left: answer for the named one.
         state, told = moved, True

@@ -213,6 +213,23 @@ def _fielded(c: _Ctx, uid: str, key: str | None) -> str | None:
     return fielded if fielded and uid in c.view.player_side() else key
 
 
+def _threatened(c: _Ctx, m: Matchup, foes: list[str], theirs: set[str], mine: set[str]) -> list[Line]:
+    """ "What beats my Dumaka?": the player's own unit, said as theirs ("my", "our") and fielded by
+    no opponent, is not a foe to counter but the one to protect: the units that beat it, the ones
+    the opponent fields first (`threat_key`)."""
+    key, unit = c.inputs.get("threat_key"), foes[0]
+    said = re.search(rf"\b(?:my|our)\s+(?:\w+\s+)?{re.escape(c.name(unit))}\b", c.t.utterance, re.I)
+    owned = {o.id for o in c.view.owned()}
+    if not key or unit in theirs or (unit not in mine and unit not in owned) or said is None:
+        return []
+    ranked = [*c.ids("ranked"), *c.catalog.entities.get(c.view.unit_kind, {})]
+    threats = [u for u in dict.fromkeys(ranked) if multiplier(c.catalog, m, u, unit) > m.default]
+    threats = [u for u in threats if u in theirs] or threats[:2]
+    if not threats:
+        return []
+    return c.line(key, [*threats, unit], **{"@unit": c.names(threats)}, foe=c.name(unit))
+
+
 def pick_best(c: _Ctx) -> list[Line]:
     """The best usable unit against the foes (the ranking's order, then the rest of the roster):
     the first that beats one of them, else (none_key) the one they hurt least."""
@@ -221,9 +238,13 @@ def pick_best(c: _Ctx) -> list[Line]:
     # another is named ("can my Renzo beat their Brannoc"); named alone ("Lorcan is destroying us,
     # who beats that"), it is the mirror pick the player faces.
     theirs, mine = c.view.opponent_side(), c.view.player_side()
-    foes = [f for f in foes if f in theirs or f not in mine] or foes
+    named_theirs = [u for u in (*c.t.opponents, *c.t.mentioned) if u in theirs][:1]
+    foes = [f for f in foes if f in theirs or f not in mine] or named_theirs or foes
     if m is None or not foes:
         return []
+    threatened = _threatened(c, m, foes, theirs, mine)
+    if threatened:
+        return threatened
     ranked = c.ids("ranked")
     ranked += _strongest_first(c, sorted(o.id for o in c.view.owned() if o.id not in ranked))
     ranked = c.t.fresh_first(ranked)
