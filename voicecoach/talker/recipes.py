@@ -213,7 +213,7 @@ def _fielded(c: _Ctx, uid: str, key: str | None) -> str | None:
     return fielded if fielded and uid in c.view.player_side() else key
 
 
-def _threatened(c: _Ctx, m: Matchup, foes: list[str], theirs: set[str], mine: set[str]) -> list[Line]:
+def _threatened(c: _Ctx, m: Matchup, foes: list[str], theirs: list[str], mine: list[str]) -> list[Line]:
     """ "What beats my Dumaka?": the player's own unit, said as theirs ("my", "our") and fielded by
     no opponent, is not a foe to counter but the one to protect: the units that beat it, the ones
     the opponent fields first (`threat_key`)."""
