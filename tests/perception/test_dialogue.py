@@ -74,6 +74,11 @@ COUNTER = Exchange("how do I counter quillon", "Play Kasimir into Quillon: he cl
         (PET, [], "what skills does the fire fox have", "what skills does Emberfox have"),
         (STRIKE, [], "how do I deal with their sniper", "how do I deal with their Quillon"),
         (STRIKE, [], "the shield guy on their side is annoying", "their Brannoc is annoying"),
+        # an option by its unit and slot: theirs from the catalog, the player's as equipped
+        (STRIKE, [], "what's quillon's perk", "what's Patient Aim"),
+        (STRIKE, [Exchange("what's quillon's perk", "")], "and his utility", "and Grapple Line"),
+        (STRIKE, [], "is my elowen's utility any good", "is Rally Cry any good"),
+        (PET, [], "what's emberfox's best move", "what's emberfox's best move"),  # skills fill no slot
         # not descriptions: a kind of unit, or a question that asks which is best
         (PET, [], "are my grass ones any use", "are my grass ones any use"),
         (STRIKE, [], "who's the best tank on my team", "who's the best tank on my team"),

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from voicecoach.bench.dialogue import load_suite
 from voicecoach.bench.prior import (
     coachbench_utterances,
     dumps,
@@ -56,11 +57,15 @@ def test_every_phi_pair_has_at_least_15_paraphrases(pack: Pack) -> None:
 
 
 def test_no_test_utterance_is_in_the_training_data(pack: Pack) -> None:
-    """CoachBench (generated, all sessions, scored or not) and the audio fixtures are test sets."""
+    """CoachBench (generated, all sessions, scored or not), the audio fixtures and the dialogue
+    suites of both packs are test sets."""
     train_set = {_norm(ex.text) for ex in training_data(pack)}
     tests = [u.text for seed in (7, 11) for u in coachbench_utterances(pack, seed)]
     tests += [u.text for u in fixture_utterances()]
     tests += [u.text for u in heldout_utterances()]
+    tests += [
+        t.say for pid in ("pet_arena", "strike_team") for s in load_suite(pid).sessions for t in s.turns
+    ]
     assert len(tests) > 1000
     leaked = sorted({t for t in tests if _norm(t) in train_set})
     assert leaked == [], leaked[:10]

@@ -363,3 +363,41 @@ def _pick(d: Describer, sides: Sides, side: Side, descriptors: list[str]) -> tup
         if fits:
             return None, fits  # two fit: not this step's guess
     return None, []
+
+
+# --- an option by its unit and slot --------------------------------------------------------------
+
+
+def slotted(pack: Pack, state: LiveState | None, text: str) -> tuple[str, list[str]]:
+    """ "What's Quillon's perk?" -> "What's Patient Aim?": the option a unit has in a slot (the
+    option kind's `slot` attribute), the one the player has equipped on their own unit, else the
+    unit's first of that slot in its catalog entry (its starting one). Unchanged for a pack whose
+    options fill no slots."""
+    schema, catalog = pack.catalog.schema, pack.catalog
+    unit, option = schema.kind("unit"), schema.kind("option")
+    slot = schema.kinds[option].slot if option is not None else None
+    if unit is None or option is None or slot is None:
+        return text, []
+    options = catalog.entities.get(option, {})
+    slots = {str(e.value(slot)) for e in options.values() if e.value(slot)}
+    after = re.compile(
+        rf"^(?:'s|s)?\s+(?:current\s+|equipped\s+)?(?P<slot>{'|'.join(map(re.escape, slots))})\b", re.I
+    )
+    relations = [field for field, kind in schema.kinds[unit].relations.items() if kind == option]
+    equipped = {o.id: o.equipped for o in StateView(pack, state).owned()} if state is not None else {}
+    for m in reversed([m for m in link_entities(pack, text) if m.kind == unit]):
+        match = after.match(text[m.span[1] :])
+        entity = catalog.get(unit, m.id)
+        if match is None or entity is None:
+            continue
+        name = match["slot"].lower()
+        mine = equipped.get(m.id, {}).get(name)
+        own = [i for field in relations for i in entity.value(field) or [] if i in options]
+        pick = mine or next((i for i in own if str(options[i].value(slot)).lower() == name), None)
+        if pick is None:
+            continue
+        end = m.span[1] + match.end()
+        start = m.span[0] - len(re.search(r"(?:\b(?:my|our|their|your)\s+)?$", text[: m.span[0]], re.I)[0])
+        text = f"{text[:start]}{display(pack, option, pick)}{text[end:]}"
+        return text, [f"{m.surface}'s {name} -> {display(pack, option, pick)}"]
+    return text, []

@@ -52,6 +52,7 @@ from voicecoach.perception.descriptions import (
     describer,
     display,
     side_word,
+    slotted,
 )
 from voicecoach.perception.references import DESCRIBED, resolve_place, resolve_reference, resolve_which
 
@@ -558,4 +559,5 @@ def _read_one(
         if it != text:
             notes.append("'it' -> the last exchange's entity")
             text = it
-    return Reading(text=text, resolved=tuple(notes))
+    text, said = slotted(pack, state, text)
+    return Reading(text=text, resolved=(*notes, *said))
