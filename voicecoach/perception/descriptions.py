@@ -368,6 +368,9 @@ def _pick(d: Describer, sides: Sides, side: Side, descriptors: list[str]) -> tup
 # --- an option by its unit and slot --------------------------------------------------------------
 
 
+_OWNER = re.compile(r"\b(?:my|our|their|your)\s+$", re.IGNORECASE)
+
+
 def slotted(pack: Pack, state: LiveState | None, text: str) -> tuple[str, list[str]]:
     """ "What's Quillon's perk?" -> "What's Patient Aim?": the option a unit has in a slot (the
     option kind's `slot` attribute), the one the player has equipped on their own unit, else the
@@ -397,7 +400,8 @@ def slotted(pack: Pack, state: LiveState | None, text: str) -> tuple[str, list[s
         if pick is None:
             continue
         end = m.span[1] + match.end()
-        start = m.span[0] - len(re.search(r"(?:\b(?:my|our|their|your)\s+)?$", text[: m.span[0]], re.I)[0])
+        owner = _OWNER.search(text[: m.span[0]])
+        start = owner.start() if owner is not None else m.span[0]
         text = f"{text[:start]}{display(pack, option, pick)}{text[end:]}"
         return text, [f"{m.surface}'s {name} -> {display(pack, option, pick)}"]
     return text, []
