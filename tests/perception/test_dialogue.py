@@ -135,6 +135,9 @@ def test_two_units_fitting_a_description_are_left_for_the_coach_to_ask() -> None
         # the second's "it" is the first's answer, unknown before the reply: the first, read alone
         ("who's my strongest creature and what can it learn", "who's my strongest creature", None),
         ("can emberfox and oakhorn beat voltail", "can emberfox and oakhorn beat voltail", None),
+        # "which of A and B do I own" asks about each; "which of A and B is better" is one choice
+        ("which of hexmoth and tidefang do i own", "which of hexmoth do i own", "which of tidefang do i own"),
+        ("which of hexmoth and tidefang is better", "which of hexmoth and tidefang is better", None),
         # "A or B ...?": the same question about each; a team or a comparison stays one question
         ("galehawk or granitusk against voltail", "galehawk against voltail", "granitusk against voltail"),
         (

@@ -254,7 +254,11 @@ def _guess(pair: str, confidence: float = 0.5) -> Prediction:
     return Prediction(intent=intent, sub_intent=sub_intent, confidence=confidence)
 
 
-@pytest.mark.parametrize("text", ["got anything else?", "and a second option", "okay but what's another way"])
+@pytest.mark.parametrize(
+    "text",
+    ["got anything else?", "and a second option", "okay but what's another way", "something different",
+     "a different team please"],
+)  # fmt: skip
 def test_asking_again_keeps_the_previous_recommendation(pack: Pack, text: str) -> None:
     chosen = session_rule(pack, text, _guess("match/opponent_analysis"), ("lineup", "counter"))
     assert chosen is not None and (chosen.intent, chosen.sub_intent, chosen.rule) == (

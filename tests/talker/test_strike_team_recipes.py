@@ -19,7 +19,7 @@ from voicecoach.perception.kernel import W1Decision
 from voicecoach.perception.phi import PhiTable, tool_validator
 from voicecoach.talker.conditioning import ToolOutcome
 from voicecoach.talker.realizer import realize
-from voicecoach.talker.recipes import SCHEDULED
+from voicecoach.talker.recipes import SCHEDULED, gate_text
 from voicecoach.tools.builtin import multiplier
 from voicecoach.tools.registry import ToolError, run_tool
 
@@ -386,3 +386,10 @@ def test_a_map_the_player_names_is_the_one_the_answer_is_about(pack: Pack) -> No
     assert "Copperline Yard" in _say(
         pack, "map/picks", "who's good on copperline yard", doc=turn.snapshot.model_dump(mode="json")
     )
+
+
+def test_an_item_of_a_hero_they_lack_is_said_with_what_it_takes_after(pack: Pack) -> None:
+    reply = _say(pack, "item/unlock", "how do i get ghost cloak")
+    assert reply.startswith("Ghost Cloak is Kasimir's, and you haven't unlocked Kasimir yet; then it takes ")
+    assert gate_text(pack, "item", "ghost_cloak") in reply, reply  # hero level 14 and account level 20
+    assert _say(pack, "item/unlock", "how do i get phase blink").endswith("you haven't unlocked Kasimir yet.")

@@ -106,11 +106,12 @@ RECIPES: dict[str, RecipeSpec] = {
                   "`missing_only`: only the not (a fallback after a recipe about an owned unit)"),
         _spec("option_status", {"option": "select", "unit": "select", "locked_key": "key",
                                 "gated_key": "key", "unowned_key": "key", "unlearnable_key": "key",
-                                "how_key": "key"},
+                                "how_key": "key", "unowned_gated_key": "key"},
               ("option",), ("@option", "@unit", "unlock", "blocker", "level", "player_level", "slot"),
               doc="usable (key), locked on an owned unit with the gates it still misses (locked_key; "
                   "how_key: the player asks how; gated_key: only account-wide ones), its unit not owned "
-                  "(unowned_key), no unit named can have it (unlearnable_key)"),
+                  "(unowned_key; unowned_gated_key: with the gates it has on top), no unit named can have "
+                  "it (unlearnable_key)"),
         _spec("option_best", {"unit": "select", "swap_key": "key", "strongest": "literal"}, ("unit",),
               ("@unit", "@options", "@option", "slot"), picks=True,
               doc="an owned unit's options to run, one per slot, all usable (swap_key: one not equipped); "

@@ -356,6 +356,12 @@ _TOGETHER = re.compile(
 _CHOOSING = re.compile(r"\b(?:better|best|than|which)\b", re.IGNORECASE)
 
 _EACH = re.compile(r"\s+each\b", re.IGNORECASE)
+# "Which of Quillon and Brannoc can I play?": whether they have each (a choice would ask "better").
+_WHICH_OWNED = re.compile(
+    r"^\W*(?:\w+\W+){0,3}which of\b(?!.*\b(?:better|best|than|should)\b)"
+    r".*\b(?:own|have|got|unlocked|play|use)\b",
+    re.IGNORECASE,
+)
 _ACTING = re.compile(r"\b(?:beat|beats|handle|counter|take|stop|win|fight|deal with|hold|carry|kill)\b", re.I)
 
 
@@ -376,7 +382,7 @@ def split_pair(pack: Pack, text: str) -> tuple[str, str | None]:
     )
     joined = text[a.span[1] : b.span[0]]
     compared = _ACTING.search(text) or _CHOOSING.search(text)
-    acting = "and" in joined.lower() and compared and not _EACH.search(text)
+    acting = "and" in joined.lower() and compared and not (_EACH.search(text) or _WHICH_OWNED.search(text))
     if not _PAIR.match(joined) or acting:
         return text, None  # "can Emberfox and Oakhorn beat Voltail": the two act together
     about_a = text[: a.span[1]] + text[b.span[1] :]
@@ -426,6 +432,11 @@ def read_turn(pack: Pack, state: LiveState | None, text: str, history: Sequence[
         first, second = split_pair(pack, text)
     if second is None:
         reading = _read_one(pack, state, text, history)
+        if reading.ask is None and _WHICH_OWNED.search(reading.text):
+            # "which of those can I play" read as "which of Quillon and Brannoc ...": each
+            first, second = split_pair(pack, reading.text)
+            if second is not None:
+                return Reading(first, (*reading.resolved, "two questions"), second)
         if reading.ask is None and reading.text != text and history:
             # A correction of two questions is two questions again ("no, against Briarcat").
             first, joint, second = reading.text.partition(JOINT)

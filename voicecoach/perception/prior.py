@@ -267,7 +267,8 @@ class IntentPrior:
 # "Anything else?" names no pair: it asks the previous turn's recommendation again, and W3 then
 # gives another direction. English cue words; which pairs recommend is the pack's Φ (branch).
 ASK_AGAIN = re.compile(
-    r"\b(?:(?:something|anything|what|who|where) else|another|any other|plan b|alternatives?|"
+    r"\b(?:(?:something|anything|what|who|where) else|(?:something|anything) different|another|"
+    r"any other|plan b|alternatives?|"
     r"(?:second|other|different|next|backup|alternative) (?:option|idea|pick|choice|one|way|team|"
     r"lineup|plan|answer)s?|more (?:options|ideas|picks))\b"
 )
@@ -291,6 +292,15 @@ ASKS_WHY = re.compile(
 # Below this the classifier's own pair yields to the rule: a confident "what else does Pyrowl
 # learn?" (creature/skills) keeps its pair.
 RULE_CONFIDENCE = 0.95
+
+
+def _another_group(pack: Pack) -> re.Pattern[str]:
+    """ "A different comp", "another team": the schema's group nouns after an English word for other."""
+    schema = pack.catalog.schema
+    nouns = sorted({normalise(n) for k in schema.kinds_of("group") for n in schema.kinds[k].nouns} - {""})
+    if not nouns:
+        return re.compile(r"(?!)")
+    return re.compile(rf"\b(?:different|another|other|new)\s+(?:{'|'.join(map(re.escape, nouns))})s?\b")
 
 
 def _asks_again(pack: Pack, prev: PhiEntry) -> bool:
@@ -324,7 +334,8 @@ def session_rule(
         return pred.model_copy(update={"intent": prev.intent, "sub_intent": prev.sub_intent, "rule": "why"})
     if prev is not None and _asks_again(pack, prev) and pred.confidence < RULE_CONFIDENCE:
         words = normalise(text)
-        rule = "ask_again" if ASK_AGAIN.search(words) else "refine" if REFINE.search(words) else None
+        again = ASK_AGAIN.search(words) or _another_group(pack).search(words)
+        rule = "ask_again" if again else "refine" if REFINE.search(words) else None
         if rule is not None:
             return pred.model_copy(
                 update={"intent": prev.intent, "sub_intent": prev.sub_intent, "rule": rule}

@@ -498,7 +498,10 @@ def option_status(c: _Ctx) -> list[Line]:
     who = owner or next(iter(learners), None)
     if who is None:
         return []
-    return c.line(c.inputs.get("unowned_key"), [oid, who], **values, **{"@unit": c.name(who)})
+    # "How do I unlock Phoenix Rite?": its unit, and what it takes once they have one.
+    gates = gate_text(c.t.pack, option, oid)
+    key = (c.inputs.get("unowned_gated_key") if gates else None) or c.inputs.get("unowned_key")
+    return c.line(key, [oid, who], **values, **{"@unit": c.name(who)}, unlock=gates or None)
 
 
 def _slot(c: _Ctx, option_id: str) -> str | None:
