@@ -365,3 +365,10 @@ def test_a_phi_flag_says_which_pairs_learn_without_fillers(toy: Pack, pack: Pack
     flagged = load_pack_from(folder)
     assert bare_pairs(flagged) == {"lineup/build", "smalltalk/greeting"}
     assert data_hash(flagged) != data_hash(toy)  # a flag changes the training, so the hash sees it
+
+
+def test_a_unit_the_player_says_is_gone_is_not_what_the_question_is_about(prior: IntentPrior) -> None:
+    told = prior.predict("oakhorn is gone, i traded it, who do i run?")
+    assert told.rule == "told_gone" and told.intent != "creature", told
+    # asked about it outright, it still is: no question word after the news
+    assert prior.predict("i traded briarcat away, do i still own it").rule is None

@@ -46,7 +46,7 @@ WORD_NGRAMS = (1, 2)
 CHAR_NGRAMS = (3, 5)
 MIN_COUNT = 1  # keep every feature seen in training: rare cue words ("turtle", "blitz") are the signal
 # Chosen by out-of-fold pair accuracy on the training data (docs/BENCHMARKS.md, "Intent prior").
-C = 8.0  # inverse L2 strength of the logistic regression
+C = 32.0  # inverse L2 strength of the logistic regression
 
 
 class PriorError(ValueError):
@@ -246,10 +246,17 @@ class IntentPrior:
         """The calibrated best pair; `mentions` as in `abstract_entities`; `previous`: the pair of
         the session's last delivered turn, which the session rules (`session_rule`) may keep."""
         p = self.model.probabilities(features(abstract_entities(self.pack, text, mentions)))
+        rule = None
+        unit = self.pack.catalog.schema.kind("unit")
+        if unit is not None and TOLD_GONE.search(normalise(text)):
+            # "Oakhorn is gone, I traded it, who do I run?": not a question about the unit let go.
+            about_unit = np.array([intent == unit for intent, _ in self.labels])
+            if about_unit[int(p.argmax())] and not about_unit.all():
+                p, rule = np.where(about_unit, 0.0, p), "told_gone"
         best = int(p.argmax())
         intent, sub_intent = self.labels[best]
         confidence = float(np.interp(p[best], *self.calibration))
-        pred = Prediction(intent=intent, sub_intent=sub_intent, confidence=round(confidence, 4))
+        pred = Prediction(intent=intent, sub_intent=sub_intent, confidence=round(confidence, 4), rule=rule)
         return session_rule(self.pack, text, pred, previous) or pred
 
     def prefill(
@@ -288,6 +295,13 @@ ASKS_WHY = re.compile(
     rf"^{_FILLERS}(?:but\s+|and\s+)?(?:why|how come|explain why|what makes (?:it|that|them|him|her) "
     r"(?:so )?(?:good|better|the pick))(?:\s+[\w']+){0,3}\W*$",
     re.IGNORECASE,
+)
+# The player says a unit of theirs is gone, then asks who / what / which: the question is what to do
+# without it (English cue words; the pairs about one unit are those whose intent is the unit kind).
+TOLD_GONE = re.compile(
+    r"(?:\b(?:is|s|its|theyre|are)\s+gone\b|\b(?:traded|sold|released|gave)\b(?:\s+\w+){0,3}\s+away\b|"
+    r"\b(?:traded|sold|released|lost)\s+(?:it|him|her|them|my)\b)"
+    r"(?=.*\b(?:who|what|which|how)\b)"
 )
 # Below this the classifier's own pair yields to the rule: a confident "what else does Pyrowl
 # learn?" (creature/skills) keeps its pair.
