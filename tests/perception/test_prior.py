@@ -372,3 +372,10 @@ def test_a_unit_the_player_says_is_gone_is_not_what_the_question_is_about(prior:
     assert told.rule == "told_gone" and told.intent != "creature", told
     # asked about it outright, it still is: no question word after the news
     assert prior.predict("i traded briarcat away, do i still own it").rule is None
+
+
+def test_a_greeting_before_a_question_is_not_the_request(prior: IntentPrior) -> None:
+    assert prior.predict("hey coach what am i up against").intent != "smalltalk"
+    assert (prior.predict("hey coach").intent, prior.predict("hello coach how are you doing").intent) == (
+        "smalltalk", "smalltalk"
+    )  # fmt: skip

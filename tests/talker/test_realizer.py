@@ -824,3 +824,38 @@ def test_a_tip_that_restates_the_answer_is_left_out() -> None:
     tip = "Lead with an element that counters the opponent's front creature for the bonus."
     assert _restates(tip, [answer])
     assert not _restates("Spend training points on the skill you cast most.", [answer])
+
+
+def test_the_highest_or_lowest_level_creature_is_the_rosters_by_level(state: LiveState) -> None:
+    levels = {o.creature_id: o.level for o in state.fs.inventory.owned}
+    top, bottom = max(levels, key=levels.__getitem__), min(levels, key=levels.__getitem__)
+    for said, pair, uid in [
+        ("which of my pets has the highest level", ("inventory", "strongest"), top),
+        ("who's my lowest level creature", ("inventory", "upgrade_priority"), bottom),
+    ]:
+        reply = speak(state, said, *pair, [tool(state, "get_inventory")])
+        assert reply.startswith(f"{_CREATURES[uid].display} is your "), reply
+        assert f"at level {levels[uid]}" in reply, reply
+    # not a level question: the strongest by power, as before
+    assert "-level creature" not in speak(
+        state, "who's my best pet", "inventory", "strongest", [tool(state, "get_inventory")]
+    )
+
+
+def test_something_else_never_brings_back_a_swap_already_said(state: LiveState) -> None:
+    swap = [
+        tool(
+            state,
+            "score_lineup",
+            creatures=state.ic.match.player_lineup,
+            opponent=state.ic.match.opponent_lineup,
+        )
+    ]
+    said: list[str] = []
+    for utterance in ("who should i swap out", "something else", "anything else"):
+        reply = realize(PACK, state, None, None, swap, utterance, 4, "lineup", "swap",
+                        previous_reply=said[-1] if said else None, recent_replies=said[:-1])  # fmt: skip
+        said.append(reply)
+    first_in = [s.split(";")[0].split(":")[0].split()[-1] for s in said[:2]]
+    assert first_in[0] != first_in[1], said  # "Swap Sparkwing out for Hexmoth" then another
+    assert not any(said[2].startswith(s.split(";")[0].split(":")[0]) for s in said[:2]), said

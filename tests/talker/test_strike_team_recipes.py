@@ -393,3 +393,13 @@ def test_an_item_of_a_hero_they_lack_is_said_with_what_it_takes_after(pack: Pack
     assert reply.startswith("Ghost Cloak is Kasimir's, and you haven't unlocked Kasimir yet; then it takes ")
     assert gate_text(pack, "item", "ghost_cloak") in reply, reply  # hero level 14 and account level 20
     assert _say(pack, "item/unlock", "how do i get phase blink").endswith("you haven't unlocked Kasimir yet.")
+
+
+def test_the_highest_and_lowest_level_heroes_are_read_from_the_collection(pack: Pack) -> None:
+    levels = {u["id"]: u["level"] for u in DOC["fs"]["collection"]["units"]}
+    top, bottom = max(levels, key=levels.__getitem__), min(levels, key=levels.__getitem__)
+    high = _say(pack, "progression/level_priority", "who's my highest level hero")
+    low = _say(pack, "progression/level_priority", "which of my heroes is the lowest level")
+    assert high.startswith(f"{top.capitalize()} is your highest-level hero, at level {levels[top]}."), high
+    assert low.startswith(f"{bottom.capitalize()} is your lowest-level hero, at level {levels[bottom]}."), low
+    assert "-level hero" not in _say(pack, "progression/level_priority", "who should i level up first")

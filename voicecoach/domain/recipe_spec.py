@@ -199,11 +199,13 @@ RECIPES: dict[str, RecipeSpec] = {
                   "the first or the strongest usable one that can still progress"),
         _spec("pick_strongest", {"ranked": "select", "skip": "select", "attribute": "literal",
                                  "role_key": "key", "role_none_key": "key", "other_key": "key",
-                                 "tier_bonus": "literal"}, (),
-              ("@unit", "role", "tier", "level"), picks=True,
+                                 "tier_bonus": "literal", "level_key": "key", "level_only": "literal"}, (),
+              ("@unit", "role", "tier", "level", "rank"), picks=True,
               doc="the strongest usable unit (`ranked` first, then the roster by power), not one of "
                   "`skip`; of the value of `attribute` the player names (role_key; role_none_key: none "
-                  "owned, {role} the value named); other_key: another than the last reply's"),
+                  "owned, {role} the value named); other_key: another than the last reply's; level_key: "
+                  "the player asks for their highest or lowest level unit ({rank}: highest / lowest; "
+                  "level_only: nothing else)"),
         _spec("type_counters", {"types": "select", "matchup": "literal", "tier_bonus": "literal",
                                 "beats_key": "key"},
               ("types", "matchup"), ("@types", "@units"), picks=True,

@@ -245,7 +245,10 @@ class IntentPrior:
     ) -> Prediction:
         """The calibrated best pair; `mentions` as in `abstract_entities`; `previous`: the pair of
         the session's last delivered turn, which the session rules (`session_rule`) may keep."""
-        p = self.model.probabilities(features(abstract_entities(self.pack, text, mentions)))
+        abstracted = abstract_entities(self.pack, text, mentions)
+        p = self.model.probabilities(features(GREETING.sub("", abstracted)))
+        if self.labels[int(p.argmax())] == OUT_OF_DOMAIN:
+            p = self.model.probabilities(features(abstracted))  # "hello coach, how are you doing"
         rule = None
         unit = self.pack.catalog.schema.kind("unit")
         if unit is not None and TOLD_GONE.search(normalise(text)):
@@ -295,6 +298,11 @@ ASKS_WHY = re.compile(
     rf"^{_FILLERS}(?:but\s+|and\s+)?(?:why|how come|explain why|what makes (?:it|that|them|him|her) "
     r"(?:so )?(?:good|better|the pick))(?:\s+[\w']+){0,3}\W*$",
     re.IGNORECASE,
+)
+# "Hey coach, what am I up against?": a greeting before a question is not the request (three words or
+# more after it; "hey coach" alone is a greeting).
+GREETING = re.compile(
+    r"^(?:(?:hey|hi|hello|yo|hiya|sup|morning|evening)\s+)+(?:(?:coach|there|buddy|man|mate|dude)\s+)?(?=(?:\S+\s+){2}\S)"
 )
 # The player says a unit of theirs is gone, then asks who / what / which: the question is what to do
 # without it (English cue words; the pairs about one unit are those whose intent is the unit kind).

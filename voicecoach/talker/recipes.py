@@ -33,6 +33,7 @@ from typing import Any
 
 from voicecoach.core.state import get_field
 from voicecoach.domain.catalog import Matchup
+from voicecoach.domain.entities import link_entities
 from voicecoach.domain.pack import AnswerStep, Pack, pack_roles
 from voicecoach.domain.recipe_spec import RECIPES, TURN_PREFIX, RecipeSpec, role_placeholder
 from voicecoach.domain.tool_shapes import select
@@ -897,6 +898,16 @@ def pick_swap(c: _Ctx) -> list[Line]:
         return []
     rows = [r for r in swaps if isinstance(r, dict) and isinstance(r.get("in"), dict)]
     rows = [r for r in rows if c.usable(r["in"].get("id", ""))]
+    # "Something else?" (again): a swap bringing in a unit no recent reply named comes first; when
+    # every swap was said already, the next step's pick answers, not a repeat.
+    said = (
+        {m.id for reply in c.t.recent[-4:] for m in link_entities(c.t.pack, reply)}
+        if c.t.alternative
+        else set()
+    )
+    rows = sorted(rows, key=lambda r: r["in"].get("id") in said)
+    if rows and all(r["in"].get("id") in said for r in rows):
+        return []
     # "Who should I swap Lorcan for?": the swap of the unit the player named, if it is scored.
     named = [u for u in c.t.mentioned if u in c.view.player_side() and u not in c.view.opponent_side()]
     row = next((r for r in rows if (r.get("out") or {}).get("id") in named), None) if named else None
@@ -1267,6 +1278,12 @@ def progression(c: _Ctx) -> list[Line]:
                   next_tier=tiers[tier], tier=owned.tier, level=owned.level)  # fmt: skip
 
 
+# "Which of my heroes is the lowest level", "my most levelled pet" (English cue words).
+LEVEL_RANK = re.compile(
+    r"\b(?:(?P<low>lowest|least)|highest|most|top)[\s-]+(?:level(?:l?ed)?|lvl|lv)\b", re.IGNORECASE
+)
+
+
 def pick_strongest(c: _Ctx) -> list[Line]:
     """The strongest usable unit: the first of `ranked` the player can field, else of the roster
     by power (`tier_bonus`), not one of `skip`; other_key when the player asks for another and the
@@ -1274,6 +1291,16 @@ def pick_strongest(c: _Ctx) -> list[Line]:
     none of it, the strongest of any (role_none_key)."""
     view, t = c.view, c.t
     if not view.known:
+        return []
+    by_level = LEVEL_RANK.search(t.utterance)
+    if by_level is not None and c.inputs.get("level_key") and view.owned():
+        # "Who's my highest level hero?": the roster by its levels, not by power.
+        lowest = by_level["low"] is not None
+        unit = sorted(view.owned(), key=lambda o: o.level if lowest else -o.level)[0]
+        rank = "lowest" if lowest else "highest"
+        return c.line(c.inputs["level_key"], [unit.id], **{"@unit": c.name(unit.id)}, rank=rank,
+                      level=unit.level, tier=unit.tier)  # fmt: skip
+    if c.inputs.get("level_only"):
         return []
     ranked = c.ids("ranked")
     roster = _strongest_first(c, sorted(o.id for o in view.owned() if o.id not in ranked))
