@@ -262,3 +262,18 @@ def test_a_name_part_is_a_word_of_both_halves() -> None:
     pet, pet_state = PET
     fox = read_turn(pet, pet_state, "what skills does the fire fox have", [])
     assert fox.text == "what skills does Emberfox have"
+
+
+def test_a_pronoun_the_player_gives_advice_about_is_one_of_theirs() -> None:
+    pack, state = STRIKE
+    history = [
+        Exchange("how do i shut Nadira down", "Swap to Brannoc against Nadira; Brannoc is a soft counter."),
+        Exchange("do i have anyone for Nadira", "Not yet: you get Nadira at account level 27."),
+    ]
+    assert read_turn(pack, state, "what should he run", history).text == "what should Brannoc run"
+    assert read_turn(pack, state, "how do i shut her down", history[:1]).text == "how do i shut Nadira down"
+
+
+def test_a_part_of_the_game_is_not_a_unit_described() -> None:
+    pack, state = STRIKE
+    assert read_turn(pack, state, "we keep losing the mid fights", []).text == "we keep losing the mid fights"

@@ -379,3 +379,11 @@ def test_a_greeting_before_a_question_is_not_the_request(prior: IntentPrior) -> 
     assert (prior.predict("hey coach").intent, prior.predict("hello coach how are you doing").intent) == (
         "smalltalk", "smalltalk"
     )  # fmt: skip
+
+
+def test_asking_for_anyone_against_a_unit_is_the_counter_question(prior: IntentPrior) -> None:
+    for text in ("do i have anything for voltail", "have i got someone that beats voltail"):
+        assert (prior.predict(text).intent, prior.predict(text).sub_intent, prior.predict(text).rule) == (
+            "creature", "counters", "has_anyone"
+        ), text  # fmt: skip
+    assert prior.predict("do i have voltail").rule is None  # whether they own it

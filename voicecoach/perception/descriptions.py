@@ -37,7 +37,11 @@ _DETERMINERS = (*THEIRS, *MINE, "the", "that", "this", "his", "her", "your")
 _HEADS = {"one", "guy", "dude", "girl", "thing", "unit", "boy", "lad", "fella", "bloke"}
 _PLURAL_HEADS = {"ones", "guys", "things", "units"}
 _STRONGEST = {"best", "strongest", "biggest", "scariest", "most dangerous", "top", "carry", "star"}
-_PLURALS = {"guys", "units", "ones", "characters", "folks"}  # and the pack's plural nouns (`_plurals`)
+_PLURALS = {"guys", "units", "ones", "characters", "folks"}
+_SCENE_NOUNS = {
+    "fight", "fights", "fighting", "game", "games", "round", "rounds", "lane", "lanes", "match", "matches",
+    "matchup", "phase", "area", "areas", "zone", "zones", "push", "pushes", "angle", "angles", "game's",
+}  # fmt: skip  # and the pack's plural nouns (`_plurals`)
 _ASKS_WHICH = re.compile(r"\b(?:who|which|what)(?:'?s|\s+is|\s+are)?\b", re.IGNORECASE)
 _SIDE_AFTER = re.compile(
     r"^\s+(?:(?:on|from|in)\s+(?P<s1>their|the enemy|the other|enemy|my|our)\s+(?:side|team)|"
@@ -262,6 +266,9 @@ def describe(pack: Pack, sides: Sides, text: str) -> tuple[str, list[str], Uncle
             continue
         if following in _groups(pack):
             i += 1  # "their water team": the side, not one unit of it
+            continue
+        if following in _SCENE_NOUNS:
+            i += 1  # "we keep losing the mid fights": a part of the game, not a unit
             continue
         if _TELLS.match(text[end:]) and any(a >= end for (a, _), kind in named if kind == unit_kind):
             i += 1  # "their tank is Dumaka now": the player says who it is

@@ -129,6 +129,8 @@ _MINE_AFTER = re.compile(
     r"(?:ready|unlocked|worth|maxed|levell?ed|evolved|owned|strong enough|good enough)\b",
     re.IGNORECASE,
 )
+_MODAL = re.compile(r"\b(?:should|could|would|can|must)\s+$", re.IGNORECASE)
+_LOADOUT_VERB = re.compile(r"^\s+(?:run|equip|use|build|take|bring|level|be running|be using)\b", re.I)
 _PRONOUN = re.compile(
     r"\b(?P<p>he|him|his|she|her|hers|that guy|this guy|that dude|the other one|the other guy|"
     r"that one|this one)\b(?P<poss>'s)?",
@@ -164,7 +166,11 @@ def _refer(
     last = history[-1]
     said = _units(pack, last.utterance)
     answered = _units(pack, _first_sentence(last.reply))
-    older = [u for ex in reversed(history[:-1]) for u in _units(pack, ex.utterance)]
+    older = [
+        u
+        for ex in reversed(history[:-1])
+        for u in [*_units(pack, ex.utterance), *_units(pack, _first_sentence(ex.reply))]
+    ]
     for match in _PRONOUN.finditer(text):
         pronoun = match["p"].lower()
         before = text[: match.start()]
@@ -173,6 +179,8 @@ def _refer(
         side = "theirs" if THEIRS_CUE.search(before) else "mine" if _MINE_CUE.search(before) else "any"
         if side == "any" and _MINE_AFTER.match(text[match.end() :]):
             side = "mine"  # "is he ready", "is he unlocked yet"
+        if side == "any" and _MODAL.search(before) and _LOADOUT_VERB.match(text[match.end() :]):
+            side = "mine"  # "what should he run": only the player's own unit takes their advice
         if side == "any" and pronoun in ("that one", "this one"):
             continue  # "won that one": a round as often as a unit; only a verb for units says which
         if pronoun.startswith("the other"):
@@ -202,7 +210,8 @@ def _possessive_her(text: str, end: int) -> bool:
     """ "her skills" (a possessive) rather than "beat her" or "her?"."""
     return (
         re.match(
-            r"\s+(?!to\b|the\b|a\b|an\b|and\b|or\b|if\b|with\b|in\b|on\b|at\b|now\b|yet\b)[a-z]",
+            r"\s+(?!(?:to|the|a|an|and|or|if|with|in|on|at|now|yet|down|up|out|off|away|back|over|"
+            r"first|again|too|fast|quick|quickly|early|then|there|here|before|after)\b)[a-z]",
             text[end:],
             re.I,
         )

@@ -256,11 +256,32 @@ class IntentPrior:
             about_unit = np.array([intent == unit for intent, _ in self.labels])
             if about_unit[int(p.argmax())] and not about_unit.all():
                 p, rule = np.where(about_unit, 0.0, p), "told_gone"
+        counter = self._counter_pair()
+        if (
+            counter is not None
+            and kind_token(unit or "") in abstracted.split()
+            and HAS_ANYONE.search(abstracted)
+        ):
+            # "Do I have anyone for Nadira?": not whether they own Nadira, but what of theirs beats her.
+            p, rule = np.where(np.arange(len(p)) == self.labels.index(counter), 1.0, 0.0), "has_anyone"
         best = int(p.argmax())
         intent, sub_intent = self.labels[best]
         confidence = float(np.interp(p[best], *self.calibration))
         pred = Prediction(intent=intent, sub_intent=sub_intent, confidence=round(confidence, 4), rule=rule)
         return session_rule(self.pack, text, pred, previous) or pred
+
+    def _counter_pair(self) -> tuple[str, str] | None:
+        """The Φ pair that counters one named unit: a tool whose `opponent` is the focus unit."""
+        unit = self.pack.catalog.schema.kind("unit")
+        focus = {"$ic.focus_creature", f"$ic.focus.{unit}"}
+        for e in self.pack.phi:
+            for use in e.tools:
+                value = use.args.get("opponent")
+                if (e.intent, e.sub_intent) in self.labels and focus & set(
+                    value if isinstance(value, list) else [value]
+                ):
+                    return (e.intent, e.sub_intent)
+        return None
 
     def prefill(
         self, text: str, mentions: list[Mention] | None = None, previous: tuple[str, str] | None = None
@@ -303,6 +324,11 @@ ASKS_WHY = re.compile(
 # more after it; "hey coach" alone is a greeting).
 GREETING = re.compile(
     r"^(?:(?:hey|hi|hello|yo|hiya|sup|morning|evening)\s+)+(?:(?:coach|there|buddy|man|mate|dude)\s+)?(?=(?:\S+\s+){2}\S)"
+)
+# "Do I have anyone for Nadira?", "have we got something that beats Voltail" (English cue words).
+HAS_ANYONE = re.compile(
+    r"\b(?:do|have|did)\s+(?:i|we)\s+(?:have|own|got)\s+(?:got\s+)?(?:anyone|anybody|anything|someone|somebody|"
+    r"something)\s+(?:for|against|into|to|that|who|which)\b"
 )
 # The player says a unit of theirs is gone, then asks who / what / which: the question is what to do
 # without it (English cue words; the pairs about one unit are those whose intent is the unit kind).
