@@ -138,6 +138,7 @@ def test_two_units_fitting_a_description_are_left_for_the_coach_to_ask() -> None
         # "which of A and B do I own" asks about each; "which of A and B is better" is one choice
         ("which of hexmoth and tidefang do i own", "which of hexmoth do i own", "which of tidefang do i own"),
         ("which of hexmoth and tidefang is better", "which of hexmoth and tidefang is better", None),
+        ("whats the difference between emberfox and galehawk", "what's emberfox", "what's galehawk"),
         # "A or B ...?": the same question about each; a team or a comparison stays one question
         ("galehawk or granitusk against voltail", "galehawk against voltail", "granitusk against voltail"),
         (
@@ -277,3 +278,14 @@ def test_a_pronoun_the_player_gives_advice_about_is_one_of_theirs() -> None:
 def test_a_part_of_the_game_is_not_a_unit_described() -> None:
     pack, state = STRIKE
     assert read_turn(pack, state, "we keep losing the mid fights", []).text == "we keep losing the mid fights"
+
+
+def test_one_owned_is_the_pick_and_it_after_a_name_and_or_is_that_name() -> None:
+    pack, state = PET
+    history = [
+        Exchange("what beats shellbastion", "Against Shellbastion, go with Oakhorn: grass beats water.")
+    ]
+    assert read_turn(pack, state, "do i own one", history).text == "do i own Oakhorn"
+    assert read_turn(pack, state, "should i evolve sparkwing or level it", history).text == (
+        "should i evolve sparkwing or level it"
+    )

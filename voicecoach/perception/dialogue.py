@@ -54,7 +54,13 @@ from voicecoach.perception.descriptions import (
     side_word,
     slotted,
 )
-from voicecoach.perception.references import DESCRIBED, resolve_place, resolve_reference, resolve_which
+from voicecoach.perception.references import (
+    DESCRIBED,
+    ONE_OWNED,
+    resolve_place,
+    resolve_reference,
+    resolve_which,
+)
 
 
 @dataclass(frozen=True)
@@ -365,6 +371,7 @@ _TOGETHER = re.compile(
 _CHOOSING = re.compile(r"\b(?:better|best|than|which)\b", re.IGNORECASE)
 
 _EACH = re.compile(r"\s+each\b", re.IGNORECASE)
+_DIFFERENCE = re.compile(r"\bwhat(?:'s|s| is)\s+the\s+difference\s+between\b", re.IGNORECASE)
 # "Which of Quillon and Brannoc can I play?": whether they have each (a choice would ask "better").
 _WHICH_OWNED = re.compile(
     r"^\W*(?:\w+\W+){0,3}which of\b(?!.*\b(?:better|best|than|should)\b)"
@@ -378,6 +385,10 @@ def split_pair(pack: Pack, text: str) -> tuple[str, str | None]:
     """ "Renzo or Lorcan on this map?", "what do Elowen and Wendell each bring?" -> the question
     about each: the same words asked twice, once per unit. Not a team, a comparison or a swap
     ("Elowen and Wendell together", "which is better, A or B"): those are one question."""
+    if _DIFFERENCE.search(text):
+        # "What's the difference between Renzo and Lorcan?": what each one is.
+        first, second = split_pair(pack, _DIFFERENCE.sub("what's", text))
+        return (first, second) if second is not None else (text, None)
     schema = pack.catalog.schema
     units = [m for m in link_entities(pack, text) if m.kind == schema.kind("unit")]
     groups = {n.lower() for k in schema.kinds_of("group") for n in schema.kinds[k].nouns}  # "comp"
@@ -574,7 +585,7 @@ def _read_one(
         first = _first_sentence(last.reply)
         sources = [last.utterance, first, last.reply[len(first) :]]
         foe = sides.theirs.__contains__
-        it = resolve_reference(pack, text, sources, foe)
+        it = resolve_reference(pack, ONE_OWNED.sub(r"\1 it", text), sources, foe)
         it = resolve_which(pack, resolve_place(pack, it, sources), sources, foe)
         if it != text:
             notes.append("'it' -> the last exchange's entity")

@@ -69,11 +69,14 @@ _ONE_AFTER = re.compile(
     r"\b(?:use|using|get|getting|about|does|is|worth|unlock|equip|learn|run|cast|for)\s+$", re.IGNORECASE
 )
 # Between a name and a pronoun, a new clause: the name is what the pronoun stands for.
-_CLAUSE = re.compile(r"[,;.?!]|\b(?:how|what|who|which|so|and|but|then|should|can)\b", re.IGNORECASE)
+_CLAUSE = re.compile(r"[,;.?!]|\b(?:how|what|who|which|so|and|but|then|should|can|or)\b", re.IGNORECASE)
 # Words before a pronoun that stands for a foe ("beat that", "what comes out for it").
 _FOE_BEFORE = re.compile(
     r"\b(?:beat|beats|counter|counters|against|vs|versus|into|handle|deal with|stop|for)\s+$", re.IGNORECASE
 )
+_OWN_BEFORE = re.compile(r"\b(?:own|have|got|get|unlock(?:ed)?)\s+$", re.IGNORECASE)
+# "Do I own one?" after a pick: one of what was just named (only at the end: "one of them" is a choice).
+ONE_OWNED = re.compile(r"\b(own|have|got|get)\s+one\b(?=\W*(?:yet|already|too|now)?\W*$)", re.IGNORECASE)
 # A unit described earlier in the sentence ("their plant one, ...", "my bird, is it ..."); names
 # are `voicecoach.perception.descriptions`' when it can place them.
 DESCRIBED = re.compile(
@@ -225,6 +228,9 @@ def resolve_reference(
         if foe is not None and _FOE_BEFORE.search(before):
             # "who comes out for that", "how do I beat that": one of theirs before one of the player's
             candidates.sort(key=lambda m: not foe(m.id))
+        elif foe is not None and _OWN_BEFORE.search(before):
+            # "do I own it" after "lead with Oakhorn against Shellbastion": the pick, not the foe
+            candidates.sort(key=lambda m: foe(m.id))
         if candidates:
             return f"{before}{display(pack, candidates[0].kind, candidates[0].id)}{after}"
     return text
