@@ -859,3 +859,22 @@ def test_something_else_never_brings_back_a_swap_already_said(state: LiveState) 
     first_in = [s.split(";")[0].split(":")[0].split()[-1] for s in said[:2]]
     assert first_in[0] != first_in[1], said  # "Swap Sparkwing out for Hexmoth" then another
     assert not any(said[2].startswith(s.split(";")[0].split(":")[0]) for s in said[:2]), said
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        "they just brought out prismite, how do i beat that",
+        "prismite just came in on their side, how do i beat that",
+    ],
+)
+def test_a_late_snapshot_counters_the_unit_the_player_says_they_brought_in(
+    state: LiveState, said: str
+) -> None:
+    # Prismite is neither theirs in the snapshot nor the player's: the words put it on their side.
+    tools = [
+        tool(state, "get_creature", creature="prismite"),
+        tool(state, "find_counters", opponent=["prismite"]),
+    ]
+    reply = speak(state, said, "creature", "counters", tools, turn=late(state))
+    assert "against Prismite" in reply or "Against Prismite" in reply, reply

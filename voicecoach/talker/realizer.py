@@ -476,7 +476,9 @@ CHANGE_CUES: tuple[tuple[str, re.Pattern[str]], ...] = (
 # their old lineup, so W2's opponent slots cannot know it).
 OPPONENT_ENTERS = re.compile(
     r"\b(?:they|they've|they're|their|opponents?|enemy)\b[^.?!]*?"
-    r"\b(?:swap\w*|switch\w*|brought|bring\w*|sent|send\w*|put|came|comes|coming|subbed)\b",
+    r"\b(?:swap\w*|switch\w*|brought|bring\w*|sent|send\w*|put|came|comes|coming|subbed)\b|"
+    r"\b(?:came|comes|coming|subbed|swapped|switched)\s+(?:in|out)\s+(?:on|for)\s+"
+    r"(?:their|the enemy|the other)\b",
     re.I,
 )
 
