@@ -289,3 +289,16 @@ def test_one_owned_is_the_pick_and_it_after_a_name_and_or_is_that_name() -> None
     assert read_turn(pack, state, "should i evolve sparkwing or level it", history).text == (
         "should i evolve sparkwing or level it"
     )
+
+
+def test_any_of_them_is_what_the_coach_just_put_forward_asked_about_each() -> None:
+    pack, state = STRIKE
+    history = [
+        Exchange("who counters Quillon", "Against Quillon, play Brannoc: his barrier soaks the shots.")
+    ]
+    assert read_turn(pack, state, "do i own any of them", history).text == "do i own Brannoc"
+    two = [
+        Exchange("who's good on this map", "On Fathom Docks, play Brannoc and Tamsin: the map favours them.")
+    ]
+    reading = read_turn(pack, state, "do i have either of them", two)
+    assert (reading.text, reading.second) == ("do i have Brannoc", "do i have Tamsin"), reading

@@ -57,6 +57,7 @@ from voicecoach.perception.descriptions import (
 from voicecoach.perception.references import (
     DESCRIBED,
     ONE_OWNED,
+    resolve_any_of,
     resolve_place,
     resolve_reference,
     resolve_which,
@@ -452,8 +453,13 @@ def read_turn(pack: Pack, state: LiveState | None, text: str, history: Sequence[
         first, second = split_pair(pack, text)
     if second is None:
         reading = _read_one(pack, state, text, history)
-        if reading.ask is None and _WHICH_OWNED.search(reading.text):
-            # "which of those can I play" read as "which of Quillon and Brannoc ...": each
+        if (
+            reading.ask is None
+            and (_WHICH_OWNED.search(reading.text) or " or " in reading.text)
+            and reading.text != text
+        ):
+            # "which of those can I play" read as "which of Quillon and Brannoc ...", "do I own any
+            # of them" as "... Brannoc or Osmund": each
             first, second = split_pair(pack, reading.text)
             if second is not None:
                 return Reading(first, (*reading.resolved, "two questions"), second)
@@ -587,6 +593,7 @@ def _read_one(
         foe = sides.theirs.__contains__
         it = resolve_reference(pack, ONE_OWNED.sub(r"\1 it", text), sources, foe)
         it = resolve_which(pack, resolve_place(pack, it, sources), sources, foe)
+        it = resolve_any_of(pack, it, sources, foe)
         if it != text:
             notes.append("'it' -> the last exchange's entity")
             text = it

@@ -185,6 +185,31 @@ def resolve_which(
     return text
 
 
+_ANY_OF = re.compile(r"\b(?:any|either|both|one|all)\s+of\s+(?:them|those|these|em)\b", re.IGNORECASE)
+
+
+def resolve_any_of(
+    pack: Pack, text: str, previous: Sequence[str], foe: Callable[[str], bool] | None = None
+) -> str:
+    """ "Do I own any of them?" after "who counters snipers" was answered: the units the coach's
+    answer named that the question did not (its picks), else the ones the player listed (`previous`:
+    the player's question first, then the answer), joined with "or" (asked about each,
+    `dialogue.read_turn`)."""
+    match = _ANY_OF.search(text)
+    unit = pack.catalog.schema.kind("unit")
+    if match is None or unit is None or link_entities(pack, text) or not previous:
+        return text
+    asked = list(dict.fromkeys(m.id for m in link_entities(pack, previous[0]) if m.kind == unit))
+    answered = [m.id for source in previous[1:] for m in link_entities(pack, source) if m.kind == unit]
+    picks = [u for u in dict.fromkeys(answered) if u not in asked]
+    ids = picks or asked
+    if not ids:
+        return text
+    names = [display(pack, unit, i) for i in ids[:3]]
+    said = names[0] if len(names) == 1 else f"{', '.join(names[:-1])} or {names[-1]}"
+    return text[: match.start()] + said + text[match.end() :]
+
+
 def _word_before(text: str) -> str:
     words = re.findall(r"[a-z']+", text.lower())
     return words[-1] if words else ""
