@@ -302,3 +302,11 @@ def test_any_of_them_is_what_the_coach_just_put_forward_asked_about_each() -> No
     ]
     reading = read_turn(pack, state, "do i have either of them", two)
     assert (reading.text, reading.second) == ("do i have Brannoc", "do i have Tamsin"), reading
+
+
+def test_a_new_question_is_not_taken_as_the_answer_to_one_asked_back() -> None:
+    pack, state = STRIKE
+    asked = [Exchange("what counters the tank", "Your Dumaka, or their Brannoc?")]
+    assert read_turn(pack, state, "have i got galen yet", asked).text == "have i got galen yet"
+    roles = "what's the difference between the tank and support"
+    assert read_turn(pack, state, roles, []).text == roles  # roles, not units

@@ -387,3 +387,8 @@ def test_asking_for_anyone_against_a_unit_is_the_counter_question(prior: IntentP
             "creature", "counters", "has_anyone"
         ), text  # fmt: skip
     assert prior.predict("do i have voltail").rule is None  # whether they own it
+
+
+def test_taking_one_out_and_putting_another_in_is_the_swap_question(prior: IntentPrior) -> None:
+    said = prior.predict("should i take sparkwing out and put hexmoth in")
+    assert (said.intent, said.sub_intent, said.rule) == ("lineup", "swap", "out_and_in"), said

@@ -329,7 +329,7 @@ def _follow_up(pack: Pack, sides: Sides, text: str, history: Sequence[Exchange])
 
 _QUESTION_START = (
     r"(?:what|what's|whats|which|who|who's|whose|how|is|are|can|could|should|shall|does|do|did|will|"
-    r"would|where|when|why|any)\b"
+    r"would|where|when|why|any|have|has)\b"
 )
 _SECOND_QUESTION = re.compile(
     rf"(?:\?\s+|[,;]?\s+(?:and|also|plus)\s+(?:also\s+|then\s+)?|[,;]\s+)(?={_QUESTION_START})",
@@ -448,6 +448,8 @@ def read_turn(pack: Pack, state: LiveState | None, text: str, history: Sequence[
         reading = read_turn(pack, state, rest, context)
         notes = ("retracted the first question", *reading.resolved)
         return Reading(reading.text, notes, reading.second, reading.ask, reading.pending)
+    if _DIFFERENCE.search(text) and not _units(pack, text):
+        return Reading(text)  # "what's the difference between the tank and support": roles, not units
     first, second = split_questions(text)
     if second is None:
         first, second = split_pair(pack, text)
@@ -510,6 +512,8 @@ def _resume(
     unit_kind = pack.catalog.schema.kind("unit") or ""
     options = [uid for _, uid in _options_of(pack, sides, before)]
     named = [u for u in _units(pack, text) if not options or u in options]
+    if not named and _units(pack, text):
+        return None  # "have I got Galen yet?": another unit, so a new question
     words = {w.lower() for w in re.findall(r"[a-z']+", text.lower())}
     chosen = named[0] if named else None
     if chosen is None and options:

@@ -256,14 +256,14 @@ class IntentPrior:
             about_unit = np.array([intent == unit for intent, _ in self.labels])
             if about_unit[int(p.argmax())] and not about_unit.all():
                 p, rule = np.where(about_unit, 0.0, p), "told_gone"
-        counter = self._counter_pair()
-        if (
-            counter is not None
-            and kind_token(unit or "") in abstracted.split()
-            and HAS_ANYONE.search(abstracted)
-        ):
+        counter, swap = self._counter_pair(), self._swap_pair()
+        named = kind_token(unit or "") in abstracted.split()
+        if counter is not None and named and HAS_ANYONE.search(abstracted):
             # "Do I have anyone for Nadira?": not whether they own Nadira, but what of theirs beats her.
             p, rule = np.where(np.arange(len(p)) == self.labels.index(counter), 1.0, 0.0), "has_anyone"
+        elif swap is not None and named and OUT_AND_IN.search(abstracted):
+            # "Should I take Renzo out and put Paxton in?": a swap, whatever else the words suggest.
+            p, rule = np.where(np.arange(len(p)) == self.labels.index(swap), 1.0, 0.0), "out_and_in"
         best = int(p.argmax())
         intent, sub_intent = self.labels[best]
         confidence = float(np.interp(p[best], *self.calibration))
@@ -282,6 +282,18 @@ class IntentPrior:
                 ):
                     return (e.intent, e.sub_intent)
         return None
+
+    def _swap_pair(self) -> tuple[str, str] | None:
+        """The Φ pair answered by a swap of the player's team (its answer's `pick_swap` step)."""
+        return next(
+            (
+                (e.intent, e.sub_intent)
+                for e in self.pack.phi
+                if (e.intent, e.sub_intent) in self.labels
+                and any(s.recipe == "pick_swap" for s in e.answer or [])
+            ),
+            None,
+        )
 
     def prefill(
         self, text: str, mentions: list[Mention] | None = None, previous: tuple[str, str] | None = None
@@ -329,6 +341,11 @@ GREETING = re.compile(
 HAS_ANYONE = re.compile(
     r"\b(?:do|have|did)\s+(?:i|we)\s+(?:have|own|got)\s+(?:got\s+)?(?:anyone|anybody|anything|someone|somebody|"
     r"something)\s+(?:for|against|into|to|that|who|which)\b"
+)
+# "Take Renzo out and put Paxton in", "pull X out for Y", "bench X, bring in Y" (English cue words).
+OUT_AND_IN = re.compile(
+    r"\b(?:take|pull|swap|switch|sub|bench|sit|drop)\s+(?:\w+\s+){0,2}out\b.*\b(?:put|bring|swap|sub|get)\s+"
+    r"(?:\w+\s+){0,2}in\b|\b(?:take|pull)\s+(?:\w+\s+){0,2}out\s+for\b"
 )
 # The player says a unit of theirs is gone, then asks who / what / which: the question is what to do
 # without it (English cue words; the pairs about one unit are those whose intent is the unit kind).

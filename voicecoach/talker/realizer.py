@@ -202,6 +202,8 @@ def _judgements(t: RealizerTurn, c2: GroundingControl) -> None:
         out = []
     if just_asked and t.sub_intent == "swap":
         out = []  # "should I pull Sparkwing out?" asks; the swap answer is the reply, not "as you asked"
+    if branch_of(pack, t.intent, t.sub_intent) != "recommend":
+        out = []  # "which round is this?": a fact names no pick, so there is nothing to keep them out of
     if out:
         # Just asked for: confirming it matters as much as the constraint accounts.
         key, keep = ("excludes", "account") if just_asked else ("excludes_still", "praise")

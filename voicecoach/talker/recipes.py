@@ -910,7 +910,10 @@ def pick_swap(c: _Ctx) -> list[Line]:
         return []
     # "Who should I swap Lorcan for?": the swap of the unit the player named, if it is scored.
     named = [u for u in c.t.mentioned if u in c.view.player_side() and u not in c.view.opponent_side()]
-    row = next((r for r in rows if (r.get("out") or {}).get("id") in named), None) if named else None
+    # ... and "take Renzo out and put Paxton in": that swap, if it is scored.
+    coming = [u for u in c.t.mentioned if u not in c.view.player_side() and u not in c.view.opponent_side()]
+    outs = [r for r in rows if (r.get("out") or {}).get("id") in named]
+    row = next((r for r in outs if r["in"].get("id") in coming), outs[0] if outs else None)
     if named and row is None and c.inputs.get("kept_key"):
         return c.naming(c.inputs["kept_key"], [], out=c.name(named[0]), **_where(c))
     # "Who should I swap to into Lorcan?": the best swap that counters the foe the player named, or
