@@ -62,6 +62,7 @@ NEW_PLACEHOLDERS = frozenset(
         "levels",
         "summary",
         "short",
+        "rank",
     }
 )
 # Names written as Whisper mishears them, on purpose (the prior must cope with a name it cannot link).

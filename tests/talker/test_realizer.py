@@ -878,3 +878,16 @@ def test_a_late_snapshot_counters_the_unit_the_player_says_they_brought_in(
     ]
     reply = speak(state, said, "creature", "counters", tools, turn=late(state))
     assert "against Prismite" in reply or "Against Prismite" in reply, reply
+
+
+def test_the_tankiest_is_the_strongest_of_that_role(state: LiveState) -> None:
+    reply = speak(
+        state,
+        "which of my creatures is the tankiest",
+        "inventory",
+        "strongest",
+        [tool(state, "get_inventory")],
+    )
+    picked = names(reply)
+    assert len(picked) == 1 and _CREATURES[picked.pop()].value("role") == "tank", reply
+    assert "strongest tank" in reply, reply

@@ -1042,7 +1042,8 @@ def _named_values(c: _Ctx, attr: str) -> list[str]:
             else None
         )
         words = [value, *(role.words if role is not None else [])]
-        if any(re.search(rf"\b{re.escape(w.lower())}\b", text) for w in words):
+        # "the tankiest", "tankier": a role word's comparative or superlative names it too
+        if any(re.search(rf"\b{re.escape(w.lower())}(?:ier|iest)?\b", text) for w in words):
             out.append(value)
     return out
 
