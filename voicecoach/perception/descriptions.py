@@ -37,11 +37,12 @@ _DETERMINERS = (*THEIRS, *MINE, "the", "that", "this", "his", "her", "your")
 _HEADS = {"one", "guy", "dude", "girl", "thing", "unit", "boy", "lad", "fella", "bloke"}
 _PLURAL_HEADS = {"ones", "guys", "things", "units"}
 _STRONGEST = {"best", "strongest", "biggest", "scariest", "most dangerous", "top", "carry", "star"}
-_PLURALS = {"guys", "units", "ones", "characters", "folks"}
+_PLURALS = {"guys", "units", "ones", "characters", "folks"}  # and the pack's plural nouns (`_plurals`)
+# Parts of the game a description word may qualify ("the mid fights"): no unit.
 _SCENE_NOUNS = {
     "fight", "fights", "fighting", "game", "games", "round", "rounds", "lane", "lanes", "match", "matches",
     "matchup", "phase", "area", "areas", "zone", "zones", "push", "pushes", "angle", "angles", "game's",
-}  # fmt: skip  # and the pack's plural nouns (`_plurals`)
+}  # fmt: skip
 _ASKS_WHICH = re.compile(r"\b(?:who|which|what)(?:'?s|\s+is|\s+are)?\b", re.IGNORECASE)
 _SIDE_AFTER = re.compile(
     r"^\s+(?:(?:on|from|in)\s+(?P<s1>their|the enemy|the other|enemy|my|our)\s+(?:side|team)|"

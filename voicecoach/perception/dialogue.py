@@ -597,7 +597,7 @@ def _read_one(
         foe = sides.theirs.__contains__
         it = resolve_reference(pack, ONE_OWNED.sub(r"\1 it", text), sources, foe)
         it = resolve_which(pack, resolve_place(pack, it, sources), sources, foe)
-        it = resolve_any_of(pack, it, sources, foe)
+        it = resolve_any_of(pack, it, sources)
         if it != text:
             notes.append("'it' -> the last exchange's entity")
             text = it

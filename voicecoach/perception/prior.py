@@ -205,6 +205,8 @@ class IntentPrior:
         self.calibration = (np.array(doc["calibration"]["x"]), np.array(doc["calibration"]["y"]))
         self.threshold = float(doc["threshold"]) if threshold is None else threshold
         self.heldout: dict[str, Any] = doc.get("heldout", {})
+        # The Φ pairs the rules in `predict` stand for, read from Φ once.
+        self.counter_pair, self.swap_pair = _counter_pair(pack, self.labels), _swap_pair(pack, self.labels)
 
     @classmethod
     def load(cls, pack: Pack, path: Path | None = None, threshold: float | None = None) -> IntentPrior:
@@ -256,44 +258,22 @@ class IntentPrior:
             about_unit = np.array([intent == unit for intent, _ in self.labels])
             if about_unit[int(p.argmax())] and not about_unit.all():
                 p, rule = np.where(about_unit, 0.0, p), "told_gone"
-        counter, swap = self._counter_pair(), self._swap_pair()
         named = kind_token(unit or "") in abstracted.split()
-        if counter is not None and named and HAS_ANYONE.search(abstracted):
+        if self.counter_pair is not None and named and HAS_ANYONE.search(abstracted):
             # "Do I have anyone for Nadira?": not whether they own Nadira, but what of theirs beats her.
-            p, rule = np.where(np.arange(len(p)) == self.labels.index(counter), 1.0, 0.0), "has_anyone"
-        elif swap is not None and named and OUT_AND_IN.search(abstracted):
+            p, rule = self._only(self.counter_pair), "has_anyone"
+        elif self.swap_pair is not None and named and OUT_AND_IN.search(abstracted):
             # "Should I take Renzo out and put Paxton in?": a swap, whatever else the words suggest.
-            p, rule = np.where(np.arange(len(p)) == self.labels.index(swap), 1.0, 0.0), "out_and_in"
+            p, rule = self._only(self.swap_pair), "out_and_in"
         best = int(p.argmax())
         intent, sub_intent = self.labels[best]
         confidence = float(np.interp(p[best], *self.calibration))
         pred = Prediction(intent=intent, sub_intent=sub_intent, confidence=round(confidence, 4), rule=rule)
         return session_rule(self.pack, text, pred, previous) or pred
 
-    def _counter_pair(self) -> tuple[str, str] | None:
-        """The Φ pair that counters one named unit: a tool whose `opponent` is the focus unit."""
-        unit = self.pack.catalog.schema.kind("unit")
-        focus = {"$ic.focus_creature", f"$ic.focus.{unit}"}
-        for e in self.pack.phi:
-            for use in e.tools:
-                value = use.args.get("opponent")
-                if (e.intent, e.sub_intent) in self.labels and focus & set(
-                    value if isinstance(value, list) else [value]
-                ):
-                    return (e.intent, e.sub_intent)
-        return None
-
-    def _swap_pair(self) -> tuple[str, str] | None:
-        """The Φ pair answered by a swap of the player's team (its answer's `pick_swap` step)."""
-        return next(
-            (
-                (e.intent, e.sub_intent)
-                for e in self.pack.phi
-                if (e.intent, e.sub_intent) in self.labels
-                and any(s.recipe == "pick_swap" for s in e.answer or [])
-            ),
-            None,
-        )
+    def _only(self, pair: tuple[str, str]) -> np.ndarray:
+        """Probabilities that put everything on `pair` (a rule's decision)."""
+        return (np.arange(len(self.labels)) == self.labels.index(pair)).astype(float)
 
     def prefill(
         self, text: str, mentions: list[Mention] | None = None, previous: tuple[str, str] | None = None
@@ -359,13 +339,42 @@ TOLD_GONE = re.compile(
 RULE_CONFIDENCE = 0.95
 
 
+def _counter_pair(pack: Pack, labels: list[tuple[str, str]]) -> tuple[str, str] | None:
+    """The Φ pair that counters one named unit: a tool whose `opponent` is the focus unit."""
+    focus = {"$ic.focus_creature", f"$ic.focus.{pack.catalog.schema.kind('unit')}"}
+    for e in pack.phi:
+        for use in e.tools:
+            value = use.args.get("opponent")
+            if (e.intent, e.sub_intent) in labels and focus & set(
+                value if isinstance(value, list) else [value]
+            ):
+                return (e.intent, e.sub_intent)
+    return None
+
+
+def _swap_pair(pack: Pack, labels: list[tuple[str, str]]) -> tuple[str, str] | None:
+    """The Φ pair answered by a swap of the player's team (its answer's `pick_swap` step)."""
+    swaps = (
+        (e.intent, e.sub_intent) for e in pack.phi if any(s.recipe == "pick_swap" for s in e.answer or [])
+    )
+    return next((pair for pair in swaps if pair in labels), None)
+
+
+_GROUP_PATTERNS: dict[tuple[str, str], re.Pattern[str]] = {}
+
+
 def _another_group(pack: Pack) -> re.Pattern[str]:
-    """ "A different comp", "another team": the schema's group nouns after an English word for other."""
-    schema = pack.catalog.schema
-    nouns = sorted({normalise(n) for k in schema.kinds_of("group") for n in schema.kinds[k].nouns} - {""})
-    if not nouns:
-        return re.compile(r"(?!)")
-    return re.compile(rf"\b(?:different|another|other|new)\s+(?:{'|'.join(map(re.escape, nouns))})s?\b")
+    """ "A different comp", "another team": the schema's group nouns after an English word for other
+    (compiled once per pack)."""
+    key = (pack.pack_id, pack.version)
+    if key not in _GROUP_PATTERNS:
+        schema = pack.catalog.schema
+        nouns = sorted({normalise(n) for k in schema.kinds_of("group") for n in schema.kinds[k].nouns} - {""})
+        words = "|".join(map(re.escape, nouns))
+        _GROUP_PATTERNS[key] = re.compile(
+            rf"\b(?:different|another|other|new)\s+(?:{words})s?\b" if nouns else r"(?!)"
+        )
+    return _GROUP_PATTERNS[key]
 
 
 def _asks_again(pack: Pack, prev: PhiEntry) -> bool:

@@ -188,9 +188,7 @@ def resolve_which(
 _ANY_OF = re.compile(r"\b(?:any|either|both|one|all)\s+of\s+(?:them|those|these|em)\b", re.IGNORECASE)
 
 
-def resolve_any_of(
-    pack: Pack, text: str, previous: Sequence[str], foe: Callable[[str], bool] | None = None
-) -> str:
+def resolve_any_of(pack: Pack, text: str, previous: Sequence[str]) -> str:
     """ "Do I own any of them?" after "who counters snipers" was answered: the units the coach's
     answer named that the question did not (its picks), else the ones the player listed (`previous`:
     the player's question first, then the answer), joined with "or" (asked about each,

@@ -59,6 +59,8 @@ class RealizerTurn:
     unsure: set[str] = field(default_factory=set)  # late snapshot: named creatures it may be wrong about
     avoid: set[str] = field(default_factory=set)  # what the previous reply put forward
     alternative: bool = False  # the player asks for another option than the previous reply's
+    # asked for another again: what the last few replies put forward (`avoid` and older)
+    put_forward: set[str] = field(default_factory=set)
     asks_how: bool = False  # "how do I unlock it?" is no yes/no question: no "Not yet:"
     utterance: str = ""  # for the few answers that read more of it than the fields above
     unheard: bool = False  # out of domain, and it names something no catalog has: misheard?

@@ -665,6 +665,7 @@ def realize(
         # The snapshot's map is the one the player just said they left: answer for the named one.
         state, told = moved, True
     avoid = _put_forward(pack, previous_reply) if previous_reply else set()
+    alternative = bool(avoid) and ALTERNATIVE.search(utterance) is not None
     t = RealizerTurn(
         pack=pack,
         state=state,
@@ -682,7 +683,10 @@ def realize(
         turn_index=turn_index,
         unsure=unsure,
         avoid=avoid,
-        alternative=bool(avoid) and ALTERNATIVE.search(utterance) is not None,
+        alternative=alternative,
+        put_forward=avoid.union(*(_put_forward(pack, r) for r in recent_replies[-3:]))
+        if alternative
+        else set(),
         asks_how=ASKS_HOW.search(utterance) is not None,
         utterance=utterance,
         unheard=(intent, sub_intent) == OUT_OF_DOMAIN

@@ -33,7 +33,6 @@ from typing import Any
 
 from voicecoach.core.state import get_field
 from voicecoach.domain.catalog import Matchup
-from voicecoach.domain.entities import link_entities
 from voicecoach.domain.pack import AnswerStep, Pack, pack_roles
 from voicecoach.domain.recipe_spec import RECIPES, TURN_PREFIX, RecipeSpec, role_placeholder
 from voicecoach.domain.tool_shapes import select
@@ -898,13 +897,9 @@ def pick_swap(c: _Ctx) -> list[Line]:
         return []
     rows = [r for r in swaps if isinstance(r, dict) and isinstance(r.get("in"), dict)]
     rows = [r for r in rows if c.usable(r["in"].get("id", ""))]
-    # "Something else?" (again): a swap bringing in a unit no recent reply named comes first; when
-    # every swap was said already, the next step's pick answers, not a repeat.
-    said = (
-        {m.id for reply in c.t.recent[-4:] for m in link_entities(c.t.pack, reply)}
-        if c.t.alternative
-        else set()
-    )
+    # "Something else?" (again): a swap bringing in a unit no recent reply put forward comes first;
+    # when every swap was said already, the next step's pick answers, not a repeat.
+    said = c.t.put_forward
     rows = sorted(rows, key=lambda r: r["in"].get("id") in said)
     if rows and all(r["in"].get("id") in said for r in rows):
         return []
