@@ -70,6 +70,7 @@ class SecondQuestionFrame(TurnFrame):
     snapshot: LiveState = field(default_factory=LiveState)
     calls: list[ToolCall] = field(default_factory=list)
     outcomes: list[ToolOutcome] | None = None
+    refers_back: bool = False  # "..., and who counters it?": read once the first answer is known
 
 
 @dataclass

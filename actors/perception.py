@@ -34,6 +34,7 @@ from voicecoach.actors.turn_task import TurnTaskActor
 from voicecoach.coach.session import CoachConfig, Session, Turn
 from voicecoach.core.state import LiveState
 from voicecoach.llm.client import LLMClient, LLMError
+from voicecoach.perception.dialogue import labelled_as_named
 from voicecoach.perception.kernel import W1Counters, W1Step, W1Turn
 from voicecoach.perception.narration import narration_for, narration_problem
 from voicecoach.perception.phi import tool_validator
@@ -91,7 +92,8 @@ class PerceptionActor(TurnTaskActor):
         if prior is None:
             intent, sub_intent = "", ""  # unlabelled: the Talker answers the first question alone
         else:
-            intent, sub_intent = prior.prefill(text) or (OTHER, OTHER)
+            asked = labelled_as_named(self._session.pack, text) if turn.second_refers else text
+            intent, sub_intent = prior.prefill(asked) or (OTHER, OTHER)
         w1 = W1Turn(self._session.phi, lambda: snapshot, turn.index, W1Counters(),
                     max_age=self._config.max_age, validate=self._validate)  # fmt: skip
         steps = [w1.feed(f"{w1_prefill(intent, sub_intent)}.</NARRATION><PLAN>none</PLAN>"), w1.finish()]
@@ -107,6 +109,7 @@ class PerceptionActor(TurnTaskActor):
                 sub_intent=sub_intent,
                 snapshot=snapshot,
                 calls=calls,
+                refers_back=turn.second_refers,
             )  # fmt: skip
         )
 

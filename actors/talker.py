@@ -260,8 +260,11 @@ class TalkerActor(TurnTaskActor):
         def answer_second(second: SecondQuestionFrame, first: str) -> str:
             """The second question's answer: its own pair, tools and snapshot; no W2 / W3 lines
             (the first answer carried the turn's judgements and advice)."""
+            question, snapshot = second.utterance, second.snapshot
+            if second.refers_back:
+                question, snapshot = self._session.refer_back(turn.turn_index, question, utterance, first)
             answer = realize(
-                self._session.pack, second.snapshot, None, None, second.outcomes or [], second.utterance,
+                self._session.pack, snapshot, None, None, second.outcomes or [], question,
                 turn.turn_index, second.intent, second.sub_intent, max_sentences=1,
                 previous_reply=first, recent_replies=self._session.recent_replies,
             )  # fmt: skip

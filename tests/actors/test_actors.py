@@ -294,7 +294,7 @@ async def test_interaction_decides_c3_with_its_answer_meta_from_c1(pack: Pack, s
     [c3] = of(down, InteractionControlFrame)
     violates = recommend_violations(pack, c1.snapshot, excluded=set())
     assert (c3.control, c3.meta) == interact(
-        c1.snapshot, pack, "recommend", c1.turn_index, session.seed, violates
+        c1.snapshot, pack, "recommend", c1.turn_index, session.seed, violates, pair="lineup/counter"
     )
     assert session.state.sh.metas == []  # written back only when the turn completes
 

@@ -173,11 +173,12 @@ def test_valid_phi_entry_loads(tmp_path: Path) -> None:
         (folder / per_pair).unlink()
     templates = folder / "templates.json"  # and so do the realizer's answers
     templates.write_text(json.dumps({**json.loads(templates.read_text()), "answers": {}}))
-    w3 = folder / "w3.json"  # and W3's follow-ups held back after a pair
+    w3 = folder / "w3.json"  # and W3's candidates held back or said after a pair
     pools = json.loads(w3.read_text())
     for cfg in pools["branches"].values():
         for cand in cfg["pool"]:
             cand.pop("unsaid_after", None)
+            cand.pop("said_after", None)
     w3.write_text(json.dumps(pools))
     loaded = load_pack_from(folder)
     assert loaded.phi[0].tools[0].tool == "find_counters"
@@ -212,6 +213,15 @@ def test_a_follow_up_held_back_after_an_unknown_pair_is_refused(tmp_path: Path) 
         return w3
 
     with pytest.raises(PackError, match=r"w3\.json: entry 'knowledge-qa/.*unsaid_after: 'element/matchups'"):
+        load_pack_from(_broken(tmp_path, "w3.json", typo))
+
+
+def test_a_tip_said_after_an_unknown_topic_is_refused(tmp_path: Path) -> None:
+    def typo(w3: dict[str, Any]) -> dict[str, Any]:
+        w3["branches"]["recommend"]["pool"][0]["said_after"] = ["lineups"]
+        return w3
+
+    with pytest.raises(PackError, match=r"w3\.json: entry 'recommend/.*said_after: 'lineups' is no intent"):
         load_pack_from(_broken(tmp_path, "w3.json", typo))
 
 

@@ -63,6 +63,7 @@ NEW_PLACEHOLDERS = frozenset(
         "summary",
         "short",
         "rank",
+        "other",
     }
 )
 # Names written as Whisper mishears them, on purpose (the prior must cope with a name it cannot link).
@@ -77,10 +78,10 @@ POOL_SIZES = {"recommend": 15, "teaching": 8, "knowledge-qa": 6}
 # The guidance templates each tool-using pair's answer recipe (PHI_DRAFT.md) needs.
 RECIPE_KEYS: dict[str, tuple[str, ...]] = {
     "hero/info": ("hero_info",),
-    "hero/owned": ("owned_yes", "owned_no"),
-    "hero/unlock": ("hero_unlock", "hero_unlock_owned", "hero_unlock_free"),
+    "hero/owned": ("owned_yes", "owned_no", "owned_all", "hero_items_unlocked"),
+    "hero/unlock": ("hero_unlock", "hero_unlock_owned", "hero_items_unlocked", "hero_unlock_free"),
     "hero/role": ("hero_role",),
-    "hero/counters": ("counter", "counter_none", "why_counter"),
+    "hero/counters": ("counter", "counter_none", "only_counter", "why_counter"),
     "hero/on_map": ("on_map", "on_map_even"),
     "hero/worth_it": ("worth_yes", "worth_gated", "worth_done"),
     "item/info": ("item_info",),
@@ -93,7 +94,7 @@ RECIPE_KEYS: dict[str, tuple[str, ...]] = {
     "comp/counter": ("team_counter", "counter_none"),
     "comp/evaluate": ("comp_eval", "comp_eval_range_gap"),
     "comp/quota": ("quota_ok", "quota_missing"),
-    "comp/swap": ("swap", "swap_keep"),
+    "comp/swap": ("swap", "swap_keep", "swap_no_gain"),
     "comp/fill_slot": ("fill_slot",),
     "comp/dive": ("team_style", "team_style_short"),
     "comp/poke": ("team_style", "team_style_short"),

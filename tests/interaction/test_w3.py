@@ -542,6 +542,20 @@ def test_a_follow_up_the_turns_answer_covers_is_held_back() -> None:
     assert control.guidance is not None and control.guidance.candidate_id == "fu_matchup"
 
 
+def test_a_tip_is_said_only_after_a_question_on_its_topics() -> None:
+    """A training-points tip after "who beats Voltail?" is filler: it waits for a skill question."""
+    tip = cand("rec_level_skills", p=1.0).model_copy(update={"said_after": ["skill", "inventory/strongest"]})
+    pool = [tip, cand("fu_other", p=1.0, w=1e-9)]
+    for pair, chosen in (
+        ("creature/counters", "fu_other"),  # off its topics
+        ("skill/best", "rec_level_skills"),  # an intent it lists: any of its sub-intents
+        ("inventory/strongest", "rec_level_skills"),  # a pair it lists
+        ("inventory/list", "fu_other"),  # another pair of that intent
+    ):
+        control, _ = interact(LiveState(), mini_pack(), "knowledge-qa", 0, 3, candidates=pool, pair=pair)
+        assert control.guidance is not None and control.guidance.candidate_id == chosen, pair
+
+
 def _collection(*ids: str) -> LiveState:
     return LiveState(fs=FactSlots(collection=Collection(units=[OwnedEntity(id=i) for i in ids])))
 

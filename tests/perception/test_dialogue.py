@@ -12,7 +12,7 @@ import pytest
 
 from voicecoach.core.state import LiveState, load_state
 from voicecoach.domain.pack import Pack, example_state_path, load_pack
-from voicecoach.perception.dialogue import Exchange, read_turn
+from voicecoach.perception.dialogue import Exchange, read_turn, refer_to_answer
 
 
 def _example(pack_id: str) -> tuple[Pack, LiveState]:
@@ -79,8 +79,8 @@ COUNTER = Exchange("how do I counter quillon", "Play Kasimir into Quillon: he cl
         (STRIKE, [Exchange("what's quillon's perk", "")], "and his utility", "and Grapple Line"),
         (STRIKE, [], "is my elowen's utility any good", "is Rally Cry any good"),
         (PET, [], "what's emberfox's best move", "what's emberfox's best move"),  # skills fill no slot
-        # not descriptions: a kind of unit, or a question that asks which is best
-        (PET, [], "are my grass ones any use", "are my grass ones any use"),
+        # a kind on the player's side: theirs of it, by name; not a question that asks which is best
+        (PET, [], "are my grass ones any use", "are my Oakhorn any use"),
         (STRIKE, [], "who's the best tank on my team", "who's the best tank on my team"),
         # nothing to refer back to: unchanged, for the coach to ask
         (PET, [], "how do i beat him", "how do i beat him"),
@@ -133,7 +133,11 @@ def test_two_units_fitting_a_description_are_left_for_the_coach_to_ask() -> None
         ),
         ("who beats voltail, actually no wait, what about briarcat", "who beats Briarcat", None),
         # the second's "it" is the first's answer, unknown before the reply: the first, read alone
-        ("who's my strongest creature and what can it learn", "who's my strongest creature", None),
+        (
+            "who's my strongest creature and what can it learn",
+            "who's my strongest creature",
+            "what can it learn",
+        ),
         ("can emberfox and oakhorn beat voltail", "can emberfox and oakhorn beat voltail", None),
         # "which of A and B do I own" asks about each; "which of A and B is better" is one choice
         ("which of hexmoth and tidefang do i own", "which of hexmoth do i own", "which of tidefang do i own"),
@@ -158,11 +162,12 @@ def test_two_units_fitting_a_description_are_left_for_the_coach_to_ask() -> None
         ),
         ("is galehawk and granitusk better here", "is galehawk and granitusk better here", None),
         ("build a team with emberfox and oakhorn", "build a team with emberfox and oakhorn", None),
-        # "it" in "who's my best answer to X, and what should it open with" is the answer
+        # "it" in "who's my best answer to X, and what should it open with" is the answer: the
+        # second is read once the first is answered
         (
             "who's my best answer to voltail and what move should it open with",
             "who's my best answer to voltail",
-            None,
+            "what move should it open with",
         ),
     ],
 )
@@ -172,6 +177,24 @@ def test_two_questions_in_one_breath_are_read_one_after_the_other(
     pack, state = PET
     reading = read_turn(pack, state, said, [])
     assert (reading.text, reading.second) == (first, second)
+    assert reading.second_refers == ("it " in (second or ""))
+
+
+def test_a_second_question_about_the_first_answer_names_what_the_answer_put_forward() -> None:
+    pack, _ = STRIKE
+    asked = "who's their biggest threat"
+    answer = "Nadira is their biggest threat: Nadira's null grenade cancels Elowen's healing."
+    assert refer_to_answer(pack, "who do i counter it with", asked, answer) == "who do i counter Nadira with"
+    assert refer_to_answer(pack, "what's his loadout", "who's my highest level hero", "Brannoc is your "
+                           "highest-level hero, at level 13.") == "what's Brannoc's loadout"  # fmt: skip
+    # the answer named nothing new: left for the coach to ask
+    assert (
+        refer_to_answer(pack, "what does it do", asked, "None of their five counters yours.")
+        == "what does it do"
+    )
+    # a pronoun after a foe cue, the first question named: the two questions read as usual
+    reading = read_turn(pack, STRIKE[1], "who's their sniper and how do i beat him", [])
+    assert (reading.second, reading.second_refers) == ("how do i beat Quillon", False)
 
 
 def test_a_description_that_fits_both_sides_is_asked_about_and_the_answer_resumes_it() -> None:
@@ -201,8 +224,26 @@ def test_plural_descriptions_name_every_unit_they_fit_on_their_side() -> None:
         "how do i deal with their Nadira and Bexley"
     )
     assert read_turn(pack, state, "who counters snipers", []).text == "who counters Quillon"
-    # my own: a question about them, left as it is
-    assert read_turn(pack, state, "what supports have i got", []).text == "what supports have i got"
+    # my own: the ones the player fields, a question about each
+    mine = read_turn(pack, state, "are my healer guys doing ok", [])
+    assert (mine.text, mine.second) == ("are my Elowen doing ok", "are my Wendell doing ok")
+    # one: the role itself ("where should my tank go" asks about the role)
+    assert read_turn(pack, state, "where should my tank stand", []).text == "where should my tank stand"
+
+
+def test_a_kind_asked_about_with_an_ownership_verb_names_the_players_units_of_it() -> None:
+    """ "Have I got a fire one?": the player's units of that kind, by name (the catalog's when they
+    own none, so the answer can say they don't); a listed kind stays one question."""
+    pack, state = STRIKE
+    assert (
+        read_turn(pack, state, "which tanks have i got", []).text
+        == "which of Dumaka, Brannoc and Osmund have i got"
+    )
+    assert read_turn(pack, state, "have i got a sniper", []).text == "have i got Quillon"  # not owned
+    pack, state = PET
+    assert read_turn(pack, state, "do i have a light one yet", []).text == "do i have Lumifawn yet"
+    assert read_turn(pack, state, "which earth pets have i got", []).text == "have i got Granitusk"
+    assert read_turn(pack, state, "i have a plan", []).text == "i have a plan"  # no kind word
 
 
 def test_that_one_without_a_verb_for_units_is_not_a_unit() -> None:

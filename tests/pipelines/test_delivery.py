@@ -16,12 +16,14 @@ import pytest_asyncio
 
 from tests.live_server import GAME_STATE, LiveServer
 from tests.pipelines.test_server import FIXTURE, wait_until
+from tests.pipelines.test_turn import NARRATION
 from voicecoach.app.client import CoachClient
 from voicecoach.coach import protocol
 from voicecoach.coach.store import MemorySessionStore, TurnRecord
 from voicecoach.testing.scripted_llm import Script
 
 REPLY = "Keep Sparkwing in and lead with Emberfox against their water tank."
+EVALUATE = ["<INTENT>lineup</INTENT>", "<SUB_INTENT>evaluate</SUB_INTENT>"]
 # Long enough to still be playing when the player speaks over it (piper: ~2.5 words a second).
 LONG_REPLY = " ".join([REPLY] * 6)
 
@@ -73,10 +75,12 @@ async def ask_and_fail(
 
 async def test_a_reply_heard_to_the_end_completes_after_its_audio(live: LiveServer) -> None:
     live.router.set("talker", Script(REPLY, inter_token_s=0.01))
+    # A question W3 has advice for (none follows a counter pick: the pick is the advice).
+    live.router.set("w1", Script(chunks=[*EVALUATE, *NARRATION, "<PLAN>none</PLAN>"], inter_token_s=0.01))
     client = await live.connect("heard")
     await client.push_state(snapshot=GAME_STATE)
     n = len(client.messages)
-    await client.ask("how do I beat their team?")
+    await client.ask("how's my lineup looking?")
     await client.wait_event("turn-completed", timeout=30, after=n)
     await wait_until(lambda: live.store.load_turns("heard"), timeout_s=30)
     [record] = live.store.load_turns("heard")
@@ -91,8 +95,9 @@ async def test_a_reply_heard_to_the_end_completes_after_its_audio(live: LiveServ
     kinds = [m.rtvi.type for m in client.messages[n:]]
     assert kinds.count("bot-tts-started") == 1 and kinds.count("bot-tts-stopped") == 1, kinds
     # Delivered guidance cools down: the next turn's W3 sees it (the control for the tests below).
+    assert record.c3["guidance"] is not None
     n = len(client.messages)
-    await client.ask("how do I beat their team?")
+    await client.ask("how's my lineup looking?")
     c3 = await client.wait_event("interaction", timeout=30, after=n)
     assert isinstance(c3, protocol.InteractionEvent) and record.c3["guidance"] in c3.cooling
 

@@ -41,6 +41,12 @@ SESSIONS: dict[str, dict[str, list[tuple[str, list[str], list[str]]]]] = {
             ("tell me about the electric one", ["Sparkwing", "Voltail", "?"], []),
             ("theirs", ["Voltail"], ["Sparkwing"]),
         ],
+        "kind_owned": [  # a kind with an ownership verb: the player's units of it
+            ("have i got a light one", ["Lumifawn"], ["Which creature"]),
+        ],
+        "bring_in": [  # the spare unit they name is the one coming in
+            ("thinking of putting hexmoth in, who comes out", ["Hexmoth", "out"], ["Lumifawn"]),
+        ],
     },
     "strike_team": {
         "reference": [
@@ -60,6 +66,16 @@ SESSIONS: dict[str, dict[str, list[tuple[str, list[str], list[str]]]]] = {
         "ask_back": [
             ("what's the healer weak to", ["Elowen", "Nadira", "?"], []),
             ("mine", ["Elowen"], ["Nadira"]),
+        ],
+        "kind_owned": [
+            ("which tanks do i have", ["Dumaka, Brannoc and Osmund"], ["Which hero", "Counters are"]),
+        ],
+        "unlocked": [  # an owned hero's unlocks: its level, what it runs, what comes next
+            (
+                "what has yarrow got unlocked so far",
+                ["level 3", "next"],
+                ["You already have Yarrow unlocked."],
+            ),
         ],
     },
 }

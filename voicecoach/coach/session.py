@@ -29,7 +29,7 @@ from voicecoach.grounding.kernel import GroundingControl
 from voicecoach.grounding.slots import QuerySlots
 from voicecoach.interaction.kernel import InteractionControl, session_seed
 from voicecoach.llm.client import LLMConfig
-from voicecoach.perception.dialogue import JOINT, Exchange, read_turn
+from voicecoach.perception.dialogue import JOINT, Exchange, read_turn, refer_to_answer
 from voicecoach.perception.kernel import W1Counters
 from voicecoach.perception.lexicon import Lexicon, repair
 from voicecoach.perception.phi import PhiTable
@@ -141,6 +141,7 @@ class Turn:
     # the first in the same reply, on its own snapshot (its own entity links).
     second: str | None = None
     second_snapshot: LiveState | None = None
+    second_refers: bool = False  # its "it" is the first question's answer (`Session.refer_back`)
     # Not sure whom the player means: this question is the whole reply ("Their Voltail, or your
     # Sparkwing?"), and the next turn's answer resumes the question (`perception.dialogue`).
     ask: str | None = None
@@ -304,7 +305,7 @@ class Session:
         turn = Turn(
             index=index, utterance=utterance, started=time.monotonic(), snapshot=snapshot, links=links,
             continues=continues, second=reading.second, ask=reading.ask, transcript=transcript,
-            repaired=tuple(fixed.changes),
+            repaired=tuple(fixed.changes), second_refers=reading.second_refers,
         )  # fmt: skip
         if reading.second is not None:
             second = link_entities(self.pack, reading.second)
@@ -319,6 +320,13 @@ class Session:
         ic = self.state.ic.model_copy(update=links)
         state = self.state.model_copy(update={"turn_index": stamp, "ic": ic})
         return state if self.stale else context_named(self.pack, state, mentions) or state
+
+    def refer_back(self, index: int, question: str, asked: str, answer: str) -> tuple[str, LiveState]:
+        """A second question about the first's answer ("..., and who counters it?"), read now that
+        the answer is known: its text and the snapshot its entities link into."""
+        question = refer_to_answer(self.pack, question, asked, answer)
+        mentions = link_entities(self.pack, question)
+        return question, self._snapshot(index, focus_fields(mentions, self.pack), mentions)
 
     def turn(self, index: int) -> Turn | None:
         return self.turns.get(index)

@@ -126,6 +126,16 @@ class W3Candidate(_Model):
     unsaid_after: list[str] = Field(
         default_factory=list, description='"intent/sub_intent" pairs whose answer already covers it'
     )
+    # A tip about training points after "who beats Voltail" is filler the player did not ask for:
+    # a candidate that lists its topics is said only after a question on one of them.
+    said_after: list[str] = Field(
+        default_factory=list,
+        description='"intent" or "intent/sub_intent" topics it is said after; empty: after any question',
+    )
+
+    def on_topic(self, pair: str) -> bool:
+        """May the candidate follow an answer to `pair`?"""
+        return not self.said_after or pair in self.said_after or pair.split("/")[0] in self.said_after
 
 
 class W3Branch(_Model):
@@ -715,6 +725,14 @@ def _check_refs(pack: Pack, folder: Path) -> Iterator[PackError]:
             for pair in cand.unsaid_after:
                 if pair not in phi_pairs:
                     yield bad("w3.json", f"{branch}/{cand.id}", f"unsaid_after: {pair!r} is not in phi.json")
+            intents = {pair.split("/")[0] for pair in phi_pairs}
+            for topic in cand.said_after:
+                if topic not in phi_pairs and topic not in intents:
+                    yield bad(
+                        "w3.json",
+                        f"{branch}/{cand.id}",
+                        f"said_after: {topic!r} is no intent or pair of phi.json",
+                    )
 
 
 def _check_schema(pack: Pack, folder: Path) -> Iterator[PackError]:

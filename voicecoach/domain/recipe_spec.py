@@ -48,10 +48,11 @@ ROLE_TOKENS = ("@unit", "@units", "@option", "@options", "@group", "@context", "
 
 # Selectors of what the turn itself knows, beside the state and the tool results: the opponent
 # units the player named (W2's counter slots: "who beats Voltail?"), the groups the utterance names,
-# on a "why?" the units the previous reply put forward, what it put forward on any turn, and the
-# types (pet: elements) the utterance names.
+# on a "why?" the units the previous reply put forward, what it put forward on any turn, the
+# types (pet: elements) the utterance names, and the units this reply's earlier lines are about
+# (the threat just named, so the counter that follows is to it).
 TURN_PREFIX = "turn:"
-TURN_SELECTORS = ("turn:opponents", "turn:groups", "turn:why", "turn:avoid", "turn:types")
+TURN_SELECTORS = ("turn:opponents", "turn:groups", "turn:why", "turn:avoid", "turn:types", "turn:said")
 
 
 @dataclass(frozen=True)
@@ -80,12 +81,14 @@ RECIPES: dict[str, RecipeSpec] = {
     s.name: s
     for s in (
         _spec("pick_best", {"ranked": "select", "foes": "select", "matchup": "literal", "skip": "select",
-                            "fielded_key": "key", "threat_key": "key", "tier_bonus": "literal"},
-              ("foes", "matchup"), ("@unit", "foe", "status", "reason"), picks=True,
+                            "fielded_key": "key", "threat_key": "key", "only_key": "key",
+                            "tier_bonus": "literal"},
+              ("foes", "matchup"), ("@unit", "foe", "status", "reason", "other"), picks=True,
               doc="the best usable unit against the foes by a matchup, not one of `skip` (the ranking's "
                   "order, then the roster's strongest), with the matchup's reason (none_key: the safest "
                   "one; fielded_key: one already on the player's side; threat_key: the units that beat the "
-                  "player's own unit, named as theirs: 'what beats my Dumaka')"),
+                  "player's own unit, named as theirs: 'what beats my Dumaka'; only_key: asked for another, "
+                  "the last pick is still the only one that beats them; {other}: the best of the rest)"),
         _spec("pick_pair", {"team": "select", "roster": "select", "style": "literal", "score": "select",
                             "size": "literal", "pair_key": "key", "lead_key": "key", "anchor": "select",
                             "foes": "select", "matchup": "literal", "available": "select",
@@ -100,10 +103,11 @@ RECIPES: dict[str, RecipeSpec] = {
                   "the quota, constraint_account's quota_short after it ({role}: the first role short, "
                   "{short}: all of them); score_key: the suggestion's {score} after it, said as it came; "
                   "`spread`: filled with units of a value of that attribute the team lacks"),
-        _spec("ownership", {"unit": "select", "missing_only": "literal"}, ("unit",),
-              ("@unit", "level", "tier", "unlock", "player_level"),
+        _spec("ownership", {"unit": "select", "missing_only": "literal", "all_key": "key"}, ("unit",),
+              ("@unit", "@units", "level", "tier", "unlock", "player_level"),
               doc="does the player have the unit (key) or not (none_key, with its gate); "
-                  "`missing_only`: only the not (a fallback after a recipe about an owned unit)"),
+                  "`missing_only`: only the not (a fallback after a recipe about an owned unit); "
+                  "all_key: three or more units asked about at once, the ones they have ({@units})"),
         _spec("option_status", {"option": "select", "unit": "select", "locked_key": "key",
                                 "gated_key": "key", "unowned_key": "key", "unlearnable_key": "key",
                                 "how_key": "key", "unowned_gated_key": "key"},
@@ -153,11 +157,13 @@ RECIPES: dict[str, RecipeSpec] = {
               ("context", "matchup"), ("@units", "@unit", "@context", "status"), picks=True,
               doc="the usable units a context favours by a matchup, best first (none_key: none)"),
         _spec("pick_swap", {"swaps": "select", "foes": "select", "matchup": "literal", "context": "select",
-                            "fit": "literal", "context_key": "key", "plain_key": "key", "kept_key": "key"},
+                            "fit": "literal", "context_key": "key", "plain_key": "key", "kept_key": "key",
+                            "no_gain_key": "key"},
               ("swaps",), ("out", "@unit", "foe", "status", "reason", "@context", "score"), picks=True,
               doc="the best single swap of the team, with why: a counter (key), the context's fit "
                   "(context_key), the rating (plain_key); none_key: keep the team; kept_key: the unit "
-                  "the player named to swap has no better replacement ({out})"),
+                  "the player named to swap has no better replacement ({out}); no_gain_key: the spare unit "
+                  "the player named to bring in raises the rating in no slot"),
         _spec("threat", {"side": "select", "against": "select", "matchup": "literal", "context": "select",
                          "fit": "literal", "context_key": "key"},
               ("side", "against", "matchup"), ("foe", "@unit", "status", "reason", "@context", "count"),

@@ -240,7 +240,8 @@ def interact(
 ) -> tuple[InteractionControl, AnswerMeta]:
     """One W3 run over `state.sh`: the c3 control for the Talker and the answer.meta to append.
 
-    `pair` is c1's "intent/sub_intent": a candidate whose `unsaid_after` names it is held back.
+    `pair` is c1's "intent/sub_intent": a candidate whose `unsaid_after` names it, or whose
+    `said_after` topics leave it out, is held back.
 
     The caller appends the meta to s_sh only once the turn commits (a barge-in discards it).
     """
@@ -276,11 +277,13 @@ def interact(
 
 def _with_requires(state: LiveState, violates: Violates | None, pair: str = "") -> Violates:
     """`violates`, plus: a candidate whose `requires` decision fields the state lacks is held back,
-    and so is one the turn's answer (`pair`) covers already."""
+    and so is one the turn's answer (`pair`) covers already or whose topics it is not on."""
 
     def check(c: W3Candidate) -> str | None:
         if pair and pair in c.unsaid_after:
             return f"the {pair} answer covers it"
+        if pair and not c.on_topic(pair):
+            return f"off the {pair} topic"
         missing = [path for path in c.requires if get_field(state, path) in (None, [], {})]
         if missing:
             return f"needs {', '.join(missing)}"

@@ -247,14 +247,14 @@ def describe(pack: Pack, sides: Sides, text: str) -> tuple[str, list[str], Uncle
         following = tokens[j].group(0).lower() if j < len(tokens) else ""
         last = words[-1] if words else ""
         plural, last_at = (_singular(d, last), j - 1) if _singular(d, last) else (_singular(d, following), j)
-        if plural is not None and det not in MINE:
-            # "their supports", "snipers": every one of them on that side, by name.
+        if plural is not None:
+            # "their supports", "snipers", "my damage guys": every one of them on that side, by name.
             side = side_word(det)
             said = [w for w in words if w not in heads and w != last] if last_at == j - 1 else words
             fits = _fitting(d, sides, side, [*[w for w in said if w not in heads], plural])
             if 1 <= len(fits) <= 3:
                 end = tokens[last_at].end()
-                keep = "their " if side == "theirs" else ""
+                keep = {"theirs": "their ", "mine": "my "}.get(side, "")
                 names = " and ".join(display(pack, unit_kind, u) for u in fits)
                 out.append(text[cut : tokens[i].start()] + keep + names)
                 notes.append(f"{text[tokens[i].start() : end]!r} -> {names}")
@@ -263,7 +263,20 @@ def describe(pack: Pack, sides: Sides, text: str) -> tuple[str, list[str], Uncle
                     i += 1
                 continue
         if following in _PLURAL_HEADS or following in _plurals(pack) or following.endswith("ies"):
-            i += 1  # "my grass ones", "their fire pets": a kind of unit, not one of them
+            # "my grass ones", "their fire pets": a kind of unit; on a side, the ones of it there.
+            side = side_word(det)
+            kind = [w for w in words if w not in heads and w not in _STRONGEST]
+            fits = _fitting(d, sides, side, kind) if kind and side != "any" and j < len(tokens) else []
+            if 1 <= len(fits) <= 3:
+                end = tokens[j].end()
+                names = " and ".join(display(pack, unit_kind, u) for u in fits)
+                out.append(text[cut : tokens[i].start()] + {"theirs": "their ", "mine": "my "}[side] + names)
+                notes.append(f"{text[tokens[i].start() : end]!r} -> {names}")
+                cut = end
+                while i < len(tokens) and tokens[i].start() < end:
+                    i += 1
+                continue
+            i += 1
             continue
         if following in _groups(pack):
             i += 1  # "their water team": the side, not one unit of it
@@ -319,7 +332,78 @@ def describe(pack: Pack, sides: Sides, text: str) -> tuple[str, list[str], Uncle
     more: list[str] = []
     if not notes:
         text, more = _bare_plurals(pack, sides, text)
+    if not notes and not more:
+        text, more = _owned_kind(pack, sides, text)
     return text, notes + more, unclear
+
+
+# "Do I own a shadow one?", "have I got any healers", "what supports have I got": a kind asked about
+# the player's own units, after an ownership verb or before one.
+_OWN_VERB = r"(?:own|have|has|got|unlocked)"
+_INDEFINITE = re.compile(rf"\b{_OWN_VERB}\s+(?:even\s+|already\s+)?(?P<det>an?|any)\s+$", re.IGNORECASE)
+_KIND_THEN_OWN = re.compile(
+    r"^\W*(?:\w+\W+){0,2}?(?:what|which)\s+(?P<kind>(?:\w+\s+){1,2}?)(?:do|have|did)\s+(?:i|we)\s+"
+    r"(?:got|get|have|own|unlocked)\b",
+    re.IGNORECASE,
+)
+
+
+def _owned_kind(pack: Pack, sides: Sides, text: str) -> tuple[str, list[str]]:
+    """A kind of unit the player asks whether they own, by the names of theirs it fits (at most
+    three; none owned: the catalog's that fit, so the answer can say they have none)."""
+    d = describer(pack)
+    unit_kind = pack.catalog.schema.kind("unit") or ""
+    heads = (
+        _HEADS
+        | _PLURAL_HEADS
+        | _plurals(pack)
+        | {n.lower() for n in pack.catalog.schema.kinds[unit_kind].nouns}
+    )
+    spans: list[tuple[int, int, list[str]]] = []
+    kind = _KIND_THEN_OWN.match(text)
+    if kind is not None:
+        spans.append((kind.start("kind"), kind.end("kind"), kind["kind"].lower().split()))
+    for token in _TOKEN.finditer(text):
+        if _INDEFINITE.search(text[: token.start()]):
+            words = [w.group(0).lower() for w in _TOKEN.finditer(text[token.start() :])][:3]
+            spans.append((token.start(), token.start() + len(" ".join(words)), words))
+            break
+    for start, end, words in spans:
+        said = []
+        for w in words:
+            stem = _singular(d, w) or w
+            if stem in d.vocabulary and stem not in _STRONGEST:
+                said.append(stem)
+            elif w not in heads:
+                break
+        # The words up to the first that is neither a descriptor nor a head ("a sniper on my team").
+        upto = [w for w in words[: len(said) + sum(1 for w in words if w in heads)]]
+        if not said or (len(upto) > len(said) and upto[len(said)] not in heads):
+            continue
+        owned = [
+            u
+            for u in dict.fromkeys(sides.fielded + sides.owned)
+            if all(w in d.words.get(u, ()) for w in said)
+        ]
+        fits = owned or _fitting(d, sides, "any", said)
+        if not 1 <= len(fits) <= 3:
+            continue
+        covered = text[start:end]
+        cut = (
+            start + len(" ".join(words[: len(upto)])) if kind is None or start != kind.start("kind") else end
+        )
+        said_names = [display(pack, unit_kind, u) for u in fits]
+        names = " and ".join([", ".join(said_names[:-1]), said_names[-1]] if len(fits) > 1 else said_names)
+        if kind is not None and start == kind.start("kind"):
+            # "what supports have I got" -> "which of Elowen and Wendell have I got"; one: "have I
+            # got Elowen"
+            head = re.sub(r"\b(?:what|which)\s+$", "which of ", text[:start], flags=re.IGNORECASE)
+            rest = text[cut:].strip()
+            said_as = f"{head}{names} {rest}" if len(fits) > 1 else f"{rest} {names}"
+            return said_as, [f"{covered.strip()!r} -> {names}"]
+        det_start = text.rfind(" ", 0, start - 1) + 1
+        return f"{text[:det_start]}{names}{text[cut:]}", [f"{text[det_start:cut]!r} -> {names}"]
+    return text, []
 
 
 def _bare_plurals(pack: Pack, sides: Sides, text: str) -> tuple[str, list[str]]:

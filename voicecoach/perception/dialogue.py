@@ -54,6 +54,7 @@ from voicecoach.perception.descriptions import (
     side_word,
     slotted,
 )
+from voicecoach.perception.prior import ASK_AGAIN, kind_token
 from voicecoach.perception.references import (
     DESCRIBED,
     ONE_OWNED,
@@ -84,6 +85,9 @@ class Reading:
     # back instead of answering, and the turn with a hole where the answer goes.
     ask: str | None = None
     pending: str | None = None
+    # "Who's their biggest threat, and who counters it?": the second's "it" is the first's answer,
+    # known only once it is realized (`refer_to_answer`).
+    second_refers: bool = False
 
 
 # --- English cue words (the domain words come from the pack) ---------------------------------------
@@ -152,6 +156,12 @@ _SUBJECT = {"he", "she"}
 def _units(pack: Pack, text: str) -> list[str]:
     unit_kind = pack.catalog.schema.kind("unit")
     return list(dict.fromkeys(m.id for m in link_entities(pack, text) if m.kind == unit_kind))
+
+
+def _put_forward(pack: Pack, exchange: Exchange) -> list[str]:
+    """The units the reply names that the question did not: what the coach put forward."""
+    asked = set(_units(pack, exchange.utterance))
+    return [u for u in _units(pack, exchange.reply) if u not in asked]
 
 
 def _first_sentence(text: str) -> str:
@@ -379,6 +389,8 @@ _WHICH_OWNED = re.compile(
     r".*\b(?:own|have|got|unlocked|play|use)\b",
     re.IGNORECASE,
 )
+_OWNS = re.compile(r"\b(?:own|have|got)\b", re.IGNORECASE)
+_LISTED = re.compile(r"^\s*,\s*$")
 _ACTING = re.compile(r"\b(?:beat|beats|handle|counter|take|stop|win|fight|deal with|hold|carry|kill)\b", re.I)
 
 
@@ -396,6 +408,8 @@ def split_pair(pack: Pack, text: str) -> tuple[str, str | None]:
     together = _TOGETHER.search(text) or groups & set(re.findall(r"[a-z]+", text.lower()))
     if len(units) < 2 or len(units) > 3 or (together and not _EACH.search(text)):
         return text, None
+    if len(units) == 3 and _OWNS.search(text) and _LISTED.match(text[units[0].span[1] : units[1].span[0]]):
+        return text, None  # "which of Elowen, Wendell and Yarrow have I got": one answer names them all
     # The first two names joined by "or" / "and" ("against Briarcat, Emberfox or Galehawk").
     a, b = next(
         ((x, y) for x, y in zip(units, units[1:], strict=False) if _PAIR.match(text[x.span[1] : y.span[0]])),
@@ -455,9 +469,10 @@ def read_turn(pack: Pack, state: LiveState | None, text: str, history: Sequence[
         first, second = split_pair(pack, text)
     if second is None:
         reading = _read_one(pack, state, text, history)
+        several = any(" and " in note.partition(" -> ")[2] for note in reading.resolved)  # "my damage guys"
         if (
             reading.ask is None
-            and (_WHICH_OWNED.search(reading.text) or " or " in reading.text)
+            and (_WHICH_OWNED.search(reading.text) or " or " in reading.text or several)
             and reading.text != text
         ):
             # "which of those can I play" read as "which of Quillon and Brannoc ...", "do I own any
@@ -473,13 +488,47 @@ def read_turn(pack: Pack, state: LiveState | None, text: str, history: Sequence[
         return reading
     one = _read_one(pack, state, first, history)
     two = _read_one(pack, state, second, [*history, Exchange(one.text, "")])
-    if _UNRESOLVED.search(two.text) or (_ASKS_WHO.match(first) and _UNRESOLVED.search(second)):
+    pronoun = _UNRESOLVED.search(second)
+    foe_named = (
+        pronoun is not None
+        and not _UNRESOLVED.search(two.text)
+        and THEIRS_CUE.search(second[: pronoun.start()])
+    )
+    if _ASKS_WHO.match(first) and pronoun is not None and not foe_named:
         # "Who's my strongest, and what can it learn?": "it" is the first answer's, which W1
-        # cannot know before the reply: the first half is answered, read alone (the second's words
-        # would mislead the labels).
+        # cannot know before the reply: the second is read once the first is (`refer_to_answer`).
+        alone = _read_one(pack, state, first, history)
+        notes = (*alone.resolved, "two questions, the second about the first's answer")
+        return Reading(alone.text, notes, second.strip(" ,?.!"), second_refers=True)
+    if _UNRESOLVED.search(two.text):
+        # A pronoun neither the first question nor its answer settles: the first half alone (the
+        # second's words would mislead the labels).
         return _read_one(pack, state, first, history)
     notes = (*one.resolved, *two.resolved, "two questions")
     return Reading(text=one.text, resolved=notes, second=two.text)
+
+
+def refer_to_answer(pack: Pack, question: str, asked: str, answer: str) -> str:
+    """The second question of "who's their biggest threat, and who counters it?" with its pronoun
+    as the first unit the answer put forward (one the first question did not name)."""
+    picks = _put_forward(pack, Exchange(asked, answer))
+    pronoun = _UNRESOLVED.search(question)
+    if not picks or pronoun is None:
+        return question
+    name = display(pack, pack.catalog.schema.kind("unit") or "", picks[0])
+    if pronoun.group(0).lower() == "his":
+        name += "'s"
+    return f"{question[: pronoun.start()]}{name}{question[pronoun.end() :]}"
+
+
+def labelled_as_named(pack: Pack, question: str) -> str:
+    """What the prior labels a second question about the first's answer by, before the answer is
+    known: its pronoun as the token a named unit becomes ("what should xherox run")."""
+    pronoun = _UNRESOLVED.search(question)
+    if pronoun is None:
+        return question
+    token = kind_token(pack.catalog.schema.kind("unit") or "")
+    return f"{question[: pronoun.start()]}{token}{question[pronoun.end() :]}"
 
 
 def _ask(pack: Pack, unclear: Unclear) -> str:
@@ -601,5 +650,20 @@ def _read_one(
         if it != text:
             notes.append("'it' -> the last exchange's entity")
             text = it
+    if (
+        ASK_AGAIN.search(text.lower())
+        and not _units(pack, text)
+        and history
+        and _put_forward(pack, history[-1])
+    ):
+        # "Another option?" after "who counters Paxton?" answered with a pick: another answer to that
+        # question (after an answer that put nothing forward, W3's next direction answers it).
+        asked = history[-1].utterance
+        if _units(pack, asked) and JOINT not in asked:  # two questions asked again: W3's next direction
+            # Asked again already ("who counters Paxton, another option?"): the question it asked.
+            cuts = [i for i, ch in enumerate(asked) if ch == "," and _units(pack, asked[:i])]
+            asked = next((asked[:i] for i in cuts if ASK_AGAIN.search(asked[i:].lower())), asked)
+            text = f"{asked.rstrip(' ?.!')}, {text.strip()}"
+            notes.append("asked again: the last question")
     text, said = slotted(pack, state, text)
     return Reading(text=text, resolved=(*notes, *said))

@@ -207,6 +207,7 @@ class IntentPrior:
         self.heldout: dict[str, Any] = doc.get("heldout", {})
         # The Φ pairs the rules in `predict` stand for, read from Φ once.
         self.counter_pair, self.swap_pair = _counter_pair(pack, self.labels), _swap_pair(pack, self.labels)
+        self.strongest_pairs = _strongest_pairs(pack, self.labels)
 
     @classmethod
     def load(cls, pack: Pack, path: Path | None = None, threshold: float | None = None) -> IntentPrior:
@@ -265,6 +266,14 @@ class IntentPrior:
         elif self.swap_pair is not None and named and OUT_AND_IN.search(abstracted):
             # "Should I take Renzo out and put Paxton in?": a swap, whatever else the words suggest.
             p, rule = self._only(self.swap_pair), "out_and_in"
+        elif (
+            self.counter_pair is not None
+            and self.labels[int(p.argmax())] in self.strongest_pairs
+            and re.search(rf"\b{FACING}\s+(?:their\s+|the\s+)?{kind_token(unit or '')}", abstracted)
+        ):
+            # "What's my best bet against Voltail?": the best against a unit is its counter; a
+            # question about the player's strongest names no unit to face.
+            p, rule = self._only(self.counter_pair), "best_against"
         best = int(p.argmax())
         intent, sub_intent = self.labels[best]
         confidence = float(np.interp(p[best], *self.calibration))
@@ -327,6 +336,8 @@ OUT_AND_IN = re.compile(
     r"\b(?:take|pull|swap|switch|sub|bench|sit|drop)\s+(?:\w+\s+){0,2}out\b.*\b(?:put|bring|swap|sub|get)\s+"
     r"(?:\w+\s+){0,2}in\b|\b(?:take|pull)\s+(?:\w+\s+){0,2}out\s+for\b"
 )
+# Words that put a unit in front of the player's pick: "best against", "an answer to", "into".
+FACING = r"(?:against|into|vs|versus|answer\s+to|answer\s+for|counter\s+to|counter\s+for)"
 # The player says a unit of theirs is gone, then asks who / what / which: the question is what to do
 # without it (English cue words; the pairs about one unit are those whose intent is the unit kind).
 TOLD_GONE = re.compile(
@@ -350,6 +361,15 @@ def _counter_pair(pack: Pack, labels: list[tuple[str, str]]) -> tuple[str, str] 
             ):
                 return (e.intent, e.sub_intent)
     return None
+
+
+def _strongest_pairs(pack: Pack, labels: list[tuple[str, str]]) -> set[tuple[str, str]]:
+    """The Φ pairs answered by the player's strongest unit (their answer opens with `pick_strongest`)."""
+    return {
+        (e.intent, e.sub_intent)
+        for e in pack.phi
+        if e.answer and e.answer[0].recipe == "pick_strongest" and (e.intent, e.sub_intent) in labels
+    }
 
 
 def _swap_pair(pack: Pack, labels: list[tuple[str, str]]) -> tuple[str, str] | None:

@@ -99,6 +99,7 @@ class _Kinds:
     words: dict[EntityKind, frozenset[str]]
     nouns: dict[EntityKind, frozenset[str]]
     pattern: re.Pattern[str]
+    unit: EntityKind | None  # the kind a foe cue wants ("how do I beat it")
 
 
 _KINDS: dict[int, tuple[Schema, _Kinds]] = {}
@@ -126,7 +127,7 @@ def _kinds(schema: Schema) -> _Kinds:
     named = rf"|that\s+(?:new\s+|other\s+|same\s+|last\s+)?(?P<noun>{noun})" if all_nouns else ""
     it, that = r"(?P<it>it)(?!')", rf"(?P<that>that)(?={_THAT_BEFORE})"
     pattern = re.compile(rf"\b(?:{it}|{that}|(?:that|this) one{named})\b", re.IGNORECASE)
-    kinds = _Kinds(order, words, nouns, pattern)
+    kinds = _Kinds(order, words, nouns, pattern, schema.kind("unit"))
     _KINDS[id(schema)] = (schema, kinds)
     return kinds
 
@@ -274,6 +275,9 @@ def _wanted(
     said = [k for k in kinds.order if cues & kinds.words[k]]
     if said:
         return said
+    if kinds.unit is not None and _FOE_BEFORE.search(before) and _word_before(before) != "for":
+        # "what do I pick into that", "how do I beat it": a unit to face, not an option
+        return [kinds.unit, *(k for k in kinds.order if k != kinds.unit)]
     # A kind's noun elsewhere in the sentence is not what the pronoun stands for ("what moves does
     # it have": the creature).
     spoken = {w.rstrip("s") for w in re.findall(r"[a-z]+", text.lower())}

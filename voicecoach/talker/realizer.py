@@ -923,11 +923,13 @@ def _compose(t: RealizerTurn, max_words: int, max_sentences: int, lead: str | No
     answer = next((position for position, line in ranked if line.keep == "answer"), None)
     lineups_said: set[str] = set()
     groups = _group_ids(t.pack)
+    theirs = set(t.view.opponent_side())
     for position, line in ranked:
         if line.covers and line.covers <= covered and line.keep not in ("answer", "unavailable"):
             continue  # an earlier line already judges these entities
         picks = _recommends(line)
-        repeat = t.avoid and picks and ((len(picks) >= 2 and picks <= t.avoid) or (picks & t.avoid & groups))
+        ours = picks - theirs  # a counter line covers its foe too: the foe is not recommended
+        repeat = t.avoid and picks and ((len(ours) >= 2 and ours <= t.avoid) or (picks & t.avoid & groups))
         if chosen and repeat:
             continue  # the previous reply's set again: repeated guidance
         if picks & lineups_said & groups:

@@ -75,9 +75,10 @@ class _Ctx:
             return get_field(self.t.state, selector[1:])
         if selector.startswith(TURN_PREFIX):
             t = self.t
+            covered = dict.fromkeys(u for line in t.lines for u in sorted(line.covers))
             said = {
                 "opponents": t.opponents, "groups": t.lineups, "why": t.why, "avoid": sorted(t.avoid),
-                "types": t.types,
+                "types": t.types, "said": list(covered),
             }  # fmt: skip
             return list(said.get(selector[len(TURN_PREFIX) :], []))
         tool, _, path = selector.partition(".")
@@ -254,6 +255,15 @@ def pick_best(c: _Ctx) -> list[Line]:
         foe = next((f for f in foes if multiplier(c.catalog, m, uid, f) > m.default), None)
         if foe is not None:
             values = _counter_values(c, m, uid, foe)
+            if c.t.alternative and uid in c.t.avoid and c.inputs.get("only_key"):
+                # "Another option?" and the last pick is the only one that beats it: say so, and
+                # which other of theirs holds up best.
+                rest = [u for u in usable if u not in c.t.avoid]
+                other = min(
+                    rest, key=lambda u: (multiplier(c.catalog, m, foe, u), rest.index(u)), default=None
+                )
+                if other is not None:
+                    return c.line(c.inputs["only_key"], [other, uid, foe], **values, other=c.name(other))
             return c.line(_fielded(c, uid, c.step.key), [uid, foe], **values)
     if not usable:
         return []
@@ -449,12 +459,23 @@ def pick_pair(c: _Ctx) -> list[Line]:
     return []
 
 
+def _listed(c: _Ctx) -> list[str]:
+    """The units of "which of Elowen, Wendell and Yarrow have I got?" (a kind read as the units it
+    fits), answered all at once, not about the first alone; [] for fewer than three."""
+    units = [u for u in c.t.mentioned if c.catalog.get(c.view.unit_kind, u) is not None]
+    return units if len(units) >= 3 else []
+
+
 def ownership(c: _Ctx) -> list[Line]:
     """Does the player have the unit: yes with its level (key), no with its gate (none_key)."""
     ids = c.ids("unit")
     if not ids or not c.view.known:
         return []  # nothing named, or the roster unknown: the unavailable line says why
     uid, unit = ids[0], c.view.unit_kind
+    listed = _listed(c)
+    have = [u for u in listed if c.view.owns(u)]
+    if listed and have and c.inputs.get("all_key"):
+        return c.line(c.inputs["all_key"], have, **{"@units": c.names(have)})
     owned = c.view.unit(uid)
     if owned is not None and c.inputs.get("missing_only"):
         return []  # a fallback step: only "you don't have it" answers the turn, "yes" would not
@@ -517,7 +538,7 @@ def option_best(c: _Ctx) -> list[Line]:
     catalog lists a unit's options from starter to gated); with swap_key, first the slot whose
     equipped option is not that one. A locked option is never named."""
     view, ids = c.view, c.ids("unit")
-    if not ids or view.option_kind is None or not view.owns(ids[0]):
+    if not ids or view.option_kind is None or not view.owns(ids[0]) or _listed(c):
         return []
     uid = ids[0]
     unit_entity = c.catalog.get(view.unit_kind, uid)
@@ -911,6 +932,14 @@ def pick_swap(c: _Ctx) -> list[Line]:
     row = next((r for r in outs if r["in"].get("id") in coming), outs[0] if outs else None)
     if named and row is None and c.inputs.get("kept_key"):
         return c.naming(c.inputs["kept_key"], [], out=c.name(named[0]), **_where(c))
+    # "Who would Hexmoth replace?": the best swap bringing in the spare unit they named, else that it
+    # would not raise the team's rating anywhere.
+    spare = [u for u in coming if c.usable(u)]
+    if not named and spare:
+        ins = [r for r in rows if r["in"].get("id") == spare[0]]
+        row = max(ins, key=lambda r: r.get("gain") or 0, default=None)
+        if row is None and c.inputs.get("no_gain_key"):
+            return c.naming(c.inputs["no_gain_key"], [spare[0]], **{"@unit": c.name(spare[0])}, **_where(c))
     # "Who should I swap to into Lorcan?": the best swap that counters the foe the player named, or
     # none (a counter pick answers instead).
     m = _matchup(c)
@@ -959,6 +988,10 @@ def threat(c: _Ctx) -> list[Line]:
     m, side, ours = _matchup(c), c.ids("side"), c.ids("against")
     if m is None or not side or not ours:
         return []
+    # "How's their Pyrowl looking?": the one they named, not the side's worst; when it beats none of
+    # the player's, the next step (a counter to it) answers.
+    named = [u for u in c.t.mentioned if u in side]
+    side = named or side
 
     def beaten(foe: str) -> list[str]:
         return [u for u in ours if multiplier(c.catalog, m, foe, u) > m.default]
@@ -986,7 +1019,7 @@ def threat(c: _Ctx) -> list[Line]:
         if multiplier(c.catalog, fit, best, where[0]) > fit.default:
             status = _words(fit, multiplier(c.catalog, fit, best, where[0]))
             return c.line(c.inputs.get("context_key"), [best], foe=c.name(best), status=status, **_where(c))
-    return c.line(c.step.none_key, [], **_where(c))
+    return [] if named else c.line(c.step.none_key, [], **_where(c))
 
 
 def read_side(c: _Ctx) -> list[Line]:

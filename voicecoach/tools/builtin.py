@@ -412,7 +412,8 @@ def _swaps(pack: Pack, view: StateView, tool: BuiltinTool, team: list[str], oppo
            context: str | None) -> list[dict[str, Any]]:  # fmt: skip
     """The best single changes to a team of the player's own: one member out, one of their other
     units in, each raising the score (the quota, the edge and the fit all count), best first; each
-    member's best swap among them, so "who should I swap X for?" finds X's."""
+    member's best swap among them, so "who should I swap X for?" finds X's, and each spare unit's,
+    so "who would X replace?" does."""
     if not view.known or not all(view.owns(u) for u in team):
         return []
     catalog, unit = pack.catalog, view.unit_kind
@@ -426,11 +427,13 @@ def _swaps(pack: Pack, view: StateView, tool: BuiltinTool, team: list[str], oppo
                 rows.append({"out": _ref(catalog, unit, out), "in": _ref(catalog, unit, other),
                              "score": scored["score"], "gain": round(scored["_total"] - base)})  # fmt: skip
     ranked = sorted(rows, key=lambda r: (-r["gain"], r["out"]["id"], r["in"]["id"]))
-    own_best: dict[str, dict[str, Any]] = {}
-    for r in ranked:
-        own_best.setdefault(r["out"]["id"], r)
     best = ranked[:SWAPS]
-    return best + [r for r in own_best.values() if r not in best]
+    for side in ("out", "in"):
+        own_best: dict[str, dict[str, Any]] = {}
+        for r in ranked:
+            own_best.setdefault(r[side]["id"], r)
+        best += [r for r in own_best.values() if r not in best]
+    return best
 
 
 def score_group(pack: Pack, state: LiveState, tool: BuiltinTool, **args: Any) -> ToolResult:
