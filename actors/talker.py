@@ -253,6 +253,8 @@ class TalkerActor(TurnTaskActor):
                 max_words=MAX_WORDS - len(words(narration)), max_sentences=budget,
                 previous_reply=self._session.last_reply, recent_replies=self._session.recent_replies,
             )  # fmt: skip
+            if clock is not None and clock.lead:
+                first = f"{clock.lead} {first}"
             if second is None or not second.intent:
                 return first
             return f"{first} {answer_second(second, first)}".strip()

@@ -197,6 +197,29 @@ def test_a_second_question_about_the_first_answer_names_what_the_answer_put_forw
     assert (reading.second, reading.second_refers) == ("how do i beat Quillon", False)
 
 
+def test_a_question_asked_back_is_asked_once_then_the_best_reading_is_answered_and_said() -> None:
+    pack, state = PET
+    asked = read_turn(pack, state, "how's the electric one doing", [])
+    assert asked.ask == "Your Sparkwing, or their Voltail?"
+    back = [Exchange("how's the electric one doing", asked.ask)]
+    guess = read_turn(pack, state, "not sure", back)
+    assert (guess.text, guess.lead, guess.ask) == (
+        "how's my Sparkwing doing",
+        "Taking it as your Sparkwing.",
+        None,
+    )
+    both = read_turn(pack, state, "both of them", back)
+    assert (both.text, both.second) == ("how's my Sparkwing doing", "how's their Voltail doing")
+    # "never mind" drops the question: nothing is guessed
+    assert read_turn(pack, state, "never mind", back).text == "never mind"
+    # no options to pick from, a foe cue: their team is the best reading
+    pack, state = STRIKE
+    who = read_turn(pack, state, "how do i stop him", [])
+    assert who.ask == "Which hero do you mean?"
+    guess = read_turn(pack, state, "no clue", [Exchange("how do i stop him", who.ask)])
+    assert (guess.text, guess.lead) == ("how do i stop their team", "Taking it as their team.")
+
+
 def test_a_description_that_fits_both_sides_is_asked_about_and_the_answer_resumes_it() -> None:
     pack, state = PET
     asked = read_turn(pack, state, "tell me about the electric one", [])

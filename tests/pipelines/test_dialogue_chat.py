@@ -44,6 +44,10 @@ SESSIONS: dict[str, dict[str, list[tuple[str, list[str], list[str]]]]] = {
         "kind_owned": [  # a kind with an ownership verb: the player's units of it
             ("have i got a light one", ["Lumifawn"], ["Which creature"]),
         ],
+        "ask_back_unanswered": [  # asked once; then the best reading, said as one
+            ("is the electric one any good", ["Sparkwing", "Voltail", "?"], []),
+            ("hmm dunno", ["Taking it as your Sparkwing.", "Sparkwing"], ["?"]),
+        ],
         "bring_in": [  # the spare unit they name is the one coming in
             ("thinking of putting hexmoth in, who comes out", ["Hexmoth", "out"], ["Lumifawn"]),
         ],
@@ -69,6 +73,10 @@ SESSIONS: dict[str, dict[str, list[tuple[str, list[str], list[str]]]]] = {
         ],
         "kind_owned": [
             ("which tanks do i have", ["Dumaka, Brannoc and Osmund"], ["Which hero", "Counters are"]),
+        ],
+        "ask_back_unanswered": [
+            ("how do i shut him down", ["Which hero"], []),
+            ("no idea", ["Taking it as their team.", "Brannoc"], ["?"]),
         ],
         "unlocked": [  # an owned hero's unlocks: its level, what it runs, what comes next
             (

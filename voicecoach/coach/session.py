@@ -142,6 +142,7 @@ class Turn:
     second: str | None = None
     second_snapshot: LiveState | None = None
     second_refers: bool = False  # its "it" is the first question's answer (`Session.refer_back`)
+    lead: str | None = None  # said before the answer: a reading chosen for the player (`Reading.lead`)
     # Not sure whom the player means: this question is the whole reply ("Their Voltail, or your
     # Sparkwing?"), and the next turn's answer resumes the question (`perception.dialogue`).
     ask: str | None = None
@@ -305,7 +306,7 @@ class Session:
         turn = Turn(
             index=index, utterance=utterance, started=time.monotonic(), snapshot=snapshot, links=links,
             continues=continues, second=reading.second, ask=reading.ask, transcript=transcript,
-            repaired=tuple(fixed.changes), second_refers=reading.second_refers,
+            repaired=tuple(fixed.changes), second_refers=reading.second_refers, lead=reading.lead,
         )  # fmt: skip
         if reading.second is not None:
             second = link_entities(self.pack, reading.second)

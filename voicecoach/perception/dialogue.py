@@ -88,6 +88,8 @@ class Reading:
     # "Who's their biggest threat, and who counters it?": the second's "it" is the first's answer,
     # known only once it is realized (`refer_to_answer`).
     second_refers: bool = False
+    # Said before the answer: the reading the coach chose when its question back got no answer.
+    lead: str | None = None
 
 
 # --- English cue words (the domain words come from the pack) ---------------------------------------
@@ -480,6 +482,9 @@ def read_turn(pack: Pack, state: LiveState | None, text: str, history: Sequence[
             first, second = split_pair(pack, reading.text)
             if second is not None:
                 return Reading(first, (*reading.resolved, "two questions"), second)
+        if reading.ask is None and JOINT in reading.text and BOTH_NOTE in reading.resolved:
+            first, _, second = reading.text.partition(JOINT)
+            return Reading(first, (*reading.resolved, "two questions"), second)
         if reading.ask is None and reading.text != text and history:
             # A correction of two questions is two questions again ("no, against Briarcat").
             first, joint, second = reading.text.partition(JOINT)
@@ -558,7 +563,6 @@ def _resume(
     if _OPENS_QUESTION.match(text) and len(text.split()) > 3:
         return None  # a new question ("what's Wendell got on?"), not the answer to ours
     sides = Sides(pack, state)
-    unit_kind = pack.catalog.schema.kind("unit") or ""
     options = [uid for _, uid in _options_of(pack, sides, before)]
     named = [u for u in _units(pack, text) if not options or u in options]
     if not named and _units(pack, text):
@@ -578,11 +582,41 @@ def _resume(
     if chosen is None:
         text, _, _ = describe(pack, sides, text)  # "the sniper": a description of its own
         chosen = next(iter(_units(pack, text)), None)
+    if chosen is None and len(options) >= 2 and words & _BOTH:
+        # "Both": the question about each, one after the other.
+        names = [_side_name(pack, sides, u) for u in options[:2]]
+        asked = JOINT.join(before.pending.replace(HOLE, n).rstrip(" ?.!") for n in names)
+        return asked, [BOTH_NOTE]
+    # "how do I shut <him> down": the cue read as if the hole were not there
+    cue = " ".join(before.pending.replace(HOLE, " ").split()) + " "
+    if chosen is None and not options and len(words) <= 4 and THEIRS_CUE.search(cue):
+        # "How do I beat him?" "No idea.": the best reading of a foe nobody named is their team.
+        return before.pending.replace(HOLE, THEIR_TEAM), [f"{ASSUMED}{THEIR_TEAM}"]
+    assumed = chosen is None and bool(options) and len(words) <= 4 and not _DROPPED.search(text)
+    if assumed:
+        # No usable answer ("dunno", "either"): the question was asked once, so the first reading,
+        # and the reply says which (never a second question back).
+        chosen = options[0]
     if chosen is None:
         return None
-    side = sides.side_of(chosen)
-    name = ({"theirs": "their ", "mine": "my "}).get(side, "") + display(pack, unit_kind, chosen)
+    name = _side_name(pack, sides, chosen)
+    if assumed:
+        return before.pending.replace(HOLE, name), [f"{ASSUMED}{name.replace('my ', 'your ', 1)}"]
     return before.pending.replace(HOLE, name), [f"answer to {before.ask!r}: {name}"]
+
+
+def _side_name(pack: Pack, sides: Sides, uid: str) -> str:
+    """ "their Voltail", "my Sparkwing": a unit named with the side it is on."""
+    side = {"theirs": "their ", "mine": "my "}.get(sides.side_of(uid), "")
+    return side + display(pack, pack.catalog.schema.kind("unit") or "", uid)
+
+
+ASSUMED = "no usable answer, so taking it as "
+THEIR_TEAM = "their team"
+_BOTH = {"both", "each", "either", "all"}
+BOTH_NOTE = "answered both"
+# "Never mind": the question asked back is dropped, not answered with a guess.
+_DROPPED = re.compile(r"\b(?:never\s?mind|forget (?:it|that)|cancel|skip it|no thanks)\b", re.IGNORECASE)
 
 
 _BARE_DESCRIPTION = re.compile(r"^\W*(?:my|their|your|the)\s+(?:\w+\s+){0,2}\w+[\s?.!]*$", re.IGNORECASE)
@@ -666,4 +700,6 @@ def _read_one(
             text = f"{asked.rstrip(' ?.!')}, {text.strip()}"
             notes.append("asked again: the last question")
     text, said = slotted(pack, state, text)
-    return Reading(text=text, resolved=(*notes, *said))
+    # A guess at what a question asked back meant is said as one ("Taking it as your Sparkwing.").
+    lead = next((f"Taking it as {n.removeprefix(ASSUMED)}." for n in notes if n.startswith(ASSUMED)), None)
+    return Reading(text=text, resolved=(*notes, *said), lead=lead)
