@@ -101,7 +101,7 @@ RECIPE_KEYS: dict[str, tuple[str, ...]] = {
     "comp/brawl": ("team_style", "team_style_short"),
     "comp/list": ("comp_list_field", "comp_list_none", "comp_list_missing"),
     "comp/build_around": ("comp_for_hero", "comp_for_hero_missing", "build_around"),
-    "map/picks": ("map_picks", "map_picks_none"),
+    "map/picks": ("map_picks", "map_picks_none", "map_worst"),
     "map/info": ("map_info",),
     "enemy/analysis": ("enemy_style",),
     "enemy/threat": ("threat",),

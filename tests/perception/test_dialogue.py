@@ -180,6 +180,14 @@ def test_two_questions_in_one_breath_are_read_one_after_the_other(
     assert reading.second_refers == ("it " in (second or ""))
 
 
+def test_a_follow_up_with_a_pronoun_is_a_question_of_its_own() -> None:
+    pack, state = PET
+    history = [Exchange("their shellbastion is a wall", "Bring Oakhorn against Shellbastion.")]
+    assert read_turn(pack, state, "and what about my galehawk against it", history).text == (
+        "and what about my galehawk against Shellbastion"
+    )
+
+
 def test_a_second_question_about_the_first_answer_names_what_the_answer_put_forward() -> None:
     pack, _ = STRIKE
     asked = "who's their biggest threat"

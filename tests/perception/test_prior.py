@@ -392,3 +392,26 @@ def test_asking_for_anyone_against_a_unit_is_the_counter_question(prior: IntentP
 def test_taking_one_out_and_putting_another_in_is_the_swap_question(prior: IntentPrior) -> None:
     said = prior.predict("should i take sparkwing out and put hexmoth in")
     assert (said.intent, said.sub_intent, said.rule) == ("lineup", "swap", "out_and_in"), said
+
+
+def test_one_unit_in_anothers_place_is_the_swap_question(prior: IntentPrior) -> None:
+    for text in (
+        "who could fill in for sparkwing",
+        "if oakhorn sits out what then",
+        "who would lumifawn replace",
+    ):
+        said = prior.predict(text)
+        assert (said.intent, said.sub_intent, said.rule) == ("lineup", "swap", "replaces"), text
+    assert prior.predict("when does oakhorn come out of its shell").rule is None  # no one in its place
+
+
+def test_the_best_against_a_named_unit_is_its_counter_not_the_strongest(prior: IntentPrior) -> None:
+    said = prior.predict("which of mine is the best bet against pyrowl")
+    assert (said.intent, said.sub_intent) != ("inventory", "strongest"), said
+    assert prior.predict("who is my strongest creature").rule is None
+
+
+def test_one_named_unit_against_another_is_the_matchup_question(prior: IntentPrior) -> None:
+    said = prior.predict("and my galehawk versus their voltail")
+    assert (said.intent, said.sub_intent) == ("element", "matchup"), said
+    assert prior.predict("what about galehawk").rule is None

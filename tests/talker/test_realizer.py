@@ -476,6 +476,23 @@ def test_element_coverage_names_what_is_hit_and_what_is_missed(state: LiveState)
     assert "double damage" in reply
 
 
+def test_what_a_team_is_weak_to_is_what_hits_most_of_it(state: LiveState) -> None:
+    lineup = ["emberfox", "oakhorn", "sparkwing"]
+    reply = speak(
+        state,
+        "what is my lineup vulnerable to",
+        "element",
+        "coverage",
+        [tool(state, "score_lineup", creatures=lineup)],
+    )
+    chart = PACK.catalog.tables["elements"]
+    defenders = [_CREATURES[c].value("element") for c in lineup]
+    hits = {d: sum(chart[d].get(x, 1.0) > 1 for x in defenders) for d in PACK.catalog.entities["element"]}
+    worst = [d for d, n in hits.items() if n == max(hits.values())]
+    assert all(PACK.catalog.entities["element"][d].display in reply for d in worst), reply
+    assert f"{max(hits.values())} of your 3" in reply, reply
+
+
 def test_a_listing_leaves_out_what_the_player_keeps_out(state: LiveState) -> None:
     utterance = "what do i own, without hexmoth and emberfox"
     for turn in range(3, 11):  # the listed subset rotates with the turn: every rotation is clean

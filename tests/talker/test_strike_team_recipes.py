@@ -169,6 +169,15 @@ def test_map_picks_threat_and_the_enemy_read_are_the_tables(pack: Pack) -> None:
     assert read.startswith("Their five plays poke, like Long Watch."), read
 
 
+def test_who_is_bad_on_a_map_names_the_players_worst_fits(pack: Pack) -> None:
+    reply = _say(pack, "map/picks", "which of mine struggle on this map")
+    fit = pack.catalog.tables["map_fit"]
+    worst = _named(pack, reply)
+    assert worst and all(fit.get(h, {}).get("fathom_docks", 1.0) < 1.0 and h in _owned() for h in worst), (
+        reply
+    )
+
+
 def test_a_team_around_a_hero_has_them_and_a_locked_one_is_said_locked(pack: Pack) -> None:
     reply = _say(pack, "comp/build_around", "make a team around Tamsin")
     assert reply.startswith("Put ") and "your Tamsin" in reply and set(_named(pack, reply)) <= _owned(), reply

@@ -153,9 +153,10 @@ RECIPES: dict[str, RecipeSpec] = {
         _spec("quota", {"missing": "select"}, ("missing",), ("role", "count"),
               doc="the role the team lacks by the composition quota (key), or none (none_key)"),
         _spec("pick_fit", {"ranked": "select", "context": "select", "matchup": "literal", "count": "literal",
-                           "skip": "select"},
+                           "skip": "select", "worst_key": "key"},
               ("context", "matchup"), ("@units", "@unit", "@context", "status"), picks=True,
-              doc="the usable units a context favours by a matchup, best first (none_key: none)"),
+              doc="the usable units a context favours by a matchup, best first (none_key: none); "
+                  "worst_key: asked who is bad there, the player's units it works against"),
         _spec("pick_swap", {"swaps": "select", "foes": "select", "matchup": "literal", "context": "select",
                             "fit": "literal", "context_key": "key", "plain_key": "key", "kept_key": "key",
                             "no_gain_key": "key"},
@@ -230,10 +231,13 @@ RECIPES: dict[str, RecipeSpec] = {
               ("unit", "matchup"), ("@unit", "@types", "foe"),
               doc="what beats the player's own unit by an attribute matchup (key), and the foe of that "
                   "type to watch (foe_key); nothing for a unit they do not own (the next step answers)"),
-        _spec("coverage", {"units": "select", "matchup": "literal", "full_key": "key", "many_key": "key"},
+        _spec("coverage", {"units": "select", "matchup": "literal", "full_key": "key", "many_key": "key",
+                           "weak_key": "key"},
               ("units", "matchup"), ("@types", "missed", "size", "count"),
               doc="the values of an attribute matchup's type the units beat and the ones none of them "
-                  "does (many_key: more than three, as {count}; full_key: all; none_key: none)"),
+                  "does (many_key: more than three, as {count}; full_key: all; none_key: none); "
+                  "weak_key: asked what the team is weak to, the types that beat the most of its {size} "
+                  "units ({count})"),
         _spec("groups_compare", {"groups": "select", "even_key": "key"}, (),
               ("@group", "count", "size", "other_@group", "other_count", "other_size"), group_fields=True,
               doc="two groups the player names, by how many of each's units they own (even_key: as many)"),

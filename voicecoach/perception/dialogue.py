@@ -330,6 +330,8 @@ def _follow_up(pack: Pack, sides: Sides, text: str, history: Sequence[Exchange])
     match = _FOLLOW_UP.match(text)
     if match is None or not history or not _short(pack, match["rest"]):
         return text, []
+    if _PRONOUN.search(match["rest"]) or re.search(r"\bit\b", match["rest"], re.IGNORECASE):
+        return text, []  # "what about my Sparkwing vs him": a question of its own, "him" the last one
     new = link_entities(pack, match["rest"])
     redo = _substitute(pack, sides, history[-1].utterance, new, set())
     if redo is None:

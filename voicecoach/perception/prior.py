@@ -208,6 +208,10 @@ class IntentPrior:
         # The Φ pairs the rules in `predict` stand for, read from Φ once.
         self.counter_pair, self.swap_pair = _counter_pair(pack, self.labels), _swap_pair(pack, self.labels)
         self.strongest_pairs = _strongest_pairs(pack, self.labels)
+        self.versus_pair = _versus_pair(pack, self.labels)
+        token = kind_token(pack.catalog.schema.kind("unit") or "")
+        self._versus = re.compile(rf"{token}\s+{VERSUS}\s+(?:their\s+|the\s+|my\s+)?{token}")
+        self._facing = re.compile(rf"\b{FACING}\s+(?:their\s+|the\s+)?{token}")
 
     @classmethod
     def load(cls, pack: Pack, path: Path | None = None, threshold: float | None = None) -> IntentPrior:
@@ -267,9 +271,19 @@ class IntentPrior:
             # "Should I take Renzo out and put Paxton in?": a swap, whatever else the words suggest.
             p, rule = self._only(self.swap_pair), "out_and_in"
         elif (
+            self.versus_pair is not None
+            and self.labels[int(p.argmax())] not in (self.versus_pair, self.counter_pair, self.swap_pair)
+            and self._versus.search(abstracted)
+        ):
+            # "What about my Sparkwing vs Shellbastion?": how one unit does against another.
+            p, rule = self._only(self.versus_pair), "versus"
+        elif self.swap_pair is not None and named and REPLACES.search(abstracted):
+            # "Who takes Renzo's spot?", "who would Bexley replace?": one unit for another on the team.
+            p, rule = self._only(self.swap_pair), "replaces"
+        elif (
             self.counter_pair is not None
             and self.labels[int(p.argmax())] in self.strongest_pairs
-            and re.search(rf"\b{FACING}\s+(?:their\s+|the\s+)?{kind_token(unit or '')}", abstracted)
+            and self._facing.search(abstracted)
         ):
             # "What's my best bet against Voltail?": the best against a unit is its counter; a
             # question about the player's strongest names no unit to face.
@@ -336,6 +350,14 @@ OUT_AND_IN = re.compile(
     r"\b(?:take|pull|swap|switch|sub|bench|sit|drop)\s+(?:\w+\s+){0,2}out\b.*\b(?:put|bring|swap|sub|get)\s+"
     r"(?:\w+\s+){0,2}in\b|\b(?:take|pull)\s+(?:\w+\s+){0,2}out\s+for\b"
 )
+# "Who takes his spot", "who would X replace", "if X sits out", "what can fill in for X", "X comes
+# out" (English cue words): one unit in place of another on the player's team.
+REPLACES = re.compile(
+    r"\b(?:replace|replaces|replacing|(?:take|takes|taking|fill|fills)\s+(?:\w+\s+s\s+|his\s+|her\s+)?"
+    r"(?:spot|place|slot)|fill\s+in\s+for|in\s+place\s+of|sits?\s+out|sitting\s+out|"
+    r"(?:who|which)\s+(?:\w+\s+){0,2}(?:comes?|goes?)\s+out)\b"
+)
+VERSUS = r"(?:vs|versus|against)"
 # Words that put a unit in front of the player's pick: "best against", "an answer to", "into".
 FACING = r"(?:against|into|vs|versus|answer\s+to|answer\s+for|counter\s+to|counter\s+for)"
 # The player says a unit of theirs is gone, then asks who / what / which: the question is what to do
@@ -370,6 +392,24 @@ def _strongest_pairs(pack: Pack, labels: list[tuple[str, str]]) -> set[tuple[str
         for e in pack.phi
         if e.answer and e.answer[0].recipe == "pick_strongest" and (e.intent, e.sub_intent) in labels
     }
+
+
+def _versus_pair(pack: Pack, labels: list[tuple[str, str]]) -> tuple[str, str] | None:
+    """The Φ pair that says how one unit does against another: its answer opens with
+    `matchup_status` on a unit-against-unit matchup (pet: element/matchup); None for a pack without."""
+    unit = pack.catalog.schema.kind("unit")
+    between = {m.name for m in pack.catalog.schema.matchups if m.between == (unit, unit)}
+    return next(
+        (
+            (e.intent, e.sub_intent)
+            for e in pack.phi
+            if e.answer
+            and e.answer[0].recipe == "matchup_status"
+            and e.answer[0].inputs.get("matchup") in between
+            and (e.intent, e.sub_intent) in labels
+        ),
+        None,
+    )
 
 
 def _swap_pair(pack: Pack, labels: list[tuple[str, str]]) -> tuple[str, str] | None:

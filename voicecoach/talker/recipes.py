@@ -740,6 +740,12 @@ def _hits(c: _Ctx, m: Matchup, uid: str) -> list[Line]:
 
 
 # "What does shadow beat?": the type is the attacker (English cue words, as the slot rules').
+# "Who's bad on this map?", "who should I avoid here": the worst fits, not the best.
+_WORST = re.compile(r"\b(?:bad|worst|weak|poor|avoid|struggles?|suffers?|useless|terrible)\b", re.IGNORECASE)
+# "What is my team weak to?", "what threatens my lineup": the side hit, not the side hitting.
+_DEFENDS = re.compile(
+    r"\bweak\s+(?:to|against)\b|\bvulnerable\b|\bthreatens\b|\bhurts?\s+(?:us|me|my)\b", re.I
+)
 _ATTACKS = (
     r"beats?|counters?|hits?|is\s+(?:good|strong|great)\s+(?:against|vs|into)|(?:good|strong)\s+against"
 )
@@ -895,11 +901,19 @@ def pick_fit(c: _Ctx) -> list[Line]:
     ranked += sorted(o.id for o in c.view.owned() if o.id not in ranked)
     skip = set(c.ids("skip"))
     usable = [u for u in c.t.fresh_first(ranked) if c.usable(u) and u not in skip]
+    context = {"@context": c.name(place)}
+    if c.inputs.get("worst_key") and _WORST.search(c.t.utterance):
+        # "Who's bad there?": the player's units the context works against, worst first.
+        hurt = sorted(
+            (u for u in usable if multiplier(c.catalog, m, u, place) < m.default),
+            key=lambda u: (multiplier(c.catalog, m, u, place), usable.index(u)),
+        )[: int(c.inputs.get("count") or 3)]
+        if hurt:
+            return c.naming(c.inputs["worst_key"], hurt, **{"@units": c.names(hurt)}, **context)
     favoured = sorted(
         (u for u in usable if multiplier(c.catalog, m, u, place) > m.default),
         key=lambda u: (-multiplier(c.catalog, m, u, place), usable.index(u)),
     )[: int(c.inputs.get("count") or 3)]
-    context = {"@context": c.name(place)}
     if not favoured:
         return c.line(c.step.none_key, [], **context)
     top = favoured[0]
@@ -929,7 +943,21 @@ def pick_swap(c: _Ctx) -> list[Line]:
     # ... and "take Renzo out and put Paxton in": that swap, if it is scored.
     coming = [u for u in c.t.mentioned if u not in c.view.player_side() and u not in c.view.opponent_side()]
     outs = [r for r in rows if (r.get("out") or {}).get("id") in named]
-    row = next((r for r in outs if r["in"].get("id") in coming), outs[0] if outs else None)
+    # (the unit coming in may be one the opponent fields too: "swap my Dumaka for Brannoc")
+    asked_in = [r for r in outs if r["in"].get("id") in c.t.mentioned]
+    row = next(iter(asked_in), outs[0] if outs else None)
+    m = _matchup(c)
+    mine = c.view.player_side()
+    named_foes = dict.fromkeys([*c.t.opponents, *c.t.mentioned])
+    against = [u for u in named_foes if u not in c.t.excluded and (u in c.t.opponents or u not in mine)]
+    if outs and against and m is not None and not asked_in:
+        # "Who covers Briarcat if Galehawk sits out?": a swap for it that beats the foe they named;
+        # else one of the rest of the team already does (the next step says so).
+        row = next((r for r in outs if _beats(c, m, [r["in"].get("id", "")], against)), None)
+        staying = sorted(set(mine) - set(named))
+        if row is None and _beats(c, m, staying, against) is not None:
+            return []
+        row = row or outs[0]
     if named and row is None and c.inputs.get("kept_key"):
         return c.naming(c.inputs["kept_key"], [], out=c.name(named[0]), **_where(c))
     # "Who would Hexmoth replace?": the best swap bringing in the spare unit they named, else that it
@@ -942,10 +970,6 @@ def pick_swap(c: _Ctx) -> list[Line]:
             return c.naming(c.inputs["no_gain_key"], [spare[0]], **{"@unit": c.name(spare[0])}, **_where(c))
     # "Who should I swap to into Lorcan?": the best swap that counters the foe the player named, or
     # none (a counter pick answers instead).
-    m = _matchup(c)
-    mine = c.view.player_side()
-    named_foes = dict.fromkeys([*c.t.opponents, *c.t.mentioned])
-    against = [u for u in named_foes if u not in c.t.excluded and (u in c.t.opponents or u not in mine)]
     if row is None and against and m is not None:
         if _beats(c, m, sorted(mine), against) is not None:
             return []  # a unit already in beats the foe they named: "keep X in" (the next step)
@@ -1371,6 +1395,17 @@ def coverage(c: _Ctx) -> list[Line]:
     types = _types(c, m) if m is not None else []
     if m is None or not units or not types:
         return []
+    if c.inputs.get("weak_key") and _DEFENDS.search(c.t.utterance):
+        # "Which elements is my lineup weak to?": the types that hit the most of the team hard.
+        def victims(d: str) -> int:
+            return sum(
+                _type_mult(c, m, d, _value(c, m.between[1], u, m.attribute)) > m.default for u in units
+            )
+
+        most = max((victims(d) for d in types), default=0)
+        if most:
+            worst = [d for d in types if victims(d) == most]
+            return c.line(c.inputs["weak_key"], [], **{"@types": c.names(worst)}, count=most, size=len(units))
     ours = list(dict.fromkeys(v for u in units if (v := _value(c, m.between[0], u, m.attribute)) is not None))
     hit = [d for d in types if any(_type_mult(c, m, a, d) > m.default for a in ours)]
     missed = [c.name(d) for d in types if d not in hit]
