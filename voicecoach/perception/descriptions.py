@@ -247,36 +247,29 @@ def describe(pack: Pack, sides: Sides, text: str) -> tuple[str, list[str], Uncle
         following = tokens[j].group(0).lower() if j < len(tokens) else ""
         last = words[-1] if words else ""
         plural, last_at = (_singular(d, last), j - 1) if _singular(d, last) else (_singular(d, following), j)
+        kind_head = following in _PLURAL_HEADS or following in _plurals(pack) or following.endswith("ies")
+        side = side_word(det)
+        fits: list[str] = []
         if plural is not None:
             # "their supports", "snipers", "my damage guys": every one of them on that side, by name.
-            side = side_word(det)
             said = [w for w in words if w not in heads and w != last] if last_at == j - 1 else words
-            fits = _fitting(d, sides, side, [*[w for w in said if w not in heads], plural])
-            if 1 <= len(fits) <= 3:
-                end = tokens[last_at].end()
-                keep = {"theirs": "their ", "mine": "my "}.get(side, "")
-                names = " and ".join(display(pack, unit_kind, u) for u in fits)
-                out.append(text[cut : tokens[i].start()] + keep + names)
-                notes.append(f"{text[tokens[i].start() : end]!r} -> {names}")
-                cut = end
-                while i < len(tokens) and tokens[i].start() < end:
-                    i += 1
-                continue
-        if following in _PLURAL_HEADS or following in _plurals(pack) or following.endswith("ies"):
-            # "my grass ones", "their fire pets": a kind of unit; on a side, the ones of it there.
-            side = side_word(det)
+            fits, stop = _fitting(d, sides, side, [*[w for w in said if w not in heads], plural]), last_at
+        elif kind_head and side != "any" and j < len(tokens):
+            # "my grass ones", "their fire pets": the ones of that kind on the side.
             kind = [w for w in words if w not in heads and w not in _STRONGEST]
-            fits = _fitting(d, sides, side, kind) if kind and side != "any" and j < len(tokens) else []
-            if 1 <= len(fits) <= 3:
-                end = tokens[j].end()
-                names = " and ".join(display(pack, unit_kind, u) for u in fits)
-                out.append(text[cut : tokens[i].start()] + {"theirs": "their ", "mine": "my "}[side] + names)
-                notes.append(f"{text[tokens[i].start() : end]!r} -> {names}")
-                cut = end
-                while i < len(tokens) and tokens[i].start() < end:
-                    i += 1
-                continue
-            i += 1
+            fits, stop = (_fitting(d, sides, side, kind) if kind else []), j
+        if 1 <= len(fits) <= 3:
+            end = tokens[stop].end()
+            keep = {"theirs": "their ", "mine": "my "}.get(side, "")
+            names = " and ".join(display(pack, unit_kind, u) for u in fits)
+            out.append(text[cut : tokens[i].start()] + keep + names)
+            notes.append(f"{text[tokens[i].start() : end]!r} -> {names}")
+            cut = end
+            while i < len(tokens) and tokens[i].start() < end:
+                i += 1
+            continue
+        if kind_head:
+            i += 1  # a kind of unit that fits none or many there: not one of them
             continue
         if following in _groups(pack):
             i += 1  # "their water team": the side, not one unit of it
