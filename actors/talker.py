@@ -245,13 +245,14 @@ class TalkerActor(TurnTaskActor):
             budget = MAX_SENTENCES - said - (second is not None)
             # Two questions get two answers and nothing between them: W2's judgements of the first
             # ("Galehawk can use Gale Dive now") would say the second's answer early, W3's advice
-            # would split them.
+            # and the match line would split them.
             lean = second is not None
             first = realize(
                 pack, snapshot, None if lean else c2, None if lean else c3, outcomes, utterance,
                 turn.turn_index, intent, sub_intent,
                 max_words=MAX_WORDS - len(words(narration)), max_sentences=budget,
                 previous_reply=self._session.last_reply, recent_replies=self._session.recent_replies,
+                scene=not lean,
             )  # fmt: skip
             if clock is not None and clock.lead:
                 first = f"{clock.lead} {first}"

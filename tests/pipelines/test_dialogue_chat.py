@@ -78,6 +78,13 @@ SESSIONS: dict[str, dict[str, list[tuple[str, list[str], list[str]]]]] = {
             ("how do i shut him down", ["Which hero"], []),
             ("no idea", ["Taking it as their team.", "Brannoc"], ["?"]),
         ],
+        "two_part_about_the_answer": [  # "it" is the first answer's unit; no match line between
+            (
+                "who's their biggest threat and what beats it",
+                ["Nadira", "Brannoc"],
+                ["You're down", "Which hero"],
+            ),
+        ],
         "unlocked": [  # an owned hero's unlocks: its level, what it runs, what comes next
             (
                 "what has yarrow got unlocked so far",

@@ -612,6 +612,7 @@ def realize(
     max_sentences: int = MAX_SENTENCES,
     previous_reply: str | None = None,
     recent_replies: Sequence[str] = (),
+    scene: bool = True,
 ) -> str:
     """The spoken realization of the turn's decisions: one to three short sentences.
 
@@ -623,7 +624,7 @@ def realize(
     asks for something else the alternative comes first. `recent_replies`: the session's last few
     replies (`previous_reply` among them): the match line is not said again while one of them said
     it, and a pack-worded answer is the first of its variants none of them said (asked again, the
-    next tip).
+    next tip). `scene=False`: no match line (the first of two answers in one reply).
     """
     mentions = link_entities(pack, utterance)
     schema = pack.catalog.schema
@@ -770,7 +771,8 @@ def realize(
     # rule): "you're down 0 to 1" after a unit's description is noise.
     # Nor after a failed tool: "I can't get the match data" then the score from the snapshot jars.
     scene = (
-        entry is not None
+        scene
+        and entry is not None
         and (entry.scene if entry.scene is not None else intent_has(MATCH_WORDS, intent, sub_intent))
         and not t.failed
     )
