@@ -28,7 +28,7 @@ from voicecoach.perception.kernel import W1Decision
 from voicecoach.perception.narration import narration_for
 from voicecoach.perception.phi import PhiTable, tool_validator
 from voicecoach.talker.conditioning import ToolOutcome
-from voicecoach.talker.realizer import MAX_SENTENCES, RECENT_REPLIES, realize
+from voicecoach.talker.realizer import MAX_SENTENCES, MAX_WORDS, RECENT_REPLIES, realize
 from voicecoach.talker.rules import MAX_SENTENCES as TURN_SENTENCES
 from voicecoach.talker.rules import MAX_WORDS as TURN_WORDS
 from voicecoach.talker.speakable import split_sentences, words
@@ -95,21 +95,19 @@ def realize_session(pack: Pack, session: Any, narrate: bool = False) -> list[Ben
         )
         metas.append(meta)
         narration = narration_for(pack, intent, sub, turn.turn_index) if narrate else ""
-        budget = {}
+        max_words, max_sentences = MAX_WORDS, MAX_SENTENCES
         if narration:
             # The checker bounds the whole turn: the reply gets what the narration leaves (counted as
             # the checker counts, at least one sentence).
             said = max(1, len(split_sentences(narration)))
-            budget = dict(
-                max_words=TURN_WORDS - len(words(narration)),
-                max_sentences=min(MAX_SENTENCES, TURN_SENTENCES - said),
-            )
+            max_words = TURN_WORDS - len(words(narration))
+            max_sentences = min(MAX_SENTENCES, TURN_SENTENCES - said)
         previous = out[-1].reply if out else None
         recent = [r.reply for r in out[-RECENT_REPLIES:]]
         start = time.perf_counter()
         reply = realize(
             pack, state, c2, c3, outcomes, turn.utterance, turn.turn_index, intent, sub,
-            previous_reply=previous, recent_replies=recent, **budget,
+            previous_reply=previous, recent_replies=recent, max_words=max_words, max_sentences=max_sentences,
         )  # fmt: skip
         ms = (time.perf_counter() - start) * 1000
         out.append(
