@@ -382,7 +382,11 @@ def test_a_greeting_before_a_question_is_not_the_request(prior: IntentPrior) -> 
 
 
 def test_asking_for_anyone_against_a_unit_is_the_counter_question(prior: IntentPrior) -> None:
-    for text in ("do i have anything for voltail", "have i got someone that beats voltail"):
+    for text in (
+        "do i have anything for voltail",
+        "have i got someone that beats voltail",
+        "does their team have anything that beats my galehawk",  # theirs against mine: the same pair
+    ):
         assert (prior.predict(text).intent, prior.predict(text).sub_intent, prior.predict(text).rule) == (
             "creature", "counters", "has_anyone"
         ), text  # fmt: skip

@@ -370,7 +370,7 @@ def _owned_kind(pack: Pack, sides: Sides, text: str) -> tuple[str, list[str]]:
             elif w not in heads:
                 break
         # The words up to the first that is neither a descriptor nor a head ("a sniper on my team").
-        upto = [w for w in words[: len(said) + sum(1 for w in words if w in heads)]]
+        upto = words[: len(said) + sum(1 for w in words if w in heads)]
         if not said or (len(upto) > len(said) and upto[len(said)] not in heads):
             continue
         owned = [

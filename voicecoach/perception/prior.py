@@ -340,9 +340,11 @@ ASKS_WHY = re.compile(
 GREETING = re.compile(
     r"^(?:(?:hey|hi|hello|yo|hiya|sup|morning|evening)\s+)+(?:(?:coach|there|buddy|man|mate|dude)\s+)?(?=(?:\S+\s+){2}\S)"
 )
-# "Do I have anyone for Nadira?", "have we got something that beats Voltail" (English cue words).
+# "Do I have anyone for Nadira?", "have we got something that beats Voltail", "does their team have
+# anything that hurts my Emberfox" (what of theirs beats it) (English cue words).
 HAS_ANYONE = re.compile(
-    r"\b(?:do|have|did)\s+(?:i|we)\s+(?:have|own|got)\s+(?:got\s+)?(?:anyone|anybody|anything|someone|somebody|"
+    r"\b(?:(?:do|have|did)\s+(?:i|we)|(?:does|do|have|has)\s+(?:they|their\s+team|the\s+enemy))\s+"
+    r"(?:have|own|got)\s+(?:got\s+)?(?:anyone|anybody|anything|someone|somebody|"
     r"something)\s+(?:for|against|into|to|that|who|which)\b"
 )
 # "Take Renzo out and put Paxton in", "pull X out for Y", "bench X, bring in Y" (English cue words).
