@@ -51,6 +51,13 @@ SESSIONS: dict[str, dict[str, list[tuple[str, list[str], list[str]]]]] = {
         "bring_in": [  # the spare unit they name is the one coming in
             ("thinking of putting hexmoth in, who comes out", ["Hexmoth", "out"], ["Lumifawn"]),
         ],
+        "swap_worse": [  # the unit they'd bring in loses to one of theirs: kept, and why
+            ("thinking of benching emberfox and using tidefang", ["Keep Emberfox", "Briarcat"], []),
+        ],
+        "type_against_one": [  # "and X?" after a type against their team: the type against X
+            ("is wind any use into their lineup", ["wind"], []),
+            ("and voltail?", ["Against Voltail", "half"], ["Which creature"]),
+        ],
     },
     "strike_team": {
         "reference": [
@@ -84,6 +91,10 @@ SESSIONS: dict[str, dict[str, list[tuple[str, list[str], list[str]]]]] = {
                 ["Nadira", "Brannoc"],
                 ["You're down", "Which hero"],
             ),
+        ],
+        "head_to_head": [  # their hero against the player's own: who wins, then the counter
+            ("is my elowen going to lose to their nadira", ["Nadira has the edge on your Elowen"], []),
+            ("then how do i get to her", ["Nadira"], ["Elowen", "Which hero"]),
         ],
         "unlocked": [  # an owned hero's unlocks: its level, what it runs, what comes next
             (

@@ -82,13 +82,15 @@ RECIPES: dict[str, RecipeSpec] = {
     for s in (
         _spec("pick_best", {"ranked": "select", "foes": "select", "matchup": "literal", "skip": "select",
                             "fielded_key": "key", "threat_key": "key", "only_key": "key",
-                            "tier_bonus": "literal"},
+                            "edge_key": "key", "tier_bonus": "literal"},
               ("foes", "matchup"), ("@unit", "foe", "status", "reason", "other"), picks=True,
               doc="the best usable unit against the foes by a matchup, not one of `skip` (the ranking's "
                   "order, then the roster's strongest), with the matchup's reason (none_key: the safest "
                   "one; fielded_key: one already on the player's side; threat_key: the units that beat the "
                   "player's own unit, named as theirs: 'what beats my Dumaka'; only_key: asked for another, "
-                  "the last pick is still the only one that beats them; {other}: the best of the rest)"),
+                  "the last pick is still the only one that beats them; {other}: the best of the rest; the "
+                  "player's own unit named against the foe is kept when it wins, else edge_key says why "
+                  "the foe wins, before the pick)"),
         _spec("pick_pair", {"team": "select", "roster": "select", "style": "literal", "score": "select",
                             "size": "literal", "pair_key": "key", "lead_key": "key", "anchor": "select",
                             "foes": "select", "matchup": "literal", "available": "select",
@@ -139,11 +141,12 @@ RECIPES: dict[str, RecipeSpec] = {
                   "named the team, so only its lead ({unit}); against an `opponent`, edge_key with who has "
                   "the edge ({status}: `edge`'s words for its component above `high` / below `low`)"),
         _spec("matchup_status", {"unit": "select", "against": "select", "matchup": "literal",
-                                 "hits_key": "key"},
+                                 "hits_key": "key", "types": "select", "type_key": "key"},
               ("unit", "against", "matchup"), ("@unit", "foe", "@context", "status", "@types"), facts=True,
               doc="how a unit fares against a foe or on a context, in the matchup's words (against several, "
                   "the one it fares best against); hits_key: no one to match it against, the values of an "
-                  "attribute matchup's type it beats"),
+                  "attribute matchup's type it beats; type_key: a type named (`types`) against one of "
+                  "theirs: \"does wind do anything against that one\""),
         _spec("fact", {"entity": "select", "kind": "literal", "values": "values", "key_by": "literal",
                        "usable_only": "literal"}, (),
               ("role_summary",), facts=True, entity_fields=True,
@@ -159,12 +162,14 @@ RECIPES: dict[str, RecipeSpec] = {
                   "worst_key: asked who is bad there, the player's units it works against"),
         _spec("pick_swap", {"swaps": "select", "foes": "select", "matchup": "literal", "context": "select",
                             "fit": "literal", "context_key": "key", "plain_key": "key", "kept_key": "key",
-                            "no_gain_key": "key"},
+                            "no_gain_key": "key", "worse_key": "key"},
               ("swaps",), ("out", "@unit", "foe", "status", "reason", "@context", "score"), picks=True,
               doc="the best single swap of the team, with why: a counter (key), the context's fit "
                   "(context_key), the rating (plain_key); none_key: keep the team; kept_key: the unit "
                   "the player named to swap has no better replacement ({out}); no_gain_key: the spare unit "
-                  "the player named to bring in raises the rating in no slot"),
+                  "the player named to bring in raises the rating in no slot; worse_key: kept, because one "
+                  "of the foes beats the unit they named to bring in ({out} kept, @unit the foe, {foe} the "
+                  "unit)"),
         _spec("threat", {"side": "select", "against": "select", "matchup": "literal", "context": "select",
                          "fit": "literal", "context_key": "key"},
               ("side", "against", "matchup"), ("foe", "@unit", "status", "reason", "@context", "count"),

@@ -53,9 +53,23 @@ _SIDE_AFTER = re.compile(
 THEIRS_CUE = re.compile(
     r"\b(?:beat|beats|counter|counters|countering|against|vs|versus|handle|deal with|stop|kill|fight|"
     r"face|facing|worry about|scared of|afraid of|weak to|lose to|losing to|lost to|punish|shut down|"
-    r"shutdown|outplay|survive|play around|dive|focus|target)\s+$",
+    r"shutdown|outplay|survive|play around|dive|focus|target|get to|catch|reach|keep up with|"
+    r"trade with|pressure|go after|hunt|match up with|match up against)\s+$",
     re.IGNORECASE,
 )
+# A phrasal verb around the pronoun that faces a foe: "take him on", "shut her down", "pick it off".
+THEIRS_AROUND = (
+    re.compile(r"\b(?:take|shut|lock|knock|pick|wipe|burst|chase|push|hold|kill|blow)\s+$", re.IGNORECASE),
+    re.compile(r"^\s+(?:on|out|down|off|back)\b", re.IGNORECASE),
+)
+
+
+def faces_foe(before: str, after: str) -> bool:
+    """Do the words around a pronoun point at the opponent's side ("beat him", "take it on")?"""
+    return THEIRS_CUE.search(before) is not None or (
+        THEIRS_AROUND[0].search(before) is not None and THEIRS_AROUND[1].match(after) is not None
+    )
+
 
 # --- the pack's descriptive vocabulary ----------------------------------------------------------
 

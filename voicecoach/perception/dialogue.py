@@ -51,6 +51,7 @@ from voicecoach.perception.descriptions import (
     describe,
     describer,
     display,
+    faces_foe,
     side_word,
     slotted,
 )
@@ -195,10 +196,11 @@ def _refer(
         before = text[: match.start()]
         if DESCRIBED.search(before):
             continue  # "their big shield guy, what beats him": him is the one just described
-        side = "theirs" if THEIRS_CUE.search(before) else "mine" if _MINE_CUE.search(before) else "any"
-        if side == "any" and _MINE_AFTER.match(text[match.end() :]):
+        after = text[match.end() :]
+        side = "theirs" if faces_foe(before, after) else "mine" if _MINE_CUE.search(before) else "any"
+        if side == "any" and _MINE_AFTER.match(after):
             side = "mine"  # "is he ready", "is he unlocked yet"
-        if side == "any" and _MODAL.search(before) and _LOADOUT_VERB.match(text[match.end() :]):
+        if side == "any" and _MODAL.search(before) and _LOADOUT_VERB.match(after):
             side = "mine"  # "what should he run": only the player's own unit takes their advice
         if side == "any" and pronoun in ("that one", "this one"):
             continue  # "won that one": a round as often as a unit; only a verb for units says which
@@ -276,6 +278,11 @@ def _substitute(pack: Pack, sides: Sides, previous: str, new: list[Mention], dro
             if here is not None:
                 out = f"{out[: here.start()]}on {display(pack, m.kind, m.id)}{out[here.end() :]}"
                 changed = True
+            # "does wind do anything against their team" - "and Voltail?": one of that team
+            team = _their_team(pack).search(out)
+            if team is not None and m.kind == pack.catalog.schema.kind("unit") and sides.on("theirs", m.id):
+                out = f"{out[: team.start()]}{display(pack, m.kind, m.id)}{out[team.end() :]}"
+                changed = True
             continue
         target = next((e for e in same if e.id in drop), None)
         if target is None:
@@ -287,6 +294,14 @@ def _substitute(pack: Pack, sides: Sides, previous: str, new: list[Mention], dro
         earlier = [e for e in earlier if e is not target]
         changed = True
     return out if changed else None
+
+
+def _their_team(pack: Pack) -> re.Pattern[str]:
+    """ "Their team", "the enemy side", and the schema's group kind by name or noun ("their comp")."""
+    schema = pack.catalog.schema
+    nouns = [n for name, k in schema.kinds.items() if k.role == "group" for n in (name, *k.nouns)]
+    words = "|".join(map(re.escape, ["team", "side", "squad", *nouns]))
+    return re.compile(rf"\b(?:their|the enemy(?:'s)?|the other|the opponent'?s?)\s+(?:{words})\b", re.I)
 
 
 def _correct(pack: Pack, sides: Sides, text: str, history: Sequence[Exchange]) -> tuple[str, list[str]]:

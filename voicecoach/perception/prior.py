@@ -212,6 +212,8 @@ class IntentPrior:
         token = kind_token(pack.catalog.schema.kind("unit") or "")
         self._versus = re.compile(rf"{token}\s+{VERSUS}\s+(?:their\s+|the\s+|my\s+)?{token}")
         self._facing = re.compile(rf"\b{FACING}\s+(?:their\s+|the\s+)?{token}")
+        self._confront = re.compile(rf"\b{CONFRONT}\s+(?:their\s+|the\s+)?{token}")
+        self._bench = re.compile(rf"\b{BENCH}\s+(?:my\s+)?{token}\s+{BENCH_FOR}\s+(?:my\s+)?{token}")
 
     @classmethod
     def load(cls, pack: Pack, path: Path | None = None, threshold: float | None = None) -> IntentPrior:
@@ -267,7 +269,11 @@ class IntentPrior:
         if self.counter_pair is not None and named and HAS_ANYONE.search(abstracted):
             # "Do I have anyone for Nadira?": not whether they own Nadira, but what of theirs beats her.
             p, rule = self._only(self.counter_pair), "has_anyone"
-        elif self.swap_pair is not None and named and OUT_AND_IN.search(abstracted):
+        elif (
+            self.swap_pair is not None
+            and named
+            and (OUT_AND_IN.search(abstracted) or self._bench.search(abstracted))
+        ):
             # "Should I take Renzo out and put Paxton in?": a swap, whatever else the words suggest.
             p, rule = self._only(self.swap_pair), "out_and_in"
         elif (
@@ -277,6 +283,14 @@ class IntentPrior:
         ):
             # "What about my Sparkwing vs Shellbastion?": how one unit does against another.
             p, rule = self._only(self.versus_pair), "versus"
+        elif (
+            self.counter_pair is not None
+            and self.labels[int(p.argmax())] not in (self.versus_pair, self.counter_pair, self.swap_pair)
+            and self._confront.search(abstracted)
+        ):
+            # "How do I get to Nadira?", "who can catch him": reaching a unit to fight it is
+            # countering it, not unlocking it.
+            p, rule = self._only(self.counter_pair), "confront"
         elif self.swap_pair is not None and named and REPLACES.search(abstracted):
             # "Who takes Renzo's spot?", "who would Bexley replace?": one unit for another on the team.
             p, rule = self._only(self.swap_pair), "replaces"
@@ -352,6 +366,12 @@ OUT_AND_IN = re.compile(
     r"\b(?:take|pull|swap|switch|sub|bench|sit|drop)\s+(?:\w+\s+){0,2}out\b.*\b(?:put|bring|swap|sub|get)\s+"
     r"(?:\w+\s+){0,2}in\b|\b(?:take|pull)\s+(?:\w+\s+){0,2}out\s+for\b"
 )
+# "Bench X for Y", "benching X and using Y", "drop X, play Y" (English cue words, a unit after each).
+BENCH = r"(?:bench|benching|drop|dropping|ditch|ditching|swap|swapping|sub|subbing|take|taking|pull|pulling)"
+BENCH_FOR = (
+    r"(?:out\s+)?(?:for|and\s+(?:\w+\s+)?(?:use|using|play|playing|bring|bringing|run|running|put|putting)"
+    r"(?:\s+in)?|(?:and\s+)?(?:bring|bringing|put|putting)\s+in)"
+)
 # "Who takes his spot", "who would X replace", "if X sits out", "what can fill in for X", "X comes
 # out" (English cue words): one unit in place of another on the player's team.
 REPLACES = re.compile(
@@ -360,6 +380,11 @@ REPLACES = re.compile(
     r"(?:who|which)\s+(?:\w+\s+){0,2}(?:comes?|goes?)\s+out)\b"
 )
 VERSUS = r"(?:vs|versus|against)"
+# Verbs of going after a unit in a fight ("get to", "catch", "take on") (English cue words).
+CONFRONT = (
+    r"(?:get\s+to|get\s+past|get\s+around|catch|deal\s+with|keep\s+up\s+with|shut\s+down|"
+    r"lock\s+down|punish|outplay|hold\s+off)"
+)
 # Words that put a unit in front of the player's pick: "best against", "an answer to", "into".
 FACING = r"(?:against|into|vs|versus|answer\s+to|answer\s+for|counter\s+to|counter\s+for)"
 # The player says a unit of theirs is gone, then asks who / what / which: the question is what to do

@@ -30,7 +30,7 @@ from dataclasses import dataclass
 from voicecoach.domain.catalog import Role, Schema
 from voicecoach.domain.entities import EntityKind, link_entities
 from voicecoach.domain.pack import Pack
-from voicecoach.perception.descriptions import display
+from voicecoach.perception.descriptions import display, faces_foe
 
 # English cue words by role (a kind's own words come from the schema: pet's "skill", "evolve" ...).
 _ROLE_VERBS: dict[Role, tuple[str, ...]] = {
@@ -249,7 +249,7 @@ def resolve_reference(
         if any(m.kind in wanted and _CLAUSE.search(text[m.span[1] : match.start()]) for m in linked):
             continue  # "Prismite just came in, how do I beat that?": this sentence named it
         candidates = [m for kind in wanted for ms in said for m in ms if m.kind == kind and m.id not in here]
-        if foe is not None and _FOE_BEFORE.search(before):
+        if foe is not None and (_FOE_BEFORE.search(before) or faces_foe(before, after)):
             # "who comes out for that", "how do I beat that": one of theirs before one of the player's
             candidates.sort(key=lambda m: not foe(m.id))
         elif foe is not None and _OWN_BEFORE.search(before):
@@ -275,7 +275,8 @@ def _wanted(
     said = [k for k in kinds.order if cues & kinds.words[k]]
     if said:
         return said
-    if kinds.unit is not None and _FOE_BEFORE.search(before) and _word_before(before) != "for":
+    foe_cue = (_FOE_BEFORE.search(before) and _word_before(before) != "for") or faces_foe(before, after)
+    if kinds.unit is not None and foe_cue:
         # "what do I pick into that", "how do I beat it": a unit to face, not an option
         return [kinds.unit, *(k for k in kinds.order if k != kinds.unit)]
     # A kind's noun elsewhere in the sentence is not what the pronoun stands for ("what moves does

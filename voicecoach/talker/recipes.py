@@ -246,6 +246,27 @@ def pick_best(c: _Ctx) -> list[Line]:
     threatened = _threatened(c, m, foes, theirs, mine)
     if threatened:
         return threatened
+    own, edge = _own_named(c, foes, theirs, mine), []
+    if own is not None and not c.t.alternative:
+        # "Can my Elowen keep up with their Nadira?", "their Tamsin keeps beating my Lorcan": the
+        # player asked about their own unit first; if it wins the matchup, that is the answer.
+        if multiplier(c.catalog, m, own, foes[0]) > m.default and c.usable(own):
+            return c.line(_fielded(c, own, c.step.key), [own, foes[0]], **_counter_values(c, m, own, foes[0]))
+        if multiplier(c.catalog, m, foes[0], own) > m.default:
+            edge = c.naming(c.inputs.get("edge_key"), [foes[0], own], **_counter_values(c, m, foes[0], own))
+    return edge + _best_counter(c, m, foes)
+
+
+def _own_named(c: _Ctx, foes: list[str], theirs: list[str], mine: list[str]) -> str | None:
+    """The player's own unit the question sets against the foes, if it names one."""
+    owned = {o.id for o in c.view.owned()}
+    return next(
+        (u for u in c.t.mentioned if u not in foes and u not in theirs and (u in mine or u in owned)), None
+    )
+
+
+def _best_counter(c: _Ctx, m: Matchup, foes: list[str]) -> list[Line]:
+    """`pick_best`'s pick: the first usable unit that beats a foe, else the safest."""
     ranked = c.ids("ranked")
     ranked += _strongest_first(c, sorted(o.id for o in c.view.owned() if o.id not in ranked))
     ranked = c.t.fresh_first(ranked)
@@ -684,6 +705,12 @@ def matchup_status(c: _Ctx) -> list[Line]:
     others = c.ids_but("against", uid)
     theirs = c.view.opponent_side()
     between_units = m.between[1] == c.view.unit_kind
+    types = c.ids("types") if m.attribute is not None else []
+    if types and uid in theirs and not c.view.owns(uid) and not [o for o in others if o in c.t.mentioned]:
+        # "Does wind do anything against Voltail?": the type the player named against that unit.
+        status = _words(m, _type_mult(c, m, types[0], _value(c, m.between[1], uid, m.attribute)))
+        values = {str(m.attribute): c.name(types[0]), "@unit": c.name(uid)}
+        return c.line(c.inputs.get("type_key"), [], **values, status=status) if status else []
     if (
         between_units
         and uid in theirs
@@ -959,6 +986,13 @@ def pick_swap(c: _Ctx) -> list[Line]:
             return []
         row = row or outs[0]
     if named and row is None and c.inputs.get("kept_key"):
+        # "Should I bench Emberfox for Tidefang?": no; if one of theirs beats the unit they'd bring
+        # in, that is why (worse_key).
+        new = next((u for u in coming if c.usable(u)), None)
+        beaten_by = [f for f in c.ids("foes") if m and new and multiplier(c.catalog, m, f, new) > m.default]
+        if m is not None and new and beaten_by and c.inputs.get("worse_key"):
+            why = _counter_values(c, m, beaten_by[0], new)
+            return c.naming(c.inputs["worse_key"], [new], out=c.name(named[0]), **why, **_where(c))
         return c.naming(c.inputs["kept_key"], [], out=c.name(named[0]), **_where(c))
     # "Who would Hexmoth replace?": the best swap bringing in the spare unit they named, else that it
     # would not raise the team's rating anywhere.
