@@ -419,3 +419,31 @@ def test_one_named_unit_against_another_is_the_matchup_question(prior: IntentPri
     said = prior.predict("and my galehawk versus their voltail")
     assert (said.intent, said.sub_intent) == ("element", "matchup"), said
     assert prior.predict("what about galehawk").rule is None
+
+
+def test_going_after_a_unit_is_the_counter_question(prior: IntentPrior) -> None:
+    for text in ("how do i get to voltail", "what can catch their galehawk", "who can deal with pyrowl"):
+        said = prior.predict(text)  # (the classifier may already say so: then no rule is needed)
+        assert (said.intent, said.sub_intent) == ("creature", "counters"), text
+    assert prior.predict("what can catch their galehawk").rule == "confront"
+    # Carrying something on a unit is not fighting it.
+    assert prior.predict("which skills do i take on oakhorn").rule != "confront"
+
+
+def test_benching_one_for_another_is_a_swap(prior: IntentPrior) -> None:
+    for text in ("benching oakhorn and playing hexmoth", "drop emberfox for lumifawn"):
+        said = prior.predict(text)
+        assert (said.intent, said.sub_intent, said.rule) == ("lineup", "swap", "out_and_in"), text
+
+
+def test_risk_hardship_fix_and_use_now_have_their_pairs(prior: IntentPrior) -> None:
+    cases = {
+        "who on my side is in the most danger": ("match", "opponent_analysis", "at_risk"),
+        "why does this match feel so one sided": ("match", "opponent_analysis", "why_hard"),
+        "any quick fix": ("lineup", "swap", "fix"),
+        "is sparkwing any good right now": ("element", "matchup", "any_use_now"),
+    }
+    for text, want in cases.items():
+        said = prior.predict(text)
+        assert (said.intent, said.sub_intent, said.rule) == want, text
+    assert prior.predict("is sparkwing any good").rule is None  # no "here / now": what it is

@@ -237,12 +237,12 @@ RECIPES: dict[str, RecipeSpec] = {
               doc="what beats the player's own unit by an attribute matchup (key), and the foe of that "
                   "type to watch (foe_key); nothing for a unit they do not own (the next step answers)"),
         _spec("coverage", {"units": "select", "matchup": "literal", "full_key": "key", "many_key": "key",
-                           "weak_key": "key"},
+                           "weak_key": "key", "also_key": "key"},
               ("units", "matchup"), ("@types", "missed", "size", "count"),
               doc="the values of an attribute matchup's type the units beat and the ones none of them "
                   "does (many_key: more than three, as {count}; full_key: all; none_key: none); "
                   "weak_key: asked what the team is weak to, the types that beat the most of its {size} "
-                  "units ({count})"),
+                  "units ({count}); also_key: then the types that beat fewer of them"),
         _spec("groups_compare", {"groups": "select", "even_key": "key"}, (),
               ("@group", "count", "size", "other_@group", "other_count", "other_size"), group_fields=True,
               doc="two groups the player names, by how many of each's units they own (even_key: as many)"),

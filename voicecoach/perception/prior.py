@@ -209,6 +209,8 @@ class IntentPrior:
         self.counter_pair, self.swap_pair = _counter_pair(pack, self.labels), _swap_pair(pack, self.labels)
         self.strongest_pairs = _strongest_pairs(pack, self.labels)
         self.versus_pair = _versus_pair(pack, self.labels)
+        self.threat_pair = _opening_pair(pack, self.labels, "threat")
+        self.analysis_pair = _opening_pair(pack, self.labels, "read_side") or self.threat_pair
         token = kind_token(pack.catalog.schema.kind("unit") or "")
         self._versus = re.compile(rf"{token}\s+{VERSUS}\s+(?:their\s+|the\s+|my\s+)?{token}")
         self._facing = re.compile(rf"\b{FACING}\s+(?:their\s+|the\s+)?{token}")
@@ -291,6 +293,23 @@ class IntentPrior:
             # "How do I get to Nadira?", "who can catch him": reaching a unit to fight it is
             # countering it, not unlocking it.
             p, rule = self._only(self.counter_pair), "confront"
+        elif self.threat_pair is not None and AT_RISK.search(abstracted):
+            # "Which of mine is most at risk?": who their threat hits hardest, not my strongest.
+            p, rule = self._only(self.threat_pair), "at_risk"
+        elif self.analysis_pair is not None and WHY_HARD.search(abstracted):
+            # "Why is this matchup so rough?": what the other side does to the player's.
+            p, rule = self._only(self.analysis_pair), "why_hard"
+        elif self.swap_pair is not None and FIX.search(abstracted):
+            # "What's the quickest fix?": the one change that helps most is a swap.
+            p, rule = self._only(self.swap_pair), "fix"
+        elif (
+            self.versus_pair is not None
+            and named
+            and self.labels[int(p.argmax())] not in (self.counter_pair, self.swap_pair)
+            and ANY_USE_NOW.search(abstracted)
+        ):
+            # "Is Oakhorn any use here?": how it does against what they field now.
+            p, rule = self._only(self.versus_pair), "any_use_now"
         elif self.swap_pair is not None and named and REPLACES.search(abstracted):
             # "Who takes Renzo's spot?", "who would Bexley replace?": one unit for another on the team.
             p, rule = self._only(self.swap_pair), "replaces"
@@ -380,6 +399,26 @@ REPLACES = re.compile(
     r"(?:who|which)\s+(?:\w+\s+){0,2}(?:comes?|goes?)\s+out)\b"
 )
 VERSUS = r"(?:vs|versus|against)"
+# "Which of mine is most at risk", "who's our weakest link" (English cue words).
+AT_RISK = re.compile(
+    r"\b(?:most|more)\s+(?:at\s+risk|in\s+danger|vulnerable|exposed|threatened)\b|\bweakest\s+link\b|"
+    r"\bin\s+the\s+most\s+danger\b"
+)
+# "Why is this matchup so rough", "why are we getting stomped" (English cue words).
+WHY_HARD = re.compile(
+    r"\bwhy\b(?:\s+\w+){0,5}\s+(?:matchup|match|game|fight|round)\b(?:\s+\w+){0,3}\s+"
+    r"(?:hard|rough|bad|tough|difficult|brutal|awful|unfair|one sided)\b|"
+    r"\bwhy\s+(?:are|am|do)\s+(?:we|i)\s+(?:keep\s+)?(?:losing|struggling|getting\s+(?:rolled|stomped|crushed|wrecked))\b"
+)
+# "What's the quickest fix", "how do I fix this" (English cue words).
+FIX = re.compile(
+    r"\b(?:quick(?:est)?|easiest|best|simplest|one)\s+fix\b|\bhow\s+(?:do|can|would|should)\s+(?:i|we)\s+fix\b|"
+    r"\bfix\s+(?:this|that|my\s+team|our\s+team)\b"
+)
+# "Is Oakhorn any use here?", "any good right now" (English cue words).
+ANY_USE_NOW = re.compile(
+    r"\bany\s+(?:use|good)\s+(?:here|now|right\s+now|in\s+this\s+(?:match|fight|one|game))\b"
+)
 # Verbs of going after a unit in a fight ("get to", "catch", "take on") (English cue words).
 CONFRONT = (
     r"(?:get\s+to|get\s+past|get\s+around|catch|deal\s+with|keep\s+up\s+with|shut\s+down|"
@@ -434,6 +473,18 @@ def _versus_pair(pack: Pack, labels: list[tuple[str, str]]) -> tuple[str, str] |
             and e.answer[0].recipe == "matchup_status"
             and e.answer[0].inputs.get("matchup") in between
             and (e.intent, e.sub_intent) in labels
+        ),
+        None,
+    )
+
+
+def _opening_pair(pack: Pack, labels: list[tuple[str, str]], recipe: str) -> tuple[str, str] | None:
+    """The first Φ pair whose answer opens with `recipe` (e.g. "threat": their biggest threat)."""
+    return next(
+        (
+            (e.intent, e.sub_intent)
+            for e in pack.phi
+            if e.answer and e.answer[0].recipe == recipe and (e.intent, e.sub_intent) in labels
         ),
         None,
     )

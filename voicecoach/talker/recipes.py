@@ -1439,7 +1439,13 @@ def coverage(c: _Ctx) -> list[Line]:
         most = max((victims(d) for d in types), default=0)
         if most:
             worst = [d for d in types if victims(d) == most]
-            return c.line(c.inputs["weak_key"], [], **{"@types": c.names(worst)}, count=most, size=len(units))
+            size = len(units)
+            lines = c.line(c.inputs["weak_key"], [], **{"@types": c.names(worst)}, count=most, size=size)
+            # "Which elements ...": the rest that hit one of them hard are part of the answer too.
+            rest = [d for d in types if 0 < victims(d) < most]
+            if rest and c.inputs.get("also_key"):
+                lines += c.line(c.inputs["also_key"], [], **{"@types": c.names(rest)})
+            return lines
     ours = list(dict.fromkeys(v for u in units if (v := _value(c, m.between[0], u, m.attribute)) is not None))
     hit = [d for d in types if any(_type_mult(c, m, a, d) > m.default for a in ours)]
     missed = [c.name(d) for d in types if d not in hit]
