@@ -3,8 +3,9 @@
 Each session of `<pack>/dialogue_suite.json` (`voicecoach.bench.dialogue`) runs in its own coach
 session on the pack's example state (with the session's merge patch), turn by turn through the
 same text pipeline as `voicecoach chat`, and each reply is judged by its turn's rubric. The table
-says, per kind of turn, how many replies are right in every respect the rubric checks and how
-often the pair was right; `--show N` prints N consecutive turns verbatim (what was said, how the
+says, per kind of turn, how many replies are right in every respect the rubric checks, how often
+the coach asked back instead of answering, and how often the pair of an answered turn was right
+(a question asked back has no pair: the turn that answers it is judged on its own); `--show N` prints N consecutive turns verbatim (what was said, how the
 coach read it, what it answered, the verdict) so a reader can judge them too.
 
 It measures the embedded default (the intent prior labels, rules fill the slots, the grounded
@@ -25,6 +26,7 @@ from loguru import logger
 from rich.progress import Progress
 from rich.table import Table
 
+from voicecoach.actors.perception import CLARIFY
 from voicecoach.bench.dialogue import FILE, intent_right, load_suite, verdict
 from voicecoach.coach.engines import Engines
 from voicecoach.coach.session import CoachConfig, Session
@@ -32,7 +34,10 @@ from voicecoach.coach.store import MemorySessionStore
 from voicecoach.core.console import report_console
 from voicecoach.core.state import load_state, merge_patch
 from voicecoach.domain.pack import PACKS_DIR, example_state_path, load_pack
+from voicecoach.perception.prompt import OTHER
 from voicecoach.pipelines.text import TextCoach
+
+ASKED_BACK = f"{OTHER}/{CLARIFY}"
 
 
 async def play(
@@ -61,7 +66,8 @@ async def play(
                     {
                         "session": bench_session.id, "turn": i, "kind": turn.kind, "say": turn.say,
                         "read_as": record.utterance if record else None, "label": label,
-                        "intent": turn.intent, "intent_right": intent_right(turn, label),
+                        "intent": turn.intent, "asked_back": label == ASKED_BACK,
+                        "intent_right": None if label == ASKED_BACK else intent_right(turn, label),
                         "reply": reply, "right": not problems, "problems": problems,
                     }
                 )  # fmt: skip
@@ -86,14 +92,15 @@ def table(pack_id: str, rows: list[dict[str, Any]]) -> Table:
     for row in rows:
         by_kind[row["kind"]].append(row)
     out = Table(title=f"dialogue suite: {pack_id}")
-    for column in ("kind", "turns", "right %", "intent %"):
+    for column in ("kind", "turns", "right %", "asked back", "intent % (answered)"):
         out.add_column(column, justify="left" if column == "kind" else "right")
 
     def add(name: str, group: list[dict[str, Any]]) -> None:
         judged = [r["intent_right"] for r in group if r["intent_right"] is not None]
         right = 100.0 * sum(r["right"] for r in group) / len(group)
         intent = f"{100.0 * sum(judged) / len(judged):.1f}" if judged else "-"
-        out.add_row(name, str(len(group)), f"{right:.1f}", intent)
+        asked = sum(bool(r.get("asked_back")) for r in group)
+        out.add_row(name, str(len(group)), f"{right:.1f}", str(asked), intent)
 
     for kind in sorted(by_kind):
         add(kind, by_kind[kind])
