@@ -447,3 +447,11 @@ def test_risk_hardship_fix_and_use_now_have_their_pairs(prior: IntentPrior) -> N
         said = prior.predict(text)
         assert (said.intent, said.sub_intent, said.rule) == want, text
     assert prior.predict("is sparkwing any good").rule is None  # no "here / now": what it is
+
+
+def test_one_unit_beaten_by_another_and_the_move_to_open_with(prior: IntentPrior) -> None:
+    said = prior.predict("will my oakhorn get walled by their shellbastion")
+    assert (said.intent, said.sub_intent) == ("element", "matchup"), said
+    said = prior.predict("which skill should tidefang start off with")
+    assert (said.intent, said.sub_intent, said.rule) == ("skill", "best", "opener"), said
+    assert prior.predict("who should i lead with").rule != "opener"  # a unit to lead, not a move

@@ -54,6 +54,9 @@ SESSIONS: dict[str, dict[str, list[tuple[str, list[str], list[str]]]]] = {
         "swap_worse": [  # the unit they'd bring in loses to one of theirs: kept, and why
             ("thinking of benching emberfox and using tidefang", ["Keep Emberfox", "Briarcat"], []),
         ],
+        "swap_pair_no_gain": [  # the swap they name raises nothing: why not, then the one that does
+            ("ok put galehawk in for sparkwing", ["Not Galehawk", "Voltail", "Hexmoth"], []),
+        ],
         "type_against_one": [  # "and X?" after a type against their team: the type against X
             ("is wind any use into their lineup", ["wind"], []),
             ("and voltail?", ["Against Voltail", "half"], ["Which creature"]),
@@ -91,6 +94,10 @@ SESSIONS: dict[str, dict[str, list[tuple[str, list[str], list[str]]]]] = {
                 ["Nadira", "Brannoc"],
                 ["You're down", "Which hero"],
             ),
+        ],
+        "swap_named_is_not_kept_out": [  # a one-off swap keeps nothing out of later answers
+            ("pull lorcan out for paxton", ["Lorcan"], []),
+            ("and swap dumaka for brannoc", ["Brannoc"], ["leaving Lorcan out"]),
         ],
         "head_to_head": [  # their hero against the player's own: who wins, then the counter
             ("is my elowen going to lose to their nadira", ["Nadira has the edge on your Elowen"], []),

@@ -30,6 +30,7 @@ from __future__ import annotations
 from pydantic import BaseModel, ConfigDict
 
 from voicecoach.core.state import LiveState
+from voicecoach.domain.entities import link_entities
 from voicecoach.domain.pack import Pack
 from voicecoach.grounding.diff import Conflict, diff
 from voicecoach.grounding.plan import Paragraph, phi_entry, psi, schedule
@@ -63,6 +64,12 @@ class GroundingControl(BaseModel):
         return self.inherit if self.inherit is not None else self.slots
 
 
+def _two_units(pack: Pack, utterance: str) -> bool:
+    """Does the utterance name two units (the one going out and the one coming in)?"""
+    unit = pack.catalog.schema.kind("unit")
+    return len({m.id for m in link_entities(pack, utterance) if m.kind == unit}) >= 2
+
+
 def ground(
     slots: QuerySlots,
     state: LiveState,
@@ -94,10 +101,14 @@ def ground(
     flags = (entry.branch, entry.coaching, entry.scene) if entry is not None else (None, None, None)
     plan = schedule(psi(result, intent, sub_intent, *flags), max_paragraphs)
     inherit = None
-    if sub_intent == "swap" and utterance is not None and ASKS_WHETHER.search(utterance):
-        # "Should I pull Sparkwing out?" asks about this match's team: it keeps nothing out of later
-        # teams (and a later answer must not say "leaving Sparkwing out, as you asked"). "Keep
-        # Sparkwing out" is a request, and carries.
+    if (
+        sub_intent == "swap"
+        and utterance is not None
+        and (ASKS_WHETHER.search(utterance) or _two_units(pack, utterance))
+    ):
+        # "Should I pull Sparkwing out?" or "take Sparkwing out for Hexmoth" is about this match's
+        # team: it keeps nothing out of later teams (and a later answer must not say "leaving
+        # Sparkwing out, as you asked"). "Keep Sparkwing out" is a request, and carries.
         before = earlier.excluded_entities if earlier is not None else []
         kept = [n for n in slots.excluded_entities if any(same_unit(n, b, pack) for b in before)]
         inherit = slots.model_copy(update={"excluded_entities": kept})

@@ -212,10 +212,23 @@ class IntentPrior:
         self.threat_pair = _opening_pair(pack, self.labels, "threat")
         self.analysis_pair = _opening_pair(pack, self.labels, "read_side") or self.threat_pair
         token = kind_token(pack.catalog.schema.kind("unit") or "")
-        self._versus = re.compile(rf"{token}\s+{VERSUS}\s+(?:their\s+|the\s+|my\s+)?{token}")
+        self._versus = re.compile(
+            rf"{token}\s+{VERSUS}\s+(?:their\s+|the\s+|my\s+)?{token}"
+            rf"|{token}(?:\s+\w+){{0,4}}?\s+(?:smoked|beaten|countered|wrecked|destroyed|hard countered|"
+            rf"outclassed|walled|shut down)\s+by\s+(?:their\s+|the\s+)?{token}"
+        )
+        self.opener_pair = _opening_pair(pack, self.labels, "option_best")
+        option = pack.catalog.schema.kind("option")
+        nouns = [n.lower() for n in pack.catalog.schema.kinds[option].nouns] if option else []
+        self._opener = (
+            re.compile(rf"\b(?:{'|'.join(map(re.escape, nouns))})s?\b.*\b{OPEN_WITH}") if nouns else None
+        )
         self._facing = re.compile(rf"\b{FACING}\s+(?:their\s+|the\s+)?{token}")
         self._confront = re.compile(rf"\b{CONFRONT}\s+(?:their\s+|the\s+)?{token}")
-        self._bench = re.compile(rf"\b{BENCH}\s+(?:my\s+)?{token}\s+{BENCH_FOR}\s+(?:my\s+)?{token}")
+        self._bench = re.compile(
+            rf"\b{BENCH}\s+(?:my\s+)?{token}\s+{BENCH_FOR}\s+(?:my\s+)?{token}"
+            rf"|\b{PUT_IN}\s+(?:my\s+)?{token}\s+in\s+(?:for|over|instead\s+of)\s+(?:my\s+)?{token}"
+        )
 
     @classmethod
     def load(cls, pack: Pack, path: Path | None = None, threshold: float | None = None) -> IntentPrior:
@@ -293,6 +306,14 @@ class IntentPrior:
             # "How do I get to Nadira?", "who can catch him": reaching a unit to fight it is
             # countering it, not unlocking it.
             p, rule = self._only(self.counter_pair), "confront"
+        elif (
+            self.opener_pair is not None
+            and self._opener is not None
+            and named
+            and self._opener.search(abstracted)
+        ):
+            # "What move should Galehawk open with?": the best of its options, not the list of them.
+            p, rule = self._only(self.opener_pair), "opener"
         elif self.threat_pair is not None and AT_RISK.search(abstracted):
             # "Which of mine is most at risk?": who their threat hits hardest, not my strongest.
             p, rule = self._only(self.threat_pair), "at_risk"
@@ -391,6 +412,8 @@ BENCH_FOR = (
     r"(?:out\s+)?(?:for|and\s+(?:\w+\s+)?(?:use|using|play|playing|bring|bringing|run|running|put|putting)"
     r"(?:\s+in)?|(?:and\s+)?(?:bring|bringing|put|putting)\s+in)"
 )
+# "Put X in for Y", "sub X in over Y" (English cue words).
+PUT_IN = r"(?:put|putting|bring|bringing|sub|subbing|swap|swapping|slot|slotting|throw|throwing)"
 # "Who takes his spot", "who would X replace", "if X sits out", "what can fill in for X", "X comes
 # out" (English cue words): one unit in place of another on the player's team.
 REPLACES = re.compile(
@@ -399,6 +422,8 @@ REPLACES = re.compile(
     r"(?:who|which)\s+(?:\w+\s+){0,2}(?:comes?|goes?)\s+out)\b"
 )
 VERSUS = r"(?:vs|versus|against)"
+# "Open with", "lead with", "start off with" (English cue words).
+OPEN_WITH = r"(?:open|opens|opening|lead|leads|leading|start|starts|starting)\s+(?:off\s+)?with\b"
 # "Which of mine is most at risk", "who's our weakest link" (English cue words).
 AT_RISK = re.compile(
     r"\b(?:most|more)\s+(?:at\s+risk|in\s+danger|vulnerable|exposed|threatened)\b|\bweakest\s+link\b|"

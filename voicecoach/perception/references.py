@@ -36,7 +36,7 @@ from voicecoach.perception.descriptions import display, faces_foe
 _ROLE_VERBS: dict[Role, tuple[str, ...]] = {
     "unit": ("level", "levelling", "leveling", "train", "training", "field", "bring", "swap", "buy",
              "with", "against", "counter", "counters", "beat", "beats", "replace", "replaces",
-             "around"),
+             "around", "fit", "slot"),
     "option": ("unlock", "unlocks", "equip", "equipped", "learn", "learns", "cast"),
 }  # fmt: skip
 _ROLE_NOUNS: dict[Role, tuple[str, ...]] = {"unit": ("guy",)}

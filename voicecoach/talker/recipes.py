@@ -985,14 +985,16 @@ def pick_swap(c: _Ctx) -> list[Line]:
         if row is None and _beats(c, m, staying, against) is not None:
             return []
         row = row or outs[0]
+    new_in = next((u for u in coming if c.usable(u)), None)
+    if named and new_in is not None and not asked_in:
+        # "Swap Sparkwing for Galehawk": that swap raises nothing. Say why not, then the swap of
+        # that unit that does, else keep it.
+        lead = _not_that_swap(c, m, named[0], new_in)
+        if lead:
+            if outs:
+                return lead + _swap_said(c, outs[0], against, m)
+            return lead + c.naming(c.inputs.get("kept_key"), [], out=c.name(named[0]), **_where(c))
     if named and row is None and c.inputs.get("kept_key"):
-        # "Should I bench Emberfox for Tidefang?": no; if one of theirs beats the unit they'd bring
-        # in, that is why (worse_key).
-        new = next((u for u in coming if c.usable(u)), None)
-        beaten_by = [f for f in c.ids("foes") if m and new and multiplier(c.catalog, m, f, new) > m.default]
-        if m is not None and new and beaten_by and c.inputs.get("worse_key"):
-            why = _counter_values(c, m, beaten_by[0], new)
-            return c.naming(c.inputs["worse_key"], [new], out=c.name(named[0]), **why, **_where(c))
         return c.naming(c.inputs["kept_key"], [], out=c.name(named[0]), **_where(c))
     # "Who would Hexmoth replace?": the best swap bringing in the spare unit they named, else that it
     # would not raise the team's rating anywhere.
@@ -1013,6 +1015,22 @@ def pick_swap(c: _Ctx) -> list[Line]:
     row = row or next(iter(rows), None)
     if row is None:
         return c.line(c.step.none_key, [], **_where(c))
+    return _swap_said(c, row, against, m)
+
+
+def _not_that_swap(c: _Ctx, m: Matchup | None, out: str, new: str) -> list[Line]:
+    """Why the swap the player named raises nothing: one of theirs beats the unit coming in
+    (worse_key), else just that (pair_key); none without those keys."""
+    beaten_by = [f for f in c.ids("foes") if m is not None and multiplier(c.catalog, m, f, new) > m.default]
+    if m is not None and beaten_by and c.inputs.get("worse_key"):
+        why = _counter_values(c, m, beaten_by[0], new)
+        return c.naming(c.inputs["worse_key"], [new], out=c.name(out), **why, **_where(c))
+    return c.naming(c.inputs.get("pair_key"), [new], out=c.name(out), **{"@unit": c.name(new)}, **_where(c))
+
+
+def _swap_said(c: _Ctx, row: dict[str, Any], against: list[str], m: Matchup | None) -> list[Line]:
+    """One scored swap said with why: a counter to a foe, a better fit on the context, else the
+    new rating."""
     out, new = row["out"]["id"], row["in"]["id"]
     values: dict[str, Any] = {
         "out": c.name(out),
