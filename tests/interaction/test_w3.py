@@ -528,6 +528,18 @@ def test_a_candidate_whose_required_fields_are_absent_is_held_back() -> None:
     assert control.guidance is not None and control.guidance.candidate_id == "fu_it"
 
 
+def test_an_offer_about_a_unit_the_player_does_not_own_is_held_back() -> None:
+    """'I can build a lineup around that' right after 'you don't own c1' offers what cannot be done."""
+    around = cand("fu_around", p=1.0).model_copy(update={"owned": ["ic.focus_creature"]})
+    pool = [around, cand("fu_any", p=1.0, w=1e-9)]
+    ic = LiveState().ic.model_copy(update={"focus_creature": "c1"})
+    for owned, want in (([], "fu_any"), (["c1"], "fu_around")):
+        inventory = Inventory(owned=[OwnedCreature(creature_id=c) for c in owned])
+        state = LiveState(ic=ic, fs=FactSlots(inventory=inventory))
+        control, _ = interact(state, mini_pack(), "knowledge-qa", 0, 3, candidates=pool)
+        assert control.guidance is not None and control.guidance.candidate_id == want, owned
+
+
 def test_a_follow_up_the_turns_answer_covers_is_held_back() -> None:
     """'Want me to check how that matches up?' is not offered right after a matchup answer."""
     matchup = cand("fu_matchup", p=1.0).model_copy(update={"unsaid_after": ["element/matchup"]})

@@ -118,6 +118,10 @@ class W3Candidate(_Model):
     # "Keep your current lineup" needs a lineup in play, "what it evolves into" a creature the
     # player named: W3's hard filter holds back a candidate whose decision fields are absent.
     requires: list[str] = Field(default_factory=list, description="decision-field paths, as in Φ")
+    # "I can build a lineup around that" after "you don't own Voltail" offers what cannot be done.
+    owned: list[str] = Field(
+        default_factory=list, description="decision-field paths naming a unit the player must own"
+    )
     keeps_current: bool = Field(
         default=False,
         description="advises keeping the current lineup: unsaid after an answer that changes it",
@@ -719,7 +723,7 @@ def _check_refs(pack: Pack, folder: Path) -> Iterator[PackError]:
                 group is None or pack.catalog.get(group, cand.lineup_id) is None
             ):
                 yield bad("w3.json", f"{branch}/{cand.id}", f"unknown {group or 'group'} {cand.lineup_id!r}")
-            for path in cand.requires:  # a typo here would hold the candidate back on every turn
+            for path in [*cand.requires, *cand.owned]:  # a typo would hold it back on every turn
                 if not _valid_path(LiveState, path, pack.catalog.schema):
                     yield bad("w3.json", f"{branch}/{cand.id}", f"unknown state field {path!r}")
             for pair in cand.unsaid_after:

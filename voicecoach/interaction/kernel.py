@@ -250,7 +250,7 @@ def interact(
         candidates = next((cfg.pool for name, cfg in pack.w3.branches.items() if name == branch), [])
     cross = resolve_cross_turn_state(state.sh.metas, branch, turn_index)
     decision = select_guidance(
-        cross, candidates, seed, turn_index, branch, _with_requires(state, violates, pair)
+        cross, candidates, seed, turn_index, branch, _with_requires(state, violates, pair, pack)
     )
 
     # Cooling ids may come from any branch's pool (a lineup recommended in `recommend` still
@@ -275,9 +275,13 @@ def interact(
     return control, decision.meta
 
 
-def _with_requires(state: LiveState, violates: Violates | None, pair: str = "") -> Violates:
+def _with_requires(
+    state: LiveState, violates: Violates | None, pair: str = "", pack: Pack | None = None
+) -> Violates:
     """`violates`, plus: a candidate whose `requires` decision fields the state lacks is held back,
-    and so is one the turn's answer (`pair`) covers already or whose topics it is not on."""
+    and so is one whose `owned` fields name a unit the player does not own, and one the turn's
+    answer (`pair`) covers already or whose topics it is not on."""
+    view = StateView(pack, state) if pack is not None else None
 
     def check(c: W3Candidate) -> str | None:
         if pair and pair in c.unsaid_after:
@@ -287,6 +291,10 @@ def _with_requires(state: LiveState, violates: Violates | None, pair: str = "") 
         missing = [path for path in c.requires if get_field(state, path) in (None, [], {})]
         if missing:
             return f"needs {', '.join(missing)}"
+        for path in c.owned:
+            unit = get_field(state, path)
+            if view is not None and isinstance(unit, str) and not view.owns(unit):
+                return f"{unit} is not the player's"
         return violates(c) if violates is not None else None
 
     return check
