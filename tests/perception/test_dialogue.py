@@ -382,3 +382,18 @@ def test_a_new_question_is_not_taken_as_the_answer_to_one_asked_back() -> None:
     assert read_turn(pack, state, "have i got galen yet", asked).text == "have i got galen yet"
     roles = "what's the difference between the tank and support"
     assert read_turn(pack, state, roles, []).text == roles  # roles, not units
+
+
+def test_a_short_first_question_an_ownership_it_and_the_first_questions_unit() -> None:
+    """ "What's Sanctuary, and ..." is two questions; "have I got it" asks about the first's thing
+    ("got it" is an idiom only without the question's "have I"); the second's "she" is the first's
+    unit even when the dialogue before named one of the player's own."""
+    pack, state = PET
+    reading = read_turn(pack, state, "whats riptide and who can learn it", [])
+    assert (reading.text, reading.second) == ("whats riptide", "who can learn Riptide")
+    pack, state = STRIKE
+    reading = read_turn(pack, state, "what does the heron rifle do and have i got it", [])
+    assert reading.second == "have i got Heron Rifle", reading
+    before = [Exchange("what's brannoc's best loadout", "Your best Brannoc loadout is Bolt Driver.")]
+    reading = read_turn(pack, state, "when does quillon unlock and is he worth waiting for", before)
+    assert reading.second == "is Quillon worth waiting for", reading

@@ -755,7 +755,9 @@ def test_an_evolution_question_names_the_next_stage_and_what_it_unlocks(state: L
                      [tool(state, "get_creature", creature=name)])  # fmt: skip
 
     # Emberfox is at stage 2 of Emberkit, Emberfox, Infernofox; Inferno Roar needs stage 3.
-    assert evolve("emberfox").startswith("Evolve Emberfox into Infernofox next: that unlocks Inferno Roar.")
+    assert evolve("emberfox").startswith(
+        "Your Emberfox is at stage 2: evolve Emberfox into Infernofox next, which unlocks Inferno Roar."
+    )
     assert evolve("hexmoth").startswith("Hexmonarch is fully evolved already.")  # stage 3 of 3
     assert evolve("pyrowl").startswith("You don't own Pyrowl yet: get a Pyrowlet first.")
 

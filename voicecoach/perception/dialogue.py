@@ -210,7 +210,11 @@ def _refer(
         else:
             pool = list(dict.fromkeys([*said, *answered, *older]))
         pool = [u for u in pool if u not in here]
-        if side != "any":
+        if not last.reply and [u for u in said if u not in here]:
+            # The second of two questions in one breath: "he" is the first's ("when do I unlock
+            # Nadira, and is she worth the wait"), whichever side the verb points to.
+            pool = [u for u in said if u not in here]
+        elif side != "any":
             pool = [u for u in pool if sides.on(side, u)] or pool
         if not pool:
             continue
@@ -377,6 +381,9 @@ _OPENS_QUESTION = re.compile(
 JOINT = ", and "
 
 
+_WH_IS = re.compile(r"^(?:what'?s|who'?s|how'?s|where'?s)$", re.IGNORECASE)
+
+
 def split_questions(text: str) -> tuple[str, str | None]:
     """ "What does Gale Dive do, and is Galehawk ready for it?" -> the two questions. Both parts
     must be questions: the first opens like one (or ends on "?") and has three words or more, the
@@ -385,7 +392,9 @@ def split_questions(text: str) -> tuple[str, str | None]:
     for match in _SECOND_QUESTION.finditer(text):
         first, second = text[: match.start()].strip(" ,;"), text[match.end() :].strip()
         asks = _OPENS_QUESTION.match(first) is not None or text[: match.end()].rstrip().endswith("?")
-        if asks and len(first.split()) >= 3 and len(second.split()) >= 2:
+        words = first.split()
+        short = len(words) == 2 and _WH_IS.match(words[0]) is not None  # "what's Sanctuary, and ..."
+        if asks and (len(words) >= 3 or short) and len(second.split()) >= 2:
             return first, second
     return text, None
 

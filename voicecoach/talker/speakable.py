@@ -376,8 +376,31 @@ def _gist(sentence: str) -> str:
     return " ".join(re.findall(r"[a-z0-9']+", _LEAD.sub("", sentence.strip()).lower()))
 
 
+_LEAD_NOT_YET = re.compile(r"^(?:not yet|yes|no)\b[,:]?\s*", re.IGNORECASE)
+
+
+def _content_words(text: str) -> set[str]:
+    """The words that carry a sentence's facts: names, numbers, verbs of four letters or more."""
+    words = re.findall(r"[a-z0-9']+", _LEAD_NOT_YET.sub("", text.strip()).lower())
+    return {w.rstrip("s") for w in words if len(w) >= 4 or w.isdigit()} - _FUNCTION_WORDS
+
+
+_FUNCTION_WORDS = frozenset("that this with from your their they them then than what when which into "
+                            "also only just still it's isn't you're".split())  # fmt: skip
+
+
 def unsaid(text: str, said: str) -> str:
     """The sentences of `text` that `said` does not already say (by their words, a leading "Yes,"
-    or "No," aside): two answers in one reply never say one thing twice."""
-    before = _gist(said)
-    return " ".join(s for s in split_sentences(text) if _gist(s) and _gist(s) not in before)
+    or "No," aside; or three in five of their content words said already): two answers in one
+    reply never say one thing twice."""
+    before, known = _gist(said), _content_words(said)
+    names_said = set(re.findall(r"\b(?:[A-Z][\w']+|\d+)", said))
+
+    def new(sentence: str) -> bool:
+        content = _content_words(sentence)
+        # A name or a number the first answer did not say is news ("..., and Granitusk against it").
+        names = set(re.findall(r"\b(?:[A-Z][\w']+|\d+)", _LEAD_NOT_YET.sub("", sentence.strip())))
+        restated = len(content) >= 3 and names <= names_said and len(content & known) * 5 >= len(content) * 3
+        return bool(_gist(sentence)) and _gist(sentence) not in before and not restated
+
+    return " ".join(s for s in split_sentences(text) if new(s))
