@@ -397,3 +397,16 @@ def test_a_short_first_question_an_ownership_it_and_the_first_questions_unit() -
     before = [Exchange("what's brannoc's best loadout", "Your best Brannoc loadout is Bolt Driver.")]
     reading = read_turn(pack, state, "when does quillon unlock and is he worth waiting for", before)
     assert reading.second == "is Quillon worth waiting for", reading
+
+
+def test_him_after_a_swap_is_the_unit_put_forward_and_keeps_the_side_the_player_gave() -> None:
+    pack, state = STRIKE
+    answer = "Swap Dumaka off for Brannoc: Brannoc's barrier holds."
+    swap = [Exchange("who do i swap for their quillon", answer)]
+    assert read_turn(pack, state, "what should that guy run", swap).text == "what should Brannoc run"
+    # Tamsin is one of the player's too, but they called her theirs: "he" is their own Lorcan
+    told = [Exchange("their tamsin keeps beating my lorcan", "Your Lorcan should win against Tamsin.")]
+    assert read_turn(pack, state, "what should he run", told).text == "what should Lorcan run"
+    pack, state = PET
+    swap = [Exchange("should i swap sparkwing for hexmoth", "Swap Sparkwing out for Hexmoth; that lifts it.")]
+    assert read_turn(pack, state, "what moves does it have", swap).text == "what moves does Hexmoth have"

@@ -63,6 +63,7 @@ from voicecoach.perception.references import (
     resolve_place,
     resolve_reference,
     resolve_which,
+    taken_out,
 )
 
 
@@ -185,7 +186,17 @@ def _refer(
         return text, [], Unclear((), text[: person.start()] + HOLE + text[person.end() :])
     last = history[-1]
     said = _units(pack, last.utterance)
-    answered = _units(pack, _first_sentence(last.reply))
+    answer = _first_sentence(last.reply)
+    # "Swap Dumaka off for Brannoc": the unit the answer takes out is not the one it puts forward.
+    out = {u for u in _units(pack, answer) if taken_out(pack, answer, u)}
+    # "their Tamsin keeps beating my Lorcan" - "what should he run": the side the player gave it
+    marked = {
+        m.id: "theirs" if _THEIR_BEFORE.search(last.utterance[: m.span[0]]) else "mine"
+        for m in link_entities(pack, last.utterance)
+        if _SIDE_BEFORE.search(last.utterance[: m.span[0]])
+    }
+    said = sorted(said, key=lambda u: u in out)
+    answered = sorted(_units(pack, answer), key=lambda u: u in out)
     older = [
         u
         for ex in reversed(history[:-1])
@@ -215,7 +226,7 @@ def _refer(
             # Nadira, and is she worth the wait"), whichever side the verb points to.
             pool = [u for u in said if u not in here]
         elif side != "any":
-            pool = [u for u in pool if sides.on(side, u)] or pool
+            pool = [u for u in pool if sides.on(side, u) and marked.get(u, side) == side] or pool
         if not pool:
             continue
         name = display(pack, unit_kind, pool[0])
@@ -225,6 +236,10 @@ def _refer(
         spoken = f"{name}'s" if possessive else name
         return text[: match.start()] + spoken + text[match.end() :], [f"{match.group(0)!r} -> {name}"], None
     return text, [], None
+
+
+_SIDE_BEFORE = re.compile(r"\b(?:my|our|their|the enemy'?s?)\s+$", re.IGNORECASE)
+_THEIR_BEFORE = re.compile(r"\b(?:their|the enemy'?s?)\s+$", re.IGNORECASE)
 
 
 # "How do I beat him?" as the first thing said: a person pronoun with no one to stand for.

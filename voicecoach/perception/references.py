@@ -210,6 +210,18 @@ def resolve_any_of(pack: Pack, text: str, previous: Sequence[str]) -> str:
     return text[: match.start()] + said + text[match.end() :]
 
 
+_OUT_BEFORE = re.compile(r"\b(?:swap|take|drop|bench|pull|sub|sit)\s+(?:your\s+)?$", re.IGNORECASE)
+_OUT_AFTER = re.compile(r"^\s+(?:off|out)\b", re.IGNORECASE)
+
+
+def taken_out(pack: Pack, answer: str, uid: str) -> bool:
+    """Does `answer` take this unit off the team ("swap Dumaka off", "take Renzo out")?"""
+    for m in link_entities(pack, answer):
+        if m.id == uid and (_OUT_BEFORE.search(answer[: m.span[0]]) or _OUT_AFTER.match(answer[m.span[1] :])):
+            return True
+    return False
+
+
 def _word_before(text: str) -> str:
     words = re.findall(r"[a-z']+", text.lower())
     return words[-1] if words else ""
@@ -250,6 +262,14 @@ def resolve_reference(
         if any(m.kind in wanted and _CLAUSE.search(text[m.span[1] : match.start()]) for m in linked):
             continue  # "Prismite just came in, how do I beat that?": this sentence named it
         candidates = [m for kind in wanted for ms in said for m in ms if m.kind == kind and m.id not in here]
+        # "Swap Sparkwing out for Hexmoth" - "what moves does it have": the one put forward.
+        gone = {
+            m.id
+            for source in sources[1:]
+            for m in link_entities(pack, source)
+            if taken_out(pack, source, m.id)
+        }
+        candidates.sort(key=lambda m: m.id in gone)
         if foe is not None and (_FOE_BEFORE.search(before) or faces_foe(before, after)):
             # "who comes out for that", "how do I beat that": one of theirs before one of the player's
             candidates.sort(key=lambda m: not foe(m.id))
