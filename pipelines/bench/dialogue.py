@@ -5,8 +5,9 @@ session on the pack's example state (with the session's merge patch), turn by tu
 same text pipeline as `voicecoach chat`, and each reply is judged by its turn's rubric. The table
 says, per kind of turn, how many replies are right in every respect the rubric checks, how often
 the coach asked back instead of answering, and how often the pair of an answered turn was right
-(a question asked back has no pair: the turn that answers it is judged on its own); `--show N` prints N consecutive turns verbatim (what was said, how the
-coach read it, what it answered, the verdict) so a reader can judge them too.
+(a question asked back has no pair: the turn that answers it is judged on its own); `--show N`
+prints N consecutive turns verbatim (what was said, how the coach read it, what it answered, the
+verdict) so a reader can judge them too.
 
 It measures the embedded default (the intent prior labels, rules fill the slots, the grounded
 realization words the reply) on the engines `voicecoach chat` starts, not prewarmed: that path
