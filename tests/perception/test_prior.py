@@ -455,3 +455,16 @@ def test_one_unit_beaten_by_another_and_the_move_to_open_with(prior: IntentPrior
     said = prior.predict("which skill should tidefang start off with")
     assert (said.intent, said.sub_intent, said.rule) == ("skill", "best", "opener"), said
     assert prior.predict("who should i lead with").rule != "opener"  # a unit to lead, not a move
+
+
+def test_their_best_is_their_threat_and_my_best_is_mine(prior: IntentPrior) -> None:
+    said = prior.predict("what's the nastiest thing they have")
+    assert (said.intent, said.sub_intent) == ("match", "opponent_analysis"), said
+    assert prior.predict("whats my strongest creature").intent == "inventory"
+
+
+def test_my_strongest_hero_is_not_the_meta() -> None:
+    strike = IntentPrior.shared(load_pack_from(PACKS_DIR / "strike_team"), 0.0)
+    said = strike.predict("so who's my most powerful hero")
+    assert (said.intent, said.sub_intent) == ("progression", "level_priority"), said
+    assert strike.predict("whats my strongest comp").rule != "my_best"  # a comp, not a hero

@@ -208,6 +208,10 @@ class IntentPrior:
         # The Φ pairs the rules in `predict` stand for, read from Φ once.
         self.counter_pair, self.swap_pair = _counter_pair(pack, self.labels), _swap_pair(pack, self.labels)
         self.strongest_pairs = _strongest_pairs(pack, self.labels)
+        self.strongest_first = _opening_pair(pack, self.labels, "pick_strongest")
+        unit_spec = pack.catalog.schema.kinds.get(pack.catalog.schema.kind("unit") or "")
+        unit_nouns = "|".join(re.escape(n.lower()) for n in (unit_spec.nouns if unit_spec else []))
+        self._my_best = re.compile(rf"{MY_BEST}(?:{unit_nouns or '(?!)'})s?\b")
         self.versus_pair = _versus_pair(pack, self.labels)
         self.threat_pair = _opening_pair(pack, self.labels, "threat")
         self.analysis_pair = _opening_pair(pack, self.labels, "read_side") or self.threat_pair
@@ -314,6 +318,21 @@ class IntentPrior:
         ):
             # "What move should Galehawk open with?": the best of its options, not the list of them.
             p, rule = self._only(self.opener_pair), "opener"
+        elif (
+            self.threat_pair is not None
+            and self.labels[int(p.argmax())] in self.strongest_pairs
+            and THEIR_BEST.search(abstracted)
+        ):
+            # "Who's the scariest thing they have?": their strongest is their threat, not mine.
+            p, rule = self._only(self.threat_pair), "their_best"
+        elif (
+            self.strongest_first is not None
+            and self.labels[int(p.argmax())] not in (*self.strongest_pairs, self.counter_pair, self.swap_pair)
+            and self._my_best.search(abstracted)
+            and not self._facing.search(abstracted)
+        ):
+            # "Who is my strongest hero?": the player's strongest, not the meta's.
+            p, rule = self._only(self.strongest_first), "my_best"
         elif self.threat_pair is not None and AT_RISK.search(abstracted):
             # "Which of mine is most at risk?": who their threat hits hardest, not my strongest.
             p, rule = self._only(self.threat_pair), "at_risk"
@@ -424,6 +443,14 @@ REPLACES = re.compile(
 VERSUS = r"(?:vs|versus|against)"
 # "Open with", "lead with", "start off with" (English cue words).
 OPEN_WITH = r"(?:open|opens|opening|lead|leads|leading|start|starts|starting)\s+(?:off\s+)?with\b"
+# "The scariest thing they have", "strongest on their side" (English cue words).
+THEIR_BEST = re.compile(
+    r"\b(?:scariest|strongest|best|biggest|most dangerous|deadliest|toughest|nastiest|worst)\b.*"
+    r"\b(?:they\s+(?:have|got|field|run|are running)|theyve got|theyre running|on their (?:side|team)|"
+    r"their (?:team|side|five)|of theirs|the enemy (?:has|have|team|side))\b"
+)
+# "My strongest hero", "our best creature": English superlatives before the unit kind's noun.
+MY_BEST = r"\b(?:my|our)\s+(?:strongest|best|highest level|top|most levell?ed|most powerful)\s+"
 # "Which of mine is most at risk", "who's our weakest link" (English cue words).
 AT_RISK = re.compile(
     r"\b(?:most|more)\s+(?:at\s+risk|in\s+danger|vulnerable|exposed|threatened)\b|\bweakest\s+link\b|"

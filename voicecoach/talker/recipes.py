@@ -1392,6 +1392,9 @@ LEVEL_RANK = re.compile(
 )
 
 
+_STRONGEST = re.compile(r"\b(?:strongest|most powerful)\b(?P<low>(?!))?", re.IGNORECASE)
+
+
 def pick_strongest(c: _Ctx) -> list[Line]:
     """The strongest usable unit: the first of `ranked` the player can field, else of the roster
     by power (`tier_bonus`), not one of `skip`; other_key when the player asks for another and the
@@ -1401,6 +1404,8 @@ def pick_strongest(c: _Ctx) -> list[Line]:
     if not view.known:
         return []
     by_level = LEVEL_RANK.search(t.utterance)
+    if by_level is None and c.inputs.get("level_only"):
+        by_level = _STRONGEST.search(t.utterance)  # a pack whose strength is the level: "my strongest"
     if by_level is not None and c.inputs.get("level_key") and view.owned():
         # "Who's my highest level hero?": the roster by its levels, not by power.
         lowest = by_level["low"] is not None
