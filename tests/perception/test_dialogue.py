@@ -74,6 +74,10 @@ COUNTER = Exchange("how do I counter quillon", "Play Kasimir into Quillon: he cl
         (PET, [], "what skills does the fire fox have", "what skills does Emberfox have"),
         (STRIKE, [], "how do I deal with their sniper", "how do I deal with their Quillon"),
         (STRIKE, [], "the shield guy on their side is annoying", "their Brannoc is annoying"),
+        # a unit by its own gear, before a head noun; a possessive ends the description
+        (STRIKE, [], "what's the shotgun guy's best loadout", "what's Renzo's best loadout"),
+        (STRIKE, [], "is the mortar guy any good", "is Gundra any good"),
+        (STRIKE, [], "my hands are tired", "my hands are tired"),
         # an option by its unit and slot: theirs from the catalog, the player's as equipped
         (STRIKE, [], "what's quillon's perk", "what's Patient Aim"),
         (STRIKE, [Exchange("what's quillon's perk", "")], "and his utility", "and Grapple Line"),

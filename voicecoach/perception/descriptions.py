@@ -86,6 +86,9 @@ class Describer:
     # role's vocabulary words every unit of the role shares ("healer" of every support).
     strong: dict[str, frozenset[str]]
     roles: frozenset[str]  # the role names and their vocabulary words ("tank", "healer")
+    # The head words of the unit's own options ("shotgun" of Auto Shotgun): a description only as
+    # "the shotgun guy" (before a head noun), so "my hands are tired" names no one.
+    gear: frozenset[str] = frozenset()
 
 
 _DESCRIBERS: dict[int, tuple[Pack, Describer]] = {}
@@ -136,9 +139,34 @@ def describer(pack: Pack) -> Describer:
             power[uid] = float(p)
     vocabulary = frozenset(w for ws in words.values() for w in ws)
     roles = frozenset({*role_words, *(w for ws in role_words.values() for w in ws)})
-    describer = Describer(words, vocabulary, power, strong, roles)
+    gear = _gear_words(pack, unit_kind)
+    for uid, heads in gear.items():
+        words[uid] = words.get(uid, frozenset()) | heads
+        strong[uid] = strong.get(uid, frozenset()) | heads
+    gear_words = frozenset(w for ws in gear.values() for w in ws) - vocabulary
+    describer = Describer(words, vocabulary, power, strong, roles, gear_words)
     _DESCRIBERS[id(pack)] = (pack, describer)
     return describer
+
+
+def _gear_words(pack: Pack, unit_kind: str) -> dict[str, frozenset[str]]:
+    """Per unit: the last word of each of its options' names of two words or more ("Auto Shotgun":
+    "shotgun"), four letters or more, not a name of the pack's."""
+    schema = pack.catalog.schema
+    field, option = schema.options_field(), schema.kind("option")
+    if field is None or option is None:
+        return {}
+    names = {w for e in pack.catalog.entities.get(unit_kind, {}).values() for w in e.display.lower().split()}
+    out: dict[str, frozenset[str]] = {}
+    for uid, entity in pack.catalog.entities.get(unit_kind, {}).items():
+        heads = set()
+        for oid in entity.value(field) or []:
+            opt = pack.catalog.get(option, oid)
+            parts = opt.display.lower().split() if opt is not None else []
+            if len(parts) >= 2 and len(parts[-1]) >= 4 and parts[-1].isalpha() and parts[-1] not in names:
+                heads.add(parts[-1])
+        out[uid] = frozenset(heads)
+    return out
 
 
 def _plurals(pack: Pack) -> set[str]:
@@ -248,6 +276,13 @@ def describe(pack: Pack, sides: Sides, text: str) -> tuple[str, list[str], Uncle
             w = tokens[j].group(0).lower().removesuffix("'s")
             if w in d.vocabulary or w in heads or w in _STRONGEST:
                 words.append(w)
+                j += 1
+                if tokens[j - 1].group(0).lower().endswith("'s"):
+                    break  # "the shotgun guy's best loadout": "best" is the loadout's
+                continue
+            next_word = tokens[j + 1].group(0).lower() if j + 1 < len(tokens) else ""
+            if w in d.gear and next_word.removesuffix("'s") in heads:
+                words.append(w)  # "the shotgun guy"
                 j += 1
                 continue
             break
