@@ -468,3 +468,8 @@ def test_my_strongest_hero_is_not_the_meta() -> None:
     said = strike.predict("so who's my most powerful hero")
     assert (said.intent, said.sub_intent) == ("progression", "level_priority"), said
     assert strike.predict("whats my strongest comp").rule != "my_best"  # a comp, not a hero
+
+
+def test_what_a_unit_is_good_against_is_the_matchup_question(prior: IntentPrior) -> None:
+    said = prior.predict("so what is sparkwing good against")
+    assert (said.intent, said.sub_intent) == ("element", "matchup"), said

@@ -57,6 +57,9 @@ SESSIONS: dict[str, dict[str, list[tuple[str, list[str], list[str]]]]] = {
         "swap_pair_no_gain": [  # the swap they name raises nothing: why not, then the one that does
             ("ok put galehawk in for sparkwing", ["Not Galehawk", "Voltail", "Hexmoth"], []),
         ],
+        "good_against": [  # what it beats, not what beats it
+            ("what's sparkwing actually good against", ["Sparkwing", "water"], []),
+        ],
         "type_against_one": [  # "and X?" after a type against their team: the type against X
             ("is wind any use into their lineup", ["wind"], []),
             ("and voltail?", ["Against Voltail", "half"], ["Which creature"]),

@@ -228,6 +228,10 @@ class IntentPrior:
             re.compile(rf"\b(?:{'|'.join(map(re.escape, nouns))})s?\b.*\b{OPEN_WITH}") if nouns else None
         )
         self._facing = re.compile(rf"\b{FACING}\s+(?:their\s+|the\s+)?{token}")
+        self._good_against = re.compile(
+            rf"\bwhat(?:s|\s+is|\s+are)?\s+(?:my\s+|their\s+|the\s+)?{token}\s+(?:\w+\s+)?"
+            r"(?:good|strong|great|useful|best)\s+(?:against|into|for)\b"
+        )
         self._confront = re.compile(rf"\b{CONFRONT}\s+(?:their\s+|the\s+)?{token}")
         self._bench = re.compile(
             rf"\b{BENCH}\s+(?:my\s+)?{token}\s+{BENCH_FOR}\s+(?:my\s+)?{token}"
@@ -350,6 +354,13 @@ class IntentPrior:
         ):
             # "Is Oakhorn any use here?": how it does against what they field now.
             p, rule = self._only(self.versus_pair), "any_use_now"
+        elif (
+            self.versus_pair is not None
+            and self.labels[int(p.argmax())] not in (self.versus_pair, self.swap_pair)
+            and self._good_against.search(abstracted)
+        ):
+            # "What's Tidefang good against?": what it beats, not what beats it.
+            p, rule = self._only(self.versus_pair), "good_against"
         elif self.swap_pair is not None and named and REPLACES.search(abstracted):
             # "Who takes Renzo's spot?", "who would Bexley replace?": one unit for another on the team.
             p, rule = self._only(self.swap_pair), "replaces"

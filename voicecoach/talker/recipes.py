@@ -723,8 +723,8 @@ def matchup_status(c: _Ctx) -> list[Line]:
         uid, others = mine[0], [uid]  # "better against Briarcat, Emberfox?": how the player's unit fares
     if any(o in theirs for o in others):
         others = [o for o in others if o in theirs]  # "Galehawk or Granitusk against Voltail"
-    if not others:
-        return _hits(c, m, uid)
+    if not others or _GOOD_FOR.search(c.t.utterance):
+        return _hits(c, m, uid)  # "what's Tidefang good against?": what it beats, no one named
     # Against several (their side), the one it fares best against is the useful fact.
     other = max(others, key=lambda o: (multiplier(c.catalog, m, uid, o), -others.index(o)))
     mult = multiplier(c.catalog, m, uid, other)
@@ -734,6 +734,14 @@ def matchup_status(c: _Ctx) -> list[Line]:
     )
     key = c.step.none_key if mult == m.default and c.step.none_key else c.step.key
     return c.line(key, [uid], **{"@unit": c.name(uid)}, status=_words(m, mult), **where)
+
+
+# "What's Tidefang good against?", "what is it strong for then": no object after the preposition.
+_GOOD_FOR = re.compile(
+    r"\bwhat(?:s|'s)?\b.*\b(?:good|strong|great|useful|best)\s+(?:for|against|into)"
+    r"(?:\s+(?:then|though|anyway|now))?\W*$",
+    re.IGNORECASE,
+)
 
 
 def _types(c: _Ctx, m: Matchup) -> list[str]:
