@@ -57,6 +57,11 @@ SESSIONS: dict[str, dict[str, list[tuple[str, list[str], list[str]]]]] = {
         "swap_pair_no_gain": [  # the swap they name raises nothing: why not, then the one that does
             ("ok put galehawk in for sparkwing", ["Not Galehawk", "Voltail", "Hexmoth"], []),
         ],
+        "another_again": [  # a team offered two asks ago is not "another" either
+            ("make me a team", ["Emberfox"], []),
+            ("hmm something else", ["Granitusk"], []),
+            ("another one please", ["Galehawk"], ["Oakhorn"]),
+        ],
         "good_against": [  # what it beats, not what beats it
             ("what's sparkwing actually good against", ["Sparkwing", "water"], []),
         ],
@@ -101,6 +106,10 @@ SESSIONS: dict[str, dict[str, list[tuple[str, list[str], list[str]]]]] = {
         "swap_named_is_not_kept_out": [  # a one-off swap keeps nothing out of later answers
             ("pull lorcan out for paxton", ["Lorcan"], []),
             ("and swap dumaka for brannoc", ["Brannoc"], ["leaving Lorcan out"]),
+        ],
+        "map_role": [  # the role named in a follow-up filters the map's picks
+            ("who's strong on this map", ["Brannoc"], []),
+            ("and damage heroes", ["Tamsin"], ["Brannoc"]),
         ],
         "head_to_head": [  # their hero against the player's own: who wins, then the counter
             ("is my elowen going to lose to their nadira", ["Nadira has the edge on your Elowen"], []),

@@ -61,6 +61,8 @@ class RealizerTurn:
     alternative: bool = False  # the player asks for another option than the previous reply's
     # asked for another again: what the last few replies put forward (`avoid` and older)
     put_forward: set[str] = field(default_factory=set)
+    # ... and each of those replies' own set: a team offered two asks ago is not "another" either
+    offered_before: list[set[str]] = field(default_factory=list)
     asks_how: bool = False  # "how do I unlock it?" is no yes/no question: no "Not yet:"
     utterance: str = ""  # for the few answers that read more of it than the fields above
     unheard: bool = False  # out of domain, and it names something no catalog has: misheard?

@@ -688,6 +688,7 @@ def realize(
         put_forward=avoid.union(*(_put_forward(pack, r) for r in recent_replies[-3:]))
         if alternative
         else set(),
+        offered_before=[_put_forward(pack, r) for r in recent_replies[-3:]] if alternative else [],
         asks_how=ASKS_HOW.search(utterance) is not None,
         utterance=utterance,
         unheard=(intent, sub_intent) == OUT_OF_DOMAIN

@@ -434,8 +434,13 @@ def pick_pair(c: _Ctx) -> list[Line]:
     spread = c.inputs.get("spread")
     team = _fill_spread(c, team, spare, size, spread) if spread else _fill_in_quota(c, team, spare, size)
     spare = [u for u in spare if u not in team]
-    if len(team) >= size and set(team) <= t.avoid and spare:
-        team = _swap_like_for_like(c, team, spare)  # not the previous reply's team again
+    offered = [t.avoid, *t.offered_before]
+    for _ in range(len(spare)):
+        # Not the previous reply's team again, nor one offered a few asks ago ("another" again).
+        if len(team) < size or not any(s and set(team) <= s for s in offered):
+            break
+        team = _swap_like_for_like(c, team, spare)
+        spare = [u for u in spare if u not in team]
     team = _quota_order(c, team)
     short = _quota_short(c, team) if len(team) >= size else []
     values: dict[str, Any] = dict(style=c.get("style"), score=c.get("score"), count=len(team))
@@ -936,6 +941,12 @@ def pick_fit(c: _Ctx) -> list[Line]:
     ranked += sorted(o.id for o in c.view.owned() if o.id not in ranked)
     skip = set(c.ids("skip"))
     usable = [u for u in c.t.fresh_first(ranked) if c.usable(u) and u not in skip]
+    # "And damage heroes?": of the role the player names (the composition quota's attribute).
+    comp = c.schema.composition
+    role = comp.quota.attribute if comp is not None and comp.quota is not None else None
+    named = _named_values(c, role) if role else []
+    if named:
+        usable = [u for u in usable if _value(c, c.view.unit_kind, u, role) in named] or usable
     context = {"@context": c.name(place)}
     if c.inputs.get("worst_key") and _WORST.search(c.t.utterance):
         # "Who's bad there?": the player's units the context works against, worst first.
