@@ -473,3 +473,9 @@ def test_my_strongest_hero_is_not_the_meta() -> None:
 def test_what_a_unit_is_good_against_is_the_matchup_question(prior: IntentPrior) -> None:
     said = prior.predict("so what is sparkwing good against")
     assert (said.intent, said.sub_intent) == ("element", "matchup"), said
+
+
+def test_keeping_the_same_team_is_about_that_team(prior: IntentPrior) -> None:
+    said = prior.predict("we won that one, lets stay with the same team")
+    assert (said.intent, said.sub_intent, said.rule) == ("lineup", "evaluate", "keep_same"), said
+    assert prior.predict("keep hexmoth out of it").rule != "keep_same"

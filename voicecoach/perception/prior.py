@@ -232,6 +232,13 @@ class IntentPrior:
             rf"\bwhat(?:s|\s+is|\s+are)?\s+(?:my\s+|their\s+|the\s+)?{token}\s+(?:\w+\s+)?"
             r"(?:good|strong|great|useful|best)\s+(?:against|into|for)\b"
         )
+        schema = pack.catalog.schema
+        group_words = [w for name, k in schema.kinds.items() if k.role == "group" for w in (name, *k.nouns)]
+        teams = "|".join(map(re.escape, ["team", "squad", "side", "five", "three", *group_words]))
+        self._keep_same = re.compile(
+            rf"\b{KEEP}\s+(?:with\s+)?(?:the\s+|my\s+|our\s+|this\s+)?(?:same\s+|current\s+)?(?:{teams})\b"
+        )
+        self.evaluate_pair = _opening_pair(pack, self.labels, "rating")
         self._confront = re.compile(rf"\b{CONFRONT}\s+(?:their\s+|the\s+)?{token}")
         self._bench = re.compile(
             rf"\b{BENCH}\s+(?:my\s+)?{token}\s+{BENCH_FOR}\s+(?:my\s+)?{token}"
@@ -337,6 +344,9 @@ class IntentPrior:
         ):
             # "Who is my strongest hero?": the player's strongest, not the meta's.
             p, rule = self._only(self.strongest_first), "my_best"
+        elif self.evaluate_pair is not None and self._keep_same.search(abstracted):
+            # "We took round one, keep the same team": how the team they keep stands, not a new one.
+            p, rule = self._only(self.evaluate_pair), "keep_same"
         elif self.threat_pair is not None and AT_RISK.search(abstracted):
             # "Which of mine is most at risk?": who their threat hits hardest, not my strongest.
             p, rule = self._only(self.threat_pair), "at_risk"
@@ -462,6 +472,8 @@ THEIR_BEST = re.compile(
 )
 # "My strongest hero", "our best creature": English superlatives before the unit kind's noun.
 MY_BEST = r"\b(?:my|our)\s+(?:strongest|best|highest level|top|most levell?ed|most powerful)\s+"
+# "Keep the same team", "stick with this comp" (English cue words; the group nouns are the pack's).
+KEEP = r"(?:keep|keeping|stick|sticking|stay|staying|run|running)"
 # "Which of mine is most at risk", "who's our weakest link" (English cue words).
 AT_RISK = re.compile(
     r"\b(?:most|more)\s+(?:at\s+risk|in\s+danger|vulnerable|exposed|threatened)\b|\bweakest\s+link\b|"
