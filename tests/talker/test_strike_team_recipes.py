@@ -413,3 +413,10 @@ def test_the_highest_and_lowest_level_heroes_are_read_from_the_collection(pack: 
     assert high.startswith(f"{top.capitalize()} is your highest-level hero, at level {levels[top]}."), high
     assert low.startswith(f"{bottom.capitalize()} is your lowest-level hero, at level {levels[bottom]}."), low
     assert "-level hero" not in _say(pack, "progression/level_priority", "who should i level up first")
+
+
+def test_a_swap_to_a_hero_is_not_a_swap_against_it(pack: Pack) -> None:
+    """st01: they field Paxton. 'Switch to Fenwick' brings Fenwick in (not a counter to Fenwick)."""
+    doc = _fixture_state("st01")
+    reply = _say(pack, "comp/swap", "should i switch to fenwick", doc=doc)
+    assert "against Fenwick" not in reply and "put Fenwick on" in reply and "Paxton" in reply, reply

@@ -162,14 +162,16 @@ RECIPES: dict[str, RecipeSpec] = {
                   "worst_key: asked who is bad there, the player's units it works against"),
         _spec("pick_swap", {"swaps": "select", "foes": "select", "matchup": "literal", "context": "select",
                             "fit": "literal", "context_key": "key", "plain_key": "key", "kept_key": "key",
-                            "no_gain_key": "key", "worse_key": "key", "pair_key": "key"},
+                            "no_gain_key": "key", "worse_key": "key", "pair_key": "key",
+                            "no_gain_counter_key": "key"},
               ("swaps",), ("out", "@unit", "foe", "status", "reason", "@context", "score"), picks=True,
               doc="the best single swap of the team, with why: a counter (key), the context's fit "
                   "(context_key), the rating (plain_key); none_key: keep the team; kept_key: the unit "
                   "the player named to swap has no better replacement ({out}); no_gain_key: the spare unit "
                   "the player named to bring in raises the rating in no slot; worse_key: kept, because one "
                   "of the foes beats the unit they named to bring in ({out} kept, @unit the foe, {foe} the "
-                  "unit), pair_key: the swap they named raises nothing (then the one of {out} that does)"),
+                  "unit), pair_key: the swap they named raises nothing (then the one of {out} that does); "
+                  "no_gain_counter_key: the spare unit raises nothing but counters a foe ({foe})"),
         _spec("threat", {"side": "select", "against": "select", "matchup": "literal", "context": "select",
                          "fit": "literal", "context_key": "key"},
               ("side", "against", "matchup"), ("foe", "@unit", "status", "reason", "@context", "count"),

@@ -33,6 +33,7 @@ from typing import Any
 
 from voicecoach.core.state import get_field
 from voicecoach.domain.catalog import Matchup
+from voicecoach.domain.entities import link_entities
 from voicecoach.domain.pack import AnswerStep, Pack, pack_roles
 from voicecoach.domain.recipe_spec import RECIPES, TURN_PREFIX, RecipeSpec, role_placeholder
 from voicecoach.domain.tool_shapes import select
@@ -995,7 +996,11 @@ def pick_swap(c: _Ctx) -> list[Line]:
     m = _matchup(c)
     mine = c.view.player_side()
     named_foes = dict.fromkeys([*c.t.opponents, *c.t.mentioned])
-    against = [u for u in named_foes if u not in c.t.excluded and (u in c.t.opponents or u not in mine)]
+    incoming = _incoming(c)  # "would swapping to Tobin fix that": Tobin comes in, no foe
+    against = [
+        u for u in named_foes
+        if u not in c.t.excluded and u not in incoming and (u in c.t.opponents or u not in mine)
+    ]  # fmt: skip
     if outs and against and m is not None and not asked_in:
         # "Who covers Briarcat if Galehawk sits out?": a swap for it that beats the foe they named;
         # else one of the rest of the team already does (the next step says so).
@@ -1022,7 +1027,12 @@ def pick_swap(c: _Ctx) -> list[Line]:
         ins = [r for r in rows if r["in"].get("id") == spare[0]]
         row = max(ins, key=lambda r: r.get("gain") or 0, default=None)
         if row is None and c.inputs.get("no_gain_key"):
-            return c.naming(c.inputs["no_gain_key"], [spare[0]], **{"@unit": c.name(spare[0])}, **_where(c))
+            # ... though it counters one of theirs (what the last answer may have said): say so too.
+            hit = _beats(c, m, [spare[0]], c.ids("foes")) if m is not None else None
+            key = c.inputs.get("no_gain_counter_key") if hit is not None else None
+            values = _counter_values(c, m, *hit) if m is not None and hit is not None else {}
+            return c.naming(key or c.inputs["no_gain_key"], [spare[0]], **{"@unit": c.name(spare[0])},
+                            **values, **_where(c))  # fmt: skip
     # "Who should I swap to into Lorcan?": the best swap that counters the foe the player named, or
     # none (a counter pick answers instead).
     if row is None and against and m is not None:
@@ -1035,6 +1045,17 @@ def pick_swap(c: _Ctx) -> list[Line]:
     if row is None:
         return c.line(c.step.none_key, [], **_where(c))
     return _swap_said(c, row, against, m)
+
+
+_SWAP_IN = re.compile(
+    r"\b(?:swap|swapping|switch|switching|change|changing|go|going)\s+(?:over\s+)?(?:to|into)\s+$", re.I
+)
+
+
+def _incoming(c: _Ctx) -> set[str]:
+    """The units the utterance swaps to ("swapping to Tobin", "switch to Fenwick")."""
+    text = c.t.utterance
+    return {m.id for m in link_entities(c.t.pack, text) if _SWAP_IN.search(text[: m.span[0]])}
 
 
 def _not_that_swap(c: _Ctx, m: Matchup | None, out: str, new: str) -> list[Line]:
