@@ -479,3 +479,8 @@ def test_keeping_the_same_team_is_about_that_team(prior: IntentPrior) -> None:
     said = prior.predict("we won that one, lets stay with the same team")
     assert (said.intent, said.sub_intent, said.rule) == ("lineup", "evaluate", "keep_same"), said
     assert prior.predict("keep hexmoth out of it").rule != "keep_same"
+
+
+def test_a_units_next_move_is_what_it_unlocks_next(prior: IntentPrior) -> None:
+    said = prior.predict("how long till galehawk gets its next skill")
+    assert (said.intent, said.sub_intent) == ("creature", "evolve"), said

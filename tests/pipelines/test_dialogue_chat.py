@@ -62,6 +62,10 @@ SESSIONS: dict[str, dict[str, list[tuple[str, list[str], list[str]]]]] = {
             ("hmm something else", ["Granitusk"], []),
             ("another one please", ["Galehawk"], ["Oakhorn"]),
         ],
+        "next_move": [  # the next one it unlocks, not its best now
+            ("what can hexmoth use", ["Hexmoth"], []),
+            ("so how far off is lumifawn's next move", ["Sanctuary"], ["strongest"]),
+        ],
         "good_against": [  # what it beats, not what beats it
             ("what's sparkwing actually good against", ["Sparkwing", "water"], []),
         ],

@@ -224,6 +224,20 @@ class IntentPrior:
         self.opener_pair = _opening_pair(pack, self.labels, "option_best")
         option = pack.catalog.schema.kind("option")
         nouns = [n.lower() for n in pack.catalog.schema.kinds[option].nouns] if option else []
+        self.next_option_pair = _opening_pair(pack, self.labels, "option_next") or _opening_pair(
+            pack, self.labels, "progression"
+        )
+        # The pairs whose answer already says what comes next: the rule leaves them be.
+        self.next_pairs = {
+            (e.intent, e.sub_intent)
+            for e in pack.phi
+            if any(s.recipe in ("option_next", "progression") for s in e.answer or [])
+        }
+        self._next_option = (
+            re.compile(rf"\bnext\s+(?:new\s+)?(?:{'|'.join(map(re.escape, nouns))}|unlock)s?\b")
+            if nouns
+            else None
+        )
         self._opener = (
             re.compile(rf"\b(?:{'|'.join(map(re.escape, nouns))})s?\b.*\b{OPEN_WITH}") if nouns else None
         )
@@ -347,6 +361,15 @@ class IntentPrior:
         elif self.evaluate_pair is not None and self._keep_same.search(abstracted):
             # "We took round one, keep the same team": how the team they keep stands, not a new one.
             p, rule = self._only(self.evaluate_pair), "keep_same"
+        elif (
+            self.next_option_pair is not None
+            and self._next_option is not None
+            and named
+            and self.labels[int(p.argmax())] not in self.next_pairs
+            and self._next_option.search(abstracted)
+        ):
+            # "How far off is her next move?": what it unlocks next, not its best one now.
+            p, rule = self._only(self.next_option_pair), "next_option"
         elif self.threat_pair is not None and AT_RISK.search(abstracted):
             # "Which of mine is most at risk?": who their threat hits hardest, not my strongest.
             p, rule = self._only(self.threat_pair), "at_risk"
