@@ -414,3 +414,14 @@ def test_him_after_a_swap_is_the_unit_put_forward_and_keeps_the_side_the_player_
     pack, state = PET
     swap = [Exchange("should i swap sparkwing for hexmoth", "Swap Sparkwing out for Hexmoth; that lifts it.")]
     assert read_turn(pack, state, "what moves does it have", swap).text == "what moves does Hexmoth have"
+
+
+def test_that_after_a_question_whose_answer_is_a_pick_is_the_pick() -> None:
+    """ "What's their grass one weak to, and have I got that?": "that" is what the answer puts
+    forward (read once it is known), not Briarcat."""
+    pack, state = PET
+    reading = read_turn(pack, state, "what is their briarcat weak to and do i own that", [])
+    assert (reading.second, reading.second_refers) == ("do i own that", True), reading
+    answer = "Against Briarcat, go with Emberfox: fire beats grass."
+    asked = "what is their briarcat weak to"
+    assert refer_to_answer(pack, "do i own that", asked, answer) == "do i own Emberfox"

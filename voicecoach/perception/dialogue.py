@@ -471,6 +471,14 @@ def split_pair(pack: Pack, text: str) -> tuple[str, str | None]:
 # "Who's my best answer to Voltail, and what should it open with?": "it" is the answer.
 _ASKS_WHO = re.compile(r"^\W*(?:(?:so|ok|okay|and|hey|um|uh|coach)\b\W*)*(?:who|who's|whos|which)\b", re.I)
 _UNRESOLVED = re.compile(r"\b(?:it|he|him|his|she|her|that one|this one)\b", re.IGNORECASE)
+# A first question whose answer is a pick ("what's Briarcat weak to", "what beats Voltail"): the
+# second's "that" is the pick.
+_ASKS_PICK = re.compile(
+    r"\bweak\s+(?:to|against)\b|\bwhat\s+(?:beats|counters|stops)\b"
+    r"|\bwhat(?:'s|s| is)\s+good\s+(?:against|into)\b",
+    re.IGNORECASE,
+)
+_ANSWER_PRONOUN = re.compile(r"\b(?:it|he|him|his|she|her|that one|this one|that|those)\b", re.IGNORECASE)
 
 
 # --- the step --------------------------------------------------------------------------------------
@@ -535,12 +543,15 @@ def read_turn(pack: Pack, state: LiveState | None, text: str, history: Sequence[
     one = _read_one(pack, state, first, history)
     two = _read_one(pack, state, second, [*history, Exchange(one.text, "")])
     pronoun = _UNRESOLVED.search(second)
+    asks_pick = _ASKS_PICK.search(first) is not None
+    if asks_pick and pronoun is None:
+        pronoun = _ANSWER_PRONOUN.search(second)  # "what's Briarcat weak to, and have I got that"
     foe_named = (
         pronoun is not None
         and not _UNRESOLVED.search(two.text)
         and THEIRS_CUE.search(second[: pronoun.start()])
     )
-    if _ASKS_WHO.match(first) and pronoun is not None and not foe_named:
+    if (_ASKS_WHO.match(first) or asks_pick) and pronoun is not None and not foe_named:
         # "Who's my strongest, and what can it learn?": "it" is the first answer's, which W1
         # cannot know before the reply: the second is read once the first is (`refer_to_answer`).
         alone = _read_one(pack, state, first, history)
@@ -558,7 +569,7 @@ def refer_to_answer(pack: Pack, question: str, asked: str, answer: str) -> str:
     """The second question of "who's their biggest threat, and who counters it?" with its pronoun
     as the first unit the answer put forward (one the first question did not name)."""
     picks = _put_forward(pack, Exchange(asked, answer))
-    pronoun = _UNRESOLVED.search(question)
+    pronoun = _ANSWER_PRONOUN.search(question)
     if not picks or pronoun is None:
         return question
     name = display(pack, pack.catalog.schema.kind("unit") or "", picks[0])
@@ -570,7 +581,7 @@ def refer_to_answer(pack: Pack, question: str, asked: str, answer: str) -> str:
 def labelled_as_named(pack: Pack, question: str) -> str:
     """What the prior labels a second question about the first's answer by, before the answer is
     known: its pronoun as the token a named unit becomes ("what should xherox run")."""
-    pronoun = _UNRESOLVED.search(question)
+    pronoun = _ANSWER_PRONOUN.search(question)
     if pronoun is None:
         return question
     token = kind_token(pack.catalog.schema.kind("unit") or "")

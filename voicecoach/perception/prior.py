@@ -253,6 +253,7 @@ class IntentPrior:
             rf"\b{KEEP}\s+(?:with\s+)?(?:the\s+|my\s+|our\s+|this\s+)?(?:same\s+|current\s+)?(?:{teams})\b"
         )
         self.evaluate_pair = _opening_pair(pack, self.labels, "rating")
+        self._weak_to = re.compile(rf"\b{token}\s+(?:\w+\s+)?weak\s+(?:to|against)\b")
         self._confront = re.compile(rf"\b{CONFRONT}\s+(?:their\s+|the\s+)?{token}")
         self._bench = re.compile(
             rf"\b{BENCH}\s+(?:my\s+)?{token}\s+{BENCH_FOR}\s+(?:my\s+)?{token}"
@@ -370,6 +371,13 @@ class IntentPrior:
         ):
             # "How far off is her next move?": what it unlocks next, not its best one now.
             p, rule = self._only(self.next_option_pair), "next_option"
+        elif (
+            self.counter_pair is not None
+            and self.labels[int(p.argmax())] in (self.threat_pair, self.analysis_pair)
+            and self._weak_to.search(abstracted)
+        ):
+            # "What's their Briarcat weak to?": what beats that one, not their team's threat.
+            p, rule = self._only(self.counter_pair), "weak_to"
         elif self.threat_pair is not None and AT_RISK.search(abstracted):
             # "Which of mine is most at risk?": who their threat hits hardest, not my strongest.
             p, rule = self._only(self.threat_pair), "at_risk"
