@@ -247,13 +247,17 @@ class TalkerActor(TurnTaskActor):
             # ("Galehawk can use Gale Dive now") would say the second's answer early, W3's advice
             # and the match line would split them.
             lean = second is not None
-            first = realize(
-                pack, snapshot, None if lean else c2, None if lean else c3, outcomes, utterance,
-                turn.turn_index, intent, sub_intent,
-                max_words=MAX_WORDS - len(words(narration)), max_sentences=budget,
-                previous_reply=self._session.last_reply, recent_replies=self._session.recent_replies,
-                scene=not lean,
-            )  # fmt: skip
+            try:
+                first = realize(
+                    pack, snapshot, None if lean else c2, None if lean else c3, outcomes, utterance,
+                    turn.turn_index, intent, sub_intent,
+                    max_words=MAX_WORDS - len(words(narration)), max_sentences=budget,
+                    previous_reply=self._session.last_reply, recent_replies=self._session.recent_replies,
+                    scene=not lean,
+                )  # fmt: skip
+            except Exception:  # a defect in a recipe must not leave the player in silence
+                logger.exception(f"turn {turn.turn_index}: the realization failed; saying the fallback")
+                return FALLBACK_REPLY
             if clock is not None and clock.lead:
                 first = f"{clock.lead} {first}"
             if second is None or not second.intent:
@@ -266,11 +270,15 @@ class TalkerActor(TurnTaskActor):
             question, snapshot = second.utterance, second.snapshot
             if second.refers_back:
                 question, snapshot = self._session.refer_back(turn.turn_index, question, utterance, first)
-            answer = realize(
-                self._session.pack, snapshot, None, None, second.outcomes or [], question,
-                turn.turn_index, second.intent, second.sub_intent, max_sentences=1,
-                previous_reply=first, recent_replies=self._session.recent_replies,
-            )  # fmt: skip
+            try:
+                answer = realize(
+                    self._session.pack, snapshot, None, None, second.outcomes or [], question,
+                    turn.turn_index, second.intent, second.sub_intent, max_sentences=1,
+                    previous_reply=first, recent_replies=self._session.recent_replies,
+                )  # fmt: skip
+            except Exception:  # the first answer stands on its own
+                logger.exception(f"turn {turn.turn_index}: the second answer's realization failed")
+                return ""
             return unsaid(answer, first)
 
         # A turn that asks back says only its question, whatever the talker.

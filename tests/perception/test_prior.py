@@ -484,3 +484,8 @@ def test_keeping_the_same_team_is_about_that_team(prior: IntentPrior) -> None:
 def test_a_units_next_move_is_what_it_unlocks_next(prior: IntentPrior) -> None:
     said = prior.predict("how long till galehawk gets its next skill")
     assert (said.intent, said.sub_intent) == ("creature", "evolve"), said
+
+
+def test_tell_me_about_their_unit_is_about_that_unit(prior: IntentPrior) -> None:
+    said = prior.predict("tell me more about their briarcat")
+    assert (said.intent, said.sub_intent) == ("creature", "info"), said

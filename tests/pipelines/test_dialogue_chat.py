@@ -115,6 +115,9 @@ SESSIONS: dict[str, dict[str, list[tuple[str, list[str], list[str]]]]] = {
             ("who's strong on this map", ["Brannoc"], []),
             ("and damage heroes", ["Tamsin"], ["Brannoc"]),
         ],
+        "who_is_described": [  # "who's their X" names who it is, and what they do
+            ("who is their sniper", ["Quillon", "sniper"], ["Against Quillon"]),
+        ],
         "head_to_head": [  # their hero against the player's own: who wins, then the counter
             ("is my elowen going to lose to their nadira", ["Nadira has the edge on your Elowen"], []),
             ("then how do i get to her", ["Nadira"], ["Elowen", "Which hero"]),

@@ -420,3 +420,12 @@ def test_a_swap_to_a_hero_is_not_a_swap_against_it(pack: Pack) -> None:
     doc = _fixture_state("st01")
     reply = _say(pack, "comp/swap", "should i switch to fenwick", doc=doc)
     assert "against Fenwick" not in reply and "put Fenwick on" in reply and "Paxton" in reply, reply
+
+
+def test_a_swap_into_a_named_hero_faces_it(pack: Pack) -> None:
+    """'Who should I swap to into Lorcan?' with Lorcan on neither side: a counter to Lorcan, not
+    Lorcan brought in (found by CoachBench: the reply had crashed on the new no-gain line)."""
+    doc = json.loads(json.dumps(DOC))
+    doc["ic"]["match"]["player_lineup"] = ["dumaka", "renzo", "tamsin", "elowen", "wendell"]
+    reply = _say(pack, "comp/swap", "who should i swap to into lorcan", doc=doc)
+    assert "Lorcan in" not in reply and "Lorcan" in reply, reply

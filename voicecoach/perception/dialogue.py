@@ -470,6 +470,9 @@ def split_pair(pack: Pack, text: str) -> tuple[str, str | None]:
 
 # "Who's my best answer to Voltail, and what should it open with?": "it" is the answer.
 _ASKS_WHO = re.compile(r"^\W*(?:(?:so|ok|okay|and|hey|um|uh|coach)\b\W*)*(?:who|who's|whos|which)\b", re.I)
+_WHO_IS = re.compile(
+    r"^\W*(?:(?:so|ok|okay|and|hey|um|uh|coach)\b\W*)*(?:who'?s|who\s+is|who\s+are)\s+", re.I
+)
 _UNRESOLVED = re.compile(r"\b(?:it|he|him|his|she|her|that one|this one)\b", re.IGNORECASE)
 # A first question whose answer is a pick ("what's Briarcat weak to", "what beats Voltail"): the
 # second's "that" is the pick.
@@ -713,7 +716,11 @@ def _read_one(
         text, notes = resumed
         history = history[:-1]  # the question asked back and its answer are one turn
     sides = Sides(pack, state)
-    text, said, unclear = describe(pack, sides, text)
+    described, said, unclear = describe(pack, sides, text)
+    if said and _WHO_IS.match(text) and len(_units(pack, described)) == 1 and not _units(pack, text):
+        # "Who's their healer?" asks who fits the description: the answer is that unit itself.
+        described = f"tell me about {described[_WHO_IS.match(text).end() :]}".rstrip(" ?.!")  # type: ignore[union-attr]
+    text = described
     notes += said
     for step in (_correct, _follow_up):
         text, said = step(pack, sides, text, history)

@@ -253,6 +253,22 @@ class IntentPrior:
             rf"\b{KEEP}\s+(?:with\s+)?(?:the\s+|my\s+|our\s+|this\s+)?(?:same\s+|current\s+)?(?:{teams})\b"
         )
         self.evaluate_pair = _opening_pair(pack, self.labels, "rating")
+        unit_kind = pack.catalog.schema.kind("unit")
+        self.info_pair = next(
+            (
+                (e.intent, e.sub_intent)
+                for e in pack.phi
+                if e.answer
+                and e.answer[0].recipe == "fact"
+                and e.answer[0].inputs.get("kind") == unit_kind
+                and (e.intent, e.sub_intent) in self.labels
+            ),
+            None,
+        )  # the pair that describes one unit (pet: creature/info)
+        self._tell_about = re.compile(
+            rf"\b(?:tell me about|tell me more about|describe|info on|what do you know about)\s+"
+            rf"(?:their\s+|the\s+|my\s+)?{token}(?:\s+\w+){{0,2}}$"
+        )
         self._weak_to = re.compile(rf"\b{token}\s+(?:\w+\s+)?weak\s+(?:to|against)\b")
         self._confront = re.compile(rf"\b{CONFRONT}\s+(?:their\s+|the\s+)?{token}")
         self._bench = re.compile(
@@ -378,6 +394,13 @@ class IntentPrior:
         ):
             # "What's their Briarcat weak to?": what beats that one, not their team's threat.
             p, rule = self._only(self.counter_pair), "weak_to"
+        elif (
+            self.info_pair is not None
+            and self.labels[int(p.argmax())] in (self.threat_pair, self.analysis_pair)
+            and self._tell_about.search(abstracted)
+        ):
+            # "Tell me about their Voltail": that unit, not their team's threat.
+            p, rule = self._only(self.info_pair), "tell_about"
         elif self.threat_pair is not None and AT_RISK.search(abstracted):
             # "Which of mine is most at risk?": who their threat hits hardest, not my strongest.
             p, rule = self._only(self.threat_pair), "at_risk"

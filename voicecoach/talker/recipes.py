@@ -504,6 +504,10 @@ def ownership(c: _Ctx) -> list[Line]:
     if listed and have and c.inputs.get("all_key"):
         return c.line(c.inputs["all_key"], have, **{"@units": c.names(have)})
     owned = c.view.unit(uid)
+    theirs = re.search(rf"\b(?:their|the enemy'?s?)\s+{re.escape(c.name(uid))}\b", c.t.utterance, re.I)
+    asks_own = re.search(r"\b(?:own|have|has|got|unlock\w*|roster|get)\b", c.t.utterance, re.I)
+    if owned is None and theirs and not asks_own and uid in c.view.opponent_side():
+        return []  # "tell me about their Voltail": not whether the player has one
     if owned is not None and c.inputs.get("missing_only"):
         return []  # a fallback step: only "you don't have it" answers the turn, "yes" would not
     if owned is not None:
@@ -988,7 +992,10 @@ def pick_swap(c: _Ctx) -> list[Line]:
     # "Who should I swap Lorcan for?": the swap of the unit the player named, if it is scored.
     named = [u for u in c.t.mentioned if u in c.view.player_side() and u not in c.view.opponent_side()]
     # ... and "take Renzo out and put Paxton in": that swap, if it is scored.
-    coming = [u for u in c.t.mentioned if u not in c.view.player_side() and u not in c.view.opponent_side()]
+    coming = [
+        u for u in c.t.mentioned
+        if u not in c.view.player_side() and u not in c.view.opponent_side() and not _faced(c, u)
+    ]  # fmt: skip
     outs = [r for r in rows if (r.get("out") or {}).get("id") in named]
     # (the unit coming in may be one the opponent fields too: "swap my Dumaka for Brannoc")
     asked_in = [r for r in outs if r["in"].get("id") in c.t.mentioned]
@@ -1030,9 +1037,10 @@ def pick_swap(c: _Ctx) -> list[Line]:
             # ... though it counters one of theirs (what the last answer may have said): say so too.
             hit = _beats(c, m, [spare[0]], c.ids("foes")) if m is not None else None
             key = c.inputs.get("no_gain_counter_key") if hit is not None else None
-            values = _counter_values(c, m, *hit) if m is not None and hit is not None else {}
-            return c.naming(key or c.inputs["no_gain_key"], [spare[0]], **{"@unit": c.name(spare[0])},
-                            **values, **_where(c))  # fmt: skip
+            values = {"@unit": c.name(spare[0]), **_where(c)}
+            if m is not None and hit is not None:
+                values |= _counter_values(c, m, *hit)
+            return c.naming(key or c.inputs["no_gain_key"], [spare[0]], **values)
     # "Who should I swap to into Lorcan?": the best swap that counters the foe the player named, or
     # none (a counter pick answers instead).
     if row is None and against and m is not None:
@@ -1050,6 +1058,15 @@ def pick_swap(c: _Ctx) -> list[Line]:
 _SWAP_IN = re.compile(
     r"\b(?:swap|swapping|switch|switching|change|changing|go|going)\s+(?:over\s+)?(?:to|into)\s+$", re.I
 )
+
+
+_FACED_BEFORE = re.compile(r"\b(?:into|against|vs|versus|counter|counters|beat|beats)\s+(?:their\s+)?$", re.I)
+
+
+def _faced(c: _Ctx, uid: str) -> bool:
+    """Does the utterance name the unit as one to face ("who do I swap to into Lorcan")?"""
+    text = c.t.utterance
+    return any(m.id == uid and _FACED_BEFORE.search(text[: m.span[0]]) for m in link_entities(c.t.pack, text))
 
 
 def _incoming(c: _Ctx) -> set[str]:
