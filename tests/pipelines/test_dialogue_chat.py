@@ -115,6 +115,9 @@ SESSIONS: dict[str, dict[str, list[tuple[str, list[str], list[str]]]]] = {
             ("who's strong on this map", ["Brannoc"], []),
             ("and damage heroes", ["Tamsin"], ["Brannoc"]),
         ],
+        "swap_to_locked": [  # a locked hero first, then the swap they can make
+            ("would switching to mireva help", ["You haven't unlocked Mireva yet.", "Brannoc"], []),
+        ],
         "who_is_described": [  # "who's their X" names who it is, and what they do
             ("who is their sniper", ["Quillon", "sniper"], ["Against Quillon"]),
         ],

@@ -163,7 +163,7 @@ RECIPES: dict[str, RecipeSpec] = {
         _spec("pick_swap", {"swaps": "select", "foes": "select", "matchup": "literal", "context": "select",
                             "fit": "literal", "context_key": "key", "plain_key": "key", "kept_key": "key",
                             "no_gain_key": "key", "worse_key": "key", "pair_key": "key",
-                            "no_gain_counter_key": "key"},
+                            "no_gain_counter_key": "key", "locked_key": "key"},
               ("swaps",), ("out", "@unit", "foe", "status", "reason", "@context", "score"), picks=True,
               doc="the best single swap of the team, with why: a counter (key), the context's fit "
                   "(context_key), the rating (plain_key); none_key: keep the team; kept_key: the unit "
@@ -171,7 +171,9 @@ RECIPES: dict[str, RecipeSpec] = {
                   "the player named to bring in raises the rating in no slot; worse_key: kept, because one "
                   "of the foes beats the unit they named to bring in ({out} kept, @unit the foe, {foe} the "
                   "unit), pair_key: the swap they named raises nothing (then the one of {out} that does); "
-                  "no_gain_counter_key: the spare unit raises nothing but counters a foe ({foe})"),
+                  "no_gain_counter_key: the spare unit raises nothing but counters a foe ({foe}); "
+                  "locked_key: the unit they would swap to is not theirs yet, said before the swap they "
+                  "can make"),
         _spec("threat", {"side": "select", "against": "select", "matchup": "literal", "context": "select",
                          "fit": "literal", "context_key": "key"},
               ("side", "against", "matchup"), ("foe", "@unit", "status", "reason", "@context", "count"),

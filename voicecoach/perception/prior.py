@@ -271,6 +271,9 @@ class IntentPrior:
         )
         self._weak_to = re.compile(rf"\b{token}\s+(?:\w+\s+)?weak\s+(?:to|against)\b")
         self._confront = re.compile(rf"\b{CONFRONT}\s+(?:their\s+|the\s+)?{token}")
+        self._swap_to = re.compile(
+            rf"\b(?:swap|swapping|switch|switching)\s+(?:over\s+)?to\s+(?:my\s+)?{token}"
+        )
         self._bench = re.compile(
             rf"\b{BENCH}\s+(?:my\s+)?{token}\s+{BENCH_FOR}\s+(?:my\s+)?{token}"
             rf"|\b{PUT_IN}\s+(?:my\s+)?{token}\s+in\s+(?:for|over|instead\s+of)\s+(?:my\s+)?{token}"
@@ -333,7 +336,11 @@ class IntentPrior:
         elif (
             self.swap_pair is not None
             and named
-            and (OUT_AND_IN.search(abstracted) or self._bench.search(abstracted))
+            and (
+                OUT_AND_IN.search(abstracted)
+                or self._bench.search(abstracted)
+                or self._swap_to.search(abstracted)
+            )
         ):
             # "Should I take Renzo out and put Paxton in?": a swap, whatever else the words suggest.
             p, rule = self._only(self.swap_pair), "out_and_in"
