@@ -455,6 +455,9 @@ def test_one_unit_beaten_by_another_and_the_move_to_open_with(prior: IntentPrior
     said = prior.predict("which skill should tidefang start off with")
     assert (said.intent, said.sub_intent, said.rule) == ("skill", "best", "opener"), said
     assert prior.predict("who should i lead with").rule != "opener"  # a unit to lead, not a move
+    said = prior.predict("and what should oakhorn open with")  # the unit leads with one of its moves
+    assert (said.intent, said.sub_intent) == ("skill", "best"), said
+    assert prior.predict("should i lead with oakhorn").rule != "opener"
 
 
 def test_their_best_is_their_threat_and_my_best_is_mine(prior: IntentPrior) -> None:

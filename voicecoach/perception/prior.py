@@ -239,7 +239,10 @@ class IntentPrior:
             else None
         )
         self._opener = (
-            re.compile(rf"\b(?:{'|'.join(map(re.escape, nouns))})s?\b.*\b{OPEN_WITH}") if nouns else None
+            # "what move should it open with", "what should Hexmoth lead with" (the unit leads)
+            re.compile(rf"\b(?:{'|'.join(map(re.escape, nouns))})s?\b.*\b{OPEN_WITH}|{token}\s+{OPEN_WITH}")
+            if nouns
+            else None
         )
         self._facing = re.compile(rf"\b{FACING}\s+(?:their\s+|the\s+)?{token}")
         self._good_against = re.compile(
