@@ -425,3 +425,16 @@ def test_that_after_a_question_whose_answer_is_a_pick_is_the_pick() -> None:
     answer = "Against Briarcat, go with Emberfox: fire beats grass."
     asked = "what is their briarcat weak to"
     assert refer_to_answer(pack, "do i own that", asked, answer) == "do i own Emberfox"
+
+
+def test_that_after_a_foe_verb_is_theirs_not_the_pick_the_answer_brought() -> None:
+    """Brannoc is on both sides: after "Bring Brannoc: his barrier soaks Quillon's shots", "how do we
+    break that" is Quillon, not the hero the coach just told them to bring."""
+    pack, state = STRIKE
+    history = [
+        Exchange(
+            "whats their plan",
+            "Their five plays poke. Bring Brannoc: Brannoc's barrier soaks Quillon's charged shots.",
+        )
+    ]
+    assert read_turn(pack, state, "how do we break that", history).text == "how do we break Quillon"

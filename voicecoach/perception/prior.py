@@ -560,7 +560,7 @@ ANY_USE_NOW = re.compile(
 )
 # Verbs of going after a unit in a fight ("get to", "catch", "take on") (English cue words).
 CONFRONT = (
-    r"(?:get\s+to|get\s+past|get\s+around|catch|deal\s+with|keep\s+up\s+with|shut\s+down|"
+    r"(?:get\s+to|get\s+past|get\s+around|catch|deal\s+with|keep\s+up\s+with|shut\s+down|break|crack|"
     r"lock\s+down|punish|outplay|hold\s+off)"
 )
 # Words that put a unit in front of the player's pick: "best against", "an answer to", "into".

@@ -73,7 +73,11 @@ _ONE_AFTER = re.compile(
 _CLAUSE = re.compile(r"[,;.?!]|\b(?:how|what|who|which|so|and|but|then|should|can|or)\b", re.IGNORECASE)
 # Words before a pronoun that stands for a foe ("beat that", "what comes out for it").
 _FOE_BEFORE = re.compile(
-    r"\b(?:beat|beats|counter|counters|against|vs|versus|into|handle|deal with|stop|for)\s+$", re.IGNORECASE
+    r"\b(?:beat|beats|counter|counters|against|vs|versus|into|handle|deal with|stop|for|break|crack)\s+$",
+    re.IGNORECASE,
+)
+_PICK_BEFORE = re.compile(
+    r"\b(?:bring|play|go with|swap to|use|run|field|lead with|put)\s+(?:your\s+)?$", re.IGNORECASE
 )
 _OWN_BEFORE = re.compile(r"\b(?:own|have|got|get|unlock(?:ed)?)\s+$", re.IGNORECASE)
 # "Do I own one?" after a pick: one of what was just named (only at the end: "one of them" is a choice).
@@ -271,8 +275,11 @@ def resolve_reference(
         }
         candidates.sort(key=lambda m: m.id in gone)
         if foe is not None and (_FOE_BEFORE.search(before) or faces_foe(before, after)):
-            # "who comes out for that", "how do I beat that": one of theirs before one of the player's
-            candidates.sort(key=lambda m: not foe(m.id))
+            # "who comes out for that", "how do I beat that": one of theirs before one of the player's,
+            # and not the one the answer told them to bring (a hero both sides may field)
+            picked = {m.id for source in sources[1:] for m in link_entities(pack, source)
+                      if _PICK_BEFORE.search(source[: m.span[0]])}  # fmt: skip
+            candidates.sort(key=lambda m: (not foe(m.id), m.id in picked))
         elif foe is not None and _OWN_BEFORE.search(before):
             # "do I own it" after "lead with Oakhorn against Shellbastion": the pick, not the foe
             candidates.sort(key=lambda m: foe(m.id))
