@@ -456,15 +456,13 @@ def test_can_x_handle_them_is_answered_with_x_against_their_side(state: LiveStat
     assert "Oakhorn" in reply and "Shellbastion" in reply and "double" in reply, reply
 
 
+def _coverage(state: LiveState, said: str, lineup: list[str]) -> str:
+    return speak(state, said, "element", "coverage", [tool(state, "score_lineup", creatures=lineup)])
+
+
 def test_element_coverage_names_what_is_hit_and_what_is_missed(state: LiveState) -> None:
     lineup = ["emberfox", "oakhorn", "sparkwing"]
-    reply = speak(
-        state,
-        "what does my team cover",
-        "element",
-        "coverage",
-        [tool(state, "score_lineup", creatures=lineup)],
-    )
+    reply = _coverage(state, "what does my team cover", lineup)
     attackers = {_CREATURES[c].value("element") for c in lineup}
     chart = PACK.catalog.tables["elements"]
     missed = [
@@ -478,13 +476,7 @@ def test_element_coverage_names_what_is_hit_and_what_is_missed(state: LiveState)
 
 def test_what_a_team_is_weak_to_is_what_hits_most_of_it(state: LiveState) -> None:
     lineup = ["emberfox", "oakhorn", "sparkwing"]
-    reply = speak(
-        state,
-        "what is my lineup vulnerable to",
-        "element",
-        "coverage",
-        [tool(state, "score_lineup", creatures=lineup)],
-    )
+    reply = _coverage(state, "what is my lineup vulnerable to", lineup)
     chart = PACK.catalog.tables["elements"]
     defenders = [_CREATURES[c].value("element") for c in lineup]
     hits = {d: sum(chart[d].get(x, 1.0) > 1 for x in defenders) for d in PACK.catalog.entities["element"]}

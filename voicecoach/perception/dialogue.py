@@ -190,11 +190,9 @@ def _refer(
     # "Swap Dumaka off for Brannoc": the unit the answer takes out is not the one it puts forward.
     out = {u for u in _units(pack, answer) if taken_out(pack, answer, u)}
     # "their Tamsin keeps beating my Lorcan" - "what should he run": the side the player gave it
-    marked = {
-        m.id: "theirs" if _THEIR_BEFORE.search(last.utterance[: m.span[0]]) else "mine"
-        for m in link_entities(pack, last.utterance)
-        if _SIDE_BEFORE.search(last.utterance[: m.span[0]])
-    }
+    heard = last.utterance
+    cue = {m.id: (heard[: m.span[0]].split() or [""])[-1] for m in link_entities(pack, heard)}
+    marked = {uid: side_word(word) for uid, word in cue.items() if side_word(word) != "any"}
     said = sorted(said, key=lambda u: u in out)
     answered = sorted(_units(pack, answer), key=lambda u: u in out)
     older = [
@@ -236,10 +234,6 @@ def _refer(
         spoken = f"{name}'s" if possessive else name
         return text[: match.start()] + spoken + text[match.end() :], [f"{match.group(0)!r} -> {name}"], None
     return text, [], None
-
-
-_SIDE_BEFORE = re.compile(r"\b(?:my|our|their|the enemy'?s?)\s+$", re.IGNORECASE)
-_THEIR_BEFORE = re.compile(r"\b(?:their|the enemy'?s?)\s+$", re.IGNORECASE)
 
 
 # "How do I beat him?" as the first thing said: a person pronoun with no one to stand for.

@@ -992,9 +992,10 @@ def pick_swap(c: _Ctx) -> list[Line]:
     # "Who should I swap Lorcan for?": the swap of the unit the player named, if it is scored.
     named = [u for u in c.t.mentioned if u in c.view.player_side() and u not in c.view.opponent_side()]
     # ... and "take Renzo out and put Paxton in": that swap, if it is scored.
+    faced = _faced(c)
     coming = [
         u for u in c.t.mentioned
-        if u not in c.view.player_side() and u not in c.view.opponent_side() and not _faced(c, u)
+        if u not in c.view.player_side() and u not in c.view.opponent_side() and u not in faced
     ]  # fmt: skip
     outs = [r for r in rows if (r.get("out") or {}).get("id") in named]
     # (the unit coming in may be one the opponent fields too: "swap my Dumaka for Brannoc")
@@ -1066,10 +1067,10 @@ _SWAP_IN = re.compile(
 _FACED_BEFORE = re.compile(r"\b(?:into|against|vs|versus|counter|counters|beat|beats)\s+(?:their\s+)?$", re.I)
 
 
-def _faced(c: _Ctx, uid: str) -> bool:
-    """Does the utterance name the unit as one to face ("who do I swap to into Lorcan")?"""
+def _faced(c: _Ctx) -> set[str]:
+    """The units the utterance names as ones to face ("who do I swap to into Lorcan")."""
     text = c.t.utterance
-    return any(m.id == uid and _FACED_BEFORE.search(text[: m.span[0]]) for m in link_entities(c.t.pack, text))
+    return {m.id for m in link_entities(c.t.pack, text) if _FACED_BEFORE.search(text[: m.span[0]])}
 
 
 def _incoming(c: _Ctx) -> set[str]:
@@ -1452,7 +1453,7 @@ LEVEL_RANK = re.compile(
 )
 
 
-_STRONGEST = re.compile(r"\b(?:strongest|most powerful)\b(?P<low>(?!))?", re.IGNORECASE)
+_STRONGEST = re.compile(r"\b(?:strongest|most powerful)\b", re.IGNORECASE)
 
 
 def pick_strongest(c: _Ctx) -> list[Line]:
@@ -1468,7 +1469,7 @@ def pick_strongest(c: _Ctx) -> list[Line]:
         by_level = _STRONGEST.search(t.utterance)  # a pack whose strength is the level: "my strongest"
     if by_level is not None and c.inputs.get("level_key") and view.owned():
         # "Who's my highest level hero?": the roster by its levels, not by power.
-        lowest = by_level["low"] is not None
+        lowest = by_level.groupdict().get("low") is not None
         unit = sorted(view.owned(), key=lambda o: o.level if lowest else -o.level)[0]
         rank = "lowest" if lowest else "highest"
         return c.line(c.inputs["level_key"], [unit.id], **{"@unit": c.name(unit.id)}, rank=rank,
