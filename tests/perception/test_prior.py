@@ -492,3 +492,8 @@ def test_a_units_next_move_is_what_it_unlocks_next(prior: IntentPrior) -> None:
 def test_tell_me_about_their_unit_is_about_that_unit(prior: IntentPrior) -> None:
     said = prior.predict("tell me more about their briarcat")
     assert (said.intent, said.sub_intent) == ("creature", "info"), said
+
+
+def test_the_quickest_way_to_improve_is_a_swap(prior: IntentPrior) -> None:
+    said = prior.predict("whats the easiest change that would help")
+    assert (said.intent, said.sub_intent, said.rule) == ("lineup", "swap", "fix"), said

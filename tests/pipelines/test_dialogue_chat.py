@@ -117,6 +117,7 @@ SESSIONS: dict[str, dict[str, list[tuple[str, list[str], list[str]]]]] = {
         ],
         "swap_to_locked": [  # a locked hero first, then the swap they can make
             ("would switching to mireva help", ["You haven't unlocked Mireva yet.", "Brannoc"], []),
+            ("ok bench renzo for hakon then", ["You haven't unlocked Hakon yet."], []),
         ],
         "who_is_described": [  # "who's their X" names who it is, and what they do
             ("who is their sniper", ["Quillon", "sniper"], ["Against Quillon"]),

@@ -552,7 +552,9 @@ WHY_HARD = re.compile(
 # "What's the quickest fix", "how do I fix this" (English cue words).
 FIX = re.compile(
     r"\b(?:quick(?:est)?|easiest|best|simplest|one)\s+fix\b|\bhow\s+(?:do|can|would|should)\s+(?:i|we)\s+fix\b|"
-    r"\bfix\s+(?:this|that|my\s+team|our\s+team)\b"
+    r"\bfix\s+(?:this|that|my\s+team|our\s+team)\b|"
+    r"\b(?:quick(?:est)?|easiest|simplest|one)\s+(?:thing|way|change)\s+(?:to|that would|that'd)\s+"
+    r"(?:improve|fix|help)\b"
 )
 # "Is Oakhorn any use here?", "any good right now" (English cue words).
 ANY_USE_NOW = re.compile(

@@ -1052,7 +1052,7 @@ def pick_swap(c: _Ctx) -> list[Line]:
             return []  # no swap answers the foe they named: the next step's counter pick does
     row = row or next(iter(rows), None)
     # "Should I switch to Mireva?" and Mireva is locked: that first, then the swap they can make.
-    locked = [u for u in sorted(incoming) if not c.usable(u)]
+    locked = [u for u in sorted({*incoming, *coming}) if not c.usable(u)]  # "bench Renzo for Hakon" too
     first = c.naming(c.inputs.get("locked_key"), locked[:1], **{"@unit": c.name(locked[0])}) if locked else []
     if row is None:
         return first + c.line(c.step.none_key, [], **_where(c))
