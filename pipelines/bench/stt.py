@@ -179,7 +179,8 @@ def main(argv: list[str] | None = None) -> int:
 def names_bench() -> int:
     """The name levers on each pack's fixtures (`--names`): a table row per prompt and repair."""
     from voicecoach.bench.lexicon import FIXTURES, clean_phrases, fixture_sessions, names_right
-    from voicecoach.perception.lexicon import Lexicon, repair
+    from voicecoach.domain.entities import link_entities
+    from voicecoach.perception.lexicon import Lexicon, repair, suggest
     from voicecoach.pipelines.speech.voice import (
         MAX_TOKENS_PER_S,
         NO_SPEECH_PROB,
@@ -195,14 +196,14 @@ def names_bench() -> int:
     count = tokens_of(model)
     model_name = stt.model_path or "tiny.en"
     print(f"Whisper {model_name} {stt.compute_type}, beam {stt.beam_size}, {stt.cpu_threads} threads\n")
-    print("| pack | prompt | repair | mean WER | names right | repairs |")
-    print("|---|---|---|---|---|---|")
+    print("| pack | prompt | repair | mean WER | names right | repairs | asked (right name) |")
+    print("|---|---|---|---|---|---|---|")
     timing: list[str] = []
     for pack_id in FIXTURES:
         pack = load_pack(pack_id)
         lexicon = Lexicon.of(pack)
         static = whisper_prompt(pack)
-        rows: dict[tuple[str, bool], list[tuple[float, int, int, int]]] = {}
+        rows: dict[tuple[str, bool], list[tuple[float, int, int, int, int, int]]] = {}
         for session in fixture_sessions(pack):
             recent: dict[str, list[str]] = {"pack": [], "state": []}
             for turn, state in zip(session.turns, session.states(), strict=True):
@@ -218,27 +219,32 @@ def names_bench() -> int:
                     ).strip()
                     fixed = repair(lexicon, heard, recent[prompt_name][-2:])
                     recent[prompt_name].append(fixed.text)
+                    said = {m.id for m in link_entities(pack, turn.transcript)}
                     for repaired, text in ((False, heard), (True, fixed.text)):
                         right, total = names_right(pack, turn.transcript, text)
                         changes = len(fixed.changes) if repaired else 0
+                        guess = suggest(lexicon, text) if repaired else None  # "Did you mean X?"
+                        hit = int(guess is not None and guess[1].id in said)
                         rows.setdefault((prompt_name, repaired), []).append(
-                            (wer(turn.transcript, text), right, total, changes)
+                            (wer(turn.transcript, text), right, total, changes, int(guess is not None), hit)
                         )
         for (prompt_name, repaired), r in rows.items():
             mean = sum(x[0] for x in r) / len(r)
-            right, total, changes = (sum(int(x[i]) for x in r) for i in (1, 2, 3))
+            right, total, changes, asked, asked_right = (sum(int(x[i]) for x in r) for i in (1, 2, 3, 4, 5))
             print(f"| {pack_id} | {prompt_name} | {'yes' if repaired else 'no'} | {mean:.3f} "
-                  f"| {right} / {total} | {changes if repaired else '-'} |")  # fmt: skip
+                  f"| {right} / {total} | {changes if repaired else '-'} "
+                  f"| {f'{asked} ({asked_right})' if repaired else '-'} |")  # fmt: skip
         phrases = clean_phrases(pack)
-        times, false = [], 0
+        times, false, false_asks = [], 0, 0
         for _, text in phrases:
             started = time.perf_counter()
             false += bool(repair(lexicon, text).changes)
             times.append((time.perf_counter() - started) * 1000.0)
+            false_asks += suggest(lexicon, text) is not None
         p50, p90 = percentile(times, 50), percentile(times, 90)
-        timing.append(f"| {pack_id} | {len(phrases)} | {false} | {p50:.2f} | {p90:.2f} |")
-    print("\n| pack | clean phrases | false rewrites | repair p50 ms | p90 ms |")
-    print("|---|---|---|---|---|")
+        timing.append(f"| {pack_id} | {len(phrases)} | {false} | {false_asks} | {p50:.2f} | {p90:.2f} |")
+    print("\n| pack | clean phrases | false rewrites | false asks | repair p50 ms | p90 ms |")
+    print("|---|---|---|---|---|---|")
     print("\n".join(timing))
     return 0
 

@@ -438,3 +438,22 @@ def test_that_after_a_foe_verb_is_theirs_not_the_pick_the_answer_brought() -> No
         )
     ]
     assert read_turn(pack, state, "how do we break that", history).text == "how do we break Quillon"
+
+
+def test_a_name_heard_almost_is_asked_about_and_yes_no_or_a_name_resumes_the_question() -> None:
+    """Issue 28: "Did you mean Hexmoth?" rather than an answer about nothing; "yes" puts the name
+    in, another name goes in its place, a bare "no" leaves the question as heard (answered as
+    such: the coach asks which one), and a new question is read on its own."""
+    pack, state = PET
+    asked = read_turn(pack, state, "tell me about hexmoff", [])
+    assert asked.ask == "Did you mean Hexmoth?"
+    back = [Exchange(asked.text, asked.ask)]
+    assert read_turn(pack, state, "yeah", back).text == "tell me about Hexmoth"
+    assert read_turn(pack, state, "no, Hexmonarch", back).text == "tell me about Hexmonarch"
+    no = read_turn(pack, state, "nope", back)
+    assert (no.text, no.ask) == ("tell me about hexmoff", None)
+    new = read_turn(pack, state, "what does galehawk evolve into", back)
+    assert (new.text, new.ask) == ("what does galehawk evolve into", None)
+    # Only after the coach asked: the same "yes" after an answer is not a confirmation.
+    answered = [Exchange(asked.text, "Which creature do you mean? I didn't catch a name.")]
+    assert read_turn(pack, state, "yeah", answered).text == "yeah"

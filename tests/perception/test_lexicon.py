@@ -12,7 +12,7 @@ from voicecoach.bench.lexicon import clean_phrases, misheard_phrases, names_righ
 from voicecoach.core.latency import percentile
 from voicecoach.domain.entities import link_entities
 from voicecoach.domain.pack import load_pack
-from voicecoach.perception.lexicon import Lexicon, ordinary, repair
+from voicecoach.perception.lexicon import Lexicon, ordinary, repair, suggest
 
 PACKS = ("pet_arena", "strike_team")
 
@@ -150,3 +150,38 @@ def test_names_right_counts_the_references_names() -> None:
     assert names_right(pack, said, "Kimbriercat, Useworld, Rootsland,") == (0, 2)
     assert names_right(pack, said, "Can Briar Cat use Worldroot Slam") == (2, 2)
     assert names_right(pack, "How do I beat their water team?", "How do I beat their water team?") == (0, 0)
+
+
+@pytest.mark.parametrize(
+    ("text", "raw", "name"),
+    [
+        ("tell me about hexmoff", "hexmoff", "Hexmoth"),  # a word no one says: near one name
+        ("what level does ember folks evolve", "ember folks", "Emberfox"),  # a rare word it starts with
+    ],
+)
+def test_a_name_near_but_short_of_the_bar_is_suggested(pet: Lexicon, text: str, raw: str, name: str) -> None:
+    assert not repair(pet, text).changes
+    suggested = suggest(pet, text)
+    assert suggested is not None and (suggested[0], suggested[1].text) == (raw, name)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "what counters zorblax",  # made up: near no name more than another
+        "who goes in the back",  # ordinary words near Thornback
+        "is their comp any good",  # players' words the list lacks
+        "theyre running a tank team",  # a contraction without its apostrophe
+    ],
+)
+def test_ordinary_speech_and_made_up_names_get_no_suggestion(pet: Lexicon, text: str) -> None:
+    assert suggest(pet, text) is None
+
+
+@pytest.mark.parametrize("pack_id", PACKS)
+def test_no_suggestion_over_every_clean_phrase(pack_id: str) -> None:
+    """A "Did you mean …?" on a phrase the player said right would be a question they must answer
+    for nothing: none over every clean phrase of the pack."""
+    lexicon = Lexicon.of(load_pack(pack_id))
+    asked = [(s, t, suggest(lexicon, t)) for s, t in clean_phrases(lexicon.pack)]
+    assert [a for a in asked if a[2] is not None] == []

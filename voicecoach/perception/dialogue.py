@@ -55,6 +55,7 @@ from voicecoach.perception.descriptions import (
     side_word,
     slotted,
 )
+from voicecoach.perception.lexicon import Lexicon, suggest
 from voicecoach.perception.prior import ASK_AGAIN, kind_token
 from voicecoach.perception.references import (
     DESCRIBED,
@@ -503,6 +504,9 @@ def read_turn(pack: Pack, state: LiveState | None, text: str, history: Sequence[
     """`text` as the question it stands for in the dialogue `history` (oldest first, heard turns
     only) and the live `state`; two questions in it are read one after the other (the second's
     "it" is the first's). Unchanged when nothing in it refers back, describes or asks twice."""
+    meant = _did_you_mean(pack, text)
+    if meant is not None and _resume(pack, state, text, history) is None:
+        return Reading(text, (f"no name placed for {meant.raw!r}",), ask=meant.ask, pending=meant.pending)
     retracted = _retracted(text)
     if retracted is not None:
         first, rest = retracted
@@ -606,6 +610,9 @@ def _resume(
     if not history:
         return None
     last = history[-1]
+    meant = _did_you_mean(pack, last.utterance)
+    if meant is not None and last.reply.strip() == meant.ask:
+        return _confirmed(pack, text, meant)
     before = _read_one(pack, state, last.utterance, history[:-1], resume=False)
     if before.ask is None or before.pending is None or last.reply.strip() != before.ask:
         return None
@@ -652,6 +659,56 @@ def _resume(
     if assumed:
         return before.pending.replace(HOLE, name), [f"{ASSUMED}{name.replace('my ', 'your ', 1)}"]
     return before.pending.replace(HOLE, name), [f"answer to {before.ask!r}: {name}"]
+
+
+@dataclass(frozen=True)
+class _Meant:
+    """A name STT may have misheard, asked about: "Did you mean Hexmoth?"."""
+
+    raw: str  # as heard
+    name: str  # the name asked about
+    pending: str  # the question with a hole where the name goes
+
+    @property
+    def ask(self) -> str:
+        return f"Did you mean {self.name}?"
+
+
+def _did_you_mean(pack: Pack, text: str) -> _Meant | None:
+    """A span near a name but not near enough to put it back (`lexicon.suggest`): the question is
+    asked about it rather than answered without it (the answer would be about nothing, or guessed)."""
+    guess = suggest(Lexicon.of(pack), text)
+    if guess is None:
+        return None
+    raw, name = guess
+    at = text.find(raw)
+    return _Meant(raw, name.text, text[:at] + HOLE + text[at + len(raw) :])
+
+
+_YES = re.compile(
+    r"^\W*(?:yes|yeah|yep|yup|yea|ya|sure|right|correct|exactly|uh[ -]?huh|mhm|aye|"
+    r"that'?s (?:it|right|the one)|that one|you got it)\b",
+    re.IGNORECASE,
+)
+_NO = re.compile(r"^\W*(?:no+|nope|nah|neither|wrong|not that)\b", re.IGNORECASE)
+SHORT_ANSWER_WORDS = 6
+
+
+def _confirmed(pack: Pack, text: str, meant: _Meant) -> tuple[str, list[str]] | None:
+    """The question asked about, with the player's answer to "Did you mean X?" in its hole: X on
+    "yes", the name they say instead ("no, Hexmonarch"), or what they first said on a bare "no"
+    (then the question is answered as heard: generally, or by asking which one). None when the
+    reply is a new question."""
+    if len(text.split()) > SHORT_ANSWER_WORDS or (_OPENS_QUESTION.match(text) and len(text.split()) > 3):
+        return None
+    names = [m for m in link_entities(pack, text) if m.kind in Lexicon.of(pack).kinds]
+    if names:
+        return meant.pending.replace(HOLE, names[0].surface), [f"answer to {meant.ask!r}: {names[0].surface}"]
+    if _YES.match(text):
+        return meant.pending.replace(HOLE, meant.name), [f"answer to {meant.ask!r}: yes"]
+    if _NO.match(text):
+        return meant.pending.replace(HOLE, meant.raw), [f"answer to {meant.ask!r}: no"]
+    return None
 
 
 def _side_name(pack: Pack, sides: Sides, uid: str) -> str:

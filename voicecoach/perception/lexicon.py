@@ -53,6 +53,11 @@ BAR_RELATED_ENGLISH = 0.72
 RARE_WORD_COUNT = 5000  # "gale", "ember", "tidal"; "long", "well", "landing" are commoner
 SHORT_WORD_CHARS = 3
 WORD_FLOOR = 0.5  # "war" / "roar" 0.57; "what" / "hands" 0.44 ("quick what" is not Quick Hands)
+# A span near a name but short of the repair's bar is asked about, not rewritten ("tell me about
+# hexmoff": "Did you mean Hexmoth?"); a made-up name ("zorblax", 0.61 to Stormlynx) is not near one.
+SUGGEST = 0.74  # "tiebreaker" (no word in the list) is 0.71 to Skybreaker
+SUGGEST_ENGLISH = 0.75
+SUGGEST_MARGIN = 0.05
 LETTERS_FLOOR = 0.55  # candidates whose letters are further off are not scored at all
 
 WORD = re.compile(r"[A-Za-z0-9']+")
@@ -76,6 +81,17 @@ class Repair:
 
     text: str
     changes: list[tuple[str, str]] = field(default_factory=list)
+
+
+def _strings(value: object) -> Iterable[str]:
+    if isinstance(value, str):
+        yield value
+    elif isinstance(value, dict):
+        for v in value.values():
+            yield from _strings(v)
+    elif isinstance(value, list):
+        for v in value:
+            yield from _strings(v)
 
 
 def _key(text: str) -> str:
@@ -123,6 +139,10 @@ class Lexicon:
                         continue
                     names[key] = Name(form, kind, e.id, key, _code(key), tuple(form.lower().split()))
         self.names = list(names.values())
+        self.kinds = {n.kind for n in self.names}
+        # Words the pack's own texts use ("sightlines"): a player says them as words, not names.
+        texts = [v for es in catalog.entities.values() for e in es.values() for v in _strings(e.model_extra)]
+        self.words = {w.lower().removesuffix("s") for t in texts for w in WORD.findall(t)}
         self.keys = [n.key for n in self.names]
         self.related: dict[str, set[str]] = {}
         for kind, spec in schema.kinds.items():
@@ -154,6 +174,8 @@ class _Candidate:
     raw: str
     name: Name
     score: float
+    english: bool = False  # every word of the span is ordinary English
+    runner_up: float = 0.0  # the best score of another entity's name for the same span
 
 
 def _spans(text: str) -> list[tuple[int, int, list[str]]]:
@@ -199,13 +221,15 @@ def _one_word_off(words: list[str], name: Name) -> bool:
     )
 
 
-def _candidates(lexicon: Lexicon, text: str, related: set[str] | None) -> list[_Candidate]:
+def _candidates(
+    lexicon: Lexicon, text: str, related: set[str] | None, bars: tuple[float, float] | None = None
+) -> list[_Candidate]:
     """The best name for each span of `text` that clears its bar; `related`: the second pass,
-    on the names of these ids only."""
+    on the names of these ids only; `bars`: other bars than the repair's (a suggestion's)."""
     linked = [m.span for m in link_entities(lexicon.pack, text)]
     pool = [n for n in lexicon.names if related is None or n.id in related]
     keys = [n.key for n in pool] if related is not None else lexicon.keys
-    bar, bar_english = (BAR, BAR_ENGLISH) if related is None else (BAR_RELATED, BAR_RELATED_ENGLISH)
+    bar, bar_english = bars or ((BAR, BAR_ENGLISH) if related is None else (BAR_RELATED, BAR_RELATED_ENGLISH))
     out = []
     for start, end, words in _spans(text):
         if any(start < b and a < end for a, b in linked):
@@ -215,7 +239,7 @@ def _candidates(lexicon: Lexicon, text: str, related: set[str] | None) -> list[_
             continue
         english = all(ordinary(w) for w in words)
         code = _code(key)
-        best: _Candidate | None = None
+        scored: list[tuple[float, Name]] = []
         for _, letters, i in process.extract(
             key, keys, scorer=fuzz.ratio, score_cutoff=LETTERS_FLOOR * 100, limit=None
         ):
@@ -223,10 +247,13 @@ def _candidates(lexicon: Lexicon, text: str, related: set[str] | None) -> list[_
             score = _score(code, words, english, name, letters / 100, related is not None)
             if related is not None and english and _one_word_off(words, name):
                 score = max(score, bar_english)
-            if score >= (bar_english if english else bar) and (best is None or score > best.score):
-                best = _Candidate(start, end, text[start:end], name, score)
-        if best is not None:
-            out.append(best)
+            scored.append((score, name))
+        if not scored:
+            continue
+        score, name = max(scored, key=lambda s: s[0])
+        if score >= (bar_english if english else bar):
+            runner_up = max((s for s, n in scored if n.id != name.id), default=0.0)
+            out.append(_Candidate(start, end, text[start:end], name, score, english, runner_up))
     return out
 
 
@@ -255,6 +282,41 @@ def repair(lexicon: Lexicon, text: str, recent: Sequence[str] | Iterable[str] = 
             changes = sorted([*changes, *more], key=lambda c: text.find(c[0]))
             text1 = text2
     return Repair(text1, changes)
+
+
+def suggest(lexicon: Lexicon, text: str) -> tuple[str, Name] | None:
+    """(the span, the name) STT most likely misheard in `text`, when no name was put back there
+    and it is close enough to ask "Did you mean Hexmoth?" (`perception.dialogue` asks); None when
+    no span is near one name more than any other (the next best name of another entity at least
+    SUGGEST_MARGIN behind), or every name the turn needs is heard."""
+    heard = any(m.kind in lexicon.kinds for m in link_entities(lexicon.pack, text))
+    found = [
+        c
+        for c in _candidates(lexicon, text, None, (SUGGEST, SUGGEST_ENGLISH))
+        if c.score - c.runner_up >= SUGGEST_MARGIN and _may_be_named(c, heard, lexicon.words)
+    ]
+    best = max(found, key=lambda c: (c.score, c.end - c.start), default=None)
+    return (best.raw, best.name) if best is not None else None
+
+
+def _may_be_named(c: _Candidate, heard: bool, words_of_pack: set[str]) -> bool:
+    """The span may stand for the name: it has a word no English speaker says otherwise ("hexmoff";
+    not "theyre", a contraction typed without its apostrophe), or, beside no name heard, a rare word
+    the name starts with ("ember folks": Emberfox). Ordinary phrases near a name are everywhere
+    ("the back", "first in", "so like") and are what they say."""
+    words = [w.lower() for w in WORD.findall(c.raw)]
+    if not c.english:
+        return any(_name_like(w) and w.removesuffix("s") not in words_of_pack for w in words)
+    return not heard and any(
+        len(w) >= MIN_SPAN_CHARS and english_counts().get(w, 0) < RARE_WORD_COUNT and c.name.key.startswith(w)
+        for w in words
+    )
+
+
+def _name_like(word: str) -> bool:
+    if len(word) < MIN_SPAN_CHARS or ordinary(word):
+        return False
+    return not any(ordinary(f"{word[:i]}'{word[i:]}") for i in range(1, len(word)))
 
 
 def likely_names(pack: Pack, state: LiveState) -> list[str]:
