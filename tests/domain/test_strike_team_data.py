@@ -64,6 +64,7 @@ NEW_PLACEHOLDERS = frozenset(
         "short",
         "rank",
         "other",
+        "offered",  # "Neither Renzo nor Lorcan": the units the player offered to choose from
     }
 )
 # Names written as Whisper mishears them, on purpose (the prior must cope with a name it cannot link).

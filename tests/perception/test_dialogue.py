@@ -154,16 +154,18 @@ def test_two_units_fitting_a_description_are_left_for_the_coach_to_ask() -> None
             "what are hexmoth weak to",
             "what are tidefang weak to",
         ),
+        # ... but "A or B" with a word that asks to choose is one choice: one pick among them
         (
             "would lumifawn or hexmoth do better against voltail",
-            "would lumifawn do better against voltail",
-            "would hexmoth do better against voltail",
+            "would lumifawn or hexmoth do better against voltail",
+            None,
         ),
         (
             "which is better against briarcat, emberfox or galehawk",
-            "which is better against briarcat, emberfox",
-            "which is better against briarcat, galehawk",
+            "which is better against briarcat, emberfox or galehawk",
+            None,
         ),
+        ("should i level emberfox or galehawk", "should i level emberfox or galehawk", None),
         ("is galehawk and granitusk better here", "is galehawk and granitusk better here", None),
         ("build a team with emberfox and oakhorn", "build a team with emberfox and oakhorn", None),
         # "it" in "who's my best answer to X, and what should it open with" is the answer: the
@@ -457,3 +459,10 @@ def test_a_name_heard_almost_is_asked_about_and_yes_no_or_a_name_resumes_the_que
     # Only after the coach asked: the same "yes" after an answer is not a confirmation.
     answered = [Exchange(asked.text, "Which creature do you mean? I didn't catch a name.")]
     assert read_turn(pack, state, "yeah", answered).text == "yeah"
+
+
+def test_a_unit_on_both_sides_that_the_player_faced_stays_theirs_for_her() -> None:
+    # strike's example state has Tamsin on both sides: "deal with Tamsin" faced theirs.
+    pack, state = STRIKE
+    heard = [Exchange("how do I deal with Tamsin", "Against Tamsin, play Brannoc.")]
+    assert read_turn(pack, state, "what do I bring for her", heard).text == "what do I bring for their Tamsin"

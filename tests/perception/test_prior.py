@@ -497,3 +497,27 @@ def test_tell_me_about_their_unit_is_about_that_unit(prior: IntentPrior) -> None
 def test_the_quickest_way_to_improve_is_a_swap(prior: IntentPrior) -> None:
     said = prior.predict("whats the easiest change that would help")
     assert (said.intent, said.sub_intent, said.rule) == ("lineup", "swap", "fix"), said
+
+
+def test_a_choice_between_units_is_a_pick_among_them(prior: IntentPrior) -> None:
+    """ "Should I level Emberfox or Galehawk?" picks one to level; "Lumifawn or Hexmoth against
+    Voltail?" one to field: not a verdict on each, nor Hexmoth taken for the foe."""
+    level = prior.predict("should i level emberfox or galehawk")
+    assert (level.intent, level.sub_intent, level.rule) == ("inventory", "upgrade_priority", "choice"), level
+    field = prior.predict("is sparkwing or hexmoth better against their team")
+    assert (field.intent, field.sub_intent, field.rule) == ("creature", "counters", "choice"), field
+    # "or" without a word that asks to choose is two questions (read apart in perception.dialogue)
+    assert prior.predict("does emberfox or oakhorn know ember fang").rule != "choice"
+
+
+def test_a_style_they_play_on_us_is_countered_not_built() -> None:
+    """ "They keep poking us from range": their style is to be countered; "can we poke them out"
+    still asks for a team of that style (strike_team: its styles are verbs)."""
+    from voicecoach.domain.pack import load_pack
+
+    strike = IntentPrior.load(load_pack("strike_team"))
+    for text in ("their flanker keeps diving our healer, what do I do", "they keep poking us from range"):
+        said = strike.predict(text)
+        assert (said.intent, said.sub_intent, said.rule) == ("comp", "counter", "they_play"), (text, said)
+    for text in ("can we poke them out", "build me a dive comp"):
+        assert strike.predict(text).rule != "they_play", text

@@ -902,3 +902,22 @@ def test_the_tankiest_is_the_strongest_of_that_role(state: LiveState) -> None:
     picked = names(reply)
     assert len(picked) == 1 and _CREATURES[picked.pop()].value("role") == "tank", reply
     assert "strongest tank" in reply, reply
+
+
+def test_a_choice_between_the_players_units_is_answered_with_one_of_them(state: LiveState) -> None:
+    """ "Lumifawn or Hexmoth?": the pick is one of the units offered, neither is taken for the foe,
+    and a levelling choice names one of the two with a reason true of it."""
+    counters = [tool(state, "find_counters", opponent=["voltail"])]
+    reply = speak(
+        state, "would lumifawn or hexmoth do better against voltail", "creature", "counters", counters
+    )
+    assert reply.startswith("Against Voltail, go with Lumifawn"), reply
+    roster = [tool(state, "get_inventory"), tool(state, "suggest_lineup")]
+    for said, unit in [
+        ("should i level oakhorn or sparkwing", "oakhorn"),
+        ("should i level galehawk or oakhorn", "oakhorn"),
+    ]:
+        reply = speak(state, said, "inventory", "upgrade_priority", roster)
+        assert reply.startswith(f"Train {_CREATURES[unit].display} first"), (said, reply)
+    outside = speak(state, "should i level galehawk or lumifawn", "inventory", "upgrade_priority", roster)
+    assert outside.startswith("Of those, train "), outside  # neither is in the best team: no "core" claim

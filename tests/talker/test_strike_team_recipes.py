@@ -429,3 +429,14 @@ def test_a_swap_into_a_named_hero_faces_it(pack: Pack) -> None:
     doc["ic"]["match"]["player_lineup"] = ["dumaka", "renzo", "tamsin", "elowen", "wendell"]
     reply = _say(pack, "comp/swap", "who should i swap to into lorcan", doc=doc)
     assert "Lorcan in" not in reply and "Lorcan" in reply, reply
+
+
+def test_a_choice_on_a_map_is_the_one_it_favours_or_neither_and_whom_it_does(pack: Pack) -> None:
+    fit = pack.catalog.tables["map_fit"]
+    boosted = [h for h in sorted(_owned()) if fit.get(h, {}).get("fathom_docks", 1.0) > 1.0]
+    flat = [h for h in sorted(_owned()) if fit.get(h, {}).get("fathom_docks", 1.0) <= 1.0]
+    one = _say(pack, "map/picks", f"{flat[0]} or {boosted[0]} on this map, which one")
+    assert _named(pack, one) == [boosted[0]], one
+    neither = _say(pack, "map/picks", f"who's better on this map, {flat[0]} or {flat[1]}")
+    assert neither.startswith("Neither "), neither
+    assert set(_named(pack, neither)) >= set(boosted[:1]), neither

@@ -82,15 +82,16 @@ RECIPES: dict[str, RecipeSpec] = {
     for s in (
         _spec("pick_best", {"ranked": "select", "foes": "select", "matchup": "literal", "skip": "select",
                             "fielded_key": "key", "threat_key": "key", "only_key": "key",
-                            "edge_key": "key", "tier_bonus": "literal"},
-              ("foes", "matchup"), ("@unit", "foe", "status", "reason", "other"), picks=True,
+                            "edge_key": "key", "tier_bonus": "literal", "neither_key": "key"},
+              ("foes", "matchup"), ("@unit", "foe", "status", "reason", "other", "offered"), picks=True,
               doc="the best usable unit against the foes by a matchup, not one of `skip` (the ranking's "
                   "order, then the roster's strongest), with the matchup's reason (none_key: the safest "
                   "one; fielded_key: one already on the player's side; threat_key: the units that beat the "
                   "player's own unit, named as theirs: 'what beats my Dumaka'; only_key: asked for another, "
                   "the last pick is still the only one that beats them; {other}: the best of the rest; the "
                   "player's own unit named against the foe is kept when it wins, else edge_key says why "
-                  "the foe wins, before the pick)"),
+                  "the foe wins, before the pick; of units the player offers, \"A or B\", the pick is one "
+                  "of them: neither_key when none beats a foe, {offered} and the safest of them)"),
         _spec("pick_pair", {"team": "select", "roster": "select", "style": "literal", "score": "select",
                             "size": "literal", "pair_key": "key", "lead_key": "key", "anchor": "select",
                             "foes": "select", "matchup": "literal", "available": "select",
@@ -156,10 +157,12 @@ RECIPES: dict[str, RecipeSpec] = {
         _spec("quota", {"missing": "select"}, ("missing",), ("role", "count"),
               doc="the role the team lacks by the composition quota (key), or none (none_key)"),
         _spec("pick_fit", {"ranked": "select", "context": "select", "matchup": "literal", "count": "literal",
-                           "skip": "select", "worst_key": "key"},
-              ("context", "matchup"), ("@units", "@unit", "@context", "status"), picks=True,
+                           "skip": "select", "worst_key": "key", "neither_key": "key"},
+              ("context", "matchup"), ("@units", "@unit", "@context", "status", "offered"), picks=True,
               doc="the usable units a context favours by a matchup, best first (none_key: none); "
-                  "worst_key: asked who is bad there, the player's units it works against"),
+                  "worst_key: asked who is bad there, the player's units it works against; of units the "
+                  "player offers (\"A or B here?\"), the one it favours most, or neither_key: none of "
+                  "them ({offered}), the ones it does favour"),
         _spec("pick_swap", {"swaps": "select", "foes": "select", "matchup": "literal", "context": "select",
                             "fit": "literal", "context_key": "key", "plain_key": "key", "kept_key": "key",
                             "no_gain_key": "key", "worse_key": "key", "pair_key": "key",
@@ -206,13 +209,15 @@ RECIPES: dict[str, RecipeSpec] = {
               doc="a group with the unit the player can field (key), else the closest (missing_key); "
                   "`missing_only`: only the closest, for a unit the player cannot field"),
         _spec("progression", {"units": "select", "choose": "literal", "plain_key": "key",
-                              "same_name_key": "key", "unowned_key": "key", "tier_bonus": "literal"},
+                              "same_name_key": "key", "unowned_key": "key", "tier_bonus": "literal",
+                              "choice_key": "key"},
               ("units",), ("@unit", "@options", "tier_name", "next_tier", "first_tier", "tier", "level"),
               picks=True,
               doc="a unit's next tier of the schema's progression and the options that tier unlocks "
                   "(plain_key: none; same_name_key: the next tier bears the unit's name; none_key: "
                   "fully progressed; unowned_key: not owned, {first_tier}); several units or `choose`: "
-                  "the first or the strongest usable one that can still progress"),
+                  "the first or the strongest usable one that can still progress; of units the player "
+                  "offers (\"A or B\"), the first of them in `units`, else the strongest (choice_key)"),
         _spec("pick_strongest", {"ranked": "select", "skip": "select", "attribute": "literal",
                                  "role_key": "key", "role_none_key": "key", "other_key": "key",
                                  "tier_bonus": "literal", "level_key": "key", "level_only": "literal"}, (),

@@ -349,6 +349,8 @@ def describe(pack: Pack, sides: Sides, text: str) -> tuple[str, list[str], Uncle
         if after is not None:
             side = side_word(after["s1"] or after["s2"] or "")
             end += after.end()
+        if side == "any" and faces_foe(text[: tokens[i].start()], text[end:]):
+            side = "theirs"  # "what about against the tank", "who can kill the healer": theirs
         pick, fits = _pick(d, sides, side, descriptors)
         if pick is None:
             if unclear is None and 2 <= len(fits) <= 3:

@@ -56,7 +56,7 @@ from voicecoach.perception.descriptions import (
     slotted,
 )
 from voicecoach.perception.lexicon import Lexicon, suggest
-from voicecoach.perception.prior import ASK_AGAIN, kind_token
+from voicecoach.perception.prior import ASK_AGAIN, kind_token, offered
 from voicecoach.perception.references import (
     DESCRIBED,
     ONE_OWNED,
@@ -194,6 +194,9 @@ def _refer(
     heard = last.utterance
     cue = {m.id: (heard[: m.span[0]].split() or [""])[-1] for m in link_entities(pack, heard)}
     marked = {uid: side_word(word) for uid, word in cue.items() if side_word(word) != "any"}
+    for m in link_entities(pack, heard):  # "how do I deal with Tamsin" - "what do I bring for her"
+        if m.id not in marked and faces_foe(heard[: m.span[0]], heard[m.span[1] :]):
+            marked[m.id] = "theirs"
     said = sorted(said, key=lambda u: u in out)
     answered = sorted(_units(pack, answer), key=lambda u: u in out)
     older = [
@@ -233,6 +236,8 @@ def _refer(
         if pronoun == "her" and _possessive_her(text, match.end()):
             possessive = True
         spoken = f"{name}'s" if possessive else name
+        if marked.get(pool[0]) == "theirs" and sides.on("mine", pool[0]) and side == "any" and not possessive:
+            spoken = f"their {spoken}"  # on both sides: the one the player faced, not their own
         return text[: match.start()] + spoken + text[match.end() :], [f"{match.group(0)!r} -> {name}"], None
     return text, [], None
 
@@ -416,7 +421,7 @@ _TOGETHER = re.compile(
     r"compare|between|both|either|neither|one of|instead|for|swap|replace|over|into|out)\b",
     re.IGNORECASE,
 )
-# "Lumifawn or Hexmoth, which does better?": a choice is answered about each; with "and" it compares.
+# "Lumifawn and Hexmoth, which does better?" compares ("or": `prior.offered`, a choice).
 _CHOOSING = re.compile(r"\b(?:better|best|than|which)\b", re.IGNORECASE)
 
 _EACH = re.compile(r"\s+each\b", re.IGNORECASE)
@@ -448,6 +453,8 @@ def split_pair(pack: Pack, text: str) -> tuple[str, str | None]:
         return text, None
     if len(units) == 3 and _OWNS.search(text) and _LISTED.match(text[units[0].span[1] : units[1].span[0]]):
         return text, None  # "which of Elowen, Wendell and Yarrow have I got": one answer names them all
+    if offered(pack, text, units) and not _WHICH_OWNED.search(text):
+        return text, None  # "should I level Emberfox or Galehawk": one choice, one pick among them
     # The first two names joined by "or" / "and" ("against Briarcat, Emberfox or Galehawk").
     a, b = next(
         ((x, y) for x, y in zip(units, units[1:], strict=False) if _PAIR.match(text[x.span[1] : y.span[0]])),

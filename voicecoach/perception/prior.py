@@ -208,7 +208,47 @@ class IntentPrior:
         # The Φ pairs the rules in `predict` stand for, read from Φ once.
         self.counter_pair, self.swap_pair = _counter_pair(pack, self.labels), _swap_pair(pack, self.labels)
         self.strongest_pairs = _strongest_pairs(pack, self.labels)
+        # The pairs whose answer picks units: a choice asked as one of them keeps it.
+        self.picking_pairs = {(e.intent, e.sub_intent) for e in pack.phi if _picks_first(e)}
         self.strongest_first = _opening_pair(pack, self.labels, "pick_strongest")
+        self.fit_pair = _opening_pair(pack, self.labels, "pick_fit")  # who a context (a map) favours
+        # The pairs that build a team of a play style, and the one that counters their whole team.
+        self.style_pairs = {
+            (e.intent, e.sub_intent) for e in pack.phi if any(s.inputs.get("style") for s in e.answer or [])
+        }
+        self.team_counter_pair = next(
+            (
+                (e.intent, e.sub_intent)
+                for e in pack.phi
+                if (e.intent, e.sub_intent) in self.labels
+                and any(u.args.get("opponent") == "$ic.match.opponent_lineup" for u in e.tools)
+                and any(s.recipe in ("pick_pair", "pick_best") for s in e.answer or [])
+            ),
+            None,
+        )
+        styles = "|".join(
+            rf"{re.escape(w[:-1])}(?:e|es|ed|ing)" if w.endswith("e") else rf"{re.escape(w)}(?:s|ed|ing)?"
+            for w in sorted(
+                {w for st in pack.vocabulary.styles.values() for w in st.words}, key=len, reverse=True
+            )
+        )  # "poke", "poking"; "dive", "diving"
+        self._they_play = re.compile(
+            rf"\b(?:their|they|they're|theyre|the enemy|the other team|them)\s+(?:\w+\s+){{0,3}}?"
+            rf"(?:{styles or '(?!)'})\b(?:\s+\w+)?\s+(?:us|me|my|our)\b"
+            rf"|\b(?:they|they're|theyre)\s+(?:keep\s+|are\s+|just\s+)?(?:{styles or '(?!)'})\b"
+        )
+        context_words = [
+            w
+            for k in pack.catalog.schema.kinds_of("context")
+            for w in (k, *pack.catalog.schema.kinds[k].nouns)
+        ] + [
+            e.display
+            for k in pack.catalog.schema.kinds_of("context")
+            for e in pack.catalog.entities.get(k, {}).values()
+        ]
+        self._context = re.compile(
+            rf"\b(?:{'|'.join(map(re.escape, context_words)) or '(?!)'})\b", re.IGNORECASE
+        )
         unit_spec = pack.catalog.schema.kinds.get(pack.catalog.schema.kind("unit") or "")
         unit_nouns = "|".join(re.escape(n.lower()) for n in (unit_spec.nouns if unit_spec else []))
         self._my_best = re.compile(rf"{MY_BEST}(?:{unit_nouns or '(?!)'})s?\b")
@@ -333,7 +373,18 @@ class IntentPrior:
             if about_unit[int(p.argmax())] and not about_unit.all():
                 p, rule = np.where(about_unit, 0.0, p), "told_gone"
         named = kind_token(unit or "") in abstracted.split()
-        if self.counter_pair is not None and named and HAS_ANYONE.search(abstracted):
+        choice = offered(self.pack, text, mentions) if named else []
+        if choice and self.labels[int(p.argmax())] not in self.picking_pairs:
+            # "Should I level Emberfox or Galehawk?": a pick among them, not a verdict on each.
+            p, rule = self._choose(p, text, choice, mentions), "choice"
+        elif (
+            self.team_counter_pair is not None
+            and self.labels[int(p.argmax())] in self.style_pairs
+            and self._they_play.search(abstracted)
+        ):
+            # "Their flanker keeps diving our healer": their style, played on us, is to be countered.
+            p, rule = self._only(self.team_counter_pair), "they_play"
+        elif self.counter_pair is not None and named and HAS_ANYONE.search(abstracted):
             # "Do I have anyone for Nadira?": not whether they own Nadira, but what of theirs beats her.
             p, rule = self._only(self.counter_pair), "has_anyone"
         elif (
@@ -451,6 +502,19 @@ class IntentPrior:
         confidence = float(np.interp(p[best], *self.calibration))
         pred = Prediction(intent=intent, sub_intent=sub_intent, confidence=round(confidence, 4), rule=rule)
         return session_rule(self.pack, text, pred, previous) or pred
+
+    def _choose(
+        self, p: np.ndarray, text: str, choice: list[str], mentions: list[Mention] | None
+    ) -> np.ndarray:
+        """A choice among the player's units: on a context (a map), the pair of who it favours; of
+        whom to level, the likeliest pair answered by the strongest unit; of whom to field, the
+        counter pair (against the foe named, or their side)."""
+        if self.fit_pair is not None and self._context.search(text):
+            return self._only(self.fit_pair)  # "who's better on this map, Renzo or Lorcan?"
+        if LEVELLING.search(text) and self.strongest_pairs:
+            mask = np.array([label in self.strongest_pairs for label in self.labels])
+            return np.where(mask, p, 0.0) / float(np.where(mask, p, 0.0).sum() or 1.0)
+        return self._only(self.counter_pair) if self.counter_pair is not None else p
 
     def _only(self, pair: tuple[str, str]) -> np.ndarray:
         """Probabilities that put everything on `pair` (a rule's decision)."""
@@ -590,6 +654,57 @@ def _counter_pair(pack: Pack, labels: list[tuple[str, str]]) -> tuple[str, str] 
             ):
                 return (e.intent, e.sub_intent)
     return None
+
+
+# "Should I level Emberfox or Galehawk?", "who's better into Quillon, Brannoc or Lorcan": the player
+# offers units to choose from (English cue words; the units come from the linker).
+CHOOSING = re.compile(r"\b(?:should|which|who|whos|who's|better|best|rather|prefer|pick|choose)\b", re.I)
+_OR = re.compile(r"^\s*,?\s*or\s+(?:my\s+|the\s+|maybe\s+)?$", re.IGNORECASE)
+_COMMA = re.compile(r"^\s*,\s*$")
+_AND = re.compile(r"^\s*,?\s*and\s+(?:my\s+|the\s+)?$", re.IGNORECASE)
+_WHICH_OF = re.compile(r"\bwhich\s+(?:one\s+)?of\b(?=.*\b(?:better|best|should|stronger|strongest)\b)", re.I)
+# "Which of Yarrow and Bexley should we focus?": a choice of whom to go after, theirs.
+_AIM_AT = re.compile(
+    r"\b(?:focus|target|kill|go after|attack|take out|take down|burst|shoot|hunt|pressure)\b", re.IGNORECASE
+)
+# "Who wins, Hexmoth or Halowing?": the two against each other, not a choice of one to field.
+_WHO_WINS = re.compile(r"\b(?:who|which(?: one)?)(?:'d|\s+would|\s+will)?\s+(?:wins?|beats\s+who)\b", re.I)
+LEVELLING = re.compile(
+    r"\b(?:level|levels|levell?ing|train|training|invest|investing|upgrade|upgrading|evolve|evolving|spend|"
+    r"points|xp|main|maining|grind|grinding|work on)\b",
+    re.IGNORECASE,
+)
+
+
+def offered(pack: Pack, text: str, mentions: list[Mention] | None = None) -> list[str]:
+    """The units the player offers as a choice ("A or B", with a word that asks to choose), in
+    order; [] when there is no such choice. One question with one answer: the pick among them."""
+    if not CHOOSING.search(text) or _WHO_WINS.search(text) or _AIM_AT.search(text):
+        return []
+    unit = pack.catalog.schema.kind("unit")
+    units = [m for m in (mentions if mentions is not None else link_entities(pack, text)) if m.kind == unit]
+    which_of = _WHICH_OF.search(text) is not None
+    facing = re.compile(rf"\b{FACING}\s+(?:their\s+|the\s+)?$", re.IGNORECASE)
+    run: list[str] = [units[0].id] if units else []
+    has_or = False
+    for a, b in zip(units, units[1:], strict=False):
+        between = text[a.span[1] : b.span[0]]
+        faced = facing.search(text[: a.span[0]]) is not None  # "against Briarcat, Emberfox or ..."
+        joined = _OR.match(between) or (which_of and _AND.match(between))  # "which of A and B is best"
+        if joined or (_COMMA.match(between) and not faced):  # "A, B or C"
+            has_or = has_or or bool(joined)
+            run += [b.id] if b.id not in run else []
+        elif has_or:
+            break
+        else:
+            run = [b.id]
+    return run if has_or and len(run) >= 2 else []
+
+
+def _picks_first(entry: PhiEntry) -> bool:
+    """The pair's answer is a pick: its first step past the reasons and the foe's weakness picks."""
+    steps = [s.recipe for s in entry.answer or [] if s.recipe not in ("why", "weak_to", "threat")]
+    return bool(steps) and steps[0].startswith("pick_")
 
 
 def _strongest_pairs(pack: Pack, labels: list[tuple[str, str]]) -> set[tuple[str, str]]:

@@ -56,6 +56,8 @@ class RealizerTurn:
     types: list[str] = field(default_factory=list)  # type ids (pet: elements) in the utterance, in order
     only: tuple[str, str] | None = None  # (attribute, value): "only fire creatures", nothing else offered
     wanted: list[str] = field(default_factory=list)  # creature ids the player wants in (W2's slots)
+    # "Should I level Emberfox or Galehawk?": the units offered to choose from; a pick is one of them.
+    choice: list[str] = field(default_factory=list)
     unsure: set[str] = field(default_factory=set)  # late snapshot: named creatures it may be wrong about
     avoid: set[str] = field(default_factory=set)  # what the previous reply put forward
     alternative: bool = False  # the player asks for another option than the previous reply's
@@ -89,6 +91,10 @@ class RealizerTurn:
             if unit is None or unit.value(attr) != value:
                 return False
         return self.owns(cid) and cid not in self.excluded and cid not in self.unsure
+
+    def chosen_from(self, ids: Sequence[str]) -> list[str]:
+        """`ids` kept to the units the player offered, when they offered any of them."""
+        return [u for u in ids if u in self.choice] or list(ids)
 
     def fresh_first(self, ids: Sequence[str]) -> list[str]:
         """`ids` with the previous reply's picks moved last when the player asks for another option:

@@ -45,7 +45,7 @@ from voicecoach.domain.view import StateView
 from voicecoach.grounding.kernel import GroundingControl
 from voicecoach.grounding.plan import MATCH_WORDS, PRIORITY, branch_of, intent_has, phi_entry
 from voicecoach.interaction.kernel import InteractionControl
-from voicecoach.perception.prior import ASKS_WHY, normalise
+from voicecoach.perception.prior import ASKS_WHY, normalise, offered
 from voicecoach.perception.prompt import OTHER
 from voicecoach.talker.conditioning import ToolOutcome
 from voicecoach.talker.lines import Line, RealizerTurn, article, spoken_list
@@ -699,6 +699,7 @@ def realize(
         if previous_reply and ASKS_WHY.search(normalise(utterance))
         else [],
         wanted=[c.id for n in (c2.slots.wanted_entities if c2 else []) if (c := unit_by_name(n))],
+        choice=[u for u in offered(pack, utterance, mentions) if u not in opponents],
         only=next(
             (
                 (g.kind.removesuffix("_only"), str(g.value))

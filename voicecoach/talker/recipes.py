@@ -242,6 +242,9 @@ def pick_best(c: _Ctx) -> list[Line]:
     theirs, mine = c.view.opponent_side(), c.view.player_side()
     named_theirs = [u for u in (*c.t.opponents, *c.t.mentioned) if u in theirs][:1]
     foes = [f for f in foes if f in theirs or f not in mine] or named_theirs or foes
+    if c.t.choice:  # "Lumifawn or Hexmoth against Voltail?": the units offered are not foes
+        named = [u for u in c.t.mentioned if u not in c.t.choice]  # "... against Voltail"
+        foes = [f for f in foes if f not in c.t.choice] or named or [f for f in theirs if f not in c.t.choice]
     if m is None or not foes:
         return []
     threatened = _threatened(c, m, foes, theirs, mine)
@@ -256,6 +259,11 @@ def pick_best(c: _Ctx) -> list[Line]:
         if multiplier(c.catalog, m, foes[0], own) > m.default:
             edge = c.naming(c.inputs.get("edge_key"), [foes[0], own], **_counter_values(c, m, foes[0], own))
     return edge + _best_counter(c, m, foes)
+
+
+def _offered(c: _Ctx) -> list[str]:
+    """The units the player offered to choose from that they own ("level Oakhorn or Sparkwing")."""
+    return [u for u in c.t.choice if c.view.owns(u)]
 
 
 def _own_named(c: _Ctx, foes: list[str], theirs: list[str], mine: list[str]) -> str | None:
@@ -273,6 +281,19 @@ def _best_counter(c: _Ctx, m: Matchup, foes: list[str]) -> list[Line]:
     ranked = c.t.fresh_first(ranked)
     skip = set(c.ids("skip"))  # e.g. the units already on the player's side: "swap to" one of them
     usable = [u for u in ranked if c.usable(u) and u not in skip]
+    offered = [u for u in usable if u in c.t.choice]
+    if offered and not any(multiplier(c.catalog, m, u, f) > m.default for u in offered for f in foes):
+        if not c.inputs.get("neither_key"):
+            offered = []  # no words for "neither of those": the best of all, as asked without a choice
+        else:
+            safest = min(
+                offered, key=lambda u: (max(multiplier(c.catalog, m, f, u) for f in foes), offered.index(u))
+            )
+            faced = c.name(foes[0]) if len(foes) == 1 else "anyone they field"
+            neither = " nor ".join(c.name(u) for u in c.t.choice)
+            units = {"@unit": c.name(safest)}
+            return c.line(c.inputs["neither_key"], [safest, *foes], **units, foe=faced, offered=neither)
+    usable = offered or usable
     for uid in usable:
         foe = next((f for f in foes if multiplier(c.catalog, m, uid, f) > m.default), None)
         if foe is not None:
@@ -855,6 +876,8 @@ def weak_to(c: _Ctx) -> list[Line]:
     m, units = _matchup(c), c.ids("unit")
     if m is None or not units or not c.view.owns(units[0]) or units[0] in c.view.opponent_side():
         return []
+    if units[0] in c.t.choice:
+        return []  # "Lumifawn or Hexmoth against Voltail?": a pick among them, not their weaknesses
     uid = units[0]
     mine = _value(c, m.between[0], uid, m.attribute)
     beaten_by = [d for d in _types(c, m) if _type_mult(c, m, d, mine) > m.default]
@@ -946,6 +969,8 @@ def pick_fit(c: _Ctx) -> list[Line]:
     ranked += sorted(o.id for o in c.view.owned() if o.id not in ranked)
     skip = set(c.ids("skip"))
     usable = [u for u in c.t.fresh_first(ranked) if c.usable(u) and u not in skip]
+    offered = [u for u in c.t.choice if u in usable and multiplier(c.catalog, m, u, place) > m.default]
+    usable = offered or usable  # "Renzo or Lorcan here?": the one it favours (neither: whom it does)
     # "And damage heroes?": of the role the player names (the composition quota's attribute).
     comp = c.schema.composition
     role = comp.quota.attribute if comp is not None and comp.quota is not None else None
@@ -964,10 +989,14 @@ def pick_fit(c: _Ctx) -> list[Line]:
     favoured = sorted(
         (u for u in usable if multiplier(c.catalog, m, u, place) > m.default),
         key=lambda u: (-multiplier(c.catalog, m, u, place), usable.index(u)),
-    )[: int(c.inputs.get("count") or 3)]
+    )[: 1 if offered else int(c.inputs.get("count") or 3)]
     if not favoured:
         return c.line(c.step.none_key, [], **context)
     top = favoured[0]
+    if c.t.choice and not offered and c.inputs.get("neither_key"):
+        neither = " nor ".join(c.name(u) for u in c.t.choice)
+        units = {"@units": c.names(favoured)}
+        return c.line(c.inputs["neither_key"], favoured, **units, offered=neither, **context)
     return c.line(c.step.key, favoured, **{"@units": c.names(favoured), "@unit": c.name(top)},
                   status=_words(m, multiplier(c.catalog, m, top, place)), **context)  # fmt: skip
 
@@ -1272,6 +1301,8 @@ def option_next(c: _Ctx) -> list[Line]:
     units = [u for u in c.ids("units") if view.owns(u)]
     if not units and c.inputs.get("closest"):
         units = [o.id for o in view.owned()]  # the tools failed: the snapshot's roster, in its order
+    if c.inputs.get("closest"):
+        units = _offered(c) or units
     option, field = view.option_kind, c.schema.options_field()
     if not units or option is None or field is None:
         return []
@@ -1417,12 +1448,22 @@ def progression(c: _Ctx) -> list[Line]:
     view, units = c.view, c.ids("units")
     if not units and "choose" in c.inputs:
         units = _strongest_first(c, sorted(o.id for o in view.owned()))  # the tools failed: the roster
+    offered = _offered(c) if "choose" in c.inputs else []
+    first = [u for u in units if u in offered]
+    if offered:
+        # "Level Oakhorn or Sparkwing?": the one of them `units` ranks first; ranked by neither, the
+        # stronger, said as such (the step's key gives `units`' reason, e.g. "the core of your team").
+        units = first + _strongest_first(c, [u for u in offered if u not in first])
     if c.schema.progression is None or not units or not view.known:
         return []
     if len(units) > 1 or "choose" in c.inputs:
         able = [u for u in units if c.usable(u) and (view.unit(u).tier or 1) < len(_tiers(c, u))]  # type: ignore[union-attr]
         if c.t.alternative and any(u not in c.t.avoid for u in able):
             able = [u for u in able if u not in c.t.avoid]
+        if not able and offered:
+            # "Evolve Sparkwing or Hexmoth?" and both are at their last tier: say so, not a team.
+            full = [t[-1] for t in (_tiers(c, u) for u in offered) if t]
+            return c.naming(c.step.none_key, offered, tier_name=spoken_list(full)) if full else []
         if not able:
             return []
         uid = max(able, key=lambda u: (c.power(u), u)) if c.inputs.get("choose") == "strongest" else able[0]
@@ -1439,6 +1480,8 @@ def progression(c: _Ctx) -> list[Line]:
         return c.naming(c.step.none_key, [uid], **name, tier_name=tiers[-1])
     gains = _unlocked_at(c, uid, tier + 1)
     key = c.step.key
+    if offered and uid not in first:
+        key = c.inputs.get("choice_key") or key
     if gains and tiers[tier] == c.name(uid) and c.inputs.get("same_name_key"):
         key = c.inputs["same_name_key"]  # "evolving your <tier> into <unit>", not "<unit> into <unit>"
     elif not gains and c.inputs.get("plain_key"):
@@ -1479,7 +1522,7 @@ def pick_strongest(c: _Ctx) -> list[Line]:
     ranked = c.ids("ranked")
     roster = _strongest_first(c, sorted(o.id for o in view.owned() if o.id not in ranked))
     skip = set(c.ids("skip"))
-    able = [u for u in ranked + roster if c.usable(u) and u not in skip]
+    able = c.t.chosen_from([u for u in ranked + roster if c.usable(u) and u not in skip])
     if not able:
         return []
     if t.alternative and able[0] in t.avoid and c.inputs.get("other_key"):
