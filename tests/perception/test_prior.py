@@ -521,3 +521,11 @@ def test_a_style_they_play_on_us_is_countered_not_built() -> None:
         assert (said.intent, said.sub_intent, said.rule) == ("comp", "counter", "they_play"), (text, said)
     for text in ("can we poke them out", "build me a dive comp"):
         assert strike.predict(text).rule != "they_play", text
+
+
+def test_and_then_a_question_is_a_new_question_and_fix_it_is_a_swap(prior: IntentPrior) -> None:
+    after = prior.predict("ok and what beats shellbastion", previous=("match", "opponent_analysis"))
+    assert (after.intent, after.sub_intent) == ("creature", "counters"), after
+    assert prior.predict("and no oakhorn", previous=("lineup", "build")).rule == "refine"
+    fix = prior.predict("ok fix it then")
+    assert (fix.intent, fix.sub_intent, fix.rule) == ("lineup", "swap", "fix"), fix

@@ -165,3 +165,16 @@ def test_a_pronoun_in_a_foes_place_takes_one_of_theirs_first() -> None:
     assert read == "who should come out of my team for Voltail"
     # without a foe's word before it, the question's first creature
     assert resolve_reference(PET, "can it evolve", previous, theirs) == "can Lumifawn evolve"
+
+
+def test_its_is_the_unit_the_last_exchange_was_about_unless_this_sentence_names_one() -> None:
+    from voicecoach.domain.pack import load_pack
+    from voicecoach.perception.references import resolve_reference
+
+    pack = load_pack("pet_arena")
+    before = ["tell me about tidefang", "Tidefang is a common water striker."]
+    assert resolve_reference(pack, "what about its skills", before) == "what about Tidefang's skills"
+    assert (
+        resolve_reference(pack, "does oakhorn have its last stage", before)
+        == "does oakhorn have its last stage"
+    )

@@ -440,3 +440,15 @@ def test_a_choice_on_a_map_is_the_one_it_favours_or_neither_and_whom_it_does(pac
     neither = _say(pack, "map/picks", f"who's better on this map, {flat[0]} or {flat[1]}")
     assert neither.startswith("Neither "), neither
     assert set(_named(pack, neither)) >= set(boosted[:1]), neither
+
+
+def test_my_best_and_my_worst_hero_are_the_roster_by_level(pack: Pack) -> None:
+    best = _say(pack, "progression/level_priority", "what's my best hero")
+    worst = _say(pack, "progression/level_priority", "and my worst")
+    assert "highest-level hero" in best and "lowest-level hero" in worst, (best, worst)
+
+
+def test_should_i_stop_playing_a_hero_gets_the_verdict_the_other_way_round(pack: Pack) -> None:
+    kept = _say(pack, "hero/worth_it", "is elowen worth it")
+    stop = _say(pack, "hero/worth_it", "should I stop playing elowen")
+    assert kept.startswith("Yes") and stop.startswith("No") and kept[3:] == stop[2:], (kept, stop)

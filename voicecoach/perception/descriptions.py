@@ -57,6 +57,7 @@ THEIRS_CUE = re.compile(
     r"trade with|pressure|go after|hunt|match up with|match up against)\s+$",
     re.IGNORECASE,
 )
+_COUNTERS_A = re.compile(r"\bcounter(?:s|ing)?\s+$", re.IGNORECASE)
 # A phrasal verb around the pronoun that faces a foe: "take him on", "shut her down", "pick it off".
 THEIRS_AROUND = (
     re.compile(r"\b(?:take|shut|lock|knock|pick|wipe|burst|chase|push|hold|kill|blow)\s+$", re.IGNORECASE),
@@ -349,8 +350,11 @@ def describe(pack: Pack, sides: Sides, text: str) -> tuple[str, list[str], Uncle
         if after is not None:
             side = side_word(after["s1"] or after["s2"] or "")
             end += after.end()
-        if side == "any" and faces_foe(text[: tokens[i].start()], text[end:]):
-            side = "theirs"  # "what about against the tank", "who can kill the healer": theirs
+        before = text[: tokens[i].start()]
+        if side == "any" and faces_foe(before, text[end:]) and not _COUNTERS_A.search(before):
+            # "what about against the tank", "who can kill the healer": theirs ("what counters the
+            # tank" may ask what threatens the player's own: asked back)
+            side = "theirs"
         pick, fits = _pick(d, sides, side, descriptors)
         if pick is None:
             if unclear is None and 2 <= len(fits) <= 3:

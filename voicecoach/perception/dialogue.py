@@ -137,7 +137,8 @@ _FILLER = {
 
 _MINE_CUE = re.compile(
     r"\b(?:level|levelling|leveling|level up|train|training|upgrade|field|bring|use|"
-    r"using|play|playing|swap|keep|run|running|equip|build|invest in|buy|unlock|put|main)\s+$",
+    r"using|play|playing|swap|keep|run|running|equip|build|invest in|buy|unlock|put|main|"
+    r"(?:do|did)\s+(?:i|we)\s+(?:have|own|got)|have\s+(?:i|we)\s+got)\s+$",
     re.IGNORECASE,
 )
 _MINE_AFTER = re.compile(

@@ -258,6 +258,8 @@ class IntentPrior:
         token = kind_token(pack.catalog.schema.kind("unit") or "")
         self._versus = re.compile(
             rf"{token}\s+{VERSUS}\s+(?:their\s+|the\s+|my\s+)?{token}"
+            rf"|{token}\s+(?:\w+\s+){{0,2}}?(?:better|worse|good|any good|okay|ok|fine|decent)\s+"
+            rf"(?:into|against|vs|versus)\s+(?:their\s+|the\s+)?{token}"  # "my Sparkwing any better into X"
             rf"|{token}(?:\s+\w+){{0,4}}?\s+(?:smoked|beaten|countered|wrecked|destroyed|hard countered|"
             rf"outclassed|walled|shut down)\s+by\s+(?:their\s+|the\s+)?{token}"
         )
@@ -549,6 +551,11 @@ REFINE = re.compile(
     rf"^{_FILLERS}(?:but|and|also|plus|only)\b|\b(?:too|either|as well|instead)\b"
     r"|\b(?:put|bring|add)\b.*\bback\b|\bback in\b"  # "actually put Oakhorn back in"
 )
+# "And what beats Voltail": after "and", a question with its own subject, not a constraint added.
+_NEW_QUESTION = re.compile(
+    rf"^{_FILLERS}(?:but|and|also|plus)\W+(?:what|what's|whats|who|who's|whos|which|how|when|where|"
+    r"is|are|can|could|does|do|should|would|will)\b"
+)
 # "Why?", "why that one", "how come": the reason for the previous answer, so its pair again (the
 # realizer then gives the reason, not another pick). Short on purpose: "why do I keep losing" is a
 # question of its own.
@@ -617,6 +624,7 @@ WHY_HARD = re.compile(
 FIX = re.compile(
     r"\b(?:quick(?:est)?|easiest|best|simplest|one)\s+fix\b|\bhow\s+(?:do|can|would|should)\s+(?:i|we)\s+fix\b|"
     r"\bfix\s+(?:this|that|my\s+team|our\s+team)\b|"
+    r"^(?:(?:ok|okay|so|then|alright|right|well|go on|please)\W+)*(?:fix|improve)\s+(?:it|them)\b|"
     r"\b(?:quick(?:est)?|easiest|simplest|one)\s+(?:thing|way|change)\s+(?:to|that would|that'd)\s+"
     r"(?:improve|fix|help)\b"
 )
@@ -804,6 +812,8 @@ def session_rule(
         words = normalise(text)
         again = ASK_AGAIN.search(words) or _another_group(pack).search(words)
         rule = "ask_again" if again else "refine" if REFINE.search(words) else None
+        if rule == "refine" and _NEW_QUESTION.search(words) and link_entities(pack, text):
+            rule = None  # "and what beats Shellbastion": a question of its own, about what it names
         if rule is not None:
             return pred.model_copy(
                 update={"intent": prev.intent, "sub_intent": prev.sub_intent, "rule": rule}

@@ -46,8 +46,8 @@ _ROLE_NOUNS: dict[Role, tuple[str, ...]] = {"unit": ("guy",)}
 _THAT_BEFORE = (
     r"(?:[\s?.!,]*$|\s+(?:do|does|did|replace|replaces|cost|costs|need|needs|is|was|on|in|for|to|"
     r"with|at|against|from|yet|now|already|still|really|first|next|work|works|unlock|unlocks|good|"
-    r"better|worth|any|mean|come|comes|require|requires)\b)"
-)
+    r"better|worth|any|mean|come|comes|require|requires|down|out|off)\b)"
+)  # "shut that down", "take that out", "pick that off": a phrasal verb's object
 # ... and not after a word that makes it a conjunction or a relative ("so that", "a pet that").
 _THAT_NOT_AFTER = re.compile(
     r"\b(?:so|such|now|sure|think|know|say|said|mean|guess|hope|except|something|anything|someone|"
@@ -131,7 +131,8 @@ def _kinds(schema: Schema) -> _Kinds:
     # "That move" names the last one; "this map", "this comp" are the ones in play now.
     named = rf"|that\s+(?:new\s+|other\s+|same\s+|last\s+)?(?P<noun>{noun})" if all_nouns else ""
     it, that = r"(?P<it>it)(?!')", rf"(?P<that>that)(?={_THAT_BEFORE})"
-    pattern = re.compile(rf"\b(?:{it}|{that}|(?:that|this) one{named})\b", re.IGNORECASE)
+    its = r"(?P<its>its)(?=\s+[a-z])"  # "what about its skills": the unit's
+    pattern = re.compile(rf"\b(?:{its}|{it}|{that}|(?:that|this) one{named})\b", re.IGNORECASE)
     kinds = _Kinds(order, words, nouns, pattern, schema.kind("unit"))
     _KINDS[id(schema)] = (schema, kinds)
     return kinds
@@ -258,6 +259,8 @@ def resolve_reference(
             continue  # "their plant one, what is it weak to": the description is what it stands for
         if match["it"] and any(i.start() <= match.start() < i.end() for i in _IDIOM.finditer(text)):
             continue
+        if match["its"] and any(m.span[1] <= match.start() for m in linked):
+            continue  # "does Oakhorn have its last stage yet": the one this sentence named
         if match["it"] and _DUMMY.search(text[max(0, match.start() - 12) :]) and linked:
             continue  # "is it worth putting time into Hexmoth": Hexmoth is the subject
         if match.group(0).lower() in ("that one", "this one") and not _ONE_AFTER.search(before):
@@ -284,7 +287,9 @@ def resolve_reference(
             # "do I own it" after "lead with Oakhorn against Shellbastion": the pick, not the foe
             candidates.sort(key=lambda m: foe(m.id))
         if candidates:
-            return f"{before}{display(pack, candidates[0].kind, candidates[0].id)}{after}"
+            name = display(pack, candidates[0].kind, candidates[0].id)
+            owner = "'s" if match["its"] else ""
+            return f"{before}{name}{owner}{after}"
     return text
 
 

@@ -956,6 +956,23 @@ def _compose(t: RealizerTurn, max_words: int, max_sentences: int, lead: str | No
         text = t.pack.templates.paragraphs["guidance"].generic
         return _hedged(t.pack, text, lead) if lead else text
     spoken = [text for _, _, text in sorted(chosen)]
+    spoken[0] = _verdict_for(t.utterance, spoken[0])
     if lead:
         spoken[0] = _hedged(t.pack, spoken[0], lead)
     return " ".join(spoken)
+
+
+# "Should I stop playing Elowen?" asks the opposite of "is Elowen worth it" (English cue words).
+_GIVE_UP = re.compile(
+    r"\b(?:should|do|can)\s+(?:i|we)\s+(?:just\s+)?(?:stop|quit|give up on|drop|ditch|abandon)\b",
+    re.IGNORECASE,
+)
+
+
+def _verdict_for(utterance: str, first: str) -> str:
+    """The answer's leading "Yes" / "No" as the question was put: "Yes: keep investing in Elowen"
+    answers "should I stop playing Elowen?" with "No"."""
+    verdict = re.match(r"(Yes|No)\b", first)
+    if verdict is None or not _GIVE_UP.search(utterance):
+        return first
+    return {"Yes": "No", "No": "Yes"}[verdict[1]] + first[verdict.end() :]

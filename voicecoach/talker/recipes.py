@@ -1496,7 +1496,12 @@ LEVEL_RANK = re.compile(
 )
 
 
-_STRONGEST = re.compile(r"\b(?:strongest|most powerful)\b", re.IGNORECASE)
+# "My strongest", "my best hero", "my worst one" in a pack whose strength is the level.
+_STRONGEST = re.compile(
+    r"\b(?:my|our)\s+(?:(?P<low>worst|weakest)|strongest|most powerful|best|top)\b"
+    r"|\b(?:strongest|most powerful)\b",
+    re.IGNORECASE,
+)
 
 
 def pick_strongest(c: _Ctx) -> list[Line]:
