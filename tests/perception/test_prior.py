@@ -529,3 +529,16 @@ def test_and_then_a_question_is_a_new_question_and_fix_it_is_a_swap(prior: Inten
     assert prior.predict("and no oakhorn", previous=("lineup", "build")).rule == "refine"
     fix = prior.predict("ok fix it then")
     assert (fix.intent, fix.sub_intent, fix.rule) == ("lineup", "swap", "fix"), fix
+
+
+def test_a_unit_they_bring_in_is_the_counter_question(prior: IntentPrior) -> None:
+    for text in ("what if they swap in galehawk", "they just brought out pyralis, help"):
+        said = prior.predict(text)
+        assert (said.intent, said.sub_intent, said.rule) == ("creature", "counters", "they_bring"), text
+    assert prior.predict("should i swap in galehawk").rule != "they_bring"
+
+
+def test_anyone_else_and_then_who_ask_again(prior: IntentPrior) -> None:
+    for text in ("anyone else", "and after that", "then who"):
+        said = prior.predict(text, previous=("match", "next_move"))
+        assert (said.intent, said.sub_intent) == ("match", "next_move"), (text, said)

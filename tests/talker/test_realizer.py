@@ -921,3 +921,41 @@ def test_a_choice_between_the_players_units_is_answered_with_one_of_them(state: 
         assert reply.startswith(f"Train {_CREATURES[unit].display} first"), (said, reply)
     outside = speak(state, "should i level galehawk or lumifawn", "inventory", "upgrade_priority", roster)
     assert outside.startswith("Of those, train "), outside  # neither is in the best team: no "core" claim
+
+
+def test_a_unit_the_player_says_they_bring_in_is_countered_not_read_as_theirs(state: LiveState) -> None:
+    # The example player owns Galehawk: "they swap in Galehawk" puts one on the other side.
+    tools = [
+        tool(state, "get_creature", creature="galehawk"),
+        tool(state, "find_counters", opponent=["galehawk"]),
+    ]
+    reply = speak(state, "what if they swap in galehawk", "creature", "counters", tools)
+    assert reply.startswith("Against Galehawk, go with "), reply
+
+
+def test_asked_again_twice_the_pick_is_none_of_the_last_two(state: LiveState) -> None:
+    tools = [tool(state, "find_counters", opponent=state.ic.match.opponent_lineup)]
+    said: list[str] = []
+    for utterance in ("who should lead for me", "and after that", "then who"):
+        said.append(
+            realize(
+                PACK,
+                state,
+                None,
+                None,
+                tools,
+                utterance,
+                4,
+                "match",
+                "next_move",
+                previous_reply=said[-1] if said else None,
+                recent_replies=said[:-1],
+            )  # fmt: skip
+        )
+    picks = [
+        next(
+            m.id for m in link_entities(PACK, s) if m.id in {o.creature_id for o in state.fs.inventory.owned}
+        )
+        for s in said
+    ]
+    assert len(set(picks)) == 3, said

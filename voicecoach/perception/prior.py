@@ -386,6 +386,9 @@ class IntentPrior:
         ):
             # "Their flanker keeps diving our healer": their style, played on us, is to be countered.
             p, rule = self._only(self.team_counter_pair), "they_play"
+        elif self.counter_pair is not None and named and brought_in(self.pack, text, mentions):
+            # "What if they swap in Galehawk?": a unit coming in on their side, to be countered.
+            p, rule = self._only(self.counter_pair), "they_bring"
         elif self.counter_pair is not None and named and HAS_ANYONE.search(abstracted):
             # "Do I have anyone for Nadira?": not whether they own Nadira, but what of theirs beats her.
             p, rule = self._only(self.counter_pair), "has_anyone"
@@ -537,10 +540,11 @@ class IntentPrior:
 # "Anything else?" names no pair: it asks the previous turn's recommendation again, and W3 then
 # gives another direction. English cue words; which pairs recommend is the pack's Φ (branch).
 ASK_AGAIN = re.compile(
-    r"\b(?:(?:something|anything|what|who|where) else|(?:something|anything) different|another|"
+    r"\b(?:(?:something|anything|anyone|anybody|someone|somebody|what|who|where) else|"
+    r"(?:something|anything) different|another|"
     r"any other|plan b|alternatives?|"
     r"(?:second|other|different|next|backup|alternative) (?:option|idea|pick|choice|one|way|team|"
-    r"lineup|plan|answer)s?|more (?:options|ideas|picks))\b"
+    r"lineup|plan|answer)s?|more (?:options|ideas|picks)|after that|then who|who'?s next|who next)\b"
 )
 # "And no Pyrowl either", "only fire, but keep Galehawk in": a constraint added to the previous
 # request, not a new one.
@@ -682,6 +686,22 @@ LEVELLING = re.compile(
     r"points|xp|main|maining|grind|grinding|work on)\b",
     re.IGNORECASE,
 )
+
+
+# "What if they swap in Galehawk?", "they just brought out Pyralis" (English cue words before the unit).
+_THEY_BRING = re.compile(
+    r"\b(?:they|they're|theyre|the enemy|their team|the other team)\s+(?:just\s+|might\s+|could\s+|"
+    r"will\s+|then\s+)?(?:swap|swaps|swapped|swapping|switch|switches|switched|bring|brings|brought|"
+    r"bringing|put|puts|send|sends|sent|sub|subs|subbed)\s+(?:in\s+|out\s+|on\s+)?(?:their\s+|a\s+)?$",
+    re.IGNORECASE,
+)
+
+
+def brought_in(pack: Pack, text: str, mentions: list[Mention] | None = None) -> list[str]:
+    """The units the player says the other side brings in ("they swap in Galehawk"), in order."""
+    unit = pack.catalog.schema.kind("unit")
+    found = mentions if mentions is not None else link_entities(pack, text)
+    return [m.id for m in found if m.kind == unit and _THEY_BRING.search(text[: m.span[0]])]
 
 
 def offered(pack: Pack, text: str, mentions: list[Mention] | None = None) -> list[str]:

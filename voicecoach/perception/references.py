@@ -52,7 +52,7 @@ _THAT_BEFORE = (
 _THAT_NOT_AFTER = re.compile(
     r"\b(?:so|such|now|sure|think|know|say|said|mean|guess|hope|except|something|anything|someone|"
     r"anyone|one|ones|team|teams|guy|guys|who|coach|thing|things|fix|fixes|solve|solves|change|changes|"
-    r"explain|explains|means)\s*$",
+    r"explain|explains|means|after)\s*$",  # "and after that": then, not a thing
     re.IGNORECASE,
 )
 # "It" that stands for nothing the dialogue named.

@@ -101,7 +101,8 @@ class RealizerTurn:
         the alternative comes first, and the old pick stays only if nothing else exists."""
         if not self.alternative:
             return list(ids)
-        return [c for c in ids if c not in self.avoid] + [c for c in ids if c in self.avoid]
+        seen = self.put_forward or self.avoid  # asked again twice: none of the last few picks first
+        return [c for c in ids if c not in seen] + [c for c in ids if c in seen]
 
     def add(
         self,

@@ -45,7 +45,7 @@ from voicecoach.domain.view import StateView
 from voicecoach.grounding.kernel import GroundingControl
 from voicecoach.grounding.plan import MATCH_WORDS, PRIORITY, branch_of, intent_has, phi_entry
 from voicecoach.interaction.kernel import InteractionControl
-from voicecoach.perception.prior import ASKS_WHY, normalise, offered
+from voicecoach.perception.prior import ASKS_WHY, brought_in, normalise, offered
 from voicecoach.perception.prompt import OTHER
 from voicecoach.talker.conditioning import ToolOutcome
 from voicecoach.talker.lines import Line, RealizerTurn, article, spoken_list
@@ -581,7 +581,9 @@ def _snapshot_results(
 ASKS_HOW = re.compile(r"\b(?:how|when|what (?:do i|does it) (?:need|take)|what unlocks)\b", re.I)
 # The player asks for another option than the last one (plain English cue words).
 ALTERNATIVE = re.compile(
-    r"\b(?:else|another|other|others|different|alternatives?|instead|second|backup|plan\s+b)\b", re.I
+    r"\b(?:else|another|other|others|different|alternatives?|instead|second|backup|plan\s+b|after\s+that|"
+    r"then\s+who|who'?s\s+next|who\s+next)\b",
+    re.I,
 )
 
 
@@ -649,6 +651,7 @@ def realize(
     told = False  # the roster was projected with a change the player told us about
     if stale and mentioned and not opponents and OPPONENT_ENTERS.search(utterance):
         opponents = [mentioned[0]]  # on their side now: the counter question is about it
+    opponents = opponents or brought_in(pack, utterance, mentions)  # "what if they swap in Galehawk"
     if stale and inventory is not None:
         mine = [c for c in mentioned if c not in opponents and c not in excluded]
         snapshot = inventory

@@ -876,8 +876,8 @@ def weak_to(c: _Ctx) -> list[Line]:
     m, units = _matchup(c), c.ids("unit")
     if m is None or not units or not c.view.owns(units[0]) or units[0] in c.view.opponent_side():
         return []
-    if units[0] in c.t.choice:
-        return []  # "Lumifawn or Hexmoth against Voltail?": a pick among them, not their weaknesses
+    if units[0] in c.t.choice or units[0] in c.t.opponents:
+        return []  # "Lumifawn or Hexmoth against Voltail?", "they swap in Galehawk": not one of the player's
     uid = units[0]
     mine = _value(c, m.between[0], uid, m.attribute)
     beaten_by = [d for d in _types(c, m) if _type_mult(c, m, d, mine) > m.default]
