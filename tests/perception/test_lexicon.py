@@ -80,6 +80,12 @@ def test_a_span_that_links_exactly_is_kept(pet: Lexicon) -> None:
         assert repair(pet, text).changes == []
 
 
+def test_an_ordinary_word_with_an_ending_the_list_lacks_is_not_a_name() -> None:
+    strike = Lexicon.of(load_pack("strike_team"))
+    assert repair(strike, "too squishy, something tankier").changes == []  # not Tannery
+    assert ordinary("tankier") and ordinary("squishiest")
+
+
 def test_ordinary_knows_british_spellings() -> None:
     assert ordinary("centre") and ordinary("colour") and ordinary("the")
     assert not ordinary("kimbriercat") and not ordinary("dunecrawler")

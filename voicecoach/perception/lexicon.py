@@ -115,6 +115,19 @@ def ordinary(word: str) -> bool:
         variants.append(w.replace("our", "or"))
     if w.endswith(("ise", "ised", "ising")):
         variants.append(w.replace("is", "iz"))
+    # An ordinary word with an ending the list lacks ("tankier", "squishiest"): not a name either.
+    for end, base in (
+        ("iest", "y"),
+        ("ier", "y"),
+        ("iest", ""),
+        ("ier", ""),
+        ("est", ""),
+        ("er", ""),
+        ("ed", ""),
+        ("ing", ""),
+    ):
+        if w.endswith(end) and len(w) - len(end) >= 3:
+            variants.append(w[: -len(end)] + base)
     return any(words.get(v, 0) >= ORDINARY_MIN_COUNT for v in variants) or w.isdigit()
 
 
