@@ -534,7 +534,7 @@ def test_and_then_a_question_is_a_new_question_and_fix_it_is_a_swap(prior: Inten
 def test_a_unit_they_bring_in_is_the_counter_question(prior: IntentPrior) -> None:
     for text in ("what if they swap in galehawk", "they just brought out pyralis, help"):
         said = prior.predict(text)
-        assert (said.intent, said.sub_intent, said.rule) == ("creature", "counters", "they_bring"), text
+        assert (said.intent, said.sub_intent, said.rule) == ("lineup", "counter", "they_bring"), text
     assert prior.predict("should i swap in galehawk").rule != "they_bring"
 
 
@@ -542,3 +542,21 @@ def test_anyone_else_and_then_who_ask_again(prior: IntentPrior) -> None:
     for text in ("anyone else", "and after that", "then who"):
         said = prior.predict(text, previous=("match", "next_move"))
         assert (said.intent, said.sub_intent) == ("match", "next_move"), (text, said)
+
+
+def test_going_head_to_head_and_whom_to_kill_first() -> None:
+    from voicecoach.domain.pack import load_pack
+
+    strike = IntentPrior.load(load_pack("strike_team"))
+    for text in (
+        "can my tamsin outrange quillon",
+        "can my tamsin pick brannoc off",
+        "what can wendell do about quillon",
+    ):
+        said = strike.predict(text)
+        assert (said.intent, said.sub_intent, said.rule) == ("hero", "counters", "confront"), (text, said)
+    assert strike.predict("ok what else can i take instead of renzo").rule == "replaces"
+    pet = IntentPrior.load(load_pack("pet_arena"))
+    first = pet.predict("which of theirs should i kill first then")
+    assert first.rule == "their_best", first
+    assert pet.predict("is lumifawn too low level", previous=("lineup", "swap")).rule != "refine"

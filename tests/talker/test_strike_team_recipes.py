@@ -452,3 +452,9 @@ def test_should_i_stop_playing_a_hero_gets_the_verdict_the_other_way_round(pack:
     kept = _say(pack, "hero/worth_it", "is elowen worth it")
     stop = _say(pack, "hero/worth_it", "should I stop playing elowen")
     assert kept.startswith("Yes") and stop.startswith("No") and kept[3:] == stop[2:], (kept, stop)
+
+
+def test_my_unit_is_no_foe_when_both_sides_field_it(pack: Pack) -> None:
+    # Tamsin and Brannoc are on both sides of the example: "my Tamsin" is the player's.
+    reply = _say(pack, "hero/counters", "can my tamsin pick brannoc off")
+    assert "Against Brannoc" in reply and "Against Tamsin" not in reply, reply

@@ -211,6 +211,15 @@ class IntentPrior:
         # The pairs whose answer picks units: a choice asked as one of them keeps it.
         self.picking_pairs = {(e.intent, e.sub_intent) for e in pack.phi if _picks_first(e)}
         self.strongest_first = _opening_pair(pack, self.labels, "pick_strongest")
+        self.role_pair = _opening_pair(pack, self.labels, "fill_role")  # "who fills the tank slot"
+        # ... of those, the ones that rank by power, not only by level (strike's strength is its level)
+        self.by_power_pairs = {
+            (e.intent, e.sub_intent)
+            for e in pack.phi
+            if (e.intent, e.sub_intent) in self.strongest_pairs
+            and e.answer
+            and not e.answer[0].inputs.get("level_only")
+        }
         self.fit_pair = _opening_pair(pack, self.labels, "pick_fit")  # who a context (a map) favours
         # The pairs that build a team of a play style, and the one that counters their whole team.
         self.style_pairs = {
@@ -315,7 +324,13 @@ class IntentPrior:
             rf"(?:their\s+|the\s+|my\s+)?{token}(?:\s+\w+){{0,2}}$"
         )
         self._weak_to = re.compile(rf"\b{token}\s+(?:\w+\s+)?weak\s+(?:to|against)\b")
-        self._confront = re.compile(rf"\b{CONFRONT}\s+(?:their\s+|the\s+)?{token}")
+        self._confront = re.compile(
+            rf"\b{CONFRONT}\s+(?:their\s+|the\s+)?{token}"
+            rf"|\b(?:pick|take|knock|shut|lock)\s+(?:their\s+|the\s+)?{token}\s+(?:off|out|down)\b"
+            # "what can Wendell do about Quillon", "is Bexley better for Quillon"
+            rf"|{token}\s+do\s+(?:about|against|vs|versus)\s+(?:their\s+|the\s+)?{token}"
+            rf"|{token}\s+(?:\w+\s+)?(?:better|good|any good)\s+for\s+(?:their\s+|the\s+)?{token}"
+        )
         self._swap_to = re.compile(
             rf"\b(?:swap|swapping|switch|switching)\s+(?:over\s+)?to\s+(?:my\s+)?{token}"
         )
@@ -364,7 +379,7 @@ class IntentPrior:
         """The calibrated best pair; `mentions` as in `abstract_entities`; `previous`: the pair of
         the session's last delivered turn, which the session rules (`session_rule`) may keep."""
         abstracted = abstract_entities(self.pack, text, mentions)
-        p = self.model.probabilities(features(GREETING.sub("", abstracted)))
+        p = self.model.probabilities(features(LEADING_AND.sub("", GREETING.sub("", abstracted))))
         if self.labels[int(p.argmax())] == OUT_OF_DOMAIN:
             p = self.model.probabilities(features(abstracted))  # "hello coach, how are you doing"
         rule = None
@@ -386,9 +401,15 @@ class IntentPrior:
         ):
             # "Their flanker keeps diving our healer": their style, played on us, is to be countered.
             p, rule = self._only(self.team_counter_pair), "they_play"
-        elif self.counter_pair is not None and named and brought_in(self.pack, text, mentions):
-            # "What if they swap in Galehawk?": a unit coming in on their side, to be countered.
-            p, rule = self._only(self.counter_pair), "they_bring"
+        elif (
+            self.counter_pair is not None
+            and named
+            and self.labels[int(p.argmax())] not in (self.counter_pair, self.team_counter_pair)
+            and brought_in(self.pack, text, mentions)
+        ):
+            # "What if they swap in Galehawk?": a unit coming in on their side, to be countered in the
+            # team they now field.
+            p, rule = self._only(self.team_counter_pair or self.counter_pair), "they_bring"
         elif self.counter_pair is not None and named and HAS_ANYONE.search(abstracted):
             # "Do I have anyone for Nadira?": not whether they own Nadira, but what of theirs beats her.
             p, rule = self._only(self.counter_pair), "has_anyone"
@@ -441,6 +462,13 @@ class IntentPrior:
         ):
             # "Who is my strongest hero?": the player's strongest, not the meta's.
             p, rule = self._only(self.strongest_first), "my_best"
+        elif (self.by_power_pairs or self.role_pair) and WHICH_OF_MINE_MOST.search(abstracted):
+            # "Which of my guys is the tankiest?": the player's strongest of that kind, not a team (a
+            # pack whose strength is only the level: its pick for a role).
+            mask = np.array([label in self.by_power_pairs for label in self.labels])
+            if not mask.any() and self.role_pair is not None:
+                mask = np.array([label == self.role_pair for label in self.labels])
+            p, rule = np.where(mask, p, 0.0) / float(np.where(mask, p, 0.0).sum() or 1.0), "which_of_mine"
         elif self.evaluate_pair is not None and self._keep_same.search(abstracted):
             # "We took round one, keep the same team": how the team they keep stands, not a new one.
             p, rule = self._only(self.evaluate_pair), "keep_same"
@@ -552,7 +580,7 @@ _FILLERS = (
     r"(?:(?:uh|um|okay|ok|so|hey|yo|wait|listen|alright|hmm|coach|like|basically|actually|oh|well)\s+)*"
 )
 REFINE = re.compile(
-    rf"^{_FILLERS}(?:but|and|also|plus|only)\b|\b(?:too|either|as well|instead)\b"
+    rf"^{_FILLERS}(?:but|and|also|plus|only)\b|\b(?:either|as well|instead)\b|\btoo\W*$"  # not "too low"
     r"|\b(?:put|bring|add)\b.*\bback\b|\bback in\b"  # "actually put Oakhorn back in"
 )
 # "And what beats Voltail": after "and", a question with its own subject, not a constraint added.
@@ -570,6 +598,11 @@ ASKS_WHY = re.compile(
 )
 # "Hey coach, what am I up against?": a greeting before a question is not the request (three words or
 # more after it; "hey coach" alone is a greeting).
+# "And how do I dodge Voltail?": a conjunction that opens a question says nothing of what it asks.
+LEADING_AND = re.compile(
+    r"^(?:(?:and|so|ok|okay|also|alright)\W+)+(?=(?:how|what|whats|what's|who|whos|who's|which|"
+    r"when|where|why|is|are|can|could|does|do|should|would|will)\b)"
+)
 GREETING = re.compile(
     r"^(?:(?:hey|hi|hello|yo|hiya|sup|morning|evening)\s+)+(?:(?:coach|there|buddy|man|mate|dude)\s+)?(?=(?:\S+\s+){2}\S)"
 )
@@ -598,19 +631,24 @@ PUT_IN = r"(?:put|putting|bring|bringing|sub|subbing|swap|swapping|slot|slotting
 REPLACES = re.compile(
     r"\b(?:replace|replaces|replacing|(?:take|takes|taking|fill|fills)\s+(?:\w+\s+s\s+|his\s+|her\s+)?"
     r"(?:spot|place|slot)|fill\s+in\s+for|in\s+place\s+of|sits?\s+out|sitting\s+out|"
-    r"(?:who|which)\s+(?:\w+\s+){0,2}(?:comes?|goes?)\s+out)\b"
+    r"(?:who|which)\s+(?:\w+\s+){0,2}(?:comes?|goes?)\s+out|(?:take|play|bring|run|use)\s+instead\s+of)\b"
 )
 VERSUS = r"(?:vs|versus|against)"
 # "Open with", "lead with", "start off with" (English cue words).
 OPEN_WITH = r"(?:open|opens|opening|lead|leads|leading|start|starts|starting)\s+(?:off\s+)?with\b"
 # "The scariest thing they have", "strongest on their side" (English cue words).
 THEIR_BEST = re.compile(
+    r"\bwhich\s+(?:one\s+)?of\s+(?:theirs|them|their\s+\w+)\b.*\b(?:kill|focus|target|take\s+out|go\s+after)\b|"
     r"\b(?:scariest|strongest|best|biggest|most dangerous|deadliest|toughest|nastiest|worst)\b.*"
     r"\b(?:they\s+(?:have|got|field|run|are running)|theyve got|theyre running|on their (?:side|team)|"
     r"their (?:team|side|five)|of theirs|the enemy (?:has|have|team|side))\b"
 )
 # "My strongest hero", "our best creature": English superlatives before the unit kind's noun.
 MY_BEST = r"\b(?:my|our)\s+(?:strongest|best|highest level|top|most levell?ed|most powerful)\s+"
+WHICH_OF_MINE_MOST = re.compile(
+    r"\bwhich\s+(?:one\s+)?of\s+(?:my|our)\s+(?:\w+\s+)?(?:is|are|'s)\s+(?:the\s+)?"
+    r"(?:\w+iest|strongest|toughest|best|hardest hitting|most powerful)\b"
+)
 # "Keep the same team", "stick with this comp" (English cue words; the group nouns are the pack's).
 KEEP = r"(?:keep|keeping|stick|sticking|stay|staying|run|running)"
 # "Which of mine is most at risk", "who's our weakest link" (English cue words).
@@ -639,7 +677,7 @@ ANY_USE_NOW = re.compile(
 # Verbs of going after a unit in a fight ("get to", "catch", "take on") (English cue words).
 CONFRONT = (
     r"(?:get\s+to|get\s+past|get\s+around|catch|deal\s+with|keep\s+up\s+with|shut\s+down|break|crack|"
-    r"lock\s+down|punish|outplay|hold\s+off)"
+    r"lock\s+down|punish|outplay|hold\s+off|out(?:range|duel|trade|last|heal|snipe|speed|pace|fight)s?)"
 )
 # Words that put a unit in front of the player's pick: "best against", "an answer to", "into".
 FACING = r"(?:against|into|vs|versus|answer\s+to|answer\s+for|counter\s+to|counter\s+for)"
@@ -674,7 +712,9 @@ CHOOSING = re.compile(r"\b(?:should|which|who|whos|who's|better|best|rather|pref
 _OR = re.compile(r"^\s*,?\s*or\s+(?:my\s+|the\s+|maybe\s+)?$", re.IGNORECASE)
 _COMMA = re.compile(r"^\s*,\s*$")
 _AND = re.compile(r"^\s*,?\s*and\s+(?:my\s+|the\s+)?$", re.IGNORECASE)
-_WHICH_OF = re.compile(r"\bwhich\s+(?:one\s+)?of\b(?=.*\b(?:better|best|should|stronger|strongest)\b)", re.I)
+_WHICH_OF = re.compile(
+    r"\bwhich\s+(?:one\s+)?of\b(?=.*\b(?:better|best|should|stronger|strongest|first)\b)", re.I
+)
 # "Which of Yarrow and Bexley should we focus?": a choice of whom to go after, theirs.
 _AIM_AT = re.compile(
     r"\b(?:focus|target|kill|go after|attack|take out|take down|burst|shoot|hunt|pressure)\b", re.IGNORECASE

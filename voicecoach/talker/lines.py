@@ -58,6 +58,10 @@ class RealizerTurn:
     wanted: list[str] = field(default_factory=list)  # creature ids the player wants in (W2's slots)
     # "Should I level Emberfox or Galehawk?": the units offered to choose from; a pick is one of them.
     choice: list[str] = field(default_factory=list)
+    # Whose the player says a unit is, in words: "my Tamsin" (theirs too on the state) is no foe;
+    # "against Quillon", "better for Quillon" names the one to face.
+    said_mine: set[str] = field(default_factory=set)
+    faced: list[str] = field(default_factory=list)
     unsure: set[str] = field(default_factory=set)  # late snapshot: named creatures it may be wrong about
     avoid: set[str] = field(default_factory=set)  # what the previous reply put forward
     alternative: bool = False  # the player asks for another option than the previous reply's

@@ -703,6 +703,8 @@ def realize(
         else [],
         wanted=[c.id for n in (c2.slots.wanted_entities if c2 else []) if (c := unit_by_name(n))],
         choice=[u for u in offered(pack, utterance, mentions) if u not in opponents],
+        said_mine={m.id for m in mentions if m.kind == unit_kind and _MY.search(utterance[: m.span[0]])},
+        faced=[m.id for m in mentions if m.kind == unit_kind and _FACED.search(utterance[: m.span[0]])],
         only=next(
             (
                 (g.kind.removesuffix("_only"), str(g.value))
@@ -963,6 +965,13 @@ def _compose(t: RealizerTurn, max_words: int, max_sentences: int, lead: str | No
     if lead:
         spoken[0] = _hedged(t.pack, spoken[0], lead)
     return " ".join(spoken)
+
+
+_MY = re.compile(r"\b(?:my|our)\s+$", re.IGNORECASE)
+_FACED = re.compile(
+    r"\b(?:against|into|vs|versus|for|about|beat|beats|counter|counters|face|facing)\s+(?:their\s+|the\s+)?$",
+    re.I,
+)
 
 
 # "Should I stop playing Elowen?" asks the opposite of "is Elowen worth it" (English cue words).

@@ -242,6 +242,12 @@ def pick_best(c: _Ctx) -> list[Line]:
     theirs, mine = c.view.opponent_side(), c.view.player_side()
     named_theirs = [u for u in (*c.t.opponents, *c.t.mentioned) if u in theirs][:1]
     foes = [f for f in foes if f in theirs or f not in mine] or named_theirs or foes
+    if c.t.said_mine or c.t.faced:
+        # "Can my Tamsin pick Brannoc off?" (both on both sides): "my" is no foe; "is Bexley better
+        # for Quillon": the one named after the facing word is.
+        said = [f for f in foes if f not in c.t.said_mine and (not c.t.faced or f in c.t.faced)]
+        named = [u for u in (*c.t.faced, *c.t.mentioned) if u not in c.t.said_mine]
+        foes = said or named[:1] or foes
     if c.t.choice:  # "Lumifawn or Hexmoth against Voltail?": the units offered are not foes
         named = [u for u in c.t.mentioned if u not in c.t.choice]  # "... against Voltail"
         foes = [f for f in foes if f not in c.t.choice] or named or [f for f in theirs if f not in c.t.choice]
