@@ -466,3 +466,13 @@ def test_a_unit_on_both_sides_that_the_player_faced_stays_theirs_for_her() -> No
     pack, state = STRIKE
     heard = [Exchange("how do I deal with Tamsin", "Against Tamsin, play Brannoc.")]
     assert read_turn(pack, state, "what do I bring for her", heard).text == "what do I bring for their Tamsin"
+
+
+def test_a_description_doing_something_to_the_player_is_theirs_and_a_loose_adjective_is_skipped() -> None:
+    pack, state = PET
+    assert read_turn(pack, state, "the electric one keeps outspeeding me", []).text == (
+        "their Voltail keeps outspeeding me"
+    )
+    assert read_turn(pack, state, "their big water tank is just walling everything", []).text.startswith(
+        "their Shellbastion"
+    )

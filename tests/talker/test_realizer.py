@@ -751,7 +751,9 @@ def test_an_evolution_question_names_the_next_stage_and_what_it_unlocks(state: L
         "Your Emberfox is at stage 2: evolve Emberfox into Infernofox next, which unlocks Inferno Roar."
     )
     assert evolve("hexmoth").startswith("Hexmonarch is fully evolved already.")  # stage 3 of 3
-    assert evolve("pyrowl").startswith("You don't own Pyrowl yet: get a Pyrowlet first.")
+    assert evolve("pyrowl").startswith(
+        "Pyrowl evolves into Pyrowlord; you don't own one yet, so get a Pyrowlet first."
+    )
 
 
 def test_which_skills_lists_the_usable_ones_then_the_next_locked_one(state: LiveState) -> None:

@@ -57,6 +57,17 @@ THEIRS_CUE = re.compile(
     r"trade with|pressure|go after|hunt|match up with|match up against)\s+$",
     re.IGNORECASE,
 )
+# Words a player puts before a description that describe no unit ("their annoying fire one").
+_FILLER_ADJECTIVES = {
+    "big", "little", "small", "annoying", "stupid", "dumb", "damn", "freaking", "fat", "huge", "tiny",
+    "scary", "new", "fast", "slow",
+}  # fmt: skip
+# A description as the subject of something done to the player: "the tank keeps walling us".
+_HURTS_US = re.compile(
+    r"\s+(?:keeps?\s+(?:on\s+)?\w+ing|(?:is|was|'s)\s+(?:just\s+|always\s+)?(?:killing|wrecking|destroying|"
+    r"beating|outspeeding|walling|diving|poking|stomping|farming|bullying|one\s*shotting))\b",
+    re.IGNORECASE,
+)
 _COUNTERS_A = re.compile(r"\bcounter(?:s|ing)?\s+$", re.IGNORECASE)
 # A phrasal verb around the pronoun that faces a foe: "take him on", "shut her down", "pick it off".
 THEIRS_AROUND = (
@@ -286,6 +297,9 @@ def describe(pack: Pack, sides: Sides, text: str) -> tuple[str, list[str], Uncle
                 words.append(w)  # "the shotgun guy"
                 j += 1
                 continue
+            if j == i + 1 and w in _FILLER_ADJECTIVES and (next_word in d.vocabulary or next_word in heads):
+                j += 1  # "their big water tank": "big" says nothing the pack knows; the rest does
+                continue
             break
         # A unit's own name is not a description ("my Emberfox"); a plural is a kind ("my fire ones").
         end = tokens[j - 1].end() if words else 0
@@ -351,6 +365,8 @@ def describe(pack: Pack, sides: Sides, text: str) -> tuple[str, list[str], Uncle
             side = side_word(after["s1"] or after["s2"] or "")
             end += after.end()
         before = text[: tokens[i].start()]
+        if side == "any" and _HURTS_US.match(text[end:]):
+            side = "theirs"  # "the electric one keeps outspeeding me": the one doing it is theirs
         if side == "any" and faces_foe(before, text[end:]) and not _COUNTERS_A.search(before):
             # "what about against the tank", "who can kill the healer": theirs ("what counters the
             # tank" may ask what threatens the player's own: asked back)

@@ -580,7 +580,10 @@ _FILLERS = (
     r"(?:(?:uh|um|okay|ok|so|hey|yo|wait|listen|alright|hmm|coach|like|basically|actually|oh|well)\s+)*"
 )
 REFINE = re.compile(
-    rf"^{_FILLERS}(?:but|and|also|plus|only)\b|\b(?:either|as well|instead)\b|\btoo\W*$"  # not "too low"
+    rf"^{_FILLERS}(?:but|and|also|plus|only)\b|\b(?:either|as well|instead)\b"
+    # "drop X too, what now"; not "too low level" (a degree)
+    r"|\btoo\b(?!\s+(?:low|high|weak|strong|slow|fast|squishy|much|many|early|late|far|hard|easy|big|small|"
+    r"few|little|long|short|good|bad|tanky|fragile|risky|expensive|old|new)\b)"
     r"|\b(?:put|bring|add)\b.*\bback\b|\bback in\b"  # "actually put Oakhorn back in"
 )
 # "And what beats Voltail": after "and", a question with its own subject, not a constraint added.

@@ -39,7 +39,7 @@ from string import Formatter
 from typing import Any
 
 from voicecoach.core.state import Inventory, LiveState
-from voicecoach.domain.entities import context_named, link_entities
+from voicecoach.domain.entities import Mention, context_named, link_entities
 from voicecoach.domain.pack import OUT_OF_DOMAIN, UNHEARD, AnswerStep, Pack, PhiEntry
 from voicecoach.domain.view import StateView
 from voicecoach.grounding.kernel import GroundingControl
@@ -704,7 +704,7 @@ def realize(
         wanted=[c.id for n in (c2.slots.wanted_entities if c2 else []) if (c := unit_by_name(n))],
         choice=[u for u in offered(pack, utterance, mentions) if u not in opponents],
         said_mine={m.id for m in mentions if m.kind == unit_kind and _MY.search(utterance[: m.span[0]])},
-        faced=[m.id for m in mentions if m.kind == unit_kind and _FACED.search(utterance[: m.span[0]])],
+        faced=_faced(utterance, [m for m in mentions if m.kind == unit_kind]),
         only=next(
             (
                 (g.kind.removesuffix("_only"), str(g.value))
@@ -972,6 +972,22 @@ _FACED = re.compile(
     r"\b(?:against|into|vs|versus|for|about|beat|beats|counter|counters|face|facing)\s+(?:their\s+|the\s+)?$",
     re.I,
 )
+
+
+_LISTED_ON = re.compile(r"^\s*(?:,|and|or|,\s*and|,\s*or)\s*(?:their\s+|the\s+)?$", re.IGNORECASE)
+
+
+def _faced(utterance: str, units: list[Mention]) -> list[str]:
+    """The units named after a facing word, with the ones listed on from them ("against their
+    Voltail and Galehawk")."""
+    out: list[str] = []
+    for i, m in enumerate(units):
+        listed = (
+            i > 0 and units[i - 1].id in out and _LISTED_ON.match(utterance[units[i - 1].span[1] : m.span[0]])
+        )
+        if _FACED.search(utterance[: m.span[0]]) or listed:
+            out.append(m.id)
+    return out
 
 
 # "Should I stop playing Elowen?" asks the opposite of "is Elowen worth it" (English cue words).

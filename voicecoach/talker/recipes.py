@@ -1480,7 +1480,10 @@ def progression(c: _Ctx) -> list[Line]:
         return []
     name = {"@unit": c.name(uid)}
     if owned is None:
-        return c.naming(c.inputs.get("unowned_key"), [uid], **name, first_tier=tiers[0])
+        # "What does their Voltail evolve into?": the catalog's next tier, then that it isn't theirs.
+        at = tiers.index(c.name(uid)) if c.name(uid) in tiers else 0
+        after = tiers[at + 1] if at + 1 < len(tiers) else None
+        return c.naming(c.inputs.get("unowned_key"), [uid], **name, first_tier=tiers[0], next_tier=after)
     tier = min(owned.tier or 1, len(tiers))
     if tier >= len(tiers):
         return c.naming(c.step.none_key, [uid], **name, tier_name=tiers[-1])
