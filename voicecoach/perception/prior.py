@@ -725,7 +725,7 @@ _AIM_AT = re.compile(
 # "Who wins, Hexmoth or Halowing?": the two against each other, not a choice of one to field.
 _WHO_WINS = re.compile(r"\b(?:who|which(?: one)?)(?:'d|\s+would|\s+will)?\s+(?:wins?|beats\s+who)\b", re.I)
 LEVELLING = re.compile(
-    r"\b(?:level|levels|levell?ing|train|training|invest|investing|upgrade|upgrading|evolve|evolving|spend|"
+    r"\b(?:level|levels|levell?ing|train|training|invest|investing|upgrade|upgrading|spend|"
     r"points|xp|main|maining|grind|grinding|work on)\b",
     re.IGNORECASE,
 )
