@@ -7,6 +7,7 @@ from voicecoach.coach.session import MAX_UTTERANCE_CHARS, Session
 from voicecoach.coach.store import SQLiteSessionStore, TurnRecord
 from voicecoach.core.state import AnswerMeta, StateError, field_status
 from voicecoach.domain.pack import Pack
+from voicecoach.perception.dialogue import Exchange
 
 
 def _meta(turn: int) -> AnswerMeta:
@@ -185,3 +186,14 @@ def test_a_clean_utterance_is_kept_as_said(pack: Pack) -> None:
     turn = Session.open("s", pack=pack).begin_turn("do I drop them first in this round?")
     assert turn.utterance == turn.transcript == "do I drop them first in this round?"
     assert turn.repaired == ()
+
+
+def test_why_is_about_what_the_last_question_named(pack: Pack) -> None:
+    session = Session.open("s", pack=pack)
+    session.update_state(snapshot=STATE)
+    session.dialogue = [
+        Exchange("can my emberfox take their briarcat", "Against Briarcat, Emberfox deals double damage.")
+    ]
+    turn = session.begin_turn("why?")
+    assert turn.snapshot.ic.mentioned_creatures == ["emberfox", "briarcat"]
+    assert session.begin_turn("what's good?").snapshot.ic.mentioned_creatures == []  # not a why

@@ -33,6 +33,7 @@ from voicecoach.perception.dialogue import JOINT, Exchange, read_turn, refer_to_
 from voicecoach.perception.kernel import W1Counters
 from voicecoach.perception.lexicon import Lexicon, repair
 from voicecoach.perception.phi import PhiTable
+from voicecoach.perception.prior import ASKS_WHY, normalise
 from voicecoach.talker.conditioning import ReplyConditioning, ToolOutcome
 from voicecoach.talker.realizer import RECENT_REPLIES
 
@@ -301,6 +302,9 @@ class Session:
             )
             utterance = reading.text
         mentions = link_entities(self.pack, utterance)
+        if not mentions and self.dialogue and ASKS_WHY.search(normalise(utterance)):
+            # "Why?": asked of the last answer, so about what the last question named.
+            mentions = link_entities(self.pack, self.dialogue[-1].utterance)
         links = focus_fields(mentions, self.pack)
         snapshot = self._snapshot(index, links, mentions)
         turn = Turn(

@@ -770,7 +770,8 @@ def matchup_status(c: _Ctx) -> list[Line]:
         {"@context": c.name(other)} if kind is not None and kind.role == "context" else {"foe": c.name(other)}
     )
     key = c.step.none_key if mult == m.default and c.step.none_key else c.step.key
-    return c.line(key, [uid], **{"@unit": c.name(uid)}, status=_words(m, mult), **where)
+    axis = _axis_values(c, m, uid, other) if "foe" in where else {}  # "fire against grass": why
+    return c.line(key, [uid], **{"@unit": c.name(uid)}, status=_words(m, mult), **where, **axis)
 
 
 # "What's Tidefang good against?", "what is it strong for then": no object after the preposition.
