@@ -476,3 +476,21 @@ def test_a_description_doing_something_to_the_player_is_theirs_and_a_loose_adjec
     assert read_turn(pack, state, "their big water tank is just walling everything", []).text.startswith(
         "their Shellbastion"
     )
+
+
+def test_a_word_of_one_of_the_units_own_options_names_it() -> None:
+    pack, state = PET
+    assert (
+        read_turn(pack, state, "what does galehawk's dive do", []).text == "what does galehawk's Gale Dive do"
+    )
+    assert read_turn(pack, state, "what are galehawk's skills", []).text == "what are galehawk's skills"
+    strike, now = STRIKE
+    # Tamsin has two drones: no guess
+    assert read_turn(strike, now, "what does tamsin's drone do", []).text == "what does tamsin's drone do"
+
+
+def test_someone_else_not_x_asks_the_last_role_question_again() -> None:
+    pack, state = STRIKE
+    heard = [Exchange("who else can tank for us", "For tank, go Brannoc.")]
+    reading = read_turn(pack, state, "someone else, not brannoc", heard)
+    assert reading.text == "who else can tank for us, someone else, not brannoc", reading

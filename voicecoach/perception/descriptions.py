@@ -561,3 +561,34 @@ def slotted(pack: Pack, state: LiveState | None, text: str) -> tuple[str, list[s
         text = f"{text[:start]}{display(pack, option, pick)}{text[end:]}"
         return text, [f"{m.surface}'s {name} -> {display(pack, option, pick)}"]
     return text, []
+
+
+def option_by_word(pack: Pack, text: str) -> tuple[str, list[str]]:
+    """ "Galehawk's dive" -> "Galehawk's Gale Dive": a word of the name of one of the unit's own
+    options, after the unit's possessive, is that option (when exactly one of them has the word)."""
+    schema = pack.catalog.schema
+    unit_kind, option_kind, field = schema.kind("unit"), schema.kind("option"), schema.options_field()
+    if unit_kind is None or option_kind is None or field is None:
+        return text, []
+    linked = link_entities(pack, text)
+    for m in linked:
+        after = re.match(r"'s\s+([a-z]+)\b", text[m.span[1] :], re.IGNORECASE)
+        if m.kind != unit_kind or after is None:
+            continue
+        start, end = m.span[1] + after.start(1), m.span[1] + after.end(1)
+        if any(o.span[0] <= start < o.span[1] for o in linked):
+            continue  # "Galehawk's Gale Dive": named already
+        word = after.group(1).lower()
+        types = {t for k in schema.kinds_of("type") for t in pack.catalog.entities.get(k, {})}
+        if word in types:
+            continue  # "Hexmoth's shadow attacks": its type, not a move of that name
+        entity = pack.catalog.get(unit_kind, m.id)
+        names = [
+            o.display
+            for oid in (entity.value(field) or [] if entity is not None else [])
+            if (o := pack.catalog.get(option_kind, oid)) is not None
+        ]
+        hits = [n for n in names if word in n.lower().split() or word.removesuffix("s") in n.lower().split()]
+        if len(hits) == 1:
+            return text[:start] + hits[0] + text[end:], [f"{text[m.span[0] : end]!r} -> {hits[0]}"]
+    return text, []

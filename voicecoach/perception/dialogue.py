@@ -52,6 +52,7 @@ from voicecoach.perception.descriptions import (
     describer,
     display,
     faces_foe,
+    option_by_word,
     side_word,
     slotted,
 )
@@ -733,6 +734,11 @@ BOTH_NOTE = "answered both"
 _DROPPED = re.compile(r"\b(?:never\s?mind|forget (?:it|that)|cancel|skip it|no thanks)\b", re.IGNORECASE)
 
 
+# "Not Brannoc", "anyone but Renzo": a unit named to be left out of the answer (English cue words).
+_KEEP_OUT = re.compile(
+    r"\b(?:not|no|without|except|but|besides|other than)\s+(?:my\s+|the\s+)?$", re.IGNORECASE
+)
+
 _BARE_DESCRIPTION = re.compile(r"^\W*(?:my|their|your|the)\s+(?:\w+\s+){0,2}\w+[\s?.!]*$", re.IGNORECASE)
 
 
@@ -775,6 +781,8 @@ def _read_one(
         text, notes = resumed
         history = history[:-1]  # the question asked back and its answer are one turn
     sides = Sides(pack, state)
+    text, named = option_by_word(pack, text)  # "Galehawk's dive": its Gale Dive
+    notes += named
     described, said, unclear = describe(pack, sides, text)
     if said and _WHO_IS.match(text) and len(_units(pack, described)) == 1 and not _units(pack, text):
         # "Who's their healer?" asks who fits the description: the answer is that unit itself.
@@ -802,16 +810,18 @@ def _read_one(
         if it != text:
             notes.append("'it' -> the last exchange's entity")
             text = it
+    kept_out = {m.id for m in link_entities(pack, text) if _KEEP_OUT.search(text[: m.span[0]])}
     if (
         ASK_AGAIN.search(text.lower())
-        and not _units(pack, text)
+        and not [u for u in _units(pack, text) if u not in kept_out]  # "someone else, not Brannoc"
         and history
         and _put_forward(pack, history[-1])
     ):
         # "Another option?" after "who counters Paxton?" answered with a pick: another answer to that
         # question (after an answer that put nothing forward, W3's next direction answers it).
         asked = history[-1].utterance
-        if _units(pack, asked) and JOINT not in asked:  # two questions asked again: W3's next direction
+        role_words = set(re.findall(r"[a-z]+", asked.lower())) & describer(pack).vocabulary  # "who can tank"
+        if (_units(pack, asked) or role_words) and JOINT not in asked:  # two questions: W3's next direction
             # Asked again already ("who counters Paxton, another option?"): the question it asked.
             cuts = [i for i, ch in enumerate(asked) if ch == "," and _units(pack, asked[:i])]
             asked = next((asked[:i] for i in cuts if ASK_AGAIN.search(asked[i:].lower())), asked)
