@@ -571,6 +571,7 @@ def option_by_word(pack: Pack, text: str) -> tuple[str, list[str]]:
     if unit_kind is None or option_kind is None or field is None:
         return text, []
     linked = link_entities(pack, text)
+    types = {t for k in schema.kinds_of("type") for t in pack.catalog.entities.get(k, {})}
     for m in linked:
         after = re.match(r"'s\s+([a-z]+)\b", text[m.span[1] :], re.IGNORECASE)
         if m.kind != unit_kind or after is None:
@@ -579,7 +580,6 @@ def option_by_word(pack: Pack, text: str) -> tuple[str, list[str]]:
         if any(o.span[0] <= start < o.span[1] for o in linked):
             continue  # "Galehawk's Gale Dive": named already
         word = after.group(1).lower()
-        types = {t for k in schema.kinds_of("type") for t in pack.catalog.entities.get(k, {})}
         if word in types:
             continue  # "Hexmoth's shadow attacks": its type, not a move of that name
         entity = pack.catalog.get(unit_kind, m.id)

@@ -465,10 +465,8 @@ class IntentPrior:
         elif (self.by_power_pairs or self.role_pair) and WHICH_OF_MINE_MOST.search(abstracted):
             # "Which of my guys is the tankiest?": the player's strongest of that kind, not a team (a
             # pack whose strength is only the level: its pick for a role).
-            mask = np.array([label in self.by_power_pairs for label in self.labels])
-            if not mask.any() and self.role_pair is not None:
-                mask = np.array([label == self.role_pair for label in self.labels])
-            p, rule = np.where(mask, p, 0.0) / float(np.where(mask, p, 0.0).sum() or 1.0), "which_of_mine"
+            pairs = self.by_power_pairs or ({self.role_pair} if self.role_pair is not None else set())
+            p, rule = self._within(p, pairs), "which_of_mine"
         elif self.evaluate_pair is not None and self._keep_same.search(abstracted):
             # "We took round one, keep the same team": how the team they keep stands, not a new one.
             p, rule = self._only(self.evaluate_pair), "keep_same"
@@ -545,9 +543,13 @@ class IntentPrior:
         if self.fit_pair is not None and self._context.search(text):
             return self._only(self.fit_pair)  # "who's better on this map, Renzo or Lorcan?"
         if LEVELLING.search(text) and self.strongest_pairs:
-            mask = np.array([label in self.strongest_pairs for label in self.labels])
-            return np.where(mask, p, 0.0) / float(np.where(mask, p, 0.0).sum() or 1.0)
+            return self._within(p, self.strongest_pairs)
         return self._only(self.counter_pair) if self.counter_pair is not None else p
+
+    def _within(self, p: np.ndarray, pairs: set[tuple[str, str]]) -> np.ndarray:
+        """The probabilities kept to `pairs` and renormalised (a rule that narrows the choice)."""
+        kept = np.where(np.array([label in pairs for label in self.labels]), p, 0.0)
+        return kept / float(kept.sum() or 1.0)
 
     def _only(self, pair: tuple[str, str]) -> np.ndarray:
         """Probabilities that put everything on `pair` (a rule's decision)."""
