@@ -494,3 +494,15 @@ def test_someone_else_not_x_asks_the_last_role_question_again() -> None:
     heard = [Exchange("who else can tank for us", "For tank, go Brannoc.")]
     reading = read_turn(pack, state, "someone else, not brannoc", heard)
     assert reading.text == "who else can tank for us, someone else, not brannoc", reading
+
+
+def test_gear_put_on_him_is_for_the_players_own_unit() -> None:
+    pack, state = STRIKE
+    heard = [
+        Exchange(
+            "who can get to Nadira", "Against Nadira, play Brannoc: Brannoc's barrier blocks Nadira's darts."
+        )
+    ]
+    assert read_turn(pack, state, "ok and what should I carry on him", heard).text == (
+        "ok and what should I carry on Brannoc"
+    )

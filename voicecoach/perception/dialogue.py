@@ -149,6 +149,7 @@ _MINE_AFTER = re.compile(
 )
 _MODAL = re.compile(r"\b(?:should|could|would|can|must)\s+$", re.IGNORECASE)
 _LOADOUT_VERB = re.compile(r"^\s+(?:run|equip|use|build|take|bring|level|be running|be using)\b", re.I)
+_GEAR_ON = re.compile(r"\b(?:carry|equip|run|put|use|bring|slot)\b[^.?!,]*\bon\s+$", re.IGNORECASE)
 _PRONOUN = re.compile(
     r"\b(?P<p>he|him|his|she|her|hers|that guy|this guy|that dude|the other one|the other guy|"
     r"that one|this one)\b(?P<poss>'s)?",
@@ -217,6 +218,8 @@ def _refer(
             side = "mine"  # "is he ready", "is he unlocked yet"
         if side == "any" and _MODAL.search(before) and _LOADOUT_VERB.match(after):
             side = "mine"  # "what should he run": only the player's own unit takes their advice
+        if side == "any" and _GEAR_ON.search(before):
+            side = "mine"  # "what should I carry on him": gear goes on the player's own unit
         if side == "any" and pronoun in ("that one", "this one"):
             continue  # "won that one": a round as often as a unit; only a verb for units says which
         if pronoun.startswith("the other"):
