@@ -81,7 +81,7 @@ from voicecoach.actors.frames import (
 )
 from voicecoach.bench.fixtures import FixtureError, FixtureSession, FixtureTurn, discover, load_audio
 from voicecoach.coach.config import add_replay_arguments, coach_config, speech_config
-from voicecoach.coach.engines import Engines, prewarm
+from voicecoach.coach.engines import Engines, describe_llm, prewarm
 from voicecoach.coach.session import CoachConfig, Session
 from voicecoach.coach.speech_config import SpeechConfig
 from voicecoach.core.latency import (
@@ -104,7 +104,7 @@ from voicecoach.core.latency import (
 )
 from voicecoach.core.state import StateError, load_state
 from voicecoach.domain.pack import load_pack
-from voicecoach.llm.client import LLMClient
+from voicecoach.llm.client import LLMClient, NoLLM
 from voicecoach.pipelines.speech.voice import (
     PhraseFrame,
     listening_processors,
@@ -505,7 +505,7 @@ class SessionReplay:
         return voice_pipeline(self.input, self.output, self.session, engines, self.config, self.speech)
 
     async def prewarm(self) -> None:
-        await prewarm(self.engines, self.session.pack, [self.config.mode])
+        await prewarm(self.engines, self.session.pack, [self.config])
 
     async def start(self) -> None:
         await narration_audio_ready()  # once per process: the pack's phrases synthesised ahead
@@ -848,9 +848,9 @@ async def _run(args: argparse.Namespace) -> int:
         out_dir=out, turn_timeout_s=args.turn_timeout, warmup=not args.no_warmup, listen_only=args.listen_only
     )
     if options.listen_only:
-        engines = Engines(llm=cast(LLMClient, None))  # nothing talks to an LLM
+        engines = Engines(llm=NoLLM(config.llm))  # VAD, STT and the turn stop only
     else:
-        with console.status("starting the LLM (embedded llama.cpp unless --llm-url is given)..."):
+        with console.status(f"{describe_llm(config)} …"):
             engines = await asyncio.to_thread(Engines.start, config)
     columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())
     try:

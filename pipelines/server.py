@@ -969,7 +969,7 @@ class CoachServer:
             # The narration phrases' audio, cached as sessions start: their first audio is instant.
             self.speech_engines.synthesise_ahead(narration_texts(self.pack))
         if config.warm:
-            await prewarm(self.engines, self.pack, [config.coach.mode])
+            await prewarm(self.engines, self.pack, [config.coach])
         # Everything loaded so far lives as long as the process: out of the garbage collector's
         # sight. A full collection walked all of it (~600k objects with the models and Pipecat),
         # 150-400 ms with the event loop stopped, a few times a minute under state pushes.

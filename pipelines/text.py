@@ -108,7 +108,7 @@ class TextCoach:
 
     async def start(self, warm: bool = True) -> None:
         if warm:
-            await prewarm(self.engines, self.session.pack, [self.config.mode])
+            await prewarm(self.engines, self.session.pack, [self.config])
         await self._runner.add_workers(self._worker)
         self._run_task = asyncio.create_task(self._runner.run())
         await asyncio.sleep(0)

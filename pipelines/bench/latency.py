@@ -646,8 +646,10 @@ async def run_bench(
 
     # The overhead run first (a few minutes): a long run cut short still has it.
     overhead = await run_overhead(options, sessions, speech, on_turn) if options.overhead else None
-    # One LLM for every configuration: the configured endpoint, or one embedded llama.cpp server.
-    engines = await asyncio.to_thread(Engines.start, coach_config(options, "sgc_full"))
+    # One LLM for every configuration: the configured endpoint, or one embedded llama.cpp server;
+    # none when no configuration calls one (the cascade always does).
+    need_llm = CASCADE in options.configs or any(coach_config(options, n).needs_llm for n in options.configs)
+    engines = await asyncio.to_thread(Engines.start, coach_config(options, "sgc_full"), need_llm)
     reports: dict[str, list[TurnReport]] = {name: [] for name in options.configs}
     try:
         # Session-major: every configuration replays a session before the next session starts, so

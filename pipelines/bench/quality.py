@@ -409,14 +409,15 @@ def _alive(engines: Engines) -> bool:
         return False
 
 
-async def _start_engines(llm: LLMConfig, pack: Pack) -> Engines:
+async def _start_engines(opts: QualityOptions, llm: LLMConfig, pack: Pack) -> Engines:
     from voicecoach.coach.engines import Engines, prewarm
-    from voicecoach.coach.session import MODES, CoachConfig
 
-    engines = await asyncio.to_thread(Engines.start, CoachConfig(llm=llm))
+    configs = [coach_config(opts, name, llm) for name in all_configs(opts)]
+    need_llm = any(c.needs_llm for c in configs)
+    engines = await asyncio.to_thread(Engines.start, configs[0], need_llm)
     # Every configuration's static prompts, so cold prompt processing (seconds on CPU) lands here and
     # not in the first measured turns (G.7 excludes warm-up requests the same way).
-    await prewarm(engines, pack, MODES, first_token_timeout_s=180.0)
+    await prewarm(engines, pack, configs, first_token_timeout_s=180.0)
     return engines
 
 
@@ -527,14 +528,14 @@ async def _worker(
     llm: LLMConfig,
     advance: Callable[[str], None],
 ) -> None:
-    engines = await _start_engines(llm, pack)
+    engines = await _start_engines(opts, llm, pack)
     restarts = 0
     try:
         while todo:
             bench, mode = todo.popleft()
             if _resident_bytes(engines) > ENGINE_RSS_LIMIT_BYTES:
                 await engines.close()
-                engines = await _start_engines(llm, pack)
+                engines = await _start_engines(opts, llm, pack)
             while True:
                 try:
                     await _run_session(
@@ -549,7 +550,7 @@ async def _worker(
                             f"{err}; {MAX_ENGINE_RESTARTS} restarts already, giving up"
                         ) from None
                     await engines.close()
-                    engines = await _start_engines(llm, pack)
+                    engines = await _start_engines(opts, llm, pack)
     finally:
         await engines.close()
 

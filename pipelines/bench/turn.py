@@ -80,7 +80,8 @@ async def run(modes: list[str], limit: int, config: CoachConfig) -> dict[str, An
     pack = load_pack(config.pack_id)
     state = load_state(json.loads(example_state_path(config.pack_id).read_text()))
     utterances = (fixture_utterances() or UTTERANCES)[:limit]
-    engines = await asyncio.to_thread(Engines.start, config)
+    # The LLM's time to first token is part of the report, whatever the modes call.
+    engines = await asyncio.to_thread(Engines.start, config, True)
     out: dict[str, Any] = {"utterances": len(utterances), "modes": {}}
     try:
         system = talker_system_prompt(pack)

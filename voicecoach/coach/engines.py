@@ -1,20 +1,23 @@
 """The LLM engines a coach runs on, and the session-open prewarm of their prompts.
 
 No Pipecat here: the text coach, the voice pipelines and the benchmarks all start their engines
-with `Engines.start(config)`, and every assembly prewarms with `prewarm`.
+with `Engines.start(config)`, and every assembly prewarms with `prewarm`. Both follow
+`CoachConfig.llm_roles`: a configuration that makes no LLM call (the embedded default) starts no
+server and warms nothing.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
+from pathlib import Path
 
 from loguru import logger
 
-from voicecoach.coach.session import CoachConfig, Mode
+from voicecoach.coach.session import CoachConfig
 from voicecoach.domain.pack import Pack
 from voicecoach.grounding.prompt import slot_prompt
-from voicecoach.llm.client import SLOTS, EmbeddedLlamaServer, LLMClient, LLMError
+from voicecoach.llm.client import SLOTS, EmbeddedLlamaServer, LLMClient, LLMError, NoLLM, check_endpoint
 from voicecoach.perception.prompt import w1_messages
 from voicecoach.talker.baselines import planner_system_prompt
 from voicecoach.talker.conditioning import talker_system_prompt
@@ -47,9 +50,17 @@ class Engines:
         return self.lead or self.llm
 
     @classmethod
-    def start(cls, config: CoachConfig) -> Engines:
+    def start(cls, config: CoachConfig, need_llm: bool | None = None) -> Engines:
+        """The LLM `config` calls: none when it makes no LLM call (`CoachConfig.llm_roles`), the
+        endpoint when one is configured, else the embedded llama.cpp server(s).
+
+        `need_llm` overrides the configuration's answer, for a caller that runs several
+        configurations on one LLM (a benchmark) or calls it itself (the stock cascade)."""
         llm = config.llm
+        if not (config.needs_llm if need_llm is None else need_llm):
+            return cls(NoLLM(llm))
         if llm.base_url:
+            check_endpoint(llm.base_url)
             return cls(LLMClient(llm))
         split = llm.embedded_split_lead
         threads = max(1, llm.embedded_threads // 2) if split else llm.embedded_threads
@@ -85,37 +96,49 @@ class Engines:
                 server.stop()
 
 
+def describe_llm(config: CoachConfig) -> str:
+    """What `Engines.start(config)` starts, in words (the start-up lines of `chat` and `serve`)."""
+    llm = config.llm
+    if not config.needs_llm:
+        return "LLM: none (this configuration makes no LLM call)"
+    if llm.base_url:
+        return f"LLM: {llm.model} at {llm.base_url}"
+    servers = "two llama.cpp servers" if llm.embedded_split_lead else "one llama.cpp server"
+    model = Path(llm.model_path).name if llm.model_path else "SmolLM2-135M"
+    return f"LLM: {servers} on {model} (for {', '.join(sorted(config.llm_roles))})"
+
+
 async def prewarm(
     engines: Engines,
     pack: Pack,
-    modes: Iterable[Mode],
+    configs: Iterable[CoachConfig],
     first_token_timeout_s: float = PREWARM_TIMEOUT_S,
 ) -> None:
     """Session-open prewarm (paper A.5): put each LLM role's static prefix in the KV cache,
     so the player's first turn does not pay the cold prompt (~1.7k tokens for W1).
 
-    One call per role the `modes` use (a benchmark that runs every configuration warms them all
-    at once); `first_token_timeout_s` is that call's patience, since a cold prefix is slow."""
+    One call per role the `configs` call (`CoachConfig.llm_roles`; a benchmark that runs every
+    configuration warms them all at once); `first_token_timeout_s` is that call's patience, since
+    a cold prefix is slow."""
     first, rest = engines.first, engines.llm
 
     def system(prompt: str) -> list[dict[str, str]]:
         return [{"role": "system", "content": prompt}, {"role": "user", "content": "hi"}]
 
-    talker = ("talker", system(talker_system_prompt(pack)))
-    calls: list[tuple[LLMClient, tuple[str, list[dict[str, str]]]]] = []
-    for mode in modes:
-        if mode == "prompting":
-            calls += [(first, talker)]
-        elif mode == "pe_agent":
-            calls += [(first, ("planner", system(planner_system_prompt(pack)))), (rest, talker)]
-        else:
-            calls += [
-                (first, ("w1", w1_messages(pack, "hi"))),
-                (rest, ("w2", system(slot_prompt(pack)))),
-                (rest, talker),
-            ]
+    prompts: dict[str, Callable[[], list[dict[str, str]]]] = {
+        "w1": lambda: w1_messages(pack, "hi"),
+        "planner": lambda: system(planner_system_prompt(pack)),
+        "w2": lambda: system(slot_prompt(pack)),
+        "talker": lambda: system(talker_system_prompt(pack)),
+    }
+    calls: list[tuple[LLMClient, str, list[dict[str, str]]]] = []
+    for config in configs:
+        for role in (r for r in prompts if r in config.llm_roles):
+            # The turn's first call goes to `first`: W1, the planner, or prompting's one reply.
+            lead = role in ("w1", "planner") or config.mode == "prompting"
+            calls.append((first if lead else rest, role, prompts[role]()))
     warmed: set[tuple[int, str]] = set()
-    for llm, (role, messages) in calls:
+    for llm, role, messages in calls:
         key = (id(llm), messages[0]["content"])
         if key in warmed:  # a role shared by two modes on the same server is warm already
             continue

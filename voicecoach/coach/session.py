@@ -127,6 +127,31 @@ class CoachConfig(BaseModel):
             return EMBEDDED_TALKER if self.embedded else "guarded"
         return self.talker
 
+    @property
+    def llm_roles(self) -> frozenset[str]:
+        """The LLM calls this configuration's turns make ("w1", "w2", "talker", "planner"): what
+        decides whether an LLM server starts (`Engines.start`) and which prompts are prewarmed.
+
+        None on the embedded default: the prior labels every turn (threshold 0) and the pack's
+        phrase narrates it, so W1 calls nothing; rules fill W2's slots; the realizer words the reply."""
+        if self.mode == "prompting":
+            return frozenset({"talker"})
+        if self.mode == "pe_agent":
+            return frozenset({"planner", "talker"})
+        roles: set[str] = set()
+        # Below a threshold the prior leaves the labels to the LLM; only 0 labels every turn.
+        if not (self.uses_prior and self.prior_threshold == 0.0 and self.narration_source == "pack"):
+            roles.add("w1")
+        if self.mode != "sgc_w1" and self.slot_source == "llm":
+            roles.add("w2")
+        if self.talker_mode != "template":
+            roles.add("talker")
+        return frozenset(roles)
+
+    @property
+    def needs_llm(self) -> bool:
+        return bool(self.llm_roles)
+
 
 @dataclass
 class Turn:

