@@ -53,6 +53,7 @@ import json
 import re
 import secrets
 import signal
+import socket
 import sys
 import time
 from collections import deque
@@ -111,15 +112,17 @@ from voicecoach.coach.config import (
     coach_config,
     speech_config,
 )
-from voicecoach.coach.engines import Engines, prewarm
+from voicecoach.coach.engines import Engines, describe_llm, prewarm
 from voicecoach.coach.protocol import CloseCode, ErrorCode
 from voicecoach.coach.session import CoachConfig, Session
 from voicecoach.coach.speech_config import SpeechConfig
 from voicecoach.coach.store import SessionStore, TurnRecord, open_store
 from voicecoach.core import latency
+from voicecoach.core.console import Startup, report_console
 from voicecoach.core.latency import Milestone
 from voicecoach.core.state import StateError
 from voicecoach.domain.pack import Pack, PackError, example_state_path, load_pack
+from voicecoach.llm.client import LLMError
 from voicecoach.pipelines.speech.voice import (
     SpeechEngines,
     narration_texts,
@@ -954,22 +957,27 @@ class CoachServer:
         self.loop_lag = latency.LoopLag()
         self._lag_task: asyncio.Task[None] | None = None
 
-    async def start(self) -> None:
+    async def start(self, startup: Startup | None = None) -> None:
         """Load and warm the engines every session shares; then the server is ready.
 
         Off the event loop (seconds of CPU), so `/healthz` answers meanwhile. The LLM prewarm
         (paper A.5) runs once here, not per connection: a first turn never waits behind it.
+        `startup` prints each step as it loads (`voicecoach serve`).
         """
         config = self.config
+        step = startup.step if startup is not None else _quiet_step
         self._lag_task = asyncio.create_task(self.loop_lag.run(), name="loop-lag")
         if self.speech_engines is None:
-            self.speech_engines = await asyncio.to_thread(
-                SpeechEngines.load, config.speech, config.stt_workers
-            )
+            with step(f"speech models: {speech_models(config.speech)}"):
+                self.speech_engines = await asyncio.to_thread(
+                    SpeechEngines.load, config.speech, config.stt_workers
+                )
             # The narration phrases' audio, cached as sessions start: their first audio is instant.
             self.speech_engines.synthesise_ahead(narration_texts(self.pack))
-        if config.warm:
-            await prewarm(self.engines, self.pack, [config.coach])
+        roles = config.coach.llm_roles
+        if config.warm and roles:
+            with step(f"LLM prompts prewarmed ({', '.join(sorted(roles))})"):
+                await prewarm(self.engines, self.pack, [config.coach])
         # Everything loaded so far lives as long as the process: out of the garbage collector's
         # sight. A full collection walked all of it (~600k objects with the models and Pipecat),
         # 150-400 ms with the event loop stopped, a few times a minute under state pushes.
@@ -1151,9 +1159,12 @@ def uvicorn_config(server: CoachServer, **overrides: Any) -> Any:
     )
 
 
+def _browser_host(config: ServerConfig) -> str:
+    return "127.0.0.1" if config.host in ("0.0.0.0", "::") else config.host
+
+
 def overlay_url(config: ServerConfig, session: str = "player") -> str:
-    host = "127.0.0.1" if config.host in ("0.0.0.0", "::") else config.host
-    return f"http://{host}:{config.port}/#session={session}&token={config.token}"
+    return f"http://{_browser_host(config)}:{config.port}/#session={session}&token={config.token}"
 
 
 def config_from_args(args: argparse.Namespace) -> ServerConfig:
@@ -1186,14 +1197,47 @@ def _uvicorn_server(config: Any) -> Any:
     return Server(config)
 
 
+def listen_socket(host: str, port: int) -> socket.socket:
+    """The server's listening socket, bound before any engine loads: a port in use is said at
+    once, and uvicorn serves on this socket (no second bind to race another process for)."""
+    sock = socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # as uvicorn: TIME_WAIT is no conflict
+    try:
+        sock.bind((host, port))
+    except OSError:
+        sock.close()
+        raise
+    sock.set_inheritable(True)
+    return sock
+
+
+def speech_models(speech: SpeechConfig) -> str:
+    """The speech engines `SpeechEngines.load` loads, in words."""
+    stt = "Whisper" if speech.stt.engine == "whisper" else f"STT endpoint ({speech.stt.model})"
+    tts = "piper" if speech.tts.engine == "piper" else f"TTS endpoint ({speech.tts.model})"
+    return f"Silero VAD, {stt}, {tts}"
+
+
+def _quiet_step(what: str) -> contextlib.AbstractContextManager[None]:
+    return contextlib.nullcontext()
+
+
 async def serve(
-    config: ServerConfig, store_url: str | None = None, ready: Callable[[], None] | None = None
+    config: ServerConfig,
+    store_url: str | None = None,
+    ready: Callable[[], None] | None = None,
+    sock: socket.socket | None = None,
+    startup: Startup | None = None,
 ) -> None:
+    """Run the server until a signal stops it. `sock`: bound already (`listen_socket`); `startup`:
+    print each step as it loads; `ready` is called once the server can answer."""
     store = open_store(store_url)
     engines: Engines | None = None
     server: CoachServer | None = None
+    step = startup.step if startup is not None else _quiet_step
     try:
-        engines = await asyncio.to_thread(Engines.start, config.coach)
+        with step(describe_llm(config.coach)):
+            engines = await asyncio.to_thread(Engines.start, config.coach)
         server = CoachServer(config, engines, store)
         uvicorn_server = _uvicorn_server(uvicorn_config(server))
         loop = asyncio.get_running_loop()
@@ -1216,11 +1260,11 @@ async def serve(
 
         for sig in (signal.SIGINT, signal.SIGTERM):
             loop.add_signal_handler(sig, on_signal)
-        serving = asyncio.create_task(uvicorn_server.serve())
+        serving = asyncio.create_task(uvicorn_server.serve(sockets=[sock] if sock is not None else None))
         while not uvicorn_server.started and not serving.done():
             await asyncio.sleep(0.05)
         if uvicorn_server.started:  # /healthz answers "not ready" while the engines load
-            starting = asyncio.create_task(server.start())
+            starting = asyncio.create_task(server.start(startup))
             await asyncio.wait([starting, serving], return_when=asyncio.FIRST_COMPLETED)
             if starting.done():
                 starting.result()  # an engine that cannot load stops the server, loudly
@@ -1243,22 +1287,36 @@ def run(args: argparse.Namespace) -> int:
         load_pack(config.coach.pack_id)  # a bad --pack is said before any engine starts
     except PackError as err:
         raise SystemExit(str(err)) from None
+    try:
+        sock = listen_socket(config.host, config.port)
+    except OSError as err:
+        reason = err.strerror or err
+        raise SystemExit(
+            f"cannot listen on {config.host}:{config.port}: {reason} (choose another with --port)"
+        ) from None
+    config.port = int(sock.getsockname()[1])  # --port 0: the one the system gave
+    console = report_console()
+    console.print(
+        f"[bold]VoiceCoach serve[/]: pack {config.coach.pack_id}, mode {config.coach.mode}; loading, "
+        f"http://{_browser_host(config)}:{config.port}/healthz says ready once it can answer",
+        soft_wrap=True,
+    )
+    startup = Startup(console)
     generated = not args.token
 
     def ready() -> None:
-        print(
-            f"VoiceCoach listening on ws://{config.host}:{config.port}/ws  "
-            f"(mode {config.coach.mode}, pack {config.coach.pack_id})"
-        )
-        print(f"overlay: {overlay_url(config)}")
+        startup.ready(f"VoiceCoach listening on ws://{config.host}:{config.port}/ws")
+        console.print(f"overlay: {overlay_url(config)}", soft_wrap=True)
         if generated:
-            print(f"token (generated; pass --token to fix one): {config.token}")
+            console.print(f"token (generated; pass --token to fix one): {config.token}", soft_wrap=True)
         sys.stdout.flush()
 
     try:
-        asyncio.run(serve(config, args.store, ready))
+        asyncio.run(serve(config, args.store, ready, sock, startup))
     except KeyboardInterrupt:
         pass
+    except LLMError as err:  # the LLM this configuration calls cannot start: say what to do
+        raise SystemExit(str(err)) from None
     return 0
 
 

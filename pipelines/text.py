@@ -21,7 +21,7 @@ from pipecat.pipeline.worker import PipelineWorker
 from pipecat.processors.frame_processor import FrameDirection, FrameProcessor
 from pipecat.workers.runner import WorkerRunner
 
-from voicecoach.actors.frames import StateUpdateFrame, ToolDispatchFrame, TurnFrames
+from voicecoach.actors.frames import ToolDispatchFrame, TurnFrames
 from voicecoach.coach.engines import Engines, prewarm
 from voicecoach.coach.session import CoachConfig, Session
 from voicecoach.coach.store import TurnRecord
@@ -133,7 +133,9 @@ class TextCoach:
     async def push_state(
         self, snapshot: dict[str, Any] | None = None, patch: dict[str, Any] | None = None
     ) -> None:
-        await self._worker.queue_frame(StateUpdateFrame(snapshot=snapshot, patch=patch))
+        """Apply a game push as the server does: off the loop, and a bad one raises StateError
+        naming the field (the previous state is kept), so the caller can say why."""
+        await asyncio.to_thread(self.session.update_state, snapshot, patch)
 
     async def stop(self) -> None:
         await self._worker.queue_frame(EndFrame())

@@ -32,7 +32,7 @@ from voicecoach.coach.config import (
     add_serve_arguments,
     coach_config,
 )
-from voicecoach.core.console import report_console
+from voicecoach.core.console import Startup, report_console
 from voicecoach.core.state import LiveState, StateError, load_state
 from voicecoach.domain.pack import DEFAULT_PACK, PackError, example_state_path, load_pack
 
@@ -175,49 +175,38 @@ def _printer() -> Any:
 
 
 async def _chat(args: argparse.Namespace) -> int:
-    from voicecoach.coach.engines import Engines
+    from voicecoach.coach.engines import Engines, describe_llm
     from voicecoach.coach.session import Session
     from voicecoach.coach.store import open_store
-    from voicecoach.pipelines.text import TextCoach
+    from voicecoach.llm.client import LLMError
 
     config = coach_config(args)
+    startup = Startup(console)
     try:
-        pack = load_pack(config.pack_id)
+        with startup.step(f"pack {config.pack_id}"):
+            pack = load_pack(config.pack_id)
     except PackError as err:
         raise SystemExit(str(err)) from None
+    # The coach's own lines are what a player reads: DEBUG lines would interleave with the prompt.
+    log_level("DEBUG" if args.verbose else "WARNING")
     state = _read_state(Path(args.state) if args.state else example_state_path(pack.pack_id))
+    try:
+        with startup.step(describe_llm(config)):
+            engines = await asyncio.to_thread(Engines.start, config)
+    except LLMError as err:  # an endpoint that does not answer, the LLM extra not installed
+        raise SystemExit(str(err)) from None
+    with startup.step("Pipecat and the coach's actors"):
+        from voicecoach.pipelines.text import TextCoach
     store = open_store(args.store)
     session = Session.open(args.session, store=store, state=state, pack=pack)
-    with console.status("starting the LLM (embedded llama.cpp unless --llm-url is given)..."):
-        engines = await asyncio.to_thread(Engines.start, config)
     coach = TextCoach(session, config, engines, on_frame=_printer())
-    await coach.start()
-    console.print(f"[bold]VoiceCoach[/] session {args.session!r}, turn {session.next_turn}. {HELP}")
     try:
-        while True:
-            try:
-                line = (await asyncio.to_thread(input, "\nyou> ")).strip()
-            except EOFError:
-                break
-            if not line:
-                continue
-            if line in ("/quit", "/exit"):
-                break
-            if line == "/show":
-                console.print_json(session.state.model_dump_json(exclude={"sh", "static"}))
-            elif line.startswith("/state "):
-                await coach.push_state(snapshot=json.loads(Path(line[7:].strip()).read_text()))
-            elif line.startswith("/patch "):
-                await coach.push_state(patch=json.loads(line[7:]))
-            elif line.startswith("/"):
-                console.print(HELP)
-            else:
-                console.print("[bold]coach>[/] ", end="")
-                result = await coach.ask(line)
-                if not result.completed:
-                    console.print("[red]the turn did not complete in time[/]")
-    except (json.JSONDecodeError, OSError) as err:
-        console.print(f"[red]{err}[/]")
+        with startup.step(
+            "the coach's pipeline" + (", its LLM prompts prewarmed" if config.needs_llm else "")
+        ):
+            await coach.start()
+        startup.ready(f"session {args.session!r}, turn {session.next_turn}. {HELP}")
+        await _chat_loop(coach)
     finally:
         await coach.stop()
         await engines.close()
@@ -225,11 +214,57 @@ async def _chat(args: argparse.Namespace) -> int:
     return 0
 
 
+async def _chat_loop(coach: Any) -> None:
+    """Read the player's lines until /quit or end of input. A typo in a command (a /state file
+    that is missing or not a state, a /patch that is not JSON or is refused) is said, and the
+    session goes on with its previous state."""
+    while True:
+        try:
+            line = (await asyncio.to_thread(input, "\nyou> ")).strip()
+        except EOFError:
+            break
+        if not line:
+            continue
+        if line in ("/quit", "/exit"):
+            break
+        if line == "/show":
+            console.print_json(coach.session.state.model_dump_json(exclude={"sh", "static"}))
+        elif line.startswith(("/state ", "/patch ")):
+            try:
+                if line.startswith("/state "):
+                    path = Path(line[7:].strip()).expanduser()
+                    await coach.push_state(snapshot=json.loads(path.read_text(encoding="utf-8")))
+                else:
+                    await coach.push_state(patch=json.loads(line[7:]))
+            except (OSError, json.JSONDecodeError, StateError) as err:
+                what = "state file" if line.startswith("/state ") else "patch"
+                console.print(f"[red]{what} refused, the previous state is kept: {escape(str(err))}[/]")
+            else:
+                console.print(f"[dim]state updated (version {coach.session.state.version})[/]")
+        elif line.startswith("/"):
+            console.print(HELP)
+        else:
+            console.print("[bold]coach>[/] ", end="")
+            result = await coach.ask(line)
+            if not result.completed:
+                console.print("[red]the turn did not complete in time[/]")
+
+
+def log_level(level: str) -> None:
+    """loguru (ours and Pipecat's) to stderr from `level` up. Set before Pipecat is imported: its
+    import logs a banner at INFO."""
+    from loguru import logger
+
+    logger.remove()
+    logger.add(sys.stderr, level=level.upper())
+
+
 def cmd_chat(args: argparse.Namespace) -> int:
     return asyncio.run(_chat(args))
 
 
 def cmd_serve(args: argparse.Namespace) -> int:
+    log_level(args.log_level)
     from voicecoach.pipelines.server import run
 
     return run(args)
@@ -296,6 +331,7 @@ def build_parser() -> argparse.ArgumentParser:
     add_coach_arguments(chat)
     add_pack_argument(chat)
     chat.add_argument("--tool-latency-ms", type=float, default=0.0, help="artificial game-server latency")
+    chat.add_argument("-v", "--verbose", action="store_true", help="log every level (default: warnings up)")
     chat.set_defaults(fn=cmd_chat)
 
     serve = sub.add_parser("serve", help="live coach server: websocket for games + in-game overlay")

@@ -189,7 +189,11 @@ def add_serve_arguments(parser: argparse.ArgumentParser) -> None:
         "--takeover-timeout", type=float, default=None, metavar="S",
         help="seconds for a session's older connection to close on a takeover (default 10)",
     )  # fmt: skip
-    parser.add_argument("--log-level", default="INFO")
+    parser.add_argument(
+        "--log-level",
+        default="WARNING",
+        help="loguru's level, ours and Pipecat's (default WARNING; INFO: per session)",
+    )
 
 
 def add_speech_arguments(parser: argparse.ArgumentParser) -> None:

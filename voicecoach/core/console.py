@@ -2,7 +2,12 @@
 
 from __future__ import annotations
 
+import contextlib
+import os
 import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
 
 from rich.console import Console
 
@@ -10,3 +15,37 @@ from rich.console import Console
 def report_console() -> Console:
     """A terminal keeps its width; a log file (not a terminal) gets the whole table, not 80 columns."""
     return Console(width=None if sys.stdout.isatty() else 180)
+
+
+def _process_age_s() -> float:
+    """Seconds since this process started (Linux's /proc; 0 where it cannot be read)."""
+    try:
+        ticks = int(Path("/proc/self/stat").read_text().rsplit(")", 1)[1].split()[19])
+        uptime = float(Path("/proc/uptime").read_text().split()[0])
+    except (OSError, ValueError, IndexError):
+        return 0.0
+    return max(0.0, uptime - ticks / os.sysconf("SC_CLK_TCK"))
+
+
+class Startup:
+    """A command's start as it happens (`chat`, `serve`): each step with a spinner while it loads,
+    then its line with its time, and one "ready" line once the command can answer. A script
+    waiting on the output waits for the line that starts with "ready"."""
+
+    def __init__(self, console: Console) -> None:
+        self.console = console
+        # "ready in" counts from the process's start: the interpreter and the imports are part of
+        # what a user waits for.
+        self.started = time.monotonic() - _process_age_s()
+
+    @contextlib.contextmanager
+    def step(self, what: str) -> Iterator[None]:
+        began = time.monotonic()
+        with self.console.status(f"{what} …"):
+            yield
+        took = time.monotonic() - began
+        self.console.print(f"  {what}" + (f" [dim]{took:.1f} s[/]" if took >= 0.05 else ""), soft_wrap=True)
+
+    def ready(self, text: str) -> None:
+        elapsed = time.monotonic() - self.started
+        self.console.print(f"[bold green]ready[/] in {elapsed:.1f} s: {text}", soft_wrap=True)
