@@ -253,7 +253,7 @@ class TalkerActor(TurnTaskActor):
                     turn.turn_index, intent, sub_intent,
                     max_words=MAX_WORDS - len(words(narration)), max_sentences=budget,
                     previous_reply=self._session.last_reply, recent_replies=self._session.recent_replies,
-                    scene=not lean,
+                    scene=not lean, asked_before=self._session.last_question,
                 )  # fmt: skip
             except Exception:  # a defect in a recipe must not leave the player in silence
                 logger.exception(f"turn {turn.turn_index}: the realization failed; saying the fallback")

@@ -506,3 +506,43 @@ def test_gear_put_on_him_is_for_the_players_own_unit() -> None:
     assert read_turn(pack, state, "ok and what should I carry on him", heard).text == (
         "ok and what should I carry on Brannoc"
     )
+
+
+def test_a_bare_choice_asks_the_last_question_of_it_and_a_restated_one_is_the_second_saying() -> None:
+    pack, state = STRIKE
+    level = [Exchange("who should i level next", "Spend your next games levelling Elowen.")]
+    assert (
+        read_turn(pack, state, "lorcan or ellie?", level).text == "who should i level next, lorcan or ellie"
+    )
+    restated = read_turn(pack, state, "lorcan or dumaka, wait no, lorcan or ellie", level)
+    assert restated.text == "who should i level next, lorcan or ellie"
+    # After a question about a unit, "A or B" is a question of its own, not a choice for it.
+    about = [Exchange("is lorcan any good", "Lorcan is an even pick on Fathom Docks.")]
+    assert "is lorcan any good" not in read_turn(pack, state, "lorcan or ellie?", about).text
+
+
+def test_a_yes_to_the_coachs_offer_asks_what_it_offered_about_the_unit_it_was_about() -> None:
+    pack, state = PET
+    offer = Exchange(
+        "do i have rockram",
+        "No, Rockram isn't in your roster yet. Shall I run through which elements counter it?",
+    )
+    assert read_turn(pack, state, "sure", [offer]).text == "what is Rockram weak to"
+    assert read_turn(pack, state, "yeah go on", [offer]).text == "what is Rockram weak to"
+    assert read_turn(pack, state, "no thanks", [offer]).text == "no thanks"  # declined: nothing asked
+    plain = Exchange("do i have oakhorn", "Yes, you have Oakhorn, at level 19.")
+    assert read_turn(pack, state, "sure", [plain]).text == "sure"  # no offer: nothing to accept
+
+
+def test_a_round_the_player_says_just_ended_is_counted_once_until_the_game_pushes() -> None:
+    pack, state = PET  # round 2 of 3, 1 to 0
+    from voicecoach.coach.session import Session
+
+    session = Session.open("told-round", state=state, pack=pack)
+    lost = session.begin_turn("we just dropped that round").snapshot.ic.match
+    assert lost is not None and (lost.round, lost.score_player, lost.score_opponent) == (3, 1, 1)
+    kept = session.begin_turn("so what do i do now").snapshot.ic.match
+    assert kept is not None and (kept.round, kept.score_player, kept.score_opponent) == (3, 1, 1)
+    session.update_state(patch={"ic": {"match": {"round": 3, "score_player": 2, "score_opponent": 0}}})
+    pushed = session.begin_turn("we just dropped that round").snapshot.ic.match  # the game's word stands
+    assert pushed is not None and (pushed.round, pushed.score_player, pushed.score_opponent) == (3, 2, 0)

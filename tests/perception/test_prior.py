@@ -446,7 +446,10 @@ def test_risk_hardship_fix_and_use_now_have_their_pairs(prior: IntentPrior) -> N
     for text, want in cases.items():
         said = prior.predict(text)
         assert (said.intent, said.sub_intent, said.rule) == want, text
-    assert prior.predict("is sparkwing any good").rule is None  # no "here / now": what it is
+    # No "here / now": still how that one does against their side, not a rating of a team of one.
+    said = prior.predict("is sparkwing any good")
+    assert (said.intent, said.sub_intent, said.rule) == ("element", "matchup", "one_rated")
+    assert prior.predict("is my team any good").rule is None
 
 
 def test_one_unit_beaten_by_another_and_the_move_to_open_with(prior: IntentPrior) -> None:
@@ -560,3 +563,19 @@ def test_going_head_to_head_and_whom_to_kill_first() -> None:
     first = pet.predict("which of theirs should i kill first then")
     assert first.rule == "their_best", first
     assert pet.predict("is lumifawn too low level", previous=("lineup", "swap")).rule != "refine"
+
+
+def test_worry_acknowledgement_and_help_have_their_pairs(prior: IntentPrior) -> None:
+    cases = {
+        "who do i worry about most": ("match", "opponent_analysis", "worry"),
+        "okay whatever you say boss": ("smalltalk", "thanks", "acknowledged"),
+        "lol fair": ("smalltalk", "thanks", "acknowledged"),
+        "help": ("smalltalk", "greeting", "help"),
+        "what can you do": ("smalltalk", "greeting", "help"),
+    }
+    for text, want in cases.items():
+        said = prior.predict(text)
+        assert (said.intent, said.sub_intent, said.rule) == want, text
+    # A unit of theirs named after the cue is a question about that one, not their threat in general.
+    assert prior.predict("should i worry about their voltail").rule != "worry"
+    assert prior.predict("ok so who should I lead with").rule != "acknowledged"

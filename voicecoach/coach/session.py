@@ -29,7 +29,7 @@ from voicecoach.grounding.kernel import GroundingControl
 from voicecoach.grounding.slots import QuerySlots
 from voicecoach.interaction.kernel import InteractionControl, session_seed
 from voicecoach.llm.client import LLMConfig
-from voicecoach.perception.dialogue import JOINT, Exchange, read_turn, refer_to_answer
+from voicecoach.perception.dialogue import JOINT, Exchange, read_turn, refer_to_answer, told_round
 from voicecoach.perception.kernel import W1Counters
 from voicecoach.perception.lexicon import Lexicon, repair
 from voicecoach.perception.phi import PhiTable
@@ -211,8 +211,13 @@ class Session:
     # State updates and turn commits both rewrite `state`; the server runs them in threads
     # (they validate and store: slow work, off the event loop), so one at a time.
     _writing: threading.Lock = field(default_factory=threading.Lock, init=False, repr=False, compare=False)
+    # The state version the last question was asked on: a round the player says just ended is
+    # counted only when the game has pushed nothing since (`perception.dialogue.told_round`).
+    _version_asked: int = field(default=-1, init=False, repr=False, compare=False)
+    _told: LiveState | None = field(default=None, init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
+        self._version_asked = self.state.version
         self.phi = PhiTable(self.pack.phi)
         Lexicon.of(self.pack)  # built at open (its English word list takes ~130 ms), not on the first turn
 
@@ -220,6 +225,11 @@ class Session:
     def last_reply(self) -> str | None:
         """The previous heard turn's reply (repetition is judged on it)."""
         return self.recent_replies[-1] if self.recent_replies else None
+
+    @property
+    def last_question(self) -> str | None:
+        """The previous heard turn's question, as it was read."""
+        return self.dialogue[-1].utterance if self.dialogue else None
 
     @classmethod
     def open(
@@ -332,6 +342,16 @@ class Session:
             mentions = link_entities(self.pack, self.dialogue[-1].utterance)
         links = focus_fields(mentions, self.pack)
         snapshot = self._snapshot(index, links, mentions)
+        if self.state.version != self._version_asked:
+            self._told = None  # the game pushed since the last question: its match stands
+        elif (counted := told_round(self._told or snapshot, utterance)) is not None:
+            # "We just dropped that round" and the game pushed nothing since the last question.
+            self._told = counted
+        if self._told is not None:
+            snapshot = snapshot.model_copy(
+                update={"ic": snapshot.ic.model_copy(update={"match": self._told.ic.match})}
+            )
+        self._version_asked = self.state.version
         turn = Turn(
             index=index, utterance=utterance, started=time.monotonic(), snapshot=snapshot, links=links,
             continues=continues, second=reading.second, ask=reading.ask, transcript=transcript,

@@ -122,6 +122,11 @@ class W3Candidate(_Model):
     owned: list[str] = Field(
         default_factory=list, description="decision-field paths naming a unit the player must own"
     )
+    # "Shall I run through which elements counter it?" - "sure": the question the offer proposed.
+    accept: str = Field(
+        default="",
+        description='the question a "yes" to this offer asks ("what counters it"; its "it" is the unit)',
+    )
     keeps_current: bool = Field(
         default=False,
         description="advises keeping the current lineup: unsaid after an answer that changes it",

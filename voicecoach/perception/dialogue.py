@@ -354,7 +354,11 @@ def _correct(pack: Pack, sides: Sides, text: str, history: Sequence[Exchange]) -
         if not after:
             continue
         b = after[0]
-        a = next((m for m in reversed(link_entities(pack, text[: cue.start()])) if m.kind == b.kind), None)
+        before = link_entities(pack, text[: cue.start()])
+        if len(before) > 1 and before[0].id == b.id:
+            # Said again from its start ("Lorcan or Dumaka, wait no, Lorcan or Ellie"): the second saying.
+            return text[: before[0].span[0]] + text[cue.end() :], [f"restated as {text[cue.end() :]!r}"]
+        a = next((m for m in reversed(before) if m.kind == b.kind), None)
         if a is None:
             continue
         tail = text[cue.end() + b.span[1] :]
@@ -379,6 +383,31 @@ def _follow_up(pack: Pack, sides: Sides, text: str, history: Sequence[Exchange])
 
 
 # --- two questions in one breath ----------------------------------------------------------------
+
+_BARE_CHOICE = re.compile(r"^(?:\W*(?:or|maybe|either)\W*)+$", re.IGNORECASE)
+
+
+def _choice_of(pack: Pack, sides: Sides, text: str, history: Sequence[Exchange]) -> tuple[str, list[str]]:
+    """ "Lorcan or Elowen?" right after "who should I level": the last question, asked of that choice."""
+    if not history or not _short_choice(pack, text):
+        return text, []
+    asked = history[-1].utterance
+    if _units(pack, asked) or JOINT in asked:
+        return text, []  # a question about units of its own: the choice is a question of its own
+    return f"{asked.rstrip(' ?.!')}, {text.strip(' ?.!')}", [f"a choice for {asked!r}"]
+
+
+def _short_choice(pack: Pack, text: str) -> bool:
+    """Is `text` only two or more units joined by "or" ("Lorcan or Ellie?", "the fox or Galehawk")?"""
+    unit = pack.catalog.schema.kind("unit")
+    units = [m for m in link_entities(pack, text) if m.kind == unit]
+    if len(units) < 2 or not _short(pack, re.sub(r"\bor\b", " ", text, flags=re.IGNORECASE)):
+        return False
+    between = [text[a.span[1] : b.span[0]] for a, b in zip(units, units[1:], strict=False)]
+    return all(_BARE_CHOICE.match(g) or not g.strip(" ,") for g in between) and any(
+        re.search(r"\bor\b", g, re.IGNORECASE) for g in between
+    )
+
 
 _QUESTION_START = (
     r"(?:what|what's|whats|which|who|who's|whose|how|is|are|can|could|should|shall|does|do|did|will|"
@@ -529,7 +558,9 @@ def read_turn(pack: Pack, state: LiveState | None, text: str, history: Sequence[
     if _DIFFERENCE.search(text) and not _units(pack, text):
         return Reading(text)  # "what's the difference between the tank and support": roles, not units
     first, second = split_questions(text)
-    if second is None:
+    if second is None and not (
+        history and _short_choice(pack, _correct(pack, Sides(pack, state), text, history)[0])
+    ):
         first, second = split_pair(pack, text)
     if second is None:
         reading = _read_one(pack, state, text, history)
@@ -538,6 +569,7 @@ def read_turn(pack: Pack, state: LiveState | None, text: str, history: Sequence[
             reading.ask is None
             and (_WHICH_OWNED.search(reading.text) or " or " in reading.text or several)
             and reading.text != text
+            and not any(note.startswith("a choice for") for note in reading.resolved)
         ):
             # "which of those can I play" read as "which of Quillon and Brannoc ...", "do I own any
             # of them" as "... Brannoc or Osmund": each
@@ -723,6 +755,52 @@ def _confirmed(pack: Pack, text: str, meant: _Meant) -> tuple[str, list[str]] | 
     return None
 
 
+_PLEASE = re.compile(
+    r"^\W*(?:(?:ok|okay|alright|go on|go ahead|do it|please|why not|i guess|sure thing|go for it|"
+    r"sounds good|yes please|let'?s hear it|let'?s do it)\b\W*)+$",
+    re.IGNORECASE,
+)
+
+
+def _accepted(pack: Pack, text: str, last: Exchange) -> str | None:
+    """A "yes" to the offer the last reply ended with (W3's "Shall I run through which elements
+    counter it?"): the question it offered (`W3Candidate.accept`), its "it" the last exchange's unit."""
+    if len(text.split()) > SHORT_ANSWER_WORDS or _NO.match(text) or link_entities(pack, text):
+        return None
+    if not (_YES.match(text) or _PLEASE.match(text)):
+        return None
+    reply = last.reply.rstrip()
+    offers = (c for b in pack.w3.branches.values() for c in b.pool if c.accept and c.text)
+    return next((c.accept for c in offers if reply.endswith(c.text)), None)
+
+
+# "We just dropped that round", "gg we won round 2": a round the game has not pushed yet (English cues).
+ROUND_WON = re.compile(
+    r"\b(?:we|i)\s+(?:just\s+)?(?:won|took|got|grabbed|stole)\s+(?:that|the|this|round|game)\b"
+    r"(?:\s+(?:one|round))?|\bthey\s+(?:just\s+)?(?:lost|dropped|threw)\s+(?:that|the|this)\s+(?:one|round)\b",
+    re.I,
+)
+ROUND_LOST = re.compile(
+    r"\b(?:we|i)\s+(?:just\s+)?(?:lost|dropped|threw|blew|choked)\s+(?:that|the|this|round|game)\b"
+    r"|\bthey\s+(?:just\s+)?(?:won|took)\s+(?:that|the|this)\s+(?:one|round)\b",
+    re.I,
+)
+
+
+def told_round(state: LiveState, utterance: str) -> LiveState | None:
+    """The snapshot's match with the round the player says just ended (won or lost) counted, for a
+    turn the game pushed nothing before: the next round is on, so the answer and the match line
+    agree with what the player just said. None when they said no result."""
+    match = state.ic.match
+    won, lost = ROUND_WON.search(utterance), ROUND_LOST.search(utterance)
+    if match is None or bool(won) == bool(lost):
+        return None
+    update = {"score_player": match.score_player + 1} if won else {"score_opponent": match.score_opponent + 1}
+    update["round"] = min(match.round + 1, match.rounds_total)
+    ic = state.ic.model_copy(update={"match": match.model_copy(update=update)})
+    return state.model_copy(update={"ic": ic})
+
+
 def _side_name(pack: Pack, sides: Sides, uid: str) -> str:
     """ "their Voltail", "my Sparkwing": a unit named with the side it is on."""
     side = {"theirs": "their ", "mine": "my "}.get(sides.side_of(uid), "")
@@ -783,6 +861,8 @@ def _read_one(
     if resume and (resumed := _resume(pack, state, text, history)) is not None:
         text, notes = resumed
         history = history[:-1]  # the question asked back and its answer are one turn
+    if history and (accepted := _accepted(pack, text, history[-1])) is not None:
+        text, notes = accepted, [f"yes to {history[-1].reply.rsplit('. ', 1)[-1]!r}"]
     sides = Sides(pack, state)
     text, named = option_by_word(pack, text)  # "Galehawk's dive": its Gale Dive
     notes += named
@@ -792,10 +872,10 @@ def _read_one(
         described = f"tell me about {described[_WHO_IS.match(text).end() :]}".rstrip(" ?.!")  # type: ignore[union-attr]
     text = described
     notes += said
-    for step in (_correct, _follow_up):
+    for step in (_correct, _follow_up, _choice_of):
         text, said = step(pack, sides, text, history)
         notes += said
-        if said and not said[0].startswith("dropped"):
+        if said and not said[0].startswith(("dropped", "restated")):
             break
     text, said, unsure = _refer(pack, sides, text, history)
     notes += said

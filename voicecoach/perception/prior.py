@@ -307,6 +307,10 @@ class IntentPrior:
             rf"\b{KEEP}\s+(?:with\s+)?(?:the\s+|my\s+|our\s+|this\s+)?(?:same\s+|current\s+)?(?:{teams})\b"
         )
         self.evaluate_pair = _opening_pair(pack, self.labels, "rating")
+        self.rating_pairs = {
+            (e.intent, e.sub_intent) for e in pack.phi if e.answer and e.answer[0].recipe == "rating"
+        }
+        self._team_word = re.compile(rf"\b(?:{teams}|teams|all|together|with)\b")
         unit_kind = pack.catalog.schema.kind("unit")
         self.info_pair = next(
             (
@@ -323,6 +327,7 @@ class IntentPrior:
             rf"\b(?:tell me about|tell me more about|describe|info on|what do you know about)\s+"
             rf"(?:their\s+|the\s+|my\s+)?{token}(?:\s+\w+){{0,2}}$"
         )
+        self._worry_named = re.compile(rf"{WORRY.pattern}\s+(?:their\s+|the\s+|that\s+)?{token}")
         self._weak_to = re.compile(rf"\b{token}\s+(?:\w+\s+)?weak\s+(?:to|against)\b")
         self._confront = re.compile(
             rf"\b{CONFRONT}\s+(?:their\s+|the\s+)?{token}"
@@ -384,7 +389,14 @@ class IntentPrior:
             p = self.model.probabilities(features(abstracted))  # "hello coach, how are you doing"
         rule = None
         unit = self.pack.catalog.schema.kind("unit")
-        if unit is not None and TOLD_GONE.search(normalise(text)):
+        said = normalise(text)
+        if ACKNOWLEDGED.match(said) and THANKS in self.labels:
+            # "Okay, whatever you say, boss": taken in, nothing asked (not a request out of the game).
+            p, rule = self._only(THANKS), "acknowledged"
+        elif ASKS_HELP.match(said) and GREETED in self.labels:
+            # "Help", "what can you do": what the coach is for, and what the player needs now.
+            p, rule = self._only(GREETED), "help"
+        elif unit is not None and TOLD_GONE.search(said):
             # "Oakhorn is gone, I traded it, who do I run?": not a question about the unit let go.
             about_unit = np.array([intent == unit for intent, _ in self.labels])
             if about_unit[int(p.argmax())] and not about_unit.all():
@@ -467,6 +479,16 @@ class IntentPrior:
             # pack whose strength is only the level: its pick for a role).
             pairs = self.by_power_pairs or ({self.role_pair} if self.role_pair is not None else set())
             p, rule = self._within(p, pairs), "which_of_mine"
+        elif (
+            self.versus_pair is not None
+            and self.labels[int(p.argmax())] in self.rating_pairs
+            and abstracted.split().count(kind_token(unit or "")) == 1
+            and not self._team_word.search(abstracted)
+            and RATED.search(abstracted)
+            and not ANY_USE_NOW.search(abstracted)
+        ):
+            # "Is Hexmoth any good?": how that one does against what they field, not a team of one.
+            p, rule = self._only(self.versus_pair), "one_rated"
         elif self.evaluate_pair is not None and self._keep_same.search(abstracted):
             # "We took round one, keep the same team": how the team they keep stands, not a new one.
             p, rule = self._only(self.evaluate_pair), "keep_same"
@@ -481,10 +503,11 @@ class IntentPrior:
             p, rule = self._only(self.next_option_pair), "next_option"
         elif (
             self.counter_pair is not None
-            and self.labels[int(p.argmax())] in (self.threat_pair, self.analysis_pair)
+            and self.labels[int(p.argmax())] in (self.threat_pair, self.analysis_pair, self.info_pair)
             and self._weak_to.search(abstracted)
         ):
-            # "What's their Briarcat weak to?": what beats that one, not their team's threat.
+            # "What's their Briarcat weak to?": what beats that one, not their team's threat (nor
+            # a description of it).
             p, rule = self._only(self.counter_pair), "weak_to"
         elif (
             self.info_pair is not None
@@ -493,6 +516,14 @@ class IntentPrior:
         ):
             # "Tell me about their Voltail": that unit, not their team's threat.
             p, rule = self._only(self.info_pair), "tell_about"
+        elif (
+            self.threat_pair is not None
+            and WORRY.search(abstracted)
+            and not self._worry_named.search(abstracted)
+        ):
+            # "Who do I worry about most?", "what should Lorcan watch out for": their threat (a
+            # unit of theirs named after the cue is a counter question: "worried about their X").
+            p, rule = self._only(self.threat_pair), "worry"
         elif self.threat_pair is not None and AT_RISK.search(abstracted):
             # "Which of mine is most at risk?": who their threat hits hardest, not my strongest.
             p, rule = self._only(self.threat_pair), "at_risk"
@@ -657,6 +688,24 @@ WHICH_OF_MINE_MOST = re.compile(
 # "Keep the same team", "stick with this comp" (English cue words; the group nouns are the pack's).
 KEEP = r"(?:keep|keeping|stick|sticking|stay|staying|run|running)"
 # "Which of mine is most at risk", "who's our weakest link" (English cue words).
+# "Is Hexmoth any good", "is Oakhorn worth it" (English cue words).
+RATED = re.compile(r"\b(?:any good|good|any use|worth it|decent|viable|strong|usable|bad)\b")
+# Words that take an answer in and ask nothing ("ok cool", "whatever you say, boss", "lol fair").
+ACKNOWLEDGED = re.compile(
+    r"^(?:(?:ok|okay|k|kk|alright|all right|cool|fine|got it|gotcha|sure|nice|great|sweet|bet|"
+    r"sounds good|will do|yeah|yep|yup|roger|understood|makes sense|fair|fair enough|lol|haha|lmao|"
+    r"whatever|whatever you say|if you say so|boss|coach|man|dude|then|noted|perfect|awesome)\W*)+$"
+)
+ASKS_HELP = re.compile(
+    r"^(?:(?:uh|um|hey|coach|so|ok|okay)\W+)*(?:help|help me|can you help(?: me)?|i need help|"
+    r"what can you do|what do you do|what can i ask(?: you)?|how does this work)\W*$"
+)
+THANKS, GREETED = ("smalltalk", "thanks"), ("smalltalk", "greeting")
+# "Who should I worry about", "what should Lorcan watch out for" (English cue words).
+WORRY = re.compile(
+    r"\b(?:worr(?:y|ied|ying)\s+about|scared\s+of|afraid\s+of|(?:watch|look)\s+out\s+for|"
+    r"be\s+careful\s+(?:of|with|about)|keep\s+an\s+eye\s+on)"
+)
 AT_RISK = re.compile(
     r"\b(?:most|more)\s+(?:at\s+risk|in\s+danger|vulnerable|exposed|threatened)\b|\bweakest\s+link\b|"
     r"\bin\s+the\s+most\s+danger\b"

@@ -615,6 +615,7 @@ def realize(
     previous_reply: str | None = None,
     recent_replies: Sequence[str] = (),
     scene: bool = True,
+    asked_before: str | None = None,
 ) -> str:
     """The spoken realization of the turn's decisions: one to three short sentences.
 
@@ -627,6 +628,7 @@ def realize(
     replies (`previous_reply` among them): the match line is not said again while one of them said
     it, and a pack-worded answer is the first of its variants none of them said (asked again, the
     next tip). `scene=False`: no match line (the first of two answers in one reply).
+    `asked_before`: the session's last question; a bare "why" keeps its choice ("A or B?" - "why?").
     """
     mentions = link_entities(pack, utterance)
     schema = pack.catalog.schema
@@ -669,6 +671,9 @@ def realize(
         # The snapshot's map is the one the player just said they left: answer for the named one.
         state, told = moved, True
     avoid = _put_forward(pack, previous_reply) if previous_reply else set()
+    asks_why = bool(previous_reply) and ASKS_WHY.search(normalise(utterance)) is not None
+    # "Why?" after "A or B?": the reason for the pick among the same choice.
+    chosen_in = asked_before if asks_why and asked_before and not mentions else utterance
     alternative = bool(avoid) and ALTERNATIVE.search(utterance) is not None
     t = RealizerTurn(
         pack=pack,
@@ -699,10 +704,10 @@ def realize(
         and bool(unknown_names(pack, utterance)),
         recent=[*recent_replies, previous_reply or ""],
         why=[m.id for m in link_entities(pack, previous_reply) if m.id in avoid]
-        if previous_reply and ASKS_WHY.search(normalise(utterance))
+        if previous_reply and asks_why
         else [],
         wanted=[c.id for n in (c2.slots.wanted_entities if c2 else []) if (c := unit_by_name(n))],
-        choice=[u for u in offered(pack, utterance, mentions) if u not in opponents],
+        choice=[u for u in offered(pack, chosen_in) if u not in opponents],
         said_mine={m.id for m in mentions if m.kind == unit_kind and _MY.search(utterance[: m.span[0]])},
         faced=_faced(utterance, [m for m in mentions if m.kind == unit_kind]),
         only=next(
