@@ -104,7 +104,7 @@ from voicecoach.core.latency import (
 )
 from voicecoach.core.state import StateError, load_state
 from voicecoach.domain.pack import load_pack
-from voicecoach.llm.client import LLMClient, NoLLM
+from voicecoach.llm.client import LLMClient, LLMError, NoLLM
 from voicecoach.pipelines.speech.voice import (
     PhraseFrame,
     listening_processors,
@@ -814,6 +814,7 @@ async def run(args: argparse.Namespace) -> int:
 
 
 async def _run(args: argparse.Namespace) -> int:
+    from rich.markup import escape
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
     from voicecoach.core.console import report_console
@@ -850,8 +851,12 @@ async def _run(args: argparse.Namespace) -> int:
     if options.listen_only:
         engines = Engines(llm=NoLLM(config.llm))  # VAD, STT and the turn stop only
     else:
-        with console.status(f"{describe_llm(config)} …"):
-            engines = await asyncio.to_thread(Engines.start, config)
+        try:
+            with console.status(f"{describe_llm(config)} …"):
+                engines = await asyncio.to_thread(Engines.start, config)
+        except LLMError as err:  # the LLM extra not installed, an endpoint that does not answer
+            console.print(f"[red]{escape(str(err))}[/]")
+            return 1
     columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())
     try:
         with Progress(*columns, console=console) as progress:
