@@ -546,3 +546,22 @@ def test_a_round_the_player_says_just_ended_is_counted_once_until_the_game_pushe
     session.update_state(patch={"ic": {"match": {"round": 3, "score_player": 2, "score_opponent": 0}}})
     pushed = session.begin_turn("we just dropped that round").snapshot.ic.match  # the game's word stands
     assert pushed is not None and (pushed.round, pushed.score_player, pushed.score_opponent) == (3, 2, 0)
+
+
+def test_a_look_names_a_creature_and_the_option_named_picks_among_those_it_fits() -> None:
+    pack, state = PET  # the pack's `look` epithets: "a glowing deer fawn", "a hawk bird", "a bird chick"
+    assert (
+        read_turn(pack, state, "is granitusk better than the deer").text
+        == "is granitusk better than Lumifawn"
+    )
+    assert read_turn(pack, state, "ok what about the little water dog").text == "ok what about Tidefang"
+    # Galehawk and Sparkwing are both the player's birds; only Galehawk has Gale Dive.
+    assert read_turn(pack, state, "is the bird ready for gale dive").text == "is Galehawk ready for gale dive"
+
+
+def test_a_follow_up_description_fitting_both_sides_takes_the_side_of_the_unit_it_replaces() -> None:
+    pack, state = PET
+    matchup = [
+        Exchange("could Galehawk beat their Briarcat", "Against Briarcat, Galehawk deals double damage.")
+    ]
+    assert read_turn(pack, state, "and the electric one", matchup).text == "could Galehawk beat their Voltail"

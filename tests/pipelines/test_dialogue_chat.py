@@ -91,7 +91,7 @@ SESSIONS: dict[str, dict[str, list[tuple[str, list[str], list[str]]]]] = {
         ],
         "ask_back": [
             ("what's the healer weak to", ["Elowen", "Nadira", "?"], []),
-            ("mine", ["Elowen"], ["Nadira"]),
+            ("mine", ["your Elowen"], ["Which hero"]),  # what beats the player's own Elowen
         ],
         "kind_owned": [
             ("which tanks do i have", ["Dumaka, Brannoc and Osmund"], ["Which hero", "Counters are"]),

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 from voicecoach.core.state import LiveState
 from voicecoach.domain.english import ORDINARY_MIN_COUNT, english_counts
-from voicecoach.domain.entities import link_entities
+from voicecoach.domain.entities import Mention, link_entities
 from voicecoach.domain.pack import Pack
 from voicecoach.domain.view import StateView
 
@@ -60,7 +60,7 @@ THEIRS_CUE = re.compile(
 # Words a player puts before a description that describe no unit ("their annoying fire one").
 _FILLER_ADJECTIVES = {
     "big", "little", "small", "annoying", "stupid", "dumb", "damn", "freaking", "fat", "huge", "tiny",
-    "scary", "new", "fast", "slow",
+    "scary", "new", "fast", "slow", "lil",
 }  # fmt: skip
 # A description as the subject of something done to the player: "the tank keeps walling us".
 _HURTS_US = re.compile(
@@ -273,6 +273,7 @@ def describe(pack: Pack, sides: Sides, text: str) -> tuple[str, list[str], Uncle
     )
     linked = link_entities(pack, text)
     named = [(m.span, m.kind) for m in linked]
+    holders = _holders(pack, linked)
     tokens = list(_TOKEN.finditer(text))
     out, notes, cut = [], [], 0
     unclear: Unclear | None = None
@@ -372,6 +373,13 @@ def describe(pack: Pack, sides: Sides, text: str) -> tuple[str, list[str], Uncle
             # tank" may ask what threatens the player's own: asked back)
             side = "theirs"
         pick, fits = _pick(d, sides, side, descriptors)
+        # "Is the bird ready for Gale Dive?": of the birds, the one that has the option named.
+        holding = [
+            u for u in holders if all(w in d.words.get(u, ()) for w in descriptors if w not in _STRONGEST)
+        ]
+        held = [u for u in holding if sides.side_of(u) == "mine"] if len(holding) > 1 else holding
+        if len(held) == 1 and side != "theirs":
+            pick = held[0]
         if pick is None:
             if unclear is None and 2 <= len(fits) <= 3:
                 hole = text[: tokens[i].start()] + HOLE + text[end:]
@@ -501,6 +509,18 @@ def _fitting(d: Describer, sides: Sides, side: Side, words: list[str]) -> list[s
         if fits:
             return fits
     return []
+
+
+def _holders(pack: Pack, linked: list[Mention]) -> list[str]:
+    """The units whose options include one the text names."""
+    schema = pack.catalog.schema
+    unit, option, field = schema.kind("unit"), schema.kind("option"), schema.options_field()
+    named = {m.id for m in linked if m.kind == option}
+    if not named or unit is None or field is None:
+        return []
+    return [
+        uid for uid, e in pack.catalog.entities.get(unit, {}).items() if named & set(e.value(field) or [])
+    ]
 
 
 def _pick(d: Describer, sides: Sides, side: Side, descriptors: list[str]) -> tuple[str | None, list[str]]:

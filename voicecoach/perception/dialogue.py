@@ -867,6 +867,14 @@ def _read_one(
     text, named = option_by_word(pack, text)  # "Galehawk's dive": its Gale Dive
     notes += named
     described, said, unclear = describe(pack, sides, text)
+    if unclear is not None and history and _FOLLOW_UP.match(text):
+        # "Could Galehawk beat their Briarcat?" - "and the electric one?": the one on the side of
+        # the unit the last question named last (the one a follow-up puts another in place of).
+        replaced = _units(pack, history[-1].utterance)[-1:]
+        on_side = [u for side, u in unclear.options if replaced and side == sides.side_of(replaced[0])]
+        if len(on_side) == 1:
+            described = unclear.template.replace(HOLE, _side_name(pack, sides, on_side[0]))
+            said, unclear = [f"the one on the side of {replaced[0]}: {on_side[0]}"], None
     if said and _WHO_IS.match(text) and len(_units(pack, described)) == 1 and not _units(pack, text):
         # "Who's their healer?" asks who fits the description: the answer is that unit itself.
         described = f"tell me about {described[_WHO_IS.match(text).end() :]}".rstrip(" ?.!")  # type: ignore[union-attr]

@@ -1165,6 +1165,9 @@ def threat(c: _Ctx) -> list[Line]:
     # the player's, the next step (a counter to it) answers.
     named = [u for u in c.t.mentioned if u in side]
     side = named or side
+    # "What should Lorcan watch out for?": the threat to the one of theirs the player named.
+    mine = [u for u in c.t.mentioned if u not in side and u not in c.t.opponents and c.view.owns(u)]
+    ours = mine if mine and not named else ours
 
     def beaten(foe: str) -> list[str]:
         return [u for u in ours if multiplier(c.catalog, m, foe, u) > m.default]
