@@ -579,3 +579,13 @@ def test_worry_acknowledgement_and_help_have_their_pairs(prior: IntentPrior) -> 
     # A unit of theirs named after the cue is a question about that one, not their threat in general.
     assert prior.predict("should i worry about their voltail").rule != "worry"
     assert prior.predict("ok so who should I lead with").rule != "acknowledged"
+
+
+def test_better_than_is_a_choice_and_a_versus_without_a_status_pair_is_a_counter() -> None:
+    from voicecoach.domain.pack import load_pack
+
+    strike = IntentPrior.load(load_pack("strike_team"))
+    said = strike.predict("is paxton better than stellan")
+    assert said.rule == "choice", said
+    assert strike.predict("what about renzo vs their brannoc").rule == "versus"
+    assert (strike.predict("i just died what do i swap to").rule) == "swap_to"

@@ -458,3 +458,24 @@ def test_my_unit_is_no_foe_when_both_sides_field_it(pack: Pack) -> None:
     # Tamsin and Brannoc are on both sides of the example: "my Tamsin" is the player's.
     reply = _say(pack, "hero/counters", "can my tamsin pick brannoc off")
     assert "Against Brannoc" in reply and "Against Tamsin" not in reply, reply
+
+
+def test_a_matchup_neither_side_counters_is_said_even_before_the_pick(pack: Pack) -> None:
+    counters = pack.catalog.tables["counters"]
+    even = next(
+        (mine, foe)
+        for mine in sorted(_owned())
+        for foe in ("brannoc", "quillon", "nadira", "bexley")
+        if mine != foe
+        and counters.get(mine, {}).get(foe, 1.0) == 1.0
+        and counters.get(foe, {}).get(mine, 1.0) == 1.0
+    )
+    reply = _say(pack, "hero/counters", f"can my {even[0]} beat their {even[1]}")
+    assert "even" in reply.split(".")[0] and "neither counters" in reply, reply
+
+
+def test_the_loadout_of_a_hero_the_player_lacks_is_its_full_kit_said_as_not_theirs(pack: Pack) -> None:
+    reply = _say(pack, "item/best", "whats quillon's best loadout")
+    assert "Quillon" in reply and "you don't have Quillon" in reply, reply
+    kit = {pack.catalog.get("item", i).display for i in pack.catalog.get("hero", "quillon").value("loadout")}
+    assert sum(name in reply for name in kit) == 3, reply  # one per slot

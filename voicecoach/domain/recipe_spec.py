@@ -82,7 +82,8 @@ RECIPES: dict[str, RecipeSpec] = {
     for s in (
         _spec("pick_best", {"ranked": "select", "foes": "select", "matchup": "literal", "skip": "select",
                             "fielded_key": "key", "threat_key": "key", "only_key": "key",
-                            "edge_key": "key", "tier_bonus": "literal", "neither_key": "key"},
+                            "edge_key": "key", "tier_bonus": "literal", "neither_key": "key",
+                            "even_key": "key"},
               ("foes", "matchup"), ("@unit", "foe", "status", "reason", "other", "offered"), picks=True,
               doc="the best usable unit against the foes by a matchup, not one of `skip` (the ranking's "
                   "order, then the roster's strongest), with the matchup's reason (none_key: the safest "
@@ -90,7 +91,8 @@ RECIPES: dict[str, RecipeSpec] = {
                   "player's own unit, named as theirs: 'what beats my Dumaka'; only_key: asked for another, "
                   "the last pick is still the only one that beats them; {other}: the best of the rest; the "
                   "player's own unit named against the foe is kept when it wins, else edge_key says why "
-                  "the foe wins, before the pick; of units the player offers, \"A or B\", the pick is one "
+                  "the foe wins, or even_key that neither wins, before the pick; of units the player "
+                  "offers, \"A or B\", the pick is one "
                   "of them: neither_key when none beats a foe, {offered} and the safest of them)"),
         _spec("pick_pair", {"team": "select", "roster": "select", "style": "literal", "score": "select",
                             "size": "literal", "pair_key": "key", "lead_key": "key", "anchor": "select",
@@ -119,10 +121,12 @@ RECIPES: dict[str, RecipeSpec] = {
                   "how_key: the player asks how; gated_key: only account-wide ones), its unit not owned "
                   "(unowned_key; unowned_gated_key: with the gates it has on top), no unit named can have "
                   "it (unlearnable_key)"),
-        _spec("option_best", {"unit": "select", "swap_key": "key", "strongest": "literal"}, ("unit",),
-              ("@unit", "@options", "@option", "slot"), picks=True,
+        _spec("option_best",
+              {"unit": "select", "swap_key": "key", "strongest": "literal", "unowned_key": "key"},
+              ("unit",), ("@unit", "@options", "@option", "slot"), picks=True,
               doc="an owned unit's options to run, one per slot, all usable (swap_key: one not equipped); "
-                  "`strongest`: its one strongest usable option ({option})"),
+                  "`strongest`: its one strongest usable option ({option}); unowned_key: a unit the "
+                  "player does not have, its catalog's last option per slot"),
         _spec("equipped", {"unit": "select", "slot": "select", "slot_key": "key"}, ("unit",),
               ("@unit", "@options", "@option", "slot"),
               doc="what the owned unit has equipped (slot_key: in the slot asked about)"),

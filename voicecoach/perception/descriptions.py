@@ -414,8 +414,8 @@ def describe(pack: Pack, sides: Sides, text: str) -> tuple[str, list[str], Uncle
 _OWN_VERB = r"(?:own|have|has|got|unlocked)"
 _INDEFINITE = re.compile(rf"\b{_OWN_VERB}\s+(?:even\s+|already\s+)?(?P<det>an?|any)\s+$", re.IGNORECASE)
 _KIND_THEN_OWN = re.compile(
-    r"^\W*(?:\w+\W+){0,2}?(?:what|which)\s+(?P<kind>(?:\w+\s+){1,2}?)(?:do|have|did)\s+(?:i|we)\s+"
-    r"(?:got|get|have|own|unlocked)\b",
+    r"^\W*(?:\w+\W+){0,2}?(?:what|which)\s+(?P<kind>(?:\w+\s+){1,2}?)(?:(?:do|have|did)\s+(?:i|we)\s+"
+    r"(?:got|get|have|own|unlocked)|can\s+(?:i|we)\s+(?:even\s+|actually\s+)?(?:pick|play|run|field))\b",
     re.IGNORECASE,
 )
 

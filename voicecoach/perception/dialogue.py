@@ -371,11 +371,15 @@ def _correct(pack: Pack, sides: Sides, text: str, history: Sequence[Exchange]) -
 
 def _follow_up(pack: Pack, sides: Sides, text: str, history: Sequence[Exchange]) -> tuple[str, list[str]]:
     match = _FOLLOW_UP.match(text)
-    if match is None or not history or not _short(pack, match["rest"]):
+    if match is None or not history:
         return text, []
-    if _PRONOUN.search(match["rest"]) or re.search(r"\bit\b", match["rest"], re.IGNORECASE):
+    # "What about Osmund, he's like level 2": the follow-up is the part before the aside.
+    rest = next((r for r in (match["rest"], match["rest"].split(",")[0]) if _short(pack, r)), None)
+    if rest is None:
+        return text, []
+    if _PRONOUN.search(rest) or re.search(r"\bit\b", rest, re.IGNORECASE):
         return text, []  # "what about my Sparkwing vs him": a question of its own, "him" the last one
-    new = link_entities(pack, match["rest"])
+    new = link_entities(pack, rest)
     redo = _substitute(pack, sides, history[-1].utterance, new, set())
     if redo is None:
         return text, []

@@ -444,6 +444,15 @@ class IntentPrior:
             # "What about my Sparkwing vs Shellbastion?": how one unit does against another.
             p, rule = self._only(self.versus_pair), "versus"
         elif (
+            self.versus_pair is None
+            and self.counter_pair is not None
+            and self.labels[int(p.argmax())] == self.info_pair
+            and self._versus.search(abstracted)
+        ):
+            # "What about Renzo vs their Brannoc?" where the pack says how one beats another only
+            # as a counter: that, not a description of the first.
+            p, rule = self._only(self.counter_pair), "versus"
+        elif (
             self.counter_pair is not None
             and self.labels[int(p.argmax())] not in (self.versus_pair, self.counter_pair, self.swap_pair)
             and self._confront.search(abstracted)
@@ -530,6 +539,9 @@ class IntentPrior:
         elif self.analysis_pair is not None and WHY_HARD.search(abstracted):
             # "Why is this matchup so rough?": what the other side does to the player's.
             p, rule = self._only(self.analysis_pair), "why_hard"
+        elif self.swap_pair is not None and not named and SWAP_TO.search(abstracted):
+            # "I just died, what do I swap to?": the swap, not the respawn rules.
+            p, rule = self._only(self.swap_pair), "swap_to"
         elif self.swap_pair is not None and FIX.search(abstracted):
             # "What's the quickest fix?": the one change that helps most is a swap.
             p, rule = self._only(self.swap_pair), "fix"
@@ -688,6 +700,7 @@ WHICH_OF_MINE_MOST = re.compile(
 # "Keep the same team", "stick with this comp" (English cue words; the group nouns are the pack's).
 KEEP = r"(?:keep|keeping|stick|sticking|stay|staying|run|running)"
 # "Which of mine is most at risk", "who's our weakest link" (English cue words).
+SWAP_TO = re.compile(r"\bwhat\s+(?:should|do|can|would)\s+(?:i|we)\s+(?:swap|switch|change)\s+(?:to|into)\b")
 # "Is Hexmoth any good", "is Oakhorn worth it" (English cue words).
 RATED = re.compile(r"\b(?:any good|good|any use|worth it|decent|viable|strong|usable|bad)\b")
 # Words that take an answer in and ask nothing ("ok cool", "whatever you say, boss", "lol fair").
@@ -765,6 +778,7 @@ def _counter_pair(pack: Pack, labels: list[tuple[str, str]]) -> tuple[str, str] 
 CHOOSING = re.compile(r"\b(?:should|which|who|whos|who's|better|best|rather|prefer|pick|choose)\b", re.I)
 _OR = re.compile(r"^\s*,?\s*or\s+(?:my\s+|the\s+|maybe\s+)?$", re.IGNORECASE)
 _COMMA = re.compile(r"^\s*,\s*$")
+_THAN = re.compile(r"^\s*(?:\w+\s+){0,2}?(?:better|stronger|worse|weaker)\s+than\s+(?:my\s+|the\s+)?$", re.I)
 _AND = re.compile(r"^\s*,?\s*and\s+(?:my\s+|the\s+)?$", re.IGNORECASE)
 _WHICH_OF = re.compile(
     r"\bwhich\s+(?:one\s+)?of\b(?=.*\b(?:better|best|should|stronger|strongest|first)\b)", re.I
@@ -812,7 +826,11 @@ def offered(pack: Pack, text: str, mentions: list[Mention] | None = None) -> lis
     for a, b in zip(units, units[1:], strict=False):
         between = text[a.span[1] : b.span[0]]
         faced = facing.search(text[: a.span[0]]) is not None  # "against Briarcat, Emberfox or ..."
-        joined = _OR.match(between) or (which_of and _AND.match(between))  # "which of A and B is best"
+        joined = (
+            _OR.match(between)
+            or (which_of and _AND.match(between))  # "which of A and B is best"
+            or (len(units) == 2 and _THAN.match(between))  # "is Granitusk better than the deer"
+        )
         if joined or (_COMMA.match(between) and not faced):  # "A, B or C"
             has_or = has_or or bool(joined)
             run += [b.id] if b.id not in run else []

@@ -485,6 +485,15 @@ OPPONENT_ENTERS = re.compile(
 )
 
 
+def _choice(pack: Pack, state: LiveState, offered: list[str], opponents: Sequence[str]) -> list[str]:
+    """The player's units among those offered as a choice: none of theirs ("is Emberfox better than
+    Voltail" weighs a matchup), and no choice at all when fewer than two are left."""
+    view = StateView(pack, state)
+    theirs = set(view.opponent_side())
+    mine = [u for u in offered if u not in opponents and (u not in theirs or view.owns(u))]
+    return mine if len(mine) >= 2 else []
+
+
 def _change_of(utterance: str) -> str | None:
     return next((kind for kind, cue in CHANGE_CUES if cue.search(utterance)), None)
 
@@ -707,7 +716,7 @@ def realize(
         if previous_reply and asks_why
         else [],
         wanted=[c.id for n in (c2.slots.wanted_entities if c2 else []) if (c := unit_by_name(n))],
-        choice=[u for u in offered(pack, chosen_in) if u not in opponents],
+        choice=_choice(pack, state, offered(pack, chosen_in), opponents),
         said_mine={m.id for m in mentions if m.kind == unit_kind and _MY.search(utterance[: m.span[0]])},
         faced=_faced(utterance, [m for m in mentions if m.kind == unit_kind]),
         only=next(

@@ -264,6 +264,11 @@ def pick_best(c: _Ctx) -> list[Line]:
             return c.line(_fielded(c, own, c.step.key), [own, foes[0]], **_counter_values(c, m, own, foes[0]))
         if multiplier(c.catalog, m, foes[0], own) > m.default:
             edge = c.naming(c.inputs.get("edge_key"), [foes[0], own], **_counter_values(c, m, foes[0], own))
+        elif multiplier(c.catalog, m, own, foes[0]) <= m.default:
+            # "Can Renzo beat their Brannoc?" when neither counters the other: say so, then the pick.
+            edge = c.naming(
+                c.inputs.get("even_key"), [own, foes[0]], **{"@unit": c.name(own), "foe": c.name(foes[0])}
+            )
     return edge + _best_counter(c, m, foes)
 
 
@@ -276,7 +281,12 @@ def _own_named(c: _Ctx, foes: list[str], theirs: list[str], mine: list[str]) -> 
     """The player's own unit the question sets against the foes, if it names one."""
     owned = {o.id for o in c.view.owned()}
     return next(
-        (u for u in c.t.mentioned if u not in foes and u not in theirs and (u in mine or u in owned)), None
+        (
+            u
+            for u in c.t.mentioned
+            if u not in foes and (u not in theirs or u in c.t.said_mine) and (u in mine or u in owned)
+        ),
+        None,
     )
 
 
@@ -596,12 +606,22 @@ def option_best(c: _Ctx) -> list[Line]:
     catalog lists a unit's options from starter to gated); with swap_key, first the slot whose
     equipped option is not that one. A locked option is never named."""
     view, ids = c.view, c.ids("unit")
-    if not ids or view.option_kind is None or not view.owns(ids[0]) or _listed(c):
+    if not ids or view.option_kind is None or _listed(c):
         return []
     uid = ids[0]
     unit_entity = c.catalog.get(view.unit_kind, uid)
     field = c.schema.options_field()
     options = list(unit_entity.value(field) or []) if unit_entity is not None and field else []
+    if not view.owns(uid):
+        # "What's Quillon's best loadout?" of a unit the player lacks (often the opponent's): what
+        # it runs at full unlock, said as not theirs.
+        full = {(_slot(c, o) or o): o for o in options}
+        if not full or not c.inputs.get("unowned_key") or c.inputs.get("strongest"):
+            return []
+        chosen = list(full.values())
+        return c.line(
+            c.inputs["unowned_key"], [*chosen, uid], **{"@unit": c.name(uid), "@options": c.names(chosen)}
+        )
     if c.inputs.get("strongest"):
         # The one option to use: the strongest usable one, by the option kind's first numeric attribute.
         kind = c.schema.kinds[view.option_kind]
