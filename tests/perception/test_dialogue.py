@@ -148,7 +148,8 @@ def test_two_units_fitting_a_description_are_left_for_the_coach_to_ask() -> None
         ("which of hexmoth and tidefang is better", "which of hexmoth and tidefang is better", None),
         ("whats the difference between emberfox and galehawk", "what's emberfox", "what's galehawk"),
         # "A or B ...?": the same question about each; a team or a comparison stays one question
-        ("galehawk or granitusk against voltail", "galehawk against voltail", "granitusk against voltail"),
+        # said first, "A or B" is a choice of one ("prior.offered"), not a question about each
+        ("galehawk or granitusk against voltail", "galehawk or granitusk against voltail", None),
         (
             "what are hexmoth and tidefang each weak to",
             "what are hexmoth weak to",

@@ -314,7 +314,7 @@ def _substitute(pack: Pack, sides: Sides, previous: str, new: list[Mention], dro
             target = next((e for e in same if sides.side_of(e.id) == side), same[0])
         name = display(pack, m.kind, m.id)
         # Every mention: a turn of two questions ("A vs X, and B vs X") names X twice.
-        out = out.replace(target.surface, name)
+        out = re.sub(re.escape(target.surface), name, out, flags=re.IGNORECASE)
         earlier = [e for e in earlier if e is not target]
         changed = True
     return out if changed else None

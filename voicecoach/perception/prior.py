@@ -778,6 +778,7 @@ def _counter_pair(pack: Pack, labels: list[tuple[str, str]]) -> tuple[str, str] 
 CHOOSING = re.compile(r"\b(?:should|which|who|whos|who's|better|best|rather|prefer|pick|choose)\b", re.I)
 _OR = re.compile(r"^\s*,?\s*or\s+(?:my\s+|the\s+|maybe\s+)?$", re.IGNORECASE)
 _COMMA = re.compile(r"^\s*,\s*$")
+_LEADING = re.compile(r"^\W*(?:(?:so|ok|okay|hmm|uh|um|and|then|like)\W+)*(?:my\s+|the\s+)?$", re.I)
 _THAN = re.compile(r"^\s*(?:\w+\s+){0,2}?(?:better|stronger|worse|weaker)\s+than\s+(?:my\s+|the\s+)?$", re.I)
 _AND = re.compile(r"^\s*,?\s*and\s+(?:my\s+|the\s+)?$", re.IGNORECASE)
 _WHICH_OF = re.compile(
@@ -815,10 +816,14 @@ def brought_in(pack: Pack, text: str, mentions: list[Mention] | None = None) -> 
 def offered(pack: Pack, text: str, mentions: list[Mention] | None = None) -> list[str]:
     """The units the player offers as a choice ("A or B", with a word that asks to choose), in
     order; [] when there is no such choice. One question with one answer: the pick among them."""
-    if not CHOOSING.search(text) or _WHO_WINS.search(text) or _AIM_AT.search(text):
+    if _WHO_WINS.search(text) or _AIM_AT.search(text):
         return []
     unit = pack.catalog.schema.kind("unit")
     units = [m for m in (mentions if mentions is not None else link_entities(pack, text)) if m.kind == unit]
+    # "Galehawk or Granitusk for the last slot": said first, the choice asks by itself.
+    leads = bool(units) and _LEADING.match(text[: units[0].span[0]]) is not None
+    if not CHOOSING.search(text) and not leads:
+        return []
     which_of = _WHICH_OF.search(text) is not None
     facing = re.compile(rf"\b{FACING}\s+(?:their\s+|the\s+)?$", re.IGNORECASE)
     run: list[str] = [units[0].id] if units else []
