@@ -51,9 +51,9 @@ _SIDE_AFTER = re.compile(
 )
 # Cue verbs before a pronoun: which side the unit it stands for is on.
 THEIRS_CUE = re.compile(
-    r"\b(?:beat|beats|takes|take on|counter|counters|countering|against|vs|versus|handle|deal with|stop|kill|fight|"
-    r"face|facing|worry about|scared of|afraid of|weak to|lose to|losing to|lost to|punish|shut down|"
-    r"shutdown|outplay|survive|play around|dive|focus|target|get to|catch|reach|keep up with|"
+    r"\b(?:beat|beats|takes|take on|counter|counters|countering|against|vs|versus|handle|deal with|stop|"
+    r"kill|fight|face|facing|worry about|scared of|afraid of|weak to|lose to|losing to|lost to|punish|"
+    r"shut down|shutdown|outplay|survive|play around|dive|focus|target|get to|catch|reach|keep up with|"
     r"trade with|pressure|go after|hunt|match up with|match up against)\s+$",
     re.IGNORECASE,
 )
