@@ -197,3 +197,15 @@ def test_why_is_about_what_the_last_question_named(pack: Pack) -> None:
     turn = session.begin_turn("why?")
     assert turn.snapshot.ic.mentioned_creatures == ["emberfox", "briarcat"]
     assert session.begin_turn("what's good?").snapshot.ic.mentioned_creatures == []  # not a why
+
+
+def test_a_few_words_asking_about_nothing_named_are_about_the_last_exchange(pack: Pack) -> None:
+    session = Session.open("s", pack=pack)
+    session.update_state(snapshot=STATE)
+    # The question named a skill; its answer named the one creature that has it.
+    session.dialogue = [
+        Exchange("whats phoenix rite", "Phoenix Rite is a support move. Phoenix Rite needs Pyralis.")
+    ]
+    turn = session.begin_turn("worth grinding for?")
+    assert turn.links.get("focus_creature") == "pyralis", turn.links
+    assert session.begin_turn("ok cool").links.get("focus_creature") is None  # an acknowledgement

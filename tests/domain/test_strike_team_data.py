@@ -58,6 +58,7 @@ NEW_PLACEHOLDERS = frozenset(
         "reason",
         "player_level",
         "blocker",
+        "pairs",
         "out",
         "levels",
         "summary",

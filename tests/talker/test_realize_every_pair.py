@@ -20,6 +20,7 @@ import pytest
 from voicecoach.core.state import LiveState, load_state
 from voicecoach.domain.entities import focus_fields, link_entities
 from voicecoach.domain.pack import PACKS_DIR, Pack, PhiEntry, example_state_path, load_pack
+from voicecoach.domain.view import StateView
 from voicecoach.grounding.kernel import ground
 from voicecoach.grounding.slot_rules import extract_slots
 from voicecoach.interaction.kernel import interact, recommend_violations
@@ -186,3 +187,23 @@ def test_a_knowledge_question_about_an_unowned_hero_apologises_for_nothing(pair:
     paragraphs = pack.templates.paragraphs
     sorry = [paragraphs["constraint_account"].generic, paragraphs["apology"].generic, "unlocked", "roster"]
     assert not any(s in reply for s in sorry), reply
+
+
+@pytest.mark.parametrize(
+    ("pack_id", "pair"), [("pet_arena", "match/opponent_analysis"), ("strike_team", "enemy/analysis")]
+)
+def test_what_their_side_is_weak_to_is_one_answer_of_the_players_for_each_of_theirs(
+    pack_id: str, pair: str
+) -> None:
+    pack = load_pack(pack_id)
+    reply = say(pack, pair, "what are they weak to")
+    state = example_state(pack)
+    theirs = (state.ic.match.opponent_lineup if state.ic.match else [])[:3]
+    named = [m.id for m in link_entities(pack, reply)]
+    assert all(foe in named for foe in theirs), reply  # each of their first three, with its answer
+    owned = {o.id for o in StateView(pack, state).owned()}
+    assert [u for u in named if u not in theirs and u not in owned] == [], reply
+    # A unit of theirs named is the counter question, not the side's weaknesses.
+    first = pack.catalog.get(pack.catalog.schema.kind("unit") or "", theirs[0])
+    one = say(pack, pair, f"what is their {first.display if first else theirs[0]} weak to")
+    assert not all(foe in [m.id for m in link_entities(pack, one)] for foe in theirs), one

@@ -33,7 +33,7 @@ from voicecoach.perception.dialogue import JOINT, Exchange, read_turn, refer_to_
 from voicecoach.perception.kernel import W1Counters
 from voicecoach.perception.lexicon import Lexicon, repair
 from voicecoach.perception.phi import PhiTable
-from voicecoach.perception.prior import ASKS_WHY, normalise
+from voicecoach.perception.prior import ASKS_WHY, elliptical, normalise
 from voicecoach.talker.conditioning import ReplyConditioning, ToolOutcome
 from voicecoach.talker.realizer import RECENT_REPLIES
 
@@ -340,6 +340,13 @@ class Session:
         if not mentions and self.dialogue and ASKS_WHY.search(normalise(utterance)):
             # "Why?": asked of the last answer, so about what the last question named.
             mentions = link_entities(self.pack, self.dialogue[-1].utterance)
+        elif not mentions and self.dialogue and elliptical(utterance):
+            # "Worth grinding for?" right after "Phoenix Rite needs Pyralis": what the last
+            # exchange was about (its question's names, and the first unit its answer named).
+            last, unit = self.dialogue[-1], self.pack.catalog.schema.kind("unit")
+            mentions = link_entities(self.pack, last.utterance)
+            if not any(m.kind == unit for m in mentions):
+                mentions += [m for m in link_entities(self.pack, last.reply) if m.kind == unit][:1]
         links = focus_fields(mentions, self.pack)
         snapshot = self._snapshot(index, links, mentions)
         if self.state.version != self._version_asked:

@@ -701,6 +701,22 @@ WHICH_OF_MINE_MOST = re.compile(
 KEEP = r"(?:keep|keeping|stick|sticking|stay|staying|run|running)"
 # "Which of mine is most at risk", "who's our weakest link" (English cue words).
 SWAP_TO = re.compile(r"\bwhat\s+(?:should|do|can|would)\s+(?:i|we)\s+(?:swap|switch|change)\s+(?:to|into)\b")
+# A few words that ask about something without naming it ("worth grinding for?", "how far off?"):
+# about what the last exchange was about. Not a greeting, thanks, acknowledgement or call for help.
+_ELLIPTICAL_WORDS = 4
+_ASKS_ABOUT = re.compile(r"\b(?:worth|ready|far|long|close|level|evolve|unlock)\b")
+
+
+def elliptical(text: str) -> bool:
+    said = normalise(text)
+    words = said.split()
+    return (
+        0 < len(words) <= _ELLIPTICAL_WORDS
+        and _ASKS_ABOUT.search(said) is not None
+        and not (ACKNOWLEDGED.match(said) or ASKS_HELP.match(said))
+    )
+
+
 # "Is Hexmoth any good", "is Oakhorn worth it" (English cue words).
 RATED = re.compile(r"\b(?:any good|good|any use|worth it|decent|viable|strong|usable|bad)\b")
 # Words that take an answer in and ask nothing ("ok cool", "whatever you say, boss", "lol fair").
@@ -848,7 +864,9 @@ def offered(pack: Pack, text: str, mentions: list[Mention] | None = None) -> lis
 
 def _picks_first(entry: PhiEntry) -> bool:
     """The pair's answer is a pick: its first step past the reasons and the foe's weakness picks."""
-    steps = [s.recipe for s in entry.answer or [] if s.recipe not in ("why", "weak_to", "threat")]
+    steps = [
+        s.recipe for s in entry.answer or [] if s.recipe not in ("why", "weak_to", "threat", *_NARROW_STEPS)
+    ]
     return bool(steps) and steps[0].startswith("pick_")
 
 
@@ -879,13 +897,22 @@ def _versus_pair(pack: Pack, labels: list[tuple[str, str]]) -> tuple[str, str] |
     )
 
 
+# Steps that answer only a narrower ask of their pair ("what are they weak to" of the analysis
+# pair): not what the pair's answer opens with.
+_NARROW_STEPS = ("weak_side",)
+
+
 def _opening_pair(pack: Pack, labels: list[tuple[str, str]], recipe: str) -> tuple[str, str] | None:
     """The first Φ pair whose answer opens with `recipe` (e.g. "threat": their biggest threat)."""
+
+    def opens(e: PhiEntry) -> str | None:
+        return next((s.recipe for s in e.answer or [] if s.recipe not in _NARROW_STEPS), None)
+
     return next(
         (
             (e.intent, e.sub_intent)
             for e in pack.phi
-            if e.answer and e.answer[0].recipe == recipe and (e.intent, e.sub_intent) in labels
+            if opens(e) == recipe and (e.intent, e.sub_intent) in labels
         ),
         None,
     )

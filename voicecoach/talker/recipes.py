@@ -1218,6 +1218,30 @@ def threat(c: _Ctx) -> list[Line]:
     return [] if named else c.line(c.step.none_key, [], **_where(c))
 
 
+# "What are they weak to?", "what's their weakness" (English cue words).
+_ASKS_WEAK = re.compile(r"\bweak(?:\s+(?:to|against|spots?|points?)|ness(?:es)?)\b", re.IGNORECASE)
+SIDE_WEAK_FOES = 3  # a spoken answer names at most three pairings
+
+
+def weak_side(c: _Ctx) -> list[Line]:
+    """ "What are they weak to?": for each of the side's first units, the player's usable unit that
+    beats it best by the matchup (strongest first on a tie); said only when the player asks about
+    the side's weaknesses and names none of its units (one named: the counter question)."""
+    m, side = _matchup(c), c.ids("side")
+    if m is None or not side or not _ASKS_WEAK.search(c.t.utterance) or set(c.t.mentioned) & set(side):
+        return []
+    usable = _strongest_first(c, [o.id for o in c.view.owned() if c.usable(o.id)])
+    pairs: list[tuple[str, str]] = []
+    for foe in side[:SIDE_WEAK_FOES]:
+        best = max(usable, key=lambda u: (multiplier(c.catalog, m, u, foe), -usable.index(u)), default=None)
+        if best is not None and multiplier(c.catalog, m, best, foe) > m.default:
+            pairs.append((best, foe))
+    if not pairs:
+        return []
+    said = spoken_list([f"{c.name(u)} for {c.name(foe)}" for u, foe in pairs])
+    return c.line(c.step.key, [u for u, _ in pairs], pairs=said)
+
+
 def read_side(c: _Ctx) -> list[Line]:
     """What the opponent side plays: the most common value of the attribute units and groups share
     (a style), the catalog group it is closest to (two or more members in common; else plain_key),
@@ -1720,6 +1744,7 @@ RUN: dict[str, Recipe] = {
     "group_for_unit": group_for_unit, "progression": progression, "pick_strongest": pick_strongest,
     "coverage": coverage, "groups_compare": groups_compare, "why": why, "saved_group": saved_group,
     "option_hits": option_hits, "type_counters": type_counters, "type_hits": type_hits, "weak_to": weak_to,
+    "weak_side": weak_side,
 }  # fmt: skip
 assert set(RUN) == set(RECIPES)  # recipe_spec declares what pack.py checks: both agree
 
