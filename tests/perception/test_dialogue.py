@@ -566,3 +566,11 @@ def test_a_follow_up_description_fitting_both_sides_takes_the_side_of_the_unit_i
         Exchange("could Galehawk beat their Briarcat", "Against Briarcat, Galehawk deals double damage.")
     ]
     assert read_turn(pack, state, "and the electric one", matchup).text == "could Galehawk beat their Voltail"
+
+
+def test_that_spot_is_the_spot_of_the_unit_the_last_question_named() -> None:
+    pack, state = STRIKE
+    loadout = [Exchange("what should dell run", "Run Spanner Gun, Armour Pack and Toolbelt on your Wendell.")]
+    said = read_turn(pack, state, "who else could i put in that spot", loadout).text
+    assert said == "who else could i put in Wendell's spot", said
+    assert read_turn(pack, state, "can lorcan 1v1 their drone lady").text == "can lorcan 1v1 their Tamsin"

@@ -589,3 +589,14 @@ def test_better_than_is_a_choice_and_a_versus_without_a_status_pair_is_a_counter
     assert said.rule == "choice", said
     assert strike.predict("what about renzo vs their brannoc").rule == "versus"
     assert (strike.predict("i just died what do i swap to").rule) == "swap_to"
+
+
+def test_a_setup_is_the_loadout_and_are_you_sure_asks_why() -> None:
+    from voicecoach.domain.pack import load_pack
+    from voicecoach.perception.prior import ASKS_WHY, normalise
+
+    strike = IntentPrior.load(load_pack("strike_team"))
+    assert strike.predict("whats Paxton's setup").rule == "setup"
+    assert strike.predict("who else could i put in Wendell's spot").rule == "replaces"
+    assert ASKS_WHY.search(normalise("are you sure? water on water?"))
+    assert not ASKS_WHY.search(normalise("are you sure everyone says the boomstick is way better now"))

@@ -337,13 +337,19 @@ class Session:
             )
             utterance = reading.text
         mentions = link_entities(self.pack, utterance)
-        if not mentions and self.dialogue and ASKS_WHY.search(normalise(utterance)):
-            # "Why?": asked of the last answer, so about what the last question named.
+        unit = self.pack.catalog.schema.kind("unit")
+        if (
+            not any(m.kind == unit for m in mentions)
+            and self.dialogue
+            and ASKS_WHY.search(normalise(utterance))
+        ):
+            # "Why?", "are you sure? water on water?": asked of the last answer, so about what the
+            # last question named.
             mentions = link_entities(self.pack, self.dialogue[-1].utterance)
         elif not mentions and self.dialogue and elliptical(utterance):
             # "Worth grinding for?" right after "Phoenix Rite needs Pyralis": what the last
             # exchange was about (its question's names, and the first unit its answer named).
-            last, unit = self.dialogue[-1], self.pack.catalog.schema.kind("unit")
+            last = self.dialogue[-1]
             mentions = link_entities(self.pack, last.utterance)
             if not any(m.kind == unit for m in mentions):
                 mentions += [m for m in link_entities(self.pack, last.reply) if m.kind == unit][:1]

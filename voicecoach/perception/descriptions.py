@@ -34,7 +34,21 @@ THEIRS = (
 )
 MINE = ("my", "mine", "our", "ours")
 _DETERMINERS = (*THEIRS, *MINE, "the", "that", "this", "his", "her", "your")
-_HEADS = {"one", "guy", "dude", "girl", "thing", "unit", "boy", "lad", "fella", "bloke"}
+_HEADS = {
+    "one",
+    "guy",
+    "dude",
+    "girl",
+    "thing",
+    "unit",
+    "boy",
+    "lad",
+    "fella",
+    "bloke",
+    "lady",
+    "woman",
+    "man",
+}
 _PLURAL_HEADS = {"ones", "guys", "things", "units"}
 _STRONGEST = {"best", "strongest", "biggest", "scariest", "most dangerous", "top", "carry", "star"}
 _PLURALS = {"guys", "units", "ones", "characters", "folks"}  # and the pack's plural nouns (`_plurals`)
@@ -197,7 +211,7 @@ def _groups(pack: Pack) -> set[str]:
     schema = pack.catalog.schema
     group = schema.kind("group")
     nouns = schema.kinds[group].nouns if group else []
-    return {"team", "teams", "squad", "side", "five", "trio", *(n.lower() for n in nouns)}
+    return {"team", "teams", "squad", "side", "five", "trio", "group", *(n.lower() for n in nouns)}
 
 
 # --- the live state: who fields whom --------------------------------------------------------------

@@ -805,6 +805,22 @@ def told_round(state: LiveState, utterance: str) -> LiveState | None:
     return state.model_copy(update={"ic": ic})
 
 
+_THAT_SPOT = re.compile(r"\b(?:that|this|his|her|its)\s+(spot|slot|place)\b", re.IGNORECASE)
+
+
+def _spot_of(pack: Pack, text: str, history: Sequence[Exchange]) -> tuple[str, list[str]]:
+    """ "Who else could I put in that spot?" after a question about Wendell: Wendell's spot."""
+    spot = _THAT_SPOT.search(text)
+    if spot is None or not history or _units(pack, text):
+        return text, []
+    last = history[-1]
+    named = _units(pack, last.utterance) or _units(pack, _first_sentence(last.reply))
+    if not named:
+        return text, []
+    name = display(pack, pack.catalog.schema.kind("unit") or "", named[0])
+    return f"{text[: spot.start()]}{name}'s {spot[1]}{text[spot.end() :]}", [f"{spot[0]!r} -> {name}'s"]
+
+
 def _side_name(pack: Pack, sides: Sides, uid: str) -> str:
     """ "their Voltail", "my Sparkwing": a unit named with the side it is on."""
     side = {"theirs": "their ", "mine": "my "}.get(sides.side_of(uid), "")
@@ -889,6 +905,8 @@ def _read_one(
         notes += said
         if said and not said[0].startswith(("dropped", "restated")):
             break
+    text, said = _spot_of(pack, text, history)
+    notes += said
     text, said, unsure = _refer(pack, sides, text, history)
     notes += said
     unclear = unclear or unsure or _unplaced(pack, sides, text, history)

@@ -560,6 +560,14 @@ class IntentPrior:
         ):
             # "What's Tidefang good against?": what it beats, not what beats it.
             p, rule = self._only(self.versus_pair), "good_against"
+        elif (
+            self.opener_pair is not None
+            and named
+            and self.labels[int(p.argmax())] == self.info_pair
+            and LOADOUT_WORDS.search(abstracted)
+        ):
+            # "What's Paxton's setup?": what to run on him, not who he is.
+            p, rule = self._only(self.opener_pair), "setup"
         elif self.swap_pair is not None and named and REPLACES.search(abstracted):
             # "Who takes Renzo's spot?", "who would Bexley replace?": one unit for another on the team.
             p, rule = self._only(self.swap_pair), "replaces"
@@ -640,7 +648,8 @@ _NEW_QUESTION = re.compile(
 # realizer then gives the reason, not another pick). Short on purpose: "why do I keep losing" is a
 # question of its own.
 ASKS_WHY = re.compile(
-    rf"^{_FILLERS}(?:but\s+|and\s+)?(?:why|how come|explain why|what makes (?:it|that|them|him|her) "
+    rf"^{_FILLERS}(?:but\s+|and\s+)?(?:why|how come|explain why|are you sure|you sure|"
+    r"what makes (?:it|that|them|him|her) "
     r"(?:so )?(?:good|better|the pick))(?:\s+[\w']+){0,3}\W*$",
     re.IGNORECASE,
 )
@@ -677,11 +686,13 @@ PUT_IN = r"(?:put|putting|bring|bringing|sub|subbing|swap|swapping|slot|slotting
 # "Who takes his spot", "who would X replace", "if X sits out", "what can fill in for X", "X comes
 # out" (English cue words): one unit in place of another on the player's team.
 REPLACES = re.compile(
-    r"\b(?:replace|replaces|replacing|(?:take|takes|taking|fill|fills)\s+(?:\w+\s+s\s+|his\s+|her\s+)?"
-    r"(?:spot|place|slot)|fill\s+in\s+for|in\s+place\s+of|sits?\s+out|sitting\s+out|"
+    r"\b(?:replace|replaces|replacing|(?:take|takes|taking|fill|fills|put\s+in|play\s+in)\s+"
+    r"(?:\w+\s+s\s+|his\s+|her\s+|that\s+|this\s+)?(?:spot|place|slot)|fill\s+in\s+for|in\s+place\s+of|sits?\s+out|sitting\s+out|"
     r"(?:who|which)\s+(?:\w+\s+){0,2}(?:comes?|goes?)\s+out|(?:take|play|bring|run|use)\s+instead\s+of)\b"
 )
 VERSUS = r"(?:vs|versus|against)"
+# What players call a unit's options as a whole (English gamer words).
+LOADOUT_WORDS = re.compile(r"\b(?:setup|set\s+\w+\s+up|build|kit|loadout)\b")
 # "Open with", "lead with", "start off with" (English cue words).
 OPEN_WITH = r"(?:open|opens|opening|lead|leads|leading|start|starts|starting)\s+(?:off\s+)?with\b"
 # "The scariest thing they have", "strongest on their side" (English cue words).
