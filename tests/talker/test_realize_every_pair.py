@@ -207,3 +207,10 @@ def test_what_their_side_is_weak_to_is_one_answer_of_the_players_for_each_of_the
     first = pack.catalog.get(pack.catalog.schema.kind("unit") or "", theirs[0])
     one = say(pack, pair, f"what is their {first.display if first else theirs[0]} weak to")
     assert not all(foe in [m.id for m in link_entities(pack, one)] for foe in theirs), one
+
+
+def test_the_best_move_against_a_foe_named_weighs_the_matchup() -> None:
+    pack = load_pack("pet_arena")
+    reply = say(pack, "skill/best", "what should emberfox use against their briarcat")
+    assert reply.startswith("Against Briarcat, ") and "Emberfox" in reply, reply
+    assert not say(pack, "skill/best", "which of emberfox's moves is strongest").startswith("Against"), reply

@@ -122,10 +122,11 @@ RECIPES: dict[str, RecipeSpec] = {
                   "(unowned_key; unowned_gated_key: with the gates it has on top), no unit named can have "
                   "it (unlearnable_key)"),
         _spec("option_best",
-              {"unit": "select", "swap_key": "key", "strongest": "literal", "unowned_key": "key"},
-              ("unit",), ("@unit", "@options", "@option", "slot"), picks=True,
+              {"unit": "select", "swap_key": "key", "strongest": "literal", "unowned_key": "key", "foe_key": "key"},
+              ("unit",), ("@unit", "@options", "@option", "slot", "foe"), picks=True,
               doc="an owned unit's options to run, one per slot, all usable (swap_key: one not equipped); "
-                  "`strongest`: its one strongest usable option ({option}); unowned_key: a unit the "
+                  "`strongest`: its one strongest usable option ({option}; foe_key: against the "
+                  "opponent's unit named, by the attribute matchup); unowned_key: a unit the "
                   "player does not have, its catalog's last option per slot"),
         _spec("equipped", {"unit": "select", "slot": "select", "slot_key": "key"}, ("unit",),
               ("@unit", "@options", "@option", "slot"),

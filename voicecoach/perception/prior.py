@@ -328,6 +328,9 @@ class IntentPrior:
             rf"(?:their\s+|the\s+|my\s+)?{token}(?:\s+\w+){{0,2}}$"
         )
         self._worry_named = re.compile(rf"{WORRY.pattern}\s+(?:their\s+|the\s+|that\s+)?{token}")
+        self._use_on = re.compile(
+            rf"{token}\s+(?:\w+\s+)?use\s+(?:on|against|vs|into)\s+(?:their\s+|the\s+)?{token}"
+        )
         self._weak_to = re.compile(rf"\b{token}\s+(?:\w+\s+)?weak\s+(?:to|against)\b")
         self._confront = re.compile(
             rf"\b{CONFRONT}\s+(?:their\s+|the\s+)?{token}"
@@ -560,6 +563,9 @@ class IntentPrior:
         ):
             # "What's Tidefang good against?": what it beats, not what beats it.
             p, rule = self._only(self.versus_pair), "good_against"
+        elif self.opener_pair is not None and named and self._use_on.search(abstracted):
+            # "What should Oakhorn use on Briarcat?": its best option against that one.
+            p, rule = self._only(self.opener_pair), "use_on"
         elif (
             self.opener_pair is not None
             and named
@@ -729,7 +735,9 @@ def elliptical(text: str) -> bool:
 
 
 # "Is Hexmoth any good", "is Oakhorn worth it" (English cue words).
-RATED = re.compile(r"\b(?:any good|good|any use|worth it|decent|viable|strong|usable|bad)\b")
+RATED = re.compile(
+    r"\b(?:any good|good|any use|worth it|decent|viable|strong|usable|bad|pulling (?:its|his|her|their) weight)\b"
+)
 # Words that take an answer in and ask nothing ("ok cool", "whatever you say, boss", "lol fair").
 ACKNOWLEDGED = re.compile(
     r"^(?:(?:ok|okay|k|kk|alright|all right|cool|fine|got it|gotcha|sure|nice|great|sweet|bet|"

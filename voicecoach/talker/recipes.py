@@ -627,15 +627,28 @@ def option_best(c: _Ctx) -> list[Line]:
         kind = c.schema.kinds[view.option_kind]
         power = next((a for a, spec in kind.attributes.items() if spec.numeric), None)
         usable = [o for o in options if view.option_usable(o, uid)]
+        # "What should Oakhorn use on Briarcat?": strength times the matchup against that one.
+        m = next((x for x in c.schema.matchups if x.attribute and x.between[0] == view.unit_kind), None)
+        foe = next((u for u in c.t.mentioned if u != uid and u in view.opponent_side()), None)
 
         def strength(oid: str) -> float:
             value = _value(c, view.option_kind or "", oid, power)
-            return float(value) if isinstance(value, int | float) else 0.0
+            base = float(value) if isinstance(value, int | float) else 0.0
+            if m is None or foe is None:
+                return base
+            mine, theirs = (
+                _value(c, view.option_kind or "", oid, m.attribute),
+                _value(c, m.between[1], foe, m.attribute),
+            )
+            return base * _type_mult(c, m, mine, theirs)
 
         top = min(usable, key=lambda o: (-strength(o), o), default=None)
         if top is None:
             return []
-        return c.line(c.step.key, [top, uid], **{"@unit": c.name(uid), "@option": c.name(top)})
+        values = {"@unit": c.name(uid), "@option": c.name(top)}
+        if m is not None and foe is not None and c.inputs.get("foe_key"):
+            return c.line(c.inputs["foe_key"], [top, uid], **values, foe=c.name(foe))
+        return c.line(c.step.key, [top, uid], **values)
     best: dict[str, str] = {}
     for oid in options:
         if view.option_usable(oid, uid):
