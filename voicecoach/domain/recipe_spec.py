@@ -122,7 +122,8 @@ RECIPES: dict[str, RecipeSpec] = {
                   "(unowned_key; unowned_gated_key: with the gates it has on top), no unit named can have "
                   "it (unlearnable_key)"),
         _spec("option_best",
-              {"unit": "select", "swap_key": "key", "strongest": "literal", "unowned_key": "key", "foe_key": "key"},
+              {"unit": "select", "swap_key": "key", "strongest": "literal", "unowned_key": "key",
+               "foe_key": "key"},
               ("unit",), ("@unit", "@options", "@option", "slot", "foe"), picks=True,
               doc="an owned unit's options to run, one per slot, all usable (swap_key: one not equipped); "
                   "`strongest`: its one strongest usable option ({option}; foe_key: against the "

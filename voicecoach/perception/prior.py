@@ -736,7 +736,8 @@ def elliptical(text: str) -> bool:
 
 # "Is Hexmoth any good", "is Oakhorn worth it" (English cue words).
 RATED = re.compile(
-    r"\b(?:any good|good|any use|worth it|decent|viable|strong|usable|bad|pulling (?:its|his|her|their) weight)\b"
+    r"\b(?:any good|good|any use|worth it|decent|viable|strong|usable|bad|"
+    r"pulling (?:its|his|her|their) weight)\b"
 )
 # Words that take an answer in and ask nothing ("ok cool", "whatever you say, boss", "lol fair").
 ACKNOWLEDGED = re.compile(
