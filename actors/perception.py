@@ -33,6 +33,7 @@ from voicecoach.actors.frames import (
 from voicecoach.actors.turn_task import TurnTaskActor
 from voicecoach.coach.session import CoachConfig, Session, Turn
 from voicecoach.core.state import LiveState
+from voicecoach.domain.view import StateView
 from voicecoach.llm.client import LLMClient, LLMError
 from voicecoach.perception.dialogue import labelled_as_named
 from voicecoach.perception.kernel import W1Counters, W1Step, W1Turn
@@ -119,8 +120,10 @@ class PerceptionActor(TurnTaskActor):
         w1 = W1Turn(self._session.phi, lambda: turn.snapshot, turn.index, self._session.counters,
                     max_age=self._config.max_age, validate=self._validate)  # fmt: skip
         progress = _TurnProgress()
+        view = StateView(self._session.pack, turn.snapshot)
+        theirs = frozenset(u for u in view.opponent_side() if not view.owns(u))
         pair = (
-            self._prior.prefill(turn.utterance, previous=self._session.last_pair)
+            self._prior.prefill(turn.utterance, previous=self._session.last_pair, theirs=theirs)
             if self._prior is not None
             else None
         )

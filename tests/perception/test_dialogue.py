@@ -574,3 +574,16 @@ def test_that_spot_is_the_spot_of_the_unit_the_last_question_named() -> None:
     said = read_turn(pack, state, "who else could i put in that spot", loadout).text
     assert said == "who else could i put in Wendell's spot", said
     assert read_turn(pack, state, "can lorcan 1v1 their drone lady").text == "can lorcan 1v1 their Tamsin"
+
+
+def test_a_pronoun_with_a_level_is_the_unit_at_that_level() -> None:
+    pack, state = PET  # Sparkwing is level 10, Lumifawn level 5
+    healers = [
+        Exchange(
+            "do i have a healer", "Yes, you have Sparkwing, at level 10. Yes, you have Lumifawn, at level 5."
+        )
+    ]
+    assert (
+        read_turn(pack, state, "is she any good at level 5 tho", healers).text
+        == "is Lumifawn any good at level 5 tho"
+    )

@@ -600,3 +600,21 @@ def test_a_setup_is_the_loadout_and_are_you_sure_asks_why() -> None:
     assert strike.predict("who else could i put in Wendell's spot").rule == "replaces"
     assert ASKS_WHY.search(normalise("are you sure? water on water?"))
     assert not ASKS_WHY.search(normalise("are you sure everyone says the boomstick is way better now"))
+
+
+def test_what_now_is_the_matchs_next_step(prior: IntentPrior) -> None:
+    from voicecoach.domain.pack import load_pack
+
+    strike = IntentPrior.load(load_pack("strike_team"))
+    said = strike.predict("what now")
+    assert said.rule == "what_now" and said.intent == "match", said
+    assert prior.predict("what now").intent == "match"
+
+
+def test_an_ownership_guess_about_a_unit_only_they_field_is_its_counter(prior: IntentPrior) -> None:
+    theirs = frozenset({"voltail", "shellbastion", "dewdrift"})
+    assert prior.prefill("gale gets chunked by voltail tho no", theirs=theirs) == ("creature", "counters")
+    # Asked whether the player has it, or about its skills: that question stands.
+    assert prior.prefill("do i have voltail", theirs=theirs) == ("creature", "owned")
+    assert prior.prefill("Is Dewdrift in my collection?", theirs=theirs) == ("creature", "owned")
+    assert prior.prefill("what skills does dewdrift have", theirs=theirs) == ("creature", "skills")

@@ -40,6 +40,7 @@ from dataclasses import dataclass, field
 from voicecoach.core.state import LiveState
 from voicecoach.domain.entities import Mention, link_entities
 from voicecoach.domain.pack import Pack
+from voicecoach.domain.view import StateView
 from voicecoach.perception.descriptions import (
     HOLE,
     MINE,
@@ -373,8 +374,11 @@ def _follow_up(pack: Pack, sides: Sides, text: str, history: Sequence[Exchange])
     match = _FOLLOW_UP.match(text)
     if match is None or not history:
         return text, []
-    # "What about Osmund, he's like level 2": the follow-up is the part before the aside.
-    rest = next((r for r in (match["rest"], match["rest"].split(",")[0]) if _short(pack, r)), None)
+    # "What about Osmund, he's like level 2": the follow-up is the part before the aside (not
+    # before a question: "and for the water turtle, what do I use" asks one of its own).
+    head, comma, aside = match["rest"].partition(",")
+    heads = (match["rest"], head) if comma and not _ASKS.search(aside) else (match["rest"],)
+    rest = next((r for r in heads if _short(pack, r)), None)
     if rest is None:
         return text, []
     if _PRONOUN.search(rest) or re.search(r"\bit\b", rest, re.IGNORECASE):
@@ -805,16 +809,45 @@ def told_round(state: LiveState, utterance: str) -> LiveState | None:
     return state.model_copy(update={"ic": ic})
 
 
+_AT_LEVEL = re.compile(r"\b(?:at\s+)?(?:level|lvl|lv)\s+(\d+)\b", re.IGNORECASE)
+_ONE_PRONOUN = re.compile(r"\b(?:he|him|she|her|it)\b", re.IGNORECASE)
+
+
+def _by_level(
+    pack: Pack, state: LiveState | None, text: str, history: Sequence[Exchange]
+) -> tuple[str, list[str]]:
+    """ "Is she any good at level 5?" after a reply naming two of the player's units: the one at
+    level 5 (a pronoun the level the player says singles out)."""
+    level, pronoun = _AT_LEVEL.search(text), _ONE_PRONOUN.search(text)
+    if level is None or pronoun is None or not history or state is None or _units(pack, text):
+        return text, []
+    view = StateView(pack, state)
+    last = history[-1]
+    named = dict.fromkeys([*_units(pack, last.utterance), *_units(pack, last.reply)])
+    at = [u for u in named if (o := view.unit(u)) is not None and o.level == int(level[1])]
+    if len(named) < 2 or len(at) != 1:
+        return text, []
+    name = display(pack, pack.catalog.schema.kind("unit") or "", at[0])
+    return f"{text[: pronoun.start()]}{name}{text[pronoun.end() :]}", [
+        f"{pronoun[0]!r} -> {name}, at level {level[1]}"
+    ]
+
+
+_ASKS = re.compile(
+    r"\b(?:what|who|how|which|why|when|where|should|can|could|is|are|does|do)\b", re.IGNORECASE
+)
 _THAT_SPOT = re.compile(r"\b(?:that|this|his|her|its)\s+(spot|slot|place)\b", re.IGNORECASE)
 
 
-def _spot_of(pack: Pack, text: str, history: Sequence[Exchange]) -> tuple[str, list[str]]:
-    """ "Who else could I put in that spot?" after a question about Wendell: Wendell's spot."""
+def _spot_of(pack: Pack, sides: Sides, text: str, history: Sequence[Exchange]) -> tuple[str, list[str]]:
+    """ "Who else could I put in that spot?" after a question about Wendell: Wendell's spot (a
+    spot on the player's own team: the unit is theirs)."""
     spot = _THAT_SPOT.search(text)
     if spot is None or not history or _units(pack, text):
         return text, []
     last = history[-1]
     named = _units(pack, last.utterance) or _units(pack, _first_sentence(last.reply))
+    named = [u for u in named if sides.side_of(u) == "mine"]
     if not named:
         return text, []
     name = display(pack, pack.catalog.schema.kind("unit") or "", named[0])
@@ -905,7 +938,9 @@ def _read_one(
         notes += said
         if said and not said[0].startswith(("dropped", "restated")):
             break
-    text, said = _spot_of(pack, text, history)
+    text, said = _spot_of(pack, sides, text, history)
+    notes += said
+    text, said = _by_level(pack, state, text, history)
     notes += said
     text, said, unsure = _refer(pack, sides, text, history)
     notes += said

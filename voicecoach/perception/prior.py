@@ -307,6 +307,23 @@ class IntentPrior:
             rf"\b{KEEP}\s+(?:with\s+)?(?:the\s+|my\s+|our\s+|this\s+)?(?:same\s+|current\s+)?(?:{teams})\b"
         )
         self.evaluate_pair = _opening_pair(pack, self.labels, "rating")
+        # The pairs that answer whether the player has a unit (not a fallback step of another's).
+        self.ownership_pairs = {
+            (e.intent, e.sub_intent)
+            for e in pack.phi
+            if e.answer and e.answer[0].recipe == "ownership" and not e.answer[0].inputs.get("missing_only")
+        }
+        # The first pair that recommends on the match in progress (it needs the round): "what now?"
+        self.now_pair = next(
+            (
+                (e.intent, e.sub_intent)
+                for e in pack.phi
+                if e.branch == "recommend"
+                and "ic.match.round" in e.requires
+                and (e.intent, e.sub_intent) in self.labels
+            ),
+            None,
+        )
         self.rating_pairs = {
             (e.intent, e.sub_intent) for e in pack.phi if e.answer and e.answer[0].recipe == "rating"
         }
@@ -334,6 +351,7 @@ class IntentPrior:
         self._weak_to = re.compile(rf"\b{token}\s+(?:\w+\s+)?weak\s+(?:to|against)\b")
         self._confront = re.compile(
             rf"\b{CONFRONT}\s+(?:their\s+|the\s+)?{token}"
+            rf"|\b(?:who|which)\s+(?:\w+\s+)?hits?\s+(?:their\s+|the\s+)?{token}"
             rf"|\b(?:pick|take|knock|shut|lock)\s+(?:their\s+|the\s+)?{token}\s+(?:off|out|down)\b"
             # "what can Wendell do about Quillon", "is Bexley better for Quillon"
             rf"|{token}\s+do\s+(?:about|against|vs|versus)\s+(?:their\s+|the\s+)?{token}"
@@ -396,6 +414,13 @@ class IntentPrior:
         if ACKNOWLEDGED.match(said) and THANKS in self.labels:
             # "Okay, whatever you say, boss": taken in, nothing asked (not a request out of the game).
             p, rule = self._only(THANKS), "acknowledged"
+        elif (
+            self.now_pair is not None
+            and WHAT_NOW.match(said)
+            and self.labels[int(p.argmax())][0] in ("teaching", "smalltalk", OUT_OF_DOMAIN[0])
+        ):
+            # "What now?", "now what": the match's next step, not the game's rules.
+            p, rule = self._only(self.now_pair), "what_now"
         elif ASKS_HELP.match(said) and GREETED in self.labels:
             # "Help", "what can you do": what the coach is for, and what the player needs now.
             p, rule = self._only(GREETED), "help"
@@ -613,13 +638,41 @@ class IntentPrior:
         return (np.arange(len(self.labels)) == self.labels.index(pair)).astype(float)
 
     def prefill(
-        self, text: str, mentions: list[Mention] | None = None, previous: tuple[str, str] | None = None
+        self,
+        text: str,
+        mentions: list[Mention] | None = None,
+        previous: tuple[str, str] | None = None,
+        theirs: frozenset[str] = frozenset(),
     ) -> tuple[str, str] | None:
         """(intent, sub_intent) to prefill W1 with, or None when the prior is not confident enough
-        (a session rule's pair is always prefilled: it is a decision, not a guess)."""
+        (a session rule's pair is always prefilled: it is a decision, not a guess). `theirs`: the
+        units only the opponent fields, from the live state (`state_rule`)."""
         pred = self.predict(text, mentions, previous)
+        pred = self.state_rule(text, pred, theirs, mentions) or pred
         ok = pred.rule is not None or pred.confidence >= self.threshold
         return (pred.intent, pred.sub_intent) if ok else None
+
+    def state_rule(
+        self, text: str, pred: Prediction, theirs: frozenset[str], mentions: list[Mention] | None = None
+    ) -> Prediction | None:
+        """ "So who actually hits Shellbastion?", "voltail": an ownership pair (the classifier's guess
+        for a bare name) about a unit only the opponent fields, and no word of the player's owning:
+        the counter pair for it, not "you don't own Shellbastion"."""
+        pair = (pred.intent, pred.sub_intent)
+        if self.counter_pair is None or pair not in self.ownership_pairs or not theirs:
+            return None
+        unit = self.pack.catalog.schema.kind("unit")
+        named = {
+            m.id
+            for m in (mentions if mentions is not None else link_entities(self.pack, text))
+            if m.kind == unit
+        }
+        if not named or not named <= theirs or OWNING.search(normalise(text)):
+            return None
+        intent, sub_intent = self.counter_pair
+        return pred.model_copy(
+            update={"intent": intent, "sub_intent": sub_intent, "rule": "theirs_not_owned"}
+        )
 
 
 # --- session rules: what the transcript alone does not say ----------------------------------------
@@ -750,6 +803,16 @@ ASKS_HELP = re.compile(
     r"what can you do|what do you do|what can i ask(?: you)?|how does this work)\W*$"
 )
 THANKS, GREETED = ("smalltalk", "thanks"), ("smalltalk", "greeting")
+# The player asks about having or getting a unit ("do I have", "can I play", "unlock") (English cues).
+OWNING = re.compile(
+    r"\b(?:roster|collection|inventory|playable|available|unlock\w*|own|owned|how (?:far|close|long)|when)\b"
+    r"|\b(?:i|we|me|my|mine)\b.*\b(?:have|has|got|get|play|use|field|run|buy|catch)\b"
+    r"|\b(?:have|got|play|field)\b.*\b(?:i|we|me)\b"
+)
+WHAT_NOW = re.compile(
+    r"^(?:(?:so|ok|okay|and|uh|um|alright|right)\W+)*(?:what\s+now|now\s+what|what\s+(?:do|should)\s+(?:i|we)\s+"
+    r"do(?:\s+now)?|what(?:s|\s+is)\s+the\s+(?:play|move))\W*$"
+)
 # "Who should I worry about", "what should Lorcan watch out for" (English cue words).
 WORRY = re.compile(
     r"\b(?:worr(?:y|ied|ying)\s+about|scared\s+of|afraid\s+of|(?:watch|look)\s+out\s+for|"

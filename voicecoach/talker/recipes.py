@@ -543,8 +543,10 @@ def ownership(c: _Ctx) -> list[Line]:
     owned = c.view.unit(uid)
     theirs = re.search(rf"\b(?:their|the enemy'?s?)\s+{re.escape(c.name(uid))}\b", c.t.utterance, re.I)
     asks_own = re.search(r"\b(?:own|have|has|got|unlock\w*|roster|get)\b", c.t.utterance, re.I)
-    if owned is None and theirs and not asks_own and uid in c.view.opponent_side():
-        return []  # "tell me about their Voltail": not whether the player has one
+    if owned is None and (theirs or c.t.lines) and not asks_own and uid in c.view.opponent_side():
+        # "Tell me about their Voltail", "what's Voltail" (after its description): not whether
+        # the player has one.
+        return []
     if owned is not None and c.inputs.get("missing_only"):
         return []  # a fallback step: only "you don't have it" answers the turn, "yes" would not
     if owned is not None:
