@@ -334,9 +334,13 @@ class SpeechEngines:
 def turn_strategies(speech: SpeechConfig) -> UserTurnStrategies:
     """The user-turn stop strategy; turn start stays Pipecat's default (VAD, then transcript)."""
     if speech.turn_stop == "smart_turn":
+        from pipecat.audio.turn.smart_turn.base_smart_turn import SmartTurnParams
         from pipecat.audio.turn.smart_turn.local_smart_turn_v3 import LocalSmartTurnAnalyzerV3
 
-        analyzer = LocalSmartTurnAnalyzerV3(smart_turn_model_path=str(smart_turn_model_path()))
+        analyzer = LocalSmartTurnAnalyzerV3(
+            smart_turn_model_path=str(smart_turn_model_path()),
+            params=SmartTurnParams(stop_secs=speech.smart_turn_fallback_s),
+        )
         return UserTurnStrategies(stop=[TurnAnalyzerUserTurnStopStrategy(turn_analyzer=analyzer)])
     # "vad": the VAD's stop_secs is the only silence we wait; the final transcript closes the turn.
     timeout = speech.speech_timeout_s if speech.turn_stop == "speech_timeout" else 0.0

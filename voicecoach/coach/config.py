@@ -137,10 +137,12 @@ def coach_config(args: Any = None, llm: dict[str, Any] | None = None, **override
 
 def speech_config(args: Any = None, **overrides: Any) -> SpeechConfig:
     """The run's SpeechConfig: the environment, then `--turn-stop` / `--stop-secs` /
-    `--first-phrase-words` where `args` has them, then `overrides`."""
+    `--smart-turn-fallback` / `--first-phrase-words` where `args` has them, then `overrides`."""
     speech = SpeechConfig.from_env(turn_stop=getattr(args, "turn_stop", None), **overrides)
     if (stop_secs := getattr(args, "stop_secs", None)) is not None:
         speech.vad.stop_secs = stop_secs
+    if (fallback := getattr(args, "smart_turn_fallback", None)) is not None:
+        speech.smart_turn_fallback_s = fallback
     if (words := getattr(args, "first_phrase_words", None)) is not None:
         speech.phrases.first_max_words = words
     return speech
@@ -202,6 +204,11 @@ def add_speech_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--stop-secs", type=float, default=None, help="VAD stop_secs (silence that ends speech)"
     )
+    parser.add_argument(
+        "--smart-turn-fallback", type=float, default=None, metavar="S",
+        help="with --turn-stop smart_turn: the silence after the VAD's stop that ends a turn it judged "
+        "unfinished (default 3)",
+    )  # fmt: skip
     parser.add_argument("--first-phrase-words", type=int, default=None, help="word limit of the first phrase")
 
 

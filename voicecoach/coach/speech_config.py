@@ -110,6 +110,9 @@ class SpeechConfig(BaseModel):
     vad: VADConfig = Field(default_factory=VADConfig)
     turn_stop: TurnStop = "vad"
     speech_timeout_s: float = Field(default=0.6, ge=0.0, description="for turn_stop=speech_timeout")
+    # smart_turn: silence after the VAD's stop that ends a turn the model judged incomplete
+    # (Pipecat's SmartTurnParams.stop_secs; 3 s is Pipecat's default, docs/BENCHMARKS.md has others).
+    smart_turn_fallback_s: float = Field(default=3.0, gt=0.0, le=10.0)
     # A turn the stop strategy never closes is closed after this (Pipecat's user_turn_stop_timeout).
     turn_stop_timeout_s: float = Field(default=5.0, gt=0.0)
     stt: STTConfig = Field(default_factory=STTConfig)
