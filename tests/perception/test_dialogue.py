@@ -587,3 +587,10 @@ def test_a_pronoun_with_a_level_is_the_unit_at_that_level() -> None:
         read_turn(pack, state, "is she any good at level 5 tho", healers).text
         == "is Lumifawn any good at level 5 tho"
     )
+
+
+def test_a_follow_up_setting_two_units_against_each_other_is_a_question_of_its_own() -> None:
+    pack, state = STRIKE
+    reach = [Exchange("how do I get to Nadira", "Swap to Brannoc against Nadira.")]
+    said = read_turn(pack, state, "what about ren vs their tank", reach).text
+    assert "Nadira" not in said and "Brannoc" in said, said

@@ -383,6 +383,8 @@ def _follow_up(pack: Pack, sides: Sides, text: str, history: Sequence[Exchange])
         return text, []
     if _PRONOUN.search(rest) or re.search(r"\bit\b", rest, re.IGNORECASE):
         return text, []  # "what about my Sparkwing vs him": a question of its own, "him" the last one
+    if len(_units(pack, rest)) >= 2 and _MATCHED.search(rest):
+        return text, []  # "what about Renzo vs their Brannoc": one against the other, its own question
     new = link_entities(pack, rest)
     redo = _substitute(pack, sides, history[-1].utterance, new, set())
     if redo is None:
@@ -833,6 +835,7 @@ def _by_level(
     ]
 
 
+_MATCHED = re.compile(r"\b(?:vs|versus|against|into|on)\b", re.IGNORECASE)
 _ASKS = re.compile(
     r"\b(?:what|who|how|which|why|when|where|should|can|could|is|are|does|do)\b", re.IGNORECASE
 )

@@ -257,7 +257,7 @@ def pick_best(c: _Ctx) -> list[Line]:
     if threatened:
         return threatened
     own, edge = _own_named(c, foes, theirs, mine), []
-    if own is not None and not c.t.alternative:
+    if own is not None and not c.t.alternative and not c.t.choice:
         # "Can my Elowen keep up with their Nadira?", "their Tamsin keeps beating my Lorcan": the
         # player asked about their own unit first; if it wins the matchup, that is the answer.
         if multiplier(c.catalog, m, own, foes[0]) > m.default and c.usable(own):
