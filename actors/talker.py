@@ -190,7 +190,9 @@ class TalkerActor(TurnTaskActor):
         # game server's HTTP / MCP tool) is acknowledged; otherwise the answer is the first word.
         ready = lambda: not turn.missing(self._expects)  # noqa: E731
         early = min(deadline, time.monotonic() + self._config.ack_after_s)
-        if not waits_for_tools or await self._wait(turn, ready, early):
+        # A turn without tools still waits (briefly) for W2's and W3's controls: they come a few
+        # milliseconds after W1's, and the answer reads them.
+        if await self._wait(turn, ready, early) or not waits_for_tools:
             return ""
         ack = acknowledgement_for(self._session.pack, turn.turn_index, phrase) if fresh else ""
         await self._narrate(turn, ack)
