@@ -76,9 +76,14 @@ VARIANTS: dict[str, dict[str, str]] = {
     "sgc_full_guarded": {"talker": "guarded"},  # the LLM's reply behind the guard
     "sgc_full_narration_first": {"answer_first": "off"},  # the answer waits behind the narration
 }
-# ... and with one SpeechConfig.stt change: Whisper started after the VAD's stop_secs, as before.
-STT_VARIANTS: dict[str, dict[str, Any]] = {"sgc_full_stt_at_stop": {"at_silence_onset": False}}
-CONFIGS: tuple[str, ...] = (*MODES, *VARIANTS, *STT_VARIANTS, CASCADE)
+# ... and with one SpeechConfig change: Whisper started after the VAD's stop_secs, as before; the
+# turn ended by smart-turn v3.2 (Pipecat's 3 s fallback, or a shorter one) instead of the silence rule.
+SPEECH_VARIANTS: dict[str, dict[str, Any]] = {
+    "sgc_full_stt_at_stop": {"stt": {"at_silence_onset": False}},
+    "sgc_full_smart_turn": {"turn_stop": "smart_turn"},
+    "sgc_full_smart_turn_0.5": {"turn_stop": "smart_turn", "smart_turn_fallback_s": 0.5},
+}
+CONFIGS: tuple[str, ...] = (*MODES, *VARIANTS, *SPEECH_VARIANTS, CASCADE)
 BASELINES = ("pe_agent", CASCADE)  # ratios are taken against these
 # The issue's targets: sgc_full S2FA p50 (and p90) against each baseline's, the answer against
 # the cascade's first audio, the framework overhead and the dispatch after the transcript.
@@ -464,11 +469,18 @@ def _replay_class(config: str, tool_choice: str) -> type[SessionReplay]:
 
 
 def speech_variant(speech: Any, name: str) -> Any:
-    """`speech` with configuration `name`'s STT change (STT_VARIANTS), if it has one."""
-    change = STT_VARIANTS.get(name)
-    if change is None:
-        return speech
-    return speech.model_copy(update={"stt": speech.stt.model_copy(update=change)})
+    """`speech` with configuration `name`'s change (SPEECH_VARIANTS), if it has one."""
+    change = SPEECH_VARIANTS.get(name)
+    return speech if change is None else changed(speech, change)
+
+
+def changed(model: Any, change: Mapping[str, Any]) -> Any:
+    """A copy of the pydantic `model` with `change`; a dict for a sub-model changes its fields."""
+    update = {
+        key: changed(getattr(model, key), value) if isinstance(value, Mapping) else value
+        for key, value in change.items()
+    }
+    return model.model_copy(update=update)
 
 
 def coach_config(options: BenchOptions, mode: str, llm_url: str | None = None) -> CoachConfig:
@@ -705,9 +717,9 @@ def meta(
         "sessions_done": f"{sessions_done}/{sessions}",
         "configs": options.configs,
         "variants": {
-            name: VARIANTS.get(name) or {"stt": STT_VARIANTS[name]}
+            name: VARIANTS.get(name) or SPEECH_VARIANTS[name]
             for name in options.configs
-            if name in VARIANTS or name in STT_VARIANTS
+            if name in VARIANTS or name in SPEECH_VARIANTS
         },
         "tool_latency_ms": options.tool_latency_ms,
         "reply_max_tokens": options.reply_max_tokens,

@@ -244,3 +244,10 @@ def test_the_stt_variant_changes_only_when_whisper_starts():
     assert speech_variant(speech, "sgc_full") is speech
     options = BenchOptions()
     assert coach_config(options, "sgc_full_stt_at_stop") == coach_config(options, "sgc_full")
+    # The smart-turn rows change the turn stop and nothing else.
+    smart = speech_variant(speech, "sgc_full_smart_turn_0.5")
+    assert smart.model_dump() == {
+        **speech.model_dump(),
+        "turn_stop": "smart_turn",
+        "smart_turn_fallback_s": 0.5,
+    }

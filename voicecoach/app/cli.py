@@ -404,6 +404,11 @@ ARGV_BENCHES = (
         "the runtime guard's cost per sentence (check_sentence p50/p90 ms)",
     ),
     (
+        "endpoint",
+        "voicecoach.pipelines.bench.endpoint:main",
+        "what ends the player's turn: split utterances, merged question pairs, the wait (listening only)",
+    ),
+    (
         "dialogue",
         "voicecoach.pipelines.bench.dialogue:main",
         "CoachBench's dialogue suite: references, corrections, descriptions ... right % per kind",
