@@ -594,3 +594,9 @@ def test_a_follow_up_setting_two_units_against_each_other_is_a_question_of_its_o
     reach = [Exchange("how do I get to Nadira", "Swap to Brannoc against Nadira.")]
     said = read_turn(pack, state, "what about ren vs their tank", reach).text
     assert "Nadira" not in said and "Brannoc" in said, said
+
+
+def test_a_correction_may_describe_the_unit_before_naming_it() -> None:
+    pack, state = STRIKE
+    said = read_turn(pack, state, "i take the turret man— sorry, grenade man, fenwick. is good?").text
+    assert "Fenwick" in said and "Paxton" not in said, said

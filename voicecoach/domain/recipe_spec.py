@@ -190,8 +190,8 @@ RECIPES: dict[str, RecipeSpec] = {
                   "context favours (context_key), else none_key"),
         _spec("weak_side", {"side": "select", "matchup": "literal"}, ("side", "matchup"), ("pairs",),
               doc="asked what the opponent side is weak to (no unit of it named): for each of its first "
-                  "three units, the player's usable unit that beats it best ({pairs}: 'Emberfox for "
-                  "Briarcat, ...'); nothing on any other question or when none of theirs is beaten"),
+                  "three units, the player's usable unit that beats it best ({pairs}: 'A for X, B for "
+                  "Y and C for Z'); nothing on any other question or when none of theirs is beaten"),
         _spec("read_side", {"side": "select", "ranked": "select", "matchup": "literal",
                             "attribute": "literal", "plain_key": "key", "fielded_key": "key"},
               ("side", "matchup"), ("style", "@group", "@unit", "foe", "status", "reason"), picks=True,

@@ -351,7 +351,13 @@ def _correct(pack: Pack, sides: Sides, text: str, history: Sequence[Exchange]) -
     for cue in _INLINE_CORRECTION.finditer(text):
         if cue.start() == 0 or not _CORRECTING.search(cue.group(0)):
             continue
-        after = [m for m in link_entities(pack, text[cue.end() :]) if m.span[0] == 0]
+        rest = text[cue.end() :]
+        # The name right after the cue, or after a few words describing it ("sorry, grenade man, Fenwick").
+        after = [
+            m
+            for m in link_entities(pack, rest)[:1]
+            if m.span[0] == 0 or (len(rest[: m.span[0]].split()) <= 3 and not _ASKS.search(rest[: m.span[0]]))
+        ]
         if not after:
             continue
         b = after[0]

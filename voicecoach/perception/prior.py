@@ -774,7 +774,7 @@ SWAP_TO = re.compile(r"\bwhat\s+(?:should|do|can|would)\s+(?:i|we)\s+(?:swap|swi
 # A few words that ask about something without naming it ("worth grinding for?", "how far off?"):
 # about what the last exchange was about. Not a greeting, thanks, acknowledgement or call for help.
 _ELLIPTICAL_WORDS = 4
-_ASKS_ABOUT = re.compile(r"\b(?:worth|ready|far|long|close|level|evolve|unlock)\b")
+_ASKS_ABOUT = re.compile(r"\b(?:worth|ready|far|long|close|level|unlock)\b")
 
 
 def elliptical(text: str) -> bool:
