@@ -618,3 +618,8 @@ def test_an_ownership_guess_about_a_unit_only_they_field_is_its_counter(prior: I
     assert prior.prefill("do i have voltail", theirs=theirs) == ("creature", "owned")
     assert prior.prefill("Is Dewdrift in my collection?", theirs=theirs) == ("creature", "owned")
     assert prior.prefill("what skills does dewdrift have", theirs=theirs) == ("creature", "skills")
+
+
+def test_an_ownership_guess_about_their_unit_against_mine_is_the_matchup(prior: IntentPrior) -> None:
+    theirs = frozenset({"briarcat", "voltail"})
+    assert prior.prefill("could briarcat one shot my emberfox", theirs=theirs) == ("element", "matchup")

@@ -354,7 +354,8 @@ class IntentPrior:
             rf"|\b(?:who|which)\s+(?:\w+\s+)?hits?\s+(?:their\s+|the\s+)?{token}"
             rf"|\b(?:pick|take|knock|shut|lock)\s+(?:their\s+|the\s+)?{token}\s+(?:off|out|down)\b"
             # "what can Wendell do about Quillon", "is Bexley better for Quillon"
-            rf"|{token}\s+do\s+(?:about|against|vs|versus)\s+(?:their\s+|the\s+)?{token}"
+            rf"|{token}\s+do\s+(?:anything\s+|something\s+|much\s+)?(?:about|against|vs|versus)\s+"
+            rf"(?:their\s+|the\s+)?{token}"
             rf"|{token}\s+(?:\w+\s+)?(?:better|good|any good)\s+for\s+(?:their\s+|the\s+)?{token}"
         )
         self._swap_to = re.compile(
@@ -662,14 +663,13 @@ class IntentPrior:
         if self.counter_pair is None or pair not in self.ownership_pairs or not theirs:
             return None
         unit = self.pack.catalog.schema.kind("unit")
-        named = {
-            m.id
-            for m in (mentions if mentions is not None else link_entities(self.pack, text))
-            if m.kind == unit
-        }
-        if not named or not named <= theirs or OWNING.search(normalise(text)):
+        found = mentions if mentions is not None else link_entities(self.pack, text)
+        named = [m.id for m in found if m.kind == unit]
+        if not named or named[0] not in theirs or OWNING.search(normalise(text)):
             return None
-        intent, sub_intent = self.counter_pair
+        # "Could Briarcat one-shot my fox?": one of theirs against one of the player's is the matchup.
+        versus = self.versus_pair if any(u not in theirs for u in named) else None
+        intent, sub_intent = versus or self.counter_pair
         return pred.model_copy(
             update={"intent": intent, "sub_intent": sub_intent, "rule": "theirs_not_owned"}
         )
