@@ -648,6 +648,7 @@ class IntentPrior:
         """(intent, sub_intent) to prefill W1 with, or None when the prior is not confident enough
         (a session rule's pair is always prefilled: it is a decision, not a guess). `theirs`: the
         units only the opponent fields, from the live state (`state_rule`)."""
+        mentions = mentions if mentions is not None else link_entities(self.pack, text)  # once, for both
         pred = self.predict(text, mentions, previous)
         pred = self.state_rule(text, pred, theirs, mentions) or pred
         ok = pred.rule is not None or pred.confidence >= self.threshold
