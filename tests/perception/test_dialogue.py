@@ -600,3 +600,10 @@ def test_a_correction_may_describe_the_unit_before_naming_it() -> None:
     pack, state = STRIKE
     said = read_turn(pack, state, "i take the turret man— sorry, grenade man, fenwick. is good?").text
     assert "Fenwick" in said and "Paxton" not in said, said
+
+
+def test_a_subject_pronoun_sent_against_theirs_is_the_players_pick() -> None:
+    pack, state = PET
+    pick = [Exchange("which of my guys is best against their Voltail", "Against Voltail, go with Granitusk.")]
+    said = read_turn(pack, state, "and how does she do against the turtle", pick).text
+    assert "Granitusk" in said and "Voltail" not in said, said

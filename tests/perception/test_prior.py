@@ -623,3 +623,8 @@ def test_an_ownership_guess_about_a_unit_only_they_field_is_its_counter(prior: I
 def test_an_ownership_guess_about_their_unit_against_mine_is_the_matchup(prior: IntentPrior) -> None:
     theirs = frozenset({"briarcat", "voltail"})
     assert prior.prefill("could briarcat one shot my emberfox", theirs=theirs) == ("element", "matchup")
+
+
+def test_which_of_mine_against_a_foe_is_its_counter_not_my_strongest(prior: IntentPrior) -> None:
+    assert prior.predict("which of my guys is best against their Voltail").rule != "which_of_mine"
+    assert prior.predict("which of my guys is the tankiest").rule == "which_of_mine"

@@ -157,6 +157,7 @@ _PRONOUN = re.compile(
     re.IGNORECASE,
 )
 _SUBJECT = {"he", "she"}
+_FACES_AFTER = re.compile(r"^\s+(?:\w+\s+){0,3}?(?:against|vs|versus|into)\b", re.IGNORECASE)
 
 
 # --- 4. references -------------------------------------------------------------------------------
@@ -219,6 +220,8 @@ def _refer(
             side = "mine"  # "is he ready", "is he unlocked yet"
         if side == "any" and _MODAL.search(before) and _LOADOUT_VERB.match(after):
             side = "mine"  # "what should he run": only the player's own unit takes their advice
+        if side == "any" and pronoun in _SUBJECT and _FACES_AFTER.match(after):
+            side = "mine"  # "how does she do against the turtle": the one sent against theirs
         if side == "any" and _GEAR_ON.search(before):
             side = "mine"  # "what should I carry on him": gear goes on the player's own unit
         if side == "any" and pronoun in ("that one", "this one"):

@@ -512,7 +512,11 @@ class IntentPrior:
         ):
             # "Who is my strongest hero?": the player's strongest, not the meta's.
             p, rule = self._only(self.strongest_first), "my_best"
-        elif (self.by_power_pairs or self.role_pair) and WHICH_OF_MINE_MOST.search(abstracted):
+        elif (
+            (self.by_power_pairs or self.role_pair)
+            and WHICH_OF_MINE_MOST.search(abstracted)
+            and not self._facing.search(abstracted)  # "... best against their Voltail": its counter
+        ):
             # "Which of my guys is the tankiest?": the player's strongest of that kind, not a team (a
             # pack whose strength is only the level: its pick for a role).
             pairs = self.by_power_pairs or ({self.role_pair} if self.role_pair is not None else set())
