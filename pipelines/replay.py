@@ -81,7 +81,7 @@ from voicecoach.actors.frames import (
 )
 from voicecoach.bench.fixtures import FixtureError, FixtureSession, FixtureTurn, discover, load_audio
 from voicecoach.coach.config import add_replay_arguments, coach_config, speech_config
-from voicecoach.coach.engines import Engines, describe_llm, prewarm
+from voicecoach.coach.engines import Engines, describe_llm, load_coach_pack, prewarm
 from voicecoach.coach.session import CoachConfig, Session
 from voicecoach.coach.speech_config import SpeechConfig
 from voicecoach.core.latency import (
@@ -103,7 +103,7 @@ from voicecoach.core.latency import (
     wer,
 )
 from voicecoach.core.state import StateError, load_state
-from voicecoach.domain.pack import load_pack
+from voicecoach.domain.pack import PackError, load_pack
 from voicecoach.llm.client import LLMClient, LLMError, NoLLM
 from voicecoach.pipelines.speech.voice import (
     PhraseFrame,
@@ -843,6 +843,12 @@ async def _run(args: argparse.Namespace) -> int:
         console.print(f"[yellow]skipped:[/] {error}")
     if not sessions:
         console.print("[red]no session to replay[/]")
+        return 1
+    try:  # each pack's prior, read from its folder, before any engine starts
+        for ref in sorted({s.pack_id for s in sessions}):
+            load_coach_pack(config.model_copy(update={"pack_id": ref}))
+    except PackError as err:
+        console.print(f"[red]{escape(str(err))}[/]")
         return 1
 
     options = ReplayOptions(

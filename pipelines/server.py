@@ -112,7 +112,7 @@ from voicecoach.coach.config import (
     coach_config,
     speech_config,
 )
-from voicecoach.coach.engines import Engines, describe_llm, prewarm
+from voicecoach.coach.engines import Engines, describe_llm, load_coach_pack, prewarm
 from voicecoach.coach.protocol import CloseCode, ErrorCode
 from voicecoach.coach.session import CoachConfig, Session
 from voicecoach.coach.speech_config import SpeechConfig
@@ -1113,7 +1113,7 @@ class CoachServer:
 
         @app.get("/api/example-state")
         async def example_state() -> Any:
-            path = example_state_path(self.pack.pack_id)
+            path = example_state_path(self.pack)
             return JSONResponse(json.loads(path.read_text(encoding="utf-8")))
 
         @app.get("/healthz")
@@ -1284,7 +1284,7 @@ def run(args: argparse.Namespace) -> int:
     logger.add(sys.stderr, level=args.log_level.upper())
     config = config_from_args(args)
     try:
-        load_pack(config.coach.pack_id)  # a bad --pack is said before any engine starts
+        load_coach_pack(config.coach)  # a bad --pack (or its prior) is said before any engine starts
     except PackError as err:
         raise SystemExit(str(err)) from None
     try:

@@ -259,10 +259,8 @@ def coach_config(opts: QualityOptions, name: str, llm: LLMConfig) -> CoachConfig
 
 def pack_digest(pack: Pack, files: Sequence[str] | None = None) -> str:
     """sha256 over the pack folder's files (names and bytes, in name order); `files`: only those."""
-    from voicecoach.domain.pack import PACKS_DIR
-
     h = hashlib.sha256()
-    for path in sorted((PACKS_DIR / pack.pack_id).glob("*")):
+    for path in sorted(pack.home.glob("*")):
         if files is None or path.name in files:
             h.update(path.name.encode("utf-8") + b"\0" + path.read_bytes())
     return h.hexdigest()

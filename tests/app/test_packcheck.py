@@ -115,7 +115,7 @@ def test_a_broken_copy_is_reported_in_full_naming_file_and_entry(
     ) in bad
     stale = [d for c, s, d in bad if c == "intent prior" and s == "error"]
     assert len(stale) == 1 and stale[0].startswith("prior.json: trained for data_sha256")
-    assert "--path" in stale[0]  # a copy outside voicecoach/packs is retrained by its folder
+    assert f"--pack {folder.resolve()}" in stale[0]  # a copy outside voicecoach/packs: by its folder
     # Its answer steps gone, the tool-using pair has no answer at all.
     assert (
         "templates",
@@ -166,7 +166,7 @@ def test_a_missing_prior_is_missing_not_an_error(tmp_path: Path) -> None:
     (folder / "prior.json").unlink()
     bad = _bad(check_pack(folder))
     assert [(f.check, f.status) for f in bad] == [("intent prior", "missing")]
-    assert "python -m voicecoach.bench.prior train --path" in bad[0].detail
+    assert f"python -m voicecoach.bench.prior train --pack {folder.resolve()}" in bad[0].detail
 
 
 def test_a_file_that_does_not_read_is_one_failed_check_not_a_traceback(
@@ -305,5 +305,5 @@ def test_a_prior_with_the_right_stamps_but_a_broken_body_is_an_error(tmp_path: P
 
 def test_chat_and_serve_name_an_unknown_pack_before_starting_anything() -> None:
     for command in (["chat", "--pack", "no_such_game"], ["serve", "--pack", "no_such_game", "--port", "0"]):
-        with pytest.raises(SystemExit, match=r"no_such_game/manifest\.json: file missing from pack"):
+        with pytest.raises(SystemExit, match=r"no pack 'no_such_game': not a pack folder, nor an installed pack"):
             cli_main(command)

@@ -91,7 +91,10 @@ def _with(data: list[dict[str, Any]], index: int, **changes: Any) -> list[dict[s
 
 
 def test_copied_pack_loads_unchanged(tmp_path: Path, pack: Pack) -> None:
-    assert load_pack_from(_broken(tmp_path, "skills.json", lambda d: d)) == pack
+    folder = _broken(tmp_path, "skills.json", lambda d: d)
+    copy = load_pack_from(folder)
+    assert copy.home == folder.resolve() != pack.home  # read from its own folder (prior, example state)
+    assert copy.model_copy(update={"folder": pack.folder}) == pack  # and nothing else differs
 
 
 def test_creature_with_unknown_skill_names_file_and_entry(tmp_path: Path) -> None:

@@ -175,7 +175,7 @@ def _printer() -> Any:
 
 
 async def _chat(args: argparse.Namespace) -> int:
-    from voicecoach.coach.engines import Engines, describe_llm
+    from voicecoach.coach.engines import Engines, describe_llm, load_coach_pack
     from voicecoach.coach.session import Session
     from voicecoach.coach.store import open_store
     from voicecoach.llm.client import LLMError
@@ -184,12 +184,12 @@ async def _chat(args: argparse.Namespace) -> int:
     startup = Startup(console)
     try:
         with startup.step(f"pack {config.pack_id}"):
-            pack = load_pack(config.pack_id)
+            pack = load_coach_pack(config)
     except PackError as err:
         raise SystemExit(str(err)) from None
     # The coach's own lines are what a player reads: DEBUG lines would interleave with the prompt.
     log_level("DEBUG" if args.verbose else "WARNING")
-    state = _read_state(Path(args.state) if args.state else example_state_path(pack.pack_id))
+    state = _read_state(Path(args.state) if args.state else example_state_path(pack))
     try:
         with startup.step(describe_llm(config)):
             engines = await asyncio.to_thread(Engines.start, config)

@@ -26,14 +26,13 @@ from __future__ import annotations
 
 import argparse
 import json
-import re
 import sys
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
-from voicecoach.domain.pack import PACKS_DIR, Pack, PackError, pack_problems, read_pack
+from voicecoach.domain.pack import PACK_ID, Pack, PackError, pack_folder, pack_problems, pack_ref, read_pack
 from voicecoach.perception.phi import decision_fields
 from voicecoach.perception.prior import PRIOR_FILE, IntentPrior, PriorError, prior_labels, training_data
 from voicecoach.tools.registry import tool_spec
@@ -70,10 +69,10 @@ _FILE_CHECK = {
 
 def resolve(path: str) -> Path:
     """A pack folder: `path` itself, or the installed pack of that id (`pet_arena`)."""
-    folder = Path(path)
-    if not folder.is_dir() and (PACKS_DIR / path).is_dir():
-        return PACKS_DIR / path
-    return folder
+    try:
+        return pack_folder(path)
+    except PackError:  # neither: check_pack says it is not a pack folder
+        return Path(path)
 
 
 def _relative(folder: Path, message: str) -> tuple[str, str]:
@@ -246,8 +245,7 @@ def _prior(pack: Pack, folder: Path, train: bool) -> list[Finding]:
     """The prior file was trained on this pack's data; with `train`, retrain it in memory."""
     out = []
     path = folder / PRIOR_FILE
-    installed = folder.resolve() == (PACKS_DIR / pack.pack_id).resolve()
-    how = f"--pack {pack.pack_id}" if installed else f"--path {folder}"
+    how = f"--pack {pack_ref(pack)}"
     retrain = f"python -m voicecoach.bench.prior train {how}"
     if not path.exists():
         out.append(Finding("intent prior", "missing", f"{PRIOR_FILE}: not trained yet ({retrain})"))
@@ -256,7 +254,7 @@ def _prior(pack: Pack, folder: Path, train: bool) -> list[Finding]:
             prior = IntentPrior.load(pack, path)
         except PriorError as err:
             _, detail = _relative(folder, str(err))
-            out.append(Finding("intent prior", "error", detail.replace(f"--pack {pack.pack_id}", how)))
+            out.append(Finding("intent prior", "error", detail))
         except (KeyError, TypeError, ValueError) as err:  # the right stamps, a body edited by hand
             out.append(
                 Finding("intent prior", "error", f"{PRIOR_FILE}: not a valid prior ({err!r}); {retrain}")
@@ -344,8 +342,6 @@ def findings_table(folder: Path, findings: list[Finding]) -> str:
 
 
 # --- pack new ------------------------------------------------------------------------------------
-
-PACK_ID = re.compile(r"[a-z][a-z0-9_]*")
 
 
 def skeleton(pack_id: str) -> dict[str, Any]:

@@ -25,7 +25,6 @@ from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError
 from voicecoach.core.state import LiveState, StateError, apply_patch, load_state
 from voicecoach.domain.pack import (
     DEFAULT_PACK,
-    PACKS_DIR,
     PackError,
     check_state,
     example_state_path,
@@ -184,8 +183,6 @@ def _check_meaning(pack_id: str, state: LiveState) -> None:
 
 def _check_session(session: FixtureSession, where: str, fill_speech_end: bool) -> None:
     """Cross-field checks pydantic cannot do: pack, Φ pairs, states, audio files."""
-    if not (PACKS_DIR / session.pack_id).is_dir():
-        raise FixtureError(f"{where}: pack_id: unknown pack {session.pack_id!r}")
     try:
         pairs = _registered_pairs(session.pack_id)
     except PackError as err:
@@ -234,11 +231,13 @@ def _check_session(session: FixtureSession, where: str, fill_speech_end: bool) -
             )
 
 
-def load_session(path: str | Path, fill_speech_end: bool = True) -> FixtureSession:
+def load_session(path: str | Path, fill_speech_end: bool = True, pack: str | None = None) -> FixtureSession:
     """Load and validate one session JSON; raise FixtureError naming the file and the field.
 
     Every turn's `speech_end_s` is set on return: the recorded value when the fixture has one,
-    else `speech_end()` of its audio (skip that with ``fill_speech_end=False``).
+    else `speech_end()` of its audio (skip that with ``fill_speech_end=False``). With `pack` (a
+    pack folder or id), a session made for that pack's id runs on it: a folder outside
+    voicecoach/packs plays its own sessions.
     """
     path = Path(path)
     try:
@@ -252,8 +251,18 @@ def load_session(path: str | Path, fill_speech_end: bool = True) -> FixtureSessi
     except ValidationError as err:
         raise FixtureError(f"{path}: {_describe(err)}") from None
     session._base_dir = path.parent
+    if pack is not None and session.pack_id == _pack_id(pack):
+        session.pack_id = pack
     _check_session(session, str(path), fill_speech_end)
     return session
+
+
+def _pack_id(ref: str) -> str:
+    """The id (manifest.json's) of the pack a folder or id names."""
+    try:
+        return load_pack(ref).pack_id
+    except PackError as err:
+        raise FixtureError(f"--pack {ref}: {err}") from None
 
 
 def _example_state(pack_id: str) -> dict[str, Any]:
@@ -314,12 +323,18 @@ def discover(path: str | Path, pack_id: str | None = None) -> tuple[list[Fixture
         return [], [f"{path}: no such file or folder"]
     sessions: list[FixtureSession] = []
     errors: list[str] = []
+    if pack_id is not None:
+        try:
+            _pack_id(pack_id)
+        except FixtureError as err:
+            return [], [str(err)]
     for file in files:
         try:
             if file.suffix.lower() == ".json":
-                session = load_session(file)
+                session = load_session(file, pack=pack_id)
                 if pack_id is not None and session.pack_id != pack_id:
-                    errors.append(f"{file}: pack_id: made for pack {session.pack_id!r}, not {pack_id!r}")
+                    want = _pack_id(pack_id)
+                    errors.append(f"{file}: pack_id: made for pack {session.pack_id!r}, not {want!r}")
                     continue
                 sessions.append(session)
             elif file.suffix.lower() in (".wav", ".flac", ".ogg"):

@@ -35,13 +35,12 @@ import numpy as np
 from voicecoach.bench.coachbench.generator import DEFAULT_SEED, generate
 from voicecoach.bench.coachbench.metrics import percentile
 from voicecoach.bench.fixtures import discover
-from voicecoach.domain.pack import Pack, load_pack, load_pack_from
+from voicecoach.domain.pack import Pack, load_pack, load_pack_from, pack_folder
 from voicecoach.perception.prior import (
     FILLER_PREFIXES,
     FILLER_SUFFIXES,
     FORMAT,
     MIN_COUNT,
-    PRIOR_FILE,
     C,
     Example,
     IntentPrior,
@@ -437,26 +436,24 @@ def main(argv: Sequence[str] | None = None, prog: str = "python -m voicecoach.be
     parser = argparse.ArgumentParser(prog=prog, description="the intent prior: training and figures")
     sub = parser.add_subparsers(dest="command", required=True)
     for name, help_ in (
-        ("train", "train and write packs/<pack>/prior.json"),
+        ("train", "train and write the pack's prior.json (next to its other files)"),
         ("bench", "print the figures"),
         ("confusions", "out-of-fold confusions on the training data (weakest pairs first)"),
     ):
         p = sub.add_parser(name, help=help_)
-        p.add_argument("--pack", default="pet_arena")
-        if name != "bench":
-            p.add_argument(
-                "--path", default=None, help="a pack folder outside voicecoach/packs (instead of --pack)"
-            )
+        p.add_argument(
+            "--pack", default="pet_arena", help="an installed pack's id or a pack folder (default pet_arena)"
+        )
+        if name != "bench":  # the older spelling of --pack FOLDER
+            p.add_argument("--path", default=None, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
+    ref = getattr(args, "path", None) or args.pack
     if args.command == "train":
         t0 = time.perf_counter()
-        if args.path:  # a pack being written (voicecoach pack new): its prior goes next to its files
-            path = write_prior(load_pack_from(Path(args.path)), Path(args.path) / PRIOR_FILE)
-        else:
-            path = write_prior(load_pack(args.pack))
+        path = write_prior(load_pack_from(pack_folder(ref)))  # not the cached pack: it may have changed
         print(f"wrote {path} in {time.perf_counter() - t0:.1f} s")
     elif args.command == "confusions":
-        print(confusions(load_pack_from(Path(args.path)) if args.path else load_pack(args.pack)))
+        print(confusions(load_pack(ref)))
     else:
         print(bench_prior(args.pack))
     return 0

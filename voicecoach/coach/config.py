@@ -74,13 +74,13 @@ _COACH_ARGUMENTS = {
 }
 
 
+PACK_HELP = "the game pack: a pack folder, or an installed pack's id (default pet_arena; VOICECOACH_PACK)"
+
+
 def add_pack_argument(parser: argparse.ArgumentParser) -> None:
-    """`serve`, `chat` and `bench quality`: which installed pack (voicecoach/packs/<id>) the coach
-    runs on."""
-    parser.add_argument(
-        "--pack", default=None, metavar="ID",
-        help="the game pack, a folder under voicecoach/packs (default pet_arena; VOICECOACH_PACK)",
-    )  # fmt: skip
+    """`serve`, `chat` and `bench quality`: the pack the coach runs on, a folder (its prior.json and
+    example_state.json read from it) or an installed pack's id (voicecoach/packs/<id>)."""
+    parser.add_argument("--pack", default=None, metavar="PACK", help=PACK_HELP)
 
 
 def add_coach_arguments(parser: argparse.ArgumentParser) -> None:
@@ -218,9 +218,10 @@ def add_replay_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--out", default=None, help="output folder (default runs/replay/<timestamp>)")
     add_mode_argument(parser)
     parser.add_argument(
-        "--pack", default=None, metavar="ID",
-        help="the pack a lone WAV plays on, and the only one whose sessions run (default: each session "
-        "on the pack its pack_id names; VOICECOACH_PACK)",
+        "--pack", default=None, metavar="PACK",
+        help="a pack folder or an installed pack's id: the pack a lone WAV plays on (on its "
+        "example_state.json), and the only one whose sessions run (default: each session on the pack its "
+        "pack_id names; VOICECOACH_PACK)",
     )  # fmt: skip
     add_speech_arguments(parser)
     add_engine_arguments(parser, tuning=True)

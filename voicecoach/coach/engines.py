@@ -15,12 +15,28 @@ from pathlib import Path
 from loguru import logger
 
 from voicecoach.coach.session import CoachConfig
-from voicecoach.domain.pack import Pack
+from voicecoach.domain.pack import Pack, PackError, load_pack
 from voicecoach.grounding.prompt import slot_prompt
 from voicecoach.llm.client import SLOTS, EmbeddedLlamaServer, LLMClient, LLMError, NoLLM, check_endpoint
+from voicecoach.perception.prior import IntentPrior, PriorError
 from voicecoach.perception.prompt import w1_messages
 from voicecoach.talker.baselines import planner_system_prompt
 from voicecoach.talker.conditioning import talker_system_prompt
+
+
+def load_coach_pack(config: CoachConfig) -> Pack:
+    """The pack `config` runs on (`pack_id`: a pack folder or an installed pack's id), with what its
+    sessions will read from that folder: its intent prior, when the configuration uses one. So a
+    missing or stale prior.json is one PackError at start naming the file and the command that
+    retrains it, not a traceback when the first session opens."""
+    pack = load_pack(config.pack_id)
+    if config.uses_prior:
+        try:
+            IntentPrior.shared(pack, config.prior_threshold)
+        except PriorError as err:
+            raise PackError(str(err)) from None
+    return pack
+
 
 # A cold prefix on one CPU thread takes seconds (W1's ~1.7k tokens ~10 s); the prewarm waits for it.
 PREWARM_TIMEOUT_S = 60.0

@@ -57,7 +57,7 @@ class CoachConfig(BaseModel):
     """Everything a coach run is configured by (CLI flags and environment fill it)."""
 
     mode: Mode = "sgc_full"
-    pack_id: str = DEFAULT_PACK
+    pack_id: str = DEFAULT_PACK  # what `load_pack` takes: an installed pack's id or a pack folder
     llm: LLMConfig = Field(default_factory=LLMConfig)
     tool_latency_ms: float | dict[str, float] = 0.0  # artificial remote game-server latency
     tool_timeout_s: float = 2.0

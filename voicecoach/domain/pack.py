@@ -40,6 +40,9 @@ from voicecoach.domain.tool_shapes import builtin_shape, resolve_shape
 
 PACKS_DIR = Path(__file__).resolve().parents[1] / "packs"
 DEFAULT_PACK = "pet_arena"
+MANIFEST = "manifest.json"
+EXAMPLE_STATE = "example_state.json"
+PACK_ID = re.compile(r"[a-z][a-z0-9_]*")  # a pack id: also its folder's name
 
 
 class _Model(BaseModel):
@@ -489,6 +492,14 @@ class Pack(_Model):
     mcp_server: McpSource | None = None
     builtin_tools: dict[str, BuiltinTool] = Field(default_factory=dict)  # tools.json's builtin entries
     catalog: Catalog  # schema.json with its kinds' entities and matchup tables
+    # The folder it was read from: its prior.json and example_state.json sit next to its files.
+    # None for a pack built in memory (tests), which stands for the installed pack of its id.
+    folder: Path | None = None
+
+    @property
+    def home(self) -> Path:
+        """The pack's folder (`folder`, else the installed pack's)."""
+        return self.folder if self.folder is not None else PACKS_DIR / self.pack_id
 
     def game_tool(self, name: str) -> HttpTool | McpTool | None:
         """The declaration of tool `name` when the game serves it (over HTTP or MCP), else None."""
@@ -1085,6 +1096,7 @@ def read_pack(folder: Path) -> Pack:
         templates=_whole(folder, "templates.json", Templates),
         **_game_tools(folder, manifest, catalog.schema),
         catalog=catalog,
+        folder=folder.resolve(),
     )
 
 
@@ -1238,12 +1250,42 @@ def _check_phi_pairs(pack: Pack, folder: Path) -> Iterator[PackError]:
                     yield PackError(f"{folder / name}: entry {label!r}: empty text")
 
 
-def example_state_path(pack_id: str = DEFAULT_PACK) -> Path:
-    """The installed pack's example live state (optional: demos, chat, the overlay, fixtures)."""
-    return PACKS_DIR / pack_id / "example_state.json"
+def pack_folder(ref: str | Path) -> Path:
+    """The folder a pack reference names: a path to a pack folder, or an installed pack's id (a
+    folder under voicecoach/packs). What `--pack` and `pack check` take."""
+    folder = Path(ref).expanduser()
+    if (folder / MANIFEST).is_file():
+        return folder.resolve()
+    if PACK_ID.fullmatch(str(ref)) and (PACKS_DIR / str(ref)).is_dir():
+        return PACKS_DIR / str(ref)
+    if not folder.is_dir() and PACK_ID.fullmatch(str(ref)):
+        installed = ", ".join(installed_packs())
+        raise PackError(f"no pack {str(ref)!r}: not a pack folder, nor an installed pack ({installed})")
+    return folder  # a folder without a manifest: the loader names the missing file
+
+
+def installed_packs() -> list[str]:
+    """The ids of the packs under voicecoach/packs."""
+    return sorted(p.name for p in PACKS_DIR.iterdir() if (p / MANIFEST).is_file())
+
+
+def pack_ref(pack: Pack) -> str:
+    """What `--pack` takes to name `pack` again: its id when it is the installed pack, else its folder."""
+    installed = (PACKS_DIR / pack.pack_id).resolve()
+    return pack.pack_id if pack.home.resolve() == installed else str(pack.home)
+
+
+def example_state_path(pack: Pack | str | Path = DEFAULT_PACK) -> Path:
+    """The pack's example live state (optional: demos, chat, the overlay, fixtures), next to its files."""
+    return (pack.home if isinstance(pack, Pack) else pack_folder(pack)) / EXAMPLE_STATE
+
+
+def load_pack(ref: str | Path = DEFAULT_PACK) -> Pack:
+    """The pack `ref` names, a folder or an installed pack's id (cached by folder: packs are
+    immutable once loaded)."""
+    return _load_folder(pack_folder(ref))
 
 
 @cache
-def load_pack(pack_id: str = DEFAULT_PACK) -> Pack:
-    """The installed pack `pack_id` (cached: packs are immutable once loaded)."""
-    return load_pack_from(PACKS_DIR / pack_id)
+def _load_folder(folder: Path) -> Pack:
+    return load_pack_from(folder)

@@ -37,7 +37,7 @@ import numpy as np
 from pydantic import BaseModel, ConfigDict
 
 from voicecoach.domain.entities import Mention, link_entities
-from voicecoach.domain.pack import OUT_OF_DOMAIN, PACKS_DIR, Pack, PhiEntry
+from voicecoach.domain.pack import OUT_OF_DOMAIN, Pack, PhiEntry, pack_ref
 from voicecoach.grounding.slot_rules import extract_slots
 
 PRIOR_FILE = "prior.json"
@@ -188,10 +188,11 @@ def prior_labels(pack: Pack) -> list[str]:
 
 
 def prior_path(pack: Pack) -> Path:
-    return PACKS_DIR / pack.pack_id / PRIOR_FILE
+    """The prior file next to the pack's other files (a pack folder outside voicecoach/packs too)."""
+    return pack.home / PRIOR_FILE
 
 
-_SHARED: dict[tuple[str, str, float | None], IntentPrior] = {}
+_SHARED: dict[tuple[Path, str, float | None], IntentPrior] = {}
 
 
 class IntentPrior:
@@ -372,7 +373,7 @@ class IntentPrior:
         trained for another pack, pack version or training data (retrain: `python -m
         voicecoach.bench.prior train --pack ID`)."""
         path = path or prior_path(pack)
-        retrain = f"retrain with: python -m voicecoach.bench.prior train --pack {pack.pack_id}"
+        retrain = f"retrain with: python -m voicecoach.bench.prior train --pack {pack_ref(pack)}"
         try:
             doc = json.loads(path.read_text(encoding="utf-8"))
         except FileNotFoundError:
@@ -395,7 +396,7 @@ class IntentPrior:
     @classmethod
     def shared(cls, pack: Pack, threshold: float | None = None) -> IntentPrior:
         """The pack's prior, loaded once per process (every session of a server shares it)."""
-        key = (pack.pack_id, pack.version, threshold)
+        key = (prior_path(pack), pack.version, threshold)
         if key not in _SHARED:
             _SHARED[key] = cls.load(pack, threshold=threshold)
         return _SHARED[key]

@@ -146,7 +146,7 @@ def pack_example_state(pack: Pack) -> dict[str, Any] | None:
 
     from voicecoach.domain.pack import example_state_path
 
-    path = example_state_path(pack.pack_id)
+    path = example_state_path(pack)
     if not path.exists():
         return None
     data: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))

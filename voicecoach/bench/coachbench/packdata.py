@@ -32,7 +32,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from voicecoach.domain.pack import PACKS_DIR, Pack, PackError, load_pack
+from voicecoach.domain.pack import Pack, PackError, load_pack, pack_ref
 
 FILE = "coachbench.json"
 
@@ -315,13 +315,14 @@ def load_bench_data(pack: Pack, folder: Path) -> BenchData:
 
 
 @cache
-def _load(pack_id: str, version: str) -> BenchData:
-    return load_bench_data(load_pack(pack_id), PACKS_DIR / pack_id)
+def _load(ref: str, version: str) -> BenchData:
+    pack = load_pack(ref)
+    return load_bench_data(pack, pack.home)
 
 
 def bench_data(pack: Pack) -> BenchData:
-    """An installed pack's CoachBench data (cached per pack id and version)."""
-    return _load(pack.pack_id, pack.version)
+    """A pack's CoachBench data, from its folder (cached per pack and version)."""
+    return _load(pack_ref(pack), pack.version)
 
 
 def family(data: BenchData, intent: str, sub_intent: str) -> str:
