@@ -88,7 +88,8 @@ class PerceptionActor(TurnTaskActor):
         try:
             prior = self._prior or IntentPrior.shared(self._session.pack, 0.0)
         except PriorError as err:  # a pack without a trained prior: the first question only
-            logger.warning(f"turn {turn.index}: second question {text!r} not answered: {err}")
+            logger.warning(f"turn {turn.index}: second question not answered: {err}")
+            logger.debug(f"turn {turn.index}: second question {text!r}")
             prior = None
         if prior is None:
             intent, sub_intent = "", ""  # unlabelled: the Talker answers the first question alone
@@ -100,7 +101,7 @@ class PerceptionActor(TurnTaskActor):
         steps = [w1.feed(f"{w1_prefill(intent, sub_intent)}.</NARRATION><PLAN>none</PLAN>"), w1.finish()]
         dispatch = next((s.dispatch for s in steps if s.dispatch is not None), None)
         calls = dispatch.calls if dispatch is not None else []
-        logger.info(f"turn {turn.index}: second question {text!r} as {intent}/{sub_intent}")
+        logger.debug(f"turn {turn.index}: second question {text!r} as {intent}/{sub_intent}")
         await self.push_frame(
             SecondQuestionFrame(
                 turn_index=turn.index,

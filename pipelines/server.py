@@ -50,6 +50,7 @@ import contextlib
 import gc
 import hmac
 import json
+import os
 import re
 import secrets
 import signal
@@ -116,7 +117,8 @@ from voicecoach.coach.engines import Engines, describe_llm, load_coach_pack, pre
 from voicecoach.coach.protocol import CloseCode, ErrorCode
 from voicecoach.coach.session import CoachConfig, Session
 from voicecoach.coach.speech_config import SpeechConfig
-from voicecoach.coach.store import SessionStore, TurnRecord, open_store
+from voicecoach.coach.store import SessionStore, StoreError, TurnRecord, open_store
+from voicecoach.coach.tokens import SIGNING_KEY_ENV, TokenError, check_key, looks_signed, verify
 from voicecoach.core import latency
 from voicecoach.core.console import Startup, report_console
 from voicecoach.core.latency import Milestone
@@ -139,6 +141,13 @@ BAD_WINDOW_S = 10.0
 SHUTDOWN_TIMEOUT_S = 10.0
 # Push-to-talk release: the silence fed to the VAD goes in frames of this length.
 PTT_SILENCE_FRAME_S = 0.02
+# A browser may present its token as a websocket subprotocol, `voicecoach.token.<token>`, next to
+# `voicecoach` (the one the server accepts, so the token is not echoed back): a header proxies do
+# not log, where a `?token=` query is in every access log line.
+SUBPROTOCOL = "voicecoach"
+TOKEN_SUBPROTOCOL_PREFIX = "voicecoach.token."
+# With --retain-days on SQLite: how often idle sessions are purged.
+PURGE_EVERY_S = 3600.0
 
 
 @dataclass
@@ -160,7 +169,11 @@ class SessionLimits:
 class ServerConfig:
     host: str = "127.0.0.1"
     port: int = DEFAULT_PORT
-    token: str = field(default_factory=lambda: secrets.token_urlsafe(18))
+    # The static token: any session opens with it (the local single-player overlay). None: only
+    # signed tokens (`signing_key`) open sessions, each its own.
+    token: str | None = field(default_factory=lambda: secrets.token_urlsafe(18))
+    signing_key: str | None = None  # VOICECOACH_SIGNING_KEY: verifies per-session tokens (coach/tokens.py)
+    retain_days: float | None = None  # sessions idle this long are forgotten (--retain-days)
     allowed_origins: list[str] = field(default_factory=list)  # besides the server's own; "*" allows any
     max_message_bytes: int = DEFAULT_MAX_MESSAGE_BYTES
     coach: CoachConfig = field(default_factory=CoachConfig)
@@ -178,7 +191,7 @@ class ServerConfig:
 
 # --- the wire: Pipecat protobuf frames, checked -------------------------------------------------
 
-Report = Callable[[ErrorCode, str], Awaitable[None]]
+Report = Callable[[ErrorCode, str, str | None], Awaitable[None]]  # code, message, the request's id
 
 
 class GuardedSerializer(ProtobufFrameSerializer):
@@ -205,9 +218,9 @@ class GuardedSerializer(ProtobufFrameSerializer):
         self.on_request: Callable[[RTVIMessageModel], Awaitable[None]] | None = None
         self.last_message = time.monotonic()  # for the idle timeout: any message counts
 
-    async def _refuse(self, code: ErrorCode, message: str) -> None:
+    async def _refuse(self, code: ErrorCode, message: str, request_id: str | None = None) -> None:
         if self.report is not None:
-            await self.report(code, message)
+            await self.report(code, message, request_id)
 
     async def serialize(self, frame: Frame) -> str | bytes | None:
         # Pipecat's JS transport does not know the protobuf interruption frame (it logs an
@@ -226,7 +239,7 @@ class GuardedSerializer(ProtobufFrameSerializer):
         try:
             return await self._deserialize(data)
         except protocol.ProtocolError as err:
-            await self._refuse(err.code, err.message)
+            await self._refuse(err.code, err.message, err.request_id)
         except Exception as err:  # whatever else a frame raises must not end the receive loop
             logger.warning(f"a client frame raised {type(err).__name__}: {err}")
             await self._refuse("bad-frame", f"the frame could not be read ({_cause(err)})")
@@ -235,8 +248,12 @@ class GuardedSerializer(ProtobufFrameSerializer):
     async def _deserialize(self, data: str | bytes) -> Frame | None:
         size = len(data.encode("utf-8", "surrogatepass")) if isinstance(data, str) else len(data)
         if size > self._max:
+            # Answered with the request's id when its envelope has one: a client waiting on it
+            # learns at once that it was dropped.
             raise protocol.ProtocolError(
-                "too-large", f"a message of {size} bytes is over the limit of {self._max}"
+                "too-large",
+                f"a message of {size} bytes is over the limit of {self._max}",
+                protocol.envelope_id(data),
             )
         if isinstance(data, str):
             return await self._rtvi_message(data)
@@ -272,16 +289,18 @@ class GuardedSerializer(ProtobufFrameSerializer):
     async def _rtvi_message(self, text: str) -> Frame | None:
         """A JSON message as RTVI's processor takes it; ProtocolError if it is not an RTVI message."""
         message = protocol.load_message(text)
+        request_id = message.get("id") if isinstance(message.get("id"), str) else None
         if message.get("label") != protocol.RTVI_LABEL:
             raise protocol.ProtocolError(
-                "bad-message", f"not an RTVI message (its label must be {protocol.RTVI_LABEL!r})"
+                "bad-message", f"not an RTVI message (its label must be {protocol.RTVI_LABEL!r})", request_id
             )
         try:
             envelope = RTVIMessageModel.model_validate(message)
         except ValidationError as err:
             raise protocol.ProtocolError(
-                "bad-message", f"not an RTVI message ({protocol.describe(err)})"
+                "bad-message", f"not an RTVI message ({protocol.describe(err)})", request_id
             ) from None
+        _refuse_surrogates(message, text, request_id)
         if envelope.type == "disconnect-bot" and self.on_disconnect is not None:
             self.on_disconnect()
         if envelope.type == "client-message" and self.on_request is not None:
@@ -291,6 +310,24 @@ class GuardedSerializer(ProtobufFrameSerializer):
             await self.on_request(envelope)
             return None
         return InputTransportMessageFrame(message=message)
+
+
+def _refuse_surrogates(message: dict[str, Any], text: str | bytes, request_id: str | None) -> None:
+    """ProtocolError naming the field if a string of `message` is not valid UTF-8 (a lone
+    surrogate): no store could save it, and it would break every later read of the state."""
+    path = protocol.lone_surrogate(message, text)
+    if path is None:
+        return
+    problem = "not valid UTF-8 (a lone surrogate)"
+    data = message.get("data")
+    for part in ("snapshot", "patch"):
+        prefix = f"data.d.{part}."
+        if path.startswith(prefix) and isinstance(data, dict) and data.get("t") == "state-update":
+            field_path = path.removeprefix(prefix)
+            raise protocol.ProtocolError(
+                "bad-state", f"{field_path}: {problem}; the previous state is kept", request_id
+            )
+    raise protocol.ProtocolError("bad-frame", f"{path}: {problem}", request_id)
 
 
 def _cause(err: BaseException) -> str:
@@ -721,6 +758,11 @@ class Connection:
             finally:
                 for task in helpers:
                     task.cancel()
+        except StoreError as err:  # the store is down: the player may retry (health says 503 meanwhile)
+            logger.warning(f"session {self.session_id}: cannot open ({err.code}): {err}")
+            await self._close_socket(
+                CloseCode.TRY_AGAIN_LATER, "the session store is unreachable; retry in a few seconds"
+            )
         except Exception as err:  # a session that cannot start must not take the server down
             logger.exception(f"session {self.session_id}: {err}")
             await self._close_socket(CloseCode.GOING_AWAY, "the coach could not start this session")
@@ -828,6 +870,16 @@ class Connection:
             except StateError as err:
                 await self._error_response(message.id, protocol.error_text("bad-state", str(err)))
                 return
+            except StoreError as err:  # nothing applied: the session keeps its stored state
+                logger.warning(f"session {self.session_id}: state update not stored ({err.code}): {err}")
+                await self._error_response(
+                    message.id,
+                    protocol.error_text(
+                        "store-unavailable",
+                        "the session store did not take the update; the previous state is kept, retry",
+                    ),
+                )
+                return
             await self._response(message.id, t, state_json)
             await self._send_event(event, f'{{"type": "state", "state": {state_json}}}')
         elif isinstance(request, protocol.GetState):
@@ -889,10 +941,13 @@ class Connection:
         else:
             await self._push_message(envelope, rtvi_json(envelope, event_json))
 
-    async def _report(self, code: ErrorCode, message: str) -> None:
-        """A message the server could not take: tell the client, and give up on a flood."""
+    async def _report(self, code: ErrorCode, message: str, request_id: str | None = None) -> None:
+        """A message the server could not take: tell the client (an error-response to its id if it
+        had one, else an RTVI error), and give up on a flood."""
         await self._count_bad()
-        if self._worker is not None and not self._closing:
+        if request_id is not None:
+            await self._error_response(request_id, protocol.error_text(code, message))
+        elif self._worker is not None and not self._closing:
             await self._worker.rtvi.send_error(protocol.error_text(code, message))
 
     async def _count_bad(self) -> None:
@@ -940,6 +995,21 @@ class _TakeoverLock:
     users: int = 0  # holding it or waiting for it
 
 
+def presented_token(websocket: WebSocket) -> str | None:
+    """The token a client presents: `?token=` (an empty one is none), `Authorization: Bearer`, or
+    a `voicecoach.token.<token>` subprotocol (the ways a proxy does not log)."""
+    token = websocket.query_params.get("token")
+    auth = websocket.headers.get("authorization", "")
+    if not token and auth.lower().startswith("bearer "):
+        token = auth[7:].strip()
+    if not token:
+        for offered in websocket.scope.get("subprotocols") or []:
+            if offered.startswith(TOKEN_SUBPROTOCOL_PREFIX):
+                token = offered.removeprefix(TOKEN_SUBPROTOCOL_PREFIX)
+                break
+    return token or None
+
+
 class CoachServer:
     """Connections, their sessions and the access rules; `app()` is the FastAPI app."""
 
@@ -956,6 +1026,7 @@ class CoachServer:
         self.stopping = False
         self.loop_lag = latency.LoopLag()
         self._lag_task: asyncio.Task[None] | None = None
+        self._purge_task: asyncio.Task[None] | None = None
 
     async def start(self, startup: Startup | None = None) -> None:
         """Load and warm the engines every session shares; then the server is ready.
@@ -967,6 +1038,8 @@ class CoachServer:
         config = self.config
         step = startup.step if startup is not None else _quiet_step
         self._lag_task = asyncio.create_task(self.loop_lag.run(), name="loop-lag")
+        if config.retain_days is not None:
+            self._purge_task = asyncio.create_task(self._purge(), name="store-purge")
         if self.speech_engines is None:
             with step(f"speech models: {speech_models(config.speech)}"):
                 self.speech_engines = await asyncio.to_thread(
@@ -989,28 +1062,55 @@ class CoachServer:
         if self.speech_engines is not None:
             self.speech_engines.close()
 
-    def refusal(self, websocket: WebSocket) -> tuple[int, str] | None:
-        """Why this connection may not open a session (close code, reason), or None."""
+    async def _purge(self) -> None:
+        """--retain-days: forget idle sessions now and every PURGE_EVERY_S (Redis expires them itself)."""
+        while True:
+            try:
+                if purged := await asyncio.to_thread(self.store.purge):
+                    logger.info(
+                        f"store: {purged} sessions idle over {self.config.retain_days:g} days forgotten"
+                    )
+            except StoreError as err:
+                logger.warning(f"store: purge failed ({err.code}): {err}")
+            await asyncio.sleep(PURGE_EVERY_S)
+
+    def refusal(self, websocket: WebSocket) -> tuple[tuple[int, str] | None, str | None]:
+        """Why this connection may not open a session (close code, reason), or None; and the
+        session it opens (the query's, else a signed token's; None: a new one)."""
         origin = websocket.headers.get("origin")
         allowed = self.config.origins()
         # No Origin header: not a browser page (a game, a script); the token still applies.
         if origin is not None and "*" not in allowed and origin.rstrip("/").lower() not in allowed:
-            return CloseCode.FORBIDDEN_ORIGIN, f"origin {origin} is not allowed (see --allowed-origin)"
-        token = websocket.query_params.get("token")
-        auth = websocket.headers.get("authorization", "")
-        if not token and auth.lower().startswith("bearer "):  # an empty ?token= is no token
-            token = auth[7:].strip()
+            return (
+                CloseCode.FORBIDDEN_ORIGIN,
+                f"origin {origin} is not allowed (see --allowed-origin)",
+            ), None
+        token = presented_token(websocket)
         if not token:
             return (
                 CloseCode.UNAUTHORIZED,
-                "unauthorized: a token is required (?token= or Authorization: Bearer)",
-            )
-        if not hmac.compare_digest(token.encode("utf-8"), self.config.token.encode("utf-8")):
-            return CloseCode.UNAUTHORIZED, "unauthorized: invalid token"
+                "unauthorized: a token is required (?token=, Authorization: Bearer, or the "
+                f"{TOKEN_SUBPROTOCOL_PREFIX}<token> subprotocol)",
+            ), None
         session_id = websocket.query_params.get("session")
         if session_id is not None and not SESSION_ID.match(session_id):
-            return CloseCode.BAD_REQUEST, "bad session id: 1-64 of A-Z a-z 0-9 . _ -"
-        return None
+            return (CloseCode.BAD_REQUEST, "bad session id: 1-64 of A-Z a-z 0-9 . _ -"), None
+        key = self.config.signing_key
+        if key is not None and looks_signed(token):
+            try:
+                signed_for = verify(key, token)
+            except TokenError as err:
+                return (CloseCode.UNAUTHORIZED, f"unauthorized: {err}"), None
+            if not SESSION_ID.match(signed_for):
+                return (CloseCode.BAD_REQUEST, "bad session id in the token: 1-64 of A-Z a-z 0-9 . _ -"), None
+            if session_id is not None and session_id != signed_for:
+                # Said apart from "invalid": the game's backend minted it for another session.
+                return (CloseCode.UNAUTHORIZED, "unauthorized: the token is for another session"), None
+            return None, signed_for
+        static = self.config.token
+        if static is not None and hmac.compare_digest(token.encode("utf-8"), static.encode("utf-8")):
+            return None, session_id
+        return (CloseCode.UNAUTHORIZED, "unauthorized: invalid token"), None
 
     def capacity_refusal(self, session_id: str | None) -> tuple[int, str] | None:
         """Why no session can open now (close code, reason), or None.
@@ -1043,14 +1143,18 @@ class CoachServer:
                 del self._takeovers[session_id]
 
     async def serve_websocket(self, websocket: WebSocket) -> None:
-        refusal = self.refusal(websocket) or self.capacity_refusal(websocket.query_params.get("session"))
-        await websocket.accept()
+        refusal, session = self.refusal(websocket)
+        refusal = refusal or self.capacity_refusal(session)
+        # A client that offered subprotocols (a browser presenting its token as one) must get one
+        # of them back: ours, never the token's.
+        offered = websocket.scope.get("subprotocols") or []
+        await websocket.accept(subprotocol=SUBPROTOCOL if SUBPROTOCOL in offered else None)
         if refusal is not None:
             code, reason = refusal
             logger.info(f"connection refused ({code}): {reason}")
             await websocket.close(code=code, reason=reason)
             return
-        session_id = websocket.query_params.get("session") or f"s-{secrets.token_hex(4)}"
+        session_id = session or f"s-{secrets.token_hex(4)}"
         self._admitted += 1  # no await since the cap's check: concurrent connections count
         try:
             connection = await self._open(websocket, session_id)
@@ -1090,8 +1194,9 @@ class CoachServer:
         await asyncio.gather(
             *(c.close(CloseCode.GOING_AWAY, "server shutting down") for c in list(self.connections.values()))
         )
-        if self._lag_task is not None:
-            self._lag_task.cancel()
+        for task in (self._lag_task, self._purge_task):
+            if task is not None:
+                task.cancel()
 
     def app(self) -> FastAPI:
         @asynccontextmanager
@@ -1119,14 +1224,22 @@ class CoachServer:
         @app.get("/healthz")
         @app.get("/api/health")
         async def health() -> Any:
-            # 503 until the engines are loaded and warm: a load balancer sends no player here yet.
+            # 503 until the engines are loaded and warm, and while the store does not answer: a load
+            # balancer sends no player here then (one that came would be refused).
+            store = "ok"
+            try:
+                await asyncio.to_thread(self.store.ping)
+            except StoreError as err:
+                store = f"unavailable ({err.code})"
+            ok = self.ready and store == "ok"
             body = {
-                "ok": self.ready,
+                "ok": ok,
                 "ready": self.ready,
+                "store": store,
                 "sessions": len(self.connections),
                 "loop_lag_ms": self.loop_lag.summary(),  # over the last 10 s
             }
-            return JSONResponse(body, status_code=200 if self.ready else 503)
+            return JSONResponse(body, status_code=200 if ok else 503)
 
         @app.websocket("/ws")
         async def ws(websocket: WebSocket) -> None:
@@ -1163,8 +1276,11 @@ def _browser_host(config: ServerConfig) -> str:
     return "127.0.0.1" if config.host in ("0.0.0.0", "::") else config.host
 
 
-def overlay_url(config: ServerConfig, session: str = "player") -> str:
-    return f"http://{_browser_host(config)}:{config.port}/#session={session}&token={config.token}"
+def overlay_url(config: ServerConfig, session: str = "player", with_token: bool = True) -> str:
+    """The overlay's URL; `with_token`: the static token in its fragment (only a generated one is
+    printed: a configured token stays out of logs)."""
+    token = f"&token={config.token}" if with_token and config.token else ""
+    return f"http://{_browser_host(config)}:{config.port}/#session={session}{token}"
 
 
 def config_from_args(args: argparse.Namespace) -> ServerConfig:
@@ -1175,6 +1291,15 @@ def config_from_args(args: argparse.Namespace) -> ServerConfig:
     )  # fmt: skip
     if args.token:
         values["token"] = args.token
+    key = os.environ.get(SIGNING_KEY_ENV) or None
+    if key is not None:
+        try:
+            values["signing_key"] = check_key(key)
+        except TokenError as err:
+            raise SystemExit(str(err)) from None
+        if not args.token:  # signed tokens only: no static token opens every session
+            values["token"] = None
+    values["retain_days"] = getattr(args, "retain_days", None)
     limits = {
         "max_sessions": args.max_sessions, "handshake_timeout_s": args.handshake_timeout,
         "idle_timeout_s": args.idle_timeout, "takeover_timeout_s": args.takeover_timeout,
@@ -1231,7 +1356,7 @@ async def serve(
 ) -> None:
     """Run the server until a signal stops it. `sock`: bound already (`listen_socket`); `startup`:
     print each step as it loads; `ready` is called once the server can answer."""
-    store = open_store(store_url)
+    store = open_store(store_url, config.retain_days)
     engines: Engines | None = None
     server: CoachServer | None = None
     step = startup.step if startup is not None else _quiet_step
@@ -1302,13 +1427,21 @@ def run(args: argparse.Namespace) -> int:
         soft_wrap=True,
     )
     startup = Startup(console)
-    generated = not args.token
+    generated = not args.token and config.token is not None
 
     def ready() -> None:
         startup.ready(f"VoiceCoach listening on ws://{config.host}:{config.port}/ws")
-        console.print(f"overlay: {overlay_url(config)}", soft_wrap=True)
+        # A configured token (--token, VOICECOACH_TOKEN) is never printed: logs keep what serve says.
+        console.print(f"overlay: {overlay_url(config, with_token=generated)}", soft_wrap=True)
         if generated:
             console.print(f"token (generated; pass --token to fix one): {config.token}", soft_wrap=True)
+        elif config.token is not None:
+            console.print("token: the one configured (--token / VOICECOACH_TOKEN)", soft_wrap=True)
+        if config.signing_key is not None:
+            console.print(
+                f"signed tokens: verified with {SIGNING_KEY_ENV} (voicecoach token mint --session S)",
+                soft_wrap=True,
+            )
         sys.stdout.flush()
 
     try:
@@ -1317,6 +1450,8 @@ def run(args: argparse.Namespace) -> int:
         pass
     except LLMError as err:  # the LLM this configuration calls cannot start: say what to do
         raise SystemExit(str(err)) from None
+    except StoreError as err:  # a bad --store path, Redis down at start: one line
+        raise SystemExit(f"session store: {err}") from None
     return 0
 
 

@@ -46,6 +46,7 @@ class LiveServer:
         max_message_bytes: int = 64 * 1024,
         warm: bool = False,
         limits: SessionLimits | None = None,
+        server: dict[str, Any] | None = None,
         **coach: Any,
     ) -> None:
         self.pack = pack or load_pack()
@@ -57,6 +58,7 @@ class LiveServer:
         self._warm = warm
         self._limits = limits or SessionLimits()
         self._coach = coach
+        self._server = {"token": TOKEN, **(server or {})}  # more ServerConfig fields (signing_key ...)
         self.server: CoachServer | None = None
         self._uvicorn: uvicorn.Server | None = None
         self._task: asyncio.Task[None] | None = None
@@ -81,8 +83,8 @@ class LiveServer:
         values.update(self._coach)
         coach = CoachConfig(llm=llm, **values)
         config = ServerConfig(
-            port=self.port, token=TOKEN, coach=coach, max_message_bytes=self._max, warm=self._warm,
-            limits=self._limits,
+            port=self.port, coach=coach, max_message_bytes=self._max, warm=self._warm,
+            limits=self._limits, **self._server,
         )  # fmt: skip
         self.server = CoachServer(config, Engines(llm=LLMClient(coach.llm)), self.store, self.pack)
         self._uvicorn = uvicorn.Server(uvicorn_config(self.server))

@@ -487,7 +487,7 @@ class EmbeddedWhisperSTTService(SegmentedSTTService):
         except DecodeAbandoned:
             return ""
         if (took := time.perf_counter() - started) > SLOW_DECODE_S:  # an operator should see it
-            logger.warning(f"Whisper took {took:.1f} s on {seconds:.1f} s of audio: {text!r}")
+            logger.warning(f"Whisper took {took:.1f} s on {seconds:.1f} s of audio ({len(text)} characters)")
         return text
 
     def prompt(self) -> str | None:

@@ -5,7 +5,8 @@ Debian's HAProxy with the committed config, Debian's redis-server; the scripted 
 in the test, routed by system prompt as in tests/pipelines/test_turn.py. A player's session is killed
 with its worker (SIGKILL, mid-session), the client reconnects through the load balancer and
 lands on the other worker, which resumes the session from Redis: the next turn goes on from
-the right index, and no turn is lost or duplicated.
+the right index, and no turn is lost or duplicated. Players hold tokens minted per session
+(VOICECOACH_SIGNING_KEY, as docs/DEPLOY.md); none of them, nor the workers' static token, is in a log.
 """
 
 from __future__ import annotations
@@ -27,15 +28,17 @@ import pytest_asyncio
 
 from tests.live_server import GAME_STATE, TOKEN, free_port
 from tests.pipelines.test_turn import Router
-from voicecoach.app.client import CoachClient
+from voicecoach.app.client import CoachClient, CoachClosed
 from voicecoach.coach import protocol
 from voicecoach.coach.store import RedisSessionStore
+from voicecoach.coach.tokens import mint
 from voicecoach.domain.pack import load_pack
 from voicecoach.testing.scripted_llm import Script, ScriptedLLMServer
 
 ROOT = Path(__file__).resolve().parents[2]
 HAPROXY_CFG = ROOT / "deploy" / "haproxy.cfg"
 REPLY = Script("Keep Sparkwing in and lead with Emberfox.", inter_token_s=0.01)
+SIGNING_KEY = "deploy-test-signing-key-0123456789abcdef"
 
 
 def health(port: int) -> dict[str, object] | None:
@@ -64,7 +67,10 @@ class Deployment:
         self.workers = {name: free_port() for name in ("worker1", "worker2")}
         self.lb = free_port()
         self.procs: dict[str, subprocess.Popen[bytes]] = {}
+        self.log_dir = log_dir
+        # A static token configured too (an operator's tool may use one): no worker may print it.
         env = {**os.environ, "PYTHONPATH": str(ROOT), "VOICECOACH_TOKEN": TOKEN}
+        env["VOICECOACH_SIGNING_KEY"] = SIGNING_KEY
         for name, port in self.workers.items():
             command = [
                 sys.executable, "-m", "voicecoach.app.cli", "serve", "--port", str(port),
@@ -162,7 +168,11 @@ async def ask(
 async def test_killed_worker_session_resumes_on_the_other_with_nothing_lost(deployment: Deployment) -> None:
     store = RedisSessionStore(deployment.redis_url)
     session = "failover-player"
-    client = await CoachClient.connect(deployment.url, token=TOKEN, session=session)
+    token = mint(SIGNING_KEY, session, ttl_s=600)
+    # As a browser can: the token as a subprotocol, which no proxy logs.
+    client = await CoachClient.connect(
+        deployment.url, token=token, session=session, token_in_subprotocol=True
+    )
     try:
         assert client.session is not None and not client.session.resumed
         pushed = await client.push_state(snapshot=GAME_STATE)
@@ -177,8 +187,17 @@ async def test_killed_worker_session_resumes_on_the_other_with_nothing_lost(depl
     finally:
         await client.close()
 
-    # The game reconnects through the load balancer, with the same session id.
-    again = await CoachClient.connect(deployment.url, token=TOKEN, session=session, timeout_s=60)
+    # Another player's token does not open this session on the worker that now serves it.
+    with pytest.raises(CoachClosed) as refused:
+        await CoachClient.connect(deployment.url, token=mint(SIGNING_KEY, "intruder", 600), session=session)
+    assert refused.value.close_code == protocol.CloseCode.UNAUTHORIZED
+    assert refused.value.reason == "unauthorized: the token is for another session"
+
+    # The game reconnects through the load balancer, with the same session id (the token in the
+    # query this time, as Pipecat's JS transport sends it: HAProxy's log must not keep it).
+    again = await CoachClient.connect(
+        deployment.url, token=token, session=session, timeout_s=60, token_in_query=True
+    )
     failover_ms = (time.monotonic() - killed) * 1000.0
     print(f"\nfailover: kill -9 -> session event on the other worker: {failover_ms:.0f} ms")
     try:
@@ -199,3 +218,10 @@ async def test_killed_worker_session_resumes_on_the_other_with_nothing_lost(depl
     saved = await asyncio.to_thread(store.load_state, session)
     assert saved is not None and saved.version == pushed.version
     store.close()
+
+    # Nothing secret in any log: HAProxy logs the request without its query, the workers print no
+    # configured token.
+    logs = {p.name: p.read_text(errors="replace") for p in deployment.log_dir.glob("*.log")}
+    assert "GET /ws" in logs["haproxy.log"], logs["haproxy.log"][-2000:]
+    for name, text in logs.items():
+        assert token not in text and TOKEN not in text, name

@@ -296,6 +296,22 @@ def cmd_bench_turn(args: argparse.Namespace) -> int:
     return bench_turn.main(modes, args.limit, config, Path(args.out) if args.out else None)
 
 
+def cmd_token(args: argparse.Namespace) -> int:
+    """`voicecoach token mint`: what a game's backend does per player session, for development."""
+    import os
+
+    from voicecoach.coach.tokens import SIGNING_KEY_ENV, TokenError, mint, parse_ttl
+
+    key = os.environ.get(SIGNING_KEY_ENV)
+    if not key:
+        raise SystemExit(f"set {SIGNING_KEY_ENV} (the key the workers verify tokens with)")
+    try:
+        print(mint(key, args.session, parse_ttl(args.ttl)))
+    except TokenError as err:
+        raise SystemExit(str(err)) from None
+    return 0
+
+
 def cmd_pack(args: argparse.Namespace) -> int:
     from voicecoach.app import packcheck
 
@@ -337,6 +353,17 @@ def build_parser() -> argparse.ArgumentParser:
     serve = sub.add_parser("serve", help="live coach server: websocket for games + in-game overlay")
     add_serve_arguments(serve)
     serve.set_defaults(fn=cmd_serve)
+
+    token = sub.add_parser(
+        "token", help="per-session tokens: mint one (the game backend's part, for development)"
+    )
+    tokens = token.add_subparsers(dest="token", required=True, metavar="ACTION")
+    token_mint = tokens.add_parser(
+        "mint", help="print a token that opens one session ($VOICECOACH_SIGNING_KEY)"
+    )
+    token_mint.add_argument("--session", required=True, help="the session id the token opens")
+    token_mint.add_argument("--ttl", default="1h", help="how long it is valid: 90s, 30m, 1h, 7d (default 1h)")
+    token_mint.set_defaults(fn=cmd_token)
 
     from voicecoach.pipelines.bench import latency as bench_latency
     from voicecoach.pipelines.bench import load as bench_load
@@ -463,7 +490,12 @@ def main(argv: list[str] | None = None) -> int:
         # A background job (`cmd &` from a script) starts with SIGINT ignored: asyncio.run would then
         # install no handler and the re-sent SIGINT would be lost.
         signal.signal(signal.SIGINT, signal.default_int_handler)
-    return int(args.fn(args))
+    from voicecoach.coach.store import StoreError
+
+    try:
+        return int(args.fn(args))
+    except StoreError as err:  # a bad --store path, Redis down: one line, not a traceback
+        raise SystemExit(f"session store: {err}") from None
 
 
 if __name__ == "__main__":

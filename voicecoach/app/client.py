@@ -137,17 +137,25 @@ class CoachClient:
         session: str | None = None,
         origin: str | None = None,
         token_in_query: bool = False,
+        token_in_subprotocol: bool = False,
         timeout_s: float = 30.0,
     ) -> CoachClient:
         """Connect, do the RTVI handshake and wait for the `session` event.
 
-        The token goes in an `Authorization` header (or the query, as browsers must send it).
+        The token goes in an `Authorization` header, or the query (as Pipecat's JS transport sends
+        it), or a `voicecoach.token.<token>` subprotocol (as a browser can without a proxy logging it).
         Raises CoachClosed if the server refuses the connection.
         """
         query = {"session": session} if session else {}
         headers = {}
+        subprotocols = None
         if token_in_query:
             query["token"] = token
+        elif token_in_subprotocol:
+            subprotocols = [
+                websockets.Subprotocol("voicecoach"),
+                websockets.Subprotocol(f"voicecoach.token.{token}"),
+            ]
         else:
             headers["Authorization"] = f"Bearer {token}"
         parts = urlsplit(url)
@@ -156,6 +164,7 @@ class CoachClient:
             full,
             additional_headers=headers,
             origin=websockets.Origin(origin) if origin else None,
+            subprotocols=subprotocols,
             max_size=None,  # the server sizes its own messages
             compression=None,  # PCM does not compress
             open_timeout=timeout_s,

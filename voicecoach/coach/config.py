@@ -169,6 +169,10 @@ def add_serve_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--store", default=None, help="sqlite:///path, a path, or memory: (default ~/.local/state)"
     )
+    parser.add_argument(
+        "--retain-days", type=float, default=None, metavar="D",
+        help="forget a session idle this long (Redis: its keys expire; SQLite: purged hourly; default: keep)",
+    )  # fmt: skip
     add_mode_argument(parser)
     add_pack_argument(parser)
     add_engine_arguments(parser)

@@ -87,6 +87,7 @@ ErrorCode = Literal[
     "bad-audio",  # an audio frame the coach cannot listen to (rate, channels, length)
     "bad-frame",  # bytes that are not a Pipecat protobuf frame, or a frame kind clients may not send
     "too-large",  # a message over the size limit (dropped; the connection goes on)
+    "store-unavailable",  # the session store did not take a write: nothing changed, retry later
 ]
 
 
@@ -175,11 +176,12 @@ REQUEST_TYPES: dict[str, type[StateUpdate] | type[GetState] | type[PushToTalk]] 
 class ProtocolError(ValueError):
     """A message that breaks the protocol; `text` is what the client is told."""
 
-    def __init__(self, code: ErrorCode, message: str):
+    def __init__(self, code: ErrorCode, message: str, request_id: str | None = None):
         super().__init__(error_text(code, message))
         self.code = code
         self.message = message
         self.text = error_text(code, message)
+        self.request_id = request_id  # the id of the request it answers, if it had one
 
 
 def describe(err: ValidationError) -> str:
@@ -237,6 +239,66 @@ def load_message(text: str | bytes) -> dict[str, Any]:
         kind = type(message).__name__
         raise ProtocolError("bad-message", f"a message must be a JSON object (an RTVI message), not {kind}")
     return message
+
+
+# A JSON escape of a UTF-16 surrogate: only then can parsed JSON hold a string that is not valid
+# Unicode (a lone surrogate, which no store or encoder takes). Searched before walking the message.
+_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
+
+
+def lone_surrogate(message: dict[str, Any], text: str | bytes) -> str | None:
+    """The dotted path of the first key or string of `message` (parsed from `text`) that is not
+    valid UTF-8 (a lone surrogate such as "\\ud800"), or None. Linear in `text`, in C, for the
+    messages without such an escape (all real ones but emoji)."""
+    raw = text.decode("utf-8", "surrogatepass") if isinstance(text, bytes) else text
+    if not _SURROGATE_ESCAPE.search(raw):
+        return None
+
+    def bad(s: str) -> bool:
+        try:
+            s.encode("utf-8")
+        except UnicodeEncodeError:
+            return True
+        return False
+
+    stack: list[tuple[str, Any]] = [("", message)]
+    while stack:
+        path, node = stack.pop()
+        if isinstance(node, str):
+            if bad(node):
+                return path or "<root>"
+        elif isinstance(node, dict):
+            for key, value in node.items():
+                child = f"{path}.{key}" if path else str(key)
+                if bad(str(key)):
+                    return child.encode("utf-8", "backslashreplace").decode("ascii")
+                stack.append((child, value))
+        elif isinstance(node, list):
+            stack.extend((f"{path}[{i}]", v) for i, v in enumerate(node))
+    return None
+
+
+_ID = re.compile(r'"id"\s*:\s*"([^"\\]{1,128})"')
+
+
+def envelope_id(text: str | bytes, limit: int = 4096) -> str | None:
+    """The `id` of an RTVI message that will not be parsed (too large), from its envelope: the
+    text before its first nested object or list, or after its last one (RTVI clients write label,
+    type and id around `data`). None when it is not found there: an `"id"` inside `data` (a unit's)
+    is never taken for it."""
+    raw = text.decode("utf-8", "replace") if isinstance(text, bytes) else text
+    begin = raw.find("{")  # a protobuf frame's header comes before its JSON
+    if begin < 0:
+        return None
+    head = raw[begin + 1 : begin + limit]
+    cut = min((i for i in (head.find("{"), head.find("[")) if i >= 0), default=len(head))
+    tail = raw[-limit:-1]
+    start = max(tail.rfind("}"), tail.rfind("]")) + 1
+    for part in (head[:cut], tail[start:] if start > 0 else ""):
+        match = _ID.search(part)
+        if match:
+            return match.group(1)
+    return None
 
 
 def parse_request(t: str, d: Any) -> ClientRequest:

@@ -292,9 +292,12 @@ class Session:
         else:
             new = apply_patch(self.state, data)
         check_state(self.pack, new)
-        self.state = new.model_copy(update={"version": self.state.version + 1})
+        new = new.model_copy(update={"version": self.state.version + 1})
+        # Stored first: a store that refuses it (StoreError) leaves the session answering from the
+        # state it has stored, the one a resumed session would find.
+        self.store.save_state(self.session_id, new)
+        self.state = new
         self.stale = stale
-        self.store.save_state(self.session_id, self.state)
         for turn in self.turns.values():  # a turn in flight reads the new state from here on
             turn.snapshot = self._snapshot(turn.index, turn.links, link_entities(self.pack, turn.utterance))
 
@@ -316,7 +319,9 @@ class Session:
             and speech_started - previous.started < CONTINUES_WITHIN_S
         )
         if continues and previous is not None:
-            logger.info(f"turn {self.next_turn}: {utterance!r} continues {previous.utterance!r}")
+            # What players say is logged at DEBUG only (INFO logs go to operators' log stores).
+            logger.info(f"turn {self.next_turn}: continues turn {self.next_turn - 1}")
+            logger.debug(f"turn {self.next_turn}: {utterance!r} continues {previous.utterance!r}")
             utterance = f"{previous.utterance} {utterance}"
         if len(utterance) > MAX_UTTERANCE_CHARS:
             logger.warning(f"utterance of {len(utterance)} characters cut to {MAX_UTTERANCE_CHARS}")
@@ -328,11 +333,11 @@ class Session:
             Lexicon.of(self.pack), utterance, [e.utterance for e in self.dialogue[-REPAIR_CONTEXT:]]
         )
         if fixed.changes:
-            logger.info(f"turn {index}: {utterance!r} repaired to {fixed.text!r}")
+            logger.debug(f"turn {index}: {utterance!r} repaired to {fixed.text!r}")
             utterance = fixed.text
         reading = read_turn(self.pack, self.state, utterance, self.dialogue)
         if reading.text != utterance:
-            logger.info(
+            logger.debug(
                 f"turn {index}: {utterance!r} read as {reading.text!r} ({'; '.join(reading.resolved)})"
             )
             utterance = reading.text

@@ -16,11 +16,13 @@ from __future__ import annotations
 import os
 import sqlite3
 import threading
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, Protocol, runtime_checkable
+from typing import Any, Literal, Protocol, runtime_checkable
+from urllib.parse import urlsplit, urlunsplit
 
 from pydantic import BaseModel, ConfigDict, Field, with_config
 
@@ -34,8 +36,19 @@ DEFAULT_STORE_PATH = Path("~/.local/state/voicecoach/sessions.sqlite3")
 STORE_ENV = "VOICECOACH_STORE"
 
 
+# What went wrong with a store, for a program to act on (the server answers `unavailable` with a
+# retry, the CLI says the rest in one line): `unavailable` the store did not answer or refused a
+# write (Redis down, disk full, a locked file); `open` it cannot be opened at all (a bad path, a
+# bad URL); `foreign` / `schema` the file is not ours / of another version; `closed` used after close.
+StoreErrorCode = Literal["unavailable", "open", "foreign", "schema", "closed"]
+
+
 class StoreError(RuntimeError):
-    """The store cannot be opened or used; the message names the file."""
+    """The store cannot be opened or used; the message names the file (never a password)."""
+
+    def __init__(self, message: str, code: StoreErrorCode = "unavailable") -> None:
+        super().__init__(message)
+        self.code: StoreErrorCode = code
 
 
 class StoreNotSupportedError(ValueError):
@@ -108,6 +121,15 @@ class SessionStore(Protocol):
 
     def sessions(self) -> list[str]: ...
 
+    def ping(self) -> None:
+        """Raise StoreError (`unavailable`) unless the store answers now (the health check)."""
+        ...
+
+    def purge(self, now: float | None = None) -> int:
+        """Forget the sessions idle for longer than the store's retention (`retain_s`); how many.
+        Redis needs none (its keys expire); 0 without a retention."""
+        ...
+
     def close(self) -> None: ...
 
 
@@ -141,14 +163,26 @@ _SCHEMA = (
 )
 
 
-class SQLiteSessionStore:
-    """The default backend: one SQLite file shared by all sessions of a machine."""
+# When each session last changed (a turn or a state), for `purge`. Created when missing, so a file
+# written before it opens as it was (its sessions count as active from then on).
+_ACTIVITY = "CREATE TABLE IF NOT EXISTS activity (session_id TEXT PRIMARY KEY, updated_at REAL NOT NULL)"
 
-    def __init__(self, path: str | Path) -> None:
+
+class SQLiteSessionStore:
+    """The default backend: one SQLite file shared by all sessions of a machine.
+
+    The file holds what players said and own: it is created readable by its owner only (0600,
+    its folder 0700); SQLite gives its -wal and -shm files the same mode. `retain_s`: `purge`
+    forgets sessions idle longer than that (the server runs it periodically)."""
+
+    def __init__(self, path: str | Path, retain_s: float | None = None) -> None:
         self.path = Path(path).expanduser()
+        self.retain_s = retain_s
         self._lock = threading.Lock()
         try:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
+            self.path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+            if not self.path.exists():
+                os.close(os.open(self.path, os.O_CREAT | os.O_WRONLY, 0o600))
             # check_same_thread=False: the asyncio app may call us from worker threads;
             # self._lock serialises access instead. isolation_level=None: we issue
             # BEGIN/COMMIT ourselves so each write is exactly one transaction.
@@ -156,7 +190,7 @@ class SQLiteSessionStore:
                 self.path, check_same_thread=False, isolation_level=None
             )
         except (OSError, sqlite3.Error) as err:
-            raise StoreError(f"cannot open session store {self.path}: {err}") from err
+            raise StoreError(f"cannot open session store {self.path}: {err}", "open") from err
         try:
             self._open_schema()
         except BaseException:
@@ -178,16 +212,21 @@ class SQLiteSessionStore:
                 for statement in _SCHEMA:
                     conn.execute(statement)
                 conn.execute("INSERT INTO schema_version (version) VALUES (?)", (SCHEMA_VERSION,))
+                conn.execute(_ACTIVITY)
                 return
             if "schema_version" not in tables:
-                raise StoreError(f"{self.path} is an SQLite database but not a voicecoach session store")
+                raise StoreError(
+                    f"{self.path} is an SQLite database but not a voicecoach session store", "foreign"
+                )
             row = conn.execute("SELECT version FROM schema_version").fetchone()
             if row is None or row[0] != SCHEMA_VERSION:
                 found = None if row is None else row[0]
                 raise StoreError(
                     f"session store {self.path} has schema version {found}; "
-                    f"this build reads version {SCHEMA_VERSION}"
+                    f"this build reads version {SCHEMA_VERSION}",
+                    "schema",
                 )
+            conn.execute(_ACTIVITY)
 
     @contextmanager
     def _locked(self, write: bool = False) -> Iterator[sqlite3.Connection]:
@@ -198,7 +237,7 @@ class SQLiteSessionStore:
         with self._lock:
             conn = self._conn
             if conn is None:
-                raise StoreError(f"session store {self.path} is closed")
+                raise StoreError(f"session store {self.path} is closed", "closed")
             try:
                 if write:
                     # IMMEDIATE takes the write lock up front, so a concurrent writer waits
@@ -210,6 +249,8 @@ class SQLiteSessionStore:
             except BaseException as err:
                 if conn.in_transaction:
                     conn.execute("ROLLBACK")
+                if isinstance(err, sqlite3.DatabaseError) and "not a database" in str(err):
+                    raise StoreError(f"session store {self.path}: {err}", "foreign") from err
                 if isinstance(err, sqlite3.Error):
                     raise StoreError(f"session store {self.path}: {err}") from err
                 raise
@@ -232,6 +273,7 @@ class SQLiteSessionStore:
                     meta_json,
                 ),
             )
+            _touch(conn, session_id)
 
     def load_history(self, session_id: str, k: int = SESSION_HISTORY_K) -> list[AnswerMeta]:
         if k <= 0:  # SQLite reads a negative LIMIT as "no limit"
@@ -267,6 +309,7 @@ class SQLiteSessionStore:
                 "INSERT OR REPLACE INTO states (session_id, state_json) VALUES (?, ?)",
                 (session_id, state.model_dump_json()),
             )
+            _touch(conn, session_id)
 
     def load_state(self, session_id: str) -> LiveState | None:
         with self._locked() as conn:
@@ -287,11 +330,33 @@ class SQLiteSessionStore:
             ).fetchall()
         return [row[0] for row in rows]
 
+    def ping(self) -> None:
+        with self._locked() as conn:
+            conn.execute("SELECT 1 FROM schema_version").fetchone()
+
+    def purge(self, now: float | None = None) -> int:
+        if self.retain_s is None:
+            return 0
+        cutoff = (time.time() if now is None else now) - self.retain_s
+        with self._locked(write=True) as conn:
+            idle = [
+                r[0] for r in conn.execute("SELECT session_id FROM activity WHERE updated_at < ?", (cutoff,))
+            ]
+            for table in ("turns", "states", "activity"):
+                conn.executemany(f"DELETE FROM {table} WHERE session_id = ?", [(s,) for s in idle])
+        return len(idle)
+
     def close(self) -> None:
         with self._lock:
             if self._conn is not None:
                 self._conn.close()
                 self._conn = None
+
+
+def _touch(conn: sqlite3.Connection, session_id: str) -> None:
+    conn.execute(
+        "INSERT OR REPLACE INTO activity (session_id, updated_at) VALUES (?, ?)", (session_id, time.time())
+    )
 
 
 # --- memory -------------------------------------------------------------------------------
@@ -344,6 +409,12 @@ class MemorySessionStore:
         with self._lock:
             return sorted(set(self._turns) | set(self._states))
 
+    def ping(self) -> None:
+        """Always answers."""
+
+    def purge(self, now: float | None = None) -> int:
+        return 0
+
     def close(self) -> None:
         """Nothing to release; the data lives as long as the object."""
 
@@ -358,14 +429,20 @@ class RedisSessionStore:
     TurnRecord JSON (meta included, dumped once so `load_history` returns it byte for byte),
     ``state:<session>`` the LiveState JSON, and ``sessions`` a set of session ids. A turn and its
     session-set entry are written in one MULTI/EXEC transaction, so a worker killed mid-save leaves
-    either the whole turn or none of it.
+    either the whole turn or none of it. `retain_s`: every write sets the session's keys to expire
+    that long after it (Redis forgets an idle session itself); `sessions` then drops the ids whose
+    keys are gone.
     """
 
-    def __init__(self, url: str, prefix: str = "voicecoach:", timeout_s: float = 2.0) -> None:
+    def __init__(
+        self, url: str, prefix: str = "voicecoach:", timeout_s: float = 2.0, retain_s: float | None = None
+    ) -> None:
         import redis  # the client is needed only by this backend
 
-        self.url = url
+        # Messages and logs name the store without its password (redis://:secret@host).
+        self.url = redact_url(url)
         self._prefix = prefix
+        self.retain_s = retain_s
         self._errors: tuple[type[BaseException], ...] = (redis.RedisError,)
         try:
             self._redis: Any = redis.Redis.from_url(
@@ -373,7 +450,7 @@ class RedisSessionStore:
             )
             self._redis.ping()
         except (redis.RedisError, ValueError) as err:
-            raise StoreError(f"cannot open session store {url}: {err}") from err
+            raise StoreError(f"cannot open session store {self.url}: {err}", "open") from err
 
     def _key(self, kind: str, session_id: str = "") -> str:
         return f"{self._prefix}{kind}:{session_id}" if session_id else f"{self._prefix}{kind}"
@@ -391,7 +468,15 @@ class RedisSessionStore:
             pipe = self._redis.pipeline(transaction=True)
             pipe.hset(self._key("turns", session_id), str(record.turn_index), record.model_dump_json())
             pipe.sadd(self._key("sessions"), session_id)
+            self._expire(pipe, session_id)
             pipe.execute()
+
+    def _expire(self, pipe: Any, session_id: str) -> None:
+        """Inside a write's transaction: the session's keys live `retain_s` from now."""
+        if self.retain_s is not None:
+            ms = max(1, int(self.retain_s * 1000))
+            pipe.pexpire(self._key("turns", session_id), ms)
+            pipe.pexpire(self._key("state", session_id), ms)
 
     def _records(self, session_id: str) -> list[TurnRecord]:
         with self._errors_named():
@@ -415,6 +500,7 @@ class RedisSessionStore:
             pipe = self._redis.pipeline(transaction=True)
             pipe.set(self._key("state", session_id), state.model_dump_json())
             pipe.sadd(self._key("sessions"), session_id)
+            self._expire(pipe, session_id)
             pipe.execute()
 
     def load_state(self, session_id: str) -> LiveState | None:
@@ -428,37 +514,68 @@ class RedisSessionStore:
         return max((int(i) for i in indices), default=-1) + 1
 
     def sessions(self) -> list[str]:
+        self.purge()
         with self._errors_named():
             return sorted(self._redis.smembers(self._key("sessions")))
+
+    def ping(self) -> None:
+        with self._errors_named():
+            self._redis.ping()
+
+    def purge(self, now: float | None = None) -> int:
+        """The keys expire by themselves; this drops the ids of expired sessions from the set."""
+        if self.retain_s is None:
+            return 0
+        with self._errors_named():
+            gone = [
+                s
+                for s in self._redis.smembers(self._key("sessions"))
+                if not self._redis.exists(self._key("turns", s), self._key("state", s))
+            ]
+            if gone:
+                self._redis.srem(self._key("sessions"), *gone)
+        return len(gone)
 
     def close(self) -> None:
         self._redis.close()
 
 
+def redact_url(url: str) -> str:
+    """`url` without its password, to be said in messages and logs."""
+    parts = urlsplit(url)
+    if parts.password is None:
+        return url
+    host = parts.hostname or ""
+    netloc = f"{parts.username or ''}:***@{host}" + (f":{parts.port}" if parts.port else "")
+    return urlunsplit(parts._replace(netloc=netloc))
+
+
 # --- choosing a backend -------------------------------------------------------------------
 
 
-def open_store(url: str | None = None) -> SessionStore:
+def open_store(url: str | None = None, retain_days: float | None = None) -> SessionStore:
     """Open the store a URL names.
 
     None means $VOICECOACH_STORE, else the default file under ~/.local/state. Accepted:
     ``sqlite:///relative.db`` / ``sqlite:////absolute.db`` (SQLAlchemy's spelling), a plain
-    file path, ``redis://host:port/db`` (or ``rediss://``), and ``memory:``.
+    file path, ``redis://host:port/db`` (or ``rediss://``), and ``memory:``. `retain_days`: a
+    session idle that long is forgotten (Redis: its keys expire; SQLite: `purge`).
     """
     if url is None:
         url = os.environ.get(STORE_ENV) or str(DEFAULT_STORE_PATH.expanduser())
+    retain_s = retain_days * 86400.0 if retain_days is not None else None
     if url == "memory:":
         return MemorySessionStore()
     if url.startswith("sqlite:///"):
         path = url.removeprefix("sqlite:///")
         if not path:
             raise ValueError(f"store URL {url!r} has no file path")
-        return SQLiteSessionStore(path)
+        return SQLiteSessionStore(path, retain_s=retain_s)
     if url.startswith(("redis://", "rediss://")):
-        return RedisSessionStore(url)
+        return RedisSessionStore(url, retain_s=retain_s)
     if "://" in url:
         raise StoreNotSupportedError(
-            f"store URL {url!r}: unknown backend; use sqlite:///path, redis://host:port/db, a file path,"
-            " or memory:"
+            f"store URL {redact_url(url)!r}: unknown backend; use sqlite:///path, redis://host:port/db,"
+            " a file path, or memory:"
         )
-    return SQLiteSessionStore(url)
+    return SQLiteSessionStore(url, retain_s=retain_s)

@@ -30,6 +30,9 @@ from pydantic import (
 from pydantic.json_schema import JsonDict
 
 SESSION_HISTORY_K = 20  # paper §3.3: s_sh covers the prior 20 turns
+# The bound of every count a game sends (levels, stages, round, scores). Strict integers: JSON's
+# `true` is no level, and a 400-digit score would be stored and read back on every turn.
+MAX_COUNT = 1_000_000
 
 
 class _Model(BaseModel):
@@ -66,10 +69,10 @@ class MatchState(_OmitsEmpty):
     OMIT_EMPTY = frozenset({"context"})
 
     mode: str = "ranked"
-    round: int = Field(ge=1)
-    rounds_total: int = Field(default=3, ge=1)
-    score_player: int = Field(default=0, ge=0)
-    score_opponent: int = Field(default=0, ge=0)
+    round: int = Field(ge=1, le=MAX_COUNT, strict=True)
+    rounds_total: int = Field(default=3, ge=1, le=MAX_COUNT, strict=True)
+    score_player: int = Field(default=0, ge=0, le=MAX_COUNT, strict=True)
+    score_opponent: int = Field(default=0, ge=0, le=MAX_COUNT, strict=True)
     player_lineup: list[str] = Field(default_factory=list, description="creature ids on the field")
     opponent_lineup: list[str] = Field(default_factory=list, description="creature ids")
     context: dict[str, str] = Field(
@@ -103,8 +106,8 @@ class IntentContext(_OmitsEmpty):
 
 class OwnedCreature(_Model):
     creature_id: str
-    stage: int = Field(default=1, ge=1, description="evolution stage, 1-based")
-    level: int = Field(default=1, ge=1)
+    stage: int = Field(default=1, ge=1, le=MAX_COUNT, strict=True, description="evolution stage, 1-based")
+    level: int = Field(default=1, ge=1, le=MAX_COUNT, strict=True)
     unlocked_skills: list[str] = Field(default_factory=list)
 
 
@@ -127,11 +130,15 @@ class OwnedEntity(_Model):
     """One unit of the player's collection (a pack whose schema state is "collection")."""
 
     id: str
-    tier: int | None = Field(default=None, ge=1, description="progression tier, 1-based")
-    level: int = Field(default=1, ge=1)
+    tier: int | None = Field(
+        default=None, ge=1, le=MAX_COUNT, strict=True, description="progression tier, 1-based"
+    )
+    level: int = Field(default=1, ge=1, le=MAX_COUNT, strict=True)
     unlocked: list[str] = Field(default_factory=list, description="option ids")
     equipped: dict[str, str] = Field(default_factory=dict, description="slot -> option id")
-    copies: int | None = Field(default=None, ge=1, description="for games that count copies")
+    copies: int | None = Field(
+        default=None, ge=1, le=MAX_COUNT, strict=True, description="for games that count copies"
+    )
 
 
 class Collection(_Model):
@@ -147,7 +154,7 @@ class FactSlots(_OmitsEmpty):
     OMIT_EMPTY = frozenset({"collection"})
 
     inventory: Inventory | None = None
-    player_level: int = Field(default=1, ge=1)
+    player_level: int = Field(default=1, ge=1, le=MAX_COUNT, strict=True)
     collection: Collection | None = None
 
 

@@ -1,0 +1,55 @@
+"""A session applies a state update only once the store took it, and logs no player's words above
+DEBUG. The store is real: a private redis-server the test kills."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+import pytest
+from loguru import logger
+
+from tests.conftest import STATE
+from tests.redis_server import RedisServer
+from voicecoach.coach.session import Session
+from voicecoach.coach.store import RedisSessionStore, StoreError
+from voicecoach.domain.pack import Pack
+
+
+def test_a_state_update_the_store_refuses_changes_nothing(pack: Pack, tmp_path: Path) -> None:
+    server = RedisServer(tmp_path, None, "--save", "", "--appendonly", "no").start()
+    try:
+        store = RedisSessionStore(server.url, timeout_s=0.5)
+        session = Session.open("p", store=store, pack=pack)
+        session.update_state(snapshot=STATE)
+        before = session.state
+        server.kill()
+        with pytest.raises(StoreError):
+            session.update_state(patch={"fs": {"player_level": 30}})
+        # The session answers from the state it had stored, not the refused one.
+        assert session.state == before and session.state.fs.player_level == 18
+        assert session.begin_turn("what now?").snapshot.fs.player_level == 18
+        server.start()  # the same port: the client reconnects
+        session.update_state(patch={"fs": {"player_level": 30}})
+        assert session.state.version == before.version + 1
+        stored = store.load_state("p")
+        assert stored is not None and stored.fs.player_level == 30
+        store.close()
+    finally:
+        server.stop()
+
+
+def test_what_the_player_said_is_logged_at_debug_only(pack: Pack) -> None:
+    lines: list[tuple[str, str]] = []
+    sink = logger.add(lambda m: lines.append((m.record["level"].name, m.record["message"])), level="DEBUG")
+    try:
+        session = Session.open("p", pack=pack)
+        session.update_state(snapshot=STATE)
+        first = session.begin_turn("my secret plan is emberfox", speech_started=time.monotonic())
+        # Spoken again within a second: the rest of the same utterance, a line is logged about it.
+        session.begin_turn("and then oakhorn", speech_started=first.started + 0.2)
+    finally:
+        logger.remove(sink)
+    assert any(level == "INFO" and "continues" in text for level, text in lines)
+    said = [(level, text) for level, text in lines if "secret plan" in text]
+    assert said and all(level == "DEBUG" for level, _ in said), lines
