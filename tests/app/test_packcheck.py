@@ -12,7 +12,8 @@ from typing import Any
 import pytest
 
 from voicecoach.app.cli import main as cli_main
-from voicecoach.app.packcheck import CHECKS, MIN_PARAPHRASES, Finding, check_pack, new_pack
+from voicecoach.app.packcheck import CHECKS, MIN_PARAPHRASES, Finding, check_pack
+from voicecoach.app.packnew import new_pack
 from voicecoach.bench import prior
 from voicecoach.core.state import load_state
 from voicecoach.domain.entities import link_entities
@@ -183,14 +184,14 @@ def test_a_file_that_does_not_read_is_one_failed_check_not_a_traceback(
     assert "not a pack folder" in capsys.readouterr().out
 
 
-def test_pack_new_writes_a_skeleton_that_loads_and_lists_what_is_missing(
+def test_pack_new_writes_a_pack_that_passes_once_its_prior_is_trained(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    assert cli_main(["pack", "new", "card_duel", "--dir", str(tmp_path)]) == 0
     folder = tmp_path / "card_duel"
+    assert cli_main(["pack", "new", str(folder)]) == 0
     readme = (folder / "README.md").read_text(encoding="utf-8")
     assert readme.startswith("# Card Duel")
-    pack = load_pack_from(folder)  # the skeleton is a valid pack
+    pack = load_pack_from(folder)  # a valid pack
     assert pack.pack_id == "card_duel"
 
     # The schema layout: schema.json names the kinds and their files, tools.json instantiates
@@ -207,47 +208,39 @@ def test_pack_new_writes_a_skeleton_that_loads_and_lists_what_is_missing(
     assert [m.name for m in schema.matchups] == ["counters"]
     assert set(pack.tools) == set(pack.builtin_tools)  # every tool a builtin: no game server needed
     assert all(e.answer for e in pack.phi if e.tools)
-    assert not [
-        e for e in pack.phi if not e.tools and f"{e.intent}/{e.sub_intent}" not in pack.templates.answers
-    ]
     for name in written - {"README.md"}:
         assert name in readme  # the README says what each file is
 
-    findings = check_pack(folder, train=True)
-    bad = _bad(findings)
-    assert bad and all(f.status == "missing" for f in bad)  # nothing wrong, only things to write
-    checks = {f.check for f in bad}
-    assert checks == {"paraphrases", "W3 pools", "skeleton text", "intent prior"}
-    details = {(f.check, f.status, f.detail) for f in bad}
-    assert ("skeleton text", "missing", "manifest.json: persona: still TODO") in details
-    assert ("skeleton text", "missing", "units.json: ['unit_a'].name: still TODO") in details
-    assert ("skeleton text", "missing", "templates.json: paragraphs.guidance.generic: still TODO") in details
-    retrained = [f for f in findings if f.check == "intent prior" and f.status == "ok"]
-    assert len(retrained) == 1 and "held-out pair accuracy" in retrained[0].detail  # --train ran
-
+    # Before the prior is trained, that is all pack check asks for.
+    bad = _bad(check_pack(folder))
+    assert [(f.check, f.status) for f in bad] == [("intent prior", "missing")]
+    assert f"train --pack {folder.resolve()}" in bad[0].detail
     capsys.readouterr()
     assert cli_main(["pack", "check", str(folder)]) == 1
     assert "Traceback" not in capsys.readouterr().out
 
-    # The prior, once trained for the folder, matches it.
-    assert prior.main(["train", "--path", str(folder)]) == 0
-    rows = [f for f in check_pack(folder) if f.check == "intent prior"]
-    assert [f.status for f in rows] == ["ok"]
+    # Trained for the folder (by its path, as --pack takes it), every check passes.
+    assert prior.main(["train", "--pack", str(folder)]) == 0
+    assert (folder / "prior.json").is_file()
+    findings = check_pack(folder)
+    assert _bad(findings) == [] and [f.check for f in findings] == list(CHECKS)
+    assert cli_main(["pack", "check", str(folder)]) == 0
+    assert "The pack passes every check." in capsys.readouterr().out
 
 
-def test_the_skeleton_answers_its_pairs_with_the_generic_recipes(tmp_path: Path) -> None:
-    """Every pair of a fresh skeleton is answered on a small state through the realizer's whole path
+def test_the_new_pack_answers_its_pairs_with_the_generic_recipes(tmp_path: Path) -> None:
+    """Every pair of a fresh `pack new` is answered on a small state through the realizer's whole path
     (Φ's early dispatch, the builtin tools, W2, W3, the realization): the team build names units the
     player owns, not the generic sentence."""
     from tests.talker.test_realize_every_pair import realize_one
     from voicecoach.domain.pack import check_state
 
-    pack = load_pack_from(new_pack("card_duel", tmp_path))
+    pack = load_pack_from(new_pack(tmp_path / "card_duel"))
     units = pack.catalog.entities["unit"]
-    owned = ["unit_a", "unit_b", "unit_c"]  # two attackers (A the stronger) and a defender
+    owned = ["blaze", "bulwark", "viper"]  # two attackers (Blaze the stronger) and a defender
     state = load_state({
         "fs": {"player_level": 6, "collection": {"units": [{"id": u, "level": 4} for u in owned]}},
-        "ic": {"match": {"round": 1, "player_lineup": ["unit_a", "unit_b"], "opponent_lineup": ["unit_c"]}},
+        "ic": {"match": {"round": 1, "player_lineup": ["blaze", "bulwark"], "opponent_lineup": ["viper"]}},
     })  # fmt: skip
     check_state(pack, state)  # a state the game may push
     entry = {f"{e.intent}/{e.sub_intent}": e for e in pack.phi}
@@ -256,19 +249,19 @@ def test_the_skeleton_answers_its_pairs_with_the_generic_recipes(tmp_path: Path)
     team = realize_one(pack, state, entry["team/build"], entry["team/build"].example)
     assert team.tools == ("get_collection", "suggest_team") and team.failures == ()
     named = {m.id for m in link_entities(pack, team.reply) if m.kind == "unit"}
-    # A team of two in the quota (an attacker and a defender): B, and A, the stronger attacker.
-    assert named == {"unit_a", "unit_b"}, team.reply
+    # A team of two in the quota (an attacker and a defender): Bulwark, and Blaze, the stronger attacker.
+    assert named == {"blaze", "bulwark"}, team.reply
     assert generic not in team.reply and team.reply.startswith("From your units, run"), team.reply
 
     counter = realize_one(pack, state, entry["unit/counter"], "who do i send against them")
-    # counters.json: unit B counters unit C, whom the opponent fields.
-    assert counter.reply.startswith(f"Against {units['unit_c'].name}, play {units['unit_b'].name}."), (
+    # counters.json: Bulwark counters Viper, whom the opponent fields.
+    assert counter.reply.startswith(f"Against {units['viper'].name}, play {units['bulwark'].name}."), (
         counter.reply
     )
 
-    name = units["unit_a"].name
+    name = units["blaze"].name
     info = realize_one(pack, state, entry["unit/info"], f"tell me about {name}")
-    assert info.reply.startswith(f"{name} is {units['unit_a'].value('summary')}"), info.reply
+    assert info.reply.startswith(f"{name} is {units['blaze'].value('summary')}"), info.reply
 
     hello = realize_one(pack, state, entry["smalltalk/greeting"], "hey coach")
     assert hello.reply in pack.templates.answers["smalltalk/greeting"]
@@ -285,13 +278,13 @@ def test_the_skeleton_answers_its_pairs_with_the_generic_recipes(tmp_path: Path)
 def test_pack_new_refuses_an_existing_folder_and_a_bad_name(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    folder = new_pack("card_duel", tmp_path)
+    folder = new_pack(tmp_path / "card_duel")
     (folder / "phi.json").write_text("[]", encoding="utf-8")  # the author's work so far
-    assert cli_main(["pack", "new", "card_duel", "--dir", str(tmp_path)]) == 2
+    assert cli_main(["pack", "new", str(folder)]) == 2
     assert "already exists" in capsys.readouterr().err
     assert (folder / "phi.json").read_text(encoding="utf-8") == "[]"  # untouched
     with pytest.raises(ValueError, match="lowercase letters"):
-        new_pack("Card Duel!", tmp_path)
+        new_pack(tmp_path / "Card Duel!")
     assert not (tmp_path / "Card Duel!").exists()
 
 
@@ -305,5 +298,72 @@ def test_a_prior_with_the_right_stamps_but_a_broken_body_is_an_error(tmp_path: P
 
 def test_chat_and_serve_name_an_unknown_pack_before_starting_anything() -> None:
     for command in (["chat", "--pack", "no_such_game"], ["serve", "--pack", "no_such_game", "--port", "0"]):
-        with pytest.raises(SystemExit, match=r"no pack 'no_such_game': not a pack folder, nor an installed pack"):
+        with pytest.raises(
+            SystemExit, match=r"no pack 'no_such_game': not a pack folder, nor an installed pack"
+        ):
             cli_main(command)
+
+
+# --- a pack that cannot answer fails; a prefill threshold of 0 is a warning --------------------
+
+
+def _new(tmp_path: Path) -> Path:
+    folder = new_pack(tmp_path / "card_duel")
+    assert prior.main(["train", "--pack", str(folder)]) == 0
+    assert _bad(check_pack(folder)) == []
+    return folder
+
+
+def test_a_pair_with_no_sentence_to_say_fails_the_check(tmp_path: Path) -> None:
+    folder = _new(tmp_path)
+
+    def templates(data: dict[str, Any]) -> None:
+        data["paragraphs"]["guidance"]["templates"]["counter"] = [" "]  # the counter answer: blank
+        data["answers"]["smalltalk/greeting"] = [" "]  # a blank one is none
+
+    _edit(folder, "templates.json", templates)
+    bad = {(f.check, f.status, f.detail) for f in _bad(check_pack(folder))}
+    assert bad == {
+        ("templates", "error", "phi.json: entry 'unit/counter': answer[0] (pick_best): template "
+         "guidance/counter has no sentence"),
+        ("templates", "error", "templates.json: answers 'smalltalk/greeting': no sentence, the pair cannot "
+         "be answered"),
+    }  # fmt: skip
+
+    # A tool-less pair nothing words at all: no answer steps, no answers entry.
+    _edit(folder, "templates.json", lambda d: d["answers"].pop("smalltalk/greeting"))
+    details = {f.detail for f in _bad(check_pack(folder))}
+    assert (
+        "phi.json: entry 'smalltalk/greeting': no tools, no answer steps and no templates.json answers: "
+        "it cannot be answered" in details
+    )
+    assert cli_main(["pack", "check", str(folder)]) == 1
+
+
+def test_a_pack_without_the_out_of_domain_pair_fails_the_check(tmp_path: Path) -> None:
+    folder = _new(tmp_path)
+    _edit(folder, "paraphrases.json", lambda d: d.remove(_entry(d, "other/other")))
+    _edit(folder, "templates.json", lambda d: d["answers"].pop("other/other"))
+    bad = {(f.check, f.status, f.detail) for f in _bad(check_pack(folder))}
+    assert ("paraphrases", "error", f"paraphrases.json: entry 'other/other': 0 off-topic utterances, at "
+            f"least {MIN_PARAPHRASES} needed: without them an off-topic question is answered as one of the "
+            "game's pairs") in bad  # fmt: skip
+    assert ("templates", "error", "templates.json: answers 'other/other': no sentence for an off-topic "
+            "question") in bad  # fmt: skip
+    # (and the prior, trained with other/other, no longer matches the data)
+    assert {c for c, _, _ in bad} == {"paraphrases", "templates", "intent prior"}
+
+
+def test_a_prefill_threshold_of_zero_is_a_warning_and_the_pack_passes(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    folder = _new(tmp_path)
+    _edit(folder, "prior.json", lambda d: d.__setitem__("threshold", 0.0))  # stamps unchanged: still valid
+    findings = check_pack(folder)
+    warned = [f for f in findings if f.status == "warning"]
+    assert [(f.check, f.detail.split(":")[0]) for f in warned] == [("intent prior", "prior.json")]
+    assert "prefill threshold 0.000" in warned[0].detail
+    capsys.readouterr()
+    assert cli_main(["pack", "check", str(folder)]) == 0
+    out = capsys.readouterr().out
+    assert "| intent prior | warning |" in out and "The pack passes every check (1 warning(s))." in out

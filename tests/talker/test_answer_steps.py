@@ -113,12 +113,13 @@ def test_pack_check_lists_a_schema_packs_tool_using_pair_without_answer_steps(tm
     bare = _with("hero/owned")
     next(e for e in bare if e["sub_intent"] == "owned").pop("answer")
     folder = write_pack(tmp_path / "toy", recipe_files(bare))
-    rows = [f for f in check_pack(folder) if f.check == "templates"]
+    # (The toy words no greeting and no off-topic pair: pack check's rows on those are not this test's.)
+    rows = [f for f in check_pack(folder) if f.check == "templates" and "uses tools" in f.detail]
     assert [(f.status, f.detail) for f in rows] == [
         ("missing", "phi.json: entry 'hero/owned': uses tools and has no answer steps")
     ]
     ok = [f for f in check_pack(write_pack(tmp_path / "toy2", recipe_files())) if f.check == "templates"]
-    assert [f.status for f in ok] == ["ok"]
+    assert not [f for f in ok if "uses tools and has no answer steps" in f.detail]
 
 
 def test_turn_selectors_and_the_also_flag_load(tmp_path: Path) -> None:
