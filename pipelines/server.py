@@ -158,6 +158,13 @@ class SessionLimits:
     # would all answer slowly rather than some answering well.
     max_sessions: int = 16
     handshake_timeout_s: float = 10.0  # accept -> the client's RTVI client-ready (else 4408)
+    # A connection that has not said client-ready this long after it was let in no longer counts
+    # against max_sessions (it is still closed at handshake_timeout_s): sockets that hold a token
+    # and never speak cannot lock the server.
+    handshake_grace_s: float = 2.0
+    # TCP connect -> the whole HTTP request (the websocket upgrade's headers), else the socket is
+    # dropped: half-sent headers hold nothing for long (uvicorn itself waits forever).
+    header_timeout_s: float = 10.0
     # No message from the client for this long (audio included): closed (4410). A game with an
     # open microphone sends audio all the time; a push-to-talk one may be silent for minutes.
     idle_timeout_s: float = 900.0
@@ -692,6 +699,7 @@ class Connection:
         # Coach requests in arrival order; a full queue holds the client's receive loop back.
         self._requests: asyncio.Queue[RTVIMessageModel] = asyncio.Queue(maxsize=8)
         self._closer: asyncio.Task[None] | None = None
+        self.on_ready: Callable[[], object] | None = None  # the client said client-ready
 
     def _open_session(self) -> tuple[bool, Session]:
         store = self.server.store
@@ -777,6 +785,8 @@ class Connection:
             # Registered after the worker's own handler, which answers bot-ready first.
             assert self.session is not None
             self._client_ready.set()
+            if self.on_ready is not None:
+                self.on_ready()
             event, event_json = await asyncio.to_thread(
                 self._session_event, resumed
             )  # the state may be large
@@ -1020,6 +1030,8 @@ class CoachServer:
         self.pack = pack or load_pack(config.coach.pack_id)
         self.connections: dict[str, Connection] = {}
         self._admitted = 0  # connections past the access checks and the cap, until they end
+        # Admitted connections that have not said client-ready yet: ticket -> when let in.
+        self._waiting: dict[object, float] = {}
         self._takeovers: dict[str, _TakeoverLock] = {}  # only sessions with a takeover in progress
         self.speech_engines: SpeechEngines | None = None
         self.ready = False  # the engines are loaded and warm: sessions may open
@@ -1121,8 +1133,11 @@ class CoachServer:
             return CloseCode.GOING_AWAY, "server shutting down"
         if not self.ready:
             return CloseCode.TRY_AGAIN_LATER, "the coach is still loading its engines; retry in a few seconds"
-        cap = self.config.limits.max_sessions
-        if cap > 0 and self._admitted >= cap and session_id not in self.connections:
+        limits = self.config.limits
+        cap = limits.max_sessions
+        now = time.monotonic()
+        silent = sum(1 for since in self._waiting.values() if now - since > limits.handshake_grace_s)
+        if cap > 0 and self._admitted - silent >= cap and session_id not in self.connections:
             return (
                 CloseCode.TRY_AGAIN_LATER,
                 f"the coach is full ({cap} sessions, --max-sessions); retry later",
@@ -1156,10 +1171,13 @@ class CoachServer:
             return
         session_id = session or f"s-{secrets.token_hex(4)}"
         self._admitted += 1  # no await since the cap's check: concurrent connections count
+        ticket = object()
+        self._waiting[ticket] = time.monotonic()
         try:
             connection = await self._open(websocket, session_id)
             if connection is None:
                 return
+            connection.on_ready = lambda: self._waiting.pop(ticket, None)
             logger.info(f"session {session_id}: connected")
             try:
                 await connection.run()
@@ -1169,6 +1187,7 @@ class CoachServer:
                 logger.info(f"session {session_id}: closed")
         finally:
             self._admitted -= 1
+            self._waiting.pop(ticket, None)
 
     async def _open(self, websocket: WebSocket, session_id: str) -> Connection | None:
         """The session's connection, after closing an older one (a takeover); None if it would not close."""
@@ -1252,6 +1271,34 @@ class CoachServer:
 # --- running it --------------------------------------------------------------------------------
 
 
+def bounded_http(header_timeout_s: float) -> type[Any]:
+    """uvicorn's h11 protocol, dropping a connection whose first request has not fully arrived
+    `header_timeout_s` after it connected (a slowloris: uvicorn times out only idle keep-alives).
+    Once upgraded to a websocket the connection is the websocket's, and left alone."""
+    from uvicorn.protocols.http.h11_impl import H11Protocol
+
+    class BoundedH11Protocol(H11Protocol):
+        def connection_made(self, transport: Any) -> None:
+            super().connection_made(transport)
+            if header_timeout_s > 0:
+                self._header_timer = self.loop.call_later(header_timeout_s, self._header_timeout)
+
+        def _header_timeout(self) -> None:
+            if (
+                self.cycle is None
+                and self.transport.get_protocol() is self
+                and not self.transport.is_closing()
+            ):
+                self.transport.close()
+
+        def connection_lost(self, exc: Exception | None) -> None:
+            if header_timeout_s > 0:
+                self._header_timer.cancel()
+            super().connection_lost(exc)
+
+    return BoundedH11Protocol
+
+
 def uvicorn_config(server: CoachServer, **overrides: Any) -> Any:
     import uvicorn
 
@@ -1260,6 +1307,10 @@ def uvicorn_config(server: CoachServer, **overrides: Any) -> Any:
         server.app(),
         host=config.host,
         port=config.port,
+        http=bounded_http(config.limits.header_timeout_s),
+        # Request headers past 16 KiB are refused (h11's default, said here: a browser's upgrade
+        # request is under 2 KiB).
+        h11_max_incomplete_event_size=16 * 1024,
         ws="websockets-sansio",
         # A hard cap well above the per-message limit: past it the websocket layer closes the
         # connection (1009); under it, an oversized message is refused and the session goes on.

@@ -24,7 +24,7 @@ from voicecoach.app.client import CoachClient, CoachClosed, CoachError
 from voicecoach.coach import protocol
 from voicecoach.coach.store import RedisSessionStore
 from voicecoach.coach.tokens import mint
-from voicecoach.pipelines.server import ServerConfig, overlay_url
+from voicecoach.pipelines.server import ServerConfig, SessionLimits, overlay_url
 
 KEY = "signing-key-for-tests-0123456789abcdef"
 
@@ -157,3 +157,38 @@ async def test_a_browser_offering_the_token_subprotocol_gets_ours_back() -> None
             assert ws.subprotocol == "voicecoach"
             await ws.send(json.dumps(protocol.client_ready()))
             assert await asyncio.wait_for(ws.recv(), timeout=10)  # bot-ready: the token let it in
+
+
+async def test_silent_sockets_free_the_cap_after_the_grace_and_half_sent_headers_are_dropped() -> None:
+    limits = SessionLimits(
+        max_sessions=2, handshake_timeout_s=5.0, handshake_grace_s=0.5, header_timeout_s=0.5
+    )
+    async with LiveServer(limits=limits) as live:
+        # Two sockets with the token that never say client-ready: within the grace they count.
+        silent = [await websockets.connect(f"{live.url}?session=mute{i}&token={TOKEN}") for i in range(2)]
+        with pytest.raises(CoachClosed) as closed:
+            await live.connect("player")
+        assert closed.value.close_code == protocol.CloseCode.TRY_AGAIN_LATER and "full" in closed.value.reason
+        await asyncio.sleep(0.7)  # past the grace: they no longer count
+        player = await live.connect("player")
+        await still_serves(player)
+        for ws in silent:  # and they are still closed at the handshake timeout
+            code, _ = await asyncio.wait_for(_close_of(ws), timeout=10)
+            assert code == protocol.CloseCode.HANDSHAKE_TIMEOUT
+
+        # A slowloris: connected, part of a request's headers, then nothing.
+        reader, writer = await asyncio.open_connection("127.0.0.1", live.port)
+        writer.write(b"GET /ws?session=slow HTTP/1.1\r\nHost: 127.0.0.1\r\n")
+        await writer.drain()
+        started = time.monotonic()
+        assert await asyncio.wait_for(reader.read(), timeout=5) == b""  # the server hung up
+        assert time.monotonic() - started < 3
+        writer.close()
+        await still_serves(player)
+
+
+async def _close_of(ws: websockets.ClientConnection) -> tuple[int | None, str]:
+    with pytest.raises(websockets.ConnectionClosed):
+        while True:
+            await ws.recv()
+    return ws.close_code, ws.close_reason or ""
