@@ -389,10 +389,16 @@ def _cell(text: str) -> str:
     return text.replace("|", "\\|").replace("\n", " ")
 
 
+def table_rows(findings: list[Finding]) -> list[str]:
+    """The findings as a markdown table: a header, then a row each."""
+    return ["| check | status | detail |", "|---|---|---|"] + [
+        f"| {f.check} | {f.status} | {_cell(f.detail)} |" for f in findings
+    ]
+
+
 def findings_table(folder: Path, findings: list[Finding]) -> str:
     """The markdown table `pack check` prints, and a closing line."""
-    lines = [f"Pack check: {folder}", "", "| check | status | detail |", "|---|---|---|"]
-    lines += [f"| {f.check} | {f.status} | {_cell(f.detail)} |" for f in findings]
+    lines = [f"Pack check: {folder}", "", *table_rows(findings)]
     bad = [f for f in findings if f.status in ("missing", "error")]
     warned = sum(f.status == "warning" for f in findings)
     warnings = f" ({warned} warning(s))" if warned else ""

@@ -450,7 +450,11 @@ def main(argv: Sequence[str] | None = None, prog: str = "python -m voicecoach.be
     ref = getattr(args, "path", None) or args.pack
     if args.command == "train":
         t0 = time.perf_counter()
-        path = write_prior(load_pack_from(pack_folder(ref)))  # not the cached pack: it may have changed
+        try:
+            path = write_prior(load_pack_from(pack_folder(ref)))  # not the cached pack: it may have changed
+        except ImportError as err:  # scikit-learn is a dev dependency: inference needs numpy alone
+            print(f"training needs scikit-learn ({err}): .venv/bin/pip install scikit-learn", file=sys.stderr)
+            return 2
         print(f"wrote {path} in {time.perf_counter() - t0:.1f} s")
     elif args.command == "confusions":
         print(confusions(load_pack(ref)))
