@@ -295,7 +295,11 @@ class GuardedSerializer(ProtobufFrameSerializer):
 
     async def _rtvi_message(self, text: str) -> Frame | None:
         """A JSON message as RTVI's processor takes it; ProtocolError if it is not an RTVI message."""
-        message = protocol.load_message(text)
+        try:
+            message = protocol.load_message(text)
+        except protocol.ProtocolError as err:  # not JSON: its id, if its envelope shows one
+            err.request_id = protocol.envelope_id(text)
+            raise
         request_id = message.get("id") if isinstance(message.get("id"), str) else None
         if message.get("label") != protocol.RTVI_LABEL:
             raise protocol.ProtocolError(
@@ -1488,6 +1492,8 @@ def run(args: argparse.Namespace) -> int:
             console.print(f"token (generated; pass --token to fix one): {config.token}", soft_wrap=True)
         elif config.token is not None:
             console.print("token: the one configured (--token / VOICECOACH_TOKEN)", soft_wrap=True)
+        else:
+            console.print("token: signed tokens only (the overlay takes one from voicecoach token mint)")
         if config.signing_key is not None:
             console.print(
                 f"signed tokens: verified with {SIGNING_KEY_ENV} (voicecoach token mint --session S)",

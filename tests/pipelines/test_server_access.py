@@ -96,6 +96,12 @@ async def test_the_protocol_boundary_refuses_bad_strings_and_answers_every_reque
         session = live.server.connections["edge"].session
         assert session is not None and session.next_turn == 0  # no turn index taken
 
+        # JSON cut short: answered to the id its envelope shows.
+        n = len(client.messages)
+        await client.send_raw('{"label": "rtvi-ai", "type": "client-message", "id": "cut-1", "data": {"t": ')
+        response = await client.wait_message("error-response", after=n)
+        assert response.id == "cut-1" and response.data["error"].startswith("bad-json: ")
+
         # A message over the size limit is dropped, and the request waiting on it answered at once.
         started = time.monotonic()
         with pytest.raises(CoachError) as err:
