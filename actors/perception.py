@@ -123,8 +123,11 @@ class PerceptionActor(TurnTaskActor):
         progress = _TurnProgress()
         view = StateView(self._session.pack, turn.snapshot)
         theirs = frozenset(u for u in view.opponent_side() if not view.owns(u))
+        benched = frozenset(o.id for o in view.owned() if o.id not in view.player_side())
         pair = (
-            self._prior.prefill(turn.utterance, previous=self._session.last_pair, theirs=theirs)
+            self._prior.prefill(
+                turn.utterance, previous=self._session.last_pair, theirs=theirs, benched=benched
+            )
             if self._prior is not None
             else None
         )

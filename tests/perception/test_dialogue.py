@@ -301,7 +301,18 @@ def test_a_description_of_a_whole_side_is_not_one_unit() -> None:
 def test_a_description_the_player_names_is_left_alone() -> None:
     pack, state = STRIKE
     said = "Their tank is Dumaka now. Who handles him?"
-    assert read_turn(pack, state, said, []).text == said
+    # ... and "him", in the next clause, is the unit the player just named.
+    assert read_turn(pack, state, said, []).text == "Their tank is Dumaka now. Who handles Dumaka?"
+
+
+def test_a_pronoun_after_a_name_in_an_earlier_clause_is_that_unit() -> None:
+    pack, state = PET
+    history = [Exchange("who is my best guy", "Oakhorn is your heaviest hitter, at stage 2.")]
+    said = "Hexmoth is level 25, why isn't he on my team"
+    assert read_turn(pack, state, said, history).text == "Hexmoth is level 25, why isn't Hexmoth on my team"
+    # In one clause, or set apart by "or" / a verb between them, they are two units.
+    for apart in ("can Emberfox beat him", "should I play Emberfox or him"):
+        assert "Emberfox" not in read_turn(pack, state, apart, history).text.split("Emberfox", 1)[1]
 
 
 def test_the_wrong_one_a_correction_names_is_not_kept_out() -> None:

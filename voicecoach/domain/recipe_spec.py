@@ -108,11 +108,14 @@ RECIPES: dict[str, RecipeSpec] = {
                   "the quota, constraint_account's quota_short after it ({role}: the first role short, "
                   "{short}: all of them); score_key: the suggestion's {score} after it, said as it came; "
                   "`spread`: filled with units of a value of that attribute the team lacks"),
-        _spec("ownership", {"unit": "select", "missing_only": "literal", "all_key": "key"}, ("unit",),
+        _spec("ownership",
+              {"unit": "select", "missing_only": "literal", "all_key": "key", "aside_key": "key"}, ("unit",),
               ("@unit", "@units", "level", "tier", "unlock", "player_level"),
               doc="does the player have the unit (key) or not (none_key, with its gate); "
                   "`missing_only`: only the not (a fallback after a recipe about an owned unit); "
-                  "all_key: three or more units asked about at once, the ones they have ({@units})"),
+                  "all_key: three or more units asked about at once, the ones they have ({@units}); "
+                  "aside_key: after an answer, to a question that did not ask whether they have it "
+                  "(their level, without a 'yes'; none: nothing)"),
         _spec("option_status", {"option": "select", "unit": "select", "locked_key": "key",
                                 "gated_key": "key", "unowned_key": "key", "unlearnable_key": "key",
                                 "how_key": "key", "unowned_gated_key": "key"},

@@ -184,6 +184,9 @@ def _refer(
     """he / him / that guy / the other one -> the unit the dialogue was about (see the module doc);
     unclear when "he" has no one to be (nothing named before, none named now)."""
     unit_kind = pack.catalog.schema.kind("unit") or ""
+    earlier = _antecedent_here(pack, text)
+    if earlier is not None:
+        return earlier
     here = set(_units(pack, text))  # "is he a problem for Renzo": he is someone else
     if not history:
         person = _PERSON.search(text)
@@ -249,6 +252,45 @@ def _refer(
             spoken = f"their {spoken}"  # on both sides: the one the player faced, not their own
         return text[: match.start()] + spoken + text[match.end() :], [f"{match.group(0)!r} -> {name}"], None
     return text, [], None
+
+
+# Between a name and a later "he", what makes them one person: a new clause ("Hexmoth is level 25,
+# why isn't he on my team") - not a conjunction or a verb that sets the two apart ("Renzo or him",
+# "can Renzo beat him").
+_NEW_CLAUSE = re.compile(
+    r"[,;.?!\u2014]|\b(?:why|how|what|who|so|but|then|because|cause|since|when|if|does|do|did|is|isnt|"
+    r"isn't|can|could|should|would|will|was)\b",
+    re.IGNORECASE,
+)
+_APART = re.compile(
+    r"\b(?:or|and|than|vs|versus|against|into|beat|beats|counter|counters|hit|hits|for|with|over|"
+    r"instead of|replace|swap)\s+$",
+    re.IGNORECASE,
+)
+_PERSONAL = {"he", "him", "his", "she", "her", "hers"}
+
+
+def _antecedent_here(pack: Pack, text: str) -> tuple[str, list[str], Unclear | None] | None:
+    """ "The moth one is level 25, why isn't he on my team": a person pronoun after a unit named in
+    an earlier clause of the same saying is that unit, whatever the dialogue said before."""
+    unit_kind = pack.catalog.schema.kind("unit") or ""
+    for match in _PRONOUN.finditer(text):
+        if match["p"].lower() not in _PERSONAL:
+            continue
+        before = text[: match.start()]
+        named = [m for m in link_entities(pack, before) if m.kind == unit_kind]
+        if not named or _APART.search(before):
+            continue
+        gap = before[named[-1].span[1] :]
+        if not _NEW_CLAUSE.search(gap) or len({m.id for m in named}) > 1:
+            continue  # no clause between, or two units: which one is not the sentence's to say
+        name = display(pack, unit_kind, named[-1].id)
+        possessive = match["p"].lower() in ("his", "hers") or match["poss"] is not None
+        if match["p"].lower() == "her" and _possessive_her(text, match.end()):
+            possessive = True
+        spoken = f"{name}'s" if possessive else name
+        return text[: match.start()] + spoken + text[match.end() :], [f"{match.group(0)!r} -> {name}"], None
+    return None
 
 
 # "How do I beat him?" as the first thing said: a person pronoun with no one to stand for.

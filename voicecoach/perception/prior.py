@@ -325,6 +325,12 @@ class IntentPrior:
             ),
             None,
         )
+        unit_plural = "|".join(re.escape(n.lower()) + "s?" for n in (unit_spec.nouns if unit_spec else []))
+        self._owning = re.compile(
+            rf"{OWNING.pattern}|\b(?:mine|caught|catch|access|account|lock in|pick|level|levels|far off|"
+            rf"in my|among my)\b|^(?:\w+\s+)?got\b"
+            + (rf"|\b(?:my|our)\s+(?:{unit_plural})\b" if unit_plural else "")
+        )
         self.rating_pairs = {
             (e.intent, e.sub_intent) for e in pack.phi if e.answer and e.answer[0].recipe == "rating"
         }
@@ -358,6 +364,12 @@ class IntentPrior:
             rf"|{token}\s+do\s+(?:anything\s+|something\s+|much\s+)?(?:about|against|vs|versus)\s+"
             rf"(?:their\s+|the\s+)?{token}"
             rf"|{token}\s+(?:\w+\s+)?(?:better|good|any good)\s+for\s+(?:their\s+|the\s+)?{token}"
+        )
+        self._field_it = re.compile(
+            rf"\b{PUT_IN}\s+(?:my\s+)?{token}\s+(?:back\s+)?(?:in|on)\b(?!\s+(?:for|over|against|vs|versus|instead))"
+            rf"|\b(?:add|get|put)\s+(?:my\s+)?{token}\s+(?:on|in|into)\s+(?:my|our|the)\s+(?:{teams})\b"
+            rf"|\bwhy\s+(?:isnt|is\s+not|aint|not|arent|are\s+not)\s+(?:my\s+)?{token}\s+(?:on|in)\s+"
+            rf"(?:my|our|the)\s+(?:{teams})\b"
         )
         self._swap_to = re.compile(
             rf"\b(?:swap|swapping|switch|switching)\s+(?:over\s+)?to\s+(?:my\s+)?{token}"
@@ -402,14 +414,21 @@ class IntentPrior:
         return _SHARED[key]
 
     def predict(
-        self, text: str, mentions: list[Mention] | None = None, previous: tuple[str, str] | None = None
+        self,
+        text: str,
+        mentions: list[Mention] | None = None,
+        previous: tuple[str, str] | None = None,
+        exclude: frozenset[tuple[str, str]] = frozenset(),
     ) -> Prediction:
         """The calibrated best pair; `mentions` as in `abstract_entities`; `previous`: the pair of
-        the session's last delivered turn, which the session rules (`session_rule`) may keep."""
+        the session's last delivered turn, which the session rules (`session_rule`) may keep;
+        `exclude`: pairs the classifier may not choose (a rule still may)."""
         abstracted = abstract_entities(self.pack, text, mentions)
         p = self.model.probabilities(features(LEADING_AND.sub("", GREETING.sub("", abstracted))))
         if self.labels[int(p.argmax())] == OUT_OF_DOMAIN:
             p = self.model.probabilities(features(abstracted))  # "hello coach, how are you doing"
+        if exclude:  # not renormalised: the runner-up keeps its own confidence
+            p = np.where(np.array([label in exclude for label in self.labels]), 0.0, p)
         rule = None
         unit = self.pack.catalog.schema.kind("unit")
         said = normalise(text)
@@ -649,28 +668,55 @@ class IntentPrior:
         mentions: list[Mention] | None = None,
         previous: tuple[str, str] | None = None,
         theirs: frozenset[str] = frozenset(),
+        benched: frozenset[str] = frozenset(),
     ) -> tuple[str, str] | None:
         """(intent, sub_intent) to prefill W1 with, or None when the prior is not confident enough
         (a session rule's pair is always prefilled: it is a decision, not a guess). `theirs`: the
         units only the opponent fields, from the live state (`state_rule`)."""
         mentions = mentions if mentions is not None else link_entities(self.pack, text)  # once, for both
         pred = self.predict(text, mentions, previous)
-        pred = self.state_rule(text, pred, theirs, mentions) or pred
+        pred = self.state_rule(text, pred, theirs, mentions, benched) or pred
+        if (
+            pred.rule is None
+            and (pred.intent, pred.sub_intent) in self.ownership_pairs
+            and not self._owning.search(normalise(text))
+        ):
+            # "My little water puppy is so weak", "could it one-shot my fox": a name and no word of
+            # having is not asking whether the player has it (every training sentence of an
+            # ownership pair says "have", "own", "got", "mine" ...): the best other pair.
+            pred = self.predict(text, mentions, previous, exclude=frozenset(self.ownership_pairs))
         ok = pred.rule is not None or pred.confidence >= self.threshold
         return (pred.intent, pred.sub_intent) if ok else None
 
     def state_rule(
-        self, text: str, pred: Prediction, theirs: frozenset[str], mentions: list[Mention] | None = None
+        self,
+        text: str,
+        pred: Prediction,
+        theirs: frozenset[str],
+        mentions: list[Mention] | None = None,
+        benched: frozenset[str] = frozenset(),
     ) -> Prediction | None:
         """ "So who actually hits Shellbastion?", "voltail": an ownership pair (the classifier's guess
         for a bare name) about a unit only the opponent fields, and no word of the player's owning:
-        the counter pair for it, not "you don't own Shellbastion"."""
+        the counter pair for it, not "you don't own Shellbastion". `benched`: the player's own units
+        not fielded now; asking to field one is a swap."""
         pair = (pred.intent, pred.sub_intent)
-        if self.counter_pair is None or pair not in self.ownership_pairs or not theirs:
-            return None
         unit = self.pack.catalog.schema.kind("unit")
         found = mentions if mentions is not None else link_entities(self.pack, text)
         named = [m.id for m in found if m.kind == unit]
+        if (
+            self.swap_pair is not None
+            and pair != self.swap_pair
+            and len(set(named)) == 1
+            and named[0] in benched
+            and self._field_it.search(abstract_entities(self.pack, text, found))
+        ):
+            # "Can I put him in right now", "why isn't Hexmoth on my team": one of the player's own
+            # units that is not fielded, to be fielded, is a swap (who it replaces), not a fact.
+            intent, sub_intent = self.swap_pair
+            return pred.model_copy(update={"intent": intent, "sub_intent": sub_intent, "rule": "field_it"})
+        if self.counter_pair is None or pair not in self.ownership_pairs or not theirs:
+            return None
         if not named or named[0] not in theirs or OWNING.search(normalise(text)):
             return None
         # "Could Briarcat one-shot my fox?": one of theirs against one of the player's is the matchup.

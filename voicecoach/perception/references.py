@@ -105,6 +105,7 @@ class _Kinds:
     nouns: dict[EntityKind, frozenset[str]]
     pattern: re.Pattern[str]
     unit: EntityKind | None  # the kind a foe cue wants ("how do I beat it")
+    about: dict[EntityKind, frozenset[str]]  # words anywhere in the sentence that say the kind
 
 
 _KINDS: dict[int, tuple[Schema, _Kinds]] = {}
@@ -133,7 +134,14 @@ def _kinds(schema: Schema) -> _Kinds:
     it, that = r"(?P<it>it)(?!')", rf"(?P<that>that)(?={_THAT_BEFORE})"
     its = r"(?P<its>its)(?=\s+[a-z])"  # "what about its skills": the unit's
     pattern = re.compile(rf"\b(?:{its}|{it}|{that}|(?:that|this) one{named})\b", re.IGNORECASE)
-    kinds = _Kinds(order, words, nouns, pattern, schema.kind("unit"))
+    # "What stage is it": anywhere in the sentence, the progression's field (pet's "stages") is
+    # the unit's.
+    about = (
+        {schema.progression.kind: frozenset({schema.progression.field.lower().removesuffix("s")})}
+        if schema.progression is not None
+        else {}
+    )
+    kinds = _Kinds(order, words, nouns, pattern, schema.kind("unit"), about)
     _KINDS[id(schema)] = (schema, kinds)
     return kinds
 
@@ -308,13 +316,16 @@ def _wanted(
     said = [k for k in kinds.order if cues & kinds.words[k]]
     if said:
         return said
+    spoken = {w.rstrip("s") for w in re.findall(r"[a-z]+", text.lower())}
+    about = [k for k in kinds.order if spoken & kinds.about.get(k, frozenset())]
+    if about:
+        return [*about, *(k for k in kinds.order if k not in about)]
     foe_cue = (_FOE_BEFORE.search(before) and _word_before(before) != "for") or faces_foe(before, after)
     if kinds.unit is not None and foe_cue:
         # "what do I pick into that", "how do I beat it": a unit to face, not an option
         return [kinds.unit, *(k for k in kinds.order if k != kinds.unit)]
     # A kind's noun elsewhere in the sentence is not what the pronoun stands for ("what moves does
     # it have": the creature).
-    spoken = {w.rstrip("s") for w in re.findall(r"[a-z]+", text.lower())}
     others = [k for k in kinds.order if not {n.rstrip("s") for n in kinds.nouns[k]} & spoken] or kinds.order
     # So is a kind the sentence names ("can it use Tempest Fury": the creature; "can Emberfox use
     # it": the skill): such a kind comes last.

@@ -542,11 +542,23 @@ def ownership(c: _Ctx) -> list[Line]:
         return c.line(c.inputs["all_key"], have, **{"@units": c.names(have)})
     owned = c.view.unit(uid)
     theirs = re.search(rf"\b(?:their|the enemy'?s?)\s+{re.escape(c.name(uid))}\b", c.t.utterance, re.I)
-    asks_own = re.search(r"\b(?:own|have|has|got|unlock\w*|roster|get)\b", c.t.utterance, re.I)
+    # "Do I have", "have I got", "is it unlocked" - not "what's Briarcat got" (what it carries).
+    asks_own = re.search(
+        r"\b(?:own|owned|unlock\w*|roster|collection|mine)\b|\b(?:i|we|me)\b.*\b(?:have|has|got|get)\b",
+        c.t.utterance,
+        re.I,
+    )
     if owned is None and (theirs or c.t.lines) and not asks_own and uid in c.view.opponent_side():
         # "Tell me about their Voltail", "what's Voltail" (after its description): not whether
         # the player has one.
         return []
+    if owned is not None and c.t.lines and not asks_own and not c.inputs.get("missing_only"):
+        # "What does he do" about the player's own unit: the answer was said; "yes, you have it"
+        # answers nothing they asked, where it stands (its level) may still help.
+        aside = c.inputs.get("aside_key")
+        if not aside:
+            return []
+        return c.line(aside, [uid], **{"@unit": c.name(uid)}, level=owned.level, tier=owned.tier)
     if owned is not None and c.inputs.get("missing_only"):
         return []  # a fallback step: only "you don't have it" answers the turn, "yes" would not
     if owned is not None:
