@@ -628,3 +628,20 @@ def test_an_ownership_guess_about_their_unit_against_mine_is_the_matchup(prior: 
 def test_which_of_mine_against_a_foe_is_its_counter_not_my_strongest(prior: IntentPrior) -> None:
     assert prior.predict("which of my guys is best against their Voltail").rule != "which_of_mine"
     assert prior.predict("which of my guys is the tankiest").rule == "which_of_mine"
+
+
+def test_no_word_of_having_is_not_an_ownership_question(prior: IntentPrior) -> None:
+    ownership = {("creature", "owned")}
+    for said in ("my little tidefang is sooo weak", "could briarcat one shot my emberfox"):
+        assert IntentPrior.load(prior.pack, threshold=0.0).prefill(said) not in ownership, said
+    for said in ("got oakhorn?", "is petalwisp one of mine", "do i have voltail", "did i unlock galehawk"):
+        assert IntentPrior.load(prior.pack, threshold=0.0).prefill(said) == ("creature", "owned"), said
+
+
+def test_putting_in_a_benched_unit_of_mine_is_the_swap(prior: IntentPrior) -> None:
+    benched = frozenset({"hexmoth", "granitusk"})
+    for said in ("can i put hexmoth in right now", "why isnt hexmoth on my team"):
+        assert prior.prefill(said, benched=benched) == ("lineup", "swap"), said
+    # Fielded already, or put in against someone: not this rule.
+    assert prior.predict("can i put emberfox in").rule != "field_it"
+    assert prior.prefill("why isnt hexmoth on my team", benched=frozenset()) != ("lineup", "swap")
