@@ -618,3 +618,21 @@ def test_a_subject_pronoun_sent_against_theirs_is_the_players_pick() -> None:
     pick = [Exchange("which of my guys is best against their Voltail", "Against Voltail, go with Granitusk.")]
     said = read_turn(pack, state, "and how does she do against the turtle", pick).text
     assert "Granitusk" in said and "Voltail" not in said, said
+
+
+def test_an_option_described_by_what_it_does_is_that_option_of_the_unit_named() -> None:
+    pack, state = PET
+    history = [Exchange("how do i make tidefang strong", "Your Tidefang is at stage 1.")]
+    assert read_turn(pack, state, "when does he get the giant wave move", history).text == (
+        "when does Tidefang get Tsunami Crash"
+    )
+    assert "Worldroot Slam" in read_turn(pack, state, "what's oakhorn's big hit everyone move", []).text
+    # Words that fit none of its options, or a type every one of them has: left as said.
+    for said in ("does sparkwing have a heal skill", "can emberfox use its fire attack now"):
+        assert read_turn(pack, state, said, []).text == said
+
+
+def test_a_doubled_no_inside_a_saying_corrects_the_name_before_it() -> None:
+    pack, state = PET
+    said = "i want to put Joltusk, no no, Granitusk, against their Voltail"
+    assert read_turn(pack, state, said, []).text == "i want to put Granitusk, against their Voltail"

@@ -645,3 +645,9 @@ def test_putting_in_a_benched_unit_of_mine_is_the_swap(prior: IntentPrior) -> No
     # Fielded already, or put in against someone: not this rule.
     assert prior.predict("can i put emberfox in").rule != "field_it"
     assert prior.prefill("why isnt hexmoth on my team", benched=frozenset()) != ("lineup", "swap")
+
+
+def test_making_a_unit_stronger_is_what_it_gains_next(prior: IntentPrior) -> None:
+    assert prior.predict("how do i make tidefang stronger").rule == "improve"
+    assert prior.predict("how can i improve emberfox").sub_intent in ("worth_it", "evolve")
+    assert prior.predict("who beats tidefang").rule != "improve"

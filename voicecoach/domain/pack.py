@@ -75,6 +75,8 @@ class AnswerStep(BaseModel):
     also: bool = False
     # Only said after an earlier step marked `also` yielded, never as the answer alone.
     follow: bool = False
+    # Only said when no earlier step yielded: the answer of last resort ("Shellbastion learns ...").
+    alone: bool = False
 
     @property
     def inputs(self) -> dict[str, Any]:

@@ -10,7 +10,8 @@ line answers the turn:
 `key` / `none_key` (and a recipe's other template-key inputs) name templates of the step's
 `paragraph` (default "guidance"). `also: true`: when the step yields, the later steps are tried
 too and their lines follow, up to one without `also` that yields; `follow: true`: the step runs
-only after such a step ("No, you don't own X yet." then "Your strongest pick for now is Y.").
+only after such a step ("No, you don't own X yet." then "Your strongest pick for now is Y.");
+`alone: true`: only when no earlier step yielded.
 Every other field is one of the recipe's inputs:
 
 - a *select* input is a selector, or a list of selectors tried in order (the first that selects
@@ -109,13 +110,15 @@ RECIPES: dict[str, RecipeSpec] = {
                   "{short}: all of them); score_key: the suggestion's {score} after it, said as it came; "
                   "`spread`: filled with units of a value of that attribute the team lacks"),
         _spec("ownership",
-              {"unit": "select", "missing_only": "literal", "all_key": "key", "aside_key": "key"}, ("unit",),
+              {"unit": "select", "missing_only": "literal", "all_key": "key", "aside_key": "key",
+               "skip_theirs": "literal"}, ("unit",),
               ("@unit", "@units", "level", "tier", "unlock", "player_level"),
               doc="does the player have the unit (key) or not (none_key, with its gate); "
                   "`missing_only`: only the not (a fallback after a recipe about an owned unit); "
                   "all_key: three or more units asked about at once, the ones they have ({@units}); "
                   "aside_key: after an answer, to a question that did not ask whether they have it "
-                  "(their level, without a 'yes'; none: nothing)"),
+                  "(their level, without a 'yes'; none: nothing); `skip_theirs`: nothing about a unit "
+                  "only the opponent fields unless the player asks whether they have it"),
         _spec("option_status", {"option": "select", "unit": "select", "locked_key": "key",
                                 "gated_key": "key", "unowned_key": "key", "unlearnable_key": "key",
                                 "how_key": "key", "unowned_gated_key": "key"},

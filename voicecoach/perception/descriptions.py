@@ -626,3 +626,82 @@ def option_by_word(pack: Pack, text: str) -> tuple[str, list[str]]:
         if len(hits) == 1:
             return text[:start] + hits[0] + text[end:], [f"{text[m.span[0] : end]!r} -> {hits[0]}"]
     return text, []
+
+
+# Words a player uses for what an option does, and the words its text says it with (English).
+_DOES = (
+    frozenset({"everyone", "everybody", "all", "whole", "entire", "every", "aoe", "team"}),
+    frozenset({"heal", "heals", "healing", "restore", "restores", "mend", "mends", "health"}),
+    frozenset({"shield", "shields", "barrier", "guard", "protect", "protects", "wall", "block"}),
+    frozenset({"first", "fast", "quick", "quickly", "priority"}),
+    frozenset({"stun", "stuns", "freeze", "freezes", "paralyze", "skip", "sleep"}),
+    frozenset({"slow", "slows", "snare", "lock", "locks"}),
+)
+_SIZE = frozenset({"big", "biggest", "giant", "huge", "ultimate", "ult", "nuke"})  # "best": usable now
+_NOT_CONTENT = frozenset({"new", "one", "thing", "that", "this", "the", "its", "his", "her", "their", "a",
+                          "an", "of", "my", "little", "cool", "special", "hit", "hits", "s"})  # fmt: skip
+
+
+def _stems(words: list[str]) -> set[str]:
+    out: set[str] = set()
+    for word in words:
+        out.add(word[:5] if len(word) > 5 else word)
+        out |= {f"={i}" for i, group in enumerate(_DOES) if word in group}
+    return out
+
+
+def option_by_description(pack: Pack, text: str) -> tuple[str, list[str]]:
+    """ "When does Tidefang get the giant wave move" -> "... get Tsunami Crash": an option the
+    player describes by what it does (its name's and description's words, "heal", "everyone"),
+    among the options of the unit the sentence names; a size word ("big", "giant") prefers the
+    strongest. Unchanged when no one option fits better than the rest."""
+    schema, catalog = pack.catalog.schema, pack.catalog
+    unit_kind, option_kind, field = schema.kind("unit"), schema.kind("option"), schema.options_field()
+    if unit_kind is None or option_kind is None:
+        return text, []
+    linked = link_entities(pack, text)
+    if any(m.kind == option_kind for m in linked):
+        return text, []
+    nouns = "|".join(re.escape(n.lower()) for n in schema.kinds[option_kind].nouns)
+    phrases = re.finditer(
+        rf"(?:\b(?:the|its|his|her|their|that|this|a)\s+|(?P<pos>'s)\s+)(?P<words>(?:[a-z-]+\s+){{1,4}}?)(?:{nouns})s?\b",
+        text,
+        re.IGNORECASE,
+    )
+    units = [m.id for m in linked if m.kind == unit_kind]
+    # "what's the ...": not a unit's
+    ends = {m.span[1] for m in linked}
+    phrase = next((p for p in phrases if not p["pos"] or p.start() in ends), None)
+    if phrase is None or len(set(units)) != 1:
+        return text, []
+    types = {t for k in schema.kinds_of("type") for t in catalog.entities.get(k, {})}
+    words = [w for w in re.split(r"[\s-]+", phrase["words"].lower()) if w and w not in types]
+    sized = any(w in _SIZE for w in words)
+    wanted = _stems([w for w in words if w not in _SIZE and w not in _NOT_CONTENT])
+    entity = catalog.get(unit_kind, units[0])
+    owner_fields = [f for f, a in schema.kinds[option_kind].attributes.items() if a.values == unit_kind]
+    own = entity.value(field) or [] if entity is not None and field else []
+    # The unit's own options: its relation field (pet's skills), or the options that name it (an item's hero)
+    options = [catalog.get(option_kind, oid) for oid in own] or [
+        o
+        for o in catalog.entities.get(option_kind, {}).values()
+        if any(o.value(f) == units[0] for f in owner_fields)
+    ]
+    power = next((f for f, a in schema.kinds[option_kind].attributes.items() if a.numeric), None)
+    scored: list[tuple[int, float, str]] = []
+    for option in options:
+        if option is None:
+            continue
+        oid = option.id
+        said = " ".join(str(v) for v in (option.display, option.value("description")) if v)
+        score = len(wanted & _stems(re.findall(r"[a-z]+", said.lower())))
+        strength = float(option.value(power) or 0) if power and sized else 0.0
+        scored.append((score, strength, oid))
+    scored.sort(reverse=True)
+    if not scored or (not wanted and not sized) or (wanted and scored[0][0] == 0):
+        return text, []
+    if len(scored) > 1 and scored[0][:2] == scored[1][:2]:
+        return text, []  # two fit as well: not the sentence's to say
+    name = display(pack, option_kind, scored[0][2])
+    start = phrase.start("words") if phrase["pos"] else phrase.start()  # "Oakhorn's Worldroot Slam"
+    return text[:start] + name + text[phrase.end() :], [f"{phrase.group(0)!r} -> {name}"]

@@ -53,6 +53,7 @@ from voicecoach.perception.descriptions import (
     describer,
     display,
     faces_foe,
+    option_by_description,
     option_by_word,
     side_word,
     slotted,
@@ -108,7 +109,7 @@ _CORRECTION_LEAD = re.compile(
 # a bare "no" keeps its meaning: "no Hakon either" keeps Hakon out).
 _CORRECTING = re.compile(
     r"\b(?:sorry|oops|whoops|actually|my bad|scratch that|correction|i meant|i mean|"
-    r"make (?:that|it)|not that|no+ wait|wait no+|or rather)\b",
+    r"make (?:that|it)|not that|no+ wait|wait no+|or rather|no+[\s,.!]+no+)\b",
     re.IGNORECASE,
 )
 _BARE_NO = re.compile(r"^\s*(?:no+|nope|nah)\s*[,.!]\s*$", re.IGNORECASE)
@@ -1030,6 +1031,8 @@ def _read_one(
             text = f"{asked.rstrip(' ?.!')}, {text.strip()}"
             notes.append("asked again: the last question")
     text, said = slotted(pack, state, text)
+    text, named = option_by_description(pack, text)  # "Tidefang's giant wave move": Tsunami Crash
+    said += named
     # A guess at what a question asked back meant is said as one ("Taking it as your Sparkwing.").
     lead = next((f"Taking it as {n.removeprefix(ASSUMED)}." for n in notes if n.startswith(ASSUMED)), None)
     return Reading(text=text, resolved=(*notes, *said), lead=lead)

@@ -365,6 +365,11 @@ class IntentPrior:
             rf"(?:their\s+|the\s+)?{token}"
             rf"|{token}\s+(?:\w+\s+)?(?:better|good|any good)\s+for\s+(?:their\s+|the\s+)?{token}"
         )
+        self._improve = re.compile(
+            rf"\b(?:make|get|making|getting)\s+(?:my\s+)?{token}\s+(?:\w+\s+)?(?:strong|stronger|better|tougher|"
+            rf"good|useful|viable)\b|\b(?:power|buff|beef)\s+up\s+(?:my\s+)?{token}|\b(?:improve|upgrade|"
+            rf"strengthen)\s+(?:my\s+)?{token}"
+        )
         self._field_it = re.compile(
             rf"\b{PUT_IN}\s+(?:my\s+)?{token}\s+(?:back\s+)?(?:in|on)\b(?!\s+(?:for|over|against|vs|versus|instead))"
             rf"|\b(?:add|get|put)\s+(?:my\s+)?{token}\s+(?:on|in|into)\s+(?:my|our|the)\s+(?:{teams})\b"
@@ -624,6 +629,15 @@ class IntentPrior:
         ):
             # "What's Paxton's setup?": what to run on him, not who he is.
             p, rule = self._only(self.opener_pair), "setup"
+        elif (
+            self.next_option_pair is not None
+            and named
+            and self.labels[int(p.argmax())] not in self.next_pairs
+            and self._improve.search(abstracted)
+        ):
+            # "How do I make Tidefang stronger?": what it gains next (levels, an evolution, an item),
+            # not what beats it.
+            p, rule = self._only(self.next_option_pair), "improve"
         elif self.swap_pair is not None and named and REPLACES.search(abstracted):
             # "Who takes Renzo's spot?", "who would Bexley replace?": one unit for another on the team.
             p, rule = self._only(self.swap_pair), "replaces"

@@ -59,7 +59,9 @@ _THAT_NOT_AFTER = re.compile(
 _IDIOM = re.compile(
     r"\b(?:turn(?:ed|ing|s)? it around|keep(?:ing)? it up|appreciate it|close(?:d|s)? it out|"
     r"ma(?:ke|de|king) it|nail(?:ed)? it|w[io]n(?:ning)? it|los(?:e|t|ing) it|decid(?:e|es|ed) it|"
-    r"trad(?:e|ed|ing) it|worth it|(?<!have i )(?<!have we )(?<!ve )got it|(?:i|we|you) get it|"
+    r"trad(?:e|ed|ing) it|worth it|(?<!have i )(?<!have we )(?<!ve )got it|"
+    r"(?<!can )(?<!could )(?<!when )(?<!how )(?<!do )(?<!where )(?<!will )(?<!should )"
+    r"(?:i|we|you) get it|"
     r"go(?:ing)? for it|pull(?:ed)? it off|"
     r"wing it|mix it up|play(?:ing)? it (?:safe|cool|slow)|take it (?:easy|slow)|"
     r"(?:do|doing|done|did) it|fix(?:ed)? it|(?:that|this) it|how(?:'s| is) it go(?:ing)?|"

@@ -548,7 +548,8 @@ def ownership(c: _Ctx) -> list[Line]:
         c.t.utterance,
         re.I,
     )
-    if owned is None and (theirs or c.t.lines) and not asks_own and uid in c.view.opponent_side():
+    fallback = c.inputs.get("skip_theirs") and not c.t.lines
+    if owned is None and (theirs or c.t.lines or fallback) and not asks_own and uid in c.view.opponent_side():
         # "Tell me about their Voltail", "what's Voltail" (after its description): not whether
         # the player has one.
         return []
@@ -600,6 +601,11 @@ def option_status(c: _Ctx) -> list[Line]:
         return _locked(c, how or c.inputs.get("locked_key"), [oid, owner], oid, owner, values)
     who = owner or next(iter(learners), None)
     if who is None:
+        return []
+    mine = re.search(r"\b(?:i|me|my|we|our)\b", c.t.utterance, re.I)
+    if c.t.lines and not mine and set(learners) & set(view.opponent_side()):
+        # "What does Thorn Volley do": one of their units' options, described; that the player
+        # has no unit for it answers nothing they asked.
         return []
     # "How do I unlock Phoenix Rite?": its unit, and what it takes once they have one.
     gates = gate_text(c.t.pack, option, oid)
@@ -1779,11 +1785,11 @@ assert set(RUN) == set(RECIPES)  # recipe_spec declares what pack.py checks: bot
 def answer(t: RealizerTurn, steps: Sequence[AnswerStep]) -> bool:
     """Add the lines of the first step that yields any; after a step marked `also` yields, the
     later steps' lines too, up to the first one without `also` that yields. A `follow` step runs
-    only after such a step. False when none yields."""
+    only after such a step, an `alone` step only when none yielded. False when none yields."""
     view = StateView(t.pack, t.state)
     answered = False
     for step in steps:
-        if step.follow and not answered:
+        if (step.follow and not answered) or (step.alone and answered):
             continue
         lines = RUN[step.recipe](_Ctx(t, step, view))
         if lines:
