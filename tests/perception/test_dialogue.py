@@ -636,3 +636,34 @@ def test_a_doubled_no_inside_a_saying_corrects_the_name_before_it() -> None:
     pack, state = PET
     said = "i want to put Joltusk, no no, Granitusk, against their Voltail"
     assert read_turn(pack, state, said, []).text == "i want to put Granitusk, against their Voltail"
+
+
+def test_a_follow_up_naming_my_unit_after_a_question_about_theirs_puts_it_against_theirs() -> None:
+    pack, state = STRIKE
+    history = [Exchange("how do i shut Nadira down", "Swap to Brannoc against Nadira.")]
+    for said in ("and if i'm on dumaka", "what about dumaka"):
+        assert read_turn(pack, state, said, history).text == "is Dumaka any good against Nadira", said
+
+
+def test_a_follow_up_leaving_one_out_refines_the_last_question() -> None:
+    pack, state = STRIKE
+    history = [Exchange("what's a good comp with paxton in it", "Build around Paxton with Dumaka.")]
+    assert read_turn(pack, state, "and without bexley", history).text == (
+        "what's a good comp with paxton in it, without bexley"
+    )
+
+
+def test_asking_for_a_pick_after_a_matchup_is_the_counter_to_their_unit() -> None:
+    pack, state = PET
+    history = [
+        Exchange("is my Emberfox any good vs Shellbastion", "Against Shellbastion, Emberfox deals half.")
+    ]
+    assert read_turn(pack, state, "fine, what would you bring instead", history).text == (
+        "what should i bring against Shellbastion"
+    )
+
+
+def test_the_slot_of_the_unit_the_last_exchange_was_about() -> None:
+    pack, state = STRIKE
+    history = [Exchange("is Auto Shotgun unlocked for me", "Yes, Auto Shotgun is unlocked on your Renzo.")]
+    assert read_turn(pack, state, "whats the perk do", history).text == "whats Adrenaline do"

@@ -561,11 +561,14 @@ def _pick(d: Describer, sides: Sides, side: Side, descriptors: list[str]) -> tup
 _OWNER = re.compile(r"\b(?:my|our|their|your)\s+$", re.IGNORECASE)
 
 
-def slotted(pack: Pack, state: LiveState | None, text: str) -> tuple[str, list[str]]:
+def slotted(
+    pack: Pack, state: LiveState | None, text: str, last_unit: str | None = None
+) -> tuple[str, list[str]]:
     """ "What's Quillon's perk?" -> "What's Patient Aim?": the option a unit has in a slot (the
     option kind's `slot` attribute), the one the player has equipped on their own unit, else the
-    unit's first of that slot in its catalog entry (its starting one). Unchanged for a pack whose
-    options fill no slots."""
+    unit's first of that slot in its catalog entry (its starting one); "the perk" / "his perk" is
+    `last_unit`'s (the one unit the last question named). Unchanged for a pack whose options fill
+    no slots."""
     schema, catalog = pack.catalog.schema, pack.catalog
     unit, option = schema.kind("unit"), schema.kind("option")
     slot = schema.kinds[option].slot if option is not None else None
@@ -573,6 +576,13 @@ def slotted(pack: Pack, state: LiveState | None, text: str) -> tuple[str, list[s
         return text, []
     options = catalog.entities.get(option, {})
     slots = {str(e.value(slot)) for e in options.values() if e.value(slot)}
+    bare = re.search(rf"\b(?:the|his|her|its)\s+(?=(?:{'|'.join(map(re.escape, slots))})\b)", text, re.I)
+    if (
+        last_unit is not None
+        and bare is not None
+        and not any(m.kind == unit for m in link_entities(pack, text))
+    ):
+        text = f"{text[: bare.start()]}{display(pack, unit, last_unit)}'s {text[bare.end() :]}"
     after = re.compile(
         rf"^(?:'s|s)?\s+(?:current\s+|equipped\s+)?(?P<slot>{'|'.join(map(re.escape, slots))})\b", re.I
     )

@@ -422,7 +422,22 @@ def _correct(pack: Pack, sides: Sides, text: str, history: Sequence[Exchange]) -
     return text, []
 
 
+_EXCLUDING = re.compile(
+    r"^\s*(?:without|not|no|except|minus|but\s+not|other\s+than|leave\s+out|leaving\s+out)\b", re.I
+)
+# "And if I'm on Dumaka", "what if I play Renzo": the player's own unit in the last question's fight.
+_IF_ON = re.compile(
+    r"^\W*(?:(?:and|so|ok|okay|but)\W+)*(?:what\s+)?if\s+(?:i'?m|i\s+am|i|we'?re|we)\s+"
+    r"(?:on|play|playing|use|using|pick|picking|run|running|go|going|bring|bringing)\s+(?:with\s+)?"
+    r"(?P<rest>.+?)[\s?.!]*$",
+    re.IGNORECASE,
+)
+
+
 def _follow_up(pack: Pack, sides: Sides, text: str, history: Sequence[Exchange]) -> tuple[str, list[str]]:
+    if_on = _IF_ON.match(text)
+    if if_on is not None and history and _short(pack, if_on["rest"]):
+        text = f"what about {if_on['rest']}"
     match = _FOLLOW_UP.match(text)
     if match is None or not history:
         return text, []
@@ -437,7 +452,23 @@ def _follow_up(pack: Pack, sides: Sides, text: str, history: Sequence[Exchange])
         return text, []  # "what about my Sparkwing vs him": a question of its own, "him" the last one
     if len(_units(pack, rest)) >= 2 and _MATCHED.search(rest):
         return text, []  # "what about Renzo vs their Brannoc": one against the other, its own question
+    if _EXCLUDING.match(rest):
+        # "A good comp with Paxton" - "and without Bexley": the same question, one more left out.
+        return f"{history[-1].utterance.rstrip(' ?.!')}, {rest.strip()}", ["refined the last question"]
     new = link_entities(pack, rest)
+    unit = pack.catalog.schema.kind("unit")
+    asked = [e for e in link_entities(pack, history[-1].utterance) if e.kind == unit]
+    if (
+        len(new) == 1
+        and new[0].kind == unit
+        and sides.side_of(new[0].id) == "mine"
+        and asked
+        and all(sides.side_of(e.id) == "theirs" for e in asked)
+    ):
+        # "How do I deal with Shellbastion" - "what about with my bird": the player's own unit
+        # put up against the one asked about, not a question about their own.
+        mine, foe = display(pack, unit, new[0].id), display(pack, unit, asked[-1].id)
+        return f"is {mine} any good against {foe}", [f"follow-up: {mine} against {foe}"]
     redo = _substitute(pack, sides, history[-1].utterance, new, set())
     if redo is None:
         return text, []
@@ -962,6 +993,30 @@ def _options_of(pack: Pack, sides: Sides, reading: Reading) -> list[tuple[Side, 
     ]
 
 
+_ASKS_PICK_NOW = re.compile(
+    r"^\W*(?:(?:ok|okay|fine|so|then|alright|right|hmm|and)\W+)*(?:who|what|which(?:\s+one)?)\b"
+    r"(?:\s+\w+){0,3}?\s+(?:bring|use|play|pick|run|take|field|send|go\s+with|put\s+in)\b"
+    r"(?:\s+(?:instead|then|there|now|for\s+(?:it|that|him|her)))*\W*$",
+    re.IGNORECASE,
+)
+
+
+def _pick_instead(pack: Pack, sides: Sides, text: str, last: Exchange) -> str | None:
+    """ "Is my Emberfox any good vs Shellbastion?" - "fine, what would you bring instead": the
+    pick against that foe in place of the player's unit (the last question put one of theirs
+    against one of the player's), not a team from scratch."""
+    if _units(pack, text) or not _ASKS_PICK_NOW.match(text):
+        return None
+    asked = _units(pack, last.utterance)
+    mine = [u for u in asked if sides.side_of(u) == "mine"]
+    foes = [u for u in asked if sides.side_of(u) == "theirs"]
+    if len(mine) != 1 or len(foes) != 1:
+        return None
+    unit = pack.catalog.schema.kind("unit") or ""
+    # Their unit's counter (which is not the one the player asked about).
+    return f"what should i bring against {display(pack, unit, foes[0])}"
+
+
 def _read_one(
     pack: Pack, state: LiveState | None, text: str, history: Sequence[Exchange], resume: bool = True
 ) -> Reading:
@@ -1013,6 +1068,9 @@ def _read_one(
         if it != text:
             notes.append("'it' -> the last exchange's entity")
             text = it
+    if history and (instead := _pick_instead(pack, sides, text, history[-1])) is not None:
+        text = instead
+        notes.append("a pick in place of the last one")
     kept_out = {m.id for m in link_entities(pack, text) if _KEEP_OUT.search(text[: m.span[0]])}
     if (
         ASK_AGAIN.search(text.lower())
@@ -1030,7 +1088,12 @@ def _read_one(
             asked = next((asked[:i] for i in cuts if ASK_AGAIN.search(asked[i:].lower())), asked)
             text = f"{asked.rstrip(' ?.!')}, {text.strip()}"
             notes.append("asked again: the last question")
-    text, said = slotted(pack, state, text)
+    last_units = (
+        (_units(pack, history[-1].utterance) or _units(pack, _first_sentence(history[-1].reply)))
+        if history
+        else []
+    )
+    text, said = slotted(pack, state, text, last_units[0] if len(last_units) == 1 else None)
     text, named = option_by_description(pack, text)  # "Tidefang's giant wave move": Tsunami Crash
     said += named
     # A guess at what a question asked back meant is said as one ("Taking it as your Sparkwing.").

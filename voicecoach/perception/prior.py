@@ -375,6 +375,9 @@ class IntentPrior:
             rf"|\b(?:add|get|put)\s+(?:my\s+)?{token}\s+(?:on|in|into)\s+(?:my|our|the)\s+(?:{teams})\b"
             rf"|\bwhy\s+(?:isnt|is\s+not|aint|not|arent|are\s+not)\s+(?:my\s+)?{token}\s+(?:on|in)\s+"
             rf"(?:my|our|the)\s+(?:{teams})\b"
+            # "would Hexmoth be better there", "is Hexmoth better in that spot"
+            rf"|\b(?:would|will|is|could)\s+(?:my\s+)?{token}\s+(?:be\s+)?(?:better|stronger|good)\s+"
+            rf"(?:there|instead|in\s+(?:that|his|her|its|the)\s+(?:spot|slot|place))\b"
         )
         self._swap_to = re.compile(
             rf"\b(?:swap|swapping|switch|switching)\s+(?:over\s+)?to\s+(?:my\s+)?{token}"
@@ -836,7 +839,12 @@ WHICH_OF_MINE_MOST = re.compile(
 # "Keep the same team", "stick with this comp" (English cue words; the group nouns are the pack's).
 KEEP = r"(?:keep|keeping|stick|sticking|stay|staying|run|running)"
 # "Which of mine is most at risk", "who's our weakest link" (English cue words).
-SWAP_TO = re.compile(r"\bwhat\s+(?:should|do|can|would)\s+(?:i|we)\s+(?:swap|switch|change)\s+(?:to|into)\b")
+SWAP_TO = re.compile(
+    r"\bwhat\s+(?:should|do|can|would)\s+(?:i|we)\s+(?:swap|switch|change)\s+(?:to|into)\b"
+    # "Who would you drop?", "who do we bench": one of the team out is a swap
+    r"|\b(?:who|which\s+one)\s+(?:should|would|do|could)\s+(?:i|we|you)\s+(?:drop|bench|cut|sub\s+out|take\s+out|"
+    r"swap\s+out|swap\s+off|take\s+off)\b"
+)
 # A few words that ask about something without naming it ("worth grinding for?", "how far off?"):
 # about what the last exchange was about. Not a greeting, thanks, acknowledgement or call for help.
 _ELLIPTICAL_WORDS = 4

@@ -273,6 +273,8 @@ def resolve_reference(
             continue  # "does Oakhorn have its last stage yet": the one this sentence named
         if match["it"] and _DUMMY.search(text[max(0, match.start() - 12) :]) and linked:
             continue  # "is it worth putting time into Hexmoth": Hexmoth is the subject
+        if match["it"] and re.search(r"\b(?:in|on)\s+$", before) and _team_noun(pack).search(before):
+            continue  # "a comp with Paxton in it": the team the sentence is about
         if match.group(0).lower() in ("that one", "this one") and not _ONE_AFTER.search(before):
             continue  # "won that one", "like that one": a round, a manner; only a verb says a thing
         wanted = _wanted(kinds, match, before, after, text, {m.kind for m in linked})
@@ -301,6 +303,14 @@ def resolve_reference(
             owner = "'s" if match["its"] else ""
             return f"{before}{name}{owner}{after}"
     return text
+
+
+def _team_noun(pack: Pack) -> re.Pattern[str]:
+    """A team's words: "team", "squad", and the schema's group kinds and their nouns ("comp")."""
+    schema = pack.catalog.schema
+    groups = [w for n, k in schema.kinds.items() if k.role == "group" for w in (n, *k.nouns)]
+    words = ["team", "squad", *groups]
+    return re.compile(rf"\b(?:{'|'.join(map(re.escape, words))})s?\b", re.IGNORECASE)
 
 
 def _wanted(
