@@ -94,7 +94,8 @@ class PerceptionActor(TurnTaskActor):
         if prior is None:
             intent, sub_intent = "", ""  # unlabelled: the Talker answers the first question alone
         else:
-            asked = labelled_as_named(self._session.pack, text) if turn.second_refers else text
+            refers = turn.second_refers
+            asked = labelled_as_named(self._session.pack, text, turn.utterance) if refers else text
             intent, sub_intent = prior.prefill(asked) or (OTHER, OTHER)
         w1 = W1Turn(self._session.phi, lambda: snapshot, turn.index, W1Counters(),
                     max_age=self._config.max_age, validate=self._validate)  # fmt: skip

@@ -667,3 +667,27 @@ def test_the_slot_of_the_unit_the_last_exchange_was_about() -> None:
     pack, state = STRIKE
     history = [Exchange("is Auto Shotgun unlocked for me", "Yes, Auto Shotgun is unlocked on your Renzo.")]
     assert read_turn(pack, state, "whats the perk do", history).text == "whats Adrenaline do"
+
+
+def test_the_second_question_about_the_firsts_option_takes_the_option_the_answer_named() -> None:
+    from voicecoach.perception.dialogue import labelled_as_named
+
+    pack, state = PET
+    said = "what's hexmoth's best skill and when do i use it"
+    reading = read_turn(pack, state, said, [])
+    assert reading.second_refers and reading.second is not None
+    answer = "Nightmare Hex is the strongest move your Hexmoth can use right now."
+    assert refer_to_answer(pack, reading.second, reading.text, answer) == "when do i use Nightmare Hex"
+    assert "xskillx" in labelled_as_named(pack, reading.second, reading.text)
+
+
+def test_what_now_after_a_complaint_about_one_of_theirs_is_about_that_one() -> None:
+    pack, state = PET
+    history = [Exchange("their Briarcat keeps killing my Sparkwing", "Against Briarcat, go with Emberfox.")]
+    assert read_turn(pack, state, "what do i do", history).text == "their Briarcat keeps killing my Sparkwing"
+    assert read_turn(pack, state, "what do i do", []).text == "what do i do"
+
+
+def test_a_types_adjective_describes_its_units() -> None:
+    pack, state = PET
+    assert read_turn(pack, state, "who beats their watery turtle", []).text == "who beats their Shellbastion"

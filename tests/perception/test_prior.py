@@ -651,3 +651,12 @@ def test_making_a_unit_stronger_is_what_it_gains_next(prior: IntentPrior) -> Non
     assert prior.predict("how do i make tidefang stronger").rule == "improve"
     assert prior.predict("how can i improve emberfox").sub_intent in ("worth_it", "evolve")
     assert prior.predict("who beats tidefang").rule != "improve"
+
+
+def test_a_choice_against_a_foe_is_the_counter_and_a_short_follow_up_keeps_the_pair(
+    prior: IntentPrior,
+) -> None:
+    said = "who's better against voltail, my granitusk or my lumifawn"
+    assert (prior.predict(said).intent, prior.predict(said).sub_intent) == ("creature", "counters")
+    again = prior.predict("how long will that take", previous=("creature", "worth_it"))
+    assert again.rule == "elliptical" and again.sub_intent == "worth_it"

@@ -146,6 +146,7 @@ def describer(pack: Pack) -> Describer:
                 typed = pack.catalog.get(attribute.values, v) if isinstance(attribute.values, str) else None
                 if typed is not None:
                     found.add(typed.display.lower())
+                    found.update(_adjectives(v.lower()))  # a type's adjective: "their grassy cat"
                 shared.update(role_words.get(v, []))
         found.update(pack.catalog.epithet_words(unit_kind, entity))
         display = entity.display.lower()
@@ -173,6 +174,20 @@ def describer(pack: Pack) -> Describer:
     describer = Describer(words, vocabulary, power, strong, roles, gear_words)
     _DESCRIBERS[id(pack)] = (pack, describer)
     return describer
+
+
+def _adjectives(value: str) -> set[str]:
+    """ "Their grassy cat", "the rocky one": the English adjectives of a one-word value (grass ->
+    grassy, ice -> icy), only those English uses."""
+    if " " in value:
+        return set()
+    forms = {value + "y", value + "ish"}
+    if value.endswith("e"):
+        forms.add(value[:-1] + "y")
+    if value.endswith("ire"):
+        forms.add(value[:-3] + "iery")  # the one English irregular of this shape worth having
+    english = english_counts()
+    return {f for f in forms if f and english.get(f, 0) >= ORDINARY_MIN_COUNT}
 
 
 def _gear_words(pack: Pack, unit_kind: str) -> dict[str, frozenset[str]]:

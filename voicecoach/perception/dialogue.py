@@ -59,7 +59,7 @@ from voicecoach.perception.descriptions import (
     slotted,
 )
 from voicecoach.perception.lexicon import Lexicon, suggest
-from voicecoach.perception.prior import ASK_AGAIN, kind_token, offered
+from voicecoach.perception.prior import ASK_AGAIN, WHAT_NOW, kind_token, normalise, offered
 from voicecoach.perception.references import (
     DESCRIBED,
     ONE_OWNED,
@@ -607,7 +607,9 @@ _UNRESOLVED = re.compile(r"\b(?:it|he|him|his|she|her|that one|this one)\b", re.
 # second's "that" is the pick.
 _ASKS_PICK = re.compile(
     r"\bweak\s+(?:to|against)\b|\bwhat\s+(?:beats|counters|stops)\b"
-    r"|\bwhat(?:'s|s| is)\s+good\s+(?:against|into)\b",
+    r"|\bwhat(?:'s|s| is)\s+good\s+(?:against|into)\b"
+    # "what's Hexmoth's best skill": its pick
+    r"|\b(?:what|which)(?:'s|s| is)?\s+(?:\w+'s\s+|my\s+|his\s+|her\s+|its\s+)?(?:best|strongest|top)\b",
     re.IGNORECASE,
 )
 _ANSWER_PRONOUN = re.compile(r"\b(?:it|he|him|his|she|her|that one|this one|that|those)\b", re.IGNORECASE)
@@ -705,24 +707,45 @@ def read_turn(pack: Pack, state: LiveState | None, text: str, history: Sequence[
 
 def refer_to_answer(pack: Pack, question: str, asked: str, answer: str) -> str:
     """The second question of "who's their biggest threat, and who counters it?" with its pronoun
-    as the first unit the answer put forward (one the first question did not name)."""
-    picks = _put_forward(pack, Exchange(asked, answer))
+    as the first unit the answer put forward (one the first question did not name); of "what's
+    Hexmoth's best skill, and when do I use it", the option the answer opens with."""
+    schema = pack.catalog.schema
+    option = schema.kind("option")
+    named = {m.id for m in link_entities(pack, asked)}
+    opens = next((m for m in link_entities(pack, answer) if m.id not in named), None)
     pronoun = _ANSWER_PRONOUN.search(question)
+    if opens is not None and opens.kind == option and pronoun is not None and _asks_option(pack, asked):
+        name = display(pack, opens.kind, opens.id)
+        return f"{question[: pronoun.start()]}{name}{question[pronoun.end() :]}"
+    picks = _put_forward(pack, Exchange(asked, answer))
     if not picks or pronoun is None:
         return question
-    name = display(pack, pack.catalog.schema.kind("unit") or "", picks[0])
+    name = display(pack, schema.kind("unit") or "", picks[0])
     if pronoun.group(0).lower() == "his":
         name += "'s"
     return f"{question[: pronoun.start()]}{name}{question[pronoun.end() :]}"
 
 
-def labelled_as_named(pack: Pack, question: str) -> str:
+def _asks_option(pack: Pack, question: str) -> bool:
+    """Does the question ask for one of the option kind ("what's Hexmoth's best skill")?"""
+    schema = pack.catalog.schema
+    option = schema.kind("option")
+    nouns = [n.lower() for n in schema.kinds[option].nouns] if option else []
+    return (
+        bool(nouns) and re.search(rf"\b(?:{'|'.join(map(re.escape, nouns))})s?\b", question, re.I) is not None
+    )
+
+
+def labelled_as_named(pack: Pack, question: str, first: str = "") -> str:
     """What the prior labels a second question about the first's answer by, before the answer is
-    known: its pronoun as the token a named unit becomes ("what should xherox run")."""
+    known: its pronoun as the token a named unit becomes ("what should xherox run"), or an option
+    when the first asked for one (`first`)."""
     pronoun = _ANSWER_PRONOUN.search(question)
     if pronoun is None:
         return question
-    token = kind_token(pack.catalog.schema.kind("unit") or "")
+    schema = pack.catalog.schema
+    kind = schema.kind("option") if first and _asks_option(pack, first) else schema.kind("unit")
+    token = kind_token(kind or "")
     return f"{question[: pronoun.start()]}{token}{question[pronoun.end() :]}"
 
 
@@ -1068,6 +1091,12 @@ def _read_one(
         if it != text:
             notes.append("'it' -> the last exchange's entity")
             text = it
+    if history and WHAT_NOW.match(normalise(text)):
+        foes = [u for u in _units(pack, history[-1].utterance) if sides.side_of(u) == "theirs"]
+        if foes:
+            # "Their grassy cat keeps killing my bird" - "what do I do": about that, not the match.
+            text = history[-1].utterance
+            notes.append("what now: the last question's trouble")
     if history and (instead := _pick_instead(pack, sides, text, history[-1])) is not None:
         text = instead
         notes.append("a pick in place of the last one")

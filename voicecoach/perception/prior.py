@@ -460,7 +460,10 @@ class IntentPrior:
                 p, rule = np.where(about_unit, 0.0, p), "told_gone"
         named = kind_token(unit or "") in abstracted.split()
         choice = offered(self.pack, text, mentions) if named else []
-        if choice and self.labels[int(p.argmax())] not in self.picking_pairs:
+        if choice and (
+            self.labels[int(p.argmax())] not in self.picking_pairs
+            or (self.counter_pair is not None and self._facing.search(abstracted) is not None)
+        ):
             # "Should I level Emberfox or Galehawk?": a pick among them, not a verdict on each.
             p, rule = self._choose(p, text, choice, mentions), "choice"
         elif (
@@ -854,8 +857,10 @@ _ASKS_ABOUT = re.compile(r"\b(?:worth|ready|far|long|close|level|unlock)\b")
 def elliptical(text: str) -> bool:
     said = normalise(text)
     words = said.split()
+    # "How long will that take": a word pointing back lets the question run a little longer.
+    most = _ELLIPTICAL_WORDS + 2 if {"that", "it", "this"} & set(words) else _ELLIPTICAL_WORDS
     return (
-        0 < len(words) <= _ELLIPTICAL_WORDS
+        0 < len(words) <= most
         and _ASKS_ABOUT.search(said) is not None
         and not (ACKNOWLEDGED.match(said) or ASKS_HELP.match(said))
     )
@@ -1117,6 +1122,8 @@ def session_rule(
     - *ask again* / *refine*: the utterance asks for another option (ASK_AGAIN) or adds a
       constraint (REFINE) after a turn whose Φ pair recommends or teaches (`_asks_again`), and the
       classifier is not sure (< RULE_CONFIDENCE): the previous pair;
+    - *elliptical*: a few words asking about what the last turn was about ("how far off is
+      that?"), naming nothing, and the classifier not sure: the previous pair;
     - *anchor excluded*: the pair is anchored on a creature ("build around X") but the player
       excludes every creature they name ("build without X"): the Φ entry's `anchor_excluded` pair.
     """
@@ -1129,6 +1136,17 @@ def session_rule(
         and ASKS_WHY.search(normalise(text))
     ):
         return pred.model_copy(update={"intent": prev.intent, "sub_intent": prev.sub_intent, "rule": "why"})
+    if (
+        prev is not None
+        and prev.tools
+        and pred.confidence < RULE_CONFIDENCE
+        and elliptical(text)
+        and not link_entities(pack, text)
+    ):
+        # "How long will that take" after "should I level Lumifawn": more of the same question.
+        return pred.model_copy(
+            update={"intent": prev.intent, "sub_intent": prev.sub_intent, "rule": "elliptical"}
+        )
     if prev is not None and _asks_again(pack, prev) and pred.confidence < RULE_CONFIDENCE:
         words = normalise(text)
         again = ASK_AGAIN.search(words) or _another_group(pack).search(words)
