@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Literal, TypeVar
 
-from pipecat.frames.frames import DataFrame, Frame, LLMTextFrame, SystemFrame
+from pipecat.frames.frames import DataFrame, Frame, LLMTextFrame, SystemFrame, TranscriptionFrame
 
 from voicecoach.coach.store import TurnRecord
 from voicecoach.core.latency import Milestone
@@ -176,6 +176,12 @@ class TurnCommittedFrame(SystemFrame):
 
     turn_index: int = 0
     completed: bool = True
+
+
+@dataclass
+class TypedTranscriptionFrame(TranscriptionFrame):
+    """A typed question (RTVI send-text) as a transcript: sent whole, so it is never joined with
+    another question (`TurnGate`, `Session.begin_turn`)."""
 
 
 @dataclass

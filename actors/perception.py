@@ -29,6 +29,7 @@ from voicecoach.actors.frames import (
     NarrationTextFrame,
     SecondQuestionFrame,
     ToolDispatchFrame,
+    TypedTranscriptionFrame,
 )
 from voicecoach.actors.turn_task import TurnTaskActor
 from voicecoach.coach.session import CoachConfig, Session, Turn
@@ -66,7 +67,10 @@ class PerceptionActor(TurnTaskActor):
         if isinstance(frame, UserStartedSpeakingFrame):
             self._speech_started = time.monotonic()  # a turn this close to the last one continues it
         elif isinstance(frame, TranscriptionFrame) and frame.text.strip():
-            turn = self._session.begin_turn(frame.text.strip(), speech_started=self._speech_started)
+            typed = isinstance(frame, TypedTranscriptionFrame)  # sent whole: it continues nothing
+            turn = self._session.begin_turn(
+                frame.text.strip(), speech_started=self._speech_started, typed=typed
+            )
             self._speech_started = None
             await self.start_turn(turn.index, self._run_turn(turn))
 

@@ -27,6 +27,7 @@ interruption drops it there, and the monitor reports the cut instead.
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable
 from typing import Literal
 
 from loguru import logger
@@ -141,6 +142,7 @@ class SessionRecorder(FrameProcessor):
             await self._store_cut(record, "reply", f"reply: {reason}", _spoken(record))
         elif self._playback:
             self._playing[record.turn_index] = record
+            self._session.note_reply(record)
         else:
             await self._commit(record)
 
@@ -216,11 +218,14 @@ class PlaybackMonitor(FrameProcessor):
     Either is reported upstream to the SessionRecorder as a PlaybackFrame.
     """
 
-    def __init__(self) -> None:
+    def __init__(self, on_heard: Callable[[int, str], object] | None = None) -> None:
         super().__init__()
         self._turn: int | None = None
         self._heard: list[str] = []
         self._reported = True
+        # Told what the player has heard of the current turn so far: a connection that ends
+        # mid-reply stores the turn as cut with it (`Session.finish_turns`).
+        self._on_heard = on_heard
 
     async def process_frame(self, frame: Frame, direction: FrameDirection):
         await super().process_frame(frame, direction)
@@ -231,6 +236,8 @@ class PlaybackMonitor(FrameProcessor):
             self._turn, self._heard, self._reported = frame.turn_index, [], False
         if isinstance(frame, TTSTextFrame) and frame.text.strip():
             self._heard.append(frame.text.strip())
+            if self._on_heard is not None and self._turn is not None and not self._reported:
+                self._on_heard(self._turn, " ".join(self._heard))
         elif isinstance(frame, TurnCompletedFrame) and frame.turn_index == self._turn:
             await self._report(to_end=True)
         elif isinstance(frame, InterruptionFrame):

@@ -104,6 +104,7 @@ from voicecoach.actors.frames import (
     TurnCompletedFrame,
     TurnFailedFrame,
     TurnFrame,
+    TypedTranscriptionFrame,
 )
 from voicecoach.coach import protocol
 from voicecoach.coach.config import (
@@ -117,7 +118,14 @@ from voicecoach.coach.engines import Engines, describe_llm, load_coach_pack, pre
 from voicecoach.coach.protocol import CloseCode, ErrorCode
 from voicecoach.coach.session import CoachConfig, Session
 from voicecoach.coach.speech_config import SpeechConfig
-from voicecoach.coach.store import SessionStore, StoreError, TurnRecord, open_store
+from voicecoach.coach.store import (
+    LEASE_RENEW_S,
+    Lease,
+    SessionStore,
+    StoreError,
+    TurnRecord,
+    open_store,
+)
 from voicecoach.coach.tokens import SIGNING_KEY_ENV, TokenError, check_key, looks_signed, verify
 from voicecoach.core import latency
 from voicecoach.core.console import Startup, report_console
@@ -148,6 +156,11 @@ SUBPROTOCOL = "voicecoach"
 TOKEN_SUBPROTOCOL_PREFIX = "voicecoach.token."
 # With --retain-days on SQLite: how often idle sessions are purged.
 PURGE_EVERY_S = 3600.0
+# Why a connection that ends mid-turn stores that turn as cut (TurnRecord.failure).
+CUT_DISCONNECTED = "closed: the connection ended before the turn did"
+CUT_TAKEN_OVER = "closed: a newer connection took the session over before the turn ended"
+CUT_SHUTDOWN = "closed: the server shut down before the turn ended"
+LOST_REASON = "session taken over by a newer connection on another worker"
 
 
 @dataclass
@@ -414,7 +427,7 @@ class TypedInput(FrameProcessor):
         if isinstance(frame, RTVISendTextFrame) and frame.text.strip():
             await self.push_frame(frame, direction)
             await self.push_frame(
-                TranscriptionFrame(
+                TypedTranscriptionFrame(
                     text=frame.text.strip(),
                     user_id=frame.user_id or "player",
                     timestamp=time_now_iso8601(),
@@ -704,11 +717,55 @@ class Connection:
         self._requests: asyncio.Queue[RTVIMessageModel] = asyncio.Queue(maxsize=8)
         self._closer: asyncio.Task[None] | None = None
         self.on_ready: Callable[[], object] | None = None  # the client said client-ready
+        self.lease: Lease | None = None
+        self._cut_reason = CUT_DISCONNECTED  # how a turn in flight is stored if the connection ends
 
-    def _open_session(self) -> tuple[bool, Session]:
+    def _open_session(self, loop: asyncio.AbstractEventLoop) -> tuple[bool, Session]:
+        """Own the session (its lease: any older owner, on any worker, can write it no more),
+        then read it: nothing an older owner writes can land after these reads."""
         store = self.server.store
+        self.lease = lease = store.acquire(self.session_id)
+        # A live lease held elsewhere: a takeover across workers, said as one inside this process.
+        self.took_over = self.took_over or lease.took_over
         resumed = store.load_state(self.session_id) is not None or store.next_turn_index(self.session_id) > 0
-        return resumed, Session.open(self.session_id, store=store, pack=self.server.pack)
+        session = Session.open(self.session_id, store=store, pack=self.server.pack, lease=lease)
+        session.on_lost = lambda: loop.call_soon_threadsafe(self._lost)
+        return resumed, session
+
+    def _lost(self) -> None:
+        """The store refused a write or a renewal: another connection owns the session now."""
+        if not self._closing:
+            logger.info(f"session {self.session_id}: {LOST_REASON}")
+            self._cut_reason = CUT_TAKEN_OVER
+            self._close_soon(CloseCode.TAKEN_OVER, LOST_REASON)
+
+    async def _keep_lease(self) -> None:
+        """Renew the lease while the connection lives; close it (4409) once another owner has it.
+        A store that does not answer is no loss: the lease is renewed once it answers again."""
+        while self.lease is not None:
+            await asyncio.sleep(LEASE_RENEW_S)
+            try:
+                kept = await asyncio.to_thread(self.server.store.renew, self.lease)
+            except StoreError as err:
+                logger.warning(f"session {self.session_id}: lease not renewed ({err.code}): {err}")
+                continue
+            if not kept:
+                self._lost()
+                return
+
+    def _end_session(self) -> None:
+        """The connection is over (its pipeline stopped): store its turns in flight as cut, let
+        the session's writes land, end the lease (a reconnect then is no takeover)."""
+        session, lease = self.session, self.lease
+        if session is None:
+            return
+        session.finish_turns(self._cut_reason)
+        session.close()
+        if lease is not None:
+            try:
+                self.server.store.release(lease)
+            except StoreError as err:  # it expires by itself
+                logger.warning(f"session {self.session_id}: lease not released ({err.code}): {err}")
 
     # Built off the event loop: small with the models shared, but it reads the voice's config.
     def _build(self, session: Session) -> tuple[FastAPIWebsocketTransport, Pipeline]:
@@ -738,7 +795,8 @@ class Connection:
     async def run(self) -> None:
         server = self.server
         try:
-            resumed, session = await asyncio.to_thread(self._open_session)  # the stores are sync
+            loop = asyncio.get_running_loop()
+            resumed, session = await asyncio.to_thread(self._open_session, loop)  # the stores are sync
             self.session = session
             transport, pipeline = await asyncio.to_thread(self._build, session)
             self._transport = transport
@@ -764,6 +822,7 @@ class Connection:
             helpers = [
                 asyncio.create_task(self._watch_timeouts(), name=f"watchdog-{self.session_id}"),
                 asyncio.create_task(self._serve_requests(), name=f"requests-{self.session_id}"),
+                asyncio.create_task(self._keep_lease(), name=f"lease-{self.session_id}"),
             ]
             try:
                 await runner.run()
@@ -779,8 +838,12 @@ class Connection:
             logger.exception(f"session {self.session_id}: {err}")
             await self._close_socket(CloseCode.GOING_AWAY, "the coach could not start this session")
         finally:
-            # Nothing to save here: the session stores each state update and each completed turn
-            # as it happens, so a client that vanishes leaves its session as it last was.
+            # The session stored each state update and each turn as it happened; left to store:
+            # the turns in flight, as cut.
+            try:
+                await asyncio.shield(asyncio.to_thread(self._end_session))
+            except Exception as err:
+                logger.exception(f"session {self.session_id}: ending: {err}")
             self.finished.set()
 
     def _wire(self, rtvi: RTVIProcessor, transport: FastAPIWebsocketTransport, resumed: bool) -> None:
@@ -834,6 +897,7 @@ class Connection:
             resumed=resumed,
             turns=self.session.next_turn,
             took_over=self.took_over,
+            fence=self.lease.fence if self.lease is not None else None,
             state=state_info(self.session),
             pack=pack_info(self.session.pack),
             audio=protocol.AudioInfo(input_sample_rate=config.speech.input_sample_rate),
@@ -988,11 +1052,42 @@ class Connection:
                 logger.debug(f"session {self.session_id}: close: {err}")
 
     async def close(self, code: int, reason: str) -> None:
-        """Close the websocket with `code`/`reason`, stop the pipeline, wait until it is down."""
+        """Close the websocket with `code`/`reason`, stop the pipeline, wait until it is down.
+
+        A turn in flight is cut: the client is told (turn-failed, `closed`) before the close, and
+        it is stored so once the pipeline is down (`_end_session`)."""
+        if code == CloseCode.TAKEN_OVER:
+            self._cut_reason = CUT_TAKEN_OVER
+        elif code == CloseCode.GOING_AWAY:
+            self._cut_reason = CUT_SHUTDOWN
+        if not self._closing:
+            await self._tell_cut()
         self._closing = True
         await self._close_socket(code, reason)
         await self.stop()
         await self.finished.wait()
+
+    async def _tell_cut(self) -> None:
+        """Send turn-failed for each turn in flight, straight on the socket (the pipeline is
+        about to stop, and the close to follow)."""
+        session, serializer = self.session, self._serializer
+        if session is None or serializer is None:
+            return
+        envelope = {"label": protocol.RTVI_LABEL, "type": "server-message"}
+        for index in sorted(session.pending):
+            turn = session.turn(index)
+            event = protocol.TurnFailedEvent(
+                turn_index=index, t_ms=turn.ms() if turn else 0.0, failed="closed",
+                reason=self._cut_reason, heard=session.heard.get(index, ""),
+            )  # fmt: skip
+            self.sent.append(event)
+            frame = CoachMessageFrame(message=envelope, text=rtvi_json(envelope, event.model_dump_json()))
+            try:
+                data = await serializer.serialize(frame)
+                if data is not None and self.websocket.client_state == WebSocketState.CONNECTED:
+                    await self.websocket.send_bytes(data if isinstance(data, bytes) else data.encode())
+            except Exception as err:  # the socket went meanwhile: the turn is still stored as cut
+                logger.debug(f"session {self.session_id}: turn-failed not sent: {err}")
 
     async def stop(self) -> None:
         self._closing = True

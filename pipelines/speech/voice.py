@@ -71,7 +71,12 @@ from pipecat.turns.user_turn_strategies import UserTurnStrategies
 from pipecat.utils.text.base_text_aggregator import TextType
 from pipecat.utils.time import time_now_iso8601
 
-from voicecoach.actors.frames import NarrationEndFrame, NarrationTextFrame, TurnCompletedFrame
+from voicecoach.actors.frames import (
+    NarrationEndFrame,
+    NarrationTextFrame,
+    TurnCompletedFrame,
+    TypedTranscriptionFrame,
+)
 from voicecoach.actors.pipecat_compat import (
     init_shared_silero_analyzer,
     run_vad_inline,
@@ -821,6 +826,9 @@ class TurnGate(FrameProcessor):
         downstream = direction == FrameDirection.DOWNSTREAM
         if isinstance(frame, InputAudioRawFrame):
             return  # the turn is decided by now: nothing downstream listens to the microphone
+        if isinstance(frame, TypedTranscriptionFrame) and downstream:
+            await self.push_frame(frame, direction)  # typed whole: nothing to join it with
+            return
         if isinstance(frame, TranscriptionFrame | EmptySegmentFrame) and downstream:
             self._due = max(0, self._due - 1)
             if isinstance(frame, TranscriptionFrame):
@@ -1019,4 +1027,4 @@ def voice_pipeline(
     processors = voice_processors(
         session, engines, config, speech, taps=taps, speech_engines=speech_engines, typed=typed
     )
-    return Pipeline([transport_in, *processors, transport_out, PlaybackMonitor()])
+    return Pipeline([transport_in, *processors, transport_out, PlaybackMonitor(session.heard.__setitem__)])

@@ -18,6 +18,7 @@ from pathlib import Path
 import pytest
 
 from voicecoach.coach.store import (
+    FencedError,
     MemorySessionStore,
     RedisSessionStore,
     SessionStore,
@@ -178,6 +179,45 @@ def test_session_id_mismatch_is_refused(store: SessionStore) -> None:
     with pytest.raises(ValueError, match="'other'"):
         store.save_turn("s1", turn("other", 0))
     assert store.load_turns("s1") == [] and store.load_turns("other") == []
+
+
+def test_a_lease_fences_out_the_owner_it_replaced(store: SessionStore, state: LiveState) -> None:
+    # Issue 29 item 3: every acquisition grows the fence and makes a new owner; from then on the old
+    # owner's writes land nowhere (FencedError, code fenced), the new owner's do.
+    first = store.acquire("s1")
+    assert first.fence == 1 and not first.took_over
+    store.save_turn("s1", turn("s1", 0).model_copy(update={"fence": first.fence}), first)
+    store.save_state("s1", state, first)
+    second = store.acquire("s1")  # another worker, while the first one's lease is live
+    assert second.fence == 2 and second.took_over and second.token != first.token
+    with pytest.raises(FencedError) as fenced:
+        store.save_turn("s1", turn("s1", 1, reply="stale"), first)
+    assert fenced.value.code == "fenced" and "taken over" in str(fenced.value)
+    with pytest.raises(FencedError):
+        store.save_state("s1", state.model_copy(update={"version": 99}), first)
+    assert not store.renew(first) and store.renew(second)
+    store.save_turn("s1", turn("s1", 1, reply="owner"), second)
+    assert [(t.turn_index, t.reply) for t in store.load_turns("s1")] == [(0, "go"), (1, "owner")]
+    saved = store.load_state("s1")
+    assert saved is not None and saved.version == state.version
+    # The replaced owner's release does not end the new owner's lease; the owner's own does, and a
+    # reconnect after it is no takeover (no live lease), with the fence still growing.
+    store.release(first)
+    assert store.renew(second)
+    store.release(second)
+    third = store.acquire("s1")
+    assert third.fence == 3 and not third.took_over
+    # A write with no lease (tools, benchmarks) is not fenced; other sessions have their own fence.
+    store.save_turn("s1", turn("s1", 2))
+    assert store.acquire("s2").fence == 1
+
+
+def test_an_expired_lease_is_no_takeover(tmp_path: Path) -> None:
+    store = SQLiteSessionStore(tmp_path / "s.sqlite3")
+    first = store.acquire("s1", ttl_s=0.0)
+    second = store.acquire("s1")
+    assert second.fence == first.fence + 1 and not second.took_over
+    store.close()
 
 
 def test_sqlite_same_turn_twice_is_one_row(tmp_path: Path) -> None:

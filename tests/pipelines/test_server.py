@@ -28,6 +28,7 @@ from voicecoach.app.client import CoachClient, CoachClosed, CoachError
 from voicecoach.bench.fixtures import load_session
 from voicecoach.coach import protocol
 from voicecoach.coach.store import SQLiteSessionStore
+from voicecoach.pipelines.server import CUT_DISCONNECTED
 from voicecoach.testing.scripted_llm import Script
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -221,11 +222,15 @@ async def test_client_vanishing_mid_turn_keeps_its_state_and_spares_other_sessio
 
         assert live.server is not None
         await wait_until(lambda: "vanishing" not in live.server.connections, timeout_s=10)
-        # The state the game pushed is in the store; the cut turn left nothing half-written.
+        # The state the game pushed is in the store; the cut turn is stored as cut (issue 29 item 5):
+        # not completed, why, what was heard of it.
         saved = store.load_state("vanishing")
         assert saved is not None and saved.version == pushed.version
         assert [o.creature_id for o in saved.fs.inventory.owned] == [o["creature_id"] for o in owned]
-        assert store.load_turns("vanishing") == []
+        [cut] = store.load_turns("vanishing")
+        assert (cut.turn_index, cut.completed, cut.failure) == (0, False, CUT_DISCONNECTED)
+        assert cut.utterance == "how do I beat their team?" and cut.heard is not None
+        assert store.load_history("vanishing") == []  # its guidance was not delivered
 
         # The other session did not notice: its turn completes, and it goes on.
         done = await b.wait_event("turn-completed", timeout=20)
@@ -238,6 +243,7 @@ async def test_client_vanishing_mid_turn_keeps_its_state_and_spares_other_sessio
         assert again.session is not None and again.session.resumed
         assert again.session.state.version == pushed.version
         assert len(again.session.state.fs.inventory.owned) == 5
+        assert again.session.turns == 1  # the cut turn's index is taken: the next one is 1
 
 
 async def test_second_client_takes_the_session_over(tmp_path: Path) -> None:

@@ -377,6 +377,11 @@ class SessionEvent(_Model):
     resumed: bool = Field(description="the store had this session: its state and history are back")
     turns: int = Field(description="turns completed in this session so far")
     took_over: bool = Field(default=False, description="an older connection to the session was closed")
+    fence: int | None = Field(
+        default=None,
+        description="this connection's ownership of the session: it grows with every connection that"
+        " opens the session, on any worker; an older connection's writes are refused",
+    )
     state: StateInfo
     pack: PackInfo
     audio: AudioInfo = Field(default_factory=AudioInfo)
@@ -509,11 +514,13 @@ class TurnFailedEvent(_TurnEvent):
     was made, not that it was heard). `failed` names what stopped it: `reply` (the LLM was down,
     or its stream was cut or stalled: the player heard a fallback or a partial reply),
     `interrupted` (the player's own input cut it: they spoke over the reply, a barge-in, or typed
-    a question run at once; nothing failed) or `playback` (any other interruption stopped the
-    reply's audio); `heard` is what the player heard."""
+    a question run at once; nothing failed), `playback` (any other interruption stopped the
+    reply's audio) or `closed` (the connection is ending before the turn did: a takeover, a
+    shutdown, the session lost to another worker; sent just before the close); `heard` is what
+    the player heard."""
 
     type: Literal["turn-failed"] = "turn-failed"
-    failed: Literal["reply", "playback", "interrupted"]
+    failed: Literal["reply", "playback", "interrupted", "closed"]
     reason: str
     heard: str
 

@@ -15,13 +15,22 @@ from __future__ import annotations
 
 import threading
 import time
+from collections.abc import Callable
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from loguru import logger
 from pydantic import BaseModel, Field
 
-from voicecoach.coach.store import MemorySessionStore, SessionStore, TurnRecord
+from voicecoach.coach.store import (
+    FencedError,
+    Lease,
+    MemorySessionStore,
+    SessionStore,
+    StoreError,
+    TurnRecord,
+)
 from voicecoach.core.state import AnswerMeta, LiveState, SessionHistory, StaticState, apply_patch, load_state
 from voicecoach.domain.entities import Mention, context_named, focus_fields, link_entities
 from voicecoach.domain.pack import DEFAULT_PACK, Pack, check_state
@@ -51,6 +60,14 @@ CONTINUES_WITHIN_S = 1.0
 DIALOGUE_TURNS = 3
 # Earlier utterances whose names make their related names likely in the lexicon repair's second pass.
 REPAIR_CONTEXT = 2
+# A served session stores each turn as it begins, with this failure, and replaces it when the turn
+# ends: its index is then taken for good (a worker killed mid-turn cannot leave it to be reused), and
+# the next owner finds a turn still marked so and stores it as cut (`ORPHANED`).
+IN_PROGRESS = "in progress: the turn has not ended yet"
+ORPHANED = "failover: the worker serving the session stopped or lost it before the turn ended"
+# A turn's end that the store did not take (Redis restarting) is tried again for this long: the player
+# heard it, so it must be stored.
+COMMIT_RETRY_S = 15.0
 
 
 class CoachConfig(BaseModel):
@@ -176,6 +193,7 @@ class Turn:
     # span with the name put in its place, for the overlay and the record.
     transcript: str = ""
     repaired: tuple[tuple[str, str], ...] = ()
+    typed: bool = False  # typed, not spoken: never merged with the next question
 
     @property
     def said(self) -> str:
@@ -215,6 +233,18 @@ class Session:
     # counted only when the game has pushed nothing since (`perception.dialogue.told_round`).
     _version_asked: int = field(default=-1, init=False, repr=False, compare=False)
     _told: LiveState | None = field(default=None, init=False, repr=False, compare=False)
+    # The connection's ownership (`SessionStore.acquire`); every write is made with it, so one that
+    # lands after another connection took the session over is refused (FencedError).
+    lease: Lease | None = None
+    # Called (from a store thread) when a write was refused because the session was taken over.
+    on_lost: Callable[[], object] | None = field(default=None, repr=False, compare=False)
+    # Turns stored as in progress and not ended yet -> their record so far; what the player heard
+    # of each (the playback reports it), for storing it as cut when the connection ends.
+    pending: dict[int, TurnRecord] = field(default_factory=dict, repr=False, compare=False)
+    heard: dict[int, str] = field(default_factory=dict, repr=False, compare=False)
+    # A leased session's writes, in order, on one thread: a turn's in-progress record always lands
+    # before its end, and no write waits on the event loop.
+    _writer: ThreadPoolExecutor | None = field(default=None, init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         self._version_asked = self.state.version
@@ -240,8 +270,12 @@ class Session:
         *,
         pack: Pack,
         seed: int | None = None,
+        lease: Lease | None = None,
     ) -> Session:
-        """Open or resume `session_id`: history, last state and turn index come from the store."""
+        """Open or resume `session_id`: history, last state and turn index come from the store.
+
+        `lease`: the connection owns the session (acquired just before, so nothing an older owner
+        writes can land after these reads); turns an older owner left in progress are stored as cut."""
         store = store if store is not None else MemorySessionStore()
         saved = store.load_state(session_id)
         if state is not None:
@@ -256,7 +290,13 @@ class Session:
         )
         # A resumed session goes on from the last turn the player heard: "anything else?" asks
         # its pair again, and its picks are not repeated.
-        heard_turns = [r for r in store.load_turns(session_id, limit=20) if r.completed]
+        last_turns = store.load_turns(session_id, limit=20)
+        if lease is not None:
+            for orphan in [r for r in last_turns if r.failure == IN_PROGRESS]:
+                store.save_turn(
+                    session_id, orphan.model_copy(update={"failure": ORPHANED, "heard": ""}), lease
+                )
+        heard_turns = [r for r in last_turns if r.completed]
         heard = heard_turns[-1] if heard_turns else None
         return cls(
             session_id=session_id,
@@ -268,7 +308,72 @@ class Session:
             recent_replies=[r.reply for r in heard_turns[-RECENT_REPLIES:]],
             last_pair=(heard.intent, heard.sub_intent) if heard and heard.sub_intent else None,
             dialogue=[Exchange(r.utterance, r.reply) for r in heard_turns[-DIALOGUE_TURNS:]],
+            lease=lease,
         )
+
+    def _write(self, write: Callable[[], None], retry: bool = False) -> Future[None]:
+        """Run a store write on the session's writer thread (inline without a lease), in order.
+
+        `retry`: a store that does not answer is tried again for COMMIT_RETRY_S. A write refused
+        because another connection took the session over calls `on_lost` and raises FencedError."""
+
+        def run() -> None:
+            deadline = time.monotonic() + COMMIT_RETRY_S
+            pause = 0.1
+            while True:
+                try:
+                    return write()
+                except FencedError:
+                    if self.on_lost is not None:
+                        self.on_lost()
+                    raise
+                except StoreError as err:
+                    if not retry or err.code != "unavailable" or time.monotonic() + pause > deadline:
+                        raise
+                    logger.warning(f"session {self.session_id}: store unavailable, retrying: {err}")
+                    time.sleep(pause)
+                    pause = min(pause * 2, 1.0)
+
+        if self.lease is None:
+            done: Future[None] = Future()
+            try:
+                run()
+                done.set_result(None)
+            except BaseException as err:
+                done.set_exception(err)
+            return done
+        if self._writer is None:
+            self._writer = ThreadPoolExecutor(1, thread_name_prefix=f"store-{self.session_id[:16]}")
+        return self._writer.submit(run)
+
+    def close(self) -> None:
+        """Wait for the session's writes to land (or fail) and stop its writer thread."""
+        if self._writer is not None:
+            self._writer.shutdown(wait=True)
+            self._writer = None
+
+    def note_reply(self, record: TurnRecord) -> None:
+        """The turn's reply was made and is playing: if the connection ends before it is heard to
+        the end, the turn is stored as cut with all of it (`finish_turns`), not just its question."""
+        if record.turn_index in self.pending:
+            self.pending[record.turn_index] = record
+
+    def finish_turns(self, reason: str) -> list[TurnRecord]:
+        """Store every turn still in progress as cut (`reason`, what the player heard of it): the
+        connection ends (the client went, a takeover, a shutdown). The cut records, for turn-failed
+        events; a store that refuses them (taken over, down) leaves them to the next owner."""
+        cut = []
+        for index, record in sorted(self.pending.items()):
+            record = record.model_copy(
+                update={"completed": False, "failure": reason, "heard": self.heard.get(index, "")}
+            )
+            try:
+                self.commit_turn(record, retry=False)  # a shutdown waits for no store
+            except StoreError as err:
+                logger.warning(f"session {self.session_id}: cut turn {index} not stored ({err.code}): {err}")
+                continue
+            cut.append(record)
+        return cut
 
     def update_state(
         self, snapshot: dict[str, Any] | None = None, patch: dict[str, Any] | None = None
@@ -295,13 +400,13 @@ class Session:
         new = new.model_copy(update={"version": self.state.version + 1})
         # Stored first: a store that refuses it (StoreError) leaves the session answering from the
         # state it has stored, the one a resumed session would find.
-        self.store.save_state(self.session_id, new)
+        self._write(lambda: self.store.save_state(self.session_id, new, self.lease)).result()
         self.state = new
         self.stale = stale
         for turn in self.turns.values():  # a turn in flight reads the new state from here on
             turn.snapshot = self._snapshot(turn.index, turn.links, link_entities(self.pack, turn.utterance))
 
-    def begin_turn(self, utterance: str, speech_started: float | None = None) -> Turn:
+    def begin_turn(self, utterance: str, speech_started: float | None = None, typed: bool = False) -> Turn:
         """Start a turn: repair misheard names, link the utterance's entities into s_ic and stamp
         the snapshot.
 
@@ -310,19 +415,24 @@ class Session:
         that utterance, cut at a pause ("We took round one." ... "Keep the same team?"): the turn
         is asked as the whole of it. An utterance longer than any spoken question is cut to
         MAX_UTTERANCE_CHARS before it reaches a prompt (a pasted 200k-character text would
-        otherwise fill three LLM calls).
+        otherwise fill three LLM calls). `typed`: a typed question, never merged with another one
+        (each was sent whole); a merge too long keeps the newest words, and cuts the older ones.
         """
         previous = self.turns.get(self.next_turn - 1)
         continues = (
             speech_started is not None
+            and not typed
             and previous is not None
+            and not previous.typed
             and speech_started - previous.started < CONTINUES_WITHIN_S
         )
         if continues and previous is not None:
             # What players say is logged at DEBUG only (INFO logs go to operators' log stores).
             logger.info(f"turn {self.next_turn}: continues turn {self.next_turn - 1}")
             logger.debug(f"turn {self.next_turn}: {utterance!r} continues {previous.utterance!r}")
-            utterance = f"{previous.utterance} {utterance}"
+            room = MAX_UTTERANCE_CHARS - len(utterance) - 1
+            if room > 0:
+                utterance = f"{previous.utterance[-room:]} {utterance}"
         if len(utterance) > MAX_UTTERANCE_CHARS:
             logger.warning(f"utterance of {len(utterance)} characters cut to {MAX_UTTERANCE_CHARS}")
             utterance = utterance[:MAX_UTTERANCE_CHARS]
@@ -374,12 +484,27 @@ class Session:
             index=index, utterance=utterance, started=time.monotonic(), snapshot=snapshot, links=links,
             continues=continues, second=reading.second, ask=reading.ask, transcript=transcript,
             repaired=tuple(fixed.changes), second_refers=reading.second_refers, lead=reading.lead,
+            typed=typed,
         )  # fmt: skip
         if reading.second is not None:
             second = link_entities(self.pack, reading.second)
             turn.second_snapshot = self._snapshot(index, focus_fields(second, self.pack), second)
         self.turns = {index: turn}  # only the current turn's clock is needed
+        if self.lease is not None:
+            # Its index taken in the store now (off the loop, not waited for: the writer keeps order).
+            reserved = TurnRecord(
+                session_id=self.session_id, turn_index=index, utterance=turn.said, completed=False,
+                failure=IN_PROGRESS, heard="", fence=self.lease.fence,
+            )  # fmt: skip
+            self.pending[index] = reserved
+            self._write(
+                lambda: self.store.save_turn(self.session_id, reserved, self.lease)
+            ).add_done_callback(self._reserved)
         return turn
+
+    def _reserved(self, done: Future[None]) -> None:
+        if (err := done.exception()) is not None:
+            logger.warning(f"session {self.session_id}: a turn's index not reserved: {err}")
 
     def _snapshot(self, index: int, links: dict[str, Any], mentions: list[Mention]) -> LiveState:
         """The state the turn is answered from: its links, and the map (a context entity) it
@@ -399,12 +524,21 @@ class Session:
     def turn(self, index: int) -> Turn | None:
         return self.turns.get(index)
 
-    def commit_turn(self, record: TurnRecord) -> None:
+    def commit_turn(self, record: TurnRecord, retry: bool = True) -> None:
         """A finished turn: persist it; if the player heard it to the end, append its answer.meta
         to s_sh (guidance of a failed, cut or interrupted reply was not delivered: no cooldown).
-        Callable from any thread."""
+        Callable from any thread; `retry`: a store that does not answer is retried (COMMIT_RETRY_S).
+        """
+        if self.lease is not None:
+            pending = self.pending.get(record.turn_index)
+            update: dict[str, object] = {"fence": self.lease.fence}
+            if pending is not None and not record.utterance:
+                update["utterance"] = pending.utterance
+            record = record.model_copy(update=update)
         with self._writing:
-            self.store.save_turn(self.session_id, record)
+            self._write(lambda: self.store.save_turn(self.session_id, record, self.lease), retry).result()
+            self.pending.pop(record.turn_index, None)
+            self.heard.pop(record.turn_index, None)
             if record.completed:
                 self.recent_replies = [*self.recent_replies, record.reply][-RECENT_REPLIES:]
                 self.last_pair = (record.intent, record.sub_intent) if record.sub_intent else None

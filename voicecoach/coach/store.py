@@ -6,6 +6,11 @@ off. `SessionStore` is the interface; `SQLiteSessionStore` (an embedded file, th
 `RedisSessionStore` (shared by several server workers behind a load balancer, so a session
 resumes on another worker) and `MemorySessionStore` (persistence disabled, tests) implement it.
 
+Ownership: the connection that serves a session holds its `Lease` (`acquire`, `renew`, `release`).
+Every acquisition grows the session's fence and names a new owner; a write made with a lease lands
+only while that lease's owner is still the session's owner (else `FencedError`), so a worker that
+lost its session (stopped, then resumed after the player moved to another worker) cannot write it.
+
 Everything is stored as pydantic JSON and validated again on load, so what comes back is
 exactly what was saved: `load_history` returns AnswerMeta whose ``model_dump_json`` is
 byte-identical to the saved one, which W3's replay guarantee depends on.
@@ -14,11 +19,13 @@ byte-identical to the saved one, which W3's replay guarantee depends on.
 from __future__ import annotations
 
 import os
+import secrets
 import sqlite3
 import threading
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Literal, Protocol, runtime_checkable
@@ -40,7 +47,12 @@ STORE_ENV = "VOICECOACH_STORE"
 # retry, the CLI says the rest in one line): `unavailable` the store did not answer or refused a
 # write (Redis down, disk full, a locked file); `open` it cannot be opened at all (a bad path, a
 # bad URL); `foreign` / `schema` the file is not ours / of another version; `closed` used after close.
-StoreErrorCode = Literal["unavailable", "open", "foreign", "schema", "closed"]
+# `fenced`: a write made with a lease the session's owner no longer holds (another connection took it).
+StoreErrorCode = Literal["unavailable", "open", "foreign", "schema", "closed", "fenced"]
+# How long a lease lives unless renewed; its holder renews it every LEASE_RENEW_S. Only a live lease
+# makes an acquisition a takeover (`Lease.took_over`): ownership itself moves at once either way.
+LEASE_TTL_S = 5.0
+LEASE_RENEW_S = 1.0
 
 
 class StoreError(RuntimeError):
@@ -49,6 +61,36 @@ class StoreError(RuntimeError):
     def __init__(self, message: str, code: StoreErrorCode = "unavailable") -> None:
         super().__init__(message)
         self.code: StoreErrorCode = code
+
+
+class FencedError(StoreError):
+    """A write with a lease that is no longer the session's: another connection owns it now."""
+
+    def __init__(self, session_id: str, fence: int) -> None:
+        super().__init__(
+            f"session {session_id}: lease {fence} was taken over by a newer connection", "fenced"
+        )
+        self.session_id = session_id
+        self.fence = fence
+
+
+@dataclass(frozen=True)
+class Lease:
+    """One connection's ownership of one session.
+
+    `fence` grows by one with every acquisition (it orders owners); `token` is this acquisition's
+    own random name, which writes are checked against, so even a store that lost its counter (a
+    Redis without persistence) never lets two owners share one. `took_over`: another owner held a
+    live lease when this one was taken."""
+
+    session_id: str
+    fence: int
+    token: str
+    took_over: bool = False
+
+
+def _new_token() -> str:
+    return secrets.token_hex(12)
 
 
 class StoreNotSupportedError(ValueError):
@@ -95,13 +137,17 @@ class TurnRecord(BaseModel):
         default=None, description="what the player heard of a turn that was not completed (None: all of it)"
     )
     failure: str | None = Field(default=None, description="why the turn was not completed")
+    fence: int | None = Field(
+        default=None, description="the lease (its fence) the turn was served under; None: no lease"
+    )
     created_at: str = Field(default="", description="ISO 8601 UTC; the store sets it if empty")
 
 
 @runtime_checkable
 class SessionStore(Protocol):
-    def save_turn(self, session_id: str, record: TurnRecord) -> None:
-        """Persist one finished turn and its meta atomically; same turn again replaces it."""
+    def save_turn(self, session_id: str, record: TurnRecord, lease: Lease | None = None) -> None:
+        """Persist one finished turn and its meta atomically; same turn again replaces it.
+        With `lease`: only while it is the session's (else FencedError, nothing written)."""
         ...
 
     def load_history(self, session_id: str, k: int = SESSION_HISTORY_K) -> list[AnswerMeta]:
@@ -113,11 +159,27 @@ class SessionStore(Protocol):
         """All turns, or the last `limit`, oldest first."""
         ...
 
-    def save_state(self, session_id: str, state: LiveState) -> None: ...
+    def save_state(self, session_id: str, state: LiveState, lease: Lease | None = None) -> None:
+        """Persist the live state; with `lease`, as save_turn."""
+        ...
 
     def load_state(self, session_id: str) -> LiveState | None: ...
 
     def next_turn_index(self, session_id: str) -> int: ...
+
+    def acquire(self, session_id: str, ttl_s: float = LEASE_TTL_S) -> Lease:
+        """Make the caller the session's owner, now: the fence grows, the previous owner's writes
+        are refused from here on (a takeover: the newest connection wins, as a player reconnecting
+        from a new network must)."""
+        ...
+
+    def renew(self, lease: Lease, ttl_s: float = LEASE_TTL_S) -> bool:
+        """Extend `lease`; False when it is no longer the session's (taken over)."""
+        ...
+
+    def release(self, lease: Lease) -> None:
+        """End `lease` if it is still the session's (its connection closed); the fence stays."""
+        ...
 
     def sessions(self) -> list[str]: ...
 
@@ -166,6 +228,11 @@ _SCHEMA = (
 # When each session last changed (a turn or a state), for `purge`. Created when missing, so a file
 # written before it opens as it was (its sessions count as active from then on).
 _ACTIVITY = "CREATE TABLE IF NOT EXISTS activity (session_id TEXT PRIMARY KEY, updated_at REAL NOT NULL)"
+# Who owns each session (`Lease`), created when missing as `activity` is. expires_at: wall clock.
+_LEASES = (
+    "CREATE TABLE IF NOT EXISTS leases (session_id TEXT PRIMARY KEY, fence INTEGER NOT NULL,"
+    " token TEXT NOT NULL, expires_at REAL NOT NULL)"
+)
 
 
 class SQLiteSessionStore:
@@ -213,6 +280,7 @@ class SQLiteSessionStore:
                     conn.execute(statement)
                 conn.execute("INSERT INTO schema_version (version) VALUES (?)", (SCHEMA_VERSION,))
                 conn.execute(_ACTIVITY)
+                conn.execute(_LEASES)
                 return
             if "schema_version" not in tables:
                 raise StoreError(
@@ -227,6 +295,7 @@ class SQLiteSessionStore:
                     "schema",
                 )
             conn.execute(_ACTIVITY)
+            conn.execute(_LEASES)
 
     @contextmanager
     def _locked(self, write: bool = False) -> Iterator[sqlite3.Connection]:
@@ -255,10 +324,11 @@ class SQLiteSessionStore:
                     raise StoreError(f"session store {self.path}: {err}") from err
                 raise
 
-    def save_turn(self, session_id: str, record: TurnRecord) -> None:
+    def save_turn(self, session_id: str, record: TurnRecord, lease: Lease | None = None) -> None:
         record = _prepare(session_id, record)
         meta_json = record.meta.model_dump_json() if record.meta is not None else None
         with self._locked(write=True) as conn:
+            _check_lease(conn, session_id, lease)
             # OR REPLACE on the (session_id, turn_index) key: a retried save is idempotent.
             conn.execute(
                 "INSERT OR REPLACE INTO turns"
@@ -303,8 +373,9 @@ class SQLiteSessionStore:
             turns.append(record)
         return turns
 
-    def save_state(self, session_id: str, state: LiveState) -> None:
+    def save_state(self, session_id: str, state: LiveState, lease: Lease | None = None) -> None:
         with self._locked(write=True) as conn:
+            _check_lease(conn, session_id, lease)
             conn.execute(
                 "INSERT OR REPLACE INTO states (session_id, state_json) VALUES (?, ?)",
                 (session_id, state.model_dump_json()),
@@ -330,6 +401,34 @@ class SQLiteSessionStore:
             ).fetchall()
         return [row[0] for row in rows]
 
+    def acquire(self, session_id: str, ttl_s: float = LEASE_TTL_S) -> Lease:
+        now = time.time()
+        with self._locked(write=True) as conn:
+            row = conn.execute(
+                "SELECT fence, expires_at FROM leases WHERE session_id = ?", (session_id,)
+            ).fetchone()
+            lease = Lease(session_id, (row[0] if row else 0) + 1, _new_token(), bool(row and row[1] > now))
+            conn.execute(
+                "INSERT OR REPLACE INTO leases (session_id, fence, token, expires_at) VALUES (?, ?, ?, ?)",
+                (session_id, lease.fence, lease.token, now + ttl_s),
+            )
+        return lease
+
+    def renew(self, lease: Lease, ttl_s: float = LEASE_TTL_S) -> bool:
+        with self._locked(write=True) as conn:
+            cursor = conn.execute(
+                "UPDATE leases SET expires_at = ? WHERE session_id = ? AND token = ?",
+                (time.time() + ttl_s, lease.session_id, lease.token),
+            )
+        return cursor.rowcount == 1
+
+    def release(self, lease: Lease) -> None:
+        with self._locked(write=True) as conn:
+            conn.execute(
+                "UPDATE leases SET expires_at = 0 WHERE session_id = ? AND token = ?",
+                (lease.session_id, lease.token),
+            )
+
     def ping(self) -> None:
         with self._locked() as conn:
             conn.execute("SELECT 1 FROM schema_version").fetchone()
@@ -342,7 +441,7 @@ class SQLiteSessionStore:
             idle = [
                 r[0] for r in conn.execute("SELECT session_id FROM activity WHERE updated_at < ?", (cutoff,))
             ]
-            for table in ("turns", "states", "activity"):
+            for table in ("turns", "states", "activity", "leases"):
                 conn.executemany(f"DELETE FROM {table} WHERE session_id = ?", [(s,) for s in idle])
         return len(idle)
 
@@ -351,6 +450,15 @@ class SQLiteSessionStore:
             if self._conn is not None:
                 self._conn.close()
                 self._conn = None
+
+
+def _check_lease(conn: sqlite3.Connection, session_id: str, lease: Lease | None) -> None:
+    """Inside a write's transaction: FencedError unless `lease` (if any) is the session's owner."""
+    if lease is None:
+        return
+    row = conn.execute("SELECT token FROM leases WHERE session_id = ?", (session_id,)).fetchone()
+    if row is None or row[0] != lease.token:
+        raise FencedError(session_id, lease.fence)
 
 
 def _touch(conn: sqlite3.Connection, session_id: str) -> None:
@@ -370,10 +478,16 @@ class MemorySessionStore:
         self._lock = threading.Lock()
         self._turns: dict[str, dict[int, str]] = {}  # session -> turn index -> TurnRecord JSON
         self._states: dict[str, str] = {}  # session -> LiveState JSON
+        self._leases: dict[str, tuple[int, str, float]] = {}  # session -> fence, token, expires (monotonic)
 
-    def save_turn(self, session_id: str, record: TurnRecord) -> None:
+    def _check(self, session_id: str, lease: Lease | None) -> None:
+        if lease is not None and self._leases.get(session_id, (0, "", 0.0))[1] != lease.token:
+            raise FencedError(session_id, lease.fence)
+
+    def save_turn(self, session_id: str, record: TurnRecord, lease: Lease | None = None) -> None:
         record = _prepare(session_id, record)
         with self._lock:
+            self._check(session_id, lease)
             self._turns.setdefault(session_id, {})[record.turn_index] = record.model_dump_json()
 
     def load_history(self, session_id: str, k: int = SESSION_HISTORY_K) -> list[AnswerMeta]:
@@ -392,9 +506,32 @@ class MemorySessionStore:
             rows = rows[-limit:]
         return [TurnRecord.model_validate_json(row) for row in rows]
 
-    def save_state(self, session_id: str, state: LiveState) -> None:
+    def save_state(self, session_id: str, state: LiveState, lease: Lease | None = None) -> None:
         with self._lock:
+            self._check(session_id, lease)
             self._states[session_id] = state.model_dump_json()
+
+    def acquire(self, session_id: str, ttl_s: float = LEASE_TTL_S) -> Lease:
+        now = time.monotonic()
+        with self._lock:
+            fence, _, expires = self._leases.get(session_id, (0, "", 0.0))
+            lease = Lease(session_id, fence + 1, _new_token(), expires > now)
+            self._leases[session_id] = (lease.fence, lease.token, now + ttl_s)
+        return lease
+
+    def renew(self, lease: Lease, ttl_s: float = LEASE_TTL_S) -> bool:
+        with self._lock:
+            fence, token, _ = self._leases.get(lease.session_id, (0, "", 0.0))
+            if token != lease.token:
+                return False
+            self._leases[lease.session_id] = (fence, token, time.monotonic() + ttl_s)
+        return True
+
+    def release(self, lease: Lease) -> None:
+        with self._lock:
+            fence, token, _ = self._leases.get(lease.session_id, (0, "", 0.0))
+            if token == lease.token:
+                self._leases[lease.session_id] = (fence, token, 0.0)
 
     def load_state(self, session_id: str) -> LiveState | None:
         with self._lock:
@@ -421,17 +558,58 @@ class MemorySessionStore:
 
 # --- Redis -------------------------------------------------------------------------------
 
+# The lease and the fenced writes as Lua scripts: Redis runs each atomically, so a write is checked
+# against the owner and lands (or not) with nothing in between. KEYS[1] is the session's `owner`
+# hash (fence, token); it persists (AOF) and only grows, `lease` is the expiring liveness key.
+_ACQUIRE = """
+local free = redis.call('SET', KEYS[2], ARGV[1], 'NX', 'PX', ARGV[2])
+if not free then redis.call('SET', KEYS[2], ARGV[1], 'PX', ARGV[2]) end
+local fence = redis.call('HINCRBY', KEYS[1], 'fence', 1)
+redis.call('HSET', KEYS[1], 'token', ARGV[1])
+if tonumber(ARGV[3]) > 0 then redis.call('PEXPIRE', KEYS[1], ARGV[3]) end
+if free then return {fence, 0} end
+return {fence, 1}
+"""
+_RENEW = """
+if redis.call('HGET', KEYS[1], 'token') ~= ARGV[1] then return 0 end
+redis.call('SET', KEYS[2], ARGV[1], 'PX', ARGV[2])
+return 1
+"""
+_RELEASE = """
+if redis.call('GET', KEYS[1]) == ARGV[1] then redis.call('DEL', KEYS[1]) end
+return 1
+"""
+# KEYS: owner, turns, state, sessions. ARGV: token ('' = no lease), session id, retain ms (0: none),
+# then 'turn' index json, or 'state' json.
+_WRITE = """
+if ARGV[1] ~= '' and redis.call('HGET', KEYS[1], 'token') ~= ARGV[1] then return 0 end
+if ARGV[4] == 'turn' then
+  redis.call('HSET', KEYS[2], ARGV[5], ARGV[6])
+else
+  redis.call('SET', KEYS[3], ARGV[5])
+end
+redis.call('SADD', KEYS[4], ARGV[2])
+local ms = tonumber(ARGV[3])
+if ms > 0 then
+  redis.call('PEXPIRE', KEYS[2], ms)
+  redis.call('PEXPIRE', KEYS[3], ms)
+  redis.call('PEXPIRE', KEYS[1], ms)
+end
+return 1
+"""
+
 
 class RedisSessionStore:
     """The same contract on a Redis server, so several `voicecoach serve` workers share sessions.
 
     Keys, under `prefix` (default ``voicecoach:``): ``turns:<session>`` a hash of turn index ->
     TurnRecord JSON (meta included, dumped once so `load_history` returns it byte for byte),
-    ``state:<session>`` the LiveState JSON, and ``sessions`` a set of session ids. A turn and its
-    session-set entry are written in one MULTI/EXEC transaction, so a worker killed mid-save leaves
-    either the whole turn or none of it. `retain_s`: every write sets the session's keys to expire
-    that long after it (Redis forgets an idle session itself); `sessions` then drops the ids whose
-    keys are gone.
+    ``state:<session>`` the LiveState JSON, ``sessions`` a set of session ids, ``owner:<session>``
+    (fence, token) and ``lease:<session>`` (the owner's token, expiring). A write is one Lua script
+    (the owner check, the turn or state, its session-set entry), so a worker killed mid-save leaves
+    either the whole turn or none of it, and a worker that lost the session writes nothing.
+    `retain_s`: every write sets the session's keys to expire that long after it (Redis forgets an
+    idle session itself); `sessions` then drops the ids whose keys are gone.
     """
 
     def __init__(
@@ -451,6 +629,11 @@ class RedisSessionStore:
             self._redis.ping()
         except (redis.RedisError, ValueError) as err:
             raise StoreError(f"cannot open session store {self.url}: {err}", "open") from err
+        # Script objects run EVALSHA and load the script again after a Redis restart emptied its cache.
+        self._acquire = self._redis.register_script(_ACQUIRE)
+        self._renew = self._redis.register_script(_RENEW)
+        self._release = self._redis.register_script(_RELEASE)
+        self._write = self._redis.register_script(_WRITE)
 
     def _key(self, kind: str, session_id: str = "") -> str:
         return f"{self._prefix}{kind}:{session_id}" if session_id else f"{self._prefix}{kind}"
@@ -462,21 +645,34 @@ class RedisSessionStore:
         except self._errors as err:
             raise StoreError(f"session store {self.url}: {err}") from err
 
-    def save_turn(self, session_id: str, record: TurnRecord) -> None:
+    def save_turn(self, session_id: str, record: TurnRecord, lease: Lease | None = None) -> None:
         record = _prepare(session_id, record)
-        with self._errors_named():
-            pipe = self._redis.pipeline(transaction=True)
-            pipe.hset(self._key("turns", session_id), str(record.turn_index), record.model_dump_json())
-            pipe.sadd(self._key("sessions"), session_id)
-            self._expire(pipe, session_id)
-            pipe.execute()
+        self._write_fenced(session_id, lease, "turn", str(record.turn_index), record.model_dump_json())
 
-    def _expire(self, pipe: Any, session_id: str) -> None:
-        """Inside a write's transaction: the session's keys live `retain_s` from now."""
-        if self.retain_s is not None:
-            ms = max(1, int(self.retain_s * 1000))
-            pipe.pexpire(self._key("turns", session_id), ms)
-            pipe.pexpire(self._key("state", session_id), ms)
+    def _write_fenced(self, session_id: str, lease: Lease | None, *what: str) -> None:
+        keys = [self._key(k, session_id) for k in ("owner", "turns", "state")] + [self._key("sessions")]
+        retain_ms = max(1, int(self.retain_s * 1000)) if self.retain_s is not None else 0
+        with self._errors_named():
+            landed = self._write(keys, [lease.token if lease else "", session_id, retain_ms, *what])
+        if not landed and lease is not None:
+            raise FencedError(session_id, lease.fence)
+
+    def acquire(self, session_id: str, ttl_s: float = LEASE_TTL_S) -> Lease:
+        token = _new_token()
+        retain_ms = max(1, int(self.retain_s * 1000)) if self.retain_s is not None else 0
+        keys = [self._key("owner", session_id), self._key("lease", session_id)]
+        with self._errors_named():
+            fence, held = self._acquire(keys, [token, max(1, int(ttl_s * 1000)), retain_ms])
+        return Lease(session_id, int(fence), token, bool(held))
+
+    def renew(self, lease: Lease, ttl_s: float = LEASE_TTL_S) -> bool:
+        keys = [self._key("owner", lease.session_id), self._key("lease", lease.session_id)]
+        with self._errors_named():
+            return bool(self._renew(keys, [lease.token, max(1, int(ttl_s * 1000))]))
+
+    def release(self, lease: Lease) -> None:
+        with self._errors_named():
+            self._release([self._key("lease", lease.session_id)], [lease.token])
 
     def _records(self, session_id: str) -> list[TurnRecord]:
         with self._errors_named():
@@ -495,13 +691,8 @@ class RedisSessionStore:
         turns = self._records(session_id)
         return turns if limit is None else turns[-limit:]
 
-    def save_state(self, session_id: str, state: LiveState) -> None:
-        with self._errors_named():
-            pipe = self._redis.pipeline(transaction=True)
-            pipe.set(self._key("state", session_id), state.model_dump_json())
-            pipe.sadd(self._key("sessions"), session_id)
-            self._expire(pipe, session_id)
-            pipe.execute()
+    def save_state(self, session_id: str, state: LiveState, lease: Lease | None = None) -> None:
+        self._write_fenced(session_id, lease, "state", state.model_dump_json())
 
     def load_state(self, session_id: str) -> LiveState | None:
         with self._errors_named():
