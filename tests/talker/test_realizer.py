@@ -813,11 +813,12 @@ def test_a_matchup_with_no_one_to_face_says_which_elements_it_hits_hard(state: L
 
 def test_a_tip_heard_in_the_last_replies_is_not_said_again(state: LiveState) -> None:
     """W3's advice is news once: a reply within the last six that said it keeps it out, the answer
-    stays."""
-    tools = [tool(state, "find_counters", opponent=["briarcat", "shellbastion", "voltail"])]
+    stays. (A rating, not a pick: after a pick a general tip is never said.)"""
+    lineup = list(state.ic.match.player_lineup) if state.ic.match is not None else []
+    tools = [tool(state, "score_lineup", creatures=lineup, opponent=["briarcat", "shellbastion", "voltail"])]
 
     def at(turn: int, **kw: Any) -> str:
-        return speak(state, "who beats their team", "lineup", "counter", tools, turn=turn, **kw)
+        return speak(state, "is my team any good", "lineup", "evaluate", tools, turn=turn, **kw)
 
     # W3 speaks on some turns (its leak is seeded by the turn): the first turn it does.
     turn = next(n for n in range(40) if at(n, c3=True) != at(n))
@@ -960,3 +961,13 @@ def test_asked_again_twice_the_pick_is_none_of_the_last_two(state: LiveState) ->
         for s in said
     ]
     assert len(set(picks)) == 3, said
+
+
+def test_a_general_tip_is_not_said_after_a_pick(state: LiveState) -> None:
+    tools = [tool(state, "find_counters", opponent=["briarcat", "shellbastion", "voltail"])]
+    replies = {
+        speak(state, "who beats their team", "lineup", "counter", tools, turn=n, c3=True) for n in range(40)
+    }
+    bare = {speak(state, "who beats their team", "lineup", "counter", tools, turn=n) for n in range(40)}
+    # W3 speaks on some of these turns; after a pick it adds nothing to the answer.
+    assert replies == bare, replies - bare

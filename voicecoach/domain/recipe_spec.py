@@ -129,9 +129,10 @@ RECIPES: dict[str, RecipeSpec] = {
                   "it (unlearnable_key)"),
         _spec("option_best",
               {"unit": "select", "swap_key": "key", "strongest": "literal", "unowned_key": "key",
-               "foe_key": "key"},
+               "foe_key": "key", "kept_key": "key"},
               ("unit",), ("@unit", "@options", "@option", "slot", "foe"), picks=True,
-              doc="an owned unit's options to run, one per slot, all usable (swap_key: one not equipped); "
+              doc="an owned unit's options to run, one per slot, all usable (swap_key: one not equipped; "
+                  "kept_key: every one already equipped); "
                   "`strongest`: its one strongest usable option ({option}; foe_key: against the "
                   "opponent's unit named, by the attribute matchup); unowned_key: a unit the "
                   "player does not have, its catalog's last option per slot"),

@@ -63,6 +63,7 @@ from voicecoach.perception.prior import ASK_AGAIN, WHAT_NOW, kind_token, normali
 from voicecoach.perception.references import (
     DESCRIBED,
     ONE_OWNED,
+    PICK_BEFORE,
     resolve_any_of,
     resolve_place,
     resolve_reference,
@@ -208,6 +209,10 @@ def _refer(
             marked[m.id] = "theirs"
     said = sorted(said, key=lambda u: u in out)
     answered = sorted(_units(pack, answer), key=lambda u: u in out)
+    if re.match(r"^\W*(?:(?:and|but|so|ok)\W+)*why\b", text, re.IGNORECASE):
+        # "Against Quillon, play Brannoc" - "why him": the one the answer put forward, not the foe.
+        picked = {m.id for m in link_entities(pack, answer) if PICK_BEFORE.search(answer[: m.span[0]])}
+        answered = sorted(answered, key=lambda u: (u in out, u not in picked))
     older = [
         u
         for ex in reversed(history[:-1])
@@ -1024,6 +1029,13 @@ _ASKS_PICK_NOW = re.compile(
 )
 
 
+_GO_AHEAD = re.compile(
+    r"^\W*(?:(?:ok|okay|yes|yeah|yep|sure|then|alright|fine)\W+)*(?:just\s+)?(?:do\s+it|go\s+ahead|"
+    r"make\s+it\s+so|equip\s+it|put\s+it\s+on|set\s+it\s+up|do\s+that)(?:\s+(?:then|please|now))*\W*$",
+    re.IGNORECASE,
+)
+
+
 def _pick_instead(pack: Pack, sides: Sides, text: str, last: Exchange) -> str | None:
     """ "Is my Emberfox any good vs Shellbastion?" - "fine, what would you bring instead": the
     pick against that foe in place of the player's unit (the last question put one of theirs
@@ -1091,6 +1103,10 @@ def _read_one(
         if it != text:
             notes.append("'it' -> the last exchange's entity")
             text = it
+    if history and _GO_AHEAD.match(text) and _units(pack, history[-1].utterance):
+        # "Can I equip the Dome Projector on Brannoc?" - "do it": that request, made.
+        text = history[-1].utterance
+        notes.append("go ahead: the last request")
     if history and WHAT_NOW.match(normalise(text)):
         foes = [u for u in _units(pack, history[-1].utterance) if sides.side_of(u) == "theirs"]
         if foes:

@@ -78,7 +78,7 @@ _FOE_BEFORE = re.compile(
     r"\b(?:beat|beats|counter|counters|against|vs|versus|into|handle|deal with|stop|for|break|crack)\s+$",
     re.IGNORECASE,
 )
-_PICK_BEFORE = re.compile(
+PICK_BEFORE = re.compile(
     r"\b(?:bring|play|go with|swap to|use|run|field|lead with|put)\s+(?:your\s+)?$", re.IGNORECASE
 )
 _OWN_BEFORE = re.compile(r"\b(?:own|have|got|get|unlock(?:ed)?)\s+$", re.IGNORECASE)
@@ -293,7 +293,7 @@ def resolve_reference(
             # "who comes out for that", "how do I beat that": one of theirs before one of the player's,
             # and not the one the answer told them to bring (a hero both sides may field)
             picked = {m.id for source in sources[1:] for m in link_entities(pack, source)
-                      if _PICK_BEFORE.search(source[: m.span[0]])}  # fmt: skip
+                      if PICK_BEFORE.search(source[: m.span[0]])}  # fmt: skip
             candidates.sort(key=lambda m: (not foe(m.id), m.id in picked))
         elif foe is not None and _OWN_BEFORE.search(before):
             # "do I own it" after "lead with Oakhorn against Shellbastion": the pick, not the foe

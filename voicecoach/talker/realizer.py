@@ -388,6 +388,11 @@ def _guidance(t: RealizerTurn, c3: InteractionControl) -> None:
         ):
             return
     candidate = next((c for b in t.pack.w3.branches.values() for c in b.pool if c.id == g.candidate_id), None)
+    offer_or_keep = candidate is not None and (candidate.accept or candidate.keeps_current)
+    if g.lineup_id is None and not offer_or_keep and any(map(_picks, t.lines)):
+        # "Swap to Brannoc against Quillon." then "Bring at least one hero who counters their
+        # biggest threat.": a general tip after a pick restates it, or competes with it.
+        return
     match = t.state.ic.match
     if candidate is not None and candidate.keeps_current and match is not None:
         if _offered(t) - set(match.player_lineup):  # "keep your lineup" after "field these instead"

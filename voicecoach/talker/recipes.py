@@ -683,7 +683,9 @@ def option_best(c: _Ctx) -> list[Line]:
         return c.line(c.inputs["swap_key"], [oid, uid], **{"@unit": c.name(uid), "@option": c.name(oid)},
                       slot=slot)  # fmt: skip
     chosen = list(best.values())
-    return c.line(c.step.key, [*chosen, uid], **{"@unit": c.name(uid), "@options": c.names(chosen)})
+    kept = c.inputs.get("kept_key") if all(equipped.get(s) == o for s, o in best.items()) else None
+    # "Anything better she could be running?" when she runs the best she has: say so, not a new list.
+    return c.line(kept or c.step.key, [*chosen, uid], **{"@unit": c.name(uid), "@options": c.names(chosen)})
 
 
 def equipped(c: _Ctx) -> list[Line]:
