@@ -11,7 +11,7 @@ from loguru import logger
 
 from tests.conftest import STATE
 from tests.redis_server import RedisServer
-from voicecoach.coach.session import Session
+from voicecoach.coach.session import ORPHANED, Session
 from voicecoach.coach.store import RedisSessionStore, StoreError
 from voicecoach.domain.pack import Pack
 
@@ -53,3 +53,33 @@ def test_what_the_player_said_is_logged_at_debug_only(pack: Pack) -> None:
     assert any(level == "INFO" and "continues" in text for level, text in lines)
     said = [(level, text) for level, text in lines if "secret plan" in text]
     assert said and all(level == "DEBUG" for level, _ in said), lines
+
+
+def test_a_turn_its_killed_owner_left_in_progress_is_stored_as_cut_by_the_next(
+    pack: Pack, redis_url: str
+) -> None:
+    # Issue 29 item 5: a worker killed mid-turn (kill -9: nothing of it runs again) left its turn in
+    # progress; the next owner stores it as cut and goes on from the next index, never the same one.
+    store = RedisSessionStore(redis_url, prefix=f"t{time.monotonic_ns()}:")
+    first = Session.open("p", store=store, pack=pack, lease=store.acquire("p"))
+    turn = first.begin_turn("how do I beat their team?")
+    first._write(lambda: None).result()  # the begun turn has reached the store (the writer keeps order)
+    assert [t.turn_index for t in store.turns_in_progress("p")] == [turn.index] and store.load_turns(
+        "p"
+    ) == []
+
+    second = Session.open("p", store=store, pack=pack, lease=store.acquire("p"))
+    [cut] = store.load_turns("p")
+    assert (cut.turn_index, cut.completed, cut.failure) == (turn.index, False, ORPHANED)
+    assert cut.utterance == "how do I beat their team?" and cut.fence == 1
+    assert store.turns_in_progress("p") == [] and second.next_turn == turn.index + 1
+    # The first owner's end of that turn, should it ever run, lands nowhere and says so.
+    lost: list[bool] = []
+    first.on_lost = lambda: lost.append(True)
+    with pytest.raises(StoreError) as refused:
+        first.commit_turn(cut.model_copy(update={"completed": True}))
+    assert refused.value.code == "fenced" and lost == [True]
+    assert not store.load_turns("p")[0].completed
+    first.close()
+    second.close()
+    store.close()

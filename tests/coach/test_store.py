@@ -212,6 +212,27 @@ def test_a_lease_fences_out_the_owner_it_replaced(store: SessionStore, state: Li
     assert store.acquire("s2").fence == 1
 
 
+def test_a_turn_in_progress_takes_its_index_and_is_no_stored_turn(store: SessionStore) -> None:
+    # Issue 29 item 5: a turn begun takes its index for good (a worker killed mid-turn leaves it for
+    # the next owner to store as cut), but it is not a stored turn until its end is saved.
+    lease = store.acquire("s1")
+    store.save_turn("s1", turn("s1", 0), lease)
+    begun = turn("s1", 1).model_copy(update={"completed": False, "failure": "in progress", "reply": ""})
+    store.begin_turn("s1", begun, lease)
+    assert [t.turn_index for t in store.load_turns("s1")] == [0]
+    assert [t.turn_index for t in store.turns_in_progress("s1")] == [1]
+    assert store.next_turn_index("s1") == 2
+    store.save_turn("s1", turn("s1", 1), lease)  # its end: stored, no longer in progress
+    assert store.turns_in_progress("s1") == [] and store.next_turn_index("s1") == 2
+    store.begin_turn("s1", begun, lease)  # a late begin after the end changes nothing
+    assert store.turns_in_progress("s1") == [] and store.load_turns("s1")[1].completed
+    # Fenced like any write: a replaced owner begins nothing.
+    store.acquire("s1")
+    with pytest.raises(FencedError):
+        store.begin_turn("s1", begun.model_copy(update={"turn_index": 2}), lease)
+    assert store.next_turn_index("s1") == 2
+
+
 def test_an_expired_lease_is_no_takeover(tmp_path: Path) -> None:
     store = SQLiteSessionStore(tmp_path / "s.sqlite3")
     first = store.acquire("s1", ttl_s=0.0)

@@ -60,9 +60,9 @@ CONTINUES_WITHIN_S = 1.0
 DIALOGUE_TURNS = 3
 # Earlier utterances whose names make their related names likely in the lexicon repair's second pass.
 REPAIR_CONTEXT = 2
-# A served session stores each turn as it begins, with this failure, and replaces it when the turn
-# ends: its index is then taken for good (a worker killed mid-turn cannot leave it to be reused), and
-# the next owner finds a turn still marked so and stores it as cut (`ORPHANED`).
+# A served session notes each turn in the store as it begins (`SessionStore.begin_turn`, with this
+# failure) until its end is stored: its index is then taken for good (a worker killed mid-turn cannot
+# leave it to be reused), and the next owner finds it and stores it as cut (`ORPHANED`).
 IN_PROGRESS = "in progress: the turn has not ended yet"
 ORPHANED = "failover: the worker serving the session stopped or lost it before the turn ended"
 # A turn's end that the store did not take (Redis restarting) is tried again for this long: the player
@@ -290,12 +290,12 @@ class Session:
         )
         # A resumed session goes on from the last turn the player heard: "anything else?" asks
         # its pair again, and its picks are not repeated.
-        last_turns = store.load_turns(session_id, limit=20)
         if lease is not None:
-            for orphan in [r for r in last_turns if r.failure == IN_PROGRESS]:
-                store.save_turn(
-                    session_id, orphan.model_copy(update={"failure": ORPHANED, "heard": ""}), lease
-                )
+            # Begun by an older owner that never ended them (killed, or stopped and taken over).
+            for orphan in store.turns_in_progress(session_id):
+                cut = orphan.model_copy(update={"failure": ORPHANED, "heard": ""})
+                store.save_turn(session_id, cut, lease)
+        last_turns = store.load_turns(session_id, limit=20)
         heard_turns = [r for r in last_turns if r.completed]
         heard = heard_turns[-1] if heard_turns else None
         return cls(
@@ -490,16 +490,16 @@ class Session:
             second = link_entities(self.pack, reading.second)
             turn.second_snapshot = self._snapshot(index, focus_fields(second, self.pack), second)
         self.turns = {index: turn}  # only the current turn's clock is needed
-        if self.lease is not None:
+        if (lease := self.lease) is not None:
             # Its index taken in the store now (off the loop, not waited for: the writer keeps order).
             reserved = TurnRecord(
                 session_id=self.session_id, turn_index=index, utterance=turn.said, completed=False,
-                failure=IN_PROGRESS, heard="", fence=self.lease.fence,
+                failure=IN_PROGRESS, heard="", fence=lease.fence,
             )  # fmt: skip
             self.pending[index] = reserved
-            self._write(
-                lambda: self.store.save_turn(self.session_id, reserved, self.lease)
-            ).add_done_callback(self._reserved)
+            self._write(lambda: self.store.begin_turn(self.session_id, reserved, lease)).add_done_callback(
+                self._reserved
+            )
         return turn
 
     def _reserved(self, done: Future[None]) -> None:

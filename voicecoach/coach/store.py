@@ -165,7 +165,19 @@ class SessionStore(Protocol):
 
     def load_state(self, session_id: str) -> LiveState | None: ...
 
-    def next_turn_index(self, session_id: str) -> int: ...
+    def next_turn_index(self, session_id: str) -> int:
+        """The index after every turn stored or in progress: an index is never given twice."""
+        ...
+
+    def begin_turn(self, session_id: str, record: TurnRecord, lease: Lease) -> None:
+        """Note a turn as in progress (its question; not a stored turn: `load_turns` leaves it out)
+        until `save_turn` stores its end: its index is taken, and if its owner never ends it (killed),
+        the next owner finds it in `turns_in_progress` and stores it as cut. Fenced as save_turn."""
+        ...
+
+    def turns_in_progress(self, session_id: str) -> list[TurnRecord]:
+        """The turns begun and not stored, oldest first."""
+        ...
 
     def acquire(self, session_id: str, ttl_s: float = LEASE_TTL_S) -> Lease:
         """Make the caller the session's owner, now: the fence grows, the previous owner's writes
@@ -228,6 +240,11 @@ _SCHEMA = (
 # When each session last changed (a turn or a state), for `purge`. Created when missing, so a file
 # written before it opens as it was (its sessions count as active from then on).
 _ACTIVITY = "CREATE TABLE IF NOT EXISTS activity (session_id TEXT PRIMARY KEY, updated_at REAL NOT NULL)"
+# Turns begun and not ended yet (`begin_turn`), created when missing.
+_IN_PROGRESS = (
+    "CREATE TABLE IF NOT EXISTS in_progress (session_id TEXT NOT NULL, turn_index INTEGER NOT NULL,"
+    " record_json TEXT NOT NULL, PRIMARY KEY (session_id, turn_index))"
+)
 # Who owns each session (`Lease`), created when missing as `activity` is. expires_at: wall clock.
 _LEASES = (
     "CREATE TABLE IF NOT EXISTS leases (session_id TEXT PRIMARY KEY, fence INTEGER NOT NULL,"
@@ -281,6 +298,7 @@ class SQLiteSessionStore:
                 conn.execute("INSERT INTO schema_version (version) VALUES (?)", (SCHEMA_VERSION,))
                 conn.execute(_ACTIVITY)
                 conn.execute(_LEASES)
+                conn.execute(_IN_PROGRESS)
                 return
             if "schema_version" not in tables:
                 raise StoreError(
@@ -296,6 +314,7 @@ class SQLiteSessionStore:
                 )
             conn.execute(_ACTIVITY)
             conn.execute(_LEASES)
+            conn.execute(_IN_PROGRESS)
 
     @contextmanager
     def _locked(self, write: bool = False) -> Iterator[sqlite3.Connection]:
@@ -343,7 +362,32 @@ class SQLiteSessionStore:
                     meta_json,
                 ),
             )
+            conn.execute(
+                "DELETE FROM in_progress WHERE session_id = ? AND turn_index = ?",
+                (session_id, record.turn_index),
+            )
             _touch(conn, session_id)
+
+    def begin_turn(self, session_id: str, record: TurnRecord, lease: Lease) -> None:
+        record = _prepare(session_id, record)
+        with self._locked(write=True) as conn:
+            _check_lease(conn, session_id, lease)
+            done = conn.execute(
+                "SELECT 1 FROM turns WHERE session_id = ? AND turn_index = ?", (session_id, record.turn_index)
+            ).fetchone()
+            if done is None:  # its end may have been stored already
+                conn.execute(
+                    "INSERT OR REPLACE INTO in_progress (session_id, turn_index, record_json)"
+                    " VALUES (?, ?, ?)",
+                    (session_id, record.turn_index, record.model_dump_json()),
+                )
+
+    def turns_in_progress(self, session_id: str) -> list[TurnRecord]:
+        with self._locked() as conn:
+            rows = conn.execute(
+                "SELECT record_json FROM in_progress WHERE session_id = ? ORDER BY turn_index", (session_id,)
+            ).fetchall()
+        return [TurnRecord.model_validate_json(row[0]) for row in rows]
 
     def load_history(self, session_id: str, k: int = SESSION_HISTORY_K) -> list[AnswerMeta]:
         if k <= 0:  # SQLite reads a negative LIMIT as "no limit"
@@ -390,7 +434,10 @@ class SQLiteSessionStore:
     def next_turn_index(self, session_id: str) -> int:
         with self._locked() as conn:
             row = conn.execute(
-                "SELECT COALESCE(MAX(turn_index) + 1, 0) FROM turns WHERE session_id = ?", (session_id,)
+                "SELECT COALESCE(MAX(turn_index) + 1, 0) FROM"
+                " (SELECT turn_index FROM turns WHERE session_id = ?"
+                " UNION ALL SELECT turn_index FROM in_progress WHERE session_id = ?)",
+                (session_id, session_id),
             ).fetchone()
         return int(row[0])
 
@@ -441,7 +488,7 @@ class SQLiteSessionStore:
             idle = [
                 r[0] for r in conn.execute("SELECT session_id FROM activity WHERE updated_at < ?", (cutoff,))
             ]
-            for table in ("turns", "states", "activity", "leases"):
+            for table in ("turns", "states", "activity", "leases", "in_progress"):
                 conn.executemany(f"DELETE FROM {table} WHERE session_id = ?", [(s,) for s in idle])
         return len(idle)
 
@@ -479,6 +526,7 @@ class MemorySessionStore:
         self._turns: dict[str, dict[int, str]] = {}  # session -> turn index -> TurnRecord JSON
         self._states: dict[str, str] = {}  # session -> LiveState JSON
         self._leases: dict[str, tuple[int, str, float]] = {}  # session -> fence, token, expires (monotonic)
+        self._begun: dict[str, dict[int, str]] = {}  # session -> turn index -> TurnRecord JSON, in progress
 
     def _check(self, session_id: str, lease: Lease | None) -> None:
         if lease is not None and self._leases.get(session_id, (0, "", 0.0))[1] != lease.token:
@@ -489,6 +537,19 @@ class MemorySessionStore:
         with self._lock:
             self._check(session_id, lease)
             self._turns.setdefault(session_id, {})[record.turn_index] = record.model_dump_json()
+            self._begun.get(session_id, {}).pop(record.turn_index, None)
+
+    def begin_turn(self, session_id: str, record: TurnRecord, lease: Lease) -> None:
+        record = _prepare(session_id, record)
+        with self._lock:
+            self._check(session_id, lease)
+            if record.turn_index not in self._turns.get(session_id, {}):
+                self._begun.setdefault(session_id, {})[record.turn_index] = record.model_dump_json()
+
+    def turns_in_progress(self, session_id: str) -> list[TurnRecord]:
+        with self._lock:
+            begun = dict(self._begun.get(session_id, {}))
+        return [TurnRecord.model_validate_json(begun[i]) for i in sorted(begun)]
 
     def load_history(self, session_id: str, k: int = SESSION_HISTORY_K) -> list[AnswerMeta]:
         if k <= 0:
@@ -540,7 +601,7 @@ class MemorySessionStore:
 
     def next_turn_index(self, session_id: str) -> int:
         with self._lock:
-            return max(self._turns.get(session_id, {}), default=-1) + 1
+            return max([*self._turns.get(session_id, {}), *self._begun.get(session_id, {})], default=-1) + 1
 
     def sessions(self) -> list[str]:
         with self._lock:
@@ -579,21 +640,25 @@ _RELEASE = """
 if redis.call('GET', KEYS[1]) == ARGV[1] then redis.call('DEL', KEYS[1]) end
 return 1
 """
-# KEYS: owner, turns, state, sessions. ARGV: token ('' = no lease), session id, retain ms (0: none),
-# then 'turn' index json, or 'state' json.
+# KEYS: owner, turns, state, sessions, in_progress. ARGV: token ('' = no lease), session id, retain
+# ms (0: none), then 'turn' index json (a turn's end), 'begin' index json (a turn in progress) or
+# 'state' json.
 _WRITE = """
 if ARGV[1] ~= '' and redis.call('HGET', KEYS[1], 'token') ~= ARGV[1] then return 0 end
 if ARGV[4] == 'turn' then
   redis.call('HSET', KEYS[2], ARGV[5], ARGV[6])
+  redis.call('HDEL', KEYS[5], ARGV[5])
+elseif ARGV[4] == 'begin' then
+  if redis.call('HEXISTS', KEYS[2], ARGV[5]) == 0 then redis.call('HSET', KEYS[5], ARGV[5], ARGV[6]) end
 else
   redis.call('SET', KEYS[3], ARGV[5])
 end
 redis.call('SADD', KEYS[4], ARGV[2])
 local ms = tonumber(ARGV[3])
 if ms > 0 then
-  redis.call('PEXPIRE', KEYS[2], ms)
-  redis.call('PEXPIRE', KEYS[3], ms)
-  redis.call('PEXPIRE', KEYS[1], ms)
+  for i = 1, 5 do
+    if i ~= 4 then redis.call('PEXPIRE', KEYS[i], ms) end
+  end
 end
 return 1
 """
@@ -604,7 +669,8 @@ class RedisSessionStore:
 
     Keys, under `prefix` (default ``voicecoach:``): ``turns:<session>`` a hash of turn index ->
     TurnRecord JSON (meta included, dumped once so `load_history` returns it byte for byte),
-    ``state:<session>`` the LiveState JSON, ``sessions`` a set of session ids, ``owner:<session>``
+    ``state:<session>`` the LiveState JSON, ``in_progress:<session>`` the turns begun and not ended
+    (index -> TurnRecord JSON), ``sessions`` a set of session ids, ``owner:<session>``
     (fence, token) and ``lease:<session>`` (the owner's token, expiring). A write is one Lua script
     (the owner check, the turn or state, its session-set entry), so a worker killed mid-save leaves
     either the whole turn or none of it, and a worker that lost the session writes nothing.
@@ -649,8 +715,18 @@ class RedisSessionStore:
         record = _prepare(session_id, record)
         self._write_fenced(session_id, lease, "turn", str(record.turn_index), record.model_dump_json())
 
+    def begin_turn(self, session_id: str, record: TurnRecord, lease: Lease) -> None:
+        record = _prepare(session_id, record)
+        self._write_fenced(session_id, lease, "begin", str(record.turn_index), record.model_dump_json())
+
+    def turns_in_progress(self, session_id: str) -> list[TurnRecord]:
+        with self._errors_named():
+            rows = self._redis.hgetall(self._key("in_progress", session_id))
+        return [TurnRecord.model_validate_json(rows[i]) for i in sorted(rows, key=int)]
+
     def _write_fenced(self, session_id: str, lease: Lease | None, *what: str) -> None:
         keys = [self._key(k, session_id) for k in ("owner", "turns", "state")] + [self._key("sessions")]
+        keys.append(self._key("in_progress", session_id))
         retain_ms = max(1, int(self.retain_s * 1000)) if self.retain_s is not None else 0
         with self._errors_named():
             landed = self._write(keys, [lease.token if lease else "", session_id, retain_ms, *what])
@@ -702,6 +778,7 @@ class RedisSessionStore:
     def next_turn_index(self, session_id: str) -> int:
         with self._errors_named():
             indices = self._redis.hkeys(self._key("turns", session_id))
+            indices += self._redis.hkeys(self._key("in_progress", session_id))
         return max((int(i) for i in indices), default=-1) + 1
 
     def sessions(self) -> list[str]:
