@@ -243,6 +243,10 @@ def _account(t: RealizerTurn, view: StateView, kind: str, constraint: str, entit
         oid, _, owner = constraint.split(":", 1)[1].partition("@")
         if catalog.get(option, oid) is None:
             return
+        if any(line.keep == "answer" for line in t.lines) and owner in view.opponent_side():
+            # "Paxton's turret keeps wrecking us, who beats him?": their Paxton's turret; that the
+            # player's own Paxton can run it answers nothing asked.
+            return
         learners = view.learners(oid)
         said = {option: name(oid)}
         if owner and owner in units:
@@ -359,6 +363,10 @@ def _praise(t: RealizerTurn, view: StateView, kind: str, constraint: str, entity
     elif option is not None and kind == option:
         oid, _, owner = constraint.split(":", 1)[1].partition("@")
         if catalog.get(option, oid) is None:
+            return
+        if any(line.keep == "answer" for line in t.lines) and owner in view.opponent_side():
+            # "Paxton's turret keeps wrecking us, who beats him?": their Paxton's turret; that the
+            # player's own Paxton can run it answers nothing asked.
             return
         if owner and view.owns(owner):
             t.add("praise", "option", "praise", [oid], **{option: name(oid), unit: name(owner)})
