@@ -243,10 +243,6 @@ def _account(t: RealizerTurn, view: StateView, kind: str, constraint: str, entit
         oid, _, owner = constraint.split(":", 1)[1].partition("@")
         if catalog.get(option, oid) is None:
             return
-        if any(line.keep == "answer" for line in t.lines) and owner in view.opponent_side():
-            # "Paxton's turret keeps wrecking us, who beats him?": their Paxton's turret; that the
-            # player's own Paxton can run it answers nothing asked.
-            return
         learners = view.learners(oid)
         said = {option: name(oid)}
         if owner and owner in units:
