@@ -133,6 +133,7 @@ from voicecoach.core.latency import Milestone
 from voicecoach.core.state import StateError
 from voicecoach.domain.pack import Pack, PackError, example_state_path, load_pack
 from voicecoach.llm.client import LLMError
+from voicecoach.pipelines.rtvi import CoachRTVIProcessor, close_notice
 from voicecoach.pipelines.speech.voice import (
     SpeechEngines,
     narration_texts,
@@ -809,6 +810,8 @@ class Connection:
                 observers=[events],
                 idle_timeout_secs=None,  # a player may think for minutes; the socket's end ends it
                 enable_rtvi=True,
+                # Its observer reports the frames as the official web client expects (pipelines/rtvi.py).
+                rtvi_processor=CoachRTVIProcessor(),
                 # Pipecat's turn tracking feeds its tracing, which we do not run; as an observer it
                 # is told of every frame every processor handles, on the loop all sessions share.
                 enable_turn_tracking=False,
@@ -1047,7 +1050,7 @@ class Connection:
         ws = self.websocket
         if ws.application_state == WebSocketState.CONNECTED and ws.client_state == WebSocketState.CONNECTED:
             try:
-                await ws.close(code=code, reason=reason)
+                await close_with_notice(ws, code, reason)
             except RuntimeError as err:  # closed under us
                 logger.debug(f"session {self.session_id}: close: {err}")
 
@@ -1102,6 +1105,17 @@ class Connection:
 class _TakeoverLock:
     lock: asyncio.Lock = field(default_factory=asyncio.Lock)
     users: int = 0  # holding it or waiting for it
+
+
+async def close_with_notice(websocket: WebSocket, code: int, reason: str) -> None:
+    """Close with `code` and `reason`, an RTVI `error` saying both sent just before: Pipecat's JS
+    transport hands its callbacks the close code only. A normal close (1000) needs no notice."""
+    if code != CloseCode.NORMAL:
+        try:
+            await websocket.send_bytes(close_notice(code, reason))
+        except Exception as err:  # the peer is gone: the close below says the rest, if it can
+            logger.debug(f"close notice not sent: {err}")
+    await websocket.close(code=code, reason=reason)
 
 
 def presented_token(websocket: WebSocket) -> str | None:
@@ -1266,7 +1280,7 @@ class CoachServer:
         if refusal is not None:
             code, reason = refusal
             logger.info(f"connection refused ({code}): {reason}")
-            await websocket.close(code=code, reason=reason)
+            await close_with_notice(websocket, code, reason)
             return
         session_id = session or f"s-{secrets.token_hex(4)}"
         self._admitted += 1  # no await since the cap's check: concurrent connections count
@@ -1303,7 +1317,7 @@ class CoachServer:
         except TimeoutError:
             reason = f"the session's older connection did not close within {timeout_s:g} s; retry"
             logger.warning(f"session {session_id}: {reason}")
-            await websocket.close(code=CloseCode.TRY_AGAIN_LATER, reason=reason)
+            await close_with_notice(websocket, CloseCode.TRY_AGAIN_LATER, reason)
             return None
 
     async def shutdown(self) -> None:

@@ -47,6 +47,7 @@ class LiveServer:
         warm: bool = False,
         limits: SessionLimits | None = None,
         server: dict[str, Any] | None = None,
+        embedded: bool = False,
         **coach: Any,
     ) -> None:
         self.pack = pack or load_pack()
@@ -58,6 +59,9 @@ class LiveServer:
         self._warm = warm
         self._limits = limits or SessionLimits()
         self._coach = coach
+        # The coach as `voicecoach serve` runs it by default (no --llm-url): the prior, the rules and
+        # the realizer, no LLM call at all; the scripted server then sees no request.
+        self._embedded = embedded
         self._server = {"token": TOKEN, **(server or {})}  # more ServerConfig fields (signing_key ...)
         self.server: CoachServer | None = None
         self._uvicorn: uvicorn.Server | None = None
@@ -81,12 +85,13 @@ class LiveServer:
             "tool_timeout_s": 2.0, "slot_timeout_s": 3.0, "talker_deadline_s": 4.0, "talker": "llm"
         }  # fmt: skip
         values.update(self._coach)
-        coach = CoachConfig(llm=llm, **values)
+        coach = CoachConfig(**self._coach) if self._embedded else CoachConfig(llm=llm, **values)
         config = ServerConfig(
             port=self.port, coach=coach, max_message_bytes=self._max, warm=self._warm,
             limits=self._limits, **self._server,
         )  # fmt: skip
-        self.server = CoachServer(config, Engines(llm=LLMClient(coach.llm)), self.store, self.pack)
+        engines = Engines.start(coach) if self._embedded else Engines(llm=LLMClient(coach.llm))
+        self.server = CoachServer(config, engines, self.store, self.pack)
         self._uvicorn = uvicorn.Server(uvicorn_config(self.server))
         self._task = asyncio.create_task(self._uvicorn.serve())
         async with asyncio.timeout(10):

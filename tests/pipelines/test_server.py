@@ -279,10 +279,12 @@ async def test_second_client_takes_the_session_over(tmp_path: Path) -> None:
 
 
 async def closed_with(url: str, **connect: object) -> tuple[int | None, str]:
-    """Connect with a bare websocket and return the close code and reason the server sent."""
+    """Connect with a bare websocket and return the close code and reason the server sent (after
+    the RTVI `error` that says them too, `closed: <code> <reason>`)."""
     async with websockets.connect(url, **connect) as ws:  # type: ignore[arg-type]
         with pytest.raises(websockets.ConnectionClosed):
-            await asyncio.wait_for(ws.recv(), timeout=5)
+            while True:
+                await asyncio.wait_for(ws.recv(), timeout=5)
         return ws.close_code, ws.close_reason or ""
 
 

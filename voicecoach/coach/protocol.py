@@ -88,6 +88,7 @@ ErrorCode = Literal[
     "bad-frame",  # bytes that are not a Pipecat protobuf frame, or a frame kind clients may not send
     "too-large",  # a message over the size limit (dropped; the connection goes on)
     "store-unavailable",  # the session store did not take a write: nothing changed, retry later
+    "closed",  # an RTVI error just before the server closes the websocket: "closed: <code> <reason>"
 ]
 
 
