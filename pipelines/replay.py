@@ -84,6 +84,7 @@ from voicecoach.coach.config import add_replay_arguments, coach_config, speech_c
 from voicecoach.coach.engines import Engines, describe_llm, load_coach_pack, prewarm
 from voicecoach.coach.session import CoachConfig, Session
 from voicecoach.coach.speech_config import SpeechConfig
+from voicecoach.core.console import DefaultsHelpFormatter
 from voicecoach.core.latency import (
     Event,
     Milestone,
@@ -902,7 +903,9 @@ async def _run(args: argparse.Namespace) -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="voicecoach replay", description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(
+        formatter_class=DefaultsHelpFormatter, prog="voicecoach replay", description=__doc__.splitlines()[0]
+    )
     add_replay_arguments(parser)
     try:
         return asyncio.run(run(parser.parse_args(argv)))

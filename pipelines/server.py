@@ -128,7 +128,7 @@ from voicecoach.coach.store import (
 )
 from voicecoach.coach.tokens import SIGNING_KEY_ENV, TokenError, check_key, looks_signed, verify
 from voicecoach.core import latency
-from voicecoach.core.console import Startup, report_console
+from voicecoach.core.console import DefaultsHelpFormatter, Startup, report_console
 from voicecoach.core.latency import Milestone
 from voicecoach.core.state import StateError
 from voicecoach.domain.pack import Pack, PackError, example_state_path, load_pack
@@ -1622,7 +1622,11 @@ def run(args: argparse.Namespace) -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="voicecoach serve", description="Run the live coach server.")
+    parser = argparse.ArgumentParser(
+        formatter_class=DefaultsHelpFormatter,
+        prog="voicecoach serve",
+        description="Run the live coach server.",
+    )
     add_serve_arguments(parser)
     return run(parser.parse_args(argv))
 

@@ -32,7 +32,7 @@ from voicecoach.bench.dialogue import FILE, intent_right, load_suite, verdict
 from voicecoach.coach.engines import Engines
 from voicecoach.coach.session import CoachConfig, Session
 from voicecoach.coach.store import MemorySessionStore
-from voicecoach.core.console import report_console
+from voicecoach.core.console import DefaultsHelpFormatter, report_console
 from voicecoach.core.state import load_state, merge_patch
 from voicecoach.domain.pack import PACKS_DIR, example_state_path, load_pack
 from voicecoach.perception.prompt import OTHER
@@ -121,7 +121,9 @@ def verbatim(rows: list[dict[str, Any]], start: int, count: int) -> str:
 
 
 def main(argv: list[str] | None = None, prog: str = "voicecoach bench dialogue") -> int:
-    parser = argparse.ArgumentParser(prog=prog, description=__doc__.split("\n\n")[0])
+    parser = argparse.ArgumentParser(
+        formatter_class=DefaultsHelpFormatter, prog=prog, description=__doc__.split("\n\n")[0]
+    )
     parser.add_argument("--pack", action="append", help="pack id, repeatable (default: all with a suite)")
     parser.add_argument("--out", default="runs/dialogue", help="where <pack>.jsonl goes")
     parser.add_argument("--show", type=int, default=0, help="print N consecutive turns verbatim")

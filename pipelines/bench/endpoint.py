@@ -47,6 +47,7 @@ from voicecoach.bench.fixtures import (
 )
 from voicecoach.coach.config import speech_config
 from voicecoach.coach.session import CONTINUES_WITHIN_S
+from voicecoach.core.console import DefaultsHelpFormatter
 from voicecoach.core.latency import Milestone, percentile
 
 if TYPE_CHECKING:
@@ -297,7 +298,9 @@ async def run_bench(
 
 
 def main(argv: list[str] | None = None, prog: str = "voicecoach bench endpoint") -> int:
-    parser = argparse.ArgumentParser(prog=prog, description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(
+        formatter_class=DefaultsHelpFormatter, prog=prog, description=__doc__.splitlines()[0]
+    )
     parser.add_argument("--configs", default=",".join(CONFIGS), help=f"from {', '.join(CONFIGS)}")
     parser.add_argument(
         "--fixtures",

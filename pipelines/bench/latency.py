@@ -52,6 +52,7 @@ from typing import TYPE_CHECKING, Any
 from voicecoach.coach.config import add_engine_arguments, speech_config
 from voicecoach.coach.config import coach_config as build_coach_config
 from voicecoach.coach.session import MODES, CoachConfig
+from voicecoach.core.console import DefaultsHelpFormatter
 from voicecoach.core.latency import (
     STAGE_LABELS,
     Event,
@@ -902,7 +903,11 @@ async def run(args: argparse.Namespace) -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="voicecoach bench latency", description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(
+        formatter_class=DefaultsHelpFormatter,
+        prog="voicecoach bench latency",
+        description=__doc__.splitlines()[0],
+    )
     add_arguments(parser)
     try:
         return asyncio.run(run(parser.parse_args(argv)))

@@ -57,6 +57,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from voicecoach.core import latency
+from voicecoach.core.console import DefaultsHelpFormatter
 from voicecoach.core.latency import percentile
 
 if TYPE_CHECKING:
@@ -758,7 +759,11 @@ async def run(args: argparse.Namespace) -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="voicecoach bench load", description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(
+        formatter_class=DefaultsHelpFormatter,
+        prog="voicecoach bench load",
+        description=__doc__.splitlines()[0],
+    )
     add_arguments(parser)
     try:
         return asyncio.run(run(parser.parse_args(argv)))

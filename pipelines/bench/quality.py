@@ -69,6 +69,7 @@ from voicecoach.bench.coachbench.metrics import (
     turn_outcomes,
 )
 from voicecoach.coach.config import add_engine_arguments, add_pack_argument
+from voicecoach.core.console import DefaultsHelpFormatter
 from voicecoach.core.latency import Milestone
 from voicecoach.domain.pack import DEFAULT_PACK, Pack, load_pack
 
@@ -1022,8 +1023,15 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--bench", type=Path, default=None, help="benchmark JSONL (default: generate in --out)"
     )
-    parser.add_argument("--reply-max-tokens", type=int, default=QualityOptions.reply_max_tokens)
-    parser.add_argument("--w1-max-tokens", type=int, default=QualityOptions.w1_max_tokens)
+    parser.add_argument(
+        "--reply-max-tokens",
+        type=int,
+        default=QualityOptions.reply_max_tokens,
+        help="the reply's token budget",
+    )
+    parser.add_argument(
+        "--w1-max-tokens", type=int, default=QualityOptions.w1_max_tokens, help="W1's token budget (its plan)"
+    )
     parser.add_argument(
         "--rescore",
         action="store_true",
@@ -1105,6 +1113,7 @@ def cmd_quality(args: argparse.Namespace) -> int:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
+        formatter_class=DefaultsHelpFormatter,
         prog="python -m voicecoach.pipelines.bench.quality",
         description="CoachBench quality benchmark (Table 3).",
     )

@@ -42,6 +42,7 @@ import numpy as np
 
 from voicecoach.bench.fixtures import discover, load_audio
 from voicecoach.coach.speech_config import SpeechConfig
+from voicecoach.core.console import DefaultsHelpFormatter
 from voicecoach.core.latency import percentile, wer
 from voicecoach.domain.pack import load_pack
 
@@ -85,7 +86,9 @@ def main(argv: list[str] | None = None) -> int:
         whisper_prompt,
     )
 
-    parser = argparse.ArgumentParser(prog="bench_stt", description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(
+        formatter_class=DefaultsHelpFormatter, prog="bench_stt", description=__doc__.splitlines()[0]
+    )
     parser.add_argument("--fixtures", default="audio_fixtures")
     parser.add_argument("--repeat", type=int, default=1, help="decodes per utterance and option set")
     parser.add_argument("--pieces", action="store_true", help="the pieces the server's STT decodes")

@@ -32,7 +32,7 @@ from voicecoach.coach.config import (
     add_serve_arguments,
     coach_config,
 )
-from voicecoach.core.console import Startup, report_console
+from voicecoach.core.console import Startup, report_console, show_defaults
 from voicecoach.core.state import LiveState, StateError, load_state
 from voicecoach.domain.pack import DEFAULT_PACK, PackError, example_state_path, load_pack
 
@@ -324,9 +324,13 @@ def build_parser() -> argparse.ArgumentParser:
 
     demo = sub.add_parser("demo", help="run the SGC kernels on one example turn and show c1/c2/c3")
     demo.add_argument("--state", default=str(EXAMPLE_STATE), help="live-state snapshot (JSON)")
-    demo.add_argument("--say", default="what should I field against their team? I want to use Emberfox")
-    demo.add_argument("--intent", default="match")
-    demo.add_argument("--sub-intent", default="opponent_analysis")
+    demo.add_argument(
+        "--say",
+        default="what should I field against their team? I want to use Emberfox",
+        help="what the player says",
+    )
+    demo.add_argument("--intent", default="match", help="the intent W1 would label")
+    demo.add_argument("--sub-intent", default="opponent_analysis", help="its sub-intent")
     demo.add_argument(
         "--slots",
         default='{"wanted_entities": ["Emberfox"]}',
@@ -406,7 +410,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     packcheck.add_arguments(pack)
     pack.set_defaults(fn=cmd_pack)
-    return parser
+    return show_defaults(parser)
 
 
 ARGV_BENCHES = (
@@ -438,7 +442,7 @@ ARGV_BENCHES = (
     (
         "dialogue",
         "voicecoach.pipelines.bench.dialogue:main",
-        "CoachBench's dialogue suite: references, corrections, descriptions ... right % per kind",
+        "CoachBench's dialogue suite: references, corrections, descriptions ... right %% per kind",
     ),
 )
 

@@ -47,6 +47,7 @@ from websockets.asyncio.client import ClientConnection
 from voicecoach.coach import protocol
 from voicecoach.coach.protocol import RTVIMessage, ServerEvent, SessionEvent, StateInfo
 from voicecoach.core import latency
+from voicecoach.core.console import DefaultsHelpFormatter
 
 FRAME_S = 0.02  # 20 ms of audio per frame, as a microphone delivers it
 
@@ -466,7 +467,9 @@ async def _ask_files(args: argparse.Namespace) -> int:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
-        prog="python -m voicecoach.app.client", description="Ask a running coach server with WAVs; time S2FA."
+        formatter_class=DefaultsHelpFormatter,
+        prog="python -m voicecoach.app.client",
+        description="Ask a running coach server with WAVs; time S2FA.",
     )
     parser.add_argument("wav", nargs="+", help="questions, one WAV each (any rate; sent as 16 kHz)")
     parser.add_argument("--url", default="ws://127.0.0.1:8765/ws")

@@ -29,6 +29,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
+from voicecoach.core.console import DefaultsHelpFormatter
 from voicecoach.domain.pack import (
     OUT_OF_DOMAIN,
     Pack,
@@ -457,7 +458,9 @@ def run(args: argparse.Namespace) -> int:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
-        prog="python -m voicecoach.app.packcheck", description=__doc__.split("\n")[0]
+        formatter_class=DefaultsHelpFormatter,
+        prog="python -m voicecoach.app.packcheck",
+        description=__doc__.split("\n")[0],
     )
     add_arguments(parser)
     return run(parser.parse_args(argv))

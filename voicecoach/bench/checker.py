@@ -15,6 +15,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from voicecoach.bench.coachbench.metrics import percentile
+from voicecoach.core.console import DefaultsHelpFormatter
 from voicecoach.core.state import load_state
 from voicecoach.domain.pack import DEFAULT_PACK, Pack, load_pack
 from voicecoach.talker.checker import check_sentence
@@ -43,7 +44,9 @@ def bench_sentences(pack: Pack, sentences: Sequence[str], ctx: CheckContext) -> 
 def main(argv: Sequence[str] | None = None, prog: str = "python -m voicecoach.bench.checker") -> int:
     """check_sentence's cost per sentence, printed (see the module's docstring)."""
     parser = argparse.ArgumentParser(
-        prog=prog, description="the runtime guard's cost per sentence (check_sentence)"
+        formatter_class=DefaultsHelpFormatter,
+        prog=prog,
+        description="the runtime guard's cost per sentence (check_sentence)",
     )
     parser.add_argument("file", nargs="?", help="replies, one a line (default: the calibration set's)")
     parser.add_argument("--pack", default=DEFAULT_PACK, help=f"game pack (default {DEFAULT_PACK})")

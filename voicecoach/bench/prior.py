@@ -35,6 +35,7 @@ import numpy as np
 from voicecoach.bench.coachbench.generator import DEFAULT_SEED, generate
 from voicecoach.bench.coachbench.metrics import percentile
 from voicecoach.bench.fixtures import discover
+from voicecoach.core.console import DefaultsHelpFormatter
 from voicecoach.domain.pack import Pack, load_pack, load_pack_from, pack_folder
 from voicecoach.perception.prior import (
     FILLER_PREFIXES,
@@ -425,15 +426,21 @@ def bench_prior(pack_id: str = "pet_arena") -> str:
 
 def bench_main(argv: Sequence[str] | None = None, prog: str = "voicecoach bench prior") -> int:
     """`voicecoach bench prior [--pack ID]`: the figures of `bench_prior`."""
-    parser = argparse.ArgumentParser(prog=prog, description="the intent prior's figures (bench_prior)")
-    parser.add_argument("--pack", default="pet_arena")
+    parser = argparse.ArgumentParser(
+        formatter_class=DefaultsHelpFormatter,
+        prog=prog,
+        description="the intent prior's figures (bench_prior)",
+    )
+    parser.add_argument("--pack", default="pet_arena", help="an installed pack's id, or a pack folder")
     args = parser.parse_args(argv)
     print(bench_prior(args.pack))
     return 0
 
 
 def main(argv: Sequence[str] | None = None, prog: str = "python -m voicecoach.bench.prior") -> int:
-    parser = argparse.ArgumentParser(prog=prog, description="the intent prior: training and figures")
+    parser = argparse.ArgumentParser(
+        formatter_class=DefaultsHelpFormatter, prog=prog, description="the intent prior: training and figures"
+    )
     sub = parser.add_subparsers(dest="command", required=True)
     for name, help_ in (
         ("train", "train and write the pack's prior.json (next to its other files)"),

@@ -16,6 +16,7 @@ from typing import Any
 
 from voicecoach.bench.coachbench.checker import ReplyEvidence, check_turn
 from voicecoach.bench.coachbench.generator import generate
+from voicecoach.core.console import DefaultsHelpFormatter
 from voicecoach.core.state import SessionHistory, load_state
 from voicecoach.domain.entities import focus_fields, link_entities
 from voicecoach.domain.pack import Pack, load_pack
@@ -139,7 +140,11 @@ def main(argv: list[str] | None = None, prog: str = "python -m voicecoach.bench.
     The player hears W1's narration, then the reply: with `--turn` (the default) each reply is
     realized in the budget the pack's narration leaves and the checker judges the whole turn, as
     `bench quality` does; `--reply-only` judges the reply alone."""
-    parser = argparse.ArgumentParser(prog=prog, description="the grounded realization of CoachBench turns")
+    parser = argparse.ArgumentParser(
+        formatter_class=DefaultsHelpFormatter,
+        prog=prog,
+        description="the grounded realization of CoachBench turns",
+    )
     parser.add_argument("command", nargs="?", default="check", choices=["sample", "check"])
     parser.add_argument("--pack", default="pet_arena", help="the pack whose CoachBench turns to realize")
     parser.add_argument("--sessions", type=int, default=200, help="CoachBench sessions to run")

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from voicecoach.bench.coachbench.generator import generate
+from voicecoach.core.console import DefaultsHelpFormatter
 from voicecoach.core.state import LiveState, load_state
 from voicecoach.domain.pack import Pack, load_pack
 from voicecoach.grounding.prompt import slot_prompt
@@ -209,7 +210,11 @@ def table(rows: list[tuple[str, SlotScore]]) -> str:
 
 
 def main(argv: list[str] | None = None, prog: str = "python -m voicecoach.bench.slot_rules") -> int:
-    parser = argparse.ArgumentParser(prog=prog, description="slot accuracy against CoachBench's references")
+    parser = argparse.ArgumentParser(
+        formatter_class=DefaultsHelpFormatter,
+        prog=prog,
+        description="slot accuracy against CoachBench's references",
+    )
     parser.add_argument(
         "command", nargs="?", default="bench", choices=["bench"], help="the only command (may be left out)"
     )

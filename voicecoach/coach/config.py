@@ -156,7 +156,7 @@ def add_serve_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--host", default="127.0.0.1", help="interface to listen on (default: localhost only)"
     )
-    parser.add_argument("--port", type=int, default=DEFAULT_PORT)
+    parser.add_argument("--port", type=int, default=DEFAULT_PORT, help="TCP port to listen on")
     parser.add_argument(
         "--token",
         default=os.environ.get("VOICECOACH_TOKEN"),
@@ -176,7 +176,12 @@ def add_serve_arguments(parser: argparse.ArgumentParser) -> None:
     add_mode_argument(parser)
     add_pack_argument(parser)
     add_engine_arguments(parser)
-    parser.add_argument("--max-message-kb", type=int, default=DEFAULT_MAX_MESSAGE_BYTES // 1024)
+    parser.add_argument(
+        "--max-message-kb",
+        type=int,
+        default=DEFAULT_MAX_MESSAGE_BYTES // 1024,
+        help="a client message over this is refused (too-large); over 4x it, the connection closes",
+    )
     parser.add_argument("--no-warm", action="store_true", help="skip the LLM prewarm at start")
     # Defaults: pipelines.server.SessionLimits (None here keeps them).
     parser.add_argument(

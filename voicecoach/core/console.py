@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import argparse
 import contextlib
 import os
 import sys
@@ -49,3 +50,37 @@ class Startup:
     def ready(self, text: str) -> None:
         elapsed = time.monotonic() - self.started
         self.console.print(f"[bold green]ready[/] in {elapsed:.1f} s: {text}", soft_wrap=True)
+
+
+class DefaultsHelpFormatter(argparse.RawDescriptionHelpFormatter):
+    """--help shows each option's default, as "(default: X)", unless its help already says one.
+
+    argparse's own ArgumentDefaultsHelpFormatter also prints "(default: None)" and "(default:
+    False)" for options whose absence means something the help explains; this one leaves those out.
+    The description keeps its line breaks (the commands' docstrings are laid out by hand).
+    """
+
+    def _get_help_string(self, action: argparse.Action) -> str | None:
+        text = action.help or ""
+        default = action.default
+        if (
+            not action.option_strings
+            or action.nargs == 0  # a flag: its default is "not given"
+            or default is None
+            or default is False
+            or default is argparse.SUPPRESS
+            or default in ("", [], ())
+            or "default" in text.lower()
+        ):
+            return action.help
+        return f"{text} (default: %(default)s)" if text else "default: %(default)s"
+
+
+def show_defaults(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
+    """`parser` and every subcommand's parser under it print their defaults in --help."""
+    parser.formatter_class = DefaultsHelpFormatter
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            for sub in action.choices.values():
+                show_defaults(sub)
+    return parser

@@ -1,0 +1,65 @@
+"""--help says each option's default (issue 30): `voicecoach ...` and the benches' own parsers."""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Iterator
+
+import pytest
+
+from voicecoach.app.cli import build_parser
+from voicecoach.core.console import DefaultsHelpFormatter
+
+
+def parsers(parser: argparse.ArgumentParser) -> Iterator[argparse.ArgumentParser]:
+    yield parser
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            for sub in action.choices.values():
+                yield from parsers(sub)
+
+
+def test_every_option_with_a_default_shows_it() -> None:
+    """Each option whose default is a value (not None, False or empty) names it in --help, by the
+    formatter's "(default: X)" or by its own words; flags and None defaults say nothing."""
+    checked = 0
+    for parser in parsers(build_parser()):
+        assert parser.formatter_class is DefaultsHelpFormatter, parser.prog
+        text = "".join(parser.format_help().split())  # argparse wraps long words too
+        for action in parser._actions:
+            default = action.default
+            if not action.option_strings or action.nargs == 0 or action.help in (None, argparse.SUPPRESS):
+                continue
+            if default is None or default is False or default in ("", [], ()):
+                assert "(default: None)" not in text and "(default: False)" not in text, parser.prog
+                continue
+            help_ = action.help or ""
+            shown = "".join(f"{help_} (default: {default})".split())
+            assert shown in text or "default" in help_.lower(), (
+                parser.prog,
+                action.option_strings,
+            )
+            checked += 1
+    assert checked > 40
+
+
+@pytest.mark.parametrize(
+    ("argv", "expected"),
+    [
+        (["serve"], "TCP port to listen on (default: 8765)"),
+        (["chat"], "session id; an existing one is resumed (default: chat)"),
+        (["bench", "latency"], "artificial game-server latency (default: 150.0)"),
+    ],
+)
+def test_help_shows_defaults(argv: list[str], expected: str, capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit):
+        build_parser().parse_args([*argv, "--help"])
+    assert expected in " ".join(capsys.readouterr().out.split())
+
+
+def test_a_bench_with_its_own_parser_shows_defaults_too(capsys: pytest.CaptureFixture[str]) -> None:
+    from voicecoach.bench.prior import bench_main
+
+    with pytest.raises(SystemExit):
+        bench_main(["--help"], prog="voicecoach bench prior")
+    assert "(default: pet_arena)" in capsys.readouterr().out
