@@ -369,6 +369,15 @@ def build_parser() -> argparse.ArgumentParser:
     token_mint.add_argument("--ttl", default="1h", help="how long it is valid: 90s, 30m, 1h, 7d (default 1h)")
     token_mint.set_defaults(fn=cmd_token)
 
+    from voicecoach.app import client as coach_client
+
+    client = sub.add_parser(
+        "client", help="ask a running server with recorded questions: S2FA, --save-audio the replies"
+    )
+    client.description = coach_client.CLIENT_DESCRIPTION
+    coach_client.add_arguments(client)
+    client.set_defaults(fn=coach_client.run)
+
     from voicecoach.pipelines.bench import latency as bench_latency
     from voicecoach.pipelines.bench import load as bench_load
     from voicecoach.pipelines.bench import quality as quality_runner

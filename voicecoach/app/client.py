@@ -15,7 +15,9 @@ package; everything else runs anywhere.
 
 As a command, it asks a running server with recorded questions and times each turn:
 
-    python -m voicecoach.app.client --token T --state game.json q1.wav q2.wav --repeat 3
+    voicecoach client --token T --state game.json q1.wav q2.wav --repeat 3 --save-audio replies.wav
+
+(`python -m voicecoach.app.client` is the same.)
 """
 
 from __future__ import annotations
@@ -27,6 +29,7 @@ import json
 import os
 import sys
 import time
+import wave
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
 from functools import partial
@@ -414,6 +417,19 @@ class CoachClient:
         """All coach audio received after `after` (time.monotonic()), concatenated."""
         return b"".join(c.pcm for c in self.audio if c.received >= after)
 
+    def save_audio(self, path: str | Path, after: float = 0.0) -> float:
+        """Write the coach audio received after `after` (time.monotonic()) to `path` as a WAV
+        (16-bit mono at the server's rate); its length in seconds."""
+        pcm = self.audio_bytes(after)
+        rate = next((c.sample_rate for c in self.audio if c.received >= after), protocol.OUTPUT_SAMPLE_RATE)
+        Path(path).parent.mkdir(parents=True, exist_ok=True)
+        with wave.open(str(path), "wb") as out:
+            out.setnchannels(1)
+            out.setsampwidth(2)
+            out.setframerate(rate)
+            out.writeframes(pcm)
+        return len(pcm) / 2 / rate
+
     def first_audible(self, after: float) -> float | None:
         """When the first audible sample received after `after` plays (time.monotonic()).
 
@@ -443,9 +459,11 @@ async def _ask_files(args: argparse.Namespace) -> int:
         await coach.push_state(snapshot=json.loads(Path(args.state).read_text(encoding="utf-8")))
     await asyncio.sleep(args.settle)  # let the session-open prewarm finish before the first question
     client_ms: list[float] = []
-    for path in [Path(p) for p in args.wav] * args.repeat:
+    questions = [Path(p) for p in args.wav] * args.repeat
+    for i, path in enumerate(questions, 1):
         end_s = speech_end(load_audio(path))
         n = len(coach.messages)
+        asked = time.monotonic()
         streamed = await coach.stream_wav(path, tail_silence_s=args.tail)
         done = await coach.wait_event("turn-completed", timeout=args.timeout, after=n)
         measured = await coach.wait_event("latency", timeout=args.timeout, after=n)
@@ -458,6 +476,9 @@ async def _ask_files(args: argparse.Namespace) -> int:
         print(f"{path.name}: {done.utterance!r} -> {done.reply!r}")
         print(f"  S2FA client {ms:.0f} ms, server {measured.s2fa_ms} ms  [{stages}]")
         await coach.wait_message("bot-stopped-speaking", timeout=args.timeout, after=n)
+        if args.save_audio:
+            out = reply_audio_path(Path(args.save_audio), i, len(questions))
+            print(f"  reply audio: {out} ({coach.save_audio(out, after=asked):.1f} s)")
     summary = latency.summarize(m for m in client_ms if m == m)
     if summary is not None:
         print("S2FA client: " + ", ".join(f"{k} {v}" for k, v in summary.as_dict().items()))
@@ -465,22 +486,45 @@ async def _ask_files(args: argparse.Namespace) -> int:
     return 0
 
 
+def reply_audio_path(path: Path, index: int, count: int) -> Path:
+    """Where question `index` (1-based) of `count` saves its reply: `path` itself for one,
+    else `path` with `-<index>` before its suffix."""
+    return path if count == 1 else path.with_name(f"{path.stem}-{index}{path.suffix or '.wav'}")
+
+
+def run(args: argparse.Namespace) -> int:
+    return asyncio.run(_ask_files(args))
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("wav", nargs="+", help="questions, one WAV each (any rate; sent as 16 kHz)")
+    parser.add_argument("--url", default="ws://127.0.0.1:8765/ws", help="the server's websocket")
+    parser.add_argument("--token", default=None, help="the server's token (default: $VOICECOACH_TOKEN)")
+    parser.add_argument("--session", default="client", help="session id; an existing one is resumed")
+    parser.add_argument("--state", default=None, help="a game snapshot (JSON) to push first")
+    parser.add_argument("--repeat", type=int, default=1, help="ask the questions this many times")
+    parser.add_argument("--tail", type=float, default=1.0, help="seconds of silence after each question")
+    parser.add_argument("--settle", type=float, default=3.0, help="seconds to wait before the first question")
+    parser.add_argument("--timeout", type=float, default=60.0, help="seconds to wait for each answer")
+    parser.add_argument(
+        "--save-audio",
+        metavar="PATH",
+        default=None,
+        help="save each reply's audio as a WAV (24 kHz mono): PATH, or PATH-1.wav, PATH-2.wav ...",
+    )
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         formatter_class=DefaultsHelpFormatter,
         prog="python -m voicecoach.app.client",
-        description="Ask a running coach server with WAVs; time S2FA.",
+        description=CLIENT_DESCRIPTION,
     )
-    parser.add_argument("wav", nargs="+", help="questions, one WAV each (any rate; sent as 16 kHz)")
-    parser.add_argument("--url", default="ws://127.0.0.1:8765/ws")
-    parser.add_argument("--token", default=None, help="the server's token (default: $VOICECOACH_TOKEN)")
-    parser.add_argument("--session", default="client")
-    parser.add_argument("--state", default=None, help="a game snapshot (JSON) to push first")
-    parser.add_argument("--repeat", type=int, default=1)
-    parser.add_argument("--tail", type=float, default=1.0, help="seconds of silence after each question")
-    parser.add_argument("--settle", type=float, default=3.0, help="seconds to wait before the first question")
-    parser.add_argument("--timeout", type=float, default=60.0)
-    return asyncio.run(_ask_files(parser.parse_args(argv)))
+    add_arguments(parser)
+    return run(parser.parse_args(argv))
+
+
+CLIENT_DESCRIPTION = "Ask a running coach server with WAVs; time S2FA (and save the replies' audio)."
 
 
 if __name__ == "__main__":
