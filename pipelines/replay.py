@@ -18,9 +18,10 @@ every milestone on the same clock; `voicecoach.core.latency` turns them into S2F
 end → first non-silent output sample) and its breakdown. Pipecat's `UserBotLatencyObserver`
 is attached too, and its figure is reported beside ours.
 
-Per turn, under `--out` (default runs/replay/<timestamp>/): <session>/turn<N>/out.wav (the
-coach on the turn's timeline), dialog.wav (player left, coach right), timeline.jsonl (every
-event, ms since speech end) and turn.json; at the top, summary.json and a rich table.
+Per turn, under `--out` (default ~/.cache/voicecoach/runs/replay/<timestamp>/: voicecoach.core.runs,
+outside the checkout): <session>/turn<N>/out.wav (the coach on the turn's timeline), dialog.wav
+(player left, coach right), timeline.jsonl (every event, ms since speech end) and turn.json; at the
+top, summary.json and a rich table.
 
 Why one module of ~900 lines: one harness on one clock: a turn's report (`SessionReplay._report`)
 reads the output's recorded chunks, the probe's milestones and the input's push times together,
@@ -39,7 +40,6 @@ import sys
 import time
 from collections.abc import AsyncIterator, Callable
 from dataclasses import asdict, dataclass, field
-from datetime import datetime
 from pathlib import Path
 from typing import Any, cast
 
@@ -103,6 +103,7 @@ from voicecoach.core.latency import (
     summarize,
     wer,
 )
+from voicecoach.core.runs import run_dir
 from voicecoach.core.state import StateError, load_state
 from voicecoach.domain.pack import PackError, load_pack
 from voicecoach.llm.client import LLMClient, LLMError, NoLLM
@@ -826,7 +827,7 @@ async def _run(args: argparse.Namespace) -> int:
     if main_task is not None:
         asyncio.get_running_loop().add_signal_handler(signal.SIGTERM, main_task.cancel)
     config, speech = coach_config(args), speech_config(args)
-    out = Path(args.out or Path("runs") / "replay" / datetime.now().strftime("%Y%m%d-%H%M%S"))
+    out = Path(args.out) if args.out else run_dir("replay")
     out.mkdir(parents=True, exist_ok=True)
     logger.remove()  # Pipecat logs every frame at DEBUG: to the run's log file, not the terminal
     logger.add(out / "replay.log", level="DEBUG")

@@ -33,6 +33,7 @@ from voicecoach.coach.engines import Engines
 from voicecoach.coach.session import CoachConfig, Session
 from voicecoach.coach.store import MemorySessionStore
 from voicecoach.core.console import DefaultsHelpFormatter, report_console
+from voicecoach.core.runs import run_dir
 from voicecoach.core.state import load_state, merge_patch
 from voicecoach.domain.pack import PACKS_DIR, example_state_path, load_pack
 from voicecoach.perception.prompt import OTHER
@@ -125,14 +126,18 @@ def main(argv: list[str] | None = None, prog: str = "voicecoach bench dialogue")
         formatter_class=DefaultsHelpFormatter, prog=prog, description=__doc__.split("\n\n")[0]
     )
     parser.add_argument("--pack", action="append", help="pack id, repeatable (default: all with a suite)")
-    parser.add_argument("--out", default="runs/dialogue", help="where <pack>.jsonl goes")
+    parser.add_argument(
+        "--out",
+        default=None,
+        help="where <pack>.jsonl goes (default: ~/.cache/voicecoach/runs/dialogue/<timestamp>)",
+    )
     parser.add_argument("--show", type=int, default=0, help="print N consecutive turns verbatim")
     parser.add_argument("--show-from", type=int, default=0, help="the first turn --show prints")
     args = parser.parse_args(argv)
     packs = args.pack or sorted(p.parent.name for p in PACKS_DIR.glob(f"*/{FILE}"))
     console = report_console()
     logger.remove()  # the table is the output; per-turn logs would bury it
-    out = Path(args.out)
+    out = Path(args.out) if args.out else run_dir("dialogue")
     out.mkdir(parents=True, exist_ok=True)
     with Progress(console=console, transient=True) as progress:
         results = asyncio.run(play_all(packs, progress))

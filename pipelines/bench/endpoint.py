@@ -31,7 +31,6 @@ import json
 import os
 import sys
 from collections.abc import Sequence
-from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -49,6 +48,7 @@ from voicecoach.coach.config import speech_config
 from voicecoach.coach.session import CONTINUES_WITHIN_S
 from voicecoach.core.console import DefaultsHelpFormatter
 from voicecoach.core.latency import Milestone, percentile
+from voicecoach.core.runs import run_dir
 
 if TYPE_CHECKING:
     from voicecoach.pipelines.replay import TurnReport
@@ -311,13 +311,17 @@ def main(argv: list[str] | None = None, prog: str = "voicecoach bench endpoint")
         "--pairs", default=None, help="where the question pairs come from (default: as --fixtures')"
     )
     parser.add_argument("--gap", type=float, default=1.0, help="silence between a pair's two questions (s)")
-    parser.add_argument("--out", default=None, help="output folder (default runs/bench_endpoint/<timestamp>)")
+    parser.add_argument(
+        "--out",
+        default=None,
+        help="output folder (default: ~/.cache/voicecoach/runs/bench_endpoint/<timestamp>)",
+    )
     args = parser.parse_args(argv)
     names = [n.strip() for n in args.configs.split(",") if n.strip()]
     unknown = sorted(set(names) - set(CONFIGS))
     if unknown:
         parser.error(f"unknown configuration(s) {unknown}")
-    out = Path(args.out or Path("runs") / "bench_endpoint" / datetime.now().strftime("%Y%m%d-%H%M%S"))
+    out = Path(args.out) if args.out else run_dir("bench_endpoint")
     out.mkdir(parents=True, exist_ok=True)
     from loguru import logger
 

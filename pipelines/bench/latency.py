@@ -45,7 +45,6 @@ import sys
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -64,6 +63,7 @@ from voicecoach.core.latency import (
     summarize,
 )
 from voicecoach.core.latency import STAGES as LATENCY_STAGES
+from voicecoach.core.runs import run_dir
 
 if TYPE_CHECKING:
     from voicecoach.bench.fixtures import FixtureSession
@@ -417,9 +417,7 @@ def rich_table(result: Mapping[str, Any]) -> Any:
 @dataclass
 class BenchOptions:
     fixtures: Path = Path("audio_fixtures")
-    out: Path = field(
-        default_factory=lambda: Path("runs") / "bench_latency" / datetime.now().strftime("%Y%m%d-%H%M%S")
-    )
+    out: Path = field(default_factory=lambda: run_dir("bench_latency"))
     configs: list[str] = field(default_factory=lambda: list(CONFIGS))
     limit: int | None = None  # fixture turns per configuration (the first N, in session order)
     tool_latency_ms: float = 150.0
@@ -824,7 +822,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--configs", default=",".join(CONFIGS), help=f"comma-separated, from {', '.join(CONFIGS)}"
     )
     parser.add_argument("--tool-latency-ms", type=float, default=150.0, help="artificial game-server latency")
-    parser.add_argument("--out", default=None, help="output folder (default runs/bench_latency/<timestamp>)")
+    parser.add_argument(
+        "--out",
+        default=None,
+        help="output folder (default: ~/.cache/voicecoach/runs/bench_latency/<timestamp>)",
+    )
     parser.add_argument(
         "--reply-max-tokens", type=int, default=48, help="reply budget (replies play out in real time)"
     )

@@ -59,6 +59,7 @@ from typing import TYPE_CHECKING, Any
 from voicecoach.core import latency
 from voicecoach.core.console import DefaultsHelpFormatter
 from voicecoach.core.latency import percentile
+from voicecoach.core.runs import run_dir
 
 if TYPE_CHECKING:
     from voicecoach.app.client import CoachClient
@@ -78,9 +79,7 @@ class LoadOptions:
     burst: int = 5
     single: int = 5
     fixtures: Path = Path("audio_fixtures")
-    out: Path = field(
-        default_factory=lambda: Path("runs/bench_load") / datetime.now().strftime("%Y%m%d-%H%M%S")
-    )
+    out: Path = field(default_factory=lambda: run_dir("bench_load"))
     llm_ttft_s: float = 0.05  # the scripted LLM's time to first token, every role
     sample_s: float = 5.0
     turn_timeout_s: float = 60.0
@@ -706,7 +705,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="questions before a Poisson session closes and a new one replaces it (0: never)",
     )  # fmt: skip
     parser.add_argument("--server-log", default="WARNING", help="the server's log level (server.log)")
-    parser.add_argument("--out", default=None, help="output folder (default runs/bench_load/<timestamp>)")
+    parser.add_argument(
+        "--out", default=None, help="output folder (default: ~/.cache/voicecoach/runs/bench_load/<timestamp>)"
+    )
 
 
 def options_from_args(args: argparse.Namespace) -> LoadOptions:

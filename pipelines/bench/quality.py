@@ -71,6 +71,7 @@ from voicecoach.bench.coachbench.metrics import (
 from voicecoach.coach.config import add_engine_arguments, add_pack_argument
 from voicecoach.core.console import DefaultsHelpFormatter
 from voicecoach.core.latency import Milestone
+from voicecoach.core.runs import run_dir
 from voicecoach.domain.pack import DEFAULT_PACK, Pack, load_pack
 
 if TYPE_CHECKING:
@@ -78,7 +79,7 @@ if TYPE_CHECKING:
     from voicecoach.coach.session import CoachConfig, Mode
     from voicecoach.llm.client import LLMConfig
 
-DEFAULT_OUT = Path("coachbench-out")
+DEFAULT_OUT = run_dir("coachbench", "default")  # a resumable cache: one folder, not one per run
 
 
 class Variant(TypedDict, total=False):
@@ -1019,7 +1020,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_engine_arguments(parser)
     add_pack_argument(parser)
     parser.add_argument("--seed", type=int, default=DEFAULT_SEED, help="benchmark generator seed")
-    parser.add_argument("--out", type=Path, default=DEFAULT_OUT, help="results and turn cache (resumable)")
+    parser.add_argument(
+        "--out",
+        type=Path,
+        default=DEFAULT_OUT,
+        help="results and turn cache (resumable; default: ~/.cache/voicecoach/runs/coachbench/default)",
+    )
     parser.add_argument(
         "--bench", type=Path, default=None, help="benchmark JSONL (default: generate in --out)"
     )

@@ -224,7 +224,11 @@ def add_speech_arguments(parser: argparse.ArgumentParser) -> None:
 def add_replay_arguments(parser: argparse.ArgumentParser) -> None:
     """`voicecoach replay`."""
     parser.add_argument("path", help="a fixture WAV, a session JSON, or a folder of sessions")
-    parser.add_argument("--out", default=None, help="output folder (default runs/replay/<timestamp>)")
+    parser.add_argument(
+        "--out",
+        default=None,
+        help="output folder (default: ~/.cache/voicecoach/runs/replay/<timestamp>; or $VOICECOACH_RUNS)",
+    )
     add_mode_argument(parser)
     parser.add_argument(
         "--pack", default=None, metavar="PACK",
