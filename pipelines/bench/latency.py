@@ -348,39 +348,46 @@ def markdown(result: Mapping[str, Any]) -> str:
 
 def chart(result: Mapping[str, Any], path: Path) -> None:
     """S2FA and first reply audio per configuration: every turn as a dot over a box (quartiles),
-    p50 and p90 marked; one panel each."""
+    p50 and p90 marked; one panel each, one above the other on the same columns.
+
+    Stacked, and no wider than 13 in (1,430 px at 110 dpi) however many configurations: side by
+    side, a run of twelve made a 3,102 x 528 px image whose labels were unreadable when shown."""
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
     names = [n for n, s in result["configs"].items() if s["s2fa_ms"]]
-    panels = (("s2fa_ms", "speech end → first audible sample (ms)"),
-              ("first_reply_audio_ms", "speech end → the reply's first audible sample (ms)"))  # fmt: skip
-    fig, axes = plt.subplots(1, 2, figsize=(2 * max(6.0, 1.1 * len(names) + 2), 4.8), sharey=True)
+    panels = (("s2fa_ms", "S2FA: speech end → first\naudible sample (ms)"),
+              ("first_reply_audio_ms", "speech end → the reply's\nfirst audible sample (ms)"))  # fmt: skip
+    width = min(13.0, max(7.0, 0.9 * len(names) + 3.0))
+    fig, axes = plt.subplots(2, 1, figsize=(width, 8.5), sharex=True)
     for ax, (key, label) in zip(axes, panels, strict=True):
         values = [
             [t[key] for t in result["turns"] if t["config"] == n and t.get(key) is not None] for n in names
         ]
-        shown = [(n, v) for n, v in zip(names, values, strict=True) if v]
+        shown = [(i, v) for i, v in enumerate(values, start=1) if v]
         if shown:
-            ax.boxplot([v for _, v in shown], showfliers=False, widths=0.5)
-            ax.set_xticks(
-                range(1, len(shown) + 1), [n for n, _ in shown], rotation=25, ha="right", fontsize=8
-            )
-            for i, (_, v) in enumerate(shown, start=1):
+            ax.boxplot([v for _, v in shown], positions=[i for i, _ in shown], showfliers=False, widths=0.5)
+            for i, v in shown:
                 jitter = [i + 0.12 * ((k % 7) - 3) / 3 for k in range(len(v))]
-                ax.scatter(jitter, v, s=9, alpha=0.45, color="tab:blue", zorder=3)
+                ax.scatter(jitter, v, s=12, alpha=0.45, color="tab:blue", zorder=3)
                 p50, p90 = percentile(v, 50), percentile(v, 90)
-                ax.scatter([i], [p50], marker="D", color="black", zorder=4, label="p50" if i == 1 else None)
-                ax.scatter([i], [p90], marker="^", color="tab:red", zorder=4, label="p90" if i == 1 else None)
-                ax.annotate(f"{p50:.0f}", (i + 0.28, p50), fontsize=8, va="center")
-            ax.legend(loc="upper left", fontsize=8)
-        ax.set_ylabel(label)
+                first = i == shown[0][0]
+                ax.scatter([i], [p50], marker="D", color="black", zorder=4, label="p50" if first else None)
+                ax.scatter([i], [p90], marker="^", color="tab:red", zorder=4, label="p90" if first else None)
+                ax.annotate(f"{p50:.0f}", (i + 0.3, p50), fontsize=10, va="center")
+            ax.legend(loc="upper left", fontsize=10)
+        ax.set_ylabel(label, fontsize=11)
         ax.set_ylim(bottom=0)
+        ax.set_xlim(0.5, len(names) + 0.9)  # room for the last column's p50 label
+        ax.tick_params(axis="y", labelsize=10)
         ax.grid(axis="y", alpha=0.3)
-    axes[0].set_title(f"first audio (S2FA), {result['meta']['turns_per_config']} fixture turns each")
-    axes[1].set_title("first reply audio (the answer after the narration)")
+    axes[1].set_xticks(range(1, len(names) + 1), names, rotation=20, ha="right", fontsize=10)
+    axes[0].set_title(
+        f"first audio (S2FA), {result['meta']['turns_per_config']} fixture turns each", fontsize=12
+    )
+    axes[1].set_title("first reply audio (the answer after any acknowledgement)", fontsize=12)
     fig.tight_layout()
     fig.savefig(path, dpi=110)
     plt.close(fig)
