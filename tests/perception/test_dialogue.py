@@ -377,7 +377,7 @@ def test_one_owned_is_the_pick_and_it_after_a_name_and_or_is_that_name() -> None
     ]
     assert read_turn(pack, state, "do i own one", history).text == "do i own Oakhorn"
     assert read_turn(pack, state, "should i evolve sparkwing or level it", history).text == (
-        "should i evolve sparkwing or level it"
+        "should i evolve sparkwing or level Sparkwing"
     )
 
 

@@ -57,7 +57,12 @@ PET_TOP = ["which of my pets has the highest level", "Oakhorn is your heaviest h
         (PET, PET_TOP, "would swapping to Tidefang fix that", None),
         (STRIKE, ["is Renzo good on Skerry Lighthouse", "A poor pick."], "what's strong on this map", None),
         # named in this sentence, before a new clause: the pronoun is that one
-        (PET, PET_TOP, "prismite just came in on their side how do i beat that", None),
+        (
+            PET,
+            PET_TOP,
+            "prismite just came in on their side how do i beat that",
+            "prismite just came in on their side how do i beat Prismite",
+        ),
     ],
 )
 def test_a_pronoun_names_the_thing_the_last_exchange_was_about(

@@ -237,9 +237,11 @@ RECIPES: dict[str, RecipeSpec] = {
                   "offers (\"A or B\"), the first of them in `units`, else the strongest (choice_key)"),
         _spec("pick_strongest", {"ranked": "select", "skip": "select", "attribute": "literal",
                                  "role_key": "key", "role_none_key": "key", "other_key": "key",
-                                 "tier_bonus": "literal", "level_key": "key", "level_only": "literal"}, (),
+                                 "tier_bonus": "literal", "level_key": "key", "level_only": "literal",
+                                 "choice_key": "key"}, (),
               ("@unit", "role", "tier", "level", "rank"), picks=True,
-              doc="the strongest usable unit (`ranked` first, then the roster by power), not one of "
+              doc="the strongest usable unit (`ranked` first, then the roster by power; choice_key: of "
+                  "two or more the player offered), not one of "
                   "`skip`; of the value of `attribute` the player names (role_key; role_none_key: none "
                   "owned, {role} the value named); other_key: another than the last reply's; level_key: "
                   "the player asks for their highest or lowest level unit ({rank}: highest / lowest; "

@@ -235,7 +235,10 @@ def _refer(
             side = "mine"  # "what should I carry on him": gear goes on the player's own unit
         if side == "any" and pronoun in ("that one", "this one"):
             continue  # "won that one": a round as often as a unit; only a verb for units says which
-        if pronoun.startswith("the other"):
+        if pronoun.startswith("the other") and [u for u in answered if u in said] and len(said) >= 2:
+            # "Sparkwing or Tidefang?" - "Tidefang." - "the other one then": the one not picked.
+            pool = [u for u in said if u not in answered]
+        elif pronoun.startswith("the other"):
             # The one of the last exchange's two units the player did not just name.
             pool = [u for u in dict.fromkeys([*answered, *said]) if u not in said[:1]]
         else:
@@ -1029,6 +1032,7 @@ _ASKS_PICK_NOW = re.compile(
 )
 
 
+_THERE_FOE = re.compile(r"\b(?:in\s+|out\s+)?there\b(?=\s*(?:[?.!,]|$|though\b|too\b|then\b))", re.I)
 _GO_AHEAD = re.compile(
     r"^\W*(?:(?:ok|okay|yes|yeah|yep|sure|then|alright|fine)\W+)*(?:just\s+)?(?:do\s+it|go\s+ahead|"
     r"make\s+it\s+so|equip\s+it|put\s+it\s+on|set\s+it\s+up|do\s+that)(?:\s+(?:then|please|now))*\W*$",
@@ -1103,6 +1107,14 @@ def _read_one(
         if it != text:
             notes.append("'it' -> the last exchange's entity")
             text = it
+    there = _THERE_FOE.search(text)
+    if history and there is not None and not [u for u in _units(pack, text) if sides.side_of(u) == "theirs"]:
+        foes = [u for u in _units(pack, history[-1].utterance) if sides.side_of(u) == "theirs"]
+        if len(foes) == 1 and link_entities(pack, text):
+            # "Galehawk or Granitusk against Voltail?" - "is Galehawk just bad there": against Voltail.
+            name = display(pack, pack.catalog.schema.kind("unit") or "", foes[0])
+            text = f"{text[: there.start()]}against {name}{text[there.end() :]}"
+            notes.append(f"'there' -> against {name}")
     if history and _GO_AHEAD.match(text) and _units(pack, history[-1].utterance):
         # "Can I equip the Dome Projector on Brannoc?" - "do it": that request, made.
         text = history[-1].utterance

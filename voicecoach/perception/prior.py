@@ -268,7 +268,8 @@ class IntentPrior:
         token = kind_token(pack.catalog.schema.kind("unit") or "")
         self._versus = re.compile(
             rf"{token}\s+{VERSUS}\s+(?:their\s+|the\s+|my\s+)?{token}"
-            rf"|{token}\s+(?:\w+\s+){{0,2}}?(?:better|worse|good|any good|okay|ok|fine|decent)\s+"
+            rf"|{token}\s+(?:\w+\s+){{0,2}}?(?:better|worse|good|any good|okay|ok|fine|decent|bad|weak|"
+            rf"useless|trash|terrible|awful|viable|strong)\s+"
             rf"(?:into|against|vs|versus)\s+(?:their\s+|the\s+)?{token}"  # "my Sparkwing any better into X"
             rf"|{token}(?:\s+\w+){{0,4}}?\s+(?:smoked|beaten|countered|wrecked|destroyed|hard countered|"
             rf"outclassed|walled|shut down)\s+by\s+(?:their\s+|the\s+)?{token}"
@@ -370,6 +371,30 @@ class IntentPrior:
             rf"good|useful|viable)\b|\b(?:power|buff|beef)\s+up\s+(?:my\s+)?{token}|\b(?:improve|upgrade|"
             rf"strengthen)\s+(?:my\s+)?{token}"
         )
+        # The pair that answers what beats a type ("what beats water"): its first step names the
+        # counters of a type (`weak_to` over a matchup) and it is asked of no unit's branch.
+        types = [k for k in pack.catalog.schema.kinds_of("type")]
+        self.type_counter_pair = (
+            next(
+                (
+                    (e.intent, e.sub_intent)
+                    for e in pack.phi
+                    if e.intent in types
+                    and e.answer
+                    and e.answer[0].recipe == "weak_to"
+                    and (e.intent, e.sub_intent) in self.labels
+                ),
+                None,
+            )
+            if types
+            else None
+        )
+        type_tokens = "|".join(kind_token(k) for k in types) or "(?!)"
+        self._type_trouble = re.compile(
+            rf"\b(?:losing|lose|lost|dying|die|died|struggl\w*|trouble|problems?|getting\s+(?:wrecked|crushed|rolled|"
+            rf"stomped|destroyed))\s+(?:to|against|with|vs|by)\s+(?:the\s+|their\s+|all\s+(?:these|those|the)\s+)?"
+            rf"(?:{type_tokens})\b"
+        )
         self._field_it = re.compile(
             rf"\b{PUT_IN}\s+(?:my\s+)?{token}\s+(?:back\s+)?(?:in|on)\b(?!\s+(?:for|over|against|vs|versus|instead))"
             rf"|\b(?:add|get|put)\s+(?:my\s+)?{token}\s+(?:on|in|into)\s+(?:my|our|the)\s+(?:{teams})\b"
@@ -463,6 +488,7 @@ class IntentPrior:
         if choice and (
             self.labels[int(p.argmax())] not in self.picking_pairs
             or (self.counter_pair is not None and self._facing.search(abstracted) is not None)
+            or (self.by_power_pairs and HITS_HARDER.search(text) is not None)
         ):
             # "Should I level Emberfox or Galehawk?": a pick among them, not a verdict on each.
             p, rule = self._choose(p, text, choice, mentions), "choice"
@@ -597,6 +623,9 @@ class IntentPrior:
             # "Who do I worry about most?", "what should Lorcan watch out for": their threat (a
             # unit of theirs named after the cue is a counter question: "worried about their X").
             p, rule = self._only(self.threat_pair), "worry"
+        elif self.type_counter_pair is not None and self._type_trouble.search(abstracted):
+            # "I keep losing to water teams": what beats that type, not the match's next step.
+            p, rule = self._only(self.type_counter_pair), "type_trouble"
         elif self.threat_pair is not None and AT_RISK.search(abstracted):
             # "Which of mine is most at risk?": who their threat hits hardest, not my strongest.
             p, rule = self._only(self.threat_pair), "at_risk"
@@ -669,6 +698,12 @@ class IntentPrior:
         counter pair (against the foe named, or their side)."""
         if self.fit_pair is not None and self._context.search(text):
             return self._only(self.fit_pair)  # "who's better on this map, Renzo or Lorcan?"
+        if self.counter_pair is not None and self._facing.search(
+            abstract_entities(self.pack, text, mentions)
+        ):
+            return self._only(self.counter_pair)  # "who's stronger against Voltail, A or B": its counter
+        if HITS_HARDER.search(text) and self.by_power_pairs:
+            return self._within(p, self.by_power_pairs)
         if LEVELLING.search(text) and self.strongest_pairs:
             return self._within(p, self.strongest_pairs)
         return self._only(self.counter_pair) if self.counter_pair is not None else p
@@ -968,6 +1003,12 @@ _AIM_AT = re.compile(
 )
 # "Who wins, Hexmoth or Halowing?": the two against each other, not a choice of one to field.
 _WHO_WINS = re.compile(r"\b(?:who|which(?: one)?)(?:'d|\s+would|\s+will)?\s+(?:wins?|beats\s+who)\b", re.I)
+# "Who hits harder, Emberfox or Galehawk": the stronger of the two, not who fits the match.
+HITS_HARDER = re.compile(
+    r"\b(?:hits?\s+harder|hit\s+the\s+hardest|stronger|more\s+(?:damage|powerful)|strongest|"
+    r"more\s+dps|better\s+damage)\b",
+    re.IGNORECASE,
+)
 LEVELLING = re.compile(
     r"\b(?:level|levels|levell?ing|train|training|invest|investing|upgrade|upgrading|spend|"
     r"points|xp|main|maining|grind|grinding|work on)\b",

@@ -72,7 +72,10 @@ _ONE_AFTER = re.compile(
     r"\b(?:use|using|get|getting|about|does|is|worth|unlock|equip|learn|run|cast|for)\s+$", re.IGNORECASE
 )
 # Between a name and a pronoun, a new clause: the name is what the pronoun stands for.
-_CLAUSE = re.compile(r"[,;.?!]|\b(?:how|what|who|which|so|and|but|then|should|can|or)\b", re.IGNORECASE)
+_CLAUSE = re.compile(
+    r"[,;.?!]|\b(?:how|what|who|which|so|and|but|then|should|can|or|is|isnt|does|doesnt|did|will|would|could)\b",
+    re.IGNORECASE,
+)
 # Words before a pronoun that stands for a foe ("beat that", "what comes out for it").
 _FOE_BEFORE = re.compile(
     r"\b(?:beat|beats|counter|counters|against|vs|versus|into|handle|deal with|stop|for|break|crack)\s+$",
@@ -278,8 +281,14 @@ def resolve_reference(
         if match.group(0).lower() in ("that one", "this one") and not _ONE_AFTER.search(before):
             continue  # "won that one", "like that one": a round, a manner; only a verb says a thing
         wanted = _wanted(kinds, match, before, after, text, {m.kind for m in linked})
+        earlier = [m for m in linked if m.kind in wanted and m.span[1] <= match.start()]
+        if earlier and _CLAUSE.search(text[earlier[-1].span[1] : match.start()]):
+            # "Prismite just came in, how do I beat that?": the one this sentence named.
+            name = display(pack, earlier[-1].kind, earlier[-1].id)
+            owner = "'s" if match["its"] else ""
+            return f"{before}{name}{owner}{after}"
         if any(m.kind in wanted and _CLAUSE.search(text[m.span[1] : match.start()]) for m in linked):
-            continue  # "Prismite just came in, how do I beat that?": this sentence named it
+            continue  # named after it in a clause of its own: not the one it stands for
         candidates = [m for kind in wanted for ms in said for m in ms if m.kind == kind and m.id not in here]
         # "Swap Sparkwing out for Hexmoth" - "what moves does it have": the one put forward.
         gone = {

@@ -1634,6 +1634,8 @@ def pick_strongest(c: _Ctx) -> list[Line]:
     key: str | None = c.step.key
     if named:
         key = c.inputs.get("role_key") if of_value else c.inputs.get("role_none_key")
+    elif best in t.choice and len(set(t.choice) & set(able)) >= 2 and c.inputs.get("choice_key"):
+        key = c.inputs["choice_key"]  # "who hits harder, Emberfox or Galehawk": of those, not of all
     value = named[0] if named and not of_value else _value(c, view.unit_kind, best, attribute)
     owned = view.unit(best)
     return c.line(key, [best], **{"@unit": c.name(best)}, role=value, tier=owned.tier if owned else None,
