@@ -63,3 +63,14 @@ def test_a_bench_with_its_own_parser_shows_defaults_too(capsys: pytest.CaptureFi
     with pytest.raises(SystemExit):
         bench_main(["--help"], prog="voicecoach bench prior")
     assert "(default: pet_arena)" in capsys.readouterr().out
+
+
+def test_building_the_command_line_loads_no_pipecat() -> None:
+    """Pipecat logs a banner when imported: before `chat` or `serve` has set its log level, that
+    line would interleave with their output (voicecoach client's module imports Pipecat)."""
+    import subprocess
+    import sys
+
+    code = "import sys, voicecoach.app.cli as cli; cli.build_parser(); print('pipecat' in sys.modules)"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "False", out.stderr

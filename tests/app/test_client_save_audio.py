@@ -10,7 +10,8 @@ import soundfile as sf
 
 from tests.live_server import TOKEN, LiveServer
 from voicecoach.app.cli import build_parser
-from voicecoach.app.client import _ask_files, reply_audio_path
+from voicecoach.app.client import _ask_files
+from voicecoach.app.client_args import reply_audio_path
 from voicecoach.bench.fixtures import load_session
 from voicecoach.coach import protocol
 from voicecoach.domain.pack import example_state_path, load_pack

@@ -312,6 +312,12 @@ def cmd_token(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_client(args: argparse.Namespace) -> int:
+    from voicecoach.app import client
+
+    return client.run(args)
+
+
 def cmd_pack(args: argparse.Namespace) -> int:
     from voicecoach.app import packcheck
 
@@ -369,14 +375,14 @@ def build_parser() -> argparse.ArgumentParser:
     token_mint.add_argument("--ttl", default="1h", help="how long it is valid: 90s, 30m, 1h, 7d (default 1h)")
     token_mint.set_defaults(fn=cmd_token)
 
-    from voicecoach.app import client as coach_client
+    from voicecoach.app import client_args
 
     client = sub.add_parser(
         "client", help="ask a running server with recorded questions: S2FA, --save-audio the replies"
     )
-    client.description = coach_client.CLIENT_DESCRIPTION
-    coach_client.add_arguments(client)
-    client.set_defaults(fn=coach_client.run)
+    client.description = client_args.CLIENT_DESCRIPTION
+    client_args.add_arguments(client)
+    client.set_defaults(fn=cmd_client)
 
     from voicecoach.pipelines.bench import latency as bench_latency
     from voicecoach.pipelines.bench import load as bench_load
