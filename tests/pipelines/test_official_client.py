@@ -184,7 +184,8 @@ async def test_the_official_web_client_hears_a_grounded_answer(tmp_path: Path) -
     stopped = next(e for e in cut if e["type"] == "bot-stopped-speaking")
     assert stopped["t"] - phases["bargeIn"]["cut"] < 1000, (stopped, phases["bargeIn"])
     assert "turn-failed" in barge and "bot-interrupted" not in barge, barge
-    assert barge.count("bot-started-speaking") == 2 and barge.count("bot-stopped-speaking") == 2, barge
+    assert barge.count("bot-started-speaking") >= 2, barge  # the cut answer, then the last one
+    assert barge.count("bot-started-speaking") == barge.count("bot-stopped-speaking"), barge
 
     # 4. The takeover closed the first client with its reason in onError.
     taken = phases["takeover"]["errors"]
