@@ -691,3 +691,18 @@ def test_what_now_after_a_complaint_about_one_of_theirs_is_about_that_one() -> N
 def test_a_types_adjective_describes_its_units() -> None:
     pack, state = PET
     assert read_turn(pack, state, "who beats their watery turtle", []).text == "who beats their Shellbastion"
+
+
+def test_she_is_not_the_one_the_pack_calls_him() -> None:
+    pack, state = STRIKE
+    history = [
+        Exchange(
+            "whos good against their Nadira", "Against Nadira, play Brannoc: his barrier blocks her darts."
+        )
+    ]
+    assert read_turn(pack, state, "is she unlocked", history).text == "is Nadira unlocked"
+    assert read_turn(pack, state, "is he unlocked", history).text == "is Brannoc unlocked"
+    # "Who's good against their healer" names the healer, it does not ask who the healer is.
+    assert (
+        read_turn(pack, state, "whos good against their healer", []).text == "whos good against their Nadira"
+    )

@@ -244,6 +244,10 @@ def _refer(
         else:
             pool = list(dict.fromkeys([*said, *answered, *older]))
         pool = [u for u in pool if u not in here]
+        gender = _PRONOUN_GENDER.get(pronoun)
+        if gender is not None:
+            # "Is she unlocked" after "against Nadira, play Brannoc": not the one the pack calls "him".
+            pool = [u for u in pool if _gender(pack, u) in (None, gender)] or pool
         if not last.reply and [u for u in said if u not in here]:
             # The second of two questions in one breath: "he" is the first's ("when do I unlock
             # Nadira, and is she worth the wait"), whichever side the verb points to.
@@ -300,6 +304,29 @@ def _antecedent_here(pack: Pack, text: str) -> tuple[str, list[str], Unclear | N
         spoken = f"{name}'s" if possessive else name
         return text[: match.start()] + spoken + text[match.end() :], [f"{match.group(0)!r} -> {name}"], None
     return None
+
+
+_PRONOUN_GENDER = {"he": "m", "him": "m", "his": "m", "she": "f", "her": "f", "hers": "f"}
+_GENDERS: dict[tuple[int, str], str | None] = {}
+
+
+def _gender(pack: Pack, uid: str) -> str | None:
+    """ "m" or "f" when the pack's own text about the unit says "he"/"his" or "she"/"her" (and not
+    both); None otherwise (a creature is "it", and players say "he" of it anyway)."""
+    key = (id(pack), uid)
+    if key not in _GENDERS:
+        entity = pack.catalog.get(pack.catalog.schema.kind("unit") or "", uid)
+        option = pack.catalog.schema.kind("option") or ""
+        # Its own text, and its options' ("a line that zips him up to a high perch").
+        mine = [
+            o for o in pack.catalog.entities.get(option, {}).values() if uid in (o.model_extra or {}).values()
+        ]
+        texts = [entity, *mine] if entity is not None else []
+        said = " ".join(str(v) for e in texts for v in (e.model_extra or {}).values())
+        male = re.search(r"\b(?:he|him|his|himself)\b", said, re.IGNORECASE) is not None
+        female = re.search(r"\b(?:she|her|hers|herself)\b", said, re.IGNORECASE) is not None
+        _GENDERS[key] = "m" if male and not female else "f" if female and not male else None
+    return _GENDERS[key]
 
 
 # "How do I beat him?" as the first thing said: a person pronoun with no one to stand for.
@@ -1077,7 +1104,14 @@ def _read_one(
         if len(on_side) == 1:
             described = unclear.template.replace(HOLE, _side_name(pack, sides, on_side[0]))
             said, unclear = [f"the one on the side of {replaced[0]}: {on_side[0]}"], None
-    if said and _WHO_IS.match(text) and len(_units(pack, described)) == 1 and not _units(pack, text):
+    who_is = _WHO_IS.match(text)
+    if (
+        said
+        and who_is is not None
+        and len(_units(pack, described)) == 1
+        and not _units(pack, text)
+        and re.match(r"(?:their|my|the|our|your|that|this)\b", text[who_is.end() :], re.IGNORECASE)
+    ):
         # "Who's their healer?" asks who fits the description: the answer is that unit itself.
         described = f"tell me about {described[_WHO_IS.match(text).end() :]}".rstrip(" ?.!")  # type: ignore[union-attr]
     text = described
