@@ -183,3 +183,23 @@ def test_its_is_the_unit_the_last_exchange_was_about_unless_this_sentence_names_
         resolve_reference(pack, "does oakhorn have its last stage", before)
         == "does oakhorn have its last stage"
     )
+
+
+def test_a_list_the_coach_said_is_not_what_it_stands_for() -> None:
+    from voicecoach.domain.pack import load_pack
+    from voicecoach.perception.references import resolve_reference, resolve_which
+
+    pack = load_pack("pet_arena")
+    said = [
+        "whats Briarcat got",
+        "Briarcat is a common grass striker. It learns Vine Lash, Thorn Volley, Bramble Crush and Worldroot Slam.",
+    ]
+    assert (
+        resolve_reference(pack, "could it one shot my Emberfox", said)
+        == "could Briarcat one shot my Emberfox"
+    )
+    # "Which of those two" is not a list of four.
+    assert (
+        resolve_which(pack, "ok which of those two do i do first", said)
+        == "ok which of those two do i do first"
+    )

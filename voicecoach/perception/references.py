@@ -175,6 +175,10 @@ _WHICH = re.compile(
 )
 
 
+_NUMBERS = {"two": 2, "three": 3, "four": 4, "2": 2, "3": 3, "4": 4}
+_COUNT = re.compile(r"\s+(two|three|four|2|3|4)\b", re.IGNORECASE)
+
+
 def resolve_which(
     pack: Pack, text: str, previous: Sequence[str], foe: Callable[[str], bool] | None = None
 ) -> str:
@@ -191,11 +195,14 @@ def resolve_which(
         previous = previous[:1]  # "which of them should we focus": theirs, unless the player listed some
     said = [link_entities(pack, source) for source in previous]
     owner = next((m.id for mentions in said for m in mentions if m.kind == unit), None)
+    count = _COUNT.match(text[match.end() :])
     for mentions in said:
         for kind in dict.fromkeys(m.kind for m in mentions if m.kind in (option, unit)):
             ids = list(dict.fromkeys(m.id for m in mentions if m.kind == kind))
             if len(ids) < 2 or (kind == unit and foe is not None and len({foe(i) for i in ids}) > 1):
                 continue  # one named, or units of both sides ("against Shellbastion, go with Oakhorn")
+            if count is not None and _NUMBERS[count.group(1).lower()] != len(ids):
+                continue  # "which of those two" is not a list of four
             names = [display(pack, kind, i) for i in ids]
             if kind == option and owner is not None:
                 choice = f"which {schema.noun(kind)} of {display(pack, unit or '', owner)}"
@@ -289,7 +296,18 @@ def resolve_reference(
             return f"{before}{name}{owner}{after}"
         if any(m.kind in wanted and _CLAUSE.search(text[m.span[1] : match.start()]) for m in linked):
             continue  # named after it in a clause of its own: not the one it stands for
-        candidates = [m for kind in wanted for ms in said for m in ms if m.kind == kind and m.id not in here]
+        # A list the coach said ("it learns A, B, C and D") is no one thing "it" can stand for.
+        listed = {
+            m.id
+            for ms in said[1:]
+            for k in {m.kind for m in ms}
+            if len({m.id for m in ms if m.kind == k}) >= 3
+            for m in ms
+            if m.kind == k
+        }
+        candidates = [
+            m for kind in wanted for ms in said for m in ms if m.kind == kind and m.id not in here | listed
+        ]
         # "Swap Sparkwing out for Hexmoth" - "what moves does it have": the one put forward.
         gone = {
             m.id
