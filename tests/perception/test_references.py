@@ -192,7 +192,8 @@ def test_a_list_the_coach_said_is_not_what_it_stands_for() -> None:
     pack = load_pack("pet_arena")
     said = [
         "whats Briarcat got",
-        "Briarcat is a common grass striker. It learns Vine Lash, Thorn Volley, Bramble Crush and Worldroot Slam.",
+        "Briarcat is a common grass striker."
+        " It learns Vine Lash, Thorn Volley, Bramble Crush and Worldroot Slam.",
     ]
     assert (
         resolve_reference(pack, "could it one shot my Emberfox", said)
