@@ -706,3 +706,10 @@ def test_she_is_not_the_one_the_pack_calls_him() -> None:
     assert (
         read_turn(pack, state, "whos good against their healer", []).text == "whos good against their Nadira"
     )
+
+
+def test_the_word_of_one_of_the_units_options_is_that_option() -> None:
+    pack, state = STRIKE
+    said = read_turn(pack, state, "can Brannoc get the dome yet", []).text
+    assert said == "can Brannoc get Dome Projector yet"
+    assert read_turn(pack, state, "is the team good for Renzo", []).text == "is the team good for Renzo"

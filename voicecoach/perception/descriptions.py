@@ -650,6 +650,20 @@ def option_by_word(pack: Pack, text: str) -> tuple[str, list[str]]:
         hits = [n for n in names if word in n.lower().split() or word.removesuffix("s") in n.lower().split()]
         if len(hits) == 1:
             return text[:start] + hits[0] + text[end:], [f"{text[m.span[0] : end]!r} -> {hits[0]}"]
+    units = {m.id for m in linked if m.kind == unit_kind}
+    if len(units) == 1 and not any(m.kind == option_kind for m in linked):
+        # "Can Brannoc get the dome yet": a word of one of that unit's options' names, after "the".
+        entity = pack.catalog.get(unit_kind, next(iter(units)))
+        names = [
+            o.display
+            for oid in (entity.value(field) or [] if entity is not None else [])
+            if (o := pack.catalog.get(option_kind, oid)) is not None
+        ]
+        for the in re.finditer(r"\b(?:the|his|her|its)\s+([a-z]{4,})\b", text, re.IGNORECASE):
+            word = the.group(1).lower()
+            hits = [n for n in names if word in n.lower().split()]
+            if len(hits) == 1 and word not in types:
+                return text[: the.start()] + hits[0] + text[the.end() :], [f"{the.group(0)!r} -> {hits[0]}"]
     return text, []
 
 
