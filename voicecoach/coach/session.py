@@ -497,9 +497,10 @@ class Session:
                 failure=IN_PROGRESS, heard="", fence=lease.fence,
             )  # fmt: skip
             self.pending[index] = reserved
-            self._write(lambda: self.store.begin_turn(self.session_id, reserved, lease)).add_done_callback(
-                self._reserved
-            )
+            # Retried as a turn's end is: an index not taken before a kill would be given again.
+            self._write(
+                lambda: self.store.begin_turn(self.session_id, reserved, lease), retry=True
+            ).add_done_callback(self._reserved)
         return turn
 
     def _reserved(self, done: Future[None]) -> None:
