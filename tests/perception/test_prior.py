@@ -660,3 +660,9 @@ def test_a_choice_against_a_foe_is_the_counter_and_a_short_follow_up_keeps_the_p
     assert (prior.predict(said).intent, prior.predict(said).sub_intent) == ("creature", "counters")
     again = prior.predict("how long will that take", previous=("creature", "worth_it"))
     assert again.rule == "elliptical" and again.sub_intent == "worth_it"
+
+
+def test_an_option_status_pair_needs_an_option(prior: IntentPrior) -> None:
+    zero = IntentPrior.load(prior.pack, threshold=0.0)
+    assert zero.prefill("and can i get Sunmane") not in zero.option_status_pairs
+    assert zero.prefill("can galehawk use tempest fury") in zero.option_status_pairs

@@ -701,7 +701,8 @@ def option_by_description(pack: Pack, text: str) -> tuple[str, list[str]]:
     linked = link_entities(pack, text)
     if any(m.kind == option_kind for m in linked):
         return text, []
-    nouns = "|".join(re.escape(n.lower()) for n in schema.kinds[option_kind].nouns)
+    # "that giant wave thing": a thing the unit does, when its words fit one of its options
+    nouns = "|".join(re.escape(n.lower()) for n in [*schema.kinds[option_kind].nouns, "thing"])
     phrases = re.finditer(
         rf"(?:\b(?:the|its|his|her|their|that|this|a)\s+|(?P<pos>'s)\s+)(?P<words>(?:[a-z-]+\s+){{1,4}}?)(?:{nouns})s?\b",
         text,

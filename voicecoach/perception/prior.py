@@ -395,6 +395,18 @@ class IntentPrior:
             rf"stomped|destroyed))\s+(?:to|against|with|vs|by)\s+(?:the\s+|their\s+|all\s+(?:these|those|the)\s+)?"
             rf"(?:{type_tokens})\b"
         )
+        # The pairs that answer whether an option is usable: they need one named.
+        self._option_kind = pack.catalog.schema.kind("option")
+        self.option_status_pairs = {
+            (e.intent, e.sub_intent) for e in pack.phi if e.answer and e.answer[0].recipe == "option_status"
+        }
+        option_words = [
+            *(pack.catalog.schema.kinds[self._option_kind].nouns if self._option_kind else []),
+            "thing",  # "can Tidefang use that wave thing": one it did not place, asked back
+        ]
+        self._option_noun = re.compile(
+            rf"\b(?:{'|'.join(map(re.escape, option_words)) or '(?!)'})s?\b", re.IGNORECASE
+        )
         self._field_it = re.compile(
             rf"\b{PUT_IN}\s+(?:my\s+)?{token}\s+(?:back\s+)?(?:in|on)\b(?!\s+(?:for|over|against|vs|versus|instead))"
             rf"|\b(?:add|get|put)\s+(?:my\s+)?{token}\s+(?:on|in|into)\s+(?:my|our|the)\s+(?:{teams})\b"
@@ -731,6 +743,16 @@ class IntentPrior:
         mentions = mentions if mentions is not None else link_entities(self.pack, text)  # once, for both
         pred = self.predict(text, mentions, previous)
         pred = self.state_rule(text, pred, theirs, mentions, benched) or pred
+        if (
+            pred.rule is None
+            and (pred.intent, pred.sub_intent) in self.option_status_pairs
+            and not any(m.kind == self._option_kind for m in mentions)
+            and any(m.kind == self.pack.catalog.schema.kind("unit") for m in mentions)
+            and not self._option_noun.search(text)
+        ):
+            # "And can I get Sunmane": a unit and no option, nor a word for one, is not a question
+            # about an option's status (it would only be asked back "which skill do you mean?").
+            pred = self.predict(text, mentions, previous, exclude=frozenset(self.option_status_pairs))
         if (
             pred.rule is None
             and (pred.intent, pred.sub_intent) in self.ownership_pairs
