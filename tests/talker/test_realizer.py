@@ -971,3 +971,10 @@ def test_a_general_tip_is_not_said_after_a_pick(state: LiveState) -> None:
     bare = {speak(state, "who beats their team", "lineup", "counter", tools, turn=n) for n in range(40)}
     # W3 speaks on some of these turns; after a pick it adds nothing to the answer.
     assert replies == bare, replies - bare
+
+
+def test_their_unit_attacking_mine_is_said_from_their_side(state: LiveState) -> None:
+    tools = [tool(state, "get_creature", creature="briarcat")]
+    said = "could Briarcat one shot my Emberfox"
+    reply = speak(state, said, "element", "matchup", tools)
+    assert reply.startswith("Briarcat deals half damage to your Emberfox"), reply

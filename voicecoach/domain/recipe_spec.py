@@ -155,12 +155,13 @@ RECIPES: dict[str, RecipeSpec] = {
                   "named the team, so only its lead ({unit}); against an `opponent`, edge_key with who has "
                   "the edge ({status}: `edge`'s words for its component above `high` / below `low`)"),
         _spec("matchup_status", {"unit": "select", "against": "select", "matchup": "literal",
-                                 "hits_key": "key", "types": "select", "type_key": "key"},
+                                 "hits_key": "key", "types": "select", "type_key": "key", "taken_key": "key"},
               ("unit", "against", "matchup"), ("@unit", "foe", "@context", "status", "@types"), facts=True,
               doc="how a unit fares against a foe or on a context, in the matchup's words (against several, "
                   "the one it fares best against); hits_key: no one to match it against, the values of an "
                   "attribute matchup's type it beats; type_key: a type named (`types`) against one of "
-                  "theirs: \"does wind do anything against that one\""),
+                  "theirs: \"does wind do anything against that one\"; taken_key: one of theirs attacking "
+                  "one of the player's (\"could their cat one-shot my fox\"), {foe} the attacker"),
         _spec("fact", {"entity": "select", "kind": "literal", "values": "values", "key_by": "literal",
                        "usable_only": "literal"}, (),
               ("role_summary",), facts=True, entity_fields=True,

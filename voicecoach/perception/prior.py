@@ -271,6 +271,9 @@ class IntentPrior:
             rf"|{token}\s+(?:\w+\s+){{0,2}}?(?:better|worse|good|any good|okay|ok|fine|decent|bad|weak|"
             rf"useless|trash|terrible|awful|viable|strong)\s+"
             rf"(?:into|against|vs|versus)\s+(?:their\s+|the\s+)?{token}"  # "my Sparkwing any better into X"
+            # "can Voltail kill my Galehawk", "could Briarcat one shot my fox"
+            rf"|{token}\s+(?:\w+\s+)?(?:kill|beat|one\s+shot|wreck|destroy|hurt|handle|outdamage)s?\s+"
+            rf"(?:my\s+|our\s+|the\s+|their\s+)?{token}"
             rf"|{token}(?:\s+\w+){{0,4}}?\s+(?:smoked|beaten|countered|wrecked|destroyed|hard countered|"
             rf"outclassed|walled|shut down)\s+by\s+(?:their\s+|the\s+)?{token}"
         )

@@ -812,7 +812,14 @@ def matchup_status(c: _Ctx) -> list[Line]:
         return []  # "which of mine beat Voltail?": a counter question (the next step's)
     mine = [o for o in others if o in c.t.mentioned and c.view.owns(o) and o not in theirs]
     if between_units and uid in theirs and not c.view.owns(uid) and mine:
+        attacker = uid
         uid, others = mine[0], [uid]  # "better against Briarcat, Emberfox?": how the player's unit fares
+        if c.inputs.get("taken_key") and _THEIRS_ATTACKS.search(c.t.utterance):
+            # "Could Briarcat one-shot my fox?": their unit's attacks on the player's, not the reverse.
+            mult = multiplier(c.catalog, m, attacker, uid)
+            axis = _axis_values(c, m, attacker, uid)
+            return c.line(c.inputs["taken_key"], [uid], **{"@unit": c.name(uid)}, foe=c.name(attacker),
+                          status=_words(m, mult), **axis)  # fmt: skip
     if any(o in theirs for o in others):
         others = [o for o in others if o in theirs]  # "Galehawk or Granitusk against Voltail"
     if not others or _GOOD_FOR.search(c.t.utterance):
@@ -829,6 +836,13 @@ def matchup_status(c: _Ctx) -> list[Line]:
     return c.line(key, [uid], **{"@unit": c.name(uid)}, status=_words(m, mult), **where, **axis)
 
 
+# "Could Briarcat one-shot my fox", "will their cat wreck my bird": the opponent's unit as the subject
+# of an attack on the player's (English cue words).
+_THEIRS_ATTACKS = re.compile(
+    r"\b(?:one[\s-]?shot|kill|beat|hurt|wreck|destroy|smoke|counter|handle|outdamage|hit)s?\b"
+    r"(?:\s+\w+){0,2}?\s+(?:my|our)\b",
+    re.IGNORECASE,
+)
 # "What's Tidefang good against?", "what is it strong for then": no object after the preposition.
 _GOOD_FOR = re.compile(
     r"\bwhat(?:s|'s)?\b.*\b(?:good|strong|great|useful|best)\s+(?:for|against|into)"
