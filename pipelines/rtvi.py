@@ -42,9 +42,9 @@ from pipecat.frames.frames import (
 from pipecat.observers.base_observer import FramePushed
 from pipecat.processors.frame_processor import FrameDirection
 from pipecat.processors.frameworks.rtvi import RTVIObserver, RTVIObserverParams, RTVIProcessor
-from pipecat.processors.frameworks.rtvi.frames import RTVISendTextFrame
 from pydantic import BaseModel
 
+from voicecoach.actors.frames import TypedTranscriptionFrame
 from voicecoach.coach import protocol
 from voicecoach.pipelines.speech.voice import TurnGate
 
@@ -56,8 +56,11 @@ class CoachRTVIObserver(RTVIObserver):
     """Pipecat's RTVI observer, with the coach pipeline's frames reported once and in order."""
 
     def __init__(self, rtvi: RTVIProcessor | None = None, *, params: RTVIObserverParams | None = None):
+        params = params or RTVIObserverParams()
         super().__init__(rtvi, params=params)
-        self._typed: list[str] = []  # typed questions whose transcript has not left the turn gate
+        # Our own handles on what Pipecat keeps private (tests/actors/test_pipecat_compat.py).
+        self._coach_rtvi = rtvi
+        self._llm_events = params.bot_llm_enabled
         self._heard = False  # the VAD heard the player since the last user turn ended
         self._voiced_turn = False  # the user turn in progress began with the player's voice
         self._llm_turn: int | None = None  # the turn between bot-llm-started and bot-llm-stopped
@@ -78,21 +81,16 @@ class CoachRTVIObserver(RTVIObserver):
             voiced, self._voiced_turn, self._heard = self._voiced_turn, False, False
             if not voiced:
                 return
-        elif isinstance(frame, RTVISendTextFrame):
-            self._typed.append(frame.text.strip())
         elif isinstance(frame, TranscriptionFrame | InterimTranscriptionFrame):
-            if not isinstance(data.source, TurnGate):
-                return  # a segment's transcript on its way to the gate, or a typed question's
-            if frame.text.strip() in self._typed:
-                self._typed.remove(frame.text.strip())
-                return
+            if isinstance(frame, TypedTranscriptionFrame) or not isinstance(data.source, TurnGate):
+                return  # a typed question's, or a segment's transcript on its way to the gate
         elif isinstance(frame, LLMFullResponseStartFrame):
             return  # the chunker's, for the TTS: bot-llm-started went before the first words
         elif isinstance(frame, LLMTextFrame):
             turn = getattr(frame, "turn_index", -1)
             if self._llm_turn != turn:
                 await self._llm_stopped()
-                if self._params.bot_llm_enabled:
+                if self._llm_events:
                     await self.send_rtvi_message(RTVI.BotLLMStartedMessage())
                 self._llm_turn = turn
         elif isinstance(frame, LLMFullResponseEndFrame):
@@ -105,7 +103,7 @@ class CoachRTVIObserver(RTVIObserver):
     async def _llm_stopped(self) -> None:
         if self._llm_turn is not None:
             self._llm_turn = None
-            if self._params.bot_llm_enabled:
+            if self._llm_events:
                 await self.send_rtvi_message(RTVI.BotLLMStoppedMessage())
 
     async def send_rtvi_message(self, model: BaseModel, exclude_none: bool = True) -> None:
@@ -114,11 +112,15 @@ class CoachRTVIObserver(RTVIObserver):
         elif isinstance(model, RTVI.BotStoppedSpeakingMessage):
             self._playing = False
         elif isinstance(model, RTVI.BotInterruptedMessage):
-            if not self._playing or not self._client_is_at_least(NEWER_EVENTS):
+            if not self._playing or not self._knows_newer_events():
                 return
-        elif isinstance(model, RTVI.UserInputMessage) and not self._client_is_at_least(NEWER_EVENTS):
+        elif isinstance(model, RTVI.UserInputMessage) and not self._knows_newer_events():
             return
         await super().send_rtvi_message(model, exclude_none)
+
+    def _knows_newer_events(self) -> bool:
+        """The client said RTVI 2.2.0 or later in client-ready (no processor: assume the current)."""
+        return self._coach_rtvi is None or self._coach_rtvi.client_version >= NEWER_EVENTS
 
 
 class CoachRTVIProcessor(RTVIProcessor):
