@@ -4,6 +4,7 @@ OpenAI-compatible server (every LLM call goes over real HTTP through the actor p
 from __future__ import annotations
 
 import asyncio
+import difflib
 import json
 import signal
 import sys
@@ -61,7 +62,14 @@ class Router:
         system, user = body["messages"][0]["content"], body["messages"][-1]["content"]
         role = self.prompts[system]
         if role == "w1":
-            ref = self.pairs[user]
+            # W1 is asked about the turn as the dialogue reads it ("build a team around it" ->
+            # "... around Vinecoil"): the bench utterance closest to what it was asked.
+            said = (
+                user
+                if user in self.pairs
+                else difflib.get_close_matches(user, self.pairs, n=1, cutoff=0.6)[0]
+            )
+            ref = self.pairs[said]
             return Script(
                 f"<INTENT>{ref.intent}</INTENT><SUB_INTENT>{ref.sub_intent}</SUB_INTENT>"
                 "<NARRATION>Let me check that.</NARRATION><PLAN>none</PLAN>",
