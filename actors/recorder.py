@@ -76,6 +76,7 @@ class SessionRecorder(FrameProcessor):
         # replies an interruption stopped, awaiting what was heard; with what stopped them
         self._cut: dict[int, tuple[TurnRecord, Failed]] = {}
         self._current: TurnFrames | None = None  # the turn in flight, before its TurnCompletedFrame
+        self._seen: set[int] = set()  # the recent turns any frame of which passed here
         # The player's input began (speech, or a typed question run at once): the interruption
         # that follows is theirs. Both come before the interruption they cause (Pipecat's user
         # turn broadcasts UserStartedSpeakingFrame first; the transport sends the typed message
@@ -90,6 +91,7 @@ class SessionRecorder(FrameProcessor):
         index = getattr(frame, "turn_index", None)
         if isinstance(frame, TurnFrame | NarrationTextFrame | ReplyTextFrame) and index is not None:
             if self._current is None or self._current.turn_index != index:
+                await self._superseded(index)
                 self._current = TurnFrames(index)
             self._current.add(frame)
         if isinstance(frame, ReplyFailedFrame):
@@ -108,6 +110,14 @@ class SessionRecorder(FrameProcessor):
         # Passed on after the turn is stored: whoever waits for a turn's completion (the text
         # coach, the next turn's W3 reading s_sh) finds it committed.
         await self.push_frame(frame, direction)
+
+    async def _superseded(self, index: int) -> None:
+        """Turns begun before `index` whose frames never reached here (a typed question sent right
+        after another cancelled them first) are stored as cut: the player heard none of them."""
+        for begun, record in sorted(self._session.pending.items()):
+            if begun < index and begun not in self._seen:
+                await self._store_cut(record, "interrupted", INTERRUPTED, "")
+        self._seen = {i for i in self._seen if i >= index - 8} | {index}
 
     async def _on_interruption(self, cause: Failed) -> None:
         """A barge-in: replies still playing, and a turn the reply path was still working on
@@ -175,6 +185,7 @@ class SessionRecorder(FrameProcessor):
         )
 
     async def _commit(self, record: TurnRecord) -> None:
+        self._seen.add(record.turn_index)  # stored here: not a turn that never reached the recorder
         try:
             # The stores are sync (SQLite, Redis): off the event loop, so other sessions' frames
             # keep moving while the record is written.

@@ -13,6 +13,7 @@ from tests.conftest import STATE
 from tests.redis_server import RedisServer
 from voicecoach.coach.session import ORPHANED, Session
 from voicecoach.coach.store import RedisSessionStore, StoreError
+from voicecoach.core.state import load_state
 from voicecoach.domain.pack import Pack
 
 
@@ -83,3 +84,24 @@ def test_a_turn_its_killed_owner_left_in_progress_is_stored_as_cut_by_the_next(
     first.close()
     second.close()
     store.close()
+
+
+def test_an_owner_keeps_a_session_its_redis_forgot(tmp_path: Path) -> None:
+    # A Redis without persistence restarted empty: nobody else acquired the session, so its owner
+    # renews and writes on (it is not 'taken over'); one that acquires after is the owner from then.
+    server = RedisServer(tmp_path, None, "--save", "", "--appendonly", "no").start()
+    try:
+        store = RedisSessionStore(server.url, timeout_s=0.5)
+        lease = store.acquire("p")
+        server.kill()
+        server.start()
+        assert store.renew(lease)
+        store.save_state("p", load_state(STATE), lease)
+        newer = store.acquire("p")
+        assert newer.fence == lease.fence + 1 and not store.renew(lease)
+        with pytest.raises(StoreError) as fenced:
+            store.save_state("p", load_state(STATE), lease)
+        assert fenced.value.code == "fenced"
+        store.close()
+    finally:
+        server.stop()

@@ -631,30 +631,45 @@ if tonumber(ARGV[3]) > 0 then redis.call('PEXPIRE', KEYS[1], ARGV[3]) end
 if free then return {fence, 0} end
 return {fence, 1}
 """
-_RENEW = """
-if redis.call('HGET', KEYS[1], 'token') ~= ARGV[1] then return 0 end
-redis.call('SET', KEYS[2], ARGV[1], 'PX', ARGV[2])
+# An owner hash that is gone (a Redis without persistence restarted, and nobody acquired since) is
+# the caller's again: no one else owns the session. With AOF (deploy/redis.conf) it is never gone.
+_CLAIM = """
+local owner = redis.call('HGET', KEYS[1], 'token')
+if owner == false then
+  redis.call('HSET', KEYS[1], 'fence', ARGV[2], 'token', ARGV[1])
+elseif owner ~= ARGV[1] then
+  return 0
+end
+"""
+_RENEW = (
+    _CLAIM
+    + """
+redis.call('SET', KEYS[2], ARGV[1], 'PX', ARGV[3])
 return 1
 """
+)
 _RELEASE = """
 if redis.call('GET', KEYS[1]) == ARGV[1] then redis.call('DEL', KEYS[1]) end
 return 1
 """
-# KEYS: owner, turns, state, sessions, in_progress. ARGV: token ('' = no lease), session id, retain
-# ms (0: none), then 'turn' index json (a turn's end), 'begin' index json (a turn in progress) or
-# 'state' json.
-_WRITE = """
-if ARGV[1] ~= '' and redis.call('HGET', KEYS[1], 'token') ~= ARGV[1] then return 0 end
-if ARGV[4] == 'turn' then
-  redis.call('HSET', KEYS[2], ARGV[5], ARGV[6])
-  redis.call('HDEL', KEYS[5], ARGV[5])
-elseif ARGV[4] == 'begin' then
-  if redis.call('HEXISTS', KEYS[2], ARGV[5]) == 0 then redis.call('HSET', KEYS[5], ARGV[5], ARGV[6]) end
-else
-  redis.call('SET', KEYS[3], ARGV[5])
+# KEYS: owner, turns, state, sessions, in_progress. ARGV: token ('' = no lease), fence, session id,
+# retain ms (0: none), then 'turn' index json (a turn's end), 'begin' index json (a turn in progress)
+# or 'state' json.
+_WRITE = (
+    "if ARGV[1] ~= '' then\n"
+    + _CLAIM
+    + """
 end
-redis.call('SADD', KEYS[4], ARGV[2])
-local ms = tonumber(ARGV[3])
+if ARGV[5] == 'turn' then
+  redis.call('HSET', KEYS[2], ARGV[6], ARGV[7])
+  redis.call('HDEL', KEYS[5], ARGV[6])
+elseif ARGV[5] == 'begin' then
+  if redis.call('HEXISTS', KEYS[2], ARGV[6]) == 0 then redis.call('HSET', KEYS[5], ARGV[6], ARGV[7]) end
+else
+  redis.call('SET', KEYS[3], ARGV[6])
+end
+redis.call('SADD', KEYS[4], ARGV[3])
+local ms = tonumber(ARGV[4])
 if ms > 0 then
   for i = 1, 5 do
     if i ~= 4 then redis.call('PEXPIRE', KEYS[i], ms) end
@@ -662,6 +677,7 @@ if ms > 0 then
 end
 return 1
 """
+)
 
 
 class RedisSessionStore:
@@ -729,7 +745,8 @@ class RedisSessionStore:
         keys.append(self._key("in_progress", session_id))
         retain_ms = max(1, int(self.retain_s * 1000)) if self.retain_s is not None else 0
         with self._errors_named():
-            landed = self._write(keys, [lease.token if lease else "", session_id, retain_ms, *what])
+            args: list[str | int] = [lease.token, lease.fence] if lease is not None else ["", 0]
+            landed = self._write(keys, [*args, session_id, retain_ms, *what])
         if not landed and lease is not None:
             raise FencedError(session_id, lease.fence)
 
@@ -744,7 +761,7 @@ class RedisSessionStore:
     def renew(self, lease: Lease, ttl_s: float = LEASE_TTL_S) -> bool:
         keys = [self._key("owner", lease.session_id), self._key("lease", lease.session_id)]
         with self._errors_named():
-            return bool(self._renew(keys, [lease.token, max(1, int(ttl_s * 1000))]))
+            return bool(self._renew(keys, [lease.token, lease.fence, max(1, int(ttl_s * 1000))]))
 
     def release(self, lease: Lease) -> None:
         with self._errors_named():
