@@ -159,3 +159,15 @@ def redis_url() -> Iterator[str]:
     finally:
         proc.terminate()
         proc.wait(timeout=10)
+
+
+@pytest.fixture
+def haproxy() -> str:
+    """Debian's haproxy binary (the deploy and chaos tests put workers behind it): fails, not
+    skips, when VOICECOACH_REQUIRE_HAPROXY is set, as in CI."""
+    binary = shutil.which("haproxy")
+    if binary is None:
+        if os.environ.get("VOICECOACH_REQUIRE_HAPROXY"):
+            pytest.fail("haproxy is not installed (apt-get install haproxy)")
+        pytest.skip("haproxy is not installed")
+    return binary

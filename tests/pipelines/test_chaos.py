@@ -39,7 +39,6 @@ from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
-import pytest
 import pytest_asyncio
 import websockets
 
@@ -170,16 +169,6 @@ class Cluster:
             except subprocess.TimeoutExpired:
                 proc.kill()
         self.redis.stop()
-
-
-@pytest.fixture
-def haproxy() -> str:
-    binary = shutil.which("haproxy")
-    if binary is None:
-        if os.environ.get("VOICECOACH_REQUIRE_HAPROXY"):
-            pytest.fail("haproxy is not installed (apt-get install haproxy)")
-        pytest.skip("haproxy is not installed")
-    return binary
 
 
 @pytest_asyncio.fixture

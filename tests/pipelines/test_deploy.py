@@ -121,16 +121,6 @@ class Deployment:
                 proc.kill()
 
 
-@pytest.fixture
-def haproxy() -> str:
-    binary = shutil.which("haproxy")
-    if binary is None:
-        if os.environ.get("VOICECOACH_REQUIRE_HAPROXY"):
-            pytest.fail("haproxy is not installed (apt-get install haproxy)")
-        pytest.skip("haproxy is not installed")
-    return binary
-
-
 @pytest_asyncio.fixture
 async def llm() -> AsyncIterator[tuple[ScriptedLLMServer, Router]]:
     router = Router(load_pack())
