@@ -23,6 +23,11 @@ from voicecoach.testing.scripted_llm import ScriptedLLMServer
 # pack -> kind -> turns: (what the player says, words the reply must have, words it must not)
 SESSIONS: dict[str, dict[str, list[tuple[str, list[str], list[str]]]]] = {
     "pet_arena": {
+        "data_limit": [  # what the data does not hold, said; then what it does
+            ("does overcharge stack", ["doesn't show whether effects stack", "Overcharge"], []),
+            ("can voltail do chain lightning on us", ["can't see", "Chain Lightning"], ["you don't own"]),
+            ("how close is tide fang to evolving", ["doesn't show the level", "Tidefang"], []),
+        ],
         "reference": [
             ("can my emberfox take their voltail?", ["Voltail"], []),
             ("ok how do i beat him", ["against Voltail", "Granitusk"], ["Which creature"]),
@@ -75,6 +80,10 @@ SESSIONS: dict[str, dict[str, list[tuple[str, list[str], list[str]]]]] = {
         ],
     },
     "strike_team": {
+        "data_limit": [  # what the data does not hold, said; then what it does
+            ("how fast is renzo", ["doesn't show speed", "Renzo"], []),
+            ("what level is quillon at", ["can't see", "Quillon"], ["Your Quillon"]),
+        ],
         "reference": [
             ("how do i deal with their quillon", ["Quillon"], []),
             ("what does that guy do", ["Quillon", "sniper"], ["Which hero"]),

@@ -125,6 +125,8 @@ def skeleton(pack_id: str) -> dict[str, Any]:
             "quota_short": ["That team is short on {short}: you have none left to field."],
             "roster_unknown": ["I can't see your units right now, so I won't guess what you have."],
             "data_unavailable": ["I can't get the {data} right now, so I won't guess at it."],
+            "not_in_data": ["The game data doesn't show {data}, so I won't guess."],
+            "foe_unseen": ["I can't see {data}, only which units they field."],
             "which_unit": ["Which unit do you mean? I didn't catch a name."],
             "no_match": ["I can't see a match in progress right now."],
             "stale_lead": ["Going by my last update"],

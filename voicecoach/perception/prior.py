@@ -39,6 +39,7 @@ from pydantic import BaseModel, ConfigDict
 from voicecoach.domain.entities import Mention, link_entities
 from voicecoach.domain.pack import OUT_OF_DOMAIN, Pack, PhiEntry, pack_ref
 from voicecoach.grounding.slot_rules import extract_slots
+from voicecoach.perception.limits import data_limit
 
 PRIOR_FILE = "prior.json"
 FORMAT = "voicecoach-intent-prior/1"
@@ -351,6 +352,19 @@ class IntentPrior:
             ),
             None,
         )  # the pair that describes one unit (pet: creature/info)
+        option_kind = pack.catalog.schema.kind("option")
+        self.option_info_pair = next(
+            (
+                (e.intent, e.sub_intent)
+                for e in pack.phi
+                if e.answer
+                and e.answer[0].recipe == "fact"
+                and e.answer[0].inputs.get("kind") == option_kind
+                and (e.intent, e.sub_intent) in self.labels
+            ),
+            None,
+        )  # ... and one option (pet: skill/explain)
+        self.progression_pair = _opening_pair(pack, self.labels, "progression")
         self._tell_about = re.compile(
             rf"\b(?:tell me about|tell me more about|describe|info on|what do you know about)\s+"
             rf"(?:their\s+|the\s+|my\s+)?{token}(?:\s+\w+){{0,2}}$"
@@ -746,6 +760,7 @@ class IntentPrior:
         mentions = mentions if mentions is not None else link_entities(self.pack, text)  # once, for both
         pred = self.predict(text, mentions, previous)
         pred = self.state_rule(text, pred, theirs, mentions, benched) or pred
+        pred = self.limit_rule(text, pred, theirs) or pred
         if (
             pred.rule is None
             and (pred.intent, pred.sub_intent) in self.option_status_pairs
@@ -767,6 +782,25 @@ class IntentPrior:
             pred = self.predict(text, mentions, previous, exclude=frozenset(self.ownership_pairs))
         ok = pred.rule is not None or pred.confidence >= self.threshold
         return (pred.intent, pred.sub_intent) if ok else None
+
+    def limit_rule(self, text: str, pred: Prediction, theirs: frozenset[str]) -> Prediction | None:
+        """ "How fast is Emberfox", "what level is their Voltail": a question the data cannot answer
+        (`voicecoach.perception.limits`) gets the nearest thing it holds, the profile of the unit or
+        option asked about (or, asked when one evolves, its progression); the realizer says first
+        what the data does not show."""
+        limit = data_limit(self.pack, text, theirs)
+        if limit is None or limit.about is None:
+            return None
+        if limit.kind == "threshold":
+            pair = self.progression_pair
+        elif limit.about.kind == self.pack.catalog.schema.kind("option"):
+            pair = self.option_info_pair
+        else:
+            pair = self.info_pair
+        if pair is None:
+            return None
+        intent, sub_intent = pair  # a decision, the classifier's guess or not: it is prefilled
+        return pred.model_copy(update={"intent": intent, "sub_intent": sub_intent, "rule": "data_limit"})
 
     def state_rule(
         self,

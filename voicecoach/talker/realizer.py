@@ -45,6 +45,7 @@ from voicecoach.domain.view import StateView
 from voicecoach.grounding.kernel import GroundingControl
 from voicecoach.grounding.plan import MATCH_WORDS, PRIORITY, branch_of, intent_has, phi_entry
 from voicecoach.interaction.kernel import InteractionControl
+from voicecoach.perception.limits import Limit, data_limit
 from voicecoach.perception.prior import ASKS_WHY, brought_in, normalise, offered
 from voicecoach.perception.prompt import OTHER
 from voicecoach.talker.conditioning import ToolOutcome
@@ -162,6 +163,20 @@ def _cannot_answer(t: RealizerTurn) -> None:
                     _pick_meanwhile(t, entry)
                 return
     t.add("guidance", "generic", "answer")
+
+
+def _not_in_data(t: RealizerTurn, limit: Limit) -> None:
+    """ "The game data doesn't show speed": said first, before what the data does hold."""
+    key = "foe_unseen" if limit.kind == "theirs" else "not_in_data"
+    t.lines.insert(0, Line("constraint_account", key, {"data": limit.what}, "unavailable"))
+
+
+def _about_theirs(t: RealizerTurn) -> None:
+    """Asked of their unit: nothing about the player's own copy of it or whether they own one."""
+    t.lines = [line for line in t.lines if not (line.keep == "account" or _OWNING_KEY.match(line.key))]
+
+
+_OWNING_KEY = re.compile(r"^(?:has_|option_|owned|ownership|yours|your_)")
 
 
 def _judgements(t: RealizerTurn, c2: GroundingControl) -> None:
@@ -767,6 +782,10 @@ def realize(
             recipe_answer(t, entry.by_type)  # "what beats water?": the question at the type's level
     else:
         _worded_answer(t)  # a pair without tools: the pack's own wording (templates.json answers)
+    theirs = frozenset(u for u in t.view.opponent_side() if not t.view.owns(u))
+    limit = data_limit(pack, utterance, theirs) if intent not in ("smalltalk", OTHER) else None
+    if limit is not None:
+        _not_in_data(t, limit)
     answered = any(line.keep == "answer" for line in t.lines)
     if answered:
         # The answer came from what did come (the state, the catalog, the other tools): the tools
@@ -780,7 +799,9 @@ def realize(
         _judgements(t, c2)
     if t.alternative and not (_offered(t) - t.avoid):
         _alternative_pick(t, entry)
-    if c3 is not None and intent not in ("smalltalk", OTHER):  # no advice on a request outside the game
+    if c3 is not None and intent not in ("smalltalk", OTHER) and limit is None:
+        # No advice on a request outside the game, nor after "the data doesn't show that": a tip
+        # there reads as the answer the data does not hold.
         _guidance(t, c3)
     if stale:
         # A named creature the snapshot may be wrong about: no claim about it either way. W2 judged
@@ -812,6 +833,8 @@ def realize(
         and not any(line.key == "match_score" for line in t.lines)
     ):
         _scene(t)
+    if limit is not None and limit.kind == "theirs":
+        _about_theirs(t)  # "you don't own Voltail" answers a question nobody asked
     lead = None
     if stale:
         leads = pack.templates.paragraphs["constraint_account"].templates[

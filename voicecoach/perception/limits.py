@@ -1,0 +1,237 @@
+"""What the game data cannot tell: questions the coach answers with "the data doesn't show that".
+
+Players ask a coach what it would know from playing: how fast a unit is, its cooldowns, whether an
+effect stacks, what level the opponent's unit is, when theirs evolves, how to get a new one. A pack
+holds only part of that (its schema's attributes and gates, the state's fields for the player's own
+side), and an answer made from the rest answers another question fluently ("how fast is X" gets
+X's profile as if that were its speed; "what level is their Y" gets the player's own Y). This step
+finds the part the data lacks, so the realizer says so first (paper §5: W2 grounds the answer in
+what the state holds, and what it does not hold is a grounded answer too), and the prior answers
+the nearest thing the data does hold: the unit's or the option's profile.
+
+The cue words are generic English; each one the pack's own schema or vocabulary uses (a pack with
+a "range" attribute knows range) is not a limit. Pure Python over the pack: no Pipecat, no model.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Collection
+from dataclasses import dataclass
+
+from voicecoach.domain.entities import Mention, link_entities
+from voicecoach.domain.pack import Pack
+from voicecoach.perception.descriptions import side_word
+
+_CAP = "a level cap"
+# Stats and mechanics games have that a pack may not carry: the words, and how the reply names them.
+_STATS: tuple[tuple[str, str], ...] = (
+    (r"speed|how fast|how quick|quickness", "speed"),
+    (r"hp|health|hit points|health points", "health points"),
+    (r"cooldowns?|cds?", "cooldowns"),
+    (r"crit|crits|critical(?: hit)?(?: chance| rate)?", "critical hits"),
+    (r"accuracy|hit chance|miss chance", "accuracy"),
+    (r"evasion|dodge(?: chance)?", "evasion"),
+    (r"mana|energy|stamina", "energy or mana"),
+    (r"ammo|magazine|mag size|reload(?: time| speed)?", "ammo or reload figures"),
+    (r"price|prices|how much does \w+(?: \w+)? cost", "prices"),
+    (r"drop rates?|spawn rates?", "drop rates"),
+    (r"win ?rates?|pick ?rates?|ban ?rates?", "win or pick rates"),
+    (r"k ?d|kda|kill counts?|death counts?", "kill counts"),
+    (r"elo|mmr|rank points", "ranked ratings"),
+    (r"cast time|wind ?up", "cast times"),
+    (r"range", "range"),
+    (r"cap|level cap|max(?:imum)? level|level limit", _CAP),
+)
+# "the speed buff", "an hp boost": an effect a move has, not a stat asked for.
+_EFFECT_AFTER = re.compile(r"^\s+(?:buff|boost|debuff|bonus|up|down|increase|drop|steal|heal)\w*\b", re.I)
+_STACKS = re.compile(r"\bstack(?:s|ing)?\b(?!\s+up\b)", re.IGNORECASE)  # "stack up against": a matchup
+_QUESTION = re.compile(
+    r"\?|^\W*(?:(?:so|and|ok|okay|hey|yo|um|uh|also|but|then)\W+)*"
+    r"(?:what|whats|what's|how|hows|how's|does|do|did|is|isn't|are|can|could|will|would|which|who|"
+    r"when|where|tell me|any idea|know|got)\b",
+    re.IGNORECASE,
+)
+# The state's fields of a unit (the player's own only): asked of theirs, not known.
+_STATE_FIELD = re.compile(r"\b(?:level|levels|lvl|stage|evolved|evolution|unlocked)\b", re.IGNORECASE)
+_LOADOUT = re.compile(r"\b(?:equipped|loadout|running|using|build)\b", re.IGNORECASE)
+_LOADOUT_ON = re.compile(
+    r"\b(?:equipped|running|using)\s+(?:on|by)\b|\b(?:whats|what's|what\s+is|what\s+s)\s+\w+\s+(?:running|using)\b",
+    re.I,
+)
+_HAS = re.compile(r"\b(?:can|could|does|do|has|have|got)\b", re.IGNORECASE)
+_MINE_WORD = re.compile(r"\b(?:my|our|mine|ours|i|me|we)\b", re.IGNORECASE)
+_THEY_HAVE = re.compile(
+    r"^\s+(?:they|them|the enemy)\b|^\s+(?:on|of|from)\s+(?:their|the enemy|the other)\b"
+    r"|^\s+(?:of\s+)?theirs\b",
+    re.IGNORECASE,
+)
+_WHEN = (
+    r"(?:when\s+(?:does|do|will|would|is|can|could)|(?:at\s+)?what\s+level|how\s+close|"
+    r"how\s+(?:far|long)\s+(?:is|are|until|till|away|off|before|from)|how\s+many\s+(?:more\s+)?levels|how\s+soon|"
+    r"until|till)"
+)
+_ACQUIRE = re.compile(
+    r"\b(?:how\s+(?:do|can|would|could|should)\s+(?:i|we|you|one)|how\s+to|where\s+(?:do|can)\s+(?:i|we|you))\s+"
+    r"(?:\w+\s+)?(?:get|obtain|catch|find|buy|earn|recruit|tame|collect|pick up)\b",
+    re.IGNORECASE,
+)
+_CLAUSE = re.compile(r"[,;.?!]|\b(?:and|but|because|cause|so)\b", re.IGNORECASE)
+
+
+@dataclass(frozen=True)
+class Limit:
+    """A part of the question the data cannot answer: `what` names it for the reply ("speed", "their
+    levels"); `about` is the mention the rest of the answer is about (its profile), if any; `kind`
+    says which rule found it ("stat", "stacking", "theirs", "threshold", "acquire")."""
+
+    kind: str
+    what: str
+    about: Mention | None = None
+
+
+def _known(pack: Pack) -> frozenset[str]:
+    """Every word and phrase the pack's schema and vocabulary use: cue words it has data for."""
+    schema = pack.catalog.schema
+    words: set[str] = set()
+    for name, spec in schema.kinds.items():
+        words |= {name, *spec.nouns, *spec.verbs}
+        for attr, attr_spec in spec.attributes.items():
+            words |= {attr, attr.replace("_", " ")}
+            values = getattr(attr_spec, "values", None)
+            if isinstance(values, list):
+                words |= {str(v) for v in values}
+    vocabulary = pack.vocabulary
+    words |= {w for role in vocabulary.roles.values() for w in role.words}
+    words |= {w for style in vocabulary.styles.values() for w in style.words}
+    return frozenset(w.lower() for w in words)
+
+
+_PATTERNS: dict[tuple[str, str], tuple[tuple[re.Pattern[str], str], ...]] = {}
+
+
+def _stat_patterns(pack: Pack) -> tuple[tuple[re.Pattern[str], str], ...]:
+    """The stat cue words the pack has no data for, compiled once per pack."""
+    key = (pack.pack_id, pack.version)
+    if key not in _PATTERNS:
+        _PATTERNS[key] = _compile_stats(_known(pack))
+    return _PATTERNS[key]
+
+
+def _compile_stats(known: frozenset[str]) -> tuple[tuple[re.Pattern[str], str], ...]:
+    out = []
+    for words, spoken in _STATS:
+        kept = [w for w in words.split("|") if w.replace("?", "") not in known]
+        if spoken in known or not kept:
+            continue
+        out.append((re.compile(rf"\b(?:{'|'.join(kept)})\b", re.IGNORECASE), spoken))
+    return tuple(out)
+
+
+def _plural(pack: Pack, kind: str) -> str:
+    spec = pack.catalog.schema.kinds.get(kind)
+    return (spec.plural if spec is not None else "") or f"{kind}s"
+
+
+def _unit_noun(pack: Pack, plural: bool = False) -> str:
+    schema = pack.catalog.schema
+    unit = schema.kind("unit") or ""
+    return _plural(pack, unit) if plural else unit
+
+
+def _squash(name: str) -> str:
+    return re.sub(r"[^a-z0-9]", "", name.lower())
+
+
+def _clause_of(text: str, mention: Mention) -> str:
+    """The clause of `text` the mention stands in (between clause breaks)."""
+    start = max((m.end() for m in _CLAUSE.finditer(text, 0, mention.span[0])), default=0)
+    after = _CLAUSE.search(text, mention.span[1])
+    return text[start : after.start() if after else len(text)]
+
+
+def data_limit(pack: Pack, text: str, theirs: Collection[str] = ()) -> Limit | None:
+    """The part of `text` the pack's data cannot answer, or None. `theirs`: the units only the
+    opponent fields (the state holds no levels, stages or loadouts of theirs)."""
+    if not _QUESTION.search(text):
+        return None
+    schema = pack.catalog.schema
+    unit, option = schema.kind("unit"), schema.kind("option")
+    mentions = link_entities(pack, text)
+    units = [m for m in mentions if m.kind == unit]
+    options = [m for m in mentions if m.kind == option]
+    about = options[0] if options else units[0] if units else None
+    # When a unit evolves, where the pack's progression has no levels to it.
+    progression = schema.progression
+    if (
+        progression is not None
+        and schema.kinds[progression.kind].verbs
+        and not schema.kinds[progression.kind].gate
+    ):
+        verbs = [re.escape(v) for v in schema.kinds[progression.kind].verbs]
+        stems = "|".join(sorted({v[:-1] if v.endswith("e") else v for v in verbs}, key=len, reverse=True))
+        asks_when = re.search(rf"\b{_WHEN}\b(?:\s+\w+){{0,6}}?\s+(?:{stems})\w*\b", text, re.IGNORECASE)
+        if asks_when and not re.search(r"\bshould\b", text, re.IGNORECASE):
+            verb = (
+                schema.kinds[progression.kind].verbs[0] if schema.kinds[progression.kind].verbs else "advance"
+            )
+            what = f"the level a {_unit_noun(pack)} {verb}s at"
+            return Limit("threshold", what, units[0] if units else None)
+    # Theirs: a field the state holds only for the player's own units, asked of one of theirs.
+    for m in units:
+        limit = _theirs(pack, text, m, theirs, options)
+        if limit is not None:
+            return limit
+    # How to get a unit, where the pack has no unlock for units.
+    if units and not options and unit is not None and not schema.kinds[unit].gate and _ACQUIRE.search(text):
+        named = pack.catalog.get(unit, units[0].id)
+        # "How do I get Tsunafang": a later stage's name, reached by evolving (the progression's answer).
+        if named is not None and _squash(units[0].surface) == _squash(named.display):
+            return Limit("acquire", f"how to get new {_unit_noun(pack, plural=True)}", units[0])
+    if about is None:
+        # "Which team has the most hp": a stat asked of no one is a strategy question, but a cap is not.
+        cap = next((p for p, spoken in _stat_patterns(pack) if spoken == _CAP), None)
+        return Limit("stat", _CAP) if cap is not None and cap.search(text) else None
+    if _STACKS.search(text):
+        return Limit("stacking", "whether effects stack", about)
+    for pattern, spoken in _stat_patterns(pack):
+        for match in pattern.finditer(text):
+            if not _EFFECT_AFTER.match(text[match.end() :]):
+                return Limit("stat", spoken, about)
+    return None
+
+
+# "What level is Voltail", "is Voltail evolved": a state field asked as a fact about the unit now.
+_ASKS_FIELD = re.compile(
+    r"\b(?:what|which)\s+(?:level|lvl|stage)\s+(?:is|are|'s|s)\b|\b(?:is|are|has|have)\b[^,.?]*\b"
+    r"(?:evolved|levell?ed|unlocked)\b|\b(?:level|lvl|stage)\s+(?:is|are)\b|\bhow\s+(?:high|far)\s+"
+    r"(?:level|levell?ed|evolved)\b",
+    re.IGNORECASE,
+)
+
+
+def _theirs(
+    pack: Pack, text: str, m: Mention, theirs: Collection[str], options: list[Mention]
+) -> Limit | None:
+    """A level, stage, unlock or loadout asked of a unit on the opponent's side: marked as theirs
+    ("their Voltail", "the Voltail they have"), or one only they field, asked as a fact about now."""
+    option = pack.catalog.schema.kind("option")
+    before = text[: m.span[0]].split()
+    cue = side_word(before[-1]) if before else "any"
+    marked = cue == "theirs" or _THEY_HAVE.match(text[m.span[1] :]) is not None
+    if cue == "mine" or not (marked or m.id in theirs):
+        return None
+    clause = _clause_of(text, m)
+    if pack.catalog.schema.kinds[m.kind].gate and re.search(r"\bunlock", clause, re.IGNORECASE):
+        return None  # "is he unlocked": a unit the player unlocks, asked of the player's own
+    if _MINE_WORD.search(clause):
+        return None  # "is my Emberfox a higher level than their Voltail": the player's own too
+    if options and option is not None and _HAS.search(clause):
+        return Limit("theirs", f"which {_plural(pack, option)} they have unlocked", options[0])
+    if not marked and not _ASKS_FIELD.search(clause) and not _LOADOUT_ON.search(clause):
+        return None  # "how many levels until Bexley": when the player unlocks theirs, not theirs
+    if option is not None and _LOADOUT.search(clause):
+        return Limit("theirs", f"their {_plural(pack, option)}", m)
+    if _STATE_FIELD.search(clause):
+        return Limit("theirs", f"the levels and unlocks of their {_unit_noun(pack, plural=True)}", m)
+    return None
