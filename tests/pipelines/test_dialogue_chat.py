@@ -28,6 +28,18 @@ SESSIONS: dict[str, dict[str, list[tuple[str, list[str], list[str]]]]] = {
             ("can voltail do chain lightning on us", ["can't see", "Chain Lightning"], ["you don't own"]),
             ("how close is tide fang to evolving", ["doesn't show the level", "Tidefang"], []),
         ],
+        "compare_options": [  # "that" is the kind it is compared with; the two side by side
+            ("what does blaze charge do", ["Blaze Charge"], []),
+            (
+                "is that better than flame burst",
+                ["Blaze Charge hits harder than Flame Burst"],
+                ["Emberfox better"],
+            ),
+        ],
+        "option_by_word": [  # a word of one move's name is that move; a unit's look is the unit
+            ("what about the roar one, when do i get it", ["Inferno Roar", "stage 3"], ["Which"]),
+            ("what does the shell one do", ["Shellbastion"], ["Mirror Shell"]),
+        ],
         "reference": [
             ("can my emberfox take their voltail?", ["Voltail"], []),
             ("ok how do i beat him", ["against Voltail", "Granitusk"], ["Which creature"]),

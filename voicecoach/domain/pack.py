@@ -252,7 +252,8 @@ PLACEHOLDERS = frozenset(
      "role", "role_summary", "rarity", "stage", "stage_name", "next_stage", "level", "count", "score",
      "weakest", "lineup", "missing", "style", "size", "round", "rounds", "score_player",
      "score_opponent", "guidance", "data", "kind", "description", "leader", "status",
-     "elements", "missed", "other_lineup", "other_style", "other_count", "other_size"}
+     "elements", "missed", "other_lineup", "other_style", "other_count", "other_size", "other", "value",
+     "other_value"}
 )  # fmt: skip
 
 

@@ -323,8 +323,8 @@ def describe(pack: Pack, sides: Sides, text: str) -> tuple[str, list[str], Uncle
                     break  # "the shotgun guy's best loadout": "best" is the loadout's
                 continue
             next_word = tokens[j + 1].group(0).lower() if j + 1 < len(tokens) else ""
-            if w in d.gear and next_word.removesuffix("'s") in heads:
-                words.append(w)  # "the shotgun guy"
+            if w in d.gear and next_word.removesuffix("'s") in heads - {"one", "ones"}:
+                words.append(w)  # "the shotgun guy" (but "the roar one" is the move: a thing)
                 j += 1
                 continue
             if j == i + 1 and w in _FILLER_ADJECTIVES and (next_word in d.vocabulary or next_word in heads):
@@ -663,6 +663,20 @@ def option_by_word(pack: Pack, text: str) -> tuple[str, list[str]]:
             word = the.group(1).lower()
             hits = [n for n in names if word in n.lower().split()]
             if len(hits) == 1 and word not in types:
+                return text[: the.start()] + hits[0] + text[the.end() :], [f"{the.group(0)!r} -> {hits[0]}"]
+    if not units and not any(m.kind == option_kind for m in linked):
+        # "What about the roar one": a word of exactly one option's name, before "one" or a noun
+        # for options, is that option ("the fire one" is a type: a unit's description).
+        nouns = "|".join(re.escape(n.lower()) for n in [*schema.kinds[option_kind].nouns, "one", "thing"])
+        names = [o.display for o in pack.catalog.entities.get(option_kind, {}).values()]
+        d = describer(pack)
+        described = {w for ws in d.strong.values() for w in ws} - d.gear  # "the shell one": a unit's look
+        for the in re.finditer(
+            rf"\b(?:the|that|this)\s+([a-z]{{4,}})\s+(?:{nouns})s?\b", text, re.IGNORECASE
+        ):
+            word = the.group(1).lower()
+            hits = [n for n in names if word in n.lower().split()]
+            if len(hits) == 1 and word not in types and word not in described:
                 return text[: the.start()] + hits[0] + text[the.end() :], [f"{the.group(0)!r} -> {hits[0]}"]
     return text, []
 

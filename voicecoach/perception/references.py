@@ -340,6 +340,13 @@ def _team_noun(pack: Pack) -> re.Pattern[str]:
     return re.compile(rf"\b(?:{'|'.join(map(re.escape, words))})s?\b", re.IGNORECASE)
 
 
+_COMPARED = re.compile(
+    r"^\s+(?:\w+\s+)?(?:(?:any\s+)?(?:better|worse|stronger|weaker|more\s+\w+|less\s+\w+)\s+than|vs|versus|"
+    r"compared\s+(?:to|with)|or)\s",
+    re.IGNORECASE,
+)
+
+
 def _wanted(
     kinds: _Kinds, match: re.Match[str], before: str, after: str, text: str, named: set[EntityKind]
 ) -> list[EntityKind]:
@@ -363,6 +370,9 @@ def _wanted(
     if kinds.unit is not None and foe_cue:
         # "what do I pick into that", "how do I beat it": a unit to face, not an option
         return [kinds.unit, *(k for k in kinds.order if k != kinds.unit)]
+    if named and _COMPARED.match(after):
+        # "is that better than Flame Burst": two of one kind compared; the kind named after it.
+        return [*(k for k in kinds.order if k in named), *(k for k in kinds.order if k not in named)]
     # A kind's noun elsewhere in the sentence is not what the pronoun stands for ("what moves does
     # it have": the creature).
     others = [k for k in kinds.order if not {n.rstrip("s") for n in kinds.nouns[k]} & spoken] or kinds.order

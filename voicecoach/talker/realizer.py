@@ -165,6 +165,29 @@ def _cannot_answer(t: RealizerTurn) -> None:
     t.add("guidance", "generic", "answer")
 
 
+_COMPARES = re.compile(
+    r"\b(?:better|worse|stronger|weaker|harder|more damage|less damage|or|vs|versus|compared?)\b",
+    re.IGNORECASE,
+)
+
+
+def _compare_options(t: RealizerTurn) -> None:
+    """ "Is Blaze Charge better than Flame Burst": the two options side by side on the option kind's
+    number (pet's power), said with the answer; a pack whose options have no number says nothing."""
+    schema = t.pack.catalog.schema
+    option = schema.kind("option") or ""
+    number = next((a for a, spec in schema.kinds[option].attributes.items() if spec.numeric), None)
+    first, second = (t.pack.catalog.get(option, oid) for oid in t.skills[:2])
+    if number is None or first is None or second is None:
+        return
+    a, b = float(first.value(number) or 0), float(second.value(number) or 0)
+    if a < b:
+        first, second, a, b = second, first, b, a
+    key = "option_stronger" if a > b else "option_as_strong"
+    values = {option: first.display, "other": second.display, "value": f"{a:g}", "other_value": f"{b:g}"}
+    t.add("guidance", key, "answer", (first.id, second.id), **values)
+
+
 def _not_in_data(t: RealizerTurn, limit: Limit) -> None:
     """ "The game data doesn't show speed": said first, before what the data does hold."""
     key = "foe_unseen" if limit.kind == "theirs" else "not_in_data"
@@ -782,6 +805,8 @@ def realize(
             recipe_answer(t, entry.by_type)  # "what beats water?": the question at the type's level
     else:
         _worded_answer(t)  # a pair without tools: the pack's own wording (templates.json answers)
+    if len(t.skills) >= 2 and _COMPARES.search(utterance):
+        _compare_options(t)
     theirs = frozenset(u for u in t.view.opponent_side() if not t.view.owns(u))
     limit = data_limit(pack, utterance, theirs) if intent not in ("smalltalk", OTHER) else None
     if limit is not None:
