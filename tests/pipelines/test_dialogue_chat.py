@@ -92,6 +92,11 @@ SESSIONS: dict[str, dict[str, list[tuple[str, list[str], list[str]]]]] = {
         ],
     },
     "strike_team": {
+        "beats": [  # whom the named hero beats, not who beats them
+            ("who does renzo counter", ["Renzo is a hard counter to Kasimir"], ["Against Renzo"]),
+            ("what's brannoc strong against", ["Brannoc is a hard counter to Quillon"], ["Osmund"]),
+            ("and who beats tamsin", ["Brannoc", "Tamsin"], ["Tamsin is"]),
+        ],
         "data_limit": [  # what the data does not hold, said; then what it does
             ("how fast is renzo", ["doesn't show speed", "Renzo"], []),
             ("what level is quillon at", ["can't see", "Quillon"], ["Your Quillon"]),

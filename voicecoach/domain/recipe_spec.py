@@ -84,7 +84,7 @@ RECIPES: dict[str, RecipeSpec] = {
         _spec("pick_best", {"ranked": "select", "foes": "select", "matchup": "literal", "skip": "select",
                             "fielded_key": "key", "threat_key": "key", "only_key": "key",
                             "edge_key": "key", "tier_bonus": "literal", "neither_key": "key",
-                            "even_key": "key"},
+                            "even_key": "key", "beats_key": "key"},
               ("foes", "matchup"), ("@unit", "foe", "status", "reason", "other", "offered"), picks=True,
               doc="the best usable unit against the foes by a matchup, not one of `skip` (the ranking's "
                   "order, then the roster's strongest), with the matchup's reason (none_key: the safest "
@@ -92,7 +92,9 @@ RECIPES: dict[str, RecipeSpec] = {
                   "player's own unit, named as theirs: 'what beats my Dumaka'; only_key: asked for another, "
                   "the last pick is still the only one that beats them; {other}: the best of the rest; the "
                   "player's own unit named against the foe is kept when it wins, else edge_key says why "
-                  "the foe wins, or even_key that neither wins, before the pick; of units the player "
+                  "the foe wins, or even_key that neither wins, before the pick; beats_key: asked what the "
+                  "one named beats ('who does Tamsin counter'), the units it counters, theirs first "
+                  "({status}: the matchup's words and whom, in one phrase); of units the player "
                   "offers, \"A or B\", the pick is one "
                   "of them: neither_key when none beats a foe, {offered} and the safest of them)"),
         _spec("pick_pair", {"team": "select", "roster": "select", "style": "literal", "score": "select",

@@ -369,6 +369,13 @@ class IntentPrior:
             rf"\b(?:tell me about|tell me more about|describe|info on|what do you know about)\s+"
             rf"(?:their\s+|the\s+|my\s+)?{token}(?:\s+\w+){{0,2}}$"
         )
+        self._unit_beats = re.compile(
+            rf"\b(?:what|who|whom)\s+(?:does|do|can|could|will|would)\s+(?:my\s+|their\s+|the\s+)?{token}\s+"
+            rf"(?:\w+\s+)?(?:beat|counter|hard\s+counter|do\s+well\s+against)\b"
+            rf"|\bwho(?:s|'s|\s+is)?\s+(?:my\s+|their\s+|the\s+)?{token}\s+(?:\w+\s+)?(?:good|strong|great)\s+"
+            rf"(?:against|into|vs)\b"
+            rf"|\bwhich\s+(?:of\s+)?(?:their|them|the\s+enemy)\b.*\bcan\s+(?:my\s+)?{token}\s+(?:\w+\s+)?beat\b"
+        )
         self._worry_named = re.compile(rf"{WORRY.pattern}\s+(?:their\s+|the\s+|that\s+)?{token}")
         self._use_on = re.compile(
             rf"{token}\s+(?:\w+\s+)?use\s+(?:on|against|vs|into)\s+(?:their\s+|the\s+)?{token}"
@@ -682,6 +689,15 @@ class IntentPrior:
         ):
             # "What's Tidefang good against?": what it beats, not what beats it.
             p, rule = self._only(self.versus_pair), "good_against"
+        elif (
+            self.versus_pair is None
+            and self.counter_pair is not None
+            and self.labels[int(p.argmax())] != self.counter_pair
+            and (self._good_against.search(abstracted) or self._unit_beats.search(abstracted))
+        ):
+            # "Who does Tamsin counter?" where the pack's counters are between units: the counter
+            # pair, whose answer says whom she beats when she is the one asked about.
+            p, rule = self._only(self.counter_pair), "unit_beats"
         elif self.opener_pair is not None and named and self._use_on.search(abstracted):
             # "What should Oakhorn use on Briarcat?": its best option against that one.
             p, rule = self._only(self.opener_pair), "use_on"

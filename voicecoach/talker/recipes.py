@@ -253,6 +253,8 @@ def pick_best(c: _Ctx) -> list[Line]:
         foes = [f for f in foes if f not in c.t.choice] or named or [f for f in theirs if f not in c.t.choice]
     if m is None or not foes:
         return []
+    if c.inputs.get("beats_key") and len(foes) == 1 and _asks_beaten(c.t.utterance, c.name(foes[0])):
+        return _beaten(c, m, foes[0])
     threatened = _threatened(c, m, foes, theirs, mine)
     if threatened:
         return threatened
@@ -270,6 +272,46 @@ def pick_best(c: _Ctx) -> list[Line]:
                 c.inputs.get("even_key"), [own, foes[0]], **{"@unit": c.name(own), "foe": c.name(foes[0])}
             )
     return edge + _best_counter(c, m, foes)
+
+
+# "Who does Tamsin counter", "what's Brannoc strong against", "which of theirs can Lorcan beat": the
+# unit named is the one that beats (English cue words around its name).
+_BEATEN_AFTER = re.compile(
+    r"^\s+(?:\w+\s+)?(?:beat|beats|counter|counters|hard\s+counter|do\s+well\s+against|win\s+against|"
+    r"(?:good|strong|great|best)\s+(?:against|into|vs))\b",
+    re.IGNORECASE,
+)
+_BEATEN_BEFORE = re.compile(r"\b(?:what|who|which|whom)\b", re.IGNORECASE)
+_BEATS_IT_BEFORE = re.compile(r"\b(?:beats?|counters?|against|vs|versus|into)\s+(?:\w+\s+)?$", re.IGNORECASE)
+
+
+def _asks_beaten(utterance: str, name: str) -> bool:
+    at = utterance.lower().find(name.lower())
+    if at < 0:
+        return False
+    before, after = utterance[:at], utterance[at + len(name) :]
+    return (
+        _BEATEN_AFTER.match(after) is not None
+        and _BEATEN_BEFORE.search(before) is not None
+        and not _BEATS_IT_BEFORE.search(before)
+    )
+
+
+def _beaten(c: _Ctx, m: Matchup, uid: str) -> list[Line]:
+    """The units `uid` beats by the matchup, their fielded ones first, said with the matchup's words
+    ("Tamsin is a soft counter to Nadira and a hard counter to Kasimir")."""
+    theirs = c.view.opponent_side()
+    units = [u for u in c.catalog.entities.get(c.view.unit_kind, {}) if u != uid]
+    beaten = [u for u in units if multiplier(c.catalog, m, uid, u) > m.default]
+    if not beaten:
+        return []
+    beaten.sort(key=lambda u: (u not in theirs, -multiplier(c.catalog, m, uid, u)))
+    shown = [u for u in beaten if u in theirs] or beaten[:3]
+    groups: dict[str, list[str]] = {}
+    for u in shown:
+        groups.setdefault(_words(m, multiplier(c.catalog, m, uid, u)) or "", []).append(u)
+    status = " and ".join(f"{words} {c.names(us)}".strip() for words, us in groups.items())
+    return c.line(c.inputs["beats_key"], [uid, *shown], **{"@unit": c.name(uid)}, status=status)
 
 
 def _offered(c: _Ctx) -> list[str]:
