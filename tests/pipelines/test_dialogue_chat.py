@@ -28,6 +28,13 @@ SESSIONS: dict[str, dict[str, list[tuple[str, list[str], list[str]]]]] = {
             ("can voltail do chain lightning on us", ["can't see", "Chain Lightning"], ["you don't own"]),
             ("how close is tide fang to evolving", ["doesn't show the level", "Tidefang"], []),
         ],
+        "stakes": [  # what the round in play means for the match (1-0 up in round 2 of 3)
+            (
+                "so if i win this one is that the whole match",
+                ["1 to 0", "Win round 2 and the match is yours"],
+                [],
+            ),
+        ],
         "compare_options": [  # "that" is the kind it is compared with; the two side by side
             ("what does blaze charge do", ["Blaze Charge"], []),
             (
@@ -92,6 +99,9 @@ SESSIONS: dict[str, dict[str, list[tuple[str, list[str], list[str]]]]] = {
         ],
     },
     "strike_team": {
+        "stakes": [  # 0-1 down in round 2 of 3; a round asked about is not news of another
+            ("we lost the first one didn't we", ["0 to 1", "You need round 2"], ["0 to 2"]),
+        ],
         "beats": [  # whom the named hero beats, not who beats them
             ("who does renzo counter", ["Renzo is a hard counter to Kasimir"], ["Against Renzo"]),
             ("what's brannoc strong against", ["Brannoc is a hard counter to Quillon"], ["Osmund"]),

@@ -144,6 +144,18 @@ def skeleton(pack_id: str) -> dict[str, Any]:
         }},
         "scene_flavor": {"generic": "Stay sharp.", "templates": {
             "final": ["It's the last round, so make it count."],
+            "stakes_decider": ["Round {round} of {rounds} decides it all; win it and the match is yours."],
+            "stakes_clinch": [
+                "Win round {round} and the match is yours; lose it and it goes to round {next_round}."
+            ],
+            "stakes_must": [
+                "You need round {round}: lose it and the match is over; win it and it goes to round "
+                "{next_round}."
+            ],
+            "stakes_open": [
+                "After round {round} there are {count} more to play, and you need {missing} more wins."
+            ],
+            "stakes_over": ["The match is decided: {score_player} to {score_opponent}."],
             "leading": ["You're ahead {score_player} to {score_opponent}; keep the pressure on."],
             "behind": ["You're down {score_player} to {score_opponent}, but there's time to turn it."],
             "level": ["It's {score_player} all, round {round} of {rounds}."],

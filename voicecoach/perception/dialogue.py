@@ -938,13 +938,21 @@ ROUND_LOST = re.compile(
 )
 
 
+# "We lost the first one, didn't we?": a round the score already has, asked about, not news.
+_ASKED_BACK = re.compile(
+    r"\b(?:the\s+)?(?:first|second|third|opening|1st|2nd|3rd)\s+(?:one|round|game)\b|\bround\s+(?:one|two|1|2)\b"
+    r"|\b(?:didn'?t|did|have|haven'?t)\s+(?:we|i)\b|\bright\s*\??\s*$|\?\s*$|\bif\s+(?:we|i)\b",
+    re.IGNORECASE,
+)
+
+
 def told_round(state: LiveState, utterance: str) -> LiveState | None:
     """The snapshot's match with the round the player says just ended (won or lost) counted, for a
     turn the game pushed nothing before: the next round is on, so the answer and the match line
     agree with what the player just said. None when they said no result."""
     match = state.ic.match
     won, lost = ROUND_WON.search(utterance), ROUND_LOST.search(utterance)
-    if match is None or bool(won) == bool(lost):
+    if match is None or bool(won) == bool(lost) or _ASKED_BACK.search(utterance):
         return None
     update = {"score_player": match.score_player + 1} if won else {"score_opponent": match.score_opponent + 1}
     update["round"] = min(match.round + 1, match.rounds_total)

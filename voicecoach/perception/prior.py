@@ -365,6 +365,17 @@ class IntentPrior:
             None,
         )  # ... and one option (pet: skill/explain)
         self.progression_pair = _opening_pair(pack, self.labels, "progression")
+        self.score_pair = next(
+            (
+                (e.intent, e.sub_intent)
+                for e in pack.phi
+                if e.answer
+                and e.answer[0].recipe == "fact"
+                and "ic.match.round" in e.requires
+                and (e.intent, e.sub_intent) in self.labels
+            ),
+            None,
+        )  # the match's score (pet: match/score_check)
         self._tell_about = re.compile(
             rf"\b(?:tell me about|tell me more about|describe|info on|what do you know about)\s+"
             rf"(?:their\s+|the\s+|my\s+)?{token}(?:\s+\w+){{0,2}}$"
@@ -511,6 +522,14 @@ class IntentPrior:
         ):
             # "What now?", "now what": the match's next step, not the game's rules.
             p, rule = self._only(self.now_pair), "what_now"
+        elif (
+            self.score_pair is not None
+            and ASKS_STAKES.search(said)
+            and not ASKS_MOVE.search(said)
+            and not named_unit(self.pack, text, mentions)
+        ):
+            # "If I win this one, that's the match?": the score and what the round means for it.
+            p, rule = self._only(self.score_pair), "stakes"
         elif ASKS_HELP.match(said) and GREETED in self.labels:
             # "Help", "what can you do": what the coach is for, and what the player needs now.
             p, rule = self._only(GREETED), "help"
@@ -1045,6 +1064,23 @@ TOLD_GONE = re.compile(
 )
 # Below this the classifier's own pair yields to the rule: a confident "what else does Pyrowl
 # learn?" (creature/skills) keeps its pair.
+# What the round at stake means for the match: "if I win this one that's the match, right?", "is
+# this the last round", "do we need this one", "how many rounds are left" (English cue words).
+ASKS_STAKES = re.compile(
+    r"\b(?:is|isn't|isnt)\s+(?:this|it|that)\s+(?:the\s+)?(?:last|final|deciding)\b"
+    r"|\bif\s+(?:we|i)\s+(?:win|lose|take|drop|get)\b"
+    r"|\b(?:need|have|got)\s+to\s+win\b|\bmust[\s-]win\b|\bneed\s+(?:this|that)\s+(?:one|round)\b"
+    r"|\b(?:is\s+it|it'?s|is\s+the\s+match)\s+over\b|\brounds?\s+(?:left|to\s+go|remaining)\b"
+    r"|\bhow\s+many\s+(?:more\s+)?rounds\b|\bwhole\s+(?:match|thing|game)\b|\bwin\s+the\s+match\b"
+    r"|\b(?:won|lost|took|dropped)\s+the\s+(?:first|second|opening)\s+(?:one|round|game)\b",
+    re.IGNORECASE,
+)
+# "... so what do I do", "who should I bring": the stakes said, a move asked for.
+ASKS_MOVE = re.compile(
+    r"\b(?:what|who|which|how)\s+(?:do|should|would|can|could|shall)\s+(?:i|we)\b|\bwhat\s+now\b"
+    r"|\b(?:pick|bring|play|run|field|swap|build|lineup|team|comp)\b",
+    re.IGNORECASE,
+)
 RULE_CONFIDENCE = 0.95
 
 
@@ -1178,6 +1214,11 @@ def _versus_pair(pack: Pack, labels: list[tuple[str, str]]) -> tuple[str, str] |
 # Steps that answer only a narrower ask of their pair ("what are they weak to" of the analysis
 # pair): not what the pair's answer opens with.
 _NARROW_STEPS = ("weak_side",)
+
+
+def named_unit(pack: Pack, text: str, mentions: list[Mention] | None = None) -> bool:
+    unit = pack.catalog.schema.kind("unit")
+    return any(m.kind == unit for m in (mentions if mentions is not None else link_entities(pack, text)))
 
 
 def _opening_pair(pack: Pack, labels: list[tuple[str, str]], recipe: str) -> tuple[str, str] | None:

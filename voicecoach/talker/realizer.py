@@ -46,7 +46,7 @@ from voicecoach.grounding.kernel import GroundingControl
 from voicecoach.grounding.plan import MATCH_WORDS, PRIORITY, branch_of, intent_has, phi_entry
 from voicecoach.interaction.kernel import InteractionControl
 from voicecoach.perception.limits import Limit, data_limit
-from voicecoach.perception.prior import ASKS_WHY, brought_in, normalise, offered
+from voicecoach.perception.prior import ASKS_STAKES, ASKS_WHY, brought_in, normalise, offered
 from voicecoach.perception.prompt import OTHER
 from voicecoach.talker.conditioning import ToolOutcome
 from voicecoach.talker.lines import Line, RealizerTurn, article, spoken_list
@@ -169,6 +169,36 @@ _COMPARES = re.compile(
     r"\b(?:better|worse|stronger|weaker|harder|more damage|less damage|or|vs|versus|compared?)\b",
     re.IGNORECASE,
 )
+
+
+def _is_score(entry: PhiEntry) -> bool:
+    return (
+        entry.answer is not None and entry.answer[0].recipe == "fact" and "ic.match.round" in entry.requires
+    )
+
+
+def _stakes(t: RealizerTurn) -> None:
+    """ "If I win this one, is that the match?": what the round in play means, from the score and
+    the match's length (best of N: a side needs more than half)."""
+    match = t.state.ic.match
+    if match is None or not match.rounds_total:
+        return
+    need = match.rounds_total // 2 + 1
+    mine, theirs, now = match.score_player, match.score_opponent, match.round
+    values: dict[str, Any] = {"round": now, "rounds": match.rounds_total, "next_round": now + 1,
+                              "score_player": mine, "score_opponent": theirs}  # fmt: skip
+    if max(mine, theirs) >= need:
+        key = "stakes_over"
+    elif mine + 1 >= need and theirs + 1 >= need:
+        key = "stakes_decider"
+    elif mine + 1 >= need:
+        key = "stakes_clinch"
+    elif theirs + 1 >= need:
+        key = "stakes_must"
+    else:
+        key = "stakes_open"
+        values |= {"count": match.rounds_total - now, "missing": need - mine}
+    t.add("scene_flavor", key, "answer", **values)
 
 
 def _compare_options(t: RealizerTurn) -> None:
@@ -807,6 +837,8 @@ def realize(
         _worded_answer(t)  # a pair without tools: the pack's own wording (templates.json answers)
     if len(t.skills) >= 2 and _COMPARES.search(utterance):
         _compare_options(t)
+    if entry is not None and _is_score(entry) and ASKS_STAKES.search(utterance):
+        _stakes(t)
     theirs = frozenset(u for u in t.view.opponent_side() if not t.view.owns(u))
     limit = data_limit(pack, utterance, theirs) if intent not in ("smalltalk", OTHER) else None
     if limit is not None:
