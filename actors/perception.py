@@ -34,6 +34,7 @@ from voicecoach.actors.frames import (
 from voicecoach.actors.turn_task import TurnTaskActor
 from voicecoach.coach.session import CoachConfig, Session, Turn
 from voicecoach.core.state import LiveState
+from voicecoach.domain.pack import Pack
 from voicecoach.domain.view import StateView
 from voicecoach.llm.client import LLMClient, LLMError
 from voicecoach.perception.dialogue import labelled_as_named
@@ -100,7 +101,8 @@ class PerceptionActor(TurnTaskActor):
         else:
             refers = turn.second_refers
             asked = labelled_as_named(self._session.pack, text, turn.utterance) if refers else text
-            intent, sub_intent = prior.prefill(asked) or (OTHER, OTHER)
+            theirs, benched = _sides(self._session.pack, snapshot)
+            intent, sub_intent = prior.prefill(asked, theirs=theirs, benched=benched) or (OTHER, OTHER)
         w1 = W1Turn(self._session.phi, lambda: snapshot, turn.index, W1Counters(),
                     max_age=self._config.max_age, validate=self._validate)  # fmt: skip
         steps = [w1.feed(f"{w1_prefill(intent, sub_intent)}.</NARRATION><PLAN>none</PLAN>"), w1.finish()]
@@ -126,9 +128,7 @@ class PerceptionActor(TurnTaskActor):
         w1 = W1Turn(self._session.phi, lambda: turn.snapshot, turn.index, self._session.counters,
                     max_age=self._config.max_age, validate=self._validate)  # fmt: skip
         progress = _TurnProgress()
-        view = StateView(self._session.pack, turn.snapshot)
-        theirs = frozenset(u for u in view.opponent_side() if not view.owns(u))
-        benched = frozenset(o.id for o in view.owned() if o.id not in view.player_side())
+        theirs, benched = _sides(self._session.pack, turn.snapshot)
         pair = (
             self._prior.prefill(
                 turn.utterance, previous=self._session.last_pair, theirs=theirs, benched=benched
@@ -246,3 +246,12 @@ class _TurnProgress:
         self.sub_intent = ""
         self.narration = ""  # held until NARRATION closes, then checked
         self.narration_closed = False
+
+
+def _sides(pack: Pack, snapshot: LiveState) -> tuple[frozenset[str], frozenset[str]]:
+    """The units only the opponent fields, and the player's own not fielded now (the prior's state
+    rules read them)."""
+    view = StateView(pack, snapshot)
+    theirs = frozenset(u for u in view.opponent_side() if not view.owns(u))
+    benched = frozenset(o.id for o in view.owned() if o.id not in view.player_side())
+    return theirs, benched

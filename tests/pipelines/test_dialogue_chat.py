@@ -35,6 +35,12 @@ SESSIONS: dict[str, dict[str, list[tuple[str, list[str], list[str]]]]] = {
                 [],
             ),
         ],
+        "bring_second": [  # the second question's state rules: one of theirs on the bench is a swap
+            ("what does hexmoth do and should i bring it", ["shadow controller", "for Hexmoth"], []),
+        ],
+        "mine_versus": [  # the player's unit against theirs: how it does, not what beats it
+            ("should i bring galehawk against briarcat", ["Galehawk deals double damage"], ["watch"]),
+        ],
         "compare_options": [  # "that" is the kind it is compared with; the two side by side
             ("what does blaze charge do", ["Blaze Charge"], []),
             (
@@ -101,6 +107,9 @@ SESSIONS: dict[str, dict[str, list[tuple[str, list[str], list[str]]]]] = {
     "strike_team": {
         "stakes": [  # 0-1 down in round 2 of 3; a round asked about is not news of another
             ("we lost the first one didn't we", ["0 to 1", "You need round 2"], ["0 to 2"]),
+        ],
+        "map_in_play": [  # "this map" is the match's map
+            ("what map is this", ["Fathom Docks", "control"], ["Pick for"]),
         ],
         "beats": [  # whom the named hero beats, not who beats them
             ("who does renzo counter", ["Renzo is a hard counter to Kasimir"], ["Against Renzo"]),

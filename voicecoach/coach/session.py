@@ -32,7 +32,7 @@ from voicecoach.coach.store import (
     TurnRecord,
 )
 from voicecoach.core.state import AnswerMeta, LiveState, SessionHistory, StaticState, apply_patch, load_state
-from voicecoach.domain.entities import Mention, context_named, focus_fields, link_entities
+from voicecoach.domain.entities import Mention, context_in_play, context_named, focus_fields, link_entities
 from voicecoach.domain.pack import DEFAULT_PACK, Pack, check_state
 from voicecoach.grounding.kernel import GroundingControl
 from voicecoach.grounding.slots import QuerySlots
@@ -468,7 +468,7 @@ class Session:
             mentions = link_entities(self.pack, last.utterance)
             if not any(m.kind == unit for m in mentions):
                 mentions += [m for m in link_entities(self.pack, last.reply) if m.kind == unit][:1]
-        links = focus_fields(mentions, self.pack)
+        links = context_in_play(self.pack, self.state, utterance, focus_fields(mentions, self.pack))
         snapshot = self._snapshot(index, links, mentions)
         if self.state.version != self._version_asked:
             self._told = None  # the game pushed since the last question: its match stands

@@ -112,6 +112,23 @@ def focus_fields(mentions: list[Mention], pack: Pack) -> dict[str, Any]:
     return fields
 
 
+def context_in_play(pack: Pack, state: LiveState, utterance: str, links: dict[str, Any]) -> dict[str, Any]:
+    """`links` with the context entity in play as the focus of its kind when the player asks about
+    it by its noun and names none ("what map is this", "tell me about the map"): the one the
+    state's match has (schema.json `state`). Unchanged otherwise."""
+    focus = links.get("focus")
+    if focus is None:
+        return links
+    for name, kind in pack.catalog.schema.kinds.items():
+        if kind.role != "context" or not kind.state or name in focus or not kind.nouns:
+            continue
+        nouns = "|".join(re.escape(n.lower()) for n in kind.nouns)
+        value = get_field(state, kind.state)
+        if value and re.search(rf"\b(?:{nouns})s?\b", utterance, re.IGNORECASE):
+            links = {**links, "focus": {**focus, name: value}}
+    return links
+
+
 def context_named(pack: Pack, state: LiveState, mentions: Sequence[Any]) -> LiveState | None:
     """`state` with the context entity the player names in place of its own ("who's good on
     Copperline Yard", "we're on Copperline Yard now" while the snapshot still has the last match's

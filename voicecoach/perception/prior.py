@@ -448,6 +448,9 @@ class IntentPrior:
             rf"|\bwhy\s+(?:isnt|is\s+not|aint|not|arent|are\s+not)\s+(?:my\s+)?{token}\s+(?:on|in)\s+"
             rf"(?:my|our|the)\s+(?:{teams})\b"
             # "would Hexmoth be better there", "is Hexmoth better in that spot"
+            # "should I bring Hexmoth" (one of the player's own on the bench): in for whom
+            rf"|\b(?:should|can|could)\s+(?:i|we)\s+(?:bring|field|start|play|run|use)\s+(?:my\s+)?{token}"
+            rf"(?:\s+(?:in|on|out|now|instead|this\s+round|next\s+round))?\s*[?.!]?\s*$"
             rf"|\b(?:would|will|is|could)\s+(?:my\s+)?{token}\s+(?:be\s+)?(?:better|stronger|good)\s+"
             rf"(?:there|instead|in\s+(?:that|his|her|its|the)\s+(?:spot|slot|place))\b"
         )
@@ -864,6 +867,19 @@ class IntentPrior:
             # units that is not fielded, to be fielded, is a swap (who it replaces), not a fact.
             intent, sub_intent = self.swap_pair
             return pred.model_copy(update={"intent": intent, "sub_intent": sub_intent, "rule": "field_it"})
+        if (
+            self.versus_pair is not None
+            and pair == self.counter_pair
+            and pred.rule != "choice"  # "Galehawk or Granitusk against Voltail": a pick between them
+            and len(set(named)) >= 2
+            and named[0] not in theirs
+            and any(u in theirs for u in named[1:])
+            and self._versus.search(abstract_entities(self.pack, text, found))
+        ):
+            # "Should I bring Galehawk against Briarcat?": how the player's unit does against theirs,
+            # not what beats the player's unit.
+            intent, sub_intent = self.versus_pair
+            return pred.model_copy(update={"intent": intent, "sub_intent": sub_intent, "rule": "mine_versus"})
         if self.counter_pair is None or pair not in self.ownership_pairs or not theirs:
             return None
         if not named or named[0] not in theirs or OWNING.search(normalise(text)):
