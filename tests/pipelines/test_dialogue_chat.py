@@ -35,6 +35,10 @@ SESSIONS: dict[str, dict[str, list[tuple[str, list[str], list[str]]]]] = {
                 [],
             ),
         ],
+        "swap_follow_up": [  # "what about X" after a swap question: X (benched) coming in
+            ("should i swap anyone out for the next round", ["Swap"], []),
+            ("what about granitusk", ["Granitusk in"], ["rare earth tank"]),
+        ],
         "bring_second": [  # the second question's state rules: one of theirs on the bench is a swap
             ("what does hexmoth do and should i bring it", ["shadow controller", "for Hexmoth"], []),
         ],

@@ -505,9 +505,28 @@ def _follow_up(pack: Pack, sides: Sides, text: str, history: Sequence[Exchange])
         mine, foe = display(pack, unit, new[0].id), display(pack, unit, asked[-1].id)
         return f"is {mine} any good against {foe}", [f"follow-up: {mine} against {foe}"]
     redo = _substitute(pack, sides, history[-1].utterance, new, set())
+    if (
+        redo is None
+        and len(new) == 1
+        and new[0].kind == unit
+        and not asked
+        and new[0].id in sides.owned
+        and new[0].id not in sides.fielded
+        and new[0].id not in sides.theirs  # a hero both sides have: whose, the sentence does not say
+        and _SWAP_ASKED.search(history[-1].utterance)
+    ):
+        # "Should I swap anyone out?" - "what about Granitusk": that one of theirs on the bench, in.
+        name = display(pack, unit, new[0].id)
+        return f"should I put {name} in", [f"follow-up: {name} in, on {history[-1].utterance!r}"]
     if redo is None:
         return text, []
     return redo, [f"follow-up on {history[-1].utterance!r}"]
+
+
+# "Should I swap anyone out", "any changes for next round": a change of the player's side asked for.
+_SWAP_ASKED = re.compile(
+    r"\b(?:swap|switch|change|changes|sub|bench|replace|rotate|take\s+\w+\s+out|drop)\b", re.IGNORECASE
+)
 
 
 # --- two questions in one breath ----------------------------------------------------------------
