@@ -9,7 +9,7 @@ import pytest
 from voicecoach.core.state import load_state
 from voicecoach.domain.pack import example_state_path, load_pack
 from voicecoach.domain.view import StateView
-from voicecoach.perception.limits import data_limit
+from voicecoach.perception.limits import asks_cap, data_limit
 from voicecoach.perception.prior import IntentPrior
 
 
@@ -37,6 +37,7 @@ def _theirs(pack_id: str) -> frozenset[str]:
         ("strike_team", "how fast is renzo", "stat", "renzo"),
         ("strike_team", "what level is quillon at", "theirs", "quillon"),
         ("strike_team", "whats nadira running", "theirs", "nadira"),
+        ("strike_team", "how many kills does quillon have", "stat", "quillon"),
     ],
 )
 def test_what_the_data_does_not_hold_is_found(pack_id: str, text: str, kind: str, about: str | None) -> None:
@@ -63,6 +64,7 @@ def test_what_the_data_does_not_hold_is_found(pack_id: str, text: str, kind: str
         ("strike_team", "is nadira worth the time to level"),
         ("strike_team", "how do i unlock bexley"),  # heroes are gated: the data says how
         ("pet_arena", "it's speed"),  # not a question
+        ("strike_team", "is there a level cap"),  # strike's manifest says its caps (asks_cap)
     ],
 )
 def test_what_the_data_holds_is_no_limit(pack_id: str, text: str) -> None:
@@ -89,3 +91,12 @@ def test_every_clean_phrase_of_the_packs_is_checked_for_false_limits() -> None:
         seen[pack_id] = sorted(t for t in texts if data_limit(pack, t, theirs) is not None)
     assert len(seen["pet_arena"]) <= 8, seen["pet_arena"]
     assert len(seen["strike_team"]) <= 3, seen["strike_team"]
+
+
+def test_a_cap_the_pack_declares_is_asked_for_not_a_limit() -> None:
+    strike, pet = load_pack("strike_team"), load_pack("pet_arena")
+    assert asks_cap(strike, "whats the max level a hero can get to") == "level"
+    assert asks_cap(strike, "how many heroes can i have") == "owned"
+    assert asks_cap(strike, "is renzo maxed out", units=1) == "unit"
+    assert asks_cap(strike, "what level is renzo", units=1) is None
+    assert asks_cap(pet, "is there a level cap") is None  # pet's manifest declares none

@@ -112,6 +112,10 @@ SESSIONS: dict[str, dict[str, list[tuple[str, list[str], list[str]]]]] = {
         "stakes": [  # 0-1 down in round 2 of 3; a round asked about is not news of another
             ("we lost the first one didn't we", ["0 to 1", "You need round 2"], ["0 to 2"]),
         ],
+        "caps": [  # the caps strike's manifest declares
+            ("whats the max level a hero can get to", ["level 30"], ["Bexley"]),
+            ("is renzo maxed out", ["level 12", "30"], []),
+        ],
         "map_in_play": [  # "this map" is the match's map
             ("what map is this", ["Fathom Docks", "control"], ["Pick for"]),
         ],

@@ -37,7 +37,7 @@ _STATS: tuple[tuple[str, str], ...] = (
     (r"price|prices|how much does \w+(?: \w+)? cost", "prices"),
     (r"drop rates?|spawn rates?", "drop rates"),
     (r"win ?rates?|pick ?rates?|ban ?rates?", "win or pick rates"),
-    (r"k ?d|kda|kill counts?|death counts?", "kill counts"),
+    (r"k ?d|kda|kill counts?|death counts?|how many (?:kills|deaths|assists)", "kill counts"),
     (r"elo|mmr|rank points", "ranked ratings"),
     (r"cast time|wind ?up", "cast times"),
     (r"range", "range"),
@@ -191,7 +191,8 @@ def data_limit(pack: Pack, text: str, theirs: Collection[str] = ()) -> Limit | N
     if about is None:
         # "Which team has the most hp": a stat asked of no one is a strategy question, but a cap is not.
         cap = next((p for p, spoken in _stat_patterns(pack) if spoken == _CAP), None)
-        return Limit("stat", _CAP) if cap is not None and cap.search(text) else None
+        known = "max_level" in pack.limits.model_fields_set  # the pack says its caps (asks_cap)
+        return Limit("stat", _CAP) if cap is not None and cap.search(text) and not known else None
     if _STACKS.search(text):
         return Limit("stacking", "whether effects stack", about)
     for pattern, spoken in _stat_patterns(pack):
@@ -234,4 +235,33 @@ def _theirs(
         return Limit("theirs", f"their {_plural(pack, option)}", m)
     if _STATE_FIELD.search(clause):
         return Limit("theirs", f"the levels and unlocks of their {_unit_noun(pack, plural=True)}", m)
+    return None
+
+
+_CAP_WORDS = re.compile(
+    r"\b(?:level\s+cap|max(?:imum)?\s+level|level\s+limit|cap)\b"
+    # "the highest level a hero can reach", not "my highest level hero"
+    r"|\bhighest\s+level\s+(?:a|an|any|you|one|it|they|i)\s+(?:\w+\s+)?(?:can|could)\b",
+    re.IGNORECASE,
+)
+
+
+def asks_cap(pack: Pack, text: str, units: int = 0) -> str | None:
+    """ "What's the max level a hero can get to", "how many heroes can I have", "is Renzo maxed":
+    a cap the pack's manifest declares (its `limits`): "level", "owned" or, of the one unit named
+    (`units`: how many the text names), "unit". None when not asked, or not declared."""
+    declared = pack.limits.model_fields_set
+    if not _QUESTION.search(text) or "max_level" not in declared:
+        return None
+    if units == 1 and re.search(r"\bmax(?:ed)?(?:\s+out)?\b|\bfully\s+levell?ed\b", text, re.IGNORECASE):
+        return "unit"
+    if units:
+        return None
+    if _CAP_WORDS.search(text):
+        return "level"
+    plural = _plural(pack, pack.catalog.schema.kind("unit") or "")
+    nouns = f"{re.escape(plural)}|{re.escape(_unit_noun(pack))}s?"
+    owned = rf"\bhow\s+many\s+(?:{nouns})\s+(?:can|could|may)\s+(?:i|we|you)\b"
+    if "max_owned" in declared and re.search(owned, text, re.IGNORECASE):
+        return "owned"
     return None

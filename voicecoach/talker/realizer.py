@@ -45,7 +45,7 @@ from voicecoach.domain.view import StateView
 from voicecoach.grounding.kernel import GroundingControl
 from voicecoach.grounding.plan import MATCH_WORDS, PRIORITY, branch_of, intent_has, phi_entry
 from voicecoach.interaction.kernel import InteractionControl
-from voicecoach.perception.limits import Limit, data_limit
+from voicecoach.perception.limits import Limit, asks_cap, data_limit
 from voicecoach.perception.prior import ASKS_STAKES, ASKS_WHY, brought_in, normalise, offered
 from voicecoach.perception.prompt import OTHER
 from voicecoach.talker.conditioning import ToolOutcome
@@ -839,6 +839,20 @@ def realize(
         _compare_options(t)
     if entry is not None and _is_score(entry) and ASKS_STAKES.search(utterance):
         _stakes(t)
+    cap = asks_cap(pack, utterance, len(t.mentioned))
+    capped = cap is not None and bool(pack.templates.paragraphs["guidance"].templates.get(f"cap_{cap}"))
+    if capped:
+        # "What's the max level a hero can reach": the pack's declared cap is the answer, alone.
+        limits, values = pack.limits, dict[str, Any]()
+        if cap == "level":
+            values = {"level": limits.max_level, "count": limits.max_player_level}
+        elif cap == "owned":
+            values = {"count": limits.max_owned, "level": len(t.view.owned())}
+        elif (owned := t.view.unit(t.mentioned[0])) is not None:
+            values = {unit_kind: pack.catalog.display_name(t.mentioned[0]), "level": owned.level,
+                      "count": limits.max_level}  # fmt: skip
+        if values:
+            t.lines = [Line("guidance", f"cap_{cap}", values, "answer")]
     theirs = frozenset(u for u in t.view.opponent_side() if not t.view.owns(u))
     limit = data_limit(pack, utterance, theirs) if intent not in ("smalltalk", OTHER) else None
     if limit is not None:
@@ -856,7 +870,7 @@ def realize(
         _judgements(t, c2)
     if t.alternative and not (_offered(t) - t.avoid):
         _alternative_pick(t, entry)
-    if c3 is not None and intent not in ("smalltalk", OTHER) and limit is None:
+    if c3 is not None and intent not in ("smalltalk", OTHER) and limit is None and not capped:
         # No advice on a request outside the game, nor after "the data doesn't show that": a tip
         # there reads as the answer the data does not hold.
         _guidance(t, c3)
