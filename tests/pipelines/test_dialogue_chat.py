@@ -112,6 +112,11 @@ SESSIONS: dict[str, dict[str, list[tuple[str, list[str], list[str]]]]] = {
         "stakes": [  # 0-1 down in round 2 of 3; a round asked about is not news of another
             ("we lost the first one didn't we", ["0 to 1", "You need round 2"], ["0 to 2"]),
         ],
+        "role_count": [("can i run two tanks", ["one tank", "two supports"], ["Which item"])],
+        "play_instead": [("should i play brannoc instead of dumaka", ["Dumaka", "Brannoc on"], ["Leaving"])],
+        "options_described": [  # two options without a number: each one's own words
+            ("which one heals everyone, rally cry or overflow", ["heals everyone", "Overflow:"], ["comp"]),
+        ],
         "caps": [  # the caps strike's manifest declares
             ("whats the max level a hero can get to", ["level 30"], ["Bexley"]),
             ("is renzo maxed out", ["level 12", "30"], []),

@@ -460,6 +460,20 @@ class IntentPrior:
         self._bench = re.compile(
             rf"\b{BENCH}\s+(?:my\s+)?{token}\s+{BENCH_FOR}\s+(?:my\s+)?{token}"
             rf"|\b{PUT_IN}\s+(?:my\s+)?{token}\s+in\s+(?:for|over|instead\s+of)\s+(?:my\s+)?{token}"
+            # "should I play Brannoc instead of Dumaka", "go Bran over Duke"
+            rf"|\b(?:play|playing|go|going|run|running|use|using|pick|picking|field|take)\s+(?:my\s+)?{token}\s+"
+            rf"(?:instead\s+of|over|rather\s+than|in\s+place\s+of)\s+(?:my\s+)?{token}"
+        )
+        # "Can I run two tanks?": a count of a role, the composition's quota.
+        role_words = sorted(
+            {w for r in pack.vocabulary.roles.values() for w in r.words} | set(pack.vocabulary.roles),
+            key=len,
+            reverse=True,
+        )
+        self.quota_pair = _opening_pair(pack, self.labels, "quota")
+        self._role_count = re.compile(
+            rf"\b(?:two|three|four|five|2|3|4|5|double|triple|no|zero|only\s+one)\s+"
+            rf"(?:{'|'.join(map(re.escape, role_words)) or '(?!)'})s?\b"
         )
 
     @classmethod
@@ -533,6 +547,22 @@ class IntentPrior:
         ):
             # "If I win this one, that's the match?": the score and what the round means for it.
             p, rule = self._only(self.score_pair), "stakes"
+        elif (
+            self.quota_pair is not None
+            and self._role_count.search(said)
+            and not re.search(r"\b(?:who|which|whom)\b", said)  # "no support, who do I play": a pick
+            and not named_unit(self.pack, text, mentions)
+        ):
+            # "Can I run two tanks?", "is no healer ok": the team's role quota.
+            p, rule = self._only(self.quota_pair), "role_count"
+        elif (
+            self.option_info_pair is not None
+            and len({m.id for m in link_entities(self.pack, text) if m.kind == self._option_kind}) >= 2
+            and _CHOOSE_OR_COMPARE.search(said)
+            and self.labels[int(p.argmax())][0] != self.option_info_pair[0]
+        ):
+            # "Rally Cry or Overflow, which heals everyone?": the two options side by side.
+            p, rule = self._only(self.option_info_pair), "options_compared"
         elif ASKS_HELP.match(said) and GREETED in self.labels:
             # "Help", "what can you do": what the coach is for, and what the player needs now.
             p, rule = self._only(GREETED), "help"
@@ -1097,6 +1127,7 @@ ASKS_MOVE = re.compile(
     r"|\b(?:pick|bring|play|run|field|swap|build|lineup|team|comp)\b",
     re.IGNORECASE,
 )
+_CHOOSE_OR_COMPARE = re.compile(r"\b(?:or|vs|versus|difference|better|worse|which|compare|compared)\b")
 RULE_CONFIDENCE = 0.95
 
 

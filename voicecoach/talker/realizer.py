@@ -208,7 +208,20 @@ def _compare_options(t: RealizerTurn) -> None:
     option = schema.kind("option") or ""
     number = next((a for a, spec in schema.kinds[option].attributes.items() if spec.numeric), None)
     first, second = (t.pack.catalog.get(option, oid) for oid in t.skills[:2])
-    if number is None or first is None or second is None:
+    if first is None or second is None:
+        return
+    if number is None:
+        # No number to weigh them by: the other one's own description beside the first's profile.
+        described = second.value("description")
+        if described:
+            t.add(
+                "guidance",
+                "option_other",
+                "answer",
+                (second.id,),
+                other=second.display,
+                description=described,
+            )
         return
     a, b = float(first.value(number) or 0), float(second.value(number) or 0)
     if a < b:
