@@ -54,12 +54,18 @@ if TYPE_CHECKING:
     from voicecoach.pipelines.replay import TurnReport
 
 # Each configuration: SpeechConfig changes over the defaults (today's: the silence rule).
+NO_HOLD: dict[str, Any] = {"hold": {"enabled": False}}
 CONFIGS: dict[str, dict[str, Any]] = {
-    "silence": {},  # the VAD's 0.2 s stop and a transcript end the turn
-    "silence_0.6": {"vad": {"stop_secs": 0.6}},  # the same rule, three times the silence
+    "silence": NO_HOLD,  # the VAD's 0.2 s stop and a transcript end the turn
+    "silence_0.6": {"vad": {"stop_secs": 0.6}, **NO_HOLD},  # the same rule, three times the silence
     # ... with Whisper started after the VAD's stop, not at the silence onset (bench latency's
     # sgc_full_stt_at_stop): a pause shorter than the stop plus the decode no longer ends the turn.
-    "silence_stt_at_stop": {"stt": {"at_silence_onset": False}},
+    "silence_stt_at_stop": {"stt": {"at_silence_onset": False}, **NO_HOLD},
+    # The silence rule with the text-aware hold (voicecoach/coach/turn_hold.py): a finished question
+    # or request ends the turn at the VAD's stop, a statement is held statement_s, an unfinished
+    # clause unfinished_s; speech resuming within the hold continues the turn.
+    "text_hold": {"hold": {"enabled": True}},
+    "text_hold_0.5": {"hold": {"enabled": True, "statement_s": 0.5, "unfinished_s": 0.7}},
     "smart_turn": {"turn_stop": "smart_turn"},  # smart-turn v3.2, Pipecat's 3 s fallback
     "smart_turn_1.0": {"turn_stop": "smart_turn", "smart_turn_fallback_s": 1.0},
     "smart_turn_0.5": {"turn_stop": "smart_turn", "smart_turn_fallback_s": 0.5},

@@ -78,11 +78,14 @@ VARIANTS: dict[str, dict[str, str]] = {
     "sgc_full_narration_first": {"answer_first": "off"},  # the answer waits behind the narration
 }
 # ... and with one SpeechConfig change: Whisper started after the VAD's stop_secs, as before; the
-# turn ended by smart-turn v3.2 (Pipecat's 3 s fallback, or a shorter one) instead of the silence rule.
+# turn ended by smart-turn v3.2 (Pipecat's 3 s fallback, or a shorter one) instead of the silence rule;
+# the silence rule with the text-aware hold (voicecoach/coach/turn_hold.py) on, or off.
 SPEECH_VARIANTS: dict[str, dict[str, Any]] = {
     "sgc_full_stt_at_stop": {"stt": {"at_silence_onset": False}},
     "sgc_full_smart_turn": {"turn_stop": "smart_turn"},
     "sgc_full_smart_turn_0.5": {"turn_stop": "smart_turn", "smart_turn_fallback_s": 0.5},
+    "sgc_full_text_hold": {"hold": {"enabled": True}},
+    "sgc_full_no_hold": {"hold": {"enabled": False}},
 }
 CONFIGS: tuple[str, ...] = (*MODES, *VARIANTS, *SPEECH_VARIANTS, CASCADE)
 BASELINES = ("pe_agent", CASCADE)  # ratios are taken against these

