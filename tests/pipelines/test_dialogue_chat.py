@@ -39,6 +39,11 @@ SESSIONS: dict[str, dict[str, list[tuple[str, list[str], list[str]]]]] = {
             ("should i swap anyone out for the next round", ["Swap"], []),
             ("what about granitusk", ["Granitusk in"], ["rare earth tank"]),
         ],
+        "stay_away": [  # "it" is the one asked about before, not the sentence's own subject
+            ("whats the turtle weak to", ["Shellbastion"], []),
+            ("so emberfox should just stay away from it huh", ["Emberfox deals half damage"], []),
+        ],
+        "my_level": [("what level am i", ["player level 18"], ["Level the creatures"])],
         "bring_second": [  # the second question's state rules: one of theirs on the bench is a swap
             ("what does hexmoth do and should i bring it", ["shadow controller", "for Hexmoth"], []),
         ],

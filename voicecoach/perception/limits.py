@@ -265,3 +265,16 @@ def asks_cap(pack: Pack, text: str, units: int = 0) -> str | None:
     if "max_owned" in declared and re.search(owned, text, re.IGNORECASE):
         return "owned"
     return None
+
+
+# "What level am I", "what's my account level": the player's own level, a state field.
+_MY_LEVEL = re.compile(
+    r"\bwhat\s+level\s+(?:am\s+i|are\s+we)\b|\bwhat(?:'s|s|\s+is)\s+(?:my|our)\s+(?:player\s+|account\s+)?level\b"
+    r"|\b(?:my|our)\s+(?:player|account)\s+level\b",
+    re.IGNORECASE,
+)
+
+
+def asks_my_level(text: str, units: int = 0) -> bool:
+    """Does `text` ask the player's own level (and name no unit: "what level is my Emberfox" is its)?"""
+    return units == 0 and _MY_LEVEL.search(text) is not None

@@ -275,6 +275,9 @@ class IntentPrior:
             # "can Voltail kill my Galehawk", "could Briarcat one shot my fox"
             rf"|{token}\s+(?:\w+\s+)?(?:kill|beat|one\s+shot|wreck|destroy|hurt|handle|outdamage)s?\s+"
             rf"(?:my\s+|our\s+|the\s+|their\s+)?{token}"
+            # "so Emberfox should stay away from Shellbastion": how the one does against the other
+            rf"|{token}\s+(?:\w+\s+){{0,3}}?(?:stay\s+away\s+from|keep\s+away\s+from|steer\s+clear\s+of|avoid|"
+            rf"stay\s+off|go\s+near)\s+(?:their\s+|the\s+)?{token}"
             rf"|{token}(?:\s+\w+){{0,4}}?\s+(?:smoked|beaten|countered|wrecked|destroyed|hard countered|"
             rf"outclassed|walled|shut down)\s+by\s+(?:their\s+|the\s+)?{token}"
         )
@@ -1124,7 +1127,7 @@ ASKS_STAKES = re.compile(
 # "... so what do I do", "who should I bring": the stakes said, a move asked for.
 ASKS_MOVE = re.compile(
     r"\b(?:what|who|which|how)\s+(?:do|should|would|can|could|shall)\s+(?:i|we)\b|\bwhat\s+now\b"
-    r"|\b(?:pick|bring|play|run|field|swap|build|lineup|team|comp)\b",
+    r"|\b(?:pick|bring|play|run|field|swap|build)\b",
     re.IGNORECASE,
 )
 _CHOOSE_OR_COMPARE = re.compile(r"\b(?:or|vs|versus|difference|better|worse|which|compare|compared)\b")

@@ -76,6 +76,7 @@ _CLAUSE = re.compile(
     r"[,;.?!]|\b(?:how|what|who|which|so|and|but|then|should|can|or|is|isnt|does|doesnt|did|will|would|could)\b",
     re.IGNORECASE,
 )
+_SUBJECT_VERB = re.compile(r"^\s*(?:should|can|could|will|would|does|did|is)\b", re.IGNORECASE)
 # Words before a pronoun that stands for a foe ("beat that", "what comes out for it").
 _FOE_BEFORE = re.compile(
     r"\b(?:beat|beats|counter|counters|against|vs|versus|into|handle|deal with|stop|for|break|crack)\s+$",
@@ -289,12 +290,19 @@ def resolve_reference(
             continue  # "won that one", "like that one": a round, a manner; only a verb says a thing
         wanted = _wanted(kinds, match, before, after, text, {m.kind for m in linked})
         earlier = [m for m in linked if m.kind in wanted and m.span[1] <= match.start()]
-        if earlier and _CLAUSE.search(text[earlier[-1].span[1] : match.start()]):
+        # "Emberfox should stay away from it": the unit is the subject of the verb "it" is the object
+        # of (a modal right after it): not an earlier clause's. "Prismite came in, how do I beat that?"
+        gap = _SUBJECT_VERB.sub("", text[earlier[-1].span[1] : match.start()], count=1) if earlier else ""
+        if earlier and _CLAUSE.search(gap):
             # "Prismite just came in, how do I beat that?": the one this sentence named.
             name = display(pack, earlier[-1].kind, earlier[-1].id)
             owner = "'s" if match["its"] else ""
             return f"{before}{name}{owner}{after}"
-        if any(m.kind in wanted and _CLAUSE.search(text[m.span[1] : match.start()]) for m in linked):
+        if any(
+            m.kind in wanted
+            and _CLAUSE.search(_SUBJECT_VERB.sub("", text[m.span[1] : match.start()], count=1))
+            for m in linked
+        ):
             continue  # named after it in a clause of its own: not the one it stands for
         # A list the coach said ("it learns A, B, C and D") is no one thing "it" can stand for.
         listed = {

@@ -45,7 +45,7 @@ from voicecoach.domain.view import StateView
 from voicecoach.grounding.kernel import GroundingControl
 from voicecoach.grounding.plan import MATCH_WORDS, PRIORITY, branch_of, intent_has, phi_entry
 from voicecoach.interaction.kernel import InteractionControl
-from voicecoach.perception.limits import Limit, asks_cap, data_limit
+from voicecoach.perception.limits import Limit, asks_cap, asks_my_level, data_limit
 from voicecoach.perception.prior import ASKS_STAKES, ASKS_WHY, brought_in, normalise, offered
 from voicecoach.perception.prompt import OTHER
 from voicecoach.talker.conditioning import ToolOutcome
@@ -169,6 +169,10 @@ _COMPARES = re.compile(
     r"\b(?:better|worse|stronger|weaker|harder|more damage|less damage|or|vs|versus|compared?)\b",
     re.IGNORECASE,
 )
+
+
+def _guidance_has(pack: Pack, key: str) -> bool:
+    return bool(pack.templates.paragraphs["guidance"].templates.get(key))
 
 
 def _is_score(entry: PhiEntry) -> bool:
@@ -853,7 +857,7 @@ def realize(
     if entry is not None and _is_score(entry) and ASKS_STAKES.search(utterance):
         _stakes(t)
     cap = asks_cap(pack, utterance, len(t.mentioned))
-    capped = cap is not None and bool(pack.templates.paragraphs["guidance"].templates.get(f"cap_{cap}"))
+    capped = cap is not None and _guidance_has(pack, f"cap_{cap}")
     if capped:
         # "What's the max level a hero can reach": the pack's declared cap is the answer, alone.
         limits, values = pack.limits, dict[str, Any]()
@@ -866,6 +870,9 @@ def realize(
                       "count": limits.max_level}  # fmt: skip
         if values:
             t.lines = [Line("guidance", f"cap_{cap}", values, "answer")]
+    if asks_my_level(utterance, len(t.mentioned)) and _guidance_has(pack, "my_level"):
+        capped = True  # the player's level, alone
+        t.lines = [Line("guidance", "my_level", {"player_level": state.fs.player_level}, "answer")]
     theirs = frozenset(u for u in t.view.opponent_side() if not t.view.owns(u))
     limit = data_limit(pack, utterance, theirs) if intent not in ("smalltalk", OTHER) else None
     if limit is not None:
