@@ -344,41 +344,12 @@ class IntentPrior:
         }
         self._team_word = re.compile(rf"\b(?:{teams}|teams|all|together|with)\b")
         unit_kind = pack.catalog.schema.kind("unit")
-        self.info_pair = next(
-            (
-                (e.intent, e.sub_intent)
-                for e in pack.phi
-                if e.answer
-                and e.answer[0].recipe == "fact"
-                and e.answer[0].inputs.get("kind") == unit_kind
-                and (e.intent, e.sub_intent) in self.labels
-            ),
-            None,
-        )  # the pair that describes one unit (pet: creature/info)
-        option_kind = pack.catalog.schema.kind("option")
-        self.option_info_pair = next(
-            (
-                (e.intent, e.sub_intent)
-                for e in pack.phi
-                if e.answer
-                and e.answer[0].recipe == "fact"
-                and e.answer[0].inputs.get("kind") == option_kind
-                and (e.intent, e.sub_intent) in self.labels
-            ),
-            None,
-        )  # ... and one option (pet: skill/explain)
+        # The pairs that describe one unit (pet: creature/info), one option (skill/explain), and
+        # the match's score (match/score_check).
+        self.info_pair = _fact_pair(pack, self.labels, kind=unit_kind)
+        self.option_info_pair = _fact_pair(pack, self.labels, kind=pack.catalog.schema.kind("option"))
+        self.score_pair = _fact_pair(pack, self.labels, requires="ic.match.round")
         self.progression_pair = _opening_pair(pack, self.labels, "progression")
-        self.score_pair = next(
-            (
-                (e.intent, e.sub_intent)
-                for e in pack.phi
-                if e.answer
-                and e.answer[0].recipe == "fact"
-                and "ic.match.round" in e.requires
-                and (e.intent, e.sub_intent) in self.labels
-            ),
-            None,
-        )  # the match's score (pet: match/score_check)
         self._tell_about = re.compile(
             rf"\b(?:tell me about|tell me more about|describe|info on|what do you know about)\s+"
             rf"(?:their\s+|the\s+|my\s+)?{token}(?:\s+\w+){{0,2}}$"
@@ -1269,6 +1240,20 @@ _NARROW_STEPS = ("weak_side",)
 def named_unit(pack: Pack, text: str, mentions: list[Mention] | None = None) -> bool:
     unit = pack.catalog.schema.kind("unit")
     return any(m.kind == unit for m in (mentions if mentions is not None else link_entities(pack, text)))
+
+
+def _fact_pair(
+    pack: Pack, labels: list[tuple[str, str]], kind: str | None = None, requires: str | None = None
+) -> tuple[str, str] | None:
+    """The first Φ pair whose answer opens with a `fact` step about `kind` (or that requires the
+    state field `requires`)."""
+    for e in pack.phi:
+        step = e.answer[0] if e.answer else None
+        if step is None or step.recipe != "fact" or (e.intent, e.sub_intent) not in labels:
+            continue
+        if (kind is not None and step.inputs.get("kind") == kind) or (requires and requires in e.requires):
+            return e.intent, e.sub_intent
+    return None
 
 
 def _opening_pair(pack: Pack, labels: list[tuple[str, str]], recipe: str) -> tuple[str, str] | None:
