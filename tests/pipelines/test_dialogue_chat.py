@@ -122,6 +122,10 @@ SESSIONS: dict[str, dict[str, list[tuple[str, list[str], list[str]]]]] = {
         "options_described": [  # two options without a number: each one's own words
             ("which one heals everyone, rally cry or overflow", ["heals everyone", "Overflow:"], ["comp"]),
         ],
+        "good_for": [("whats dell good for in this fight", ["Wendell"], ["Against Wendell"])],
+        "two_part_level": [  # a filler opening, then two questions: the level is not lost
+            ("quick one how many heroes do i own and whats my level", ["account level 10"], []),
+        ],
         "caps": [  # the caps strike's manifest declares
             ("whats the max level a hero can get to", ["level 30"], ["Bexley"]),
             ("is renzo maxed out", ["level 12", "30"], []),

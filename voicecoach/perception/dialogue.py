@@ -567,7 +567,8 @@ _SECOND_QUESTION = re.compile(
 
 
 _OPENS_QUESTION = re.compile(
-    rf"^\s*(?:(?:hey|hi|ok|okay|so|and|also|uh|um|like|coach|quick question|real quick|right)\b[\s,]*)*"
+    r"^\s*(?:(?:hey|hi|yo|ok|okay|so|and|also|uh|um|like|coach|quick question|quick one|real quick|right|"
+    r"wait)\b[\s,]*)*"
     rf"{_QUESTION_START}",
     re.IGNORECASE,
 )

@@ -360,6 +360,8 @@ class IntentPrior:
             rf"|\bwho(?:s|'s|\s+is)?\s+(?:my\s+|their\s+|the\s+)?{token}\s+(?:\w+\s+)?(?:good|strong|great)\s+"
             rf"(?:against|into|vs)\b"
             rf"|\bwhich\s+(?:of\s+)?(?:their|them|the\s+enemy)\b.*\bcan\s+(?:my\s+)?{token}\s+(?:\w+\s+)?beat\b"
+            rf"|\bwhat(?:s|'s|\s+is)?\s+(?:my\s+|their\s+|the\s+)?{token}\s+(?:\w+\s+)?(?:good|strong|great)\s+"
+            rf"(?:against|into|vs)\b"
         )
         self._worry_named = re.compile(rf"{WORRY.pattern}\s+(?:their\s+|the\s+|that\s+)?{token}")
         self._use_on = re.compile(
@@ -719,7 +721,7 @@ class IntentPrior:
             self.versus_pair is None
             and self.counter_pair is not None
             and self.labels[int(p.argmax())] != self.counter_pair
-            and (self._good_against.search(abstracted) or self._unit_beats.search(abstracted))
+            and self._unit_beats.search(abstracted)
         ):
             # "Who does Tamsin counter?" where the pack's counters are between units: the counter
             # pair, whose answer says whom she beats when she is the one asked about.

@@ -871,8 +871,11 @@ def realize(
         if values:
             t.lines = [Line("guidance", f"cap_{cap}", values, "answer")]
     if asks_my_level(utterance, len(t.mentioned)) and _guidance_has(pack, "my_level"):
-        capped = True  # the player's level, alone
-        t.lines = [Line("guidance", "my_level", {"player_level": state.fs.player_level}, "answer")]
+        # The player's level: alone, or after the answer to the rest ("how many do I own and what's
+        # my level").
+        line = Line("guidance", "my_level", {"player_level": state.fs.player_level}, "answer")
+        capped, both = True, re.search(r"\band\b", utterance, re.IGNORECASE) is not None
+        t.lines = [*t.lines, line] if both else [line]
     theirs = frozenset(u for u in t.view.opponent_side() if not t.view.owns(u))
     limit = data_limit(pack, utterance, theirs) if intent not in ("smalltalk", OTHER) else None
     if limit is not None:
