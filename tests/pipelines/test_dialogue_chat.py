@@ -39,6 +39,9 @@ SESSIONS: dict[str, dict[str, list[tuple[str, list[str], list[str]]]]] = {
             ("should i swap anyone out for the next round", ["Swap"], []),
             ("what about granitusk", ["Granitusk in"], ["rare earth tank"]),
         ],
+        "their_line": [  # one of theirs: its evolution line, not "you don't own one"
+            ("oh one more thing does briarcat evolve", ["Briarpanther", "Briarkit"], ["don't own"]),
+        ],
         "stay_away": [  # "it" is the one asked about before, not the sentence's own subject
             ("whats the turtle weak to", ["Shellbastion"], []),
             ("so emberfox should just stay away from it huh", ["Emberfox deals half damage"], []),

@@ -230,12 +230,14 @@ RECIPES: dict[str, RecipeSpec] = {
                   "`missing_only`: only the closest, for a unit the player cannot field"),
         _spec("progression", {"units": "select", "choose": "literal", "plain_key": "key",
                               "same_name_key": "key", "unowned_key": "key", "tier_bonus": "literal",
-                              "choice_key": "key"},
-              ("units",), ("@unit", "@options", "tier_name", "next_tier", "first_tier", "tier", "level"),
+                              "choice_key": "key", "theirs_key": "key"},
+              ("units",), ("@unit", "@options", "tier_name", "next_tier", "first_tier", "tier", "level",
+                           "tiers"),
               picks=True,
               doc="a unit's next tier of the schema's progression and the options that tier unlocks "
                   "(plain_key: none; same_name_key: the next tier bears the unit's name; none_key: "
-                  "fully progressed; unowned_key: not owned, {first_tier}); several units or `choose`: "
+                  "fully progressed; unowned_key: not owned, {first_tier}; theirs_key: one only the opponent "
+                  "fields, its whole line {tiers}); several units or `choose`: "
                   "the first or the strongest usable one that can still progress; of units the player "
                   "offers (\"A or B\"), the first of them in `units`, else the strongest (choice_key)"),
         _spec("pick_strongest", {"ranked": "select", "skip": "select", "attribute": "literal",

@@ -1622,7 +1622,15 @@ def progression(c: _Ctx) -> list[Line]:
         # "What does their Voltail evolve into?": the catalog's next tier, then that it isn't theirs.
         at = tiers.index(c.name(uid)) if c.name(uid) in tiers else 0
         after = tiers[at + 1] if at + 1 < len(tiers) else None
-        return c.naming(c.inputs.get("unowned_key"), [uid], **name, first_tier=tiers[0], next_tier=after)
+        line = ", then ".join(tiers)
+        if len(tiers) == 1:
+            return c.naming(c.step.none_key, [uid], **name, tier_name=tiers[0])  # it has one tier only
+        if uid in view.opponent_side() and c.inputs.get("theirs_key"):
+            # One of theirs: its line, not "you don't own one" (nobody asked whether they do).
+            return c.naming(c.inputs["theirs_key"], [uid], **name, tiers=line, next_tier=after)
+        return c.naming(
+            c.inputs.get("unowned_key"), [uid], **name, first_tier=tiers[0], next_tier=after, tiers=line
+        )
     tier = min(owned.tier or 1, len(tiers))
     if tier >= len(tiers):
         return c.naming(c.step.none_key, [uid], **name, tier_name=tiers[-1])
