@@ -125,6 +125,15 @@ SESSIONS: dict[str, dict[str, list[tuple[str, list[str], list[str]]]]] = {
         "options_described": [  # two options without a number: each one's own words
             ("which one heals everyone, rally cry or overflow", ["heals everyone", "Overflow:"], ["comp"]),
         ],
+        "other_way_round": [  # the last question with its two heroes swapped; a yes/no matchup
+            ("does lorcan counter tamsin", ["Lorcan"], []),
+            ("and the other way round", ["Tamsin is a little weak into Lorcan"], ["Which hero"]),
+            ("does renzo beat brannoc", ["even"], []),
+        ],
+        "he_is": [  # "hes level 2": he is, of the one just talked about
+            ("what about osmund", ["Osmund"], []),
+            ("yeah but hes level 2 does that matter", ["Osmund"], ["Which hero"]),
+        ],
         "good_for": [("whats dell good for in this fight", ["Wendell"], ["Against Wendell"])],
         "two_part_level": [  # a filler opening, then two questions: the level is not lost
             ("quick one how many heroes do i own and whats my level", ["account level 10"], []),

@@ -469,7 +469,31 @@ _IF_ON = re.compile(
 )
 
 
+_REVERSED = re.compile(
+    r"^\W*(?:(?:and|ok|okay|so|what\s+about|how\s+about)\W+)*(?:the\s+)?(?:other\s+way\s+a?round|vice\s+versa|"
+    r"reverse(?:d)?|the\s+reverse|flip\s+it)\W*$",
+    re.IGNORECASE,
+)
+
+
+def _reversed(pack: Pack, text: str, history: Sequence[Exchange]) -> tuple[str, list[str]] | None:
+    """ "Does Lorcan counter Tamsin?" - "and the other way round": the last question with its two
+    units swapped."""
+    if not history or not _REVERSED.match(text):
+        return None
+    asked = history[-1].utterance
+    unit = pack.catalog.schema.kind("unit")
+    units = [m for m in link_entities(pack, asked) if m.kind == unit]
+    if len(units) != 2 or units[0].id == units[1].id:
+        return None
+    a, b = units
+    swapped = asked[: a.span[0]] + b.surface + asked[a.span[1] : b.span[0]] + a.surface + asked[b.span[1] :]
+    return swapped, [f"the other way round: {swapped!r}"]
+
+
 def _follow_up(pack: Pack, sides: Sides, text: str, history: Sequence[Exchange]) -> tuple[str, list[str]]:
+    if (flipped := _reversed(pack, text, history)) is not None:
+        return flipped
     if_on = _IF_ON.match(text)
     if if_on is not None and history and _short(pack, if_on["rest"]):
         text = f"what about {if_on['rest']}"
@@ -691,10 +715,18 @@ def _retracted(text: str) -> tuple[str, str] | None:
     return None
 
 
+_HE_IS = re.compile(
+    r"\b(he|she)(?:'s|s)\b(?=\s+(?:\w+ing|a|an|the|so|too|really|just|still|not|level|lvl|"
+    r"good|bad|weak|strong|better|worse|ok|okay|fine|unlocked|locked|maxed|ready)\b)",
+    re.I,
+)
+
+
 def read_turn(pack: Pack, state: LiveState | None, text: str, history: Sequence[Exchange] = ()) -> Reading:
     """`text` as the question it stands for in the dialogue `history` (oldest first, heard turns
     only) and the live `state`; two questions in it are read one after the other (the second's
     "it" is the first's). Unchanged when nothing in it refers back, describes or asks twice."""
+    text = _HE_IS.sub(lambda m: f"{m[1]} is", text)  # "hes level 2": the transcript's "he's", a verb
     meant = _did_you_mean(pack, text)
     if meant is not None and _resume(pack, state, text, history) is None:
         return Reading(text, (f"no name placed for {meant.raw!r}",), ask=meant.ask, pending=meant.pending)

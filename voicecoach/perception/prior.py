@@ -931,6 +931,7 @@ _NEW_QUESTION = re.compile(
 # question of its own.
 ASKS_WHY = re.compile(
     rf"^{_FILLERS}(?:but\s+|and\s+)?(?:why|how come|explain why|are you sure|you sure|"
+    r"(?:any|what'?s\s+the|is\s+there\s+a)\s+(?:note|reason|explanation)\s+(?:on\s+|for\s+)?why|"
     r"what makes (?:it|that|them|him|her) "
     r"(?:so )?(?:good|better|the pick))(?:\s+[\w']+){0,3}\W*$",
     re.IGNORECASE,

@@ -255,6 +255,18 @@ def pick_best(c: _Ctx) -> list[Line]:
         return []
     if c.inputs.get("beats_key") and len(foes) == 1 and _asks_beaten(c.t.utterance, c.name(foes[0])):
         return _beaten(c, m, foes[0])
+    asked = _asks_one_beats_other(c) if c.inputs.get("beats_key") else None
+    if asked is not None:
+        # "Does Tamsin counter Lorcan?": that matchup in the matchup's words (the player's own that
+        # wins is kept in below, with its reason).
+        one, other = asked
+        mult = multiplier(c.catalog, m, one, other)
+        if mult == m.default:
+            values = {"@unit": c.name(one), "foe": c.name(other)}
+            return c.naming(c.inputs.get("even_key"), [one, other], **values)
+        if not (mult > m.default and c.usable(one)):
+            status = f"{_words(m, mult) or ''} {c.name(other)}".strip()
+            return c.naming(c.inputs["beats_key"], [one, other], **{"@unit": c.name(one)}, status=status)
     threatened = _threatened(c, m, foes, theirs, mine)
     if threatened:
         return threatened
@@ -295,6 +307,28 @@ def _asks_beaten(utterance: str, name: str) -> bool:
         and _BEATEN_BEFORE.search(before) is not None
         and not _BEATS_IT_BEFORE.search(before)
     )
+
+
+_ONE_BEATS_OTHER = re.compile(
+    r"^\s+(?:\w+\s+)?(?:counter|counters|beat|beats|hard\s+counter|win\s+against|do\s+well\s+against)\s+"
+    r"(?:my\s+|their\s+|the\s+|your\s+)?$",
+    re.IGNORECASE,
+)
+_YES_NO = re.compile(
+    r"^\W*(?:(?:and|so|but|ok|okay)\W+)*(?:does|do|can|could|will|would|is)\b", re.IGNORECASE
+)
+
+
+def _asks_one_beats_other(c: _Ctx) -> tuple[str, str] | None:
+    """ "Does Tamsin counter Lorcan?": (the one asked about, the other), two units named with a
+    counter verb between them in a yes/no question."""
+    text = c.t.utterance
+    units = [m for m in link_entities(c.t.pack, text) if m.kind == c.view.unit_kind]
+    if len(units) != 2 or units[0].id == units[1].id or not _YES_NO.match(text[: units[0].span[0]]):
+        return None
+    if not _ONE_BEATS_OTHER.match(text[units[0].span[1] : units[1].span[0]]):
+        return None
+    return units[0].id, units[1].id
 
 
 def _beaten(c: _Ctx, m: Matchup, uid: str) -> list[Line]:
