@@ -134,6 +134,7 @@ SESSIONS: dict[str, dict[str, list[tuple[str, list[str], list[str]]]]] = {
             ("what about osmund", ["Osmund"], []),
             ("yeah but hes level 2 does that matter", ["Osmund"], ["Which hero"]),
         ],
+        "has_on": [("what does renzo have", ["Boomstick", "equipped"], ["shotgunner"])],
         "good_for": [("whats dell good for in this fight", ["Wendell"], ["Against Wendell"])],
         "two_part_level": [  # a filler opening, then two questions: the level is not lost
             ("quick one how many heroes do i own and whats my level", ["account level 10"], []),

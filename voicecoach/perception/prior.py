@@ -363,6 +363,11 @@ class IntentPrior:
             rf"|\bwhat(?:s|'s|\s+is)?\s+(?:my\s+|their\s+|the\s+)?{token}\s+(?:\w+\s+)?(?:good|strong|great)\s+"
             rf"(?:against|into|vs)\b"
         )
+        self.equipped_pair = _opening_pair(pack, self.labels, "equipped")
+        self._has_on = re.compile(
+            rf"\bwhat(?:s|'s)?\s+(?:does|has|did)\s+(?:my\s+)?{token}\s+(?:got\s+)?(?:have|got)"
+            rf"(?:\s+(?:on|now|right\s+now|then|equipped))?\s*\W*$"
+        )
         self._worry_named = re.compile(rf"{WORRY.pattern}\s+(?:their\s+|the\s+|that\s+)?{token}")
         self._use_on = re.compile(
             rf"{token}\s+(?:\w+\s+)?use\s+(?:on|against|vs|into)\s+(?:their\s+|the\s+)?{token}"
@@ -726,6 +731,14 @@ class IntentPrior:
             # "Who does Tamsin counter?" where the pack's counters are between units: the counter
             # pair, whose answer says whom she beats when she is the one asked about.
             p, rule = self._only(self.counter_pair), "unit_beats"
+        elif (
+            self.equipped_pair is not None
+            and named
+            and self.labels[int(p.argmax())] == self.info_pair
+            and self._has_on.search(abstracted)
+        ):
+            # "What does Renzo have?": what he carries, not who he is.
+            p, rule = self._only(self.equipped_pair), "has_on"
         elif self.opener_pair is not None and named and self._use_on.search(abstracted):
             # "What should Oakhorn use on Briarcat?": its best option against that one.
             p, rule = self._only(self.opener_pair), "use_on"
