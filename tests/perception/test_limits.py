@@ -38,6 +38,8 @@ def _theirs(pack_id: str) -> frozenset[str]:
         ("strike_team", "what level is quillon at", "theirs", "quillon"),
         ("strike_team", "whats nadira running", "theirs", "nadira"),
         ("strike_team", "how many kills does quillon have", "stat", "quillon"),
+        ("strike_team", "what rank is the other team", "theirs", None),
+        ("strike_team", "ok what about their snipers loadout", "theirs", None),
     ],
 )
 def test_what_the_data_does_not_hold_is_found(pack_id: str, text: str, kind: str, about: str | None) -> None:
@@ -65,6 +67,8 @@ def test_what_the_data_does_not_hold_is_found(pack_id: str, text: str, kind: str
         ("strike_team", "how do i unlock bexley"),  # heroes are gated: the data says how
         ("pet_arena", "it's speed"),  # not a question
         ("strike_team", "is there a level cap"),  # strike's manifest says its caps (asks_cap)
+        ("strike_team", "what are they running"),  # their comp: the state has it
+        ("strike_team", "ok which of them should i level up"),
     ],
 )
 def test_what_the_data_holds_is_no_limit(pack_id: str, text: str) -> None:

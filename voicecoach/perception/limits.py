@@ -38,7 +38,7 @@ _STATS: tuple[tuple[str, str], ...] = (
     (r"drop rates?|spawn rates?", "drop rates"),
     (r"win ?rates?|pick ?rates?|ban ?rates?", "win or pick rates"),
     (r"k ?d|kda|kill counts?|death counts?|how many (?:kills|deaths|assists)", "kill counts"),
-    (r"elo|mmr|rank points", "ranked ratings"),
+    (r"elo|mmr|rank points|rank|ranks|ranking", "ranked ratings"),
     (r"cast time|wind ?up", "cast times"),
     (r"range", "range"),
     (r"cap|level cap|max(?:imum)? level|level limit", _CAP),
@@ -60,6 +60,13 @@ _LOADOUT_ON = re.compile(
     re.I,
 )
 _HAS = re.compile(r"\b(?:can|could|does|do|has|have|got)\b", re.IGNORECASE)
+_THEIR_SIDE = re.compile(r"\b(?:their|they|them|theirs|the other team|the enemy|enemy|opponents?)\b", re.I)
+_SIDE_LOADOUT = re.compile(r"\b(?:loadouts?|equipped|gear)\b", re.IGNORECASE)
+_SIDE_LEVEL = re.compile(
+    r"\b(?:what|which)\s+(?:level|stage)s?\s+(?:is|are)\b|\btheir\s+(?:\w+\s+)?(?:levels|stages)\b"
+    r"|\b(?:are|is)\s+(?:they|their\s+\w+)\s+(?:evolved|maxed|levell?ed)\b",
+    re.IGNORECASE,
+)
 _MINE_WORD = re.compile(r"\b(?:my|our|mine|ours|i|me|we)\b", re.IGNORECASE)
 _THEY_HAVE = re.compile(
     r"^\s+(?:they|them|the enemy)\b|^\s+(?:on|of|from)\s+(?:their|the enemy|the other)\b"
@@ -182,6 +189,14 @@ def data_limit(pack: Pack, text: str, theirs: Collection[str] = ()) -> Limit | N
         limit = _theirs(pack, text, m, theirs, options)
         if limit is not None:
             return limit
+    if not units and _THEIR_SIDE.search(text):
+        # "What rank is the other team", "their sniper's loadout": asked of their side as a whole.
+        if re.search(r"\brank(?:s|ing)?\b|\belo\b|\bmmr\b", text, re.IGNORECASE):
+            return Limit("theirs", "their ranks")
+        if option is not None and _SIDE_LOADOUT.search(text):
+            return Limit("theirs", f"their {_plural(pack, option)}")
+        if _SIDE_LEVEL.search(text) and not options:
+            return Limit("theirs", f"the levels and unlocks of their {_unit_noun(pack, plural=True)}")
     # How to get a unit, where the pack has no unlock for units.
     if units and not options and unit is not None and not schema.kinds[unit].gate and _ACQUIRE.search(text):
         named = pack.catalog.get(unit, units[0].id)
