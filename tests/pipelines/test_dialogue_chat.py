@@ -57,7 +57,7 @@ SESSIONS: dict[str, dict[str, list[tuple[str, list[str], list[str]]]]] = {
             ("what does blaze charge do", ["Blaze Charge"], []),
             (
                 "is that better than flame burst",
-                ["Blaze Charge hits harder than Flame Burst"],
+                ["Blaze Charge has more power than Flame Burst"],
                 ["Emberfox better"],
             ),
         ],

@@ -890,6 +890,9 @@ class IntentPrior:
             self.versus_pair is not None
             and pair == self.counter_pair
             and pred.rule != "choice"  # "Galehawk or Granitusk against Voltail": a pick between them
+            and not re.search(
+                r"\bby\b", text, re.IGNORECASE
+            )  # "my fox gets destroyed by the turtle": theirs hits
             and len(set(named)) >= 2
             and named[0] not in theirs
             and any(u in theirs for u in named[1:])

@@ -214,6 +214,12 @@ def _compare_options(t: RealizerTurn) -> None:
     first, second = (t.pack.catalog.get(option, oid) for oid in t.skills[:2])
     if first is None or second is None:
         return
+    kinds = [
+        a for a, spec in schema.kinds[option].attributes.items()
+        if not spec.numeric and not (isinstance(spec.values, str) and spec.values in schema.kinds)
+    ]  # fmt: skip
+    if any(first.value(a) != second.value(a) for a in kinds):
+        number = None  # a shield's power is not an attack's: not weighed on one number
     if number is None:
         # No number to weigh them by: the other one's own description beside the first's profile.
         described = second.value("description")

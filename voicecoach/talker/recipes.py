@@ -1659,6 +1659,8 @@ def progression(c: _Ctx) -> list[Line]:
         line = ", then ".join(tiers)
         if len(tiers) == 1:
             return c.naming(c.step.none_key, [uid], **name, tier_name=tiers[0])  # it has one tier only
+        if after is None:
+            return c.naming(c.step.none_key, [uid], **name, tier_name=tiers[-1])  # the last of its line
         if uid in view.opponent_side() and c.inputs.get("theirs_key"):
             # One of theirs: its line, not "you don't own one" (nobody asked whether they do).
             return c.naming(c.inputs["theirs_key"], [uid], **name, tiers=line, next_tier=after)
