@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import os
-import shutil
 import socket
 import subprocess
 import time
@@ -12,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.processes import free_port, required_binary
 from voicecoach.core.state import LiveState, load_state
 from voicecoach.domain.pack import Pack, load_pack, load_pack_from
 
@@ -120,12 +119,6 @@ def state() -> LiveState:
     return load_state(STATE)
 
 
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
 @pytest.fixture(scope="session")
 def redis_url() -> Iterator[str]:
     """A real redis-server (Debian's), started for the test session on a free loopback port.
@@ -133,12 +126,8 @@ def redis_url() -> Iterator[str]:
     .ci/run installs it and sets VOICECOACH_REQUIRE_REDIS=1, so there a missing server fails
     instead of skipping the Redis tests.
     """
-    binary = shutil.which("redis-server")
-    if binary is None:
-        if os.environ.get("VOICECOACH_REQUIRE_REDIS"):
-            pytest.fail("redis-server is not installed (apt-get install redis-server)")
-        pytest.skip("redis-server is not installed")
-    port = _free_port()
+    binary = required_binary("redis-server", "VOICECOACH_REQUIRE_REDIS")
+    port = free_port()
     proc = subprocess.Popen(
         [binary, "--port", str(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"],
         stdout=subprocess.DEVNULL,
@@ -165,9 +154,4 @@ def redis_url() -> Iterator[str]:
 def haproxy() -> str:
     """Debian's haproxy binary (the deploy and chaos tests put workers behind it): fails, not
     skips, when VOICECOACH_REQUIRE_HAPROXY is set, as in CI."""
-    binary = shutil.which("haproxy")
-    if binary is None:
-        if os.environ.get("VOICECOACH_REQUIRE_HAPROXY"):
-            pytest.fail("haproxy is not installed (apt-get install haproxy)")
-        pytest.skip("haproxy is not installed")
-    return binary
+    return required_binary("haproxy", "VOICECOACH_REQUIRE_HAPROXY")

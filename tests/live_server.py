@@ -11,7 +11,6 @@ The server object is at hand, so a test can look at connections and the store.
 from __future__ import annotations
 
 import asyncio
-import socket
 from types import TracebackType
 from typing import Any
 
@@ -19,6 +18,7 @@ import uvicorn
 
 from tests.conftest import STATE
 from tests.pipelines.test_turn import Router
+from tests.processes import free_port
 from voicecoach.app.client import CoachClient
 from voicecoach.coach.engines import Engines
 from voicecoach.coach.session import CoachConfig
@@ -30,12 +30,6 @@ from voicecoach.testing.scripted_llm import RecordedRequest, ScriptedLLMServer
 
 TOKEN = "test-token-0123456789"
 GAME_STATE = {"ic": STATE["ic"], "fs": STATE["fs"]}  # what a game pushes: it owns ic and fs
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 class LiveServer:

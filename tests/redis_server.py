@@ -3,8 +3,6 @@
 
 from __future__ import annotations
 
-import os
-import shutil
 import signal
 import socket
 import subprocess
@@ -13,16 +11,11 @@ from pathlib import Path
 
 import pytest
 
-from tests.live_server import free_port
+from tests.processes import free_port, required_binary
 
 
 def redis_binary() -> str:
-    binary = shutil.which("redis-server")
-    if binary is None:
-        if os.environ.get("VOICECOACH_REQUIRE_REDIS"):
-            pytest.fail("redis-server is not installed (apt-get install redis-server)")
-        pytest.skip("redis-server is not installed")
-    return binary
+    return required_binary("redis-server", "VOICECOACH_REQUIRE_REDIS")
 
 
 class RedisServer:

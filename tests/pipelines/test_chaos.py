@@ -45,6 +45,7 @@ import websockets
 from tests.live_server import GAME_STATE, free_port
 from tests.pipelines.test_deploy import HAPROXY_CFG, SIGNING_KEY, health, wait_port
 from tests.pipelines.test_turn import HIT_HEAD, HIT_PLAN, Router
+from tests.processes import stop_all
 from tests.redis_server import RedisServer
 from voicecoach.app.client import CoachClient, CoachClosed, CoachError
 from voicecoach.bench.fixtures import load_session
@@ -159,15 +160,7 @@ class Cluster:
             self.procs[name].wait(timeout=10)
 
     def stop(self) -> None:
-        for proc in self.procs.values():
-            if proc.poll() is None:
-                proc.send_signal(signal.SIGCONT)
-                proc.terminate()
-        for proc in self.procs.values():
-            try:
-                proc.wait(timeout=15)
-            except subprocess.TimeoutExpired:
-                proc.kill()
+        stop_all(self.procs.values())
         self.redis.stop()
 
 

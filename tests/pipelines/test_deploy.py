@@ -28,6 +28,7 @@ import pytest_asyncio
 
 from tests.live_server import GAME_STATE, TOKEN, free_port
 from tests.pipelines.test_turn import Router
+from tests.processes import stop_all
 from voicecoach.app.client import CoachClient, CoachClosed
 from voicecoach.coach import protocol
 from voicecoach.coach.store import RedisSessionStore
@@ -111,14 +112,7 @@ class Deployment:
         self.procs[name].wait(timeout=10)
 
     def stop(self) -> None:
-        for proc in self.procs.values():
-            if proc.poll() is None:
-                proc.terminate()
-        for proc in self.procs.values():
-            try:
-                proc.wait(timeout=15)
-            except subprocess.TimeoutExpired:
-                proc.kill()
+        stop_all(self.procs.values())
 
 
 @pytest_asyncio.fixture
