@@ -135,15 +135,10 @@ def _compile_stats(known: frozenset[str]) -> tuple[tuple[re.Pattern[str], str], 
     return tuple(out)
 
 
-def _plural(pack: Pack, kind: str) -> str:
-    spec = pack.catalog.schema.kinds.get(kind)
-    return (spec.plural if spec is not None else "") or f"{kind}s"
-
-
 def _unit_noun(pack: Pack, plural: bool = False) -> str:
     schema = pack.catalog.schema
     unit = schema.kind("unit") or ""
-    return _plural(pack, unit) if plural else unit
+    return pack.catalog.schema.plural(unit) if plural else unit
 
 
 def _squash(name: str) -> str:
@@ -194,7 +189,7 @@ def data_limit(pack: Pack, text: str, theirs: Collection[str] = ()) -> Limit | N
         if re.search(r"\brank(?:s|ing)?\b|\belo\b|\bmmr\b", text, re.IGNORECASE):
             return Limit("theirs", "their ranks")
         if option is not None and _SIDE_LOADOUT.search(text):
-            return Limit("theirs", f"their {_plural(pack, option)}")
+            return Limit("theirs", f"their {pack.catalog.schema.plural(option)}")
         if _SIDE_LEVEL.search(text) and not options:
             return Limit("theirs", f"the levels and unlocks of their {_unit_noun(pack, plural=True)}")
     # How to get a unit, where the pack has no unlock for units.
@@ -243,11 +238,11 @@ def _theirs(
     if _MINE_WORD.search(clause):
         return None  # "is my Emberfox a higher level than their Voltail": the player's own too
     if options and option is not None and _HAS.search(clause):
-        return Limit("theirs", f"which {_plural(pack, option)} they have unlocked", options[0])
+        return Limit("theirs", f"which {pack.catalog.schema.plural(option)} they have unlocked", options[0])
     if not marked and not _ASKS_FIELD.search(clause) and not _LOADOUT_ON.search(clause):
         return None  # "how many levels until Bexley": when the player unlocks theirs, not theirs
     if option is not None and _LOADOUT.search(clause):
-        return Limit("theirs", f"their {_plural(pack, option)}", m)
+        return Limit("theirs", f"their {pack.catalog.schema.plural(option)}", m)
     if _STATE_FIELD.search(clause):
         return Limit("theirs", f"the levels and unlocks of their {_unit_noun(pack, plural=True)}", m)
     return None
@@ -274,7 +269,7 @@ def asks_cap(pack: Pack, text: str, units: int = 0) -> str | None:
         return None
     if _CAP_WORDS.search(text):
         return "level"
-    plural = _plural(pack, pack.catalog.schema.kind("unit") or "")
+    plural = _unit_noun(pack, plural=True)
     nouns = f"{re.escape(plural)}|{re.escape(_unit_noun(pack))}s?"
     owned = rf"\bhow\s+many\s+(?:{nouns})\s+(?:can|could|may)\s+(?:i|we|you)\b"
     if "max_owned" in declared and re.search(owned, text, re.IGNORECASE):

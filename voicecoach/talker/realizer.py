@@ -207,7 +207,8 @@ def _stakes(t: RealizerTurn) -> None:
 
 def _compare_options(t: RealizerTurn) -> None:
     """ "Is Blaze Charge better than Flame Burst": the two options side by side on the option kind's
-    number (pet's power), said with the answer; a pack whose options have no number says nothing."""
+    number (pet's power), said with the answer; options with no number, or of different kinds (an
+    attack and a shield), get the second one's own description instead."""
     schema = t.pack.catalog.schema
     option = schema.kind("option") or ""
     number = next((a for a, spec in schema.kinds[option].attributes.items() if spec.numeric), None)
@@ -239,6 +240,32 @@ def _compare_options(t: RealizerTurn) -> None:
     key = "option_stronger" if a > b else "option_as_strong"
     values = {option: first.display, "other": second.display, "value": f"{a:g}", "other_value": f"{b:g}"}
     t.add("guidance", key, "answer", (first.id, second.id), **values)
+
+
+def _caps_and_level(t: RealizerTurn, utterance: str) -> bool:
+    """ "What's the max level a hero can reach", "is Renzo maxed", "what level am I": the caps the
+    pack's manifest declares and the player's level answer the turn alone (the player's level after
+    the rest's answer when they asked more: "how many do I own and what's my level"). Whether it
+    did."""
+    pack, view = t.pack, t.view
+    cap = asks_cap(pack, utterance, len(t.mentioned))
+    answered = False
+    if cap is not None and _guidance_has(pack, f"cap_{cap}"):
+        limits, values = pack.limits, dict[str, Any]()
+        if cap == "level":
+            values = {"level": limits.max_level, "count": limits.max_player_level}
+        elif cap == "owned":
+            values = {"count": limits.max_owned, "level": len(view.owned())}
+        elif (owned := view.unit(t.mentioned[0])) is not None:
+            values = {view.unit_kind: pack.catalog.display_name(t.mentioned[0]), "level": owned.level,
+                      "count": limits.max_level}  # fmt: skip
+        if values:
+            t.lines, answered = [Line("guidance", f"cap_{cap}", values, "answer")], True
+    if asks_my_level(utterance, len(t.mentioned)) and _guidance_has(pack, "my_level"):
+        line = Line("guidance", "my_level", {"player_level": t.state.fs.player_level}, "answer")
+        both = re.search(r"\band\b", utterance, re.IGNORECASE) is not None
+        t.lines, answered = ([*t.lines, line] if both else [line]), True
+    return answered
 
 
 def _not_in_data(t: RealizerTurn, limit: Limit) -> None:
@@ -862,26 +889,7 @@ def realize(
         _compare_options(t)
     if entry is not None and _is_score(entry) and ASKS_STAKES.search(utterance):
         _stakes(t)
-    cap = asks_cap(pack, utterance, len(t.mentioned))
-    capped = cap is not None and _guidance_has(pack, f"cap_{cap}")
-    if capped:
-        # "What's the max level a hero can reach": the pack's declared cap is the answer, alone.
-        limits, values = pack.limits, dict[str, Any]()
-        if cap == "level":
-            values = {"level": limits.max_level, "count": limits.max_player_level}
-        elif cap == "owned":
-            values = {"count": limits.max_owned, "level": len(t.view.owned())}
-        elif (owned := t.view.unit(t.mentioned[0])) is not None:
-            values = {unit_kind: pack.catalog.display_name(t.mentioned[0]), "level": owned.level,
-                      "count": limits.max_level}  # fmt: skip
-        if values:
-            t.lines = [Line("guidance", f"cap_{cap}", values, "answer")]
-    if asks_my_level(utterance, len(t.mentioned)) and _guidance_has(pack, "my_level"):
-        # The player's level: alone, or after the answer to the rest ("how many do I own and what's
-        # my level").
-        line = Line("guidance", "my_level", {"player_level": state.fs.player_level}, "answer")
-        capped, both = True, re.search(r"\band\b", utterance, re.IGNORECASE) is not None
-        t.lines = [*t.lines, line] if both else [line]
+    capped = _caps_and_level(t, utterance)
     theirs = frozenset(u for u in t.view.opponent_side() if not t.view.owns(u))
     limit = data_limit(pack, utterance, theirs) if intent not in ("smalltalk", OTHER) else None
     if limit is not None:
