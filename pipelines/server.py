@@ -458,9 +458,10 @@ class CoachEvents(TimelineObserver):
     (docs/PROTOCOL.md); this one says where the time went.
     """
 
-    def __init__(self, send: Send, vad_stop_s: float):
+    def __init__(self, send: Send, vad_stop_s: float, session: Session | None = None):
         super().__init__()
         self._send = send
+        self._session = session
         self._vad_stop_s = vad_stop_s
         self._pending: dict[str, float] = {}  # the user turn in progress, before it has an index
         self._origin = "speech"
@@ -542,11 +543,23 @@ class CoachEvents(TimelineObserver):
         self._mark(milestone, t, frame.turn_index)
         if milestone is Milestone.TURN_COMPLETED:
             self._completed.add(frame.turn_index)
+            await self._index_stored(frame.turn_index)
         event = _EVENTS[milestone](frame)
         if event is not None:
             await self._send(event)
         if milestone is Milestone.TURN_COMPLETED:
             await self._maybe_report(frame.turn_index)
+
+    async def _index_stored(self, turn: int) -> None:
+        """Wait until the store holds the turn's index (`Session.index_stored`); instant unless
+        the store is down. Events queue behind it in order; the pipeline does not wait."""
+        taken = self._session.index_stored(turn) if self._session is not None else None
+        if taken is None:
+            return
+        try:
+            await asyncio.wrap_future(taken)
+        except Exception:  # the session logged it; the reply was made, so the client is told
+            pass
 
     async def _maybe_report(self, turn: int) -> None:
         """The turn's latency, once it has both completed and been heard."""
@@ -803,7 +816,7 @@ class Connection:
             self._transport = transport
             assert self._serializer is not None
             self._serializer.report = self._report
-            events = CoachEvents(self._send_event, server.config.speech.vad.stop_secs)
+            events = CoachEvents(self._send_event, server.config.speech.vad.stop_secs, session)
             worker = PipelineWorker(
                 pipeline,
                 params=pipeline_params(server.config.speech),

@@ -17,6 +17,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from tests.live_server import GAME_STATE, LiveServer
+from tests.redis_server import RedisServer
 from voicecoach.app.client import CoachClient
 from voicecoach.coach import protocol
 from voicecoach.coach.session import MAX_UTTERANCE_CHARS
@@ -111,6 +112,32 @@ async def test_a_takeover_mid_turn_stores_the_turn_as_cut_and_never_reuses_its_i
                 [(t.turn_index, t.completed) for t in store.load_turns("shared")] == [(0, False), (1, True)]
             )
         )
+
+
+async def test_turn_completed_waits_until_the_store_holds_the_turns_index(tmp_path: Path) -> None:
+    """Redis down mid-session: the reply is made and played, but the client is told the turn
+    completed only once its index is stored. Told first, a worker killed before the store came
+    back would leave the index to the next owner, and the client would see it completed twice."""
+    redis = RedisServer(tmp_path, None, "--appendonly", "yes", "--save", "").start()
+    try:
+        async with LiveServer(store=RedisSessionStore(redis.url)) as live:
+            client = await live.connect("store-down")
+            await client.push_state(snapshot=GAME_STATE)
+            await asyncio.to_thread(redis.kill)
+            await client.ask("how do I beat their team?")
+            await client.wait_event("text", where=lambda e: e.kind == "reply", timeout=20)
+            await asyncio.sleep(1.5)  # the reply went out; its index is not stored yet
+            assert completed_indices(client) == []
+            await asyncio.to_thread(redis.start)
+            done = await client.wait_event("turn-completed", timeout=10)
+            assert done.turn_index == 0 and completed_indices(client) == [0]
+            store = RedisSessionStore(redis.url)
+            await wait_until(
+                lambda: [(t.turn_index, t.completed) for t in store.load_turns("store-down")] == [(0, True)]
+            )
+            store.close()
+    finally:
+        redis.stop()
 
 
 async def test_a_shutdown_mid_turn_stores_the_turn_as_cut(tmp_path: Path) -> None:

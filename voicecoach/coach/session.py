@@ -242,6 +242,8 @@ class Session:
     # of each (the playback reports it), for storing it as cut when the connection ends.
     pending: dict[int, TurnRecord] = field(default_factory=dict, repr=False, compare=False)
     heard: dict[int, str] = field(default_factory=dict, repr=False, compare=False)
+    # The recent turns' store writes that take their index (`index_stored`).
+    reservations: dict[int, Future[None]] = field(default_factory=dict, repr=False, compare=False)
     # A leased session's writes, in order, on one thread: a turn's in-progress record always lands
     # before its end, and no write waits on the event loop.
     _writer: ThreadPoolExecutor | None = field(default=None, init=False, repr=False, compare=False)
@@ -332,7 +334,9 @@ class Session:
                         raise
                     logger.warning(f"session {self.session_id}: store unavailable, retrying: {err}")
                     time.sleep(pause)
-                    pause = min(pause * 2, 1.0)
+                    # Short: a store back from a restart has the turns heard meanwhile written at
+                    # once; each one waiting is a turn a second fault would leave stored as cut.
+                    pause = min(pause * 2, 0.25)
 
         if self.lease is None:
             done: Future[None] = Future()
@@ -498,10 +502,16 @@ class Session:
             )  # fmt: skip
             self.pending[index] = reserved
             # Retried as a turn's end is: an index not taken before a kill would be given again.
-            self._write(
-                lambda: self.store.begin_turn(self.session_id, reserved, lease), retry=True
-            ).add_done_callback(self._reserved)
+            taken = self._write(lambda: self.store.begin_turn(self.session_id, reserved, lease), retry=True)
+            taken.add_done_callback(self._reserved)
+            self.reservations = {i: f for i, f in self.reservations.items() if i > index - 8} | {index: taken}
         return turn
+
+    def index_stored(self, index: int) -> Future[None] | None:
+        """The write that takes turn `index` in the store (None without a lease). The client is
+        told a turn completed only once it landed: a worker killed before it would have the index
+        given again by the next owner, and a client must never see one index completed twice."""
+        return self.reservations.get(index)
 
     def _reserved(self, done: Future[None]) -> None:
         if (err := done.exception()) is not None:
