@@ -97,6 +97,7 @@ class Figures:
     faults: list[str] = field(default_factory=list)
     fault_times: list[float] = field(default_factory=list)
     by_mode: Counter[str] = field(default_factory=Counter)
+    why: list[str] = field(default_factory=list)  # each lost or duplicated turn, for the failure message
 
 
 class Cluster:
@@ -389,22 +390,31 @@ def check(figures: Figures, stored: dict[str, list[TurnRecord]]) -> dict[str, in
         or not t.completed
         or (t.utterance, t.reply) != (h.utterance, h.reply)
     ]
-    fence_violations = sum(
-        1
+    fenced = [
+        f"FENCE {h.session} #{h.index}: heard under {h.fence}, stored under {t.fence}"
         for h in figures.heard
         if (t := by_index.get((h.session, h.index))) is not None and t.fence != h.fence
-    )
-    for turns in stored.values():
-        fences = [t.fence or 0 for t in turns]
-        fence_violations += sum(1 for i in range(1, len(fences)) if fences[i] < fences[i - 1])
+    ]
+    for session, turns in stored.items():
+        fenced += [
+            f"FENCE {session} #{b.turn_index}: stored under {b.fence} after #{a.turn_index} under {a.fence}"
+            for a, b in itertools.pairwise(turns)
+            if (b.fence or 0) < (a.fence or 0)
+        ]
+    fence_violations = len(fenced)
+    figures.why += fenced
     for h in lost:
         t = by_index.get((h.session, h.index))
         since = [round(h.at - f, 1) for f in figures.fault_times if f < h.at][-1:]
         what = (t.completed, t.failure, t.heard, t.fence, t.created_at) if t is not None else None
-        print(f"  LOST {h.session} #{h.index} fence {h.fence} {since} s after a fault: stored {what}")
+        figures.why.append(
+            f"LOST {h.session} #{h.index} fence {h.fence} {since} s after a fault: stored {what}"
+        )
     duplicated = [key for key, seen in figures.completed_seen.items() if seen > 1]
     for key in duplicated:
-        print(f"  DUPLICATED {key}: {[h for h in figures.heard if (h.session, h.index) == key]}")
+        figures.why.append(f"DUPLICATED {key}: {[h for h in figures.heard if (h.session, h.index) == key]}")
+    for line in figures.why:
+        print(f"  {line}")
     cut = sum(1 for turns in stored.values() for t in turns if not t.completed)
     return {
         "turns heard": len(figures.heard),
@@ -477,8 +487,10 @@ async def test_chaos_loses_nothing_and_no_two_workers_write_one_session(cluster:
         print("  cross reads:", figures.cross_reads[:5])
     assert set(stale) <= {"closed 4409", "lost lease", "taken over in-process", "worker gone"}, stale
     assert stale["lost lease"] > 0, stale  # the SIGSTOP case happened and was caught
-    assert result["lost"] == 0 and result["duplicated"] == 0, result
-    assert result["fence violations"] == 0 and result["cross-session reads"] == 0, result
+    # CI shows only the failing line: the counts that matter first, then each turn's story.
+    failing = {k: result[k] for k in ("lost", "duplicated", "fence violations", "cross-session reads")}
+    assert not any(failing.values()), f"{failing} {figures.why} {figures.cross_reads[:3]}"
+
     assert result["refusals without a reason"] == 0, figures.refusals
     assert result["turns heard"] >= MIN_TURNS and result["faults"] >= MIN_FAULTS, result
     assert result["heard by voice"] > 0 and result["refusals"] > 0, (
