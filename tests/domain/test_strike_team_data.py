@@ -47,6 +47,8 @@ from voicecoach.domain.pack import (
 NEW_PLACEHOLDERS = frozenset(
     {
         "hero",
+        "foes",
+        "verdict",
         "heroes",
         "item",
         "items",

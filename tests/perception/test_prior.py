@@ -666,3 +666,13 @@ def test_an_option_status_pair_needs_an_option(prior: IntentPrior) -> None:
     zero = IntentPrior.load(prior.pack, threshold=0.0)
     assert zero.prefill("and can i get Sunmane") not in zero.option_status_pairs
     assert zero.prefill("can galehawk use tempest fury") in zero.option_status_pairs
+
+
+@pytest.mark.parametrize(
+    "asked",
+    ["is sparkwing in my lineup", "whos in my lineup right now", "are those both in my team right now"],
+)
+def test_who_is_in_my_team_is_the_team_itself(prior: IntentPrior, asked: str) -> None:
+    said = prior.predict(asked)
+    assert (said.intent, said.sub_intent, said.rule) == ("lineup", "evaluate", "members"), said
+    assert prior.predict("should i put hexmoth in my team").rule != "members"

@@ -8,6 +8,7 @@ shellbastion (water) and voltail (electric).
 
 from __future__ import annotations
 
+import itertools
 import json
 import re
 import shutil
@@ -31,6 +32,7 @@ from voicecoach.talker.claims import HEDGE
 from voicecoach.talker.conditioning import ToolOutcome
 from voicecoach.talker.realizer import MAX_SENTENCES, MAX_WORDS, Line, realize, say
 from voicecoach.talker.rules import CheckContext
+from voicecoach.tools.builtin import multiplier
 from voicecoach.tools.registry import run_tool
 
 PACK: Pack = load_pack()
@@ -431,7 +433,7 @@ def test_a_round_plan_names_an_owned_counter(state: LiveState) -> None:
     picks = recommended(reply)
     assert picks and all(state.fs.inventory.owns(c) for c in picks), reply  # type: ignore[union-attr]
     assert any(doubles(c, f) for c in picks for f in OPPONENT), reply
-    assert "out of 100" in reply  # the rating stays
+    assert "you have the edge" in reply  # the rating's verdict stays (its number is never said)
 
 
 def test_a_named_team_is_rated_by_name(state: LiveState) -> None:
@@ -589,7 +591,7 @@ def test_why_gives_the_reason_for_the_previous_pick_not_another_pick(state: Live
     assert names(why) & picked and not recommended(why) - picked, (first, why)
     team = [tool(state, "suggest_lineup")]
     built = speak(state, "make me a team", "lineup", "build", team)
-    assert "rates" in speak(state, "why?", "lineup", "build", team, previous_reply=built)
+    assert "best mix" in speak(state, "why?", "lineup", "build", team, previous_reply=built)
 
 
 def test_the_previous_pair_is_not_recommended_again(state: LiveState) -> None:
@@ -819,7 +821,9 @@ def test_a_tip_heard_in_the_last_replies_is_not_said_again(state: LiveState) -> 
     tools = [tool(state, "score_lineup", creatures=lineup, opponent=["briarcat", "shellbastion", "voltail"])]
 
     def at(turn: int, **kw: Any) -> str:
-        return speak(state, "is my team any good", "lineup", "evaluate", tools, turn=turn, **kw)
+        return speak(
+            state, "how good are those three together", "lineup", "rate_team", tools, turn=turn, **kw
+        )
 
     # W3 speaks on some turns (its leak is seeded by the turn): the first turn it does.
     turn = next(n for n in range(40) if at(n, c3=True) != at(n))
@@ -979,3 +983,81 @@ def test_their_unit_attacking_mine_is_said_from_their_side(state: LiveState) -> 
     said = "could Briarcat one shot my Emberfox"
     reply = speak(state, said, "element", "matchup", tools)
     assert reply.startswith("Briarcat deals half damage to your Emberfox"), reply
+
+
+def _multiplier(attacker: str, defender: str) -> float:
+    m = PACK.catalog.schema.matchups[0]
+    return multiplier(PACK.catalog, m, attacker, defender)
+
+
+def test_a_team_is_read_by_its_matchups_not_a_number_the_game_never_shows(state: LiveState) -> None:
+    """ "Is my team good enough?": which of theirs each of mine hits hard, what none of mine does,
+    and the one of theirs that hits mine hard; each claim true by the element table."""
+    match = state.ic.match
+    assert match is not None
+    lineup, foes = list(match.player_lineup), list(match.opponent_lineup)
+    tools = [tool(state, "score_lineup", creatures=lineup)]
+    reply = speak(state, "is my team good enough for this", "lineup", "evaluate", tools)
+    assert "out of 100" not in reply and reply.split(":")[0] in ("Yes", "Mostly", "Not really"), reply
+    pairs = re.findall(r"(\w+) hits (\w+)", reply.split(".")[0])
+    assert pairs, reply
+    for mine, theirs in pairs:
+        assert _multiplier(mine.lower(), theirs.lower()) > 1.0, (mine, theirs)
+    open_ = [f for f in foes if all(_multiplier(u, f) <= 1.0 for u in lineup)]
+    for foe in open_:
+        assert f"hits {PACK.catalog.display_name(foe)} harder than normal" in reply, reply
+    watched = re.search(r"Watch (\w+): it deals double damage to your ([\w ,]+)\.", reply)
+    assert watched is not None, reply
+    assert _multiplier(watched.group(1).lower(), watched.group(2).split()[0].strip(",").lower()) > 1.0
+
+
+def test_a_swap_says_its_reason_and_what_it_costs(state: LiveState) -> None:
+    """No "lifts your team to 77 out of 100": the reason is the component that gained most, and a
+    swap that leaves one of theirs unanswered says so. Every team of three the player owns."""
+    match, inventory = state.ic.match, state.fs.inventory
+    assert match is not None and inventory is not None
+    foes = list(match.opponent_lineup)
+    costly = 0
+    for lineup in itertools.combinations(sorted(o.creature_id for o in inventory.owned), 3):
+        team = match.model_copy(update={"player_lineup": list(lineup)})
+        swapped = state.model_copy(update={"ic": state.ic.model_copy(update={"match": team})})
+        tools = [tool(swapped, "score_lineup", creatures=list(lineup), opponent=foes)]
+        rows = tools[0].result["swaps"]  # type: ignore[index]
+        if not rows:
+            continue
+        reply = speak(swapped, "should i swap anyone", "lineup", "swap", tools)
+        assert "out of 100" not in reply, reply
+        out, new = rows[0]["out"]["id"], rows[0]["in"]["id"]
+        assert reply.startswith(f"Swap {PACK.catalog.display_name(out)} out"), reply
+        kept = [u for u in lineup if u != out] + [new]
+        lost = [f for f in foes if _multiplier(out, f) > 1.0 and all(_multiplier(u, f) <= 1.0 for u in kept)]
+        assert ("But then nothing of yours hits" in reply) == bool(lost), (lineup, reply)
+        assert all(PACK.catalog.display_name(f) in reply for f in lost), reply
+        costly += bool(lost)
+    assert costly, "no team whose best swap costs a counter: the lost line went untested"
+
+
+@pytest.mark.parametrize(
+    ("asked", "opens", "absent"),
+    [
+        ("is sparkwing in my lineup", "Yes: ", ""),
+        ("are oakhorn and galehawk both in my team", "Your lineup", "Galehawk isn't in it."),
+        ("is hexmoth in my team", "No: ", ""),
+        ("whos in my lineup right now", "Your lineup", ""),
+    ],
+)
+def test_who_is_in_the_team_is_the_team_not_a_rating(
+    state: LiveState, asked: str, opens: str, absent: str
+) -> None:
+    lineup = list(state.ic.match.player_lineup) if state.ic.match is not None else []
+    tools = [tool(state, "score_lineup", creatures=lineup)]
+    reply = speak(state, asked, "lineup", "evaluate", tools)
+    assert reply.startswith(opens) and "Emberfox, Oakhorn and Sparkwing" in reply, reply
+    assert (absent in reply) if absent else "isn't in it" not in reply, reply
+
+
+def test_a_team_question_that_is_not_about_membership_gets_no_roster_line(state: LiveState) -> None:
+    lineup = list(state.ic.match.player_lineup) if state.ic.match is not None else []
+    tools = [tool(state, "score_lineup", creatures=lineup)]
+    for asked in ("is hexmoth any good in my lineup", "is my team good enough"):
+        assert "right now is" not in speak(state, asked, "lineup", "evaluate", tools)

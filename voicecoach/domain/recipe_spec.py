@@ -156,6 +156,18 @@ RECIPES: dict[str, RecipeSpec] = {
                   "step); missing_key first: the units of it the player lacks; lead_key: the last reply "
                   "named the team, so only its lead ({unit}); against an `opponent`, edge_key with who has "
                   "the edge ({status}: `edge`'s words for its component above `high` / below `low`)"),
+        _spec("members", {"units": "select", "absent_key": "key", "yes_key": "key", "no_key": "key"},
+              ("units",), ("@units", "missing"), facts=True,
+              doc="only when the player asks who is in their team: its units (key; yes_key: every unit "
+                  "they named is in it, no_key: none is), and the units they named that are not in it "
+                  "(absent_key, {missing})"),
+        _spec("team_read", {"units": "select", "foes": "select", "matchup": "literal", "pair": "literal",
+                            "verdicts": "literal", "open_key": "key", "exposed_key": "key"},
+              ("units", "foes", "matchup"), ("pairs", "verdict", "foes", "foe", "@units"), facts=True,
+              doc="a team against the opponent's side by a unit x unit matchup: for each foe the member "
+                  "that beats it ({pairs}, each by the `pair` pattern with {unit} and {foe}; {verdict}: "
+                  "`verdicts`' word for good / mixed / poor), open_key: the foes none beats ({foes}), "
+                  "exposed_key: the foe that beats the most members ({foe}, {units})"),
         _spec("matchup_status", {"unit": "select", "against": "select", "matchup": "literal",
                                  "hits_key": "key", "types": "select", "type_key": "key", "taken_key": "key"},
               ("unit", "against", "matchup"), ("@unit", "foe", "@context", "status", "@types"), facts=True,
@@ -182,10 +194,14 @@ RECIPES: dict[str, RecipeSpec] = {
         _spec("pick_swap", {"swaps": "select", "foes": "select", "matchup": "literal", "context": "select",
                             "fit": "literal", "context_key": "key", "plain_key": "key", "kept_key": "key",
                             "no_gain_key": "key", "worse_key": "key", "pair_key": "key",
-                            "no_gain_counter_key": "key", "locked_key": "key"},
-              ("swaps",), ("out", "@unit", "foe", "status", "reason", "@context", "score"), picks=True,
+                            "no_gain_counter_key": "key", "locked_key": "key", "reason_keys": "literal",
+                            "cost_key": "key"},
+              ("swaps",), ("out", "@unit", "foe", "foes", "status", "reason", "@context", "score"),
+              picks=True,
               doc="the best single swap of the team, with why: a counter (key), the context's fit "
-                  "(context_key), the rating (plain_key); none_key: keep the team; kept_key: the unit "
+                  "(context_key), the score component that gained most (`reason_keys`: component -> key), "
+                  "else plain_key; then cost_key: the foes only the unit going out beat ({foes}); none_key: "
+                  "keep the team; kept_key: the unit "
                   "the player named to swap has no better replacement ({out}); no_gain_key: the spare unit "
                   "the player named to bring in raises the rating in no slot; worse_key: kept, because one "
                   "of the foes beats the unit they named to bring in ({out} kept, @unit the foe, {foe} the "

@@ -93,7 +93,10 @@ def builtin_result_schema(builtin: str, context: str | None = None, notes: bool 
     optional: dict[str, Any] = {context: _REF} if context else {}
     if builtin == "score_group":
         shape = _result(units=_refs(), opponent=_refs(), size_ok=_BOOL, not_owned=_IDS, **_SCORE)
-        swap = {"type": "object", "properties": {"out": _REF, "in": _REF, "score": _INT, "gain": _INT}}
+        swap = {
+            "type": "object",
+            "properties": {"out": _REF, "in": _REF, "score": _INT, "gain": _INT, "changes": _OBJECT},
+        }
         optional["swaps"] = {"type": "array", "items": swap}  # with an opponent or a context
         shape["properties"] |= optional
         return shape

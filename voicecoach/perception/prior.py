@@ -309,13 +309,11 @@ class IntentPrior:
             rf"\bwhat(?:s|\s+is|\s+are)?\s+(?:my\s+|their\s+|the\s+)?{token}\s+(?:\w+\s+)?"
             r"(?:good|strong|great|useful|best)\s+(?:against|into|for)\b"
         )
-        schema = pack.catalog.schema
-        group_words = [w for name, k in schema.kinds.items() if k.role == "group" for w in (name, *k.nouns)]
-        teams = "|".join(map(re.escape, ["team", "squad", "side", "five", "three", *group_words]))
+        teams = team_words(pack)
         self._keep_same = re.compile(
             rf"\b{KEEP}\s+(?:with\s+)?(?:the\s+|my\s+|our\s+|this\s+)?(?:same\s+|current\s+)?(?:{teams})\b"
         )
-        self.evaluate_pair = _opening_pair(pack, self.labels, "rating")
+        self.evaluate_pair = _opening_pair(pack, self.labels, *_RATES)
         # The pairs that answer whether the player has a unit (not a fallback step of another's).
         self.ownership_pairs = {
             (e.intent, e.sub_intent)
@@ -339,9 +337,7 @@ class IntentPrior:
             rf"in my|among my)\b|^(?:\w+\s+)?got\b"
             + (rf"|\b(?:my|our)\s+(?:{unit_plural})\b" if unit_plural else "")
         )
-        self.rating_pairs = {
-            (e.intent, e.sub_intent) for e in pack.phi if e.answer and e.answer[0].recipe == "rating"
-        }
+        self.rating_pairs = {(e.intent, e.sub_intent) for e in pack.phi if _opening(e) in _RATES}
         self._team_word = re.compile(rf"\b(?:{teams}|teams|all|together|with)\b")
         unit_kind = pack.catalog.schema.kind("unit")
         # The pairs that describe one unit (pet: creature/info), one option (skill/explain), and
@@ -657,6 +653,10 @@ class IntentPrior:
         ):
             # "Is Hexmoth any good?": how that one does against what they field, not a team of one.
             p, rule = self._only(self.versus_pair), "one_rated"
+        elif self.evaluate_pair is not None and asks_members(self.pack, text):
+            # "Who's in my team right now", "are those both in my lineup": who the player fields
+            # (the evaluate pair's answer says it first), not a unit's lineup elsewhere.
+            p, rule = self._only(self.evaluate_pair), "members"
         elif self.evaluate_pair is not None and self._keep_same.search(abstracted):
             # "We took round one, keep the same team": how the team they keep stands, not a new one.
             p, rule = self._only(self.evaluate_pair), "keep_same"
@@ -1101,8 +1101,39 @@ TOLD_GONE = re.compile(
     r"\b(?:traded|sold|released|lost)\s+(?:it|him|her|them|my)\b)"
     r"(?=.*\b(?:who|what|which|how)\b)"
 )
+
+
 # Below this the classifier's own pair yields to the rule: a confident "what else does Pyrowl
 # learn?" (creature/skills) keeps its pair.
+def team_words(pack: Pack) -> str:
+    """A regex alternation of the words for a team: English ones and the pack's group kind's."""
+    schema = pack.catalog.schema
+    group_words = [w for name, k in schema.kinds.items() if k.role == "group" for w in (name, *k.nouns)]
+    return "|".join(map(re.escape, ["team", "squad", "side", "five", "three", *group_words]))
+
+
+_MEMBERS: dict[tuple[str, str], re.Pattern[str]] = {}
+# "Is Hexmoth any good in my team": how it does there, not whether it is in it.
+_JUDGED = re.compile(r"\b(?:good|worth|useful|better|best|strong|weak|fit|work|works|doing|win|rate|help)\b")
+
+
+def asks_members(pack: Pack, utterance: str) -> bool:
+    """ "Who's in my team right now?", "are Oakhorn and Sparkwing both in my lineup?", "what's my
+    current lineup?": who the player fields (English cue words, the pack's words for a team)."""
+    key = (pack.pack_id, pack.version)
+    if key not in _MEMBERS:
+        teams = team_words(pack)
+        mine = rf"(?:my|our)\s+(?:current\s+)?(?:{teams})\b"
+        _MEMBERS[key] = re.compile(
+            rf"\bwho(?:'s|s|\s+is|\s+are|\s+have\s+i\s+got)\s+(?:in|on)\s+{mine}"
+            rf"|\b(?:is|are)\s+(?:\w+\s+){{0,6}}?(?:in|on)\s+{mine}(?!\s+(?:instead|for|against))"
+            rf"|\bwhat(?:'s|s|\s+is)\s+{mine}\s*(?:right\s+now|now|again|at\s+the\s+moment)?\s*\??$",
+            re.IGNORECASE,
+        )
+    text = normalise(utterance)
+    return _MEMBERS[key].search(text) is not None and not _JUDGED.search(text)
+
+
 # What the round at stake means for the match: "if I win this one that's the match, right?", "is
 # this the last round", "do we need this one", "how many rounds are left" (English cue words).
 ASKS_STAKES = re.compile(
@@ -1251,9 +1282,14 @@ def _versus_pair(pack: Pack, labels: list[tuple[str, str]]) -> tuple[str, str] |
     )
 
 
+def _opening(e: PhiEntry) -> str | None:
+    """The recipe a Φ pair's answer opens with, past the steps for a narrower ask."""
+    return next((s.recipe for s in e.answer or [] if s.recipe not in _NARROW_STEPS), None)
+
+
 # Steps that answer only a narrower ask of their pair ("what are they weak to" of the analysis
-# pair): not what the pair's answer opens with.
-_NARROW_STEPS = ("weak_side",)
+# pair, "who's in my team" of the evaluate pair): not what the pair's answer opens with.
+_NARROW_STEPS = ("weak_side", "members")
 
 
 def named_unit(pack: Pack, text: str, mentions: list[Mention] | None = None) -> bool:
@@ -1275,17 +1311,17 @@ def _fact_pair(
     return None
 
 
-def _opening_pair(pack: Pack, labels: list[tuple[str, str]], recipe: str) -> tuple[str, str] | None:
-    """The first Φ pair whose answer opens with `recipe` (e.g. "threat": their biggest threat)."""
+# The recipes that judge a whole team: its rating, or its matchups against the opponent's side.
+_RATES = ("rating", "team_read")
 
-    def opens(e: PhiEntry) -> str | None:
-        return next((s.recipe for s in e.answer or [] if s.recipe not in _NARROW_STEPS), None)
 
+def _opening_pair(pack: Pack, labels: list[tuple[str, str]], *recipes: str) -> tuple[str, str] | None:
+    """The first Φ pair whose answer opens with one of `recipes` (e.g. "threat": their biggest threat)."""
     return next(
         (
             (e.intent, e.sub_intent)
             for e in pack.phi
-            if opens(e) == recipe and (e.intent, e.sub_intent) in labels
+            if _opening(e) in recipes and (e.intent, e.sub_intent) in labels
         ),
         None,
     )

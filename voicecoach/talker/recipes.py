@@ -38,6 +38,7 @@ from voicecoach.domain.pack import AnswerStep, Pack, pack_roles
 from voicecoach.domain.recipe_spec import RECIPES, TURN_PREFIX, RecipeSpec, role_placeholder
 from voicecoach.domain.tool_shapes import select
 from voicecoach.domain.view import StateView
+from voicecoach.perception.prior import asks_members
 from voicecoach.talker.lines import Line, RealizerTurn, rotate, spoken_list
 from voicecoach.tools.builtin import multiplier, unmet_gates
 
@@ -1271,8 +1272,9 @@ def _not_that_swap(c: _Ctx, m: Matchup | None, out: str, new: str) -> list[Line]
 
 
 def _swap_said(c: _Ctx, row: dict[str, Any], against: list[str], m: Matchup | None) -> list[Line]:
-    """One scored swap said with why: a counter to a foe, a better fit on the context, else the
-    new rating."""
+    """One scored swap said with why: a counter to a foe, a better fit on the context, else the score
+    component that gained most (`reason_keys`), else the plain swap; then what it costs (cost_key):
+    the foes only the unit going out beat. Never the rating's number: the game never shows one."""
     out, new = row["out"]["id"], row["in"]["id"]
     values: dict[str, Any] = {
         "out": c.name(out),
@@ -1280,18 +1282,27 @@ def _swap_said(c: _Ctx, row: dict[str, Any], against: list[str], m: Matchup | No
         "score": row.get("score"),
         **_where(c),
     }
+    kept = [u for u in c.view.player_side() if u != out] + [new]
+    lost = [
+        f for f in c.ids("foes") if m is not None and _beats(c, m, [out], [f]) and not _beats(c, m, kept, [f])
+    ]
+    cost = c.line(c.inputs.get("cost_key"), [], foes=c.names(lost)) if lost else []
     # The reason is a foe the unit going out did not already beat.
     foes = [f for f in [*against, *c.ids("foes")] if m is None or _beats(c, m, [out], [f]) is None]
     hit = _beats(c, m, [new], foes) if m is not None else None
     if m is not None and hit is not None:
-        return c.line(c.step.key, [new], **values | _counter_values(c, m, *hit))
+        return c.line(c.step.key, [new], **values | _counter_values(c, m, *hit)) + cost
     fit, where = _fit(c), c.ids("context")
     if fit is not None and where:
         gain = multiplier(c.catalog, fit, new, where[0]) - multiplier(c.catalog, fit, out, where[0])
         if gain > 0 and c.inputs.get("context_key"):
             status = _words(fit, multiplier(c.catalog, fit, new, where[0]))
-            return c.line(c.inputs["context_key"], [new], **values, status=status)
-    return c.line(c.inputs.get("plain_key"), [new], **values)
+            return c.line(c.inputs["context_key"], [new], **values, status=status) + cost
+    moved = row.get("changes")
+    changes: dict[str, Any] = moved if isinstance(moved, dict) else {}
+    top = max(changes, key=lambda k: (float(changes[k]), k), default=None)
+    key = (c.inputs.get("reason_keys") or {}).get(top) if top and float(changes[top]) > 0 else None
+    return c.line(key or c.inputs.get("plain_key"), [new], **values) + cost
 
 
 def _where(c: _Ctx) -> dict[str, Any]:
@@ -1747,6 +1758,69 @@ def _few(names: list[str], most: int = 3) -> str:
     return spoken_list(names) if len(names) <= most else f"{', '.join(names[:2])} and {len(names) - 2} more"
 
 
+def members(c: _Ctx) -> list[Line]:
+    """ "Who's in my team right now?", "are those both in my lineup?": who the player fields (key),
+    and which of the units they named is not in it (absent_key). Nothing for any other question."""
+    team = c.ids("units")
+    if not team or not asks_members(c.t.pack, c.t.utterance):
+        return []
+    named = [u for u in c.t.mentioned if c.catalog.get(c.view.unit_kind, u) is not None]
+    absent = [u for u in named if u not in team]
+    # "Is Sparkwing in my lineup?": yes (all of them are) or no (none is), then the team.
+    answer = (
+        c.inputs.get("yes_key")
+        if not absent
+        else c.inputs.get("no_key")
+        if len(absent) == len(named)
+        else None
+    )
+    lines = c.line((answer if named else None) or c.step.key, team, **{"@units": c.names(team)})
+    if absent and len(absent) < len(named):  # "No: ..." said it of them all
+        lines += c.line(c.inputs.get("absent_key"), [], missing=c.names(absent))
+    return lines
+
+
+def team_read(c: _Ctx) -> list[Line]:
+    """A team against the opponent's side, read by the unit x unit matchup as a coach would: for
+    each of theirs the member that hits it hardest, if one beats it (key: `{pairs}`, each written
+    by the step's `pair` pattern; `{verdict}`: the step's `verdicts` word, good / mixed / poor),
+    those of theirs none of the team beats (open_key: `{foes}`), and the one of theirs that beats
+    the most of the team (exposed_key: `{foe}`, `{units}` the members it beats). Not a rating:
+    a number the game never shows reads as invented; the matchups are the game's own data.
+    Nothing without the opponent's side: the next step (a rating) answers."""
+    m, team, foes = _matchup(c), c.ids("units"), c.ids("foes")
+    if m is None or m.between != (c.view.unit_kind, c.view.unit_kind) or not team or not foes:
+        return []
+
+    def mult(attacker: str, defender: str) -> float:
+        return multiplier(c.catalog, m, attacker, defender)
+
+    pattern = str(c.inputs.get("pair") or "{unit} into {foe}")
+    pairs, open_ = [], []
+    for foe in foes:
+        best = max(team, key=lambda u: mult(u, foe))  # the first of the team on a tie
+        if mult(best, foe) > m.default:
+            pairs.append(pattern.format(unit=c.name(best), foe=c.name(foe)))
+        else:
+            open_.append(foe)
+    beaten = {f: [u for u in team if mult(f, u) > m.default] for f in foes}
+    worst = max(foes, key=lambda f: len(beaten[f]))
+    verdicts = c.inputs.get("verdicts") or {}
+    grade = "poor" if not pairs else "good" if not open_ and not beaten[worst] else "mixed"
+    verdict = verdicts.get(grade)
+    if pairs:
+        lines = c.line(c.step.key, team, pairs=spoken_list(pairs), verdict=verdict)
+    else:
+        lines = c.line(c.step.none_key, team, verdict=verdict, **{"@units": c.names(team)})
+    if open_:
+        lines += c.line(c.inputs.get("open_key"), [], foes=c.names(open_))
+    if beaten[worst]:
+        lines += c.line(
+            c.inputs.get("exposed_key"), [], foe=c.name(worst), **{"@units": c.names(beaten[worst])}
+        )
+    return lines
+
+
 def coverage(c: _Ctx) -> list[Line]:
     """Which values of an attribute matchup's type kind the team's units beat (pet: the elements
     the team hits for double damage) and which none of them does (key; many_key: more than three
@@ -1874,7 +1948,8 @@ Recipe = Callable[[_Ctx], list[Line]]
 RUN: dict[str, Recipe] = {
     "pick_best": pick_best, "pick_pair": pick_pair, "ownership": ownership, "option_status": option_status,
     "option_best": option_best, "equipped": equipped,
-    "list_owned": list_owned, "groups_fieldable": groups_fieldable, "rating": rating,
+    "list_owned": list_owned, "groups_fieldable": groups_fieldable, "rating": rating, "team_read": team_read,
+    "members": members,
     "matchup_status": matchup_status, "fact": fact, "quota": quota, "pick_fit": pick_fit,
     "pick_swap": pick_swap, "threat": threat, "read_side": read_side, "fill_role": fill_role,
     "option_next": option_next, "next_unit": next_unit, "option_equip": option_equip,

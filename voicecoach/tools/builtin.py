@@ -417,15 +417,19 @@ def _swaps(pack: Pack, view: StateView, tool: BuiltinTool, team: list[str], oppo
     if not view.known or not all(view.owns(u) for u in team):
         return []
     catalog, unit = pack.catalog, view.unit_kind
-    base = _score(pack, tool, team, opponent, context, view)["_total"]
+    before = _score(pack, tool, team, opponent, context, view)
+    base = before["_total"]
     spare = sorted({o.id for o in view.owned()} - set(team))
     rows = []
     for i, out in enumerate(team):
         for other in spare:
             scored = _score(pack, tool, [*team[:i], other, *team[i + 1 :]], opponent, context, view)
             if scored["_total"] > base + 0.5:  # a gain the rounded score shows
+                # What moved, by component: the reason a coach gives is the largest gain, not the sum.
+                moved = {k: round(v - before["breakdown"][k], 1) for k, v in scored["breakdown"].items()}
                 rows.append({"out": _ref(catalog, unit, out), "in": _ref(catalog, unit, other),
-                             "score": scored["score"], "gain": round(scored["_total"] - base)})  # fmt: skip
+                             "score": scored["score"], "gain": round(scored["_total"] - base),
+                             "changes": {k: v for k, v in moved.items() if v}})  # fmt: skip
     ranked = sorted(rows, key=lambda r: (-r["gain"], r["out"]["id"], r["in"]["id"]))
     best = ranked[:SWAPS]
     for side in ("out", "in"):
