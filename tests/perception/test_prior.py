@@ -676,3 +676,9 @@ def test_who_is_in_my_team_is_the_team_itself(prior: IntentPrior, asked: str) ->
     said = prior.predict(asked)
     assert (said.intent, said.sub_intent, said.rule) == ("lineup", "evaluate", "members"), said
     assert prior.predict("should i put hexmoth in my team").rule != "members"
+
+
+def test_worth_it_against_a_foe_is_how_one_fares_against_the_other(prior: IntentPrior) -> None:
+    said = prior.predict("is lumifawn worth putting in against voltail though")
+    assert (said.intent, said.sub_intent, said.rule) == ("element", "matchup", "worth_against"), said
+    assert prior.predict("is lumifawn worth evolving").rule != "worth_against"

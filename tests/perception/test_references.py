@@ -204,3 +204,22 @@ def test_a_list_the_coach_said_is_not_what_it_stands_for() -> None:
         resolve_which(pack, "ok which of those two do i do first", said)
         == "ok which of those two do i do first"
     )
+
+
+@pytest.mark.parametrize(
+    ("text", "read"),
+    [
+        # What is put in against a foe is the unit of the last exchange, not a skill its answer listed.
+        (
+            "is it worth putting in against voltail though",
+            "is Lumifawn worth putting in against voltail though",
+        ),
+        ("is it worth putting time into hexmoth", None),  # Hexmoth is what "it" is about
+    ],
+)
+def test_it_put_in_against_a_foe_is_the_last_unit(text: str, read: str | None) -> None:
+    previous = [
+        "my lumifawn only has two moves",
+        "Your Lumifawn can use Gentle Light and Radiant Peck now. Sanctuary is still locked on Lumifawn.",
+    ]
+    assert resolve_reference(PET, text, previous) == (read or text)

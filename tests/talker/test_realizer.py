@@ -1061,3 +1061,17 @@ def test_a_team_question_that_is_not_about_membership_gets_no_roster_line(state:
     tools = [tool(state, "score_lineup", creatures=lineup)]
     for asked in ("is hexmoth any good in my lineup", "is my team good enough"):
         assert "right now is" not in speak(state, asked, "lineup", "evaluate", tools)
+
+
+def test_the_strongest_move_of_a_unit_not_theirs_is_its_catalogs(state: LiveState) -> None:
+    """ "What's their Shellbastion's strongest move?": its hardest hitter at full unlock, not "you
+    don't own Shellbastion", and no tip about levelling the player's own roster after it."""
+    outcome = tool(state, "get_creature", creature="shellbastion")
+    skills = PACK.catalog.entities["creature"]["shellbastion"].value("skills")
+    top = max(skills, key=lambda s: PACK.catalog.entities["skill"][s].value("power") or 0)
+    for turn in range(6):
+        reply = speak(
+            state, "whats their shellbastions strongest move", "skill", "best", [outcome], turn=turn, c3=True
+        )
+        assert f"Shellbastion's strongest move is {PACK.catalog.display_name(top)}" in reply, reply
+        assert "own" not in reply and "Level" not in reply, reply

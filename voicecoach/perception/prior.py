@@ -653,6 +653,15 @@ class IntentPrior:
         ):
             # "Is Hexmoth any good?": how that one does against what they field, not a team of one.
             p, rule = self._only(self.versus_pair), "one_rated"
+        elif (
+            self.versus_pair is not None
+            and _WORTH.search(abstracted)
+            and abstracted.split().count(kind_token(unit or "")) >= 2
+            and self._facing.search(abstracted)
+        ):
+            # "Is Lumifawn worth putting in against Voltail?": how one fares against the other, not
+            # whether the unit is worth levelling.
+            p, rule = self._only(self.versus_pair), "worth_against"
         elif self.evaluate_pair is not None and asks_members(self.pack, text):
             # "Who's in my team right now", "are those both in my lineup": who the player fields
             # (the evaluate pair's answer says it first), not a unit's lineup elsewhere.
@@ -1034,6 +1043,7 @@ def elliptical(text: str) -> bool:
     )
 
 
+_WORTH = re.compile(r"\bworth\b")
 # "Is Hexmoth any good", "is Oakhorn worth it" (English cue words).
 RATED = re.compile(
     r"\b(?:any good|good|any use|worth it|decent|viable|strong|usable|bad|"

@@ -28,7 +28,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from voicecoach.domain.catalog import Role, Schema
-from voicecoach.domain.entities import EntityKind, link_entities
+from voicecoach.domain.entities import EntityKind, Mention, link_entities
 from voicecoach.domain.pack import Pack
 from voicecoach.perception.descriptions import display, faces_foe
 
@@ -282,7 +282,7 @@ def resolve_reference(
             continue
         if match["its"] and any(m.span[1] <= match.start() for m in linked):
             continue  # "does Oakhorn have its last stage yet": the one this sentence named
-        if match["it"] and _DUMMY.search(text[max(0, match.start() - 12) :]) and linked:
+        if match["it"] and _DUMMY.search(text[max(0, match.start() - 12) :]) and _subject_named(text, linked):
             continue  # "is it worth putting time into Hexmoth": Hexmoth is the subject
         if match["it"] and re.search(r"\b(?:in|on)\s+$", before) and _team_noun(pack).search(before):
             continue  # "a comp with Paxton in it": the team the sentence is about
@@ -340,6 +340,21 @@ def resolve_reference(
     return text
 
 
+# Putting a unit into the match: "put it in", "bring it", "worth playing", "send it in".
+_FIELDING = re.compile(
+    r"\b(?:put(?:ting)?\s+(?:\w+\s+)?in|bring(?:ing)?|field(?:ing)?|play(?:ing)?|send(?:ing)?\s+(?:\w+\s+)?in|"
+    r"swap(?:ping)?\s+(?:\w+\s+)?in|bench(?:ing)?|sit(?:ting)?\s+(?:\w+\s+)?out)\b",
+    re.IGNORECASE,
+)
+_FACED = re.compile(r"\b(?:against|vs|versus|on|facing)\s+(?:their\s+|the\s+|that\s+)?$", re.IGNORECASE)
+
+
+def _subject_named(text: str, linked: Sequence[Mention]) -> bool:
+    """Is a named unit what a dummy "it" stands for ("is it worth putting time into Hexmoth")? Not
+    one named as what is faced: "is it worth putting in against Voltail" asks about the last one."""
+    return any(not _FACED.search(text[: m.span[0]]) for m in linked)
+
+
 def _team_noun(pack: Pack) -> re.Pattern[str]:
     """A team's words: "team", "squad", and the schema's group kinds and their nouns ("comp")."""
     schema = pack.catalog.schema
@@ -374,6 +389,9 @@ def _wanted(
     about = [k for k in kinds.order if spoken & kinds.about.get(k, frozenset())]
     if about:
         return [*about, *(k for k in kinds.order if k not in about)]
+    if kinds.unit is not None and _FIELDING.search(text):
+        # "is it worth putting in against Voltail": what is put in, brought or played is a unit
+        return [kinds.unit, *(k for k in kinds.order if k != kinds.unit)]
     foe_cue = (_FOE_BEFORE.search(before) and _word_before(before) != "for") or faces_foe(before, after)
     if kinds.unit is not None and foe_cue:
         # "what do I pick into that", "how do I beat it": a unit to face, not an option

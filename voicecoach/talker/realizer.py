@@ -515,6 +515,16 @@ def _guidance(t: RealizerTurn, c3: InteractionControl) -> None:
         # "Swap to Brannoc against Quillon." then "Bring at least one hero who counters their
         # biggest threat.": a general tip after a pick restates it, or competes with it.
         return
+    focus = t.view.focus(t.view.unit_kind)
+    if (
+        candidate is not None
+        and candidate.guidance_type == "upgrade"
+        and focus is not None
+        and not t.view.owns(focus)
+    ):
+        # "What's their Voltail's best skill?" then "Level the creature you cast most": advice on
+        # the player's own roster after an answer about a unit that is not theirs is off the point.
+        return
     match = t.state.ic.match
     if candidate is not None and candidate.keeps_current and match is not None:
         if _offered(t) - set(match.player_lineup):  # "keep your lineup" after "field these instead"

@@ -709,36 +709,41 @@ def option_best(c: _Ctx) -> list[Line]:
     unit_entity = c.catalog.get(view.unit_kind, uid)
     field = c.schema.options_field()
     options = list(unit_entity.value(field) or []) if unit_entity is not None and field else []
+    kind = c.schema.kinds[view.option_kind]
+    power = next((a for a, spec in kind.attributes.items() if spec.numeric), None)
+    # "What should Oakhorn use on Briarcat?": strength times the matchup against that one.
+    m = next((x for x in c.schema.matchups if x.attribute and x.between[0] == view.unit_kind), None)
+    foe = next((u for u in c.t.mentioned if u != uid and u in view.opponent_side()), None)
+
+    def strength(oid: str) -> float:
+        """The option's strength, by the option kind's first numeric attribute (and the matchup)."""
+        value = _value(c, view.option_kind or "", oid, power)
+        base = float(value) if isinstance(value, int | float) else 0.0
+        if m is None or foe is None:
+            return base
+        mine, theirs = (
+            _value(c, view.option_kind or "", oid, m.attribute),
+            _value(c, m.between[1], foe, m.attribute),
+        )
+        return base * _type_mult(c, m, mine, theirs)
+
     if not view.owns(uid):
-        # "What's Quillon's best loadout?" of a unit the player lacks (often the opponent's): what
-        # it runs at full unlock, said as not theirs.
-        full = {(_slot(c, o) or o): o for o in options}
-        if not full or not c.inputs.get("unowned_key") or c.inputs.get("strongest"):
+        # "What's Quillon's best loadout?", "what's their turtle's strongest move?" of a unit the
+        # player lacks (often the opponent's): what it runs at full unlock, said as such.
+        if not options or not c.inputs.get("unowned_key"):
             return []
-        chosen = list(full.values())
+        if c.inputs.get("strongest"):
+            top = min(options, key=lambda o: (-strength(o), o))
+            return c.naming(
+                c.inputs["unowned_key"], [top, uid], **{"@unit": c.name(uid), "@option": c.name(top)}
+            )
+        chosen = list({(_slot(c, o) or o): o for o in options}.values())
         return c.line(
             c.inputs["unowned_key"], [*chosen, uid], **{"@unit": c.name(uid), "@options": c.names(chosen)}
         )
     if c.inputs.get("strongest"):
-        # The one option to use: the strongest usable one, by the option kind's first numeric attribute.
-        kind = c.schema.kinds[view.option_kind]
-        power = next((a for a, spec in kind.attributes.items() if spec.numeric), None)
+        # The one option to use: the strongest usable one.
         usable = [o for o in options if view.option_usable(o, uid)]
-        # "What should Oakhorn use on Briarcat?": strength times the matchup against that one.
-        m = next((x for x in c.schema.matchups if x.attribute and x.between[0] == view.unit_kind), None)
-        foe = next((u for u in c.t.mentioned if u != uid and u in view.opponent_side()), None)
-
-        def strength(oid: str) -> float:
-            value = _value(c, view.option_kind or "", oid, power)
-            base = float(value) if isinstance(value, int | float) else 0.0
-            if m is None or foe is None:
-                return base
-            mine, theirs = (
-                _value(c, view.option_kind or "", oid, m.attribute),
-                _value(c, m.between[1], foe, m.attribute),
-            )
-            return base * _type_mult(c, m, mine, theirs)
-
         top = min(usable, key=lambda o: (-strength(o), o), default=None)
         if top is None:
             return []
