@@ -713,3 +713,32 @@ def test_the_word_of_one_of_the_units_options_is_that_option() -> None:
     said = read_turn(pack, state, "can Brannoc get the dome yet", []).text
     assert said == "can Brannoc get Dome Projector yet"
     assert read_turn(pack, state, "is the team good for Renzo", []).text == "is the team good for Renzo"
+
+
+@pytest.mark.parametrize(
+    ("asked", "then", "read"),
+    [
+        ("is fire good against water", "ok what is then", "what is good against water"),
+        ("does oakhorn beat voltail", "who does then", "who does beat voltail"),
+        ("can sparkwing learn gale dive", "ok who can then", "who can learn gale dive"),
+        ("whats the score", "ok what is then", "ok what is then"),  # no yes/no question to re-ask
+    ],
+)
+def test_what_is_then_asks_the_last_yes_no_question_of_whatever_fits(
+    asked: str, then: str, read: str
+) -> None:
+    pack, state = PET
+    assert read_turn(pack, state, then, [Exchange(asked, "No.")]).text == read
+
+
+def test_a_contracted_wh_word_opens_a_second_question() -> None:
+    pack, state = PET
+    reading = read_turn(pack, state, "hows my emberfox doing level wise and can it use inferno roar", [])
+    assert reading.text == "hows my emberfox doing level wise"
+    assert reading.second == "can Emberfox use inferno roar"
+
+
+def test_it_is_the_type_the_last_question_asked_about_when_no_unit_was_named() -> None:
+    pack, state = PET
+    history = [Exchange("does electric beat grass", "Against grass, electric attacks deal normal damage.")]
+    assert read_turn(pack, state, "so what does beat it then", history).text == "so what does beat grass then"

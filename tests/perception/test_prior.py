@@ -682,3 +682,11 @@ def test_worth_it_against_a_foe_is_how_one_fares_against_the_other(prior: Intent
     said = prior.predict("is lumifawn worth putting in against voltail though")
     assert (said.intent, said.sub_intent, said.rule) == ("element", "matchup", "worth_against"), said
     assert prior.predict("is lumifawn worth evolving").rule != "worth_against"
+
+
+def test_what_a_unit_beats_and_where_it_stands_have_their_pairs(prior: IntentPrior) -> None:
+    said = prior.predict("what does their briarcat counter")
+    assert (said.intent, said.sub_intent, said.rule) == ("element", "matchup", "beats_what"), said
+    assert prior.predict("what counters their briarcat").rule != "beats_what"
+    said = prior.predict("hows my emberfox doing level wise")
+    assert (said.intent, said.sub_intent, said.rule) == ("creature", "info", "unit_level"), said

@@ -1075,3 +1075,35 @@ def test_the_strongest_move_of_a_unit_not_theirs_is_its_catalogs(state: LiveStat
         )
         assert f"Shellbastion's strongest move is {PACK.catalog.display_name(top)}" in reply, reply
         assert "own" not in reply and "Level" not in reply, reply
+
+
+@pytest.mark.parametrize("kind", ["fire", "water", "grass", "electric"])
+def test_who_takes_the_least_from_a_type_is_by_the_damage_taken_not_dealt(
+    state: LiveState, kind: str
+) -> None:
+    """ "Which of mine takes the least from fire?": the units fire hits softest (a defence question),
+    not the elements that beat fire."""
+    reply = speak(state, f"which of mine takes the least damage from {kind}", "element", "weakness", [])
+    owned = [o.creature_id for o in state.fs.inventory.owned]  # type: ignore[union-attr]
+    table = PACK.catalog.tables["elements"]
+
+    def taken(uid: str) -> float:
+        element = PACK.catalog.entities["creature"][uid].value("element")
+        return float(table.get(kind, {}).get(element, 1.0))
+
+    least = min(taken(u) for u in owned)
+    said = names(reply) & set(owned)
+    assert said and all(taken(u) == least for u in said), reply
+
+
+def test_what_their_unit_beats_is_its_targets(state: LiveState) -> None:
+    reply = speak(state, "what does voltail beat", "element", "matchup", [])
+    assert reply.startswith("Voltail's electric attacks deal double damage to"), reply
+    reply = speak(
+        state,
+        "what level is galehawk",
+        "creature",
+        "info",
+        [tool(state, "get_creature", creature="galehawk")],
+    )
+    assert reply.startswith("Your Galehawk is at level 16"), reply

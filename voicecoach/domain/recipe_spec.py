@@ -113,7 +113,7 @@ RECIPES: dict[str, RecipeSpec] = {
                   "`spread`: filled with units of a value of that attribute the team lacks"),
         _spec("ownership",
               {"unit": "select", "missing_only": "literal", "all_key": "key", "aside_key": "key",
-               "skip_theirs": "literal"}, ("unit",),
+               "skip_theirs": "literal", "level_words": "literal", "level_key": "key"}, ("unit",),
               ("@unit", "@units", "level", "tier", "unlock", "player_level"),
               doc="does the player have the unit (key) or not (none_key, with its gate); "
                   "`missing_only`: only the not (a fallback after a recipe about an owned unit); "
@@ -177,7 +177,7 @@ RECIPES: dict[str, RecipeSpec] = {
                   "theirs: \"does wind do anything against that one\"; taken_key: one of theirs attacking "
                   "one of the player's (\"could their cat one-shot my fox\"), {foe} the attacker"),
         _spec("fact", {"entity": "select", "kind": "literal", "values": "values", "key_by": "literal",
-                       "usable_only": "literal"}, (),
+                       "usable_only": "literal", "level_words": "literal"}, (),
               ("role_summary",), facts=True, entity_fields=True,
               doc="a template filled from selectors and an entity's catalog fields; `key_by`: the key "
                   "<key>_<the entity's value of that attribute>; `usable_only`: only for an option the "
@@ -268,19 +268,23 @@ RECIPES: dict[str, RecipeSpec] = {
                   "the player asks for their highest or lowest level unit ({rank}: highest / lowest; "
                   "level_only: nothing else)"),
         _spec("type_counters", {"types": "select", "matchup": "literal", "tier_bonus": "literal",
-                                "beats_key": "key"},
-              ("types", "matchup"), ("@types", "@units"), picks=True,
+                                "beats_key": "key", "resist_key": "key", "resist_none_key": "key"},
+              ("types", "matchup"), ("@types", "@units", "status"), picks=True,
               doc="a question at a type's level (\"what beats water?\"): the values of an attribute "
                   "matchup's type that beat the first type selected, and the player's strongest usable "
                   "units of them (none_key: they own none); beats_key: asked the other way round (\"what "
-                  "does shadow beat?\"), the types it beats"),
+                  "does shadow beat?\"), the types it beats; resist_key: \"who takes the least from "
+                  "water?\", the player's units it hits softest ({status}; resist_none_key: none below "
+                  "normal)"),
         _spec("type_hits", {"types": "select", "foes": "select", "matchup": "literal",
-                            "tier_bonus": "literal", "unowned_key": "key", "vs_key": "key"},
+                            "tier_bonus": "literal", "unowned_key": "key", "vs_key": "key",
+                            "resist_key": "key", "resist_none_key": "key"},
               ("types", "foes", "matchup"), ("@types", "@units", "foes", "status"), picks=True,
               doc="a type against a side (\"does wind do anything against their team?\"): the foes the first "
                   "type selected beats by an attribute matchup and the player's strongest units of it "
                   "(unowned_key: they own none of it; none_key: it beats none of them; vs_key: two types "
-                  "named, the one against the other, {status})"),
+                  "named, the one against the other, {status}); resist_key / resist_none_key as "
+                  "type_counters"),
         _spec("weak_to", {"unit": "select", "matchup": "literal", "foes": "select", "foe_key": "key"},
               ("unit", "matchup"), ("@unit", "@types", "foe"),
               doc="what beats the player's own unit by an attribute matchup (key), and the foe of that "

@@ -581,8 +581,8 @@ def _short_choice(pack: Pack, text: str) -> bool:
 
 
 _QUESTION_START = (
-    r"(?:what|what's|whats|which|who|who's|whose|how|is|are|can|could|should|shall|does|do|did|will|"
-    r"would|where|when|why|any|have|has)\b"
+    r"(?:what|what's|whats|which|who|who's|whos|whose|how|how's|hows|is|are|can|could|should|shall|does|"
+    r"do|did|will|would|where|where's|wheres|when|why|any|have|has)\b"
 )
 _SECOND_QUESTION = re.compile(
     rf"(?:\?\s+|[,;]?\s+(?:and|also|plus)\s+(?:also\s+|then\s+)?|[,;]\s+)(?={_QUESTION_START})",
@@ -722,11 +722,40 @@ _HE_IS = re.compile(
 )
 
 
+# "Is fire good against water?" - "ok, what is then?": the same question, asked of whatever fits
+# (English cue words): the wh-word in the place of what the yes/no question named first.
+_WH_ELLIPSIS = re.compile(
+    r"^(?:(?:ok(?:ay)?|so|well|right|alright|hmm+|then|and)\W+)*(?P<wh>what|who|which(?:\s+one)?)\s+"
+    r"(?P<aux>is|does|do|would|can|will|could)(?:\s+(?:then|instead|though|then\s+instead))?\W*$",
+    re.IGNORECASE,
+)
+_YES_NO = re.compile(r"^(?:(?:ok|so|and|but)\s+)?(?P<aux>is|does|do|would|can|will|could)\s+", re.IGNORECASE)
+
+
+def _wh_ellipsis(pack: Pack, text: str, history: Sequence[Exchange]) -> str | None:
+    """ "What is then?" after "is fire good against water?": "what is good against water"."""
+    asked = _WH_ELLIPSIS.match(text.strip())
+    if asked is None or not history:
+        return None
+    last = history[-1].utterance
+    yes_no = _YES_NO.match(last)
+    if yes_no is None:
+        return None
+    rest = last[yes_no.end() :]
+    named = link_entities(pack, rest)
+    if not named or not re.fullmatch(
+        r"(?:(?:my|their|the|a|your)\s+)?", rest[: named[0].span[0]], re.IGNORECASE
+    ):
+        return None
+    return f"{asked['wh']} {yes_no['aux']} {rest[named[0].span[1] :].strip()}"
+
+
 def read_turn(pack: Pack, state: LiveState | None, text: str, history: Sequence[Exchange] = ()) -> Reading:
     """`text` as the question it stands for in the dialogue `history` (oldest first, heard turns
     only) and the live `state`; two questions in it are read one after the other (the second's
     "it" is the first's). Unchanged when nothing in it refers back, describes or asks twice."""
     text = _HE_IS.sub(lambda m: f"{m[1]} is", text)  # "hes level 2": the transcript's "he's", a verb
+    text = _wh_ellipsis(pack, text, history) or text
     meant = _did_you_mean(pack, text)
     if meant is not None and _resume(pack, state, text, history) is None:
         return Reading(text, (f"no name placed for {meant.raw!r}",), ask=meant.ask, pending=meant.pending)

@@ -267,6 +267,11 @@ class IntentPrior:
         self.threat_pair = _opening_pair(pack, self.labels, "threat")
         self.analysis_pair = _opening_pair(pack, self.labels, "read_side") or self.threat_pair
         token = kind_token(pack.catalog.schema.kind("unit") or "")
+        # "What does Voltail beat?": the unit named is the attacker, asked of its targets.
+        self._beats_what = re.compile(
+            rf"\bwhat\s+(?:does|do|can|will|would|could)\s+(?:their\s+|the\s+|my\s+)?{token}\s+(?:\w+\s+)?"
+            r"(?:beat|counter|hit\s+hard|destroy|wreck|do\s+well\s+against)\b"
+        )
         self._versus = re.compile(
             rf"{token}\s+{VERSUS}\s+(?:their\s+|the\s+|my\s+)?{token}"
             rf"|{token}\s+(?:\w+\s+){{0,2}}?(?:better|worse|good|any good|okay|ok|fine|decent|bad|weak|"
@@ -662,6 +667,18 @@ class IntentPrior:
             # "Is Lumifawn worth putting in against Voltail?": how one fares against the other, not
             # whether the unit is worth levelling.
             p, rule = self._only(self.versus_pair), "worth_against"
+        elif (
+            self.info_pair is not None
+            and _UNIT_LEVEL.search(abstracted)
+            and abstracted.split().count(kind_token(unit or "")) == 1
+            and self.labels[int(p.argmax())] != self.info_pair
+        ):
+            # "Hows my Emberfox doing level wise?", "what level is Galehawk": where that one stands
+            # (the info pair says its level), not whether it is worth levelling.
+            p, rule = self._only(self.info_pair), "unit_level"
+        elif self.versus_pair is not None and self._beats_what.search(abstracted):
+            # "What does their Briarcat counter?": what it beats, not what counters it.
+            p, rule = self._only(self.versus_pair), "beats_what"
         elif self.evaluate_pair is not None and asks_members(self.pack, text):
             # "Who's in my team right now", "are those both in my lineup": who the player fields
             # (the evaluate pair's answer says it first), not a unit's lineup elsewhere.
@@ -1044,6 +1061,8 @@ def elliptical(text: str) -> bool:
 
 
 _WORTH = re.compile(r"\bworth\b")
+# "What level is Galehawk", "how's my fox doing level wise" (English cue words).
+_UNIT_LEVEL = re.compile(r"\b(?:what|which)\s+level\b|\blevel\s*wise\b|\bhow\s+high\s+(?:a\s+)?level\b")
 # "Is Hexmoth any good", "is Oakhorn worth it" (English cue words).
 RATED = re.compile(
     r"\b(?:any good|good|any use|worth it|decent|viable|strong|usable|bad|"

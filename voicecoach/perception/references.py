@@ -125,6 +125,8 @@ def _kinds(schema: Schema) -> _Kinds:
     order = [k for k in roles if k is not None]
     order += [k for k in schema.kinds if k not in order and (schema.kinds[k].nouns or schema.kinds[k].verbs)]
     order += [k for k in schema.kinds if k not in order and schema.kinds[k].role == "group"]
+    # Last: a type ("does electric beat grass?" - "so what beats it?"), when nothing else was named.
+    order += [k for k in schema.kinds if k not in order and schema.kinds[k].role == "type"]
     words: dict[EntityKind, frozenset[str]] = {}
     nouns: dict[EntityKind, frozenset[str]] = {}
     for kind in order:
@@ -268,6 +270,7 @@ def resolve_reference(
     if not previous:
         return text
     sources = [previous] if isinstance(previous, str) else list(previous)
+    types = {k for k, spec in pack.catalog.schema.kinds.items() if spec.role == "type"}
     said = [link_entities(pack, source) for source in sources]
     kinds = _kinds(pack.catalog.schema)
     linked = link_entities(pack, text)
@@ -313,8 +316,13 @@ def resolve_reference(
             for m in ms
             if m.kind == k
         }
+        # Of the types the question named, the last: "does electric beat grass" - "what beats it".
         candidates = [
-            m for kind in wanted for ms in said for m in ms if m.kind == kind and m.id not in here | listed
+            m
+            for kind in wanted
+            for ms in said
+            for m in (ms[::-1] if kind in types else ms)
+            if m.kind == kind and m.id not in here | listed
         ]
         # "Swap Sparkwing out for Hexmoth" - "what moves does it have": the one put forward.
         gone = {
@@ -384,7 +392,8 @@ def _wanted(
     cues.add(two)
     said = [k for k in kinds.order if cues & kinds.words[k]]
     if said:
-        return said
+        # "so what beats it": a unit's verb, and a type when the last exchange named no unit.
+        return [*said, *(k for k in kinds.order if k not in said and not kinds.words[k] and k != kinds.unit)]
     spoken = {w.rstrip("s") for w in re.findall(r"[a-z]+", text.lower())}
     about = [k for k in kinds.order if spoken & kinds.about.get(k, frozenset())]
     if about:
@@ -404,4 +413,6 @@ def _wanted(
     others = [k for k in kinds.order if not {n.rstrip("s") for n in kinds.nouns[k]} & spoken] or kinds.order
     # So is a kind the sentence names ("can it use Tempest Fury": the creature; "can Emberfox use
     # it": the skill): such a kind comes last.
-    return sorted(others, key=lambda k: k in named)
+    # A kind with no words of its own (a group, a type: "does electric beat grass" - "what beats
+    # it") only when nothing else fits.
+    return sorted(others, key=lambda k: (not kinds.words[k] and k != kinds.unit, k in named))

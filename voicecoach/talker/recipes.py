@@ -38,7 +38,7 @@ from voicecoach.domain.pack import AnswerStep, Pack, pack_roles
 from voicecoach.domain.recipe_spec import RECIPES, TURN_PREFIX, RecipeSpec, role_placeholder
 from voicecoach.domain.tool_shapes import select
 from voicecoach.domain.view import StateView
-from voicecoach.perception.prior import asks_members
+from voicecoach.perception.prior import asks_members, team_words
 from voicecoach.talker.lines import Line, RealizerTurn, rotate, spoken_list
 from voicecoach.tools.builtin import multiplier, unmet_gates
 
@@ -639,6 +639,11 @@ def ownership(c: _Ctx) -> list[Line]:
         return c.line(aside, [uid], **{"@unit": c.name(uid)}, level=owned.level, tier=owned.tier)
     if owned is not None and c.inputs.get("missing_only"):
         return []  # a fallback step: only "you don't have it" answers the turn, "yes" would not
+    if owned is not None and _asks_level(c) and c.inputs.get("level_key"):
+        # "What level is Galehawk?": where it stands, not "yes, you have it".
+        return c.line(
+            c.inputs["level_key"], [uid], **{"@unit": c.name(uid)}, level=owned.level, tier=owned.tier
+        )
     if owned is not None:
         return c.line(c.step.key, [uid], **{"@unit": c.name(uid)}, level=owned.level, tier=owned.tier)
     level = c.t.state.fs.player_level
@@ -885,6 +890,8 @@ def matchup_status(c: _Ctx) -> list[Line]:
         status = _words(m, _type_mult(c, m, types[0], _value(c, m.between[1], uid, m.attribute)))
         values = {str(m.attribute): c.name(types[0]), "@unit": c.name(uid)}
         return c.line(c.inputs.get("type_key"), [], **values, status=status) if status else []
+    if _asks_what_it_beats(c, uid):
+        return _hits(c, m, uid)  # "what does Voltail beat?": what it beats, though it is theirs
     if (
         between_units
         and uid in theirs
@@ -933,6 +940,22 @@ _GOOD_FOR = re.compile(
 )
 
 
+def _asks_what_it_beats(c: _Ctx, uid: str) -> bool:
+    """ "What does Voltail beat?", "what's their cat strong against": the unit named is the attacker
+    (English cue words), asked of its targets, not of its counters."""
+    name = r"\s+".join(map(re.escape, c.name(uid).split()))
+    return (
+        _GOOD_FOR.search(c.t.utterance) is not None
+        or re.search(
+            rf"\bwhat\s+(?:does|do|can|will|would|could)\s+(?:their\s+|the\s+|my\s+)?{name}\s+(?:\w+\s+)?"
+            r"(?:beat|counter|hit\s+hard|destroy|wreck|do\s+well\s+against)\b",
+            c.t.utterance,
+            re.I,
+        )
+        is not None
+    )
+
+
 def _types(c: _Ctx, m: Matchup) -> list[str]:
     """The type kind's ids an attribute matchup is over (pet: the elements), in catalog order."""
     if m.attribute is None:
@@ -975,13 +998,49 @@ _ATTACKS = (
 )
 
 
+# "Who takes the least from fire", "who's safest against water attacks", "what resists grass": the
+# player's units that a type hits softest, not the types that beat it (English cue words).
+_RESISTS = re.compile(
+    r"\b(?:takes?|taking)\s+(?:the\s+)?(?:least|less|little|half|lowest|smallest|no)\b|\bsafe(?:st|r)?\b|"
+    r"\bresist(?:s|ant|ance)?\b|\b(?:tanks?|survives?|soaks?|shrugs?\s+off)\b|\bholds?\s+up\b|"
+    r"\bstands?\s+up\s+to\b|\bnot\s+weak\s+to\b|\bdoesn'?t\s+mind\b",
+    re.I,
+)
+
+
+def _resisting(c: _Ctx, m: Matchup, kind: str) -> list[Line]:
+    """The player's usable units `kind`'s attacks hit softest (resist_key: below the default, said
+    with the matchup's word; resist_none_key: none resists it, those it hits no harder than the
+    default). On their team only when the player says so ("who on my team")."""
+    mine = [u.id for u in c.view.owned() if c.usable(u.id)]
+    side = c.view.player_side()
+    if side and re.search(
+        rf"\b(?:on|in)\s+(?:my|our)\s+(?:current\s+)?(?:{team_words(c.t.pack)})\b", c.t.utterance, re.I
+    ):
+        mine = [u for u in mine if u in side]
+    taken = {u: _type_mult(c, m, kind, _value(c, m.between[1], u, m.attribute)) for u in mine}
+    if not taken:
+        return []
+    least = min(taken.values())
+    # The fielded ones first, then the strongest: whom the player can lean on now.
+    units = sorted([u for u, x in taken.items() if x == least], key=lambda u: (u not in side, -c.power(u)))[
+        :3
+    ]
+    values = {str(m.attribute): c.name(kind), "@units": c.names(units), "status": _words(m, least)}
+    key = c.inputs.get("resist_key") if least < m.default else c.inputs.get("resist_none_key")
+    return c.line(key, units, **values)
+
+
 def type_counters(c: _Ctx) -> list[Line]:
     """ "What beats water?": the types that beat it by the matchup, and the player's two strongest
     usable units of those types ("Electric and grass hit water for double damage: of yours,
-    Sparkwing or Oakhorn"); none_key when they own none of them."""
+    Sparkwing or Oakhorn"); none_key when they own none of them. resist_key: "who takes the least
+    from water" (`_resisting`)."""
     m, named = _matchup(c), c.ids("types")
     if m is None or not named:
         return []
+    if c.inputs.get("resist_key") and _RESISTS.search(c.t.utterance):
+        return _resisting(c, m, named[0])
     foe = named[0]
     said = re.escape(c.name(foe))
     attacks = rf"\b{said}\s+(?:{_ATTACKS})\b|\bweak\s+(?:to|against)\s+{said}\b"  # "what's weak to fire?"
@@ -1013,6 +1072,8 @@ def type_hits(c: _Ctx) -> list[Line]:
         status = _words(m, _type_mult(c, m, a, b))
         values = {str(m.attribute): c.name(a), f"foe_{m.attribute}": c.name(b)}
         return c.line(c.inputs["vs_key"], [], **values, status=status) if status else []
+    if m is not None and named and c.inputs.get("resist_key") and _RESISTS.search(c.t.utterance):
+        return _resisting(c, m, named[0])
     if m is None or not named or not foes:
         return []
     kind = named[0]
@@ -1056,10 +1117,24 @@ def _spoken(c: _Ctx, value: Any) -> Any:
     return value
 
 
+def _asks_level(c: _Ctx) -> bool:
+    """Does the player ask where their unit stands (the step's `level_words`: "what level is
+    Galehawk", "what stage is my fox at")?"""
+    said = c.inputs.get("level_words") or []
+    return (
+        bool(said)
+        and re.search(rf"\b(?:{'|'.join(map(re.escape, said))})\b", c.t.utterance, re.I) is not None
+    )
+
+
 def fact(c: _Ctx) -> list[Line]:
     """A template filled from selectors (`values`) and an entity's catalog fields (its kind's name,
     its attributes, names for the ids it lists): catalog facts and tool facts, never a claim about
-    what the player has."""
+    what the player has. Nothing when the player asks only where their unit stands (`level_words`):
+    the ownership step answers that."""
+    ids = c.ids("entity")
+    if _asks_level(c) and ids and c.view.owns(ids[0]):
+        return []
     values: dict[str, Any] = {}
     for placeholder, selector in (c.inputs.get("values") or {}).items():
         values[placeholder] = _spoken(c, c.first(selector))
