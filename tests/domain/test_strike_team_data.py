@@ -49,6 +49,7 @@ NEW_PLACEHOLDERS = frozenset(
         "hero",
         "foes",
         "verdict",
+        "groups",
         "heroes",
         "item",
         "items",
@@ -378,8 +379,8 @@ def _undeclared_mishearing(f: dict[str, Any]) -> None:
 
 
 def _unnamed_paraphrases(f: dict[str, Any]) -> None:
-    entry = _entry(f, "paraphrases.json", "hero/owned")
-    entry["utterances"] = [f"do i have that one number {i}" for i in range(25)]
+    entry = _entry(f, "paraphrases.json", "hero/info")
+    entry["utterances"] = [f"what does that one do number {i}" for i in range(25)]
 
 
 def _unused_mishearing(f: dict[str, Any]) -> None:
@@ -441,7 +442,7 @@ BROKEN = [
     (_stray_paraphrase_pair, "paraphrases hero/dance: not a Φ pair"),
     (_shared_paraphrase, "paraphrases match/score: \"who's winning\" is also comp/swap's"),
     (_undeclared_mishearing, "paraphrases hero/counters: 'kassimer'"),
-    (_unnamed_paraphrases, "paraphrases hero/owned: 0 of 25 name the hero"),
+    (_unnamed_paraphrases, "paraphrases hero/info: 0 of 25 name the hero"),
     (_unused_mishearing, "misheard 'mareva': used by no paraphrase"),
     (_narration_names, "narrations hero/counters: 'Countering Quillon now.'"),
     (_long_narration, "narrations comp/build: 'Okay, let me build you a team.'"),

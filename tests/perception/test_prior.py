@@ -690,3 +690,12 @@ def test_what_a_unit_beats_and_where_it_stands_have_their_pairs(prior: IntentPri
     assert prior.predict("what counters their briarcat").rule != "beats_what"
     said = prior.predict("hows my emberfox doing level wise")
     assert (said.intent, said.sub_intent, said.rule) == ("creature", "info", "unit_level"), said
+
+
+@pytest.mark.parametrize(
+    "asked", ["what pets do i even have", "list my creatures", "which creatures have i got"]
+)
+def test_the_roster_asked_for_is_listed(prior: IntentPrior, asked: str) -> None:
+    said = prior.predict(asked)
+    assert (said.intent, said.sub_intent) == ("inventory", "list"), (asked, said)
+    assert prior.predict("do i have emberfox").rule != "roster"

@@ -23,6 +23,29 @@ from voicecoach.testing.scripted_llm import ScriptedLLMServer
 # pack -> kind -> turns: (what the player says, words the reply must have, words it must not)
 SESSIONS: dict[str, dict[str, list[tuple[str, list[str], list[str]]]]] = {
     "pet_arena": {
+        "team_read": [  # the team against theirs by the element table, no made-up rating
+            (
+                "is my team good enough for this match",
+                ["Emberfox hits Briarcat", "Watch Shellbastion"],
+                ["out of 100"],
+            ),
+            ("should i swap anyone", ["Swap Sparkwing out for Hexmoth"], ["out of 100"]),
+        ],
+        "members": [("is sparkwing in my lineup", ["Yes", "Emberfox, Oakhorn and Sparkwing"], ["rate"])],
+        "resists": [
+            ("which of mine takes the least damage from fire", ["take the least from fire"], ["you want"])
+        ],
+        "ellipsis": [
+            ("is fire good against water", ["half damage"], []),
+            ("ok what is then", ["grass and electric"], []),
+        ],
+        "type_pronoun": [
+            ("does electric beat grass", ["normal damage"], []),
+            ("so what does beat it then", ["fire and wind"], ["Which creature"]),
+        ],
+        "their_best_move": [
+            ("whats their shellbastions strongest move", ["Tide Slap"], ["don't own", "roster"])
+        ],
         "data_limit": [  # what the data does not hold, said; then what it does
             ("does overcharge stack", ["doesn't show whether effects stack", "Overcharge"], []),
             ("can voltail do chain lightning on us", ["can't see", "Chain Lightning"], ["you don't own"]),
@@ -117,6 +140,12 @@ SESSIONS: dict[str, dict[str, list[tuple[str, list[str], list[str]]]]] = {
         ],
     },
     "strike_team": {
+        "roster": [  # every hero the player has, by role; then a role of them
+            ("what heroes do i even have", ["Tank: Brannoc, Dumaka and Osmund", "support:"], ["Which hero"]),
+            ("which of those are tanks", ["Dumaka, Brannoc and Osmund"], ["Glad"]),
+        ],
+        "who_wins": [("nadira vs elowen who wins", ["Nadira has the edge on your Elowen"], ["Dumaka"])],
+        "members": [("whos on my team right now", ["Your five right now is"], ["Watch"])],
         "stakes": [  # 0-1 down in round 2 of 3; a round asked about is not news of another
             ("we lost the first one didn't we", ["0 to 1", "You need round 2"], ["0 to 2"]),
         ],

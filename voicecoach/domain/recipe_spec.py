@@ -141,8 +141,10 @@ RECIPES: dict[str, RecipeSpec] = {
         _spec("equipped", {"unit": "select", "slot": "select", "slot_key": "key"}, ("unit",),
               ("@unit", "@options", "@option", "slot"),
               doc="what the owned unit has equipped (slot_key: in the slot asked about)"),
-        _spec("list_owned", {"units": "select", "none_only": "literal"}, (), ("count", "@units"),
-              doc="a few of the player's units and how many (none_key: none; `none_only`: only that)"),
+        _spec("list_owned", {"units": "select", "none_only": "literal", "by": "literal", "by_key": "key"}, (),
+              ("count", "@units", "groups"),
+              doc="a few of the player's units and how many (none_key: none; `none_only`: only that); "
+                  "by_key: all of them grouped by the attribute `by` ({groups}: \"tank: A and B; ...\")"),
         _spec("groups_fieldable", {"groups": "select", "missing_key": "key", "missing_first": "literal"}, (),
               ("@group", "missing", "count"), picks=True,
               doc="a group the player can field (key), else the closest and what it lacks (none_key); "

@@ -449,9 +449,23 @@ _KIND_THEN_OWN = re.compile(
 )
 
 
+# "Which of those are tanks?", "which ones are epic", "which of my guys are supports": the same as
+# "what tanks have I got" (the player's own units of that kind).
+_WHICH_ARE = re.compile(
+    r"^\W*(?:\w+\W+){0,2}?which\s+(?:of\s+(?:those|them|these|my|our)(?:\s+\w+)?|ones?)\s+(?:are|is)\s+"
+    r"(?P<kind>\w+(?:\s+\w+)?)\W*$",
+    re.IGNORECASE,
+)
+
+
 def _owned_kind(pack: Pack, sides: Sides, text: str) -> tuple[str, list[str]]:
     """A kind of unit the player asks whether they own, by the names of theirs it fits (at most
     three; none owned: the catalog's that fit, so the answer can say they have none)."""
+    which = _WHICH_ARE.match(text)
+    if which is not None:
+        asked, notes = _owned_kind(pack, sides, f"what {which['kind']} have i got")
+        if notes:
+            return asked, notes
     d = describer(pack)
     unit_kind = pack.catalog.schema.kind("unit") or ""
     heads = (

@@ -624,7 +624,8 @@ _PAIR = re.compile(r"^\s*(?:or|and)\s*$", re.IGNORECASE)
 # A pair asked about together, not one question about each: a team, a comparison, a combination.
 _TOGETHER = re.compile(
     r"\b(?:team|teams|together|pair|pairs|combo|synergy|synergize|around|with|vs|versus|"
-    r"compare|between|both|either|neither|one of|instead|for|swap|replace|over|into|out)\b",
+    r"compare|between|both|either|neither|one of|instead|for|swap|replace|over|into|out|wins?|winner|"
+    r"beats?|stronger|weaker)\b",
     re.IGNORECASE,
 )
 # "Lumifawn and Hexmoth, which does better?" compares ("or": `prior.offered`, a choice).

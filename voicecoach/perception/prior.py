@@ -343,6 +343,22 @@ class IntentPrior:
             + (rf"|\b(?:my|our)\s+(?:{unit_plural})\b" if unit_plural else "")
         )
         self.rating_pairs = {(e.intent, e.sub_intent) for e in pack.phi if _opening(e) in _RATES}
+        # "What heroes do I even have", "list my pets": the pair that lists the player's units.
+        self.roster_pair = next(
+            (
+                (e.intent, e.sub_intent)
+                for e in pack.phi
+                if any(s.recipe == "list_owned" and not s.inputs.get("none_only") for s in e.answer or [])
+                and (e.intent, e.sub_intent) in self.labels
+            ),
+            None,
+        )
+        kinds = rf"(?:{unit_plural}|guys|ones|units|characters)" if unit_plural else r"(?:guys|ones|units)"
+        self._roster = re.compile(
+            rf"^\W*(?:\w+\W+){{0,3}}?(?:what|which)\s+{kinds}\s+(?:do|have|did)\s+(?:i|we)\s+(?:even\s+|actually\s+)?"
+            rf"(?:have|own|got|unlocked)\b|\blist\s+(?:all\s+)?(?:of\s+)?(?:my|our)\s+{kinds}"
+            rf"|\b(?:show|tell)\s+me\s+(?:all\s+)?(?:my|our)\s+{kinds}\W*$|\bwho\s+(?:do|have)\s+(?:i|we)\s+(?:even\s+)?got\W*$"
+        )
         self._team_word = re.compile(rf"\b(?:{teams}|teams|all|together|with)\b")
         unit_kind = pack.catalog.schema.kind("unit")
         # The pairs that describe one unit (pet: creature/info), one option (skill/explain), and
@@ -679,6 +695,16 @@ class IntentPrior:
         elif self.versus_pair is not None and self._beats_what.search(abstracted):
             # "What does their Briarcat counter?": what it beats, not what counters it.
             p, rule = self._only(self.versus_pair), "beats_what"
+        elif (
+            (self.versus_pair or self.counter_pair) is not None
+            and _WHO_WINS.search(abstracted)
+            and abstracted.split().count(kind_token(unit or "")) >= 2
+        ):
+            # "Brannoc or Osmund, which wins?": how the one fares against the other.
+            p, rule = self._only(self.versus_pair or self.counter_pair), "who_wins"  # type: ignore[arg-type]
+        elif self.roster_pair is not None and self._roster.search(abstracted) and not named:
+            # "What heroes do I even have?": the player's units listed, not one of them.
+            p, rule = self._only(self.roster_pair), "roster"
         elif self.evaluate_pair is not None and asks_members(self.pack, text):
             # "Who's in my team right now", "are those both in my lineup": who the player fields
             # (the evaluate pair's answer says it first), not a unit's lineup elsewhere.
@@ -1061,6 +1087,11 @@ def elliptical(text: str) -> bool:
 
 
 _WORTH = re.compile(r"\bworth\b")
+# "Lorcan or Tamsin, who wins?", "who beats who" (English cue words).
+_WHO_WINS = re.compile(
+    r"\b(?:who|which(?:\s+one)?|whos|who\s+s)\s+(?:would\s+|will\s+|gonna\s+|is\s+gonna\s+)?(?:wins?|winning)\b"
+    r"|\bwho\s+beats\s+who\b|\bwhos\s+stronger\b"
+)
 # "What level is Galehawk", "how's my fox doing level wise" (English cue words).
 _UNIT_LEVEL = re.compile(r"\b(?:what|which)\s+level\b|\blevel\s*wise\b|\bhow\s+high\s+(?:a\s+)?level\b")
 # "Is Hexmoth any good", "is Oakhorn worth it" (English cue words).

@@ -248,6 +248,8 @@ def pick_best(c: _Ctx) -> list[Line]:
         # for Quillon": the one named after the facing word is.
         said = [f for f in foes if f not in c.t.said_mine and (not c.t.faced or f in c.t.faced)]
         named = [u for u in (*c.t.faced, *c.t.mentioned) if u not in c.t.said_mine]
+        # "Nadira vs Elowen": the player's own fielded unit is not the foe, wherever it is named.
+        named = [u for u in named if u in theirs or u not in mine] or named
         foes = said or named[:1] or foes
     if c.t.choice:  # "Lumifawn or Hexmoth against Voltail?": the units offered are not foes
         named = [u for u in c.t.mentioned if u not in c.t.choice]  # "... against Voltail"
@@ -806,6 +808,21 @@ def list_owned(c: _Ctx) -> list[Line]:
     if c.inputs.get("none_only"):
         return []  # a fallback step: only "you have none" answers the turn
     shown = [u for u in ids if u not in t.excluded and u not in t.unsure] or ids
+    by = c.inputs.get("by")
+    if by and c.inputs.get("by_key"):
+        # "What heroes do I even have?": all of them (but those kept out), by the attribute (role).
+        groups: dict[str, list[str]] = {}
+        for u in shown:
+            entity = c.catalog.get(c.view.unit_kind, u)
+            groups.setdefault(str(entity.value(by)) if entity is not None else "", []).append(u)
+        comp = c.schema.composition
+        quota = (
+            comp.quota if comp is not None and comp.quota is not None and comp.quota.attribute == by else None
+        )
+        order = list(quota.counts) if quota is not None else []  # the quota's order: tank, damage, support
+        ranked = sorted(groups, key=lambda v: (order.index(v) if v in order else len(order), v))
+        said = "; ".join(f"{v.replace('_', ' ')}: {c.names(groups[v])}" for v in ranked if v)
+        return c.line(c.inputs["by_key"], shown, count=len(ids), groups=said[:1].upper() + said[1:])
     some = rotate(t.fresh_first(shown) if t.alternative else shown, 0 if t.alternative else t.turn_index, 3)
     return c.line(c.step.key, some, count=len(ids), **{"@units": c.names(some)})
 
