@@ -742,3 +742,13 @@ def test_it_is_the_type_the_last_question_asked_about_when_no_unit_was_named() -
     pack, state = PET
     history = [Exchange("does electric beat grass", "Against grass, electric attacks deal normal damage.")]
     assert read_turn(pack, state, "so what does beat it then", history).text == "so what does beat grass then"
+
+
+def test_a_units_possessive_names_its_option_by_a_word_of_it() -> None:
+    from voicecoach.perception.descriptions import option_by_description
+
+    pack, _ = STRIKE
+    assert (
+        option_by_description(pack, "what does nadiras grenade do")[0] == "what does nadiras Null Grenade do"
+    )
+    assert option_by_description(pack, "what does lorcan counter")[0] == "what does lorcan counter"

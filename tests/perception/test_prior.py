@@ -699,3 +699,12 @@ def test_the_roster_asked_for_is_listed(prior: IntentPrior, asked: str) -> None:
     said = prior.predict(asked)
     assert (said.intent, said.sub_intent) == ("inventory", "list"), (asked, said)
     assert prior.predict("do i have emberfox").rule != "roster"
+
+
+def test_a_tilted_player_gets_the_call_that_turns_the_match_and_needs_for_is_the_unlock(
+    prior: IntentPrior,
+) -> None:
+    said = prior.predict("man im so tilted right now")
+    assert (said.intent, said.sub_intent, said.rule) == ("match", "losing", "tilted"), said
+    said = prior.predict("what does emberfox need for inferno roar")
+    assert (said.intent, said.sub_intent) == ("skill", "unlock"), said

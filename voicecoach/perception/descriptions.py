@@ -717,6 +717,12 @@ def _stems(words: list[str]) -> set[str]:
     return out
 
 
+_OWNED_THING = re.compile(
+    r"^(?P<s>'?s)?\s+(?P<words>(?:[a-z-]+\s+){0,2}?[a-z-]+)(?=\s+(?:do|does|work|works|doing|for|good)\b|\W*$)",
+    re.IGNORECASE,
+)
+
+
 def option_by_description(pack: Pack, text: str) -> tuple[str, list[str]]:
     """ "When does Tidefang get the giant wave move" -> "... get Tsunami Crash": an option the
     player describes by what it does (its name's and description's words, "heal", "everyone"),
@@ -740,10 +746,31 @@ def option_by_description(pack: Pack, text: str) -> tuple[str, list[str]]:
     # "what's the ...": not a unit's
     ends = {m.span[1] for m in linked}
     phrase = next((p for p in phrases if not p["pos"] or p.start() in ends), None)
-    if phrase is None or len(set(units)) != 1:
+    if len(set(units)) != 1:
         return text, []
+    if phrase is not None:
+        said_words, start, end = (
+            phrase["words"],
+            phrase.start("words") if phrase["pos"] else phrase.start(),
+            phrase.end(),
+        )
+    else:
+        # "what does nadiras grenade do": the unit's possessive, then what it names (no option noun).
+        owner = next(m for m in linked if m.kind == unit_kind)
+        tail = _OWNED_THING.match(text[owner.span[1] :])
+        # a possessive: "Nadira's", or STT's "nadiras" (the linker took the "s" in with the name)
+        name_s = owner.surface.lower().endswith("s") and not display(
+            pack, unit_kind, owner.id
+        ).lower().endswith("s")
+        if tail is None or not (tail["s"] or name_s):
+            return text, []
+        said_words, start, end = (
+            tail["words"],
+            owner.span[1] + tail.start("words"),
+            owner.span[1] + tail.end("words"),
+        )
     types = {t for k in schema.kinds_of("type") for t in catalog.entities.get(k, {})}
-    words = [w for w in re.split(r"[\s-]+", phrase["words"].lower()) if w and w not in types]
+    words = [w for w in re.split(r"[\s-]+", said_words.lower()) if w and w not in types]
     sized = any(w in _SIZE for w in words)
     wanted = _stems([w for w in words if w not in _SIZE and w not in _NOT_CONTENT])
     entity = catalog.get(unit_kind, units[0])
@@ -770,6 +797,5 @@ def option_by_description(pack: Pack, text: str) -> tuple[str, list[str]]:
         return text, []
     if len(scored) > 1 and scored[0][:2] == scored[1][:2]:
         return text, []  # two fit as well: not the sentence's to say
-    name = display(pack, option_kind, scored[0][2])
-    start = phrase.start("words") if phrase["pos"] else phrase.start()  # "Oakhorn's Worldroot Slam"
-    return text[:start] + name + text[phrase.end() :], [f"{phrase.group(0)!r} -> {name}"]
+    name = display(pack, option_kind, scored[0][2])  # "Oakhorn's Worldroot Slam"
+    return text[:start] + name + text[end:], [f"{text[start:end]!r} -> {name}"]

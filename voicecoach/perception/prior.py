@@ -433,6 +433,23 @@ class IntentPrior:
         self.option_status_pairs = {
             (e.intent, e.sub_intent) for e in pack.phi if e.answer and e.answer[0].recipe == "option_status"
         }
+        option_token = kind_token(self._option_kind or "")
+        self._needs_for = re.compile(
+            rf"\bneeds?\s+(?:to\s+(?:get|unlock|use|have)\s+|for\s+(?:the\s+)?){option_token}\b"
+        )
+        # The pair the prior gives a match going badly ("we keep losing, what do we do"): English
+        # words, labelled by the pack's own classifier, kept only if it recommends on the match.
+        losing = self.labels[int(self.model.probabilities(features("we keep losing what do we do")).argmax())]
+        self.losing_pair = next(
+            (
+                (e.intent, e.sub_intent)
+                for e in pack.phi
+                if (e.intent, e.sub_intent) == losing
+                and e.branch == "recommend"
+                and "ic.match.round" in e.requires
+            ),
+            None,
+        )
         option_words = [
             *(pack.catalog.schema.kinds[self._option_kind].nouns if self._option_kind else []),
             "thing",  # "can Tidefang use that wave thing": one it did not place, asked back
@@ -750,6 +767,13 @@ class IntentPrior:
         elif self.threat_pair is not None and AT_RISK.search(abstracted):
             # "Which of mine is most at risk?": who their threat hits hardest, not my strongest.
             p, rule = self._only(self.threat_pair), "at_risk"
+        elif self.losing_pair is not None and TILTED.search(abstracted):
+            # "Man, I'm so tilted", "are we just cooked": the call that turns a losing match, not
+            # a goodbye or the bare score.
+            p, rule = self._only(self.losing_pair), "tilted"
+        elif self.option_status_pairs and self._needs_for.search(abstracted):
+            # "What does Lorcan need for Long Barrels?": what unlocks the option, not what it does.
+            p, rule = self._within(p, self.option_status_pairs), "needs_for"
         elif self.analysis_pair is not None and WHY_HARD.search(abstracted):
             # "Why is this matchup so rough?": what the other side does to the player's.
             p, rule = self._only(self.analysis_pair), "why_hard"
@@ -1130,6 +1154,11 @@ AT_RISK = re.compile(
     r"\bin\s+the\s+most\s+danger\b"
 )
 # "Why is this matchup so rough", "why are we getting stomped" (English cue words).
+# The player says the match is going badly without asking anything (English cue words).
+TILTED = re.compile(
+    r"\b(?:tilted|tilting|cooked|doomed|hopeless|cursed|so\s+done|giving\s+up|rage\s+quit|raging|"
+    r"frustrated|so\s+annoyed|(?:getting|got|being)\s+(?:wrecked|destroyed|crushed|stomped|rolled|farmed|diffed))\b"
+)
 WHY_HARD = re.compile(
     r"\bwhy\b(?:\s+\w+){0,5}\s+(?:matchup|match|game|fight|round)\b(?:\s+\w+){0,3}\s+"
     r"(?:hard|rough|bad|tough|difficult|brutal|awful|unfair|one sided)\b|"
