@@ -43,6 +43,10 @@ SESSIONS: dict[str, dict[str, list[tuple[str, list[str], list[str]]]]] = {
             ("does electric beat grass", ["normal damage"], []),
             ("so what does beat it then", ["fire and wind"], ["Which creature"]),
         ],
+        "swap_called_off": [
+            ("should i swap anyone", ["Swap Sparkwing out"], []),
+            ("actually nah keep the bird", ["Sparkwing deals double damage"], ["Swap Sparkwing out"]),
+        ],
         "their_best_move": [
             ("whats their shellbastions strongest move", ["Tide Slap"], ["don't own", "roster"])
         ],
@@ -145,6 +149,10 @@ SESSIONS: dict[str, dict[str, list[tuple[str, list[str], list[str]]]]] = {
             ("which of those are tanks", ["Dumaka, Brannoc and Osmund"], ["Glad"]),
         ],
         "who_wins": [("nadira vs elowen who wins", ["Nadira has the edge on your Elowen"], ["Dumaka"])],
+        "swap_called_off": [  # the unit kept; none of theirs counters it (not the catalog's counters)
+            ("who should i swap off", ["Take Dumaka off"], []),
+            ("nah ill stick with dumaka", ["None of their five counters your Dumaka"], ["Gundra", "around"]),
+        ],
         "members": [("whos on my team right now", ["Your five right now is"], ["Watch"])],
         "stakes": [  # 0-1 down in round 2 of 3; a round asked about is not news of another
             ("we lost the first one didn't we", ["0 to 1", "You need round 2"], ["0 to 2"]),

@@ -84,7 +84,7 @@ RECIPES: dict[str, RecipeSpec] = {
         _spec("pick_best", {"ranked": "select", "foes": "select", "matchup": "literal", "skip": "select",
                             "fielded_key": "key", "threat_key": "key", "only_key": "key",
                             "edge_key": "key", "tier_bonus": "literal", "neither_key": "key",
-                            "even_key": "key", "beats_key": "key"},
+                            "even_key": "key", "beats_key": "key", "safe_key": "key"},
               ("foes", "matchup"), ("@unit", "foe", "status", "reason", "other", "offered"), picks=True,
               doc="the best usable unit against the foes by a matchup, not one of `skip` (the ranking's "
                   "order, then the roster's strongest), with the matchup's reason (none_key: the safest "

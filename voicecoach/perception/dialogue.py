@@ -410,10 +410,38 @@ def _their_team(pack: Pack) -> re.Pattern[str]:
     return re.compile(rf"\b(?:their|the enemy(?:'s)?|the other|the opponent'?s?)\s+(?:{words})\b", re.I)
 
 
+# "(actually nah,) keep the bird", "leave Sparkwing in", "stick with Oakhorn": a swap called off.
+_KEEP_INSTEAD = re.compile(
+    r"^\W*(?:i'?ll\s+|we'?ll\s+|let'?s\s+|just\s+)?(?:keep|keeping|leave|stick\s+with|stay\s+with)\b", re.I
+)
+
+
+def _kept_instead(pack: Pack, text: str, history: Sequence[Exchange]) -> str | None:
+    """The unit the player keeps ("keep the bird", "I'll stick with Oakhorn"), when the last reply
+    named it (a swap of it just advised), by its name; else None."""
+    keep = _KEEP_INSTEAD.match(text)
+    if (
+        not history
+        or keep is None
+        or not _short(pack, re.sub(r"\b(?:in|then|instead|on)\b", " ", text[keep.end() :]))
+    ):
+        return None
+    unit = pack.catalog.schema.kind("unit")
+    kept = [m for m in link_entities(pack, text) if m.kind == unit]
+    said = {m.id for m in link_entities(pack, history[-1].reply)}
+    if len(kept) != 1 or kept[0].id not in said:
+        return None
+    return display(pack, unit or "", kept[0].id)
+
+
 def _correct(pack: Pack, sides: Sides, text: str, history: Sequence[Exchange]) -> tuple[str, list[str]]:
     lead = _CORRECTION_LEAD.match(text)
     if lead is not None and _BARE_NO.match(lead.group(0)) and _OPENS_QUESTION.match(text[lead.end() :]):
         return text[lead.end() :], [f"dropped {lead.group(0).strip()!r}"]  # "no, what does X do?"
+    kept = _kept_instead(pack, text[lead.end() :] if lead is not None else text, history)
+    if kept is not None:
+        # "Actually nah, keep the bird" after "swap Sparkwing out": the unit stays; how it does.
+        return f"how does my {kept} do against their team", [f"kept {kept} (a swap called off)"]
     if lead is not None and lead.end() > 0 and _CORRECTING.search(lead.group(0)):
         rest = text[lead.end() :]
         if history and _short(pack, rest):

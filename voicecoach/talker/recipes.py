@@ -227,10 +227,18 @@ def _threatened(c: _Ctx, m: Matchup, foes: list[str], theirs: list[str], mine: l
         return []
     ranked = [*c.ids("ranked"), *c.catalog.entities.get(c.view.unit_kind, {})]
     threats = [u for u in dict.fromkeys(ranked) if multiplier(c.catalog, m, u, unit) > m.default]
-    threats = [u for u in threats if u in theirs] or threats[:2]
+    faced = [u for u in threats if u in theirs]
+    if not faced and c.inputs.get("safe_key") and _THEIR_SIDE.search(c.t.utterance):
+        # "How does my Dumaka do against their team?" and none of theirs beats it: say so, not
+        # the catalog's counters, which the opponent does not field.
+        return c.naming(c.inputs["safe_key"], [unit], foe=c.name(unit))
+    threats = faced or threats[:2]
     if not threats:
         return []
     return c.line(key, [*threats, unit], **{"@unit": c.names(threats)}, foe=c.name(unit))
+
+
+_THEIR_SIDE = re.compile(r"\b(?:their|them|they|the\s+other\s+(?:team|side)|the\s+enemy|enemies)\b", re.I)
 
 
 def pick_best(c: _Ctx) -> list[Line]:
