@@ -33,6 +33,8 @@ def _theirs(pack_id: str) -> frozenset[str]:
         ("pet_arena", "can voltail do chain lightning on us", "theirs", "chain_lightning"),
         ("pet_arena", "how close is tide fang to evolving", "threshold", "tidefang"),
         ("pet_arena", "when does my tidefang evolve", "threshold", "tidefang"),
+        ("pet_arena", "how do i evolve galehawk", "threshold", "galehawk"),
+        ("pet_arena", "how do i get emberfox to stage three", "threshold", "emberfox"),
         ("pet_arena", "how do i get pyralis", "acquire", "pyralis"),
         ("strike_team", "how fast is renzo", "stat", "renzo"),
         ("strike_team", "what level is quillon at", "theirs", "quillon"),
@@ -57,6 +59,7 @@ def test_what_the_data_does_not_hold_is_found(pack_id: str, text: str, kind: str
         ("pet_arena", "what level is emberfox"),  # the player's own: the state has it
         ("pet_arena", "is my emberfox a higher level than their voltail"),
         ("pet_arena", "when should i evolve tidefang"),  # advice, not a threshold
+        ("pet_arena", "should i evolve galehawk"),
         ("pet_arena", "how far can rockram evolve"),  # its stages: the data has them
         ("pet_arena", "how do i get tsunafang"),  # a later stage: by evolving
         ("pet_arena", "how do i get tsunami crash on tidefang"),  # an option's unlock: gated

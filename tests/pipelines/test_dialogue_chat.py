@@ -47,6 +47,17 @@ SESSIONS: dict[str, dict[str, list[tuple[str, list[str], list[str]]]]] = {
             ("should i swap anyone", ["Swap Sparkwing out"], []),
             ("actually nah keep the bird", ["Sparkwing deals double damage"], ["Swap Sparkwing out"]),
         ],
+        "group_info": [
+            ("whats steam engine about", ["Steam Engine is a balanced lineup"], ["rankings"]),
+            ("can i field it", ["Steam Engine needs Cindermaw"], []),
+        ],
+        "evolve_how": [
+            (
+                "how do i get emberfox to stage three",
+                ["doesn't show what makes a creature evolve"],
+                ["new creatures"],
+            )
+        ],
         "their_best_move": [
             ("whats their shellbastions strongest move", ["Tide Slap"], ["don't own", "roster"])
         ],
@@ -149,6 +160,10 @@ SESSIONS: dict[str, dict[str, list[tuple[str, list[str], list[str]]]]] = {
             ("which of those are tanks", ["Dumaka, Brannoc and Osmund"], ["Glad"]),
         ],
         "who_wins": [("nadira vs elowen who wins", ["Nadira has the edge on your Elowen"], ["Dumaka"])],
+        "group_info": [  # a named comp described from its data; whether the player can run it
+            ("whats the wolfpack comp", ["Wolfpack is a dive comp", "Hakon lands on the back line"], []),
+            ("could we run steady fire", ["Steady Fire needs Bexley"], ["Anvil Front"]),
+        ],
         "swap_called_off": [  # the unit kept; none of theirs counters it (not the catalog's counters)
             ("who should i swap off", ["Take Dumaka off"], []),
             ("nah ill stick with dumaka", ["None of their five counters your Dumaka"], ["Gundra", "around"]),

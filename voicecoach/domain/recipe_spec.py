@@ -145,7 +145,8 @@ RECIPES: dict[str, RecipeSpec] = {
               ("count", "@units", "groups"),
               doc="a few of the player's units and how many (none_key: none; `none_only`: only that); "
                   "by_key: all of them grouped by the attribute `by` ({groups}: \"tank: A and B; ...\")"),
-        _spec("groups_fieldable", {"groups": "select", "missing_key": "key", "missing_first": "literal"}, (),
+        _spec("groups_fieldable",
+              {"groups": "select", "missing_key": "key", "missing_first": "literal", "named_key": "key"}, (),
               ("@group", "missing", "count"), picks=True,
               doc="a group the player can field (key), else the closest and what it lacks (none_key); "
                   "`missing_first`: the closest incomplete one first (missing_key, {count} incomplete)"),
@@ -179,7 +180,7 @@ RECIPES: dict[str, RecipeSpec] = {
                   "theirs: \"does wind do anything against that one\"; taken_key: one of theirs attacking "
                   "one of the player's (\"could their cat one-shot my fox\"), {foe} the attacker"),
         _spec("fact", {"entity": "select", "kind": "literal", "values": "values", "key_by": "literal",
-                       "usable_only": "literal", "level_words": "literal"}, (),
+                       "usable_only": "literal", "level_words": "literal", "asks": "literal"}, (),
               ("role_summary",), facts=True, entity_fields=True,
               doc="a template filled from selectors and an entity's catalog fields; `key_by`: the key "
                   "<key>_<the entity's value of that attribute>; `usable_only`: only for an option the "

@@ -173,12 +173,21 @@ def data_limit(pack: Pack, text: str, theirs: Collection[str] = ()) -> Limit | N
         verbs = [re.escape(v) for v in schema.kinds[progression.kind].verbs]
         stems = "|".join(sorted({v[:-1] if v.endswith("e") else v for v in verbs}, key=len, reverse=True))
         asks_when = re.search(rf"\b{_WHEN}\b(?:\s+\w+){{0,6}}?\s+(?:{stems})\w*\b", text, re.IGNORECASE)
+        verb = schema.kinds[progression.kind].verbs[0] if schema.kinds[progression.kind].verbs else "advance"
         if asks_when and not re.search(r"\bshould\b", text, re.IGNORECASE):
-            verb = (
-                schema.kinds[progression.kind].verbs[0] if schema.kinds[progression.kind].verbs else "advance"
-            )
             what = f"the level a {_unit_noun(pack)} {verb}s at"
             return Limit("threshold", what, units[0] if units else None)
+        # "How do I evolve Galehawk?", "how do I get Emberfox to stage three?": what triggers the step.
+        step = re.escape(progression.field.lower().removesuffix("s"))
+        asks_how = re.search(
+            rf"\bhow\s+(?:do|can|would|could|should|to)\s+(?:i\s+|we\s+)?(?:\w+\s+){{0,3}}?(?:{stems})\w*\b"
+            rf"|\bhow\s+(?:do|can)\s+(?:i|we)\s+get\s+(?:\w+\s+){{1,3}}?to\s+(?:the\s+)?(?:next\s+|final\s+|last\s+)?{step}"
+            rf"|\bwhat\s+(?:does|do|will)\s+(?:\w+\s+){{1,2}}?need\s+to\s+(?:{stems})\w*\b",
+            text,
+            re.IGNORECASE,
+        )
+        if asks_how:
+            return Limit("threshold", f"what makes a {_unit_noun(pack)} {verb}", units[0] if units else None)
     # Theirs: a field the state holds only for the player's own units, asked of one of theirs.
     for m in units:
         limit = _theirs(pack, text, m, theirs, options)

@@ -343,6 +343,18 @@ class IntentPrior:
             + (rf"|\b(?:my|our)\s+(?:{unit_plural})\b" if unit_plural else "")
         )
         self.rating_pairs = {(e.intent, e.sub_intent) for e in pack.phi if _opening(e) in _RATES}
+        # "What's Steam Engine about?": the pair whose answer describes a named group (a fact step).
+        group_kind = next((k for k, spec in pack.catalog.schema.kinds.items() if spec.role == "group"), None)
+        self.group_info_pair = next(
+            (
+                (e.intent, e.sub_intent)
+                for e in pack.phi
+                if any(s.recipe == "fact" and s.inputs.get("kind") == group_kind for s in e.answer or [])
+                and (e.intent, e.sub_intent) in self.labels
+            ),
+            None,
+        )
+        self._group_token = kind_token(group_kind or "")
         # "What heroes do I even have", "list my pets": the pair that lists the player's units.
         self.roster_pair = next(
             (
@@ -719,6 +731,14 @@ class IntentPrior:
         ):
             # "Brannoc or Osmund, which wins?": how the one fares against the other.
             p, rule = self._only(self.versus_pair or self.counter_pair), "who_wins"  # type: ignore[arg-type]
+        elif (
+            self.group_info_pair is not None
+            and abstracted.split().count(self._group_token) == 1
+            and not named
+            and GROUP_INFO.search(abstracted)
+        ):
+            # "What's Steam Engine about?", "tell me about the Wolfpack comp": that group described.
+            p, rule = self._only(self.group_info_pair), "group_info"
         elif self.roster_pair is not None and self._roster.search(abstracted) and not named:
             # "What heroes do I even have?": the player's units listed, not one of them.
             p, rule = self._only(self.roster_pair), "roster"
@@ -1154,6 +1174,11 @@ AT_RISK = re.compile(
     r"\bin\s+the\s+most\s+danger\b"
 )
 # "Why is this matchup so rough", "why are we getting stomped" (English cue words).
+# A named group asked about as such (English cue words): "what's X about", "tell me about X".
+GROUP_INFO = re.compile(
+    r"^\W*(?:\w+\W+){0,2}?(?:what(?:s|\s+is)\s+(?:the\s+)?\w+(?:\s+\w+)?\s+(?:about|like)\b|tell\s+me\s+about\b|"
+    r"what(?:s|\s+is)\s+(?:the\s+)?\w+(?:\s+\w+)?\W*$|explain\b|describe\b)"
+)
 # The player says the match is going badly without asking anything (English cue words).
 TILTED = re.compile(
     r"\b(?:tilted|tilting|cooked|doomed|hopeless|cursed|so\s+done|giving\s+up|rage\s+quit|raging|"

@@ -843,6 +843,13 @@ def groups_fieldable(c: _Ctx) -> list[Line]:
         return []
     groups = c.ids("groups") if "groups" in c.inputs else list(c.catalog.entities.get(group, {}))
     fieldable = [g for g in groups if view.members(g) and all(c.usable(u) for u in view.members(g))]
+    named = [g for g in c.t.lineups if g in groups]
+    if len(named) == 1 and c.inputs.get("named_key") and named[0] not in fieldable:
+        # "Could we run Steady Fire?": that one, and what of it the player lacks.
+        lacking = [u for u in view.members(named[0]) if not c.usable(u)]
+        return c.line(
+            c.inputs["named_key"], [named[0]], **{"@group": c.name(named[0])}, missing=c.names(lacking)
+        )
     fresh = [g for g in fieldable if g not in c.t.avoid]
     if c.inputs.get("missing_first") and c.inputs.get("missing_key"):
         # "Which lineups am I missing pieces for?": the ones the player cannot complete come first.
@@ -1160,6 +1167,9 @@ def fact(c: _Ctx) -> list[Line]:
     ids = c.ids("entity")
     if _asks_level(c) and ids and c.view.owns(ids[0]):
         return []
+    asks = c.inputs.get("asks")
+    if asks and not re.search(str(asks), c.t.utterance, re.I):
+        return []  # the step answers only the question its cue words ask ("what's X about")
     values: dict[str, Any] = {}
     for placeholder, selector in (c.inputs.get("values") or {}).items():
         values[placeholder] = _spoken(c, c.first(selector))
