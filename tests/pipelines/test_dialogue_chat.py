@@ -160,6 +160,10 @@ SESSIONS: dict[str, dict[str, list[tuple[str, list[str], list[str]]]]] = {
             ("which of those are tanks", ["Dumaka, Brannoc and Osmund"], ["Glad"]),
         ],
         "who_wins": [("nadira vs elowen who wins", ["Nadira has the edge on your Elowen"], ["Dumaka"])],
+        "how_far_off": [  # a measure asked of what the last exchange named
+            ("when does dumaka get slugger", ["Slugger", "hero level 12"], []),
+            ("how many levels off am i", ["Slugger", "level 9"], ["Which hero"]),
+        ],
         "group_info": [  # a named comp described from its data; whether the player can run it
             ("whats the wolfpack comp", ["Wolfpack is a dive comp", "Hakon lands on the back line"], []),
             ("could we run steady fire", ["Steady Fire needs Bexley"], ["Anvil Front"]),

@@ -370,6 +370,7 @@ class IntentPrior:
             rf"^\W*(?:\w+\W+){{0,3}}?(?:what|which)\s+{kinds}\s+(?:do|have|did)\s+(?:i|we)\s+(?:even\s+|actually\s+)?"
             rf"(?:have|own|got|unlocked)\b|\blist\s+(?:all\s+)?(?:of\s+)?(?:my|our)\s+{kinds}"
             rf"|\b(?:show|tell)\s+me\s+(?:all\s+)?(?:my|our)\s+{kinds}\W*$|\bwho\s+(?:do|have)\s+(?:i|we)\s+(?:even\s+)?got\W*$"
+            rf"|\bhow\s+many\s+{kinds}\s+(?:do|have|did)\s+(?:i|we)\s+(?:even\s+|actually\s+)?(?:have|own|got|unlocked)\b"
         )
         self._team_word = re.compile(rf"\b(?:{teams}|teams|all|together|with)\b")
         unit_kind = pack.catalog.schema.kind("unit")
@@ -1115,7 +1116,7 @@ SWAP_TO = re.compile(
 # A few words that ask about something without naming it ("worth grinding for?", "how far off?"):
 # about what the last exchange was about. Not a greeting, thanks, acknowledgement or call for help.
 _ELLIPTICAL_WORDS = 4
-_ASKS_ABOUT = re.compile(r"\b(?:worth|ready|far|long|close|level|unlock)\b")
+_ASKS_ABOUT = re.compile(r"\b(?:worth|ready|far|long|close|levels?|unlock|unlocks|unlocked|away|soon)\b")
 
 
 def elliptical(text: str) -> bool:
@@ -1123,6 +1124,8 @@ def elliptical(text: str) -> bool:
     words = said.split()
     # "How long will that take": a word pointing back lets the question run a little longer.
     most = _ELLIPTICAL_WORDS + 2 if {"that", "it", "this"} & set(words) else _ELLIPTICAL_WORDS
+    if words[:1] == ["how"] and words[1:2] in (["many"], ["far"], ["long"], ["close"], ["soon"]):
+        most += 2  # "how many levels off am I": a measure of what was just said
     return (
         0 < len(words) <= most
         and _ASKS_ABOUT.search(said) is not None
