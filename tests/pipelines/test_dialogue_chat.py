@@ -51,6 +51,21 @@ SESSIONS: dict[str, dict[str, list[tuple[str, list[str], list[str]]]]] = {
             ("whats steam engine about", ["Steam Engine is a balanced lineup"], ["rankings"]),
             ("can i field it", ["Steam Engine needs Cindermaw"], []),
         ],
+        "usable_now": [  # its best matchup and the one of theirs that hits it hard
+            (
+                "is tide fang usable at all right now",
+                ["Tidefang deals normal damage", "double damage to your Tidefang"],
+                [],
+            ),
+        ],
+        "evolve_how_then": [
+            ("use inferno roar with emberfox", ["Inferno Roar"], []),
+            (
+                "ugh fine how do i get it to stage three then",
+                ["doesn't show what makes a creature evolve"],
+                [],
+            ),
+        ],
         "evolve_how": [
             (
                 "how do i get emberfox to stage three",

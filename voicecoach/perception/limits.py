@@ -47,7 +47,7 @@ _STATS: tuple[tuple[str, str], ...] = (
 _EFFECT_AFTER = re.compile(r"^\s+(?:buff|boost|debuff|bonus|up|down|increase|drop|steal|heal)\w*\b", re.I)
 _STACKS = re.compile(r"\bstack(?:s|ing)?\b(?!\s+up\b)", re.IGNORECASE)  # "stack up against": a matchup
 _QUESTION = re.compile(
-    r"\?|^\W*(?:(?:so|and|ok|okay|hey|yo|um|uh|also|but|then)\W+)*"
+    r"\?|^\W*(?:(?:so|and|ok|okay|hey|yo|um|uh|also|but|then|ugh|fine|alright|right|well|wait|hmm+|man|bro|dude|lol)\W+)*"
     r"(?:what|whats|what's|how|hows|how's|does|do|did|is|isn't|are|can|could|will|would|which|who|"
     r"when|where|tell me|any idea|know|got)\b",
     re.IGNORECASE,

@@ -1202,7 +1202,8 @@ FIX = re.compile(
 )
 # "Is Oakhorn any use here?", "any good right now" (English cue words).
 ANY_USE_NOW = re.compile(
-    r"\bany\s+(?:use|good)\s+(?:here|now|right\s+now|in\s+this\s+(?:match|fight|one|game))\b"
+    r"\b(?:any\s+(?:use|good)|usable|useful|viable|playable)\s+(?:at\s+all\s+)?(?:here|now|right\s+now|"
+    r"in\s+this\s+(?:match|fight|one|game))\b"
 )
 # Verbs of going after a unit in a fight ("get to", "catch", "take on") (English cue words).
 CONFRONT = (

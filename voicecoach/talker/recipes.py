@@ -954,7 +954,20 @@ def matchup_status(c: _Ctx) -> list[Line]:
     )
     key = c.step.none_key if mult == m.default and c.step.none_key else c.step.key
     axis = _axis_values(c, m, uid, other) if "foe" in where else {}  # "fire against grass": why
-    return c.line(key, [uid], **{"@unit": c.name(uid)}, status=_words(m, mult), **where, **axis)
+    line = c.line(key, [uid], **{"@unit": c.name(uid)}, status=_words(m, mult), **where, **axis)
+    worst = max(others, key=lambda o: (multiplier(c.catalog, m, o, uid), -others.index(o)))
+    if (
+        len(others) > 1
+        and "foe" in where
+        and c.view.owns(uid)
+        and multiplier(c.catalog, m, worst, uid) > m.default
+        and c.inputs.get("taken_key")
+    ):
+        # "Is Tidefang usable right now?": its best matchup, and the one of theirs that hits it hard.
+        taken = multiplier(c.catalog, m, worst, uid)
+        line += c.line(c.inputs["taken_key"], [uid], **{"@unit": c.name(uid)}, foe=c.name(worst),
+                       status=_words(m, taken), **_axis_values(c, m, worst, uid))  # fmt: skip
+    return line
 
 
 # "Could Briarcat one-shot my fox", "will their cat wreck my bird": the opponent's unit as the subject
