@@ -175,6 +175,7 @@ SESSIONS: dict[str, dict[str, list[tuple[str, list[str], list[str]]]]] = {
             ("which of those are tanks", ["Dumaka, Brannoc and Osmund"], ["Glad"]),
         ],
         "who_wins": [("nadira vs elowen who wins", ["Nadira has the edge on your Elowen"], ["Dumaka"])],
+        "unit_level": [("uh what level is my lorcan", ["Your Lorcan is at level 7"], ["gunslinger"])],
         "how_far_off": [  # a measure asked of what the last exchange named
             ("when does dumaka get slugger", ["Slugger", "hero level 12"], []),
             ("how many levels off am i", ["Slugger", "level 9"], ["Which hero"]),

@@ -355,6 +355,16 @@ class IntentPrior:
             None,
         )
         self._group_token = kind_token(group_kind or "")
+        # "What level is my Lorcan": the pair whose ownership step says a unit's level (level_key).
+        self.level_pair = next(
+            (
+                (e.intent, e.sub_intent)
+                for e in pack.phi
+                if any(s.recipe == "ownership" and s.inputs.get("level_key") for s in e.answer or [])
+                and (e.intent, e.sub_intent) in self.labels
+            ),
+            None,
+        )
         # "What heroes do I even have", "list my pets": the pair that lists the player's units.
         self.roster_pair = next(
             (
@@ -714,14 +724,14 @@ class IntentPrior:
             # whether the unit is worth levelling.
             p, rule = self._only(self.versus_pair), "worth_against"
         elif (
-            self.info_pair is not None
+            self.level_pair is not None
             and _UNIT_LEVEL.search(abstracted)
             and abstracted.split().count(kind_token(unit or "")) == 1
-            and self.labels[int(p.argmax())] != self.info_pair
+            and self.labels[int(p.argmax())] != self.level_pair
         ):
             # "Hows my Emberfox doing level wise?", "what level is Galehawk": where that one stands
-            # (the info pair says its level), not whether it is worth levelling.
-            p, rule = self._only(self.info_pair), "unit_level"
+            # (the pair whose answer says its level), not whether it is worth levelling.
+            p, rule = self._only(self.level_pair), "unit_level"
         elif self.versus_pair is not None and self._beats_what.search(abstracted):
             # "What does their Briarcat counter?": what it beats, not what counters it.
             p, rule = self._only(self.versus_pair), "beats_what"
