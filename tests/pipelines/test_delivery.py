@@ -23,7 +23,9 @@ from voicecoach.coach.store import MemorySessionStore, TurnRecord
 from voicecoach.testing.scripted_llm import Script
 
 REPLY = "Keep Sparkwing in and lead with Emberfox against their water tank."
-EVALUATE = ["<INTENT>lineup</INTENT>", "<SUB_INTENT>evaluate</SUB_INTENT>"]
+# A team question W3 has advice for: not the evaluate pair, whose team read already says what its
+# counter tip would (w3.json unsaid_after), nor a counter pick (the pick is the advice).
+COMPARE = ["<INTENT>lineup</INTENT>", "<SUB_INTENT>compare</SUB_INTENT>"]
 # Long enough to still be playing when the player speaks over it (piper: ~2.5 words a second).
 LONG_REPLY = " ".join([REPLY] * 6)
 
@@ -75,8 +77,7 @@ async def ask_and_fail(
 
 async def test_a_reply_heard_to_the_end_completes_after_its_audio(live: LiveServer) -> None:
     live.router.set("talker", Script(REPLY, inter_token_s=0.01))
-    # A question W3 has advice for (none follows a counter pick: the pick is the advice).
-    live.router.set("w1", Script(chunks=[*EVALUATE, *NARRATION, "<PLAN>none</PLAN>"], inter_token_s=0.01))
+    live.router.set("w1", Script(chunks=[*COMPARE, *NARRATION, "<PLAN>none</PLAN>"], inter_token_s=0.01))
     client = await live.connect("heard")
     await client.push_state(snapshot=GAME_STATE)
     n = len(client.messages)
