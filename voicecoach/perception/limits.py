@@ -60,7 +60,10 @@ _LOADOUT_ON = re.compile(
     re.I,
 )
 _HAS = re.compile(r"\b(?:can|could|does|do|has|have|got)\b", re.IGNORECASE)
-_THEIR_SIDE = re.compile(r"\b(?:their|they|them|theirs|the other team|the enemy|enemy|opponents?)\b", re.I)
+# The opponent's side named as a whole (English cue words); the realizer reads it too.
+THEIR_SIDE = re.compile(
+    r"\b(?:their|they|them|theirs|the\s+other\s+(?:team|side)|the\s+enemy|enem(?:y|ies)|opponents?)\b", re.I
+)
 _SIDE_LOADOUT = re.compile(r"\b(?:loadouts?|equipped|gear)\b", re.IGNORECASE)
 _SIDE_LEVEL = re.compile(
     r"\b(?:what|which)\s+(?:level|stage)s?\s+(?:is|are)\b|\btheir\s+(?:\w+\s+)?(?:levels|stages)\b"
@@ -193,7 +196,7 @@ def data_limit(pack: Pack, text: str, theirs: Collection[str] = ()) -> Limit | N
         limit = _theirs(pack, text, m, theirs, options)
         if limit is not None:
             return limit
-    if not units and _THEIR_SIDE.search(text):
+    if not units and THEIR_SIDE.search(text):
         # "What rank is the other team", "their sniper's loadout": asked of their side as a whole.
         if re.search(r"\brank(?:s|ing)?\b|\belo\b|\bmmr\b", text, re.IGNORECASE):
             return Limit("theirs", "their ranks")

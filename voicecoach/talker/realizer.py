@@ -537,7 +537,6 @@ def _guidance(t: RealizerTurn, c3: InteractionControl) -> None:
         return
     # "I can build a comp around that hero": "that <unit noun>" is the unit in focus, so the offer
     # needs one the player can field (not a locked hero just described).
-    focus = t.view.focus(t.view.unit_kind)
     nouns = schema.kinds[t.view.unit_kind].nouns
     if focus is not None and _names_that(text, nouns) and not t.usable(focus):
         return

@@ -38,6 +38,7 @@ from voicecoach.domain.pack import AnswerStep, Pack, pack_roles
 from voicecoach.domain.recipe_spec import RECIPES, TURN_PREFIX, RecipeSpec, role_placeholder
 from voicecoach.domain.tool_shapes import select
 from voicecoach.domain.view import StateView
+from voicecoach.perception.limits import THEIR_SIDE
 from voicecoach.perception.prior import asks_members, team_words
 from voicecoach.talker.lines import Line, RealizerTurn, rotate, spoken_list
 from voicecoach.tools.builtin import multiplier, unmet_gates
@@ -228,7 +229,7 @@ def _threatened(c: _Ctx, m: Matchup, foes: list[str], theirs: list[str], mine: l
     ranked = [*c.ids("ranked"), *c.catalog.entities.get(c.view.unit_kind, {})]
     threats = [u for u in dict.fromkeys(ranked) if multiplier(c.catalog, m, u, unit) > m.default]
     faced = [u for u in threats if u in theirs]
-    if not faced and c.inputs.get("safe_key") and _THEIR_SIDE.search(c.t.utterance):
+    if not faced and c.inputs.get("safe_key") and THEIR_SIDE.search(c.t.utterance):
         # "How does my Dumaka do against their team?" and none of theirs beats it: say so, not
         # the catalog's counters, which the opponent does not field.
         return c.naming(c.inputs["safe_key"], [unit], foe=c.name(unit))
@@ -236,9 +237,6 @@ def _threatened(c: _Ctx, m: Matchup, foes: list[str], theirs: list[str], mine: l
     if not threats:
         return []
     return c.line(key, [*threats, unit], **{"@unit": c.names(threats)}, foe=c.name(unit))
-
-
-_THEIR_SIDE = re.compile(r"\b(?:their|them|they|the\s+other\s+(?:team|side)|the\s+enemy|enemies)\b", re.I)
 
 
 def pick_best(c: _Ctx) -> list[Line]:
