@@ -752,3 +752,11 @@ def test_a_units_possessive_names_its_option_by_a_word_of_it() -> None:
         option_by_description(pack, "what does nadiras grenade do")[0] == "what does nadiras Null Grenade do"
     )
     assert option_by_description(pack, "what does lorcan counter")[0] == "what does lorcan counter"
+
+
+def test_oh_wait_i_meant_leaves_no_oh_behind() -> None:
+    pack, state = STRIKE
+    assert (
+        read_turn(pack, state, "what does dumaka run rn oh wait i meant renzo", []).text
+        == "what does Renzo run rn"
+    )

@@ -51,6 +51,10 @@ SESSIONS: dict[str, dict[str, list[tuple[str, list[str], list[str]]]]] = {
             ("whats steam engine about", ["Steam Engine is a balanced lineup"], ["rankings"]),
             ("can i field it", ["Steam Engine needs Cindermaw"], []),
         ],
+        "is_he_fast": [
+            ("what should i throw at their lightning guy", ["Against Voltail"], []),
+            ("and is he fast", ["doesn't show speed"], []),
+        ],
         "usable_now": [  # its best matchup and the one of theirs that hits it hard
             (
                 "is tide fang usable at all right now",
@@ -176,6 +180,10 @@ SESSIONS: dict[str, dict[str, list[tuple[str, list[str], list[str]]]]] = {
         ],
         "who_wins": [("nadira vs elowen who wins", ["Nadira has the edge on your Elowen"], ["Dumaka"])],
         "unit_level": [("uh what level is my lorcan", ["Your Lorcan is at level 7"], ["gunslinger"])],
+        "big_deal": [  # how much one of theirs threatens, not its role
+            ("who is their healer", ["Nadira"], []),
+            ("is she a big deal", ["Nadira is their biggest threat"], ["plays support"]),
+        ],
         "how_far_off": [  # a measure asked of what the last exchange named
             ("when does dumaka get slugger", ["Slugger", "hero level 12"], []),
             ("how many levels off am i", ["Slugger", "level 9"], ["Which hero"]),

@@ -115,7 +115,8 @@ _CORRECTING = re.compile(
 )
 _BARE_NO = re.compile(r"^\s*(?:no+|nope|nah)\s*[,.!]\s*$", re.IGNORECASE)
 _INLINE_CORRECTION = re.compile(
-    r"\s*[,;.!?]*\s*(?:-+|\u2014|\u2013)?\s*(?:(?:actually|no+|wait|sorry|i mean|i meant|or rather|"
+    r"\s*[,;.!?]*\s*(?:-+|\u2014|\u2013)?\s*(?:oh\s+|uh\s+|um\s+)?"
+    r"(?:(?:actually|no+|wait|sorry|i mean|i meant|or rather|"
     r"rather|scratch that|make that)\b[\s,.!;:-]*)+(?:(?:i mean|i meant)\b[\s,]*)?",
     re.IGNORECASE,
 )

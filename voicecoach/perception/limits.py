@@ -26,7 +26,11 @@ from voicecoach.perception.descriptions import side_word
 _CAP = "a level cap"
 # Stats and mechanics games have that a pack may not carry: the words, and how the reply names them.
 _STATS: tuple[tuple[str, str], ...] = (
-    (r"speed|how fast|how quick|quickness", "speed"),
+    (
+        r"speed|how fast|how quick|quickness|faster than|slower than"
+        r"|(?:is|are)\s+(?:\w+\s+)?(?:fast|faster|slow|slower|quick)\b",
+        "speed",
+    ),
     (r"hp|health|hit points|health points", "health points"),
     (r"cooldowns?|cds?", "cooldowns"),
     (r"crit|crits|critical(?: hit)?(?: chance| rate)?", "critical hits"),

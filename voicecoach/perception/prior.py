@@ -798,6 +798,14 @@ class IntentPrior:
         elif self.threat_pair is not None and AT_RISK.search(abstracted):
             # "Which of mine is most at risk?": who their threat hits hardest, not my strongest.
             p, rule = self._only(self.threat_pair), "at_risk"
+        elif (
+            self.threat_pair is not None
+            and BIG_DEAL.search(abstracted)
+            and abstracted.split().count(kind_token(unit or "")) == 1
+            and not re.search(r"\b(?:my|our)\b", abstracted)
+        ):
+            # "Is she a big deal?", "is their Voltail a problem for us": how much that one threatens.
+            p, rule = self._only(self.threat_pair), "big_deal"
         elif self.losing_pair is not None and TILTED.search(abstracted):
             # "Man, I'm so tilted", "are we just cooked": the call that turns a losing match, not
             # a goodbye or the bare score.
@@ -1191,6 +1199,11 @@ AT_RISK = re.compile(
 GROUP_INFO = re.compile(
     r"^\W*(?:\w+\W+){0,2}?(?:what(?:s|\s+is)\s+(?:the\s+)?\w+(?:\s+\w+)?\s+(?:about|like)\b|tell\s+me\s+about\b|"
     r"what(?:s|\s+is)\s+(?:the\s+)?\w+(?:\s+\w+)?\W*$|explain\b|describe\b)"
+)
+# How much one unit threatens the player (English cue words).
+BIG_DEAL = re.compile(
+    r"\b(?:is|are)\s+(?:\w+\s+){0,3}?(?:a\s+(?:big\s+|real\s+)?(?:deal|problem|threat|issue|worry)|dangerous|scary|"
+    r"a\s+pain|gonna\s+be\s+(?:a\s+)?(?:problem|issue))\b"
 )
 # The player says the match is going badly without asking anything (English cue words).
 TILTED = re.compile(
