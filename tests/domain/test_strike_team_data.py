@@ -49,6 +49,7 @@ NEW_PLACEHOLDERS = frozenset(
         "hero",
         "foes",
         "verdict",
+        "reasons",
         "groups",
         "heroes",
         "item",
@@ -195,7 +196,11 @@ def data_problems(files: dict[str, Any], catalog: Catalog) -> list[str]:
             if use["tool"] in NOT_IN_PHI or use["tool"] not in manifest_tools:
                 out.append(f"phi {label}: tool {use['tool']!r} may not be dispatched by Φ")
             for v in use["args"].values():
-                paths += [a[1:] for a in (v if isinstance(v, list) else [v]) if str(a).startswith("$")]
+                paths += [
+                    a[1:].removeprefix("?")
+                    for a in (v if isinstance(v, list) else [v])
+                    if str(a).startswith("$")
+                ]
         out += [f"phi {label}: bad state path {p!r}" for p in paths if not _valid_path(LiveState, p, schema)]
         needs = [p.split(".")[-1] for p in entry["requires"] if p.startswith("ic.focus.")]
         if not entry["tools"] and entry["branch"] == "recommend":

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import json
 import re
 from pathlib import Path
 from typing import Any
@@ -11,13 +12,22 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from voicecoach.core.state import FactSlots, IntentContext, Inventory, LiveState, MatchState, OwnedCreature
+from voicecoach.core.state import (
+    FactSlots,
+    IntentContext,
+    Inventory,
+    LiveState,
+    MatchState,
+    OwnedCreature,
+    load_state,
+)
 from voicecoach.domain.entities import link_entities
-from voicecoach.domain.pack import Pack, PhiEntry, ToolUse, load_pack
+from voicecoach.domain.pack import Pack, PhiEntry, ToolUse, example_state_path, load_pack
 from voicecoach.perception.kernel import Dispatch, W1Counters, W1Decision, W1Turn
 from voicecoach.perception.narration import FALLBACK_NARRATION, narration_for, narration_problem
 from voicecoach.perception.phi import (
     PhiTable,
+    bind_args,
     decision_fields,
     registered_labels,
     state_paths,
@@ -623,6 +633,16 @@ def test_state_paths() -> None:
     assert state_paths("$ic.focus_creature") == ["ic.focus_creature"]
     assert state_paths(["$a.b", "lit"]) == ["a.b"]
     assert state_paths("aggressive") == [] and state_paths(3) == []
+    assert state_paths("$?ic.match.opponent_lineup") == []  # optional: not a decision field
+
+
+def test_an_optional_binding_is_left_out_when_the_state_lacks_it() -> None:
+    """A team built in the lobby has no opponent to build against; in a match it has."""
+    args = {"opponent": "$?ic.match.opponent_lineup", "size": 3}
+    lobby = LiveState()
+    assert bind_args(args, lobby) == {"size": 3}
+    match = load_state(json.loads(example_state_path("pet_arena").read_text()))
+    assert bind_args(args, match) == {"opponent": ["briarcat", "shellbastion", "voltail"], "size": 3}
 
 
 # --- the real pack's Φ table, prompt and grammar ------------------------------------------------------

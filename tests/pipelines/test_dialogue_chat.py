@@ -157,9 +157,9 @@ SESSIONS: dict[str, dict[str, list[tuple[str, list[str], list[str]]]]] = {
             ("ok put galehawk in for sparkwing", ["Not Galehawk", "Voltail", "Hexmoth"], []),
         ],
         "another_again": [  # a team offered two asks ago is not "another" either
-            ("make me a team", ["Emberfox"], []),
+            ("make me a team", ["Oakhorn"], []),
             ("hmm something else", ["Granitusk"], []),
-            ("another one please", ["Galehawk"], ["Oakhorn"]),
+            ("another one please", ["Emberfox"], ["Oakhorn"]),
         ],
         "next_move": [  # the next one it unlocks, not its best now
             ("what can hexmoth use", ["Hexmoth"], []),
@@ -171,6 +171,36 @@ SESSIONS: dict[str, dict[str, list[tuple[str, list[str], list[str]]]]] = {
         "type_against_one": [  # "and X?" after a type against their team: the type against X
             ("is wind any use into their lineup", ["wind"], []),
             ("and voltail?", ["Against Voltail", "half"], ["Which creature"]),
+        ],
+        "both_ways": [  # what it deals and what it takes; against their whole side, that no one hits it hard
+            (
+                "what does emberfox do against their tank",
+                ["half damage", "double damage to your Emberfox"],
+                [],
+            ),
+            (
+                "is my oakhorn a problem for them",
+                ["Oakhorn deals double", "None of theirs hits"],
+                ["Lumifawn"],
+            ),
+        ],
+        "their_is_its": [  # "their level" of two of the player's own named just before
+            ("oakhorn and galehawk, whats their level", ["level 19", "level 16"], ["Voltail"]),
+        ],
+        "weighed": [  # two of the player's weighed for this match, with the reason and the catch
+            ("is hexmoth better than emberfox", ["Hexmoth over Emberfox", "Shellbastion hits Emberfox"], []),
+            (
+                "compare oakhorn and galehawk",
+                ["Oakhorn over Galehawk", "Voltail hits Galehawk"],
+                ["coverage"],
+            ),
+        ],
+        "weighed_against_one": [  # a foe named: the counter among the two, not a weighing
+            ("galehawk or granitusk against voltail", ["Granitusk"], ["over Galehawk"]),
+        ],
+        "kind_of_mine": [  # the player's units of a kind, all at once; no "it" offered after two
+            ("which of mine are tanks", ["You have Oakhorn and Granitusk"], ["compare it", "counter it"]),
+            ("who are my strikers", ["Emberfox", "Galehawk", "Tidefang"], ["Strikers deal damage"]),
         ],
     },
     "strike_team": {
@@ -197,6 +227,14 @@ SESSIONS: dict[str, dict[str, list[tuple[str, list[str], list[str]]]]] = {
             ("nah ill stick with dumaka", ["None of their five counters your Dumaka"], ["Gundra", "around"]),
         ],
         "members": [("whos on my team right now", ["Your five right now is"], ["Watch"])],
+        "roster_who": [("who do i have", ["You have 12 heroes"], ["play Brannoc"])],
+        "runs_now": [("what does renzo run right now", ["Boomstick"], ["shotgunner"])],
+        "map_team": [  # a team for this map and this opponent, read against theirs
+            ("give me a team comp for this map", ["Brannoc", "Tamsin", "counters their Quillon"], ["Renzo"]),
+        ],
+        "weighed": [  # the map fit is a reason too
+            ("so tamsin over renzo then", ["Tamsin over Renzo", "poor pick on Fathom Docks"], ["drone"]),
+        ],
         "stakes": [  # 0-1 down in round 2 of 3; a round asked about is not news of another
             ("we lost the first one didn't we", ["0 to 1", "You need round 2"], ["0 to 2"]),
         ],

@@ -9,9 +9,10 @@ from typing import Any
 
 import pytest
 
-from voicecoach.core.state import LiveState, get_field, load_state
+from voicecoach.core.state import LiveState, load_state
 from voicecoach.domain.entities import link_entities
 from voicecoach.domain.pack import PACKS_DIR, Pack, pack_problems, read_pack
+from voicecoach.perception.phi import bind_args
 from voicecoach.talker.conditioning import ToolOutcome
 from voicecoach.talker.realizer import realize
 from voicecoach.tools.registry import ToolError, run_tool
@@ -40,17 +41,11 @@ def state() -> LiveState:
     return load_state(doc)
 
 
-def _arg(state: LiveState, value: Any) -> Any:
-    if isinstance(value, list):
-        return [_arg(state, v) for v in value]
-    return get_field(state, value[1:]) if isinstance(value, str) and value.startswith("$") else value
-
-
 def _reply(pack: Pack, state: LiveState, pair: str) -> tuple[str, list[ToolOutcome]]:
     entry = next(e for e in pack.phi if f"{e.intent}/{e.sub_intent}" == pair)
     outcomes = []
     for use in entry.tools:
-        args = {k: _arg(state, v) for k, v in use.args.items()}
+        args = bind_args(use.args, state)
         try:
             outcomes.append(
                 ToolOutcome(tool=use.tool, args=args, ok=True, result=run_tool(pack, state, use.tool, args))
@@ -80,7 +75,8 @@ def test_a_comp_names_only_heroes_the_player_has(pack: Pack, state: LiveState) -
     reply, _ = _reply(pack, state, "comp/build")
     owned = {pack.catalog.display_name(u.id) for u in state.fs.collection.units}  # type: ignore[union-attr]
     heroes = {e.display for e in pack.catalog.entities["hero"].values()}
-    named = {h for h in heroes if h in reply}
+    team = reply.split(". ")[0]  # the team; what follows reads it against theirs
+    named = {h for h in heroes if h in team}
     assert len(named) == 5 and named <= owned, reply
 
 

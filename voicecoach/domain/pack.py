@@ -716,7 +716,7 @@ def _check_refs(pack: Pack, folder: Path) -> Iterator[PackError]:
                     if (
                         isinstance(item, str)
                         and item.startswith("$")
-                        and not _valid_path(LiveState, item[1:], pack.catalog.schema)
+                        and not _valid_path(LiveState, item[1:].removeprefix("?"), pack.catalog.schema)
                     ):
                         yield bad("phi.json", label, f"unknown state field {item[1:]!r}")
         for path in e.requires:

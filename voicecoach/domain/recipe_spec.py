@@ -171,14 +171,27 @@ RECIPES: dict[str, RecipeSpec] = {
                   "that beats it ({pairs}, each by the `pair` pattern with {unit} and {foe}; {verdict}: "
                   "`verdicts`' word for good / mixed / poor), open_key: the foes none beats ({foes}), "
                   "exposed_key: the foe that beats the most members ({foe}, {units})"),
+        _spec("compare", {"foes": "select", "matchup": "literal", "context": "select", "fit": "literal",
+                          "beats": "literal", "beaten": "literal", "fit_pattern": "literal",
+                          "even_key": "key", "caveat_key": "key"},
+              ("foes", "matchup"), ("@unit", "other", "reasons", "foe"), picks=True,
+              doc="two of the player's units weighed for the match (\"Tamsin or Stellan?\", \"is this one "
+                  "better than that one\"): {unit} the better against the foes by the matchup (and on the "
+                  "context by `fit`), {other} the other, {reasons} written by the `beats` ({unit} {foe}), "
+                  "`beaten` ({unit} {foe}) and `fit_pattern` ({unit} {status} {context}) patterns; "
+                  "caveat_key: the foes that beat the better one too ({foe}); even_key: nothing between "
+                  "them; nothing unless exactly two owned units are weighed and no foe is named"),
         _spec("matchup_status", {"unit": "select", "against": "select", "matchup": "literal",
-                                 "hits_key": "key", "types": "select", "type_key": "key", "taken_key": "key"},
+                                 "hits_key": "key", "types": "select", "type_key": "key", "taken_key": "key",
+                                 "safe_key": "key"},
               ("unit", "against", "matchup"), ("@unit", "foe", "@context", "status", "@types"), facts=True,
               doc="how a unit fares against a foe or on a context, in the matchup's words (against several, "
                   "the one it fares best against); hits_key: no one to match it against, the values of an "
                   "attribute matchup's type it beats; type_key: a type named (`types`) against one of "
                   "theirs: \"does wind do anything against that one\"; taken_key: one of theirs attacking "
-                  "one of the player's (\"could their cat one-shot my fox\"), {foe} the attacker"),
+                  "one of the player's (\"could their cat one-shot my fox\"), {foe} the attacker, and "
+                  "for the player's unit what the foe deals back; safe_key: against several, none of "
+                  "them hits the player's unit harder than normal"),
         _spec("fact", {"entity": "select", "kind": "literal", "values": "values", "key_by": "literal",
                        "usable_only": "literal", "level_words": "literal", "asks": "literal"}, (),
               ("role_summary",), facts=True, entity_fields=True,

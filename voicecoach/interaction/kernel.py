@@ -295,6 +295,10 @@ def _with_requires(
             unit = get_field(state, path)
             if view is not None and isinstance(unit, str) and not view.owns(unit):
                 return f"{unit} is not the player's"
+        mine = [u for u in state.ic.mentioned_creatures if view is not None and view.owns(u)]
+        if len(mine) >= 2 and any(path.startswith("ic.focus") for path in c.requires):
+            # An answer about several of the player's units: "it" in the offer would be any of them.
+            return f"the answer names {len(mine)} of the player's units"
         return violates(c) if violates is not None else None
 
     return check

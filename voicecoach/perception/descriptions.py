@@ -293,6 +293,11 @@ HOLE = "\x00"
 def describe(pack: Pack, sides: Sides, text: str) -> tuple[str, list[str], Unclear | None]:
     """Replace each description of one unit by its name (keeping "their" / "my"); "their supports"
     by the names of theirs that fit; the first description that fits two is returned unclear."""
+    if _WHICH_ARE.match(text):
+        # "Which of mine is the support": the player's units of that kind, not the one fielded.
+        asked, notes = _owned_kind(pack, sides, text)
+        if notes:
+            return asked, notes, None
     d = describer(pack)
     unit_kind = pack.catalog.schema.kind("unit") or ""
     heads = (
@@ -452,7 +457,8 @@ _KIND_THEN_OWN = re.compile(
 # "Which of those are tanks?", "which ones are epic", "which of my guys are supports": the same as
 # "what tanks have I got" (the player's own units of that kind).
 _WHICH_ARE = re.compile(
-    r"^\W*(?:\w+\W+){0,2}?which\s+(?:of\s+(?:those|them|these|my|our)(?:\s+\w+)?|ones?)\s+(?:are|is)\s+"
+    r"^\W*(?:\w+\W+){0,2}?(?:which\s+(?:of\s+(?:those|them|these|my|our)(?:\s+\w+)?|of\s+(?:mine|ours)|ones?)"
+    r"\s+(?:are|is)|who(?:'re|\s+are)\s+(?:all\s+)?(?:my|our))\s+(?:the\s+|an?\s+)?"
     r"(?P<kind>\w+(?:\s+\w+)?)\W*$",
     re.IGNORECASE,
 )
@@ -510,6 +516,8 @@ def _owned_kind(pack: Pack, sides: Sides, text: str) -> tuple[str, list[str]]:
         said_names = [display(pack, unit_kind, u) for u in fits]
         names = " and ".join([", ".join(said_names[:-1]), said_names[-1]] if len(fits) > 1 else said_names)
         if kind is not None and start == kind.start("kind"):
+            if len(fits) == 2:
+                names = ", ".join(said_names)  # one question about both ("A and B": one about each)
             # "what supports have I got" -> "which of Elowen and Wendell have I got"; one: "have I
             # got Elowen"
             head = re.sub(r"\b(?:what|which)\s+$", "which of ", text[:start], flags=re.IGNORECASE)

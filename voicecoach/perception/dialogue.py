@@ -687,7 +687,7 @@ def split_pair(pack: Pack, text: str) -> tuple[str, str | None]:
     together = _TOGETHER.search(text) or groups & set(re.findall(r"[a-z]+", text.lower()))
     if len(units) < 2 or len(units) > 3 or (together and not _EACH.search(text)):
         return text, None
-    if len(units) == 3 and _OWNS.search(text) and _LISTED.match(text[units[0].span[1] : units[1].span[0]]):
+    if _OWNS.search(text) and _LISTED.match(text[units[0].span[1] : units[1].span[0]]):
         return text, None  # "which of Elowen, Wendell and Yarrow have I got": one answer names them all
     if offered(pack, text, units) and not _WHICH_OWNED.search(text):
         return text, None  # "should I level Emberfox or Galehawk": one choice, one pick among them
@@ -703,7 +703,20 @@ def split_pair(pack: Pack, text: str) -> tuple[str, str | None]:
         return text, None  # "can Emberfox and Oakhorn beat Voltail": the two act together
     about_a = text[: a.span[1]] + text[b.span[1] :]
     about_b = text[: a.span[0]] + text[b.span[0] :]
-    return _EACH.sub("", about_a), _EACH.sub("", about_b)
+    return _each_one(about_a), _each_one(about_b)
+
+
+# "Oakhorn and Galehawk, what's their level / what level are they": asked of each, "their" is its.
+_THEIR_OWN = re.compile(
+    r"\btheir(?=\s+(?:current\s+)?(?:levels?|stages?|tiers?|moves?|roles?|power|rarity|gear|kit|forms?)\b)",
+    re.IGNORECASE,
+)
+_ARE_THEY = re.compile(r"\b(?:are|were)\s+they\b", re.IGNORECASE)
+
+
+def _each_one(question: str) -> str:
+    question = _ARE_THEY.sub(lambda m: "is it" if m.group(0)[0].islower() else "Is it", question)
+    return _EACH.sub("", _THEIR_OWN.sub("its", question))
 
 
 # "Who's my best answer to Voltail, and what should it open with?": "it" is the answer.

@@ -19,7 +19,7 @@ from typing import Literal
 
 from voicecoach.core.state import LiveState, field_status
 from voicecoach.domain.pack import PhiEntry
-from voicecoach.perception.phi import PhiTable, Validator, bind_state, decision_fields
+from voicecoach.perception.phi import PhiTable, Validator, bind_args, decision_fields
 from voicecoach.perception.plan import ToolCall, parse_plan
 from voicecoach.perception.tags import (
     FormatError,
@@ -130,7 +130,7 @@ class W1Decision:
             return None
         calls: list[ToolCall] = []
         for use in entry.tools:
-            args = {k: bind_state(v, state) for k, v in use.args.items()}
+            args = bind_args(use.args, state)
             try:
                 calls.append(ToolCall(use.tool, self.validate(use.tool, args)))
             except ValueError as err:  # e.g. a bound id the catalog no longer knows

@@ -73,20 +73,29 @@ def _plain(value: Any) -> Any:
 
 
 def state_paths(value: Any) -> list[str]:
-    """State paths an argument binds: '$a.b' -> ['a.b']; also '$...' items of a list."""
-    if isinstance(value, str) and value.startswith("$"):
-        return [value[1:]]
-    if isinstance(value, list):
-        return [v[1:] for v in value if isinstance(v, str) and v.startswith("$")]
-    return []
+    """State paths an argument must bind: '$a.b' -> ['a.b']; also '$...' items of a list. An
+    optional binding ('$?a.b': the match's map when there is a match) is not one."""
+    items = value if isinstance(value, list) else [value]
+    return [v[1:] for v in items if isinstance(v, str) and v.startswith("$") and not v.startswith("$?")]
 
 
 def bind_state(value: Any, state: LiveState) -> Any:
     if isinstance(value, str) and value.startswith("$"):
-        return _plain(get_field(state, value[1:]))
+        return _plain(get_field(state, value[1:].removeprefix("?")))
     if isinstance(value, list):
         return [bind_state(v, state) for v in value]
     return value
+
+
+def bind_args(args: dict[str, Any], state: LiveState) -> dict[str, Any]:
+    """A call's arguments bound to the state; an optional binding the state lacks is left out
+    (a team built in the lobby has no opponent to build against)."""
+    bound = {k: bind_state(v, state) for k, v in args.items()}
+    return {
+        k: v
+        for k, v in bound.items()
+        if not (isinstance(args[k], str) and args[k].startswith("$?") and v in (None, [], {}))
+    }
 
 
 def decision_fields(entry: PhiEntry) -> list[str]:

@@ -310,6 +310,13 @@ class IntentPrior:
             else None
         )
         self._facing = re.compile(rf"\b{FACING}\s+(?:their\s+|the\s+)?{token}")
+        # "Compare Tamsin and Stellan", "is Hexmoth better than Emberfox", "so Tamsin over Renzo
+        # then", "Oakhorn or Galehawk?": two units weighed (the counter pair's answer opens with that).
+        self._weighs_two = re.compile(
+            rf"\bcompare\b|\b(?:better|worse|stronger|weaker)\s+(?:pick\s+)?than\b|{token}\s+over\s+(?:my\s+)?{token}"
+            rf"|^\W*(?:\w+\W+){{0,2}}?{token}\s+or\s+{token}(?:\W+\w+){{0,2}}\W*$"
+            rf"|\bwhich\s+(?:one\s+)?(?:is\s+)?better\b|\bdifference\s+between\b"
+        )
         self._good_against = re.compile(
             rf"\bwhat(?:s|\s+is|\s+are)?\s+(?:my\s+|their\s+|the\s+)?{token}\s+(?:\w+\s+)?"
             r"(?:good|strong|great|useful|best)\s+(?:against|into|for)\b"
@@ -379,7 +386,8 @@ class IntentPrior:
         self._roster = re.compile(
             rf"^\W*(?:\w+\W+){{0,3}}?(?:what|which)\s+{kinds}\s+(?:do|have|did)\s+(?:i|we)\s+(?:even\s+|actually\s+)?"
             rf"(?:have|own|got|unlocked)\b|\blist\s+(?:all\s+)?(?:of\s+)?(?:my|our)\s+{kinds}"
-            rf"|\b(?:show|tell)\s+me\s+(?:all\s+)?(?:my|our)\s+{kinds}\W*$|\bwho\s+(?:do|have)\s+(?:i|we)\s+(?:even\s+)?got\W*$"
+            rf"|\b(?:show|tell)\s+me\s+(?:all\s+)?(?:my|our)\s+{kinds}\W*$"
+            rf"|\bwho\s+(?:do|have|did)\s+(?:i|we)\s+(?:even\s+|actually\s+)?(?:got|have|own)(?:\s+again)?\W*$"
             rf"|\bhow\s+many\s+{kinds}\s+(?:do|have|did)\s+(?:i|we)\s+(?:even\s+|actually\s+)?(?:have|own|got|unlocked)\b"
         )
         self._team_word = re.compile(rf"\b(?:{teams}|teams|all|together|with)\b")
@@ -405,8 +413,9 @@ class IntentPrior:
         )
         self.equipped_pair = _opening_pair(pack, self.labels, "equipped")
         self._has_on = re.compile(
-            rf"\bwhat(?:s|'s)?\s+(?:does|has|did)\s+(?:my\s+)?{token}\s+(?:got\s+)?(?:have|got)"
-            rf"(?:\s+(?:on|now|right\s+now|then|equipped))?\s*\W*$"
+            rf"\bwhat(?:s|'s)?\s+(?:does|has|did|is)\s+(?:my\s+)?{token}\s+(?:got\s+)?"
+            rf"(?:have|got|run|running|carry|carrying|bring|bringing|rocking)"
+            rf"(?:\s+(?:on|now|right\s+now|then|equipped|at\s+the\s+moment))?\s*\W*$"
         )
         self._worry_named = re.compile(rf"{WORRY.pattern}\s+(?:their\s+|the\s+|that\s+)?{token}")
         self._use_on = re.compile(
@@ -716,6 +725,13 @@ class IntentPrior:
             p, rule = self._only(self.versus_pair), "one_rated"
         elif (
             self.versus_pair is not None
+            and abstracted.split().count(kind_token(unit or "")) == 1
+            and _TROUBLE_FOR_THEM.search(abstracted)
+        ):
+            # "Is my Oakhorn a problem for them?": how that one does against what they field.
+            p, rule = self._only(self.versus_pair), "trouble_for_them"
+        elif (
+            self.versus_pair is not None
             and _WORTH.search(abstracted)
             and abstracted.split().count(kind_token(unit or "")) >= 2
             and self._facing.search(abstracted)
@@ -735,6 +751,17 @@ class IntentPrior:
         elif self.versus_pair is not None and self._beats_what.search(abstracted):
             # "What does their Briarcat counter?": what it beats, not what counters it.
             p, rule = self._only(self.versus_pair), "beats_what"
+        elif (
+            self.counter_pair is not None
+            and abstracted.split().count(kind_token(unit or "")) == 2
+            and self._weighs_two.search(abstracted)
+            and not self._facing.search(abstracted)
+            and not _PROGRESS.search(abstracted)
+            and not self._versus.search(abstracted)
+        ):
+            # "Is Tamsin better than Stellan?": the two weighed for this match (the counter pair
+            # opens with the comparison; a counter pick when they are not both the player's).
+            p, rule = self._only(self.counter_pair), "weighs_two"
         elif (
             (self.versus_pair or self.counter_pair) is not None
             and _WHO_WINS.search(abstracted)
@@ -1152,6 +1179,13 @@ def elliptical(text: str) -> bool:
 
 
 _WORTH = re.compile(r"\bworth\b")
+# "Should I level Emberfox or Galehawk": a choice of what to grow, not of whom to field.
+_PROGRESS = re.compile(r"\b(?:level\w*|evolv\w*|upgrad\w*|unlock\w*|invest\w*|buy|get|xp|train\w*)\b")
+# "Is my Oakhorn a problem for them", "would Hexmoth scare them" (English cue words).
+_TROUBLE_FOR_THEM = re.compile(
+    r"\b(?:problem|threat|trouble|danger|dangerous|scary|nightmare|headache|pain)\s+(?:for|to)\s+"
+    r"(?:them|their\s+(?:team|side|guys))\b|\b(?:scare|bother|worry|threaten|trouble)\s+them\b"
+)
 # "Lorcan or Tamsin, who wins?", "who beats who" (English cue words).
 _WHO_WINS = re.compile(
     r"\b(?:who|which(?:\s+one)?|whos|who\s+s)\s+(?:would\s+|will\s+|gonna\s+|is\s+gonna\s+)?(?:wins?|winning)\b"

@@ -610,9 +610,11 @@ def pick_pair(c: _Ctx) -> list[Line]:
 
 def _listed(c: _Ctx) -> list[str]:
     """The units of "which of Elowen, Wendell and Yarrow have I got?" (a kind read as the units it
-    fits), answered all at once, not about the first alone; [] for fewer than three."""
+    fits), answered all at once, not about the first alone; [] for fewer than three, or two not
+    asked about with "which of"."""
     units = [u for u in c.t.mentioned if c.catalog.get(c.view.unit_kind, u) is not None]
-    return units if len(units) >= 3 else []
+    which_of = len(units) == 2 and re.search(r"\bwhich\s+of\b", c.t.utterance, re.I) is not None
+    return units if len(units) >= 3 or which_of else []
 
 
 def ownership(c: _Ctx) -> list[Line]:
@@ -953,18 +955,18 @@ def matchup_status(c: _Ctx) -> list[Line]:
     key = c.step.none_key if mult == m.default and c.step.none_key else c.step.key
     axis = _axis_values(c, m, uid, other) if "foe" in where else {}  # "fire against grass": why
     line = c.line(key, [uid], **{"@unit": c.name(uid)}, status=_words(m, mult), **where, **axis)
+    if "foe" not in where or not c.view.owns(uid):
+        return line
+    # The other way round, for the player's own unit: "Is Tidefang usable right now?" is its best
+    # matchup and the one of theirs that hits it hard; "how does Emberfox do against Shellbastion"
+    # is what it deals and what it takes; against their whole side with no one hitting it hard, that.
     worst = max(others, key=lambda o: (multiplier(c.catalog, m, o, uid), -others.index(o)))
-    if (
-        len(others) > 1
-        and "foe" in where
-        and c.view.owns(uid)
-        and multiplier(c.catalog, m, worst, uid) > m.default
-        and c.inputs.get("taken_key")
-    ):
-        # "Is Tidefang usable right now?": its best matchup, and the one of theirs that hits it hard.
-        taken = multiplier(c.catalog, m, worst, uid)
+    taken = multiplier(c.catalog, m, worst, uid)
+    if c.inputs.get("taken_key") and (taken > m.default or (len(others) == 1 and taken != m.default)):
         line += c.line(c.inputs["taken_key"], [uid], **{"@unit": c.name(uid)}, foe=c.name(worst),
                        status=_words(m, taken), **_axis_values(c, m, worst, uid))  # fmt: skip
+    elif len(others) > 1 and taken <= m.default and c.inputs.get("safe_key"):
+        line += c.line(c.inputs["safe_key"], [uid], **{"@unit": c.name(uid)})
     return line
 
 
@@ -1906,6 +1908,79 @@ def members(c: _Ctx) -> list[Line]:
     return lines
 
 
+# "Tamsin or Stellan?", "is Hexmoth better than Emberfox", "compare Oakhorn and Galehawk", "so
+# Tamsin over Renzo then": two units weighed against each other (English cue words).
+_WEIGHS = re.compile(
+    r"\bcompare\b|\b(?:better|worse|stronger|weaker|safer)\s+(?:pick\s+)?than\b|\bor\b|\bover\b"
+    r"|\bwhich\s+(?:one\s+)?(?:is\s+)?better\b|\bdifference\s+between\b",
+    re.IGNORECASE,
+)
+
+
+def compare(c: _Ctx) -> list[Line]:
+    """Two of the player's units weighed for this match: the one that fares better against the
+    opponent's side by a unit x unit matchup (what each beats, what beats it) and, with a context
+    (`fit`: a unit x context matchup, e.g. the map), fits it better; the reasons written by the
+    step's patterns (`beats`: {unit} {foe}, `beaten`: {unit} {foe}, `fit`: {unit} {status}
+    {context}), at most two; a foe that beats the better one too (caveat_key); even_key: nothing
+    between them but strength. Nothing unless exactly two units, both the player's, are weighed
+    and no foe is named (that is a counter question: the next step's)."""
+    m, foes = _matchup(c), c.ids("foes")
+    units = [u for u in c.t.mentioned if c.catalog.get(c.view.unit_kind, u) is not None]
+    if (
+        m is None
+        or len(units) != 2
+        or not foes
+        or not all(c.usable(u) for u in units)
+        or any(u in c.t.opponents for u in units)
+        or not _WEIGHS.search(c.t.utterance)
+    ):
+        return []
+    fit = next((f for f in c.schema.matchups if f.name == c.inputs.get("fit")), None)
+    where = c.ids("context")
+
+    def mult(a: str, b: str) -> float:
+        return multiplier(c.catalog, m, a, b)
+
+    def beats(u: str) -> list[str]:
+        return [f for f in foes if mult(u, f) > m.default]
+
+    def beaten(u: str) -> list[str]:
+        return [f for f in foes if mult(f, u) > m.default]
+
+    def fits(u: str) -> float:
+        return multiplier(c.catalog, fit, u, where[0]) if fit is not None and where else 1.0
+
+    def edge(u: str) -> float:
+        return len(beats(u)) - len(beaten(u)) + 2.0 * (fits(u) - (fit.default if fit else 1.0))
+
+    better, worse = sorted(units, key=lambda u: (-edge(u), -c.power(u), units.index(u)))
+    names = {"@unit": c.name(better), "other": c.name(worse)}
+    reasons: list[str] = []
+    gained = [f for f in beats(better) if f not in beats(worse)]
+    if gained and c.inputs.get("beats"):
+        reasons.append(str(c.inputs["beats"]).format(unit=c.name(better), foe=c.names(gained)))
+    spared = [f for f in beaten(worse) if f not in beaten(better)]
+    if spared and c.inputs.get("beaten"):
+        reasons.append(str(c.inputs["beaten"]).format(unit=c.name(worse), foe=c.names(spared)))
+    if fit is not None and where and fits(better) != fits(worse) and c.inputs.get("fit_pattern"):
+        for u in (better, worse):
+            status = _words(fit, fits(u))
+            if status and len(reasons) < 2:
+                reasons.append(
+                    str(c.inputs["fit_pattern"]).format(
+                        unit=c.name(u), status=status, context=c.name(where[0])
+                    )
+                )
+    if not reasons:
+        return c.line(c.inputs.get("even_key"), [better], **names)
+    lines = c.line(c.step.key, [better], **names, reasons=spoken_list(reasons[:2]))
+    risks = [f for f in beaten(better)]
+    if risks and c.inputs.get("caveat_key"):
+        lines += c.line(c.inputs["caveat_key"], [], **{"@unit": c.name(better)}, foe=c.names(risks))
+    return lines
+
+
 def team_read(c: _Ctx) -> list[Line]:
     """A team against the opponent's side, read by the unit x unit matchup as a coach would: for
     each of theirs the member that hits it hardest, if one beats it (key: `{pairs}`, each written
@@ -1922,13 +1997,15 @@ def team_read(c: _Ctx) -> list[Line]:
         return multiplier(c.catalog, m, attacker, defender)
 
     pattern = str(c.inputs.get("pair") or "{unit} into {foe}")
-    pairs, open_ = [], []
+    beats: dict[str, list[str]] = {}  # member -> the foes it beats best, said once per member
+    open_ = []
     for foe in foes:
         best = max(team, key=lambda u: mult(u, foe))  # the first of the team on a tie
         if mult(best, foe) > m.default:
-            pairs.append(pattern.format(unit=c.name(best), foe=c.name(foe)))
+            beats.setdefault(best, []).append(foe)
         else:
             open_.append(foe)
+    pairs = [pattern.format(unit=c.name(u), foe=c.names(fs)) for u, fs in beats.items()]
     beaten = {f: [u for u in team if mult(f, u) > m.default] for f in foes}
     worst = max(foes, key=lambda f: len(beaten[f]))
     verdicts = c.inputs.get("verdicts") or {}
@@ -2076,7 +2153,7 @@ RUN: dict[str, Recipe] = {
     "option_best": option_best, "equipped": equipped,
     "list_owned": list_owned, "groups_fieldable": groups_fieldable, "rating": rating, "team_read": team_read,
     "members": members,
-    "matchup_status": matchup_status, "fact": fact, "quota": quota, "pick_fit": pick_fit,
+    "matchup_status": matchup_status, "compare": compare, "fact": fact, "quota": quota, "pick_fit": pick_fit,
     "pick_swap": pick_swap, "threat": threat, "read_side": read_side, "fill_role": fill_role,
     "option_next": option_next, "next_unit": next_unit, "option_equip": option_equip,
     "group_for_unit": group_for_unit, "progression": progression, "pick_strongest": pick_strongest,
