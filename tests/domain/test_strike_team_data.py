@@ -50,6 +50,7 @@ NEW_PLACEHOLDERS = frozenset(
         "foes",
         "verdict",
         "reasons",
+        "other_map",
         "groups",
         "heroes",
         "item",

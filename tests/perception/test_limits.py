@@ -89,7 +89,8 @@ def test_a_limit_gets_the_profile_of_what_it_is_about() -> None:
 
 def test_every_clean_phrase_of_the_packs_is_checked_for_false_limits() -> None:
     """The packs' training phrasings on their own example states: a limit only where the question
-    asks what the state or catalog does not hold (the handful listed), never on a strategy question."""
+    asks what the state or catalog does not hold (the handful listed: strike_team's include how long
+    a respawn takes), never on a strategy question."""
     seen: dict[str, list[str]] = {}
     for pack_id in ("pet_arena", "strike_team"):
         pack, theirs = load_pack(pack_id), _theirs(pack_id)
@@ -97,7 +98,7 @@ def test_every_clean_phrase_of_the_packs_is_checked_for_false_limits() -> None:
         texts = {t for entry in doc for t in entry["utterances"]}
         seen[pack_id] = sorted(t for t in texts if data_limit(pack, t, theirs) is not None)
     assert len(seen["pet_arena"]) <= 8, seen["pet_arena"]
-    assert len(seen["strike_team"]) <= 3, seen["strike_team"]
+    assert len(seen["strike_team"]) <= 5, seen["strike_team"]
 
 
 def test_a_cap_the_pack_declares_is_asked_for_not_a_limit() -> None:

@@ -198,6 +198,22 @@ SESSIONS: dict[str, dict[str, list[tuple[str, list[str], list[str]]]]] = {
         "weighed_against_one": [  # a foe named: the counter among the two, not a weighing
             ("galehawk or granitusk against voltail", ["Granitusk"], ["over Galehawk"]),
         ],
+        "correction_same_side": [  # the name corrected is the one of the same side, by the state
+            ("is tidefang good vs voltail, sorry i mean granitusk", ["Granitusk deals double"], ["Tidefang"]),
+        ],
+        "theirs_attacks": [  # theirs as the attacker of the player's, without "my"
+            (
+                "i think voltail is gonna wreck sparkwing",
+                ["Voltail deals normal damage to your Sparkwing"],
+                [],
+            ),
+        ],
+        "outspeed": [  # speed is not in the data; no "you don't own it" about theirs
+            ("can anything of mine outspeed voltail", ["doesn't show speed"], ["isn't in your roster"]),
+        ],
+        "tell_me_and": [  # an imperative and a question: both answered
+            ("tell me about emberfox and what it evolves into", ["fire striker", "Infernofox"], []),
+        ],
         "kind_of_mine": [  # the player's units of a kind, all at once; no "it" offered after two
             ("which of mine are tanks", ["You have Oakhorn and Granitusk"], ["compare it", "counter it"]),
             ("who are my strikers", ["Emberfox", "Galehawk", "Tidefang"], ["Strikers deal damage"]),
@@ -228,6 +244,28 @@ SESSIONS: dict[str, dict[str, list[tuple[str, list[str], list[str]]]]] = {
         ],
         "members": [("whos on my team right now", ["Your five right now is"], ["Watch"])],
         "roster_who": [("who do i have", ["You have 12 heroes"], ["play Brannoc"])],
+        "loadout_corrected": [  # a hero the player lacks: what it runs fully unlocked
+            ("whats osmunds loadout, actually no, kasimirs", ["Fully unlocked, Kasimir runs"], ["Pick for"]),
+        ],
+        "their_loadout": [  # theirs: not visible, said first
+            ("who counters quillon", ["Brannoc"], []),
+            ("and him what does he run", ["can't see their items"], []),
+        ],
+        "should_worry": [  # one of theirs named: how much it threatens, not whether to unlock it
+            ("should i worry about bexley", ["Not much", "counters none of your five"], ["account level"]),
+            ("is their quillon a big deal", ["Quillon is a great pick on Fathom Docks"], ["Not much"]),
+        ],
+        "mine_into_them": [  # the player's fielded hero against their side, without "my"
+            ("is lorcan good into them", ["Lorcan is a soft counter to their Tamsin"], ["Against Lorcan"]),
+        ],
+        "plan": [("whats the plan", ["Down 0 to 1", "Brannoc"], ["outside what I can help"])],
+        "live": [  # what no state field holds, said before the match's next step
+            ("our dps is afk what do we do", ["doesn't show what your teammates are doing", "Brannoc"], []),
+            ("how long is the respawn", ["doesn't show respawn timers"], []),
+        ],
+        "team_map": [  # which map suits the player's five, and the worst
+            ("which map would my team be best on", ["fit Lantern Bazaar best", "Fathom Docks is"], []),
+        ],
         "runs_now": [("what does renzo run right now", ["Boomstick"], ["shotgunner"])],
         "map_team": [  # a team for this map and this opponent, read against theirs
             ("give me a team comp for this map", ["Brannoc", "Tamsin", "counters their Quillon"], ["Renzo"]),

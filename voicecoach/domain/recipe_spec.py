@@ -181,6 +181,12 @@ RECIPES: dict[str, RecipeSpec] = {
                   "`beaten` ({unit} {foe}) and `fit_pattern` ({unit} {status} {context}) patterns; "
                   "caveat_key: the foes that beat the better one too ({foe}); even_key: nothing between "
                   "them; nothing unless exactly two owned units are weighed and no foe is named"),
+        _spec("context_for_team", {"units": "select", "matchup": "literal"},
+              ("units", "matchup"), ("@context", "other_@context", "@units"),
+              doc="asked which context suits the team (\"which map would my team be best on\"): the "
+                  "context entity the team's members fit best in sum by a unit x context "
+                  "matchup ({context}), the members it favours ({units}) and the worst one "
+                  "({other_context})"),
         _spec("matchup_status", {"unit": "select", "against": "select", "matchup": "literal",
                                  "hits_key": "key", "types": "select", "type_key": "key", "taken_key": "key",
                                  "safe_key": "key"},
@@ -226,10 +232,11 @@ RECIPES: dict[str, RecipeSpec] = {
                   "locked_key: the unit they would swap to is not theirs yet, said before the swap they "
                   "can make"),
         _spec("threat", {"side": "select", "against": "select", "matchup": "literal", "context": "select",
-                         "fit": "literal", "context_key": "key"},
+                         "fit": "literal", "context_key": "key", "named_key": "key", "named_none_key": "key"},
               ("side", "against", "matchup"), ("foe", "@unit", "status", "reason", "@context", "count"),
               doc="the opponent unit that beats most of the player's side (key), else the one the "
-                  "context favours (context_key), else none_key"),
+                  "context favours (context_key), else none_key; one of theirs the player named: what it "
+                  "beats (named_key), or that it beats none of the player's (named_none_key)"),
         _spec("weak_side", {"side": "select", "matchup": "literal"}, ("side", "matchup"), ("pairs",),
               doc="asked what the opponent side is weak to (no unit of it named): for each of its first "
                   "three units, the player's usable unit that beats it best ({pairs}: 'A for X, B for "

@@ -475,7 +475,10 @@ def _correct(pack: Pack, sides: Sides, text: str, history: Sequence[Exchange]) -
         if len(before) > 1 and before[0].id == b.id:
             # Said again from its start ("Lorcan or Dumaka, wait no, Lorcan or Ellie"): the second saying.
             return text[: before[0].span[0]] + text[cue.end() :], [f"restated as {text[cue.end() :]!r}"]
-        a = next((m for m in reversed(before) if m.kind == b.kind), None)
+        # The one it replaces is of its kind and, by the live state, of its side ("is Tidefang good vs
+        # Voltail, sorry, I mean Granitusk": the player's own for the player's own).
+        kin = [m for m in reversed(before) if m.kind == b.kind]
+        a = next((m for m in kin if sides.side_of(m.id) == sides.side_of(b.id)), kin[0] if kin else None)
         if a is None:
             continue
         tail = text[cue.end() + b.span[1] :]
@@ -622,7 +625,7 @@ _SECOND_QUESTION = re.compile(
 _OPENS_QUESTION = re.compile(
     r"^\s*(?:(?:hey|hi|yo|ok|okay|so|and|also|uh|um|like|coach|quick question|quick one|real quick|right|"
     r"wait)\b[\s,]*)*"
-    rf"{_QUESTION_START}",
+    rf"(?:{_QUESTION_START}|tell\s+me\b|explain\b|describe\b)",
     re.IGNORECASE,
 )
 

@@ -27,7 +27,7 @@ _CAP = "a level cap"
 # Stats and mechanics games have that a pack may not carry: the words, and how the reply names them.
 _STATS: tuple[tuple[str, str], ...] = (
     (
-        r"speed|how fast|how quick|quickness|faster than|slower than"
+        r"speed|how fast|how quick|quickness|faster than|slower than|out[\s-]?speed\w*"
         r"|(?:is|are)\s+(?:\w+\s+)?(?:fast|faster|slow|slower|quick)\b",
         "speed",
     ),
@@ -47,20 +47,46 @@ _STATS: tuple[tuple[str, str], ...] = (
     (r"range", "range"),
     (r"cap|level cap|max(?:imum)? level|level limit", _CAP),
 )
+# What happens live in the match that no state field holds (asked or told, with or without a unit).
+_LIVE: tuple[tuple[re.Pattern[str], str], ...] = (
+    (
+        re.compile(
+            r"\brespawn\s+(?:time|timer|timers|wave|waves)\b|\bhow\s+long\s+(?:is|until|till|before|for)\s+"
+            r"(?:the\s+|a\s+|my\s+|our\s+|i\s+|we\s+)?respawn",
+            re.IGNORECASE,
+        ),
+        "respawn timers",
+    ),
+    (
+        re.compile(r"\bafk\b|\bdisconnected\b|\bleft\s+the\s+(?:game|match)\b|\bnot\s+moving\b", re.I),
+        "what your teammates are doing",
+    ),
+    (
+        re.compile(
+            r"\b(?:heal(?:ing)?|damage|dps|hps)\s+(?:numbers|output|per\s+second|stats)\b|\bout[\s-]?heal\w*"
+            r"|\bhow\s+much\s+(?:damage|healing)\b",
+            re.IGNORECASE,
+        ),
+        "healing or damage numbers",
+    ),
+)
 # "the speed buff", "an hp boost": an effect a move has, not a stat asked for.
 _EFFECT_AFTER = re.compile(r"^\s+(?:buff|boost|debuff|bonus|up|down|increase|drop|steal|heal)\w*\b", re.I)
 _STACKS = re.compile(r"\bstack(?:s|ing)?\b(?!\s+up\b)", re.IGNORECASE)  # "stack up against": a matchup
 _QUESTION = re.compile(
     r"\?|^\W*(?:(?:so|and|ok|okay|hey|yo|um|uh|also|but|then|ugh|fine|alright|right|well|wait|hmm+|man|bro|dude|lol)\W+)*"
+    # "and Quillon, what does he run": a name said first, then the question
+    r"(?:[A-Z][\w']*\W+)?"
     r"(?:what|whats|what's|how|hows|how's|does|do|did|is|isn't|are|can|could|will|would|which|who|"
     r"when|where|tell me|any idea|know|got)\b",
     re.IGNORECASE,
 )
 # The state's fields of a unit (the player's own only): asked of theirs, not known.
 _STATE_FIELD = re.compile(r"\b(?:level|levels|lvl|stage|evolved|evolution|unlocked)\b", re.IGNORECASE)
-_LOADOUT = re.compile(r"\b(?:equipped|loadout|running|using|build)\b", re.IGNORECASE)
+_LOADOUT = re.compile(r"\b(?:equipped|loadout|running|using|build|run|runs|carry|carries|carrying)\b", re.I)
 _LOADOUT_ON = re.compile(
-    r"\b(?:equipped|running|using)\s+(?:on|by)\b|\b(?:whats|what's|what\s+is|what\s+s)\s+\w+\s+(?:running|using)\b",
+    r"\b(?:equipped|running|using)\s+(?:on|by)\b|\b(?:whats|what's|what\s+is|what\s+s)\s+\w+\s+(?:running|using)\b"
+    r"|\bwhat\s+(?:does|do|is)\s+(?:\w+\s+)?(?:run|running|carry|carrying)\b",
     re.I,
 )
 _HAS = re.compile(r"\b(?:can|could|does|do|has|have|got)\b", re.IGNORECASE)
@@ -97,7 +123,8 @@ _CLAUSE = re.compile(r"[,;.?!]|\b(?:and|but|because|cause|so)\b", re.IGNORECASE)
 class Limit:
     """A part of the question the data cannot answer: `what` names it for the reply ("speed", "their
     levels"); `about` is the mention the rest of the answer is about (its profile), if any; `kind`
-    says which rule found it ("stat", "stacking", "theirs", "threshold", "acquire")."""
+    says which rule found it ("stat", "stacking", "theirs", "threshold", "acquire", "live": what happens
+    in the match that no state field holds)."""
 
     kind: str
     what: str
@@ -162,6 +189,9 @@ def _clause_of(text: str, mention: Mention) -> str:
 def data_limit(pack: Pack, text: str, theirs: Collection[str] = ()) -> Limit | None:
     """The part of `text` the pack's data cannot answer, or None. `theirs`: the units only the
     opponent fields (the state holds no levels, stages or loadouts of theirs)."""
+    for pattern, spoken in _LIVE:
+        if pattern.search(text):
+            return Limit("live", spoken)  # "our dps is afk": not something the coach can see
     if not _QUESTION.search(text):
         return None
     schema = pack.catalog.schema
@@ -221,9 +251,11 @@ def data_limit(pack: Pack, text: str, theirs: Collection[str] = ()) -> Limit | N
         return Limit("stat", _CAP) if cap is not None and cap.search(text) and not known else None
     if _STACKS.search(text):
         return Limit("stacking", "whether effects stack", about)
+    names = [m.span for m in mentions]
     for pattern, spoken in _stat_patterns(pack):
         for match in pattern.finditer(text):
-            if not _EFFECT_AFTER.match(text[match.end() :]):
+            in_name = any(a < match.end() and match.start() < b for a, b in names)  # "is Quick Circuit"
+            if not in_name and not _EFFECT_AFTER.match(text[match.end() :]):
                 return Limit("stat", spoken, about)
     return None
 

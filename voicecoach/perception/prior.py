@@ -413,7 +413,7 @@ class IntentPrior:
         )
         self.equipped_pair = _opening_pair(pack, self.labels, "equipped")
         self._has_on = re.compile(
-            rf"\bwhat(?:s|'s)?\s+(?:does|has|did|is)\s+(?:my\s+)?{token}\s+(?:got\s+)?"
+            rf"\bwhat(?:s|'s)?\s+(?:does|has|did|is)\s+(?:my\s+)?(?:{token}|he|she)\s+(?:got\s+)?"
             rf"(?:have|got|run|running|carry|carrying|bring|bringing|rocking)"
             rf"(?:\s+(?:on|now|right\s+now|then|equipped|at\s+the\s+moment))?\s*\W*$"
         )
@@ -813,6 +813,15 @@ class IntentPrior:
             p, rule = self._only(self.info_pair), "tell_about"
         elif (
             self.threat_pair is not None
+            and SHOULD_WORRY.search(abstracted)
+            and abstracted.split().count(kind_token(unit or "")) == 1
+            and not re.search(r"\b(?:my|our)\b", abstracted)
+        ):
+            # "Should I worry about Bexley?": how much that one of theirs threatens (yes or no),
+            # not whether the player should get it.
+            p, rule = self._only(self.threat_pair), "should_worry"
+        elif (
+            self.threat_pair is not None
             and WORRY.search(abstracted)
             and not self._worry_named.search(abstracted)
         ):
@@ -988,6 +997,15 @@ class IntentPrior:
         option asked about (or, asked when one evolves, its progression); the realizer says first
         what the data does not show."""
         limit = data_limit(self.pack, text, theirs)
+        if (
+            limit is not None
+            and limit.kind == "live"
+            and self.now_pair is not None
+            and ASKS_MOVE.search(text)
+        ):
+            # "Our dps is afk, what do we do": the match's next step, after saying it cannot see that.
+            intent, sub_intent = self.now_pair
+            return pred.model_copy(update={"intent": intent, "sub_intent": sub_intent, "rule": "data_limit"})
         if limit is None or limit.about is None:
             return None
         if limit.kind == "threshold":
@@ -1216,13 +1234,18 @@ OWNING = re.compile(
     r"|\b(?:have|got|play|field)\b.*\b(?:i|we|me)\b"
 )
 WHAT_NOW = re.compile(
-    r"^(?:(?:so|ok|okay|and|uh|um|alright|right)\W+)*(?:what\s+now|now\s+what|what\s+(?:do|should)\s+(?:i|we)\s+"
-    r"do(?:\s+now)?|what(?:s|\s+is)\s+the\s+(?:play|move))\W*$"
+    r"^(?:(?:so|ok|okay|and|uh|um|alright|right|coach)\W+)*(?:what\s+now|now\s+what|what\s+(?:do|should)\s+(?:i|we)\s+"
+    r"do|what(?:s|\s+is)\s+(?:the|our|my)\s+(?:game\s+)?(?:play|move|plan|strategy)|any\s+tips|"
+    r"how\s+do\s+(?:i|we)\s+win\s+this)(?:\s+(?:now|here|next|then|this\s+round|this\s+one|(?:for|in)\s+this\s+round))?"
+    r"\W*$"
 )
 # "Who should I worry about", "what should Lorcan watch out for" (English cue words).
 WORRY = re.compile(
     r"\b(?:worr(?:y|ied|ying)\s+about|scared\s+of|afraid\s+of|(?:watch|look)\s+out\s+for|"
     r"be\s+careful\s+(?:of|with|about)|keep\s+an\s+eye\s+on)"
+)
+SHOULD_WORRY = re.compile(
+    r"\b(?:should|do|must)\s+(?:i|we)\s+(?:be\s+)?(?:worr(?:y|ied)|scared|afraid|care)\s+(?:about|of)\b"
 )
 AT_RISK = re.compile(
     r"\b(?:most|more)\s+(?:at\s+risk|in\s+danger|vulnerable|exposed|threatened)\b|\bweakest\s+link\b|"
@@ -1264,7 +1287,7 @@ ANY_USE_NOW = re.compile(
 )
 # Verbs of going after a unit in a fight ("get to", "catch", "take on") (English cue words).
 CONFRONT = (
-    r"(?:get\s+to|get\s+past|get\s+around|catch|deal\s+with|keep\s+up\s+with|shut\s+down|break|crack|"
+    r"(?:get\s+to|get\s+past|get\s+around|catch|deal\s+with|do\s+(?:\w+\s+)?about|keep\s+up\s+with|shut\s+down|break|crack|"
     r"lock\s+down|punish|outplay|hold\s+off|out(?:range|duel|trade|last|heal|snipe|speed|pace|fight)s?)"
 )
 # Words that put a unit in front of the player's pick: "best against", "an answer to", "into".

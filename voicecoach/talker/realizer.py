@@ -950,7 +950,9 @@ def realize(
         and not any(line.key == "match_score" for line in t.lines)
     ):
         _scene(t)
-    if limit is not None and limit.kind == "theirs":
+    if limit is not None and (
+        limit.kind == "theirs" or (limit.about is not None and limit.about.id in theirs)
+    ):
         _about_theirs(t)  # "you don't own Voltail" answers a question nobody asked
     lead = None
     if stale:

@@ -224,19 +224,30 @@ def _threatened(c: _Ctx, m: Matchup, foes: list[str], theirs: list[str], mine: l
     key, unit = c.inputs.get("threat_key"), foes[0]
     said = re.search(rf"\b(?:my|our)\s+(?:\w+\s+)?{re.escape(c.name(unit))}\b", c.t.utterance, re.I)
     owned = {o.id for o in c.view.owned()}
-    if not key or unit in theirs or (unit not in mine and unit not in owned) or said is None:
+    # "Is Lorcan good into them?": one the player fields, asked against their side, is theirs to
+    # weigh even without "my" (the live state says whose it is).
+    against_them = unit in mine and THEIR_SIDE.search(c.t.utterance) is not None
+    if not key or unit in theirs or (unit not in mine and unit not in owned) or not (said or against_them):
         return []
     ranked = [*c.ids("ranked"), *c.catalog.entities.get(c.view.unit_kind, {})]
     threats = [u for u in dict.fromkeys(ranked) if multiplier(c.catalog, m, u, unit) > m.default]
     faced = [u for u in threats if u in theirs]
+    lines: list[Line] = []
+    if THEIR_SIDE.search(c.t.utterance) and c.inputs.get("beats_key"):
+        # What it does to them first: "Lorcan is a hard counter to their Tamsin."
+        prey = max(theirs, key=lambda f: multiplier(c.catalog, m, unit, f), default=None)
+        mult = multiplier(c.catalog, m, unit, prey) if prey is not None else m.default
+        if prey is not None and mult > m.default:
+            status = f"{_words(m, mult) or ''} their {c.name(prey)}".strip()
+            lines = c.naming(c.inputs["beats_key"], [unit, prey], **{"@unit": c.name(unit)}, status=status)
     if not faced and c.inputs.get("safe_key") and THEIR_SIDE.search(c.t.utterance):
         # "How does my Dumaka do against their team?" and none of theirs beats it: say so, not
         # the catalog's counters, which the opponent does not field.
-        return c.naming(c.inputs["safe_key"], [unit], foe=c.name(unit))
+        return lines + c.naming(c.inputs["safe_key"], [unit], foe=c.name(unit))
     threats = faced or threats[:2]
     if not threats:
-        return []
-    return c.line(key, [*threats, unit], **{"@unit": c.names(threats)}, foe=c.name(unit))
+        return lines
+    return lines + c.line(key, [*threats, unit], **{"@unit": c.names(threats)}, foe=c.name(unit))
 
 
 def pick_best(c: _Ctx) -> list[Line]:
@@ -935,7 +946,7 @@ def matchup_status(c: _Ctx) -> list[Line]:
     if between_units and uid in theirs and not c.view.owns(uid) and mine:
         attacker = uid
         uid, others = mine[0], [uid]  # "better against Briarcat, Emberfox?": how the player's unit fares
-        if c.inputs.get("taken_key") and _THEIRS_ATTACKS.search(c.t.utterance):
+        if c.inputs.get("taken_key") and _attacks(c, uid):
             # "Could Briarcat one-shot my fox?": their unit's attacks on the player's, not the reverse.
             mult = multiplier(c.catalog, m, attacker, uid)
             axis = _axis_values(c, m, attacker, uid)
@@ -943,6 +954,12 @@ def matchup_status(c: _Ctx) -> list[Line]:
                           status=_words(m, mult), **axis)  # fmt: skip
     if any(o in theirs for o in others):
         others = [o for o in others if o in theirs]  # "Galehawk or Granitusk against Voltail"
+    if len(others) == 1 and c.view.owns(uid) and c.inputs.get("taken_key") and _attacks(c, uid):
+        # "Voltail is gonna wreck Sparkwing": theirs attacking the player's, not the reverse.
+        attacker = others[0]
+        return c.line(c.inputs["taken_key"], [uid], **{"@unit": c.name(uid)}, foe=c.name(attacker),
+                      status=_words(m, multiplier(c.catalog, m, attacker, uid)),
+                      **_axis_values(c, m, attacker, uid))  # fmt: skip
     if not others or _GOOD_FOR.search(c.t.utterance):
         return _hits(c, m, uid)  # "what's Tidefang good against?": what it beats, no one named
     # Against several (their side), the one it fares best against is the useful fact.
@@ -972,11 +989,20 @@ def matchup_status(c: _Ctx) -> list[Line]:
 
 # "Could Briarcat one-shot my fox", "will their cat wreck my bird": the opponent's unit as the subject
 # of an attack on the player's (English cue words).
-_THEIRS_ATTACKS = re.compile(
-    r"\b(?:one[\s-]?shot|kill|beat|hurt|wreck|destroy|smoke|counter|handle|outdamage|hit)s?\b"
-    r"(?:\s+\w+){0,2}?\s+(?:my|our)\b",
-    re.IGNORECASE,
-)
+_ATTACK_VERBS = r"\b(?:one[\s-]?shot|kill|beat|hurt|wreck|destroy|smoke|counter|handle|outdamage|hit)s?\b"
+_THEIRS_ATTACKS = re.compile(rf"{_ATTACK_VERBS}(?:\s+\w+){{0,2}}?\s+(?:my|our)\b", re.IGNORECASE)
+
+
+def _attacks(c: _Ctx, target: str) -> bool:
+    """ "Voltail is gonna wreck Sparkwing", "could Briarcat one-shot my fox": an attack on `target`."""
+    name = r"\s+".join(map(re.escape, c.name(target).split()))
+    return (
+        _THEIRS_ATTACKS.search(c.t.utterance) is not None
+        or re.search(rf"{_ATTACK_VERBS}(?:\s+\w+){{0,2}}?\s+{name}\b", c.t.utterance, re.IGNORECASE)
+        is not None
+    )
+
+
 # "What's Tidefang good against?", "what is it strong for then": no object after the preposition.
 _GOOD_FOR = re.compile(
     r"\bwhat(?:s|'s)?\b.*\b(?:good|strong|great|useful|best)\s+(?:for|against|into)"
@@ -1239,6 +1265,40 @@ def _fit(c: _Ctx) -> Matchup | None:
     return found or c.schema.context_matchup()
 
 
+# "Which map would my team be best on?", "where does our comp do best" (English cue words; the
+# context kind's own nouns).
+_BEST_WORDS = r"(?:best|better|good|great|strongest|suit\w*|fit\w*)"
+
+
+def context_for_team(c: _Ctx) -> list[Line]:
+    """Of the context kind's entities (strike_team: the maps), the one the team fits best by a unit x
+    context matchup (the sum of its members' fit), with the members it favours there, and the one it
+    fits worst (`other_@context`). Only when the utterance asks which of them (else the next step:
+    the picks for the context the match is on)."""
+    m, team = _matchup(c), c.ids("units")
+    kind = c.schema.kinds.get(m.between[1]) if m is not None else None
+    nouns = "|".join(re.escape(n) + "s?" for n in kind.nouns) if kind is not None and kind.nouns else "(?!)"
+    asks = re.search(
+        rf"\b(?:which|what)\s+(?:{nouns})\b.*\b{_BEST_WORDS}\b|\bwhere\s+(?:would|does|do|is|are)\b.*\b{_BEST_WORDS}\b",
+        c.t.utterance,
+        re.IGNORECASE,
+    )
+    if m is None or not team or asks is None:
+        return []
+    places = list(c.catalog.entities.get(m.between[1], {}))
+    if len(places) < 2:
+        return []
+
+    def fit(place: str) -> float:
+        return sum(multiplier(c.catalog, m, u, place) for u in team)
+
+    ranked = sorted(places, key=lambda p: (-fit(p), places.index(p)))
+    best, worst = ranked[0], ranked[-1]
+    liked = [u for u in team if multiplier(c.catalog, m, u, best) > m.default]
+    return c.naming(c.step.key, [*liked], **{"@context": c.name(best), "other_@context": c.name(worst)},
+                    **{"@units": c.names(liked) or None})  # fmt: skip
+
+
 def pick_fit(c: _Ctx) -> list[Line]:
     """The usable units a context favours (a map), best first, a few of them (`count`, default 3),
     not `skip`ped; none_key when the context favours none of them."""
@@ -1448,7 +1508,7 @@ def threat(c: _Ctx) -> list[Line]:
     # "How's their Pyrowl looking?": the one they named, not the side's worst; when it beats none of
     # the player's, the next step (a counter to it) answers.
     named = [u for u in c.t.mentioned if u in side]
-    side = named or side
+    whole, side = side, named or side
     # "What should Lorcan watch out for?": the threat to the one of theirs the player named.
     mine = [u for u in c.t.mentioned if u not in side and u not in c.t.opponents and c.view.owns(u)]
     ours = mine if mine and not named else ours
@@ -1457,7 +1517,7 @@ def threat(c: _Ctx) -> list[Line]:
         return [u for u in ours if multiplier(c.catalog, m, foe, u) > m.default]
 
     def weight(foe: str) -> tuple[int, float, int]:
-        return (-len(beaten(foe)), -max(multiplier(c.catalog, m, foe, u) for u in ours), side.index(foe))
+        return (-len(beaten(foe)), -max(multiplier(c.catalog, m, foe, u) for u in ours), whole.index(foe))
 
     foe = min(side, key=weight)
     victims = beaten(foe)
@@ -1472,14 +1532,21 @@ def threat(c: _Ctx) -> list[Line]:
         }
         if m.attribute:  # the foe's value is the {foe_<attribute>} here: "its fire hits your grass"
             values |= {m.attribute: said[f"foe_{m.attribute}"], f"foe_{m.attribute}": said[m.attribute]}
-        return c.line(c.step.key, [foe], **values, count=len(victims), **_where(c))
+        # The one they named is their biggest threat only if it beats the most of the player's side;
+        # else named_key says only what it beats.
+        biggest = foe == min(whole, key=weight)
+        key = c.inputs.get("named_key") if named and not biggest and c.inputs.get("named_key") else c.step.key
+        return c.line(key, [foe], **values, count=len(victims), **_where(c))
     fit, where = _fit(c), c.ids("context")
     if fit is not None and where:
         best = min(side, key=lambda f: (-multiplier(c.catalog, fit, f, where[0]), side.index(f)))
         if multiplier(c.catalog, fit, best, where[0]) > fit.default:
             status = _words(fit, multiplier(c.catalog, fit, best, where[0]))
             return c.line(c.inputs.get("context_key"), [best], foe=c.name(best), status=status, **_where(c))
-    return [] if named else c.line(c.step.none_key, [], **_where(c))
+    if named:
+        # "Should I worry about their Bexley?": not much, when it beats none of the player's.
+        return c.line(c.inputs.get("named_none_key"), [], foe=c.name(foe), **_where(c))
+    return c.line(c.step.none_key, [], **_where(c))
 
 
 # "What are they weak to?", "what's their weakness" (English cue words).
@@ -2153,7 +2220,8 @@ RUN: dict[str, Recipe] = {
     "option_best": option_best, "equipped": equipped,
     "list_owned": list_owned, "groups_fieldable": groups_fieldable, "rating": rating, "team_read": team_read,
     "members": members,
-    "matchup_status": matchup_status, "compare": compare, "fact": fact, "quota": quota, "pick_fit": pick_fit,
+    "matchup_status": matchup_status, "compare": compare, "context_for_team": context_for_team,
+    "fact": fact, "quota": quota, "pick_fit": pick_fit,
     "pick_swap": pick_swap, "threat": threat, "read_side": read_side, "fill_role": fill_role,
     "option_next": option_next, "next_unit": next_unit, "option_equip": option_equip,
     "group_for_unit": group_for_unit, "progression": progression, "pick_strongest": pick_strongest,
