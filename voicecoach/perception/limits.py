@@ -75,8 +75,6 @@ _EFFECT_AFTER = re.compile(r"^\s+(?:buff|boost|debuff|bonus|up|down|increase|dro
 _STACKS = re.compile(r"\bstack(?:s|ing)?\b(?!\s+up\b)", re.IGNORECASE)  # "stack up against": a matchup
 _QUESTION = re.compile(
     r"\?|^\W*(?:(?:so|and|ok|okay|hey|yo|um|uh|also|but|then|ugh|fine|alright|right|well|wait|hmm+|man|bro|dude|lol)\W+)*"
-    # "and Quillon, what does he run": a name said first, then the question
-    r"(?:[A-Z][\w']*\W+)?"
     r"(?:what|whats|what's|how|hows|how's|does|do|did|is|isn't|are|can|could|will|would|which|who|"
     r"when|where|tell me|any idea|know|got)\b",
     re.IGNORECASE,
@@ -192,11 +190,14 @@ def data_limit(pack: Pack, text: str, theirs: Collection[str] = ()) -> Limit | N
     for pattern, spoken in _LIVE:
         if pattern.search(text):
             return Limit("live", spoken)  # "our dps is afk": not something the coach can see
-    if not _QUESTION.search(text):
+    mentions = link_entities(pack, text)
+    # "And Quillon, what does he run": a name said first, then the question.
+    lead = mentions[0] if mentions and len(text[: mentions[0].span[0]].split()) <= 1 else None
+    named_first = lead is not None and _QUESTION.search(text[lead.span[1] :].lstrip(" ,")) is not None
+    if not _QUESTION.search(text) and not named_first:
         return None
     schema = pack.catalog.schema
     unit, option = schema.kind("unit"), schema.kind("option")
-    mentions = link_entities(pack, text)
     units = [m for m in mentions if m.kind == unit]
     options = [m for m in mentions if m.kind == option]
     about = options[0] if options else units[0] if units else None
@@ -251,11 +252,13 @@ def data_limit(pack: Pack, text: str, theirs: Collection[str] = ()) -> Limit | N
         return Limit("stat", _CAP) if cap is not None and cap.search(text) and not known else None
     if _STACKS.search(text):
         return Limit("stacking", "whether effects stack", about)
-    names = [m.span for m in mentions]
+    # Each name masked, so a stat word inside one is not asked ("is Quick Circuit worth it").
+    masked = text
+    for m in sorted(mentions, key=lambda m: -m.span[0]):
+        masked = masked[: m.span[0]] + "X" + masked[m.span[1] :]
     for pattern, spoken in _stat_patterns(pack):
-        for match in pattern.finditer(text):
-            in_name = any(a < match.end() and match.start() < b for a, b in names)  # "is Quick Circuit"
-            if not in_name and not _EFFECT_AFTER.match(text[match.end() :]):
+        for match in pattern.finditer(masked):
+            if not _EFFECT_AFTER.match(masked[match.end() :]):
                 return Limit("stat", spoken, about)
     return None
 
