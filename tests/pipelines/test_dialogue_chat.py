@@ -214,6 +214,10 @@ SESSIONS: dict[str, dict[str, list[tuple[str, list[str], list[str]]]]] = {
         "tell_me_and": [  # an imperative and a question: both answered
             ("tell me about emberfox and what it evolves into", ["fire striker", "Infernofox"], []),
         ],
+        "weakest": [  # the opposite of the strongest, by level
+            ("whats the strongest thing i own", ["Oakhorn"], []),
+            ("and the weakest", ["Lumifawn is your lowest-level creature"], ["Oakhorn"]),
+        ],
         "kind_of_mine": [  # the player's units of a kind, all at once; no "it" offered after two
             ("which of mine are tanks", ["You have Oakhorn and Granitusk"], ["compare it", "counter it"]),
             ("who are my strikers", ["Emberfox", "Galehawk", "Tidefang"], ["Strikers deal damage"]),

@@ -1894,6 +1894,7 @@ LEVEL_RANK = re.compile(
 )
 
 
+_WEAKEST = re.compile(r"\b(?:weakest|worst|least\s+powerful|most\s+useless)\b", re.IGNORECASE)
 # "My strongest", "my best hero", "my worst one" in a pack whose strength is the level.
 _STRONGEST = re.compile(
     r"\b(?:my|our)\s+(?:(?P<low>worst|weakest)|strongest|most powerful|best|top)\b"
@@ -1913,9 +1914,11 @@ def pick_strongest(c: _Ctx) -> list[Line]:
     by_level = LEVEL_RANK.search(t.utterance)
     if by_level is None and c.inputs.get("level_only"):
         by_level = _STRONGEST.search(t.utterance)  # a pack whose strength is the level: "my strongest"
-    if by_level is not None and c.inputs.get("level_key") and view.owned():
-        # "Who's my highest level hero?": the roster by its levels, not by power.
-        lowest = by_level.groupdict().get("low") is not None
+    weakest = _WEAKEST.search(t.utterance)
+    if (by_level is not None or weakest is not None) and c.inputs.get("level_key") and view.owned():
+        # "Who's my highest level hero?": the roster by its levels, not by power; "my weakest one":
+        # the lowest level (never the strongest, the opposite of what was asked).
+        lowest = weakest is not None or (by_level is not None and by_level.groupdict().get("low") is not None)
         unit = sorted(view.owned(), key=lambda o: o.level if lowest else -o.level)[0]
         rank = "lowest" if lowest else "highest"
         return c.line(c.inputs["level_key"], [unit.id], **{"@unit": c.name(unit.id)}, rank=rank,
