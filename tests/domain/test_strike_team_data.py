@@ -51,6 +51,7 @@ NEW_PLACEHOLDERS = frozenset(
         "verdict",
         "reasons",
         "other_map",
+        "other_level",
         "groups",
         "heroes",
         "item",

@@ -188,11 +188,19 @@ SESSIONS: dict[str, dict[str, list[tuple[str, list[str], list[str]]]]] = {
             ("oakhorn and galehawk, whats their level", ["level 19", "level 16"], ["Voltail"]),
         ],
         "weighed": [  # two of the player's weighed for this match, with the reason and the catch
-            ("is hexmoth better than emberfox", ["Hexmoth over Emberfox", "Shellbastion hits Emberfox"], []),
+            ("is hexmoth better than emberfox", ["Little between Hexmoth and Emberfox", "25 to 14"], []),
             (
                 "compare oakhorn and galehawk",
                 ["Oakhorn over Galehawk", "Voltail hits Galehawk"],
                 ["coverage"],
+            ),
+        ],
+        "the_other_one": [  # the one of the two the answer did not pick
+            ("compare oakhorn and galehawk", ["Oakhorn over Galehawk"], []),
+            (
+                "ok what about the other one against voltail",
+                ["Voltail deals double damage to your Galehawk"],
+                [],
             ),
         ],
         "weighed_against_one": [  # a foe named: the counter among the two, not a weighing

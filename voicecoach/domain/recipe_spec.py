@@ -174,13 +174,13 @@ RECIPES: dict[str, RecipeSpec] = {
         _spec("compare", {"foes": "select", "matchup": "literal", "context": "select", "fit": "literal",
                           "beats": "literal", "beaten": "literal", "fit_pattern": "literal",
                           "even_key": "key", "caveat_key": "key"},
-              ("foes", "matchup"), ("@unit", "other", "reasons", "foe"), picks=True,
+              ("foes", "matchup"), ("@unit", "other", "reasons", "foe", "level", "other_level"), picks=True,
               doc="two of the player's units weighed for the match (\"Tamsin or Stellan?\", \"is this one "
                   "better than that one\"): {unit} the better against the foes by the matchup (and on the "
                   "context by `fit`), {other} the other, {reasons} written by the `beats` ({unit} {foe}), "
                   "`beaten` ({unit} {foe}) and `fit_pattern` ({unit} {status} {context}) patterns; "
-                  "caveat_key: the foes that beat the better one too ({foe}); even_key: nothing between "
-                  "them; nothing unless exactly two owned units are weighed and no foe is named"),
+                  "caveat_key: the foes that beat the better one too ({foe}); even_key: even on the "
+                  "matchups, the higher level first ({level}, {other_level}); nothing unless exactly two owned units are weighed and no foe is named"),
         _spec("context_for_team", {"units": "select", "matchup": "literal"},
               ("units", "matchup"), ("@context", "other_@context", "@units"),
               doc="asked which context suits the team (\"which map would my team be best on\"): the "

@@ -2024,8 +2024,15 @@ def compare(c: _Ctx) -> list[Line]:
     def edge(u: str) -> float:
         return len(beats(u)) - len(beaten(u)) + 2.0 * (fits(u) - (fit.default if fit else 1.0))
 
-    better, worse = sorted(units, key=lambda u: (-edge(u), -c.power(u), units.index(u)))
+    def level(u: str) -> int:
+        owned = c.view.unit(u)
+        return owned.level if owned is not None else 0
+
+    better, worse = sorted(units, key=lambda u: (-edge(u), -level(u), -c.power(u), units.index(u)))
     names = {"@unit": c.name(better), "other": c.name(worse)}
+    if edge(better) == edge(worse) and c.inputs.get("even_key"):
+        # Even on the matchups: a "reason" from one side of it would read as a verdict it isn't.
+        return c.line(c.inputs["even_key"], [better], **names, level=level(better), other_level=level(worse))
     reasons: list[str] = []
     gained = [f for f in beats(better) if f not in beats(worse)]
     if gained and c.inputs.get("beats"):
@@ -2043,7 +2050,9 @@ def compare(c: _Ctx) -> list[Line]:
                     )
                 )
     if not reasons:
-        return c.line(c.inputs.get("even_key"), [better], **names)
+        return c.line(
+            c.inputs.get("even_key"), [better], **names, level=level(better), other_level=level(worse)
+        )
     lines = c.line(c.step.key, [better], **names, reasons=spoken_list(reasons[:2]))
     risks = [f for f in beaten(better)]
     if risks and c.inputs.get("caveat_key"):
