@@ -180,7 +180,8 @@ RECIPES: dict[str, RecipeSpec] = {
                   "context by `fit`), {other} the other, {reasons} written by the `beats` ({unit} {foe}), "
                   "`beaten` ({unit} {foe}) and `fit_pattern` ({unit} {status} {context}) patterns; "
                   "caveat_key: the foes that beat the better one too ({foe}); even_key: even on the "
-                  "matchups, the higher level first ({level}, {other_level}); nothing unless exactly two owned units are weighed and no foe is named"),
+                  "matchups, the higher level first ({level}, {other_level}); nothing unless exactly "
+                  "two owned units are weighed and no foe is named"),
         _spec("context_for_team", {"units": "select", "matchup": "literal"},
               ("units", "matchup"), ("@context", "other_@context", "@units"),
               doc="asked which context suits the team (\"which map would my team be best on\"): the "
