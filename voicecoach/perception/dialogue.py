@@ -239,8 +239,8 @@ def _refer(
         if pronoun.startswith("the other") and [u for u in answered if u in said] and len(said) >= 2:
             # "Sparkwing or Tidefang?" - "Tidefang." - "the other one then": the one not picked (the
             # first of them the answer names: "Emberfox over Galehawk" names both).
-            picked = next(u for u in _units(pack, answer) if u in said)
-            pool = [u for u in said if u != picked]
+            chosen = next(u for u in _units(pack, answer) if u in said)
+            pool = [u for u in said if u != chosen]
         elif pronoun.startswith("the other"):
             # The one of the last exchange's two units the player did not just name.
             pool = [u for u in dict.fromkeys([*answered, *said]) if u not in said[:1]]
