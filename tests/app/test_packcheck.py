@@ -125,7 +125,7 @@ def test_a_broken_copy_is_reported_in_full_naming_file_and_entry(
     ) in bad
     # ... and each answer step that says that template: its recipe does not fill {mana} either.
     steps = {(c, s, d) for c, s, d in bad if "(pick_best): template guidance/counter uses {mana}" in d}
-    assert ("Φ table", "error", "phi.json: entry 'creature/counters': answer[2] (pick_best): template "
+    assert ("Φ table", "error", "phi.json: entry 'creature/counters': answer[3] (pick_best): template "
             "guidance/counter uses {mana}, which pick_best does not fill") in steps  # fmt: skip
     assert len(bad - steps) == 10  # and nothing else: the untouched checks still pass
 
