@@ -52,6 +52,7 @@ NEW_PLACEHOLDERS = frozenset(
         "reasons",
         "other_map",
         "other_level",
+        "ranked",
         "groups",
         "heroes",
         "item",

@@ -226,6 +226,22 @@ SESSIONS: dict[str, dict[str, list[tuple[str, list[str], list[str]]]]] = {
             ("whats the strongest thing i own", ["Oakhorn"], []),
             ("and the weakest", ["Lumifawn is your lowest-level creature"], ["Oakhorn"]),
         ],
+        "hits_mine_hard": [  # one of the player's benched units against their side, by the state
+            (
+                "do they have anything that hits hexmoth hard",
+                ["Nothing of theirs hits your Hexmoth"],
+                ["go with"],
+            ),
+        ],
+        "level_order": [
+            ("whos the lowest level out of them", ["Lumifawn is your lowest-level creature"], []),
+            ("rank my pets by level real quick", ["Hexmoth 25", "Lumifawn 5"], []),
+        ],
+        "healer": [("do i have a healer", ["You have Sparkwing and Lumifawn"], ["Yes, you have"])],
+        "build_against": [  # a whole team, built against their side
+            ("build me the best team against these guys from what i have", ["Run ", "Oakhorn"], ["go with"]),
+        ],
+        "last_stage_offer": [("tell me about the moth", ["Hexmoth"], ["evolves into"])],
         "kind_of_mine": [  # the player's units of a kind, all at once; no "it" offered after two
             ("which of mine are tanks", ["You have Oakhorn and Granitusk"], ["compare it", "counter it"]),
             ("who are my strikers", ["Emberfox", "Galehawk", "Tidefang"], ["Strikers deal damage"]),
@@ -263,6 +279,16 @@ SESSIONS: dict[str, dict[str, list[tuple[str, list[str], list[str]]]]] = {
             ("who counters quillon", ["Brannoc"], []),
             ("and him what does he run", ["can't see their items"], []),
         ],
+        "useful_vs_them": [  # a hero of the player's against their side: what it does to them
+            ("is wendell even useful vs them", ["Not much: Wendell counters none of their five"], []),
+            ("fenwick vs their team any good", ["Bexley can shut down your Fenwick"], ["Elowen"]),
+        ],
+        "level_for": [("what level do i need for bexley", ["account level 11"], ["counters"])],
+        "beat_the_comp": [  # "it" after a comp named: the comp
+            ("whats long watch", ["poke comp"], []),
+            ("how do you beat it", ["Brannoc"], ["outside what I can help"]),
+        ],
+        "one_on_one": [("dumaka or brannoc 1v1 who wins", ["even"], ["over Dumaka"])],
         "should_worry": [  # one of theirs named: how much it threatens, not whether to unlock it
             ("should i worry about bexley", ["Not much", "counters none of your five"], ["account level"]),
             ("is their quillon a big deal", ["Quillon is a great pick on Fathom Docks"], ["Not much"]),

@@ -127,6 +127,10 @@ class W3Candidate(_Model):
     owned: list[str] = Field(
         default_factory=list, description="decision-field paths naming a unit the player must own"
     )
+    # "Curious what it evolves into?" about a creature at its last stage offers nothing.
+    advances: list[str] = Field(
+        default_factory=list, description="decision-field paths naming a unit that must have a later tier"
+    )
     # "Shall I run through which elements counter it?" - "sure": the question the offer proposed.
     accept: str = Field(
         default="",

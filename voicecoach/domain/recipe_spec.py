@@ -84,7 +84,7 @@ RECIPES: dict[str, RecipeSpec] = {
         _spec("pick_best", {"ranked": "select", "foes": "select", "matchup": "literal", "skip": "select",
                             "fielded_key": "key", "threat_key": "key", "only_key": "key",
                             "edge_key": "key", "tier_bonus": "literal", "neither_key": "key",
-                            "even_key": "key", "beats_key": "key", "safe_key": "key"},
+                            "even_key": "key", "beats_key": "key", "safe_key": "key", "idle_key": "key"},
               ("foes", "matchup"), ("@unit", "foe", "status", "reason", "other", "offered"), picks=True,
               doc="the best usable unit against the foes by a matchup, not one of `skip` (the ranking's "
                   "order, then the roster's strongest), with the matchup's reason (none_key: the safest "
@@ -283,8 +283,8 @@ RECIPES: dict[str, RecipeSpec] = {
         _spec("pick_strongest", {"ranked": "select", "skip": "select", "attribute": "literal",
                                  "role_key": "key", "role_none_key": "key", "other_key": "key",
                                  "tier_bonus": "literal", "level_key": "key", "level_only": "literal",
-                                 "choice_key": "key"}, (),
-              ("@unit", "role", "tier", "level", "rank"), picks=True,
+                                 "choice_key": "key", "ranked_key": "key"}, (),
+              ("@unit", "role", "tier", "level", "rank", "ranked"), picks=True,
               doc="the strongest usable unit (`ranked` first, then the roster by power; choice_key: of "
                   "two or more the player offered), not one of "
                   "`skip`; of the value of `attribute` the player names (role_key; role_none_key: none "

@@ -295,6 +295,10 @@ def _with_requires(
             unit = get_field(state, path)
             if view is not None and isinstance(unit, str) and not view.owns(unit):
                 return f"{unit} is not the player's"
+        for path in c.advances:
+            unit = get_field(state, path)
+            if view is not None and isinstance(unit, str) and not _has_later_tier(view, unit):
+                return f"{unit} is at its last tier"
         mine = [u for u in state.ic.mentioned_creatures if view is not None and view.owns(u)]
         if len(mine) >= 2 and any(path.startswith("ic.focus") for path in c.requires):
             # An answer about several of the player's units: "it" in the offer would be any of them.
@@ -302,6 +306,18 @@ def _with_requires(
         return violates(c) if violates is not None else None
 
     return check
+
+
+def _has_later_tier(view: StateView, unit_id: str) -> bool:
+    """Has the unit a tier past the player's (past its first, for one they lack)? True for a pack
+    without tiers: the candidate's own `requires` decide there."""
+    prog = view.pack.catalog.schema.progression
+    entity = view.pack.catalog.get(prog.kind, unit_id) if prog is not None else None
+    tiers = entity.value(prog.field) if entity is not None and prog is not None else None
+    if not isinstance(tiers, list):
+        return True
+    owned = view.unit(unit_id)
+    return ((owned.tier or 1) if owned is not None else 1) < len(tiers)
 
 
 # --- the default cross-turn rule of the recommend branch -------------------------------------

@@ -454,6 +454,13 @@ _KIND_THEN_OWN = re.compile(
 )
 
 
+_DO_I_HAVE = re.compile(
+    r"^\W*(?:(?:so|and|ok|okay|um|uh|wait|hey)\W+)*(?P<ask>(?:do|did)\s+(?:i|we)\s+(?:even\s+|still\s+)?(?:have|own)"
+    r"|(?:have|has)\s+(?:i|we)\s+got)\s+$",
+    re.IGNORECASE,
+)
+
+
 # "Which of those are tanks?", "which ones are epic", "which of my guys are supports": the same as
 # "what tanks have I got" (the player's own units of that kind).
 _WHICH_ARE = re.compile(
@@ -525,6 +532,12 @@ def _owned_kind(pack: Pack, sides: Sides, text: str) -> tuple[str, list[str]]:
             said_as = f"{head}{names} {rest}" if len(fits) > 1 else f"{rest} {names}"
             return said_as, [f"{covered.strip()!r} -> {names}"]
         det_start = text.rfind(" ", 0, start - 1) + 1
+        asks_have = _DO_I_HAVE.match(text[:det_start])
+        if len(fits) >= 2 and asks_have is not None:
+            # "Do I have a healer": one question about them all ("A and B" would be one about each).
+            listed = ", ".join(said_names) if len(fits) == 2 else names
+            ask = re.sub(r"\bwe\b", "i", asks_have["ask"], flags=re.IGNORECASE)  # the player's roster
+            return f"which of {listed} {ask}{text[cut:]}", [f"{text[det_start:cut]!r} -> {names}"]
         return f"{text[:det_start]}{names}{text[cut:]}", [f"{text[det_start:cut]!r} -> {names}"]
     return text, []
 

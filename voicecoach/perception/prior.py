@@ -248,6 +248,28 @@ class IntentPrior:
             rf"(?:{styles or '(?!)'})\b(?:\s+\w+)?\s+(?:us|me|my|our)\b"
             rf"|\b(?:they|they're|theyre)\s+(?:keep\s+|are\s+|just\s+)?(?:{styles or '(?!)'})\b"
         )
+        self._style_word = re.compile(rf"\b(?:{styles or '(?!)'})\b")
+        teams = team_words(pack)
+        # "Build me the best team against these guys", "what's the best comp for this map".
+        self._build_team = re.compile(
+            rf"\b(?:build|make|give|put\s+together|set\s+up)\s+(?:me|us)?\s*(?:a|the|my|our)?\s*(?:\w+\s+){{0,2}}?"
+            rf"(?:{teams})\b|\b(?:best|good|strongest)\s+(?:{teams})\s+(?:for|on|against|vs|into|from|with)\b"
+        )
+        # "vs them", "against their team": their whole side.
+        self._vs_them = re.compile(
+            rf"\b(?:vs|versus|against|into)\s+(?:them|these\s+guys|those\s+guys|their\s+(?:{teams}|guys))\b"
+        )
+        # The team builder that builds against the match when there is one (its Φ tools bind the
+        # opponent optionally): "build me the best team against these guys from what I have".
+        self.build_pair = next(
+            (
+                (e.intent, e.sub_intent)
+                for e in pack.phi
+                if (e.intent, e.sub_intent) in self.labels
+                and any("$?ic.match.opponent_lineup" in map(str, u.args.values()) for u in e.tools)
+            ),
+            None,
+        )
         context_words = [
             w
             for k in pack.catalog.schema.kinds_of("context")
@@ -372,6 +394,17 @@ class IntentPrior:
             ),
             None,
         )
+        # "Who's the lowest level out of them", "rank my pets by level": the pair whose strongest pick
+        # can rank by level.
+        self.level_rank_pair = next(
+            (
+                (e.intent, e.sub_intent)
+                for e in pack.phi
+                if any(s.recipe == "pick_strongest" and s.inputs.get("ranked_key") for s in e.answer or [])
+                and (e.intent, e.sub_intent) in self.labels
+            ),
+            None,
+        )
         # "What heroes do I even have", "list my pets": the pair that lists the player's units.
         self.roster_pair = next(
             (
@@ -471,6 +504,21 @@ class IntentPrior:
         )
         # The pair the prior gives a match going badly ("we keep losing, what do we do"): English
         # words, labelled by the pack's own classifier, kept only if it recommends on the match.
+        # The pair the prior gives "when do I get X" (X a unit), kept only if it opens with ownership:
+        # "what level do I need for Bexley" asks the same of one of theirs.
+        unlock = self.labels[int(self.model.probabilities(features(f"when do i get {token}")).argmax())]
+        self.unit_unlock_pair = next(
+            (
+                (e.intent, e.sub_intent)
+                for e in pack.phi
+                if (e.intent, e.sub_intent) == unlock and e.answer and e.answer[0].recipe == "ownership"
+            ),
+            None,
+        )
+        self._level_for = re.compile(
+            rf"\bwhat\s+(?:account\s+|player\s+)?level\s+(?:do\s+(?:i|we)\s+need|is\s+needed|does\s+it\s+take|"
+            rf"unlocks?|gets?\s+(?:me|you))\s+(?:for\s+|to\s+(?:get|unlock)\s+)?{token}\b"
+        )
         losing = self.labels[int(self.model.probabilities(features("we keep losing what do we do")).argmax())]
         self.losing_pair = next(
             (
@@ -724,6 +772,16 @@ class IntentPrior:
             # "Is Hexmoth any good?": how that one does against what they field, not a team of one.
             p, rule = self._only(self.versus_pair), "one_rated"
         elif (
+            (self.versus_pair or self.counter_pair) is not None
+            and abstracted.split().count(kind_token(unit or "")) == 1
+            and _ANY_USE_VS_THEM.search(abstracted)
+            and self._vs_them.search(abstracted)
+        ):
+            # "Does Lorcan do anything vs them", "is Wendell even useful vs them": how that one fares
+            # against what they field (a pack without a unit matchup pair: its counter pair, whose
+            # answer weighs the player's own unit against their side).
+            p, rule = self._only(self.versus_pair or self.counter_pair), "any_use_vs_them"  # type: ignore[arg-type]
+        elif (
             self.versus_pair is not None
             and abstracted.split().count(kind_token(unit or "")) == 1
             and _TROUBLE_FOR_THEM.search(abstracted)
@@ -739,6 +797,9 @@ class IntentPrior:
             # "Is Lumifawn worth putting in against Voltail?": how one fares against the other, not
             # whether the unit is worth levelling.
             p, rule = self._only(self.versus_pair), "worth_against"
+        elif self.unit_unlock_pair is not None and self._level_for.search(abstracted):
+            # "What level do I need for Bexley?": when the player gets that one, even one of theirs.
+            p, rule = self._only(self.unit_unlock_pair), "level_for"
         elif (
             self.level_pair is not None
             and _UNIT_LEVEL.search(abstracted)
@@ -777,6 +838,18 @@ class IntentPrior:
         ):
             # "What's Steam Engine about?", "tell me about the Wolfpack comp": that group described.
             p, rule = self._only(self.group_info_pair), "group_info"
+        elif (
+            self.build_pair is not None
+            and self._build_team.search(abstracted)
+            and not named
+            and not self._style_word.search(abstracted)
+        ):
+            # "Build me the best team against these guys from what I have", "what's the best comp for
+            # this map with what I own": a whole team, built for the match.
+            p, rule = self._only(self.build_pair), "build_team"
+        elif self.level_rank_pair is not None and LEVEL_ORDER.search(abstracted) and not named:
+            # "Who's the lowest level out of them", "rank my pets by level": by the levels they have.
+            p, rule = self._only(self.level_rank_pair), "level_order"
         elif self.roster_pair is not None and self._roster.search(abstracted) and not named:
             # "What heroes do I even have?": the player's units listed, not one of them.
             p, rule = self._only(self.roster_pair), "roster"
@@ -1064,8 +1137,8 @@ class IntentPrior:
             return pred.model_copy(update={"intent": intent, "sub_intent": sub_intent, "rule": "mine_versus"})
         if self.counter_pair is None or pair not in self.ownership_pairs or not theirs:
             return None
-        if not named or named[0] not in theirs or OWNING.search(normalise(text)):
-            return None
+        if not named or named[0] not in theirs or OWNING.search(normalise(text)) or pred.rule == "level_for":
+            return None  # "what level do I need for Bexley": the player asks to get one, theirs or not
         # "Could Briarcat one-shot my fox?": one of theirs against one of the player's is the matchup.
         versus = self.versus_pair if any(u not in theirs for u in named) else None
         intent, sub_intent = versus or self.counter_pair
@@ -1197,8 +1270,16 @@ def elliptical(text: str) -> bool:
 
 
 _WORTH = re.compile(r"\bworth\b")
+LEVEL_ORDER = re.compile(
+    r"\b(?:lowest|highest|least|most)[\s-]+level(?:l?ed)?\b|\b(?:rank|sort|order|list)\w*\b(?:\s+\w+){0,3}?\s+by\s+level\b"
+)
 # "Should I level Emberfox or Galehawk": a choice of what to grow, not of whom to field.
 _PROGRESS = re.compile(r"\b(?:level\w*|evolv\w*|upgrad\w*|unlock\w*|invest\w*|buy|get|xp|train\w*)\b")
+# "Does Lorcan do anything vs them", "Fenwick vs their team any good", "is Wendell even useful vs them".
+_ANY_USE_VS_THEM = re.compile(
+    r"\b(?:do|does|doing)\s+(?:\w+\s+)?(?:anything|much|any\s+good|ok|okay|well)\b"
+    r"|\b(?:useful|usable|any\s+good|any\s+use|good|decent|viable|worth\s+it|bad|useless|trash)\b"
+)
 # "Is my Oakhorn a problem for them", "would Hexmoth scare them" (English cue words).
 _TROUBLE_FOR_THEM = re.compile(
     r"\b(?:problem|threat|trouble|danger|dangerous|scary|nightmare|headache|pain)\s+(?:for|to)\s+"

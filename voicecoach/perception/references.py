@@ -112,6 +112,7 @@ class _Kinds:
     pattern: re.Pattern[str]
     unit: EntityKind | None  # the kind a foe cue wants ("how do I beat it")
     about: dict[EntityKind, frozenset[str]]  # words anywhere in the sentence that say the kind
+    groups: frozenset[EntityKind] = frozenset()  # teams: beaten, countered and faced as units are
 
 
 _KINDS: dict[int, tuple[Schema, _Kinds]] = {}
@@ -149,7 +150,8 @@ def _kinds(schema: Schema) -> _Kinds:
         if schema.progression is not None
         else {}
     )
-    kinds = _Kinds(order, words, nouns, pattern, schema.kind("unit"), about)
+    groups = frozenset(k for k in schema.kinds if schema.kinds[k].role == "group")
+    kinds = _Kinds(order, words, nouns, pattern, schema.kind("unit"), about, groups)
     _KINDS[id(schema)] = (schema, kinds)
     return kinds
 
@@ -392,8 +394,11 @@ def _wanted(
     cues.add(two)
     said = [k for k in kinds.order if cues & kinds.words[k]]
     if said:
-        # "so what beats it": a unit's verb, and a type when the last exchange named no unit.
-        return [*said, *(k for k in kinds.order if k not in said and not kinds.words[k] and k != kinds.unit)]
+        # "so what beats it": a unit's verb, and a team or a type when the last exchange named no
+        # unit ("what's Long Watch" - "how do you beat it").
+        rest = [k for k in kinds.order if k not in said and k != kinds.unit]
+        teams = [k for k in rest if k in kinds.groups] if _FOE_BEFORE.search(before) else []
+        return [*said, *teams, *(k for k in rest if not kinds.words[k])]
     spoken = {w.rstrip("s") for w in re.findall(r"[a-z]+", text.lower())}
     about = [k for k in kinds.order if spoken & kinds.about.get(k, frozenset())]
     if about:

@@ -217,6 +217,15 @@ def _fielded(c: _Ctx, uid: str, key: str | None) -> str | None:
     return fielded if fielded and uid in c.view.player_side() else key
 
 
+# "Vs them", "against their team", "do they have anything that hits X": X set against their side
+# (not "they swap in X": that puts X on it).
+_AGAINST_THEM = re.compile(
+    r"\b(?:vs|versus|against|into)\s+(?:them|these\s+guys|those\s+guys|their)\b|\bdo\s+they\s+have\b"
+    r"|\b(?:anything|anyone|any)\s+of\s+theirs\b",
+    re.IGNORECASE,
+)
+
+
 def _threatened(c: _Ctx, m: Matchup, foes: list[str], theirs: list[str], mine: list[str]) -> list[Line]:
     """ "What beats my Dumaka?": the player's own unit, said as theirs ("my", "our") and fielded by
     no opponent, is not a foe to counter but the one to protect: the units that beat it, the ones
@@ -226,7 +235,9 @@ def _threatened(c: _Ctx, m: Matchup, foes: list[str], theirs: list[str], mine: l
     owned = {o.id for o in c.view.owned()}
     # "Is Lorcan good into them?": one the player fields, asked against their side, is theirs to
     # weigh even without "my" (the live state says whose it is).
-    against_them = unit in mine and THEIR_SIDE.search(c.t.utterance) is not None
+    against_them = (unit in mine and THEIR_SIDE.search(c.t.utterance) is not None) or (
+        unit in owned and _AGAINST_THEM.search(c.t.utterance) is not None
+    )
     if not key or unit in theirs or (unit not in mine and unit not in owned) or not (said or against_them):
         return []
     ranked = [*c.ids("ranked"), *c.catalog.entities.get(c.view.unit_kind, {})]
@@ -240,6 +251,8 @@ def _threatened(c: _Ctx, m: Matchup, foes: list[str], theirs: list[str], mine: l
         if prey is not None and mult > m.default:
             status = f"{_words(m, mult) or ''} their {c.name(prey)}".strip()
             lines = c.naming(c.inputs["beats_key"], [unit, prey], **{"@unit": c.name(unit)}, status=status)
+        else:  # "Is Wendell even useful vs them": not much, he counters none of theirs
+            lines = c.naming(c.inputs.get("idle_key"), [unit], **{"@unit": c.name(unit)})
     if not faced and c.inputs.get("safe_key") and THEIR_SIDE.search(c.t.utterance):
         # "How does my Dumaka do against their team?" and none of theirs beats it: say so, not
         # the catalog's counters, which the opponent does not field.
@@ -1894,6 +1907,7 @@ LEVEL_RANK = re.compile(
 )
 
 
+_BY_LEVEL = re.compile(r"\b(?:rank|sort|order|list)\w*\b(?:\s+\w+){0,3}?\s+by\s+level\b", re.IGNORECASE)
 _WEAKEST = re.compile(r"\b(?:weakest|worst|least\s+powerful|most\s+useless)\b", re.IGNORECASE)
 # "My strongest", "my best hero", "my worst one" in a pack whose strength is the level.
 _STRONGEST = re.compile(
@@ -1914,6 +1928,11 @@ def pick_strongest(c: _Ctx) -> list[Line]:
     by_level = LEVEL_RANK.search(t.utterance)
     if by_level is None and c.inputs.get("level_only"):
         by_level = _STRONGEST.search(t.utterance)  # a pack whose strength is the level: "my strongest"
+    if c.inputs.get("ranked_key") and _BY_LEVEL.search(t.utterance) and view.owned():
+        # "Rank my pets by level": all of them, highest first.
+        units = sorted(view.owned(), key=lambda o: (-o.level, o.id))
+        said = spoken_list([f"{c.name(o.id)} {o.level}" for o in units])
+        return c.naming(c.inputs["ranked_key"], [], ranked=said)
     weakest = _WEAKEST.search(t.utterance)
     if (by_level is not None or weakest is not None) and c.inputs.get("level_key") and view.owned():
         # "Who's my highest level hero?": the roster by its levels, not by power; "my weakest one":
@@ -1987,6 +2006,14 @@ _WEIGHS = re.compile(
 )
 
 
+# "Dumaka or Brannoc, 1v1 who wins": the two against each other, not weighed for the match.
+_HEAD_TO_HEAD = re.compile(
+    r"\b(?:1\s*v\s*1|one\s+on\s+one|one\s+v\s+one|who(?:'d|\s+would|\s+will|\s+is\s+gonna)?\s+wins?|"
+    r"vs|versus|head\s+to\s+head|in\s+a\s+fight)\b",
+    re.IGNORECASE,
+)
+
+
 def compare(c: _Ctx) -> list[Line]:
     """Two of the player's units weighed for this match: the one that fares better against the
     opponent's side by a unit x unit matchup (what each beats, what beats it) and, with a context
@@ -2004,6 +2031,7 @@ def compare(c: _Ctx) -> list[Line]:
         or not all(c.usable(u) for u in units)
         or any(u in c.t.opponents for u in units)
         or not _WEIGHS.search(c.t.utterance)
+        or _HEAD_TO_HEAD.search(c.t.utterance)
     ):
         return []
     fit = next((f for f in c.schema.matchups if f.name == c.inputs.get("fit")), None)
