@@ -181,6 +181,9 @@ def _first_sentence(text: str) -> str:
     return re.split(r"(?<=[.!?])\s", text.strip(), maxsplit=1)[0]
 
 
+_WHY = re.compile(r"^\W*(?:(?:and|but|so|ok)\W+)*why\b", re.IGNORECASE)
+
+
 def _refer(
     pack: Pack, sides: Sides, text: str, history: Sequence[Exchange]
 ) -> tuple[str, list[str], Unclear | None]:
@@ -210,7 +213,7 @@ def _refer(
             marked[m.id] = "theirs"
     said = sorted(said, key=lambda u: u in out)
     answered = sorted(_units(pack, answer), key=lambda u: u in out)
-    if re.match(r"^\W*(?:(?:and|but|so|ok)\W+)*why\b", text, re.IGNORECASE):
+    if _WHY.match(text):
         # "Against Quillon, play Brannoc" - "why him": the one the answer put forward, not the foe.
         picked = {m.id for m in link_entities(pack, answer) if PICK_BEFORE.search(answer[: m.span[0]])}
         answered = sorted(answered, key=lambda u: (u in out, u not in picked))
@@ -236,6 +239,8 @@ def _refer(
             side = "mine"  # "what should I carry on him": gear goes on the player's own unit
         if side == "any" and pronoun in ("that one", "this one"):
             continue  # "won that one": a round as often as a unit; only a verb for units says which
+        if pronoun.startswith("the other") and _WHY.match(text):
+            continue  # "why not the other one" after "A or B": the why of the same choice, kept whole
         if pronoun.startswith("the other") and [u for u in answered if u in said] and len(said) >= 2:
             # "Sparkwing or Tidefang?" - "Tidefang." - "the other one then": the one not picked (the
             # first of them the answer names: "Emberfox over Galehawk" names both).
