@@ -69,6 +69,14 @@ class StateView:
     def unit(self, unit_id: str) -> Owned | None:
         return self._owned.get(unit_id)
 
+    def tiers(self, unit_id: str) -> list[str]:
+        """The unit's tiers in order (the schema's progression field: pet's evolution stages); []
+        for a pack without one."""
+        prog = self.catalog.schema.progression
+        entity = self.catalog.get(prog.kind, unit_id) if prog is not None else None
+        value = entity.value(prog.field) if entity is not None and prog is not None else None
+        return [str(x) for x in value] if isinstance(value, list) else []
+
     def saved_groups(self) -> dict[str, list[str]]:
         fs = self.state.fs
         if self.classic:

@@ -311,10 +311,8 @@ def _with_requires(
 def _has_later_tier(view: StateView, unit_id: str) -> bool:
     """Has the unit a tier past the player's (past its first, for one they lack)? True for a pack
     without tiers: the candidate's own `requires` decide there."""
-    prog = view.pack.catalog.schema.progression
-    entity = view.pack.catalog.get(prog.kind, unit_id) if prog is not None else None
-    tiers = entity.value(prog.field) if entity is not None and prog is not None else None
-    if not isinstance(tiers, list):
+    tiers = view.tiers(unit_id)
+    if not tiers:
         return True
     owned = view.unit(unit_id)
     return ((owned.tier or 1) if owned is not None else 1) < len(tiers)

@@ -92,6 +92,13 @@ _HAS = re.compile(r"\b(?:can|could|does|do|has|have|got)\b", re.IGNORECASE)
 THEIR_SIDE = re.compile(
     r"\b(?:their|they|them|theirs|the\s+other\s+(?:team|side)|the\s+enemy|enem(?:y|ies)|opponents?)\b", re.I
 )
+# Something set against their side ("vs them", "against their team", "do they have anything that
+# hits X"), not put on it ("they swap in X"); the prior and the recipes read it.
+AGAINST_THEM = re.compile(
+    r"\b(?:vs|versus|against|into)\s+(?:them|these\s+guys|those\s+guys|their)\b|\bdo\s+they\s+have\b"
+    r"|\b(?:anything|anyone|any)\s+of\s+theirs\b",
+    re.IGNORECASE,
+)
 _SIDE_LOADOUT = re.compile(r"\b(?:loadouts?|equipped|gear)\b", re.IGNORECASE)
 _SIDE_LEVEL = re.compile(
     r"\b(?:what|which)\s+(?:level|stage)s?\s+(?:is|are)\b|\btheir\s+(?:\w+\s+)?(?:levels|stages)\b"

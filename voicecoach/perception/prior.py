@@ -39,7 +39,7 @@ from pydantic import BaseModel, ConfigDict
 from voicecoach.domain.entities import Mention, link_entities
 from voicecoach.domain.pack import OUT_OF_DOMAIN, Pack, PhiEntry, pack_ref
 from voicecoach.grounding.slot_rules import extract_slots
-from voicecoach.perception.limits import data_limit
+from voicecoach.perception.limits import AGAINST_THEM, data_limit
 
 PRIOR_FILE = "prior.json"
 FORMAT = "voicecoach-intent-prior/1"
@@ -255,10 +255,7 @@ class IntentPrior:
             rf"\b(?:build|make|give|put\s+together|set\s+up)\s+(?:me|us)?\s*(?:a|the|my|our)?\s*(?:\w+\s+){{0,2}}?"
             rf"(?:{teams})\b|\b(?:best|good|strongest)\s+(?:{teams})\s+(?:for|on|against|vs|into|from|with)\b"
         )
-        # "vs them", "against their team": their whole side.
-        self._vs_them = re.compile(
-            rf"\b(?:vs|versus|against|into)\s+(?:them|these\s+guys|those\s+guys|their\s+(?:{teams}|guys))\b"
-        )
+
         # The team builder that builds against the match when there is one (its Φ tools bind the
         # opponent optionally): "build me the best team against these guys from what I have".
         self.build_pair = next(
@@ -774,8 +771,8 @@ class IntentPrior:
         elif (
             (self.versus_pair or self.counter_pair) is not None
             and abstracted.split().count(kind_token(unit or "")) == 1
-            and _ANY_USE_VS_THEM.search(abstracted)
-            and self._vs_them.search(abstracted)
+            and (RATED.search(abstracted) or _DOES_ANYTHING.search(abstracted))
+            and AGAINST_THEM.search(abstracted)
         ):
             # "Does Lorcan do anything vs them", "is Wendell even useful vs them": how that one fares
             # against what they field (a pack without a unit matchup pair: its counter pair, whose
@@ -1276,9 +1273,9 @@ LEVEL_ORDER = re.compile(
 # "Should I level Emberfox or Galehawk": a choice of what to grow, not of whom to field.
 _PROGRESS = re.compile(r"\b(?:level\w*|evolv\w*|upgrad\w*|unlock\w*|invest\w*|buy|get|xp|train\w*)\b")
 # "Does Lorcan do anything vs them", "Fenwick vs their team any good", "is Wendell even useful vs them".
-_ANY_USE_VS_THEM = re.compile(
-    r"\b(?:do|does|doing)\s+(?:\w+\s+)?(?:anything|much|any\s+good|ok|okay|well)\b"
-    r"|\b(?:useful|usable|any\s+good|any\s+use|good|decent|viable|worth\s+it|bad|useless|trash)\b"
+# (RATED, plus doing anything at all.)
+_DOES_ANYTHING = re.compile(
+    r"\b(?:do|does|doing)\s+(?:\w+\s+)?(?:anything|much|ok|okay|well)\b|\b(?:useful|useless|trash)\b"
 )
 # "Is my Oakhorn a problem for them", "would Hexmoth scare them" (English cue words).
 _TROUBLE_FOR_THEM = re.compile(

@@ -38,7 +38,7 @@ from voicecoach.domain.pack import AnswerStep, Pack, pack_roles
 from voicecoach.domain.recipe_spec import RECIPES, TURN_PREFIX, RecipeSpec, role_placeholder
 from voicecoach.domain.tool_shapes import select
 from voicecoach.domain.view import StateView
-from voicecoach.perception.limits import THEIR_SIDE
+from voicecoach.perception.limits import AGAINST_THEM, THEIR_SIDE
 from voicecoach.perception.prior import asks_members, team_words
 from voicecoach.talker.lines import Line, RealizerTurn, rotate, spoken_list
 from voicecoach.tools.builtin import multiplier, unmet_gates
@@ -217,15 +217,6 @@ def _fielded(c: _Ctx, uid: str, key: str | None) -> str | None:
     return fielded if fielded and uid in c.view.player_side() else key
 
 
-# "Vs them", "against their team", "do they have anything that hits X": X set against their side
-# (not "they swap in X": that puts X on it).
-_AGAINST_THEM = re.compile(
-    r"\b(?:vs|versus|against|into)\s+(?:them|these\s+guys|those\s+guys|their)\b|\bdo\s+they\s+have\b"
-    r"|\b(?:anything|anyone|any)\s+of\s+theirs\b",
-    re.IGNORECASE,
-)
-
-
 def _threatened(c: _Ctx, m: Matchup, foes: list[str], theirs: list[str], mine: list[str]) -> list[Line]:
     """ "What beats my Dumaka?": the player's own unit, said as theirs ("my", "our") and fielded by
     no opponent, is not a foe to counter but the one to protect: the units that beat it, the ones
@@ -236,7 +227,7 @@ def _threatened(c: _Ctx, m: Matchup, foes: list[str], theirs: list[str], mine: l
     # "Is Lorcan good into them?": one the player fields, asked against their side, is theirs to
     # weigh even without "my" (the live state says whose it is).
     against_them = (unit in mine and THEIR_SIDE.search(c.t.utterance) is not None) or (
-        unit in owned and _AGAINST_THEM.search(c.t.utterance) is not None
+        unit in owned and AGAINST_THEM.search(c.t.utterance) is not None
     )
     if not key or unit in theirs or (unit not in mine and unit not in owned) or not (said or against_them):
         return []
@@ -1818,14 +1809,6 @@ def group_for_unit(c: _Ctx) -> list[Line]:
 # --- progression, strength, coverage, named groups, the reason for a pick -------------------------
 
 
-def _tiers(c: _Ctx, uid: str) -> list[str]:
-    """The unit's tiers in order (the schema's progression field: pet's evolution stages)."""
-    prog = c.schema.progression
-    entity = c.catalog.get(prog.kind, uid) if prog is not None else None
-    value = entity.value(prog.field) if entity is not None and prog is not None else None
-    return [str(x) for x in value] if isinstance(value, list) else []
-
-
 def _unlocked_at(c: _Ctx, uid: str, tier: int) -> list[str]:
     """The unit's options whose gate on the unit's tier is `tier`: what reaching it unlocks."""
     option, field = c.view.option_kind, c.schema.options_field()
@@ -1855,19 +1838,19 @@ def progression(c: _Ctx) -> list[Line]:
     if c.schema.progression is None or not units or not view.known:
         return []
     if len(units) > 1 or "choose" in c.inputs:
-        able = [u for u in units if c.usable(u) and (view.unit(u).tier or 1) < len(_tiers(c, u))]  # type: ignore[union-attr]
+        able = [u for u in units if c.usable(u) and (view.unit(u).tier or 1) < len(c.view.tiers(u))]  # type: ignore[union-attr]
         if c.t.alternative and any(u not in c.t.avoid for u in able):
             able = [u for u in able if u not in c.t.avoid]
         if not able and offered:
             # "Evolve Sparkwing or Hexmoth?" and both are at their last tier: say so, not a team.
-            full = [t[-1] for t in (_tiers(c, u) for u in offered) if t]
+            full = [t[-1] for t in (c.view.tiers(u) for u in offered) if t]
             return c.naming(c.step.none_key, offered, tier_name=spoken_list(full)) if full else []
         if not able:
             return []
         uid = max(able, key=lambda u: (c.power(u), u)) if c.inputs.get("choose") == "strongest" else able[0]
     else:
         uid = units[0]
-    tiers, owned = _tiers(c, uid), view.unit(uid)
+    tiers, owned = c.view.tiers(uid), view.unit(uid)
     if not tiers:
         return []
     name = {"@unit": c.name(uid)}
