@@ -246,6 +246,28 @@ SESSIONS: dict[str, dict[str, list[tuple[str, list[str], list[str]]]]] = {
             ("which of mine are tanks", ["You have Oakhorn and Granitusk"], ["compare it", "counter it"]),
             ("who are my strikers", ["Emberfox", "Galehawk", "Tidefang"], ["Strikers deal damage"]),
         ],
+        "hit_hard_by_them": [  # every one of theirs that hits the player's unit hard, not its best matchup
+            (
+                "does anything of theirs hit my tidefang hard",
+                ["Briarcat deals double", "Voltail deals double"],
+                ["Against Shellbastion"],
+            ),
+        ],
+        "attack_on_mine": [
+            (
+                "will shellbastion destroy emberfox",
+                ["Shellbastion deals double damage to your Emberfox"],
+                ["go with"],
+            ),
+        ],
+        "look_word": [  # "spiky" is the hedgehog's look; "cat" names theirs
+            ("would the spiky cat beat my sparkwing", ["Briarcat deals normal damage to your Sparkwing"], []),
+        ],
+        "levelled_enough": [("is emberfox levelled enough", ["level 14"], ["Emberfox is a common"])],
+        "which_round": [("what round is this", ["round 2 of 3"], ["go with"])],
+        "wrong_score": [  # round one was the player's: said before the advice
+            ("we lost round one and theyre stomping us", ["Actually, you're ahead 1 to 0"], []),
+        ],
     },
     "strike_team": {
         "roster": [  # every hero the player has, by role; then a role of them
@@ -296,7 +318,11 @@ SESSIONS: dict[str, dict[str, list[tuple[str, list[str], list[str]]]]] = {
         "mine_into_them": [  # the player's fielded hero against their side, without "my"
             ("is lorcan good into them", ["Lorcan is a soft counter to their Tamsin"], ["Against Lorcan"]),
         ],
-        "plan": [("whats the plan", ["Down 0 to 1", "Brannoc"], ["outside what I can help"])],
+        "plan": [("whats the plan", ["0 to 1", "Brannoc"], ["outside what I can help"])],
+        "score_and_map": [  # the map in play answers the second question
+            ("whats the score and what map is this", ["0 to 1", "Fathom Docks is"], ["Pick for the enemy"]),
+        ],
+        "wrong_lead": [("we're ahead, how do we keep it", ["Actually, you're down 0 to 1"], [])],
         "live": [  # what no state field holds, said before the match's next step
             ("our dps is afk what do we do", ["doesn't show what your teammates are doing", "Brannoc"], []),
             ("how long is the respawn", ["doesn't show respawn timers"], []),

@@ -127,6 +127,23 @@ def test_the_match_is_not_told_again_with_one_turn_between(state: LiveState) -> 
 
 
 @pytest.mark.parametrize(
+    "said",
+    ["we lost round one and they're stomping us", "we're behind, what do we do", "they're up 1-0, help"],
+)
+def test_a_score_the_player_has_wrong_is_set_right_first(state: LiveState, said: str) -> None:
+    # The snapshot says 1-0 in round 2: round one was the player's, and no late push makes them behind.
+    reply = speak(state, said, "match", "losing")
+    assert reply.startswith("Actually, you're ahead 1 to 0."), reply
+
+
+@pytest.mark.parametrize(
+    "said", ["we won round one, what now", "we're down a player", "we're up against Voltail"]
+)
+def test_a_score_claim_that_fits_the_match_or_no_claim_is_not_corrected(state: LiveState, said: str) -> None:
+    assert "Actually" not in speak(state, said, "match", "losing")
+
+
+@pytest.mark.parametrize(
     "said", ["we lost that round, what now?", "won that one, what next?", "we're down one"]
 )
 def test_the_match_is_not_read_back_when_the_player_just_told_it(state: LiveState, said: str) -> None:

@@ -492,7 +492,8 @@ class Session:
         )  # fmt: skip
         if reading.second is not None:
             second = link_entities(self.pack, reading.second)
-            turn.second_snapshot = self._snapshot(index, focus_fields(second, self.pack), second)
+            fields = context_in_play(self.pack, self.state, reading.second, focus_fields(second, self.pack))
+            turn.second_snapshot = self._snapshot(index, fields, second)
         self.turns = {index: turn}  # only the current turn's clock is needed
         if (lease := self.lease) is not None:
             # Its index taken in the store now (off the loop, not waited for: the writer keeps order).
@@ -530,7 +531,8 @@ class Session:
         the answer is known: its text and the snapshot its entities link into."""
         question = refer_to_answer(self.pack, question, asked, answer)
         mentions = link_entities(self.pack, question)
-        return question, self._snapshot(index, focus_fields(mentions, self.pack), mentions)
+        fields = context_in_play(self.pack, self.state, question, focus_fields(mentions, self.pack))
+        return question, self._snapshot(index, fields, mentions)
 
     def turn(self, index: int) -> Turn | None:
         return self.turns.get(index)

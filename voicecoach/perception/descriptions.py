@@ -76,6 +76,24 @@ _FILLER_ADJECTIVES = {
     "big", "little", "small", "annoying", "stupid", "dumb", "damn", "freaking", "fat", "huge", "tiny",
     "scary", "new", "fast", "slow", "lil",
 }  # fmt: skip
+# Words before a description noun that pick one out by order or side, not by look ("the other cat").
+_NOT_FILLER = {
+    "other", "same", "first", "second", "third", "last", "next", "previous", "only", "whole", "enemy",
+    "opposing", "main", "own", "real", "right", "wrong", "current", "old", "starting", "final",
+}  # fmt: skip
+
+
+def _filler(word: str) -> bool:
+    """An everyday word before a description noun the pack knows ("the spiky cat", "their purple
+    bird"): a look the data does not record, so the noun describes alone."""
+    return word in _FILLER_ADJECTIVES or (
+        word.isalpha()
+        and word not in _NOT_FILLER
+        and word not in _STRONGEST
+        and english_counts().get(word, 0) >= ORDINARY_MIN_COUNT
+    )
+
+
 # A description as the subject of something done to the player: "the tank keeps walling us".
 _HURTS_US = re.compile(
     r"\s+(?:keeps?\s+(?:on\s+)?\w+ing|(?:is|was|'s)\s+(?:just\s+|always\s+)?(?:killing|wrecking|destroying|"
@@ -332,7 +350,7 @@ def describe(pack: Pack, sides: Sides, text: str) -> tuple[str, list[str], Uncle
                 words.append(w)  # "the shotgun guy" (but "the roar one" is the move: a thing)
                 j += 1
                 continue
-            if j == i + 1 and w in _FILLER_ADJECTIVES and (next_word in d.vocabulary or next_word in heads):
+            if j == i + 1 and _filler(w) and (next_word in d.vocabulary or next_word in heads):
                 j += 1  # "their big water tank": "big" says nothing the pack knows; the rest does
                 continue
             break
@@ -602,6 +620,10 @@ def _pick(d: Describer, sides: Sides, side: Side, descriptors: list[str]) -> tup
             return fits[0], []
         if fits:
             return None, fits  # two fit: not this step's guess
+    if len(words) >= 2:
+        # "The spiky cat" where the hedgehog is the spiky one: the noun names the unit, the look
+        # word the data gives another is the player's own.
+        return _pick(d, sides, side, [*(w for w in descriptors if w in _STRONGEST), words[-1]])
     return None, []
 
 

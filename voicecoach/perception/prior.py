@@ -291,14 +291,18 @@ class IntentPrior:
             rf"\bwhat\s+(?:does|do|can|will|would|could)\s+(?:their\s+|the\s+|my\s+)?{token}\s+(?:\w+\s+)?"
             r"(?:beat|counter|hit\s+hard|destroy|wreck|do\s+well\s+against)\b"
         )
+        # "can Voltail kill my Galehawk", "will Shellbastion destroy Emberfox": one attacking the other.
+        attack_on = (
+            rf"{token}\s+(?:\w+\s+)?(?:kill|beat|one\s+shot|wreck|destroy|hurt|handle|outdamage)s?\s+"
+            rf"(?:my\s+|our\s+|the\s+|their\s+)?{token}"
+        )
+        self._attack_on = re.compile(attack_on)
         self._versus = re.compile(
             rf"{token}\s+{VERSUS}\s+(?:their\s+|the\s+|my\s+)?{token}"
             rf"|{token}\s+(?:\w+\s+){{0,2}}?(?:better|worse|good|any good|okay|ok|fine|decent|bad|weak|"
             rf"useless|trash|terrible|awful|viable|strong)\s+"
             rf"(?:into|against|vs|versus)\s+(?:their\s+|the\s+)?{token}"  # "my Sparkwing any better into X"
-            # "can Voltail kill my Galehawk", "could Briarcat one shot my fox"
-            rf"|{token}\s+(?:\w+\s+)?(?:kill|beat|one\s+shot|wreck|destroy|hurt|handle|outdamage)s?\s+"
-            rf"(?:my\s+|our\s+|the\s+|their\s+)?{token}"
+            rf"|{attack_on}"
             # "so Emberfox should stay away from Shellbastion": how the one does against the other
             rf"|{token}\s+(?:\w+\s+){{0,3}}?(?:stay\s+away\s+from|keep\s+away\s+from|steer\s+clear\s+of|avoid|"
             rf"stay\s+off|go\s+near)\s+(?:their\s+|the\s+)?{token}"
@@ -639,6 +643,9 @@ class IntentPrior:
         ):
             # "If I win this one, that's the match?": the score and what the round means for it.
             p, rule = self._only(self.score_pair), "stakes"
+        elif self.score_pair is not None and _WHICH_ROUND.search(said):
+            # "What round is this?", "which round are we in": where the match stands.
+            p, rule = self._only(self.score_pair), "which_round"
         elif (
             self.quota_pair is not None
             and self._role_count.search(said)
@@ -709,6 +716,14 @@ class IntentPrior:
         ):
             # "What about my Sparkwing vs Shellbastion?": how one unit does against another.
             p, rule = self._only(self.versus_pair), "versus"
+        elif (
+            self.versus_pair is not None
+            and self.labels[int(p.argmax())] == self.counter_pair
+            and self._attack_on.search(abstracted)
+        ):
+            # "Will Shellbastion destroy Emberfox?": how the one does against the other, named both
+            # (a counter pick would not say whether it does).
+            p, rule = self._only(self.versus_pair), "attack_on"
         elif (
             self.versus_pair is None
             and self.counter_pair is not None
@@ -800,7 +815,8 @@ class IntentPrior:
         elif (
             self.level_pair is not None
             and _UNIT_LEVEL.search(abstracted)
-            and abstracted.split().count(kind_token(unit or "")) == 1
+            # "Is Oakhorn levelled enough for Voltail": the first one's level, the other named too
+            and (abstracted.split().count(kind_token(unit or "")) == 1 or re.search(_ENOUGH, abstracted))
             and self.labels[int(p.argmax())] != self.level_pair
         ):
             # "Hows my Emberfox doing level wise?", "what level is Galehawk": where that one stands
@@ -1288,7 +1304,12 @@ _WHO_WINS = re.compile(
     r"|\bwho\s+beats\s+who\b|\bwhos\s+stronger\b"
 )
 # "What level is Galehawk", "how's my fox doing level wise" (English cue words).
-_UNIT_LEVEL = re.compile(r"\b(?:what|which)\s+level\b|\blevel\s*wise\b|\bhow\s+high\s+(?:a\s+)?level\b")
+_ENOUGH = r"\b(?:levell?ed|high)\s+(?:up\s+)?enough\b|\b(?:under|over)\s*levell?ed\b|\benough\s+levels?\b"
+_UNIT_LEVEL = re.compile(
+    r"\b(?:what|which)\s+level\b|\blevel\s*wise\b|\bhow\s+high\s+(?:a\s+)?level\b"
+    # "is he levelled enough", "is my fox high enough level", "is Oakhorn underlevelled"
+    rf"|{_ENOUGH}"
+)
 # "Is Hexmoth any good", "is Oakhorn worth it" (English cue words).
 RATED = re.compile(
     r"\b(?:any good|good|any use|worth it|decent|viable|strong|usable|bad|"
@@ -1420,6 +1441,34 @@ ASKS_STAKES = re.compile(
     r"|\bhow\s+many\s+(?:more\s+)?rounds\b|\bwhole\s+(?:match|thing|game)\b|\bwin\s+the\s+match\b"
     r"|\b(?:won|lost|took|dropped)\s+the\s+(?:first|second|opening)\s+(?:one|round|game)\b",
     re.IGNORECASE,
+)
+_WHICH_ROUND = re.compile(
+    r"\b(?:what|which)\s+round\s+(?:is\s+(?:this|it)|are\s+we|we\s+(?:on|in))\b|\bwhats\s+the\s+round\b"
+    r"|\bhow\s+many\s+rounds\s+(?:have\s+we|did\s+we)\s+(?:won|lost|played)\b"
+)
+# The score a player takes for granted: "we lost round one", "we're down", "they're up 1-0" (behind);
+# "we won the first", "we're ahead" (ahead). English cue words; "up against" is a foe, not a lead.
+_WE = r"\b(?:we|i)(?:\s+are|\s*re|\s+am|\s*m)?\s+"
+# Round one, whose result a late snapshot cannot miss ("we lost that round" may be the one just
+# played: the session counts it, see `told_round`).
+_A_ROUND = r"(?:round\s+(?:one|1)|the\s+(?:first|opening)\s+(?:round|one|game))\b"
+# A score claim ends its clause or says the score ("we're down, what now", "they're up 2-1"); "we're
+# down one" (a player?) or "ahead of them on the left" claim no score.
+_N = r"(?:\d|zero|one|two|three|nil)"
+_SO_FAR = (
+    rf"(?=\s*(?:$|[,.!?;])|\s+(?:and|so|but|how|what|who|should|now|right|already|again)\b"
+    rf"|\s+{_N}[\s-]+(?:to\s+)?{_N}\b|\s+(?:a|one|two)\s+rounds?\b|\s+on\s+rounds\b"
+    rf"|\s+in\s+the\s+(?:match|series)\b)"
+)
+CLAIMS_BEHIND = re.compile(
+    rf"{_WE}(?:down|behind|trailing){_SO_FAR}|\b(?:we|i)\s+(?:lost|dropped)\s+{_A_ROUND}"
+    rf"|\bthey\s+(?:won|took)\s+{_A_ROUND}|\bthey(?:\s+are|\s*re)\s+(?:up|ahead|leading){_SO_FAR}"
+    rf"|{_WE}losing\s+(?:the\s+(?:match|series)|on\s+(?:rounds|score))"
+)
+CLAIMS_AHEAD = re.compile(
+    rf"{_WE}(?:up|ahead|leading){_SO_FAR}|\b(?:we|i)\s+(?:won|took)\s+{_A_ROUND}"
+    rf"|\bthey\s+(?:lost|dropped)\s+{_A_ROUND}|\bthey(?:\s+are|\s*re)\s+(?:down|behind){_SO_FAR}"
+    rf"|{_WE}winning\s+(?:the\s+(?:match|series)|on\s+(?:rounds|score))"
 )
 # "... so what do I do", "who should I bring": the stakes said, a move asked for.
 ASKS_MOVE = re.compile(

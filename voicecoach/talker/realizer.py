@@ -46,7 +46,15 @@ from voicecoach.grounding.kernel import GroundingControl
 from voicecoach.grounding.plan import MATCH_WORDS, PRIORITY, branch_of, intent_has, phi_entry
 from voicecoach.interaction.kernel import InteractionControl
 from voicecoach.perception.limits import Limit, asks_cap, asks_my_level, data_limit
-from voicecoach.perception.prior import ASKS_STAKES, ASKS_WHY, brought_in, normalise, offered
+from voicecoach.perception.prior import (
+    ASKS_STAKES,
+    ASKS_WHY,
+    CLAIMS_AHEAD,
+    CLAIMS_BEHIND,
+    brought_in,
+    normalise,
+    offered,
+)
 from voicecoach.perception.prompt import OTHER
 from voicecoach.talker.conditioning import ToolOutcome
 from voicecoach.talker.lines import Line, RealizerTurn, article, spoken_list
@@ -203,6 +211,36 @@ def _stakes(t: RealizerTurn) -> None:
         key = "stakes_open"
         values |= {"count": match.rounds_total - now, "missing": need - mine}
     t.add("scene_flavor", key, "answer", **values)
+
+
+def _premise(t: RealizerTurn) -> bool:
+    """ "We lost round one and they're stomping us" when the player leads 1-0: the score as it is,
+    said first (advice built on a score the player has wrong misleads). True when said."""
+    match = t.state.ic.match
+    if match is None or not _guidance_has(t.pack, "premise_ahead"):
+        return False
+    if any(line.key == "match_score" for line in t.lines):
+        return False  # the answer says the score as it is
+    text = t.utterance.lower().replace("'", "").replace("\u2019", "")  # clause breaks kept
+    mine, theirs = match.score_player, match.score_opponent
+    behind, ahead = CLAIMS_BEHIND.search(text), CLAIMS_AHEAD.search(text)
+    # Round one was played when the match is past it: a side with no wins did not take it. A lead
+    # the snapshot denies by a round or more is wrong even if a round ended since the last push.
+    played = match.round > 1
+    if behind and not ahead:
+        lost_one = re.search(r"\b(?:lost|dropped|won|took)\b", behind.group(0)) is not None
+        wrong = theirs == 0 and played if lost_one else mine > theirs
+    elif ahead and not behind:
+        won_one = re.search(r"\b(?:won|took|lost|dropped)\b", ahead.group(0)) is not None
+        wrong = mine == 0 and played if won_one else mine < theirs
+    else:
+        return False
+    if not wrong:
+        return False
+    key = "premise_ahead" if mine > theirs else "premise_behind" if mine < theirs else "premise_level"
+    line = Line("guidance", key, {"score_player": mine, "score_opponent": theirs}, "answer", frozenset())
+    t.lines.insert(0, line)
+    return True
 
 
 def _compare_options(t: RealizerTurn) -> None:
@@ -911,6 +949,7 @@ def realize(
     # (A turn that already says what is unavailable needs no generic sentence.)
     if not answered and not any(line.keep == "unavailable" for line in t.lines):
         _cannot_answer(t)
+    corrected = _premise(t)
     if c2 is not None:
         t.min_size = next((int(g.value) for g in c2.slots.global_constraints if g.kind == "min_size"), None)
         _judgements(t, c2)
@@ -948,6 +987,7 @@ def realize(
         scene
         and intent not in ("smalltalk", OTHER)
         and not any(line.key == "match_score" for line in t.lines)
+        and not corrected
     ):
         _scene(t)
     if limit is not None and (

@@ -958,12 +958,10 @@ def matchup_status(c: _Ctx) -> list[Line]:
                           status=_words(m, mult), **axis)  # fmt: skip
     if any(o in theirs for o in others):
         others = [o for o in others if o in theirs]  # "Galehawk or Granitusk against Voltail"
-    if len(others) == 1 and c.view.owns(uid) and c.inputs.get("taken_key") and _attacks(c, uid):
-        # "Voltail is gonna wreck Sparkwing": theirs attacking the player's, not the reverse.
-        attacker = others[0]
-        return c.line(c.inputs["taken_key"], [uid], **{"@unit": c.name(uid)}, foe=c.name(attacker),
-                      status=_words(m, multiplier(c.catalog, m, attacker, uid)),
-                      **_axis_values(c, m, attacker, uid))  # fmt: skip
+    if others and c.view.owns(uid) and c.inputs.get("taken_key") and _attacks(c, uid):
+        # "Voltail is gonna wreck Sparkwing", "does anything of theirs hit my Tidefang hard": theirs
+        # attacking the player's, not the reverse; against several, every one that hits it hard.
+        return _taken_lines(c, m, uid, others, asked=True)
     if not others or _GOOD_FOR.search(c.t.utterance):
         return _hits(c, m, uid)  # "what's Tidefang good against?": what it beats, no one named
     # Against several (their side), the one it fares best against is the useful fact.
@@ -981,14 +979,29 @@ def matchup_status(c: _Ctx) -> list[Line]:
     # The other way round, for the player's own unit: "Is Tidefang usable right now?" is its best
     # matchup and the one of theirs that hits it hard; "how does Emberfox do against Shellbastion"
     # is what it deals and what it takes; against their whole side with no one hitting it hard, that.
-    worst = max(others, key=lambda o: (multiplier(c.catalog, m, o, uid), -others.index(o)))
-    taken = multiplier(c.catalog, m, worst, uid)
-    if c.inputs.get("taken_key") and (taken > m.default or (len(others) == 1 and taken != m.default)):
-        line += c.line(c.inputs["taken_key"], [uid], **{"@unit": c.name(uid)}, foe=c.name(worst),
-                       status=_words(m, taken), **_axis_values(c, m, worst, uid))  # fmt: skip
-    elif len(others) > 1 and taken <= m.default and c.inputs.get("safe_key"):
-        line += c.line(c.inputs["safe_key"], [uid], **{"@unit": c.name(uid)})
+    if c.inputs.get("taken_key"):
+        line += _taken_lines(c, m, uid, others)
     return line
+
+
+def _taken_lines(c: _Ctx, m: Matchup, uid: str, others: list[str], asked: bool = False) -> list[Line]:
+    """What the foes deal to the player's unit: against one, how it hits (even, only when `asked`);
+    against several, each that hits harder than normal (naming one of two is a half answer), else
+    safe_key."""
+    worst = max(multiplier(c.catalog, m, o, uid) for o in others)
+    hard = [o for o in others if multiplier(c.catalog, m, o, uid) == worst]
+
+    def taken(foe: str) -> list[Line]:
+        return c.line(c.inputs["taken_key"], [uid], **{"@unit": c.name(uid)}, foe=c.name(foe),
+                      status=_words(m, worst), **_axis_values(c, m, foe, uid))  # fmt: skip
+
+    if len(others) == 1 and worst != m.default or len(others) > 1 and worst > m.default:
+        return [line for foe in hard[:2] for line in taken(foe)]
+    if len(others) > 1 and c.inputs.get("safe_key"):
+        return c.line(c.inputs["safe_key"], [uid], **{"@unit": c.name(uid)})
+    if len(others) == 1 and asked:  # "will Voltail wreck my Sparkwing", an even matchup: said as even
+        return taken(others[0])
+    return []
 
 
 # "Could Briarcat one-shot my fox", "will their cat wreck my bird": the opponent's unit as the subject
