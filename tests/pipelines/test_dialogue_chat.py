@@ -265,6 +265,37 @@ SESSIONS: dict[str, dict[str, list[tuple[str, list[str], list[str]]]]] = {
         ],
         "levelled_enough": [("is emberfox levelled enough", ["level 14"], ["Emberfox is a common"])],
         "which_round": [("what round is this", ["round 2 of 3"], ["go with"])],
+        "what_it_does": [
+            ("what does their electric critter do", ["Voltail is a common electric striker"], ["Not much"])
+        ],
+        "worth_fielding": [
+            ("is tidefang worth putting in", ["deals double damage to your Tidefang"], ["unlocks"])
+        ],
+        "bare_highest": [
+            ("how many pets do i have", [], []),
+            ("which one of mine is the highest", ["Hexmoth is your highest-level"], ["hitter"]),
+        ],
+        "only_level": [("lumifawn is only level 5 right", ["level 5"], ["unlocks Sanctuary"])],
+        "add_one": [("should i add another one", ["slot"], ["Swap"])],
+        "weak_to_mine": [  # more of the same answer, no counter to the player's own unit
+            ("what is galehawk weak to", ["electric"], []),
+            ("what else is it weak to", ["electric"], ["against Galehawk", "For a different option"]),
+        ],
+        "round_told_right": [("nice we won round one", ["Right, you're ahead 1 to 0"], [])],
+        "not_a_unit": [  # "this"/"it" that stand for the match, not a creature of the catalog
+            ("are we losing this, its like zero one", ["Actually, you're ahead 1 to 0"], ["Pyralis"]),
+            ("what round is it now", ["round 2 of 3"], ["Pyralis", "Voltail"]),
+        ],
+        "my_unowned": [
+            ("anything good against briarcat", [], []),
+            ("what about my pyrowl", ["Pyrowl isn't in your roster"], []),
+        ],
+        "how_bout": [("do i own stormlynx", [], []), ("how bout pyrowl", ["Pyrowl"], ["deals"])],
+        "better_than": [
+            ("is oakhorn any good", [], []),
+            ("stronger than galehawk?", ["Oakhorn", "Galehawk"], ["Which creature"]),
+        ],
+        "instead_of_benched": [("who should i bring instead of galehawk", ["Swap"], ["don't have Galehawk"])],
         "wrong_score": [  # round one was the player's: said before the advice
             ("we lost round one and theyre stomping us", ["Actually, you're ahead 1 to 0"], []),
         ],
@@ -323,6 +354,13 @@ SESSIONS: dict[str, dict[str, list[tuple[str, list[str], list[str]]]]] = {
             ("whats the score and what map is this", ["0 to 1", "Fathom Docks is"], ["Pick for the enemy"]),
         ],
         "wrong_lead": [("we're ahead, how do we keep it", ["Actually, you're down 0 to 1"], [])],
+        "rated_here": [
+            ("is my shotgun guy any use here", ["Renzo is a poor pick on Fathom Docks"], ["you have"])
+        ],
+        "instead": [  # the hero the last answer was about, replaced
+            ("is renzo good on this map", ["Renzo is a poor pick"], []),
+            ("who do i put in instead", ["Swap Renzo off"], ["Dumaka"]),
+        ],
         "live": [  # what no state field holds, said before the match's next step
             ("our dps is afk what do we do", ["doesn't show what your teammates are doing", "Brannoc"], []),
             ("how long is the respawn", ["doesn't show respawn timers"], []),

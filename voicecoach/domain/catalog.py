@@ -31,6 +31,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
+from voicecoach.domain.english import FUNCTION_WORDS
+
 Role = Literal["unit", "option", "group", "type", "context"]
 
 
@@ -348,7 +350,7 @@ class Catalog(BaseModel):
         if not isinstance(text, str):
             return []
         head = re.split(r"\s(?:who|whose|that|which|with)\s|[,;]", f" {text} ", maxsplit=1)[0]
-        return [w for w in re.findall(r"[a-z]+", head.lower()) if w not in ("a", "an", "the") and len(w) > 2]
+        return [w for w in re.findall(r"[a-z]+", head.lower()) if w not in FUNCTION_WORDS and len(w) > 2]
 
     def forms(self) -> list[tuple[str, str, str]]:
         """(surface form, kind, id) of every id, name and alias, kinds in link order."""

@@ -20,3 +20,15 @@ def english_counts() -> dict[str, int]:
     from spellchecker import SpellChecker
 
     return dict(SpellChecker(language="en", distance=1).word_frequency.dictionary)
+
+
+# Words that carry no look or kind ("a phoenix reborn from its ashes": not "from", not "its"): never
+# a description of a unit, however a pack's text uses them.
+FUNCTION_WORDS = frozenset(
+    "a an the its it his her hers him he she they them their theirs our ours your yours my mine me we "
+    "us you i from of off to in on at by for with without into onto over under up down out about "
+    "and or but nor not no so as if than then very just too also this that these those is are was "
+    "were be been being am has have had do does did who whose which what when where why how there "
+    "here all any some each every both either neither one ones can could will would should may might "
+    "must shall again ever".split()
+)

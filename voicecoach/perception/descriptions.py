@@ -13,7 +13,7 @@ import re
 from dataclasses import dataclass
 
 from voicecoach.core.state import LiveState
-from voicecoach.domain.english import ORDINARY_MIN_COUNT, english_counts
+from voicecoach.domain.english import FUNCTION_WORDS, ORDINARY_MIN_COUNT, english_counts
 from voicecoach.domain.entities import Mention, link_entities
 from voicecoach.domain.pack import Pack
 from voicecoach.domain.view import StateView
@@ -175,7 +175,8 @@ def describer(pack: Pack) -> Describer:
             english = english_counts()
             for i in range(3, len(display) - 2):
                 head, tail = display[:i], display[i:]
-                found.add(tail)
+                if tail not in FUNCTION_WORDS:
+                    found.add(tail)
                 if min(english.get(head, 0), english.get(tail, 0)) >= ORDINARY_MIN_COUNT:
                     found.add(head)
         words[uid] = frozenset(found | shared)

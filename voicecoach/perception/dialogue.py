@@ -59,7 +59,7 @@ from voicecoach.perception.descriptions import (
     slotted,
 )
 from voicecoach.perception.lexicon import Lexicon, suggest
-from voicecoach.perception.prior import ASK_AGAIN, WHAT_NOW, kind_token, normalise, offered
+from voicecoach.perception.prior import ASK_AGAIN, INSTEAD, WHAT_NOW, kind_token, normalise, offered
 from voicecoach.perception.references import (
     DESCRIBED,
     ONE_OWNED,
@@ -128,8 +128,14 @@ _WRONG_ONE = re.compile(
 _NOT_X = re.compile(r"\bnot\s+(?:the\s+|my\s+|their\s+)?$", re.IGNORECASE)
 _FOLLOW_UP = re.compile(
     r"^\s*(?:(?:and|so|ok|okay|alright|right|hmm|uh|um|then)\b[\s,]*)*"
-    r"(?:(?:what|how)\s+about|what\s+of|and|same\s+(?:question\s+)?(?:for|with)|same\s+thing\s+for|"
+    r"(?:(?:what|how)\s+(?:a|')?bout|what\s+of|and|same\s+(?:question\s+)?(?:for|with)|same\s+thing\s+for|"
     r"how\s+does\s+that\s+change\s+for)\s+(?:for\s+|with\s+)?(?P<rest>.+?)[\s?.!]*$",
+    re.IGNORECASE,
+)
+# "Better than Sparkwing?", "is it stronger than the bird" (English cue words).
+_THAN = re.compile(
+    r"^\s*(?:(?:and|so|ok|okay|but|hmm|uh|um|is\s+(?:it|he|she|that)|would\s+(?:it|he|she)\s+be)\b[\s,]*)*"
+    r"(?:any\s+)?(?P<word>better|worse|stronger|weaker)\s+than\s+(?P<rest>.+?)[\s?.!]*$",
     re.IGNORECASE,
 )
 # Words a short correction or follow-up may carry besides the name ("no wait, I meant the Oakhorn").
@@ -533,6 +539,14 @@ def _reversed(pack: Pack, text: str, history: Sequence[Exchange]) -> tuple[str, 
 def _follow_up(pack: Pack, sides: Sides, text: str, history: Sequence[Exchange]) -> tuple[str, list[str]]:
     if (flipped := _reversed(pack, text, history)) is not None:
         return flipped
+    than = _THAN.match(text)
+    if than is not None and history:
+        # "Is Hexmoth any good?" - "better than Sparkwing?": the two weighed.
+        now, before = _units(pack, than["rest"]), _units(pack, history[-1].utterance)
+        if len(now) == 1 and len(before) == 1 and now != before and _short(pack, than["rest"]):
+            kind = pack.catalog.schema.kind("unit") or ""
+            one, other = display(pack, kind, before[0]), display(pack, kind, now[0])
+            return f"is {one} {than['word']} than {other}", [f"follow-up: {one} against {other}"]
     if_on = _IF_ON.match(text)
     if if_on is not None and history and _short(pack, if_on["rest"]):
         text = f"what about {if_on['rest']}"
@@ -559,14 +573,15 @@ def _follow_up(pack: Pack, sides: Sides, text: str, history: Sequence[Exchange])
     if (
         len(new) == 1
         and new[0].kind == unit
-        and sides.side_of(new[0].id) == "mine"
+        and (sides.side_of(new[0].id) == "mine" or re.match(r"(?:my|our)\s", rest.strip(), re.IGNORECASE))
         and asked
         and all(sides.side_of(e.id) == "theirs" for e in asked)
     ):
         # "How do I deal with Shellbastion" - "what about with my bird": the player's own unit
         # put up against the one asked about, not a question about their own.
         mine, foe = display(pack, unit, new[0].id), display(pack, unit, asked[-1].id)
-        return f"is {mine} any good against {foe}", [f"follow-up: {mine} against {foe}"]
+        said_my = "my " if re.match(r"(?:my|our)\s", rest.strip(), re.IGNORECASE) else ""
+        return f"is {said_my}{mine} any good against {foe}", [f"follow-up: {mine} against {foe}"]
     redo = _substitute(pack, sides, history[-1].utterance, new, set())
     if (
         redo is None
@@ -1140,6 +1155,24 @@ def _spot_of(pack: Pack, sides: Sides, text: str, history: Sequence[Exchange]) -
     return f"{text[: spot.start()]}{name}'s {spot[1]}{text[spot.end() :]}", [f"{spot[0]!r} -> {name}'s"]
 
 
+def _instead_of(pack: Pack, sides: Sides, text: str, history: Sequence[Exchange]) -> tuple[str, list[str]]:
+    """ "Who do I put in instead?" after "Renzo is a poor pick on Fathom Docks": instead of Renzo
+    (the player's unit the last exchange was about: its question's, else its answer's first)."""
+    instead = INSTEAD.search(normalise(text))
+    if instead is None or not history or _units(pack, text):
+        return text, []
+    last = history[-1]
+    named = _units(pack, last.utterance) or _units(pack, _first_sentence(last.reply))
+    named = [u for u in named if sides.side_of(u) == "mine"]
+    if len(named) != 1:
+        return text, []
+    name = display(pack, pack.catalog.schema.kind("unit") or "", named[0])
+    at = re.search(r"\binstead\b", text, re.IGNORECASE)
+    if at is None:
+        return text, []
+    return f"{text[: at.end()]} of {name}{text[at.end() :]}", [f"'instead' -> instead of {name}"]
+
+
 def _side_name(pack: Pack, sides: Sides, uid: str) -> str:
     """ "their Voltail", "my Sparkwing": a unit named with the side it is on."""
     side = {"theirs": "their ", "mine": "my "}.get(sides.side_of(uid), "")
@@ -1264,6 +1297,8 @@ def _read_one(
         if said and not said[0].startswith(("dropped", "restated")):
             break
     text, said = _spot_of(pack, sides, text, history)
+    notes += said
+    text, said = _instead_of(pack, sides, text, history)
     notes += said
     text, said = _by_level(pack, state, text, history)
     notes += said

@@ -36,6 +36,7 @@ from typing import Any
 import numpy as np
 from pydantic import BaseModel, ConfigDict
 
+from voicecoach.domain.catalog import Role
 from voicecoach.domain.entities import Mention, link_entities
 from voicecoach.domain.pack import OUT_OF_DOMAIN, Pack, PhiEntry, pack_ref
 from voicecoach.grounding.slot_rules import extract_slots
@@ -214,6 +215,7 @@ class IntentPrior:
         self.picking_pairs = {(e.intent, e.sub_intent) for e in pack.phi if _picks_first(e)}
         self.strongest_first = _opening_pair(pack, self.labels, "pick_strongest")
         self.role_pair = _opening_pair(pack, self.labels, "fill_role")  # "who fills the tank slot"
+        self.fill_pair = self.role_pair or _fill_pair(pack, self.labels)  # "should I add someone"
         # ... of those, the ones that rank by power, not only by level (strike's strength is its level)
         self.by_power_pairs = {
             (e.intent, e.sub_intent)
@@ -283,6 +285,7 @@ class IntentPrior:
         unit_nouns = "|".join(re.escape(n.lower()) for n in (unit_spec.nouns if unit_spec else []))
         self._my_best = re.compile(rf"{MY_BEST}(?:{unit_nouns or '(?!)'})s?\b")
         self.versus_pair = _versus_pair(pack, self.labels)
+        self.on_context_pair = _versus_pair(pack, self.labels, against="context")
         self.threat_pair = _opening_pair(pack, self.labels, "threat")
         self.analysis_pair = _opening_pair(pack, self.labels, "read_side") or self.threat_pair
         token = kind_token(pack.catalog.schema.kind("unit") or "")
@@ -297,6 +300,10 @@ class IntentPrior:
             rf"(?:my\s+|our\s+|the\s+|their\s+)?{token}"
         )
         self._attack_on = re.compile(attack_on)
+        self._what_it_does = re.compile(
+            rf"\bwhat\s+(?:does|do|can|will)\s+(?:their\s+|the\s+|my\s+|our\s+|that\s+)?{token}\s+"
+            r"(?:even\s+|actually\s+|really\s+)?do\b(?!\s+(?:against|vs|versus|into|to|about|on|with)\b)"
+        )
         self._versus = re.compile(
             rf"{token}\s+{VERSUS}\s+(?:their\s+|the\s+|my\s+)?{token}"
             rf"|{token}\s+(?:\w+\s+){{0,2}}?(?:better|worse|good|any good|okay|ok|fine|decent|bad|weak|"
@@ -616,6 +623,7 @@ class IntentPrior:
         """The calibrated best pair; `mentions` as in `abstract_entities`; `previous`: the pair of
         the session's last delivered turn, which the session rules (`session_rule`) may keep;
         `exclude`: pairs the classifier may not choose (a rule still may)."""
+        mentions = mentions if mentions is not None else link_entities(self.pack, text)
         abstracted = abstract_entities(self.pack, text, mentions)
         p = self.model.probabilities(features(LEADING_AND.sub("", GREETING.sub("", abstracted))))
         if self.labels[int(p.argmax())] == OUT_OF_DOMAIN:
@@ -784,6 +792,36 @@ class IntentPrior:
             # "Is Hexmoth any good?": how that one does against what they field, not a team of one.
             p, rule = self._only(self.versus_pair), "one_rated"
         elif (
+            self.info_pair is not None
+            and abstracted.split().count(kind_token(unit or "")) == 1
+            and self._what_it_does.search(abstracted)
+        ):
+            # "What does their lightning critter do", "what does the oak guy do again": that unit
+            # described, whoever's it is.
+            p, rule = self._only(self.info_pair), "what_it_does"
+        elif (
+            (self.versus_pair or self.counter_pair) is not None
+            and abstracted.split().count(kind_token(unit or "")) == 1
+            and _WORTH_FIELDING.search(abstracted)
+        ):
+            # "Is Tidefang worth bringing in?": how that one fares against what they field, not
+            # whether to level it.
+            p, rule = self._only(self.versus_pair or self.counter_pair), "worth_fielding"  # type: ignore[arg-type]
+        elif self.fill_pair is not None and _ADD_ONE.search(abstracted) and not named:
+            # "So should I add someone?": a unit for the team's open slot, not a swap.
+            p, rule = self._only(self.fill_pair), "add_one"
+        elif (
+            self.on_context_pair is not None
+            and self.labels[int(p.argmax())] != self.on_context_pair
+            and abstracted.split().count(kind_token(unit or "")) == 1
+            and (RATED.search(abstracted) or _DOES_ANYTHING.search(abstracted))
+            and (self._context.search(abstracted) or _HERE.search(abstracted))
+            and not AGAINST_THEM.search(abstracted)
+        ):
+            # "Is my shotgun guy any use here", "is Renzo good on this map": how that one does on the
+            # context in play.
+            p, rule = self._only(self.on_context_pair), "rated_here"
+        elif (
             (self.versus_pair or self.counter_pair) is not None
             and abstracted.split().count(kind_token(unit or "")) == 1
             and (RATED.search(abstracted) or _DOES_ANYTHING.search(abstracted))
@@ -815,8 +853,9 @@ class IntentPrior:
         elif (
             self.level_pair is not None
             and _UNIT_LEVEL.search(abstracted)
-            # "Is Oakhorn levelled enough for Voltail": the first one's level, the other named too
-            and (abstracted.split().count(kind_token(unit or "")) == 1 or re.search(_ENOUGH, abstracted))
+            # "Is Oakhorn levelled enough for Voltail": the first one's level, the other named too;
+            # "Lumifawn is only level 5, isn't she": one unit, named twice
+            and (len({m.id for m in mentions if m.kind == unit}) == 1 or re.search(_ENOUGH, abstracted))
             and self.labels[int(p.argmax())] != self.level_pair
         ):
             # "Hows my Emberfox doing level wise?", "what level is Galehawk": where that one stands
@@ -996,7 +1035,9 @@ class IntentPrior:
             # "How do I make Tidefang stronger?": what it gains next (levels, an evolution, an item),
             # not what beats it.
             p, rule = self._only(self.next_option_pair), "improve"
-        elif self.swap_pair is not None and named and REPLACES.search(abstracted):
+        elif self.swap_pair is not None and (
+            (named and REPLACES.search(abstracted)) or (previous is not None and INSTEAD.search(abstracted))
+        ):
             # "Who takes Renzo's spot?", "who would Bexley replace?": one unit for another on the team.
             p, rule = self._only(self.swap_pair), "replaces"
         elif (
@@ -1233,8 +1274,10 @@ PUT_IN = r"(?:put|putting|bring|bringing|sub|subbing|swap|swapping|slot|slotting
 REPLACES = re.compile(
     r"\b(?:replace|replaces|replacing|(?:take|takes|taking|fill|fills|put\s+in|play\s+in)\s+"
     r"(?:\w+\s+s\s+|his\s+|her\s+|that\s+|this\s+)?(?:spot|place|slot)|fill\s+in\s+for|in\s+place\s+of|sits?\s+out|sitting\s+out|"
-    r"(?:who|which)\s+(?:\w+\s+){0,2}(?:comes?|goes?)\s+out|(?:take|play|bring|run|use)\s+instead\s+of)\b"
+    r"(?:who|which)\s+(?:\w+\s+){0,2}(?:comes?|goes?)\s+out|(?:take|play|bring|run|use|put\s+in)\s+instead\s+of)\b"
 )
+# "Who do I put in instead?", "which hero instead then": the unit just talked about, replaced.
+INSTEAD = re.compile(r"\b(?:who|which\s+\w+)\s+(?:\w+\s+){0,4}?instead\b(?!\s+of\b)")
 VERSUS = r"(?:vs|versus|against)"
 # What players call a unit's options as a whole (English gamer words).
 LOADOUT_WORDS = re.compile(r"\b(?:setup|set\s+\w+\s+up|build|kit|loadout)\b")
@@ -1284,7 +1327,7 @@ def elliptical(text: str) -> bool:
 
 _WORTH = re.compile(r"\bworth\b")
 LEVEL_ORDER = re.compile(
-    r"\b(?:lowest|highest|least|most)[\s-]+level(?:l?ed)?\b|\b(?:rank|sort|order|list)\w*\b(?:\s+\w+){0,3}?\s+by\s+level\b"
+    r"\b(?:is|s)\s+(?:the\s+)?(?:highest|lowest)(?:\s+(?:one|now))?\s*$|\b(?:lowest|highest|least|most)[\s-]+level(?:l?ed)?\b|\b(?:rank|sort|order|list)\w*\b(?:\s+\w+){0,3}?\s+by\s+level\b"
 )
 # "Should I level Emberfox or Galehawk": a choice of what to grow, not of whom to field.
 _PROGRESS = re.compile(r"\b(?:level\w*|evolv\w*|upgrad\w*|unlock\w*|invest\w*|buy|get|xp|train\w*)\b")
@@ -1304,11 +1347,20 @@ _WHO_WINS = re.compile(
     r"|\bwho\s+beats\s+who\b|\bwhos\s+stronger\b"
 )
 # "What level is Galehawk", "how's my fox doing level wise" (English cue words).
+_WORTH_FIELDING = re.compile(
+    r"\bworth\s+(?:bringing|putting|taking|playing|running|fielding|using|swapping|subbing)(?:\s+in)?\b"
+)
+_ADD_ONE = re.compile(
+    r"\badd\s+(?:someone|somebody|anyone|another|one\s+more|a\s+(?:fourth|fifth|4th|5th|third))\b"
+    r"|\b(?:room|space|slot)\s+for\s+(?:one\s+)?more\b"
+)
+_HERE = re.compile(r"\b(?:here|this\s+one)\s*$|\bhere\b(?!\s+(?:is|are|s)\b)")
 _ENOUGH = r"\b(?:levell?ed|high)\s+(?:up\s+)?enough\b|\b(?:under|over)\s*levell?ed\b|\benough\s+levels?\b"
 _UNIT_LEVEL = re.compile(
     r"\b(?:what|which)\s+level\b|\blevel\s*wise\b|\bhow\s+high\s+(?:a\s+)?level\b"
     # "is he levelled enough", "is my fox high enough level", "is Oakhorn underlevelled"
     rf"|{_ENOUGH}"
+    r"|\bonly\s+(?:level|lvl)\s+\d+|\b(?:level|lvl)\s+\d+\s+(?:isnt|right|now|already)\b"
 )
 # "Is Hexmoth any good", "is Oakhorn worth it" (English cue words).
 RATED = re.compile(
@@ -1464,6 +1516,8 @@ CLAIMS_BEHIND = re.compile(
     rf"{_WE}(?:down|behind|trailing){_SO_FAR}|\b(?:we|i)\s+(?:lost|dropped)\s+{_A_ROUND}"
     rf"|\bthey\s+(?:won|took)\s+{_A_ROUND}|\bthey(?:\s+are|\s*re)\s+(?:up|ahead|leading){_SO_FAR}"
     rf"|{_WE}losing\s+(?:the\s+(?:match|series)|on\s+(?:rounds|score))"
+    # "are we losing this, it's like zero one": a score said with the question
+    rf"|\b(?:losing|down|behind)\b.*\b(?:zero|nil|0)[\s-]+(?:to\s+)?(?:one|two|1|2)\b"
 )
 CLAIMS_AHEAD = re.compile(
     rf"{_WE}(?:up|ahead|leading){_SO_FAR}|\b(?:we|i)\s+(?:won|took)\s+{_A_ROUND}"
@@ -1589,11 +1643,12 @@ def _strongest_pairs(pack: Pack, labels: list[tuple[str, str]]) -> set[tuple[str
     }
 
 
-def _versus_pair(pack: Pack, labels: list[tuple[str, str]]) -> tuple[str, str] | None:
+def _versus_pair(pack: Pack, labels: list[tuple[str, str]], against: Role = "unit") -> tuple[str, str] | None:
     """The Φ pair that says how one unit does against another: its answer opens with
-    `matchup_status` on a unit-against-unit matchup (pet: element/matchup); None for a pack without."""
-    unit = pack.catalog.schema.kind("unit")
-    between = {m.name for m in pack.catalog.schema.matchups if m.between == (unit, unit)}
+    `matchup_status` on a unit-against-unit matchup (pet: element/matchup); None for a pack without.
+    `against="context"`: how a unit does on the context in play (strike: hero/on_map)."""
+    unit, other = pack.catalog.schema.kind("unit"), pack.catalog.schema.kind(against)
+    between = {m.name for m in pack.catalog.schema.matchups if m.between == (unit, other)}
     return next(
         (
             (e.intent, e.sub_intent)
@@ -1650,6 +1705,20 @@ def _opening_pair(pack: Pack, labels: list[tuple[str, str]], *recipes: str) -> t
         ),
         None,
     )
+
+
+def _fill_pair(pack: Pack, labels: list[tuple[str, str]]) -> tuple[str, str] | None:
+    """The Φ pair that picks a unit for an open slot: its answer picks one the player does not
+    field yet (a `pick_strongest` step skipping the player's lineup)."""
+    fills = (
+        (e.intent, e.sub_intent)
+        for e in pack.phi
+        if any(
+            s.recipe == "pick_strongest" and s.inputs.get("skip") == "$ic.match.player_lineup"
+            for s in e.answer or []
+        )
+    )
+    return next((pair for pair in fills if pair in labels), None)
 
 
 def _swap_pair(pack: Pack, labels: list[tuple[str, str]]) -> tuple[str, str] | None:

@@ -65,7 +65,10 @@ _IDIOM = re.compile(
     r"go(?:ing)? for it|pull(?:ed)? it off|"
     r"wing it|mix it up|play(?:ing)? it (?:safe|cool|slow)|take it (?:easy|slow)|"
     r"(?:do|doing|done|did) it|fix(?:ed)? it|(?:that|this) it|how(?:'s| is) it go(?:ing)?|"
-    r"it (?:go(?:es|ing)?|depends|seems|looks like|feels like|turns out))\b",
+    r"it (?:go(?:es|ing)?|depends|seems|looks like|feels like|turns out)|"
+    # the match, not a unit: "what round is it", "is it over", "is it still round two"
+    r"(?:what|which)\s+round\s+is\s+it|(?:is|was)\s+it\s+(?:over|done|still\s+round|round|the\s+(?:last|final))|"
+    r"it(?:'s|\s+is)\s+over)\b",
     re.IGNORECASE,
 )
 _ONE_AFTER = re.compile(

@@ -235,12 +235,37 @@ def _premise(t: RealizerTurn) -> bool:
         wrong = mine == 0 and played if won_one else mine < theirs
     else:
         return False
+    values = {"score_player": mine, "score_opponent": theirs}
     if not wrong:
-        return False
+        # "Let's go, we took round one": right, and said so, unless the answer says the score.
+        if mine == theirs or any("score_player" in line.values for line in t.lines):
+            return False
+        key = "premise_right_ahead" if mine > theirs else "premise_right_behind"
+        if not _guidance_has(t.pack, key):
+            return False
+        t.lines.insert(0, Line("guidance", key, values, "answer", frozenset()))
+        return True
     key = "premise_ahead" if mine > theirs else "premise_behind" if mine < theirs else "premise_level"
-    line = Line("guidance", key, {"score_player": mine, "score_opponent": theirs}, "answer", frozenset())
-    t.lines.insert(0, line)
+    t.lines.insert(0, Line("guidance", key, values, "answer", frozenset()))
     return True
+
+
+def _not_theirs_to_claim(t: RealizerTurn) -> None:
+    """ "Is my Stormlynx any good against Voltail" when the roster has no Stormlynx: that first
+    (an answer about "your Stormlynx" would confirm a unit the player does not have)."""
+    if not t.view.known or any(line.key.startswith("owned") for line in t.lines):
+        return
+    theirs = set(t.view.opponent_side())
+    unit = t.view.unit_kind
+    for uid in sorted(t.said_mine):
+        if t.owns(uid) or uid in theirs:
+            continue
+        if not any(line.key == "has_missing" and uid in line.covers for line in t.lines):
+            name = t.pack.catalog.display_name(uid)
+            t.lines.insert(
+                0, Line("constraint_account", "has_missing", {unit: name}, "answer", frozenset([uid]))
+            )
+        return
 
 
 def _compare_options(t: RealizerTurn) -> None:
@@ -764,8 +789,9 @@ def _snapshot_results(
 ASKS_HOW = re.compile(r"\b(?:how|when|what (?:do i|does it) (?:need|take)|what unlocks)\b", re.I)
 # The player asks for another option than the last one (plain English cue words).
 ALTERNATIVE = re.compile(
-    r"\b(?:else|another|other|others|different|alternatives?|instead|second|backup|plan\s+b|after\s+that|"
-    r"then\s+who|who'?s\s+next|who\s+next)\b",
+    # (not "what else is it weak to": more of the same answer, not another pick)
+    r"\b(?:else(?!\s+(?:is|are|does|do)(?:\s+\w+){1,3}?\s+(?:weak|vulnerable|resist\w*|immune|do)\b)|another|other|others|different|alternatives?|"
+    r"instead|second|backup|plan\s+b|after\s+that|then\s+who|who'?s\s+next|who\s+next)\b",
     re.I,
 )
 
@@ -950,6 +976,7 @@ def realize(
     if not answered and not any(line.keep == "unavailable" for line in t.lines):
         _cannot_answer(t)
     corrected = _premise(t)
+    _not_theirs_to_claim(t)
     if c2 is not None:
         t.min_size = next((int(g.value) for g in c2.slots.global_constraints if g.kind == "min_size"), None)
         _judgements(t, c2)

@@ -263,7 +263,12 @@ def pick_best(c: _Ctx) -> list[Line]:
     # who beats that"), it is the mirror pick the player faces.
     theirs, mine = c.view.opponent_side(), c.view.player_side()
     named_theirs = [u for u in (*c.t.opponents, *c.t.mentioned) if u in theirs][:1]
-    foes = [f for f in foes if f in theirs or f not in mine] or named_theirs or foes
+    facing = [f for f in foes if f in theirs or f not in mine]
+    if not facing and not named_theirs and any(line.keep == "answer" for line in c.t.lines):
+        # "What else is my Emberfox weak to", answered: a counter to the player's own unit after it
+        # is advice against themselves.
+        return []
+    foes = facing or named_theirs or foes
     if c.t.said_mine or c.t.faced:
         # "Can my Tamsin pick Brannoc off?" (both on both sides): "my" is no foe; "is Bexley better
         # for Quillon": the one named after the facing word is.
@@ -1439,7 +1444,8 @@ def pick_swap(c: _Ctx) -> list[Line]:
             return []  # no swap answers the foe they named: the next step's counter pick does
     row = row or next(iter(rows), None)
     # "Should I switch to Mireva?" and Mireva is locked: that first, then the swap they can make.
-    locked = [u for u in sorted({*incoming, *coming}) if not c.usable(u)]  # "bench Renzo for Hakon" too
+    # (Locked is not owned: one the player keeps out, "instead of Galehawk", is theirs.)
+    locked = [u for u in sorted({*incoming, *coming}) if not c.t.owns(u)]  # "bench Renzo for Hakon" too
     first = c.naming(c.inputs.get("locked_key"), locked[:1], **{"@unit": c.name(locked[0])}) if locked else []
     if row is None:
         return first + c.line(c.step.none_key, [], **_where(c))
@@ -1899,7 +1905,10 @@ def progression(c: _Ctx) -> list[Line]:
 
 # "Which of my heroes is the lowest level", "my most levelled pet" (English cue words).
 LEVEL_RANK = re.compile(
-    r"\b(?:(?P<low>lowest|least)|highest|most|top)[\s-]+(?:level(?:l?ed)?|lvl|lv)\b", re.IGNORECASE
+    r"\b(?:(?P<low>lowest|least)|highest|most|top)[\s-]+(?:level(?:l?ed)?|lvl|lv)\b"
+    # "which of my pets is the highest": a bare "highest" is by level
+    r"|\b(?:is|'s)\s+(?:the\s+)?(?:(?P<low2>lowest)|highest)(?:\s+(?:one|now))?\W*$",
+    re.IGNORECASE,
 )
 
 
@@ -1933,7 +1942,8 @@ def pick_strongest(c: _Ctx) -> list[Line]:
     if (by_level is not None or weakest is not None) and c.inputs.get("level_key") and view.owned():
         # "Who's my highest level hero?": the roster by its levels, not by power; "my weakest one":
         # the lowest level (never the strongest, the opposite of what was asked).
-        lowest = weakest is not None or (by_level is not None and by_level.groupdict().get("low") is not None)
+        low = by_level is not None and (by_level.group("low") or by_level.groupdict().get("low2")) is not None
+        lowest = weakest is not None or low
         unit = sorted(view.owned(), key=lambda o: o.level if lowest else -o.level)[0]
         rank = "lowest" if lowest else "highest"
         return c.line(c.inputs["level_key"], [unit.id], **{"@unit": c.name(unit.id)}, rank=rank,
