@@ -497,8 +497,14 @@ def test_a_word_of_one_of_the_units_own_options_names_it() -> None:
     )
     assert read_turn(pack, state, "what are galehawk's skills", []).text == "what are galehawk's skills"
     strike, now = STRIKE
-    # Tamsin has two drones: no guess
-    assert read_turn(strike, now, "what does tamsin's drone do", []).text == "what does tamsin's drone do"
+    # Tamsin has two drones: the player's Tamsin has Spotter Drone equipped; of theirs, no guess
+    assert (
+        read_turn(strike, now, "what does tamsin's drone do", []).text
+        == "what does tamsin's Spotter Drone do"
+    )
+    said = "what does their tamsin's drone do"
+    assert read_turn(strike, now, said, []).text == said
+    assert read_turn(strike, now, "and tamsin's other drone", []).text == "and tamsin's Buzzsaw Drone"
 
 
 def test_someone_else_not_x_asks_the_last_role_question_again() -> None:

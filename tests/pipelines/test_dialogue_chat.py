@@ -265,6 +265,7 @@ SESSIONS: dict[str, dict[str, list[tuple[str, list[str], list[str]]]]] = {
         ],
         "levelled_enough": [("is emberfox levelled enough", ["level 14"], ["Emberfox is a common"])],
         "which_round": [("what round is this", ["round 2 of 3"], ["go with"])],
+        "who_against": [("who are we facing", ["They field Briarcat, Shellbastion and Voltail"], [])],
         "what_it_does": [
             ("what does their electric critter do", ["Voltail is a common electric striker"], ["Not much"])
         ],
@@ -356,6 +357,16 @@ SESSIONS: dict[str, dict[str, list[tuple[str, list[str], list[str]]]]] = {
         "wrong_lead": [("we're ahead, how do we keep it", ["Actually, you're down 0 to 1"], [])],
         "rated_here": [
             ("is my shotgun guy any use here", ["Renzo is a poor pick on Fathom Docks"], ["you have"])
+        ],
+        "who_against": [("who are we up against", ["They're running Brannoc, Quillon"], ["Which hero"])],
+        "of_those": [
+            ("which heroes are good on this map", [], []),
+            ("which of them do i have", ["You have"], ["12 heroes"]),
+        ],
+        "item_by_word": [  # an item by a word of its name or its slot's, picked by the state
+            ("what does tamsin's drone do", ["Spotter Drone"], []),
+            ("and her other drone", ["Buzzsaw Drone"], []),
+            ("what does wendell's locked gun do", ["Plate Cutter"], ["Spanner"]),
         ],
         "instead": [  # the hero the last answer was about, replaced
             ("is renzo good on this map", ["Renzo is a poor pick"], []),

@@ -680,9 +680,12 @@ def slotted(
     return text, []
 
 
-def option_by_word(pack: Pack, text: str) -> tuple[str, list[str]]:
+def option_by_word(pack: Pack, text: str, state: LiveState | None = None) -> tuple[str, list[str]]:
     """ "Galehawk's dive" -> "Galehawk's Gale Dive": a word of the name of one of the unit's own
-    options, after the unit's possessive, is that option (when exactly one of them has the word)."""
+    options, after the unit's possessive, is that option (when exactly one of them has the word).
+    With the live state, "Tamsin's drone" / "Lorcan's other gun" / "Wendell's locked gun": of the
+    unit's options the word names (by name, or by the slot the pack's options of that name fill:
+    "gun" is a primary where guns are primaries), the equipped one, the other one, the locked one."""
     schema = pack.catalog.schema
     unit_kind, option_kind, field = schema.kind("unit"), schema.kind("option"), schema.options_field()
     if unit_kind is None or option_kind is None or field is None:
@@ -690,24 +693,35 @@ def option_by_word(pack: Pack, text: str) -> tuple[str, list[str]]:
     linked = link_entities(pack, text)
     types = {t for k in schema.kinds_of("type") for t in pack.catalog.entities.get(k, {})}
     for m in linked:
-        after = re.match(r"'s\s+([a-z]+)\b", text[m.span[1] :], re.IGNORECASE)
+        after = re.match(
+            rf"(?:'s|s)?\s+(?:(?P<mod>{_WHICH_OPTION})\s+)?([a-z]{{3,}})\b", text[m.span[1] :], re.I
+        )
         if m.kind != unit_kind or after is None:
             continue
-        start, end = m.span[1] + after.start(1), m.span[1] + after.end(1)
-        if any(o.span[0] <= start < o.span[1] for o in linked):
+        if not after.group(0).startswith(("'s", "s")) and state is None:
+            continue  # "Galehawk dive" without the possessive: only where the state picks among them
+        start, end = m.span[1] + after.start(2 if after["mod"] is None else "mod"), m.span[1] + after.end(2)
+        if any(o.span[0] <= m.span[1] + after.start(2) < o.span[1] for o in linked):
             continue  # "Galehawk's Gale Dive": named already
-        word = after.group(1).lower()
+        word = after.group(2).lower()
         if word in types:
             continue  # "Hexmoth's shadow attacks": its type, not a move of that name
         entity = pack.catalog.get(unit_kind, m.id)
-        names = [
-            o.display
-            for oid in (entity.value(field) or [] if entity is not None else [])
-            if (o := pack.catalog.get(option_kind, oid)) is not None
+        own = [oid for oid in (entity.value(field) or [] if entity is not None else [])]
+        named = {oid: o.display for oid in own if (o := pack.catalog.get(option_kind, oid)) is not None}
+        hits = [
+            i
+            for i, n in named.items()
+            if word in n.lower().split() or word.removesuffix("s") in n.lower().split()
         ]
-        hits = [n for n in names if word in n.lower().split() or word.removesuffix("s") in n.lower().split()]
+        theirs = re.search(r"\b(?:their|the\s+enemy'?s?|enemy)\s+$", text[: m.span[0]], re.IGNORECASE)
+        if state is not None and theirs is None and (len(hits) != 1 or after["mod"]):
+            # "Wendell's locked gun": of his guns (by name and by slot), the locked one.
+            kin = list(dict.fromkeys([*hits, *_in_slot_named(pack, own, word)]))
+            hits = _option_meant(pack, state, m.id, kin, after["mod"])
         if len(hits) == 1:
-            return text[:start] + hits[0] + text[end:], [f"{text[m.span[0] : end]!r} -> {hits[0]}"]
+            said = named.get(hits[0]) or display(pack, option_kind, hits[0])
+            return text[:start] + said + text[end:], [f"{text[m.span[0] : end]!r} -> {said}"]
     units = {m.id for m in linked if m.kind == unit_kind}
     if len(units) == 1 and not any(m.kind == option_kind for m in linked):
         # "Can Brannoc get the dome yet": a word of one of that unit's options' names, after "the".
@@ -737,6 +751,41 @@ def option_by_word(pack: Pack, text: str) -> tuple[str, list[str]]:
             if len(hits) == 1 and word not in types and word not in described:
                 return text[: the.start()] + hits[0] + text[the.end() :], [f"{the.group(0)!r} -> {hits[0]}"]
     return text, []
+
+
+# Which of a unit's options a word before the noun picks ("his other gun", "the locked one").
+_WHICH_OPTION = r"other|locked|new|second|current|equipped|main"
+
+
+def _in_slot_named(pack: Pack, own: list[str], word: str) -> list[str]:
+    """The unit's options (`own`) in the slot the pack's options named with `word` all fill ("gun":
+    Drum Gun and Spanner Gun are primaries); none when the word names no slot of one kind."""
+    option_kind = pack.catalog.schema.kind("option")
+    slot = pack.catalog.schema.kinds[option_kind].slot if option_kind else None
+    if option_kind is None or slot is None:
+        return []
+    options = pack.catalog.entities.get(option_kind, {}).values()
+    slots = {o.value(slot) for o in options if word.removesuffix("s") in o.display.lower().split()}
+    if len(slots) != 1:
+        return []
+    (value,) = slots
+    return [i for i in own if (o := pack.catalog.get(option_kind, i)) is not None and o.value(slot) == value]
+
+
+def _option_meant(pack: Pack, state: LiveState, uid: str, options: list[str], which: str | None) -> list[str]:
+    """Of the unit's `options`, the one `which` picks: the other (not equipped), the locked one (not
+    usable), else the equipped one; all of them when that does not single one out."""
+    view = StateView(pack, state)
+    owned = view.unit(uid)
+    equipped = set(owned.equipped.values()) if owned is not None else set()
+    which = (which or "").lower()
+    if which in ("other", "second", "new"):
+        picked = [o for o in options if o not in equipped]
+    elif which == "locked":
+        picked = [o for o in options if not view.option_usable(o, uid)]
+    else:
+        picked = [o for o in options if o in equipped]
+    return picked if len(picked) == 1 else options
 
 
 # Words a player uses for what an option does, and the words its text says it with (English).

@@ -1155,6 +1155,27 @@ def _spot_of(pack: Pack, sides: Sides, text: str, history: Sequence[Exchange]) -
     return f"{text[: spot.start()]}{name}'s {spot[1]}{text[spot.end() :]}", [f"{spot[0]!r} -> {name}'s"]
 
 
+# "Of those, who do I actually have", "which of them have I got": the last answer's units, owned.
+_OF_THOSE = re.compile(
+    r"^\W*(?:(?:ok|okay|so|and|um|uh)\W+)*(?:(?:out\s+)?of\s+(?:those|them|these)\W+(?:who|which)"
+    r"|(?:who|which)(?:\s+ones?)?\s+of\s+(?:those|them|these))\b.*\b(?:have|own|got|unlocked)\b",
+    re.IGNORECASE,
+)
+
+
+def _of_those(pack: Pack, sides: Sides, text: str, history: Sequence[Exchange]) -> tuple[str, list[str]]:
+    """ "Who is good on Docks" - "of those, who do I actually have": which of the units the last
+    answer named the player owns."""
+    if not history or not _OF_THOSE.match(text) or _units(pack, text):
+        return text, []
+    named = _units(pack, history[-1].reply)
+    if len(named) < 2:
+        return text, []
+    unit = pack.catalog.schema.kind("unit") or ""
+    names = ", ".join(display(pack, unit, u) for u in named)
+    return f"which of {names} do i have", [f"'of those' -> {names}"]
+
+
 def _instead_of(pack: Pack, sides: Sides, text: str, history: Sequence[Exchange]) -> tuple[str, list[str]]:
     """ "Who do I put in instead?" after "Renzo is a poor pick on Fathom Docks": instead of Renzo
     (the player's unit the last exchange was about: its question's, else its answer's first)."""
@@ -1268,7 +1289,7 @@ def _read_one(
     if history and (accepted := _accepted(pack, text, history[-1])) is not None:
         text, notes = accepted, [f"yes to {history[-1].reply.rsplit('. ', 1)[-1]!r}"]
     sides = Sides(pack, state)
-    text, named = option_by_word(pack, text)  # "Galehawk's dive": its Gale Dive
+    text, named = option_by_word(pack, text, state)  # "Galehawk's dive": its Gale Dive
     notes += named
     described, said, unclear = describe(pack, sides, text)
     if unclear is not None and history and _FOLLOW_UP.match(text):
@@ -1299,6 +1320,8 @@ def _read_one(
     text, said = _spot_of(pack, sides, text, history)
     notes += said
     text, said = _instead_of(pack, sides, text, history)
+    notes += said
+    text, said = _of_those(pack, sides, text, history)
     notes += said
     text, said = _by_level(pack, state, text, history)
     notes += said
@@ -1362,6 +1385,8 @@ def _read_one(
         else []
     )
     text, said = slotted(pack, state, text, last_units[0] if len(last_units) == 1 else None)
+    text, named = option_by_word(pack, text, state)  # "his other gun", now "Lorcan's other gun"
+    said += named
     text, named = option_by_description(pack, text)  # "Tidefang's giant wave move": Tsunami Crash
     said += named
     # A guess at what a question asked back meant is said as one ("Taking it as your Sparkwing.").

@@ -791,6 +791,9 @@ class IntentPrior:
         ):
             # "Is Hexmoth any good?": how that one does against what they field, not a team of one.
             p, rule = self._only(self.versus_pair), "one_rated"
+        elif self.analysis_pair is not None and not named and _WHO_AGAINST.search(abstracted):
+            # "Who am I up against?": their side, read (who they are, what they play).
+            p, rule = self._only(self.analysis_pair), "who_against"
         elif (
             self.info_pair is not None
             and abstracted.split().count(kind_token(unit or "")) == 1
@@ -1347,6 +1350,11 @@ _WHO_WINS = re.compile(
     r"|\bwho\s+beats\s+who\b|\bwhos\s+stronger\b"
 )
 # "What level is Galehawk", "how's my fox doing level wise" (English cue words).
+_WHO_AGAINST = re.compile(
+    r"\bwho\s+(?:am\s+i|are\s+we|m\s+i|re\s+we|im|were)\s+(?:even\s+)?(?:up\s+against|against|playing"
+    r"(?:\s+against)?|facing|fighting|versing)\b|\bwhos?\s+(?:is\s+|are\s+)?on\s+(?:their|the\s+(?:other|enemy))\s+"
+    r"(?:team|side)\b|\bwhat\s+(?:are\s+they|is\s+the\s+enemy|is\s+their\s+team)\s+(?:running|fielding|bringing)\b"
+)
 _WORTH_FIELDING = re.compile(
     r"\bworth\s+(?:bringing|putting|taking|playing|running|fielding|using|swapping|subbing)(?:\s+in)?\b"
 )
@@ -1664,7 +1672,10 @@ def _versus_pair(pack: Pack, labels: list[tuple[str, str]], against: Role = "uni
 
 def _opening(e: PhiEntry) -> str | None:
     """The recipe a Φ pair's answer opens with, past the steps for a narrower ask."""
-    return next((s.recipe for s in e.answer or [] if s.recipe not in _NARROW_STEPS), None)
+    # (A step with `asks` answers only the question its cue words ask: narrow too.)
+    return next(
+        (s.recipe for s in e.answer or [] if s.recipe not in _NARROW_STEPS and not s.inputs.get("asks")), None
+    )
 
 
 # Steps that answer only a narrower ask of their pair ("what are they weak to" of the analysis
