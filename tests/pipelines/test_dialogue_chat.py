@@ -58,7 +58,7 @@ SESSIONS: dict[str, dict[str, list[tuple[str, list[str], list[str]]]]] = {
         "usable_now": [  # its best matchup and the one of theirs that hits it hard
             (
                 "is tide fang usable at all right now",
-                ["Tidefang deals normal damage", "double damage to your Tidefang"],
+                ["Tidefang deals half damage", "double damage to your Tidefang"],
                 [],
             ),
         ],
@@ -265,6 +265,18 @@ SESSIONS: dict[str, dict[str, list[tuple[str, list[str], list[str]]]]] = {
         ],
         "levelled_enough": [("is emberfox levelled enough", ["level 14"], ["Emberfox is a common"])],
         "which_round": [("what round is this", ["round 2 of 3"], ["go with"])],
+        "taking_hits": [
+            ("why does my galehawk keep dying", ["Voltail deals double damage to your Galehawk"], [])
+        ],
+        "wont_die": [("their turtle just wont die", ["Against Shellbastion"], ["levelling"])],
+        "bare_name_again": [  # a name alone after a question: the question again, about it
+            ("is my sparkwing any good against their briarcat", [], []),
+            ("galehawk", ["Galehawk deals double damage"], ["learns"]),
+        ],
+        "even_with_all": [
+            ("is hexmoth good right now", ["normal damage to all of theirs"], ["Against Briarcat"])
+        ],
+        "resisted": [("is tidefang any good", ["half damage"], ["normal damage"])],
         "who_against": [("who are we facing", ["They field Briarcat, Shellbastion and Voltail"], [])],
         "what_it_does": [
             ("what does their electric critter do", ["Voltail is a common electric striker"], ["Not much"])
@@ -358,6 +370,14 @@ SESSIONS: dict[str, dict[str, list[tuple[str, list[str], list[str]]]]] = {
         "rated_here": [
             ("is my shotgun guy any use here", ["Renzo is a poor pick on Fathom Docks"], ["you have"])
         ],
+        "worth_it_this_game": [
+            ("is wendell worth it this match", ["Wendell counters none of their five"], ["Fenwick"])
+        ],
+        "counters_anyone": [
+            ("does renzo counter anyone on their team", ["Renzo counters none of their five"], [])
+        ],
+        "get_off": [("how do i get quillon off the high ground", ["Brannoc"], ["account level"])],
+        "known_group": [("is their team a known comp", ["Long Watch"], ["dive five"])],
         "who_against": [("who are we up against", ["They're running Brannoc, Quillon"], ["Which hero"])],
         "of_those": [
             ("which heroes are good on this map", [], []),

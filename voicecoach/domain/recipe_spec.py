@@ -190,7 +190,7 @@ RECIPES: dict[str, RecipeSpec] = {
                   "({other_context})"),
         _spec("matchup_status", {"unit": "select", "against": "select", "matchup": "literal",
                                  "hits_key": "key", "types": "select", "type_key": "key", "taken_key": "key",
-                                 "safe_key": "key"},
+                                 "safe_key": "key", "even_all_key": "key"},
               ("unit", "against", "matchup"), ("@unit", "foe", "@context", "status", "@types"), facts=True,
               doc="how a unit fares against a foe or on a context, in the matchup's words (against several, "
                   "the one it fares best against); hits_key: no one to match it against, the values of an "
@@ -198,7 +198,8 @@ RECIPES: dict[str, RecipeSpec] = {
                   "theirs: \"does wind do anything against that one\"; taken_key: one of theirs attacking "
                   "one of the player's (\"could their cat one-shot my fox\"), {foe} the attacker, and "
                   "for the player's unit what the foe deals back; safe_key: against several, none of "
-                  "them hits the player's unit harder than normal"),
+                  "them hits the player's unit harder than normal; even_all_key: against several, it "
+                  "fares better against none of them (its best is the even one)"),
         _spec("fact", {"entity": "select", "kind": "literal", "values": "values", "key_by": "literal",
                        "usable_only": "literal", "level_words": "literal", "asks": "literal"}, (),
               ("role_summary",), facts=True, entity_fields=True,

@@ -132,6 +132,8 @@ _FOLLOW_UP = re.compile(
     r"how\s+does\s+that\s+change\s+for)\s+(?:for\s+|with\s+)?(?P<rest>.+?)[\s?.!]*$",
     re.IGNORECASE,
 )
+# A question word: "what's Galehawk" asks its own question, a name alone does not.
+_ASKS_OWN = re.compile(r"\b(?:what|who|how|why|which|when|where|is|are|does|do|can|should)\b", re.IGNORECASE)
 # "Better than Sparkwing?", "is it stronger than the bird" (English cue words).
 _THAN = re.compile(
     r"^\s*(?:(?:and|so|ok|okay|but|hmm|uh|um|is\s+(?:it|he|she|that)|would\s+(?:it|he|she)\s+be)\b[\s,]*)*"
@@ -551,6 +553,17 @@ def _follow_up(pack: Pack, sides: Sides, text: str, history: Sequence[Exchange])
     if if_on is not None and history and _short(pack, if_on["rest"]):
         text = f"what about {if_on['rest']}"
     match = _FOLLOW_UP.match(text)
+    if match is None and history and _short(pack, text) and not _ASKS_OWN.search(text):
+        # "Is my bird any good against their cat?" - "the hawk one": the last question again, with
+        # that unit in place of the one on its side.
+        unit = pack.catalog.schema.kind("unit")
+        alone = [m for m in link_entities(pack, text) if m.kind == unit]
+        asked = [m for m in link_entities(pack, history[-1].utterance) if m.kind == unit]
+        side = sides.side_of(alone[0].id) if len(alone) == 1 else None
+        if side is not None and any(b.id != alone[0].id and sides.side_of(b.id) == side for b in asked):
+            redo = _substitute(pack, sides, history[-1].utterance, alone, set())
+            if redo is not None:
+                return redo, [f"a name alone: the last question about {alone[0].surface}"]
     if match is None or not history:
         return text, []
     # "What about Osmund, he's like level 2": the follow-up is the part before the aside (not

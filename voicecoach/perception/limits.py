@@ -96,7 +96,8 @@ THEIR_SIDE = re.compile(
 # hits X"), not put on it ("they swap in X"); the prior and the recipes read it.
 AGAINST_THEM = re.compile(
     r"\b(?:vs|versus|against|into)\s+(?:them|these\s+guys|those\s+guys|their)\b|\bdo\s+they\s+have\b"
-    r"|\b(?:anything|anyone|any)\s+of\s+theirs\b",
+    r"|\b(?:anything|anyone|any)\s+of\s+theirs\b|\bon\s+their\s+(?:team|side)\b"
+    r"|\b(?:in\s+|for\s+)?(?:this|these)\s+(?:game|match|guys)\b",
     re.IGNORECASE,
 )
 _SIDE_LOADOUT = re.compile(r"\b(?:loadouts?|equipped|gear)\b", re.IGNORECASE)

@@ -300,6 +300,12 @@ class IntentPrior:
             rf"(?:my\s+|our\s+|the\s+|their\s+)?{token}"
         )
         self._attack_on = re.compile(attack_on)
+        # "Is that like a known comp?", "are they running a meta team": the group kind's nouns.
+        groups = team_words(pack)
+        self._known_group = re.compile(
+            rf"\b(?:known|meta|standard|popular|real|named|pro)\s+(?:{groups})s?\b"
+            rf"|\bis\s+(?:that|this|it)\s+(?:like\s+)?(?:a|an)\s+(?:actual\s+)?(?:{groups})\b"
+        )
         self._what_it_does = re.compile(
             rf"\bwhat\s+(?:does|do|can|will)\s+(?:their\s+|the\s+|my\s+|our\s+|that\s+)?{token}\s+"
             r"(?:even\s+|actually\s+|really\s+)?do\b(?!\s+(?:against|vs|versus|into|to|about|on|with)\b)"
@@ -466,7 +472,7 @@ class IntentPrior:
         self._confront = re.compile(
             rf"\b{CONFRONT}\s+(?:their\s+|the\s+)?{token}"
             rf"|\b(?:who|which)\s+(?:\w+\s+)?hits?\s+(?:their\s+|the\s+)?{token}"
-            rf"|\b(?:pick|take|knock|shut|lock)\s+(?:their\s+|the\s+)?{token}\s+(?:off|out|down)\b"
+            rf"|\b(?:pick|take|knock|shut|lock|get|pull|push|drag|flush)\s+(?:their\s+|the\s+)?{token}\s+(?:off|out|down)\b"
             # "what can Wendell do about Quillon", "is Bexley better for Quillon"
             rf"|{token}\s+do\s+(?:anything\s+|something\s+|much\s+)?(?:about|against|vs|versus)\s+"
             rf"(?:their\s+|the\s+)?{token}"
@@ -791,6 +797,15 @@ class IntentPrior:
         ):
             # "Is Hexmoth any good?": how that one does against what they field, not a team of one.
             p, rule = self._only(self.versus_pair), "one_rated"
+        elif (
+            self.analysis_pair is not None
+            and not named
+            and self._known_group.search(abstracted)
+            and not re.search(r"\b(?:my|our|i|we)\b", abstracted)
+        ):
+            # "Is that like a known comp?", "are they running a meta team": their side read, and the
+            # known one it is like.
+            p, rule = self._only(self.analysis_pair), "known_group"
         elif self.analysis_pair is not None and not named and _WHO_AGAINST.search(abstracted):
             # "Who am I up against?": their side, read (who they are, what they play).
             p, rule = self._only(self.analysis_pair), "who_against"
@@ -802,6 +817,21 @@ class IntentPrior:
             # "What does their lightning critter do", "what does the oak guy do again": that unit
             # described, whoever's it is.
             p, rule = self._only(self.info_pair), "what_it_does"
+        elif (
+            self.versus_pair is not None
+            and abstracted.split().count(kind_token(unit or "")) == 1
+            and TAKING_HITS.search(abstracted)
+        ):
+            # "Why is my fox taking so much damage?": what of theirs hits it hard.
+            p, rule = self._only(self.versus_pair), "taking_hits"
+        elif (
+            self.counter_pair is not None
+            and abstracted.split().count(kind_token(unit or "")) == 1
+            and _WONT_DIE.search(abstracted)
+            and not re.search(r"\b(?:my|our)\b", abstracted)
+        ):
+            # "This turtle thing just will not die": how to beat it, not whether to level it.
+            p, rule = self._only(self.counter_pair), "wont_die"
         elif (
             (self.versus_pair or self.counter_pair) is not None
             and abstracted.split().count(kind_token(unit or "")) == 1
@@ -1338,6 +1368,7 @@ _PROGRESS = re.compile(r"\b(?:level\w*|evolv\w*|upgrad\w*|unlock\w*|invest\w*|bu
 # (RATED, plus doing anything at all.)
 _DOES_ANYTHING = re.compile(
     r"\b(?:do|does|doing)\s+(?:\w+\s+)?(?:anything|much|ok|okay|well)\b|\b(?:useful|useless|trash)\b"
+    r"|\bcounters?\s+(?:any(?:one|body|thing)?|some(?:one|body))\b"
 )
 # "Is my Oakhorn a problem for them", "would Hexmoth scare them" (English cue words).
 _TROUBLE_FOR_THEM = re.compile(
@@ -1355,8 +1386,21 @@ _WHO_AGAINST = re.compile(
     r"(?:\s+against)?|facing|fighting|versing)\b|\bwhos?\s+(?:is\s+|are\s+)?on\s+(?:their|the\s+(?:other|enemy))\s+"
     r"(?:team|side)\b|\bwhat\s+(?:are\s+they|is\s+the\s+enemy|is\s+their\s+team)\s+(?:running|fielding|bringing)\b"
 )
+# The player's unit on the receiving end: "why is my fox taking so much damage", "Galehawk keeps dying".
+TAKING_HITS = re.compile(
+    r"\b(?:taking|takes|took)\s+(?:so\s+much|a\s+lot\s+of|tons\s+of|too\s+much|loads\s+of|extra)\s+damage\b"
+    r"|\bkeeps?\s+(?:on\s+)?(?:dying|getting\s+(?:killed|hit|wrecked|destroyed|one\s*shot))\b"
+    r"|\bdies\s+(?:so\s+|too\s+)?(?:fast|quick|quickly|easily)\b"
+    r"|\bgetting\s+(?:wrecked|destroyed|smoked|melted|shredded|deleted|bullied)\b"
+)
+# One of theirs that outlasts the player's side: "this turtle just will not die", "can't kill him".
+_WONT_DIE = re.compile(
+    r"\b(?:will\s+not|won\s*t|wont|doesn\s*t|does\s+not|never)\s+(?:just\s+)?die\b|\bso\s+tanky\b"
+    r"|\b(?:can\s*t|cannot|can\s+not)\s+(?:even\s+)?(?:kill|take\s+down|break|crack|hurt)\b"
+)
 _WORTH_FIELDING = re.compile(
     r"\bworth\s+(?:bringing|putting|taking|playing|running|fielding|using|swapping|subbing)(?:\s+in)?\b"
+    r"|\bworth\s+(?:it|picking)\s+(?:in\s+|for\s+)?(?:this|these)\s+(?:game|match|round|map|guys)\b"
 )
 _ADD_ONE = re.compile(
     r"\badd\s+(?:someone|somebody|anyone|another|one\s+more|a\s+(?:fourth|fifth|4th|5th|third))\b"

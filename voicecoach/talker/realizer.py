@@ -174,7 +174,8 @@ def _cannot_answer(t: RealizerTurn) -> None:
 
 
 _COMPARES = re.compile(
-    r"\b(?:better|worse|stronger|weaker|harder|more damage|less damage|or|vs|versus|compared?)\b",
+    r"\b(?:better|worse|stronger|weaker|harder|more damage|less damage|or|vs|versus|compared?|"
+    r"difference|differ|different)\b",
     re.IGNORECASE,
 )
 

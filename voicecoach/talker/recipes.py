@@ -39,7 +39,7 @@ from voicecoach.domain.recipe_spec import RECIPES, TURN_PREFIX, RecipeSpec, role
 from voicecoach.domain.tool_shapes import select
 from voicecoach.domain.view import StateView
 from voicecoach.perception.limits import AGAINST_THEM, THEIR_SIDE
-from voicecoach.perception.prior import asks_members, team_words
+from voicecoach.perception.prior import TAKING_HITS, asks_members, normalise, team_words
 from voicecoach.talker.lines import Line, RealizerTurn, rotate, spoken_list
 from voicecoach.tools.builtin import multiplier, unmet_gates
 
@@ -235,7 +235,10 @@ def _threatened(c: _Ctx, m: Matchup, foes: list[str], theirs: list[str], mine: l
     threats = [u for u in dict.fromkeys(ranked) if multiplier(c.catalog, m, u, unit) > m.default]
     faced = [u for u in threats if u in theirs]
     lines: list[Line] = []
-    if THEIR_SIDE.search(c.t.utterance) and c.inputs.get("beats_key"):
+    # Asked against their side ("vs their team", "this game"): what it does to them, what of theirs
+    # beats it; never the catalog's counters they do not field.
+    vs_side = THEIR_SIDE.search(c.t.utterance) is not None or AGAINST_THEM.search(c.t.utterance) is not None
+    if vs_side and c.inputs.get("beats_key"):
         # What it does to them first: "Lorcan is a hard counter to their Tamsin."
         prey = max(theirs, key=lambda f: multiplier(c.catalog, m, unit, f), default=None)
         mult = multiplier(c.catalog, m, unit, prey) if prey is not None else m.default
@@ -244,7 +247,7 @@ def _threatened(c: _Ctx, m: Matchup, foes: list[str], theirs: list[str], mine: l
             lines = c.naming(c.inputs["beats_key"], [unit, prey], **{"@unit": c.name(unit)}, status=status)
         else:  # "Is Wendell even useful vs them": not much, he counters none of theirs
             lines = c.naming(c.inputs.get("idle_key"), [unit], **{"@unit": c.name(unit)})
-    if not faced and c.inputs.get("safe_key") and THEIR_SIDE.search(c.t.utterance):
+    if not faced and c.inputs.get("safe_key") and vs_side:
         # "How does my Dumaka do against their team?" and none of theirs beats it: say so, not
         # the catalog's counters, which the opponent does not field.
         return lines + c.naming(c.inputs["safe_key"], [unit], foe=c.name(unit))
@@ -978,7 +981,22 @@ def matchup_status(c: _Ctx) -> list[Line]:
     )
     key = c.step.none_key if mult == m.default and c.step.none_key else c.step.key
     axis = _axis_values(c, m, uid, other) if "foe" in where else {}  # "fire against grass": why
-    line = c.line(key, [uid], **{"@unit": c.name(uid)}, status=_words(m, mult), **where, **axis)
+    worst = min(others, key=lambda o: (multiplier(c.catalog, m, uid, o), others.index(o)))
+    if (
+        len(others) > 1
+        and mult == m.default
+        and "foe" in where
+        and multiplier(c.catalog, m, uid, worst) < mult
+    ):
+        # "Is Tidefang any good?": even at best, resisted by others: the resisted one says more.
+        other, mult = worst, multiplier(c.catalog, m, uid, worst)
+        where, axis = {"foe": c.name(other)}, _axis_values(c, m, uid, other)
+    if len(others) > 1 and mult == m.default and c.inputs.get("even_all_key") and "foe" in where:
+        # "Is Hexmoth any good in this one" and it is even with all of them: that, not one of them
+        # named as if it were the best.
+        line = c.line(c.inputs["even_all_key"], [uid], **{"@unit": c.name(uid)}, status=_words(m, mult))
+    else:
+        line = c.line(key, [uid], **{"@unit": c.name(uid)}, status=_words(m, mult), **where, **axis)
     if "foe" not in where or not c.view.owns(uid):
         return line
     # The other way round, for the player's own unit: "Is Tidefang usable right now?" is its best
@@ -1016,10 +1034,12 @@ _THEIRS_ATTACKS = re.compile(rf"{_ATTACK_VERBS}(?:\s+\w+){{0,2}}?\s+(?:my|our)\b
 
 
 def _attacks(c: _Ctx, target: str) -> bool:
-    """ "Voltail is gonna wreck Sparkwing", "could Briarcat one-shot my fox": an attack on `target`."""
+    """ "Voltail is gonna wreck Sparkwing", "could Briarcat one-shot my fox", "why is my fox taking
+    so much damage": an attack on `target`."""
     name = r"\s+".join(map(re.escape, c.name(target).split()))
     return (
         _THEIRS_ATTACKS.search(c.t.utterance) is not None
+        or TAKING_HITS.search(normalise(c.t.utterance)) is not None
         or re.search(rf"{_ATTACK_VERBS}(?:\s+\w+){{0,2}}?\s+{name}\b", c.t.utterance, re.IGNORECASE)
         is not None
     )
