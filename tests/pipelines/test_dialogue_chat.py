@@ -274,10 +274,12 @@ SESSIONS: dict[str, dict[str, list[tuple[str, list[str], list[str]]]]] = {
             ("galehawk", ["Galehawk deals double damage"], ["learns"]),
         ],
         "even_with_all": [
-            ("is hexmoth good right now", ["normal damage to all of theirs"], ["Against Briarcat"])
+            ("is hexmoth good right now", ["normal damage to each of them"], ["Against Briarcat"])
         ],
         "resisted": [("is tidefang any good", ["half damage"], ["normal damage"])],
         "who_against": [("who are we facing", ["They field Briarcat, Shellbastion and Voltail"], [])],
+        "choice_to_level": [("should i level tidefang or like focus galehawk", ["Galehawk"], ["Yes:"])],
+        "worth_time": [("is it worth putting time into tidefang", ["Riptide"], ["deals"])],
         "what_it_does": [
             ("what does their electric critter do", ["Voltail is a common electric striker"], ["Not much"])
         ],
@@ -369,6 +371,12 @@ SESSIONS: dict[str, dict[str, list[tuple[str, list[str], list[str]]]]] = {
         "wrong_lead": [("we're ahead, how do we keep it", ["Actually, you're down 0 to 1"], [])],
         "rated_here": [
             ("is my shotgun guy any use here", ["Renzo is a poor pick on Fathom Docks"], ["you have"])
+        ],
+        "option_when": [("when does dumaka get slugger", ["Slugger", "hero level 12"], ["already have"])],
+        "besides": [("any tanks besides dumaka", ["Brannoc", "Osmund"], ["Dumaka plays"])],
+        "levels_left": [
+            ("when do i get tamsin's buzzsaw drone", ["account level 12"], []),
+            ("ok so how many more levels", ["account level 12"], ["0 to 1"]),
         ],
         "worth_it_this_game": [
             ("is wendell worth it this match", ["Wendell counters none of their five"], ["Fenwick"])

@@ -86,7 +86,7 @@ _NOT_FILLER = {
 def _filler(word: str) -> bool:
     """An everyday word before a description noun the pack knows ("the spiky cat", "their purple
     bird"): a look the data does not record, so the noun describes alone."""
-    return word in _FILLER_ADJECTIVES or (
+    return (
         word.isalpha()
         and word not in _NOT_FILLER
         and word not in _STRONGEST
@@ -133,6 +133,9 @@ class Describer:
     # The head words of the unit's own options ("shotgun" of Auto Shotgun): a description only as
     # "the shotgun guy" (before a head noun), so "my hands are tired" names no one.
     gear: frozenset[str] = frozenset()
+    # The attribute values and their words ("water", "watery", "rare", "tank"): kinds of unit, not
+    # a look a word before them may qualify.
+    valued: frozenset[str] = frozenset()
 
 
 _DESCRIBERS: dict[int, tuple[Pack, Describer]] = {}
@@ -150,6 +153,7 @@ def describer(pack: Pack) -> Describer:
     words: dict[str, frozenset[str]] = {}
     strong: dict[str, frozenset[str]] = {}
     power: dict[str, float] = {}
+    valued: set[str] = set()
     for uid, entity in pack.catalog.entities.get(unit_kind, {}).items():
         found: set[str] = set()
         shared: set[str] = set()
@@ -166,6 +170,7 @@ def describer(pack: Pack) -> Describer:
                     found.add(typed.display.lower())
                     found.update(_adjectives(v.lower()))  # a type's adjective: "their grassy cat"
                 shared.update(role_words.get(v, []))
+        valued.update(found | shared)
         found.update(pack.catalog.epithet_words(unit_kind, entity))
         display = entity.display.lower()
         if " " not in display:
@@ -190,7 +195,7 @@ def describer(pack: Pack) -> Describer:
         words[uid] = words.get(uid, frozenset()) | heads
         strong[uid] = strong.get(uid, frozenset()) | heads
     gear_words = frozenset(w for ws in gear.values() for w in ws) - vocabulary
-    describer = Describer(words, vocabulary, power, strong, roles, gear_words)
+    describer = Describer(words, vocabulary, power, strong, roles, gear_words, frozenset(valued) | roles)
     _DESCRIBERS[id(pack)] = (pack, describer)
     return describer
 
@@ -351,7 +356,21 @@ def describe(pack: Pack, sides: Sides, text: str) -> tuple[str, list[str], Uncle
                 words.append(w)  # "the shotgun guy" (but "the roar one" is the move: a thing)
                 j += 1
                 continue
-            if j == i + 1 and _filler(w) and (next_word in d.vocabulary or next_word in heads):
+            if (
+                j == i + 1
+                and (next_word in d.vocabulary or next_word in heads)
+                and (
+                    w in _FILLER_ADJECTIVES
+                    # "the spiky cat": an everyday word before a look noun, after an article or owner
+                    # ("that hits earth" is a clause, not a look)
+                    or (
+                        det not in ("that", "this")
+                        and _filler(w)
+                        and next_word not in d.valued
+                        and not any(a <= tokens[j].start() < b for (a, b), _ in named)  # "the Spotter Drone"
+                    )
+                )
+            ):
                 j += 1  # "their big water tank": "big" says nothing the pack knows; the rest does
                 continue
             break
@@ -490,9 +509,40 @@ _WHICH_ARE = re.compile(
 )
 
 
+# "Any tanks besides Duke?", "other supports apart from Elowen": the player's others of that kind.
+_BESIDES = re.compile(
+    r"^\W*(?:(?:so|and|ok|okay|um|uh|do\s+i\s+have|have\s+i\s+got|got)\W+)*(?:any|other|another)(?:\s+other)?\s+"
+    r"(?P<kind>\w+)\s+(?:besides|other\s+than|apart\s+from|aside\s+from|except(?:\s+for)?)\s+(?P<rest>.+)$",
+    re.IGNORECASE,
+)
+
+
+def _owned_besides(pack: Pack, sides: Sides, text: str) -> tuple[str, list[str]]:
+    besides = _BESIDES.match(text)
+    if besides is None:
+        return text, []
+    d = describer(pack)
+    word = _singular(d, besides["kind"].lower()) or besides["kind"].lower()
+    unit_kind = pack.catalog.schema.kind("unit") or ""
+    named = {m.id for m in link_entities(pack, besides["rest"]) if m.kind == unit_kind}
+    if word not in d.vocabulary or not named:
+        return text, []
+    others = [
+        u for u in dict.fromkeys(sides.fielded + sides.owned) if word in d.words.get(u, ()) and u not in named
+    ]
+    names = [display(pack, unit_kind, u) for u in others]
+    if not names:
+        return text, []
+    asked = f"which of {', '.join(names)} do i have" if len(names) > 1 else f"do i have {names[0]}"
+    return asked, [f"{besides['kind']!r} besides {besides['rest']!r} -> {', '.join(names)}"]
+
+
 def _owned_kind(pack: Pack, sides: Sides, text: str) -> tuple[str, list[str]]:
     """A kind of unit the player asks whether they own, by the names of theirs it fits (at most
     three; none owned: the catalog's that fit, so the answer can say they have none)."""
+    asked, notes = _owned_besides(pack, sides, text)
+    if notes:
+        return asked, notes
     which = _WHICH_ARE.match(text)
     if which is not None:
         asked, notes = _owned_kind(pack, sides, f"what {which['kind']} have i got")

@@ -96,7 +96,7 @@ THEIR_SIDE = re.compile(
 # hits X"), not put on it ("they swap in X"); the prior and the recipes read it.
 AGAINST_THEM = re.compile(
     r"\b(?:vs|versus|against|into)\s+(?:them|these\s+guys|those\s+guys|their)\b|\bdo\s+they\s+have\b"
-    r"|\b(?:anything|anyone|any)\s+of\s+theirs\b|\bon\s+their\s+(?:team|side)\b"
+    r"|\b(?:anything|anyone|any)\s+of\s+theirs\b|\b(?:any(?:one|body|thing)?|some(?:one|body)|any\s+of\s+them)\s+on\s+their\s+(?:team|side)\b"
     r"|\b(?:in\s+|for\s+)?(?:this|these)\s+(?:game|match|guys)\b",
     re.IGNORECASE,
 )

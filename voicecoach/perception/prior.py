@@ -307,7 +307,7 @@ class IntentPrior:
             rf"|\bis\s+(?:that|this|it)\s+(?:like\s+)?(?:a|an)\s+(?:actual\s+)?(?:{groups})\b"
         )
         self._what_it_does = re.compile(
-            rf"\bwhat\s+(?:does|do|can|will)\s+(?:their\s+|the\s+|my\s+|our\s+|that\s+)?{token}\s+"
+            rf"\bwhat\s+(?:does|do|will)\s+(?:their\s+|the\s+|my\s+|our\s+|that\s+)?{token}\s+"
             r"(?:even\s+|actually\s+|really\s+)?do\b(?!\s+(?:against|vs|versus|into|to|about|on|with)\b)"
         )
         self._versus = re.compile(
@@ -529,6 +529,8 @@ class IntentPrior:
             ),
             None,
         )
+        # The pair that says when the player can use an option: its answer opens with option_status.
+        self.option_unlock_pair = _opening_pair(pack, self.labels, "option_status")
         self._level_for = re.compile(
             rf"\bwhat\s+(?:account\s+|player\s+)?level\s+(?:do\s+(?:i|we)\s+need|is\s+needed|does\s+it\s+take|"
             rf"unlocks?|gets?\s+(?:me|you))\s+(?:for\s+|to\s+(?:get|unlock)\s+)?{token}\b"
@@ -638,6 +640,7 @@ class IntentPrior:
             p = np.where(np.array([label in exclude for label in self.labels]), 0.0, p)
         rule = None
         unit = self.pack.catalog.schema.kind("unit")
+        option = self.pack.catalog.schema.kind("option")
         said = normalise(text)
         if ACKNOWLEDGED.match(said) and THANKS in self.labels:
             # "Okay, whatever you say, boss": taken in, nothing asked (not a request out of the game).
@@ -880,6 +883,15 @@ class IntentPrior:
             # "Is Lumifawn worth putting in against Voltail?": how one fares against the other, not
             # whether the unit is worth levelling.
             p, rule = self._only(self.versus_pair), "worth_against"
+        elif (
+            self.option_unlock_pair is not None
+            and self.labels[int(p.argmax())] == self.unit_unlock_pair
+            and option is not None
+            and kind_token(option) in abstracted.split()
+            and _WHEN_GETS.search(abstracted)
+        ):
+            # "When does Dumaka get Slugger?": when the option comes, not whether they have the unit.
+            p, rule = self._only(self.option_unlock_pair), "option_when"
         elif self.unit_unlock_pair is not None and self._level_for.search(abstracted):
             # "What level do I need for Bexley?": when the player gets that one, even one of theirs.
             p, rule = self._only(self.unit_unlock_pair), "level_for"
@@ -1341,12 +1353,17 @@ SWAP_TO = re.compile(
 # A few words that ask about something without naming it ("worth grinding for?", "how far off?"):
 # about what the last exchange was about. Not a greeting, thanks, acknowledgement or call for help.
 _ELLIPTICAL_WORDS = 4
+_LEAD_FILLERS = frozenset(
+    {"wait", "so", "and", "ok", "okay", "um", "uh", "hmm", "but", "then", "right", "alright"}
+)
 _ASKS_ABOUT = re.compile(r"\b(?:worth|ready|far|long|close|levels?|unlock|unlocks|unlocked|away|soon)\b")
 
 
 def elliptical(text: str) -> bool:
     said = normalise(text)
     words = said.split()
+    while len(words) > 1 and words[0] in _LEAD_FILLERS:
+        words = words[1:]  # "wait so how many more levels": the question after the fillers
     # "How long will that take": a word pointing back lets the question run a little longer.
     most = _ELLIPTICAL_WORDS + 2 if {"that", "it", "this"} & set(words) else _ELLIPTICAL_WORDS
     if words[:1] == ["how"] and words[1:2] in (["many"], ["far"], ["long"], ["close"], ["soon"]):
@@ -1398,8 +1415,12 @@ _WONT_DIE = re.compile(
     r"\b(?:will\s+not|won\s*t|wont|doesn\s*t|does\s+not|never)\s+(?:just\s+)?die\b|\bso\s+tanky\b"
     r"|\b(?:can\s*t|cannot|can\s+not)\s+(?:even\s+)?(?:kill|take\s+down|break|crack|hurt)\b"
 )
+_WHEN_GETS = re.compile(
+    r"\b(?:when|how\s+(?:long|soon)|what\s+level)\b.*\b(?:get|gets|unlock|unlocks|have|open)\b"
+)
 _WORTH_FIELDING = re.compile(
     r"\bworth\s+(?:bringing|putting|taking|playing|running|fielding|using|swapping|subbing)(?:\s+in)?\b"
+    r"(?!\s+(?:time|effort|work|resources|xp|exp|levels|money|points|hours)\b)"
     r"|\bworth\s+(?:it|picking)\s+(?:in\s+|for\s+)?(?:this|these)\s+(?:game|match|round|map|guys)\b"
 )
 _ADD_ONE = re.compile(
@@ -1602,7 +1623,13 @@ def _counter_pair(pack: Pack, labels: list[tuple[str, str]]) -> tuple[str, str] 
 # "Should I level Emberfox or Galehawk?", "who's better into Quillon, Brannoc or Lorcan": the player
 # offers units to choose from (English cue words; the units come from the linker).
 CHOOSING = re.compile(r"\b(?:should|which|who|whos|who's|better|best|rather|prefer|pick|choose)\b", re.I)
-_OR = re.compile(r"^\s*,?\s*or\s+(?:my\s+|the\s+|maybe\s+)?$", re.IGNORECASE)
+# "A or B", "A or like focus B", "A or should I just level B" (the verb of the choice said again).
+_OR = re.compile(
+    r"^\s*,?\s*or\s+(?:maybe\s+|like\s+|just\s+|instead\s+)*(?:(?:should\s+i\s+|do\s+i\s+)?(?:just\s+)?"
+    r"(?:focus(?:\s+on)?|level(?:\s+up)?|go(?:\s+with)?|pick|play|use|run|bring|train|invest\s+in)\s+)?"
+    r"(?:my\s+|the\s+|maybe\s+)?$",
+    re.IGNORECASE,
+)
 _COMMA = re.compile(r"^\s*,\s*$")
 _LEADING = re.compile(r"^\W*(?:(?:so|ok|okay|hmm|uh|um|and|then|like)\W+)*(?:my\s+|the\s+)?$", re.I)
 _THAN = re.compile(r"^\s*(?:\w+\s+){0,2}?(?:better|stronger|worse|weaker)\s+than\s+(?:my\s+|the\s+)?$", re.I)
@@ -1648,7 +1675,8 @@ def brought_in(pack: Pack, text: str, mentions: list[Mention] | None = None) -> 
 def offered(pack: Pack, text: str, mentions: list[Mention] | None = None) -> list[str]:
     """The units the player offers as a choice ("A or B", with a word that asks to choose), in
     order; [] when there is no such choice. One question with one answer: the pick among them."""
-    if _WHO_WINS.search(text) or _AIM_AT.search(text):
+    # ("Focus Galehawk" in a question about levelling is where to invest, not whom to shoot.)
+    if _WHO_WINS.search(text) or (_AIM_AT.search(text) and not _PROGRESS.search(text)):
         return []
     unit = pack.catalog.schema.kind("unit")
     units = [m for m in (mentions if mentions is not None else link_entities(pack, text)) if m.kind == unit]

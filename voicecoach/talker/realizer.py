@@ -251,6 +251,9 @@ def _premise(t: RealizerTurn) -> bool:
     return True
 
 
+_NEGATED = re.compile(r"\b(?:don't|doesn't|haven't|hasn't|isn't|aren't|not|no)\b", re.IGNORECASE)
+
+
 def _not_theirs_to_claim(t: RealizerTurn) -> None:
     """ "Is my Stormlynx any good against Voltail" when the roster has no Stormlynx: that first
     (an answer about "your Stormlynx" would confirm a unit the player does not have)."""
@@ -261,11 +264,12 @@ def _not_theirs_to_claim(t: RealizerTurn) -> None:
     for uid in sorted(t.said_mine):
         if t.owns(uid) or uid in theirs:
             continue
-        if not any(line.key == "has_missing" and uid in line.covers for line in t.lines):
-            name = t.pack.catalog.display_name(uid)
-            t.lines.insert(
-                0, Line("constraint_account", "has_missing", {unit: name}, "answer", frozenset([uid]))
-            )
+        name = t.pack.catalog.display_name(uid)
+        if any(
+            name in text and _NEGATED.search(text) for text in (say(t.pack, x, t.turn_index) for x in t.lines)
+        ):
+            return  # "Tractor Beam is Mireva's, and you haven't unlocked Mireva yet": said already
+        t.lines.insert(0, Line("constraint_account", "has_missing", {unit: name}, "answer", frozenset([uid])))
         return
 
 
