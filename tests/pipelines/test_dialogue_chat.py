@@ -278,6 +278,14 @@ SESSIONS: dict[str, dict[str, list[tuple[str, list[str], list[str]]]]] = {
         ],
         "resisted": [("is tidefang any good", ["half damage"], ["normal damage"])],
         "who_against": [("who are we facing", ["They field Briarcat, Shellbastion and Voltail"], [])],
+        "this_turn": [("what do i do this turn", ["Oakhorn"], ["Lumifawn"])],
+        "option_on_theirs": [  # a skill against the one of theirs named, as that one takes it
+            ("is blaze charge any good against their turtle", ["Shellbastion takes half damage from it"], []),
+            ("is gust cutter worth using on briarcat", ["Gust Cutter hits Briarcat for double damage"], []),
+        ],
+        "even_both_ways": [
+            ("voltail or my sparkwing, who wins", ["Voltail deals normal damage to your Sparkwing"], [])
+        ],
         "choice_to_level": [("should i level tidefang or like focus galehawk", ["Galehawk"], ["Yes:"])],
         "worth_time": [("is it worth putting time into tidefang", ["Riptide"], ["deals"])],
         "what_it_does": [
@@ -371,6 +379,16 @@ SESSIONS: dict[str, dict[str, list[tuple[str, list[str], list[str]]]]] = {
         "wrong_lead": [("we're ahead, how do we keep it", ["Actually, you're down 0 to 1"], [])],
         "rated_here": [
             ("is my shotgun guy any use here", ["Renzo is a poor pick on Fathom Docks"], ["you have"])
+        ],
+        "also_fielded": [
+            (
+                "who counters their tamsin",
+                ["play Brannoc", "Your Lorcan on the field counters Tamsin too"],
+                [],
+            )
+        ],
+        "beats_what": [
+            ("whats fenwick good against", ["Fenwick is a hard counter to Paxton"], ["win against Fenwick"])
         ],
         "option_when": [("when does dumaka get slugger", ["Slugger", "hero level 12"], ["already have"])],
         "besides": [("any tanks besides dumaka", ["Brannoc", "Osmund"], ["Dumaka plays"])],

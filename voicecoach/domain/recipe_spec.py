@@ -84,10 +84,13 @@ RECIPES: dict[str, RecipeSpec] = {
         _spec("pick_best", {"ranked": "select", "foes": "select", "matchup": "literal", "skip": "select",
                             "fielded_key": "key", "threat_key": "key", "only_key": "key",
                             "edge_key": "key", "tier_bonus": "literal", "neither_key": "key",
-                            "even_key": "key", "beats_key": "key", "safe_key": "key", "idle_key": "key"},
+                            "even_key": "key", "beats_key": "key", "safe_key": "key", "idle_key": "key",
+                            "fielded_first": "literal", "also_key": "key"},
               ("foes", "matchup"), ("@unit", "foe", "status", "reason", "other", "offered"), picks=True,
               doc="the best usable unit against the foes by a matchup, not one of `skip` (the ranking's "
-                  "order, then the roster's strongest), with the matchup's reason (none_key: the safest "
+                  "order, then the roster's strongest; `fielded_first`: the player's side before the "
+                  "bench; also_key: another unit on the player's side that beats the foe too), with the "
+                  "matchup's reason (none_key: the safest "
                   "one; fielded_key: one already on the player's side; threat_key: the units that beat the "
                   "player's own unit, named as theirs: 'what beats my Dumaka'; only_key: asked for another, "
                   "the last pick is still the only one that beats them; {other}: the best of the rest; the "
@@ -331,10 +334,11 @@ RECIPES: dict[str, RecipeSpec] = {
                   "beats one of `foes` (key); nothing on another turn"),
         _spec("saved_group", {}, (), ("name", "@units"),
               doc="the team the player saved, by its name (none_key: none saved)"),
-        _spec("option_hits", {"option": "select", "foes": "select", "matchup": "literal"},
+        _spec("option_hits", {"option": "select", "foes": "select", "matchup": "literal", "one_key": "key"},
               ("option", "foes", "matchup"), ("@option", "foe", "status"),
               doc="a usable option against `foes` by its value of an attribute matchup's attribute: the "
-                  "first it beats (key), none (none_key)"),
+                  "first it beats (key), none (none_key); one_key: the one foe the player named, which it "
+                  "does not beat, and how that foe takes it"),
     )
 }  # fmt: skip
 

@@ -83,7 +83,7 @@ _QUESTION = re.compile(
 _STATE_FIELD = re.compile(r"\b(?:level|levels|lvl|stage|evolved|evolution|unlocked)\b", re.IGNORECASE)
 _LOADOUT = re.compile(r"\b(?:equipped|loadout|running|using|build|run|runs|carry|carries|carrying)\b", re.I)
 _LOADOUT_ON = re.compile(
-    r"\b(?:equipped|running|using)\s+(?:on|by)\b|\b(?:whats|what's|what\s+is|what\s+s)\s+\w+\s+(?:running|using)\b"
+    r"\b(?:equipped|running)\s+(?:on|by)\b|\busing\s+by\b|\b(?:whats|what's|what\s+is|what\s+s)\s+\w+\s+(?:running|using)\b"
     r"|\bwhat\s+(?:does|do|is)\s+(?:\w+\s+)?(?:run|running|carry|carrying)\b",
     re.I,
 )

@@ -531,6 +531,8 @@ class IntentPrior:
         )
         # The pair that says when the player can use an option: its answer opens with option_status.
         self.option_unlock_pair = _opening_pair(pack, self.labels, "option_status")
+        # The pair that weighs an option against their side ("will Riptide hurt their team").
+        self.option_hits_pair = _opening_pair(pack, self.labels, "option_hits")
         self._level_for = re.compile(
             rf"\bwhat\s+(?:account\s+|player\s+)?level\s+(?:do\s+(?:i|we)\s+need|is\s+needed|does\s+it\s+take|"
             rf"unlocks?|gets?\s+(?:me|you))\s+(?:for\s+|to\s+(?:get|unlock)\s+)?{token}\b"
@@ -800,6 +802,16 @@ class IntentPrior:
         ):
             # "Is Hexmoth any good?": how that one does against what they field, not a team of one.
             p, rule = self._only(self.versus_pair), "one_rated"
+        elif (
+            self.option_hits_pair is not None
+            and option is not None
+            and abstracted.split().count(kind_token(option)) == 1
+            and abstracted.split().count(kind_token(unit or "")) == 1
+            and _USED_ON.search(abstracted)
+            and not re.search(r"\b(?:my|our)\b", abstracted)
+        ):
+            # "Is Blaze Charge worth using on their turtle?": the option against that one of theirs.
+            p, rule = self._only(self.option_hits_pair), "option_on"
         elif (
             self.analysis_pair is not None
             and not named
@@ -1414,6 +1426,9 @@ TAKING_HITS = re.compile(
 _WONT_DIE = re.compile(
     r"\b(?:will\s+not|won\s*t|wont|doesn\s*t|does\s+not|never)\s+(?:just\s+)?die\b|\bso\s+tanky\b"
     r"|\b(?:can\s*t|cannot|can\s+not)\s+(?:even\s+)?(?:kill|take\s+down|break|crack|hurt)\b"
+)
+_USED_ON = re.compile(
+    r"\b(?:use|using|used|good|work|works|effective|hurt|hit|worth\s+it)\s+(?:\w+\s+){0,2}?(?:on|against|vs|into)\b"
 )
 _WHEN_GETS = re.compile(
     r"\b(?:when|how\s+(?:long|soon)|what\s+level)\b.*\b(?:get|gets|unlock|unlocks|have|open)\b"

@@ -325,7 +325,7 @@ _BEATEN_AFTER = re.compile(
     r"(?:good|strong|great|best)\s+(?:against|into|vs))\b",
     re.IGNORECASE,
 )
-_BEATEN_BEFORE = re.compile(r"\b(?:what|who|which|whom)\b", re.IGNORECASE)
+_BEATEN_BEFORE = re.compile(r"\b(?:what|whats|who|whos|which|whom)\b", re.IGNORECASE)
 _BEATS_IT_BEFORE = re.compile(r"\b(?:beats?|counters?|against|vs|versus|into)\s+(?:\w+\s+)?$", re.IGNORECASE)
 
 
@@ -403,6 +403,10 @@ def _best_counter(c: _Ctx, m: Matchup, foes: list[str]) -> list[Line]:
     ranked = c.ids("ranked")
     ranked += _strongest_first(c, sorted(o.id for o in c.view.owned() if o.id not in ranked))
     ranked = c.t.fresh_first(ranked)
+    if c.inputs.get("fielded_first"):
+        # "What should I do this turn": a move with the team on the field before one off the bench.
+        fielded = set(c.view.player_side())
+        ranked = [u for u in ranked if u in fielded] + [u for u in ranked if u not in fielded]
     skip = set(c.ids("skip"))  # e.g. the units already on the player's side: "swap to" one of them
     usable = [u for u in ranked if c.usable(u) and u not in skip]
     offered = [u for u in usable if u in c.t.choice]
@@ -431,7 +435,17 @@ def _best_counter(c: _Ctx, m: Matchup, foes: list[str]) -> list[Line]:
                 )
                 if other is not None:
                     return c.line(c.inputs["only_key"], [other, uid, foe], **values, other=c.name(other))
-            return c.line(_fielded(c, uid, c.step.key), [uid, foe], **values)
+            picked = c.line(_fielded(c, uid, c.step.key), [uid, foe], **values)
+            # "Who counters their Tamsin": Brannoc, and the Lorcan already fielded counters her too.
+            also = [
+                u for u in c.view.player_side()
+                if u != uid and c.usable(u) and multiplier(c.catalog, m, u, foe) > m.default
+            ]  # fmt: skip
+            if also and c.inputs.get("also_key") and not c.t.choice:
+                picked += c.line(
+                    c.inputs["also_key"], [also[0], foe], **{"@unit": c.name(also[0])}, foe=c.name(foe)
+                )
+            return picked
     if not usable:
         return []
     symmetric = m.between[0] == m.between[1]
@@ -1003,7 +1017,9 @@ def matchup_status(c: _Ctx) -> list[Line]:
     # matchup and the one of theirs that hits it hard; "how does Emberfox do against Shellbastion"
     # is what it deals and what it takes; against their whole side with no one hitting it hard, that.
     if c.inputs.get("taken_key"):
-        line += _taken_lines(c, m, uid, others)
+        line += _taken_lines(
+            c, m, uid, others, asked=len(others) == 1 and mult == m.default
+        )  # even: both ways
     return line
 
 
@@ -2275,6 +2291,13 @@ def option_hits(c: _Ctx) -> list[Line]:
 
     weak = [f for f in c.ids("foes") if mult(f) > m.default]
     values = {"@option": c.name(oid), str(m.attribute): c.name(str(mine))}
+    named = [f for f in c.t.mentioned if f in c.ids("foes")]
+    if len(named) == 1 and not weak and c.inputs.get("one_key"):
+        # "Is Blaze Charge worth using on their turtle": that one, as it takes it (half, normal).
+        foe = named[0]
+        foe_value = _value(c, m.between[1], foe, m.attribute)
+        return c.line(c.inputs["one_key"], [oid], **values, foe=c.name(foe), status=_words(m, mult(foe)),
+                      **{f"foe_{m.attribute}": c.name(str(foe_value)) if foe_value else None})  # fmt: skip
     if weak:
         return c.line(c.step.key, [oid], **values, foe=c.name(weak[0]), status=_words(m, mult(weak[0])))
     return c.line(c.step.none_key, [oid], **values)
