@@ -380,12 +380,13 @@ SESSIONS: dict[str, dict[str, list[tuple[str, list[str], list[str]]]]] = {
         "rated_here": [
             ("is my shotgun guy any use here", ["Renzo is a poor pick on Fathom Docks"], ["you have"])
         ],
-        "also_fielded": [
+        "also_fielded": [  # asked for another after both were said: they are all
             (
                 "who counters their tamsin",
                 ["play Brannoc", "Your Lorcan on the field counters Tamsin too"],
                 [],
-            )
+            ),
+            ("anyone else", ["Brannoc and Lorcan are your only counters to Tamsin"], ["still the only one"]),
         ],
         "beats_what": [
             ("whats fenwick good against", ["Fenwick is a hard counter to Paxton"], ["win against Fenwick"])

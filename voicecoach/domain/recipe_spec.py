@@ -85,11 +85,13 @@ RECIPES: dict[str, RecipeSpec] = {
                             "fielded_key": "key", "threat_key": "key", "only_key": "key",
                             "edge_key": "key", "tier_bonus": "literal", "neither_key": "key",
                             "even_key": "key", "beats_key": "key", "safe_key": "key", "idle_key": "key",
-                            "fielded_first": "literal", "also_key": "key"},
-              ("foes", "matchup"), ("@unit", "foe", "status", "reason", "other", "offered"), picks=True,
+                            "fielded_first": "literal", "also_key": "key", "only_these_key": "key"},
+              ("foes", "matchup"), ("@unit", "@units", "foe", "status", "reason", "other", "offered"),
+              picks=True,
               doc="the best usable unit against the foes by a matchup, not one of `skip` (the ranking's "
                   "order, then the roster's strongest; `fielded_first`: the player's side before the "
-                  "bench; also_key: another unit on the player's side that beats the foe too), with the "
+                  "bench; also_key: another unit on the player's side that beats the foe too; "
+                  "only_these_key: asked for another when every one that beats the foe was said), with the "
                   "matchup's reason (none_key: the safest "
                   "one; fielded_key: one already on the player's side; threat_key: the units that beat the "
                   "player's own unit, named as theirs: 'what beats my Dumaka'; only_key: asked for another, "

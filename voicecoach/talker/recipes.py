@@ -426,7 +426,24 @@ def _best_counter(c: _Ctx, m: Matchup, foes: list[str]) -> list[Line]:
         foe = next((f for f in foes if multiplier(c.catalog, m, uid, f) > m.default), None)
         if foe is not None:
             values = _counter_values(c, m, uid, foe)
-            if c.t.alternative and uid in c.t.avoid and c.inputs.get("only_key"):
+            beating = [u for u in usable if multiplier(c.catalog, m, u, foe) > m.default]
+            if c.t.alternative and uid in c.t.avoid and any(u not in c.t.avoid for u in beating):
+                continue  # "what else?": one that beats it and was not said yet
+            rest = [u for u in usable if u not in beating]
+            if (
+                c.t.alternative
+                and len(beating) > 1
+                and set(beating) <= c.t.avoid
+                and rest
+                and c.inputs.get("only_these_key")
+            ):
+                # "Anyone else?" after every one that beats it was said: they are all, and the best
+                # of the rest.
+                best = min(rest, key=lambda u: (multiplier(c.catalog, m, foe, u), rest.index(u)))
+                units = {"@units": c.names(beating)}
+                return c.line(c.inputs["only_these_key"], [best, *beating, foe], **units, foe=c.name(foe),
+                              other=c.name(best))  # fmt: skip
+            if c.t.alternative and uid in c.t.avoid and len(beating) == 1 and c.inputs.get("only_key"):
                 # "Another option?" and the last pick is the only one that beats it: say so, and
                 # which other of theirs holds up best.
                 rest = [u for u in usable if u not in c.t.avoid]
