@@ -766,3 +766,11 @@ def test_oh_wait_i_meant_leaves_no_oh_behind() -> None:
         read_turn(pack, state, "what does dumaka run rn oh wait i meant renzo", []).text
         == "what does Renzo run rn"
     )
+
+
+def test_actually_inside_a_question_is_an_adverb_not_a_retraction() -> None:
+    pack, state = PET
+    said = "ok what do i actually do this turn"
+    assert read_turn(pack, state, said, []).text == said
+    retracted = read_turn(pack, state, "who beats voltail actually no what about briarcat", [])
+    assert retracted.text == "who beats Briarcat"

@@ -136,6 +136,11 @@ def test_a_score_the_player_has_wrong_is_set_right_first(state: LiveState, said:
     assert reply.startswith("Actually, you're ahead 1 to 0."), reply
 
 
+def test_a_lead_said_with_the_wrong_score_is_set_right(state: LiveState) -> None:
+    reply = speak(state, "we're up two nil so this round doesn't matter", "match", "winning")
+    assert reply.startswith("Actually, you're ahead 1 to 0."), reply
+
+
 @pytest.mark.parametrize(
     "said", ["we won round one, what now", "we're down a player", "we're up against Voltail"]
 )

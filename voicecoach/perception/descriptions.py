@@ -767,7 +767,9 @@ def option_by_word(pack: Pack, text: str, state: LiveState | None = None) -> tup
         theirs = re.search(r"\b(?:their|the\s+enemy'?s?|enemy)\s+$", text[: m.span[0]], re.IGNORECASE)
         if state is not None and theirs is None and (len(hits) != 1 or after["mod"]):
             # "Wendell's locked gun": of his guns (by name and by slot), the locked one.
-            kin = list(dict.fromkeys([*hits, *_in_slot_named(pack, own, word)]))
+            # (By slot only after a possessive: "Bexley quick?" is no perk of hers.)
+            possessive = after.group(0).startswith(("'s", "s"))
+            kin = list(dict.fromkeys([*hits, *(_in_slot_named(pack, own, word) if possessive else [])]))
             hits = _option_meant(pack, state, m.id, kin, after["mod"])
         if len(hits) == 1:
             said = named.get(hits[0]) or display(pack, option_kind, hits[0])
@@ -815,7 +817,12 @@ def _in_slot_named(pack: Pack, own: list[str], word: str) -> list[str]:
     if option_kind is None or slot is None:
         return []
     options = pack.catalog.entities.get(option_kind, {}).values()
-    slots = {o.value(slot) for o in options if word.removesuffix("s") in o.display.lower().split()}
+    # The head noun of a name ("Drum Gun": gun), not any word of it ("Quick Hands": not quick).
+    slots = {
+        o.value(slot)
+        for o in options
+        if word.removesuffix("s") == o.display.lower().split()[-1].removesuffix("s")
+    }
     if len(slots) != 1:
         return []
     (value,) = slots

@@ -778,6 +778,12 @@ _ANSWER_PRONOUN = re.compile(r"\b(?:it|he|him|his|she|her|that one|this one|that
 # --- the step --------------------------------------------------------------------------------------
 
 
+_ADVERB_AFTER = re.compile(
+    r"\b(?:i|we|you|he|she|they|it|do|does|did|is|are|was|should|can|could|would|will|really)\s*$",
+    re.IGNORECASE,
+)
+
+
 def _retracted(text: str) -> tuple[str, str] | None:
     """(retracted, question) when a correction cue retracts the question before it ("does
     Tidefang know Riptide, sorry, I meant does Galehawk have Gale Dive"; "who beats Voltail,
@@ -785,6 +791,8 @@ def _retracted(text: str) -> tuple[str, str] | None:
     for cue in _INLINE_CORRECTION.finditer(text):
         rest = text[cue.end() :]
         before = text[: cue.start()]
+        if _ADVERB_AFTER.search(before):
+            continue  # "what do I actually do this turn": an adverb in the question, not a retraction
         asked = _OPENS_QUESTION.match(before) and len(before.split()) >= 3  # not "hey, I mean ..."
         if (
             asked

@@ -833,13 +833,6 @@ class IntentPrior:
             # described, whoever's it is.
             p, rule = self._only(self.info_pair), "what_it_does"
         elif (
-            self.versus_pair is not None
-            and abstracted.split().count(kind_token(unit or "")) == 1
-            and TAKING_HITS.search(abstracted)
-        ):
-            # "Why is my fox taking so much damage?": what of theirs hits it hard.
-            p, rule = self._only(self.versus_pair), "taking_hits"
-        elif (
             self.counter_pair is not None
             and abstracted.split().count(kind_token(unit or "")) == 1
             and _WONT_DIE.search(abstracted)
@@ -882,9 +875,10 @@ class IntentPrior:
         elif (
             self.versus_pair is not None
             and abstracted.split().count(kind_token(unit or "")) == 1
-            and _TROUBLE_FOR_THEM.search(abstracted)
+            and (_TROUBLE_FOR_THEM.search(abstracted) or TAKING_HITS.search(abstracted))
         ):
-            # "Is my Oakhorn a problem for them?": how that one does against what they field.
+            # "Is my Oakhorn a problem for them?", "why is my fox taking so much damage?": how that
+            # one does against what they field (what of theirs hits it hard).
             p, rule = self._only(self.versus_pair), "trouble_for_them"
         elif (
             self.versus_pair is not None

@@ -236,6 +236,11 @@ def _premise(t: RealizerTurn) -> bool:
         wrong = mine == 0 and played if won_one else mine < theirs
     else:
         return False
+    stated = _stated_score(text)
+    if not wrong and stated is not None:
+        # "We're up two nil" at 1-0: the lead is right, the score is not.
+        high, low = max(stated), min(stated)
+        wrong = (high, low) != ((mine, theirs) if ahead else (theirs, mine))
     values = {"score_player": mine, "score_opponent": theirs}
     if not wrong:
         # "Let's go, we took round one": right, and said so, unless the answer says the score.
@@ -252,6 +257,21 @@ def _premise(t: RealizerTurn) -> bool:
 
 
 _NEGATED = re.compile(r"\b(?:don't|doesn't|haven't|hasn't|isn't|aren't|not|no)\b", re.IGNORECASE)
+
+
+_NUMBER = {"zero": 0, "nil": 0, "nothing": 0, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5}
+_STATED = re.compile(
+    r"\b(\d|zero|nil|one|two|three|four|five)(?:\s*[-:]\s*|\s+to\s+|\s+)(\d|zero|nil|nothing|one|two|three|four|five)\b"
+)
+
+
+def _stated_score(text: str) -> tuple[int, int] | None:
+    """The score the player says ("two nil", "1-0", "one to one"), as two numbers, or None."""
+    said = _STATED.search(text)
+    if said is None:
+        return None
+    a, b = (int(w) if w.isdigit() else _NUMBER[w] for w in said.groups())
+    return a, b
 
 
 def _not_theirs_to_claim(t: RealizerTurn) -> None:
