@@ -313,6 +313,10 @@ SESSIONS: dict[str, dict[str, list[tuple[str, list[str], list[str]]]]] = {
             ("anything good against briarcat", [], []),
             ("what about my pyrowl", ["Pyrowl isn't in your roster"], []),
         ],
+        "my_unowned_again": [  # "my" kept when the last question is asked again about it
+            ("is it worth bringing tidefang in", [], []),
+            ("what about my pyrowl", ["Pyrowl isn't in your roster"], []),
+        ],
         "how_bout": [("do i own stormlynx", [], []), ("how bout pyrowl", ["Pyrowl"], ["deals"])],
         "better_than": [
             ("is oakhorn any good", [], []),

@@ -611,6 +611,11 @@ def _follow_up(pack: Pack, sides: Sides, text: str, history: Sequence[Exchange])
         return f"should I put {name} in", [f"follow-up: {name} in, on {history[-1].utterance!r}"]
     if redo is None:
         return text, []
+    for m in new:
+        # "What about my Stormlynx": still the player's ("my") in the question asked again.
+        name = display(pack, m.kind, m.id)
+        if re.search(r"\b(?:my|our)\s+$", rest[: rest.lower().find(m.surface.lower())], re.IGNORECASE):
+            redo = re.sub(rf"(?<!my )(?<!our )(?<!their )\b{re.escape(name)}\b", f"my {name}", redo, count=1)
     return redo, [f"follow-up on {history[-1].utterance!r}"]
 
 
