@@ -279,6 +279,13 @@ SESSIONS: dict[str, dict[str, list[tuple[str, list[str], list[str]]]]] = {
         "resisted": [("is tidefang any good", ["half damage"], ["normal damage"])],
         "who_against": [("who are we facing", ["They field Briarcat, Shellbastion and Voltail"], [])],
         "this_turn": [("what do i do this turn", ["Oakhorn"], ["Lumifawn"])],
+        "the_other_noun": [  # of the units that word fits on that side, the one not named yet
+            ("is the bird on my team any good vs voltail", ["Sparkwing"], []),
+            ("and the other bird", ["Galehawk"], ["Which creature"]),
+        ],
+        "asked_whether": [
+            ("should i pull emberfox out, their turtle keeps wrecking him", [], ["as you asked"])
+        ],
         "option_on_theirs": [  # a skill against the one of theirs named, as that one takes it
             ("is blaze charge any good against their turtle", ["Shellbastion takes half damage from it"], []),
             ("is gust cutter worth using on briarcat", ["Gust Cutter hits Briarcat for double damage"], []),
@@ -409,6 +416,10 @@ SESSIONS: dict[str, dict[str, list[tuple[str, list[str], list[str]]]]] = {
         ],
         "get_off": [("how do i get quillon off the high ground", ["Brannoc"], ["account level"])],
         "known_group": [("is their team a known comp", ["Long Watch"], ["dive five"])],
+        "the_other_healer": [
+            ("how do i beat their healer", ["Nadira"], []),
+            ("and the other healer", ["Bexley"], ["Which hero"]),
+        ],
         "who_against": [("who are we up against", ["They're running Brannoc, Quillon"], ["Which hero"])],
         "of_those": [
             ("which heroes are good on this map", [], []),

@@ -1181,6 +1181,39 @@ def _spot_of(pack: Pack, sides: Sides, text: str, history: Sequence[Exchange]) -
     return f"{text[: spot.start()]}{name}'s {spot[1]}{text[spot.end() :]}", [f"{spot[0]!r} -> {name}'s"]
 
 
+_THE_OTHER = re.compile(r"\b(?P<det>the|my|our|their)\s+other\s+(?P<noun>[a-z]+)\b", re.IGNORECASE)
+
+
+def _the_other(pack: Pack, sides: Sides, text: str, history: Sequence[Exchange]) -> tuple[str, list[str]]:
+    """ "Is the bird on my team any good vs Voltail?" - "and the other bird": of the units that
+    word describes on that side, the one the last exchange did not name (when exactly one is left)."""
+    other = _THE_OTHER.search(text)
+    if other is None or not history:
+        return text, []
+    d = describer(pack)
+    noun = other["noun"].lower()
+    if noun not in d.vocabulary:
+        return text, []
+    last = history[-1]
+    named = _units(pack, last.utterance) + _units(pack, _first_sentence(last.reply))
+    said = side_word(other["det"])
+    side = (
+        said
+        if said != "any"
+        else next((sides.side_of(u) for u in named if noun in d.words.get(u, ())), "any")
+    )
+    pool = list(dict.fromkeys(u for group in sides.pools(side) for u in group))
+    fitting = [u for u in pool if noun in d.words.get(u, ())]
+    if not any(u in named for u in fitting):
+        return text, []
+    rest = [u for u in fitting if u not in named]
+    if len(rest) != 1:
+        return text, []
+    keep = {"theirs": "their ", "mine": "my "}.get(said, "")
+    name = display(pack, pack.catalog.schema.kind("unit") or "", rest[0])
+    return f"{text[: other.start()]}{keep}{name}{text[other.end() :]}", [f"{other.group(0)!r} -> {name}"]
+
+
 # "Of those, who do I actually have", "which of them have I got": the last answer's units, owned.
 _OF_THOSE = re.compile(
     r"^\W*(?:(?:ok|okay|so|and|um|uh)\W+)*(?:(?:out\s+)?of\s+(?:those|them|these)\W+(?:who|which)"
@@ -1315,6 +1348,8 @@ def _read_one(
     if history and (accepted := _accepted(pack, text, history[-1])) is not None:
         text, notes = accepted, [f"yes to {history[-1].reply.rsplit('. ', 1)[-1]!r}"]
     sides = Sides(pack, state)
+    text, other = _the_other(pack, sides, text, history)  # "and the other bird": the one not named
+    notes += other
     text, named = option_by_word(pack, text, state)  # "Galehawk's dive": its Gale Dive
     notes += named
     described, said, unclear = describe(pack, sides, text)

@@ -406,8 +406,8 @@ def _judgements(t: RealizerTurn, c2: GroundingControl) -> None:
     just_asked = bool(set(out) & set(t.mentioned))
     if not just_asked and not (picks and any(view.owns(u) for u in out)):
         out = []
-    if just_asked and t.sub_intent == "swap":
-        out = []  # "should I pull Sparkwing out?" asks; the swap answer is the reply, not "as you asked"
+    if just_asked and (t.sub_intent == "swap" or _ASKS_WHETHER.match(t.utterance)):
+        out = []  # "should I pull Sparkwing out?" asks; the answer is the reply, not "as you asked"
     if branch_of(pack, t.intent, t.sub_intent) != "recommend":
         out = []  # "which round is this?": a fact names no pick, so there is nothing to keep them out of
     if out:
@@ -420,6 +420,13 @@ def _judgements(t: RealizerTurn, c2: GroundingControl) -> None:
             out,
             **{view.unit_kind: spoken_list([pack.catalog.display_name(u) for u in out])},
         )
+
+
+# "Should I pull Emberfox out", "do I bench Oakhorn": asked whether, not told to (English cue words).
+_ASKS_WHETHER = re.compile(
+    r"^\W*(?:(?:so|ok|okay|um|uh|wait|and|hmm)\W+)*(?:should|shall|do|can|would|could|must)\s+(?:i|we)\b",
+    re.I,
+)
 
 
 def _needs_roster(entry: PhiEntry | None) -> bool:
