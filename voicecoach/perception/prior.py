@@ -209,13 +209,19 @@ class IntentPrior:
         self.threshold = float(doc["threshold"]) if threshold is None else threshold
         self.heldout: dict[str, Any] = doc.get("heldout", {})
         # The Φ pairs the rules in `predict` stand for, read from Φ once.
-        self.counter_pair, self.swap_pair = _counter_pair(pack, self.labels), _swap_pair(pack, self.labels)
+        self.counter_pair, self.swap_pair = (
+            _counter_pair(pack, self.labels),
+            _step_pair(pack, self.labels, "pick_swap"),
+        )
         self.strongest_pairs = _strongest_pairs(pack, self.labels)
         # The pairs whose answer picks units: a choice asked as one of them keeps it.
         self.picking_pairs = {(e.intent, e.sub_intent) for e in pack.phi if _picks_first(e)}
         self.strongest_first = _opening_pair(pack, self.labels, "pick_strongest")
         self.role_pair = _opening_pair(pack, self.labels, "fill_role")  # "who fills the tank slot"
-        self.fill_pair = self.role_pair or _fill_pair(pack, self.labels)  # "should I add someone"
+        # "Should I add someone": the pair that picks one the player does not field yet.
+        self.fill_pair = self.role_pair or _step_pair(
+            pack, self.labels, "pick_strongest", skip="$ic.match.player_lineup"
+        )
         # ... of those, the ones that rank by power, not only by level (strike's strength is its level)
         self.by_power_pairs = {
             (e.intent, e.sub_intent)
@@ -399,26 +405,10 @@ class IntentPrior:
         )
         self._group_token = kind_token(group_kind or "")
         # "What level is my Lorcan": the pair whose ownership step says a unit's level (level_key).
-        self.level_pair = next(
-            (
-                (e.intent, e.sub_intent)
-                for e in pack.phi
-                if any(s.recipe == "ownership" and s.inputs.get("level_key") for s in e.answer or [])
-                and (e.intent, e.sub_intent) in self.labels
-            ),
-            None,
-        )
+        self.level_pair = _step_pair(pack, self.labels, "ownership", level_key=True)
         # "Who's the lowest level out of them", "rank my pets by level": the pair whose strongest pick
         # can rank by level.
-        self.level_rank_pair = next(
-            (
-                (e.intent, e.sub_intent)
-                for e in pack.phi
-                if any(s.recipe == "pick_strongest" and s.inputs.get("ranked_key") for s in e.answer or [])
-                and (e.intent, e.sub_intent) in self.labels
-            ),
-            None,
-        )
+        self.level_rank_pair = _step_pair(pack, self.labels, "pick_strongest", ranked_key=True)
         # "What heroes do I even have", "list my pets": the pair that lists the player's units.
         self.roster_pair = next(
             (
@@ -1799,26 +1789,24 @@ def _opening_pair(pack: Pack, labels: list[tuple[str, str]], *recipes: str) -> t
     )
 
 
-def _fill_pair(pack: Pack, labels: list[tuple[str, str]]) -> tuple[str, str] | None:
-    """The Φ pair that picks a unit for an open slot: its answer picks one the player does not
-    field yet (a `pick_strongest` step skipping the player's lineup)."""
-    fills = (
-        (e.intent, e.sub_intent)
-        for e in pack.phi
-        if any(
-            s.recipe == "pick_strongest" and s.inputs.get("skip") == "$ic.match.player_lineup"
-            for s in e.answer or []
-        )
+def _step_pair(
+    pack: Pack, labels: list[tuple[str, str]], recipe: str, **inputs: object
+) -> tuple[str, str] | None:
+    """The first Φ pair (of `labels`) whose answer has a `recipe` step with these inputs (True: any
+    value given)."""
+    return next(
+        (
+            (e.intent, e.sub_intent)
+            for e in pack.phi
+            if any(
+                s.recipe == recipe
+                and all(s.inputs.get(k) if v is True else s.inputs.get(k) == v for k, v in inputs.items())
+                for s in e.answer or []
+            )
+            and (e.intent, e.sub_intent) in labels
+        ),
+        None,
     )
-    return next((pair for pair in fills if pair in labels), None)
-
-
-def _swap_pair(pack: Pack, labels: list[tuple[str, str]]) -> tuple[str, str] | None:
-    """The Φ pair answered by a swap of the player's team (its answer's `pick_swap` step)."""
-    swaps = (
-        (e.intent, e.sub_intent) for e in pack.phi if any(s.recipe == "pick_swap" for s in e.answer or [])
-    )
-    return next((pair for pair in swaps if pair in labels), None)
 
 
 _GROUP_PATTERNS: dict[tuple[str, str], re.Pattern[str]] = {}
