@@ -7,6 +7,11 @@ with its worker (SIGKILL, mid-session), the client reconnects through the load b
 lands on the other worker, which resumes the session from Redis: the next turn goes on from
 the right index, and no turn is lost or duplicated. Players hold tokens minted per session
 (VOICECOACH_SIGNING_KEY, as docs/DEPLOY.md); none of them, nor the workers' static token, is in a log.
+
+A second case takes the store away (a private redis-server with deploy/redis.conf, killed -9):
+every worker's /api/health says 503, HAProxy marks them all down and answers a new connection
+itself with its 503 (deploy/haproxy.cfg's `http-error`), at once; once Redis is back the workers
+are healthy again, a new player gets a session and the old one resumes with every turn.
 """
 
 from __future__ import annotations
@@ -19,16 +24,19 @@ import signal
 import subprocess
 import sys
 import time
+import urllib.error
 import urllib.request
 from collections.abc import AsyncIterator
 from pathlib import Path
 
 import pytest
 import pytest_asyncio
+import websockets
 
 from tests.live_server import GAME_STATE, TOKEN, free_port
 from tests.pipelines.test_turn import Router
 from tests.processes import stop_all
+from tests.redis_server import RedisServer
 from voicecoach.app.client import CoachClient, CoachClosed
 from voicecoach.coach import protocol
 from voicecoach.coach.store import RedisSessionStore
@@ -38,6 +46,7 @@ from voicecoach.testing.scripted_llm import Script, ScriptedLLMServer
 
 ROOT = Path(__file__).resolve().parents[2]
 HAPROXY_CFG = ROOT / "deploy" / "haproxy.cfg"
+REDIS_CONF = ROOT / "deploy" / "redis.conf"
 REPLY = Script("Keep Sparkwing in and lead with Emberfox.", inter_token_s=0.01)
 SIGNING_KEY = "deploy-test-signing-key-0123456789abcdef"
 
@@ -135,6 +144,23 @@ async def deployment(
         await asyncio.to_thread(deployed.stop)
 
 
+@pytest_asyncio.fixture
+async def outage(
+    haproxy: str, llm: tuple[ScriptedLLMServer, Router], tmp_path: Path
+) -> AsyncIterator[tuple[Deployment, RedisServer]]:
+    """A deployment on a private Redis (deploy/redis.conf, AOF) that the test may kill and restart."""
+    (tmp_path / "redis").mkdir()
+    redis = await asyncio.to_thread(RedisServer(tmp_path / "redis", REDIS_CONF).start)
+    try:
+        deployed = await asyncio.to_thread(Deployment, redis.url, llm[0].base_url, tmp_path)
+        try:
+            yield deployed, redis
+        finally:
+            await asyncio.to_thread(deployed.stop)
+    finally:
+        await asyncio.to_thread(redis.stop)
+
+
 async def ask(
     client: CoachClient, store: RedisSessionStore, session: str, turns: int
 ) -> protocol.TurnCompletedEvent:
@@ -209,3 +235,125 @@ async def test_killed_worker_session_resumes_on_the_other_with_nothing_lost(depl
     assert "GET /ws" in logs["haproxy.log"], logs["haproxy.log"][-2000:]
     for name, text in logs.items():
         assert token not in text and TOKEN not in text, name
+
+
+def store_status(port: int) -> str | None:
+    """A worker's /api/health `store` (its body comes with a 503 too); None if it does not answer."""
+    try:
+        with urllib.request.urlopen(f"http://127.0.0.1:{port}/api/health", timeout=1) as response:
+            return str(json.loads(response.read())["store"])
+    except urllib.error.HTTPError as err:
+        assert err.code == 503
+        return str(json.loads(err.read())["store"])
+    except OSError:
+        return None
+
+
+def lb_health(deployment: Deployment) -> int:
+    """The status HAProxy answers /api/health with (a worker's, or its own 503 when none is up)."""
+    try:
+        with urllib.request.urlopen(f"http://127.0.0.1:{deployment.lb}/api/health", timeout=2) as response:
+            return int(response.status)
+    except urllib.error.HTTPError as err:
+        return err.code
+
+
+async def test_store_down_haproxy_refuses_at_once_and_all_comes_back(
+    outage: tuple[Deployment, RedisServer],
+) -> None:
+    deployment, redis = outage
+    store = RedisSessionStore(redis.url)
+    session = "outage-player"
+    token = mint(SIGNING_KEY, session, ttl_s=600)
+    client = await CoachClient.connect(
+        deployment.url, token=token, session=session, token_in_subprotocol=True
+    )
+    try:
+        pushed = await client.push_state(snapshot=GAME_STATE)
+        assert (await ask(client, store, session, turns=1)).turn_index == 0
+    finally:
+        await client.close()
+    store.close()
+
+    redis.kill()  # kill -9: no shutdown save; the AOF (appendfsync always) has every acknowledged write
+    down = time.monotonic()
+    workers = list(deployment.workers.values())
+    async with asyncio.timeout(15):
+        while not all("unavailable" in (store_status(port) or "") for port in workers):
+            await asyncio.sleep(0.1)
+    workers_503_ms = (time.monotonic() - down) * 1000.0
+
+    # Until HAProxy has marked both down (fall 2, inter 500ms) a worker refuses with a reason
+    # (1013); after that HAProxy answers the upgrade itself. Either way a refusal, never a hang.
+    before_lb: list[tuple[int | None, str]] = []
+    refused: websockets.InvalidStatus | None = None
+    async with asyncio.timeout(15):
+        while refused is None:
+            asked = time.monotonic()
+            try:
+                opened = await CoachClient.connect(deployment.url, token=token, session=session, timeout_s=5)
+            except CoachClosed as closed:
+                before_lb.append((closed.close_code, closed.reason))
+            except websockets.InvalidStatus as status:
+                refused = status
+            else:
+                await opened.close()
+                raise AssertionError("a session opened while its store was down")
+            answered_ms = (time.monotonic() - asked) * 1000.0
+            assert answered_ms < 2000, f"a refusal took {answered_ms:.0f} ms"
+            await asyncio.sleep(0.1)
+    lb_503_ms = (time.monotonic() - down) * 1000.0
+    assert all(
+        r == (protocol.CloseCode.TRY_AGAIN_LATER, "the session store is unreachable; retry in a few seconds")
+        for r in before_lb
+    ), before_lb
+    response = refused.response
+    body = response.body.decode() if response.body else ""
+    assert response.status_code == 503
+    assert response.headers.get("Retry-After") == "5"
+    assert body.startswith("no-worker: ") and "retry in a few seconds" in body, body
+    assert lb_health(deployment) == 503
+
+    await asyncio.to_thread(redis.start)  # the same port and data directory: its AOF is replayed
+    back = time.monotonic()
+    async with asyncio.timeout(15):
+        while not all(store_status(port) == "ok" for port in workers):
+            await asyncio.sleep(0.1)
+        workers_ok_ms = (time.monotonic() - back) * 1000.0
+        while lb_health(deployment) != 200:
+            await asyncio.sleep(0.1)
+    lb_ok_ms = (time.monotonic() - back) * 1000.0
+    # HAProxy marks a worker up after two passing checks (rise 2): a connection may still get its
+    # 503 for a moment, which the game retries as told.
+    async with asyncio.timeout(15):
+        while True:
+            try:
+                newcomer = await CoachClient.connect(
+                    deployment.url, token=mint(SIGNING_KEY, "newcomer", 600), session="newcomer", timeout_s=10
+                )
+                break
+            except websockets.InvalidStatus as status:
+                assert status.response.status_code == 503
+                await asyncio.sleep(0.2)
+    new_ms = (time.monotonic() - back) * 1000.0
+    print(
+        f"\nstore down: workers 503 after {workers_503_ms:.0f} ms, HAProxy 503 after {lb_503_ms:.0f} ms "
+        f"({len(before_lb)} worker refusals 1013 before it); store back: workers 200 after "
+        f"{workers_ok_ms:.0f} ms, HAProxy 200 after {lb_ok_ms:.0f} ms, a new session after {new_ms:.0f} ms"
+    )
+    try:
+        assert newcomer.session is not None and not newcomer.session.resumed
+    finally:
+        await newcomer.close()
+
+    store = RedisSessionStore(redis.url)
+    again = await CoachClient.connect(deployment.url, token=token, session=session, token_in_subprotocol=True)
+    try:
+        assert again.session is not None and again.session.resumed and again.session.turns == 1
+        assert again.session.state.version == pushed.version
+        assert (await ask(again, store, session, turns=2)).turn_index == 1
+    finally:
+        await again.close()
+    turns = await asyncio.to_thread(store.load_turns, session)
+    assert [t.turn_index for t in turns] == [0, 1] and all(t.completed for t in turns)
+    store.close()

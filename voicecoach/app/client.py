@@ -16,6 +16,7 @@ package; everything else runs anywhere.
 As a command, it asks a running server with recorded questions and times each turn:
 
     voicecoach client --token T --state game.json q1.wav q2.wav --repeat 3 --save-audio replies.wav
+    voicecoach client --token T --session S --text "what beats water?"     # a typed question
 
 (`python -m voicecoach.app.client` is the same.)
 """
@@ -41,6 +42,7 @@ from urllib.parse import urlencode, urlsplit, urlunsplit
 import numpy as np
 import soundfile as sf
 import websockets
+from loguru import logger
 from pipecat.frames.frames import InputAudioRawFrame, InputTransportMessageFrame, OutputAudioRawFrame
 from pipecat.frames.frames import OutputTransportMessageUrgentFrame as _MessageFrame
 from pipecat.serializers.protobuf import ProtobufFrameSerializer
@@ -480,6 +482,16 @@ async def _ask_files(args: argparse.Namespace) -> int:
         if args.save_audio:
             out = reply_audio_path(Path(args.save_audio), i, len(questions))
             print(f"  reply audio: {out} ({coach.save_audio(out, after=asked):.1f} s)")
+    for text in args.text * args.repeat:
+        n = len(coach.messages)
+        await coach.ask(text)
+        done = await coach.wait_event("turn-completed", timeout=args.timeout, after=n)
+        measured = await coach.wait_event("latency", timeout=args.timeout, after=n)
+        assert isinstance(done, protocol.TurnCompletedEvent) and isinstance(measured, protocol.LatencyEvent)
+        # A turn is stored as completed once its reply was heard to the end: wait for it.
+        await coach.wait_message("bot-stopped-speaking", timeout=args.timeout, after=n)
+        print(f"typed: {text!r} -> {done.reply!r} (turn {done.turn_index})")
+        print(f"  first audio {measured.s2fa_ms} ms after the question arrived (server)")
     summary = latency.summarize(m for m in client_ms if m == m)
     if summary is not None:
         print("S2FA client: " + ", ".join(f"{k} {v}" for k, v in summary.as_dict().items()))
@@ -488,7 +500,20 @@ async def _ask_files(args: argparse.Namespace) -> int:
 
 
 def run(args: argparse.Namespace) -> int:
-    return asyncio.run(_ask_files(args))
+    if not args.wav and not args.text:
+        raise SystemExit("nothing to ask: give WAVs or --text QUESTION")
+    # Pipecat's serializer logs every frame at DEBUG: only what went wrong, besides our lines.
+    logger.remove()
+    logger.add(sys.stderr, level="WARNING")
+    try:
+        return asyncio.run(_ask_files(args))
+    except CoachClosed as err:  # the server said why: one line, not a traceback
+        raise SystemExit(f"refused: {err}") from None
+    except websockets.InvalidStatus as err:  # a load balancer with no worker free answers itself
+        body = err.response.body.decode(errors="replace").strip() if err.response.body else ""
+        raise SystemExit(f"refused: HTTP {err.response.status_code}: {body or err}") from None
+    except OSError as err:
+        raise SystemExit(f"cannot reach {args.url}: {err}") from None
 
 
 def main(argv: list[str] | None = None) -> int:

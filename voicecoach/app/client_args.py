@@ -6,11 +6,20 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-CLIENT_DESCRIPTION = "Ask a running coach server with WAVs; time S2FA (and save the replies' audio)."
+CLIENT_DESCRIPTION = (
+    "Ask a running coach server with WAVs or typed questions; time S2FA (and save the replies' audio)."
+)
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("wav", nargs="+", help="questions, one WAV each (any rate; sent as 16 kHz)")
+    parser.add_argument("wav", nargs="*", help="questions, one WAV each (any rate; sent as 16 kHz)")
+    parser.add_argument(
+        "--text",
+        action="append",
+        default=[],
+        metavar="QUESTION",
+        help="a typed question, asked after the WAVs (repeatable); the reply is waited for to its end",
+    )
     parser.add_argument("--url", default="ws://127.0.0.1:8765/ws", help="the server's websocket")
     parser.add_argument("--token", default=None, help="the server's token (default: $VOICECOACH_TOKEN)")
     parser.add_argument("--session", default="client", help="session id; an existing one is resumed")
