@@ -8,6 +8,10 @@
 // the second turn, takes a screenshot, and prints what the page saw as one JSON line.
 // With `"look": true` it only connects and waits for the game state to be shown, and reports
 // the page's visible text too (a pack's view; no turn is spoken).
+// With `"attempts": [{token, session}, ...]` it connects the page with each token in turn (typed
+// into the token field, as a player pastes one) and reports what the page then showed: ready, or
+// the reason it was told, and the websocket URLs it opened; with `"takeover": {token}` a second
+// page then opens the first attempt's session and the first page reports what it was told.
 import { chromium } from "playwright-core";
 
 const config = JSON.parse(process.argv[2]);
@@ -66,11 +70,13 @@ async function step(name, fn) {
 
 try {
   await step("open", () => page.goto(config.url));
-  await step("connect", async () => {
-    await page.click("#connect");
-    await page.waitForFunction(() => window.voicecoach.ready, null, { timeout: 30000 });
-  });
-  if (config.look) {
+  if (!config.attempts)
+    await step("connect", async () => {
+      await page.click("#connect");
+      await page.waitForFunction(() => window.voicecoach.ready, null, { timeout: 30000 });
+    });
+  if (config.attempts) await attempts();
+  else if (config.look) {
     await step("state shown", () =>
       page.waitForFunction(() => (window.voicecoach.state?.version ?? 0) > 0, null, { timeout: 20000 }),
     );
@@ -120,4 +126,41 @@ async function conversation() {
     page.waitForFunction(() => window.voicecoach.completed.length >= 2, null, { timeout: 60000 }),
   );
   await page.waitForTimeout(1500); // let the latency panel and the coach line settle
+}
+
+// One connection per attempt; what the player was shown for each.
+async function attempts() {
+  const sockets = [];
+  context.on("page", (p) => p.on("websocket", (ws) => sockets.push(ws.url())));
+  page.on("websocket", (ws) => sockets.push(ws.url()));
+  const shown = (p) =>
+    p.evaluate(() => ({
+      ready: window.voicecoach.ready,
+      closeReason: window.voicecoach.closeReason,
+      closeCode: window.voicecoach.closeCode,
+      status: document.getElementById("status").textContent,
+      session: document.getElementById("session").value,
+      hash: location.hash,
+    }));
+  const connect = async (p, attempt) => {
+    await p.goto(config.url);
+    await p.reload(); // a fresh page: the hash alone does not reload it
+    await p.fill("#token", attempt.token);
+    if (attempt.session !== undefined) await p.fill("#session", attempt.session);
+    await p.click("#connect");
+    await p.waitForFunction(() => window.voicecoach.ready || window.voicecoach.closeReason, null, { timeout: 20000 });
+    return shown(p);
+  };
+  result.attempts = [];
+  for (const attempt of config.attempts) result.attempts.push(await connect(page, attempt));
+  if (config.takeover) {
+    const first = result.attempts[0];
+    await connect(page, config.attempts[0]);
+    const other = await context.newPage();
+    result.takeover = { newer: await connect(other, config.takeover) };
+    await page.waitForFunction(() => window.voicecoach.closeReason, null, { timeout: 20000 });
+    result.takeover.older = await shown(page);
+    result.takeover.session = first.session;
+  }
+  result.sockets = sockets;
 }

@@ -11,6 +11,10 @@ conditioning must no longer offer it. A screenshot is kept under runs/browser/.
 A second case serves strike_team (a pack with a schema.json): the page must show its heroes,
 its match and its map by name, under the pack's own headings, and none of pet's panels.
 
+A third connects the page as a player behind a load balancer does, with a signed token typed into
+it: the token goes as a websocket subprotocol, never in a URL; a refused or taken-over page shows
+the server's own reason.
+
 Needs `chromium` and `tests/browser/node_modules` (.ci/run installs both); without them the
 test is skipped, unless VOICECOACH_REQUIRE_BROWSER=1 (set by .ci/run) makes that a failure.
 """
@@ -33,6 +37,7 @@ import soundfile as sf
 from tests.live_server import TOKEN, LiveServer
 from voicecoach.bench.fixtures import load_session
 from voicecoach.coach import protocol
+from voicecoach.coach.tokens import mint
 from voicecoach.domain.pack import load_pack
 from voicecoach.pipelines.server import pack_info
 
@@ -192,3 +197,59 @@ async def test_a_schema_packs_overlay_shows_its_units_and_match_by_name(tmp_path
     shown = {i for i in named if re.search(rf"\b{re.escape(i)}\b", text)}
     assert shown == set(), shown
     assert "Inventory" not in text and "Add to inventory" not in text, text
+
+
+async def run_driver(config: dict[str, Any], out: Path, timeout_s: float = 120) -> dict[str, Any]:
+    driver = await asyncio.create_subprocess_exec(
+        "node", str(DRIVER), json.dumps(config), cwd=DRIVER.parent,
+        stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
+    )  # fmt: skip
+    stdout, stderr = await asyncio.wait_for(driver.communicate(), timeout=timeout_s)
+    (out / "driver.log").write_bytes(stderr)
+    result: dict[str, Any] = json.loads(stdout.decode().strip().splitlines()[-1])
+    (out / "page.json").write_text(json.dumps(result, indent=2))
+    assert result["ok"], f"{result.get('error')}\n{stderr.decode()[-3000:]}"
+    return result
+
+
+async def test_overlay_sends_its_token_as_a_subprotocol_and_shows_the_servers_reasons(tmp_path: Path) -> None:
+    _need_browser()
+    out = ROOT / "runs" / "browser" / (time.strftime("%Y%m%d-%H%M%S") + "-tokens")
+    out.mkdir(parents=True, exist_ok=True)
+    silent = tmp_path / "silence.wav"
+    sf.write(str(silent), np.zeros(RATE * 20, dtype=np.float32), RATE, subtype="PCM_16")
+    key = "browser-test-signing-key-0123456789abcdef"
+    valid = mint(key, "overlay-a", ttl_s=600)
+    expired = mint(key, "overlay-a", ttl_s=1, now=time.time() - 3600)
+    # As behind a load balancer: signed tokens only (no static token opens anything).
+    async with LiveServer(server={"signing_key": key, "token": None}) as live:
+        result = await run_driver(
+            {
+                "url": f"{live.http}/",  # no token in the page's URL: the player pastes it
+                "wav": str(silent),
+                "chromium": shutil.which("chromium"),
+                "userDataDir": str(tmp_path / "chromium-profile"),
+                "screenshot": str(out / "overlay.png"),
+                "attempts": [
+                    {"token": valid, "session": "player"},  # the token's own session is used
+                    {"token": "not-a-token"},
+                    {"token": expired},
+                    {"token": mint("another-key-0123456789abcdef0123456789", "overlay-a", 600)},
+                ],
+                "takeover": {"token": valid},
+            },
+            out,
+        )
+    opened, wrong, old, forged = result["attempts"]
+    assert opened["ready"] and opened["session"] == "overlay-a" and not opened["closeReason"], opened
+    assert opened["hash"] == "#session=overlay-a", opened  # the address bar keeps no token
+    # The token never went into a URL: as a subprotocol (a browser cannot send Authorization).
+    assert result["sockets"] and all("token" not in url for url in result["sockets"]), result["sockets"]
+    # Refusals in the server's words (its close notice), not a text of the page's own.
+    assert (wrong["closeCode"], wrong["status"]) == (4401, "unauthorized: invalid token"), wrong
+    assert (old["closeCode"], old["status"]) == (4401, "unauthorized: the token has expired"), old
+    assert (forged["closeCode"], forged["status"]) == (4401, "unauthorized: invalid token"), forged
+    older = result["takeover"]["older"]
+    assert result["takeover"]["newer"]["ready"], result["takeover"]
+    # Taken over on this server: the reason the server closed the older page with, word for word.
+    assert (older["closeCode"], older["status"]) == (4409, "session taken over by a newer connection"), older

@@ -79,14 +79,10 @@ type CoachEvent =
   | { type: "turn-completed"; turn_index: number; utterance: string; reply: string; tools: string[]; guidance: string | null }
   | { type: "latency"; turn_index: number; origin: string; s2fa_ms: number | null; milestones: Record<string, number>; stages: Stage[] };
 
-// Close codes of the server (protocol.CloseCode) and what to tell the player.
-const CLOSE_REASONS: Record<number, string> = {
-  4400: "bad session id",
-  4401: "unauthorized: check the token",
-  4403: "this page's origin is not allowed by the server",
-  4409: "this session was opened somewhere else",
-  1009: "a message was too large",
-};
+// What the player is told when the connection ends and nobody said why: the server's own reason
+// (its RTVI `error` notice just before the close, or the close frame's reason) is shown otherwise.
+const NO_ANSWER = "could not reach the coach (no answer, or no server free); retry in a few seconds";
+const closedWithoutReason = (code: number) => `the connection to the coach closed (code ${code}), no reason given`;
 
 // --- what the page knows, exposed for tests and the curious (window.voicecoach) ----------------
 
@@ -108,6 +104,7 @@ const view = {
   mode: "hands-free" as "hands-free" | "ptt",
   talking: false,
   closeReason: "",
+  closeCode: 0,
 };
 (window as unknown as { voicecoach: typeof view }).voicecoach = view;
 
@@ -153,7 +150,44 @@ function meter(id: string, level: number): void {
 
 // --- connection --------------------------------------------------------------------------------
 
+// The server's own subprotocol, and the token as a second one (voicecoach/pipelines/server.py,
+// presented_token): a header no proxy logs, where Pipecat's transport would put `?token=` in the URL
+// that every access log keeps. The server accepts `voicecoach` and never echoes the token back.
+const SUBPROTOCOL = "voicecoach";
+const TOKEN_SUBPROTOCOL_PREFIX = "voicecoach.token.";
+// What a subprotocol may hold (RFC 6455: an HTTP token): a JWT's or a generated token's characters.
+const SUBPROTOCOL_CHARS = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
+
+class TokenTransport extends WebSocketTransport {
+  lastClose: { code: number; reason: string } | null = null;
+
+  constructor(private readonly token: string) {
+    super({ mediaManager: new MeteredMediaManager(), recorderSampleRate: RECORDER_RATE });
+  }
+
+  initializeWebsocket(): ReturnType<WebSocketTransport["initializeWebsocket"]> {
+    const ws = super.initializeWebsocket();
+    ws._protocols = [SUBPROTOCOL, `${TOKEN_SUBPROTOCOL_PREFIX}${this.token}`];
+    // The close frame's reason, which the transport drops (it reports the code only).
+    ws.on("close", (code: number, reason: string) => (this.lastClose = { code, reason }));
+    return ws;
+  }
+}
+
 let client: PipecatClient | null = null;
+let transport: TokenTransport | null = null;
+
+// A signed token (a JWT: three base64url parts) names its session in its `sid` claim.
+function signedSession(token: string): string | null {
+  const parts = token.split(".");
+  if (parts.length !== 3) return null;
+  try {
+    const claims = JSON.parse(atob(parts[1].replace(/-/g, "+").replace(/_/g, "/")));
+    return typeof claims.sid === "string" ? claims.sid : null;
+  } catch {
+    return null;
+  }
+}
 
 function params(): { session: string; token: string } {
   const hash = new URLSearchParams(location.hash.slice(1));
@@ -173,15 +207,24 @@ function toast(text: string): void {
 }
 
 async function connect(): Promise<void> {
-  const session = ($("session") as HTMLInputElement).value.trim() || "player";
   const token = ($("token") as HTMLInputElement).value.trim();
-  history.replaceState(null, "", `#session=${encodeURIComponent(session)}&token=${encodeURIComponent(token)}`);
-  setStatus("connecting…", "wait");
+  // A signed token opens its own session only: connect to that one.
+  const session = signedSession(token) ?? (($("session") as HTMLInputElement).value.trim() || "player");
+  ($("session") as HTMLInputElement).value = session;
+  // The session stays in the address bar; the token does not (history and bookmarks keep URLs).
+  history.replaceState(null, "", `#session=${encodeURIComponent(session)}`);
   view.closeReason = "";
-  const transport = new WebSocketTransport({
-    mediaManager: new MeteredMediaManager(),
-    recorderSampleRate: RECORDER_RATE,
-  });
+  view.closeCode = 0;
+  if (!SUBPROTOCOL_CHARS.test(token)) {
+    const text = token
+      ? "this token has characters a websocket subprotocol cannot carry"
+      : "a token is needed: paste the one the game's backend (or voicecoach token mint) gave";
+    view.errors.push(text);
+    setStatus(text, "error");
+    return;
+  }
+  setStatus("connecting…", "wait");
+  transport = new TokenTransport(token);
   client = new PipecatClient({
     transport,
     enableMic: view.mode === "hands-free",
@@ -204,24 +247,46 @@ async function connect(): Promise<void> {
   });
   const scheme = location.protocol === "https:" ? "wss" : "ws";
   try {
-    await client.connect({ wsUrl: `${scheme}://${location.host}/ws?session=${encodeURIComponent(session)}`, token });
+    // No `token` here: the transport would add it to the URL's query. TokenTransport sends it.
+    await client.connect({ wsUrl: `${scheme}://${location.host}/ws?session=${encodeURIComponent(session)}` });
   } catch (err) {
-    setStatus("could not connect", "error");
-    toast(String(err));
+    // Refused before the websocket opened (no worker free behind a load balancer, the server
+    // down): a browser is told nothing more than that.
+    if (!view.closeReason) closed(transport.lastClose?.code ?? 1006, NO_ANSWER);
+    console.warn(String(err));
   }
+}
+
+// The player is told why the connection ended in the server's words (its RTVI `error` notice
+// `closed: <code> <reason>`, or the close frame's reason), a generic line only when none came.
+function closed(code: number, text: string): void {
+  if (view.closeReason) return; // the server already said why
+  view.closeCode = code;
+  view.closeReason = text;
+  view.errors.push(text);
+  toast(text);
+  setStatus(text, "error");
 }
 
 function onError(message: RTVIMessage): void {
   const data = message.data as { error?: string; message?: string } | undefined;
-  let text = data?.error ?? data?.message ?? JSON.stringify(message.data);
-  const code = /Code: (\d+)/.exec(text);
-  if (code && CLOSE_REASONS[Number(code[1])]) text = `closed: ${CLOSE_REASONS[Number(code[1])]}`;
-  view.errors.push(text);
-  toast(text);
-  if (code) {
-    view.closeReason = text;
-    setStatus(text, "error");
+  const text = data?.error ?? data?.message ?? "";
+  const notice = /^closed: (\d+) ([^]+)$/.exec(text);
+  if (notice) return closed(Number(notice[1]), notice[2]);
+  const socketClosed = /^websocket connection closed\. Code: (\d+)/.exec(text);
+  if (socketClosed) {
+    // The transport's own report, which drops the close frame's reason: it is read once the
+    // transport's close listeners have all run (TokenTransport.lastClose).
+    const code = Number(socketClosed[1]);
+    window.setTimeout(() => {
+      const reason = transport?.lastClose?.code === code ? transport.lastClose.reason : "";
+      closed(code, reason || (code === 1006 ? NO_ANSWER : closedWithoutReason(code)));
+    }, 0);
+    return;
   }
+  const shown = text || "the coach reported an error";
+  view.errors.push(shown);
+  toast(shown);
 }
 
 // --- state: what the game (here, the player) changes -------------------------------------------
