@@ -101,8 +101,11 @@ class PerceptionActor(TurnTaskActor):
         else:
             refers = turn.second_refers
             asked = labelled_as_named(self._session.pack, text, turn.utterance) if refers else text
-            theirs, benched = _sides(self._session.pack, snapshot)
-            intent, sub_intent = prior.prefill(asked, theirs=theirs, benched=benched) or (OTHER, OTHER)
+            theirs, benched, fielded = _sides(self._session.pack, snapshot)
+            intent, sub_intent = prior.prefill(asked, theirs=theirs, benched=benched, fielded=fielded) or (
+                OTHER,
+                OTHER,
+            )
         w1 = W1Turn(self._session.phi, lambda: snapshot, turn.index, W1Counters(),
                     max_age=self._config.max_age, validate=self._validate)  # fmt: skip
         steps = [w1.feed(f"{w1_prefill(intent, sub_intent)}.</NARRATION><PLAN>none</PLAN>"), w1.finish()]
@@ -128,10 +131,14 @@ class PerceptionActor(TurnTaskActor):
         w1 = W1Turn(self._session.phi, lambda: turn.snapshot, turn.index, self._session.counters,
                     max_age=self._config.max_age, validate=self._validate)  # fmt: skip
         progress = _TurnProgress()
-        theirs, benched = _sides(self._session.pack, turn.snapshot)
+        theirs, benched, fielded = _sides(self._session.pack, turn.snapshot)
         pair = (
             self._prior.prefill(
-                turn.utterance, previous=self._session.last_pair, theirs=theirs, benched=benched
+                turn.utterance,
+                previous=self._session.last_pair,
+                theirs=theirs,
+                benched=benched,
+                fielded=fielded,
             )
             if self._prior is not None
             else None
@@ -248,10 +255,10 @@ class _TurnProgress:
         self.narration_closed = False
 
 
-def _sides(pack: Pack, snapshot: LiveState) -> tuple[frozenset[str], frozenset[str]]:
-    """The units only the opponent fields, and the player's own not fielded now (the prior's state
-    rules read them)."""
+def _sides(pack: Pack, snapshot: LiveState) -> tuple[frozenset[str], frozenset[str], frozenset[str]]:
+    """The units only the opponent fields, the player's own not fielded now, and the player's
+    fielded (the prior's state rules read them)."""
     view = StateView(pack, snapshot)
     theirs = frozenset(u for u in view.opponent_side() if not view.owns(u))
     benched = frozenset(o.id for o in view.owned() if o.id not in view.player_side())
-    return theirs, benched
+    return theirs, benched, frozenset(view.player_side())

@@ -277,7 +277,27 @@ SESSIONS: dict[str, dict[str, list[tuple[str, list[str], list[str]]]]] = {
             ("is hexmoth good right now", ["normal damage to each of them"], ["Against Briarcat"])
         ],
         "resisted": [("is tidefang any good", ["half damage"], ["normal damage"])],
-        "who_against": [("who are we facing", ["They field Briarcat, Shellbastion and Voltail"], [])],
+        "who_against": [("who are we facing", ["You're facing Briarcat, Shellbastion and Voltail"], [])],
+        "their_side": [("whats on the enemy side", ["You're facing Briarcat, Shellbastion and Voltail"], [])],
+        "take_off": [  # one of the team, taken off: kept, with what it does there and what to avoid
+            (
+                "should i pull emberfox",
+                ["Keep Emberfox in", "Briarcat", "away from Shellbastion"],
+                ["investing"],
+            )
+        ],
+        "underlevelled_pick": [
+            ("is lumifawn any good here", ["double damage", "only level 5"], []),
+            ("build me a team", ["Lumifawn is only level 5"], ["best mix"]),
+        ],
+        "maxed": [("is hexmoth maxed out", ["Hexmoth is fully evolved"], ["Hexmonarch"])],
+        "having_adjective": [("tell me about my horned guy", ["Oakhorn"], ["biggest threat"])],
+        "play_fielded": [("should i play sparkwing", ["Sparkwing deals double damage"], ["investing"])],
+        "tank_it": [("can oakhorn tank voltail", ["Voltail deals normal damage to your Oakhorn"], [])],
+        "effect_named": [
+            ("does sparkwing have any heals", ["none of Sparkwing's skills can heal", "Gentle Light"], [])
+        ],
+        "effect_team": [("can anyone on my team heal", ["Nobody in your lineup can heal", "Lumifawn"], [])],
         "this_turn": [("what do i do this turn", ["Oakhorn"], ["Lumifawn"])],
         "the_other_noun": [  # of the units that word fits on that side, the one not named yet
             ("is the bird on my team any good vs voltail", ["Sparkwing"], []),
@@ -420,7 +440,13 @@ SESSIONS: dict[str, dict[str, list[tuple[str, list[str], list[str]]]]] = {
             ("how do i beat their healer", ["Nadira"], []),
             ("and the other healer", ["Bexley"], ["Which hero"]),
         ],
-        "who_against": [("who are we up against", ["They're running Brannoc, Quillon"], ["Which hero"])],
+        "who_against": [("who are we up against", ["You're facing Brannoc, Quillon"], ["Which hero"])],
+        "their_side": [("whats their lineup", ["You're facing Brannoc, Quillon"], [])],
+        "no_counter_owned": [("who counters bexley", ["Zanele", "account level 17"], ["safest"])],
+        "underlevelled_pick": [("is osmund good into brannoc", ["Osmund", "only level 2"], [])],
+        "play_fielded": [("should i play elowen", ["Fathom Docks", "Nadira"], ["Yes:"])],
+        "effect_roster": [("does anyone i have heal", ["Elowen's Vital Beam can heal"], [])],
+        "effect_theirs": [("who on their team can heal", ["Nadira's Dart Rifle"], [])],
         "of_those": [
             ("which heroes are good on this map", [], []),
             ("which of them do i have", ["You have"], ["12 heroes"]),

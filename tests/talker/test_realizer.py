@@ -778,7 +778,7 @@ def test_an_evolution_question_names_the_next_stage_and_what_it_unlocks(state: L
         "Your Emberfox is at stage 2: evolve Emberfox into Infernofox next, which unlocks Inferno Roar."
         in reply
     )
-    assert "Hexmonarch is fully evolved already." in evolve("hexmoth")  # stage 3 of 3
+    assert "Hexmoth is fully evolved already." in evolve("hexmoth")  # stage 3 of 3
     # not owned: the next stage when there is one, and where its line starts (either wording)
     reply = evolve("pyrowl")
     assert "Pyrowlet" in reply and "don't own" in reply, reply

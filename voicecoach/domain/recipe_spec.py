@@ -85,13 +85,21 @@ RECIPES: dict[str, RecipeSpec] = {
                             "fielded_key": "key", "threat_key": "key", "only_key": "key",
                             "edge_key": "key", "tier_bonus": "literal", "neither_key": "key",
                             "even_key": "key", "beats_key": "key", "safe_key": "key", "idle_key": "key",
-                            "fielded_first": "literal", "also_key": "key", "only_these_key": "key"},
-              ("foes", "matchup"), ("@unit", "@units", "foe", "status", "reason", "other", "offered"),
+                            "fielded_first": "literal", "also_key": "key", "only_these_key": "key",
+                            "low_key": "key", "locked_key": "key"},
+              ("foes", "matchup"),
+              ("@unit", "@units", "foe", "status", "reason", "other", "offered", "level", "first_tier",
+               "unlock"),
               picks=True,
               doc="the best usable unit against the foes by a matchup, not one of `skip` (the ranking's "
                   "order, then the roster's strongest; `fielded_first`: the player's side before the "
                   "bench; also_key: another unit on the player's side that beats the foe too; "
-                  "only_these_key: asked for another when every one that beats the foe was said), with the "
+                  "only_these_key: asked for another when every one that beats the foe was said; "
+                  "low_key: the pick is under half the team's median level, {level} and {first_tier} when "
+                  "at its first; "
+                  "locked_key: none beats the foe and none is safer than another, the unit that would "
+                  "beat it once unlocked, {unlock} its gate), "
+                  "with the "
                   "matchup's reason (none_key: the safest "
                   "one; fielded_key: one already on the player's side; threat_key: the units that beat the "
                   "player's own unit, named as theirs: 'what beats my Dumaka'; only_key: asked for another, "
@@ -106,11 +114,12 @@ RECIPES: dict[str, RecipeSpec] = {
                             "size": "literal", "pair_key": "key", "lead_key": "key", "anchor": "select",
                             "foes": "select", "matchup": "literal", "available": "select",
                             "short_key": "key", "score_key": "key", "spread": "literal",
-                            "tier_bonus": "literal"},
+                            "tier_bonus": "literal", "low_key": "key"},
               ("team",), ("@units", "@unit", "leader", "style", "score", "count", "foe", "status", "reason",
-                          "role", "short"),
+                          "role", "short", "level", "first_tier"),
               picks=True,
-              doc="a team of usable units (filled up from `roster` in the composition quota) in quota "
+              doc="low_key (as pick_best's) said of a member far behind on levels, instead of score_key; "
+                  "a team of usable units (filled up from `roster` in the composition quota) in quota "
                   "order, or a rotating pair / lead of it; around an `anchor`; one with a counter to "
                   "`foes`; short_key when only `available` units fit; when the usable units cannot keep "
                   "the quota, constraint_account's quota_short after it ({role}: the first role short, "
@@ -195,8 +204,10 @@ RECIPES: dict[str, RecipeSpec] = {
                   "({other_context})"),
         _spec("matchup_status", {"unit": "select", "against": "select", "matchup": "literal",
                                  "hits_key": "key", "types": "select", "type_key": "key", "taken_key": "key",
-                                 "safe_key": "key", "even_all_key": "key"},
-              ("unit", "against", "matchup"), ("@unit", "foe", "@context", "status", "@types"), facts=True,
+                                 "safe_key": "key", "even_all_key": "key", "low_key": "key"},
+              ("unit", "against", "matchup"),
+              ("@unit", "foe", "@context", "status", "@types", "level", "first_tier"),
+              facts=True,
               doc="how a unit fares against a foe or on a context, in the matchup's words (against several, "
                   "the one it fares best against); hits_key: no one to match it against, the values of an "
                   "attribute matchup's type it beats; type_key: a type named (`types`) against one of "
@@ -204,7 +215,8 @@ RECIPES: dict[str, RecipeSpec] = {
                   "one of the player's (\"could their cat one-shot my fox\"), {foe} the attacker, and "
                   "for the player's unit what the foe deals back; safe_key: against several, none of "
                   "them hits the player's unit harder than normal; even_all_key: against several, it "
-                  "fares better against none of them (its best is the even one)"),
+                  "fares better against none of them (its best is the even one); low_key: it wins the "
+                  "matchup but is under half the team's median level (as pick_best's)"),
         _spec("fact", {"entity": "select", "kind": "literal", "values": "values", "key_by": "literal",
                        "usable_only": "literal", "level_words": "literal", "asks": "literal"}, (),
               ("role_summary",), facts=True, entity_fields=True,
@@ -224,14 +236,17 @@ RECIPES: dict[str, RecipeSpec] = {
                             "fit": "literal", "context_key": "key", "plain_key": "key", "kept_key": "key",
                             "no_gain_key": "key", "worse_key": "key", "pair_key": "key",
                             "no_gain_counter_key": "key", "locked_key": "key", "reason_keys": "literal",
-                            "cost_key": "key"},
-              ("swaps",), ("out", "@unit", "foe", "foes", "status", "reason", "@context", "score"),
+                            "cost_key": "key", "kept_why_key": "key", "kept_risk_key": "key",
+                            "low_key": "key"},
+              ("swaps",),
+              ("out", "@unit", "foe", "foes", "status", "reason", "@context", "score", "level", "first_tier"),
               picks=True,
               doc="the best single swap of the team, with why: a counter (key), the context's fit "
                   "(context_key), the score component that gained most (`reason_keys`: component -> key), "
                   "else plain_key; then cost_key: the foes only the unit going out beat ({foes}); none_key: "
                   "keep the team; kept_key: the unit "
-                  "the player named to swap has no better replacement ({out}); no_gain_key: the spare unit "
+                  "the player named to swap has no better replacement ({out}; kept_why_key: with the foe "
+                  "it beats, then kept_risk_key: the foe that beats it); no_gain_key: the spare unit "
                   "the player named to bring in raises the rating in no slot; worse_key: kept, because one "
                   "of the foes beats the unit they named to bring in ({out} kept, @unit the foe, {foe} the "
                   "unit), pair_key: the swap they named raises nothing (then the one of {out} that does); "

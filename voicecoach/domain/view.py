@@ -85,7 +85,8 @@ class StateView:
 
     # --- options and groups ------------------------------------------------------------------------
 
-    def _options_of(self, unit_id: str) -> list[str]:
+    def options_of(self, unit_id: str) -> list[str]:
+        """The options a unit can have (its catalog relation: pet's skills), starter to gated."""
         unit = self.catalog.get(self.unit_kind, unit_id)
         if unit is None or self._options_field is None:
             return []
@@ -94,7 +95,7 @@ class StateView:
     def learners(self, option_id: str) -> list[str]:
         """The units that can have the option (pet: the creatures that learn a skill), catalog order."""
         units = self.catalog.entities.get(self.unit_kind, {})
-        return [uid for uid in units if option_id in self._options_of(uid)]
+        return [uid for uid in units if option_id in self.options_of(uid)]
 
     def option_usable(self, option_id: str, unit_id: str | None = None) -> bool:
         """Can the player use the option now, on `unit_id` or on any unit that can have it? Unlocked
@@ -107,7 +108,7 @@ class StateView:
                 continue
             if option_id in owned.unlocked:
                 return True
-            if option is not None and not option.value("unlock") and option_id in self._options_of(uid):
+            if option is not None and not option.value("unlock") and option_id in self.options_of(uid):
                 return True
         return False
 

@@ -172,6 +172,7 @@ def describer(pack: Pack) -> Describer:
                 shared.update(role_words.get(v, []))
         valued.update(found | shared)
         found.update(pack.catalog.epithet_words(unit_kind, entity))
+        found.update(_having(entity.value(spec.epithet) if spec.epithet else None))
         display = entity.display.lower()
         if " " not in display:
             # Name parts players say of an invented compound: "the owl" of Pyrowl, "the fox" of
@@ -198,6 +199,22 @@ def describer(pack: Pack) -> Describer:
     describer = Describer(words, vocabulary, power, strong, roles, gear_words, frozenset(valued) | roles)
     _DESCRIBERS[id(pack)] = (pack, describer)
     return describer
+
+
+def _having(look: object) -> set[str]:
+    """ "The horned one" of "a stag with oak horns", "the tusked boar" of "a boar with tusks": the
+    English -ed adjective of what a look says the unit has (the head noun after "with", before any
+    "who" clause). Only an English word, and not one as common as a verb's past ("healed", "armed")."""
+    if not isinstance(look, str):
+        return set()
+    head_clause = re.split(r"\s(?:who|whose|that|which)\s|[,;]", f" {look.lower()} ", maxsplit=1)[0]
+    english, out = english_counts(), set()
+    for head in re.findall(r"\bwith\s+(?:[a-z]+\s+){0,2}?([a-z]{3,})\s*$", head_clause):
+        stem = head[:-1] if head.endswith("s") and not head.endswith("ss") else head
+        form = stem + ("d" if stem.endswith("e") else "ed")
+        if 20 <= english.get(form, 0) < 5000:
+            out.add(form)
+    return out
 
 
 def _adjectives(value: str) -> set[str]:

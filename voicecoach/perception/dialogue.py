@@ -989,7 +989,7 @@ def _resume(
     if _OPENS_QUESTION.match(text) and len(text.split()) > 3:
         return None  # a new question ("what's Wendell got on?"), not the answer to ours
     sides = Sides(pack, state)
-    options = [uid for _, uid in _options_of(pack, sides, before)]
+    options = [uid for _, uid in options_of(pack, sides, before)]
     named = [u for u in _units(pack, text) if not options or u in options]
     if not named and _units(pack, text):
         return None  # "have I got Galen yet?": another unit, so a new question
@@ -1296,7 +1296,7 @@ def _unplaced(pack: Pack, sides: Sides, text: str, history: Sequence[Exchange]) 
     return Unclear((), previous[: phrase.start()] + HOLE + previous[phrase.end() :])
 
 
-def _options_of(pack: Pack, sides: Sides, reading: Reading) -> list[tuple[Side, str]]:
+def options_of(pack: Pack, sides: Sides, reading: Reading) -> list[tuple[Side, str]]:
     unit_kind = pack.catalog.schema.kind("unit") or ""
     return [
         (sides.side_of(e.id), e.id)

@@ -327,6 +327,9 @@ class IntentPrior:
             rf"stay\s+off|go\s+near)\s+(?:their\s+|the\s+)?{token}"
             rf"|{token}(?:\s+\w+){{0,4}}?\s+(?:smoked|beaten|countered|wrecked|destroyed|hard countered|"
             rf"outclassed|walled|shut down)\s+by\s+(?:their\s+|the\s+)?{token}"
+            # "can Oakhorn tank Voltail", "will my fox survive their turtle": one taking the other's hits
+            rf"|{token}\s+(?:\w+\s+)?(?:tank|survive|outlast|hold\s+off|hold\s+up\s+(?:against|vs|to)|stand\s+up\s+to|"
+            rf"handle|deal\s+with|take\s+on|trade\s+with)\s+(?:their\s+|the\s+)?{token}"
         )
         self.opener_pair = _opening_pair(pack, self.labels, "option_best")
         option = pack.catalog.schema.kind("option")
@@ -559,6 +562,36 @@ class IntentPrior:
         )
         self._swap_to = re.compile(
             rf"\b(?:swap|swapping|switch|switching)\s+(?:over\s+)?to\s+(?:my\s+)?{token}"
+        )
+        # "Is it maxed out", "fully evolved", "can it evolve any further" (English cue words and the
+        # unit kind's own verbs).
+        verbs = "|".join(
+            map(re.escape, pack.catalog.schema.kinds[pack.catalog.schema.kind("unit") or ""].verbs)
+        )
+        self._maxed = re.compile(
+            r"\b(?:max(?:ed|xed)?\s+out|maxed|maxxed|fully\s+(?:upgraded|levell?ed|maxed|unlocked|grown)|"
+            r"as\s+(?:good|strong|far)\s+as\s+(?:it|he|she|they)\s+(?:gets?|goes?|can\s+go)|"
+            r"(?:its|his|her|the)\s+(?:final|last|max)\s+(?:form|stage|version)"
+            + (
+                rf"|fully\s+(?:{verbs})|done\s+(?:{verbs})|(?:{verbs})\s+(?:any\s+)?(?:further|more|again|anymore)"
+                if verbs
+                else ""
+            )
+            + r")\b"
+        )
+        # "Should I play Elowen", "is it ok to run Renzo": one to field (English cue words).
+        self._play_it = re.compile(
+            rf"\b(?:should|can|could|do)\s+(?:i|we)\s+(?:still\s+|even\s+|keep\s+)?(?:play|playing|run|running|use|"
+            rf"using|field|start|pick|go|bring)\s+(?:with\s+)?(?:my\s+)?{token}(?:\s+(?:here|now|this\s+(?:round|game|match)|"
+            rf"today|again))?\s*[?.!]?\s*$"
+            rf"|\bis\s+it\s+(?:ok|okay|fine|smart|good)\s+to\s+(?:play|run|use|field|keep)\s+(?:my\s+)?{token}\b"
+        )
+        # "Should I pull Emberfox", "do I bench my fox": one of the player's fielded units taken off
+        # the team (a swap), not a unit to invest in or pull for (English cue words).
+        self._take_off = re.compile(
+            rf"\b(?:should|shall|do|can|could|would|must)\s+(?:i|we)\s+(?:just\s+|still\s+|maybe\s+)?"
+            rf"(?:pull|bench|drop|sit|cut|ditch|sub\s+out|swap\s+out|take\s+out|get\s+rid\s+of|replace)\s+"
+            rf"(?:my\s+)?{token}\b"
         )
         self._bench = re.compile(
             rf"\b{BENCH}\s+(?:my\s+)?{token}\s+{BENCH_FOR}\s+(?:my\s+)?{token}"
@@ -1129,13 +1162,14 @@ class IntentPrior:
         previous: tuple[str, str] | None = None,
         theirs: frozenset[str] = frozenset(),
         benched: frozenset[str] = frozenset(),
+        fielded: frozenset[str] = frozenset(),
     ) -> tuple[str, str] | None:
         """(intent, sub_intent) to prefill W1 with, or None when the prior is not confident enough
         (a session rule's pair is always prefilled: it is a decision, not a guess). `theirs`: the
         units only the opponent fields, from the live state (`state_rule`)."""
         mentions = mentions if mentions is not None else link_entities(self.pack, text)  # once, for both
         pred = self.predict(text, mentions, previous)
-        pred = self.state_rule(text, pred, theirs, mentions, benched) or pred
+        pred = self.state_rule(text, pred, theirs, mentions, benched, fielded) or pred
         pred = self.limit_rule(text, pred, theirs) or pred
         if (
             pred.rule is None
@@ -1194,11 +1228,13 @@ class IntentPrior:
         theirs: frozenset[str],
         mentions: list[Mention] | None = None,
         benched: frozenset[str] = frozenset(),
+        fielded: frozenset[str] = frozenset(),
     ) -> Prediction | None:
         """ "So who actually hits Shellbastion?", "voltail": an ownership pair (the classifier's guess
         for a bare name) about a unit only the opponent fields, and no word of the player's owning:
         the counter pair for it, not "you don't own Shellbastion". `benched`: the player's own units
-        not fielded now; asking to field one is a swap."""
+        not fielded now; asking to field one is a swap. `fielded`: the player's units on the team now;
+        asking to take one off is a swap too."""
         pair = (pred.intent, pred.sub_intent)
         unit = self.pack.catalog.schema.kind("unit")
         found = mentions if mentions is not None else link_entities(self.pack, text)
@@ -1214,6 +1250,40 @@ class IntentPrior:
             # units that is not fielded, to be fielded, is a swap (who it replaces), not a fact.
             intent, sub_intent = self.swap_pair
             return pred.model_copy(update={"intent": intent, "sub_intent": sub_intent, "rule": "field_it"})
+        if (
+            self.progression_pair is not None
+            and pair != self.progression_pair
+            and "max_level" not in self.pack.limits.model_fields_set
+            and len(set(named)) == 1
+            and named[0] in benched | fielded
+            and self._maxed.search(normalise(text))
+        ):
+            # "Is Hexmoth maxed out", "can Sparkwing evolve any further": where it stands on its
+            # progression (a pack without a level cap: its tiers and unlocks are the ceiling).
+            intent, sub_intent = self.progression_pair
+            return pred.model_copy(update={"intent": intent, "sub_intent": sub_intent, "rule": "maxed"})
+        fares = self.versus_pair or self.on_context_pair
+        if (
+            fares is not None
+            and pair not in (fares, self.swap_pair)
+            and len(set(named)) == 1
+            and named[0] in fielded
+            and self._play_it.search(abstract_entities(self.pack, text, found))
+        ):
+            # "Should I play Elowen" of one already fielded: how she fares against their side (or on
+            # the map) here, not whether to invest in her.
+            intent, sub_intent = fares
+            return pred.model_copy(update={"intent": intent, "sub_intent": sub_intent, "rule": "play_it"})
+        if (
+            self.swap_pair is not None
+            and pair != self.swap_pair
+            and len(set(named)) == 1
+            and named[0] in fielded
+            and self._take_off.search(abstract_entities(self.pack, text, found))
+        ):
+            # "Should I pull Emberfox": off the team, and who comes in (not "keep investing in it").
+            intent, sub_intent = self.swap_pair
+            return pred.model_copy(update={"intent": intent, "sub_intent": sub_intent, "rule": "take_off"})
         if (
             self.versus_pair is not None
             and pair == self.counter_pair

@@ -54,6 +54,7 @@ from voicecoach.perception.prior import (
     brought_in,
     normalise,
     offered,
+    team_words,
 )
 from voicecoach.perception.prompt import OTHER
 from voicecoach.talker.conditioning import ToolOutcome
@@ -354,6 +355,96 @@ def _caps_and_level(t: RealizerTurn, utterance: str) -> bool:
         both = re.search(r"\band\b", utterance, re.IGNORECASE) is not None
         t.lines, answered = ([*t.lines, line] if both else [line]), True
     return answered
+
+
+# What players ask an option to do, by English verb (the option's name and description are read
+# for the same words): "does Sparkwing have any heals", "anyone I have that can revive".
+_EFFECTS = {
+    "heal": ("heal", "heals", "healing", "healer", "restore", "restores", "mend", "mends"),
+    "revive": ("revive", "revives", "reviving", "resurrect", "resurrects", "rez"),
+    "stun": ("stun", "stuns", "stunned", "stunning", "freeze", "freezes", "paralyze", "paralyzes"),
+    "shield": ("shield", "shields", "barrier", "protect", "protects", "block", "blocks"),
+    "slow": ("slow", "slows", "snare", "snares"),
+}
+_EFFECT_WORD = {w: e for e, words in _EFFECTS.items() for w in words}
+_ASKS_EFFECT = re.compile(
+    r"\b(?:any|a|an|some|anything|anyone|anybody|something|someone|who|which|whos|can|does|do|has|have|got)\b"
+    r"(?:\s+\w+){0,5}?\s+(?P<word>" + "|".join(sorted(_EFFECT_WORD, key=len, reverse=True)) + r")\b",
+    re.IGNORECASE,
+)
+_THEIR_WORDS = re.compile(r"\b(?:their|they|theyve|enemy|enemys|opponents?|other\s+team)\b", re.I)
+_ASKS = re.compile(
+    r"^\s*(?:does|do|did|is|are|can|could|has|have|who|which|any|anyone|anybody|what)\b|\?\s*$", re.I
+)
+
+
+def _has_effect(t: RealizerTurn, utterance: str) -> bool:
+    """ "Does Sparkwing have any heals", "anyone I own that can revive": the options of the unit
+    named (else of the player's roster) whose name or description does that, usable first; said
+    alone, as the answer. Whether it answered (no option named: "what does Gentle Light heal" is
+    that option's own question)."""
+    view, pack = t.view, t.pack
+    asked = _ASKS_EFFECT.search(utterance)
+    if asked is None or not _ASKS.search(utterance) or view.option_kind is None or t.skills:
+        return False
+    if not _guidance_has(pack, "effect_yes"):
+        return False
+    effect = _EFFECT_WORD[asked["word"].lower()]
+    words = set(_EFFECTS[effect])
+
+    def does(oid: str) -> bool:
+        option = pack.catalog.get(view.option_kind or "", oid)
+        said = " ".join(str(v) for v in (option.display, option.value("description")) if v) if option else ""
+        return bool(words & set(re.findall(r"[a-z]+", said.lower())))
+
+    unit, option_kind = view.unit_kind, view.option_kind
+    named = [u for u in t.mentioned if pack.catalog.get(unit, u) is not None][:1]
+    theirs = not named and _THEIR_WORDS.search(utterance) is not None  # "anyone on their team heal"
+    scope = named or (view.opponent_side() if theirs else [o.id for o in view.owned()])
+    found = [(u, o) for u in scope for o in view.options_of(u) if does(o)]
+    usable = [(u, o) for u, o in found if view.owns(u) and view.option_usable(o, u)]
+
+    def values(u: str, o: str) -> dict[str, Any]:
+        option = pack.catalog.get(option_kind, o)
+        text = str(option.value("description") or "") if option is not None else ""
+        named_first = pack.catalog.by_name(unit, text.split(" ", 1)[0]) is not None  # "Renzo heals ..."
+        text = text if named_first else text[:1].lower() + text[1:]
+        return {unit: pack.catalog.display_name(u), option_kind: pack.catalog.display_name(o),
+                "description": text.rstrip("."), "effect": effect,
+                "unlock": gate_text(pack, option_kind, o)}  # fmt: skip
+
+    fielded = view.player_side()
+    roles = {r: {w.lower() for w in v.words} | {r} for r, v in pack.vocabulary.roles.items()}
+
+    def role_fits(u: str) -> bool:  # "healer" of a support: the unit whose role the effect is
+        entity = pack.catalog.get(unit, u)
+        role = entity.value("role") if entity is not None else None
+        return bool(words & {w for w in roles.get(str(role), set()) for w in re.findall(r"[a-z]+", w)})
+
+    # the team on the field first, and the unit whose role it is
+    usable.sort(key=lambda uo: (uo[0] not in fielded, not role_fits(uo[0])))
+    found.sort(key=lambda uo: not role_fits(uo[0]))
+    teams = re.compile(rf"\b(?:my|our)\s+(?:{team_words(pack)}|line\s+up|comp)\b", re.IGNORECASE)
+    on_team = not named and teams.search(utterance) is not None
+    if usable:
+        u, o = usable[0]
+        key = "effect_bench" if on_team and u not in fielded else "effect_yes"
+        lines = [Line("guidance", key, values(u, o), "answer", frozenset((u, o)))]
+    elif found:
+        u, o = found[0]
+        key = "effect_locked" if view.owns(u) else "effect_theirs"
+        lines = [Line("guidance", key, values(u, o), "answer", frozenset((u, o)))]
+    else:
+        none = {unit: pack.catalog.display_name(named[0])} if named else {}
+        lines = [Line("guidance", "effect_none" if named else "effect_none_roster", none | {"effect": effect},
+                      "answer", frozenset(named))]  # fmt: skip
+        # ... and who of theirs does, if one does.
+        other = [(u, o) for u in (o.id for o in view.owned()) if u not in named for o in view.options_of(u)]
+        other = [(u, o) for u, o in other if does(o) and view.option_usable(o, u)]
+        if named and other:
+            lines.append(Line("guidance", "effect_other", values(*other[0]), "answer", frozenset(other[0])))
+    t.lines = lines
+    return True
 
 
 def _not_in_data(t: RealizerTurn, limit: Limit) -> None:
@@ -994,7 +1085,7 @@ def realize(
         _compare_options(t)
     if entry is not None and _is_score(entry) and ASKS_STAKES.search(utterance):
         _stakes(t)
-    capped = _caps_and_level(t, utterance)
+    capped = _caps_and_level(t, utterance) or _has_effect(t, utterance)
     theirs = frozenset(u for u in t.view.opponent_side() if not t.view.owns(u))
     limit = data_limit(pack, utterance, theirs) if intent not in ("smalltalk", OTHER) else None
     if limit is not None:

@@ -307,7 +307,8 @@ def pick_best(c: _Ctx) -> list[Line]:
         # "Can my Elowen keep up with their Nadira?", "their Tamsin keeps beating my Lorcan": the
         # player asked about their own unit first; if it wins the matchup, that is the answer.
         if multiplier(c.catalog, m, own, foes[0]) > m.default and c.usable(own):
-            return c.line(_fielded(c, own, c.step.key), [own, foes[0]], **_counter_values(c, m, own, foes[0]))
+            values = _counter_values(c, m, own, foes[0])
+            return c.line(_fielded(c, own, c.step.key), [own, foes[0]], **values) + _underlevelled(c, own)
         if multiplier(c.catalog, m, foes[0], own) > m.default:
             edge = c.naming(c.inputs.get("edge_key"), [foes[0], own], **_counter_values(c, m, foes[0], own))
         elif multiplier(c.catalog, m, own, foes[0]) <= m.default:
@@ -398,6 +399,22 @@ def _own_named(c: _Ctx, foes: list[str], theirs: list[str], mine: list[str]) -> 
     )
 
 
+def _underlevelled(c: _Ctx, uid: str) -> list[Line]:
+    """The caveat on a pick far behind the team (low_key: "Lumifawn is only level 5"): under half
+    the median level of the player's fielded units (else of their roster), so a counter that will
+    lose on levels is never recommended as if it were ready."""
+    unit = c.view.unit(uid)
+    team = [u for u in (c.view.unit(v) for v in c.view.player_side()) if u is not None] or c.view.owned()
+    levels = sorted(u.level for u in team if u.id != uid)
+    if unit is None or not levels or not c.inputs.get("low_key"):
+        return []
+    if unit.level * 2 >= levels[len(levels) // 2]:
+        return []
+    tiers = c.view.tiers(uid)
+    first = tiers[0] if len(tiers) > 1 and unit.tier is not None and unit.tier <= 1 else None
+    return c.naming(c.inputs["low_key"], [uid], **{"@unit": c.name(uid)}, level=unit.level, first_tier=first)
+
+
 def _best_counter(c: _Ctx, m: Matchup, foes: list[str]) -> list[Line]:
     """`pick_best`'s pick: the first usable unit that beats a foe, else the safest."""
     ranked = c.ids("ranked")
@@ -452,7 +469,7 @@ def _best_counter(c: _Ctx, m: Matchup, foes: list[str]) -> list[Line]:
                 )
                 if other is not None:
                     return c.line(c.inputs["only_key"], [other, uid, foe], **values, other=c.name(other))
-            picked = c.line(_fielded(c, uid, c.step.key), [uid, foe], **values)
+            picked = c.line(_fielded(c, uid, c.step.key), [uid, foe], **values) + _underlevelled(c, uid)
             # "Who counters their Tamsin": Brannoc, and the Lorcan already fielded counters her too.
             also = [
                 u for u in c.view.player_side()
@@ -471,6 +488,22 @@ def _best_counter(c: _Ctx, m: Matchup, foes: list[str]) -> list[Line]:
         return max(multiplier(c.catalog, m, f, uid) for f in foes) if symmetric else 0.0
 
     safest = min(usable, key=lambda u: (hurt(u), usable.index(u)))
+    if sum(hurt(u) == hurt(safest) for u in usable) > 1 and c.inputs.get("locked_key"):
+        # Others are as safe: "your safest pick" would be made up. Who would counter it once
+        # unlocked (locked_key), and nothing of the player's is picked.
+        catalog_units = c.catalog.entities.get(c.view.unit_kind, {})
+        beats = [
+            u for u in catalog_units if not c.usable(u) and multiplier(c.catalog, m, u, foes[0]) > m.default
+        ]
+        for locked in beats[:1]:
+            values = {
+                "@unit": c.name(locked),
+                "foe": c.name(foes[0]),
+                "unlock": c.gate(c.view.unit_kind, locked),
+            }
+            said = c.naming(c.inputs["locked_key"], [locked, foes[0]], **values)
+            if said:
+                return said
     return c.line(c.step.none_key, [safest, *foes], **{"@unit": c.name(safest)}, foe=c.name(foes[0]))
 
 
@@ -636,8 +669,11 @@ def pick_pair(c: _Ctx) -> list[Line]:
         if anchor is not None:
             values["@unit"] = c.name(anchor)
         lines = c.line(key, team, **{"@units": c.names(named)}, leader=c.name(team[0]), **values)
+        # A member far behind the rest on levels: said instead of praise ("Lumifawn is only level 5").
+        caveat = next((low for u in team if (low := _underlevelled(c, u))), []) if lines else []
+        lines += caveat
         score_key = c.inputs.get("score_key")
-        if lines and score_key and set(team) == set(suggested) and values["score"] is not None:
+        if lines and score_key and not caveat and set(team) == set(suggested) and values["score"] is not None:
             # The suggestion as it came: its rating, said if the budget has room.
             lines.append(Line(c.step.paragraph, score_key, {"score": values["score"]}, "praise"))
         if lines and short:
@@ -1037,7 +1073,7 @@ def matchup_status(c: _Ctx) -> list[Line]:
         line += _taken_lines(
             c, m, uid, others, asked=len(others) == 1 and mult == m.default
         )  # even: both ways
-    return line
+    return line + (_underlevelled(c, uid) if mult > m.default else [])
 
 
 def _taken_lines(c: _Ctx, m: Matchup, uid: str, others: list[str], asked: bool = False) -> list[Line]:
@@ -1472,7 +1508,7 @@ def pick_swap(c: _Ctx) -> list[Line]:
                 return lead + _swap_said(c, outs[0], against, m)
             return lead + c.naming(c.inputs.get("kept_key"), [], out=c.name(named[0]), **_where(c))
     if named and row is None and c.inputs.get("kept_key"):
-        return c.naming(c.inputs["kept_key"], [], out=c.name(named[0]), **_where(c))
+        return _kept(c, m, named[0])
     # "Who would Hexmoth replace?": the best swap bringing in the spare unit they named, else that it
     # would not raise the team's rating anywhere.
     spare = [u for u in coming if c.usable(u)]
@@ -1503,6 +1539,23 @@ def pick_swap(c: _Ctx) -> list[Line]:
     if row is None:
         return first + c.line(c.step.none_key, [], **_where(c))
     return first + _swap_said(c, row, against, m)
+
+
+def _kept(c: _Ctx, m: Matchup | None, out: str) -> list[Line]:
+    """No better unit for the one the player would take off: keep it, with what it does there (the
+    foe it beats: kept_why_key) and what to keep it away from (the foe that beats it: kept_risk_key),
+    so "should I pull Emberfox" hears the trade-off, not only "keep it"."""
+    foes = c.ids("foes")
+    hit = _beats(c, m, [out], foes) if m is not None else None
+    risk = next((f for f in foes if m is not None and _beats(c, m, [f], [out])), None)
+    said = (
+        c.naming(c.inputs.get("kept_why_key"), [out, hit[1]], out=c.name(out), **_counter_values(c, m, *hit))
+        if m is not None and hit is not None
+        else []
+    ) or c.naming(c.inputs["kept_key"], [], out=c.name(out), **_where(c))
+    if m is not None and risk is not None:
+        said += c.naming(c.inputs.get("kept_risk_key"), [risk, out], **_counter_values(c, m, risk, out))
+    return said
 
 
 _SWAP_IN = re.compile(
@@ -1555,7 +1608,9 @@ def _swap_said(c: _Ctx, row: dict[str, Any], against: list[str], m: Matchup | No
     foes = [f for f in [*against, *c.ids("foes")] if m is None or _beats(c, m, [out], [f]) is None]
     hit = _beats(c, m, [new], foes) if m is not None else None
     if m is not None and hit is not None:
-        return c.line(c.step.key, [new], **values | _counter_values(c, m, *hit)) + cost
+        return (
+            c.line(c.step.key, [new], **values | _counter_values(c, m, *hit)) + _underlevelled(c, new) + cost
+        )
     fit, where = _fit(c), c.ids("context")
     if fit is not None and where:
         gain = multiplier(c.catalog, fit, new, where[0]) - multiplier(c.catalog, fit, out, where[0])
@@ -1942,8 +1997,8 @@ def progression(c: _Ctx) -> list[Line]:
             c.inputs.get("unowned_key"), [uid], **name, first_tier=tiers[0], next_tier=after, tiers=line
         )
     tier = min(owned.tier or 1, len(tiers))
-    if tier >= len(tiers):
-        return c.naming(c.step.none_key, [uid], **name, tier_name=tiers[-1])
+    if tier >= len(tiers):  # the player's: by the name they know it by ("Hexmoth", not "Hexmonarch")
+        return c.naming(c.step.none_key, [uid], **name, tier_name=c.name(uid))
     gains = _unlocked_at(c, uid, tier + 1)
     key = c.step.key
     if offered and uid not in first:
