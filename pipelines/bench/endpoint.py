@@ -30,6 +30,7 @@ import asyncio
 import json
 import os
 import sys
+import textwrap
 from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -303,9 +304,17 @@ async def run_bench(
     return result
 
 
+# `--configs silence` took 462 s on 2 cores shared with other work (load ~2.4): the fixtures are
+# played in real time, once per configuration.
+RUN_TIME = "~8 min per configuration (the fixtures play in real time): ~1 h for the default eight"
+
+
 def main(argv: list[str] | None = None, prog: str = "voicecoach bench endpoint") -> int:
     parser = argparse.ArgumentParser(
-        formatter_class=DefaultsHelpFormatter, prog=prog, description=__doc__.splitlines()[0]
+        formatter_class=DefaultsHelpFormatter,
+        prog=prog,
+        description=f"{__doc__.splitlines()[0]}\n\n"
+        + textwrap.fill(f"Run time on 2 cores: {RUN_TIME}.", 100),
     )
     parser.add_argument("--configs", default=",".join(CONFIGS), help=f"from {', '.join(CONFIGS)}")
     parser.add_argument(

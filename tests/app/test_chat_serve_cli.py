@@ -33,11 +33,18 @@ def _voicecoach(*args: str, stdin: str = "", timeout: float = 120.0) -> subproce
 def test_chat_says_what_is_wrong_with_a_bad_patch_or_state_and_goes_on(tmp_path: Path) -> None:
     broken = tmp_path / "broken.json"
     broken.write_text("{not json", encoding="utf-8")
+    listed = tmp_path / "listed.json"
+    listed.write_text("[1, 2]", encoding="utf-8")
+    binary = tmp_path / "binary.json"
+    binary.write_bytes(b"\xd0\xff\x00")
     lines = [
         '/patch {"ic": {"match": {"round": 3}',  # a typo: the JSON does not close
         '/patch {"fs": {"inventory": {"owned": "lots"}}}',  # JSON, refused by the state's validation
         f"/state {tmp_path / 'missing.json'}",
         f"/state {broken}",
+        "/patch 5",  # JSON, but not an object: these three ended the session with a traceback
+        f"/state {listed}",
+        f"/state {binary}",  # not UTF-8
         '/patch {"ic": {"match": {"round": 3}}}',  # a good one still applies
         "what counters their team?",
         "/quit",
@@ -47,11 +54,14 @@ def test_chat_says_what_is_wrong_with_a_bad_patch_or_state_and_goes_on(tmp_path:
     assert done.returncode == 0, done.stderr
     assert out.count("ready in") == 1
     refused = [line for line in out.splitlines() if "refused, the previous state is kept" in line]
-    assert len(refused) == 4, out
+    assert len(refused) == 7, out
     assert "Expecting" in refused[0]  # the JSON error says where
     assert "fs.inventory.owned" in refused[1]  # the validation names the field
     assert "missing.json" in refused[2] and "broken.json" not in refused[2]
     assert str(broken) in refused[3] or "Expecting" in refused[3]
+    assert "a JSON object {...} is needed, this is a number" in refused[4]
+    assert "listed.json: a JSON object {...} is needed, this is an array" in refused[5]
+    assert "binary.json: 'utf-8' codec can't decode" in refused[6]
     assert "state updated (version" in out
     # The session went on after the typos: the question was answered.
     assert out.index("turn done") > out.index(refused[-1])

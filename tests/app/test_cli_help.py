@@ -74,3 +74,60 @@ def test_building_the_command_line_loads_no_pipecat() -> None:
     code = "import sys, voicecoach.app.cli as cli; cli.build_parser(); print('pipecat' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False", out.stderr
+
+
+# The commands that finish in a second or two on 2 cores (measured): the others say their run time.
+QUICK = {"demo", "token", "token mint", "pack", "pack new", "bench guard"}
+
+
+def commands(
+    parser: argparse.ArgumentParser, path: str = ""
+) -> Iterator[tuple[str, argparse.ArgumentParser]]:
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            for name, sub in action.choices.items():
+                yield f"{path} {name}".strip(), sub
+                yield from commands(sub, f"{path} {name}".strip())
+
+
+def command_help(path: str, parser: argparse.ArgumentParser, capsys: pytest.CaptureFixture[str]) -> str:
+    """What `voicecoach PATH --help` prints: the benches with their own parser print theirs."""
+    from voicecoach.app.cli import main
+
+    if parser.add_help:
+        return parser.format_help()
+    with pytest.raises(SystemExit):
+        main([*path.split(), "--help"])
+    return capsys.readouterr().out
+
+
+def test_every_command_that_takes_more_than_a_few_seconds_says_how_long(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """Issue 30: `--help` says how long a command takes on this kind of machine (2 cores), at the top of
+    its own help and in its parent's list of commands; a new command is quick (QUICK) or says it."""
+    from voicecoach.app.cli import RUN_TIMES
+
+    root = build_parser()
+    listed = {path: parent for path, parent in commands(root)}
+    listed[""] = root
+    said = []
+    for path, parser in commands(root):
+        if path in QUICK:
+            continue
+        text = " ".join(command_help(path, parser, capsys).split())
+        assert "Run time on 2 cores: " in text, f"voicecoach {path} --help says no run time"
+        parent = listed[path.rpartition(" ")[0]]
+        assert RUN_TIMES[path][0] in " ".join(parent.format_help().split()), path
+        said.append(path)
+    for path in ("serve", "chat", "client", "replay", "bench latency", "bench quality", "bench dialogue"):
+        assert path in said
+
+
+def test_prior_training_says_how_long(capsys: pytest.CaptureFixture[str]) -> None:
+    from voicecoach.bench.prior import main
+
+    for command in ("train", "confusions"):
+        with pytest.raises(SystemExit):
+            main([command, "--help"])
+        assert "Run time on 2 cores: ~" in " ".join(capsys.readouterr().out.split()), command

@@ -18,6 +18,7 @@ import asyncio
 import json
 import signal
 import sys
+import textwrap
 from pathlib import Path
 from typing import Any
 
@@ -233,12 +234,15 @@ async def _chat_loop(coach: Any) -> None:
             try:
                 if line.startswith("/state "):
                     path = Path(line[7:].strip()).expanduser()
-                    await coach.push_state(snapshot=json.loads(path.read_text(encoding="utf-8")))
+                    await coach.push_state(snapshot=_json_object(path.read_text(encoding="utf-8")))
                 else:
-                    await coach.push_state(patch=json.loads(line[7:]))
-            except (OSError, json.JSONDecodeError, StateError) as err:
+                    await coach.push_state(patch=_json_object(line[7:]))
+            except (OSError, ValueError) as err:  # not found, not UTF-8, not JSON, a StateError
                 what = "state file" if line.startswith("/state ") else "patch"
-                console.print(f"[red]{what} refused, the previous state is kept: {escape(str(err))}[/]")
+                why = (
+                    str(err) if isinstance(err, OSError) or what == "patch" else f"{line[7:].strip()}: {err}"
+                )
+                console.print(f"[red]{what} refused, the previous state is kept: {escape(why)}[/]")
             else:
                 console.print(f"[dim]state updated (version {coach.session.state.version})[/]")
         elif line.startswith("/"):
@@ -248,6 +252,15 @@ async def _chat_loop(coach: Any) -> None:
             result = await coach.ask(line)
             if not result.completed:
                 console.print("[red]the turn did not complete in time[/]")
+
+
+def _json_object(text: str) -> dict[str, Any]:
+    """A state or a patch: a JSON object ("5" or "[]" would reach the session as one and fail there)."""
+    value = json.loads(text)
+    if not isinstance(value, dict):
+        kinds = {list: "an array", str: "a string", bool: "a boolean", type(None): "null"}
+        raise StateError(f"a JSON object {{...}} is needed, this is {kinds.get(type(value), 'a number')}")
+    return value
 
 
 def log_level(level: str) -> None:
@@ -313,6 +326,7 @@ def cmd_token(args: argparse.Namespace) -> int:
 
 
 def cmd_client(args: argparse.Namespace) -> int:
+    log_level("WARNING")  # before the client's import of Pipecat, whose banner (INFO) would open the output
     from voicecoach.app import client
 
     return client.run(args)
@@ -425,7 +439,77 @@ def build_parser() -> argparse.ArgumentParser:
     )
     packcheck.add_arguments(pack)
     pack.set_defaults(fn=cmd_pack)
+    show_run_times(parser)
     return show_defaults(parser)
+
+
+# How long a command takes on this kind of machine (2 cores) where that is more than a second or two:
+# (said in the parent's list of commands, said atop the command's own --help). Measured 2026-12-05 on
+# the 2-core VM shared with other work (load 1-4), small runs scaled; docs/BENCHMARKS.md has each
+# benchmark's own figures. The benches with their own parser (ARGV_BENCHES) say the second in their
+# own --help too. tests/app/test_cli_help.py names the quick commands; every other one must be here.
+RUN_TIMES: dict[str, tuple[str, str]] = {
+    "chat": ("ready in ~3 s", "ready in 1.5-3 s, then ~0.1 s a turn on the embedded default"),
+    "serve": ("ready in ~4 s", "ready in ~4 s on the embedded default (the speech models ~2 s of it)"),
+    "client": (
+        "~11 s a question",
+        "~11 s a spoken question (its ~3 s of audio, --tail, then the reply played out, ~7 s here), after"
+        " --settle",
+    ),
+    "replay": (
+        "~15 s a fixture turn",
+        "~15 s a fixture turn, played in real time (the question, then the reply): session s01's four"
+        " turns 60 s, all 48 fixture turns ~12 min",
+    ),
+    "bench": ("seconds to hours", "from seconds (prior, realizer) to hours (quality, latency as default)"),
+    "bench turn": (
+        "~70 s",
+        "72 s for the default (12 utterances x 5 modes, with starting the embedded LLM); pe_agent's"
+        " turns ~1.5 s, the others' ~0.2 s",
+    ),
+    "bench latency": (
+        "~13 s a turn per configuration",
+        "~13 s per fixture turn and configuration, played in real time: 5 configurations x 24 turns"
+        " took 29 min, so the default (15 configurations x 48 turns) ~2.7 h; --limit and --configs"
+        " cut it",
+    ),
+    "bench load": (
+        "~4 min",
+        "~4 min with the defaults: ~15 s to start the server, ~10 s a single-session question, then"
+        " the Poisson phase's --duration and the burst; a soak lasts its --duration",
+    ),
+    "bench quality": (
+        "~20 s for sgc_full, ~1 h for all five",
+        "sgc_full's 200 sessions (976 turns) 19 s; an LLM baseline ~2 s a turn (pe_agent: 13 turns"
+        " in 29 s), so ~30 min each for 200 sessions and ~1 h for the default five; a rerun skips"
+        " the turns cached in --out",
+    ),
+    "bench prior": ("~5 s", "~5 s"),
+    "bench slots": ("~2 s, --llm ~2 s a turn", "~2 s for the rules; --llm N adds ~2 s a turn"),
+    "bench realizer": ("~8 s", "~8 s for the default 200 sessions"),
+    "bench endpoint": (
+        "~8 min per configuration",
+        "~8 min per configuration (the fixtures play in real time): ~1 h for the default eight",
+    ),
+    "bench dialogue": ("~50 s", "~50 s for both packs' suites (218 turns)"),
+    "pack check": ("~1 s, --train ~1 min", "~1 s; --train 40-60 s for pet_arena, ~2 s for a new pack's"),
+}
+
+
+def show_run_times(parser: argparse.ArgumentParser, path: str = "") -> None:
+    """Each command of RUN_TIMES says its run time: in its parent's list and atop its own --help."""
+    for action in parser._actions:
+        if not isinstance(action, argparse._SubParsersAction):
+            continue
+        listed = {choice.dest: choice for choice in action._choices_actions}
+        for name, sub in action.choices.items():
+            key = f"{path} {name}".strip()
+            if key in RUN_TIMES:
+                short, full = RUN_TIMES[key]
+                said = textwrap.fill(f"Run time on 2 cores: {full}.", 100)
+                sub.description = f"{sub.description}\n\n{said}" if sub.description else said
+                listed[name].help = f"{listed[name].help} [{short}]"
+            show_run_times(sub, key)
 
 
 ARGV_BENCHES = (
@@ -469,6 +553,9 @@ def _kernel_bench(entry: str, name: str) -> Any:
     def run(args: argparse.Namespace) -> int:
         import importlib
 
+        # Before the module's import: Pipecat's banner (INFO) would come before the usage or the table.
+        # The benches that log set their own sinks.
+        log_level("WARNING")
         module, function = entry.split(":")
         main = getattr(importlib.import_module(module), function)
         return int(main(args.rest, prog=f"voicecoach bench {name}") or 0)

@@ -443,7 +443,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "check", help="validate a pack folder (or installed pack id): a table of what is missing"
     )
     check.add_argument("path", help="the pack folder, or the id of an installed pack (pet_arena)")
-    check.add_argument("--train", action="store_true", help="also retrain the intent prior in memory (~30 s)")
+    check.add_argument(
+        "--train",
+        action="store_true",
+        help="also retrain the intent prior in memory (40-60 s for pet_arena on 2 cores)",
+    )
     new = sub.add_parser(
         "new", help="write a small, complete pack in a new folder, to grow into a game's (never overwrites)"
     )

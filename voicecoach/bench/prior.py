@@ -429,7 +429,7 @@ def bench_main(argv: Sequence[str] | None = None, prog: str = "voicecoach bench 
     parser = argparse.ArgumentParser(
         formatter_class=DefaultsHelpFormatter,
         prog=prog,
-        description="the intent prior's figures (bench_prior)",
+        description="the intent prior's figures (bench_prior).\n\nRun time on 2 cores: ~5 s.",
     )
     parser.add_argument("--pack", default="pet_arena", help="an installed pack's id, or a pack folder")
     args = parser.parse_args(argv)
@@ -437,17 +437,28 @@ def bench_main(argv: Sequence[str] | None = None, prog: str = "voicecoach bench 
     return 0
 
 
+# Measured on 2 cores shared with other work (load 2-4): pet_arena 39-50 s, strike_team 31 s, the pack
+# `voicecoach pack new` writes 1.4 s.
+TRAIN_TIME = "~30-50 s for the shipped packs (thousands of examples), ~2 s for a new pack's"
+CONFUSIONS_TIME = "~30 s for pet_arena (five trainings, one per fold)"
+
+
 def main(argv: Sequence[str] | None = None, prog: str = "python -m voicecoach.bench.prior") -> int:
     parser = argparse.ArgumentParser(
         formatter_class=DefaultsHelpFormatter, prog=prog, description="the intent prior: training and figures"
     )
     sub = parser.add_subparsers(dest="command", required=True)
-    for name, help_ in (
-        ("train", "train and write the pack's prior.json (next to its other files)"),
-        ("bench", "print the figures"),
-        ("confusions", "out-of-fold confusions on the training data (weakest pairs first)"),
+    for name, help_, took in (
+        ("train", "train and write the pack's prior.json (next to its other files)", TRAIN_TIME),
+        ("bench", "print the figures", "~5 s"),
+        ("confusions", "out-of-fold confusions on the training data (weakest pairs first)", CONFUSIONS_TIME),
     ):
-        p = sub.add_parser(name, help=help_)
+        p = sub.add_parser(
+            name,
+            help=f"{help_} [{took}]",
+            description=f"{help_}.\n\nRun time on 2 cores: {took}.",
+            formatter_class=DefaultsHelpFormatter,
+        )
         p.add_argument(
             "--pack", default="pet_arena", help="an installed pack's id or a pack folder (default pet_arena)"
         )

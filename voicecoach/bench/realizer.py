@@ -143,7 +143,8 @@ def main(argv: list[str] | None = None, prog: str = "python -m voicecoach.bench.
     parser = argparse.ArgumentParser(
         formatter_class=DefaultsHelpFormatter,
         prog=prog,
-        description="the grounded realization of CoachBench turns",
+        description="the grounded realization of CoachBench turns\n\n"
+        "Run time on 2 cores: ~8 s for the default 200 sessions.",
     )
     parser.add_argument("command", nargs="?", default="check", choices=["sample", "check"])
     parser.add_argument("--pack", default="pet_arena", help="the pack whose CoachBench turns to realize")

@@ -213,7 +213,8 @@ def main(argv: list[str] | None = None, prog: str = "python -m voicecoach.bench.
     parser = argparse.ArgumentParser(
         formatter_class=DefaultsHelpFormatter,
         prog=prog,
-        description="slot accuracy against CoachBench's references",
+        description="slot accuracy against CoachBench's references\n\n"
+        "Run time on 2 cores: ~2 s for the rules; --llm N adds ~2 s a turn (1.1 s p50, 5.2 s p90).",
     )
     parser.add_argument(
         "command", nargs="?", default="bench", choices=["bench"], help="the only command (may be left out)"
