@@ -15,6 +15,8 @@ import sys
 import time
 from pathlib import Path
 
+import pytest
+
 from tests.live_server import TOKEN, free_port
 from voicecoach.app.client import CoachClient
 from voicecoach.domain.pack import example_state_path
@@ -130,3 +132,13 @@ async def test_serve_prints_its_url_once_it_answers_and_the_first_connection_is_
     finally:
         proc.terminate()
         await asyncio.to_thread(proc.wait, 20)
+
+
+def test_serve_on_a_port_out_of_range_is_one_line(capsys: pytest.CaptureFixture[str]) -> None:
+    """`--port 99999` ended in an OverflowError traceback from bind()."""
+    from voicecoach.app.cli import build_parser
+
+    for wrong in ("99999", "-1"):
+        with pytest.raises(SystemExit):
+            build_parser().parse_args(["serve", "--port", wrong])
+        assert f"argument --port: {wrong} is not a TCP port (0-65535" in capsys.readouterr().err

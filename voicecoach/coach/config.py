@@ -151,12 +151,20 @@ def speech_config(args: Any = None, **overrides: Any) -> SpeechConfig:
 # --- the commands that run a coach on speech -------------------------------------------------------
 
 
+def port(text: str) -> int:
+    """--port: 0-65535 (0: any free one), said by argparse; 99999 was an OverflowError traceback."""
+    number = int(text)  # argparse says "invalid port value: 'x'"
+    if not 0 <= number <= 65535:
+        raise argparse.ArgumentTypeError(f"{number} is not a TCP port (0-65535; 0: any free one)")
+    return number
+
+
 def add_serve_arguments(parser: argparse.ArgumentParser) -> None:
     """`voicecoach serve`."""
     parser.add_argument(
         "--host", default="127.0.0.1", help="interface to listen on (default: localhost only)"
     )
-    parser.add_argument("--port", type=int, default=DEFAULT_PORT, help="TCP port to listen on")
+    parser.add_argument("--port", type=port, default=DEFAULT_PORT, help="TCP port to listen on")
     parser.add_argument(
         "--token",
         default=os.environ.get("VOICECOACH_TOKEN"),
