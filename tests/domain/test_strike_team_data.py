@@ -73,6 +73,7 @@ NEW_PLACEHOLDERS = frozenset(
         "rank",
         "other",
         "offered",  # "Neither Renzo nor Lorcan": the units the player offered to choose from
+        "rule",  # "a team is always one tank, two damage and two support heroes": the quota said
     }
 )
 # Names written as Whisper mishears them, on purpose (the prior must cope with a name it cannot link).

@@ -298,6 +298,43 @@ SESSIONS: dict[str, dict[str, list[tuple[str, list[str], list[str]]]]] = {
             ("does sparkwing have any heals", ["none of Sparkwing's skills can heal", "Gentle Light"], [])
         ],
         "effect_team": [("can anyone on my team heal", ["Nobody in your lineup can heal", "Lumifawn"], [])],
+        "effect_of_option": [
+            (
+                "will dread whisper make them fall asleep",
+                ["No, Dread Whisper doesn't put anyone to sleep"],
+                [],
+            ),
+            ("does gentle light heal my whole team", ["not everyone at once"], []),
+        ],
+        "split_name_not_a_move": [  # "the spark wing": Sparkwing said in two words, not Spark Nip
+            ("is sparkwing decent into shellbastion", [], []),
+            ("how hard does the spark wing hit it", ["Sparkwing deals double damage"], ["Spark Nip"]),
+        ],
+        "pronoun_object": [  # "does that hit it": "that" the one named, "it" the other
+            ("what should i send at shellbastion", [], []),
+            ("and the emberfox, how much does that hurt it", ["Emberfox deals half damage"], []),
+        ],
+        "type_on_type": [
+            ("remind me how earth vs fire works", ["Against fire, earth attacks deal double"], [])
+        ],
+        "levels_to_go": [
+            ("is granite bulwark ready on granitusk", [], []),
+            ("how many more levels until it is", ["8 more levels"], []),
+        ],
+        "level_compare": [
+            ("who is more levelled, galehawk or oakhorn", ["Oakhorn is higher, at level 19"], [])
+        ],
+        "not_owned_proposed": [("how about cindermaw against them", ["You don't have Cindermaw"], [])],
+        "outside_the_match": [
+            (
+                "when does the new season drop",
+                ["doesn't show rewards or season dates"],
+                ["Save your strongest"],
+            )
+        ],
+        "their_intent": [
+            ("who is briarcat likely to target", ["doesn't show what the other side will do"], [])
+        ],
         "this_turn": [("what do i do this turn", ["Oakhorn"], ["Lumifawn"])],
         "the_other_noun": [  # of the units that word fits on that side, the one not named yet
             ("is the bird on my team any good vs voltail", ["Sparkwing"], []),
@@ -447,6 +484,23 @@ SESSIONS: dict[str, dict[str, list[tuple[str, list[str], list[str]]]]] = {
         "play_fielded": [("should i play elowen", ["Fathom Docks", "Nadira"], ["Yes:"])],
         "effect_roster": [("does anyone i have heal", ["Elowen's Vital Beam can heal"], [])],
         "effect_theirs": [("who on their team can heal", ["Nadira's Dart Rifle"], [])],
+        "quota_asked": [
+            (
+                "could we play three supports",
+                ["No: a team is always one tank, two damage and two support"],
+                [],
+            ),
+            ("so two damage is right", ["Yes: a team is always"], []),
+        ],
+        "locked_proposed": [("think ill switch to hakon", ["You haven't unlocked Hakon"], [])],
+        "what_instead": [
+            ("dumaka is doing nothing on this map", [], []),
+            ("what should i run instead", ["Dumaka"], ["Which hero"]),
+        ],
+        "positions": [("where should we hold on this map", ["doesn't show where anyone is on the map"], [])],
+        "no_offer_when_all_unlocked": [
+            ("tell me about nadiras null grenade", ["Null Grenade"], ["unlocks next"])
+        ],
         "of_those": [
             ("which heroes are good on this map", [], []),
             ("which of them do i have", ["You have"], ["12 heroes"]),
@@ -477,7 +531,7 @@ SESSIONS: dict[str, dict[str, list[tuple[str, list[str], list[str]]]]] = {
         "stakes": [  # 0-1 down in round 2 of 3; a round asked about is not news of another
             ("we lost the first one didn't we", ["0 to 1", "You need round 2"], ["0 to 2"]),
         ],
-        "role_count": [("can i run two tanks", ["one tank", "two supports"], ["Which item"])],
+        "role_count": [("can i run two tanks", ["No:", "one tank", "two support"], ["Which item"])],
         "play_instead": [("should i play brannoc instead of dumaka", ["Dumaka", "Brannoc on"], ["Leaving"])],
         "options_described": [  # two options without a number: each one's own words
             ("which one heals everyone, rally cry or overflow", ["heals everyone", "Overflow:"], ["comp"]),

@@ -131,6 +131,10 @@ class W3Candidate(_Model):
     advances: list[str] = Field(
         default_factory=list, description="decision-field paths naming a unit that must have a later tier"
     )
+    locks: list[str] = Field(
+        default_factory=list,
+        description="decision-field paths naming an owned unit that must still have an option to unlock",
+    )
     # "Shall I run through which elements counter it?" - "sure": the question the offer proposed.
     accept: str = Field(
         default="",

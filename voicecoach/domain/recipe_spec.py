@@ -137,9 +137,11 @@ RECIPES: dict[str, RecipeSpec] = {
                   "only the opponent fields unless the player asks whether they have it"),
         _spec("option_status", {"option": "select", "unit": "select", "locked_key": "key",
                                 "gated_key": "key", "unowned_key": "key", "unlearnable_key": "key",
-                                "how_key": "key", "unowned_gated_key": "key"},
-              ("option",), ("@option", "@unit", "unlock", "blocker", "level", "player_level", "slot"),
-              doc="usable (key), locked on an owned unit with the gates it still misses (locked_key; "
+                                "how_key": "key", "unowned_gated_key": "key", "levels_key": "key"},
+              ("option",),
+              ("@option", "@unit", "unlock", "blocker", "level", "player_level", "slot", "levels"),
+              doc="levels_key: locked by the unit's own level alone, with {levels} to go; usable (key), "
+                  "locked on an owned unit with the gates it still misses (locked_key; "
                   "how_key: the player asks how; gated_key: only account-wide ones), its unit not owned "
                   "(unowned_key; unowned_gated_key: with the gates it has on top), no unit named can have "
                   "it (unlearnable_key)"),
@@ -223,8 +225,11 @@ RECIPES: dict[str, RecipeSpec] = {
               doc="a template filled from selectors and an entity's catalog fields; `key_by`: the key "
                   "<key>_<the entity's value of that attribute>; `usable_only`: only for an option the "
                   "player can use"),
-        _spec("quota", {"missing": "select"}, ("missing",), ("role", "count"),
-              doc="the role the team lacks by the composition quota (key), or none (none_key)"),
+        _spec("quota", {"missing": "select", "rule_key": "key", "rule_yes_key": "key"}, ("missing",),
+              ("role", "count", "rule"),
+              doc="the role the team lacks by the composition quota (key), or none (none_key); asked "
+                  "a count of a role (\"can I run two tanks\"), the quota itself ({rule}): rule_yes_key when "
+                  "the count is the quota's, rule_key otherwise"),
         _spec("pick_fit", {"ranked": "select", "context": "select", "matchup": "literal", "count": "literal",
                            "skip": "select", "worst_key": "key", "neither_key": "key"},
               ("context", "matchup"), ("@units", "@unit", "@context", "status", "offered"), picks=True,

@@ -299,6 +299,10 @@ def _with_requires(
             unit = get_field(state, path)
             if view is not None and isinstance(unit, str) and not _has_later_tier(view, unit):
                 return f"{unit} is at its last tier"
+        for path in c.locks:
+            unit = get_field(state, path)
+            if view is not None and isinstance(unit, str) and not _has_locked(view, unit):
+                return f"{unit} has nothing left to unlock"
         mine = [u for u in state.ic.mentioned_creatures if view is not None and view.owns(u)]
         if len(mine) >= 2 and any(path.startswith("ic.focus") for path in c.requires):
             # An answer about several of the player's units: "it" in the offer would be any of them.
@@ -306,6 +310,12 @@ def _with_requires(
         return violates(c) if violates is not None else None
 
     return check
+
+
+def _has_locked(view: StateView, unit_id: str) -> bool:
+    """Is one of the unit's options still locked for the player ("how to unlock its next skill"
+    offered of a unit with every one unlocked is an offer of nothing)? False for one they lack."""
+    return view.owns(unit_id) and any(not view.option_usable(o, unit_id) for o in view.options_of(unit_id))
 
 
 def _has_later_tier(view: StateView, unit_id: str) -> bool:

@@ -801,6 +801,8 @@ def option_by_word(pack: Pack, text: str, state: LiveState | None = None) -> tup
             if (o := pack.catalog.get(option_kind, oid)) is not None
         ]
         for the in re.finditer(r"\b(?:the|his|her|its)\s+([a-z]{4,})\b", text, re.IGNORECASE):
+            if any(o.span[0] <= the.start(1) < o.span[1] for o in linked):
+                continue  # "the spark wing": a word of a name said whole (Sparkwing), not a move
             word = the.group(1).lower()
             hits = [n for n in names if word in n.lower().split()]
             if len(hits) == 1 and word not in types:

@@ -1235,13 +1235,20 @@ def _of_those(pack: Pack, sides: Sides, text: str, history: Sequence[Exchange]) 
     return f"which of {names} do i have", [f"'of those' -> {names}"]
 
 
+_WHAT_INSTEAD = re.compile(r"\bwhat\s+(?:\w+\s+){0,4}?instead\b(?!\s+of\b)")
+
+
 def _instead_of(pack: Pack, sides: Sides, text: str, history: Sequence[Exchange]) -> tuple[str, list[str]]:
     """ "Who do I put in instead?" after "Renzo is a poor pick on Fathom Docks": instead of Renzo
     (the player's unit the last exchange was about: its question's, else its answer's first)."""
-    instead = INSTEAD.search(normalise(text))
-    if instead is None or not history or _units(pack, text):
+    if not history or _units(pack, text):
         return text, []
     last = history[-1]
+    # "What do I go instead": the same, unless the last question set one of theirs against it (then
+    # it asks a counter to theirs: "is Emberfox good vs Shellbastion" - "what would you bring instead").
+    faced = any(sides.side_of(u) == "theirs" for u in _units(pack, last.utterance))
+    if INSTEAD.search(normalise(text)) is None and (faced or not _WHAT_INSTEAD.search(normalise(text))):
+        return text, []
     named = _units(pack, last.utterance) or _units(pack, _first_sentence(last.reply))
     named = [u for u in named if sides.side_of(u) == "mine"]
     if len(named) != 1:

@@ -69,6 +69,43 @@ _LIVE: tuple[tuple[re.Pattern[str], str], ...] = (
         ),
         "healing or damage numbers",
     ),
+    (
+        re.compile(
+            r"\bwhere\s+(?:should|do|can|could|would)\s+(?:i|we)\s+(?:\w+\s+)?(?:stand|be\s+standing|hide|sit|hold)\b"
+            r"|\bwhere\s+(?:is|are|s)\s+(?:he|she|they|their\s+\w+)\s*(?:at|hiding|standing|now)?\s*\??$"
+            r"|\b(?:up\s+high|on\s+high\s+ground|on\s+the\s+roof)\b.*\?*|\bcallouts?\b",
+            re.IGNORECASE,
+        ),
+        "where anyone is on the map",
+    ),
+    (
+        re.compile(
+            r"\b(?:what|who)\s+(?:are|is|will|would|do|does)\s+(?:they|their\s+\w+|it|he|she|(?!i\b|we\b|you\b)\w+)\s+"
+            r"(?:gonna\s+|going\s+to\s+|about\s+to\s+|likely\s+to\s+)?(?:open\s+with|lead\s+with|start\s+with|"
+            r"go\s+after|target|focus)\b|\bwho\s+(?:does|will|would)\s+(?:it|he|she|they)\s+go\s+after\b",
+            re.IGNORECASE,
+        ),
+        "what the other side will do",
+    ),
+)
+# What the game keeps outside a match (rewards, season dates, quests' places): no state field, and no
+# move in the match answers it.
+_ELSEWHERE: tuple[tuple[re.Pattern[str], str], ...] = (
+    (
+        re.compile(
+            r"\bwhat\s+(?:rewards?|prizes?)\s+(?:do|will|would|can|could)\b"
+            r"|\bwhat\s+(?:rank|rewards?)\s+(?:do|will|would|can)\s+(?:i|we)\s+(?:get|reach|hit|earn)\b"
+            r"|\bwhen\s+(?:does|is|will|do)\s+(?:the\s+)?(?:next\s+|new\s+)?season\b|\bseason\s+(?:end|ends|reset|resets)\b",
+            re.IGNORECASE,
+        ),
+        "rewards or season dates",
+    ),
+    (
+        re.compile(
+            r"\bwhere\s+(?:do|can|is|s|does)\s+(?:i\s+|we\s+)?(?:\w+\s+){0,2}?quests?\b", re.IGNORECASE
+        ),
+        "where quests take place",
+    ),
 )
 # "the speed buff", "an hp boost": an effect a move has, not a stat asked for.
 _EFFECT_AFTER = re.compile(r"^\s+(?:buff|boost|debuff|bonus|up|down|increase|drop|steal|heal)\w*\b", re.I)
@@ -130,7 +167,7 @@ class Limit:
     """A part of the question the data cannot answer: `what` names it for the reply ("speed", "their
     levels"); `about` is the mention the rest of the answer is about (its profile), if any; `kind`
     says which rule found it ("stat", "stacking", "theirs", "threshold", "acquire", "live": what happens
-    in the match that no state field holds)."""
+    in the match that no state field holds, "elsewhere": what the game keeps outside the match)."""
 
     kind: str
     what: str
@@ -198,6 +235,9 @@ def data_limit(pack: Pack, text: str, theirs: Collection[str] = ()) -> Limit | N
     for pattern, spoken in _LIVE:
         if pattern.search(text):
             return Limit("live", spoken)  # "our dps is afk": not something the coach can see
+    for pattern, spoken in _ELSEWHERE:
+        if pattern.search(text):
+            return Limit("elsewhere", spoken)  # "what rank do I get": kept by the game, not the match
     mentions = link_entities(pack, text)
     # "And Quillon, what does he run": a name said first, then the question.
     lead = mentions[0] if mentions and len(text[: mentions[0].span[0]].split()) <= 1 else None
@@ -264,11 +304,13 @@ def data_limit(pack: Pack, text: str, theirs: Collection[str] = ()) -> Limit | N
     masked = text
     for m in sorted(mentions, key=lambda m: -m.span[0]):
         masked = masked[: m.span[0]] + "X" + masked[m.span[1] :]
-    for pattern, spoken in _stat_patterns(pack):
-        for match in pattern.finditer(masked):
-            if not _EFFECT_AFTER.match(masked[match.end() :]):
-                return Limit("stat", spoken, about)
-    return None
+    # Every stat asked, said at once: "how much hp has it got left and is it faster than my deer".
+    asked = [
+        spoken
+        for pattern, spoken in _stat_patterns(pack)
+        if any(not _EFFECT_AFTER.match(masked[m.end() :]) for m in pattern.finditer(masked))
+    ]
+    return Limit("stat", " or ".join(dict.fromkeys(asked)), about) if asked else None
 
 
 # "What level is Voltail", "is Voltail evolved": a state field asked as a fact about the unit now.

@@ -327,6 +327,9 @@ class IntentPrior:
             rf"stay\s+off|go\s+near)\s+(?:their\s+|the\s+)?{token}"
             rf"|{token}(?:\s+\w+){{0,4}}?\s+(?:smoked|beaten|countered|wrecked|destroyed|hard countered|"
             rf"outclassed|walled|shut down)\s+by\s+(?:their\s+|the\s+)?{token}"
+            # "Sparkwing, how hard does that hit Shellbastion": the named one's hits on the other
+            rf"|{token}\b.*\bhow\s+(?:hard|much)\s+(?:does|do|would|will|can|could)\s+(?:\w+\s+){{1,2}}?"
+            rf"(?:hit|hurt|damage)\s+(?:their\s+|the\s+)?{token}"
             # "can Oakhorn tank Voltail", "will my fox survive their turtle": one taking the other's hits
             rf"|{token}\s+(?:\w+\s+)?(?:tank|survive|outlast|hold\s+off|hold\s+up\s+(?:against|vs|to)|stand\s+up\s+to|"
             rf"handle|deal\s+with|take\s+on|trade\s+with)\s+(?:their\s+|the\s+)?{token}"
@@ -499,6 +502,27 @@ class IntentPrior:
             rf"\b(?:losing|lose|lost|dying|die|died|struggl\w*|trouble|problems?|getting\s+(?:wrecked|crushed|rolled|"
             rf"stomped|destroyed))\s+(?:to|against|with|vs|by)\s+(?:the\s+|their\s+|all\s+(?:these|those|the)\s+)?"
             rf"(?:{type_tokens})\b"
+        )
+        # "What else has the hawk got", "what's Renzo got": the unit's options (the pair the prior
+        # gives "what <options> does <unit> have").
+        option_kind = pack.catalog.schema.kind("option")
+        options_said = (
+            f"what {pack.catalog.schema.plural(option_kind)} does {token} have" if option_kind else ""
+        )
+        self.options_pair = (
+            self.labels[int(self.model.probabilities(features(options_said)).argmax())]
+            if option_kind
+            else None
+        )
+        self._has_got = re.compile(
+            rf"\bwhat\s+(?:else\s+)?(?:has|have|does|did|s|is)\s+(?:my\s+|the\s+|their\s+|your\s+)?{token}\s+"
+            rf"(?:(?:else\s+)?got|(?:got\s+)?(?:in\s+(?:its|his|her)\s+kit))\b"
+            rf"(?!\s+(?:unlocked|equipped|on|running|left|in\s+(?:his|her|its)\s+\w+\s+slot))"
+        )
+        # "Remind me how water against fire works", "and earth into electric": one type on another.
+        self._type_on_type = re.compile(
+            rf"\b(?:{type_tokens})\s+(?:\w+\s+)?(?:vs|versus|against|into|on|hitting|hits|hit|beats?|onto|attacking)\s+"
+            rf"(?:a\s+|the\s+)?(?:{type_tokens})\b"
         )
         # The pairs that answer whether an option is usable: they need one named.
         self._option_kind = pack.catalog.schema.kind("option")
@@ -692,9 +716,10 @@ class IntentPrior:
             self.quota_pair is not None
             and self._role_count.search(said)
             and not re.search(r"\b(?:who|which|whom)\b", said)  # "no support, who do I play": a pick
-            and not named_unit(self.pack, text, mentions)
+            and (not named_unit(self.pack, text, mentions) or _AS_EXAMPLES.search(said))
         ):
-            # "Can I run two tanks?", "is no healer ok": the team's role quota.
+            # "Can I run two tanks?", "is no healer ok": the team's role quota (with the units named
+            # as examples of it: "two tanks, like Duke and Bran").
             p, rule = self._only(self.quota_pair), "role_count"
         elif (
             self.option_info_pair is not None
@@ -751,6 +776,17 @@ class IntentPrior:
         ):
             # "Should I take Renzo out and put Paxton in?": a swap, whatever else the words suggest.
             p, rule = self._only(self.swap_pair), "out_and_in"
+        elif self.options_pair is not None and named and self._has_got.search(abstracted):
+            # "What else has the hawk got": its moves, not a team built around it.
+            p, rule = self._only(self.options_pair), "has_got"
+        elif (
+            self.versus_pair is not None
+            and not named
+            and self.labels[int(p.argmax())] != self.versus_pair
+            and self._type_on_type.search(abstracted)
+        ):
+            # "How does water do against fire": one type on another is that matchup, not a lesson.
+            p, rule = self._only(self.versus_pair), "type_on_type"
         elif (
             self.versus_pair is not None
             and self.labels[int(p.argmax())] not in (self.versus_pair, self.counter_pair, self.swap_pair)
@@ -1385,10 +1421,12 @@ PUT_IN = r"(?:put|putting|bring|bringing|sub|subbing|swap|swapping|slot|slotting
 REPLACES = re.compile(
     r"\b(?:replace|replaces|replacing|(?:take|takes|taking|fill|fills|put\s+in|play\s+in)\s+"
     r"(?:\w+\s+s\s+|his\s+|her\s+|that\s+|this\s+)?(?:spot|place|slot)|fill\s+in\s+for|in\s+place\s+of|sits?\s+out|sitting\s+out|"
-    r"(?:who|which)\s+(?:\w+\s+){0,2}(?:comes?|goes?)\s+out|(?:take|play|bring|run|use|put\s+in)\s+instead\s+of)\b"
+    r"(?:who|which)\s+(?:\w+\s+){0,2}(?:comes?|goes?)\s+out|(?:take|play|bring|run|use|go|pick|put\s+in)\s+instead\s+of)\b"
 )
 # "Who do I put in instead?", "which hero instead then": the unit just talked about, replaced.
 INSTEAD = re.compile(r"\b(?:who|which\s+\w+)\s+(?:\w+\s+){0,4}?instead\b(?!\s+of\b)")
+# "two tanks, like Duke and Bran", "such as": units named as examples of a count of a role.
+_AS_EXAMPLES = re.compile(r"\b(?:like|such\s+as|say|eg|for\s+example)\b")
 VERSUS = r"(?:vs|versus|against)"
 # What players call a unit's options as a whole (English gamer words).
 LOADOUT_WORDS = re.compile(r"\b(?:setup|set\s+\w+\s+up|build|kit|loadout)\b")

@@ -284,7 +284,10 @@ def resolve_reference(
         before, after = text[: match.start()], text[match.end() :]
         if match["that"] and _THAT_NOT_AFTER.search(before):
             continue
-        if DESCRIBED.search(before):
+        # "the spark wing, how hard does that hit it": "that" is the one named, "it" another (the
+        # object of a verb whose subject is a pronoun of its own).
+        other = match["it"] is not None and _PRONOUN_SUBJECT.search(before) is not None
+        if DESCRIBED.search(before) and not other:
             continue  # "their plant one, what is it weak to": the description is what it stands for
         if match["it"] and any(i.start() <= match.start() < i.end() for i in _IDIOM.finditer(text)):
             continue
@@ -301,12 +304,12 @@ def resolve_reference(
         # "Emberfox should stay away from it": the unit is the subject of the verb "it" is the object
         # of (a modal right after it): not an earlier clause's. "Prismite came in, how do I beat that?"
         gap = _SUBJECT_VERB.sub("", text[earlier[-1].span[1] : match.start()], count=1) if earlier else ""
-        if earlier and _CLAUSE.search(gap):
+        if earlier and _CLAUSE.search(gap) and not other:
             # "Prismite just came in, how do I beat that?": the one this sentence named.
             name = display(pack, earlier[-1].kind, earlier[-1].id)
             owner = "'s" if match["its"] else ""
             return f"{before}{name}{owner}{after}"
-        if any(
+        if not other and any(
             m.kind in wanted
             and _CLAUSE.search(_SUBJECT_VERB.sub("", text[m.span[1] : match.start()], count=1))
             for m in linked
@@ -351,6 +354,12 @@ def resolve_reference(
             owner = "'s" if match["its"] else ""
             return f"{before}{name}{owner}{after}"
     return text
+
+
+# "does that hit it", "can he beat it": a pronoun subject before the verb "it" is the object of.
+_PRONOUN_SUBJECT = re.compile(
+    r"\b(?:does|do|did|can|could|will|would|should)\s+(?:that|this|he|she|they)\s+(?:\w+\s+){0,2}$", re.I
+)
 
 
 # Putting a unit into the match: "put it in", "bring it", "worth playing", "send it in".

@@ -275,6 +275,19 @@ def _stated_score(text: str) -> tuple[int, int] | None:
     return a, b
 
 
+# "go Zanele", "switch to Hakon", "what about Veska", "is Mireva any good here" (English cue words).
+_PLAY_BEFORE = re.compile(
+    r"\b(?:play|playing|go|going|pick|picking|use|using|run|running|bring|bringing|field|fielding|try|trying|"
+    r"main|switch\s+to|swap\s+to|switching\s+to|swapping\s+to|what\s+about|how\s+about|how\s+bout)\s+(?:with\s+)?$",
+    re.IGNORECASE,
+)
+_JUDGED_AFTER = re.compile(
+    r"^\s+(?:be\s+)?(?:any\s+)?(?:good|better|worth\s+it|viable|decent|ok|okay|fine)\s+(?:here|now|on\s+this|in\s+this|"
+    r"into|against|vs)\b",
+    re.IGNORECASE,
+)
+
+
 def _not_theirs_to_claim(t: RealizerTurn) -> None:
     """ "Is my Stormlynx any good against Voltail" when the roster has no Stormlynx: that first
     (an answer about "your Stormlynx" would confirm a unit the player does not have)."""
@@ -282,7 +295,18 @@ def _not_theirs_to_claim(t: RealizerTurn) -> None:
         return
     theirs = set(t.view.opponent_side())
     unit = t.view.unit_kind
-    for uid in sorted(t.said_mine):
+    # ... and "I'm gonna go Zanele", "what about Kasimir", "is Mireva any good here": a unit the
+    # player lacks, proposed to play, hears that it is not theirs before how it would do.
+    proposed = {
+        m.id
+        for m in link_entities(t.pack, t.utterance)
+        if m.kind == unit
+        and (
+            _PLAY_BEFORE.search(t.utterance[: m.span[0]]) is not None
+            or _JUDGED_AFTER.match(t.utterance[m.span[1] :]) is not None
+        )
+    }
+    for uid in sorted(t.said_mine | proposed):
         if t.owns(uid) or uid in theirs:
             continue
         name = t.pack.catalog.display_name(uid)
@@ -360,21 +384,26 @@ def _caps_and_level(t: RealizerTurn, utterance: str) -> bool:
 # What players ask an option to do, by English verb (the option's name and description are read
 # for the same words): "does Sparkwing have any heals", "anyone I have that can revive".
 _EFFECTS = {
-    "heal": ("heal", "heals", "healing", "healer", "restore", "restores", "mend", "mends"),
+    "heal": ("heal", "heals", "healing", "restore", "restores", "mend", "mends"),
     "revive": ("revive", "revives", "reviving", "resurrect", "resurrects", "rez"),
     "stun": ("stun", "stuns", "stunned", "stunning", "freeze", "freezes", "paralyze", "paralyzes"),
     "shield": ("shield", "shields", "barrier", "protect", "protects", "block", "blocks"),
     "slow": ("slow", "slows", "snare", "snares"),
+    "sleep": ("sleep", "asleep", "sleeps", "sleeping"),
 }
 _EFFECT_WORD = {w: e for e, words in _EFFECTS.items() for w in words}
+_EFFECT_SAID = {"sleep": "put anyone to sleep"}
+_ALL = re.compile(r"\b(?:every(?:one|body)?|all|whole|entire|team|allies)\b", re.IGNORECASE)
 _ASKS_EFFECT = re.compile(
-    r"\b(?:any|a|an|some|anything|anyone|anybody|something|someone|who|which|whos|can|does|do|has|have|got)\b"
+    r"\b(?:any|a|an|some|anything|anyone|anybody|something|someone|who|which|whos|can|does|do|has|have|got|"
+    r"will|would|could|make|makes|put|puts)\b"
     r"(?:\s+\w+){0,5}?\s+(?P<word>" + "|".join(sorted(_EFFECT_WORD, key=len, reverse=True)) + r")\b",
     re.IGNORECASE,
 )
 _THEIR_WORDS = re.compile(r"\b(?:their|they|theyve|enemy|enemys|opponents?|other\s+team)\b", re.I)
 _ASKS = re.compile(
-    r"^\s*(?:does|do|did|is|are|can|could|has|have|who|which|any|anyone|anybody|what)\b|\?\s*$", re.I
+    r"^\s*(?:does|do|did|is|are|can|could|will|would|has|have|who|which|any|anyone|anybody|what)\b|\?\s*$",
+    re.I,
 )
 
 
@@ -384,8 +413,13 @@ def _has_effect(t: RealizerTurn, utterance: str) -> bool:
     alone, as the answer. Whether it answered (no option named: "what does Gentle Light heal" is
     that option's own question)."""
     view, pack = t.view, t.pack
-    asked = _ASKS_EFFECT.search(utterance)
-    if asked is None or not _ASKS.search(utterance) or view.option_kind is None or t.skills:
+    names = [m.span for m in link_entities(pack, utterance)]
+    # (a word of a name is not asked: "can Voltdrake use Ion Barrier" asks its status, not a shield)
+    asked = next(
+        (a for a in _ASKS_EFFECT.finditer(utterance) if not any(x <= a.start("word") < y for x, y in names)),
+        None,
+    )
+    if asked is None or not _ASKS.search(utterance) or view.option_kind is None or len(t.skills) > 1:
         return False
     if not _guidance_has(pack, "effect_yes"):
         return False
@@ -398,6 +432,18 @@ def _has_effect(t: RealizerTurn, utterance: str) -> bool:
         return bool(words & set(re.findall(r"[a-z]+", said.lower())))
 
     unit, option_kind = view.unit_kind, view.option_kind
+    if t.skills:
+        # "Does Dread Whisper put them to sleep": that option's own description says.
+        option = pack.catalog.get(option_kind, t.skills[0])
+        if option is None or not _guidance_has(pack, "effect_option_yes"):
+            return False
+        text = str(option.value("description") or "").rstrip(".")
+        key = "effect_option_yes" if does(option.id) else "effect_option_no"
+        if key == "effect_option_yes" and _ALL.search(utterance) and not _ALL.search(text):
+            key = "effect_option_one"  # "does Gentle Light heal everyone": one ally, it says
+        said = {option_kind: option.display, "effect": _EFFECT_SAID.get(effect, effect), "description": text}
+        t.lines = [Line("guidance", key, said, "answer", frozenset((option.id,)))]
+        return True
     named = [u for u in t.mentioned if pack.catalog.get(unit, u) is not None][:1]
     theirs = not named and _THEIR_WORDS.search(utterance) is not None  # "anyone on their team heal"
     scope = named or (view.opponent_side() if theirs else [o.id for o in view.owned()])
@@ -444,6 +490,28 @@ def _has_effect(t: RealizerTurn, utterance: str) -> bool:
         if named and other:
             lines.append(Line("guidance", "effect_other", values(*other[0]), "answer", frozenset(other[0])))
     t.lines = lines
+    return True
+
+
+# "Who's higher level, Hexmoth or the hawk", "is Renzo more levelled than Tamsin" (English cue words).
+_LEVEL_COMPARE = re.compile(
+    r"\b(?:higher|lower|more|less|bigger)[\s-]+(?:level(?:l?ed)?|lvl)\b|\blevel(?:l?ed)?\s+(?:higher|more)\b",
+    re.IGNORECASE,
+)
+
+
+def _level_compare(t: RealizerTurn, utterance: str) -> bool:
+    """Two of the player's units asked by level: both levels, the higher first. Whether it answered."""
+    owned = [u for u in dict.fromkeys(t.mentioned) if t.view.unit(u) is not None]
+    if len(owned) < 2 or not _LEVEL_COMPARE.search(utterance) or not _guidance_has(t.pack, "level_compare"):
+        return False
+    units = [o for u in owned[:2] if (o := t.view.unit(u)) is not None]
+    first, second = sorted(units, key=lambda o: -o.level)
+    unit = t.view.unit_kind
+    key = "level_same" if first.level == second.level else "level_compare"
+    values = {unit: t.pack.catalog.display_name(first.id), "other": t.pack.catalog.display_name(second.id),
+              "level": first.level, "other_level": second.level}  # fmt: skip
+    t.lines = [Line("guidance", key, values, "answer", frozenset((first.id, second.id)))]
     return True
 
 
@@ -1085,10 +1153,12 @@ def realize(
         _compare_options(t)
     if entry is not None and _is_score(entry) and ASKS_STAKES.search(utterance):
         _stakes(t)
-    capped = _caps_and_level(t, utterance) or _has_effect(t, utterance)
+    capped = _caps_and_level(t, utterance) or _has_effect(t, utterance) or _level_compare(t, utterance)
     theirs = frozenset(u for u in t.view.opponent_side() if not t.view.owns(u))
     limit = data_limit(pack, utterance, theirs) if intent not in ("smalltalk", OTHER) else None
     if limit is not None:
+        if limit.kind == "elsewhere" and (entry is None or not entry.tools):
+            t.lines = []  # "when does the season start": no teaching line stands in for it
         _not_in_data(t, limit)
     answered = any(line.keep == "answer" for line in t.lines)
     if answered:

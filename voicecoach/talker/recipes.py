@@ -1361,12 +1361,44 @@ def quota(c: _Ctx) -> list[Line]:
         missing = {}  # selected, and empty: nothing is missing
     if not isinstance(missing, dict):
         return []
+    asked = _asked_count(c)
+    if asked is not None and c.inputs.get("rule_key"):
+        # "Can I run two tanks": the quota itself, yes or no, not whether the team keeps it now.
+        role, count, needed = asked
+        counts = (
+            c.schema.composition.quota.counts if c.schema.composition and c.schema.composition.quota else {}
+        )
+        rule = spoken_list([f"{_NUMBER_SAID.get(n, str(n))} {r}" for r, n in counts.items()])
+        key = c.inputs.get("rule_yes_key") if count == needed else None
+        key = key or c.inputs["rule_key"]
+        return c.line(key, [], rule=f"{rule} {c.schema.plural(c.view.unit_kind)}", role=role)
     if not missing:
         return c.line(c.step.none_key)
     role, count = next(iter(missing.items()))
     comp = c.schema.composition
     attribute = comp.quota.attribute if comp is not None and comp.quota is not None else "role"
     return c.line(c.step.key, [], **{"role": role, "count": count, attribute: role})
+
+
+_NUMBERS = {"no": 0, "zero": 0, "one": 1, "single": 1, "two": 2, "double": 2, "three": 3, "triple": 3,
+            "four": 4, "five": 5}  # fmt: skip
+_NUMBER_SAID = {n: w for w, n in reversed(_NUMBERS.items()) if w not in ("no", "single", "double", "triple")}
+
+
+def _asked_count(c: _Ctx) -> tuple[str, int, int] | None:
+    """ "Two tanks", "no healer", "3 supports": (the role, the count asked, the count the quota
+    sets), from the pack's role words; None when no count of a role is asked."""
+    comp = c.schema.composition
+    counts = comp.quota.counts if comp is not None and comp.quota is not None else {}
+    words = {w.lower(): role for role, r in c.t.pack.vocabulary.roles.items() for w in (role, *r.words)}
+    for m in re.finditer(
+        r"\b(no|zero|one|single|two|double|three|triple|four|five|[0-5])\s+([a-z]+?)s?\b", c.t.utterance, re.I
+    ):
+        role = words.get(m.group(2).lower())
+        if role in counts:
+            said = m.group(1).lower()
+            return role, int(said) if said.isdigit() else _NUMBERS[said], counts[role]
+    return None
 
 
 def _fit(c: _Ctx) -> Matchup | None:
@@ -1800,11 +1832,23 @@ def _locked(c: _Ctx, key: str | None, covers: Sequence[str], oid: str, owner: st
     unit = c.view.unit(owner)
     level = unit.level if unit is not None else None
     own, other, _ = _gates(c, option, oid, level)
+    # "How many levels till it does": the unit's own level gate, counted ("8 more levels").
+    entity, gates = c.catalog.get(option, oid), c.schema.kinds[option].gate
+    unlock = entity.value("unlock") if entity is not None else None
+    needed = [
+        v
+        for f, v in (unlock or {}).items()
+        if f in gates and gates[f].state == "level" and isinstance(v, int)
+    ]
+    gap = max(needed) - level if needed and level is not None and max(needed) > level else 0
     values = {**values, "unlock": " and ".join(own + other) or c.gate(option, oid),
               "blocker": spoken_list(other) or None, "level": level,
+              "levels": f"{gap} more level{'s' if gap != 1 else ''}" if gap else None,
               "player_level": c.t.state.fs.player_level}  # fmt: skip
     if other and not own and c.inputs.get("gated_key"):
         key = c.inputs["gated_key"]
+    elif gap and not other and c.inputs.get("levels_key"):
+        key = c.inputs["levels_key"]  # held by the unit's own level alone: how far it is
     return c.line(key, covers, **values)
 
 
