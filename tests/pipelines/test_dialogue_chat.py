@@ -301,7 +301,7 @@ SESSIONS: dict[str, dict[str, list[tuple[str, list[str], list[str]]]]] = {
         "effect_of_option": [
             (
                 "will dread whisper make them fall asleep",
-                ["No, Dread Whisper doesn't put anyone to sleep"],
+                ["No, Dread Whisper doesn't put a target to sleep"],
                 [],
             ),
             ("does gentle light heal my whole team", ["not everyone at once"], []),
@@ -313,6 +313,24 @@ SESSIONS: dict[str, dict[str, list[tuple[str, list[str], list[str]]]]] = {
         "pronoun_object": [  # "does that hit it": "that" the one named, "it" the other
             ("what should i send at shellbastion", [], []),
             ("and the emberfox, how much does that hurt it", ["Emberfox deals half damage"], []),
+        ],
+        "situation": [("ok catch me up", ["1 to 0 in round 2 of 3", "the match is yours"], [])],
+        "option_aimed_at": [  # "it" is the move, aimed at theirs: how that one takes it
+            ("what does gust cutter do", [], []),
+            ("worth firing it at their voltail?", ["Voltail takes half damage"], ["can't see their skills"]),
+        ],
+        "option_even": [
+            ("is blaze charge any good at their voltail", ["no bonus", "normal damage"], ["Not really"])
+        ],
+        "their_edge_first": [  # the player's unit named as losing: why, before whom to send
+            (
+                "their shellbastion keeps tanking all my emberfox stuff",
+                ["has the edge on your Emberfox", "Oakhorn"],
+                [],
+            )
+        ],
+        "sleeping_is_a_condition": [
+            ("can nightmare hex make them sleep", ["doesn't put a target to sleep"], [])
         ],
         "type_on_type": [
             ("remind me how earth vs fire works", ["Against fire, earth attacks deal double"], [])
@@ -484,6 +502,16 @@ SESSIONS: dict[str, dict[str, list[tuple[str, list[str], list[str]]]]] = {
         "play_fielded": [("should i play elowen", ["Fathom Docks", "Nadira"], ["Yes:"])],
         "effect_roster": [("does anyone i have heal", ["Elowen's Vital Beam can heal"], [])],
         "effect_theirs": [("who on their team can heal", ["Nadira's Dart Rifle"], [])],
+        "whole_side": [("what works into their whole comp", ["Run ", "into them"], ["Which hero"])],
+        "matters_most": [("so whats the main thing this round", ["switch to Brannoc"], [])],
+        "small_talk": [("hey coach how are you doing", ["Hey!"], ["outside what I can help"])],
+        "female_head_noun": [  # "lady" is never the one the pack calls "he" (Brannoc has the shield)
+            ("how do i beat their shield lady", [], ["Against Brannoc"])
+        ],
+        "her_of_two_named": [  # of two named, the one the pack's own words call "she"
+            ("who replaces renzo", [], []),
+            ("tamsin maybe, but does their brannoc counter her", ["Brannoc is a soft counter to Tamsin"], []),
+        ],
         "quota_asked": [
             (
                 "could we play three supports",

@@ -10,6 +10,7 @@ Pure Python over the pack and the state: no Pipecat, no model.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from voicecoach.core.state import LiveState
@@ -50,6 +51,7 @@ _HEADS = {
     "man",
 }
 _PLURAL_HEADS = {"ones", "guys", "things", "units"}
+_FEMALE_HEADS = {"lady", "woman", "girl", "gal", "chick"}  # ("guy" is said of anyone)
 _STRONGEST = {"best", "strongest", "biggest", "scariest", "most dangerous", "top", "carry", "star"}
 _PLURALS = {"guys", "units", "ones", "characters", "folks"}  # and the pack's plural nouns (`_plurals`)
 # Parts of the game a description word may qualify ("the mid fights"): no unit.
@@ -461,7 +463,10 @@ def describe(pack: Pack, sides: Sides, text: str) -> tuple[str, list[str], Uncle
             # "what about against the tank", "who can kill the healer": theirs ("what counters the
             # tank" may ask what threatens the player's own: asked back)
             side = "theirs"
-        pick, fits = _pick(d, sides, side, descriptors)
+        if any(w in _FEMALE_HEADS for w in words):
+            pick, fits = _pick(d, sides, side, descriptors, lambda u: gender_of(pack, u) == "m")
+        else:
+            pick, fits = _pick(d, sides, side, descriptors)
         # "Is the bird ready for Gale Dive?": of the birds, the one that has the option named.
         holding = [
             u for u in holders if all(w in d.words.get(u, ()) for w in descriptors if w not in _STRONGEST)
@@ -673,12 +678,21 @@ def _holders(pack: Pack, linked: list[Mention]) -> list[str]:
     ]
 
 
-def _pick(d: Describer, sides: Sides, side: Side, descriptors: list[str]) -> tuple[str | None, list[str]]:
-    """The one unit the description names, or None and the ones it could be."""
+def _pick(
+    d: Describer,
+    sides: Sides,
+    side: Side,
+    descriptors: list[str],
+    unfit: Callable[[str], bool] = lambda u: False,
+) -> tuple[str | None, list[str]]:
+    """The one unit the description names, or None and the ones it could be (`unfit`: ruled out by
+    the head noun, "the shield lady" of a unit the pack calls "he")."""
     strongest = any(w in _STRONGEST for w in descriptors)
     words = [w for w in descriptors if w not in _STRONGEST]
     for pool in sides.pools(side) + ([list(d.words)] if side == "any" and not strongest else []):
-        fits = [u for u in dict.fromkeys(pool) if all(w in d.words.get(u, ()) for w in words)]
+        fits = [
+            u for u in dict.fromkeys(pool) if all(w in d.words.get(u, ()) for w in words) and not unfit(u)
+        ]
         singled = [u for u in fits if all(w in d.strong.get(u, ()) for w in words)]
         if len(fits) > 1 and singled:
             fits = singled  # "the healer": the two called healers, not every support
@@ -691,8 +705,48 @@ def _pick(d: Describer, sides: Sides, side: Side, descriptors: list[str]) -> tup
     if len(words) >= 2:
         # "The spiky cat" where the hedgehog is the spiky one: the noun names the unit, the look
         # word the data gives another is the player's own.
-        return _pick(d, sides, side, [*(w for w in descriptors if w in _STRONGEST), words[-1]])
+        return _pick(d, sides, side, [*(w for w in descriptors if w in _STRONGEST), words[-1]], unfit)
     return None, []
+
+
+_GENDERS: dict[tuple[int, str], str | None] = {}
+
+
+def gender_of(pack: Pack, uid: str) -> str | None:
+    """ "m" or "f" when the pack's own text about the unit says "he"/"his" or "she"/"her" (and not
+    both); None otherwise (a creature is "it", and players say "he" of it anyway)."""
+    key = (id(pack), uid)
+    if key not in _GENDERS:
+        entity_kind = pack.catalog.schema.kind("unit") or ""
+        entity = pack.catalog.get(entity_kind, uid)
+        option = pack.catalog.schema.kind("option") or ""
+        # Its own text, and its options' ("a line that zips him up to a high perch").
+        mine = [
+            o for o in pack.catalog.entities.get(option, {}).values() if uid in (o.model_extra or {}).values()
+        ]
+        texts = [entity, *mine] if entity is not None else []
+        said = " ".join(str(v) for e in texts for v in (e.model_extra or {}).values())
+        male = re.search(r"\b(?:he|him|his|himself)\b", said, re.IGNORECASE) is not None
+        female = re.search(r"\b(?:she|her|hers|herself)\b", said, re.IGNORECASE) is not None
+        if not male and not female and entity is not None:
+            # The matchup notes: "Stellan's laser keeps burning Hakon through his jumps" - the name
+            # nearest before a pronoun, in the same sentence, is whom it stands for.
+            name = entity.display
+            for notes in pack.catalog.notes.values():
+                for note in notes.values():
+                    for sentence in re.split(r"[.;!?]", note):
+                        for p in re.finditer(
+                            r"\b(he|him|his|himself|she|her|hers|herself)\b", sentence, re.I
+                        ):
+                            names = [e.display for e in pack.catalog.entities.get(entity_kind, {}).values()]
+                            last = max(names, key=lambda n: sentence.rfind(n, 0, p.start()))
+                            if last == name and sentence.rfind(name, 0, p.start()) >= 0:
+                                if p.group(1).lower() in ("he", "him", "his", "himself"):
+                                    male = True
+                                else:
+                                    female = True
+        _GENDERS[key] = "m" if male and not female else "f" if female and not male else None
+    return _GENDERS[key]
 
 
 # --- an option by its unit and slot --------------------------------------------------------------
@@ -800,9 +854,14 @@ def option_by_word(pack: Pack, text: str, state: LiveState | None = None) -> tup
             for oid in (entity.value(field) or [] if entity is not None else [])
             if (o := pack.catalog.get(option_kind, oid)) is not None
         ]
-        for the in re.finditer(r"\b(?:the|his|her|its)\s+([a-z]{4,})\b", text, re.IGNORECASE):
+        for the in re.finditer(
+            r"\b(?:the|his|her|its)\s+([a-z]{4,})\b(?!\s+(?:lady|guy|girl|dude|man|woman|one)\b)",
+            text,
+            re.IGNORECASE,
+        ):
             if any(o.span[0] <= the.start(1) < o.span[1] for o in linked):
                 continue  # "the spark wing": a word of a name said whole (Sparkwing), not a move
+            # ("the shield lady": a person described, not her Shield Pistol)
             word = the.group(1).lower()
             hits = [n for n in names if word in n.lower().split()]
             if len(hits) == 1 and word not in types:

@@ -53,6 +53,7 @@ from voicecoach.perception.descriptions import (
     describer,
     display,
     faces_foe,
+    gender_of,
     option_by_description,
     option_by_word,
     side_word,
@@ -263,7 +264,7 @@ def _refer(
         gender = _PRONOUN_GENDER.get(pronoun)
         if gender is not None:
             # "Is she unlocked" after "against Nadira, play Brannoc": not the one the pack calls "him".
-            pool = [u for u in pool if _gender(pack, u) in (None, gender)] or pool
+            pool = [u for u in pool if gender_of(pack, u) in (None, gender)] or pool
         if not last.reply and [u for u in said if u not in here]:
             # The second of two questions in one breath: "he" is the first's ("when do I unlock
             # Nadira, and is she worth the wait"), whichever side the verb points to.
@@ -308,7 +309,18 @@ def _antecedent_here(pack: Pack, text: str) -> tuple[str, list[str], Unclear | N
             continue
         before = text[: match.start()]
         named = [m for m in link_entities(pack, before) if m.kind == unit_kind]
-        if not named or _APART.search(before):
+        gender = _PRONOUN_GENDER.get(match["p"].lower())
+        fits = [m for m in named if gender_of(pack, m.id) == gender]
+        if (
+            named
+            and len({m.id for m in fits}) == 1
+            and gender_of(pack, named[-1].id) not in (None, gender)
+            and all(gender_of(pack, m.id) is not None for m in named)
+        ):
+            # "Tamsin though, doesn't their Brannoc hard counter her": of the two named, the one
+            # the pack's own words call "she" (Brannoc is "he").
+            named = [fits[-1]]
+        elif not named or _APART.search(before):
             continue
         gap = before[named[-1].span[1] :]
         if not _NEW_CLAUSE.search(gap) or len({m.id for m in named}) > 1:
@@ -323,28 +335,6 @@ def _antecedent_here(pack: Pack, text: str) -> tuple[str, list[str], Unclear | N
 
 
 _PRONOUN_GENDER = {"he": "m", "him": "m", "his": "m", "she": "f", "her": "f", "hers": "f"}
-_GENDERS: dict[tuple[int, str], str | None] = {}
-
-
-def _gender(pack: Pack, uid: str) -> str | None:
-    """ "m" or "f" when the pack's own text about the unit says "he"/"his" or "she"/"her" (and not
-    both); None otherwise (a creature is "it", and players say "he" of it anyway)."""
-    key = (id(pack), uid)
-    if key not in _GENDERS:
-        entity = pack.catalog.get(pack.catalog.schema.kind("unit") or "", uid)
-        option = pack.catalog.schema.kind("option") or ""
-        # Its own text, and its options' ("a line that zips him up to a high perch").
-        mine = [
-            o for o in pack.catalog.entities.get(option, {}).values() if uid in (o.model_extra or {}).values()
-        ]
-        texts = [entity, *mine] if entity is not None else []
-        said = " ".join(str(v) for e in texts for v in (e.model_extra or {}).values())
-        male = re.search(r"\b(?:he|him|his|himself)\b", said, re.IGNORECASE) is not None
-        female = re.search(r"\b(?:she|her|hers|herself)\b", said, re.IGNORECASE) is not None
-        _GENDERS[key] = "m" if male and not female else "f" if female and not male else None
-    return _GENDERS[key]
-
-
 # "How do I beat him?" as the first thing said: a person pronoun with no one to stand for.
 _PERSON = re.compile(r"\b(?:he|him|she|her|that guy|this guy)\b", re.IGNORECASE)
 

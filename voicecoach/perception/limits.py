@@ -322,6 +322,13 @@ _ASKS_FIELD = re.compile(
 )
 
 
+_USED_ON = re.compile(
+    r"\b(?:use|using|throw|throwing|cast|casting|fire|firing|hit|hitting|send|sending|aim|aiming)\s+(?:it\s+)?"
+    r"(?:at|on|against|into)\s+(?:their\s+|the\s+)?$",
+    re.IGNORECASE,
+)
+
+
 def _theirs(
     pack: Pack, text: str, m: Mention, theirs: Collection[str], options: list[Mention]
 ) -> Limit | None:
@@ -334,6 +341,8 @@ def _theirs(
     if cue == "mine" or not (marked or m.id in theirs):
         return None
     clause = _clause_of(text, m)
+    if options and _USED_ON.search(text[: m.span[0]]):
+        return None  # "is Flame Burst worth using at their Shellbastion": the player's move, aimed at it
     if pack.catalog.schema.kinds[m.kind].gate and re.search(r"\bunlock", clause, re.IGNORECASE):
         return None  # "is he unlocked": a unit the player unlocks, asked of the player's own
     if _MINE_WORD.search(clause):

@@ -381,6 +381,13 @@ class IntentPrior:
             if e.answer and e.answer[0].recipe == "ownership" and not e.answer[0].inputs.get("missing_only")
         }
         # The first pair that recommends on the match in progress (it needs the round): "what now?"
+        # "Good against that whole setup", "what beats their whole team" (English cue words and the
+        # pack's words for a team).
+        self._whole_side = re.compile(
+            rf"\b(?:good|best|works?|strong|play|run|bring|beats?|counters?)\s+(?:against|into|vs|versus)?\s*"
+            rf"(?:that|their|this|the)\s+whole\s+(?:setup|set\s+up|thing|line\s+up|{team_words(pack)})\b"
+        )
+        self.greeting_pair = ("smalltalk", "greeting") if ("smalltalk", "greeting") in self.labels else None
         self.now_pair = next(
             (
                 (e.intent, e.sub_intent)
@@ -579,7 +586,7 @@ class IntentPrior:
             rf"(?:my|our|the)\s+(?:{teams})\b"
             # "would Hexmoth be better there", "is Hexmoth better in that spot"
             # "should I bring Hexmoth" (one of the player's own on the bench): in for whom
-            rf"|\b(?:should|can|could)\s+(?:i|we)\s+(?:bring|field|start|play|run|use)\s+(?:my\s+)?{token}"
+            rf"|\b(?:should|can|could)\s+(?:i|we)\s+(?:bring|field|start|play|run|use|go|pick|take)\s+(?:my\s+)?{token}"
             rf"(?:\s+(?:in|on|out|now|instead|this\s+round|next\s+round))?\s*[?.!]?\s*$"
             rf"|\b(?:would|will|is|could)\s+(?:my\s+)?{token}\s+(?:be\s+)?(?:better|stronger|good)\s+"
             rf"(?:there|instead|in\s+(?:that|his|her|its|the)\s+(?:spot|slot|place))\b"
@@ -776,6 +783,18 @@ class IntentPrior:
         ):
             # "Should I take Renzo out and put Paxton in?": a swap, whatever else the words suggest.
             p, rule = self._only(self.swap_pair), "out_and_in"
+        elif self.team_counter_pair is not None and not named and self._whole_side.search(abstracted):
+            # "What's good against that whole setup": a counter to their team, no one unit of it.
+            p, rule = self._only(self.team_counter_pair), "whole_side"
+        elif self.now_pair is not None and not named and MATTERS_MOST.search(abstracted):
+            # "What's the one thing that matters most this round": the move to make, not the score.
+            p, rule = self._only(self.now_pair), "matters_most"
+        elif self.greeting_pair is not None and not named and SMALL_TALK.search(abstracted):
+            # "How's your day going, coach": small talk, answered as such (not "outside what I do").
+            p, rule = self._only(self.greeting_pair), "small_talk"
+        elif self.score_pair is not None and not named and SITUATION.search(abstracted):
+            # "Ok so we're in round two right, what's the deal": where the match stands.
+            p, rule = self._only(self.score_pair), "situation"
         elif self.options_pair is not None and named and self._has_got.search(abstracted):
             # "What else has the hawk got": its moves, not a team built around it.
             p, rule = self._only(self.options_pair), "has_got"
@@ -1425,6 +1444,22 @@ REPLACES = re.compile(
 )
 # "Who do I put in instead?", "which hero instead then": the unit just talked about, replaced.
 INSTEAD = re.compile(r"\b(?:who|which\s+\w+)\s+(?:\w+\s+){0,4}?instead\b(?!\s+of\b)")
+# "The one thing that matters most this round", "what's the key this round" (English cue words).
+MATTERS_MOST = re.compile(
+    r"\b(?:one|main|biggest|most\s+important|key)\s+thing\b|\bwhat\s+matters\s+(?:most|here|now)\b"
+    r"|\bwhats\s+the\s+key\s+(?:to|this|here|now)\b"
+)
+# "How's your day going, coach", "how are you", "you good" (English small talk).
+SMALL_TALK = re.compile(
+    r"^\W*(?:(?:hey|yo|hi|ok|so)\s+)*(?:coach\s+)?(?:hows|how\s+is|how\s+s)\s+(?:your|ur)\s+(?:day|night|morning|evening)"
+    r"(?:\s+going)?\b|^\W*(?:(?:hey|yo|hi)\s+)*(?:coach\s+)?how\s+are\s+(?:you|u|ya)(?:\s+(?:doing|today|coach))*\s*$"
+)
+# "What's the deal", "where are we at", "catch me up", "what's the situation" (English cue words).
+SITUATION = re.compile(
+    r"\bwhats?\s+(?:the\s+)?(?:deal|situation|state\s+of\s+play|story|score\s+situation)\s*(?:here|now|rn)?\s*$"
+    r"|\bwhere\s+are\s+we\s+at\b|\bcatch\s+me\s+up\b|\bwhats\s+going\s+on\s*(?:here|now|rn)?\s*$"
+    r"|\bhow\s+are\s+we\s+doing\b"
+)
 # "two tanks, like Duke and Bran", "such as": units named as examples of a count of a role.
 _AS_EXAMPLES = re.compile(r"\b(?:like|such\s+as|say|eg|for\s+example)\b")
 VERSUS = r"(?:vs|versus|against)"
@@ -1520,7 +1555,8 @@ _WONT_DIE = re.compile(
     r"|\b(?:can\s*t|cannot|can\s+not)\s+(?:even\s+)?(?:kill|take\s+down|break|crack|hurt)\b"
 )
 _USED_ON = re.compile(
-    r"\b(?:use|using|used|good|work|works|effective|hurt|hit|worth\s+it)\s+(?:\w+\s+){0,2}?(?:on|against|vs|into)\b"
+    r"\b(?:use|using|used|good|work|works|effective|hurt|hit|worth\s+it|throw|throwing|cast|casting|fire|firing)\s+"
+    r"(?:\w+\s+){0,2}?(?:on|against|vs|into|at)\b"
 )
 _WHEN_GETS = re.compile(
     r"\b(?:when|how\s+(?:long|soon)|what\s+level)\b.*\b(?:get|gets|unlock|unlocks|have|open)\b"

@@ -368,7 +368,7 @@ _FIELDING = re.compile(
     r"swap(?:ping)?\s+(?:\w+\s+)?in|bench(?:ing)?|sit(?:ting)?\s+(?:\w+\s+)?out)\b",
     re.IGNORECASE,
 )
-_FACED = re.compile(r"\b(?:against|vs|versus|on|facing)\s+(?:their\s+|the\s+|that\s+)?$", re.IGNORECASE)
+_FACED = re.compile(r"\b(?:against|vs|versus|on|at|facing)\s+(?:their\s+|the\s+|that\s+)?$", re.IGNORECASE)
 
 
 def _subject_named(text: str, linked: Sequence[Mention]) -> bool:

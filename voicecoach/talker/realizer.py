@@ -51,6 +51,7 @@ from voicecoach.perception.prior import (
     ASKS_WHY,
     CLAIMS_AHEAD,
     CLAIMS_BEHIND,
+    SITUATION,
     brought_in,
     normalise,
     offered,
@@ -392,7 +393,8 @@ _EFFECTS = {
     "sleep": ("sleep", "asleep", "sleeps", "sleeping"),
 }
 _EFFECT_WORD = {w: e for e, words in _EFFECTS.items() for w in words}
-_EFFECT_SAID = {"sleep": "put anyone to sleep"}
+_EFFECT_SAID = {"sleep": "put a target to sleep"}
+_CONDITION = re.compile(r"\b(?:while|when|if|whenever|once)\b[^,.;]*", re.IGNORECASE)
 _ALL = re.compile(r"\b(?:every(?:one|body)?|all|whole|entire|team|allies)\b", re.IGNORECASE)
 _ASKS_EFFECT = re.compile(
     r"\b(?:any|a|an|some|anything|anyone|anybody|something|someone|who|which|whos|can|does|do|has|have|got|"
@@ -429,7 +431,8 @@ def _has_effect(t: RealizerTurn, utterance: str) -> bool:
     def does(oid: str) -> bool:
         option = pack.catalog.get(view.option_kind or "", oid)
         said = " ".join(str(v) for v in (option.display, option.value("description")) if v) if option else ""
-        return bool(words & set(re.findall(r"[a-z]+", said.lower())))
+        said = _CONDITION.sub("", said.lower())  # "damages it while it sleeps": sleep is its condition
+        return bool(words & set(re.findall(r"[a-z]+", said)))
 
     unit, option_kind = view.unit_kind, view.option_kind
     if t.skills:
@@ -1151,7 +1154,11 @@ def realize(
         _worded_answer(t)  # a pair without tools: the pack's own wording (templates.json answers)
     if len(t.skills) >= 2 and _COMPARES.search(utterance):
         _compare_options(t)
-    if entry is not None and _is_score(entry) and ASKS_STAKES.search(utterance):
+    if (
+        entry is not None
+        and _is_score(entry)
+        and (ASKS_STAKES.search(utterance) or SITUATION.search(normalise(utterance)))
+    ):
         _stakes(t)
     capped = _caps_and_level(t, utterance) or _has_effect(t, utterance) or _level_compare(t, utterance)
     theirs = frozenset(u for u in t.view.opponent_side() if not t.view.owns(u))

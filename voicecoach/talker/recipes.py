@@ -296,7 +296,8 @@ def pick_best(c: _Ctx) -> list[Line]:
         if mult == m.default:
             values = {"@unit": c.name(one), "foe": c.name(other)}
             return c.naming(c.inputs.get("even_key"), [one, other], **values)
-        if not (mult > m.default and c.usable(one)):
+        theirs_said = re.search(rf"\btheir\s+{re.escape(c.name(one))}\b", c.t.utterance, re.IGNORECASE)
+        if not (mult > m.default and c.usable(one)) or theirs_said:  # "does their Brannoc counter her"
             status = f"{_words(m, mult) or ''} {c.name(other)}".strip()
             return c.naming(c.inputs["beats_key"], [one, other], **{"@unit": c.name(one)}, status=status)
     threatened = _threatened(c, m, foes, theirs, mine)
@@ -348,7 +349,8 @@ _ONE_BEATS_OTHER = re.compile(
     re.IGNORECASE,
 )
 _YES_NO = re.compile(
-    r"^\W*(?:(?:and|so|but|ok|okay)\W+)*(?:does|do|can|could|will|would|is)\b", re.IGNORECASE
+    r"^\W*(?:(?:and|so|but|ok|okay)\W+)*(?:does|do|can|could|will|would|is|doesnt|doesn't|dont|don't|isnt|isn't)\b",
+    re.IGNORECASE,
 )
 
 
@@ -357,11 +359,16 @@ def _asks_one_beats_other(c: _Ctx) -> tuple[str, str] | None:
     counter verb between them in a yes/no question."""
     text = c.t.utterance
     units = [m for m in link_entities(c.t.pack, text) if m.kind == c.view.unit_kind]
-    if len(units) != 2 or units[0].id == units[1].id or not _YES_NO.match(text[: units[0].span[0]]):
-        return None
-    if not _ONE_BEATS_OTHER.match(text[units[0].span[1] : units[1].span[0]]):
-        return None
-    return units[0].id, units[1].id
+    for one, other in zip(units, units[1:], strict=False):
+        # "Tamsin, but doesn't their Brannoc counter Tamsin": the question is its own clause.
+        clause = re.split(r"[,;.?!]", text[: one.span[0]])[-1]
+        if (
+            one.id != other.id
+            and _YES_NO.match(clause)
+            and _ONE_BEATS_OTHER.match(text[one.span[1] : other.span[0]])
+        ):
+            return one.id, other.id
+    return None
 
 
 def _beaten(c: _Ctx, m: Matchup, uid: str) -> list[Line]:
@@ -2412,7 +2419,8 @@ def option_hits(c: _Ctx) -> list[Line]:
         # "Is Blaze Charge worth using on their turtle": that one, as it takes it (half, normal).
         foe = named[0]
         foe_value = _value(c, m.between[1], foe, m.attribute)
-        return c.line(c.inputs["one_key"], [oid], **values, foe=c.name(foe), status=_words(m, mult(foe)),
+        key = (c.inputs.get("even_key") if mult(foe) == m.default else None) or c.inputs["one_key"]
+        return c.line(key, [oid], **values, foe=c.name(foe), status=_words(m, mult(foe)),
                       **{f"foe_{m.attribute}": c.name(str(foe_value)) if foe_value else None})  # fmt: skip
     if weak:
         return c.line(c.step.key, [oid], **values, foe=c.name(weak[0]), status=_words(m, mult(weak[0])))
