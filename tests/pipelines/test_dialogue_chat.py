@@ -315,6 +315,10 @@ SESSIONS: dict[str, dict[str, list[tuple[str, list[str], list[str]]]]] = {
             ("and the emberfox, how much does that hurt it", ["Emberfox deals half damage"], []),
         ],
         "situation": [("ok catch me up", ["1 to 0 in round 2 of 3", "the match is yours"], [])],
+        "instead_after_pull": [  # the bench unit named "instead" comes in for the one pulled
+            ("do i bench oakhorn", [], []),
+            ("how about hexmoth instead", ["Swapping Oakhorn for Hexmoth"], ["already at its last stage"]),
+        ],
         "option_aimed_at": [  # "it" is the move, aimed at theirs: how that one takes it
             ("what does gust cutter do", [], []),
             ("worth firing it at their voltail?", ["Voltail takes half damage"], ["can't see their skills"]),

@@ -585,6 +585,20 @@ def _follow_up(pack: Pack, sides: Sides, text: str, history: Sequence[Exchange])
         mine, foe = display(pack, unit, new[0].id), display(pack, unit, asked[-1].id)
         said_my = "my " if re.match(r"(?:my|our)\s", rest.strip(), re.IGNORECASE) else ""
         return f"is {said_my}{mine} any good against {foe}", [f"follow-up: {mine} against {foe}"]
+    if (
+        len(new) == 1
+        and new[0].kind == unit
+        and new[0].id in sides.owned
+        and new[0].id not in sides.fielded
+        and re.search(r"\binstead\b", text, re.IGNORECASE)
+        and _SWAP_ASKED.search(history[-1].utterance)
+        and [e for e in asked if e.id in sides.fielded]
+    ):
+        # "Should I pull Emberfox?" - "what about the moth instead": that one in for the one pulled,
+        # not the pull asked again about it.
+        out = display(pack, unit, next(e.id for e in asked if e.id in sides.fielded))
+        name = display(pack, unit, new[0].id)
+        return f"should I swap {out} for {name}", [f"follow-up: {name} in for {out}"]
     redo = _substitute(pack, sides, history[-1].utterance, new, set())
     if (
         redo is None
@@ -610,8 +624,13 @@ def _follow_up(pack: Pack, sides: Sides, text: str, history: Sequence[Exchange])
 
 
 # "Should I swap anyone out", "any changes for next round": a change of the player's side asked for.
+_ASKED_START = re.compile(
+    r"^(?:(?:so|ok|okay|and|but|uh|um)\s+)*(?:is|are|does|do|did|can|could|will|would|should|what|whats|who|whos|"
+    r"how|hows|which|when|where|why)\b"
+)
 _SWAP_ASKED = re.compile(
-    r"\b(?:swap|switch|change|changes|sub|bench|replace|rotate|take\s+\w+\s+out|drop)\b", re.IGNORECASE
+    r"\b(?:swap|switch|change|changes|sub|bench|replace|rotate|take\s+\w+\s+out|drop|pull|sit|ditch)\b",
+    re.IGNORECASE,
 )
 
 
@@ -1413,7 +1432,7 @@ def _read_one(
         notes.append("go ahead: the last request")
     if history and WHAT_NOW.match(normalise(text)):
         foes = [u for u in _units(pack, history[-1].utterance) if sides.side_of(u) == "theirs"]
-        if foes:
+        if foes and not _ASKED_START.match(normalise(history[-1].utterance)):  # a trouble told, not asked
             # "Their grassy cat keeps killing my bird" - "what do I do": about that, not the match.
             text = history[-1].utterance
             notes.append("what now: the last question's trouble")

@@ -47,6 +47,7 @@ _STATS: tuple[tuple[str, str], ...] = (
     (r"range", "range"),
     (r"cap|level cap|max(?:imum)? level|level limit", _CAP),
 )
+_POSITIONS = "where anyone is on the map"
 # What happens live in the match that no state field holds (asked or told, with or without a unit).
 _LIVE: tuple[tuple[re.Pattern[str], str], ...] = (
     (
@@ -76,7 +77,7 @@ _LIVE: tuple[tuple[re.Pattern[str], str], ...] = (
             r"|\b(?:up\s+high|on\s+high\s+ground|on\s+the\s+roof)\b.*\?*|\bcallouts?\b",
             re.IGNORECASE,
         ),
-        "where anyone is on the map",
+        _POSITIONS,
     ),
     (
         re.compile(
@@ -167,7 +168,8 @@ class Limit:
     """A part of the question the data cannot answer: `what` names it for the reply ("speed", "their
     levels"); `about` is the mention the rest of the answer is about (its profile), if any; `kind`
     says which rule found it ("stat", "stacking", "theirs", "threshold", "acquire", "live": what happens
-    in the match that no state field holds, "elsewhere": what the game keeps outside the match)."""
+    in the match that no state field holds, "position": where anyone stands in it, "elsewhere": what
+    the game keeps outside the match)."""
 
     kind: str
     what: str
@@ -234,7 +236,8 @@ def data_limit(pack: Pack, text: str, theirs: Collection[str] = ()) -> Limit | N
     opponent fields (the state holds no levels, stages or loadouts of theirs)."""
     for pattern, spoken in _LIVE:
         if pattern.search(text):
-            return Limit("live", spoken)  # "our dps is afk": not something the coach can see
+            # "our dps is afk": not something the coach can see ("where should I stand": a place)
+            return Limit("position" if spoken == _POSITIONS else "live", spoken)
     for pattern, spoken in _ELSEWHERE:
         if pattern.search(text):
             return Limit("elsewhere", spoken)  # "what rank do I get": kept by the game, not the match

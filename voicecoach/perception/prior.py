@@ -1256,11 +1256,12 @@ class IntentPrior:
         limit = data_limit(self.pack, text, theirs)
         if (
             limit is not None
-            and limit.kind == "live"
+            and limit.kind in ("live", "position")
             and self.now_pair is not None
-            and ASKS_MOVE.search(text)
+            and (ASKS_MOVE.search(text) or limit.kind == "position")
         ):
-            # "Our dps is afk, what do we do": the match's next step, after saying it cannot see that.
+            # "Our dps is afk, what do we do", "where should I stand": the match's next step, after
+            # saying it cannot see that.
             intent, sub_intent = self.now_pair
             return pred.model_copy(update={"intent": intent, "sub_intent": sub_intent, "rule": "data_limit"})
         if limit is None or limit.about is None:

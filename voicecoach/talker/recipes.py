@@ -1545,7 +1545,7 @@ def pick_swap(c: _Ctx) -> list[Line]:
         if lead:
             if outs:
                 return lead + _swap_said(c, outs[0], against, m)
-            return lead + c.naming(c.inputs.get("kept_key"), [], out=c.name(named[0]), **_where(c))
+            return lead + (_kept(c, m, named[0]) if c.inputs.get("kept_key") else [])
     if named and row is None and c.inputs.get("kept_key"):
         return _kept(c, m, named[0])
     # "Who would Hexmoth replace?": the best swap bringing in the spare unit they named, else that it
