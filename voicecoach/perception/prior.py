@@ -1295,51 +1295,34 @@ class IntentPrior:
         unit = self.pack.catalog.schema.kind("unit")
         found = mentions if mentions is not None else link_entities(self.pack, text)
         named = [m.id for m in found if m.kind == unit]
-        if (
-            self.swap_pair is not None
-            and pair != self.swap_pair
-            and len(set(named)) == 1
-            and named[0] in benched
-            and self._field_it.search(abstract_entities(self.pack, text, found))
-        ):
-            # "Can I put him in right now", "why isn't Hexmoth on my team": one of the player's own
-            # units that is not fielded, to be fielded, is a swap (who it replaces), not a fact.
-            intent, sub_intent = self.swap_pair
-            return pred.model_copy(update={"intent": intent, "sub_intent": sub_intent, "rule": "field_it"})
-        if (
-            self.progression_pair is not None
-            and pair != self.progression_pair
-            and "max_level" not in self.pack.limits.model_fields_set
-            and len(set(named)) == 1
-            and named[0] in benched | fielded
-            and self._maxed.search(normalise(text))
-        ):
+        one = named[0] if len(set(named)) == 1 else None
+        abstracted = abstract_entities(self.pack, text, found)
+        fares = self.versus_pair or self.on_context_pair
+        capped = "max_level" in self.pack.limits.model_fields_set
+        # One of the player's own units named, the state's side of it, and a cue: (the pair, the
+        # player's units it applies to, the cue, the rule's name).
+        own_rules = (
+            # "Can I put him in right now", "why isn't Hexmoth on my team": one not fielded, to be
+            # fielded, is a swap (who it replaces), not a fact.
+            (self.swap_pair, benched, self._field_it.search(abstracted), "field_it"),
             # "Is Hexmoth maxed out", "can Sparkwing evolve any further": where it stands on its
             # progression (a pack without a level cap: its tiers and unlocks are the ceiling).
-            intent, sub_intent = self.progression_pair
-            return pred.model_copy(update={"intent": intent, "sub_intent": sub_intent, "rule": "maxed"})
-        fares = self.versus_pair or self.on_context_pair
-        if (
-            fares is not None
-            and pair not in (fares, self.swap_pair)
-            and len(set(named)) == 1
-            and named[0] in fielded
-            and self._play_it.search(abstract_entities(self.pack, text, found))
-        ):
+            (
+                None if capped else self.progression_pair,
+                benched | fielded,
+                self._maxed.search(normalise(text)),
+                "maxed",
+            ),
             # "Should I play Elowen" of one already fielded: how she fares against their side (or on
-            # the map) here, not whether to invest in her.
-            intent, sub_intent = fares
-            return pred.model_copy(update={"intent": intent, "sub_intent": sub_intent, "rule": "play_it"})
-        if (
-            self.swap_pair is not None
-            and pair != self.swap_pair
-            and len(set(named)) == 1
-            and named[0] in fielded
-            and self._take_off.search(abstract_entities(self.pack, text, found))
-        ):
+            # the map) here, not whether to invest in her (nor a swap).
+            (None if pair == self.swap_pair else fares, fielded, self._play_it.search(abstracted), "play_it"),
             # "Should I pull Emberfox": off the team, and who comes in (not "keep investing in it").
-            intent, sub_intent = self.swap_pair
-            return pred.model_copy(update={"intent": intent, "sub_intent": sub_intent, "rule": "take_off"})
+            (self.swap_pair, fielded, self._take_off.search(abstracted), "take_off"),
+        )
+        for target, units, cue, rule in own_rules:
+            if target is not None and pair != target and one in units and cue:
+                intent, sub_intent = target
+                return pred.model_copy(update={"intent": intent, "sub_intent": sub_intent, "rule": rule})
         if (
             self.versus_pair is not None
             and pair == self.counter_pair
