@@ -516,11 +516,7 @@ class IntentPrior:
         options_said = (
             f"what {pack.catalog.schema.plural(option_kind)} does {token} have" if option_kind else ""
         )
-        self.options_pair = (
-            self.labels[int(self.model.probabilities(features(options_said)).argmax())]
-            if option_kind
-            else None
-        )
+        self.options_pair = self._labelled(options_said) if option_kind else None
         self._has_got = re.compile(
             rf"\bwhat\s+(?:else\s+)?(?:has|have|does|did|s|is)\s+(?:my\s+|the\s+|their\s+|your\s+)?{token}\s+"
             rf"(?:(?:else\s+)?got|(?:got\s+)?(?:in\s+(?:its|his|her)\s+kit))\b"
@@ -544,7 +540,7 @@ class IntentPrior:
         # words, labelled by the pack's own classifier, kept only if it recommends on the match.
         # The pair the prior gives "when do I get X" (X a unit), kept only if it opens with ownership:
         # "what level do I need for Bexley" asks the same of one of theirs.
-        unlock = self.labels[int(self.model.probabilities(features(f"when do i get {token}")).argmax())]
+        unlock = self._labelled(f"when do i get {token}")
         self.unit_unlock_pair = next(
             (
                 (e.intent, e.sub_intent)
@@ -561,7 +557,7 @@ class IntentPrior:
             rf"\bwhat\s+(?:account\s+|player\s+)?level\s+(?:do\s+(?:i|we)\s+need|is\s+needed|does\s+it\s+take|"
             rf"unlocks?|gets?\s+(?:me|you))\s+(?:for\s+|to\s+(?:get|unlock)\s+)?{token}\b"
         )
-        losing = self.labels[int(self.model.probabilities(features("we keep losing what do we do")).argmax())]
+        losing = self._labelled("we keep losing what do we do")
         self.losing_pair = next(
             (
                 (e.intent, e.sub_intent)
@@ -1205,6 +1201,11 @@ class IntentPrior:
         """The probabilities kept to `pairs` and renormalised (a rule that narrows the choice)."""
         kept = np.where(np.array([label in pairs for label in self.labels]), p, 0.0)
         return kept / float(kept.sum() or 1.0)
+
+    def _labelled(self, sentence: str) -> tuple[str, str]:
+        """The pair the trained model gives a canonical sentence ("what skills does xcreaturex have"):
+        how a rule finds the pack's pair for a kind of question without naming it."""
+        return self.labels[int(self.model.probabilities(features(sentence)).argmax())]
 
     def _only(self, pair: tuple[str, str]) -> np.ndarray:
         """Probabilities that put everything on `pair` (a rule's decision)."""
