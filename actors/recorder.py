@@ -230,7 +230,10 @@ class PlaybackMonitor(FrameProcessor):
     """
 
     def __init__(self, on_heard: Callable[[int, str], object] | None = None) -> None:
-        super().__init__()
+        # Direct mode: each frame is handled as the output transport sends it. Queued, an
+        # interruption (a system frame) would overtake the turn's TurnCompletedFrame still waiting
+        # here and report a reply the player heard to its end as cut.
+        super().__init__(enable_direct_mode=True)
         self._turn: int | None = None
         self._heard: list[str] = []
         self._reported = True

@@ -22,6 +22,7 @@ from pipecat.frames.frames import (
     InterruptionFrame,
     LLMFullResponseEndFrame,
     TranscriptionFrame,
+    TTSTextFrame,
     UserStartedSpeakingFrame,
 )
 from pipecat.tests.utils import SleepFrame, run_test
@@ -41,11 +42,12 @@ from voicecoach.actors.frames import (
     ToolResultFrame,
     TurnCompletedFrame,
     TurnFailedFrame,
+    TurnFrame,
 )
 from voicecoach.actors.grounding import GroundingActor
 from voicecoach.actors.interaction import InteractionActor
 from voicecoach.actors.perception import PerceptionActor
-from voicecoach.actors.recorder import SessionRecorder
+from voicecoach.actors.recorder import PlaybackMonitor, SessionRecorder
 from voicecoach.actors.state import StateUpdater
 from voicecoach.actors.talker import FALLBACK_REPLY, TalkerActor
 from voicecoach.actors.tools import ToolActor, run_call
@@ -200,6 +202,25 @@ async def test_a_reply_cut_by_the_players_own_input_is_interrupted_not_failed(
     [saved] = session.store.load_turns(session.session_id)
     assert not saved.completed and saved.heard == "Lead with"
     assert session.state.sh.metas == []
+
+
+async def test_the_playback_monitor_reports_a_reply_sent_to_its_end_though_interrupted_at_once() -> None:
+    # The output transport sent the reply's last audio (its TurnCompletedFrame came out), then the
+    # player spoke: the reply was heard to its end, whatever the monitor had still to handle.
+    _, up = await run_test(
+        PlaybackMonitor(),
+        frames_to_send=[
+            TurnFrame(turn_index=4),  # the turn's frames come out of the transport before its audio's text
+            TTSTextFrame(text="Lead with Emberfox.", text_type="sentence"),
+            TurnCompletedFrame(turn_index=4),
+            InterruptionFrame(),
+        ],
+        expected_up_frames=[PlaybackFrame, PlaybackFrame],
+    )
+    heard, stopped = up
+    assert isinstance(heard, PlaybackFrame) and isinstance(stopped, PlaybackFrame)
+    assert (heard.turn_index, heard.to_end, heard.heard) == (4, True, "Lead with Emberfox.")
+    assert (stopped.turn_index, stopped.to_end) == (-1, False)  # nothing else was playing
 
 
 # --- W1, tools, W2, W3 ----------------------------------------------------------------------
