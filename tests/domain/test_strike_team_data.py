@@ -58,6 +58,7 @@ NEW_PLACEHOLDERS = frozenset(
         "item",
         "items",
         "map",
+        "loadouts",
         "mode",
         "slot",
         "comp",

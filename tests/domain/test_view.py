@@ -101,3 +101,31 @@ def test_on_a_collection_pack_the_view_reads_fs_collection_and_the_kind_keyed_fi
     assert view.mentioned("hero") == ["vanta", "bulwark"] and view.player_side() == ["vanta"]
     locked = load_state({"fs": {"collection": {"units": [{"id": "vanta"}]}}})
     assert not StateView(toy, locked).option_usable("longshot")  # gated and not unlocked
+
+
+def test_a_unit_is_far_behind_under_half_the_median_level_of_the_team_it_would_join(pack: Pack) -> None:
+    # The example: fielded Emberfox 14, Oakhorn 19, Sparkwing 10; Lumifawn 5 on the bench.
+    doc = {
+        "ic": {
+            "match": {
+                "round": 1,
+                "player_lineup": ["emberfox", "oakhorn", "sparkwing"],
+                "opponent_lineup": ["voltail"],
+            }
+        },
+        "fs": {
+            "inventory": {
+                "owned": [
+                    {"creature_id": cid, "stage": 1, "level": level, "unlocked_skills": []}
+                    for cid, level in (("emberfox", 14), ("oakhorn", 19), ("sparkwing", 10), ("lumifawn", 5))
+                ]
+            }
+        },
+    }
+    view = StateView(pack, load_state(doc))
+    assert view.level_norm("lumifawn") == 14  # the fielded three's median
+    assert view.level_norm("sparkwing") == 19  # the other two's (upper) median: itself left out
+    assert view.far_behind("lumifawn") and not view.far_behind("sparkwing")
+    assert not view.far_behind("voltail")  # not the player's: nothing to judge
+    alone = StateView(pack, load_state({"fs": doc["fs"]}))  # no match: the roster's median
+    assert alone.level_norm("lumifawn") == 14 and alone.far_behind("lumifawn")

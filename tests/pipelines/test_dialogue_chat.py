@@ -23,6 +23,40 @@ from voicecoach.testing.scripted_llm import ScriptedLLMServer
 # pack -> kind -> turns: (what the player says, words the reply must have, words it must not)
 SESSIONS: dict[str, dict[str, list[tuple[str, list[str], list[str]]]]] = {
     "pet_arena": {
+        "type_claim": [  # a claim put to the coach: its verdict, then the chart both ways
+            (
+                "a friend reckons fire is weak to earth, right?",
+                ["Yes, that's right", "double damage back"],
+                [],
+            ),
+            ("wait does grass beat water or the other way", ["double damage", "half damage back"], []),
+        ],
+        "team_size": [("how many pets can i bring into a fight", ["three to five"], ["Which creature"])],
+        "keeps_losing": [  # the elements favour the player: the cause is what the data does not show
+            ("my emberfox keeps losing against their briarcat why", ["isn't the elements"], []),
+        ],
+        "gate_asked": [
+            ("at what stage does galehawk get gale dive", ["unlocks at evolution stage 2"], ["Yes,"])
+        ],
+        "target": [  # the one of theirs it beats, and the one that beats it
+            (
+                "who should my fox go after",
+                ["Against Briarcat, Emberfox deals double damage", "Shellbastion deals double damage"],
+                [],
+            ),
+        ],
+        "level_checked": [("is oakhorn lvl 19 or 21", ["level 19"], ["worth"])],
+        "other_end": [
+            ("what's my highest level creature", ["Hexmoth"], []),
+            ("and the lowest?", ["Lumifawn", "level 5"], ["Hexmoth"]),
+        ],
+        # Lumifawn at level 5, the rest at 10 to 25: not in the team
+        "team_on_levels": [("make me a team for this fight", ["Emberfox hits Briarcat"], ["Lumifawn"])],
+        "unit_down": [  # out of this fight: a pick among the rest, and no "as you asked"
+            ("ugh my sparkwing just went down, who do I use now", ["go with"], ["Sparkwing", "as you asked"]),
+        ],
+        "option_theirs": [("thorn volley is theirs right", ["one of their Briarcat's moves"], ["don't own"])],
+        "clock": [("how much time have we got left", ["doesn't show"], ["outside what I can help"])],
         "team_read": [  # the team against theirs by the element table, no made-up rating
             (
                 "is my team good enough for this match",
@@ -288,7 +322,7 @@ SESSIONS: dict[str, dict[str, list[tuple[str, list[str], list[str]]]]] = {
         ],
         "underlevelled_pick": [
             ("is lumifawn any good here", ["double damage", "only level 5"], []),
-            ("build me a team", ["Lumifawn is only level 5"], ["best mix"]),
+            ("build me a team", ["Emberfox"], ["Lumifawn", "best mix"]),  # not a level 5 among level 14s
         ],
         "maxed": [("is hexmoth maxed out", ["Hexmoth is fully evolved"], ["Hexmonarch"])],
         "having_adjective": [("tell me about my horned guy", ["Oakhorn"], ["biggest threat"])],
@@ -414,6 +448,21 @@ SESSIONS: dict[str, dict[str, list[tuple[str, list[str], list[str]]]]] = {
         ],
     },
     "strike_team": {
+        "versus_and_map": [  # two questions in one breath: the matchup, then the map for the two
+            (
+                "elowen vs nadira who comes out on top and does the map change anything",
+                ["Nadira has the edge on your Elowen", "Fathom Docks"],
+                ["I'd keep"],
+            ),
+        ],
+        "its_over": [("if we lose this its over isnt it", ["lose it and the match is over"], ["Brannoc"])],
+        "team_kits": [  # the whole side's loadouts, not "which hero do you mean?"
+            ("what's everybody got equipped", ["Wendell: Spanner Gun"], ["Which hero"]),
+            ("anything unlocked that no one is running", ["Renzo has Auto Shotgun unlocked"], []),
+        ],
+        "unit_unused": [
+            ("is Renzo sitting on any unlocked gear he isn't using", ["Auto Shotgun"], ["Boomstick"])
+        ],
         "roster": [  # every hero the player has, by role; then a role of them
             ("what heroes do i even have", ["Tank: Brannoc, Dumaka and Osmund", "support:"], ["Which hero"]),
             ("which of those are tanks", ["Dumaka, Brannoc and Osmund"], ["Glad"]),

@@ -23,6 +23,7 @@ from voicecoach.bench.realizer import realize_session
 from voicecoach.core.state import FactSlots, Inventory, LiveState, OwnedCreature
 from voicecoach.domain.entities import focus_fields, link_entities
 from voicecoach.domain.pack import PACKS_DIR, Pack, PackError, load_pack, load_pack_from
+from voicecoach.domain.view import StateView
 from voicecoach.grounding.kernel import ground
 from voicecoach.grounding.slot_rules import extract_slots
 from voicecoach.grounding.slots import QuerySlots
@@ -74,14 +75,18 @@ def test_guidance_names_the_best_owned_counter(state: LiveState) -> None:
     claims = [c for c in read_reply(PACK, reply) if c.role == "recommended"]
     assert claims, reply
     assert all(state.fs.inventory and state.fs.inventory.owns(c.entity) for c in claims)
-    # find_counters' first pick that deals double damage to one of them is the one named.
+    # find_counters' first pick that deals double damage to one of them is the one named, but for
+    # one far behind the team on levels (Lumifawn, level 5): that one only when no other beats any.
     chart = PACK.catalog.tables["elements"]
     foes = [_CREATURES[f] for f in ("briarcat", "shellbastion", "voltail")]
+    view = StateView(PACK, state)
     top = next(
         c
         for c in counters.result["ranked"]  # type: ignore[index]
         if any(chart[_CREATURES[c["id"]].value("element")][f.value("element")] > 1 for f in foes)
+        and not view.far_behind(c["id"])
     )
+    assert view.far_behind("lumifawn") and counters.result["ranked"][0]["id"] == "lumifawn"  # type: ignore[index]
     assert [c.entity for c in claims] == [top["id"]]
 
 

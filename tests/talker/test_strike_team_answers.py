@@ -97,7 +97,7 @@ def test_no_template_puts_the_players_pick_on_the_opponents_side(pack: Pack) -> 
     # a hero who may not be the player's ("on" is an opponent cue for the checker: "use X on Y").
     owner_facts = {"equip_locked", "equip_wrong_hero"}
     # ... and lines whose {hero} is the opponent's by design: the one that beats the player's unit.
-    owner_facts |= {"swap_worse", "counter_edge", "swap_kept_risk"}
+    owner_facts |= {"swap_worse", "counter_edge", "swap_kept_risk", "item_theirs"}
 
     ours, foe = ["Elowen", "Renzo"], "Quillon"
     values = {"hero": ours[0], "heroes": f"{ours[0]} and {ours[1]}", "leader": ours[1], "foe": foe,

@@ -416,10 +416,12 @@ def test_the_highest_and_lowest_level_heroes_are_read_from_the_collection(pack: 
 
 
 def test_a_swap_to_a_hero_is_not_a_swap_against_it(pack: Pack) -> None:
-    """st01: they field Paxton. 'Switch to Fenwick' brings Fenwick in (not a counter to Fenwick)."""
+    """st01: they field Paxton. 'Switch to Fenwick' brings Fenwick in (not a counter to Fenwick);
+    at level 3 in a level-9 team he lifts nothing, and the reply says why."""
     doc = _fixture_state("st01")
     reply = _say(pack, "comp/swap", "should i switch to fenwick", doc=doc)
-    assert "against Fenwick" not in reply and "put Fenwick on" in reply and "Paxton" in reply, reply
+    assert "against Fenwick" not in reply and "Fenwick counters their Paxton" in reply, reply
+    assert "only level 3" in reply, reply
 
 
 def test_a_swap_into_a_named_hero_faces_it(pack: Pack) -> None:

@@ -11,6 +11,7 @@ import pytest
 
 from voicecoach.core.state import LiveState, apply_patch
 from voicecoach.domain.pack import Pack
+from voicecoach.domain.view import StateView
 from voicecoach.tools.registry import ToolError, ToolRunner, pack_tools, run_tool, validate_args
 
 OPPONENT = ["briarcat", "shellbastion", "voltail"]  # grass, water, electric
@@ -139,6 +140,21 @@ def test_suggest_lineup_is_at_least_as_good_as_the_current_team(pack: Pack, stat
         pack, state, "score_lineup", {"creatures": state.ic.match.player_lineup, "opponent": OPPONENT}
     )
     assert suggested["score"] >= current["score"]
+
+
+def test_a_unit_far_behind_on_levels_counts_for_its_share_of_the_team_level(
+    pack: Pack, state: LiveState
+) -> None:
+    # Lumifawn (level 5 among level 10-19) is light, the best hit on Voltail; at its level it is no pick.
+    assert StateView(pack, state).far_behind("lumifawn")
+    suggested = run_tool(pack, state, "suggest_lineup", {"opponent": OPPONENT})
+    assert "lumifawn" not in [u["id"] for u in suggested["units"]]
+    owned = [o.model_dump() for o in state.fs.inventory.owned]  # type: ignore[union-attr]
+    raised = [o | {"level": 20} if o["creature_id"] == "lumifawn" else o for o in owned]
+    levelled = apply_patch(state, {"fs": {"inventory": {"owned": raised}}})
+    alone = run_tool(pack, levelled, "score_lineup", {"creatures": ["lumifawn"], "opponent": OPPONENT})
+    low = run_tool(pack, state, "score_lineup", {"creatures": ["lumifawn"], "opponent": OPPONENT})
+    assert low["breakdown"]["power"] < alone["breakdown"]["power"]
 
 
 def test_suggest_lineup_role_shapes_the_team(pack: Pack, state: LiveState) -> None:

@@ -114,9 +114,10 @@ RECIPES: dict[str, RecipeSpec] = {
                             "size": "literal", "pair_key": "key", "lead_key": "key", "anchor": "select",
                             "foes": "select", "matchup": "literal", "available": "select",
                             "short_key": "key", "score_key": "key", "spread": "literal",
-                            "tier_bonus": "literal", "low_key": "key"},
+                            "tier_bonus": "literal", "low_key": "key", "edge_foes": "select",
+                            "edge_pattern": "literal", "edges_key": "key"},
               ("team",), ("@units", "@unit", "leader", "style", "score", "count", "foe", "status", "reason",
-                          "role", "short", "level", "first_tier"),
+                          "role", "short", "level", "first_tier", "edges"),
               picks=True,
               doc="low_key (as pick_best's) said of a member far behind on levels, instead of score_key; "
                   "a team of usable units (filled up from `roster` in the composition quota) in quota "
@@ -124,6 +125,8 @@ RECIPES: dict[str, RecipeSpec] = {
                   "`foes`; short_key when only `available` units fit; when the usable units cannot keep "
                   "the quota, constraint_account's quota_short after it ({role}: the first role short, "
                   "{short}: all of them); score_key: the suggestion's {score} after it, said as it came; "
+                  "edges_key instead, when members beat some of `edge_foes` by the `matchup`: {edges}, "
+                  "each such member as edge_pattern (\"{unit} hits {foe}\") says it; "
                   "`spread`: filled with units of a value of that attribute the team lacks"),
         _spec("ownership",
               {"unit": "select", "missing_only": "literal", "all_key": "key", "aside_key": "key",
@@ -137,13 +140,17 @@ RECIPES: dict[str, RecipeSpec] = {
                   "only the opponent fields unless the player asks whether they have it"),
         _spec("option_status", {"option": "select", "unit": "select", "locked_key": "key",
                                 "gated_key": "key", "unowned_key": "key", "unlearnable_key": "key",
-                                "how_key": "key", "unowned_gated_key": "key", "levels_key": "key"},
+                                "how_key": "key", "unowned_gated_key": "key", "levels_key": "key",
+                                "gate_key": "key", "theirs_key": "key"},
               ("option",),
               ("@option", "@unit", "unlock", "blocker", "level", "player_level", "slot", "levels"),
-              doc="levels_key: locked by the unit's own level alone, with {levels} to go; usable (key), "
+              doc="levels_key: locked by the unit's own level alone, with {levels} to go; usable (key; "
+                  "gate_key: asked at what level or stage it unlocks, that gate {unlock} and that it is "
+                  "met), "
                   "locked on an owned unit with the gates it still misses (locked_key; "
                   "how_key: the player asks how; gated_key: only account-wide ones), its unit not owned "
-                  "(unowned_key; unowned_gated_key: with the gates it has on top), no unit named can have "
+                  "(unowned_key; unowned_gated_key: with the gates it has on top; theirs_key: a unit of the "
+                  "opponent's side has it, and not the player's), no unit named can have "
                   "it (unlearnable_key)"),
         _spec("option_best",
               {"unit": "select", "swap_key": "key", "strongest": "literal", "unowned_key": "key",
@@ -154,9 +161,15 @@ RECIPES: dict[str, RecipeSpec] = {
                   "`strongest`: its one strongest usable option ({option}; foe_key: against the "
                   "opponent's unit named, by the attribute matchup); unowned_key: a unit the "
                   "player does not have, its catalog's last option per slot"),
-        _spec("equipped", {"unit": "select", "slot": "select", "slot_key": "key"}, ("unit",),
-              ("@unit", "@options", "@option", "slot"),
-              doc="what the owned unit has equipped (slot_key: in the slot asked about)"),
+        _spec("equipped", {"unit": "select", "slot": "select", "slot_key": "key", "team": "select",
+                           "team_key": "key", "unused_key": "key", "unused_none_key": "key",
+                           "which_key": "key"},
+              (), ("@unit", "@options", "@option", "slot", "loadouts"),
+              doc="what the owned unit has equipped (slot_key: in the slot asked about); no unit named "
+                  "and the player asking about all of `team` (their side): each one's in one sentence "
+                  "(team_key, {loadouts}), or each one's unlocked options not equipped (unused_key; "
+                  "unused_none_key: none); else which_key asks which unit; a unit named and asked "
+                  "what it has unlocked and does not use: its unused options"),
         _spec("list_owned", {"units": "select", "none_only": "literal", "by": "literal", "by_key": "key"}, (),
               ("count", "@units", "groups"),
               doc="a few of the player's units and how many (none_key: none; `none_only`: only that); "
@@ -206,7 +219,8 @@ RECIPES: dict[str, RecipeSpec] = {
                   "({other_context})"),
         _spec("matchup_status", {"unit": "select", "against": "select", "matchup": "literal",
                                  "hits_key": "key", "types": "select", "type_key": "key", "taken_key": "key",
-                                 "safe_key": "key", "even_all_key": "key", "low_key": "key"},
+                                 "safe_key": "key", "even_all_key": "key", "low_key": "key",
+                                 "not_type_key": "key"},
               ("unit", "against", "matchup"),
               ("@unit", "foe", "@context", "status", "@types", "level", "first_tier"),
               facts=True,
@@ -218,7 +232,8 @@ RECIPES: dict[str, RecipeSpec] = {
                   "for the player's unit what the foe deals back; safe_key: against several, none of "
                   "them hits the player's unit harder than normal; even_all_key: against several, it "
                   "fares better against none of them (its best is the even one); low_key: it wins the "
-                  "matchup but is under half the team's median level (as pick_best's)"),
+                  "matchup but is under half the team's median level (as pick_best's); not_type_key: "
+                  "the player says their unit keeps losing to the one foe it beats or is even with"),
         _spec("fact", {"entity": "select", "kind": "literal", "values": "values", "key_by": "literal",
                        "usable_only": "literal", "level_words": "literal", "asks": "literal"}, (),
               ("role_summary",), facts=True, entity_fields=True,
@@ -242,12 +257,13 @@ RECIPES: dict[str, RecipeSpec] = {
                             "no_gain_key": "key", "worse_key": "key", "pair_key": "key",
                             "no_gain_counter_key": "key", "locked_key": "key", "reason_keys": "literal",
                             "cost_key": "key", "kept_why_key": "key", "kept_risk_key": "key",
-                            "low_key": "key"},
+                            "low_key": "key", "out_low_key": "key"},
               ("swaps",),
               ("out", "@unit", "foe", "foes", "status", "reason", "@context", "score", "level", "first_tier"),
               picks=True,
               doc="the best single swap of the team, with why: a counter (key), the context's fit "
-                  "(context_key), the score component that gained most (`reason_keys`: component -> key), "
+                  "(context_key), the score component that gained most (`reason_keys`: component -> key; "
+                  "out_low_key instead when the unit going out is far behind on levels, its {level}), "
                   "else plain_key; then cost_key: the foes only the unit going out beat ({foes}); none_key: "
                   "keep the team; kept_key: the unit "
                   "the player named to swap has no better replacement ({out}; kept_why_key: with the foe "
@@ -328,12 +344,15 @@ RECIPES: dict[str, RecipeSpec] = {
                   "normal)"),
         _spec("type_hits", {"types": "select", "foes": "select", "matchup": "literal",
                             "tier_bonus": "literal", "unowned_key": "key", "vs_key": "key",
-                            "resist_key": "key", "resist_none_key": "key"},
-              ("types", "foes", "matchup"), ("@types", "@units", "foes", "status"), picks=True,
+                            "resist_key": "key", "resist_none_key": "key", "claim_key": "key",
+                            "claim_wrong_key": "key"},
+              ("types", "foes", "matchup"), ("@types", "@units", "foes", "status", "back_status"), picks=True,
               doc="a type against a side (\"does wind do anything against their team?\"): the foes the first "
                   "type selected beats by an attribute matchup and the player's strongest units of it "
                   "(unowned_key: they own none of it; none_key: it beats none of them; vs_key: two types "
-                  "named, the one against the other, {status}); resist_key / resist_none_key as "
+                  "named, the one against the other and back, {status} and {back_status}; claim_key / "
+                  "claim_wrong_key: \"is that true?\" of a claim about the two, answered first); "
+                  "resist_key / resist_none_key as "
                   "type_counters"),
         _spec("weak_to", {"unit": "select", "matchup": "literal", "foes": "select", "foe_key": "key"},
               ("unit", "matchup"), ("@unit", "@types", "foe"),

@@ -69,6 +69,19 @@ class StateView:
     def unit(self, unit_id: str) -> Owned | None:
         return self._owned.get(unit_id)
 
+    def level_norm(self, unit_id: str) -> int | None:
+        """The level a unit is judged against: the median of the player's fielded units (else of
+        their roster), the unit itself left out; None with nothing to compare."""
+        fielded = [u for u in (self.unit(v) for v in self.player_side()) if u is not None]
+        levels = sorted(u.level for u in fielded or self.owned() if u.id != unit_id)
+        return levels[len(levels) // 2] if levels else None
+
+    def far_behind(self, unit_id: str) -> bool:
+        """Under half the level of the player's others (`level_norm`): a unit that will lose on
+        levels whatever its matchup, so it is neither picked first nor recommended as ready."""
+        unit, norm = self.unit(unit_id), self.level_norm(unit_id)
+        return unit is not None and norm is not None and unit.level * 2 < norm
+
     def tiers(self, unit_id: str) -> list[str]:
         """The unit's tiers in order (the schema's progression field: pet's evolution stages); []
         for a pack without one."""

@@ -61,7 +61,7 @@ EXCLUDE = re.compile(
         "don't want", "dont want", "do not want", "don't use", "dont use", "do not use", "no more",
         "drop", "dropping", "bench", "benching", "skip", "avoid", "ditch", "exclude", "excluding",
         "leave", "leaving", "get rid of", "instead of", "rather than", "swap out", "take out", "cut",
-        "sit out", "lose", "hate", "not using", "anything but", "without using",
+        "sit out", "lose", "lost", "just lost", "hate", "not using", "anything but", "without using",
         # A negated wish ends on its verb, which is also a WANT cue: as long as the nearest cue,
         # "don't want to use Granitusk" is the longer one, so the exclusion wins the tie.
         *(f"{neg} {verb}" for neg in _NEGATED for verb in _WISH_VERBS),
@@ -95,7 +95,9 @@ ROLE_WANT = re.compile(
 )
 # Cues that follow the mention: "leave Emberfox out", "Rockram keeps beating me".
 EXCLUDE_AFTER = re.compile(
-    r"^\W*(?:out|aside|on\s+the\s+bench|(?:sits?|stays?|goes)\s+out|is\s+out)(?![\w'])", re.IGNORECASE
+    r"^\W*(?:out|aside|on\s+the\s+bench|(?:sits?|stays?|goes)\s+out|is\s+out|"
+    r"(?:just\s+)?(?:died|fainted|is\s+(?:down|dead)|went\s+down|got\s+(?:knocked\s+out|killed)))(?![\w'])",
+    re.IGNORECASE,
 )
 OPPONENT_AFTER = re.compile(
     r"^\W*(?:(?:keeps?|is|are|was|has\s+been)\s+(?:\w+\s+)?(?:beating|wrecking|destroying|killing|crushing|"

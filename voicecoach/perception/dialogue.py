@@ -556,6 +556,13 @@ def _follow_up(pack: Pack, sides: Sides, text: str, history: Sequence[Exchange])
                 return redo, [f"a name alone: the last question about {alone[0].surface}"]
     if match is None or not history:
         return text, []
+    other_end = _SUPERLATIVE.fullmatch(match["rest"].strip())
+    said_end = _SUPERLATIVE_IN.search(history[-1].utterance)
+    if other_end is not None and said_end is not None:
+        # "What's my highest level creature" - "and the lowest?": the same question, the other end.
+        asked_before = history[-1].utterance
+        redo = f"{asked_before[: said_end.start()]}{other_end['word']}{asked_before[said_end.end() :]}"
+        return redo, [f"follow-up: {other_end['word']} for {said_end.group(0)}"]
     # "What about Osmund, he's like level 2": the follow-up is the part before the aside (not
     # before a question: "and for the water turtle, what do I use" asks one of its own).
     head, comma, aside = match["rest"].partition(",")
@@ -623,6 +630,10 @@ def _follow_up(pack: Pack, sides: Sides, text: str, history: Sequence[Exchange])
     return redo, [f"follow-up on {history[-1].utterance!r}"]
 
 
+# "And the lowest?", "what about the weakest one": the other end of a superlative just asked.
+_ENDS = r"highest|lowest|strongest|weakest|best|worst|biggest|smallest|toughest|squishiest|most|least"
+_SUPERLATIVE = re.compile(rf"(?:the\s+)?(?P<word>{_ENDS})(?:\s+one)?(?:\s+then)?", re.IGNORECASE)
+_SUPERLATIVE_IN = re.compile(rf"\b(?:{_ENDS})\b", re.IGNORECASE)
 # "Should I swap anyone out", "any changes for next round": a change of the player's side asked for.
 _ASKED_START = re.compile(
     r"^(?:(?:so|ok|okay|and|but|uh|um)\s+)*(?:is|are|does|do|did|can|could|will|would|should|what|whats|who|whos|"
@@ -684,6 +695,7 @@ JOINT = ", and "
 
 
 _WH_IS = re.compile(r"^(?:what'?s|who'?s|how'?s|where'?s)$", re.IGNORECASE)
+_WH_INSIDE = re.compile(r"\b(?:who|whos|who's|what|whats|what's|which|how|why)\b", re.IGNORECASE)
 
 
 def split_questions(text: str) -> tuple[str, str | None]:
@@ -693,7 +705,12 @@ def split_questions(text: str) -> tuple[str, str | None]:
     statement is what it asks about."""
     for match in _SECOND_QUESTION.finditer(text):
         first, second = text[: match.start()].strip(" ,;"), text[match.end() :].strip()
-        asks = _OPENS_QUESTION.match(first) is not None or text[: match.end()].rstrip().endswith("?")
+        # "Renzo vs Quillon, who wins, and does the map change that": a question word inside counts.
+        asks = (
+            _OPENS_QUESTION.match(first) is not None
+            or text[: match.end()].rstrip().endswith("?")
+            or _WH_INSIDE.search(first) is not None
+        )
         words = first.split()
         short = len(words) == 2 and _WH_IS.match(words[0]) is not None  # "what's Sanctuary, and ..."
         if asks and (len(words) >= 3 or short) and len(second.split()) >= 2:
@@ -900,6 +917,14 @@ def read_turn(pack: Pack, state: LiveState | None, text: str, history: Sequence[
                 return Reading(first, (*reading.resolved, "two questions"), second)
         return reading
     one = _read_one(pack, state, first, history)
+    where = pack.catalog.schema.kind("context")
+    named = _units(pack, first)
+    about_place = where is not None and _current_place(pack, where).search(second) is not None
+    if where and about_place and 1 <= len(named) <= 2 and not _units(pack, second):
+        # "Lorcan into Tamsin, who wins, and does the map matter": the map for the ones just named.
+        noun = pack.catalog.schema.kinds[where].nouns[0].lower()
+        who = " or ".join(display(pack, pack.catalog.schema.kind("unit") or "", u) for u in named)
+        second = f"does this {noun} favour {who}"
     two = _read_one(pack, state, second, [*history, Exchange(one.text, "")])
     pronoun = _UNRESOLVED.search(second)
     asks_pick = _ASKS_PICK.search(first) is not None

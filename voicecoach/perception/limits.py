@@ -89,6 +89,34 @@ _LIVE: tuple[tuple[re.Pattern[str], str], ...] = (
         "what the other side will do",
     ),
 )
+# What the moment of the fight holds and no state field does (the clock, who the player controls,
+# health): said as such, with no stand-in answer after it.
+_UNSEEN: tuple[tuple[re.Pattern[str], str], ...] = (
+    (
+        re.compile(
+            r"\b(?:round|match|game)\s+(?:timer|clock)\b|\bon\s+the\s+clock\b|\btime\s+(?:is\s+)?left\b"
+            r"|\bhow\s+(?:long|much\s+time)\s+(?:is\s+|s\s+|do\s+we\s+have\s+|have\s+we\s+got\s+)?left\b",
+            re.IGNORECASE,
+        ),
+        "the round's clock",
+    ),
+    (
+        re.compile(
+            r"\bwhich\s+(?:\w+\s+)?am\s+i\s+(?:on|playing|using|as)\b|\bwho\s+am\s+i\s+(?:playing|on)\b"
+            r"|\bwhat\s+am\s+i\s+playing\b",
+            re.IGNORECASE,
+        ),
+        "which one you're playing right now",
+    ),
+    (
+        re.compile(
+            r"\b(?:ult|ultimate|ulti)\s+(?:charge|ready|up)\b"
+            r"|\b(?:health|hp)\s+(?:is|are)\s+(?:he|she|it|they)\s+on\b|\bis\s+(?:he|she|it)\s+low\b",
+            re.IGNORECASE,
+        ),
+        "health or charge in the fight",
+    ),
+)
 # What the game keeps outside a match (rewards, season dates, quests' places): no state field, and no
 # move in the match answers it.
 _ELSEWHERE: tuple[tuple[re.Pattern[str], str], ...] = (
@@ -168,8 +196,8 @@ class Limit:
     """A part of the question the data cannot answer: `what` names it for the reply ("speed", "their
     levels"); `about` is the mention the rest of the answer is about (its profile), if any; `kind`
     says which rule found it ("stat", "stacking", "theirs", "threshold", "acquire", "live": what happens
-    in the match that no state field holds, "position": where anyone stands in it, "elsewhere": what
-    the game keeps outside the match)."""
+    in the match that no state field holds, "position": where anyone stands in it, "unseen": the
+    fight's moment (the clock, health), "elsewhere": what the game keeps outside the match)."""
 
     kind: str
     what: str
@@ -238,6 +266,9 @@ def data_limit(pack: Pack, text: str, theirs: Collection[str] = ()) -> Limit | N
         if pattern.search(text):
             # "our dps is afk": not something the coach can see ("where should I stand": a place)
             return Limit("position" if spoken == _POSITIONS else "live", spoken)
+    for pattern, spoken in _UNSEEN:
+        if pattern.search(text):
+            return Limit("unseen", spoken)  # "how long is left on the clock"
     for pattern, spoken in _ELSEWHERE:
         if pattern.search(text):
             return Limit("elsewhere", spoken)  # "what rank do I get": kept by the game, not the match
@@ -384,7 +415,11 @@ def asks_cap(pack: Pack, text: str, units: int = 0) -> str | None:
         return "level"
     plural = _unit_noun(pack, plural=True)
     nouns = f"{re.escape(plural)}|{re.escape(_unit_noun(pack))}s?"
-    owned = rf"\bhow\s+many\s+(?:{nouns})\s+(?:can|could|may)\s+(?:i|we|you)\b"
+    # (not "how many can I bring": a team's size, not the collection's)
+    owned = (
+        rf"\bhow\s+many\s+(?:{nouns})\s+(?:can|could|may)\s+(?:i|we|you)\b"
+        r"(?!\s+(?:\w+\s+)?(?:take|bring|field|run|play|put|pick|use)\b)"
+    )
     if "max_owned" in declared and re.search(owned, text, re.IGNORECASE):
         return "owned"
     return None

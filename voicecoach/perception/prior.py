@@ -318,8 +318,8 @@ class IntentPrior:
         )
         self._versus = re.compile(
             rf"{token}\s+{VERSUS}\s+(?:their\s+|the\s+|my\s+)?{token}"
-            rf"|{token}\s+(?:\w+\s+){{0,2}}?(?:better|worse|good|any good|okay|ok|fine|decent|bad|weak|"
-            rf"useless|trash|terrible|awful|viable|strong)\s+"
+            rf"|{token}\s+(?:\w+\s+){{0,2}}?(?:better|worse|good|any good|any use|of any use|okay|ok|fine|"
+            rf"decent|bad|weak|useful|useless|trash|terrible|awful|viable|strong)\s+"
             rf"(?:into|against|vs|versus)\s+(?:their\s+|the\s+)?{token}"  # "my Sparkwing any better into X"
             rf"|{attack_on}"
             # "so Emberfox should stay away from Shellbastion": how the one does against the other
@@ -327,6 +327,9 @@ class IntentPrior:
             rf"stay\s+off|go\s+near)\s+(?:their\s+|the\s+)?{token}"
             rf"|{token}(?:\s+\w+){{0,4}}?\s+(?:smoked|beaten|countered|wrecked|destroyed|hard countered|"
             rf"outclassed|walled|shut down)\s+by\s+(?:their\s+|the\s+)?{token}"
+            # "my Galehawk keeps losing to their Briarcat", "why does my fox keep dying to the turtle"
+            rf"|{token}\s+(?:\w+\s+){{0,2}}?(?:losing|loses|lost|dying|dies|died|keeps?\s+(?:losing|dying))\s+"
+            rf"(?:to|against|vs)\s+(?:their\s+|the\s+)?{token}"
             # "Sparkwing, how hard does that hit Shellbastion": the named one's hits on the other
             rf"|{token}\b.*\bhow\s+(?:hard|much)\s+(?:does|do|would|will|can|could)\s+(?:\w+\s+){{1,2}}?"
             rf"(?:hit|hurt|damage)\s+(?:their\s+|the\s+)?{token}"
@@ -404,6 +407,18 @@ class IntentPrior:
             rf"in my|among my)\b|^(?:\w+\s+)?got\b"
             + (rf"|\b(?:my|our)\s+(?:{unit_plural})\b" if unit_plural else "")
         )
+        # "How many creatures can I take into a match", "can I bring like five or is three the max":
+        # the team's size, a rule of the game (its basics), not a question about one unit or the
+        # player's collection ("how many do I have" is not this).
+        bring = r"(?:take|bring|field|use|run|play|put|pick|have\s+on|have\s+in)"
+        self._team_size = re.compile(
+            rf"\bhow\s+many\s+(?:{unit_plural or '(?!)'}|of\s+them)\s+(?:\w+\s+){{0,3}}?{bring}\b"
+            rf"|\bhow\s+many\s+(?:{unit_plural or '(?!)'})\s+(?:per|in\s+a|on\s+a|a)\s+"
+            rf"(?:{team_words(pack)}|side|match|fight)\b"
+            rf"|\bcan\s+(?:i|we)\s+{bring}\s+(?:like\s+)?(?:one|two|three|four|five|six|seven|\d)\s*(?:$|or\b)"
+            rf"|\b(?:{team_words(pack)})\s+size\b|\bis\s+(?:one|two|three|four|five|six|\d)\s+the\s+(?:max|limit)\b"
+        )
+        self.basics_pair = ("teaching", "basics") if ("teaching", "basics") in self.labels else None
         self.rating_pairs = {(e.intent, e.sub_intent) for e in pack.phi if _opening(e) in _RATES}
         # "What's Steam Engine about?": the pair whose answer describes a named group (a fact step).
         group_kind = next((k for k, spec in pack.catalog.schema.kinds.items() if spec.role == "group"), None)
@@ -469,7 +484,8 @@ class IntentPrior:
         )
         self._worry_named = re.compile(rf"{WORRY.pattern}\s+(?:their\s+|the\s+|that\s+)?{token}")
         self._use_on = re.compile(
-            rf"{token}\s+(?:\w+\s+)?use\s+(?:on|against|vs|into)\s+(?:their\s+|the\s+)?{token}"
+            rf"{token}\s+(?!(?:any|no|of|much)\s+use\b)(?:\w+\s+)?use\s+(?:on|against|vs|into)\s+"
+            rf"(?:their\s+|the\s+)?{token}"  # (not "is my hawk any use against the turtle")
         )
         self._weak_to = re.compile(rf"\b{token}\s+(?:\w+\s+)?weak\s+(?:to|against)\b")
         self._confront = re.compile(
@@ -524,7 +540,8 @@ class IntentPrior:
         )
         # "Remind me how water against fire works", "and earth into electric": one type on another.
         self._type_on_type = re.compile(
-            rf"\b(?:{type_tokens})\s+(?:\w+\s+)?(?:vs|versus|against|into|on|hitting|hits|hit|beats?|onto|attacking)\s+"
+            rf"\b(?:{type_tokens})\s+(?:\w+\s+)?(?:vs|versus|against|into|on|hitting|hits|hit|beats?|onto|attacking|"
+            rf"(?:is\s+|s\s+)?(?:weak|strong|good|bad)\s+(?:to|against|vs|into))\s+"
             rf"(?:a\s+|the\s+)?(?:{type_tokens})\b"
         )
         # The pairs that answer whether an option is usable: they need one named.
@@ -788,9 +805,18 @@ class IntentPrior:
         elif self.greeting_pair is not None and not named and SMALL_TALK.search(abstracted):
             # "How's your day going, coach": small talk, answered as such (not "outside what I do").
             p, rule = self._only(self.greeting_pair), "small_talk"
+        elif self.basics_pair is not None and self._team_size.search(said):
+            # "How many creatures can I take in", "can I bring five": the team's size, a game rule.
+            p, rule = self._only(self.basics_pair), "team_size"
         elif self.score_pair is not None and not named and SITUATION.search(abstracted):
             # "Ok so we're in round two right, what's the deal": where the match stands.
             p, rule = self._only(self.score_pair), "situation"
+        elif self.equipped_pair is not None and (
+            TEAM_LOADOUT.search(said) if not named else UNUSED_UNLOCKS.search(said) is not None
+        ):
+            # "What's everyone running", "anything unlocked we aren't using": the whole side's options;
+            # "anything unlocked he isn't using": that unit's.
+            p, rule = self._only(self.equipped_pair), "team_loadout"
         elif self.options_pair is not None and named and self._has_got.search(abstracted):
             # "What else has the hawk got": its moves, not a team built around it.
             p, rule = self._only(self.options_pair), "has_got"
@@ -802,6 +828,14 @@ class IntentPrior:
         ):
             # "How does water do against fire": one type on another is that matchup, not a lesson.
             p, rule = self._only(self.versus_pair), "type_on_type"
+        elif (
+            self.versus_pair is not None
+            and named
+            and abstracted.split().count(kind_token(unit or "")) == 1
+            and _TARGET.search(abstracted)
+        ):
+            # "Who should my fox go after": the one of theirs it beats (and the one to keep it off).
+            p, rule = self._only(self.versus_pair), "target"
         elif (
             self.versus_pair is not None
             and self.labels[int(p.argmax())] not in (self.versus_pair, self.counter_pair, self.swap_pair)
@@ -820,7 +854,12 @@ class IntentPrior:
         elif (
             self.versus_pair is None
             and self.counter_pair is not None
-            and self.labels[int(p.argmax())] == self.info_pair
+            and (
+                self.labels[int(p.argmax())] == self.info_pair
+                # "Elowen vs Nadira, who comes out on top": the two named, one against the other
+                or abstracted.split().count(kind_token(unit or "")) == 2
+                and self.labels[int(p.argmax())] != self.counter_pair
+            )
             and self._versus.search(abstracted)
         ):
             # "What about Renzo vs their Brannoc?" where the pack says how one beats another only
@@ -1445,6 +1484,36 @@ SITUATION = re.compile(
     r"|\bwhere\s+are\s+we\s+at\b|\bcatch\s+me\s+up\b|\bwhats\s+going\s+on\s*(?:here|now|rn)?\s*$"
     r"|\bhow\s+are\s+we\s+doing\b"
 )
+# "What's everyone running", "remind me what the team has equipped", "anything unlocked nobody
+# uses": the player's whole side's options, no one unit of it (English cue words).
+TEAM_WIDE = re.compile(
+    r"\b(?:every(?:one|body)|all\s+of\s+(?:us|them|my\s+\w+)|(?:the|my|our)\s+(?:whole\s+)?team|"
+    r"nobodys?|no\s+one|any(?:one|body)s?|every(?:one|body)s)\b"
+)
+_USING = (
+    r"\b(?:running|using|use|uses|equipped|equip|loadouts?|kits?|items?|gear|carrying|unlocked|slotted)\b"
+)
+UNUSED_UNLOCKS = re.compile(
+    r"\bunlock\w*\b.*\b(?:not|nobodys?|no\s+one|never|arent|isnt|dont|doesnt|havent)\b"
+    r"|\b(?:not|nobodys?|no\s+one|never|arent|isnt|dont|doesnt|havent)\b.*\bunlock\w*|\bunused\b"
+    r"|\busing\s+all\s+(?:of\s+)?(?:its|their|our|the|his|her)\s+(?:gear|items|unlocks|stuff)\b"
+)
+TEAM_LOADOUT = re.compile(
+    rf"{TEAM_WIDE.pattern}.*{_USING}|{_USING}.*{TEAM_WIDE.pattern}"
+    rf"|(?=.*\b(?:we|us|my\s+guys)\b){UNUSED_UNLOCKS.pattern}"
+)
+# "Who should my fox go after", "which of theirs should Galehawk attack" (English cue words).
+_TARGET = re.compile(
+    r"\b(?:who|whom|which(?:\s+one)?(?:\s+of\s+(?:theirs|them))?)\s+(?:\w+\s+){0,6}?"
+    r"(?:go\s+after|attack|target|focus|pick\s+on|go\s+for|hit\s+first|take\s+on)\b"
+)
+# "Any tips?", "how do I get better at this", "what should I focus on": the player asks for advice
+# as such (English cue words), so a general tip is an answer, not a stock line after one.
+ASKS_ADVICE = re.compile(
+    r"\b(?:tips?|advice|advise|pointers?|improve|get\s+better|better\s+at|suggestions?|ideas?|"
+    r"what\s+should\s+(?:i|we)\s+(?:know|focus|work|keep\s+in\s+mind)|how\s+do\s+(?:i|we)\s+(?:win|get\s+good|play\s+better))\b",
+    re.IGNORECASE,
+)
 # "two tanks, like Duke and Bran", "such as": units named as examples of a count of a role.
 _AS_EXAMPLES = re.compile(r"\b(?:like|such\s+as|say|eg|for\s+example)\b")
 VERSUS = r"(?:vs|versus|against)"
@@ -1562,6 +1631,8 @@ _UNIT_LEVEL = re.compile(
     # "is he levelled enough", "is my fox high enough level", "is Oakhorn underlevelled"
     rf"|{_ENOUGH}"
     r"|\bonly\s+(?:level|lvl)\s+\d+|\b(?:level|lvl)\s+\d+\s+(?:isnt|right|now|already)\b"
+    # "is Sparkwing level 10 or 12", "Brannoc is level 13 yeah": a level the player wants checked
+    r"|\b(?:is|s|at)\s+(?:\w+\s+)?(?:level|lvl)\s+\d+\b"
 )
 # "Is Hexmoth any good", "is Oakhorn worth it" (English cue words).
 RATED = re.compile(
@@ -1648,7 +1719,10 @@ FACING = r"(?:against|into|vs|versus|answer\s+to|answer\s+for|counter\s+to|count
 # without it (English cue words; the pairs about one unit are those whose intent is the unit kind).
 TOLD_GONE = re.compile(
     r"(?:\b(?:is|s|its|theyre|are)\s+gone\b|\b(?:traded|sold|released|gave)\b(?:\s+\w+){0,3}\s+away\b|"
-    r"\b(?:traded|sold|released|lost)\s+(?:it|him|her|them|my)\b)"
+    r"\b(?:traded|sold|released|lost)\s+(?:it|him|her|them|my)\b|"
+    # "I just lost Oakhorn, what now", "Emberfox fainted, who next": out of this fight
+    r"\blost\s+(?!to\b|again\b|(?:the|a|that|this|one|another)?\s*round\b)(?:our\s+)?[a-z]+\b|"
+    r"\b(?:died|fainted|is\s+down|went\s+down|got\s+(?:knocked\s+out|ko\s*d|killed))\b)"
     r"(?=.*\b(?:who|what|which|how)\b)"
 )
 

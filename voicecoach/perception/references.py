@@ -144,7 +144,13 @@ def _kinds(schema: Schema) -> _Kinds:
     # "That move" names the last one; "this map", "this comp" are the ones in play now.
     named = rf"|that\s+(?:new\s+|other\s+|same\s+|last\s+)?(?P<noun>{noun})" if all_nouns else ""
     it, that = r"(?P<it>it)(?!')", rf"(?P<that>that)(?={_THAT_BEFORE})"
-    its = r"(?P<its>its)(?=\s+[a-z])"  # "what about its skills": the unit's
+    # "what about its skills": the unit's; "its over", "its gonna be close": "it's" as speech
+    # recognisers spell it, no one's
+    its = (
+        r"(?P<its>its)(?=\s+[a-z])(?!\s+(?:over|done|fine|ok|okay|gonna|going|not|been|a|an|the|all|just|so|"
+        r"too|only|still|probably|really|like|pretty|better|worse|good|bad|true|time|lost|won|close|tied|my|our|"
+        r"your|their|on|in|up|down|now)\b)"
+    )
     pattern = re.compile(rf"\b(?:{its}|{it}|{that}|(?:that|this) one{named})\b", re.IGNORECASE)
     # "What stage is it": anywhere in the sentence, the progression's field (pet's "stages") is
     # the unit's.
@@ -422,8 +428,9 @@ def _wanted(
     if kinds.unit is not None and foe_cue:
         # "what do I pick into that", "how do I beat it": a unit to face, not an option
         return [kinds.unit, *(k for k in kinds.order if k != kinds.unit)]
-    if named and _COMPARED.match(after):
-        # "is that better than Flame Burst": two of one kind compared; the kind named after it.
+    if named and (_COMPARED.match(after) or re.search(r"\bthan\s+$", before, re.IGNORECASE)):
+        # "is that better than Flame Burst", "is my fox faster than it": two of one kind compared;
+        # the kind named with it.
         return [*(k for k in kinds.order if k in named), *(k for k in kinds.order if k not in named)]
     # A kind's noun elsewhere in the sentence is not what the pronoun stands for ("what moves does
     # it have": the creature).

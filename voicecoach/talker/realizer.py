@@ -47,11 +47,13 @@ from voicecoach.grounding.plan import MATCH_WORDS, PRIORITY, branch_of, intent_h
 from voicecoach.interaction.kernel import InteractionControl
 from voicecoach.perception.limits import Limit, asks_cap, asks_my_level, data_limit
 from voicecoach.perception.prior import (
+    ASKS_ADVICE,
     ASKS_STAKES,
     ASKS_WHY,
     CLAIMS_AHEAD,
     CLAIMS_BEHIND,
     SITUATION,
+    TOLD_GONE,
     brought_in,
     normalise,
     offered,
@@ -568,8 +570,12 @@ def _judgements(t: RealizerTurn, c2: GroundingControl) -> None:
     just_asked = bool(set(out) & set(t.mentioned))
     if not just_asked and not (picks and any(view.owns(u) for u in out)):
         out = []
-    if just_asked and (t.sub_intent == "swap" or _ASKS_WHETHER.match(t.utterance)):
-        out = []  # "should I pull Sparkwing out?" asks; the answer is the reply, not "as you asked"
+    if just_asked and (
+        t.sub_intent == "swap" or _ASKS_WHETHER.match(t.utterance) or TOLD_GONE.search(t.utterance)
+    ):
+        # "should I pull Sparkwing out?" asks, "I just lost Oakhorn" tells: the answer is the
+        # reply, not "as you asked"
+        out = []
     if branch_of(pack, t.intent, t.sub_intent) != "recommend":
         out = []  # "which round is this?": a fact names no pick, so there is nothing to keep them out of
     if out:
@@ -767,6 +773,16 @@ def _guidance(t: RealizerTurn, c3: InteractionControl) -> None:
         ):
             return
     candidate = next((c for b in t.pack.w3.branches.values() for c in b.pool if c.id == g.candidate_id), None)
+    if (
+        candidate is not None
+        and candidate.guidance_type in ("tip", "upgrade")
+        and t.lines
+        and not ASKS_ADVICE.search(t.utterance)
+    ):
+        # A general tip after the answer to a specific question is a stock line ("what does
+        # Nightmare Hex do" ... "Level the creature you cast most"): said when the player asks for
+        # advice, or when it is all there is to say.
+        return
     offer_or_keep = candidate is not None and (candidate.accept or candidate.keeps_current)
     if g.lineup_id is None and not offer_or_keep and any(map(_picks, t.lines)):
         # "Swap to Brannoc against Quillon." then "Bring at least one hero who counters their
@@ -1162,10 +1178,13 @@ def realize(
         _stakes(t)
     capped = _caps_and_level(t, utterance) or _has_effect(t, utterance) or _level_compare(t, utterance)
     theirs = frozenset(u for u in t.view.opponent_side() if not t.view.owns(u))
-    limit = data_limit(pack, utterance, theirs) if intent not in ("smalltalk", OTHER) else None
+    limit = data_limit(pack, utterance, theirs) if intent != "smalltalk" else None
+    if limit is not None and intent == OTHER and limit.kind != "unseen":
+        limit = None  # outside the game: said so, not as a gap in its data
     if limit is not None:
-        if limit.kind == "elsewhere" and (entry is None or not entry.tools):
-            t.lines = []  # "when does the season start": no teaching line stands in for it
+        if limit.kind == "unseen" or limit.kind == "elsewhere" and (entry is None or not entry.tools):
+            # "when does the season start", "how long is left on the clock": nothing stands in for it
+            t.lines = []
         _not_in_data(t, limit)
     answered = any(line.keep == "answer" for line in t.lines)
     if answered:

@@ -37,9 +37,17 @@ from voicecoach.domain.entities import link_entities
 from voicecoach.domain.pack import AnswerStep, Pack, pack_roles
 from voicecoach.domain.recipe_spec import RECIPES, TURN_PREFIX, RecipeSpec, role_placeholder
 from voicecoach.domain.tool_shapes import select
-from voicecoach.domain.view import StateView
+from voicecoach.domain.view import Owned, StateView
 from voicecoach.perception.limits import AGAINST_THEM, THEIR_SIDE
-from voicecoach.perception.prior import TAKING_HITS, asks_members, normalise, team_words
+from voicecoach.perception.prior import (
+    TAKING_HITS,
+    TEAM_LOADOUT,
+    TEAM_WIDE,
+    UNUSED_UNLOCKS,
+    asks_members,
+    normalise,
+    team_words,
+)
 from voicecoach.talker.lines import Line, RealizerTurn, rotate, spoken_list
 from voicecoach.tools.builtin import multiplier, unmet_gates
 
@@ -411,11 +419,7 @@ def _underlevelled(c: _Ctx, uid: str) -> list[Line]:
     the median level of the player's fielded units (else of their roster), so a counter that will
     lose on levels is never recommended as if it were ready."""
     unit = c.view.unit(uid)
-    team = [u for u in (c.view.unit(v) for v in c.view.player_side()) if u is not None] or c.view.owned()
-    levels = sorted(u.level for u in team if u.id != uid)
-    if unit is None or not levels or not c.inputs.get("low_key"):
-        return []
-    if unit.level * 2 >= levels[len(levels) // 2]:
+    if unit is None or not c.inputs.get("low_key") or not c.view.far_behind(uid):
         return []
     tiers = c.view.tiers(uid)
     first = tiers[0] if len(tiers) > 1 and unit.tier is not None and unit.tier <= 1 else None
@@ -432,7 +436,8 @@ def _best_counter(c: _Ctx, m: Matchup, foes: list[str]) -> list[Line]:
         fielded = set(c.view.player_side())
         ranked = [u for u in ranked if u in fielded] + [u for u in ranked if u not in fielded]
     skip = set(c.ids("skip"))  # e.g. the units already on the player's side: "swap to" one of them
-    usable = [u for u in ranked if c.usable(u) and u not in skip]
+    # A unit far behind on levels only when no other beats a foe.
+    usable = sorted((u for u in ranked if c.usable(u) and u not in skip), key=c.view.far_behind)
     offered = [u for u in usable if u in c.t.choice]
     if offered and not any(multiplier(c.catalog, m, u, f) > m.default for u in offered for f in foes):
         if not c.inputs.get("neither_key"):
@@ -625,6 +630,20 @@ def _axis_values(c: _Ctx, m: Matchup, uid: str, foe: str) -> dict[str, Any]:
     }
 
 
+def _team_edges(c: _Ctx, team: list[str]) -> list[Line]:
+    """Why the team, from the matchup: each member that beats one of `edge_foes` (edge_pattern: "{unit}
+    hits {foe}", joined as edges_key's {edges}); none when no member beats any."""
+    m, foes, pattern = _matchup(c), c.ids("edge_foes"), c.inputs.get("edge_pattern")
+    if m is None or not foes or not pattern or not c.inputs.get("edges_key"):
+        return []
+    edges = []
+    for u in team:
+        beaten = [f for f in foes if multiplier(c.catalog, m, u, f) > m.default]
+        if beaten:
+            edges.append(str(pattern).format(unit=c.name(u), foe=c.names(beaten)))
+    return c.line(c.inputs["edges_key"], team, edges=spoken_list(edges)) if edges else []
+
+
 def pick_pair(c: _Ctx) -> list[Line]:
     """A whole team of usable units (the suggestion, filled up from the roster), not the set the
     previous reply gave; short of a team, a rotating pair of it (pair_key) or its lead (lead_key).
@@ -679,8 +698,17 @@ def pick_pair(c: _Ctx) -> list[Line]:
         # A member far behind the rest on levels: said instead of praise ("Lumifawn is only level 5").
         caveat = next((low for u in team if (low := _underlevelled(c, u))), []) if lines else []
         lines += caveat
+        edges = _team_edges(c, team) if lines and not caveat else []
+        lines += edges
         score_key = c.inputs.get("score_key")
-        if lines and score_key and not caveat and set(team) == set(suggested) and values["score"] is not None:
+        if (
+            lines
+            and score_key
+            and not caveat
+            and not edges
+            and set(team) == set(suggested)
+            and values["score"] is not None
+        ):
             # The suggestion as it came: its rating, said if the budget has room.
             lines.append(Line(c.step.paragraph, score_key, {"score": values["score"]}, "praise"))
         if lines and short:
@@ -759,6 +787,13 @@ def ownership(c: _Ctx) -> list[Line]:
     )
 
 
+# "What level does it unlock at", "which stage", "when do I get it" (English cue words).
+_ASKS_GATE = re.compile(
+    r"\b(?:what|which)\s+(?:level|stage|tier|rank)\b|\bat\s+what\s+(?:level|stage)\b|\bwhen\s+(?:do|does|did|can)\b"
+    r"|\bhow\s+(?:do|does|did)\s+(?:i|you|it|\w+)\s+(?:unlock|get)\b|\bunlocks?\s+at\b|\bunlocked\s+at\b"
+)
+
+
 def option_status(c: _Ctx) -> list[Line]:
     """Can the player use the option: on the unit named (or their first learner that can), usable
     (key); locked on an owned unit, with the gates it still misses (locked_key; gated_key: only
@@ -785,6 +820,10 @@ def option_status(c: _Ctx) -> list[Line]:
     if owner is not None and view.owns(owner):
         values["@unit"] = c.name(owner)
         if view.option_usable(oid, owner):
+            gate = c.gate(option, oid)
+            if gate and c.inputs.get("gate_key") and _ASKS_GATE.search(normalise(c.t.utterance)):
+                # "What level is Gale Dive unlocked at": the gate, then that it is met (not a bare yes).
+                return c.line(c.inputs["gate_key"], [oid, owner], **values, unlock=gate)
             return c.line(c.step.key, [oid, owner], **values)
         how = c.inputs.get("how_key") if c.t.asks_how else None  # "how do I unlock it?": no "Not yet:"
         return _locked(c, how or c.inputs.get("locked_key"), [oid, owner], oid, owner, values)
@@ -796,6 +835,11 @@ def option_status(c: _Ctx) -> list[Line]:
         # "What does Thorn Volley do": one of their units' options, described; that the player
         # has no unit for it answers nothing they asked.
         return []
+    foe = next((u for u in view.opponent_side() if u in learners and not view.owns(u)), None)
+    if foe is not None and c.inputs.get("theirs_key") and not mine:
+        # "Coral Guard, that's one of theirs right?": whose it is in this match, not the unit the
+        # player would need for it.
+        return c.line(c.inputs["theirs_key"], [oid], **values, **{"@unit": c.name(foe)})
     # "How do I unlock Phoenix Rite?": its unit, and what it takes once they have one.
     gates = gate_text(c.t.pack, option, oid)
     key = (c.inputs.get("unowned_gated_key") if gates else None) or c.inputs.get("unowned_key")
@@ -883,9 +927,19 @@ def option_best(c: _Ctx) -> list[Line]:
 
 
 def equipped(c: _Ctx) -> list[Line]:
-    """What the owned unit has equipped, in the snapshot's words (slot_key: the slot asked about)."""
-    view, ids = c.view, c.ids("unit")
-    unit = view.unit(ids[0]) if ids else None
+    """What the owned unit has equipped, in the snapshot's words (slot_key: the slot asked about);
+    "anything unlocked it isn't using": its unlocked options not equipped (`_unused`). No unit named,
+    the whole `team`'s when the player asks about all of it, else which_key asks which."""
+    view, ids, said = c.view, c.ids("unit"), normalise(c.t.utterance)
+    if not ids or (not c.t.mentioned and TEAM_LOADOUT.search(said)):
+        # (a unit in focus from an earlier turn is not the one asked about)
+        team = [u for u in (view.unit(v) for v in c.ids("team")) if u is not None]
+        if not team or not (TEAM_WIDE.search(said) or TEAM_LOADOUT.search(said)):
+            return c.line(c.inputs["which_key"]) if c.inputs.get("which_key") else []
+        return _unused(c, team) if UNUSED_UNLOCKS.search(said) else _team_kits(c, team)
+    unit = view.unit(ids[0])
+    if unit is not None and UNUSED_UNLOCKS.search(said):
+        return _unused(c, [unit])
     if unit is None or not unit.equipped:
         return c.line(c.step.none_key) if unit is not None else []
     uid, slot = unit.id, c.get("slot")
@@ -900,6 +954,34 @@ def equipped(c: _Ctx) -> list[Line]:
     slots = sorted(unit.equipped, key=lambda s: (order.index(s) if s in order else len(order), s))
     items = [unit.equipped[s] for s in slots]
     return c.line(c.step.key, [*items, uid], **{"@unit": c.name(uid), "@options": c.names(items)})
+
+
+def _unused(c: _Ctx, units: list[Owned]) -> list[Line]:
+    """Each unit's unlocked options it has not equipped (unused_key; unused_none_key: none at all)."""
+    if not c.inputs.get("unused_key"):
+        return []
+    spare = {u.id: [o for o in u.unlocked if o not in u.equipped.values()] for u in units}
+    lines = [
+        line
+        for uid, opts in spare.items()
+        if opts
+        for line in c.line(
+            c.inputs["unused_key"], [*opts, uid], **{"@unit": c.name(uid), "@options": c.names(opts)}
+        )
+    ]
+    return lines or c.line(c.inputs.get("unused_none_key"), [u.id for u in units])
+
+
+def _team_kits(c: _Ctx, team: list[Owned]) -> list[Line]:
+    """ "What's everyone running": the whole side's options in one sentence (team_key: "Dumaka: Drum
+    Gun, Bull Rush and Thick Hide; Renzo: ..."); five kits said one by one would run past what a
+    reply may say."""
+    kits = [u for u in team if u.equipped]
+    if not c.inputs.get("team_key") or not kits:
+        return []
+    loadouts = "; ".join(f"{c.name(u.id)}: {c.names(list(u.equipped.values()))}" for u in kits)
+    covers = [o for u in kits for o in u.equipped.values()] + [u.id for u in kits]
+    return c.line(c.inputs["team_key"], covers, loadouts=loadouts)
 
 
 def list_owned(c: _Ctx) -> list[Line]:
@@ -1080,7 +1162,23 @@ def matchup_status(c: _Ctx) -> list[Line]:
         line += _taken_lines(
             c, m, uid, others, asked=len(others) == 1 and mult == m.default
         )  # even: both ways
+    if (
+        len(others) == 1
+        and mult >= m.default
+        and multiplier(c.catalog, m, other, uid) <= m.default
+        and c.inputs.get("not_type_key")
+        and _KEEPS_LOSING.search(normalise(c.t.utterance))
+    ):
+        # "My Galehawk keeps losing to their Briarcat, why?" when the matchup is the player's: the
+        # cause is something the data does not show, said as such rather than left to guess.
+        line += c.line(c.inputs["not_type_key"], [uid], **{"@unit": c.name(uid)}, foe=c.name(other))
     return line + (_underlevelled(c, uid) if mult > m.default else [])
+
+
+# "Keeps losing to", "dies to", "getting wrecked by" (English cue words): a matchup the player loses.
+_KEEPS_LOSING = re.compile(
+    r"\b(?:losing|loses|lost|lose|dying|dies|died|die|getting\s+(?:\w+ed|beat|smoked))\s+(?:to|against|vs|by)\b"
+)
 
 
 def _taken_lines(c: _Ctx, m: Matchup, uid: str, others: list[str], asked: bool = False) -> list[Line]:
@@ -1245,6 +1343,9 @@ def type_counters(c: _Ctx) -> list[Line]:
         if _value(c, m.between[0], u.id, m.attribute) in beaters and c.usable(u.id)
     ]  # fmt: skip
     units = sorted(dict.fromkeys(units), key=c.power, reverse=True)[:2]
+    # The types in the order of the units said after them ("earth and water: Granitusk and Tidefang").
+    theirs = [_value(c, m.between[0], u, m.attribute) for u in units]
+    beaters.sort(key=lambda d: theirs.index(d) if d in theirs else len(theirs))
     values = {"@types": c.names(beaters), str(m.attribute): c.name(foe)}
     if not units:
         return c.naming(c.step.none_key, [], **values)
@@ -1256,11 +1357,16 @@ def type_hits(c: _Ctx) -> list[Line]:
     player's two strongest usable units of it; none_key when it beats none of them."""
     m, named, foes = _matchup(c), c.ids("types"), c.ids("foes")
     if m is not None and len(named) >= 2 and c.inputs.get("vs_key"):
-        # "Is water good against fire?": the chart itself.
+        # "Is water good against fire?": the chart itself, both ways ("or is it the other way
+        # round?"); a claim put to the coach ("my mate says fire is weak to earth, true?") gets
+        # its verdict first (claim_key / claim_wrong_key).
         a, b = named[:2]
-        status = _words(m, _type_mult(c, m, a, b))
+        status, back = _words(m, _type_mult(c, m, a, b)), _words(m, _type_mult(c, m, b, a))
         values = {str(m.attribute): c.name(a), f"foe_{m.attribute}": c.name(b)}
-        return c.line(c.inputs["vs_key"], [], **values, status=status) if status else []
+        if not status:
+            return []
+        verdict = _claim_verdict(c, m, a, b)
+        return verdict + c.line(c.inputs["vs_key"], [], **values, status=status, back_status=back)
     if m is not None and named and c.inputs.get("resist_key") and _RESISTS.search(c.t.utterance):
         return _resisting(c, m, named[0])
     if m is None or not named or not foes:
@@ -1276,6 +1382,29 @@ def type_hits(c: _Ctx) -> list[Line]:
     units = sorted(dict.fromkeys(units), key=c.power, reverse=True)[:2]
     key = c.step.key if units else c.inputs.get("unowned_key") or c.step.key
     return c.line(key, units, foes=c.names(hit), **values, **{"@units": c.names(units) or None})
+
+
+# "Is that true", "right?", "my mate says ...": a claim the player wants checked (English cue words).
+_CLAIM = re.compile(
+    r"\b(?:true|right|correct|accurate|legit|really|(?:says?|said|told\s+me|heard|reckons?|thinks?)\s+(?:that\s+)?\w+)\b"
+)
+_WEAK_TO = re.compile(r"\b(?:weak|vulnerable)\s+(?:to|against|vs)\b|\b(?:loses?|losing)\s+to\b")
+_STRONG = re.compile(r"\b(?:beats?|strong|good|great|counters?|destroys?|wrecks?|double|super\s+effective)\b")
+
+
+def _claim_verdict(c: _Ctx, m: Matchup, a: str, b: str) -> list[Line]:
+    """Yes or no to a claim about the chart: "fire is weak to earth" holds when earth beats fire,
+    "grass beats earth" when grass beats earth (claim_key: right; claim_wrong_key: not)."""
+    said = normalise(c.t.utterance)
+    if not _CLAIM.search(said) or not c.inputs.get("claim_key"):
+        return []
+    if _WEAK_TO.search(said):
+        holds = _type_mult(c, m, b, a) > m.default
+    elif _STRONG.search(said):
+        holds = _type_mult(c, m, a, b) > m.default
+    else:
+        return []
+    return c.line(c.inputs["claim_key"] if holds else c.inputs.get("claim_wrong_key"))
 
 
 def weak_to(c: _Ctx) -> list[Line]:
@@ -1561,7 +1690,9 @@ def pick_swap(c: _Ctx) -> list[Line]:
             values = {"@unit": c.name(spare[0]), **_where(c)}
             if m is not None and hit is not None:
                 values |= _counter_values(c, m, *hit)
-            return c.naming(key or c.inputs["no_gain_key"], [spare[0]], **values)
+            # (far behind on levels, that is why: "Fenwick is only level 3")
+            no_gain = c.naming(key or c.inputs["no_gain_key"], [spare[0]], **values)
+            return no_gain + _underlevelled(c, spare[0])
     # "Who should I swap to into Lorcan?": the best swap that counters the foe the player named, or
     # none (a counter pick answers instead).
     if row is None and against and m is not None:
@@ -1660,6 +1791,10 @@ def _swap_said(c: _Ctx, row: dict[str, Any], against: list[str], m: Matchup | No
     changes: dict[str, Any] = moved if isinstance(moved, dict) else {}
     top = max(changes, key=lambda k: (float(changes[k]), k), default=None)
     key = (c.inputs.get("reason_keys") or {}).get(top) if top and float(changes[top]) > 0 else None
+    low = c.view.unit(out)
+    if low is not None and c.view.far_behind(out) and c.inputs.get("out_low_key"):
+        # "Swap Terragon out": at level 2 in a level-13 team, that is the reason, not "more power".
+        key, values = c.inputs["out_low_key"], {**values, "level": low.level}
     return c.line(key or c.inputs.get("plain_key"), [new], **values) + cost
 
 
@@ -2232,7 +2367,9 @@ def compare(c: _Ctx) -> list[Line]:
         reasons.append(str(c.inputs["beats"]).format(unit=c.name(better), foe=c.names(gained)))
     spared = [f for f in beaten(worse) if f not in beaten(better)]
     if spared and c.inputs.get("beaten"):
-        reasons.append(str(c.inputs["beaten"]).format(unit=c.name(worse), foe=c.names(spared)))
+        # {s}: the verb's ending, agreeing with the foes ("Voltail hits", "Briarcat and Shellbastion hit").
+        s_ = "" if len(spared) > 1 else "s"
+        reasons.append(str(c.inputs["beaten"]).format(unit=c.name(worse), foe=c.names(spared), s=s_))
     if fit is not None and where and fits(better) != fits(worse) and c.inputs.get("fit_pattern"):
         for u in (better, worse):
             status = _words(fit, fits(u))

@@ -271,11 +271,16 @@ def _power(pack: Pack, tool: BuiltinTool) -> str:
 
 def _tier_power(pack: Pack, tool: BuiltinTool, view: StateView | None, unit_id: str, attr: str) -> float:
     """The unit's power attribute, raised by `tool.tier_bonus` for each tier the player's unit has
-    past the first (a unit the player lacks counts at its first tier)."""
+    past the first (a unit the player lacks counts at its first tier), and cut by its level's share
+    of the others' when the player's unit is far behind them (a level-5 pet in a level-14 team)."""
     power = float(_entity(pack.catalog, pack.catalog.schema.kind("unit") or "", unit_id).value(attr) or 0)
-    if not tool.tier_bonus or view is None:
+    if view is None:
         return power
-    owned = view.unit(unit_id)
+    owned, norm = view.unit(unit_id), view.level_norm(unit_id)
+    if owned is not None and norm and view.far_behind(unit_id):
+        power *= owned.level / norm
+    if not tool.tier_bonus:
+        return power
     tier = owned.tier if owned is not None and owned.tier is not None else 1
     return power * (1 + tool.tier_bonus * (tier - 1))
 
