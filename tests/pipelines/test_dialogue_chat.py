@@ -55,6 +55,13 @@ SESSIONS: dict[str, dict[str, list[tuple[str, list[str], list[str]]]]] = {
         "unit_down": [  # out of this fight: a pick among the rest, and no "as you asked"
             ("ugh my sparkwing just went down, who do I use now", ["go with"], ["Sparkwing", "as you asked"]),
         ],
+        "their_weakness": [  # theirs: its weakness, then the pick against it
+            (
+                "whats the turtle weak to",
+                ["takes double damage from grass and electric", "go with Oakhorn"],
+                [],
+            ),
+        ],
         "option_theirs": [("thorn volley is theirs right", ["one of their Briarcat's moves"], ["don't own"])],
         "clock": [("how much time have we got left", ["doesn't show"], ["outside what I can help"])],
         "team_read": [  # the team against theirs by the element table, no made-up rating
@@ -454,6 +461,23 @@ SESSIONS: dict[str, dict[str, list[tuple[str, list[str], list[str]]]]] = {
                 ["Nadira has the edge on your Elowen", "Fathom Docks"],
                 ["I'd keep"],
             ),
+        ],
+        "beating_me": [
+            ("their sniper is killing me every time i peek", ["Against Quillon, play"], ["Pick for"])
+        ],
+        "what_went_wrong": [  # the rounds played are not in the data; what the round in play means is
+            (
+                "yo we lost the first round, what went wrong",
+                ["doesn't show what happened", "You need round 2"],
+                [],
+            ),
+        ],
+        "counter_claim": [
+            ("someone said jovan hard counters quillon, is that right", ["No, that's not right"], ["Yes"]),
+            ("quillon beats jovan right?", ["Yes, that's right", "hard counter to Jovan"], []),
+        ],
+        "three_named": [  # a spoken list "duke bran or oz" is a choice of three, none of them the foe
+            ("honestly which tank should I be on, duke bran or oz", ["Brannoc"], ["counters Dumaka"]),
         ],
         "its_over": [("if we lose this its over isnt it", ["lose it and the match is over"], ["Brannoc"])],
         "team_kits": [  # the whole side's loadouts, not "which hero do you mean?"

@@ -88,6 +88,16 @@ _LIVE: tuple[tuple[re.Pattern[str], str], ...] = (
         ),
         "what the other side will do",
     ),
+    (
+        re.compile(
+            r"\bwhat\s+(?:went\s+wrong|did\s+(?:we|i)\s+do\s+wrong)\b|\bwhy\s+did\s+(?:we|i)\s+lose\b"
+            r"|\bwhat\s+happened\s+(?:there|(?:in|to|with)\s+(?:that|the|this|our|my)\s+(?:\w+\s+)?"
+            r"(?:round|fight|game|match|teamfight))\b"
+            r"|\bhow\s+did\s+(?:we|i)\s+lose\b",
+            re.IGNORECASE,
+        ),
+        "what happened in the rounds played",
+    ),
 )
 # What the moment of the fight holds and no state field does (the clock, who the player controls,
 # health): said as such, with no stand-in answer after it.

@@ -295,6 +295,12 @@ class IntentPrior:
         self.threat_pair = _opening_pair(pack, self.labels, "threat")
         self.analysis_pair = _opening_pair(pack, self.labels, "read_side") or self.threat_pair
         token = kind_token(pack.catalog.schema.kind("unit") or "")
+        # "Their Quillon is killing me every time I peek": one of theirs beating the player's side.
+        self._beating_me = re.compile(
+            rf"{token}\s+(?:keeps?\s+|is\s+|are\s+|has\s+been\s+|just\s+)(?:\w+\s+)?(?:beating|wrecking|"
+            rf"destroying|killing|crushing|smashing|bullying|stomping|farming|melting|deleting|owning)\s+"
+            rf"(?:me|us|my|mine|our|everyone)\b"
+        )
         # "What does Voltail beat?": the unit named is the attacker, asked of its targets.
         self._beats_what = re.compile(
             rf"\bwhat\s+(?:does|do|can|will|would|could)\s+(?:their\s+|the\s+|my\s+)?{token}\s+(?:\w+\s+)?"
@@ -745,7 +751,12 @@ class IntentPrior:
             self.option_info_pair is not None
             and len({m.id for m in link_entities(self.pack, text) if m.kind == self._option_kind}) >= 2
             and _CHOOSE_OR_COMPARE.search(said)
-            and self.labels[int(p.argmax())][0] != self.option_info_pair[0]
+            and (
+                self.labels[int(p.argmax())][0] != self.option_info_pair[0]
+                # "how's the Auto Shotgun compared to the Boomstick": the two described, not one equipped
+                or self.labels[int(p.argmax())] != self.option_info_pair
+                and _COMPARED_TO.search(said)
+            )
         ):
             # "Rally Cry or Overflow, which heals everyone?": the two options side by side.
             p, rule = self._only(self.option_info_pair), "options_compared"
@@ -773,6 +784,14 @@ class IntentPrior:
         ):
             # "Their flanker keeps diving our healer": their style, played on us, is to be countered.
             p, rule = self._only(self.team_counter_pair), "they_play"
+        elif (
+            self.counter_pair is not None
+            and named
+            and self.labels[int(p.argmax())] != self.counter_pair
+            and self._beating_me.search(abstracted)
+        ):
+            # "Their sniper is killing me every time I peek": a counter to that one.
+            p, rule = self._only(self.counter_pair), "beating_me"
         elif (
             self.counter_pair is not None
             and named
@@ -1766,7 +1785,9 @@ ASKS_STAKES = re.compile(
     r"|\b(?:need|have|got)\s+to\s+win\b|\bmust[\s-]win\b|\bneed\s+(?:this|that)\s+(?:one|round)\b"
     r"|\b(?:is\s+it|it'?s|is\s+the\s+match)\s+over\b|\brounds?\s+(?:left|to\s+go|remaining)\b"
     r"|\bhow\s+many\s+(?:more\s+)?rounds\b|\bwhole\s+(?:match|thing|game)\b|\bwin\s+the\s+match\b"
-    r"|\b(?:won|lost|took|dropped)\s+the\s+(?:first|second|opening)\s+(?:one|round|game)\b",
+    r"|\b(?:won|lost|took|dropped)\s+the\s+(?:first|second|opening)\s+(?:one|round|game)\b"
+    # "should I just give up", "is it worth forfeiting": what is still at stake is the answer
+    r"|\b(?:give\s+up|giving\s+up|forfeit\w*|surrender\w*|concede|ff)\b",
     re.IGNORECASE,
 )
 _WHICH_ROUND = re.compile(
@@ -1805,6 +1826,7 @@ ASKS_MOVE = re.compile(
     r"|\b(?:pick|bring|play|run|field|swap|build)\b",
     re.IGNORECASE,
 )
+_COMPARED_TO = re.compile(r"\b(?:compared?\s+(?:to|with)|vs|versus|difference|better\s+than|worse\s+than)\b")
 _CHOOSE_OR_COMPARE = re.compile(r"\b(?:or|vs|versus|difference|better|worse|which|compare|compared)\b")
 RULE_CONFIDENCE = 0.95
 
@@ -1898,7 +1920,8 @@ def offered(pack: Pack, text: str, mentions: list[Mention] | None = None) -> lis
             or (which_of and _AND.match(between))  # "which of A and B is best"
             or (len(units) == 2 and _THAN.match(between))  # "is Granitusk better than the deer"
         )
-        if joined or (_COMMA.match(between) and not faced):  # "A, B or C"
+        listed = _COMMA.match(between) or not between.strip()  # "A, B or C"; spoken: "duke bran or oz"
+        if joined or (listed and not faced):
             has_or = has_or or bool(joined)
             run += [b.id] if b.id not in run else []
         elif has_or:

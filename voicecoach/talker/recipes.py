@@ -275,9 +275,10 @@ def pick_best(c: _Ctx) -> list[Line]:
     theirs, mine = c.view.opponent_side(), c.view.player_side()
     named_theirs = [u for u in (*c.t.opponents, *c.t.mentioned) if u in theirs][:1]
     facing = [f for f in foes if f in theirs or f not in mine]
-    if not facing and not named_theirs and any(line.keep == "answer" for line in c.t.lines):
-        # "What else is my Emberfox weak to", answered: a counter to the player's own unit after it
-        # is advice against themselves.
+    not_own = [f for f in facing if f in theirs or not c.view.owns(f)]
+    if not not_own and not named_theirs and any(line.keep == "answer" for line in c.t.lines):
+        # "What else is my Emberfox weak to", answered: a counter to the player's own unit (fielded
+        # or not) after it is advice against themselves.
         return []
     foes = facing or named_theirs or foes
     if c.t.said_mine or c.t.faced:
@@ -301,13 +302,24 @@ def pick_best(c: _Ctx) -> list[Line]:
         # wins is kept in below, with its reason).
         one, other = asked
         mult = multiplier(c.catalog, m, one, other)
+        # A claim put to the coach ("someone said Jovan counters Quillon, right?"): yes or no first.
+        claimed = _CLAIM.search(normalise(c.t.utterance)) is not None and not _YES_NO.match(c.t.utterance)
+        verdict = (
+            c.line(c.inputs.get("claim_key") if mult > m.default else c.inputs.get("claim_wrong_key"))
+            if claimed
+            else []
+        )
         if mult == m.default:
             values = {"@unit": c.name(one), "foe": c.name(other)}
-            return c.naming(c.inputs.get("even_key"), [one, other], **values)
+            return verdict + c.naming(c.inputs.get("even_key"), [one, other], **values)
         theirs_said = re.search(rf"\btheir\s+{re.escape(c.name(one))}\b", c.t.utterance, re.IGNORECASE)
-        if not (mult > m.default and c.usable(one)) or theirs_said:  # "does their Brannoc counter her"
+        # "does their Brannoc counter her", or a claim: the matchup as asked, not a pick
+        if not (mult > m.default and c.usable(one)) or theirs_said or verdict:
             status = f"{_words(m, mult) or ''} {c.name(other)}".strip()
-            return c.naming(c.inputs["beats_key"], [one, other], **{"@unit": c.name(one)}, status=status)
+            matchup_line = c.naming(
+                c.inputs["beats_key"], [one, other], **{"@unit": c.name(one)}, status=status
+            )
+            return verdict + matchup_line
     threatened = _threatened(c, m, foes, theirs, mine)
     if threatened:
         return threatened
@@ -356,6 +368,11 @@ _ONE_BEATS_OTHER = re.compile(
     r"(?:my\s+|their\s+|the\s+|your\s+)?$",
     re.IGNORECASE,
 )
+_BEATEN_BY = re.compile(
+    r"^\s+(?:\w+\s+)?(?:gets?|is|are|getting|being)\s+(?:\w+\s+)?(?:countered|beaten|beat|wrecked|shut\s+down)\s+"
+    r"by\s+(?:my\s+|their\s+|the\s+|your\s+)?$",
+    re.IGNORECASE,
+)
 _YES_NO = re.compile(
     r"^\W*(?:(?:and|so|but|ok|okay)\W+)*(?:does|do|can|could|will|would|is|doesnt|doesn't|dont|don't|isnt|isn't)\b",
     re.IGNORECASE,
@@ -364,18 +381,21 @@ _YES_NO = re.compile(
 
 def _asks_one_beats_other(c: _Ctx) -> tuple[str, str] | None:
     """ "Does Tamsin counter Lorcan?": (the one asked about, the other), two units named with a
-    counter verb between them in a yes/no question."""
+    counter verb between them in a yes/no question, or in a claim put to the coach ("someone said
+    Jovan counters Quillon, right?"); "is Quillon countered by Tamsin" is (Tamsin, Quillon)."""
     text = c.t.utterance
+    claim = _CLAIM.search(normalise(text)) is not None
     units = [m for m in link_entities(c.t.pack, text) if m.kind == c.view.unit_kind]
     for one, other in zip(units, units[1:], strict=False):
         # "Tamsin, but doesn't their Brannoc counter Tamsin": the question is its own clause.
         clause = re.split(r"[,;.?!]", text[: one.span[0]])[-1]
-        if (
-            one.id != other.id
-            and _YES_NO.match(clause)
-            and _ONE_BEATS_OTHER.match(text[one.span[1] : other.span[0]])
-        ):
+        if one.id == other.id or not (_YES_NO.match(clause) or claim):
+            continue
+        between = text[one.span[1] : other.span[0]]
+        if _ONE_BEATS_OTHER.match(between):
             return one.id, other.id
+        if _BEATEN_BY.match(between):
+            return other.id, one.id
     return None
 
 
@@ -1408,21 +1428,23 @@ def _claim_verdict(c: _Ctx, m: Matchup, a: str, b: str) -> list[Line]:
 
 
 def weak_to(c: _Ctx) -> list[Line]:
-    """ "What's Granitusk weak to?" of the player's own unit: the types that beat it, and a foe of
-    one of those types to watch (foe_key); a unit they do not own is the next step's (a counter)."""
+    """ "What's Granitusk weak to?": the types that beat the unit; of the player's own, with a foe of
+    one of those types to watch (foe_key). Of theirs (or one the player lacks: "what's the turtle
+    weak to"), the weakness alone, and only in a step marked `also`: the next step picks the counter."""
     m, units = _matchup(c), c.ids("unit")
-    if m is None or not units or not c.view.owns(units[0]) or units[0] in c.view.opponent_side():
-        return []
-    if units[0] in c.t.choice or units[0] in c.t.opponents:
-        return []  # "Lumifawn or Hexmoth against Voltail?", "they swap in Galehawk": not one of the player's
+    if m is None or not units or units[0] in c.t.choice:
+        return []  # "Lumifawn or Hexmoth against Voltail?": a pick among them
     uid = units[0]
+    own = c.view.owns(uid) and uid not in c.view.opponent_side() and uid not in c.t.opponents
+    if not own and not c.step.also:
+        return []  # theirs, and no pick said after this step: the next step's (a counter) alone
     mine = _value(c, m.between[0], uid, m.attribute)
     beaten_by = [d for d in _types(c, m) if _type_mult(c, m, d, mine) > m.default]
     if mine is None or not beaten_by:
         return []
     values = {"@unit": c.name(uid), "@types": c.names(beaten_by), str(m.attribute): c.name(str(mine))}
     foe = next((f for f in c.ids("foes") if _value(c, m.between[1], f, m.attribute) in beaten_by), None)
-    if foe is not None and c.inputs.get("foe_key"):
+    if own and foe is not None and c.inputs.get("foe_key"):
         return c.naming(c.inputs["foe_key"], [], **values, foe=c.name(foe))
     return c.naming(c.step.key, [], **values)
 
