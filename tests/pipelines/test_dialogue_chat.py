@@ -45,7 +45,10 @@ SESSIONS: dict[str, dict[str, list[tuple[str, list[str], list[str]]]]] = {
                 [],
             ),
         ],
-        "level_checked": [("is oakhorn lvl 19 or 21", ["level 19"], ["worth"])],
+        "level_checked": [
+            ("is oakhorn lvl 19 or 21", ["level 19"], ["worth"]),
+            ("Spark wing level?", ["level 10"], []),
+        ],
         "other_end": [
             ("what's my highest level creature", ["Hexmoth"], []),
             ("and the lowest?", ["Lumifawn", "level 5"], ["Hexmoth"]),
@@ -462,6 +465,13 @@ SESSIONS: dict[str, dict[str, list[tuple[str, list[str], list[str]]]]] = {
                 ["I'd keep"],
             ),
         ],
+        "saved_by_name": [  # the player's own saved five by its name, not a poke five of the coach's
+            ("what's in my long range group", ["Brannoc, Tamsin, Stellan, Elowen and Yarrow"], ["Fenwick"]),
+        ],
+        "legal_team": [
+            ("wait is that even a legal team, roles and all", ["every role it needs"], ["Which hero"])
+        ],
+        "next_life": [("just tell me what to do next life", ["Brannoc"], ["Which hero"])],
         "beating_me": [
             ("their sniper is killing me every time i peek", ["Against Quillon, play"], ["Pick for"])
         ],

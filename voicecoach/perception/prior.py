@@ -657,6 +657,12 @@ class IntentPrior:
             reverse=True,
         )
         self.quota_pair = _opening_pair(pack, self.labels, "quota")
+        # "Is that a legal team", "are those roles allowed": English cue words and the pack's for a team.
+        teams = team_words(pack)
+        self._legal_team = re.compile(
+            rf"\b(?:legal|allowed|valid|legit)\b.*\b(?:{teams}|roles?)\b"
+            rf"|\b(?:{teams}|roles?)\b.*\b(?:legal|allowed|valid)\b"
+        )
         self._role_count = re.compile(
             rf"\b(?:two|three|four|five|2|3|4|5|double|triple|no|zero|only\s+one)\s+"
             rf"(?:{'|'.join(map(re.escape, role_words)) or '(?!)'})s?\b"
@@ -738,6 +744,16 @@ class IntentPrior:
         elif self.score_pair is not None and _WHICH_ROUND.search(said):
             # "What round is this?", "which round are we in": where the match stands.
             p, rule = self._only(self.score_pair), "which_round"
+        elif (
+            self.quota_pair is not None
+            and self._legal_team.search(said)
+            and not named_unit(self.pack, text, mentions)
+        ):
+            # "Is that even a legal team, roles and all": the team's role quota.
+            p, rule = self._only(self.quota_pair), "legal_team"
+        elif self.now_pair is not None and _NEXT_LIFE.search(said):
+            # "Just tell me what to do next life": the move for the next spawn, not an unlock.
+            p, rule = self._only(self.now_pair), "next_life"
         elif (
             self.quota_pair is not None
             and self._role_count.search(said)
@@ -1652,6 +1668,8 @@ _UNIT_LEVEL = re.compile(
     r"|\bonly\s+(?:level|lvl)\s+\d+|\b(?:level|lvl)\s+\d+\s+(?:isnt|right|now|already)\b"
     # "is Sparkwing level 10 or 12", "Brannoc is level 13 yeah": a level the player wants checked
     r"|\b(?:is|s|at)\s+(?:\w+\s+)?(?:level|lvl)\s+\d+\b"
+    # "Spark wing level?", "Elowen's level": the unit's level, asked in two words
+    r"|^\W*(?:and\s+|so\s+|ok\s+)?(?:my\s+|the\s+)?x\w+x(?:s|\s+s)?\s+(?:level|lvl)\W*$"
 )
 # "Is Hexmoth any good", "is Oakhorn worth it" (English cue words).
 RATED = re.compile(
@@ -1784,11 +1802,16 @@ ASKS_STAKES = re.compile(
     r"|\bif\s+(?:we|i)\s+(?:win|lose|take|drop|get)\b"
     r"|\b(?:need|have|got)\s+to\s+win\b|\bmust[\s-]win\b|\bneed\s+(?:this|that)\s+(?:one|round)\b"
     r"|\b(?:is\s+it|it'?s|is\s+the\s+match)\s+over\b|\brounds?\s+(?:left|to\s+go|remaining)\b"
-    r"|\bhow\s+many\s+(?:more\s+)?rounds\b|\bwhole\s+(?:match|thing|game)\b|\bwin\s+the\s+match\b"
+    r"|\bhow\s+many\s+(?:more\s+)?rounds\b|(?<!in the )\bwhole\s+(?:match|thing|game)\b|\bwin\s+the\s+match\b"
     r"|\b(?:won|lost|took|dropped)\s+the\s+(?:first|second|opening)\s+(?:one|round|game)\b"
     # "should I just give up", "is it worth forfeiting": what is still at stake is the answer
     r"|\b(?:give\s+up|giving\s+up|forfeit\w*|surrender\w*|concede|ff)\b",
     re.IGNORECASE,
+)
+# "What do I do next life", "plan for when I respawn" (English cue words).
+_NEXT_LIFE = re.compile(
+    r"\b(?:next\s+(?:life|spawn)|when\s+i\s+(?:respawn|spawn|come\s+back))\b"
+    r"(?=.*\b(?:what|who|how|do|play|plan)\b)|\b(?:what|how)\b.*\bnext\s+(?:life|spawn)\b"
 )
 _WHICH_ROUND = re.compile(
     r"\b(?:what|which)\s+round\s+(?:is\s+(?:this|it)|are\s+we|we\s+(?:on|in))\b|\bwhats\s+the\s+round\b"

@@ -505,6 +505,24 @@ _LEVEL_COMPARE = re.compile(
 )
 
 
+def _saved_named(t: RealizerTurn, utterance: str) -> bool:
+    """ "What's in my long range group", "load my main team": a team the player saved, named with a
+    word for a team, said with its units (saved_named). Whether it answered."""
+    if not _guidance_has(t.pack, "saved_named"):
+        return False
+    said, teams = normalise(utterance), team_words(t.pack)
+    for name, members in sorted(t.view.saved_groups().items()):
+        spoken = re.escape(name.replace("_", " ").lower())
+        if not members or not re.search(rf"\b{spoken}\s+(?:\w+\s+)?(?:group|{teams})s?\b", said):
+            continue
+        unit = t.view.unit_kind
+        names = spoken_list([t.pack.catalog.display_name(u) for u in members])
+        values = {"group_name": name.replace("_", " "), t.pack.catalog.schema.plural(unit): names}
+        t.lines = [Line("guidance", "saved_named", values, "answer", frozenset(members))]
+        return True
+    return False
+
+
 def _level_compare(t: RealizerTurn, utterance: str) -> bool:
     """Two of the player's units asked by level: both levels, the higher first. Whether it answered."""
     owned = [u for u in dict.fromkeys(t.mentioned) if t.view.unit(u) is not None]
@@ -1176,7 +1194,12 @@ def realize(
         and (ASKS_STAKES.search(utterance) or SITUATION.search(normalise(utterance)))
     ):
         _stakes(t)
-    capped = _caps_and_level(t, utterance) or _has_effect(t, utterance) or _level_compare(t, utterance)
+    capped = (
+        _caps_and_level(t, utterance)
+        or _has_effect(t, utterance)
+        or _level_compare(t, utterance)
+        or _saved_named(t, utterance)
+    )
     theirs = frozenset(u for u in t.view.opponent_side() if not t.view.owns(u))
     limit = data_limit(pack, utterance, theirs) if intent != "smalltalk" else None
     if limit is not None and intent == OTHER and limit.kind != "unseen":
