@@ -465,6 +465,10 @@ SESSIONS: dict[str, dict[str, list[tuple[str, list[str], list[str]]]]] = {
                 ["I'd keep"],
             ),
         ],
+        "vented": [  # heard as said before the answer; a close round is no complaint
+            ("ugh I hate this map", ["I hear you", "Fathom Docks"], []),
+            ("man that first round was close lol", [], ["I hear you"]),
+        ],
         "saved_by_name": [  # the player's own saved five by its name, not a poke five of the coach's
             ("what's in my long range group", ["Brannoc, Tamsin, Stellan, Elowen and Yarrow"], ["Fenwick"]),
         ],

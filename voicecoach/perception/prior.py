@@ -1542,6 +1542,12 @@ _TARGET = re.compile(
     r"\b(?:who|whom|which(?:\s+one)?(?:\s+of\s+(?:theirs|them))?)\s+(?:\w+\s+){0,6}?"
     r"(?:go\s+after|attack|target|focus|pick\s+on|go\s+for|hit\s+first|take\s+on)\b"
 )
+# "Ugh, I hate this map", "this is so frustrating": the player venting (English cue words; no
+# "man" or "lol": "man that round was close lol" is not a complaint).
+VENTED = re.compile(
+    r"^\W*(?:ugh+|argh+|ffs)\b|\b(?:i\s+hate|hating|frustrat\w*|so\s+annoy\w*|tilted|tilting|this\s+sucks|"
+    r"so\s+bad|brutal|we\s+are\s+cooked|were\s+cooked|getting\s+(?:farmed|stomped|rolled|destroyed))\b"
+)
 # "Any tips?", "how do I get better at this", "what should I focus on": the player asks for advice
 # as such (English cue words), so a general tip is an answer, not a stock line after one.
 ASKS_ADVICE = re.compile(

@@ -54,6 +54,7 @@ from voicecoach.perception.prior import (
     CLAIMS_BEHIND,
     SITUATION,
     TOLD_GONE,
+    VENTED,
     brought_in,
     normalise,
     offered,
@@ -1264,11 +1265,12 @@ def realize(
     ):
         _about_theirs(t)  # "you don't own Voltail" answers a question nobody asked
     lead = None
+    leads = pack.templates.paragraphs["constraint_account"].templates
     if stale:
-        leads = pack.templates.paragraphs["constraint_account"].templates[
-            "stale_told" if told else "stale_lead"
-        ]
-        lead = _variant(leads, "stale", turn_index)
+        lead = _variant(leads["stale_told" if told else "stale_lead"], "stale", turn_index)
+    elif VENTED.search(normalise(utterance)) and leads.get("vent_lead"):
+        # "Ugh, I hate this map": heard as said, in a few words, before the answer.
+        lead = _variant(leads["vent_lead"], "vent", turn_index)
     return _compose(t, max_words, max_sentences, lead)
 
 
