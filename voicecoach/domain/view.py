@@ -40,6 +40,7 @@ class StateView:
         self._options_field = schema.options_field()
         self._units = self._read_owned()
         self._owned: dict[str, Owned] = {}
+        self._norms: dict[str, int | None] = {}  # unit -> its level_norm
         for o in self._units:
             self._owned.setdefault(o.id, o)  # a unit listed twice: the first, as Inventory.get finds it
 
@@ -72,9 +73,11 @@ class StateView:
     def level_norm(self, unit_id: str) -> int | None:
         """The level a unit is judged against: the median of the player's fielded units (else of
         their roster), the unit itself left out; None with nothing to compare."""
-        fielded = [u for u in (self.unit(v) for v in self.player_side()) if u is not None]
-        levels = sorted(u.level for u in fielded or self.owned() if u.id != unit_id)
-        return levels[len(levels) // 2] if levels else None
+        if unit_id not in self._norms:  # once per unit: a team search asks it for every team tried
+            fielded = [u for u in (self.unit(v) for v in self.player_side()) if u is not None]
+            levels = sorted(u.level for u in fielded or self.owned() if u.id != unit_id)
+            self._norms[unit_id] = levels[len(levels) // 2] if levels else None
+        return self._norms[unit_id]
 
     def far_behind(self, unit_id: str) -> bool:
         """Under half the level of the player's others (`level_norm`): a unit that will lose on

@@ -1522,8 +1522,8 @@ SITUATION = re.compile(
 # "What's everyone running", "remind me what the team has equipped", "anything unlocked nobody
 # uses": the player's whole side's options, no one unit of it (English cue words).
 TEAM_WIDE = re.compile(
-    r"\b(?:every(?:one|body)|all\s+of\s+(?:us|them|my\s+\w+)|(?:the|my|our)\s+(?:whole\s+)?team|"
-    r"nobodys?|no\s+one|any(?:one|body)s?|every(?:one|body)s)\b"
+    r"\b(?:every(?:one|body)s?|all\s+of\s+(?:us|them|my\s+\w+)|(?:the|my|our)\s+(?:whole\s+)?team|"
+    r"nobodys?|no\s+one|any(?:one|body)s?)\b"
 )
 _USING = (
     r"\b(?:running|using|use|uses|equipped|equip|loadouts?|kits?|items?|gear|carrying|unlocked|slotted)\b"

@@ -303,12 +303,7 @@ def pick_best(c: _Ctx) -> list[Line]:
         one, other = asked
         mult = multiplier(c.catalog, m, one, other)
         # A claim put to the coach ("someone said Jovan counters Quillon, right?"): yes or no first.
-        claimed = _CLAIM.search(normalise(c.t.utterance)) is not None and not _YES_NO.match(c.t.utterance)
-        verdict = (
-            c.line(c.inputs.get("claim_key") if mult > m.default else c.inputs.get("claim_wrong_key"))
-            if claimed
-            else []
-        )
+        verdict = _verdict(c, mult > m.default) if not _YES_NO.match(c.t.utterance) else []
         if mult == m.default:
             values = {"@unit": c.name(one), "foe": c.name(other)}
             return verdict + c.naming(c.inputs.get("even_key"), [one, other], **values)
@@ -1412,19 +1407,23 @@ _WEAK_TO = re.compile(r"\b(?:weak|vulnerable)\s+(?:to|against|vs)\b|\b(?:loses?|
 _STRONG = re.compile(r"\b(?:beats?|strong|good|great|counters?|destroys?|wrecks?|double|super\s+effective)\b")
 
 
-def _claim_verdict(c: _Ctx, m: Matchup, a: str, b: str) -> list[Line]:
-    """Yes or no to a claim about the chart: "fire is weak to earth" holds when earth beats fire,
-    "grass beats earth" when grass beats earth (claim_key: right; claim_wrong_key: not)."""
-    said = normalise(c.t.utterance)
-    if not _CLAIM.search(said) or not c.inputs.get("claim_key"):
-        return []
-    if _WEAK_TO.search(said):
-        holds = _type_mult(c, m, b, a) > m.default
-    elif _STRONG.search(said):
-        holds = _type_mult(c, m, a, b) > m.default
-    else:
+def _verdict(c: _Ctx, holds: bool) -> list[Line]:
+    """Yes or no first, when the player puts a claim to the coach ("my mate says ..., true?"):
+    claim_key when it `holds`, else claim_wrong_key; nothing when no claim was put."""
+    if not _CLAIM.search(normalise(c.t.utterance)) or not c.inputs.get("claim_key"):
         return []
     return c.line(c.inputs["claim_key"] if holds else c.inputs.get("claim_wrong_key"))
+
+
+def _claim_verdict(c: _Ctx, m: Matchup, a: str, b: str) -> list[Line]:
+    """The verdict on a claim about the chart: "fire is weak to earth" holds when earth beats fire,
+    "grass beats earth" when grass beats earth."""
+    said = normalise(c.t.utterance)
+    if _WEAK_TO.search(said):
+        return _verdict(c, _type_mult(c, m, b, a) > m.default)
+    if _STRONG.search(said):
+        return _verdict(c, _type_mult(c, m, a, b) > m.default)
+    return []
 
 
 def weak_to(c: _Ctx) -> list[Line]:
