@@ -54,7 +54,7 @@ SESSIONS: dict[str, dict[str, list[tuple[str, list[str], list[str]]]]] = {
             ("and the lowest?", ["Lumifawn", "level 5"], ["Hexmoth"]),
         ],
         # Lumifawn at level 5, the rest at 10 to 25: not in the team
-        "team_on_levels": [("make me a team for this fight", ["Emberfox hits Briarcat"], ["Lumifawn"])],
+        "team_on_levels": [("make me a team for this fight", ["Emberfox hits their Briarcat"], ["Lumifawn"])],
         "unit_down": [  # out of this fight: a pick among the rest, and no "as you asked"
             ("ugh my sparkwing just went down, who do I use now", ["go with"], ["Sparkwing", "as you asked"]),
         ],
