@@ -45,6 +45,9 @@ SESSIONS: dict[str, dict[str, list[tuple[str, list[str], list[str]]]]] = {
                 [],
             ),
         ],
+        "ready_for_fight": [
+            ("is the little deer ready for this fight", ["Against Voltail", "only level 5"], [])
+        ],
         "level_checked": [
             ("is oakhorn lvl 19 or 21", ["level 19"], ["worth"]),
             ("Spark wing level?", ["level 10"], []),

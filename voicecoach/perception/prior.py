@@ -1750,6 +1750,8 @@ FIX = re.compile(
 ANY_USE_NOW = re.compile(
     r"\b(?:any\s+(?:use|good)|usable|useful|viable|playable)\s+(?:at\s+all\s+)?(?:here|now|right\s+now|"
     r"in\s+this\s+(?:match|fight|one|game))\b"
+    # "is the little deer ready for this fight": its matchups there, and its level if it is behind
+    r"|\bready\s+(?:for\s+(?:this|the)\s+(?:match|fight|round|game|one)|to\s+(?:fight|play|go\s+in))\b"
 )
 # Verbs of going after a unit in a fight ("get to", "catch", "take on") (English cue words).
 CONFRONT = (
