@@ -47,6 +47,10 @@ from voicecoach.domain.pack import (
 NEW_PLACEHOLDERS = frozenset(
     {
         "hero",
+        "good",
+        "bad",
+        "others",
+        "sort",
         "foes",
         "verdict",
         "reasons",

@@ -459,6 +459,32 @@ SESSIONS: dict[str, dict[str, list[tuple[str, list[str], list[str]]]]] = {
         "wrong_score": [  # round one was the player's: said before the advice
             ("we lost round one and theyre stomping us", ["Actually, you're ahead 1 to 0"], []),
         ],
+        "why_the_pick": [  # "why?" after a threat and its counter: the counter's reason
+            ("which of theirs is the biggest threat", ["go with Oakhorn"], []),
+            (
+                "why that one",
+                ["Because Oakhorn hits Shellbastion", "half damage back"],
+                ["Emberfox", "Watch"],
+            ),
+        ],
+        "why_no_edge": [  # a pick that beats none of theirs: its level, and no stock tip after
+            ("who should I pick", ["Hexmoth"], []),
+            ("why?", ["level 25", "none of theirs"], ["Bring at least", "For the last slot"]),
+        ],
+        "team_against": [("give me a team that can handle voltail", ["Granitusk"], ["isn't in your roster"])],
+        "bench_benched": [("should I bench lumifawn", ["isn't in your lineup"], ["Swap"])],
+        "threat_verdict": [("is shellbastion a threat to oakhorn", ["No, your Oakhorn has the edge"], [])],
+        "stat_superlative": [("who's the fastest pet I have", ["doesn't show speed"], [])],
+        "my_move_against": [  # the player's best move against theirs, not their unit's own moves
+            ("which move should I use against voltail", ["Quake Stomp on your Granitusk"], ["Thunderclap"]),
+            (
+                "which of my moves hits water the hardest",
+                ["Bramble Crush on your Oakhorn"],
+                ["Which creature"],
+            ),
+        ],
+        "teams_compared": [("is their team better than mine", ["Against their team as a whole"], [])],
+        "called_useless": [("my sparkwing is kinda useless isn't it", ["Sparkwing deals double damage"], [])],
     },
     "strike_team": {
         "versus_and_map": [  # two questions in one breath: the matchup, then the map for the two
@@ -746,6 +772,23 @@ SESSIONS: dict[str, dict[str, list[tuple[str, list[str], list[str]]]]] = {
                 ["You already have Yarrow unlocked."],
             ),
         ],
+        "map_for_us": [
+            ("is fathom docks good for us", ["doesn't suit your Dumaka and Renzo"], ["Which hero"])
+        ],
+        "why_counter": [
+            ("who counters nadira", ["Brannoc"], []),
+            ("why him", ["Because Brannoc is a soft counter to Nadira"], ["Quillon"]),
+        ],
+        "level_by_role": [("who is my highest level damage hero", ["Renzo", "level 12"], ["Brannoc"])],
+        "our_tank": [("can our tank hold off their sniper", ["Dumaka", "Quillon"], [])],
+        "brings_to_side": [("what's Bex bring to their side", ["barrier support"], ["counters Bexley"])],
+        "focus_carried": [  # a question that needs a hero and names none: the one just asked about
+            ("tell me about lorcan", ["gunslinger"], []),
+            ("what should I unlock next", ["Long Barrels"], ["Which hero"]),
+        ],
+        "map_tips": [("i hate this map, any tips", ["Fathom Docks"], ["a team is five heroes"])],
+        "play_for_role": [("what should I play for support", ["support"], ["takes space"])],
+        "long_range_owned": [("do I have any long range heroes", ["Tamsin"], ["Nadira"])],
     },
 }
 CASES = [(pack, kind) for pack, kinds in SESSIONS.items() for kind in kinds]

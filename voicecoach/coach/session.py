@@ -472,6 +472,12 @@ class Session:
             mentions = link_entities(self.pack, last.utterance)
             if not any(m.kind == unit for m in mentions):
                 mentions += [m for m in link_entities(self.pack, last.reply) if m.kind == unit][:1]
+        elif not any(m.kind == unit for m in mentions) and self.dialogue:
+            # "Tell me about Lorcan" - "what should I unlock next": a question that needs a unit and
+            # names none is about the one the last question named alone (its focus carries over).
+            said = {m.id: m for m in link_entities(self.pack, self.dialogue[-1].utterance) if m.kind == unit}
+            if len(said) == 1:
+                mentions = [*mentions, *said.values()]
         links = context_in_play(self.pack, self.state, utterance, focus_fields(mentions, self.pack))
         snapshot = self._snapshot(index, links, mentions)
         if self.state.version != self._version_asked:

@@ -155,8 +155,8 @@ RECIPES: dict[str, RecipeSpec] = {
                   "it (unlearnable_key)"),
         _spec("option_best",
               {"unit": "select", "swap_key": "key", "strongest": "literal", "unowned_key": "key",
-               "foe_key": "key", "kept_key": "key"},
-              ("unit",), ("@unit", "@options", "@option", "slot", "foe"), picks=True,
+               "foe_key": "key", "kept_key": "key", "against_key": "key"},
+              ("unit",), ("@unit", "@options", "@option", "slot", "foe", "status"), picks=True,
               doc="an owned unit's options to run, one per slot, all usable (swap_key: one not equipped; "
                   "kept_key: every one already equipped); "
                   "`strongest`: its one strongest usable option ({option}; foe_key: against the "
@@ -218,12 +218,19 @@ RECIPES: dict[str, RecipeSpec] = {
                   "context entity the team's members fit best in sum by a unit x context "
                   "matchup ({context}), the members it favours ({units}) and the worst one "
                   "({other_context})"),
+        _spec("team_on_context", {"units": "select", "context": "select", "matchup": "literal",
+                                  "good_key": "key", "bad_key": "key", "even_key": "key"},
+              ("units", "context", "matchup"), ("@context", "good", "bad", "others"),
+              doc="asked how the team does on the context in play (\"is this map good for us\"): the "
+                  "members it favours ({good}) and hurts ({bad}) by a unit x context matchup; only "
+                  "hurt: the usable units it favours instead ({others})"),
         _spec("matchup_status", {"unit": "select", "against": "select", "matchup": "literal",
                                  "hits_key": "key", "types": "select", "type_key": "key", "taken_key": "key",
                                  "safe_key": "key", "even_all_key": "key", "low_key": "key",
-                                 "not_type_key": "key"},
+                                 "not_type_key": "key", "edge_key": "key", "foe_edge_key": "key",
+                                 "even_key": "key"},
               ("unit", "against", "matchup"),
-              ("@unit", "foe", "@context", "status", "@types", "level", "first_tier"),
+              ("@unit", "foe", "@context", "status", "@types", "level", "first_tier", "answer"),
               facts=True,
               doc="how a unit fares against a foe or on a context, in the matchup's words (against several, "
                   "the one it fares best against); hits_key: no one to match it against, the values of an "
@@ -258,9 +265,10 @@ RECIPES: dict[str, RecipeSpec] = {
                             "no_gain_key": "key", "worse_key": "key", "pair_key": "key",
                             "no_gain_counter_key": "key", "locked_key": "key", "reason_keys": "literal",
                             "cost_key": "key", "kept_why_key": "key", "kept_risk_key": "key",
-                            "low_key": "key", "out_low_key": "key"},
+                            "low_key": "key", "out_low_key": "key", "benched_key": "key"},
               ("swaps",),
-              ("out", "@unit", "foe", "foes", "status", "reason", "@context", "score", "level", "first_tier"),
+              ("out", "@unit", "foe", "foes", "status", "reason", "@context", "score", "level", "first_tier",
+               "@units"),
               picks=True,
               doc="the best single swap of the team, with why: a counter (key), the context's fit "
                   "(context_key), the score component that gained most (`reason_keys`: component -> key; "
@@ -327,7 +335,7 @@ RECIPES: dict[str, RecipeSpec] = {
                                  "role_key": "key", "role_none_key": "key", "other_key": "key",
                                  "tier_bonus": "literal", "level_key": "key", "level_only": "literal",
                                  "choice_key": "key", "ranked_key": "key"}, (),
-              ("@unit", "role", "tier", "level", "rank", "ranked"), picks=True,
+              ("@unit", "role", "tier", "level", "rank", "ranked", "sort"), picks=True,
               doc="the strongest usable unit (`ranked` first, then the roster by power; choice_key: of "
                   "two or more the player offered), not one of "
                   "`skip`; of the value of `attribute` the player names (role_key; role_none_key: none "
@@ -370,10 +378,11 @@ RECIPES: dict[str, RecipeSpec] = {
               ("@group", "count", "size", "other_@group", "other_count", "other_size"), group_fields=True,
               doc="two groups the player names, by how many of each's units they own (even_key: as many)"),
         _spec("why", {"team": "select", "score": "select", "foes": "select", "matchup": "literal",
-                      "team_key": "key"}, (),
-              ("score", "@unit", "foe", "status", "reason"),
+                      "team_key": "key", "back_key": "key", "level_key": "key"}, (),
+              ("score", "@unit", "foe", "status", "reason", "back", "level"),
               doc="\"why that one?\": the previous reply's team's rating (team_key), else how its pick "
-                  "beats one of `foes` (key); nothing on another turn"),
+                  "beats one of `foes` (key; back_key: and takes less back), else its level when none "
+                  "of `foes` beats it (level_key); nothing on another turn"),
         _spec("saved_group", {}, (), ("name", "@units"),
               doc="the team the player saved, by its name (none_key: none saved)"),
         _spec("option_hits", {"option": "select", "foes": "select", "matchup": "literal", "one_key": "key",

@@ -67,10 +67,10 @@ _SIDE_AFTER = re.compile(
 )
 # Cue verbs before a pronoun: which side the unit it stands for is on.
 THEIRS_CUE = re.compile(
-    r"\b(?:beat|beats|takes|take on|counter|counters|countering|against|vs|versus|handle|deal with|stop|"
-    r"kill|fight|face|facing|worry about|scared of|afraid of|weak to|lose to|losing to|lost to|punish|"
-    r"shut down|shutdown|outplay|survive|play around|dive|focus|target|get to|catch|reach|keep up with|"
-    r"trade with|pressure|go after|hunt|match up with|match up against)\s+$",
+    r"\b(?:beat|beats|takes|take on|counter|counters|countering|against|vs|versus|handles?|deals? with|"
+    r"stops?|kills?|fight|face|facing|worry about|scared of|afraid of|weak to|lose to|losing to|lost to|"
+    r"punish|shut down|shutdown|outplay|survive|play around|dive|focus|target|get to|catch|reach|"
+    r"keep up with|trade with|pressure|go after|hunt|match up with|match up against)\s+$",
     re.IGNORECASE,
 )
 # Words a player puts before a description that describe no unit ("their annoying fire one").
@@ -448,8 +448,13 @@ def describe(pack: Pack, sides: Sides, text: str) -> tuple[str, list[str], Uncle
         singled = [u for u in sides.fielded if all(w in d.strong.get(u, ()) for w in named_by)]
         if side == "mine" and len(named_by) > 1 and len(singled) == 1:
             descriptors = named_by
-        elif side == "mine" and all(w in d.roles or w in _STRONGEST for w in descriptors):
-            # "Where should my tank go?" asks about the role; the words say it better than a name.
+        elif (
+            side == "mine"
+            and all(w in d.roles or w in _STRONGEST for w in descriptors)
+            and not _FACES_AFTER.search(text[end:])
+        ):
+            # "Where should my tank go?" asks about the role; the words say it better than a name
+            # (but "can my tank hold off their sniper" asks about the one fielded).
             i += 1
             continue
         after = _SIDE_AFTER.match(text[end:])
@@ -501,6 +506,14 @@ def describe(pack: Pack, sides: Sides, text: str) -> tuple[str, list[str], Uncle
     if not notes and not more:
         text, more = _owned_kind(pack, sides, text)
     return text, notes + more, unclear
+
+
+# After "my tank": a fight with another unit, so the one fielded is meant (English cue words).
+_FACES_AFTER = re.compile(
+    r"\b(?:beat|beats|handle|hold\s+off|deal\s+with|against|vs|versus|fight|counter|take\s+on|survive|"
+    r"stop|kill|trade\s+with|match\s+up|keep\s+up\s+with)\b",
+    re.IGNORECASE,
+)
 
 
 # "Do I own a shadow one?", "have I got any healers", "what supports have I got": a kind asked about
@@ -572,11 +585,14 @@ def _owned_kind(pack: Pack, sides: Sides, text: str) -> tuple[str, list[str]]:
             return asked, notes
     d = describer(pack)
     unit_kind = pack.catalog.schema.kind("unit") or ""
+    # "long range heroes": an attribute's name after its value qualifies it, like a head noun
+    attributes = set(pack.catalog.schema.kinds[unit_kind].attributes)
     heads = (
         _HEADS
         | _PLURAL_HEADS
         | _plurals(pack)
         | {n.lower() for n in pack.catalog.schema.kinds[unit_kind].nouns}
+        | attributes
     )
     spans: list[tuple[int, int, list[str]]] = []
     kind = _KIND_THEN_OWN.match(text)
@@ -588,9 +604,11 @@ def _owned_kind(pack: Pack, sides: Sides, text: str) -> tuple[str, list[str]]:
             spans.append((token.start(), token.start() + len(" ".join(words)), words))
             break
     for start, end, words in spans:
-        said = []
+        said: list[str] = []
         for w in words:
             stem = _singular(d, w) or w
+            if said and w in attributes:
+                continue
             if stem in d.vocabulary and stem not in _STRONGEST:
                 said.append(stem)
             elif w not in heads:

@@ -27,7 +27,8 @@ _CAP = "a level cap"
 # Stats and mechanics games have that a pack may not carry: the words, and how the reply names them.
 _STATS: tuple[tuple[str, str], ...] = (
     (
-        r"speed|how fast|how quick|quickness|faster than|slower than|out[\s-]?speed\w*"
+        r"speed|how fast|how quick|quickness|fastest|quickest|slowest|faster than|slower than"
+        r"|out[\s-]?speed\w*"
         r"|(?:is|are)\s+(?:\w+\s+)?(?:fast|faster|slow|slower|quick)\b",
         "speed",
     ),
@@ -338,10 +339,16 @@ def data_limit(pack: Pack, text: str, theirs: Collection[str] = ()) -> Limit | N
         if named is not None and _squash(units[0].surface) == _squash(named.display):
             return Limit("acquire", f"how to get new {_unit_noun(pack, plural=True)}", units[0])
     if about is None:
-        # "Which team has the most hp": a stat asked of no one is a strategy question, but a cap is not.
+        # "Which team has the most hp": a stat asked of no one is a strategy question, but a cap is not,
+        # nor a unit picked by it ("who on their team is the fastest").
         cap = next((p for p, spoken in _stat_patterns(pack) if spoken == _CAP), None)
         known = "max_level" in pack.limits.model_fields_set  # the pack says its caps (asks_cap)
-        return Limit("stat", _CAP) if cap is not None and cap.search(text) and not known else None
+        if cap is not None and cap.search(text) and not known:
+            return Limit("stat", _CAP)
+        by_stat = [
+            spoken for pattern, spoken in _stat_patterns(pack) if spoken != _CAP and pattern.search(text)
+        ]
+        return Limit("stat", by_stat[0]) if by_stat and _WHO_BY.search(text) else None
     if _STACKS.search(text):
         return Limit("stacking", "whether effects stack", about)
     # Each name masked, so a stat word inside one is not asked ("is Quick Circuit worth it").
@@ -355,6 +362,14 @@ def data_limit(pack: Pack, text: str, theirs: Collection[str] = ()) -> Limit | N
         if any(not _EFFECT_AFTER.match(masked[m.end() :]) for m in pattern.finditer(masked))
     ]
     return Limit("stat", " or ".join(dict.fromkeys(asked)), about) if asked else None
+
+
+# One unit picked by a stat ("who on their team is the fastest", "which of mine has the most hp").
+_WHO_BY = re.compile(
+    r"\b(?:who|which\s+(?:one|of))\b.*\b(?:the|is|are|s)\s+(?:\w+est|most|least)\b"
+    r"|\bthe\s+(?:\w+est|most|least)\b.*\b(?:i|we)\s+(?:have|own|got)\b",
+    re.IGNORECASE,
+)
 
 
 # "What level is Voltail", "is Voltail evolved": a state field asked as a fact about the unit now.

@@ -40,6 +40,7 @@ from voicecoach.domain.catalog import Role
 from voicecoach.domain.entities import Mention, link_entities
 from voicecoach.domain.pack import OUT_OF_DOMAIN, Pack, PhiEntry, pack_ref
 from voicecoach.grounding.slot_rules import extract_slots
+from voicecoach.perception.descriptions import faces_foe
 from voicecoach.perception.limits import AGAINST_THEM, data_limit
 
 PRIOR_FILE = "prior.json"
@@ -216,7 +217,10 @@ class IntentPrior:
         self.strongest_pairs = _strongest_pairs(pack, self.labels)
         # The pairs whose answer picks units: a choice asked as one of them keeps it.
         self.picking_pairs = {(e.intent, e.sub_intent) for e in pack.phi if _picks_first(e)}
-        self.strongest_first = _opening_pair(pack, self.labels, "pick_strongest")
+        # (of the strongest pairs: "fill the last slot", which opens with the strongest too, is not one)
+        self.strongest_first = next(
+            (p for p in _phi_pairs(pack) if p in self.strongest_pairs), None
+        ) or _opening_pair(pack, self.labels, "pick_strongest")
         self.role_pair = _opening_pair(pack, self.labels, "fill_role")  # "who fills the tank slot"
         # "Should I add someone": the pair that picks one the player does not field yet.
         self.fill_pair = self.role_pair or _step_pair(
@@ -231,9 +235,16 @@ class IntentPrior:
             and not e.answer[0].inputs.get("level_only")
         }
         self.fit_pair = _opening_pair(pack, self.labels, "pick_fit")  # who a context (a map) favours
+        self.picks_fit_pair = self.fit_pair or _step_pair(pack, self.labels, "pick_fit")
         # The pairs that build a team of a play style, and the one that counters their whole team.
         self.style_pairs = {
             (e.intent, e.sub_intent) for e in pack.phi if any(s.inputs.get("style") for s in e.answer or [])
+        }
+        # Teams built around a unit the player names ("make a team around Tamsin").
+        self.around_pairs = {
+            (e.intent, e.sub_intent)
+            for e in pack.phi
+            if any(s.recipe == "group_for_unit" for s in e.answer or [])
         }
         self.team_counter_pair = next(
             (
@@ -251,13 +262,16 @@ class IntentPrior:
                 {w for st in pack.vocabulary.styles.values() for w in st.words}, key=len, reverse=True
             )
         )  # "poke", "poking"; "dive", "diving"
+        teams = team_words(pack)
         self._they_play = re.compile(
             rf"\b(?:their|they|they're|theyre|the enemy|the other team|them)\s+(?:\w+\s+){{0,3}}?"
             rf"(?:{styles or '(?!)'})\b(?:\s+\w+)?\s+(?:us|me|my|our)\b"
             rf"|\b(?:they|they're|theyre)\s+(?:keep\s+|are\s+|just\s+)?(?:{styles or '(?!)'})\b"
+            # "how do we beat a poke comp": a style to play against
+            rf"|\b(?:beat|counter|deal\s+with|handle|stop|against|into|vs)\s+(?:a|an|the|their|this|that)?\s*"
+            rf"(?:{styles or '(?!)'})\s+(?:{teams})\b"
         )
         self._style_word = re.compile(rf"\b(?:{styles or '(?!)'})\b")
-        teams = team_words(pack)
         # "Build me the best team against these guys", "what's the best comp for this map".
         self._build_team = re.compile(
             rf"\b(?:build|make|give|put\s+together|set\s+up)\s+(?:me|us)?\s*(?:a|the|my|our)?\s*(?:\w+\s+){{0,2}}?"
@@ -322,11 +336,20 @@ class IntentPrior:
             rf"\bwhat\s+(?:does|do|will)\s+(?:their\s+|the\s+|my\s+|our\s+|that\s+)?{token}\s+"
             r"(?:even\s+|actually\s+|really\s+)?do\b(?!\s+(?:against|vs|versus|into|to|about|on|with)\b)"
         )
+        self._about_unit = re.compile(
+            rf"\bwhat(?:s|'s|\s+is)\s+(?:the\s+)?deal\s+with\s+(?:their\s+|the\s+|that\s+)?{token}\b"
+            rf"|\bwhat(?:s|'s|\s+is|\s+does|\s+do|\s+will)\s+(?:their\s+|the\s+|my\s+|our\s+|that\s+)?{token}"
+            r"\s+(?:bring|brings|bringing|add|adds|offer|offers)\s+to\s+(?:the|their|our|my|a|your)\s+"
+            rf"(?:{team_words(pack)}|fight|table|match|party)\b"
+        )
         self._versus = re.compile(
             rf"{token}\s+{VERSUS}\s+(?:their\s+|the\s+|my\s+)?{token}"
             rf"|{token}\s+(?:\w+\s+){{0,2}}?(?:better|worse|good|any good|any use|of any use|okay|ok|fine|"
             rf"decent|bad|weak|useful|useless|trash|terrible|awful|viable|strong)\s+"
             rf"(?:into|against|vs|versus)\s+(?:their\s+|the\s+)?{token}"  # "my Sparkwing any better into X"
+            # "is Nadira a problem for Renzo"
+            rf"|{token}\s+(?:\w+\s+)?(?:a\s+)?(?:problem|threat|trouble|issue|danger|dangerous|scary|headache)\s+(?:for|to)\s+"
+            rf"(?:my\s+|our\s+)?{token}"
             rf"|{attack_on}"
             # "so Emberfox should stay away from Shellbastion": how the one does against the other
             rf"|{token}\s+(?:\w+\s+){{0,3}}?(?:stay\s+away\s+from|keep\s+away\s+from|steer\s+clear\s+of|avoid|"
@@ -383,6 +406,7 @@ class IntentPrior:
             rf"\b{KEEP}\s+(?:with\s+)?(?:the\s+|my\s+|our\s+|this\s+)?(?:same\s+|current\s+)?(?:{teams})\b"
         )
         self.evaluate_pair = _opening_pair(pack, self.labels, *_RATES)
+        self._ours = re.compile(rf"\b(?:us|we|our|ours|my\s+(?:{team_words(pack)}))\b")
         # The pairs that answer whether the player has a unit (not a fallback step of another's).
         self.ownership_pairs = {
             (e.intent, e.sub_intent)
@@ -663,6 +687,12 @@ class IntentPrior:
             rf"\b(?:legal|allowed|valid|legit)\b.*\b(?:{teams}|roles?)\b"
             rf"|\b(?:{teams}|roles?)\b.*\b(?:legal|allowed|valid)\b"
         )
+        # "What should I play for support": a pick in that role, not what the role does.
+        roles = "|".join(map(re.escape, role_words)) or "(?!)"
+        self._play_as_role = re.compile(
+            r"\b(?:what|who|which)\b.*\b(?:should|do|can|could|would)\s+(?:i|we)\s+(?:play|pick|run|bring|go)\s+"
+            rf"(?:as|for|on|in)\s+(?:the\s+|a\s+|an\s+)?(?:{roles})s?\b"
+        )
         self._role_count = re.compile(
             rf"\b(?:two|three|four|five|2|3|4|5|double|triple|no|zero|only\s+one)\s+"
             rf"(?:{'|'.join(map(re.escape, role_words)) or '(?!)'})s?\b"
@@ -901,6 +931,14 @@ class IntentPrior:
             # as a counter: that, not a description of the first.
             p, rule = self._only(self.counter_pair), "versus"
         elif (
+            self.info_pair is not None
+            and abstracted.split().count(kind_token(unit or "")) == 1
+            and self._about_unit.search(abstracted)
+        ):
+            # "What's the deal with Voltail", "what's Bex bring to their side": that unit described
+            # (not "deal with" it, not the gear it carries).
+            p, rule = self._only(self.info_pair), "about_unit"
+        elif (
             self.counter_pair is not None
             and self.labels[int(p.argmax())] not in (self.versus_pair, self.counter_pair, self.swap_pair)
             and self._confront.search(abstracted)
@@ -996,6 +1034,18 @@ class IntentPrior:
             # "Is Tidefang worth bringing in?": how that one fares against what they field, not
             # whether to level it.
             p, rule = self._only(self.versus_pair or self.counter_pair), "worth_fielding"  # type: ignore[arg-type]
+        elif (
+            self.picks_fit_pair is not None
+            and self.labels[int(p.argmax())][0] == "teaching"
+            and self._context.search(abstracted)
+            and re.search(r"\b(?:tips?|advice|help|suggestions?|ideas?)\b", said)
+            and not named
+        ):
+            # "I hate this map, any tips": who the map favours, not the game's basics.
+            p, rule = self._only(self.picks_fit_pair), "map_tips"
+        elif self.role_pair is not None and self._play_as_role.search(said) and not named:
+            # "What should I play for support": who fills that role.
+            p, rule = self._only(self.role_pair), "play_as_role"
         elif self.fill_pair is not None and _ADD_ONE.search(abstracted) and not named:
             # "So should I add someone?": a unit for the team's open slot, not a swap.
             p, rule = self._only(self.fill_pair), "add_one"
@@ -1010,6 +1060,14 @@ class IntentPrior:
             # "Is my shotgun guy any use here", "is Renzo good on this map": how that one does on the
             # context in play.
             p, rule = self._only(self.on_context_pair), "rated_here"
+        elif (
+            self.evaluate_pair is not None
+            and self.labels[int(p.argmax())] == self.on_context_pair
+            and not named
+            and self._ours.search(said)
+        ):
+            # "Is Fathom Docks good for us": no one unit, the team on the map is rated.
+            p, rule = self._only(self.evaluate_pair), "team_here"
         elif (
             (self.versus_pair or self.counter_pair) is not None
             and abstracted.split().count(kind_token(unit or "")) == 1
@@ -1098,6 +1156,16 @@ class IntentPrior:
             # "Build me the best team against these guys from what I have", "what's the best comp for
             # this map with what I own": a whole team, built for the match.
             p, rule = self._only(self.build_pair), "build_team"
+        elif (
+            self.team_counter_pair is not None
+            and self.labels[int(p.argmax())] in self.around_pairs
+            and any(
+                m.kind == unit and faces_foe(text[: m.span[0]].rstrip() + " ", text[m.span[1] :])
+                for m in mentions
+            )
+        ):
+            # "Give me a team that can handle Voltail": a team against that one, not built around it.
+            p, rule = self._only(self.team_counter_pair), "team_against"
         elif self.level_rank_pair is not None and LEVEL_ORDER.search(abstracted) and not named:
             # "Who's the lowest level out of them", "rank my pets by level": by the levels they have.
             p, rule = self._only(self.level_rank_pair), "level_order"
@@ -1391,8 +1459,9 @@ class IntentPrior:
             # "Should I play Elowen" of one already fielded: how she fares against their side (or on
             # the map) here, not whether to invest in her (nor a swap).
             (None if pair == self.swap_pair else fares, fielded, self._play_it.search(abstracted), "play_it"),
-            # "Should I pull Emberfox": off the team, and who comes in (not "keep investing in it").
-            (self.swap_pair, fielded, self._take_off.search(abstracted), "take_off"),
+            # "Should I pull Emberfox": off the team, and who comes in (not "keep investing in it");
+            # of one not on it, the swap's answer says so.
+            (self.swap_pair, benched | fielded, self._take_off.search(abstracted), "take_off"),
         )
         for target, units, cue, rule in own_rules:
             if target is not None and pair != target and one in units and cue:
@@ -1750,6 +1819,8 @@ FIX = re.compile(
 ANY_USE_NOW = re.compile(
     r"\b(?:any\s+(?:use|good)|usable|useful|viable|playable)\s+(?:at\s+all\s+)?(?:here|now|right\s+now|"
     r"in\s+this\s+(?:match|fight|one|game))\b"
+    # "my Sparkwing is kinda useless isn't it": a verdict on it, here
+    r"|\b(?:is|s|seems|looks|feels)\s+(?:\w+\s+)?(?:useless|worthless|trash|garbage|pointless)\b"
     # "is the little deer ready for this fight": its matchups there, and its level if it is behind
     r"|\bready\s+(?:for\s+(?:this|the)\s+(?:match|fight|round|game|one)|to\s+(?:fight|play|go\s+in))\b"
 )
@@ -2007,8 +2078,9 @@ def _opening(e: PhiEntry) -> str | None:
 
 
 # Steps that answer only a narrower ask of their pair ("what are they weak to" of the analysis
-# pair, "who's in my team" of the evaluate pair): not what the pair's answer opens with.
-_NARROW_STEPS = ("weak_side", "members")
+# pair, "who's in my team" and "is this map good for us" of the evaluate pair): not what the pair's
+# answer opens with.
+_NARROW_STEPS = ("weak_side", "members", "team_on_context", "why")
 
 
 def named_unit(pack: Pack, text: str, mentions: list[Mention] | None = None) -> bool:
@@ -2032,6 +2104,10 @@ def _fact_pair(
 
 # The recipes that judge a whole team: its rating, or its matchups against the opponent's side.
 _RATES = ("rating", "team_read")
+
+
+def _phi_pairs(pack: Pack) -> list[tuple[str, str]]:
+    return [(e.intent, e.sub_intent) for e in pack.phi]
 
 
 def _opening_pair(pack: Pack, labels: list[tuple[str, str]], *recipes: str) -> tuple[str, str] | None:

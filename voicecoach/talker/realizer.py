@@ -45,6 +45,7 @@ from voicecoach.domain.view import StateView
 from voicecoach.grounding.kernel import GroundingControl
 from voicecoach.grounding.plan import MATCH_WORDS, PRIORITY, branch_of, intent_has, phi_entry
 from voicecoach.interaction.kernel import InteractionControl
+from voicecoach.perception.descriptions import faces_foe
 from voicecoach.perception.limits import Limit, asks_cap, asks_my_level, data_limit
 from voicecoach.perception.prior import (
     ASKS_ADVICE,
@@ -61,6 +62,7 @@ from voicecoach.perception.prior import (
     team_words,
 )
 from voicecoach.perception.prompt import OTHER
+from voicecoach.perception.references import PICK_BEFORE
 from voicecoach.talker.conditioning import ToolOutcome
 from voicecoach.talker.lines import Line, RealizerTurn, article, spoken_list
 from voicecoach.talker.recipes import answer as recipe_answer
@@ -777,8 +779,8 @@ def _guidance(t: RealizerTurn, c3: InteractionControl) -> None:
     """c3's guidance, spoken only if the player can act on it (a group they can field, nothing kept
     out) and it does not compete with the answer."""
     g = c3.guidance
-    if g is None or not g.text:
-        return
+    if g is None or not g.text or (t.why and t.lines):
+        return  # "why?" asks for the reason of the last answer: a reason, not more advice
     schema = t.pack.catalog.schema
     if g.lineup_id is not None:
         # A named group (lineup_id names one of the group kind): every member fieldable, and no team
@@ -1092,6 +1094,14 @@ def realize(
     if stale and mentioned and not opponents and OPPONENT_ENTERS.search(utterance):
         opponents = [mentioned[0]]  # on their side now: the counter question is about it
     opponents = opponents or brought_in(pack, utterance, mentions)  # "what if they swap in Galehawk"
+    if not opponents and state.ic.match is not None:
+        # "Build a comp that can beat Nadira": one of theirs the sentence goes up against.
+        facing = set(state.ic.match.opponent_lineup)
+        opponents = [
+            m.id
+            for m in mentions
+            if m.id in facing and faces_foe(utterance[: m.span[0]].rstrip() + " ", utterance[m.span[1] :])
+        ]
     if stale and inventory is not None:
         mine = [c for c in mentioned if c not in opponents and c not in excluded]
         snapshot = inventory
@@ -1141,9 +1151,7 @@ def realize(
         and "/".join(UNHEARD) in pack.templates.answers
         and bool(unknown_names(pack, utterance)),
         recent=[*recent_replies, previous_reply or ""],
-        why=[m.id for m in link_entities(pack, previous_reply) if m.id in avoid]
-        if previous_reply and asks_why
-        else [],
+        why=_why_of(pack, previous_reply, avoid) if previous_reply and asks_why else [],
         wanted=[c.id for n in (c2.slots.wanted_entities if c2 else []) if (c := unit_by_name(n))],
         choice=_choice(pack, state, offered(pack, chosen_in), opponents),
         said_mine={m.id for m in mentions if m.kind == unit_kind and _MY.search(utterance[: m.span[0]])},
@@ -1290,6 +1298,15 @@ def _put_forward(pack: Pack, reply: str) -> set[str]:
         for c in read_reply(pack, reply)
         if c.kind_role in ("unit", "group") and not c.negated and c.role != "opponent"
     }
+
+
+def _why_of(pack: Pack, reply: str, put_forward: set[str]) -> list[str]:
+    """What "why?" asks the reason for: every unit the last reply put forward, the ones it picked
+    first ("Shellbastion is their biggest threat: water beats your Emberfox's fire. Against
+    Shellbastion, go with Oakhorn": why Oakhorn, not why Emberfox)."""
+    named = list(dict.fromkeys(m.id for m in link_entities(pack, reply) if m.id in put_forward))
+    picked = {m.id for m in link_entities(pack, reply) if PICK_BEFORE.search(reply[: m.span[0]])}
+    return sorted(named, key=lambda u: u not in picked)
 
 
 def _picks(line: Line) -> bool:

@@ -869,12 +869,55 @@ def _slot(c: _Ctx, option_id: str) -> str | None:
     return str(value) if value is not None else None
 
 
+# The player asks about their own moves ("which move should I use", "my best move").
+_MY_MOVE = re.compile(r"\b(?:i|my|we|our|me)\b", re.IGNORECASE)
+
+
+def _best_against(c: _Ctx, foe: str | None, value: Any) -> list[Line]:
+    """The player's strongest usable option against one foe (or a value of the matchup's attribute:
+    "water"), by power times the matchup, from the team they field first (against_key)."""
+    view = c.view
+    m = next((x for x in c.schema.matchups if x.attribute and x.between[0] == view.unit_kind), None)
+    kind = c.schema.kinds[view.option_kind or ""]
+    power = next((a for a, spec in kind.attributes.items() if spec.numeric), None)
+    if m is None or power is None or not view.known:
+        return []
+    theirs = _value(c, m.between[1], foe, m.attribute) if foe is not None else value
+    team = view.player_side()
+    units = sorted((o.id for o in view.owned()), key=lambda u: (u not in team, u))
+    scored = []
+    for uid in units:
+        for oid in view.options_of(uid):
+            base = _value(c, view.option_kind or "", oid, power)
+            if not isinstance(base, int | float) or base <= 0 or not view.option_usable(oid, uid):
+                continue
+            mult = _type_mult(c, m, _value(c, view.option_kind or "", oid, m.attribute), theirs)
+            scored.append((-base * mult, uid not in team, uid, oid, mult))
+    if not scored:
+        return []
+    _, _, uid, oid, mult = min(scored)
+    target = c.name(foe) if foe is not None else c.name(str(value))
+    return c.line(c.inputs["against_key"], [oid, uid], **{"@unit": c.name(uid), "@option": c.name(oid)},
+                  foe=target, status=_words(m, mult))  # fmt: skip
+
+
 def option_best(c: _Ctx) -> list[Line]:
     """What to run on an owned unit: per slot, its most advanced option the player can use (the
     catalog lists a unit's options from starter to gated); with swap_key, first the slot whose
     equipped option is not that one. A locked option is never named."""
     view, ids = c.view, c.ids("unit")
-    if not ids or view.option_kind is None or _listed(c):
+    if view.option_kind is None or _listed(c):
+        return []
+    if c.inputs.get("against_key") and (ids[:1] or c.t.types[:1]):
+        # "Which move should I use against Voltail", "which of my moves hits water hardest": the
+        # player's, across their team, not the opponent's own best move.
+        # (a type named now outranks a unit carried over from the last question)
+        target = ids[0] if ids and (ids[0] in c.t.mentioned or not c.t.types) else None
+        if target is None or (
+            not view.owns(target) and target in view.opponent_side() and _MY_MOVE.search(c.t.utterance)
+        ):
+            return _best_against(c, target, None if target else c.t.types[0])
+    if not ids:
         return []
     uid = ids[0]
     unit_entity = c.catalog.get(view.unit_kind, uid)
@@ -1133,14 +1176,16 @@ def matchup_status(c: _Ctx) -> list[Line]:
             # "Could Briarcat one-shot my fox?": their unit's attacks on the player's, not the reverse.
             mult = multiplier(c.catalog, m, attacker, uid)
             axis = _axis_values(c, m, attacker, uid)
-            return c.line(c.inputs["taken_key"], [uid], **{"@unit": c.name(uid)}, foe=c.name(attacker),
-                          status=_words(m, mult), **axis)  # fmt: skip
+            return _edge_verdict(c, m, uid, others, threat=True) + c.line(
+                c.inputs["taken_key"], [uid], **{"@unit": c.name(uid)}, foe=c.name(attacker),
+                status=_words(m, mult), **axis,
+            )  # fmt: skip
     if any(o in theirs for o in others):
         others = [o for o in others if o in theirs]  # "Galehawk or Granitusk against Voltail"
     if others and c.view.owns(uid) and c.inputs.get("taken_key") and _attacks(c, uid):
         # "Voltail is gonna wreck Sparkwing", "does anything of theirs hit my Tidefang hard": theirs
         # attacking the player's, not the reverse; against several, every one that hits it hard.
-        return _taken_lines(c, m, uid, others, asked=True)
+        return _edge_verdict(c, m, uid, others, threat=True) + _taken_lines(c, m, uid, others, asked=True)
     if not others or _GOOD_FOR.search(c.t.utterance):
         return _hits(c, m, uid)  # "what's Tidefang good against?": what it beats, no one named
     # Against several (their side), the one it fares best against is the useful fact.
@@ -1162,12 +1207,14 @@ def matchup_status(c: _Ctx) -> list[Line]:
         # "Is Tidefang any good?": even at best, resisted by others: the resisted one says more.
         other, mult = worst, multiplier(c.catalog, m, uid, worst)
         where, axis = {"foe": c.name(other)}, _axis_values(c, m, uid, other)
+    verdict = _edge_verdict(c, m, uid, others, threat=False) if "foe" in where else []
     if len(others) > 1 and mult == m.default and c.inputs.get("even_all_key") and "foe" in where:
         # "Is Hexmoth any good in this one" and it is even with all of them: that, not one of them
         # named as if it were the best.
         line = c.line(c.inputs["even_all_key"], [uid], **{"@unit": c.name(uid)}, status=_words(m, mult))
     else:
         line = c.line(key, [uid], **{"@unit": c.name(uid)}, status=_words(m, mult), **where, **axis)
+    line = verdict + line
     if "foe" not in where or not c.view.owns(uid):
         return line
     # The other way round, for the player's own unit: "Is Tidefang usable right now?" is its best
@@ -1188,6 +1235,40 @@ def matchup_status(c: _Ctx) -> list[Line]:
         # cause is something the data does not show, said as such rather than left to guess.
         line += c.line(c.inputs["not_type_key"], [uid], **{"@unit": c.name(uid)}, foe=c.name(other))
     return line + (_underlevelled(c, uid) if mult > m.default else [])
+
+
+# A yes / no question ("can my tank hold off their turtle", "is Voltail a problem for my fox").
+_YES_NO = re.compile(
+    r"^\W*(?:(?:so|ok|okay|and|but|hey|um|uh|well|wait|coach|then)\W+)*(?:is|are|can|could|will|would|does|do|"
+    r"should|am)\b",
+    re.IGNORECASE,
+)
+_THREAT_WORDS = re.compile(
+    r"\b(?:problem|threat|trouble|danger|dangerous|worry|worried|scared|afraid)\b", re.I
+)
+
+
+def _edge_verdict(c: _Ctx, m: Matchup, uid: str, others: list[str], threat: bool) -> list[Line]:
+    """Yes or no first when the player asks it of one of theirs against their own unit: does theirs
+    threaten it (the threat words; `threat`: an attack asked of, said only with them), or does the
+    player's win. By who hits the other
+    harder (edge_key: the player's; foe_edge_key: theirs; even_key: neither)."""
+    if len(others) != 1 or not c.view.owns(uid) or not _YES_NO.search(c.t.utterance):
+        return []
+    if m.between[0] != m.between[1] or not c.inputs.get("edge_key"):
+        return []
+    worded = _THREAT_WORDS.search(c.t.utterance) is not None
+    if threat and not worded:
+        return []  # "could Shellbastion one-shot my fox": who has the edge is not a yes to that
+    foe = others[0]
+    mine, theirs = multiplier(c.catalog, m, uid, foe), multiplier(c.catalog, m, foe, uid)
+    threat = worded
+    values = {"@unit": c.name(uid), "foe": c.name(foe)}
+    if mine == theirs:
+        return c.naming(c.inputs.get("even_key"), [], **values)
+    answer = "Yes" if (theirs > mine) == threat else "No"
+    return c.naming(c.inputs["edge_key"] if mine > theirs else c.inputs.get("foe_edge_key"), [], **values,
+                    answer=answer)  # fmt: skip
 
 
 # "Keeps losing to", "dies to", "getting wrecked by" (English cue words): a matchup the player loses.
@@ -1599,6 +1680,37 @@ def context_for_team(c: _Ctx) -> list[Line]:
                     **{"@units": c.names(liked) or None})  # fmt: skip
 
 
+def team_on_context(c: _Ctx) -> list[Line]:
+    """ "Is Fathom Docks good for us": the team on the context in play (a map) by a unit x context
+    matchup, only when the utterance names that kind (its name or a noun): the members it favours
+    and the ones it hurts (key: both; good_key: only favoured; bad_key: only hurt, with the usable
+    units it favours instead as {others}; even_key: neither)."""
+    m, team, where = _matchup(c), c.ids("units"), c.ids("context")
+    if m is None or not team or not where:
+        return []
+    kind = c.schema.kinds.get(m.between[1])
+    nouns = [re.escape(n) for n in (kind.nouns if kind is not None else [])]
+    named = any(x.id == where[0] for x in link_entities(c.t.pack, c.t.utterance))
+    if not named and not (nouns and re.search(rf"\b(?:{'|'.join(nouns)})s?\b", c.t.utterance, re.IGNORECASE)):
+        return []
+    place = where[0]
+    good = [u for u in team if multiplier(c.catalog, m, u, place) > m.default]
+    bad = [u for u in team if multiplier(c.catalog, m, u, place) < m.default]
+    values = {"@context": c.name(place), "good": c.names(good) or None, "bad": c.names(bad) or None}
+    if good and bad:
+        return c.naming(c.step.key, [], **values)
+    if good:
+        return c.naming(c.inputs.get("good_key"), [], **values)
+    if not bad:
+        return c.naming(c.inputs.get("even_key"), [], **values)
+    others = [
+        u
+        for u in sorted(o.id for o in c.view.owned())
+        if u not in team and c.usable(u) and multiplier(c.catalog, m, u, place) > m.default
+    ]
+    return c.naming(c.inputs.get("bad_key"), [], **values, others=c.names(others) or None)
+
+
 def pick_fit(c: _Ctx) -> list[Line]:
     """The usable units a context favours (a map), best first, a few of them (`count`, default 3),
     not `skip`ped; none_key when the context favours none of them."""
@@ -1642,6 +1754,29 @@ def pick_fit(c: _Ctx) -> list[Line]:
                   status=_words(m, multiplier(c.catalog, m, top, place)), **context)  # fmt: skip
 
 
+# Taking a unit off the team (English cue words): before the name, or "out" after it.
+_TAKE_OUT_BEFORE = re.compile(
+    r"\b(?:bench|drop|pull|sit|cut|ditch|remove|take|swap|sub|switch|get\s+rid\s+of)\s+(?:my\s+|our\s+)?$",
+    re.I,
+)
+_OUT_AFTER = re.compile(r"^\s+(?:out|off)\b", re.IGNORECASE)
+
+
+def _taken_out_benched(c: _Ctx) -> str | None:
+    """The one unit the player asks to take off the team when it is not on it ("should I bench
+    Lumifawn", "take Hexmoth out"): owned, not fielded, and no other unit named."""
+    units = [m for m in link_entities(c.t.pack, c.t.utterance) if m.kind == c.view.unit_kind]
+    if len({m.id for m in units}) != 1 or not c.view.known:
+        return None
+    m, text = units[0], c.t.utterance
+    before, after = text[: m.span[0]], text[m.span[1] :]
+    off = re.search(r"\b(?:bench|drop|pull|cut|ditch|remove)\s+(?:my\s+|our\s+)?$", before, re.I) or (
+        _TAKE_OUT_BEFORE.search(before) and _OUT_AFTER.match(after)
+    )
+    team = c.view.player_side()
+    return m.id if off and team and m.id not in team and c.view.owns(m.id) else None
+
+
 def pick_swap(c: _Ctx) -> list[Line]:
     """The best single swap of the player's team (score_group's `swaps`): a usable unit in for one of
     theirs, said with why: a counter to a foe (key), a better fit on the context (context_key), else
@@ -1651,6 +1786,11 @@ def pick_swap(c: _Ctx) -> list[Line]:
         if "swaps" in c.inputs and isinstance(c._one(c.inputs["swaps"]), list):
             return c.line(c.step.none_key, [], **_where(c))  # scored, and nothing beats the team
         return []
+    benched = _taken_out_benched(c)
+    if benched is not None and c.inputs.get("benched_key"):
+        # "Should I bench Lumifawn?" of one not on the team: it is on the bench already.
+        team = c.view.player_side()
+        return c.line(c.inputs["benched_key"], [], **{"@unit": c.name(benched)}, **{"@units": c.names(team)})
     rows = [r for r in swaps if isinstance(r, dict) and isinstance(r.get("in"), dict)]
     rows = [r for r in rows if c.usable(r["in"].get("id", ""))]
     # "Something else?" (again): a swap bringing in a unit no recent reply put forward comes first;
@@ -1829,8 +1969,8 @@ def threat(c: _Ctx) -> list[Line]:
     it beats, and why); else the one the context favours most (context_key); none_key otherwise.
     The player's unit is said as theirs ("your {unit}"), never recommended."""
     m, side, ours = _matchup(c), c.ids("side"), c.ids("against")
-    if m is None or not side or not ours:
-        return []
+    if m is None or not side or not ours or c.t.why:
+        return []  # "why that one?" after a threat and its counter: the counter's reason, not the threat
     # "How's their Pyrowl looking?": the one they named, not the side's worst; when it beats none of
     # the player's, the next step (a counter to it) answers.
     named = [u for u in c.t.mentioned if u in side]
@@ -2259,10 +2399,15 @@ def pick_strongest(c: _Ctx) -> list[Line]:
         # the lowest level (never the strongest, the opposite of what was asked).
         low = by_level is not None and (by_level.group("low") or by_level.groupdict().get("low2")) is not None
         lowest = weakest is not None or low
-        unit = sorted(view.owned(), key=lambda o: o.level if lowest else -o.level)[0]
+        # "my highest level damage hero": of the attribute's value the player names, when they own one
+        attribute = c.inputs.get("attribute")
+        named = _named_values(c, attribute) if attribute else []
+        pool = [o for o in view.owned() if named and _value(c, view.unit_kind, o.id, attribute) in named]
+        unit = sorted(pool or view.owned(), key=lambda o: o.level if lowest else -o.level)[0]
         rank = "lowest" if lowest else "highest"
+        sort = f"{named[0].replace('_', ' ')} {view.unit_kind}" if pool else view.unit_kind
         return c.line(c.inputs["level_key"], [unit.id], **{"@unit": c.name(unit.id)}, rank=rank,
-                      level=unit.level, tier=unit.tier)  # fmt: skip
+                      level=unit.level, tier=unit.tier, sort=sort)  # fmt: skip
     if c.inputs.get("level_only"):
         return []
     ranked = c.ids("ranked")
@@ -2522,7 +2667,9 @@ def groups_compare(c: _Ctx) -> list[Line]:
 def why(c: _Ctx) -> list[Line]:
     """ "Why that one?": the reason for the previous reply's picks, not another pick: the team's
     rating when they were the suggested team (team_key), else how its first pick that beats one of
-    `foes` does it (key, as a counter is said). Nothing on any other turn."""
+    `foes` does it (key, as a counter is said; back_key when that foe also hits it for less than
+    normal back), else, beating none, its level and that none of `foes` beats it (level_key).
+    Nothing on any other turn."""
     t = c.t
     if not t.why:
         return []
@@ -2532,13 +2679,27 @@ def why(c: _Ctx) -> list[Line]:
     m, foes = _matchup(c), c.ids("foes")
     if m is None or not foes:
         return []
-    for uid in dict.fromkeys(t.why):
-        if c.catalog.get(m.between[0], uid) is None:
-            continue
-        foe = max(foes, key=lambda f: (multiplier(c.catalog, m, uid, f), -foes.index(f)))
+    picks = [u for u in dict.fromkeys(t.why) if c.catalog.get(m.between[0], u) is not None]
+    # "Against Nadira, play Brannoc" - "why him": against the foe that reply named, if he beats it
+    said = {x.id for x in link_entities(t.pack, t.recent[-1] if t.recent else "")}
+    for uid in picks:
+        beaten = [f for f in foes if f in said and multiplier(c.catalog, m, uid, f) > m.default] or foes
+        foe = max(beaten, key=lambda f: (multiplier(c.catalog, m, uid, f), -foes.index(f)))
         if multiplier(c.catalog, m, uid, foe) > m.default:
-            return c.line(c.step.key, [uid], **_counter_values(c, m, uid, foe))
-    return []
+            back = multiplier(c.catalog, m, foe, uid) if m.between[0] == m.between[1] else m.default
+            if back < m.default and c.inputs.get("back_key"):
+                return c.line(
+                    c.inputs["back_key"], [uid], back=_words(m, back), **_counter_values(c, m, uid, foe)
+                )
+            values = _counter_values(c, m, uid, foe)
+            # the pack's reason for the counter, when it has one, is the answer: its variant first
+            return c.line(c.step.key, [uid], **values, **({"variant": 0} if values.get("reason") else {}))
+    owned = c.view.unit(picks[0]) if picks and c.view.known else None
+    if owned is None or not c.inputs.get("level_key") or m.between[0] != m.between[1]:
+        return []
+    if any(multiplier(c.catalog, m, f, owned.id) > m.default for f in foes):
+        return []  # one of theirs beats it: the pick was not about this fight's matchups
+    return c.line(c.inputs["level_key"], [owned.id], **{"@unit": c.name(owned.id)}, level=owned.level)
 
 
 def saved_group(c: _Ctx) -> list[Line]:
@@ -2592,6 +2753,7 @@ RUN: dict[str, Recipe] = {
     "list_owned": list_owned, "groups_fieldable": groups_fieldable, "rating": rating, "team_read": team_read,
     "members": members,
     "matchup_status": matchup_status, "compare": compare, "context_for_team": context_for_team,
+    "team_on_context": team_on_context,
     "fact": fact, "quota": quota, "pick_fit": pick_fit,
     "pick_swap": pick_swap, "threat": threat, "read_side": read_side, "fill_role": fill_role,
     "option_next": option_next, "next_unit": next_unit, "option_equip": option_equip,
