@@ -485,6 +485,21 @@ SESSIONS: dict[str, dict[str, list[tuple[str, list[str], list[str]]]]] = {
         ],
         "teams_compared": [("is their team better than mine", ["Against their team as a whole"], [])],
         "called_useless": [("my sparkwing is kinda useless isn't it", ["Sparkwing deals double damage"], [])],
+        "like_that": [  # the types the last answer named, of the player's own
+            ("what's voltail weak to", ["earth and light"], []),
+            ("do I have anything like that", ["Granitusk and Lumifawn"], ["Sparkwing", "don't own Voltail"]),
+        ],
+        "type_in_general": [
+            ("how do I beat a water team in general", ["Oakhorn and Sparkwing"], ["outside"])
+        ],
+        "doomed_verdict": [  # a threat asked as doom: yes when theirs has the edge
+            ("is the fox done for against that turtle thing", ["Yes, Shellbastion has the edge"], []),
+            ("will my fox lose to briarcat", ["No, your Emberfox has the edge"], ["isn't the elements"]),
+        ],
+        "how_strong": [("how strong is the shadow moth", ["level 25, the highest of your 8"], [])],
+        "win_condition": [("what's our win condition", ["go with Oakhorn"], ["outside"])],
+        "weak_on_their_side": [("who's weak to fire on their side", ["fire hits Briarcat"], ["shadow"])],
+        "top_in_game": [("strongest creature in the whole game?", ["Raijura", "you don't have one"], [])],
     },
     "strike_team": {
         "versus_and_map": [  # two questions in one breath: the matchup, then the map for the two
@@ -789,6 +804,24 @@ SESSIONS: dict[str, dict[str, list[tuple[str, list[str], list[str]]]]] = {
         "map_tips": [("i hate this map, any tips", ["Fathom Docks"], ["a team is five heroes"])],
         "play_for_role": [("what should I play for support", ["support"], ["takes space"])],
         "long_range_owned": [("do I have any long range heroes", ["Tamsin"], ["Nadira"])],
+        "items_unranked": [  # no numbers to rank items by: said first, then what each does
+            (
+                "is the auto shotgun better than the boomstick",
+                ["no damage numbers", "hardest point blank"],
+                [],
+            ),
+        ],
+        "map_then_it": [  # "it" in the second question is the map the first asked about
+            (
+                "what map is this and who's good on it",
+                ["three piers", "the map favours them"],
+                ["Want to know"],
+            ),
+        ],
+        "why_not": [  # the reason the last reply gave, not a new swap
+            ("should I swap elowen for yarrow", ["Not Yarrow"], []),
+            ("why not", ["Because their Nadira counters Yarrow"], ["Swap", "Dumaka"]),
+        ],
     },
 }
 CASES = [(pack, kind) for pack, kinds in SESSIONS.items() for kind in kinds]

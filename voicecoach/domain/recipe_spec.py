@@ -218,6 +218,9 @@ RECIPES: dict[str, RecipeSpec] = {
                   "context entity the team's members fit best in sum by a unit x context "
                   "matchup ({context}), the members it favours ({units}) and the worst one "
                   "({other_context})"),
+        _spec("catalog_top", {"unowned_key": "key"}, (), ("@unit", "value"),
+              doc="asked of the whole game (\"the strongest unit in the whole game\"): the unit kind's top "
+                  "by its first numeric attribute in the catalog (unowned_key: one the player lacks)"),
         _spec("team_on_context", {"units": "select", "context": "select", "matchup": "literal",
                                   "good_key": "key", "bad_key": "key", "even_key": "key"},
               ("units", "context", "matchup"), ("@context", "good", "bad", "others"),
@@ -228,9 +231,10 @@ RECIPES: dict[str, RecipeSpec] = {
                                  "hits_key": "key", "types": "select", "type_key": "key", "taken_key": "key",
                                  "safe_key": "key", "even_all_key": "key", "low_key": "key",
                                  "not_type_key": "key", "edge_key": "key", "foe_edge_key": "key",
-                                 "even_key": "key"},
+                                 "even_key": "key", "strength_key": "key"},
               ("unit", "against", "matchup"),
-              ("@unit", "foe", "@context", "status", "@types", "level", "first_tier", "answer"),
+              ("@unit", "foe", "@context", "status", "@types", "level", "first_tier", "answer", "rank",
+               "count"),
               facts=True,
               doc="how a unit fares against a foe or on a context, in the matchup's words (against several, "
                   "the one it fares best against); hits_key: no one to match it against, the values of an "
@@ -343,8 +347,9 @@ RECIPES: dict[str, RecipeSpec] = {
                   "the player asks for their highest or lowest level unit ({rank}: highest / lowest; "
                   "level_only: nothing else)"),
         _spec("type_counters", {"types": "select", "matchup": "literal", "tier_bonus": "literal",
-                                "beats_key": "key", "resist_key": "key", "resist_none_key": "key"},
-              ("types", "matchup"), ("@types", "@units", "status"), picks=True,
+                                "beats_key": "key", "resist_key": "key", "resist_none_key": "key",
+                                "theirs_key": "key", "theirs_none_key": "key"},
+              ("types", "matchup"), ("@types", "@units", "status", "foes"), picks=True,
               doc="a question at a type's level (\"what beats water?\"): the values of an attribute "
                   "matchup's type that beat the first type selected, and the player's strongest usable "
                   "units of them (none_key: they own none); beats_key: asked the other way round (\"what "

@@ -376,6 +376,16 @@ def _current_place(pack: Pack, kind: str) -> re.Pattern[str]:
     return re.compile(rf"\b(?:(?:on|at|in|for)\s+)?(?:{this}|here\b)", re.IGNORECASE)
 
 
+def _place_asked(pack: Pack, kind: str, text: str) -> bool:
+    """Does the question name a context entity, or the current one ("this map", "here")?"""
+    nouns = "|".join(re.escape(n.lower()) for n in pack.catalog.schema.kinds[kind].nouns)
+    return (
+        any(m.kind == kind for m in link_entities(pack, text))
+        or _current_place(pack, kind).search(text) is not None
+        or re.search(rf"\b(?:what|which)\s+(?:{nouns})\b", text, re.IGNORECASE) is not None
+    )
+
+
 def _substitute(pack: Pack, sides: Sides, previous: str, new: list[Mention], drop: set[str]) -> str | None:
     """`previous` with each of `new`'s entities in place of the one of its kind (and side) it named;
     `drop`: ids the player said were wrong ("Oakhorn, not Emberfox"), replaced first."""
@@ -925,6 +935,10 @@ def read_turn(pack: Pack, state: LiveState | None, text: str, history: Sequence[
         noun = pack.catalog.schema.kinds[where].nouns[0].lower()
         who = " or ".join(display(pack, pack.catalog.schema.kind("unit") or "", u) for u in named)
         second = f"does this {noun} favour {who}"
+    if where and not named and _place_asked(pack, where, first) and re.search(r"\bit\b", second, re.I):
+        # "What map is this, and who's good on it": "it" is the place the first asked about.
+        noun = pack.catalog.schema.kinds[where].nouns[0].lower()
+        second = re.sub(r"\bit\b", f"this {noun}", second, count=1, flags=re.IGNORECASE)
     two = _read_one(pack, state, second, [*history, Exchange(one.text, "")])
     pronoun = _UNRESOLVED.search(second)
     asks_pick = _ASKS_PICK.search(first) is not None
@@ -1269,6 +1283,42 @@ def _of_those(pack: Pack, sides: Sides, text: str, history: Sequence[Exchange]) 
     return f"which of {names} do i have", [f"'of those' -> {names}"]
 
 
+_LIKE_THAT = re.compile(
+    r"\b(?:have|own|got)\s+(?:i\s+got\s+)?(?:any(?:thing|one)?|some(?:thing|one)?)\s+(?:like\s+(?:that|those|them)|"
+    r"of\s+(?:those|them|that\s+type|those\s+types))\b",
+    re.IGNORECASE,
+)
+
+
+def _of_those_types(
+    pack: Pack, sides: Sides, text: str, history: Sequence[Exchange]
+) -> tuple[str, list[str]]:
+    """ "What's Voltail weak to" - "earth and light" - "do I have anything like that": which of the
+    player's units are of the types (values of the matchup's attribute) the last answer named."""
+    if not history or not _LIKE_THAT.search(text) or _units(pack, text):
+        return text, []
+    schema = pack.catalog.schema
+    attribute = next((m.attribute for m in schema.matchups if m.attribute), None)
+    unit = schema.kind("unit") or ""
+    if attribute is None:
+        return text, []
+    # (the first sentence's types, but the named unit's own: "Voltail is electric, so ... earth")
+    said = link_entities(pack, _first_sentence(history[-1].reply))
+    own = {str(e.value(attribute)) for m in said if m.kind == unit and (e := pack.catalog.get(unit, m.id))}
+    types = [m.id for m in said if schema.kinds[m.kind].role == "type" and m.id not in own]
+    if not types:
+        return text, []
+    mine = [
+        u
+        for u in sides.owned
+        if (e := pack.catalog.get(unit, u)) is not None and str(e.value(attribute)) in types
+    ]
+    if not mine:
+        return text, []
+    names = ", ".join(display(pack, unit, u) for u in mine)
+    return f"which of {names} do i have", [f"'like that' -> {names}"]
+
+
 _WHAT_INSTEAD = re.compile(r"\bwhat\s+(?:\w+\s+){0,4}?instead\b(?!\s+of\b)")
 
 
@@ -1424,6 +1474,8 @@ def _read_one(
     text, said = _instead_of(pack, sides, text, history)
     notes += said
     text, said = _of_those(pack, sides, text, history)
+    notes += said
+    text, said = _of_those_types(pack, sides, text, history)
     notes += said
     text, said = _by_level(pack, state, text, history)
     notes += said

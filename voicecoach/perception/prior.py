@@ -347,6 +347,9 @@ class IntentPrior:
             rf"|{token}\s+(?:\w+\s+){{0,2}}?(?:better|worse|good|any good|any use|of any use|okay|ok|fine|"
             rf"decent|bad|weak|useful|useless|trash|terrible|awful|viable|strong)\s+"
             rf"(?:into|against|vs|versus)\s+(?:their\s+|the\s+)?{token}"  # "my Sparkwing any better into X"
+            # "will my fox lose to Briarcat"
+            rf"|\b(?:will|would|does|do|is|could|can)\s+(?:my\s+|our\s+)?{token}\s+(?:\w+\s+)?(?:lose|losing)\s+"
+            rf"(?:to|against|vs)\s+(?:their\s+|the\s+)?{token}"
             # "is Nadira a problem for Renzo"
             rf"|{token}\s+(?:\w+\s+)?(?:a\s+)?(?:problem|threat|trouble|issue|danger|dangerous|scary|headache)\s+(?:for|to)\s+"
             rf"(?:my\s+|our\s+)?{token}"
@@ -555,6 +558,9 @@ class IntentPrior:
             rf"\b(?:losing|lose|lost|dying|die|died|struggl\w*|trouble|problems?|getting\s+(?:wrecked|crushed|rolled|"
             rf"stomped|destroyed))\s+(?:to|against|with|vs|by)\s+(?:the\s+|their\s+|all\s+(?:these|those|the)\s+)?"
             rf"(?:{type_tokens})\b"
+            # "how do I beat a water team (in general)": what beats that type
+            rf"|\b(?:how\s+(?:do|can|should|would)\s+(?:i|we)|how|way)\s+(?:to\s+)?(?:beat|counter|deal\s+with|handle|"
+            rf"stop|fight|play\s+against)\s+(?:a\s+|an\s+|the\s+|their\s+)?(?:{type_tokens})\b"
         )
         # "What else has the hawk got", "what's Renzo got": the unit's options (the pair the prior
         # gives "what <options> does <unit> have").
@@ -1770,7 +1776,7 @@ OWNING = re.compile(
 )
 WHAT_NOW = re.compile(
     r"^(?:(?:so|ok|okay|and|uh|um|alright|right|coach)\W+)*(?:what\s+now|now\s+what|what\s+(?:do|should)\s+(?:i|we)\s+"
-    r"do|what(?:s|\s+is)\s+(?:the|our|my)\s+(?:game\s+)?(?:play|move|plan|strategy)|any\s+tips|"
+    r"do|what(?:s|\s+is)\s+(?:the|our|my)\s+(?:game\s+)?(?:play|move|plan|strategy|win\s+con(?:dition)?)|any\s+tips|"
     r"how\s+do\s+(?:i|we)\s+win\s+this)(?:\s+(?:now|here|next|then|this\s+round|this\s+one|(?:for|in)\s+this\s+round))?"
     r"\W*$"
 )

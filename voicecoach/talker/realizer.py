@@ -341,7 +341,13 @@ def _compare_options(t: RealizerTurn) -> None:
     if any(first.value(a) != second.value(a) for a in kinds):
         number = None  # a shield's power is not an attack's: not weighed on one number
     if number is None:
-        # No number to weigh them by: the other one's own description beside the first's profile.
+        # No number to weigh them by: said so when asked which is better, then the other one's own
+        # description beside the first's profile.
+        leads = t.pack.templates.paragraphs["constraint_account"].templates
+        if "options_unranked" in leads and re.search(
+            r"\b(?:better|best|stronger|worse|which\s+(?:one|is))\b", t.utterance, re.IGNORECASE
+        ):
+            t.lines.insert(0, Line("constraint_account", "options_unranked", {}, "unavailable", frozenset()))
         described = second.value("description")
         if described:
             t.add(
@@ -1195,6 +1201,8 @@ def realize(
             recipe_answer(t, entry.by_type)  # "what beats water?": the question at the type's level
     else:
         _worded_answer(t)  # a pair without tools: the pack's own wording (templates.json answers)
+    if t.why and not any(line.key.startswith("why_") for line in t.lines):
+        _reason_again(t, previous_reply or "")
     if len(t.skills) >= 2 and _COMPARES.search(utterance):
         _compare_options(t)
     if (
@@ -1298,6 +1306,22 @@ def _put_forward(pack: Pack, reply: str) -> set[str]:
         for c in read_reply(pack, reply)
         if c.kind_role in ("unit", "group") and not c.negated and c.role != "opponent"
     }
+
+
+# "Not Yarrow: their Nadira counters Yarrow." - the clause after a verdict's colon is its reason.
+# (Kept as said: it opens with a name or "their", whose case stands.)
+_REASON_AFTER = re.compile(r"^(?:Not|No|Yes)\b[^.!?:]{0,40}:\s+(?P<reason>[^.!?]+)[.!?]")
+
+
+def _reason_again(t: RealizerTurn, previous_reply: str) -> None:
+    """ "Why not?" when no step could give a reason for the last reply's pick: the reason that reply
+    gave (the clause after its first sentence's colon), not a new recommendation."""
+    said = _REASON_AFTER.match(previous_reply.strip())
+    if said is None or "why_again" not in t.pack.templates.paragraphs["guidance"].templates:
+        return
+    reason = said["reason"].strip()
+    t.lines = [line for line in t.lines if line.keep != "answer"]
+    t.add("guidance", "why_again", "answer", [], reason=reason)
 
 
 def _why_of(pack: Pack, reply: str, put_forward: set[str]) -> list[str]:

@@ -1214,7 +1214,8 @@ def matchup_status(c: _Ctx) -> list[Line]:
         line = c.line(c.inputs["even_all_key"], [uid], **{"@unit": c.name(uid)}, status=_words(m, mult))
     else:
         line = c.line(key, [uid], **{"@unit": c.name(uid)}, status=_words(m, mult), **where, **axis)
-    line = verdict + line
+    strength = _strength(c, uid)
+    line = verdict + strength + line
     if "foe" not in where or not c.view.owns(uid):
         return line
     # The other way round, for the player's own unit: "Is Tidefang usable right now?" is its best
@@ -1230,11 +1231,33 @@ def matchup_status(c: _Ctx) -> list[Line]:
         and multiplier(c.catalog, m, other, uid) <= m.default
         and c.inputs.get("not_type_key")
         and _KEEPS_LOSING.search(normalise(c.t.utterance))
+        and not re.search(r"\b(?:will|gonna|going\s+to|would|could)\b", c.t.utterance, re.IGNORECASE)
     ):
         # "My Galehawk keeps losing to their Briarcat, why?" when the matchup is the player's: the
         # cause is something the data does not show, said as such rather than left to guess.
         line += c.line(c.inputs["not_type_key"], [uid], **{"@unit": c.name(uid)}, foe=c.name(other))
-    return line + (_underlevelled(c, uid) if mult > m.default else [])
+    return line + (_underlevelled(c, uid) if mult > m.default and not strength else [])
+
+
+_HOW_STRONG = re.compile(r"\bhow\s+(?:strong|good|tough|powerful|solid)\b", re.IGNORECASE)
+_RANKS = tuple(f"the {n} highest" for n in "second third fourth fifth sixth seventh eighth ninth".split())
+
+
+def _strength(c: _Ctx, uid: str) -> list[Line]:
+    """ "How strong is my moth": where its level stands on the player's roster (strength_key), before
+    how it fares against their side."""
+    owned = c.view.unit(uid)
+    if owned is None or not c.inputs.get("strength_key") or not _HOW_STRONG.search(c.t.utterance):
+        return []
+    levels = sorted((o.level for o in c.view.owned()), reverse=True)
+    place = levels.index(owned.level)
+    ranks = ("the highest", *_RANKS)
+    rank = (
+        "the lowest" if place == len(levels) - 1 and place else ranks[place] if place < len(ranks) else None
+    )
+    rank = rank or f"number {place + 1}"
+    return c.naming(c.inputs["strength_key"], [], **{"@unit": c.name(uid)}, level=owned.level, rank=rank,
+                    count=len(levels))  # fmt: skip
 
 
 # A yes / no question ("can my tank hold off their turtle", "is Voltail a problem for my fox").
@@ -1244,7 +1267,9 @@ _YES_NO = re.compile(
     re.IGNORECASE,
 )
 _THREAT_WORDS = re.compile(
-    r"\b(?:problem|threat|trouble|danger|dangerous|worry|worried|scared|afraid)\b", re.I
+    r"\b(?:problem|threat|trouble|danger|dangerous|worry|worried|scared|afraid|done\s+for|doomed|screwed|toast|"
+    r"lose|losing|get\s+(?:destroyed|wrecked|crushed|smoked))\b",
+    re.IGNORECASE,
 )
 
 
@@ -1430,6 +1455,12 @@ def type_counters(c: _Ctx) -> list[Line]:
     if c.inputs.get("beats_key") and re.search(attacks, c.t.utterance, re.I):
         beaten = [d for d in _types(c, m) if _type_mult(c, m, foe, d) > m.default]
         values = {"@types": c.names(beaten), str(m.attribute): c.name(foe)}
+        side = c.view.opponent_side()
+        if side and c.inputs.get("theirs_key") and THEIR_SIDE.search(c.t.utterance):
+            # "Who's weak to fire on their side": the ones of theirs, not the chart.
+            hit = [f for f in side if _value(c, m.between[1], f, m.attribute) in beaten]
+            key = c.inputs["theirs_key"] if hit else c.inputs.get("theirs_none_key")
+            return c.naming(key, [], **values, foes=c.names(hit) or None)
         return c.line(c.inputs["beats_key"], [], **values) if beaten else []
     beaters = [d for d in _types(c, m) if _type_mult(c, m, d, foe) > m.default]
     if not beaters:
@@ -1545,6 +1576,30 @@ def _asks_level(c: _Ctx) -> bool:
         bool(said)
         and re.search(rf"\b(?:{'|'.join(map(re.escape, said))})\b", c.t.utterance, re.I) is not None
     )
+
+
+# "The strongest creature in the whole game", "best hero overall": the catalog's, not the roster's.
+_IN_THE_GAME = re.compile(
+    r"\b(?:strongest|best|most\s+powerful|top|hardest\s+hitting)\b.*\b(?:in\s+the\s+(?:whole\s+|entire\s+)?game|"
+    r"of\s+all(?:\s+time)?|overall|in\s+existence|there\s+is)\b",
+    re.IGNORECASE,
+)
+
+
+def catalog_top(c: _Ctx) -> list[Line]:
+    """ "What's the strongest creature in the whole game?": the unit kind's top by its first numeric
+    attribute (power) in the catalog, with whether the player owns it. Only when asked of the game."""
+    if not _IN_THE_GAME.search(c.t.utterance):
+        return []
+    kind = c.view.unit_kind
+    power = next((a for a, spec in c.schema.kinds[kind].attributes.items() if spec.numeric), None)
+    units = list(c.catalog.entities.get(kind, {}))
+    if power is None or not units:
+        return []
+    top = max(units, key=lambda u: (_value(c, kind, u, power) or 0, -units.index(u)))
+    owned = c.view.known and c.view.owns(top)
+    key = c.step.key if owned or not c.inputs.get("unowned_key") else c.inputs["unowned_key"]
+    return c.naming(key, [top], **{"@unit": c.name(top)}, value=_value(c, kind, top, power))
 
 
 def fact(c: _Ctx) -> list[Line]:
@@ -2753,6 +2808,7 @@ RUN: dict[str, Recipe] = {
     "list_owned": list_owned, "groups_fieldable": groups_fieldable, "rating": rating, "team_read": team_read,
     "members": members,
     "matchup_status": matchup_status, "compare": compare, "context_for_team": context_for_team,
+    "catalog_top": catalog_top,
     "team_on_context": team_on_context,
     "fact": fact, "quota": quota, "pick_fit": pick_fit,
     "pick_swap": pick_swap, "threat": threat, "read_side": read_side, "fill_role": fill_role,
