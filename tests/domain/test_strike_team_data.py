@@ -47,6 +47,8 @@ from voicecoach.domain.pack import (
 NEW_PLACEHOLDERS = frozenset(
     {
         "hero",
+        "top",
+        "mine",
         "good",
         "bad",
         "others",

@@ -496,6 +496,10 @@ SESSIONS: dict[str, dict[str, list[tuple[str, list[str], list[str]]]]] = {
             ("is the fox done for against that turtle thing", ["Yes, Shellbastion has the edge"], []),
             ("will my fox lose to briarcat", ["No, your Emberfox has the edge"], ["isn't the elements"]),
         ],
+        "unit_verdict": [  # a verdict first, then the facts; a named foe keeps its own yes / no
+            ("is sparkwing any good right now", ["Yes, Sparkwing is a good pick here"], []),
+            ("is lumifawn good against voltail", ["Yes, your Lumifawn has the edge"], ["mixed"]),
+        ],
         "how_strong": [("how strong is the shadow moth", ["level 25, the highest of your 8"], [])],
         "win_condition": [("what's our win condition", ["go with Oakhorn"], ["outside"])],
         "weak_on_their_side": [("who's weak to fire on their side", ["fire hits Briarcat"], ["shadow"])],
@@ -811,6 +815,12 @@ SESSIONS: dict[str, dict[str, list[tuple[str, list[str], list[str]]]]] = {
                 [],
             ),
         ],
+        "hero_verdict": [
+            ("is renzo good on this map", ["Not really, Renzo has it rough here", "poor pick"], [])
+        ],
+        "outranged": [("are we outranged", ["Yes: Quillon, Tamsin and Nadira fight at long range"], [])],
+        "weakness_of": [("what's quillon's weakness", ["play Brannoc"], ["a sniper who"])],
+        "team_has_role": [("does our comp have a tank", ["one tank"], ["Brannoc and Osmund"])],
         "map_then_it": [  # "it" in the second question is the map the first asked about
             (
                 "what map is this and who's good on it",

@@ -221,6 +221,15 @@ RECIPES: dict[str, RecipeSpec] = {
         _spec("catalog_top", {"unowned_key": "key"}, (), ("@unit", "value"),
               doc="asked of the whole game (\"the strongest unit in the whole game\"): the unit kind's top "
                   "by its first numeric attribute in the catalog (unowned_key: one the player lacks)"),
+        _spec("sides_on_attribute", {"attribute": "literal", "ours_key": "key", "even_key": "key"},
+              ("attribute",), ("foes", "top", "@units", "mine"),
+              doc="asked how the sides compare on an ordered unit attribute it names (\"are we "
+                  "outranged\"): theirs at their top value ({foes}, {top}) against the player's top "
+                  "({units}, {mine}); ours_key / even_key the other outcomes"),
+        _spec("unit_verdict", {"unit": "select", "bad_key": "key", "mixed_key": "key", "even_key": "key"},
+              ("unit",), ("@unit",),
+              doc="asked for a verdict on the player's own unit (\"is Yarrow any good\"): yes (key), no "
+                  "(bad_key), mixed or neither, from every unit matchup in play and its level"),
         _spec("team_on_context", {"units": "select", "context": "select", "matchup": "literal",
                                   "good_key": "key", "bad_key": "key", "even_key": "key"},
               ("units", "context", "matchup"), ("@context", "good", "bad", "others"),

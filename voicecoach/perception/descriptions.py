@@ -583,6 +583,11 @@ def _owned_kind(pack: Pack, sides: Sides, text: str) -> tuple[str, list[str]]:
         asked, notes = _owned_kind(pack, sides, f"what {which['kind']} have i got")
         if notes:
             return asked, notes
+    teams = "|".join(map(re.escape, sorted(_groups(pack))))
+    if re.search(
+        rf"\b(?:our|my)\s+(?:{teams})\s+(?:even\s+|still\s+)?(?:have|has|got|need|needs)\b", text, re.I
+    ):
+        return text, []  # "does our comp have a tank": the team's roles, not the roster's units
     d = describer(pack)
     unit_kind = pack.catalog.schema.kind("unit") or ""
     # "long range heroes": an attribute's name after its value qualifies it, like a head noun

@@ -38,7 +38,7 @@ from pydantic import BaseModel, ConfigDict
 
 from voicecoach.domain.catalog import Role
 from voicecoach.domain.entities import Mention, link_entities
-from voicecoach.domain.pack import OUT_OF_DOMAIN, Pack, PhiEntry, pack_ref
+from voicecoach.domain.pack import OUT_OF_DOMAIN, AnswerStep, Pack, PhiEntry, pack_ref
 from voicecoach.grounding.slot_rules import extract_slots
 from voicecoach.perception.descriptions import faces_foe
 from voicecoach.perception.limits import AGAINST_THEM, data_limit
@@ -520,7 +520,11 @@ class IntentPrior:
             rf"{token}\s+(?!(?:any|no|of|much)\s+use\b)(?:\w+\s+)?use\s+(?:on|against|vs|into)\s+"
             rf"(?:their\s+|the\s+)?{token}"  # (not "is my hawk any use against the turtle")
         )
-        self._weak_to = re.compile(rf"\b{token}\s+(?:\w+\s+)?weak\s+(?:to|against)\b")
+        self._weak_to = re.compile(
+            rf"\b{token}\s+(?:\w+\s+)?weak\s+(?:to|against)\b"
+            # "what's Quillon's weakness", "Quillon's weak spot"
+            rf"|\b{token}(?:\s*'?s)?\s+(?:biggest\s+|main\s+)?(?:weakness|weaknesses|weak\s+(?:spot|point)s?|counters?)\b"
+        )
         self._confront = re.compile(
             rf"\b{CONFRONT}\s+(?:their\s+|the\s+)?{token}"
             rf"|\b(?:who|which)\s+(?:\w+\s+)?hits?\s+(?:their\s+|the\s+)?{token}"
@@ -699,6 +703,11 @@ class IntentPrior:
             r"\b(?:what|who|which)\b.*\b(?:should|do|can|could|would)\s+(?:i|we)\s+(?:play|pick|run|bring|go)\s+"
             rf"(?:as|for|on|in)\s+(?:the\s+|a\s+|an\s+)?(?:{roles})s?\b"
         )
+        # "Does our comp have a tank", "do we need a healer": the team's role quota.
+        self._team_has_role = re.compile(
+            rf"\b(?:we|our\s+(?:{teams})|my\s+(?:{teams}))\s+(?:even\s+|still\s+)?(?:have|got|has|need|needs)\s+"
+            rf"(?:a|an|any|enough|another)\s+(?:{roles})s?\b"
+        )
         self._role_count = re.compile(
             rf"\b(?:two|three|four|five|2|3|4|5|double|triple|no|zero|only\s+one)\s+"
             rf"(?:{'|'.join(map(re.escape, role_words)) or '(?!)'})s?\b"
@@ -790,6 +799,13 @@ class IntentPrior:
         elif self.now_pair is not None and _NEXT_LIFE.search(said):
             # "Just tell me what to do next life": the move for the next spawn, not an unlock.
             p, rule = self._only(self.now_pair), "next_life"
+        elif (
+            self.quota_pair is not None
+            and self._team_has_role.search(said)
+            and not named_unit(self.pack, text, mentions)
+        ):
+            # "Does our comp have a tank": the team's roles against the quota.
+            p, rule = self._only(self.quota_pair), "team_has_role"
         elif (
             self.quota_pair is not None
             and self._role_count.search(said)
@@ -1013,6 +1029,9 @@ class IntentPrior:
             # "Is that like a known comp?", "are they running a meta team": their side read, and the
             # known one it is like.
             p, rule = self._only(self.analysis_pair), "known_group"
+        elif self.analysis_pair is not None and not named and _OUTRANGED.search(said):
+            # "Are we outranged", "do they outrange us": their side against ours on reach.
+            p, rule = self._only(self.analysis_pair), "outranged"
         elif self.analysis_pair is not None and not named and _WHO_AGAINST.search(abstracted):
             # "Who am I up against?": their side, read (who they are, what they play).
             p, rule = self._only(self.analysis_pair), "who_against"
@@ -1780,6 +1799,10 @@ WHAT_NOW = re.compile(
     r"how\s+do\s+(?:i|we)\s+win\s+this)(?:\s+(?:now|here|next|then|this\s+round|this\s+one|(?:for|in)\s+this\s+round))?"
     r"\W*$"
 )
+# Reach asked between the sides (English cue words; the pack's data says whether it has range).
+_OUTRANGED = re.compile(
+    r"\bout\s?rang\w*|\b(?:more|longer|better)\s+range\s+than\b|\bwho\s+has\s+(?:more|the\s+longer)\s+range\b"
+)
 # "Who should I worry about", "what should Lorcan watch out for" (English cue words).
 WORRY = re.compile(
     r"\b(?:worr(?:y|ied|ying)\s+about|scared\s+of|afraid\s+of|(?:watch|look)\s+out\s+for|"
@@ -2066,13 +2089,18 @@ def _versus_pair(pack: Pack, labels: list[tuple[str, str]], against: Role = "uni
         (
             (e.intent, e.sub_intent)
             for e in pack.phi
-            if e.answer
-            and e.answer[0].recipe == "matchup_status"
-            and e.answer[0].inputs.get("matchup") in between
+            if (first := _first_step(e)) is not None
+            and first.recipe == "matchup_status"
+            and first.inputs.get("matchup") in between
             and (e.intent, e.sub_intent) in labels
         ),
         None,
     )
+
+
+def _first_step(e: PhiEntry) -> AnswerStep | None:
+    """The pair's first answer step past the ones for a narrower ask (a verdict, "why")."""
+    return next((s for s in e.answer or [] if s.recipe not in _NARROW_STEPS), None)
 
 
 def _opening(e: PhiEntry) -> str | None:
@@ -2086,7 +2114,7 @@ def _opening(e: PhiEntry) -> str | None:
 # Steps that answer only a narrower ask of their pair ("what are they weak to" of the analysis
 # pair, "who's in my team" and "is this map good for us" of the evaluate pair): not what the pair's
 # answer opens with.
-_NARROW_STEPS = ("weak_side", "members", "team_on_context", "why")
+_NARROW_STEPS = ("weak_side", "members", "team_on_context", "why", "sides_on_attribute", "unit_verdict")
 
 
 def named_unit(pack: Pack, text: str, mentions: list[Mention] | None = None) -> bool:

@@ -1735,6 +1735,82 @@ def context_for_team(c: _Ctx) -> list[Line]:
                     **{"@units": c.names(liked) or None})  # fmt: skip
 
 
+# "Is Yarrow any good", "is my Sparkwing worth it here" (English cue words): a verdict is asked.
+_ASKS_VERDICT = re.compile(
+    r"^\W*(?:(?:so|ok|okay|and|but|hey|um|uh|well|wait|coach|then)\W+)*(?:is|are|would|will|does)\b.*"
+    r"\b(?:any\s+good|good|decent|viable|worth\s+it|useful|a\s+good\s+pick|strong|ok|okay)\b",
+    re.IGNORECASE,
+)
+
+
+def unit_verdict(c: _Ctx) -> list[Line]:
+    """ "Is Yarrow any good?" of the player's own unit: yes / no / mixed first, from every unit
+    matchup in play (the context in play that favours or hurts it, the foes it beats or that beat
+    it, its level far behind the rest); the facts follow in the next steps. Only asked as a verdict."""
+    ids, view = c.ids("unit"), c.view
+    if not ids or not view.owns(ids[0]) or not _ASKS_VERDICT.search(c.t.utterance):
+        return []
+    uid, plus, minus = ids[0], 0, 0
+    theirs = view.opponent_side()
+    if c.t.opponents or any(u in theirs and u != uid for u in c.t.mentioned):
+        return []  # "is Lumifawn good against Voltail": that matchup's own yes or no answers
+    for m in c.schema.matchups:
+        if m.between[0] != view.unit_kind:
+            continue
+        kind = c.schema.kinds.get(m.between[1])
+        if kind is not None and kind.role == "context":
+            place = view.context(m.between[1])
+            fit = multiplier(c.catalog, m, uid, place) if place else m.default
+            plus, minus = plus + (fit > m.default), minus + (fit < m.default)
+        elif m.between[1] == view.unit_kind and theirs:
+            plus += any(multiplier(c.catalog, m, uid, f) > m.default for f in theirs)
+            minus += any(multiplier(c.catalog, m, f, uid) > m.default for f in theirs)
+    minus += view.far_behind(uid)
+    key = (
+        c.inputs.get("mixed_key") if plus and minus
+        else c.step.key if plus
+        else c.inputs.get("bad_key") if minus
+        else c.inputs.get("even_key")
+    )  # fmt: skip
+    return c.naming(key, [], **{"@unit": c.name(uid)})
+
+
+def sides_on_attribute(c: _Ctx) -> list[Line]:
+    """ "Are we outranged": the two sides on an ordered unit attribute (strike: range, short to
+    long), asked only when the utterance names it ("range", "outrange"): theirs reach further
+    (key: the ones of theirs at their top value, and the player's top), even (even_key), or the
+    player's (ours_key)."""
+    attribute, view = c.inputs.get("attribute"), c.view
+    spec = c.schema.kinds[view.unit_kind].attributes.get(str(attribute))
+    if spec is None or not spec.ordered or not isinstance(spec.values, list):
+        return []
+    if not re.search(rf"\b(?:out)?{re.escape(str(attribute))}\w*\b", c.t.utterance, re.IGNORECASE):
+        return []
+    order = [str(v) for v in spec.values]
+    mine, theirs = view.player_side(), view.opponent_side()
+    if not mine or not theirs:
+        return []
+
+    def rank(u: str) -> int:
+        value = str(_value(c, view.unit_kind, u, str(attribute)))
+        return order.index(value) if value in order else -1
+
+    top_mine, top_theirs = max(map(rank, mine)), max(map(rank, theirs))
+    far = [u for u in theirs if rank(u) == top_theirs]
+    ours = [u for u in mine if rank(u) == top_mine]
+    values = {
+        "foes": c.names(far),
+        "top": order[top_theirs],
+        "@units": c.names(ours),
+        "mine": order[top_mine],
+    }
+    if top_theirs > top_mine:
+        return c.naming(c.step.key, [], **values)
+    if top_theirs < top_mine:
+        return c.naming(c.inputs.get("ours_key"), [], **values)
+    return c.naming(c.inputs.get("even_key"), [], **values)
+
+
 def team_on_context(c: _Ctx) -> list[Line]:
     """ "Is Fathom Docks good for us": the team on the context in play (a map) by a unit x context
     matchup, only when the utterance names that kind (its name or a noun): the members it favours
@@ -2810,6 +2886,8 @@ RUN: dict[str, Recipe] = {
     "matchup_status": matchup_status, "compare": compare, "context_for_team": context_for_team,
     "catalog_top": catalog_top,
     "team_on_context": team_on_context,
+    "sides_on_attribute": sides_on_attribute,
+    "unit_verdict": unit_verdict,
     "fact": fact, "quota": quota, "pick_fit": pick_fit,
     "pick_swap": pick_swap, "threat": threat, "read_side": read_side, "fill_role": fill_role,
     "option_next": option_next, "next_unit": next_unit, "option_equip": option_equip,
