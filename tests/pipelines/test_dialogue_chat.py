@@ -500,6 +500,14 @@ SESSIONS: dict[str, dict[str, list[tuple[str, list[str], list[str]]]]] = {
             ("is sparkwing any good right now", ["Yes, Sparkwing is a good pick here"], []),
             ("is lumifawn good against voltail", ["Yes, your Lumifawn has the edge"], ["mixed"]),
         ],
+        "vent_no_question": [
+            ("this game is rigged", ["I hear you", "go with Oakhorn"], ["Field three to five"])
+        ],
+        "said_to_coach": [
+            ("are you a bot", ["Ask me about"], ["outside"]),
+            ("brb", ["See you"], ["outside"]),
+        ],
+        "claim_that_clause": [("is it true that shadow beats light", ["Yes, that's right"], ["Hexmoth"])],
         "how_strong": [("how strong is the shadow moth", ["level 25, the highest of your 8"], [])],
         "win_condition": [("what's our win condition", ["go with Oakhorn"], ["outside"])],
         "weak_on_their_side": [("who's weak to fire on their side", ["fire hits Briarcat"], ["shadow"])],

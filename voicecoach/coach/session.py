@@ -472,9 +472,10 @@ class Session:
             mentions = link_entities(self.pack, last.utterance)
             if not any(m.kind == unit for m in mentions):
                 mentions += [m for m in link_entities(self.pack, last.reply) if m.kind == unit][:1]
-        elif not any(m.kind == unit for m in mentions) and self.dialogue:
+        elif not mentions and self.dialogue:
             # "Tell me about Lorcan" - "what should I unlock next": a question that needs a unit and
-            # names none is about the one the last question named alone (its focus carries over).
+            # names nothing is about the one the last question named alone (its focus carries over;
+            # "can I use Granite Bulwark yet" names the skill, whose own learner it is about).
             said = {m.id: m for m in link_entities(self.pack, self.dialogue[-1].utterance) if m.kind == unit}
             if len(said) == 1:
                 mentions = [*mentions, *said.values()]

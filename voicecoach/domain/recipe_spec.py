@@ -231,7 +231,7 @@ RECIPES: dict[str, RecipeSpec] = {
               doc="asked for a verdict on the player's own unit (\"is Yarrow any good\"): yes (key), no "
                   "(bad_key), mixed or neither, from every unit matchup in play and its level"),
         _spec("team_on_context", {"units": "select", "context": "select", "matchup": "literal",
-                                  "good_key": "key", "bad_key": "key", "even_key": "key"},
+                                  "good_key": "key", "bad_key": "key"},
               ("units", "context", "matchup"), ("@context", "good", "bad", "others"),
               doc="asked how the team does on the context in play (\"is this map good for us\"): the "
                   "members it favours ({good}) and hurts ({bad}) by a unit x context matchup; only "

@@ -51,6 +51,11 @@ _HEADS = {
     "man",
 }
 _PLURAL_HEADS = {"ones", "guys", "things", "units"}
+# Words that take a that-clause ("true that", "heard that", "says that").
+_THAT_CLAUSE = {
+    "true", "sure", "think", "thought", "say", "says", "said", "heard", "hear", "reckon", "reckons", "know",
+    "knew", "mean", "believe", "claims", "claim", "told", "read", "saw", "seen", "right", "correct",
+}  # fmt: skip
 _FEMALE_HEADS = {"lady", "woman", "girl", "gal", "chick"}  # ("guy" is said of anyone)
 _STRONGEST = {"best", "strongest", "biggest", "scariest", "most dangerous", "top", "carry", "star"}
 _PLURALS = {"guys", "units", "ones", "characters", "folks"}  # and the pack's plural nouns (`_plurals`)
@@ -357,8 +362,10 @@ def describe(pack: Pack, sides: Sides, text: str) -> tuple[str, list[str], Uncle
     i = 0
     while i < len(tokens):
         det = tokens[i].group(0).lower()
-        if det not in _DETERMINERS:
-            i += 1
+        if det not in _DETERMINERS or (
+            det == "that" and i and tokens[i - 1].group(0).lower() in _THAT_CLAUSE
+        ):
+            i += 1  # "is it true that shadow beats light": "that" opens a clause, not a description
             continue
         words: list[str] = []
         j = i + 1

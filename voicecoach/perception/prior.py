@@ -828,6 +828,20 @@ class IntentPrior:
         ):
             # "Rally Cry or Overflow, which heals everyone?": the two options side by side.
             p, rule = self._only(self.option_info_pair), "options_compared"
+        elif WHO_ARE_YOU.search(said) and self.greeting_pair is not None:
+            # "Are you a bot?": the coach says what it is for, not "outside what I can help with".
+            p, rule = self._only(self.greeting_pair), "who_are_you"
+        elif STEPPING_AWAY.match(said) and ("smalltalk", "goodbye") in self.labels:
+            p, rule = self._only(("smalltalk", "goodbye")), "stepping_away"
+        elif (
+            self.now_pair is not None
+            and VENTED.search(said)
+            and not _QUESTION_WORD.search(said)
+            and not ASKS_ADVICE.search(said)  # "I hate this map, any tips": the tips asked for
+            and self.labels[int(p.argmax())][0] in ("teaching", "smalltalk", OUT_OF_DOMAIN[0])
+        ):
+            # "This game is rigged": heard (the vent lead), then the match's next step, not a basics tip.
+            p, rule = self._only(self.now_pair), "vented"
         elif ASKS_HELP.match(said) and GREETED in self.labels:
             # "Help", "what can you do": what the coach is for, and what the player needs now.
             p, rule = self._only(GREETED), "help"
@@ -1640,7 +1654,15 @@ _TARGET = re.compile(
 # "man" or "lol": "man that round was close lol" is not a complaint).
 VENTED = re.compile(
     r"^\W*(?:ugh+|argh+|ffs)\b|\b(?:i\s+hate|hating|frustrat\w*|so\s+annoy\w*|tilted|tilting|this\s+sucks|"
-    r"so\s+bad|brutal|we\s+are\s+cooked|were\s+cooked|getting\s+(?:farmed|stomped|rolled|destroyed))\b"
+    r"so\s+bad|brutal|we\s+are\s+cooked|were\s+cooked|getting\s+(?:farmed|stomped|rolled|destroyed)|rigged|"
+    r"so\s+unfair|is\s+unfair|cheating|cheaters?)\b"
+)
+# Said to the coach, not asked of the game: who it is, or that the player steps away.
+WHO_ARE_YOU = re.compile(
+    r"\b(?:are\s+you\s+(?:a\s+)?(?:bot|robot|real|human|an?\s+ai|ai|person)|who\s+are\s+you|what\s+are\s+you)\b"
+)
+STEPPING_AWAY = re.compile(
+    r"^\W*(?:brb|afk|be\s+right\s+back|gtg|g2g|got\s+to\s+go|one\s+sec(?:ond)?|hold\s+on)\W*$"
 )
 # "Any tips?", "how do I get better at this", "what should I focus on": the player asks for advice
 # as such (English cue words), so a general tip is an answer, not a stock line after one.
@@ -1802,6 +1824,10 @@ WHAT_NOW = re.compile(
 # Reach asked between the sides (English cue words; the pack's data says whether it has range).
 _OUTRANGED = re.compile(
     r"\bout\s?rang\w*|\b(?:more|longer|better)\s+range\s+than\b|\bwho\s+has\s+(?:more|the\s+longer)\s+range\b"
+)
+_QUESTION_WORD = re.compile(
+    r"\?|^\W*(?:(?:so|ok|okay|and|but|um|uh|like)\W+)*(?:what|who|how|which|why|when|where|should|can|could|is|are|"
+    r"do|does)\b|\b(?:what|who|how|which|why)\s+(?:do|should|can)\b"
 )
 # "Who should I worry about", "what should Lorcan watch out for" (English cue words).
 WORRY = re.compile(

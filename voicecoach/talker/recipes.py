@@ -1750,7 +1750,7 @@ def unit_verdict(c: _Ctx) -> list[Line]:
     ids, view = c.ids("unit"), c.view
     if not ids or not view.owns(ids[0]) or not _ASKS_VERDICT.search(c.t.utterance):
         return []
-    uid, plus, minus = ids[0], 0, 0
+    uid, plus, minus, judged = ids[0], 0, 0, False
     theirs = view.opponent_side()
     if c.t.opponents or any(u in theirs and u != uid for u in c.t.mentioned):
         return []  # "is Lumifawn good against Voltail": that matchup's own yes or no answers
@@ -1758,13 +1758,16 @@ def unit_verdict(c: _Ctx) -> list[Line]:
         if m.between[0] != view.unit_kind:
             continue
         kind = c.schema.kinds.get(m.between[1])
-        if kind is not None and kind.role == "context":
-            place = view.context(m.between[1])
-            fit = multiplier(c.catalog, m, uid, place) if place else m.default
-            plus, minus = plus + (fit > m.default), minus + (fit < m.default)
+        place = view.context(m.between[1]) if kind is not None and kind.role == "context" else None
+        if place:
+            fit = multiplier(c.catalog, m, uid, place)
+            plus, minus, judged = plus + (fit > m.default), minus + (fit < m.default), True
         elif m.between[1] == view.unit_kind and theirs:
+            judged = True
             plus += any(multiplier(c.catalog, m, uid, f) > m.default for f in theirs)
             minus += any(multiplier(c.catalog, m, f, uid) > m.default for f in theirs)
+    if not judged:
+        return []  # no match and no place in play: nothing to judge it against
     minus += view.far_behind(uid)
     key = (
         c.inputs.get("mixed_key") if plus and minus
@@ -1815,7 +1818,7 @@ def team_on_context(c: _Ctx) -> list[Line]:
     """ "Is Fathom Docks good for us": the team on the context in play (a map) by a unit x context
     matchup, only when the utterance names that kind (its name or a noun): the members it favours
     and the ones it hurts (key: both; good_key: only favoured; bad_key: only hurt, with the usable
-    units it favours instead as {others}; even_key: neither)."""
+    units it favours instead as {others}); neither: nothing (the next step reads the team)."""
     m, team, where = _matchup(c), c.ids("units"), c.ids("context")
     if m is None or not team or not where:
         return []
@@ -1833,7 +1836,7 @@ def team_on_context(c: _Ctx) -> list[Line]:
     if good:
         return c.naming(c.inputs.get("good_key"), [], **values)
     if not bad:
-        return c.naming(c.inputs.get("even_key"), [], **values)
+        return []  # the map neither helps nor hurts: the team's read against their side answers
     others = [
         u
         for u in sorted(o.id for o in c.view.owned())
