@@ -508,6 +508,9 @@ SESSIONS: dict[str, dict[str, list[tuple[str, list[str], list[str]]]]] = {
             ("brb", ["See you"], ["outside"]),
         ],
         "claim_that_clause": [("is it true that shadow beats light", ["Yes, that's right"], ["Hexmoth"])],
+        "team_checked_back": [
+            ("my team is emberfox oakhorn sparkwing right", ["Yes: your lineup right now"], [])
+        ],
         "how_strong": [("how strong is the shadow moth", ["level 25, the highest of your 8"], [])],
         "win_condition": [("what's our win condition", ["go with Oakhorn"], ["outside"])],
         "weak_on_their_side": [("who's weak to fire on their side", ["fire hits Briarcat"], ["shadow"])],
@@ -829,6 +832,16 @@ SESSIONS: dict[str, dict[str, list[tuple[str, list[str], list[str]]]]] = {
         "outranged": [("are we outranged", ["Yes: Quillon, Tamsin and Nadira fight at long range"], [])],
         "weakness_of": [("what's quillon's weakness", ["play Brannoc"], ["a sniper who"])],
         "team_has_role": [("does our comp have a tank", ["one tank"], ["Brannoc and Osmund"])],
+        "better_of_two": [
+            ("whos better for us paxton or stellan", ["Paxton over Stellan"], ["wouldn't lift"])
+        ],
+        "items_either_or": [
+            (
+                "should i go for the auto shotgun or stick with boomstick",
+                ["no damage numbers", "point blank"],
+                ["Yes,"],
+            ),
+        ],
         "map_then_it": [  # "it" in the second question is the map the first asked about
             (
                 "what map is this and who's good on it",

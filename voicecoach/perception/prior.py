@@ -823,7 +823,8 @@ class IntentPrior:
                 self.labels[int(p.argmax())][0] != self.option_info_pair[0]
                 # "how's the Auto Shotgun compared to the Boomstick": the two described, not one equipped
                 or self.labels[int(p.argmax())] != self.option_info_pair
-                and _COMPARED_TO.search(said)
+                # ("... auto shotgun or stick with the boomstick": one or the other, not one equipped)
+                and (_COMPARED_TO.search(said) or re.search(r"\bor\b", said))
             )
         ):
             # "Rally Cry or Overflow, which heals everyone?": the two options side by side.
@@ -856,6 +857,7 @@ class IntentPrior:
             self.labels[int(p.argmax())] not in self.picking_pairs
             or (self.counter_pair is not None and self._facing.search(abstracted) is not None)
             or (self.by_power_pairs and HITS_HARDER.search(text) is not None)
+            or re.search(r"\b(?:better|stronger)\b", said) is not None  # "who's better for us, A or B"
         ):
             # "Should I level Emberfox or Galehawk?": a pick among them, not a verdict on each.
             p, rule = self._choose(p, text, choice, mentions), "choice"
@@ -1922,7 +1924,9 @@ def asks_members(pack: Pack, utterance: str) -> bool:
         _MEMBERS[key] = re.compile(
             rf"\bwho(?:'s|s|\s+is|\s+are|\s+have\s+i\s+got)\s+(?:in|on)\s+{mine}"
             rf"|\b(?:is|are)\s+(?:\w+\s+){{0,6}}?(?:in|on)\s+{mine}(?!\s+(?:instead|for|against))"
-            rf"|\bwhat(?:'s|s|\s+is)\s+{mine}\s*(?:right\s+now|now|again|at\s+the\s+moment)?\s*\??$",
+            rf"|\bwhat(?:'s|s|\s+is)\s+{mine}\s*(?:right\s+now|now|again|at\s+the\s+moment)?\s*\??$"
+            # "my team is Emberfox, Oakhorn and Sparkwing, right?": checked back
+            rf"|^\W*(?:so\s+|ok\s+|and\s+)?{mine}\s+(?:is|s|has)\s+.*\b(?:right|correct|yeah|yes)\W*$",
             re.IGNORECASE,
         )
     text = normalise(utterance)

@@ -345,7 +345,9 @@ def _compare_options(t: RealizerTurn) -> None:
         # description beside the first's profile.
         leads = t.pack.templates.paragraphs["constraint_account"].templates
         if "options_unranked" in leads and re.search(
-            r"\b(?:better|best|stronger|worse|which\s+(?:one|is))\b", t.utterance, re.IGNORECASE
+            r"\b(?:better|best|stronger|worse|which\s+(?:one|is))\b|\bshould\s+(?:i|we)\b.*\bor\b",
+            t.utterance,
+            re.I,
         ):
             t.lines.insert(0, Line("constraint_account", "options_unranked", {}, "unavailable", frozenset()))
         described = second.value("description")
