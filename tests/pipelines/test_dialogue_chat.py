@@ -511,6 +511,15 @@ SESSIONS: dict[str, dict[str, list[tuple[str, list[str], list[str]]]]] = {
         "team_checked_back": [
             ("my team is emberfox oakhorn sparkwing right", ["Yes: your lineup right now"], [])
         ],
+        "move_against_foe": [  # that move on that foe, locked or not
+            ("is Blaze Charge worth using against the turtle", ["Not really", "half damage"], []),
+            (
+                "is Worldroot Slam any good against the water guy",
+                ["would hit Shellbastion for double damage"],
+                [],
+            ),
+        ],
+        "no_weather": [("what's the weather like in the arena", ["doesn't show the weather"], ["outside"])],
         "how_strong": [("how strong is the shadow moth", ["level 25, the highest of your 8"], [])],
         "win_condition": [("what's our win condition", ["go with Oakhorn"], ["outside"])],
         "weak_on_their_side": [("who's weak to fire on their side", ["fire hits Briarcat"], ["shadow"])],
@@ -832,6 +841,19 @@ SESSIONS: dict[str, dict[str, list[tuple[str, list[str], list[str]]]]] = {
         "outranged": [("are we outranged", ["Yes: Quillon, Tamsin and Nadira fight at long range"], [])],
         "weakness_of": [("what's quillon's weakness", ["play Brannoc"], ["a sniper who"])],
         "team_has_role": [("does our comp have a tank", ["one tank"], ["Brannoc and Osmund"])],
+        "bugs_and_settings": [
+            (
+                "is the sniper bugged, that was not a headshot",
+                ["whether something is bugged"],
+                ["damage hero"],
+            )
+        ],
+        "switch_to_on_respawn": [
+            ("I'm on Renzo, what do I switch to on respawn", ["Swap Renzo off"], ["only at spawn"])
+        ],
+        "fight_not_round": [
+            ("ok we lost the fight again and they're holding the point", ["0 to 1"], ["0 to 2"])
+        ],
         "better_of_two": [
             ("whos better for us paxton or stellan", ["Paxton over Stellan"], ["wouldn't lift"])
         ],

@@ -400,7 +400,7 @@ RECIPES: dict[str, RecipeSpec] = {
         _spec("saved_group", {}, (), ("name", "@units"),
               doc="the team the player saved, by its name (none_key: none saved)"),
         _spec("option_hits", {"option": "select", "foes": "select", "matchup": "literal", "one_key": "key",
-                              "even_key": "key"},
+                              "even_key": "key", "locked_key": "key"},
               ("option", "foes", "matchup"), ("@option", "foe", "status"),
               doc="even_key: the one named takes normal damage from it; a usable option against `foes` by "
                   "its value of an attribute matchup's attribute: the "

@@ -1151,11 +1151,12 @@ def _accepted(pack: Pack, text: str, last: Exchange) -> str | None:
 # "We just dropped that round", "gg we won round 2": a round the game has not pushed yet (English cues).
 ROUND_WON = re.compile(
     r"\b(?:we|i)\s+(?:just\s+)?(?:won|took|got|grabbed|stole)\s+(?:that|the|this|round|game)\b"
-    r"(?:\s+(?:one|round))?|\bthey\s+(?:just\s+)?(?:lost|dropped|threw)\s+(?:that|the|this)\s+(?:one|round)\b",
+    r"(?!\s+(?:fight|teamfight|duel|trade|push|point)\b)(?:\s+(?:one|round))?|\bthey\s+(?:just\s+)?(?:lost|dropped|threw)\s+(?:that|the|this)\s+(?:one|round)\b",
     re.I,
 )
 ROUND_LOST = re.compile(
     r"\b(?:we|i)\s+(?:just\s+)?(?:lost|dropped|threw|blew|choked)\s+(?:that|the|this|round|game)\b"
+    r"(?!\s+(?:fight|teamfight|duel|trade|push)\b)"  # "we lost the fight again": a fight, not a round
     r"|\bthey\s+(?:just\s+)?(?:won|took)\s+(?:that|the|this)\s+(?:one|round)\b",
     re.I,
 )

@@ -127,6 +127,19 @@ _UNSEEN: tuple[tuple[re.Pattern[str], str], ...] = (
         ),
         "health or charge in the fight",
     ),
+    # ... nor the game's client, its bugs, the weather or the next map: nothing stands in for them
+    (
+        re.compile(
+            r"\b(?:bugged|buggy|a\s+bug|glitched|glitchy|hitbox\w*)\b",
+            re.IGNORECASE,
+        ),
+        "whether something is bugged",
+    ),
+    (
+        re.compile(r"\b(?:what|which)\s+(?:map|stage)\s+(?:is\s+)?(?:next|comes\s+next)\b", re.I),
+        "which map comes next",
+    ),
+    (re.compile(r"\bweather\b.*\b(?:arena|map|match|fight|element|damage)\b", re.IGNORECASE), "the weather"),
 )
 # What the game keeps outside a match (rewards, season dates, quests' places): no state field, and no
 # move in the match answers it.

@@ -829,6 +829,24 @@ class IntentPrior:
         ):
             # "Rally Cry or Overflow, which heals everyone?": the two options side by side.
             p, rule = self._only(self.option_info_pair), "options_compared"
+        elif (
+            self.option_hits_pair is not None
+            and option is not None
+            and abstracted.split().count(kind_token(option)) == 1
+            and (
+                abstracted.split().count(kind_token(unit or "")) == 1
+                or any(self.pack.catalog.schema.kinds[m.kind].role == "type" for m in mentions)
+            )
+            and _OPTION_AGAINST.search(said)
+        ):
+            # "Would Dread Whisper help against the cat", "is Worldroot Slam any good against water":
+            # that move on that foe, not the foe's matchups.
+            p, rule = self._only(self.option_hits_pair), "option_against"
+        elif self.swap_pair is not None and re.search(
+            r"\b(?:what|who)\s+(?:do|should|can)\s+(?:i|we)\s+(?:switch|swap|change)\s+to\b", said
+        ):
+            # "I'm on Renzo, what do I switch to on respawn": who to swap in, not the respawn rule.
+            p, rule = self._only(self.swap_pair), "switch_to"
         elif WHO_ARE_YOU.search(said) and self.greeting_pair is not None:
             # "Are you a bot?": the coach says what it is for, not "outside what I can help with".
             p, rule = self._only(self.greeting_pair), "who_are_you"
@@ -1826,6 +1844,10 @@ WHAT_NOW = re.compile(
 # Reach asked between the sides (English cue words; the pack's data says whether it has range).
 _OUTRANGED = re.compile(
     r"\bout\s?rang\w*|\b(?:more|longer|better)\s+range\s+than\b|\bwho\s+has\s+(?:more|the\s+longer)\s+range\b"
+)
+# A move weighed against a foe ("would it help against", "any good against", "worth using on").
+_OPTION_AGAINST = re.compile(
+    r"\b(?:help|helps|good|any\s+good|worth|work|works|effective|use|using|do\s+anything)\b.*\b(?:against|on|vs|into)\b"
 )
 _QUESTION_WORD = re.compile(
     r"\?|^\W*(?:(?:so|ok|okay|and|but|um|uh|like)\W+)*(?:what|who|how|which|why|when|where|should|can|could|is|are|"

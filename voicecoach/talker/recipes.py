@@ -2855,9 +2855,12 @@ def option_hits(c: _Ctx) -> list[Line]:
     value of it (pet: a skill's element): the first foe it beats (key), or none (none_key, with its
     value). Nothing when the player cannot use it: the next step says why."""
     m, ids, option = _matchup(c), c.ids("option"), c.view.option_kind
-    if m is None or m.attribute is None or not ids or option is None or not c.view.option_usable(ids[0]):
+    if m is None or m.attribute is None or not ids or option is None:
         return []
     oid = ids[0]
+    locked = not c.view.option_usable(oid)
+    if locked and (not c.inputs.get("locked_key") or not any(c.view.owns(u) for u in c.view.learners(oid))):
+        return []  # not the player's to use at all: the next step says why
     mine = _value(c, option, oid, m.attribute)
     if mine is None:
         return []
@@ -2868,6 +2871,11 @@ def option_hits(c: _Ctx) -> list[Line]:
     weak = [f for f in c.ids("foes") if mult(f) > m.default]
     values = {"@option": c.name(oid), str(m.attribute): c.name(str(mine))}
     named = [f for f in c.t.mentioned if f in c.ids("foes")]
+    if locked:
+        # "Is Worldroot Slam any good against the water guy" while it is locked: what it would do,
+        # and that it is not usable yet (the next step says what unlocks it).
+        foe = (named or weak or c.ids("foes"))[0]
+        return c.line(c.inputs["locked_key"], [oid], **values, foe=c.name(foe), status=_words(m, mult(foe)))
     if len(named) == 1 and not weak and c.inputs.get("one_key"):
         # "Is Blaze Charge worth using on their turtle": that one, as it takes it (half, normal).
         foe = named[0]
