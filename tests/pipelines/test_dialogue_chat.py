@@ -519,6 +519,12 @@ SESSIONS: dict[str, dict[str, list[tuple[str, list[str], list[str]]]]] = {
                 [],
             ),
         ],
+        "resists_type": [
+            ("do I own anything that resists grass", ["Emberfox and Galehawk", "half damage"], ["You own 8"])
+        ],
+        "worth_levelling": [
+            ("is Lumifawn worth leveling or is she just dead weight at level 5", ["Sanctuary"], [])
+        ],
         "no_weather": [("what's the weather like in the arena", ["doesn't show the weather"], ["outside"])],
         "how_strong": [("how strong is the shadow moth", ["level 25, the highest of your 8"], [])],
         "win_condition": [("what's our win condition", ["go with Oakhorn"], ["outside"])],
@@ -841,6 +847,13 @@ SESSIONS: dict[str, dict[str, list[tuple[str, list[str], list[str]]]]] = {
         "outranged": [("are we outranged", ["Yes: Quillon, Tamsin and Nadira fight at long range"], [])],
         "weakness_of": [("what's quillon's weakness", ["play Brannoc"], ["a sniper who"])],
         "team_has_role": [("does our comp have a tank", ["one tank"], ["Brannoc and Osmund"])],
+        "worth_playing": [
+            (
+                "is Osmund worth playing, he's only level 2",
+                ["mixed pick", "hard counter to their Brannoc"],
+                [],
+            )
+        ],
         "bugs_and_settings": [
             (
                 "is the sniper bugged, that was not a headshot",

@@ -562,6 +562,8 @@ class IntentPrior:
             rf"\b(?:losing|lose|lost|dying|die|died|struggl\w*|trouble|problems?|getting\s+(?:wrecked|crushed|rolled|"
             rf"stomped|destroyed))\s+(?:to|against|with|vs|by)\s+(?:the\s+|their\s+|all\s+(?:these|those|the)\s+)?"
             rf"(?:{type_tokens})\b"
+            # "do I own anything that resists grass": who takes the least from that type
+            rf"|\bresist(?:s|ant)?\s+(?:to\s+)?(?:{type_tokens})\b"
             # "how do I beat a water team (in general)": what beats that type
             rf"|\b(?:how\s+(?:do|can|should|would)\s+(?:i|we)|how|way)\s+(?:to\s+)?(?:beat|counter|deal\s+with|handle|"
             rf"stop|fight|play\s+against)\s+(?:a\s+|an\s+|the\s+|their\s+)?(?:{type_tokens})\b"
@@ -669,6 +671,12 @@ class IntentPrior:
             rf"using|field|start|pick|go|bring)\s+(?:with\s+)?(?:my\s+)?{token}(?:\s+(?:here|now|this\s+(?:round|game|match)|"
             rf"today|again))?\s*[?.!]?\s*$"
             rf"|\bis\s+it\s+(?:ok|okay|fine|smart|good)\s+to\s+(?:play|run|use|field|keep)\s+(?:my\s+)?{token}\b"
+        )
+        # "Is Osmund worth playing", "should I just go Paxton, he's level 10": how it does here, now
+        # (of one on the bench too: not whether to invest in it).
+        self._play_now = re.compile(
+            rf"\b{token}\s+(?:\w+\s+)?worth\s+(?:playing|using|running|bringing|fielding)\b"
+            rf"|\bshould\s+(?:i|we)\s+(?:just\s+)?(?:go|play|run|pick|bring|switch\s+to|swap\s+to)\s+(?:my\s+)?{token}\b"
         )
         # "Should I pull Emberfox", "do I bench my fox": one of the player's fielded units taken off
         # the team (a swap), not a unit to invest in or pull for (English cue words).
@@ -1173,6 +1181,8 @@ class IntentPrior:
             # "Lumifawn is only level 5, isn't she": one unit, named twice
             and (len({m.id for m in mentions if m.kind == unit}) == 1 or re.search(_ENOUGH, abstracted))
             and self.labels[int(p.argmax())] != self.level_pair
+            # "is Osmund worth playing, he's only level 2": the level is an aside to a judgement
+            and not re.search(r"\b(?:worth|should\s+(?:i|we)|dead\s+weight|any\s+good)\b", said)
         ):
             # "Hows my Emberfox doing level wise?", "what level is Galehawk": where that one stands
             # (the pair whose answer says its level), not whether it is worth levelling.
@@ -1518,6 +1528,7 @@ class IntentPrior:
             # "Should I play Elowen" of one already fielded: how she fares against their side (or on
             # the map) here, not whether to invest in her (nor a swap).
             (None if pair == self.swap_pair else fares, fielded, self._play_it.search(abstracted), "play_it"),
+            (fares, benched | fielded, self._play_now.search(abstracted), "play_now"),
             # "Should I pull Emberfox": off the team, and who comes in (not "keep investing in it");
             # of one not on it, the swap's answer says so.
             (self.swap_pair, benched | fielded, self._take_off.search(abstracted), "take_off"),

@@ -1737,8 +1737,9 @@ def context_for_team(c: _Ctx) -> list[Line]:
 
 # "Is Yarrow any good", "is my Sparkwing worth it here" (English cue words): a verdict is asked.
 _ASKS_VERDICT = re.compile(
-    r"^\W*(?:(?:so|ok|okay|and|but|hey|um|uh|well|wait|coach|then)\W+)*(?:is|are|would|will|does)\b.*"
-    r"\b(?:any\s+good|good|decent|viable|worth\s+it|useful|a\s+good\s+pick|strong|ok|okay)\b",
+    r"^\W*(?:(?:so|ok|okay|and|but|hey|um|uh|well|wait|coach|then|honestly)\W+)*(?:is|are|would|will|does)\b.*"
+    r"\b(?:any\s+good|good|decent|viable|worth\s+it|worth\s+\w+ing|useful|a\s+good\s+pick|strong|ok|okay)\b"
+    r"|\bshould\s+(?:i|we)\s+(?:just\s+)?(?:go|play|run|pick|bring|use)\b",
     re.IGNORECASE,
 )
 
