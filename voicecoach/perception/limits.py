@@ -139,7 +139,7 @@ _UNSEEN: tuple[tuple[re.Pattern[str], str], ...] = (
         re.compile(r"\b(?:what|which)\s+(?:map|stage)\s+(?:is\s+)?(?:next|comes\s+next)\b", re.I),
         "which map comes next",
     ),
-    (re.compile(r"\bweather\b.*\b(?:arena|map|match|fight|element|damage)\b", re.IGNORECASE), "the weather"),
+    (re.compile(r"\bweather\b.*\b(?:arena|map|match|fight|damage)\b", re.IGNORECASE), "the weather"),
 )
 # What the game keeps outside a match (rewards, season dates, quests' places): no state field, and no
 # move in the match answers it.

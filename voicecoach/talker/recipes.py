@@ -2873,9 +2873,12 @@ def option_hits(c: _Ctx) -> list[Line]:
     values = {"@option": c.name(oid), str(m.attribute): c.name(str(mine))}
     named = [f for f in c.t.mentioned if f in c.ids("foes")]
     if locked:
-        # "Is Worldroot Slam any good against the water guy" while it is locked: what it would do,
-        # and that it is not usable yet (the next step says what unlocks it).
-        foe = (named or weak or c.ids("foes"))[0]
+        # "Is Worldroot Slam any good against the water guy" while it is locked: what it would do to
+        # that one, and that it is not usable yet; against their whole side, the next step (what
+        # unlocks it) answers.
+        if len(named) != 1:
+            return []
+        foe = named[0]
         return c.line(c.inputs["locked_key"], [oid], **values, foe=c.name(foe), status=_words(m, mult(foe)))
     if len(named) == 1 and not weak and c.inputs.get("one_key"):
         # "Is Blaze Charge worth using on their turtle": that one, as it takes it (half, normal).
