@@ -497,7 +497,7 @@ SESSIONS: dict[str, dict[str, list[tuple[str, list[str], list[str]]]]] = {
             ("will my fox lose to briarcat", ["No, your Emberfox has the edge"], ["isn't the elements"]),
         ],
         "unit_verdict": [  # a verdict first, then the facts; a named foe keeps its own yes / no
-            ("is sparkwing any good right now", ["Yes, Sparkwing is a good pick here"], []),
+            ("is sparkwing any good right now", ["Yes, Sparkwing works well here"], []),
             ("is lumifawn good against voltail", ["Yes, your Lumifawn has the edge"], ["mixed"]),
         ],
         "vent_no_question": [
@@ -850,7 +850,7 @@ SESSIONS: dict[str, dict[str, list[tuple[str, list[str], list[str]]]]] = {
         "worth_playing": [
             (
                 "is Osmund worth playing, he's only level 2",
-                ["mixed pick", "hard counter to their Brannoc"],
+                ["mixed for Osmund", "hard counter to their Brannoc"],
                 [],
             )
         ],

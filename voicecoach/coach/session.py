@@ -42,7 +42,7 @@ from voicecoach.perception.dialogue import JOINT, Exchange, read_turn, refer_to_
 from voicecoach.perception.kernel import W1Counters
 from voicecoach.perception.lexicon import Lexicon, repair
 from voicecoach.perception.phi import PhiTable
-from voicecoach.perception.prior import ASKS_WHY, elliptical, normalise
+from voicecoach.perception.prior import ASK_AGAIN, ASKS_WHY, elliptical, normalise
 from voicecoach.talker.conditioning import ReplyConditioning, ToolOutcome
 from voicecoach.talker.realizer import RECENT_REPLIES
 
@@ -472,10 +472,11 @@ class Session:
             mentions = link_entities(self.pack, last.utterance)
             if not any(m.kind == unit for m in mentions):
                 mentions += [m for m in link_entities(self.pack, last.reply) if m.kind == unit][:1]
-        elif not mentions and self.dialogue:
+        elif not mentions and self.dialogue and not ASK_AGAIN.search(normalise(utterance)):
             # "Tell me about Lorcan" - "what should I unlock next": a question that needs a unit and
             # names nothing is about the one the last question named alone (its focus carries over;
-            # "can I use Granite Bulwark yet" names the skill, whose own learner it is about).
+            # "can I use Granite Bulwark yet" names the skill, whose own learner it is about; "a
+            # different team please" asks for something else, about no one).
             said = {m.id: m for m in link_entities(self.pack, self.dialogue[-1].utterance) if m.kind == unit}
             if len(said) == 1:
                 mentions = [*mentions, *said.values()]
