@@ -93,6 +93,12 @@ class Kind(_Model):
             raise ValueError("`slot` names an attribute of an option kind")
         return self
 
+    @property
+    def number(self) -> str | None:
+        """The first numeric attribute: what one of the kind is weighed by (pet: a creature's base
+        power, a skill's power; strike: a hero's power)."""
+        return next((a for a, spec in self.attributes.items() if spec.numeric), None)
+
 
 class Progression(_Model):
     """Tiers a unit goes through (pet: evolution stages); the owned unit's `tier` counts them."""

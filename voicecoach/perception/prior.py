@@ -799,21 +799,18 @@ class IntentPrior:
             p, rule = self._only(self.score_pair), "which_round"
         elif (
             self.quota_pair is not None
-            and self._legal_team.search(said)
+            and (legal := self._legal_team.search(said) or self._team_has_role.search(said))
             and not named_unit(self.pack, text, mentions)
         ):
-            # "Is that even a legal team, roles and all": the team's role quota.
-            p, rule = self._only(self.quota_pair), "legal_team"
+            # "Is that even a legal team, roles and all", "does our comp have a tank": the team's
+            # role quota.
+            p, rule = (
+                self._only(self.quota_pair),
+                "legal_team" if legal.re is self._legal_team else "team_has_role",
+            )
         elif self.now_pair is not None and _NEXT_LIFE.search(said):
             # "Just tell me what to do next life": the move for the next spawn, not an unlock.
             p, rule = self._only(self.now_pair), "next_life"
-        elif (
-            self.quota_pair is not None
-            and self._team_has_role.search(said)
-            and not named_unit(self.pack, text, mentions)
-        ):
-            # "Does our comp have a tank": the team's roles against the quota.
-            p, rule = self._only(self.quota_pair), "team_has_role"
         elif (
             self.quota_pair is not None
             and self._role_count.search(said)

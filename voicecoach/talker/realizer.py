@@ -330,7 +330,7 @@ def _compare_options(t: RealizerTurn) -> None:
     attack and a shield), get the second one's own description instead."""
     schema = t.pack.catalog.schema
     option = schema.kind("option") or ""
-    number = next((a for a, spec in schema.kinds[option].attributes.items() if spec.numeric), None)
+    number = schema.kinds[option].number
     first, second = (t.pack.catalog.get(option, oid) for oid in t.skills[:2])
     if first is None or second is None:
         return
@@ -1319,7 +1319,7 @@ def _reason_again(t: RealizerTurn, previous_reply: str) -> None:
     """ "Why not?" when no step could give a reason for the last reply's pick: the reason that reply
     gave (the clause after its first sentence's colon), not a new recommendation."""
     said = _REASON_AFTER.match(previous_reply.strip())
-    if said is None or "why_again" not in t.pack.templates.paragraphs["guidance"].templates:
+    if said is None or not _guidance_has(t.pack, "why_again"):
         return
     reason = said["reason"].strip()
     t.lines = [line for line in t.lines if line.keep != "answer"]
@@ -1330,8 +1330,9 @@ def _why_of(pack: Pack, reply: str, put_forward: set[str]) -> list[str]:
     """What "why?" asks the reason for: every unit the last reply put forward, the ones it picked
     first ("Shellbastion is their biggest threat: water beats your Emberfox's fire. Against
     Shellbastion, go with Oakhorn": why Oakhorn, not why Emberfox)."""
-    named = list(dict.fromkeys(m.id for m in link_entities(pack, reply) if m.id in put_forward))
-    picked = {m.id for m in link_entities(pack, reply) if PICK_BEFORE.search(reply[: m.span[0]])}
+    mentions = link_entities(pack, reply)
+    named = list(dict.fromkeys(m.id for m in mentions if m.id in put_forward))
+    picked = {m.id for m in mentions if PICK_BEFORE.search(reply[: m.span[0]])}
     return sorted(named, key=lambda u: u not in picked)
 
 

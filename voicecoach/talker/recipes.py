@@ -144,7 +144,7 @@ class _Ctx:
         that share of it again for each tier the player's unit is past its first (pet: 15 % an
         evolution stage)."""
         kind = self.view.unit_kind
-        attr = next((a for a, s in self.schema.kinds[kind].attributes.items() if s.numeric), None)
+        attr = self.schema.kinds[kind].number
         entity = self.catalog.get(kind, unit_id)
         value = entity.value(attr) if entity is not None and attr is not None else None
         base = float(value) if isinstance(value, int | float) else 0.0
@@ -878,8 +878,7 @@ def _best_against(c: _Ctx, foe: str | None, value: Any) -> list[Line]:
     "water"), by power times the matchup, from the team they field first (against_key)."""
     view = c.view
     m = next((x for x in c.schema.matchups if x.attribute and x.between[0] == view.unit_kind), None)
-    kind = c.schema.kinds[view.option_kind or ""]
-    power = next((a for a, spec in kind.attributes.items() if spec.numeric), None)
+    power = c.schema.kinds[view.option_kind or ""].number
     if m is None or power is None or not view.known:
         return []
     theirs = _value(c, m.between[1], foe, m.attribute) if foe is not None else value
@@ -923,8 +922,7 @@ def option_best(c: _Ctx) -> list[Line]:
     unit_entity = c.catalog.get(view.unit_kind, uid)
     field = c.schema.options_field()
     options = list(unit_entity.value(field) or []) if unit_entity is not None and field else []
-    kind = c.schema.kinds[view.option_kind]
-    power = next((a for a, spec in kind.attributes.items() if spec.numeric), None)
+    power = c.schema.kinds[view.option_kind].number
     # "What should Oakhorn use on Briarcat?": strength times the matchup against that one.
     m = next((x for x in c.schema.matchups if x.attribute and x.between[0] == view.unit_kind), None)
     foe = next((u for u in c.t.mentioned if u != uid and u in view.opponent_side()), None)
@@ -1240,7 +1238,10 @@ def matchup_status(c: _Ctx) -> list[Line]:
 
 
 _HOW_STRONG = re.compile(r"\bhow\s+(?:strong|good|tough|powerful|solid)\b", re.IGNORECASE)
-_RANKS = tuple(f"the {n} highest" for n in "second third fourth fifth sixth seventh eighth ninth".split())
+_RANKS = (
+    "the highest",
+    *(f"the {n} highest" for n in "second third fourth fifth sixth seventh eighth ninth".split()),
+)
 
 
 def _strength(c: _Ctx, uid: str) -> list[Line]:
@@ -1251,11 +1252,10 @@ def _strength(c: _Ctx, uid: str) -> list[Line]:
         return []
     levels = sorted((o.level for o in c.view.owned()), reverse=True)
     place = levels.index(owned.level)
-    ranks = ("the highest", *_RANKS)
-    rank = (
-        "the lowest" if place == len(levels) - 1 and place else ranks[place] if place < len(ranks) else None
-    )
-    rank = rank or f"number {place + 1}"
+    if place and place == len(levels) - 1:
+        rank = "the lowest"
+    else:
+        rank = _RANKS[place] if place < len(_RANKS) else f"number {place + 1}"
     return c.naming(c.inputs["strength_key"], [], **{"@unit": c.name(uid)}, level=owned.level, rank=rank,
                     count=len(levels))  # fmt: skip
 
@@ -1276,8 +1276,8 @@ _THREAT_WORDS = re.compile(
 def _edge_verdict(c: _Ctx, m: Matchup, uid: str, others: list[str], threat: bool) -> list[Line]:
     """Yes or no first when the player asks it of one of theirs against their own unit: does theirs
     threaten it (the threat words; `threat`: an attack asked of, said only with them), or does the
-    player's win. By who hits the other
-    harder (edge_key: the player's; foe_edge_key: theirs; even_key: neither)."""
+    player's win. By who hits the other harder (edge_key: the player's; foe_edge_key: theirs;
+    even_key: neither)."""
     if len(others) != 1 or not c.view.owns(uid) or not _YES_NO.search(c.t.utterance):
         return []
     if m.between[0] != m.between[1] or not c.inputs.get("edge_key"):
@@ -1592,7 +1592,7 @@ def catalog_top(c: _Ctx) -> list[Line]:
     if not _IN_THE_GAME.search(c.t.utterance):
         return []
     kind = c.view.unit_kind
-    power = next((a for a, spec in c.schema.kinds[kind].attributes.items() if spec.numeric), None)
+    power = c.schema.kinds[kind].number
     units = list(c.catalog.entities.get(kind, {}))
     if power is None or not units:
         return []
@@ -1895,6 +1895,7 @@ _TAKE_OUT_BEFORE = re.compile(
     re.I,
 )
 _OUT_AFTER = re.compile(r"^\s+(?:out|off)\b", re.IGNORECASE)
+_BENCH_BEFORE = re.compile(r"\b(?:bench|drop|pull|cut|ditch|remove)\s+(?:my\s+|our\s+)?$", re.IGNORECASE)
 
 
 def _taken_out_benched(c: _Ctx) -> str | None:
@@ -1905,9 +1906,7 @@ def _taken_out_benched(c: _Ctx) -> str | None:
         return None
     m, text = units[0], c.t.utterance
     before, after = text[: m.span[0]], text[m.span[1] :]
-    off = re.search(r"\b(?:bench|drop|pull|cut|ditch|remove)\s+(?:my\s+|our\s+)?$", before, re.I) or (
-        _TAKE_OUT_BEFORE.search(before) and _OUT_AFTER.match(after)
-    )
+    off = _BENCH_BEFORE.search(before) or (_TAKE_OUT_BEFORE.search(before) and _OUT_AFTER.match(after))
     team = c.view.player_side()
     return m.id if off and team and m.id not in team and c.view.owns(m.id) else None
 
@@ -2821,12 +2820,10 @@ def why(c: _Ctx) -> list[Line]:
         beaten = [f for f in foes if f in said and multiplier(c.catalog, m, uid, f) > m.default] or foes
         foe = max(beaten, key=lambda f: (multiplier(c.catalog, m, uid, f), -foes.index(f)))
         if multiplier(c.catalog, m, uid, foe) > m.default:
+            values = _counter_values(c, m, uid, foe)
             back = multiplier(c.catalog, m, foe, uid) if m.between[0] == m.between[1] else m.default
             if back < m.default and c.inputs.get("back_key"):
-                return c.line(
-                    c.inputs["back_key"], [uid], back=_words(m, back), **_counter_values(c, m, uid, foe)
-                )
-            values = _counter_values(c, m, uid, foe)
+                return c.line(c.inputs["back_key"], [uid], back=_words(m, back), **values)
             # the pack's reason for the counter, when it has one, is the answer: its variant first
             return c.line(c.step.key, [uid], **values, **({"variant": 0} if values.get("reason") else {}))
     owned = c.view.unit(picks[0]) if picks and c.view.known else None
