@@ -841,6 +841,13 @@ SESSIONS: dict[str, dict[str, list[tuple[str, list[str], list[str]]]]] = {
                 [],
             ),
         ],
+        "corrected_verdict": [  # the corrected unit, asked "any use", gets its verdict first
+            (
+                "is renzo any use here, actually scratch that, what about lorcan",
+                ["Yes, Lorcan works well"],
+                [],
+            ),
+        ],
         "hero_verdict": [
             ("is renzo good on this map", ["Not really, Renzo has it rough here", "poor pick"], [])
         ],

@@ -1738,7 +1738,8 @@ def context_for_team(c: _Ctx) -> list[Line]:
 # "Is Yarrow any good", "is my Sparkwing worth it here" (English cue words): a verdict is asked.
 _ASKS_VERDICT = re.compile(
     r"^\W*(?:(?:so|ok|okay|and|but|hey|um|uh|well|wait|coach|then|honestly)\W+)*(?:is|are|would|will|does)\b.*"
-    r"\b(?:any\s+good|good|decent|viable|worth\s+it|worth\s+\w+ing|useful|a\s+good\s+pick|strong|ok|okay)\b"
+    r"\b(?:any\s+good|any\s+use|good|decent|viable|worth\s+it|worth\s+\w+ing|useful|a\s+good\s+pick|strong|ok|"
+    r"okay)\b"
     r"|\bshould\s+(?:i|we)\s+(?:just\s+)?(?:go|play|run|pick|bring|use)\b",
     re.IGNORECASE,
 )
