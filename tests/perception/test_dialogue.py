@@ -774,3 +774,27 @@ def test_actually_inside_a_question_is_an_adverb_not_a_retraction() -> None:
     assert read_turn(pack, state, said, []).text == said
     retracted = read_turn(pack, state, "who beats voltail actually no what about briarcat", [])
     assert retracted.text == "who beats Briarcat"
+
+
+@pytest.mark.parametrize(
+    ("said", "kind", "some", "not_in"),
+    [
+        ("are shotguns any good on this map", "shotguns", "renzo", "quillon"),
+        ("is Fathom Docks a long range map", "long range", "quillon", "brannoc"),  # range, not poke style
+        ("is this map good for close range", "close range", "dumaka", "quillon"),  # the brawl style's words
+        ("is this map good for tanks", "tanks", "brannoc", "elowen"),
+        ("are sniper guys any good", "sniper", "quillon", "renzo"),
+    ],
+)
+def test_a_kind_of_unit_is_every_unit_it_fits(said: str, kind: str, some: str, not_in: str) -> None:
+    from voicecoach.perception.descriptions import kind_said
+
+    got = kind_said(load_pack("strike_team"), said)
+    assert got is not None and got[0] == kind and some in got[1] and not_in not in got[1]
+
+
+def test_a_named_unit_is_not_a_kind() -> None:
+    from voicecoach.perception.descriptions import kind_said
+
+    assert kind_said(load_pack("strike_team"), "is Renzo any good on this map") is None
+    assert kind_said(load_pack("strike_team"), "what should I do now") is None

@@ -353,6 +353,17 @@ SESSIONS: dict[str, dict[str, list[tuple[str, list[str], list[str]]]]] = {
             ),
             ("does gentle light heal my whole team", ["not everyone at once"], []),
         ],
+        "effect_of_roster": [  # an effect asked of the roster, by the options' descriptions
+            # "him" is the one slowed: whoever he is, the answer is the same (no "which creature")
+            (
+                "can anything i have slow him down",
+                ["None of your creatures", "Undertow", "don't own"],
+                ["Which"],
+            ),
+            ("does oakhorn have anything that protects the team", ["Thicket Wall"], ["Bark Skin"]),
+            ("do they have any heals", ["None of their creatures", "Gentle Light"], ["ahead"]),
+            ("any of mine able to hit all of them at once", ["Quake Stomp"], []),
+        ],
         "split_name_not_a_move": [  # "the spark wing": Sparkwing said in two words, not Spark Nip
             ("is sparkwing decent into shellbastion", [], []),
             ("how hard does the spark wing hit it", ["Sparkwing deals double damage"], ["Spark Nip"]),
@@ -726,6 +737,18 @@ SESSIONS: dict[str, dict[str, list[tuple[str, list[str], list[str]]]]] = {
         ],
         "role_count": [("can i run two tanks", ["No:", "one tank", "two support"], ["Which item"])],
         "play_instead": [("should i play brannoc instead of dumaka", ["Dumaka", "Brannoc on"], ["Leaving"])],
+        "effect_of_roster": [  # an effect asked of a side or a described unit
+            # a heal for the team before one that heals its own hero ("Renzo heals a little")
+            ("can anyone on my team heal", ["Elowen"], ["Adrenaline"]),
+            # "shield" is what the tank does, not a word of the description "their tank"
+            ("can their tank shield the team", ["Brannoc"], []),
+            ("which hero can speed us up", ["Tobin", "Speed Surge", "haven't unlocked"], []),
+        ],
+        "kind_on_map": [  # a kind of hero on the map in play, not the map's general picks
+            ("are shotguns any good on this map", ["Not really", "long sightlines", "Renzo"], []),
+            ("is this map good for tanks", ["suits Brannoc", "hard going for Dumaka"], []),
+            ("are my healers ok on this map", ["neither helps nor hurts"], ["Nadira"]),
+        ],
         "options_described": [  # two options without a number: each one's own words
             ("which one heals everyone, rally cry or overflow", ["heals everyone", "Overflow:"], ["comp"]),
         ],

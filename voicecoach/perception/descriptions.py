@@ -338,6 +338,9 @@ class Unclear:
 HOLE = "\x00"
 
 
+_OBJECTS = frozenset("the them us him her my our your their everyone everybody allies a an it".split())
+
+
 def describe(pack: Pack, sides: Sides, text: str) -> tuple[str, list[str], Unclear | None]:
     """Replace each description of one unit by its name (keeping "their" / "my"); "their supports"
     by the names of theirs that fit; the first description that fits two is returned unclear."""
@@ -371,6 +374,9 @@ def describe(pack: Pack, sides: Sides, text: str) -> tuple[str, list[str], Uncle
         j = i + 1
         while j < len(tokens) and j - i <= 3:
             w = tokens[j].group(0).lower().removesuffix("'s")
+            then = tokens[j + 1].group(0).lower() if j + 1 < len(tokens) else ""
+            if words and then in _OBJECTS:
+                break  # "can their tank shield the team": after the head, a verb and its object
             if w in d.vocabulary or w in heads or w in _STRONGEST:
                 words.append(w)
                 j += 1
@@ -677,6 +683,66 @@ def _bare_plurals(pack: Pack, sides: Sides, text: str) -> tuple[str, list[str]]:
             names = " and ".join(display(pack, unit_kind, u) for u in fits)
             return text[: token.start()] + names + text[token.end() :], [f"{token.group(0)!r} -> {names}"]
     return text, []
+
+
+def kind_said(pack: Pack, text: str) -> tuple[str, list[str]] | None:
+    """The first kind of unit the sentence names (`kinds_said`), or None."""
+    kinds = kinds_said(pack, text)
+    return kinds[0] if kinds else None
+
+
+def kinds_said(pack: Pack, text: str) -> list[tuple[str, list[str]]]:
+    """ "Are shotguns any good here", "is this map good for tanks", "snipers or close range": the
+    kinds of unit the sentence names, in order (a play style's or role's phrase of the vocabulary,
+    an attribute value with its attribute's name, "long range", a plural descriptor, a gear word),
+    each with every unit of the catalog it fits; none when it names a unit."""
+    d = describer(pack)
+    unit_kind = pack.catalog.schema.kind("unit") or ""
+    if any(m.kind == unit_kind for m in link_entities(pack, text)):
+        return []
+    spec = pack.catalog.schema.kinds[unit_kind]
+    catalog = pack.catalog.entities.get(unit_kind, {})
+    said = text.lower()
+    found: dict[int, tuple[str, list[str]]] = {}  # start -> (the words, the units)
+
+    def taken(at: int) -> bool:
+        return any(a <= at < a + len(k) for a, (k, _) in found.items())
+
+    tokens = list(_TOKEN.finditer(said))
+    for token, then in zip(tokens, tokens[1:], strict=False):
+        word, following = token.group(0), then.group(0)
+        if following in spec.attributes and word in d.vocabulary:
+            fits = [u for u, e in catalog.items() if str(e.value(following)).lower() == word]
+            if fits:
+                found[token.start()] = (f"{word} {following}", fits)  # "long range": range long
+    # a vocabulary phrase of two words or more ("close range", "up close"): the units of that style / role
+    for attribute, groups in (("style", pack.vocabulary.styles), ("role", pack.vocabulary.roles)):
+        if attribute not in spec.attributes:
+            continue
+        for value, group in groups.items():
+            for phrase in (w.lower() for w in group.words if " " in w):
+                at = re.search(rf"\b{re.escape(phrase)}\b", said)
+                if at is not None and not any(a <= at.start() < a + len(k) for a, (k, _) in found.items()):
+                    found[at.start()] = (
+                        phrase,
+                        [u for u, e in catalog.items() if e.value(attribute) == value],
+                    )
+    for i, token in enumerate(tokens):
+        word = token.group(0)
+        following = tokens[i + 1].group(0) if i + 1 < len(tokens) else ""
+        stem = _singular(d, word) or (word[:-1] if word.endswith("s") and word[:-1] in d.gear else None)
+        if stem is None and following in _PLURAL_HEADS | _plurals(pack) and word in d.vocabulary | d.gear:
+            stem = word  # "sniper heroes", "shotgun guys"
+        if (
+            stem is None
+            or stem in _STRONGEST
+            or any(a <= token.start() < a + len(k) for a, (k, _) in found.items())
+        ):
+            continue
+        fits = [u for u, ws in d.words.items() if stem in ws]
+        if fits:
+            found[token.start()] = (word, fits)
+    return [found[at] for at in sorted(found)]
 
 
 def _singular(d: Describer, word: str) -> str | None:

@@ -38,6 +38,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from voicecoach.core.state import LiveState
+from voicecoach.domain.effects import effect_question
 from voicecoach.domain.entities import Mention, link_entities
 from voicecoach.domain.pack import Pack
 from voicecoach.domain.view import StateView
@@ -193,6 +194,13 @@ def _first_sentence(text: str) -> str:
 _WHY = re.compile(r"^\W*(?:(?:and|but|so|ok)\W+)*why\b", re.IGNORECASE)
 
 
+def _effect_done_to(pack: Pack, text: str, at: int) -> bool:
+    """ "Can anything I have slow him down", "any of mine able to hit all of them": the one the
+    effect is done to; whoever he is, the answer (who of the player's does it) is the same."""
+    effect = effect_question(pack, text)
+    return effect is not None and at > effect.at
+
+
 def _refer(
     pack: Pack, sides: Sides, text: str, history: Sequence[Exchange]
 ) -> tuple[str, list[str], Unclear | None]:
@@ -206,6 +214,8 @@ def _refer(
     if not history:
         person = _PERSON.search(text)
         if person is None or here:
+            return text, [], None
+        if _effect_done_to(pack, text, person.start()):
             return text, [], None
         return text, [], Unclear((), text[: person.start()] + HOLE + text[person.end() :])
     last = history[-1]
@@ -236,6 +246,8 @@ def _refer(
         before = text[: match.start()]
         if DESCRIBED.search(before):
             continue  # "their big shield guy, what beats him": him is the one just described
+        if _effect_done_to(pack, text, match.start()):
+            continue
         after = text[match.end() :]
         side = "theirs" if faces_foe(before, after) else "mine" if _MINE_CUE.search(before) else "any"
         if side == "any" and _MINE_AFTER.match(after):
@@ -1490,9 +1502,12 @@ def _read_one(
         first = _first_sentence(last.reply)
         sources = [last.utterance, first, last.reply[len(first) :]]
         foe = sides.theirs.__contains__
-        it = resolve_reference(pack, ONE_OWNED.sub(r"\1 it", text), sources, foe)
+        # (what an effect is done to, "hit all of them", is left as said: see _effect_done_to)
+        effect = effect_question(pack, text)
+        head, tail = (text[: effect.at], text[effect.at :]) if effect is not None else (text, "")
+        it = resolve_reference(pack, ONE_OWNED.sub(r"\1 it", head), sources, foe)
         it = resolve_which(pack, resolve_place(pack, it, sources), sources, foe)
-        it = resolve_any_of(pack, it, sources)
+        it = resolve_any_of(pack, it, sources) + tail
         if it != text:
             notes.append("'it' -> the last exchange's entity")
             text = it

@@ -37,10 +37,11 @@ import numpy as np
 from pydantic import BaseModel, ConfigDict
 
 from voicecoach.domain.catalog import Role
+from voicecoach.domain.effects import effect_question
 from voicecoach.domain.entities import Mention, link_entities
 from voicecoach.domain.pack import OUT_OF_DOMAIN, AnswerStep, Pack, PhiEntry, pack_ref
 from voicecoach.grounding.slot_rules import extract_slots
-from voicecoach.perception.descriptions import faces_foe
+from voicecoach.perception.descriptions import faces_foe, kind_said
 from voicecoach.perception.limits import AGAINST_THEM, data_limit
 
 PRIOR_FILE = "prior.json"
@@ -236,6 +237,7 @@ class IntentPrior:
         }
         self.fit_pair = _opening_pair(pack, self.labels, "pick_fit")  # who a context (a map) favours
         self.picks_fit_pair = self.fit_pair or _step_pair(pack, self.labels, "pick_fit")
+        self.kind_context_pair = _step_pair(pack, self.labels, "kind_on_context")  # "shotguns on this map"
         # The pairs that build a team of a play style, and the one that counters their whole team.
         self.style_pairs = {
             (e.intent, e.sub_intent) for e in pack.phi if any(s.inputs.get("style") for s in e.answer or [])
@@ -370,6 +372,19 @@ class IntentPrior:
             rf"handle|deal\s+with|take\s+on|trade\s+with)\s+(?:their\s+|the\s+)?{token}"
         )
         self.opener_pair = _opening_pair(pack, self.labels, "option_best")
+        # "Which of my pets can heal", "can anything I have slow him down": answered from the options'
+        # descriptions whatever the pair (the realizer's effect answer); a pair on the roster that
+        # needs no unit in focus, since the question need not name one.
+        self.effect_pair = next(
+            (
+                (e.intent, e.sub_intent)
+                for e in pack.phi
+                if _opening(e) in ("list_owned", "equipped")
+                and not any("focus" in r for r in e.requires)
+                and (e.intent, e.sub_intent) in self.labels
+            ),
+            None,
+        )
         option = pack.catalog.schema.kind("option")
         nouns = [n.lower() for n in pack.catalog.schema.kinds[option].nouns] if option else []
         self.next_option_pair = _opening_pair(pack, self.labels, "option_next") or _opening_pair(
@@ -821,6 +836,13 @@ class IntentPrior:
             # as examples of it: "two tanks, like Duke and Bran").
             p, rule = self._only(self.quota_pair), "role_count"
         elif (
+            self.effect_pair is not None
+            and (asked := effect_question(self.pack, text)) is not None
+            and not any(m.kind == option and m.span[0] < asked.at for m in mentions)
+            and len({m.id for m in mentions if m.kind == option}) < 2  # "which heals, A or B": the two
+        ):
+            p, rule = self._only(self.effect_pair), "asks_effect"
+        elif (
             self.option_info_pair is not None
             and len({m.id for m in link_entities(self.pack, text) if m.kind == self._option_kind}) >= 2
             and _CHOOSE_OR_COMPARE.search(said)
@@ -1107,6 +1129,14 @@ class IntentPrior:
         ):
             # "I hate this map, any tips": who the map favours, not the game's basics.
             p, rule = self._only(self.picks_fit_pair), "map_tips"
+        elif (
+            self.kind_context_pair is not None
+            and (self._context.search(text) or re.search(r"\bhere\b", said))
+            and _KIND_VERDICT.search(said)
+            and kind_said(self.pack, text) is not None
+        ):
+            # "Are shotguns any good on this map", "is Fathom Docks good for tanks": that kind there.
+            p, rule = self._only(self.kind_context_pair), "kind_on_context"
         elif self.role_pair is not None and self._play_as_role.search(said) and not named:
             # "What should I play for support": who fills that role.
             p, rule = self._only(self.role_pair), "play_as_role"
@@ -2174,7 +2204,18 @@ def _opening(e: PhiEntry) -> str | None:
 # Steps that answer only a narrower ask of their pair ("what are they weak to" of the analysis
 # pair, "who's in my team" and "is this map good for us" of the evaluate pair): not what the pair's
 # answer opens with.
-_NARROW_STEPS = ("weak_side", "members", "team_on_context", "why", "sides_on_attribute", "unit_verdict")
+_KIND_VERDICT = re.compile(
+    r"\b(?:good|work|works|viable|decent|ok|okay|suit|suits|strong|bad|worth|favou?rs?|for)\b", re.IGNORECASE
+)
+_NARROW_STEPS = (
+    "weak_side",
+    "members",
+    "team_on_context",
+    "why",
+    "sides_on_attribute",
+    "unit_verdict",
+    "kind_on_context",
+)
 
 
 def named_unit(pack: Pack, text: str, mentions: list[Mention] | None = None) -> bool:

@@ -39,6 +39,7 @@ from string import Formatter
 from typing import Any
 
 from voicecoach.core.state import Inventory, LiveState
+from voicecoach.domain.effects import effect_question, option_effects
 from voicecoach.domain.entities import Mention, context_named, link_entities
 from voicecoach.domain.pack import OUT_OF_DOMAIN, UNHEARD, AnswerStep, Pack, PhiEntry
 from voicecoach.domain.view import StateView
@@ -395,75 +396,66 @@ def _caps_and_level(t: RealizerTurn, utterance: str) -> bool:
     return answered
 
 
-# What players ask an option to do, by English verb (the option's name and description are read
-# for the same words): "does Sparkwing have any heals", "anyone I have that can revive".
-_EFFECTS = {
-    "heal": ("heal", "heals", "healing", "restore", "restores", "mend", "mends"),
-    "revive": ("revive", "revives", "reviving", "resurrect", "resurrects", "rez"),
-    "stun": ("stun", "stuns", "stunned", "stunning", "freeze", "freezes", "paralyze", "paralyzes"),
-    "shield": ("shield", "shields", "barrier", "protect", "protects", "block", "blocks"),
-    "slow": ("slow", "slows", "snare", "snares"),
-    "sleep": ("sleep", "asleep", "sleeps", "sleeping"),
-}
-_EFFECT_WORD = {w: e for e, words in _EFFECTS.items() for w in words}
-_EFFECT_SAID = {"sleep": "put a target to sleep"}
-_CONDITION = re.compile(r"\b(?:while|when|if|whenever|once)\b[^,.;]*", re.IGNORECASE)
-_ALL = re.compile(r"\b(?:every(?:one|body)?|all|whole|entire|team|allies)\b", re.IGNORECASE)
-_ASKS_EFFECT = re.compile(
-    r"\b(?:any|a|an|some|anything|anyone|anybody|something|someone|who|which|whos|can|does|do|has|have|got|"
-    r"will|would|could|make|makes|put|puts)\b"
-    r"(?:\s+\w+){0,5}?\s+(?P<word>" + "|".join(sorted(_EFFECT_WORD, key=len, reverse=True)) + r")\b",
-    re.IGNORECASE,
-)
+_ALL = re.compile(r"\b(?:every(?:one|body)?|all|whole|entire|team|allies|enemies)\b", re.IGNORECASE)
 _THEIR_WORDS = re.compile(r"\b(?:their|they|theyve|enemy|enemys|opponents?|other\s+team)\b", re.I)
-_ASKS = re.compile(
-    r"^\s*(?:does|do|did|is|are|can|could|will|would|has|have|who|which|any|anyone|anybody|what)\b|\?\s*$",
-    re.I,
-)
+_SELF = re.compile(r"\b(?:the\s+user|itself|himself|herself)\b", re.IGNORECASE)
+_HE_SHE = re.compile(r"\b(?:he|she|him|her|his|it)\b", re.IGNORECASE)
 
 
 def _has_effect(t: RealizerTurn, utterance: str) -> bool:
-    """ "Does Sparkwing have any heals", "anyone I own that can revive": the options of the unit
-    named (else of the player's roster) whose name or description does that, usable first; said
-    alone, as the answer. Whether it answered (no option named: "what does Gentle Light heal" is
-    that option's own question)."""
+    """ "Does Sparkwing have any heals", "can anything I have slow him down", "do they have a
+    revive": the options whose descriptions do the effect asked (voicecoach.domain.effects) of the
+    unit asked about (named, or "he" of the one in focus, before the effect's words: "who can stun
+    Voltail" asks who does it to Voltail), else of the side asked about (theirs on "they", else the
+    player's roster), usable first; said alone, as the answer. Whether it answered."""
     view, pack = t.view, t.pack
-    names = [m.span for m in link_entities(pack, utterance)]
-    # (a word of a name is not asked: "can Voltdrake use Ion Barrier" asks its status, not a shield)
-    asked = next(
-        (a for a in _ASKS_EFFECT.finditer(utterance) if not any(x <= a.start("word") < y for x, y in names)),
-        None,
-    )
-    if asked is None or not _ASKS.search(utterance) or view.option_kind is None or len(t.skills) > 1:
+    asked = effect_question(pack, utterance)
+    if asked is None or view.option_kind is None or len(t.skills) > 1:
         return False
     if not _guidance_has(pack, "effect_yes"):
         return False
-    effect = _EFFECT_WORD[asked["word"].lower()]
-    words = set(_EFFECTS[effect])
+    fx = option_effects(pack)
+    wanted = set(asked.effects)
 
     def does(oid: str) -> bool:
-        option = pack.catalog.get(view.option_kind or "", oid)
-        said = " ".join(str(v) for v in (option.display, option.value("description")) if v) if option else ""
-        said = _CONDITION.sub("", said.lower())  # "damages it while it sleeps": sleep is its condition
-        return bool(words & set(re.findall(r"[a-z]+", said)))
+        return asked.main in fx.get(oid, frozenset())
 
+    everyone = _ALL.search(utterance[asked.at :]) is not None
+
+    def fit(uo: tuple[str, str]) -> tuple[int, bool, bool]:
+        """ "Hits them all and slows", "protects the team": the option that does all of it first, and
+        one that does it for others before one that does it for its own unit ("Renzo heals a little")."""
+        option = pack.catalog.get(view.option_kind or "", uo[1])
+        text = str(option.value("description") or "") if option is not None else ""
+        own = text.startswith(pack.catalog.display_name(uo[0])) or _SELF.search(text) is not None
+        return -len(wanted & fx.get(uo[1], frozenset())), not (everyone and _ALL.search(text)), own
+
+    effect = asked.said
     unit, option_kind = view.unit_kind, view.option_kind
-    if t.skills:
-        # "Does Dread Whisper put them to sleep": that option's own description says.
+    linked = link_entities(pack, utterance)
+    options = [m for m in linked if m.kind == view.option_kind]
+    if t.skills and any(m.span[0] < asked.at for m in options):
+        # "Does Dread Whisper put them to sleep": that option's own description says (one named
+        # after the effect is done to: "anything that breaks Bexley's Barrier Drop").
         option = pack.catalog.get(option_kind, t.skills[0])
         if option is None or not _guidance_has(pack, "effect_option_yes"):
             return False
         text = str(option.value("description") or "").rstrip(".")
+        text = text[:1].lower() + text[1:]  # said after a colon
         key = "effect_option_yes" if does(option.id) else "effect_option_no"
         if key == "effect_option_yes" and _ALL.search(utterance) and not _ALL.search(text):
             key = "effect_option_one"  # "does Gentle Light heal everyone": one ally, it says
-        said = {option_kind: option.display, "effect": _EFFECT_SAID.get(effect, effect), "description": text}
+        said = {option_kind: option.display, "effect": effect, "description": text}
         t.lines = [Line("guidance", key, said, "answer", frozenset((option.id,)))]
         return True
-    named = [u for u in t.mentioned if pack.catalog.get(unit, u) is not None][:1]
-    theirs = not named and _THEIR_WORDS.search(utterance) is not None  # "anyone on their team heal"
+    lead, at = utterance[asked.clause[0] : asked.at], asked.at
+    named = [m.id for m in linked if m.kind == unit and asked.clause[0] <= m.span[0] < at]
+    if not named and t.mentioned and _HE_SHE.search(lead):
+        named = t.mentioned[:1]  # "can he heal": the one in focus
+    named = named[:1]
+    theirs = not named and _THEIR_WORDS.search(lead) is not None  # "anyone on their team heal"
     scope = named or (view.opponent_side() if theirs else [o.id for o in view.owned()])
-    found = [(u, o) for u in scope for o in view.options_of(u) if does(o)]
+    found = sorted(((u, o) for u in scope for o in view.options_of(u) if does(o)), key=fit)
     usable = [(u, o) for u, o in found if view.owns(u) and view.option_usable(o, u)]
 
     def values(u: str, o: str) -> dict[str, Any]:
@@ -477,15 +469,16 @@ def _has_effect(t: RealizerTurn, utterance: str) -> bool:
 
     fielded = view.player_side()
     roles = {r: {w.lower() for w in v.words} | {r} for r, v in pack.vocabulary.roles.items()}
+    words = set(re.findall(r"[a-z]+", effect))
 
     def role_fits(u: str) -> bool:  # "healer" of a support: the unit whose role the effect is
         entity = pack.catalog.get(unit, u)
         role = entity.value("role") if entity is not None else None
         return bool(words & {w for w in roles.get(str(role), set()) for w in re.findall(r"[a-z]+", w)})
 
-    # the team on the field first, and the unit whose role it is
-    usable.sort(key=lambda uo: (uo[0] not in fielded, not role_fits(uo[0])))
-    found.sort(key=lambda uo: not role_fits(uo[0]))
+    # the best fit, then the team on the field, and the unit whose role it is
+    usable.sort(key=lambda uo: (fit(uo), uo[0] not in fielded, not role_fits(uo[0])))
+    found.sort(key=lambda uo: (fit(uo), not role_fits(uo[0])))
     teams = re.compile(rf"\b(?:my|our)\s+(?:{team_words(pack)}|line\s+up|comp)\b", re.IGNORECASE)
     on_team = not named and teams.search(utterance) is not None
     if usable:
@@ -498,13 +491,18 @@ def _has_effect(t: RealizerTurn, utterance: str) -> bool:
         lines = [Line("guidance", key, values(u, o), "answer", frozenset((u, o)))]
     else:
         none = {unit: pack.catalog.display_name(named[0])} if named else {}
-        lines = [Line("guidance", "effect_none" if named else "effect_none_roster", none | {"effect": effect},
-                      "answer", frozenset(named))]  # fmt: skip
-        # ... and who of theirs does, if one does.
+        key = "effect_none" if named else "effect_none_theirs" if theirs else "effect_none_roster"
+        lines = [Line("guidance", key, none | {"effect": effect}, "answer", frozenset(named))]
+        # ... and who of the player's does, if one does.
         other = [(u, o) for u in (o.id for o in view.owned()) if u not in named for o in view.options_of(u)]
-        other = [(u, o) for u, o in other if does(o) and view.option_usable(o, u)]
-        if named and other:
+        other = sorted(((u, o) for u, o in other if does(o) and view.option_usable(o, u)), key=fit)
+        if (named or theirs) and other:
             lines.append(Line("guidance", "effect_other", values(*other[0]), "answer", frozenset(other[0])))
+        # "Can anything I have slow him down" - no: then who has it, to get.
+        elsewhere = [(u, o) for u in pack.catalog.entities.get(unit, {}) for o in view.options_of(u)]
+        elsewhere = sorted(((u, o) for u, o in elsewhere if does(o) and not view.owns(u)), key=fit)
+        if not named and not theirs and elsewhere and _guidance_has(pack, "effect_unowned"):
+            lines.append(Line("guidance", "effect_unowned", values(*elsewhere[0]), "answer", frozenset()))
     t.lines = lines
     return True
 
@@ -1241,7 +1239,7 @@ def realize(
     if c2 is not None:
         t.min_size = next((int(g.value) for g in c2.slots.global_constraints if g.kind == "min_size"), None)
         _judgements(t, c2)
-    if t.alternative and not (_offered(t) - t.avoid):
+    if t.alternative and not (_offered(t) - t.avoid) and not capped:  # ("protect the others": an effect)
         _alternative_pick(t, entry)
     if c3 is not None and intent not in ("smalltalk", OTHER) and limit is None and not capped:
         # No advice on a request outside the game, nor after "the data doesn't show that": a tip

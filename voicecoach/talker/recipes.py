@@ -38,6 +38,7 @@ from voicecoach.domain.pack import AnswerStep, Pack, pack_roles
 from voicecoach.domain.recipe_spec import RECIPES, TURN_PREFIX, RecipeSpec, role_placeholder
 from voicecoach.domain.tool_shapes import select
 from voicecoach.domain.view import Owned, StateView
+from voicecoach.perception.descriptions import kinds_said
 from voicecoach.perception.limits import AGAINST_THEM, THEIR_SIDE
 from voicecoach.perception.prior import (
     TAKING_HITS,
@@ -1847,6 +1848,44 @@ def team_on_context(c: _Ctx) -> list[Line]:
     return c.naming(c.inputs.get("bad_key"), [], **values, others=c.names(others) or None)
 
 
+def kind_on_context(c: _Ctx) -> list[Line]:
+    """ "Are shotguns any good on this map", "is this map good for tanks": a kind of unit the
+    utterance names (voicecoach.perception.descriptions.kinds_said; two: "snipers or close range",
+    a line each) on the context in play by a unit x context matchup: the ones of the kind it favours
+    ({good}; good_key) and hurts ({bad}; bad_key, with the context's {description} and the units it
+    favours instead, {others}), both (key), or neither (even_key). The player's units first, at most
+    three named a side; "my healers": the player's only."""
+    m, where = _matchup(c), c.ids("context")
+    if m is None or not where:
+        return []
+    place, lines = where[0], []
+    entity = c.catalog.get(m.between[1], place)
+    catalog = c.catalog.entities.get(c.view.unit_kind, {})
+    for kind, units in kinds_said(c.t.pack, c.t.utterance)[:2]:
+        if re.search(rf"\b(?:my|our)\s+(?:\w+\s+)?{re.escape(kind)}", c.t.utterance, re.IGNORECASE):
+            units = [u for u in units if c.view.owns(u)]  # "are my healers ok here": the player's own
+        units = sorted(units, key=lambda u: (not c.view.owns(u), u))
+        good = [u for u in units if multiplier(c.catalog, m, u, place) > m.default][:3]
+        bad = [u for u in units if multiplier(c.catalog, m, u, place) < m.default][:3]
+        favoured = sorted(
+            (u for u in catalog if u not in units and multiplier(c.catalog, m, u, place) > m.default),
+            key=lambda u: (-multiplier(c.catalog, m, u, place), not c.view.owns(u), u),
+        )[:3]
+        values = {
+            "@context": c.name(place), "kind": kind, "good": c.names(good) or None,
+            "bad": c.names(bad) or None, "others": c.names(favoured) or None,
+            "description": str(entity.value("description") or "") or None if entity is not None else None,
+        }  # fmt: skip
+        key = (
+            c.step.key if good and bad
+            else c.inputs.get("good_key") if good
+            else c.inputs.get("bad_key") if bad
+            else c.inputs.get("even_key")
+        )  # fmt: skip
+        lines += c.naming(key, [], **values)
+    return lines
+
+
 def pick_fit(c: _Ctx) -> list[Line]:
     """The usable units a context favours (a map), best first, a few of them (`count`, default 3),
     not `skip`ped; none_key when the context favours none of them."""
@@ -2907,7 +2946,7 @@ RUN: dict[str, Recipe] = {
     "group_for_unit": group_for_unit, "progression": progression, "pick_strongest": pick_strongest,
     "coverage": coverage, "groups_compare": groups_compare, "why": why, "saved_group": saved_group,
     "option_hits": option_hits, "type_counters": type_counters, "type_hits": type_hits, "weak_to": weak_to,
-    "weak_side": weak_side,
+    "weak_side": weak_side, "kind_on_context": kind_on_context,
 }  # fmt: skip
 assert set(RUN) == set(RECIPES)  # recipe_spec declares what pack.py checks: both agree
 
