@@ -56,3 +56,13 @@ def test_a_question_for_an_effect_is_heard(said: str, effects: list[str]) -> Non
 )
 def test_other_questions_ask_no_effect(said: str) -> None:
     assert effect_question(load_pack("strike_team"), said) is None
+
+
+def test_an_option_for_its_own_side_hits_no_one() -> None:
+    from voicecoach.domain.effects import for_own_side
+
+    pet = load_pack("pet_arena")
+    assert for_own_side(pet, "gentle_light") and for_own_side(pet, "thicket_wall")
+    # a drain hits an enemy to heal an ally; a cloak that burns attackers hits them
+    assert not for_own_side(pet, "soul_siphon") and not for_own_side(pet, "cinder_veil")
+    assert not for_own_side(pet, "flame_burst")  # no effect named at all: an attack

@@ -284,7 +284,8 @@ SESSIONS: dict[str, dict[str, list[tuple[str, list[str], list[str]]]]] = {
             ("whos the lowest level out of them", ["Lumifawn is your lowest-level creature"], []),
             ("rank my pets by level real quick", ["Hexmoth 25", "Lumifawn 5"], []),
         ],
-        "healer": [("do i have a healer", ["You have Sparkwing and Lumifawn"], ["Yes, you have"])],
+        # a healer heals: the support whose moves do (Lumifawn), not Sparkwing, a support that speeds allies up
+        "healer": [("do i have a healer", ["you have Lumifawn"], ["Sparkwing"])],
         "build_against": [  # a whole team, built against their side
             ("build me the best team against these guys from what i have", ["Run ", "Oakhorn"], ["go with"]),
         ],
@@ -363,6 +364,10 @@ SESSIONS: dict[str, dict[str, list[tuple[str, list[str], list[str]]]]] = {
             ("does oakhorn have anything that protects the team", ["Thicket Wall"], ["Bark Skin"]),
             ("do they have any heals", ["None of their creatures", "Gentle Light"], ["ahead"]),
             ("any of mine able to hit all of them at once", ["Quake Stomp"], []),
+        ],
+        "own_side_move": [  # a heal or a shield hits no one: its element is not the answer
+            ("does gentle light do anything against them", ["doesn't attack", "heals an ally"], ["double"]),
+            ("is thicket wall worth using against voltail", ["protects the whole team"], ["normal damage"]),
         ],
         "split_name_not_a_move": [  # "the spark wing": Sparkwing said in two words, not Spark Nip
             ("is sparkwing decent into shellbastion", [], []),
@@ -743,6 +748,12 @@ SESSIONS: dict[str, dict[str, list[tuple[str, list[str], list[str]]]]] = {
             # "shield" is what the tank does, not a word of the description "their tank"
             ("can their tank shield the team", ["Brannoc"], []),
             ("which hero can speed us up", ["Tobin", "Speed Surge", "haven't unlocked"], []),
+        ],
+        "doing_ok": [("am I doing ok", ["0 to 1", "round 2"], ["Nice playing"])],  # not a goodbye
+        "choice_first": [  # the choice said first is the question, whatever follows it
+            ("Lorcan or Renzo into their comp", ["Lorcan over Renzo"], ["Run Brannoc"]),
+            # "the tank slot" is a place on the team, not a description of a tank to ask about
+            ("Brannoc or Dumaka for the tank slot", ["over"], ["or their Brannoc"]),
         ],
         "kind_on_map": [  # a kind of hero on the map in play, not the map's general picks
             ("are shotguns any good on this map", ["Not really", "long sightlines", "Renzo"], []),

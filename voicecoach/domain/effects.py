@@ -68,7 +68,7 @@ EFFECTS = (
         r"|\bmultiple\s+(?:enemies|targets)\b|\bhits?\s+every(?:one|body)\b",
         r"\bevery\s+enemy\b|\bwhole\s+enemy\b|\benemy\s+(?:team|line|front\s+line)\b|\bentire\s+enemy\b"
         r"|\bup\s+to\s+three\b|\bsplash\w*|\ball\s+enemies\b|\beveryone\s+(?:in\s+front|where|standing)\b"
-        r"|\bthree\s+beams\b|\bbomblets\b|\bnearby\s+enemies\b",
+        r"|\bthree\s+beams\b|\bbomblets\b",
         "hit every enemy at once",
     ),
     _effect(
@@ -309,3 +309,20 @@ def option_effects(pack: Pack) -> dict[str, frozenset[str]]:
             out[oid] = found
     _BY_PACK[id(pack)] = (pack, out)
     return out
+
+
+# What an option does for its own side; an option that does only these hits no one.
+ALLY_EFFECTS = frozenset(
+    {"heal", "revive", "shield", "speed", "buff", "cleanse", "dodge", "taunt", "stealth"}
+)
+_HITS = re.compile(r"\b(?:enem(?:y|ies)|target|foes?|opponents?|attackers?)\b", re.IGNORECASE)
+
+
+def for_own_side(pack: Pack, option_id: str) -> bool:
+    """ "Does Gentle Light do anything against them": no, it heals an ally. True when the option's
+    description says only what it does for its own side, and names no one it hits."""
+    kind = pack.catalog.schema.kind("option") or ""
+    option = pack.catalog.get(kind, option_id)
+    effects = option_effects(pack).get(option_id, frozenset())
+    text = str(option.value("description") or "") if option is not None else ""
+    return bool(effects) and effects <= ALLY_EFFECTS and _HITS.search(text) is None

@@ -14,6 +14,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from voicecoach.core.state import LiveState
+from voicecoach.domain.effects import BY_NAME, option_effects
 from voicecoach.domain.english import FUNCTION_WORDS, ORDINARY_MIN_COUNT, english_counts
 from voicecoach.domain.entities import Mention, link_entities
 from voicecoach.domain.pack import Pack
@@ -338,6 +339,7 @@ class Unclear:
 HOLE = "\x00"
 
 
+_SLOT_NOUNS = frozenset({"slot", "slots", "spot", "spots", "role", "roles", "position"})
 _OBJECTS = frozenset("the them us him her my our your their everyone everybody allies a an it".split())
 
 
@@ -414,6 +416,9 @@ def describe(pack: Pack, sides: Sides, text: str) -> tuple[str, list[str], Uncle
             i += 1
             continue
         following = tokens[j].group(0).lower() if j < len(tokens) else ""
+        if following in _SLOT_NOUNS:
+            i += 1
+            continue  # "for the tank slot": a place on the team, not a unit
         last = words[-1] if words else ""
         plural, last_at = (_singular(d, last), j - 1) if _singular(d, last) else (_singular(d, following), j)
         kind_head = following in _PLURAL_HEADS or following in _plurals(pack) or following.endswith("ies")
@@ -640,7 +645,7 @@ def _owned_kind(pack: Pack, sides: Sides, text: str) -> tuple[str, list[str]]:
             for u in dict.fromkeys(sides.fielded + sides.owned)
             if all(w in d.words.get(u, ()) for w in said)
         ]
-        fits = owned or _fitting(d, sides, "any", said)
+        fits = _doers(pack, said, owned) or _doers(pack, said, _fitting(d, sides, "any", said))
         if not 1 <= len(fits) <= 3:
             continue
         covered = text[start:end]
@@ -667,6 +672,24 @@ def _owned_kind(pack: Pack, sides: Sides, text: str) -> tuple[str, list[str]]:
             return f"which of {listed} {ask}{text[cut:]}", [f"{text[det_start:cut]!r} -> {names}"]
         return f"{text[:det_start]}{names}{text[cut:]}", [f"{text[det_start:cut]!r} -> {names}"]
     return text, []
+
+
+def _doers(pack: Pack, said: list[str], units: list[str]) -> list[str]:
+    """ "A healer": of the units a role word fits, the ones with an option that does it (a support
+    that only speeds allies up heals no one), when any has one; the effect is the agent noun's verb."""
+    effects = {w[:-2] for w in said if w.endswith("er")} & set(BY_NAME)
+    if not effects or not units:
+        return units
+    fx = option_effects(pack)
+    field = pack.catalog.schema.options_field()
+    kind = pack.catalog.schema.kind("unit") or ""
+
+    def does(uid: str) -> bool:
+        entity = pack.catalog.get(kind, uid)
+        options = entity.value(field) or [] if entity is not None and field else []
+        return any(effects & fx.get(o, frozenset()) for o in options)
+
+    return [u for u in units if does(u)] or units
 
 
 def _bare_plurals(pack: Pack, sides: Sides, text: str) -> tuple[str, list[str]]:

@@ -898,11 +898,17 @@ class IntentPrior:
                 p, rule = np.where(about_unit, 0.0, p), "told_gone"
         named = kind_token(unit or "") in abstracted.split()
         choice = offered(self.pack, text, mentions) if named else []
-        if choice and (
-            self.labels[int(p.argmax())] not in self.picking_pairs
-            or (self.counter_pair is not None and self._facing.search(abstracted) is not None)
-            or (self.by_power_pairs and HITS_HARDER.search(text) is not None)
-            or re.search(r"\b(?:better|stronger)\b", said) is not None  # "who's better for us, A or B"
+        units_said = [m for m in mentions if m.kind == unit]
+        if (
+            choice
+            and (
+                self.labels[int(p.argmax())] not in self.picking_pairs
+                # "Lorcan or Renzo into their comp": said first, the choice is the question
+                or (units_said and _LEADING.match(text[: units_said[0].span[0]]) is not None)
+                or (self.counter_pair is not None and self._facing.search(abstracted) is not None)
+                or (self.by_power_pairs and HITS_HARDER.search(text) is not None)
+                or re.search(r"\b(?:better|stronger)\b", said) is not None  # "who's better for us, A or B"
+            )
         ):
             # "Should I level Emberfox or Galehawk?": a pick among them, not a verdict on each.
             p, rule = self._choose(p, text, choice, mentions), "choice"
@@ -1683,7 +1689,9 @@ SMALL_TALK = re.compile(
 SITUATION = re.compile(
     r"\bwhats?\s+(?:the\s+)?(?:deal|situation|state\s+of\s+play|story|score\s+situation)\s*(?:here|now|rn)?\s*$"
     r"|\bwhere\s+are\s+we\s+at\b|\bcatch\s+me\s+up\b|\bwhats\s+going\s+on\s*(?:here|now|rn)?\s*$"
-    r"|\bhow\s+are\s+we\s+doing\b"
+    r"|\bhow\s+are\s+we\s+doing\b|\bhow\s+am\s+i\s+doing\b|\bhow\s+(?:are\s+we|am\s+i)\s+looking\b"
+    r"|\b(?:am\s+i|are\s+we)\s+doing\s+(?:ok|okay|alright|all\s+right|fine|well|good)\b"
+    r"|\bhows\s+(?:the|this)\s+(?:match|game)\s+going\b"
 )
 # "What's everyone running", "remind me what the team has equipped", "anything unlocked nobody
 # uses": the player's whole side's options, no one unit of it (English cue words).

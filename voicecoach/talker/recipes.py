@@ -33,6 +33,7 @@ from typing import Any
 
 from voicecoach.core.state import get_field
 from voicecoach.domain.catalog import Matchup
+from voicecoach.domain.effects import for_own_side
 from voicecoach.domain.entities import link_entities
 from voicecoach.domain.pack import AnswerStep, Pack, pack_roles
 from voicecoach.domain.recipe_spec import RECIPES, TURN_PREFIX, RecipeSpec, role_placeholder
@@ -2891,11 +2892,19 @@ def saved_group(c: _Ctx) -> list[Line]:
 def option_hits(c: _Ctx) -> list[Line]:
     """An option the player can use, against `foes` by an attribute matchup on the option's own
     value of it (pet: a skill's element): the first foe it beats (key), or none (none_key, with its
-    value). Nothing when the player cannot use it: the next step says why."""
+    value). Nothing when the player cannot use it: the next step says why. An option that only does
+    something for its own side (a heal, a shield: voicecoach.domain.effects) hits no one: own_side_key,
+    with its {description}."""
     m, ids, option = _matchup(c), c.ids("option"), c.view.option_kind
     if m is None or m.attribute is None or not ids or option is None:
         return []
     oid = ids[0]
+    if c.inputs.get("own_side_key") and for_own_side(c.t.pack, oid):
+        # "Does Gentle Light do anything against them": it heals; its element hits no one.
+        entity = c.catalog.get(option, oid)
+        text = str(entity.value("description") or "").rstrip(".") if entity is not None else ""
+        return c.line(c.inputs["own_side_key"], [oid], **{"@option": c.name(oid)},
+                      description=text[:1].lower() + text[1:] or None)  # fmt: skip
     locked = not c.view.option_usable(oid)
     if locked and (not c.inputs.get("locked_key") or not any(c.view.owns(u) for u in c.view.learners(oid))):
         return []  # not the player's to use at all: the next step says why
