@@ -284,7 +284,7 @@ SESSIONS: dict[str, dict[str, list[tuple[str, list[str], list[str]]]]] = {
             ("whos the lowest level out of them", ["Lumifawn is your lowest-level creature"], []),
             ("rank my pets by level real quick", ["Hexmoth 25", "Lumifawn 5"], []),
         ],
-        # a healer heals: the support whose moves do (Lumifawn), not Sparkwing, a support that speeds allies up
+        # a healer heals: the support whose moves do (Lumifawn), not Sparkwing (it speeds allies up)
         "healer": [("do i have a healer", ["you have Lumifawn"], ["Sparkwing"])],
         "build_against": [  # a whole team, built against their side
             ("build me the best team against these guys from what i have", ["Run ", "Oakhorn"], ["go with"]),
