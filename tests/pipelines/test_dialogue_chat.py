@@ -750,6 +750,20 @@ SESSIONS: dict[str, dict[str, list[tuple[str, list[str], list[str]]]]] = {
             ("which hero can speed us up", ["Tobin", "Speed Surge", "haven't unlocked"], []),
         ],
         "doing_ok": [("am I doing ok", ["0 to 1", "round 2"], ["Nice playing"])],  # not a goodbye
+        "worth_over": [  # "worth bringing in over X": that swap, and no tip on how to make a change not made
+            (
+                "is the turret dude worth bringing in over Wendell",
+                ["Swapping Wendell for Paxton"],
+                ["respawn"],
+            ),
+        ],
+        "next_unlock": [("what do I unlock next", ["Bexley", "account level 11"], ["Which hero"])],
+        "revolver_guy": [
+            ("what should the revolver guy run", ["Lorcan"], ["Which hero"])
+        ],  # "Dual Revolvers"
+        "high_ground": [  # getting up high is its own effect: a dodge roll does not climb
+            ("their sniper is on the high ground, who can get up there", ["Jump Jets"], ["Combat Roll"]),
+        ],
         "choice_first": [  # the choice said first is the question, whatever follows it
             ("Lorcan or Renzo into their comp", ["Lorcan over Renzo"], ["Run Brannoc"]),
             # "the tank slot" is a place on the team, not a description of a tank to ask about

@@ -124,6 +124,13 @@ EFFECTS = (
         "knock a target back",
     ),
     _effect(
+        "climb",
+        r"\bget\s+up\s+(?:there|high|top)\b|\b(?:get|go|climb|reach)\s+(?:up\s+)?(?:on\s+|onto\s+|to\s+)?"
+        r"(?:the\s+)?(?:high\s+ground|roofs?|ledge|perch|tower)\b",
+        r"\bhigh\s+(?:leap|perch)\b|\binto\s+the\s+air\b|\bzips?\s+(?:\w+\s+)?up\b",
+        "get up high",
+    ),
+    _effect(
         "mobility",
         r"\bdash\w*|\bteleport\w*|\bblink\w*|\bget\s+(?:out|away)\b|\bescape\w*|\bmobility\b|\bgap\s*clos\w*"
         r"|\bget\s+(?:up\s+)?high\b",

@@ -255,6 +255,8 @@ def _gear_words(pack: Pack, unit_kind: str) -> dict[str, frozenset[str]]:
             parts = opt.display.lower().split() if opt is not None else []
             if len(parts) >= 2 and len(parts[-1]) >= 4 and parts[-1].isalpha() and parts[-1] not in names:
                 heads.add(parts[-1])
+                if parts[-1].endswith("s") and not parts[-1].endswith("ss"):
+                    heads.add(parts[-1][:-1])  # "Dual Revolvers": "the revolver guy"
         out[uid] = frozenset(heads)
     return out
 

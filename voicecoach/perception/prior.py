@@ -238,6 +238,7 @@ class IntentPrior:
         self.fit_pair = _opening_pair(pack, self.labels, "pick_fit")  # who a context (a map) favours
         self.picks_fit_pair = self.fit_pair or _step_pair(pack, self.labels, "pick_fit")
         self.kind_context_pair = _step_pair(pack, self.labels, "kind_on_context")  # "shotguns on this map"
+        self.next_unit_pair = _opening_pair(pack, self.labels, "next_unit")  # the account's next unit
         # The pairs that build a team of a play style, and the one that counters their whole team.
         self.style_pairs = {
             (e.intent, e.sub_intent) for e in pack.phi if any(s.inputs.get("style") for s in e.answer or [])
@@ -1119,6 +1120,24 @@ class IntentPrior:
             # "This turtle thing just will not die": how to beat it, not whether to level it.
             p, rule = self._only(self.counter_pair), "wont_die"
         elif (
+            self.swap_pair is not None
+            and abstracted.split().count(kind_token(unit or "")) == 2
+            and _WORTH_FIELDING.search(abstracted)
+            and re.search(
+                rf"\b(?:over|instead\s+of|in\s+place\s+of|for)\s+(?:my\s+)?{kind_token(unit or '')}",
+                abstracted,
+            )
+        ):
+            # "Is the turret dude worth bringing in over Wendell": that swap.
+            p, rule = self._only(self.swap_pair), "worth_swapping"
+        elif (
+            self.next_unit_pair is not None
+            and _NEXT_UNLOCK.search(said)
+            and not named_unit(self.pack, text, mentions)
+        ):
+            # "What do I unlock next": the account's next unlock, no unit to ask about.
+            p, rule = self._only(self.next_unit_pair), "next_unlock"
+        elif (
             (self.versus_pair or self.counter_pair) is not None
             and abstracted.split().count(kind_token(unit or "")) == 1
             and _WORTH_FIELDING.search(abstracted)
@@ -1842,6 +1861,11 @@ _WORTH_FIELDING = re.compile(
     r"\bworth\s+(?:bringing|putting|taking|playing|running|fielding|using|swapping|subbing)(?:\s+in)?\b"
     r"(?!\s+(?:time|effort|work|resources|xp|exp|levels|money|points|hours)\b)"
     r"|\bworth\s+(?:it|picking)\s+(?:in\s+|for\s+)?(?:this|these)\s+(?:game|match|round|map|guys)\b"
+)
+_NEXT_UNLOCK = re.compile(
+    r"^\W*(?:(?:so|ok|okay|and|hey|um|uh|coach)\W+)*(?:what|whats|what's)\s+(?:do\s+(?:i|we)\s+(?:get|unlock)|"
+    r"(?:is\s+)?(?:my|our)\s+next\s+unlock|unlocks)\s+next\b|\bwhats?\s+my\s+next\s+unlock\b",
+    re.IGNORECASE,
 )
 _ADD_ONE = re.compile(
     r"\badd\s+(?:someone|somebody|anyone|another|one\s+more|a\s+(?:fourth|fifth|4th|5th|third))\b"

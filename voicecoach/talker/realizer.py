@@ -811,6 +811,14 @@ def _guidance(t: RealizerTurn, c3: InteractionControl) -> None:
         # advice, or when it is all there is to say.
         return
     offer_or_keep = candidate is not None and (candidate.accept or candidate.keeps_current)
+    if (
+        candidate is not None
+        and candidate.guidance_type in ("timing", "quota")
+        and not any(map(_picks, t.lines))
+    ):
+        # "Make the change at your next respawn", "when you swap, swap like for like" after "I'd keep
+        # Wendell": how to make a change the answer does not make.
+        return
     if g.lineup_id is None and not offer_or_keep and any(map(_picks, t.lines)):
         # "Swap to Brannoc against Quillon." then "Bring at least one hero who counters their
         # biggest threat.": a general tip after a pick restates it, or competes with it.
