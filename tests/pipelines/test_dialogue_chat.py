@@ -365,6 +365,13 @@ SESSIONS: dict[str, dict[str, list[tuple[str, list[str], list[str]]]]] = {
             ("do they have any heals", ["None of their creatures", "Gentle Light"], ["ahead"]),
             ("any of mine able to hit all of them at once", ["Quake Stomp"], []),
         ],
+        "dying_help": [  # "keeps dying to X, help": why, and what to do about it
+            ("my fox keeps dying to the water turtle, help", ["double damage", "bring Oakhorn"], []),
+            ("my emberfox keeps dying to shellbastion, why", ["double damage"], ["bring Oakhorn"]),
+        ],
+        "bramble_against_cat": [  # the cat it is used against learns it too: not its holder
+            ("is bramble crush good against the cat", ["Briarcat takes"], ["you don't own"]),
+        ],
         "own_side_move": [  # a heal or a shield hits no one: its element is not the answer
             ("does gentle light do anything against them", ["doesn't attack", "heals an ally"], ["double"]),
             ("is thicket wall worth using against voltail", ["protects the whole team"], ["normal damage"]),
@@ -750,6 +757,11 @@ SESSIONS: dict[str, dict[str, list[tuple[str, list[str], list[str]]]]] = {
             ("which hero can speed us up", ["Tobin", "Speed Surge", "haven't unlocked"], []),
         ],
         "doing_ok": [("am I doing ok", ["0 to 1", "round 2"], ["Nice playing"])],  # not a goodbye
+        "why_threat": [  # "why her" after a threat named: the reason it gave, not the generic tip
+            ("which of their heroes should I worry about most", ["Nadira"], []),
+            ("why her", ["Because Nadira"], ["Pick for the enemy"]),
+        ],
+        "healing_for_them": [("who's doing the healing for them", ["Nadira"], ["Elowen"])],  # their side
         "worth_over": [  # "worth bringing in over X": that swap, and no tip on how to make a change not made
             (
                 "is the turret dude worth bringing in over Wendell",

@@ -247,10 +247,10 @@ RECIPES: dict[str, RecipeSpec] = {
                                  "hits_key": "key", "types": "select", "type_key": "key", "taken_key": "key",
                                  "safe_key": "key", "even_all_key": "key", "low_key": "key",
                                  "not_type_key": "key", "edge_key": "key", "foe_edge_key": "key",
-                                 "even_key": "key", "strength_key": "key"},
+                                 "even_key": "key", "strength_key": "key", "instead_key": "key"},
               ("unit", "against", "matchup"),
               ("@unit", "foe", "@context", "status", "@types", "level", "first_tier", "answer", "rank",
-               "count"),
+               "count", "other", "reason"),
               facts=True,
               doc="how a unit fares against a foe or on a context, in the matchup's words (against several, "
                   "the one it fares best against); hits_key: no one to match it against, the values of an "
@@ -261,7 +261,9 @@ RECIPES: dict[str, RecipeSpec] = {
                   "them hits the player's unit harder than normal; even_all_key: against several, it "
                   "fares better against none of them (its best is the even one); low_key: it wins the "
                   "matchup but is under half the team's median level (as pick_best's); not_type_key: "
-                  "the player says their unit keeps losing to the one foe it beats or is even with"),
+                  "the player says their unit keeps losing to the one foe it beats or is even with; "
+                  "instead_key: taken_key's foe hits it hard and the player asks for help (\"help\", "
+                  "\"what do I do\"): their usable unit that beats that foe, to bring instead ({other})"),
         _spec("fact", {"entity": "select", "kind": "literal", "values": "values", "key_by": "literal",
                        "usable_only": "literal", "level_words": "literal", "asks": "literal"}, (),
               ("role_summary",), facts=True, entity_fields=True,

@@ -345,7 +345,7 @@ def extract_slots(
 
     for m, role in zip(mentions, roles, strict=True):
         if role_of[m.kind] == "option" and option_attribute:
-            owner = _option_owner(pack, mentions, m)
+            owner = _option_owner(pack, mentions, m, text)
             op: Literal["want", "avoid"] = "avoid" if role == "exclude" else "want"
             prefs.append(AttributePref(entity=owner, attribute=option_attribute, value=name(m), op=op))
         elif role_of[m.kind] == "type":
@@ -403,9 +403,13 @@ def _unit_name(pack: Pack, unit_id: str) -> str:
     return entity.display if entity is not None else unit_id
 
 
-def _option_owner(pack: Pack, mentions: Sequence[Mention], option: Mention) -> str | None:
+_AGAINST_BEFORE = re.compile(r"\b(?:against|vs|versus|into)\s+(?:their\s+|the\s+|that\s+)?$", re.IGNORECASE)
+
+
+def _option_owner(pack: Pack, mentions: Sequence[Mention], option: Mention, text: str) -> str | None:
     """The unit named with the option that can have it (pet: the creature that learns the skill):
-    the nearest before it, else after it."""
+    the nearest before it, else after it; not one it is set against ("is Bramble Crush good against
+    Briarcat": Briarcat learns it too, but takes it here)."""
     catalog = pack.catalog
     unit, field = catalog.schema.kind("unit"), catalog.schema.options_field()
 
@@ -413,7 +417,9 @@ def _option_owner(pack: Pack, mentions: Sequence[Mention], option: Mention) -> s
         entity = catalog.get(m.kind, m.id)
         return entity is not None and field is not None and option.id in (entity.value(field) or [])
 
-    learners = [m for m in mentions if m.kind == unit and has(m)]
+    learners = [
+        m for m in mentions if m.kind == unit and has(m) and not _AGAINST_BEFORE.search(text[: m.span[0]])
+    ]
     before = [m for m in learners if m.span[0] < option.span[0]]
     chosen = before[-1] if before else (learners[0] if learners else None)
     return _unit_name(pack, chosen.id) if chosen else None

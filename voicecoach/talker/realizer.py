@@ -398,6 +398,7 @@ def _caps_and_level(t: RealizerTurn, utterance: str) -> bool:
 
 _ALL = re.compile(r"\b(?:every(?:one|body)?|all|whole|entire|team|allies|enemies)\b", re.IGNORECASE)
 _THEIR_WORDS = re.compile(r"\b(?:their|they|theyve|enemy|enemys|opponents?|other\s+team)\b", re.I)
+_FOR_THEM = re.compile(r"\bfor\s+(?:them|their\s+(?:team|side))\b", re.IGNORECASE)
 _SELF = re.compile(r"\b(?:the\s+user|itself|himself|herself)\b", re.IGNORECASE)
 _HE_SHE = re.compile(r"\b(?:he|she|him|her|his|it)\b", re.IGNORECASE)
 
@@ -453,7 +454,8 @@ def _has_effect(t: RealizerTurn, utterance: str) -> bool:
     if not named and t.mentioned and _HE_SHE.search(lead):
         named = t.mentioned[:1]  # "can he heal": the one in focus
     named = named[:1]
-    theirs = not named and _THEIR_WORDS.search(lead) is not None  # "anyone on their team heal"
+    # "anyone on their team heal", "who's doing the healing for them"
+    theirs = not named and (_THEIR_WORDS.search(lead) is not None or _FOR_THEM.search(utterance) is not None)
     scope = named or (view.opponent_side() if theirs else [o.id for o in view.owned()])
     found = sorted(((u, o) for u in scope for o in view.options_of(u) if does(o)), key=fit)
     usable = [(u, o) for u, o in found if view.owns(u) and view.option_usable(o, u)]
@@ -1209,8 +1211,10 @@ def realize(
             recipe_answer(t, entry.by_type)  # "what beats water?": the question at the type's level
     else:
         _worded_answer(t)  # a pair without tools: the pack's own wording (templates.json answers)
-    if t.why and not any(line.key.startswith("why_") for line in t.lines):
-        _reason_again(t, previous_reply or "")
+    if (t.why or asks_why) and not any(line.key.startswith("why_") for line in t.lines):
+        # "Why her?" after "Watch Nadira: ...", nothing else answering: the reason that reply gave
+        answered = any(line.keep == "answer" for line in t.lines)
+        _reason_again(t, previous_reply or "", _REASON_AFTER if answered else _ANY_REASON_AFTER)
     if len(t.skills) >= 2 and _COMPARES.search(utterance):
         _compare_options(t)
     if (
@@ -1318,13 +1322,16 @@ def _put_forward(pack: Pack, reply: str) -> set[str]:
 
 # "Not Yarrow: their Nadira counters Yarrow." - the clause after a verdict's colon is its reason.
 # (Kept as said: it opens with a name or "their", whose case stands.)
+# "Not Yarrow: their Nadira counters Yarrow." (a verdict's reason); any first sentence's ("Watch
+# Nadira: Nadira is a soft counter to your Elowen.") when nothing else answers the "why".
 _REASON_AFTER = re.compile(r"^(?:Not|No|Yes)\b[^.!?:]{0,40}:\s+(?P<reason>[^.!?]+)[.!?]")
+_ANY_REASON_AFTER = re.compile(r"^[A-Z][^.!?:]{0,40}:\s+(?P<reason>[^.!?]+)[.!?]")
 
 
-def _reason_again(t: RealizerTurn, previous_reply: str) -> None:
+def _reason_again(t: RealizerTurn, previous_reply: str, reason_after: re.Pattern[str]) -> None:
     """ "Why not?" when no step could give a reason for the last reply's pick: the reason that reply
     gave (the clause after its first sentence's colon), not a new recommendation."""
-    said = _REASON_AFTER.match(previous_reply.strip())
+    said = reason_after.match(previous_reply.strip())
     if said is None or not _guidance_has(t.pack, "why_again"):
         return
     reason = said["reason"].strip()

@@ -1143,6 +1143,28 @@ def rating(c: _Ctx) -> list[Line]:
                           **{"@context": c.name(where[0]) if where else None})  # fmt: skip
 
 
+# "My fox keeps dying to the turtle, help", "... what do I do": what to do about it, not only why.
+_ASKS_HELP = re.compile(
+    r"\bhelp\b|\bwhat\s+(?:do|should|can)\s+(?:i|we)\s+do\b|\bany\s+(?:tips?|advice|ideas?)\b|\bfix\s+(?:it|this|that)\b",
+    re.IGNORECASE,
+)
+
+
+def _instead(c: _Ctx, m: Matchup, uid: str, foes: list[str]) -> list[Line]:
+    """The player's usable unit that beats the foe hitting `uid` hardest, to bring in its place
+    (instead_key, with the replaced one as {other})."""
+    key = c.inputs.get("instead_key")
+    foe = max(foes, key=lambda f: (multiplier(c.catalog, m, f, uid), -foes.index(f)), default=None)
+    if not key or foe is None:
+        return []
+    best = [u for u in c.t.fresh_first(sorted(o.id for o in c.view.owned())) if u != uid and c.usable(u)]
+    best = [u for u in best if multiplier(c.catalog, m, u, foe) > m.default]
+    if not best:
+        return []
+    pick = max(best, key=lambda u: (multiplier(c.catalog, m, u, foe), c.power(u)))
+    return c._line(key, [pick], True, {**_counter_values(c, m, pick, foe), "other": c.name(uid)})  # a pick
+
+
 def matchup_status(c: _Ctx) -> list[Line]:
     """How the unit fares against a foe (or on a context entity) by the matchup, in its words;
     an even matchup is the none_key."""
@@ -1185,7 +1207,8 @@ def matchup_status(c: _Ctx) -> list[Line]:
     if others and c.view.owns(uid) and c.inputs.get("taken_key") and _attacks(c, uid):
         # "Voltail is gonna wreck Sparkwing", "does anything of theirs hit my Tidefang hard": theirs
         # attacking the player's, not the reverse; against several, every one that hits it hard.
-        return _edge_verdict(c, m, uid, others, threat=True) + _taken_lines(c, m, uid, others, asked=True)
+        lines = _edge_verdict(c, m, uid, others, threat=True) + _taken_lines(c, m, uid, others, asked=True)
+        return lines + (_instead(c, m, uid, others) if _ASKS_HELP.search(c.t.utterance) else [])
     if not others or _GOOD_FOR.search(c.t.utterance):
         return _hits(c, m, uid)  # "what's Tidefang good against?": what it beats, no one named
     # Against several (their side), the one it fares best against is the useful fact.
