@@ -365,6 +365,11 @@ SESSIONS: dict[str, dict[str, list[tuple[str, list[str], list[str]]]]] = {
             ("do they have any heals", ["None of their creatures", "Gentle Light"], ["ahead"]),
             ("any of mine able to hit all of them at once", ["Quake Stomp"], []),
         ],
+        "not_in_the_data": [  # said as such, with no stand-in pick after it
+            ("how much does voltail weigh", ["doesn't show size, weight or age"], ["go with"]),
+            ("when's the next season start", ["season dates"], ["go with", "ahead 1 to 0"]),
+            ("gg", [], ["outside what I can help with"]),
+        ],
         "dying_help": [  # "keeps dying to X, help": why, and what to do about it
             ("my fox keeps dying to the water turtle, help", ["double damage", "bring Oakhorn"], []),
             ("my emberfox keeps dying to shellbastion, why", ["double damage"], ["bring Oakhorn"]),
@@ -757,6 +762,7 @@ SESSIONS: dict[str, dict[str, list[tuple[str, list[str], list[str]]]]] = {
             ("which hero can speed us up", ["Tobin", "Speed Surge", "haven't unlocked"], []),
         ],
         "doing_ok": [("am I doing ok", ["0 to 1", "round 2"], ["Nice playing"])],  # not a goodbye
+        "other_players": [("who is the best player in the world", ["other players"], ["closest"])],
         "why_threat": [  # "why her" after a threat named: the reason it gave, not the generic tip
             ("which of their heroes should I worry about most", ["Nadira"], []),
             ("why her", ["Because Nadira"], ["Pick for the enemy"]),

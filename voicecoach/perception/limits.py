@@ -45,6 +45,7 @@ _STATS: tuple[tuple[str, str], ...] = (
     (r"k ?d|kda|kill counts?|death counts?|how many (?:kills|deaths|assists)", "kill counts"),
     (r"elo|mmr|rank points|rank|ranks|ranking", "ranked ratings"),
     (r"cast time|wind ?up", "cast times"),
+    (r"weigh|weighs|weight|height|how tall|how heavy|how old|age", "size, weight or age"),
     (r"range", "range"),
     (r"cap|level cap|max(?:imum)? level|level limit", _CAP),
 )
@@ -140,6 +141,22 @@ _UNSEEN: tuple[tuple[re.Pattern[str], str], ...] = (
         "which map comes next",
     ),
     (re.compile(r"\bweather\b.*\b(?:arena|map|match|fight|damage)\b", re.IGNORECASE), "the weather"),
+    # ... nor the season's calendar or other players: no move in this match stands in for them either
+    (
+        re.compile(
+            r"\bwhen\s+(?:does|is|will|do)\s+(?:the\s+)?(?:next\s+|new\s+)?season\b|\bseason\s+(?:end|ends|reset|resets)\b"
+            r"|\bwhen(?:'?s|\s+is)\s+(?:the\s+)?(?:next|new)\s+season\b",
+            re.IGNORECASE,
+        ),
+        "rewards or season dates",
+    ),
+    (
+        re.compile(
+            r"\b(?:best|pro)\s+players?\s+(?:in|of)\s+the\s+(?:world|game)\b|\bpro\s+players?\b|\bleaderboards?\b",
+            re.IGNORECASE,
+        ),
+        "other players or leaderboards",
+    ),
 )
 # What the game keeps outside a match (rewards, season dates, quests' places): no state field, and no
 # move in the match answers it.
@@ -147,8 +164,7 @@ _ELSEWHERE: tuple[tuple[re.Pattern[str], str], ...] = (
     (
         re.compile(
             r"\bwhat\s+(?:rewards?|prizes?)\s+(?:do|will|would|can|could)\b"
-            r"|\bwhat\s+(?:rank|rewards?)\s+(?:do|will|would|can)\s+(?:i|we)\s+(?:get|reach|hit|earn)\b"
-            r"|\bwhen\s+(?:does|is|will|do)\s+(?:the\s+)?(?:next\s+|new\s+)?season\b|\bseason\s+(?:end|ends|reset|resets)\b",
+            r"|\bwhat\s+(?:rank|rewards?)\s+(?:do|will|would|can)\s+(?:i|we)\s+(?:get|reach|hit|earn)\b",
             re.IGNORECASE,
         ),
         "rewards or season dates",

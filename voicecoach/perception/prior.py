@@ -1747,7 +1747,8 @@ WHO_ARE_YOU = re.compile(
     r"\b(?:are\s+you\s+(?:a\s+)?(?:bot|robot|real|human|an?\s+ai|ai|person)|who\s+are\s+you|what\s+are\s+you)\b"
 )
 STEPPING_AWAY = re.compile(
-    r"^\W*(?:brb|afk|be\s+right\s+back|gtg|g2g|got\s+to\s+go|one\s+sec(?:ond)?|hold\s+on)\W*$"
+    r"^\W*(?:brb|afk|be\s+right\s+back|gtg|g2g|got\s+to\s+go|one\s+sec(?:ond)?|hold\s+on"
+    r"|gg|ggs|gg\s+wp|good\s+game|good\s+games)\W*$"
 )
 # "Any tips?", "how do I get better at this", "what should I focus on": the player asks for advice
 # as such (English cue words), so a general tip is an answer, not a stock line after one.

@@ -1286,6 +1286,7 @@ def realize(
         and intent not in ("smalltalk", OTHER)
         and not any(line.key == "match_score" for line in t.lines)
         and not corrected
+        and (limit is None or limit.kind != "unseen")  # "when's the next season": not the score either
     ):
         _scene(t)
     if limit is not None and (
