@@ -365,10 +365,22 @@ SESSIONS: dict[str, dict[str, list[tuple[str, list[str], list[str]]]]] = {
             ("do they have any heals", ["None of their creatures", "Gentle Light"], ["ahead"]),
             ("any of mine able to hit all of them at once", ["Quake Stomp"], []),
         ],
+        "run_against_corrected": [  # "run" a move against the corrected foe: theirs is the target
+            (
+                "what should galehawk run against the cat, wait no, against the turtle",
+                ["Against Shellbastion", "Galehawk"],
+                ["can't see their skills"],
+            ),
+        ],
         "not_in_the_data": [  # said as such, with no stand-in pick after it
             ("how much does voltail weigh", ["doesn't show size, weight or age"], ["go with"]),
             ("when's the next season start", ["season dates"], ["go with", "ahead 1 to 0"]),
             ("gg", [], ["outside what I can help with"]),
+        ],
+        "kind_in_team": [  # a kind asked of the lineup: its members of that kind, not the roster
+            ("any healers on my team", ["No:", "Lumifawn on your bench"], ["Yes"]),  # Sparkwing heals no one
+            ("do i have a tank in my lineup", ["Yes, you're fielding Oakhorn"], ["Granitusk"]),
+            ("is there a support on my team", ["Sparkwing"], []),
         ],
         "dying_help": [  # "keeps dying to X, help": why, and what to do about it
             ("my fox keeps dying to the water turtle, help", ["double damage", "bring Oakhorn"], []),
@@ -762,6 +774,10 @@ SESSIONS: dict[str, dict[str, list[tuple[str, list[str], list[str]]]]] = {
             ("which hero can speed us up", ["Tobin", "Speed Surge", "haven't unlocked"], []),
         ],
         "doing_ok": [("am I doing ok", ["0 to 1", "round 2"], ["Nice playing"])],  # not a goodbye
+        "kind_in_five": [
+            ("any healers on my team", ["Elowen and Wendell"], []),
+            ("is there a sniper in my five", ["No:", "none of them is one"], []),
+        ],
         "other_players": [("who is the best player in the world", ["other players"], ["closest"])],
         "why_threat": [  # "why her" after a threat named: the reason it gave, not the generic tip
             ("which of their heroes should I worry about most", ["Nadira"], []),

@@ -167,7 +167,8 @@ EFFECTS = (
         "break_shields",
         r"\b(?:break\w*|get\s+(?:through|past)|burn\w*\s+through|cut\w*\s+through|pierc\w*|melt\w*)\s+"
         r"(?:\w+'s\s+|the\s+|their\s+|his\s+|her\s+|its\s+)?(?:shields?|barriers?|walls?|armou?r|defen[cs]es?)\b"
-        r"|\bshield\s*break\w*",
+        r"|\bshield\s*break\w*|\b(?:for|against|vs|versus|through|past)\s+(?:their|the\s+enemy'?s?|enemy)\s+"
+        r"(?:shields?|barriers?|walls?)\b",
         r"\bthrough\s+shields\b|\bmelts?\s+enemy\s+barriers\b|\bpierces\s+defen[cs]es\b",
         "break through shields",
     ),

@@ -189,11 +189,14 @@ RECIPES: dict[str, RecipeSpec] = {
                   "step); missing_key first: the units of it the player lacks; lead_key: the last reply "
                   "named the team, so only its lead ({unit}); against an `opponent`, edge_key with who has "
                   "the edge ({status}: `edge`'s words for its component above `high` / below `low`)"),
-        _spec("members", {"units": "select", "absent_key": "key", "yes_key": "key", "no_key": "key"},
-              ("units",), ("@units", "missing"), facts=True,
+        _spec("members", {"units": "select", "absent_key": "key", "yes_key": "key", "no_key": "key",
+                          "kind_yes_key": "key", "kind_no_key": "key", "bench_key": "key"},
+              ("units",), ("@units", "missing", "other"), facts=True,
               doc="only when the player asks who is in their team: its units (key; yes_key: every unit "
                   "they named is in it, no_key: none is), and the units they named that are not in it "
-                  "(absent_key, {missing})"),
+                  "(absent_key, {missing}); a kind asked of it (\"any healers on my team\"): the members "
+                  "of that kind (kind_yes_key), or none (kind_no_key, the team) and the player's strongest "
+                  "of that kind on the bench (bench_key, {other})"),
         _spec("team_read", {"units": "select", "foes": "select", "matchup": "literal", "pair": "literal",
                             "verdicts": "literal", "open_key": "key", "exposed_key": "key"},
               ("units", "foes", "matchup"), ("pairs", "verdict", "foes", "foe", "@units"), facts=True,

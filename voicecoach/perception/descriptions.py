@@ -276,7 +276,7 @@ def _groups(pack: Pack) -> set[str]:
     """Words for a whole side: the generic ones and the group kind's nouns ("comp", "lineup")."""
     schema = pack.catalog.schema
     group = schema.kind("group")
-    nouns = schema.kinds[group].nouns if group else []
+    nouns = [group, *schema.kinds[group].nouns] if group else []
     return {"team", "teams", "squad", "side", "five", "trio", "group", *(n.lower() for n in nouns)}
 
 
@@ -605,9 +605,12 @@ def _owned_kind(pack: Pack, sides: Sides, text: str) -> tuple[str, list[str]]:
             return asked, notes
     teams = "|".join(map(re.escape, sorted(_groups(pack))))
     if re.search(
-        rf"\b(?:our|my)\s+(?:{teams})\s+(?:even\s+|still\s+)?(?:have|has|got|need|needs)\b", text, re.I
+        rf"\b(?:our|my)\s+(?:{teams})\s+(?:even\s+|still\s+)?(?:have|has|got|need|needs)\b"
+        rf"|\b(?:in|on)\s+(?:our|my)\s+(?:current\s+)?(?:{teams})\b",
+        text,
+        re.I,
     ):
-        return text, []  # "does our comp have a tank": the team's roles, not the roster's units
+        return text, []  # "does our comp have a tank", "a tank in my lineup": the team's, not the roster's
     d = describer(pack)
     unit_kind = pack.catalog.schema.kind("unit") or ""
     # "long range heroes": an attribute's name after its value qualifies it, like a head noun
@@ -758,13 +761,16 @@ def kinds_said(pack: Pack, text: str) -> list[tuple[str, list[str]]]:
         stem = _singular(d, word) or (word[:-1] if word.endswith("s") and word[:-1] in d.gear else None)
         if stem is None and following in _PLURAL_HEADS | _plurals(pack) and word in d.vocabulary | d.gear:
             stem = word  # "sniper heroes", "shotgun guys"
+        article = tokens[i - 1].group(0) if i else ""
+        if stem is None and article in ("a", "an", "any") and word in d.vocabulary:
+            stem = word  # "is there a support on my team", "any healer"
         if (
             stem is None
             or stem in _STRONGEST
             or any(a <= token.start() < a + len(k) for a, (k, _) in found.items())
         ):
             continue
-        fits = [u for u, ws in d.words.items() if stem in ws]
+        fits = _doers(pack, [stem], [u for u, ws in d.words.items() if stem in ws])  # "healers": who heal
         if fits:
             found[token.start()] = (word, fits)
     return [found[at] for at in sorted(found)]

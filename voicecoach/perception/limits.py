@@ -45,7 +45,7 @@ _STATS: tuple[tuple[str, str], ...] = (
     (r"k ?d|kda|kill counts?|death counts?|how many (?:kills|deaths|assists)", "kill counts"),
     (r"elo|mmr|rank points|rank|ranks|ranking", "ranked ratings"),
     (r"cast time|wind ?up", "cast times"),
-    (r"weigh|weighs|weight|height|how tall|how heavy|how old|age", "size, weight or age"),
+    (r"weigh|weighs|height|how tall|how heavy|how old", "size, weight or age"),
     (r"range", "range"),
     (r"cap|level cap|max(?:imum)? level|level limit", _CAP),
 )
@@ -431,6 +431,8 @@ def _theirs(
     clause = _clause_of(text, m)
     if options and _USED_ON.search(text[: m.span[0]]):
         return None  # "is Flame Burst worth using at their Shellbastion": the player's move, aimed at it
+    if _SET_AGAINST.search(text[: m.span[0]]):
+        return None  # "what should Galehawk run against their Shellbastion": theirs is the target
     if pack.catalog.schema.kinds[m.kind].gate and re.search(r"\bunlock", clause, re.IGNORECASE):
         return None  # "is he unlocked": a unit the player unlocks, asked of the player's own
     if _MINE_WORD.search(clause):
@@ -446,6 +448,7 @@ def _theirs(
     return None
 
 
+_SET_AGAINST = re.compile(r"\b(?:against|vs|versus|into)\s+(?:their\s+|the\s+)?$", re.IGNORECASE)
 _CAP_WORDS = re.compile(
     r"\b(?:level\s+cap|max(?:imum)?\s+level|level\s+limit|cap)\b"
     # "the highest level a hero can reach", not "my highest level hero"

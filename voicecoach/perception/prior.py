@@ -533,7 +533,7 @@ class IntentPrior:
         )
         self._worry_named = re.compile(rf"{WORRY.pattern}\s+(?:their\s+|the\s+|that\s+)?{token}")
         self._use_on = re.compile(
-            rf"{token}\s+(?!(?:any|no|of|much)\s+use\b)(?:\w+\s+)?use\s+(?:on|against|vs|into)\s+"
+            rf"{token}\s+(?!(?:any|no|of|much)\s+use\b)(?:\w+\s+)?(?:use|run|cast|throw)\s+(?:on|against|vs|into)\s+"
             rf"(?:their\s+|the\s+)?{token}"  # (not "is my hawk any use against the turtle")
         )
         self._weak_to = re.compile(
@@ -1404,7 +1404,8 @@ class IntentPrior:
             # "What does Renzo have?": what he carries, not who he is.
             p, rule = self._only(self.equipped_pair), "has_on"
         elif self.opener_pair is not None and named and self._use_on.search(abstracted):
-            # "What should Oakhorn use on Briarcat?": its best option against that one.
+            # "What should Oakhorn use on Briarcat?", "what should Galehawk run against the turtle": its
+            # best option against that one.
             p, rule = self._only(self.opener_pair), "use_on"
         elif (
             self.opener_pair is not None
@@ -2016,6 +2017,8 @@ def asks_members(pack: Pack, utterance: str) -> bool:
         mine = rf"(?:my|our)\s+(?:current\s+)?(?:{teams})\b"
         _MEMBERS[key] = re.compile(
             rf"\bwho(?:'s|s|\s+is|\s+are|\s+have\s+i\s+got)\s+(?:in|on)\s+{mine}"
+            # "any healers on my team", "do I have a tank in my lineup": a kind asked of the team
+            rf"|^\W*(?:so\s+|and\s+)?(?:any|do\s+(?:i|we)\s+have\s+(?:a|an|any))\s+(?:\w+\s+){{0,2}}?(?:in|on)\s+{mine}"
             rf"|\b(?:is|are)\s+(?:\w+\s+){{0,6}}?(?:in|on)\s+{mine}(?!\s+(?:instead|for|against))"
             rf"|\bwhat(?:'s|s|\s+is)\s+{mine}\s*(?:right\s+now|now|again|at\s+the\s+moment)?\s*\??$"
             # "my team is Emberfox, Oakhorn and Sparkwing, right?": checked back

@@ -2646,6 +2646,19 @@ def members(c: _Ctx) -> list[Line]:
     if not team or not asks_members(c.t.pack, c.t.utterance):
         return []
     named = [u for u in c.t.mentioned if c.catalog.get(c.view.unit_kind, u) is not None]
+    kinds = kinds_said(c.t.pack, c.t.utterance) if not named else []
+    if kinds and c.inputs.get("kind_yes_key"):
+        # "Any healers on my team?", "is there a support in my lineup?": the members of that kind.
+        _, fits = kinds[0]
+        fielded = [u for u in team if u in fits]
+        if fielded:
+            return c.line(c.inputs["kind_yes_key"], fielded, **{"@units": c.names(fielded)})
+        bench = [u for u in fits if c.view.owns(u) and u not in team and c.usable(u)]
+        lines = c.line(c.inputs.get("kind_no_key"), team, **{"@units": c.names(team)})
+        if bench:
+            best = max(bench, key=lambda u: (c.power(u), u))
+            lines += c.line(c.inputs.get("bench_key"), [best], other=c.name(best))
+        return lines
     absent = [u for u in named if u not in team]
     # "Is Sparkwing in my lineup?": yes (all of them are) or no (none is), then the team.
     answer = (
