@@ -377,6 +377,7 @@ SESSIONS: dict[str, dict[str, list[tuple[str, list[str], list[str]]]]] = {
             ("when's the next season start", ["season dates"], ["go with", "ahead 1 to 0"]),
             ("gg", [], ["outside what I can help with"]),
         ],
+        "have_for": [("what do i have for shellbastion", ["go with Oakhorn"], ["isn't in your roster"])],
         "kind_in_team": [  # a kind asked of the lineup: its members of that kind, not the roster
             ("any healers on my team", ["No:", "Lumifawn on your bench"], ["Yes"]),  # Sparkwing heals no one
             ("do i have a tank in my lineup", ["Yes, you're fielding Oakhorn"], ["Granitusk"]),
@@ -774,6 +775,21 @@ SESSIONS: dict[str, dict[str, list[tuple[str, list[str], list[str]]]]] = {
             ("which hero can speed us up", ["Tobin", "Speed Surge", "haven't unlocked"], []),
         ],
         "doing_ok": [("am I doing ok", ["0 to 1", "round 2"], ["Nice playing"])],  # not a goodbye
+        "best_at_that": [  # "that" is taking on the one the first answer named: who beats them
+            (
+                "who do I focus first, and who on my team is best at that",
+                ["Against Nadira, play"],
+                ["unlocked"],
+            ),
+        ],
+        "burn_through": [("can anything of mine burn through that barrier", ["Plate Cutter"], ["a target"])],
+        "effect_choice": [  # "A or B, who heals best": no numbers; what each one has, usable first
+            (
+                "Ellie or Dell or Yar, who heals best",
+                ["no numbers", "Vital Beam", "Herbal Sling"],
+                ["Meadow"],
+            ),
+        ],
         "kind_in_five": [
             ("any healers on my team", ["Elowen and Wendell"], []),
             ("is there a sniper in my five", ["No:", "none of them is one"], []),

@@ -167,7 +167,7 @@ EFFECTS = (
         "break_shields",
         r"\b(?:break\w*|get\s+(?:through|past)|burn\w*\s+through|cut\w*\s+through|pierc\w*|melt\w*)\s+"
         r"(?:\w+'s\s+|the\s+|their\s+|his\s+|her\s+|its\s+)?(?:shields?|barriers?|walls?|armou?r|defen[cs]es?)\b"
-        r"|\bshield\s*break\w*|\b(?:for|against|vs|versus|through|past)\s+(?:their|the\s+enemy'?s?|enemy)\s+"
+        r"|\bshield\s*break\w*|\bburn\w*\s+through\b|\b(?:for|against|vs|versus|through|past)\s+(?:their|the\s+enemy'?s?|enemy)\s+"
         r"(?:shields?|barriers?|walls?)\b",
         r"\bthrough\s+shields\b|\bmelts?\s+enemy\s+barriers\b|\bpierces\s+defen[cs]es\b",
         "break through shields",
@@ -214,7 +214,11 @@ def asked_effects(text: str) -> list[str]:
     """The effects the player's words name, in the effects' order ("slow him down" -> ["slow"]);
     stopping one ("stop them healing", "break his shield") is not asking for it."""
     found = [e.name for e in EFFECTS if e.asked.search(text)]
-    for stopper, stopped in (("stop_healing", "heal"), ("break_shields", "shield")):
+    for stopper, stopped in (
+        ("stop_healing", "heal"),
+        ("break_shields", "shield"),
+        ("break_shields", "burn"),
+    ):
         if stopper in found and stopped in found:
             found.remove(stopped)
     return found

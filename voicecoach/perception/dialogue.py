@@ -954,8 +954,9 @@ def read_turn(pack: Pack, state: LiveState | None, text: str, history: Sequence[
     two = _read_one(pack, state, second, [*history, Exchange(one.text, "")])
     pronoun = _UNRESOLVED.search(second)
     asks_pick = _ASKS_PICK.search(first) is not None
-    if asks_pick and pronoun is None:
-        pronoun = _ANSWER_PRONOUN.search(second)  # "what's Briarcat weak to, and have I got that"
+    if (asks_pick or _ASKS_WHO.match(first)) and pronoun is None:
+        # "what's Briarcat weak to, and have I got that", "who do I focus first, and who's best at that"
+        pronoun = _ANSWER_PRONOUN.search(second)
     foe_named = (
         pronoun is not None
         and not _UNRESOLVED.search(two.text)
@@ -993,6 +994,15 @@ def refer_to_answer(pack: Pack, question: str, asked: str, answer: str) -> str:
     name = display(pack, schema.kind("unit") or "", picks[0])
     if pronoun.group(0).lower() == "his":
         name += "'s"
+    return _in_place(question, pronoun, name)
+
+
+def _in_place(question: str, pronoun: re.Match[str], name: str) -> str:
+    """The question with `name` in the pronoun's place; "who's best at that" (that: taking on the
+    one named) is who is best against it."""
+    at = re.search(r"\b(?:best|good|better)\s+(?:at|for)\s+$", question[: pronoun.start()], re.IGNORECASE)
+    if at is not None and pronoun.group(0).lower() == "that":
+        return f"{question[: at.start()]}best against {name}{question[pronoun.end() :]}"
     return f"{question[: pronoun.start()]}{name}{question[pronoun.end() :]}"
 
 
@@ -1015,8 +1025,7 @@ def labelled_as_named(pack: Pack, question: str, first: str = "") -> str:
         return question
     schema = pack.catalog.schema
     kind = schema.kind("option") if first and _asks_option(pack, first) else schema.kind("unit")
-    token = kind_token(kind or "")
-    return f"{question[: pronoun.start()]}{token}{question[pronoun.end() :]}"
+    return _in_place(question, pronoun, kind_token(kind or ""))
 
 
 def _ask(pack: Pack, unclear: Unclear) -> str:

@@ -313,6 +313,10 @@ class IntentPrior:
         self.analysis_pair = _opening_pair(pack, self.labels, "read_side") or self.threat_pair
         token = kind_token(pack.catalog.schema.kind("unit") or "")
         # "Their Quillon is killing me every time I peek": one of theirs beating the player's side.
+        self._have_for = re.compile(
+            rf"\bwhat\s+(?:do|have|can)\s+(?:i|we)\s+(?:have|got|bring|use)\s+(?:for|against|vs|into)\s+"
+            rf"(?:their\s+|the\s+)?{token}"
+        )
         self._beating_me = re.compile(
             rf"{token}\s+(?:keeps?\s+|is\s+|are\s+|has\s+been\s+|just\s+)(?:\w+\s+)?(?:beating|wrecking|"
             rf"destroying|killing|crushing|smashing|bullying|stomping|farming|melting|deleting|owning)\s+"
@@ -841,6 +845,7 @@ class IntentPrior:
             and (asked := effect_question(self.pack, text)) is not None
             and not any(m.kind == option and m.span[0] < asked.at for m in mentions)
             and len({m.id for m in mentions if m.kind == option}) < 2  # "which heals, A or B": the two
+            and len({m.id for m in mentions if m.kind == unit and m.span[0] < asked.at}) < 2  # a choice
         ):
             p, rule = self._only(self.effect_pair), "asks_effect"
         elif (
@@ -924,9 +929,10 @@ class IntentPrior:
             self.counter_pair is not None
             and named
             and self.labels[int(p.argmax())] != self.counter_pair
-            and self._beating_me.search(abstracted)
+            and (self._beating_me.search(abstracted) or self._have_for.search(abstracted))
         ):
-            # "Their sniper is killing me every time I peek": a counter to that one.
+            # "Their sniper is killing me every time I peek", "what do I have for Shellbastion": a
+            # counter to that one.
             p, rule = self._only(self.counter_pair), "beating_me"
         elif (
             self.counter_pair is not None

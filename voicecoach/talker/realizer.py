@@ -398,6 +398,12 @@ def _caps_and_level(t: RealizerTurn, utterance: str) -> bool:
 
 _ALL = re.compile(r"\b(?:every(?:one|body)?|all|whole|entire|team|allies|enemies)\b", re.IGNORECASE)
 _THEIR_WORDS = re.compile(r"\b(?:their|they|theyve|enemy|enemys|opponents?|other\s+team)\b", re.I)
+# "Can anyone heal", "does Sparkwing have a shield": yes or no; "which of mine heals": the one.
+_YES_NO_ASKED = re.compile(
+    r"^\W*(?:(?:so|ok|okay|and|but|hey|um|uh|well|wait|coach|yo)\W+)*(?:can|could|does|do|did|will|would|is|are|"
+    r"has|have|got|any)\b",
+    re.IGNORECASE,
+)
 _FOR_THEM = re.compile(r"\bfor\s+(?:them|their\s+(?:team|side))\b", re.IGNORECASE)
 _SELF = re.compile(r"\b(?:the\s+user|itself|himself|herself)\b", re.IGNORECASE)
 _HE_SHE = re.compile(r"\b(?:he|she|him|her|his|it)\b", re.IGNORECASE)
@@ -469,6 +475,29 @@ def _has_effect(t: RealizerTurn, utterance: str) -> bool:
                 "description": text.rstrip("."), "effect": effect,
                 "unlock": gate_text(pack, option_kind, o)}  # fmt: skip
 
+    before = {m.id for m in linked if m.kind == unit and m.span[0] < at}
+    choice = offered(pack, utterance[:at], [m for m in linked if m.span[0] < at])
+    if len(before) >= 2 and len(choice) < 2:
+        return False  # two named, and not as a choice ("does Yarrow do anything against Quillon"): not this
+    if len(choice) >= 2:
+        # "Elowen or Yarrow, who heals best": the data has no numbers for it; what each one has
+        if not _guidance_has(pack, "effect_each"):
+            return False
+        each = []
+        for u in choice[:3]:
+            kit = sorted(
+                (o for o in view.options_of(u) if does(o)),
+                key=lambda o: (view.owns(u) and not view.option_usable(o, u), fit((u, o))),  # usable first
+            )
+            if kit:
+                text = values(u, kit[0])["description"]
+                each.append(f"{pack.catalog.display_name(u)}'s {pack.catalog.display_name(kit[0])}, {text}")
+            else:
+                each.append(f"{pack.catalog.display_name(u)} has nothing for that")
+        t.lines = [
+            Line("guidance", "effect_each", {"description": "; ".join(each)}, "answer", frozenset(choice))
+        ]
+        return True
     fielded = view.player_side()
     roles = {r: {w.lower() for w in v.words} | {r} for r, v in pack.vocabulary.roles.items()}
     words = set(re.findall(r"[a-z]+", effect))
@@ -485,7 +514,8 @@ def _has_effect(t: RealizerTurn, utterance: str) -> bool:
     on_team = not named and teams.search(utterance) is not None
     if usable:
         u, o = usable[0]
-        key = "effect_bench" if on_team and u not in fielded else "effect_yes"
+        yes_no = _YES_NO_ASKED.match(utterance) is not None or not _guidance_has(pack, "effect_which")
+        key = "effect_bench" if on_team and u not in fielded else "effect_yes" if yes_no else "effect_which"
         lines = [Line("guidance", key, values(u, o), "answer", frozenset((u, o)))]
     elif found:
         u, o = found[0]
