@@ -383,6 +383,12 @@ SESSIONS: dict[str, dict[str, list[tuple[str, list[str], list[str]]]]] = {
             ("do i have a tank in my lineup", ["Yes, you're fielding Oakhorn"], ["Granitusk"]),
             ("is there a support on my team", ["Sparkwing"], []),
         ],
+        "which_move_better": [
+            ("gust cutter vs gale dive, which one's better", ["Gale Dive has more power"], ["blade"])
+        ],
+        "or_drop_him": [  # "or should I drop him" is the other side of the same question: no exclusion
+            ("is Tidefang worth it or should I drop him", ["Tidefang"], ["leave Tidefang out", "Swap"]),
+        ],
         "dying_help": [  # "keeps dying to X, help": why, and what to do about it
             ("my fox keeps dying to the water turtle, help", ["double damage", "bring Oakhorn"], []),
             ("my emberfox keeps dying to shellbastion, why", ["double damage"], ["bring Oakhorn"]),
@@ -823,6 +829,8 @@ SESSIONS: dict[str, dict[str, list[tuple[str, list[str], list[str]]]]] = {
             ("are shotguns any good on this map", ["Not really", "long sightlines", "Renzo"], []),
             ("is this map good for tanks", ["suits Brannoc", "hard going for Dumaka"], []),
             ("are my healers ok on this map", ["neither helps nor hurts"], ["Nadira"]),
+            # asked the other way round: "bad for shotguns" is a yes; no stock counter tip after it
+            ("is this map bad for shotguns", ["Yes:", "hard going for Renzo"], ["Not really", "Bring"]),
         ],
         "options_described": [  # two options without a number: each one's own words
             ("which one heals everyone, rally cry or overflow", ["heals everyone", "Overflow:"], ["comp"]),

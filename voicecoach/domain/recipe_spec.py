@@ -240,12 +240,14 @@ RECIPES: dict[str, RecipeSpec] = {
                   "members it favours ({good}) and hurts ({bad}) by a unit x context matchup; only "
                   "hurt: the usable units it favours instead ({others})"),
         _spec("kind_on_context", {"context": "select", "matchup": "literal", "good_key": "key",
-                                  "bad_key": "key", "even_key": "key"},
+                                  "bad_key": "key", "even_key": "key", "good_no_key": "key",
+                                  "bad_yes_key": "key"},
               ("context", "matchup"), ("@context", "kind", "good", "bad", "others", "description"),
               doc="asked how a kind of unit does on the context in play (\"are shotguns any good on this "
                   "map\", \"is it good for tanks\"): the units of the kind it favours ({good}) and hurts "
                   "({bad}) by a unit x context matchup, the context's {description} and the units it "
-                  "favours instead ({others}); nothing when no kind is named"),
+                  "favours instead ({others}); good_no_key / bad_yes_key: asked whether it is bad for "
+                  "them; nothing when no kind is named"),
         _spec("matchup_status", {"unit": "select", "against": "select", "matchup": "literal",
                                  "hits_key": "key", "types": "select", "type_key": "key", "taken_key": "key",
                                  "safe_key": "key", "even_all_key": "key", "low_key": "key",

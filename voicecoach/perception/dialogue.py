@@ -1451,6 +1451,13 @@ def _pick_instead(pack: Pack, sides: Sides, text: str, last: Exchange) -> str | 
     return f"what should i bring against {display(pack, unit, foes[0])}"
 
 
+_OR_DROP_IT = re.compile(
+    r",?\s+or\s+(?:should|do)\s+(?:i|we)\s+(?:just\s+)?(?:drop|bench|cut|ditch|sell|scrap|get\s+rid\s+of)\s+"
+    r"(?:him|her|it|them)\s*\W*$",
+    re.IGNORECASE,
+)
+
+
 def _read_one(
     pack: Pack, state: LiveState | None, text: str, history: Sequence[Exchange], resume: bool = True
 ) -> Reading:
@@ -1461,6 +1468,9 @@ def _read_one(
     if history and (accepted := _accepted(pack, text, history[-1])) is not None:
         text, notes = accepted, [f"yes to {history[-1].reply.rsplit('. ', 1)[-1]!r}"]
     sides = Sides(pack, state)
+    if (dropped := _OR_DROP_IT.search(text)) is not None and _units(pack, text[: dropped.start()]):
+        # "Is Tidefang worth it or should I drop him": the other side of the same yes-or-no question
+        text, notes = text[: dropped.start()], [*notes, "'or should I drop it': the same question"]
     text, other = _the_other(pack, sides, text, history)  # "and the other bird": the one not named
     notes += other
     text, named = option_by_word(pack, text, state)  # "Galehawk's dive": its Gale Dive

@@ -345,11 +345,7 @@ def _compare_options(t: RealizerTurn) -> None:
         # No number to weigh them by: said so when asked which is better, then the other one's own
         # description beside the first's profile.
         leads = t.pack.templates.paragraphs["constraint_account"].templates
-        if "options_unranked" in leads and re.search(
-            r"\b(?:better|best|stronger|worse|which\s+(?:one|is))\b|\bshould\s+(?:i|we)\b.*\bor\b",
-            t.utterance,
-            re.I,
-        ):
+        if "options_unranked" in leads and _WHICH_BETTER.search(t.utterance):
             t.lines.insert(0, Line("constraint_account", "options_unranked", {}, "unavailable", frozenset()))
         described = second.value("description")
         if described:
@@ -367,7 +363,16 @@ def _compare_options(t: RealizerTurn) -> None:
         first, second, a, b = second, first, b, a
     key = "option_stronger" if a > b else "option_as_strong"
     values = {option: first.display, "other": second.display, "value": f"{a:g}", "other_value": f"{b:g}"}
+    if _WHICH_BETTER.search(t.utterance):
+        # "Gust Cutter vs Gale Dive, which one's better": the weighing is the answer, not one's card
+        t.lines = [line for line in t.lines if line.keep != "answer"]
     t.add("guidance", key, "answer", (first.id, second.id), **values)
+
+
+# "Which one's better", "should I run A or B": a choice between the two, not a description of each.
+_WHICH_BETTER = re.compile(
+    r"\b(?:better|best|stronger|worse|which\s+(?:one|is))\b|\bshould\s+(?:i|we)\b.*\bor\b", re.IGNORECASE
+)
 
 
 def _caps_and_level(t: RealizerTurn, utterance: str) -> bool:

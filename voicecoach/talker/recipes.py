@@ -1877,8 +1877,9 @@ def kind_on_context(c: _Ctx) -> list[Line]:
     utterance names (voicecoach.perception.descriptions.kinds_said; two: "snipers or close range",
     a line each) on the context in play by a unit x context matchup: the ones of the kind it favours
     ({good}; good_key) and hurts ({bad}; bad_key, with the context's {description} and the units it
-    favours instead, {others}), both (key), or neither (even_key). The player's units first, at most
-    three named a side; "my healers": the player's only."""
+    favours instead, {others}), both (key), or neither (even_key); asked whether it is bad for them,
+    good_no_key / bad_yes_key. The player's units first, at most three named a side; "my healers":
+    the player's only."""
     m, where = _matchup(c), c.ids("context")
     if m is None or not where:
         return []
@@ -1900,14 +1901,21 @@ def kind_on_context(c: _Ctx) -> list[Line]:
             "bad": c.names(bad) or None, "others": c.names(favoured) or None,
             "description": str(entity.value("description") or "") or None if entity is not None else None,
         }  # fmt: skip
+        # "Is it a bad map for shotguns": asked the other way round, the yes and the no swap
+        bad_asked = _BAD_ASKED.search(c.t.utterance) is not None
         key = (
             c.step.key if good and bad
-            else c.inputs.get("good_key") if good
-            else c.inputs.get("bad_key") if bad
+            else c.inputs.get("good_no_key" if bad_asked else "good_key") if good
+            else c.inputs.get("bad_yes_key" if bad_asked else "bad_key") if bad
             else c.inputs.get("even_key")
         )  # fmt: skip
         lines += c.naming(key, [], **values)
     return lines
+
+
+_BAD_ASKED = re.compile(
+    r"\b(?:bad|worse|worst|hard|rough|tough|terrible|awful|weak|struggle)\b", re.IGNORECASE
+)
 
 
 def pick_fit(c: _Ctx) -> list[Line]:
