@@ -386,6 +386,9 @@ SESSIONS: dict[str, dict[str, list[tuple[str, list[str], list[str]]]]] = {
         "which_move_better": [
             ("gust cutter vs gale dive, which one's better", ["Gale Dive has more power"], ["blade"])
         ],
+        "evolve_which": [
+            ("should I evolve Galehawk or Hexmoth first", ["Galehawk first"], ["Little between"])
+        ],
         "or_drop_him": [  # "or should I drop him" is the other side of the same question: no exclusion
             ("is Tidefang worth it or should I drop him", ["Tidefang"], ["leave Tidefang out", "Swap"]),
         ],
@@ -796,6 +799,10 @@ SESSIONS: dict[str, dict[str, list[tuple[str, list[str], list[str]]]]] = {
                 ["Meadow"],
             ),
         ],
+        "good_against": [
+            ("is tamsin good against bexley", ["Tamsin into Bexley is even"], ["Nothing you've"])
+        ],
+        "something_else": [("change lorcan's gun to something else", ["Long Barrels", "hero level 10"], [])],
         "kind_in_five": [
             ("any healers on my team", ["Elowen and Wendell"], []),
             ("is there a sniper in my five", ["No:", "none of them is one"], []),

@@ -2138,7 +2138,7 @@ HITS_HARDER = re.compile(
 )
 LEVELLING = re.compile(
     r"\b(?:level|levels|levell?ing|train|training|invest|investing|upgrade|upgrading|spend|"
-    r"points|xp|main|maining|grind|grinding|work on)\b",
+    r"points|xp|main|maining|grind|grinding|work on|evolve|evolving)\b",
     re.IGNORECASE,
 )
 

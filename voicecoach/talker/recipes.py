@@ -361,7 +361,8 @@ def _asks_beaten(utterance: str, name: str) -> bool:
 
 
 _ONE_BEATS_OTHER = re.compile(
-    r"^\s+(?:\w+\s+)?(?:counter|counters|beat|beats|hard\s+counter|win\s+against|do\s+well\s+against)\s+"
+    r"^\s+(?:\w+\s+)?(?:counter|counters|beat|beats|hard\s+counter|win\s+against|do\s+well\s+against|"
+    r"(?:any\s+)?(?:good|strong|decent|great|effective|useful)\s+(?:against|vs|versus|into))\s+"
     r"(?:my\s+|their\s+|the\s+|your\s+)?$",
     re.IGNORECASE,
 )
@@ -2430,6 +2431,11 @@ def next_unit(c: _Ctx) -> list[Line]:
 SCHEDULED = "scheduled"
 
 
+_SOMETHING_ELSE = re.compile(
+    r"\b(?:something\s+else|a\s+different|another|the\s+other\s+one)\b", re.IGNORECASE
+)
+
+
 def option_equip(c: _Ctx) -> list[Line]:
     """Putting an option on a unit (a side-effect tool, `tool`, which runs only once the turn is
     committed): scheduled and usable (key: it will be done), done (done_key: the game answered),
@@ -2451,6 +2457,16 @@ def option_equip(c: _Ctx) -> list[Line]:
     values["@unit"] = c.name(owner)
     if not view.owns(owner):
         return c.line(c.inputs.get("unowned_key"), [oid, owner], **values)
+    unit = view.unit(owner)
+    slot = _slot(c, oid)
+    if _SOMETHING_ELSE.search(c.t.utterance) and unit is not None and unit.equipped.get(slot or "") == oid:
+        # "Change Lorcan's gun to something else": the slot's other option, not the one it runs
+        other = next((o for o in view.options_of(owner) if o != oid and _slot(c, o) == slot), None)
+        if other is not None:
+            values["@option"] = c.name(other)
+            if not view.option_usable(other, owner):
+                return _locked(c, c.inputs.get("locked_key"), [other, owner], other, owner, values)
+            return c.line(c.step.none_key, [other, owner], **values)  # the tool was asked for the old one
     if not view.option_usable(oid, owner):
         return _locked(c, c.inputs.get("locked_key"), [oid, owner], oid, owner, values)
     tool = c.inputs.get("tool")
