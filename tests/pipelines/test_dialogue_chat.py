@@ -377,6 +377,11 @@ SESSIONS: dict[str, dict[str, list[tuple[str, list[str], list[str]]]]] = {
             ("when's the next season start", ["season dates"], ["go with", "ahead 1 to 0"]),
             ("gg", [], ["outside what I can help with"]),
         ],
+        "kind_on_their_side": [  # a kind asked of their side: theirs of that kind, not the roster's
+            ("do they have a tank", ["Yes, they're fielding Shellbastion"], ["Oakhorn"]),
+            ("do they have a healer", ["No:", "none of them is one"], ["Lumifawn"]),
+        ],
+        "their_levels": [("which of theirs is the lowest level", ["can't see the levels"], [])],
         "have_for": [("what do i have for shellbastion", ["go with Oakhorn"], ["isn't in your roster"])],
         "kind_in_team": [  # a kind asked of the lineup: its members of that kind, not the roster
             ("any healers on my team", ["No:", "Lumifawn on your bench"], ["Yes"]),  # Sparkwing heals no one
@@ -803,6 +808,9 @@ SESSIONS: dict[str, dict[str, list[tuple[str, list[str], list[str]]]]] = {
             ("is tamsin good against bexley", ["Tamsin into Bexley is even"], ["Nothing you've"])
         ],
         "something_else": [("change lorcan's gun to something else", ["Long Barrels", "hero level 10"], [])],
+        "my_tank_out": [("take out my tank and put in Brannoc", ["Take Dumaka off and put Brannoc on"], [])],
+        "my_worst": [("what's my worst hero right now", ["Osmund"], ["next hero"])],
+        "pulling_weight": [("is Wendell pulling his weight", ["Middling", "Wendell"], ["support hero"])],
         "kind_in_five": [
             ("any healers on my team", ["Elowen and Wendell"], []),
             ("is there a sniper in my five", ["No:", "none of them is one"], []),

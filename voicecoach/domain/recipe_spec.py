@@ -190,13 +190,15 @@ RECIPES: dict[str, RecipeSpec] = {
                   "named the team, so only its lead ({unit}); against an `opponent`, edge_key with who has "
                   "the edge ({status}: `edge`'s words for its component above `high` / below `low`)"),
         _spec("members", {"units": "select", "absent_key": "key", "yes_key": "key", "no_key": "key",
-                          "kind_yes_key": "key", "kind_no_key": "key", "bench_key": "key"},
+                          "kind_yes_key": "key", "kind_no_key": "key", "bench_key": "key",
+                          "theirs_yes_key": "key", "theirs_no_key": "key"},
               ("units",), ("@units", "missing", "other"), facts=True,
               doc="only when the player asks who is in their team: its units (key; yes_key: every unit "
                   "they named is in it, no_key: none is), and the units they named that are not in it "
                   "(absent_key, {missing}); a kind asked of it (\"any healers on my team\"): the members "
                   "of that kind (kind_yes_key), or none (kind_no_key, the team) and the player's strongest "
-                  "of that kind on the bench (bench_key, {other})"),
+                  "of that kind on the bench (bench_key, {other}); asked of their side (\"do they have a "
+                  "tank\"): theirs of that kind (theirs_yes_key) or their side (theirs_no_key)"),
         _spec("team_read", {"units": "select", "foes": "select", "matchup": "literal", "pair": "literal",
                             "verdicts": "literal", "open_key": "key", "exposed_key": "key"},
               ("units", "foes", "matchup"), ("pairs", "verdict", "foes", "foe", "@units"), facts=True,

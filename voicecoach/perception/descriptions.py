@@ -341,6 +341,12 @@ class Unclear:
 HOLE = "\x00"
 
 
+_SWAPPED_BEFORE = re.compile(
+    r"\b(?:swap|switch|sub|bench|drop|replace|take\s+out|pull|cut|sit|trade)\s+(?:out\s+|off\s+)?$", re.I
+)
+_SWAPPED_OR_KITTED_AFTER = re.compile(
+    r"^\s+(?:out|off|for|run|use|equip|carry|be\s+running|be\s+using)\b", re.IGNORECASE
+)
 _SLOT_NOUNS = frozenset({"slot", "slots", "spot", "spots", "role", "roles", "position"})
 _OBJECTS = frozenset("the them us him her my our your their everyone everybody allies a an it".split())
 
@@ -472,6 +478,9 @@ def describe(pack: Pack, sides: Sides, text: str) -> tuple[str, list[str], Uncle
             side == "mine"
             and all(w in d.roles or w in _STRONGEST for w in descriptors)
             and not _FACES_AFTER.search(text[end:])
+            # ("take out my tank", "swap my healer for Yarrow", "what should my tank run": the one fielded)
+            and not _SWAPPED_BEFORE.search(text[: tokens[i].start()])
+            and not _SWAPPED_OR_KITTED_AFTER.match(text[end:])
         ):
             # "Where should my tank go?" asks about the role; the words say it better than a name
             # (but "can my tank hold off their sniper" asks about the one fielded).
@@ -606,11 +615,11 @@ def _owned_kind(pack: Pack, sides: Sides, text: str) -> tuple[str, list[str]]:
     teams = "|".join(map(re.escape, sorted(_groups(pack))))
     if re.search(
         rf"\b(?:our|my)\s+(?:{teams})\s+(?:even\s+|still\s+)?(?:have|has|got|need|needs)\b"
-        rf"|\b(?:in|on)\s+(?:our|my)\s+(?:current\s+)?(?:{teams})\b",
+        rf"|\b(?:in|on)\s+(?:our|my|their)\s+(?:current\s+)?(?:{teams})\b|\b(?:do|did)\s+they\s+(?:have|run|got)\b",
         text,
         re.I,
     ):
-        return text, []  # "does our comp have a tank", "a tank in my lineup": the team's, not the roster's
+        return text, []  # "does our comp have a tank", "a tank in my lineup", "do they have a tank": a team's
     d = describer(pack)
     unit_kind = pack.catalog.schema.kind("unit") or ""
     # "long range heroes": an attribute's name after its value qualifies it, like a head noun

@@ -209,7 +209,8 @@ AGAINST_THEM = re.compile(
 _SIDE_LOADOUT = re.compile(r"\b(?:loadouts?|equipped|gear)\b", re.IGNORECASE)
 _SIDE_LEVEL = re.compile(
     r"\b(?:what|which)\s+(?:level|stage)s?\s+(?:is|are)\b|\btheir\s+(?:\w+\s+)?(?:levels|stages)\b"
-    r"|\b(?:are|is)\s+(?:they|their\s+\w+)\s+(?:evolved|maxed|levell?ed)\b",
+    r"|\b(?:are|is)\s+(?:they|their\s+\w+)\s+(?:evolved|maxed|levell?ed)\b"
+    r"|\b(?:lowest|highest|lower|higher|low|high)[\s-]+level\w*\b",  # "which of theirs is the lowest level"
     re.IGNORECASE,
 )
 _MINE_WORD = re.compile(r"\b(?:my|our|mine|ours|i|me|we)\b", re.IGNORECASE)

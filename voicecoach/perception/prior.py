@@ -239,6 +239,7 @@ class IntentPrior:
         self.picks_fit_pair = self.fit_pair or _step_pair(pack, self.labels, "pick_fit")
         self.kind_context_pair = _step_pair(pack, self.labels, "kind_on_context")  # "shotguns on this map"
         self.next_unit_pair = _opening_pair(pack, self.labels, "next_unit")  # the account's next unit
+        self.verdict_pair = _step_pair(pack, self.labels, "unit_verdict")  # "is Wendell any good"
         # The pairs that build a team of a play style, and the one that counters their whole team.
         self.style_pairs = {
             (e.intent, e.sub_intent) for e in pack.phi if any(s.inputs.get("style") for s in e.answer or [])
@@ -313,6 +314,11 @@ class IntentPrior:
         self.analysis_pair = _opening_pair(pack, self.labels, "read_side") or self.threat_pair
         token = kind_token(pack.catalog.schema.kind("unit") or "")
         # "Their Quillon is killing me every time I peek": one of theirs beating the player's side.
+        self._is_it_good = re.compile(
+            rf"^\W*(?:(?:so|ok|okay|and|but|hey|honestly|like)\W+)*(?:is|are)\s+(?:my\s+)?{token}\s+"
+            r"(?:even\s+|actually\s+|really\s+)?(?:any\s+good|any\s+use|useful|pulling\s+(?:his|her|its|their)\s+"
+            r"weight|doing\s+(?:ok|okay|anything|well|much))\W*$"
+        )
         self._have_for = re.compile(
             rf"\bwhat\s+(?:do|have|can)\s+(?:i|we)\s+(?:have|got|bring|use)\s+(?:for|against|vs|into)\s+"
             rf"(?:their\s+|the\s+)?{token}"
@@ -1075,6 +1081,13 @@ class IntentPrior:
             pairs = self.by_power_pairs or ({self.role_pair} if self.role_pair is not None else set())
             p, rule = self._within(p, pairs), "which_of_mine"
         elif (
+            self.verdict_pair is not None
+            and abstracted.split().count(kind_token(unit or "")) == 1
+            and self._is_it_good.search(abstracted)
+        ):
+            # "Is Wendell pulling his weight", "is Yarrow even useful": a verdict on that one here
+            p, rule = self._only(self.verdict_pair), "is_it_good"
+        elif (
             self.versus_pair is not None
             and self.labels[int(p.argmax())] in self.rating_pairs
             and abstracted.split().count(kind_token(unit or "")) == 1
@@ -1779,7 +1792,7 @@ THEIR_BEST = re.compile(
     r"their (?:team|side|five)|of theirs|the enemy (?:has|have|team|side))\b"
 )
 # "My strongest hero", "our best creature": English superlatives before the unit kind's noun.
-MY_BEST = r"\b(?:my|our)\s+(?:strongest|best|highest level|top|most levell?ed|most powerful)\s+"
+MY_BEST = r"\b(?:my|our)\s+(?:strongest|best|highest level|top|most levell?ed|most powerful|worst|weakest)\s+"
 WHICH_OF_MINE_MOST = re.compile(
     r"\bwhich\s+(?:one\s+)?of\s+(?:my|our)\s+(?:\w+\s+)?(?:is|are|'s)\s+(?:the\s+)?"
     r"(?:\w+iest|strongest|toughest|best|hardest hitting|most powerful)\b"
@@ -2025,6 +2038,9 @@ def asks_members(pack: Pack, utterance: str) -> bool:
             rf"\bwho(?:'s|s|\s+is|\s+are|\s+have\s+i\s+got)\s+(?:in|on)\s+{mine}"
             # "any healers on my team", "do I have a tank in my lineup": a kind asked of the team
             rf"|^\W*(?:so\s+|and\s+)?(?:any|do\s+(?:i|we)\s+have\s+(?:a|an|any))\s+(?:\w+\s+){{0,2}}?(?:in|on)\s+{mine}"
+            # "do they have a tank", "is there a healer on their team": a kind asked of their side
+            rf"|^\W*(?:so\s+|and\s+)?(?:do|did)\s+they\s+(?:have|run|bring|got)\s+(?:a|an|any)\s+\w+\W*$"
+            rf"|\b(?:any|a|an)\s+\w+\s+(?:in|on)\s+their\s+(?:{teams})\b"
             rf"|\b(?:is|are)\s+(?:\w+\s+){{0,6}}?(?:in|on)\s+{mine}(?!\s+(?:instead|for|against))"
             rf"|\bwhat(?:'s|s|\s+is)\s+{mine}\s*(?:right\s+now|now|again|at\s+the\s+moment)?\s*\??$"
             # "my team is Emberfox, Oakhorn and Sparkwing, right?": checked back
@@ -2138,7 +2154,7 @@ HITS_HARDER = re.compile(
 )
 LEVELLING = re.compile(
     r"\b(?:level|levels|levell?ing|train|training|invest|investing|upgrade|upgrading|spend|"
-    r"points|xp|main|maining|grind|grinding|work on|evolve|evolving)\b",
+    r"points|xp|main|maining|grind|grinding|work on|evolv\w*)\b",
     re.IGNORECASE,
 )
 

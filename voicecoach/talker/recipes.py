@@ -1765,7 +1765,7 @@ def context_for_team(c: _Ctx) -> list[Line]:
 _ASKS_VERDICT = re.compile(
     r"^\W*(?:(?:so|ok|okay|and|but|hey|um|uh|well|wait|coach|then|honestly)\W+)*(?:is|are|would|will|does)\b.*"
     r"\b(?:any\s+good|any\s+use|good|decent|viable|worth\s+it|worth\s+\w+ing|useful|a\s+good\s+pick|strong|ok|"
-    r"okay)\b"
+    r"okay|pulling\s+(?:his|her|its|their)\s+weight|doing\s+(?:anything|well|much))\b"
     r"|\bshould\s+(?:i|we)\s+(?:just\s+)?(?:go|play|run|pick|bring|use)\b",
     re.IGNORECASE,
 )
@@ -2671,6 +2671,13 @@ def members(c: _Ctx) -> list[Line]:
         return []
     named = [u for u in c.t.mentioned if c.catalog.get(c.view.unit_kind, u) is not None]
     kinds = kinds_said(c.t.pack, c.t.utterance) if not named else []
+    theirs = c.view.opponent_side() if THEIR_SIDE.search(c.t.utterance) else []
+    if kinds and theirs and c.inputs.get("theirs_yes_key"):
+        # "Do they have a tank?": the members of that kind on their side.
+        _, fits = kinds[0]
+        fielded = [u for u in theirs if u in fits]
+        key = c.inputs["theirs_yes_key"] if fielded else c.inputs.get("theirs_no_key")
+        return c.naming(key, [], **{"@units": c.names(fielded or theirs)})
     if kinds and c.inputs.get("kind_yes_key"):
         # "Any healers on my team?", "is there a support in my lineup?": the members of that kind.
         _, fits = kinds[0]
