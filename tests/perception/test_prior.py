@@ -446,9 +446,10 @@ def test_risk_hardship_fix_and_use_now_have_their_pairs(prior: IntentPrior) -> N
     for text, want in cases.items():
         said = prior.predict(text)
         assert (said.intent, said.sub_intent, said.rule) == want, text
-    # No "here / now": still how that one does against their side, not a rating of a team of one.
+    # No "here / now": still how that one does against their side, not a rating of a team of one
+    # (the verdict rule of one unit, "is X any good / pulling his weight", reads it first).
     said = prior.predict("is sparkwing any good")
-    assert (said.intent, said.sub_intent, said.rule) == ("element", "matchup", "one_rated")
+    assert (said.intent, said.sub_intent, said.rule) == ("element", "matchup", "is_it_good")
     assert prior.predict("is my team any good").rule is None
 
 

@@ -377,6 +377,9 @@ SESSIONS: dict[str, dict[str, list[tuple[str, list[str], list[str]]]]] = {
             ("when's the next season start", ["season dates"], ["go with", "ahead 1 to 0"]),
             ("gg", [], ["outside what I can help with"]),
         ],
+        "drop_rate": [("what's the drop rate on legendaries", ["doesn't show drop rates"], ["outside"])],
+        "five_in_team": [("can I put five in my team instead of three", ["three to five"], [])],
+        "better_tank_than": [("is Granitusk a better tank than Oakhorn", ["Oakhorn"], ["is a tank"])],
         "kind_on_their_side": [  # a kind asked of their side: theirs of that kind, not the roster's
             ("do they have a tank", ["Yes, they're fielding Shellbastion"], ["Oakhorn"]),
             ("do they have a healer", ["No:", "none of them is one"], ["Lumifawn"]),
@@ -808,6 +811,7 @@ SESSIONS: dict[str, dict[str, list[tuple[str, list[str], list[str]]]]] = {
             ("is tamsin good against bexley", ["Tamsin into Bexley is even"], ["Nothing you've"])
         ],
         "something_else": [("change lorcan's gun to something else", ["Long Barrels", "hero level 10"], [])],
+        "versus_who_wins": [("Kasimir vs Quillon, who wins", ["Kasimir is a hard counter to Quillon"], [])],
         "my_tank_out": [("take out my tank and put in Brannoc", ["Take Dumaka off and put Brannoc on"], [])],
         "my_worst": [("what's my worst hero right now", ["Osmund"], ["next hero"])],
         "pulling_weight": [("is Wendell pulling his weight", ["Middling", "Wendell"], ["support hero"])],

@@ -787,7 +787,8 @@ def kinds_said(pack: Pack, text: str) -> list[tuple[str, list[str]]]:
 
 def _singular(d: Describer, word: str) -> str | None:
     """The descriptor a plural word is ("snipers" -> "sniper", "supports" -> "support"), or None."""
-    for stem in (word[:-1], word[:-2]) if word.endswith("s") and len(word) > 4 else ():
+    endings = (word[:-1], word[:-2], word[:-3] + "y" if word.endswith("ies") else "")  # "legendaries"
+    for stem in endings if word.endswith("s") and len(word) > 4 else ():
         if stem in d.vocabulary and len(stem) > 2:
             return stem
     return None

@@ -49,6 +49,8 @@ _STATS: tuple[tuple[str, str], ...] = (
     (r"range", "range"),
     (r"cap|level cap|max(?:imum)? level|level limit", _CAP),
 )
+# Figures of the game as a whole, asked of no unit: still figures the data does not have.
+_OF_THE_GAME = frozenset({"prices", "drop rates", "win or pick rates", "kill counts"})
 _POSITIONS = "where anyone is on the map"
 # What happens live in the match that no state field holds (asked or told, with or without a unit).
 _LIVE: tuple[tuple[re.Pattern[str], str], ...] = (
@@ -378,6 +380,8 @@ def data_limit(pack: Pack, text: str, theirs: Collection[str] = ()) -> Limit | N
         by_stat = [
             spoken for pattern, spoken in _stat_patterns(pack) if spoken != _CAP and pattern.search(text)
         ]
+        if by_stat and by_stat[0] in _OF_THE_GAME:
+            return Limit("stat", by_stat[0])  # "what's the drop rate on legendaries": no unit needed
         return Limit("stat", by_stat[0]) if by_stat and _WHO_BY.search(text) else None
     if _STACKS.search(text):
         return Limit("stacking", "whether effects stack", about)

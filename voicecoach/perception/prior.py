@@ -313,16 +313,18 @@ class IntentPrior:
         self.threat_pair = _opening_pair(pack, self.labels, "threat")
         self.analysis_pair = _opening_pair(pack, self.labels, "read_side") or self.threat_pair
         token = kind_token(pack.catalog.schema.kind("unit") or "")
-        # "Their Quillon is killing me every time I peek": one of theirs beating the player's side.
+        # "Is Wendell pulling his weight": a verdict on one unit.
         self._is_it_good = re.compile(
             rf"^\W*(?:(?:so|ok|okay|and|but|hey|honestly|like)\W+)*(?:is|are)\s+(?:my\s+)?{token}\s+"
             r"(?:even\s+|actually\s+|really\s+)?(?:any\s+good|any\s+use|useful|pulling\s+(?:his|her|its|their)\s+"
             r"weight|doing\s+(?:ok|okay|anything|well|much))\W*$"
         )
+        # "What do I have for Shellbastion": a counter to it, not whether the player owns it.
         self._have_for = re.compile(
             rf"\bwhat\s+(?:do|have|can)\s+(?:i|we)\s+(?:have|got|bring|use)\s+(?:for|against|vs|into)\s+"
             rf"(?:their\s+|the\s+)?{token}"
         )
+        # "Their Quillon is killing me every time I peek": one of theirs beating the player's side.
         self._beating_me = re.compile(
             rf"{token}\s+(?:keeps?\s+|is\s+|are\s+|has\s+been\s+|just\s+)(?:\w+\s+)?(?:beating|wrecking|"
             rf"destroying|killing|crushing|smashing|bullying|stomping|farming|melting|deleting|owning)\s+"
@@ -476,6 +478,9 @@ class IntentPrior:
             rf"(?:{team_words(pack)}|side|match|fight)\b"
             rf"|\bcan\s+(?:i|we)\s+{bring}\s+(?:like\s+)?(?:one|two|three|four|five|six|seven|\d)\s*(?:$|or\b)"
             rf"|\b(?:{team_words(pack)})\s+size\b|\bis\s+(?:one|two|three|four|five|six|\d)\s+the\s+(?:max|limit)\b"
+            # "can I put five in my team instead of three"
+            rf"|\bcan\s+(?:i|we)\s+(?:put|have|run|field|take)\s+(?:one|two|three|four|five|six|seven|\d)\s+"
+            rf"(?:\w+\s+)?(?:in|on)\s+(?:my|our|a|the)\s+(?:{team_words(pack)})\b"
         )
         self.basics_pair = ("teaching", "basics") if ("teaching", "basics") in self.labels else None
         self.rating_pairs = {(e.intent, e.sub_intent) for e in pack.phi if _opening(e) in _RATES}
@@ -2135,7 +2140,10 @@ _OR = re.compile(
 )
 _COMMA = re.compile(r"^\s*,\s*$")
 _LEADING = re.compile(r"^\W*(?:(?:so|ok|okay|hmm|uh|um|and|then|like)\W+)*(?:my\s+|the\s+)?$", re.I)
-_THAN = re.compile(r"^\s*(?:\w+\s+){0,2}?(?:better|stronger|worse|weaker)\s+than\s+(?:my\s+|the\s+)?$", re.I)
+# "is Granitusk better than the deer", "is Granitusk a better tank than Oakhorn"
+_THAN = re.compile(
+    r"^\s*(?:\w+\s+){0,2}?(?:better|stronger|worse|weaker)\s+(?:\w+\s+)?than\s+(?:my\s+|the\s+)?$", re.I
+)
 _AND = re.compile(r"^\s*,?\s*and\s+(?:my\s+|the\s+)?$", re.IGNORECASE)
 _WHICH_OF = re.compile(
     r"\bwhich\s+(?:one\s+)?of\b(?=.*\b(?:better|best|should|stronger|strongest|first)\b)", re.I

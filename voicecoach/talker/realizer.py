@@ -46,7 +46,7 @@ from voicecoach.domain.view import StateView
 from voicecoach.grounding.kernel import GroundingControl
 from voicecoach.grounding.plan import MATCH_WORDS, PRIORITY, branch_of, intent_has, phi_entry
 from voicecoach.interaction.kernel import InteractionControl
-from voicecoach.perception.descriptions import faces_foe
+from voicecoach.perception.descriptions import faces_foe, kinds_said
 from voicecoach.perception.limits import Limit, asks_cap, asks_my_level, data_limit
 from voicecoach.perception.prior import (
     ASKS_ADVICE,
@@ -1266,10 +1266,17 @@ def realize(
     )
     theirs = frozenset(u for u in t.view.opponent_side() if not t.view.owns(u))
     limit = data_limit(pack, utterance, theirs) if intent != "smalltalk" else None
-    if limit is not None and intent == OTHER and limit.kind != "unseen":
-        limit = None  # outside the game: said so, not as a gap in its data
+    in_game = bool(link_entities(pack, utterance)) or bool(kinds_said(pack, utterance))
+    if limit is not None and intent == OTHER and limit.kind != "unseen" and not in_game:
+        # outside the game: said so, not as a gap in its data ("the drop rate on legendaries" is in it)
+        limit = None
     if limit is not None:
-        if limit.kind == "unseen" or limit.kind == "elsewhere" and (entry is None or not entry.tools):
+        if (
+            limit.kind == "unseen"
+            or limit.kind == "elsewhere"
+            and (entry is None or not entry.tools)
+            or intent == OTHER
+        ):
             # "when does the season start", "how long is left on the clock": nothing stands in for it
             t.lines = []
         _not_in_data(t, limit)

@@ -371,10 +371,10 @@ _BEATEN_BY = re.compile(
     r"by\s+(?:my\s+|their\s+|the\s+|your\s+)?$",
     re.IGNORECASE,
 )
-_YES_NO = re.compile(
-    r"^\W*(?:(?:and|so|but|ok|okay)\W+)*(?:does|do|can|could|will|would|is|doesnt|doesn't|dont|don't|isnt|isn't)\b",
-    re.IGNORECASE,
-)
+
+
+_VERSUS = re.compile(r"^\s*(?:vs\.?|versus|v|against)\s+(?:their\s+|the\s+)?$", re.IGNORECASE)
+_WHO_WINS = re.compile(r"\bwho(?:'d|\s+would|\s+will|s|'s)?\s+wins?\b|\bwho\s+beats\s+who\b", re.IGNORECASE)
 
 
 def _asks_one_beats_other(c: _Ctx) -> tuple[str, str] | None:
@@ -387,9 +387,11 @@ def _asks_one_beats_other(c: _Ctx) -> tuple[str, str] | None:
     for one, other in zip(units, units[1:], strict=False):
         # "Tamsin, but doesn't their Brannoc counter Tamsin": the question is its own clause.
         clause = re.split(r"[,;.?!]", text[: one.span[0]])[-1]
-        if one.id == other.id or not (_YES_NO.match(clause) or claim):
+        if one.id == other.id or not (_YES_NO.match(clause) or claim or _WHO_WINS.search(text)):
             continue
         between = text[one.span[1] : other.span[0]]
+        if _VERSUS.match(between) and _WHO_WINS.search(text):
+            return one.id, other.id  # "Kasimir vs Quillon, who wins": whether the first beats the second
         if _ONE_BEATS_OTHER.match(between):
             return one.id, other.id
         if _BEATEN_BY.match(between):
@@ -1287,6 +1289,7 @@ def _strength(c: _Ctx, uid: str) -> list[Line]:
 
 
 # A yes / no question ("can my tank hold off their turtle", "is Voltail a problem for my fox").
+# A yes/no question (module-wide: the one-beats-the-other reading and the edge verdict read it too).
 _YES_NO = re.compile(
     r"^\W*(?:(?:so|ok|okay|and|but|hey|um|uh|well|wait|coach|then)\W+)*(?:is|are|can|could|will|would|does|do|"
     r"should|am)\b",
