@@ -390,8 +390,11 @@ def _asks_one_beats_other(c: _Ctx) -> tuple[str, str] | None:
         if one.id == other.id or not (_YES_NO.match(clause) or claim or _WHO_WINS.search(text)):
             continue
         between = text[one.span[1] : other.span[0]]
-        if _VERSUS.match(between) and _WHO_WINS.search(text):
-            return one.id, other.id  # "Kasimir vs Quillon, who wins": whether the first beats the second
+        hypothetical = not c.view.owns(one.id) and one.id not in c.view.opponent_side()
+        if _VERSUS.match(between) and _WHO_WINS.search(text) and hypothetical:
+            # "Kasimir vs Quillon, who wins" of one nobody fields (the head-to-head of two in play is
+            # the matchup's own answer): whether the first beats the second
+            return one.id, other.id
         if _ONE_BEATS_OTHER.match(between):
             return one.id, other.id
         if _BEATEN_BY.match(between):
