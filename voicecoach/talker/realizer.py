@@ -1266,8 +1266,12 @@ def realize(
     )
     theirs = frozenset(u for u in t.view.opponent_side() if not t.view.owns(u))
     limit = data_limit(pack, utterance, theirs) if intent != "smalltalk" else None
-    in_game = bool(link_entities(pack, utterance)) or bool(kinds_said(pack, utterance))
-    if limit is not None and intent == OTHER and limit.kind != "unseen" and not in_game:
+    if (
+        limit is not None
+        and intent == OTHER
+        and limit.kind != "unseen"
+        and not (link_entities(pack, utterance) or kinds_said(pack, utterance))
+    ):
         # outside the game: said so, not as a gap in its data ("the drop rate on legendaries" is in it)
         limit = None
     if limit is not None:
