@@ -391,6 +391,7 @@ SESSIONS: dict[str, dict[str, list[tuple[str, list[str], list[str]]]]] = {
             ("do i have a tank in my lineup", ["Yes, you're fielding Oakhorn"], ["Granitusk"]),
             ("is there a support on my team", ["Sparkwing"], []),
         ],
+        "name_then_it": [("the shadow moth, is it any use this round", ["Hexmoth"], ["go with Oakhorn"])],
         "which_move_better": [
             ("gust cutter vs gale dive, which one's better", ["Gale Dive has more power"], ["blade"])
         ],

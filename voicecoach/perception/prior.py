@@ -314,10 +314,13 @@ class IntentPrior:
         self.analysis_pair = _opening_pair(pack, self.labels, "read_side") or self.threat_pair
         token = kind_token(pack.catalog.schema.kind("unit") or "")
         # "Is Wendell pulling his weight": a verdict on one unit.
+        # (also "Hexmoth, is it any use this round": the name said first, then "it")
         self._is_it_good = re.compile(
-            rf"^\W*(?:(?:so|ok|okay|and|but|hey|honestly|like)\W+)*(?:is|are)\s+(?:my\s+)?{token}\s+"
+            rf"^\W*(?:(?:so|ok|okay|and|but|hey|honestly|like)\W+)*(?:(?:my\s+)?{token}\W+(?:is|are)\s+(?:it|he|she)"
+            rf"|(?:is|are)\s+(?:my\s+)?{token})\s+"
             r"(?:even\s+|actually\s+|really\s+)?(?:any\s+good|any\s+use|useful|pulling\s+(?:his|her|its|their)\s+"
-            r"weight|doing\s+(?:ok|okay|anything|well|much))\W*$"
+            r"weight|doing\s+(?:ok|okay|anything|well|much))"
+            r"(?:\s+(?:this|the)\s+(?:round|match|game|fight)|\s+here)?\W*$"
         )
         # "What do I have for Shellbastion": a counter to it, not whether the player owns it.
         self._have_for = re.compile(
