@@ -562,7 +562,8 @@ def test_going_head_to_head_and_whom_to_kill_first() -> None:
     assert strike.predict("ok what else can i take instead of renzo").rule == "replaces"
     pet = IntentPrior.load(load_pack("pet_arena"))
     first = pet.predict("which of theirs should i kill first then")
-    assert first.rule == "their_best", first
+    assert (first.intent, first.sub_intent) == ("match", "opponent_analysis"), first
+    assert first.rule in ("their_best", "our_target"), first
     assert pet.predict("is lumifawn too low level", previous=("lineup", "swap")).rule != "refine"
 
 

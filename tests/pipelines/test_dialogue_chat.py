@@ -35,6 +35,46 @@ SESSIONS: dict[str, dict[str, list[tuple[str, list[str], list[str]]]]] = {
         "keeps_losing": [  # the elements favour the player: the cause is what the data does not show
             ("my emberfox keeps losing against their briarcat why", ["isn't the elements"], []),
         ],
+        "focus_first": [  # the side's target is their threat, named as the one to go after; no score
+            ("so who do we hit first", ["Go after Shellbastion first"], ["You're ahead", "Train"]),
+        ],
+        "my_role": [  # "my tank" is the one fielded when one fits, judged as asked
+            ("is my tank doing ok here", ["Yes, Oakhorn works well"], ["Strikers deal damage"]),
+            ("where should my tank stand", ["front"], ["Oakhorn"]),
+        ],
+        "any_of_a_kind": [("got any controllers worth using", ["Hexmoth"], ["Strikers deal damage"])],
+        "tagged_claim": [  # "..., right": a yes or no first
+            ("their turtle, what is that", ["Shellbastion"], []),
+            ("my fox is in trouble against it, right", ["Yes, Shellbastion has the edge"], []),
+        ],
+        "out_unit_after": [  # the unit to take out said alone after a question that brought one in
+            ("should i play galehawk", ["Galehawk"], []),
+            ("instead of oakhorn?", ["Not Galehawk", "Keep Oakhorn in"], []),
+        ],
+        "tip_by_words": [  # the tip that shares the question's words
+            (
+                "so how does hitting a weak element work exactly",
+                ["double damage"],
+                ["outside what I can"],
+            ),
+        ],
+        "died_fast": [("why did my emberfox die so early", ["Shellbastion deals double damage"], [])],
+        "on_whom": [  # a helping option on the ally their side hits hardest, any other on their threat
+            ("who should i put overcharge on", ["Put Overcharge on your Emberfox"], ["right after"]),
+            ("and who do i use nightmare hex on", ["Use Nightmare Hex on Shellbastion"], []),
+        ],
+        "strikes_first": [("does voltail have anything that goes first", ["Volt Dash"], ["Granitusk"])],
+        "their_plans": [("are they gonna change their team after this", ["what the other side will do"], [])],
+        "run_it_back": [  # keep the team or change it: said as that
+            ("we took the first one, same team again or change it up?", ["Mostly keep it"], []),
+        ],
+        "which_of_theirs_first": [  # two of theirs named: the one to go after, and why
+            ("voltail or briarcat, who do i take out first", ["Go after Briarcat first"], ["You're ahead"]),
+        ],
+        "type_of_theirs": [  # a type, not a unit: what of mine beats it
+            ("if they switch to an electric one what do i bring", ["Against electric", "Granitusk"], []),
+            ("which of my guys are good against grass", ["Against grass"], ["You own 8"]),
+        ],
         "gate_asked": [
             ("at what stage does galehawk get gale dive", ["unlocks at evolution stage 2"], ["Yes,"])
         ],
@@ -1020,6 +1060,20 @@ SESSIONS: dict[str, dict[str, list[tuple[str, list[str], list[str]]]]] = {
         "why_not": [  # the reason the last reply gave, not a new swap
             ("should I swap elowen for yarrow", ["Not Yarrow"], []),
             ("why not", ["Because their Nadira counters Yarrow"], ["Swap", "Dumaka"]),
+        ],
+        "focus_first": [("who should we kill first", ["Go after Nadira first"], ["You're down"])],
+        "nickname_beats": [  # whom the one named beats, by its nickname
+            ("who's bran good against", ["Brannoc is a hard counter to Quillon"], ["Against Brannoc"]),
+        ],
+        "tagged_then_asked": [  # a claim with its tag, then the question about it
+            ("this map is fathom docks yeah, who does it favour", ["Brannoc and Tamsin"], []),
+        ],
+        "tip_by_words": [("how do you win on escort maps", ["payload"], [])],
+        "keep_playing": [("should i keep playing renzo here", ["Not really", "poor pick"], [])],
+        "on_whom": [("who should i use bull rush on", ["Use Bull Rush on Nadira"], [])],
+        "premade": [("is their team a premade", ["doesn't show other players"], ["Brannoc"])],
+        "possessive_unsaid": [  # "their tanks barrier": the tank's, an apostrophe the transcript lost
+            ("their tanks barrier, what does it block", ["Brannoc's Bulkhead"], ["Bexley"]),
         ],
     },
 }

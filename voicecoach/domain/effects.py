@@ -72,6 +72,13 @@ EFFECTS = (
         "hit every enemy at once",
     ),
     _effect(
+        "first",
+        r"\balways\s+(?:goes|go|strikes?|hits?|moves?|acts?)\s+first\b"
+        r"|\b(?:that|which)\s+(?:goes|strikes?|hits?|moves?|acts?)\s+first\b|\bpriority\b|\bfirst\s+strike\b",
+        r"\b(?:always\s+)?(?:strikes?|goes|acts?|moves?|hits?)\s+first\b|\bbefore\s+(?:the\s+)?(?:enemy|anyone|others)\s+(?:can\s+)?act\b",
+        "strike first",
+    ),
+    _effect(
         "speed",
         r"\bspeed\s+(?:up|boost|buff)\w*|\bspeeds?\s+(?:me|us|them|my|our)\b|\bhaste\b|\bmove\s+faster\b",
         r"\bspeeds?\s+up\b|\braising\s+its\s+speed\b|\bburst\s+of\s+speed\b|\bmove\s+(?:\w+\s+){0,2}faster\b"
@@ -234,7 +241,7 @@ _ASKS = re.compile(
 # ... not when the effect is a move's timing or pairing, a role ("do we need a healer"), a patch.
 _NOT_ASKED = re.compile(
     r"\bwhen(?:s|\s+(?:do|does|should|can|to|is|are|would|will))\b"
-    r"|\b(?:time|timing|after|save|saving|till|until|follow\w*|combo\w*|synerg\w*|goes|go\s+well|unlock\w*|"
+    r"|\b(?:time|timing|after|save|saving|till|until|follow\w*|combo\w*|synerg\w*|goes(?!\s+first)|go\s+well|unlock\w*|"
     r"equip\w*|healers?|buffed|nerfed|update|patch|progress\w*|level\w*|mean|means|meaning|work|works|"
     r"beats?|counters?|did)\b|\bwhat\s*(?:was|is|'s|s)\s+(?:that|this)\b",
     re.IGNORECASE,

@@ -200,11 +200,13 @@ RECIPES: dict[str, RecipeSpec] = {
                   "of that kind on the bench (bench_key, {other}); asked of their side (\"do they have a "
                   "tank\"): theirs of that kind (theirs_yes_key) or their side (theirs_no_key)"),
         _spec("team_read", {"units": "select", "foes": "select", "matchup": "literal", "pair": "literal",
-                            "verdicts": "literal", "open_key": "key", "exposed_key": "key"},
+                            "verdicts": "literal", "keep_verdicts": "literal", "open_key": "key",
+                            "exposed_key": "key"},
               ("units", "foes", "matchup"), ("pairs", "verdict", "foes", "foe", "@units"), facts=True,
               doc="a team against the opponent's side by a unit x unit matchup: for each foe the member "
                   "that beats it ({pairs}, each by the `pair` pattern with {unit} and {foe}; {verdict}: "
-                  "`verdicts`' word for good / mixed / poor), open_key: the foes none beats ({foes}), "
+                  "`verdicts`' word for good / mixed / poor; `keep_verdicts`' when asked whether to keep "
+                  "the team or change it), open_key: the foes none beats ({foes}), "
                   "exposed_key: the foe that beats the most members ({foe}, {units})"),
         _spec("compare", {"foes": "select", "matchup": "literal", "context": "select", "fit": "literal",
                           "beats": "literal", "beaten": "literal", "fit_pattern": "literal",
@@ -231,6 +233,12 @@ RECIPES: dict[str, RecipeSpec] = {
               doc="asked how the sides compare on an ordered unit attribute it names (\"are we "
                   "outranged\"): theirs at their top value ({foes}, {top}) against the player's top "
                   "({units}, {mine}); ours_key / even_key the other outcomes"),
+        _spec("option_target", {"option": "select", "matchup": "literal", "ally_key": "key",
+                                "ally_none_key": "key", "none_key": "key"},
+              ("option", "matchup"), ("@option", "@unit", "foe"),
+              doc="asked on whom to use an option: one that only helps its own side on the player's "
+                  "fielded unit their side beats most (ally_key; ally_none_key: none), any other on the "
+                  "unit of theirs that beats most of the player's side (key; none_key: none does)"),
         _spec("unit_verdict", {"unit": "select", "bad_key": "key", "mixed_key": "key", "even_key": "key"},
               ("unit",), ("@unit",),
               doc="asked for a verdict on the player's own unit (\"is Yarrow any good\"): yes (key), no "
@@ -313,11 +321,14 @@ RECIPES: dict[str, RecipeSpec] = {
                   "locked_key: the unit they would swap to is not theirs yet, said before the swap they "
                   "can make"),
         _spec("threat", {"side": "select", "against": "select", "matchup": "literal", "context": "select",
-                         "fit": "literal", "context_key": "key", "named_key": "key", "named_none_key": "key"},
+                         "fit": "literal", "context_key": "key", "named_key": "key", "named_none_key": "key",
+                         "target_key": "key", "prey_key": "key"},
               ("side", "against", "matchup"), ("foe", "@unit", "status", "reason", "@context", "count"),
               doc="the opponent unit that beats most of the player's side (key), else the one the "
                   "context favours (context_key), else none_key; one of theirs the player named: what it "
-                  "beats (named_key), or that it beats none of the player's (named_none_key)"),
+                  "beats (named_key), or that it beats none of the player's (named_none_key); asked whom "
+                  "to go after (target_key): that one, as the target; or, when it beats none of the "
+                  "player's, the one the player's side beats (prey_key)"),
         _spec("weak_side", {"side": "select", "matchup": "literal"}, ("side", "matchup"), ("pairs",),
               doc="asked what the opponent side is weak to (no unit of it named): for each of its first "
                   "three units, the player's usable unit that beats it best ({pairs}: 'A for X, B for "

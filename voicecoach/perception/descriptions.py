@@ -347,7 +347,19 @@ _SWAPPED_BEFORE = re.compile(
 _SWAPPED_OR_KITTED_AFTER = re.compile(
     r"^\s+(?:out|off|for|run|use|equip|carry|be\s+running|be\s+using)\b", re.IGNORECASE
 )
+# "My tank" as the role, not the one fielded: where it stands and how it is played (English cue words).
+_PLAYS_ROLE_AFTER = re.compile(
+    r"^\s+(?:\w+\s+)?(?:go|stand|stay|position|positioned|sit|be\s+doing|do|focus|play|played)\b"
+    r"(?!\s+(?:against|vs|into|with|on\s+(?:this|the)))",
+    re.IGNORECASE,
+)
+_PLAYS_ROLE_BEFORE = re.compile(r"\b(?:where|how\s+(?:do|should|can)\s+(?:i|we)\s+play)\b[^.?!]*$", re.I)
 _SLOT_NOUNS = frozenset({"slot", "slots", "spot", "spots", "role", "roles", "position"})
+# What a unit has (English gamer nouns): after "their tanks", the tank's.
+_THINGS_HELD = frozenset(
+    "barrier shield ult ultimate kit loadout build move moves ability abilities gun weapon "
+    "item items gear heal heals damage range level stats".split()
+)
 _OBJECTS = frozenset("the them us him her my our your their everyone everybody allies a an it".split())
 
 
@@ -369,6 +381,12 @@ def describe(pack: Pack, sides: Sides, text: str) -> tuple[str, list[str], Uncle
     linked = link_entities(pack, text)
     named = [(m.span, m.kind) for m in linked]
     holders = _holders(pack, linked)
+    option_kind = pack.catalog.schema.kind("option")
+    option_nouns = {
+        f"{n.lower()}{s}"
+        for n in (pack.catalog.schema.kinds[option_kind].nouns if option_kind else [])
+        for s in ("", "s")
+    }
     tokens = list(_TOKEN.finditer(text))
     out, notes, cut = [], [], 0
     unclear: Unclear | None = None
@@ -381,13 +399,20 @@ def describe(pack: Pack, sides: Sides, text: str) -> tuple[str, list[str], Uncle
             i += 1  # "is it true that shadow beats light": "that" opens a clause, not a description
             continue
         words: list[str] = []
+        possessive = False
         j = i + 1
         while j < len(tokens) and j - i <= 3:
             w = tokens[j].group(0).lower().removesuffix("'s")
             then = tokens[j + 1].group(0).lower() if j + 1 < len(tokens) else ""
             if words and then in _OBJECTS:
                 break  # "can their tank shield the team": after the head, a verb and its object
-            if w in d.vocabulary or w in heads or w in _STRONGEST:
+            one = _singular(d, w)
+            if one is not None and (then in d.gear or then in _THINGS_HELD or then in option_nouns):
+                # "their tanks barrier": a transcript's possessive without its apostrophe
+                words.append(one)
+                possessive, j = True, j + 1
+                break
+            if w in d.vocabulary or w in heads or w in _STRONGEST or _singular(d, w):
                 words.append(w)
                 j += 1
                 if tokens[j - 1].group(0).lower().endswith("'s"):
@@ -436,6 +461,13 @@ def describe(pack: Pack, sides: Sides, text: str) -> tuple[str, list[str], Uncle
             # "their supports", "snipers", "my damage guys": every one of them on that side, by name.
             said = [w for w in words if w not in heads and w != last] if last_at == j - 1 else words
             fits, stop = _fitting(d, sides, side, [*[w for w in said if w not in heads], plural]), last_at
+            if side == "mine" and len(fits) == 1:
+                # "are my healers any good": more than the one fielded, so the ones owned
+                said_words = [*[w for w in said if w not in heads], plural]
+                owned = [
+                    u for u in dict.fromkeys(sides.owned) if all(w in d.words.get(u, ()) for w in said_words)
+                ]
+                fits = owned if 2 <= len(owned) <= 3 else fits
         elif kind_head and side != "any" and j < len(tokens):
             # "my grass ones", "their fire pets": the ones of that kind on the side.
             kind = [w for w in words if w not in heads and w not in _STRONGEST]
@@ -477,13 +509,15 @@ def describe(pack: Pack, sides: Sides, text: str) -> tuple[str, list[str], Uncle
         elif (
             side == "mine"
             and all(w in d.roles or w in _STRONGEST for w in descriptors)
-            and not _FACES_AFTER.search(text[end:])
-            # ("take out my tank", "swap my healer for Yarrow", "what should my tank run": the one fielded)
-            and not _SWAPPED_BEFORE.search(text[: tokens[i].start()])
-            and not _SWAPPED_OR_KITTED_AFTER.match(text[end:])
+            and (
+                _PLAYS_ROLE_AFTER.match(text[end:])
+                or _PLAYS_ROLE_BEFORE.search(text[: tokens[i].start()])
+                or len([u for u in sides.fielded if all(w in d.words.get(u, ()) for w in descriptors)]) != 1
+            )
         ):
-            # "Where should my tank go?" asks about the role; the words say it better than a name
-            # (but "can my tank hold off their sniper" asks about the one fielded).
+            # "Where should my tank go?", "how do I play my healer" ask about the role, and "our dps
+            # is afk" fits two; the words say it better than a name (but "is my tank any good", "what
+            # does my tank have", "can my tank hold off their sniper" ask about the one fielded).
             i += 1
             continue
         after = _SIDE_AFTER.match(text[end:])
@@ -520,7 +554,7 @@ def describe(pack: Pack, sides: Sides, text: str) -> tuple[str, list[str], Uncle
             text[cut : tokens[i].start()]
             + keep
             + name
-            + ("'s" if tokens[j - 1].group(0).endswith("'s") else "")
+            + ("'s" if tokens[j - 1].group(0).endswith("'s") or possessive else "")
         )
         notes.append(f"{text[tokens[i].start() : end]!r} -> {name}")
         cut = end
@@ -706,6 +740,13 @@ def _doers(pack: Pack, said: list[str], units: list[str]) -> list[str]:
     return [u for u in units if does(u)] or units
 
 
+_ANY_BEFORE = re.compile(r"(?:^|\b(?:i\s+have|i\s+got|i\s+own|are|is|there)\s+)\W*any\s+$", re.IGNORECASE)
+_FOR_US_AFTER = re.compile(
+    r"^\s+(?:\w+\s+)?(?:worth|good|any\s+good|useful|any\s+use|help|to\s+bring|i\s+should|we\s+should)\b",
+    re.IGNORECASE,
+)
+
+
 def _bare_plurals(pack: Pack, sides: Sides, text: str) -> tuple[str, list[str]]:
     """ "Who counters snipers?": a plural kind word after a counter cue names the units it fits
     (theirs first, else the catalog's), when there are at most three."""
@@ -713,7 +754,22 @@ def _bare_plurals(pack: Pack, sides: Sides, text: str) -> tuple[str, list[str]]:
     unit_kind = pack.catalog.schema.kind("unit") or ""
     for token in _TOKEN.finditer(text):
         stem = _singular(d, token.group(0).lower())
-        if stem is None or not THEIRS_CUE.search(text[: token.start()]):
+        any_of_mine = _ANY_BEFORE.search(text[: token.start()]) is not None and _FOR_US_AFTER.match(
+            text[token.end() :]
+        )
+        if stem is None or not (any_of_mine or THEIRS_CUE.search(text[: token.start()])):
+            continue
+        if any_of_mine:
+            # "Any controllers worth bringing?": the player's own of that kind
+            fits = _fitting(d, sides, "mine", [stem])
+            fits = (
+                [u for u in dict.fromkeys(sides.owned) if stem in d.words.get(u, ())]
+                if len(fits) < 2
+                else fits
+            )
+            if 1 <= len(fits) <= 3:
+                names = " and ".join(display(pack, unit_kind, u) for u in fits)
+                return text[: token.start()] + names + text[token.end() :], [f"{token.group(0)!r} -> {names}"]
             continue
         fits = _fitting(d, sides, "theirs", [stem]) or _fitting(d, sides, "any", [stem])
         if 1 <= len(fits) <= 3:

@@ -717,6 +717,7 @@ JOINT = ", and "
 
 
 _WH_IS = re.compile(r"^(?:what'?s|who'?s|how'?s|where'?s)$", re.IGNORECASE)
+_TAGGED = re.compile(r"\s(?:right|yeah|correct|innit|yes)\W*$", re.IGNORECASE)
 _WH_INSIDE = re.compile(r"\b(?:who|whos|who's|what|whats|what's|which|how|why)\b", re.IGNORECASE)
 
 
@@ -732,6 +733,7 @@ def split_questions(text: str) -> tuple[str, str | None]:
             _OPENS_QUESTION.match(first) is not None
             or text[: match.end()].rstrip().endswith("?")
             or _WH_INSIDE.search(first) is not None
+            or _TAGGED.search(first) is not None  # "the map is the docks right, what does it favour"
         )
         words = first.split()
         short = len(words) == 2 and _WH_IS.match(words[0]) is not None  # "what's Sanctuary, and ..."
@@ -745,7 +747,7 @@ _PAIR = re.compile(r"^\s*(?:or|and)\s*$", re.IGNORECASE)
 _TOGETHER = re.compile(
     r"\b(?:team|teams|together|pair|pairs|combo|synergy|synergize|around|with|vs|versus|"
     r"compare|between|both|either|neither|one of|instead|for|swap|replace|over|into|out|wins?|winner|"
-    r"beats?|stronger|weaker)\b",
+    r"beats?|stronger|weaker|first|focus|target|kill|go\s+after)\b",
     re.IGNORECASE,
 )
 # "Lumifawn and Hexmoth, which does better?" compares ("or": `prior.offered`, a choice).
@@ -1366,6 +1368,42 @@ def _instead_of(pack: Pack, sides: Sides, text: str, history: Sequence[Exchange]
     return f"{text[: at.end()]} of {name}{text[at.end() :]}", [f"'instead' -> instead of {name}"]
 
 
+# "Over the fox, I mean", "instead of Sparkwing?", "for Dumaka": only the unit to take out, said
+# after a question that brought one in (English cue words).
+_OUT_FRAGMENT = re.compile(
+    r"^\W*(?:(?:no\s+|sorry\s+)?i\s+mean\W+|like\W+|and\W+)?(?:over|instead\s+of|in\s+place\s+of|for|replacing)\s+"
+    r"(?P<rest>.+?)(?:\W+(?:i\s+mean|then|instead|i\s+meant))?\W*$",
+    re.IGNORECASE,
+)
+_BROUGHT_IN = re.compile(
+    r"\b(?:bring|brings|throw|put|play|run|use|field|go|sub|swap|switch|start)\b", re.IGNORECASE
+)
+
+
+def _out_unit(pack: Pack, sides: Sides, text: str, history: Sequence[Exchange]) -> tuple[str, list[str]]:
+    """ "Should I throw Galehawk in?" - "over the fox, I mean": the last question again, with the
+    player's own unit named here as the one to take out."""
+    fragment = _OUT_FRAGMENT.match(text)
+    if not history or fragment is None:
+        return text, []
+    out = _units(pack, fragment["rest"])
+    last = history[-1].utterance
+    brought = _units(pack, last)
+    if (
+        len(out) != 1
+        or not _short(pack, fragment["rest"])
+        or sides.side_of(out[0]) != "mine"
+        or len(brought) != 1
+        or brought[0] == out[0]
+        or not _BROUGHT_IN.search(last)
+        or re.search(r"\b(?:instead|over|replac\w*)\b", last, re.IGNORECASE)
+    ):
+        return text, []
+    name = display(pack, pack.catalog.schema.kind("unit") or "", out[0])
+    asked = f"{last.rstrip(' ?.!')} instead of {name}"
+    return asked, [f"{text!r} -> {asked!r}"]
+
+
 def _side_name(pack: Pack, sides: Sides, uid: str) -> str:
     """ "their Voltail", "my Sparkwing": a unit named with the side it is on."""
     side = {"theirs": "their ", "mine": "my "}.get(sides.side_of(uid), "")
@@ -1496,7 +1534,7 @@ def _read_one(
         described = f"tell me about {described[_WHO_IS.match(text).end() :]}".rstrip(" ?.!")  # type: ignore[union-attr]
     text = described
     notes += said
-    for step in (_correct, _follow_up, _choice_of):
+    for step in (_out_unit, _correct, _follow_up, _choice_of):
         text, said = step(pack, sides, text, history)
         notes += said
         if said and not said[0].startswith(("dropped", "restated")):

@@ -87,7 +87,11 @@ _LIVE: tuple[tuple[re.Pattern[str], str], ...] = (
         re.compile(
             r"\b(?:what|who)\s+(?:are|is|will|would|do|does)\s+(?:they|their\s+\w+|it|he|she|(?!i\b|we\b|you\b)\w+)\s+"
             r"(?:gonna\s+|going\s+to\s+|about\s+to\s+|likely\s+to\s+)?(?:open\s+with|lead\s+with|start\s+with|"
-            r"go\s+after|target|focus)\b|\bwho\s+(?:does|will|would)\s+(?:it|he|she|they)\s+go\s+after\b",
+            r"go\s+after|target|focus)\b|\bwho\s+(?:does|will|would)\s+(?:it|he|she|they)\s+go\s+after\b"
+            # "do you think they'll switch it up", "will they adapt"
+            r"|\b(?:will|would)\s+they\s+(?:\w+\s+)?(?:switch|swap|change|adapt)\w*"
+            r"|\bthey(?:'ll|ll|\s+will|\s+gonna|'re\s+gonna|re\s+gonna|\s+are\s+going\s+to)\s+(?:\w+\s+)?"
+            r"(?:switch|swap|change|adapt)\w*",
             re.IGNORECASE,
         ),
         "what the other side will do",
@@ -154,7 +158,8 @@ _UNSEEN: tuple[tuple[re.Pattern[str], str], ...] = (
     ),
     (
         re.compile(
-            r"\b(?:best|pro)\s+players?\s+(?:in|of)\s+the\s+(?:world|game)\b|\bpro\s+players?\b|\bleaderboards?\b",
+            r"\b(?:best|pro)\s+players?\s+(?:in|of)\s+the\s+(?:world|game)\b|\bpro\s+players?\b|\bleaderboards?\b"
+            r"|\b(?:a\s+)?pre-?made\b|\b(?:on\s+)?(?:voice\s+)?comms\b|\bqueued\s+together\b",
             re.IGNORECASE,
         ),
         "other players or leaderboards",

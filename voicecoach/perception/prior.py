@@ -311,6 +311,7 @@ class IntentPrior:
         self.versus_pair = _versus_pair(pack, self.labels)
         self.on_context_pair = _versus_pair(pack, self.labels, against="context")
         self.threat_pair = _opening_pair(pack, self.labels, "threat")
+        self.target_pair = _step_pair(pack, self.labels, "option_target")
         self.analysis_pair = _opening_pair(pack, self.labels, "read_side") or self.threat_pair
         token = kind_token(pack.catalog.schema.kind("unit") or "")
         # "Is Wendell pulling his weight": a verdict on one unit.
@@ -438,6 +439,7 @@ class IntentPrior:
         teams = team_words(pack)
         self._keep_same = re.compile(
             rf"\b{KEEP}\s+(?:with\s+)?(?:the\s+|my\s+|our\s+|this\s+)?(?:same\s+|current\s+)?(?:{teams})\b"
+            rf"|{KEEP_OR_CHANGE.pattern}"
         )
         self.evaluate_pair = _opening_pair(pack, self.labels, *_RATES)
         self._ours = re.compile(rf"\b(?:us|we|our|ours|my\s+(?:{team_words(pack)}))\b")
@@ -601,6 +603,12 @@ class IntentPrior:
             # "how do I beat a water team (in general)": what beats that type
             rf"|\b(?:how\s+(?:do|can|should|would)\s+(?:i|we)|how|way)\s+(?:to\s+)?(?:beat|counter|deal\s+with|handle|"
             rf"stop|fight|play\s+against)\s+(?:a\s+|an\s+|the\s+|their\s+)?(?:{type_tokens})\b"
+            # "if they bring in a shadow one, who do I use", "what do I use on electric types", "who do
+            # I have that's good vs water": a type of theirs to answer, no unit of it named
+            rf"|\bif\s+they\s+(?:bring|brought|send|sent|switch|swap|go|put)\w*\s+(?:in\s+|out\s+|to\s+|into\s+)?"
+            rf"(?:a\s+|an\s+|some\s+|their\s+)?(?:{type_tokens})\b"
+            rf"|\b(?:who|what|which|anything|any\w*)\b.*\b(?:good|best|strong|great)\s+(?:vs|versus|against|into|on)\s+"
+            rf"(?:a\s+|an\s+|the\s+)?(?:{type_tokens})\b"
         )
         # "What else has the hawk got", "what's Renzo got": the unit's options (the pair the prior
         # gives "what <options> does <unit> have").
@@ -679,6 +687,9 @@ class IntentPrior:
             rf"(?:\s+(?:in|on|out|now|instead|this\s+round|next\s+round))?\s*[?.!]?\s*$"
             rf"|\b(?:would|will|is|could)\s+(?:my\s+)?{token}\s+(?:be\s+)?(?:better|stronger|good)\s+"
             rf"(?:there|instead|in\s+(?:that|his|her|its|the)\s+(?:spot|slot|place))\b"
+            # "my moth is level 25, why am I not even using it"
+            rf"|(?=.*\b{token}\b).*\bwhy\s+(?:am|are)\s+(?:i|we)\s+not\s+(?:even\s+)?(?:using|playing|running|fielding)\b"
+            rf"|\bwhy\s+(?:am|are)\s+(?:i|we)\s+not\s+(?:even\s+)?(?:using|playing|running|fielding)\s+(?:my\s+)?{token}\b"
         )
         self._swap_to = re.compile(
             rf"\b(?:swap|swapping|switch|switching)\s+(?:over\s+)?to\s+(?:my\s+)?{token}"
@@ -1012,6 +1023,17 @@ class IntentPrior:
             # "Who should my fox go after": the one of theirs it beats (and the one to keep it off).
             p, rule = self._only(self.versus_pair), "target"
         elif (
+            self.target_pair is not None
+            and any(m.kind == option for m in mentions)
+            and ON_WHOM.search(normalise(text))
+        ):
+            # "Who should I use Overcharge on?": its target, not when to use it or what it does.
+            p, rule = self._only(self.target_pair), "on_whom"
+        elif self.threat_pair is not None and not named and OUR_TARGET.search(abstracted):
+            # "Who do I go after first", "which of their guys can we dive": the team's target is
+            # their threat, not an upgrade or a comp.
+            p, rule = self._only(self.threat_pair), "our_target"
+        elif (
             self.versus_pair is not None
             and self.labels[int(p.argmax())] not in (self.versus_pair, self.counter_pair, self.swap_pair)
             and self._versus.search(abstracted)
@@ -1225,13 +1247,14 @@ class IntentPrior:
             # answer weighs the player's own unit against their side).
             p, rule = self._only(self.versus_pair or self.counter_pair), "any_use_vs_them"  # type: ignore[arg-type]
         elif (
-            self.versus_pair is not None
+            (self.versus_pair or self.counter_pair) is not None
             and abstracted.split().count(kind_token(unit or "")) == 1
             and (_TROUBLE_FOR_THEM.search(abstracted) or TAKING_HITS.search(abstracted))
         ):
             # "Is my Oakhorn a problem for them?", "why is my fox taking so much damage?": how that
-            # one does against what they field (what of theirs hits it hard).
-            p, rule = self._only(self.versus_pair), "trouble_for_them"
+            # one does against what they field (what of theirs hits it hard; a pack without a unit
+            # matchup pair: its counter pair, which names what threatens the player's own unit).
+            p, rule = self._only(self.versus_pair or self.counter_pair), "trouble_for_them"  # type: ignore[arg-type]
         elif (
             self.versus_pair is not None
             and _WORTH.search(abstracted)
@@ -1618,6 +1641,19 @@ class IntentPrior:
                 intent, sub_intent = target
                 return pred.model_copy(update={"intent": intent, "sub_intent": sub_intent, "rule": rule})
         if (
+            self.threat_pair is not None
+            and pair != self.threat_pair
+            and len(set(named)) >= 2
+            and all(u in theirs for u in named)
+            and FIRST_OF_THEIRS.search(normalise(text))
+        ):
+            # "Voltail or Briarcat first?", "should I focus Voltail or Briarcat": which of theirs to
+            # go after, of the ones named.
+            intent, sub_intent = self.threat_pair
+            return pred.model_copy(
+                update={"intent": intent, "sub_intent": sub_intent, "rule": "which_target"}
+            )
+        if (
             self.versus_pair is not None
             and pair == self.counter_pair
             and pred.rule != "choice"  # "Galehawk or Granitusk against Voltail": a pick between them
@@ -1763,6 +1799,20 @@ _TARGET = re.compile(
     r"\b(?:who|whom|which(?:\s+one)?(?:\s+of\s+(?:theirs|them))?)\s+(?:\w+\s+){0,6}?"
     r"(?:go\s+after|attack|target|focus|pick\s+on|go\s+for|hit\s+first|take\s+on)\b"
 )
+# "Voltail or Briarcat first", "focus the healer or the tank" (English cue words, `normalise`d).
+FIRST_OF_THEIRS = re.compile(r"\b(?:first|focus|target|kill|go\s+after|attack|dive|burst|take\s+out)\b")
+# "Who should I use Overcharge on", "who do I overcharge", "who should Elowen keep her beam on": an
+# option's target asked for (English cue words, on `normalise`d text).
+ON_WHOM = re.compile(
+    r"\b(?:who|whom|which\s+one)\b.*\b(?:on|at)$"
+    r"|^(?:(?:so|ok|okay|and)\s+)*(?:who|whom)\s+(?:should|do|can|would)\s+(?:i|we)\s+\w+(?:\s+first)?$"
+)
+# "Who do we focus first", "which of their guys can I dive": the side's target (English cue words).
+OUR_TARGET = re.compile(
+    r"\b(?:who|whom|which(?:\s+one)?(?:\s+of\s+(?:theirs|them|their\s+\w+))?)\s+(?:do|should|can|shall|must)\s+"
+    r"(?:i|we)\s+(?:\w+\s+){0,2}?(?:go\s+after|attack|target|focus|kill|hit|take\s+out|dive|pick\s+off|"
+    r"burst|go\s+for|shoot)\b"
+)
 # "Ugh, I hate this map", "this is so frustrating": the player venting (English cue words; no
 # "man" or "lol": "man that round was close lol" is not a complaint).
 VENTED = re.compile(
@@ -1807,6 +1857,12 @@ WHICH_OF_MINE_MOST = re.compile(
 )
 # "Keep the same team", "stick with this comp" (English cue words; the group nouns are the pack's).
 KEEP = r"(?:keep|keeping|stick|sticking|stay|staying|run|running)"
+# "Do I change anything or just run it back", "keep the same?" (gamer English, `normalise`d).
+KEEP_OR_CHANGE = re.compile(
+    r"\brun\s+it\s+back\b|(?<!\bthey\s)(?<!\btheyll\s)(?<!\bthey\swill\s)(?<!\bgonna\s)"
+    r"\b(?:change|switch)\s+(?:anything|something|it\s+up|things\s+up)\b"
+    r"|\bkeep\s+(?:it\s+)?(?:the\s+)?same\b|\bstick\s+with\s+(?:it|this|that)\b"
+)
 # "Which of mine is most at risk", "who's our weakest link" (English cue words).
 SWAP_TO = re.compile(
     r"\bwhat\s+(?:should|do|can|would)\s+(?:i|we)\s+(?:swap|switch|change)\s+(?:to|into)\b"
@@ -1871,7 +1927,8 @@ _WHO_AGAINST = re.compile(
 TAKING_HITS = re.compile(
     r"\b(?:taking|takes|took)\s+(?:so\s+much|a\s+lot\s+of|tons\s+of|too\s+much|loads\s+of|extra)\s+damage\b"
     r"|\bkeeps?\s+(?:on\s+)?(?:dying|getting\s+(?:killed|hit|wrecked|destroyed|one\s*shot))\b"
-    r"|\bdies\s+(?:so\s+|too\s+)?(?:fast|quick|quickly|easily)\b"
+    r"|\b(?:dies|died|die|dying)\s+(?:\w+\s+)?(?:so\s+|too\s+|super\s+|really\s+)?(?:fast|quick|quickly|easily|early|first)\b"
+    r"|\bwhy\s+(?:did|does|do|is)\s+(?:my\s+)?\w+\s+(?:die|dying)\b"
     r"|\bgetting\s+(?:wrecked|destroyed|smoked|melted|shredded|deleted|bullied)\b"
 )
 # One of theirs that outlasts the player's side: "this turtle just will not die", "can't kill him".
@@ -1962,7 +2019,10 @@ SHOULD_WORRY = re.compile(
 )
 AT_RISK = re.compile(
     r"\b(?:most|more)\s+(?:at\s+risk|in\s+danger|vulnerable|exposed|threatened)\b|\bweakest\s+link\b|"
-    r"\bin\s+the\s+most\s+danger\b"
+    r"\bin\s+the\s+most\s+(?:danger|trouble)\b"
+    # "Which of mine do they counter the hardest"
+    r"|\bwhich\s+(?:one\s+)?of\s+(?:mine|ours|my\s+\w+|our\s+\w+)\s+(?:do|does|can|will)\s+(?:they|their\s+\w+)\s+"
+    r"(?:counter|beat|wreck|hit|kill|punish)\w*\b"
 )
 # "Why is this matchup so rough", "why are we getting stomped" (English cue words).
 # A named group asked about as such (English cue words): "what's X about", "tell me about X".
@@ -2284,6 +2344,7 @@ _NARROW_STEPS = (
     "sides_on_attribute",
     "unit_verdict",
     "kind_on_context",
+    "option_target",
 )
 
 
@@ -2298,7 +2359,7 @@ def _fact_pair(
     """The first Φ pair whose answer opens with a `fact` step about `kind` (or that requires the
     state field `requires`)."""
     for e in pack.phi:
-        step = e.answer[0] if e.answer else None
+        step = next((s for s in e.answer or [] if s.recipe != "option_target"), None)  # (a narrower ask)
         if step is None or step.recipe != "fact" or (e.intent, e.sub_intent) not in labels:
             continue
         if (kind is not None and step.inputs.get("kind") == kind) or (requires and requires in e.requires):

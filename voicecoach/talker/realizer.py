@@ -54,6 +54,7 @@ from voicecoach.perception.prior import (
     ASKS_WHY,
     CLAIMS_AHEAD,
     CLAIMS_BEHIND,
+    FIRST_OF_THEIRS,
     SITUATION,
     TOLD_GONE,
     VENTED,
@@ -137,15 +138,52 @@ def say(pack: Pack, line: Line, turn_index: int) -> str:
 # --- facts from the state and the catalog ----------------------------------------------------------
 
 
+_NOT_TIPS = frozenset({"smalltalk", "meta", OTHER})
+
+
+def _rare(pack: Pack, asked: set[str]) -> bool:
+    """Is a word of the question in at most two of the pack's worded answers (a word of one tip,
+    not one every tip says)?"""
+    said = [_topic(v) for vs in pack.templates.answers.values() for v in vs]
+    return any(sum(w in words for words in said) <= 2 for w in asked if any(w in words for words in said))
+
+
 def _worded_answer(t: RealizerTurn) -> None:
     """The answer of a pair the pack words itself (templates.json `answers`: a tip, a greeting, the
-    out-of-domain reply, "say that name again" for a name no catalog has): its first wording, or,
-    asked again, the next one no recent reply said."""
+    out-of-domain reply, "say that name again" for a name no catalog has): the wording of the pair's
+    intent that shares the most words with the question ("how do control maps work" is the tip
+    about control maps, whichever tip pair was labelled), else its first; asked again, the next one
+    no recent reply said."""
     pair = "/".join(UNHEARD) if t.unheard else f"{t.intent}/{t.sub_intent}"
     variants = t.pack.templates.answers.get(pair)
-    if variants:
-        fresh = next((i for i, v in enumerate(variants) if not any(v in r for r in t.recent)), 0)
-        t.add("guidance", f"answer:{pair}", "answer", variant=fresh)
+    if not variants:
+        return
+    fresh = next((i for i, v in enumerate(variants) if not any(v in r for r in t.recent)), 0)
+    asked = _topic(t.utterance)
+    if not t.unheard and t.intent != "smalltalk" and asked:
+        # Off-topic as labelled, yet two words of a tip ("how does the weakness thing work, is it
+        # just double"): that tip, not "outside what I can help with".
+        kin = [
+            (len(asked & _topic(v)), p, i)
+            for p, vs in t.pack.templates.answers.items()
+            if (p.split("/")[0] == t.intent if t.intent != OTHER else p.split("/")[0] not in _NOT_TIPS)
+            for i, v in enumerate(vs)
+            if not any(v in r for r in t.recent)
+        ]
+        overlap, best, index = max(kin, key=lambda k: (k[0], k[1] == pair, -k[2]), default=(0, pair, fresh))
+        own = max((k for k in kin if k[1] == pair), default=(0, pair, fresh))
+        # Two words shared, not one ("fight" is in many tips); another pair's tip only when the
+        # labelled one's share nothing.
+        if own[0] >= 2 and own[0] > len(asked & _topic(variants[fresh])):
+            fresh = own[2]
+        off_topic = t.intent == OTHER
+        if (
+            best != pair
+            and own[0] == 0
+            and (overlap >= 2 or (off_topic and overlap == 1 and _rare(t.pack, asked)))
+        ):
+            pair, fresh = best, index
+    t.add("guidance", f"answer:{pair}", "answer", variant=fresh)
 
 
 def _lacks(t: RealizerTurn, entry: PhiEntry) -> bool:
@@ -908,6 +946,13 @@ _TELLS_SCORE = re.compile(
 )
 
 
+# "Who do we go after", "which one first" (but "who's winning" asks the score; English cue words).
+_ASKS_WHO = re.compile(
+    r"^\W*(?:\w+\W+){0,3}?(?:who|whom|whos|who's|which)\b(?!.*\b(?:winning|ahead|leading|won|score)\b)",
+    re.IGNORECASE,
+)
+
+
 def _scene(t: RealizerTurn) -> None:
     """The match in a line, unless one of the last few replies said it already (the match has not
     moved since: said on every turn, or every other one, it sounded like a recording), or the
@@ -1206,7 +1251,7 @@ def realize(
         wanted=[c.id for n in (c2.slots.wanted_entities if c2 else []) if (c := unit_by_name(n))],
         choice=_choice(pack, state, offered(pack, chosen_in), opponents),
         said_mine={m.id for m in mentions if m.kind == unit_kind and _MY.search(utterance[: m.span[0]])},
-        faced=_faced(utterance, [m for m in mentions if m.kind == unit_kind]),
+        faced=_faced(utterance, [m for m in mentions if m.kind == unit_kind], _only_mine(pack, state)),
         only=next(
             (
                 (g.kind.removesuffix("_only"), str(g.value))
@@ -1333,6 +1378,9 @@ def realize(
         and not any(line.key == "match_score" for line in t.lines)
         and not corrected
         and (limit is None or limit.kind != "unseen")  # "when's the next season": not the score either
+        # "who do we go after first", "Voltail or Briarcat first": a name is the answer, not the score
+        and not _ASKS_WHO.match(utterance)
+        and not FIRST_OF_THEIRS.search(normalise(utterance))
     ):
         _scene(t)
     if limit is not None and (
@@ -1488,10 +1536,23 @@ _PLAIN = frozenset(
     "about after before just also only more most much very will would should could have been being "
     "does done some same each every other there here where whose".split()
 )
+# ... and what a question says of any tip ("how does X work again", "tell me", "does it matter").
+_ASKING = frozenset("these those yours work works again really even like thing things tell explain mean "
+                    "matter matters good best better know anything something else".split())  # fmt: skip
 
 
 def _content(text: str) -> set[str]:
     return {w.rstrip("s") for w in re.findall(r"[a-z]+", text.lower()) if len(w) >= 4 and w not in _PLAIN}
+
+
+def _topic(text: str) -> set[str]:
+    """What a question or a tip is about: its content words, stemmed ("weakness" and "weak" alike)."""
+    words = re.findall(r"[a-z]+", text.lower())
+    return {
+        re.sub(r"(?:ness|ing|ed|es|s|er|ly)$", "", w)[:5]
+        for w in words
+        if len(w) >= 4 and w not in _PLAIN and w not in _ASKING
+    }
 
 
 def _restates(tip: str, said: Sequence[str]) -> bool:
@@ -1557,17 +1618,28 @@ _FACED = re.compile(
 _LISTED_ON = re.compile(r"^\s*(?:,|and|or|,\s*and|,\s*or)\s*(?:their\s+|the\s+)?$", re.IGNORECASE)
 
 
-def _faced(utterance: str, units: list[Mention]) -> list[str]:
+def _faced(utterance: str, units: list[Mention], only_mine: frozenset[str] = frozenset()) -> list[str]:
     """The units named after a facing word, with the ones listed on from them ("against their
-    Voltail and Galehawk")."""
+    Voltail and Galehawk"); of the player's own that the opponent does not field, only after a word
+    that sets it against another ("swap Sparkwing for Lumifawn" brings Lumifawn in)."""
     out: list[str] = []
     for i, m in enumerate(units):
         listed = (
             i > 0 and units[i - 1].id in out and _LISTED_ON.match(utterance[units[i - 1].span[1] : m.span[0]])
         )
-        if _FACED.search(utterance[: m.span[0]]) or listed:
+        cue = _FACED.search(utterance[: m.span[0]])
+        if m.id in only_mine and cue is not None and cue.group(0).split()[0].lower() in ("for", "about"):
+            cue = None
+        if cue or listed:
             out.append(m.id)
     return out
+
+
+def _only_mine(pack: Pack, state: LiveState) -> frozenset[str]:
+    """The player's own units (owned or fielded) that the opponent does not field."""
+    view = StateView(pack, state)
+    theirs = set(view.opponent_side())
+    return frozenset(u for u in [*view.player_side(), *(o.id for o in view.owned())] if u not in theirs)
 
 
 # "Should I stop playing Elowen?" asks the opposite of "is Elowen worth it" (English cue words).

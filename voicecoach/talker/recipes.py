@@ -42,6 +42,10 @@ from voicecoach.domain.view import Owned, StateView
 from voicecoach.perception.descriptions import kinds_said
 from voicecoach.perception.limits import AGAINST_THEM, THEIR_SIDE
 from voicecoach.perception.prior import (
+    FIRST_OF_THEIRS,
+    KEEP_OR_CHANGE,
+    ON_WHOM,
+    OUR_TARGET,
     TAKING_HITS,
     TEAM_LOADOUT,
     TEAM_WIDE,
@@ -236,8 +240,10 @@ def _threatened(c: _Ctx, m: Matchup, foes: list[str], theirs: list[str], mine: l
     owned = {o.id for o in c.view.owned()}
     # "Is Lorcan good into them?": one the player fields, asked against their side, is theirs to
     # weigh even without "my" (the live state says whose it is).
-    against_them = (unit in mine and THEIR_SIDE.search(c.t.utterance) is not None) or (
-        unit in owned and AGAINST_THEM.search(c.t.utterance) is not None
+    against_them = (
+        (unit in mine and THEIR_SIDE.search(c.t.utterance) is not None)
+        or (unit in owned and AGAINST_THEM.search(c.t.utterance) is not None)
+        or (unit in mine and TAKING_HITS.search(normalise(c.t.utterance)) is not None)  # "Elowen keeps dying"
     )
     if not key or unit in theirs or (unit not in mine and unit not in owned) or not (said or against_them):
         return []
@@ -257,7 +263,8 @@ def _threatened(c: _Ctx, m: Matchup, foes: list[str], theirs: list[str], mine: l
             lines = c.naming(c.inputs["beats_key"], [unit, prey], **{"@unit": c.name(unit)}, status=status)
         else:  # "Is Wendell even useful vs them": not much, he counters none of theirs
             lines = c.naming(c.inputs.get("idle_key"), [unit], **{"@unit": c.name(unit)})
-    if not faced and c.inputs.get("safe_key") and vs_side:
+    in_trouble = unit in mine and TAKING_HITS.search(normalise(c.t.utterance)) is not None
+    if not faced and c.inputs.get("safe_key") and (vs_side or in_trouble):
         # "How does my Dumaka do against their team?" and none of theirs beats it: say so, not
         # the catalog's counters, which the opponent does not field.
         return lines + c.naming(c.inputs["safe_key"], [unit], foe=c.name(unit))
@@ -296,7 +303,7 @@ def pick_best(c: _Ctx) -> list[Line]:
         foes = [f for f in foes if f not in c.t.choice] or named or [f for f in theirs if f not in c.t.choice]
     if m is None or not foes:
         return []
-    if c.inputs.get("beats_key") and len(foes) == 1 and _asks_beaten(c.t.utterance, c.name(foes[0])):
+    if c.inputs.get("beats_key") and len(foes) == 1 and _asks_beaten(c, foes[0]):
         return _beaten(c, m, foes[0])
     asked = _asks_one_beats_other(c) if c.inputs.get("beats_key") else None
     if asked is not None:
@@ -348,11 +355,13 @@ _BEATEN_BEFORE = re.compile(r"\b(?:what|whats|who|whos|which|whom)\b", re.IGNORE
 _BEATS_IT_BEFORE = re.compile(r"\b(?:beats?|counters?|against|vs|versus|into)\s+(?:\w+\s+)?$", re.IGNORECASE)
 
 
-def _asks_beaten(utterance: str, name: str) -> bool:
-    at = utterance.lower().find(name.lower())
-    if at < 0:
+def _asks_beaten(c: _Ctx, uid: str) -> bool:
+    utterance = c.t.utterance
+    # Where the player named it, by any name ("whos pax good against")
+    spans = [m.span for m in link_entities(c.t.pack, utterance) if m.id == uid]
+    if not spans:
         return False
-    before, after = utterance[:at], utterance[at + len(name) :]
+    before, after = utterance[: spans[0][0]], utterance[spans[0][1] :]
     return (
         _BEATEN_AFTER.match(after) is not None
         and _BEATEN_BEFORE.search(before) is not None
@@ -1298,6 +1307,11 @@ _YES_NO = re.compile(
     r"should|am)\b",
     re.IGNORECASE,
 )
+# "My fox is screwed vs it, right?": a claim put as a question by its tag (English cue words).
+_TAG_QUESTION = re.compile(
+    r"(?:,\s*|\s)(?:right|yeah|yes|no|or\s+not|or\s+nah|or\s+what|isn'?t\s+it|aren'?t\s+they|correct|true)\W*$",
+    re.IGNORECASE,
+)
 _THREAT_WORDS = re.compile(
     r"\b(?:problem|threat|trouble|danger|dangerous|worry|worried|scared|afraid|done\s+for|doomed|screwed|toast|"
     r"lose|losing|get\s+(?:destroyed|wrecked|crushed|smoked))\b",
@@ -1310,7 +1324,8 @@ def _edge_verdict(c: _Ctx, m: Matchup, uid: str, others: list[str], threat: bool
     threaten it (the threat words; `threat`: an attack asked of, said only with them), or does the
     player's win. By who hits the other harder (edge_key: the player's; foe_edge_key: theirs;
     even_key: neither)."""
-    if len(others) != 1 or not c.view.owns(uid) or not _YES_NO.search(c.t.utterance):
+    asked = _YES_NO.search(c.t.utterance) or _TAG_QUESTION.search(c.t.utterance)
+    if len(others) != 1 or not c.view.owns(uid) or not asked:
         return []
     if m.between[0] != m.between[1] or not c.inputs.get("edge_key"):
         return []
@@ -1769,10 +1784,13 @@ def context_for_team(c: _Ctx) -> list[Line]:
 
 # "Is Yarrow any good", "is my Sparkwing worth it here" (English cue words): a verdict is asked.
 _ASKS_VERDICT = re.compile(
-    r"^\W*(?:(?:so|ok|okay|and|but|hey|um|uh|well|wait|coach|then|honestly)\W+)*(?:is|are|would|will|does)\b.*"
+    r"(?:^|[.?!]\s)\W*(?:(?:so|ok|okay|and|but|hey|um|uh|well|wait|coach|then|honestly)\W+)*(?:is|are|would|will|does)\b.*"
     r"\b(?:any\s+good|any\s+use|good|decent|viable|worth\s+it|worth\s+\w+ing|useful|a\s+good\s+pick|strong|ok|"
     r"okay|pulling\s+(?:his|her|its|their)\s+weight|doing\s+(?:anything|well|much))\b"
-    r"|\bshould\s+(?:i|we)\s+(?:just\s+)?(?:go|play|run|pick|bring|use)\b",
+    r"|\bshould\s+(?:i|we)\s+(?:just\s+)?(?:go|play|run|pick|bring|use|keep\s+(?:playing|running|using))\b"
+    # "Tidefang any use here lol", "Fenwick into their barriers any good": the same, said short
+    r"|^(?!\W*(?:\w+\W+){0,2}?(?:who|what|which|how|why|when|where)\b)"
+    r".*\b(?:any\s+good|any\s+use|worth\s+it|worth\s+\w+ing|useful|viable|good\s+(?:here|now|pick))\b",
     re.IGNORECASE,
 )
 
@@ -1810,6 +1828,42 @@ def unit_verdict(c: _Ctx) -> list[Line]:
         else c.inputs.get("even_key")
     )  # fmt: skip
     return c.naming(key, [], **{"@unit": c.name(uid)})
+
+
+def option_target(c: _Ctx) -> list[Line]:
+    """Asked on whom to use an option: one that only helps its own side (a heal, a shield, a speed-up)
+    goes on the player's fielded unit their side hits hardest (ally_key; ally_none_key when none of
+    theirs has the edge on any); any other on the unit of theirs that beats most of the player's
+    side (key; none_key when none does: their first)."""
+    options, m, view = c.ids("option"), _matchup(c), c.view
+    mine, theirs = view.player_side(), view.opponent_side()
+    if not options or m is None or not mine or not theirs or not ON_WHOM.search(normalise(c.t.utterance)):
+        return []
+    option = c.name(options[0])
+
+    def beats(one: str, other: str) -> bool:
+        return multiplier(c.catalog, m, one, other) > m.default
+
+    if for_own_side(c.t.pack, options[0]):
+        # Not on the one who uses it: a healer's beam goes on someone else
+        field = c.schema.options_field()
+        units = {u: c.catalog.get(view.unit_kind, u) for u in mine}
+        holders = {
+            u for u, e in units.items() if field and e is not None and options[0] in (e.value(field) or [])
+        }
+        others = [u for u in mine if u not in holders and u not in c.t.mentioned] or mine
+        ally = max(others, key=lambda u: (sum(beats(f, u) for f in theirs), -others.index(u)))
+        foes = [f for f in theirs if beats(f, ally)]
+        if not foes:
+            return c.naming(c.inputs.get("ally_none_key"), [], **{"@option": option})
+        values = {"@option": option, "@unit": c.name(ally), "foe": c.name(foes[0])}
+        return c.naming(c.inputs.get("ally_key"), [ally, foes[0]], **values)
+    foe = min(theirs, key=lambda f: (-sum(beats(f, u) for u in mine), theirs.index(f)))
+    victims = [u for u in mine if beats(foe, u)]
+    if not victims:
+        return c.naming(c.inputs.get("none_key"), [foe], **{"@option": option}, foe=c.name(foe))
+    values = {"@option": option, "@unit": c.name(victims[0]), "foe": c.name(foe)}
+    return c.naming(c.step.key, [foe, victims[0]], **values)
 
 
 def sides_on_attribute(c: _Ctx) -> list[Line]:
@@ -2028,9 +2082,12 @@ def pick_swap(c: _Ctx) -> list[Line]:
     mine = c.view.player_side()
     named_foes = dict.fromkeys([*c.t.opponents, *c.t.mentioned])
     incoming = _incoming(c)  # "would swapping to Tobin fix that": Tobin comes in, no foe
+    theirs = c.view.opponent_side()
+    # (one of the player's own on the bench is no foe: "swap Sparkwing for Lumifawn" brings it in)
     against = [
         u for u in named_foes
-        if u not in c.t.excluded and u not in incoming and (u in c.t.opponents or u not in mine)
+        if u not in c.t.excluded and u not in incoming
+        and (u in c.t.opponents or u in theirs or u in faced or (u not in mine and not c.view.owns(u)))
     ]  # fmt: skip
     if outs and against and m is not None and not asked_in:
         # "Who covers Briarcat if Galehawk sits out?": a swap for it that beats the foe they named;
@@ -2200,6 +2257,19 @@ def threat(c: _Ctx) -> list[Line]:
 
     foe = min(side, key=weight)
     victims = beaten(foe)
+    targeted = OUR_TARGET.search(normalise(c.t.utterance)) or (
+        len(named) >= 2 and FIRST_OF_THEIRS.search(normalise(c.t.utterance))
+    )
+    if targeted and not victims and c.inputs.get("prey_key"):
+        # "Voltail or Briarcat first?" when neither beats any of the player's: the one they beat
+        prey = max(
+            side,
+            key=lambda f: (sum(multiplier(c.catalog, m, u, f) > m.default for u in ours), -side.index(f)),
+        )
+        hunters = [u for u in ours if multiplier(c.catalog, m, u, prey) > m.default]
+        if hunters:
+            values = {"foe": c.name(prey), "@unit": c.name(hunters[0])}
+            return c.line(c.inputs["prey_key"], [prey, hunters[0]], **values)
     if victims:
         victim = max(victims, key=lambda u: (multiplier(c.catalog, m, foe, u), -ours.index(u)))
         said = _counter_values(c, m, foe, victim)  # (the foe is the one that counters, here)
@@ -2215,6 +2285,9 @@ def threat(c: _Ctx) -> list[Line]:
         # else named_key says only what it beats.
         biggest = foe == min(whole, key=weight)
         key = c.inputs.get("named_key") if named and not biggest and c.inputs.get("named_key") else c.step.key
+        if (not named or len(named) >= 2) and c.inputs.get("target_key") and targeted:
+            # "who do we go after first", "Voltail or Briarcat first": their threat is the one to focus
+            key = c.inputs["target_key"]
         return c.line(key, [foe], **values, count=len(victims), **_where(c))
     fit, where = _fit(c), c.ids("context")
     if fit is not None and where:
@@ -2832,6 +2905,8 @@ def team_read(c: _Ctx) -> list[Line]:
     beaten = {f: [u for u in team if mult(f, u) > m.default] for f in foes}
     worst = max(foes, key=lambda f: len(beaten[f]))
     verdicts = c.inputs.get("verdicts") or {}
+    if c.inputs.get("keep_verdicts") and KEEP_OR_CHANGE.search(normalise(c.t.utterance)):
+        verdicts = c.inputs["keep_verdicts"]  # "do I change anything or run it back": keep it, or change
     grade = "poor" if not pairs else "good" if not open_ and not beaten[worst] else "mixed"
     verdict = verdicts.get(grade)
     if pairs:
@@ -3022,6 +3097,7 @@ RUN: dict[str, Recipe] = {
     "team_on_context": team_on_context,
     "sides_on_attribute": sides_on_attribute,
     "unit_verdict": unit_verdict,
+    "option_target": option_target,
     "fact": fact, "quota": quota, "pick_fit": pick_fit,
     "pick_swap": pick_swap, "threat": threat, "read_side": read_side, "fill_role": fill_role,
     "option_next": option_next, "next_unit": next_unit, "option_equip": option_equip,
