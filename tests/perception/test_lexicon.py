@@ -69,6 +69,14 @@ def test_the_second_pass_needs_a_related_name_heard(pet: Lexicon) -> None:
     assert repaired.text == "When should I use Gale Dive?"
 
 
+def test_a_name_never_opens_or_closes_on_a_joining_word() -> None:
+    """ "Pax mines or turret": two of Paxton's items offered; "or turret" is no Sentry Turret."""
+    strike = Lexicon.of(load_pack("strike_team"))
+    repaired = repair(strike, "pax mines or turret here", ["should paxton play"])
+    assert all(" or " not in f" {raw} " for raw, _ in repaired.changes), repaired
+    assert " or " in repaired.text, repaired
+
+
 def test_a_span_that_links_exactly_is_kept(pet: Lexicon) -> None:
     # "gale hawk" links (Whisper's split of Galehawk); "ember fox" too: neither is rewritten.
     for text in (

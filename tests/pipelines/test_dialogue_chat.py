@@ -63,7 +63,13 @@ SESSIONS: dict[str, dict[str, list[tuple[str, list[str], list[str]]]]] = {
             ("who should i put overcharge on", ["Put Overcharge on your Emberfox"], ["right after"]),
             ("and who do i use nightmare hex on", ["Use Nightmare Hex on Shellbastion"], []),
         ],
+        "use_on_theirs": [  # one of theirs offered as the option's target: yes, or the bigger threat instead
+            ("nightmare hex on shellbastion, good call?", ["Yes,", "Shellbastion"], ["Cast support"]),
+            ("what about dread whisper on voltail, good idea?", ["save Dread Whisper for Shellbastion"], []),
+        ],
         "strikes_first": [("does voltail have anything that goes first", ["Volt Dash"], ["Granitusk"])],
+        "fielded_now": [("who do we have out", ["Your lineup right now"], ["You own"])],
+        "if_i_had": [("if i had pyralis would that help", ["Pyralis deals double damage"], ["together"])],
         "their_plans": [("are they gonna change their team after this", ["what the other side will do"], [])],
         "run_it_back": [  # keep the team or change it: said as that
             ("we took the first one, same team again or change it up?", ["Mostly keep it"], []),
@@ -1072,6 +1078,20 @@ SESSIONS: dict[str, dict[str, list[tuple[str, list[str], list[str]]]]] = {
         "keep_playing": [("should i keep playing renzo here", ["Not really", "poor pick"], [])],
         "on_whom": [("who should i use bull rush on", ["Use Bull Rush on Nadira"], [])],
         "premade": [("is their team a premade", ["doesn't show other players"], ["Brannoc"])],
+        "by_what_it_does": [  # a unit said by what it does: the one whose text says it
+            ("who counters the support that drops the light walls", ["Bexley"], ["Which hero"]),
+            ("and their guy who throws the grenades", ["Brannoc against Nadira"], ["Which hero"]),
+        ],
+        "best_five": [  # a team by its size, for this map
+            (
+                "what's the best 5 we can run on this map",
+                ["Run Brannoc, Lorcan, Tamsin, Elowen and Wendell"],
+                [],
+            ),
+        ],
+        "two_of_his": [  # two of one hero's items by a word each: both described
+            ("paxtons mines or turret", ["Tripwire Mine", "Sentry Turret"], ["Which item"]),
+        ],
         "possessive_unsaid": [  # "their tanks barrier": the tank's, an apostrophe the transcript lost
             ("their tanks barrier, what does it block", ["Brannoc's Bulkhead"], ["Bexley"]),
         ],

@@ -234,11 +234,14 @@ RECIPES: dict[str, RecipeSpec] = {
                   "outranged\"): theirs at their top value ({foes}, {top}) against the player's top "
                   "({units}, {mine}); ours_key / even_key the other outcomes"),
         _spec("option_target", {"option": "select", "matchup": "literal", "ally_key": "key",
-                                "ally_none_key": "key", "none_key": "key"},
+                                "ally_none_key": "key", "none_key": "key", "offered_key": "key",
+                                "instead_key": "key"},
               ("option", "matchup"), ("@option", "@unit", "foe"),
               doc="asked on whom to use an option: one that only helps its own side on the player's "
                   "fielded unit their side beats most (ally_key; ally_none_key: none), any other on the "
-                  "unit of theirs that beats most of the player's side (key; none_key: none does)"),
+                  "unit of theirs that beats most of the player's side (key; none_key: none does); of "
+                  "theirs offered as targets, yes to the one that threatens most (offered_key), or their "
+                  "bigger threat instead (instead_key)"),
         _spec("unit_verdict", {"unit": "select", "bad_key": "key", "mixed_key": "key", "even_key": "key"},
               ("unit",), ("@unit",),
               doc="asked for a verdict on the player's own unit (\"is Yarrow any good\"): yes (key), no "

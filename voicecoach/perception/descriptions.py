@@ -363,9 +363,89 @@ _THINGS_HELD = frozenset(
 _OBJECTS = frozenset("the them us him her my our your their everyone everybody allies a an it".split())
 
 
+# "The support that drops the light walls", "their guy who throws the grenades": a unit said by what
+# it does (English relative clause after a head word).
+_DOES_CLAUSE = re.compile(
+    r"\b(?P<det>the|their|my|our|that)\s+(?P<head>[a-z]+)\s+(?:that|who|which|whos|who's)\s+(?P<clause>[^,.?!]+)",
+    re.IGNORECASE,
+)
+
+
+def _unit_text(pack: Pack, uid: str) -> str:
+    """Everything the pack says of a unit: its text fields and its options' descriptions."""
+    schema = pack.catalog.schema
+    unit, option, field = schema.kind("unit") or "", schema.kind("option"), schema.options_field()
+    entity = pack.catalog.get(unit, uid)
+    if entity is None:
+        return ""
+    said = [v for name in schema.kinds[unit].attributes if isinstance(v := entity.value(name), str)]
+    said += [v for v in (entity.value(schema.kinds[unit].epithet or ""),) if isinstance(v, str)]
+    for oid in entity.value(field) or [] if field else []:
+        o = pack.catalog.get(option or "", oid)
+        if o is not None:
+            said += [o.display, str(o.value("description") or "")]
+    return " ".join(said).lower()
+
+
+_UNCOMMON = 10_000  # "grenades", "stuns" single a unit out; "kill", "light", "walls" are everyday words
+
+
+def _stem(word: str) -> str:
+    return re.sub(r"(?:ing|ed|es|s)$", "", word.lower())[:5]
+
+
+def _shares(said: list[str], text: list[str], texts: list[list[str]]) -> float:
+    """How much of what was said `text` says: a word few of `texts` have counts more, two words said
+    together in it one more."""
+    has = set(text)
+    rare = sum(1 / sum(w in t for t in texts) for w in set(said) if w in has)
+    pairs = set(zip(text, text[1:], strict=False))
+    return rare + sum(p in pairs for p in zip(said, said[1:], strict=False))
+
+
+def _by_what_it_does(pack: Pack, sides: Sides, text: str) -> tuple[str, list[str]]:
+    """ "The support that drops the light walls" -> "Bexley": the one unit whose text (summary,
+    look, its options' descriptions) best shares the clause's words (a word few units have counts
+    more; two words said together in its text, more), with none tied; of the role the head word
+    names when it names one; the ones in play first."""
+    d = describer(pack)
+    unit_kind = pack.catalog.schema.kind("unit") or ""
+    plain = {_stem(w) for w in FUNCTION_WORDS}
+    for m in _DOES_CLAUSE.finditer(text):
+        raw = [w for w in re.findall(r"[a-z]+", m["clause"].lower()) if len(w) > 3]
+        said = [w for w in map(_stem, raw) if w not in plain]
+        uncommon = {_stem(w) for w in raw if english_counts().get(w, 0) < _UNCOMMON}
+        if not said:
+            continue
+        head, side = m["head"].lower(), side_word(m["det"])
+        if side == "any" and re.search(r"\b(?:me|us|my|our)\b", m["clause"], re.IGNORECASE):
+            side = "theirs"  # "the guy that keeps killing me": one of theirs
+        for pool in [
+            *(sides.pools(side) if side != "any" else [sides.fielded + sides.theirs]),
+            list(d.words),
+        ]:
+            pool = [u for u in dict.fromkeys(pool) if head not in d.roles or head in d.words.get(u, ())]
+            texts = {u: [_stem(w) for w in re.findall(r"[a-z]+", _unit_text(pack, u))] for u in pool}
+            scored = sorted(((_shares(said, texts[u], list(texts.values())), u) for u in pool), reverse=True)
+            if not scored or (len(scored) > 1 and scored[1][0] >= scored[0][0]):
+                continue
+            # (or a word only its text has: "the guy who throws the grenades")
+            only = any(
+                w in texts[scored[0][1]] and sum(w in t for t in texts.values()) == 1 for w in uncommon
+            )
+            if scored[0][0] >= 1.5 or (only and scored[0][0] >= 1.0):
+                name = display(pack, unit_kind, scored[0][1])
+                keep = {"theirs": "their ", "mine": "my "}.get(side, "")
+                return text[: m.start()] + keep + name + text[m.end() :], [f"{m.group(0)!r} -> {name}"]
+    return text, []
+
+
 def describe(pack: Pack, sides: Sides, text: str) -> tuple[str, list[str], Unclear | None]:
     """Replace each description of one unit by its name (keeping "their" / "my"); "their supports"
     by the names of theirs that fit; the first description that fits two is returned unclear."""
+    text, does = _by_what_it_does(pack, sides, text)
+    if does:
+        return text, does, None
     if _WHICH_ARE.match(text):
         # "Which of mine is the support": the player's units of that kind, not the one fielded.
         asked, notes = _owned_kind(pack, sides, text)
@@ -1037,7 +1117,17 @@ def option_by_word(pack: Pack, text: str, state: LiveState | None = None) -> tup
             hits = _option_meant(pack, state, m.id, kin, after["mod"])
         if len(hits) == 1:
             said = named.get(hits[0]) or display(pack, option_kind, hits[0])
-            return text[:start] + said + text[end:], [f"{text[m.span[0] : end]!r} -> {said}"]
+            rest, notes = text[end:], [f"{text[m.span[0] : end]!r} -> {said}"]
+            other = re.match(r"\s+or\s+(?:the\s+|his\s+|her\s+|its\s+)?([a-z]{3,})\b", rest, re.IGNORECASE)
+            word = other.group(1).lower() if other is not None else ""
+            also = [
+                i for i, n in named.items() if i != hits[0] and word.removesuffix("s") in n.lower().split()
+            ]
+            if other is not None and len(also) == 1 and word not in types:
+                # "Pax mines or turret": the other of the unit's options the word names, offered beside it
+                rest = rest[: other.start(1)] + named[also[0]] + rest[other.end(1) :]
+                notes.append(f"{word!r} -> {named[also[0]]}")
+            return text[:start] + said + rest, notes
     units = {m.id for m in linked if m.kind == unit_kind}
     if len(units) == 1 and not any(m.kind == option_kind for m in linked):
         # "Can Brannoc get the dome yet": a word of one of that unit's options' names, after "the".

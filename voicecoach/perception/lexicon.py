@@ -191,11 +191,17 @@ class _Candidate:
     runner_up: float = 0.0  # the best score of another entity's name for the same span
 
 
+# Words that join two things: a name does not open or close on one ("mines or turret" offers two).
+_JOINING = frozenset({"or", "and", "but", "nor", "vs", "versus"})
+
+
 def _spans(text: str) -> list[tuple[int, int, list[str]]]:
     words = list(WORD.finditer(text))
     out = []
     for i in range(len(words)):
         for j in range(i + 1, min(i + MAX_SPAN_WORDS, len(words)) + 1):
+            if {words[i].group(0).lower(), words[j - 1].group(0).lower()} & _JOINING:
+                continue
             out.append((words[i].start(), words[j - 1].end(), [m.group(0) for m in words[i:j]]))
     return out
 

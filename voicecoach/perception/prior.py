@@ -280,6 +280,8 @@ class IntentPrior:
         self._build_team = re.compile(
             rf"\b(?:build|make|give|put\s+together|set\s+up)\s+(?:me|us)?\s*(?:a|the|my|our)?\s*(?:\w+\s+){{0,2}}?"
             rf"(?:{teams})\b|\b(?:best|good|strongest)\s+(?:{teams})\s+(?:for|on|against|vs|into|from|with)\b"
+            # "the best 5 I can field for this map": a team by its size
+            rf"|\b(?:best|strongest)\s+(?:{teams}|[3-6])\s+(?:i|we)\s+(?:can|could)\s+(?:field|run|make|put\s+out|play)\b"
         )
 
         # The team builder that builds against the match when there is one (its Φ tools bind the
@@ -1016,6 +1018,17 @@ class IntentPrior:
             p, rule = self._only(self.versus_pair), "type_on_type"
         elif (
             self.versus_pair is not None
+            and abstracted.split().count(kind_token(unit or "")) == 1
+            and re.search(
+                rf"\bif\s+(?:i|we)\s+(?:had|got|owned|unlocked)\s+(?:a\s+|an\s+)?{kind_token(unit or '')}\b",
+                abstracted,
+            )
+        ):
+            # "If I had Pyralis, would this be easier": how that one would do against what they
+            # field (and whether the player has it), not a team rating.
+            p, rule = self._only(self.versus_pair), "if_i_had"
+        elif (
+            self.versus_pair is not None
             and named
             and abstracted.split().count(kind_token(unit or "")) == 1
             and _TARGET.search(abstracted)
@@ -1640,6 +1653,21 @@ class IntentPrior:
             if target is not None and pair != target and one in units and cue:
                 intent, sub_intent = target
                 return pred.model_copy(update={"intent": intent, "sub_intent": sub_intent, "rule": rule})
+        options = [m for m in found if m.kind == self.pack.catalog.schema.kind("option")]
+        if (
+            self.target_pair is not None
+            and len({m.id for m in options}) == 1
+            and named
+            and all(u in theirs for u in named)
+            and options[0].span[0] < min(m.span[0] for m in found if m.kind == unit)
+            and _USE_ON_THEIRS.search(normalise(text))
+        ):
+            # "Bull Rush their sniper, is that a thing?", "Dread Whisper on Voltail, good idea?":
+            # whether that one of theirs is the option's target.
+            intent, sub_intent = self.target_pair
+            return pred.model_copy(
+                update={"intent": intent, "sub_intent": sub_intent, "rule": "use_on_theirs"}
+            )
         if (
             self.threat_pair is not None
             and pair != self.threat_pair
@@ -1799,6 +1827,11 @@ _TARGET = re.compile(
     r"\b(?:who|whom|which(?:\s+one)?(?:\s+of\s+(?:theirs|them))?)\s+(?:\w+\s+){0,6}?"
     r"(?:go\s+after|attack|target|focus|pick\s+on|go\s+for|hit\s+first|take\s+on)\b"
 )
+# "Bull Rush their healer or save it", "Dread Whisper on Voltail, good idea" (English cue words).
+_USE_ON_THEIRS = re.compile(
+    r"\b(?:good|bad)\s+(?:idea|call|move)\b|\bis\s+(?:that|it)\s+a\s+thing\b|\bsave\s+it\b|\bworth\s+it\b"
+    r"|\bgood\s+or\s+bad\b|\bshould\s+i\b|\bor\s+(?:on\s+)?(?:the|their)\b"
+)
 # "Voltail or Briarcat first", "focus the healer or the tank" (English cue words, `normalise`d).
 FIRST_OF_THEIRS = re.compile(r"\b(?:first|focus|target|kill|go\s+after|attack|dive|burst|take\s+out)\b")
 # "Who should I use Overcharge on", "who do I overcharge", "who should Elowen keep her beam on": an
@@ -1831,7 +1864,7 @@ STEPPING_AWAY = re.compile(
 # "Any tips?", "how do I get better at this", "what should I focus on": the player asks for advice
 # as such (English cue words), so a general tip is an answer, not a stock line after one.
 ASKS_ADVICE = re.compile(
-    r"\b(?:tips?|advice|advise|pointers?|improve|get\s+better|better\s+at|suggestions?|ideas?|"
+    r"(?<!\bgood\s)(?<!\bbad\s)\b(?:tips?|advice|advise|pointers?|improve|get\s+better|better\s+at|suggestions?|ideas?|"
     r"what\s+should\s+(?:i|we)\s+(?:know|focus|work|keep\s+in\s+mind)|how\s+do\s+(?:i|we)\s+(?:win|get\s+good|play\s+better))\b",
     re.IGNORECASE,
 )
@@ -2104,6 +2137,9 @@ def asks_members(pack: Pack, utterance: str) -> bool:
         mine = rf"(?:my|our)\s+(?:current\s+)?(?:{teams})\b"
         _MEMBERS[key] = re.compile(
             rf"\bwho(?:'s|s|\s+is|\s+are|\s+have\s+i\s+got)\s+(?:in|on)\s+{mine}"
+            # "remind me who I have out", "who am I running", "who've we got on the field"
+            rf"|\bwho\s+(?:do\s+)?(?:i|we)\s+(?:have|got|ve\s+got)\s+(?:out|on\s+the\s+field|fielded|in\s+play)\b"
+            rf"|\bwho\s+(?:am\s+i|are\s+we)\s+(?:running|playing|fielding|using)\s*(?:right\s+now|now|again)?\s*$"
             # "any healers on my team", "do I have a tank in my lineup": a kind asked of the team
             rf"|^\W*(?:so\s+|and\s+)?(?:any|do\s+(?:i|we)\s+have\s+(?:a|an|any))\s+(?:\w+\s+){{0,2}}?(?:in|on)\s+{mine}"
             # "do they have a tank", "is there a healer on their team": a kind asked of their side

@@ -1837,7 +1837,11 @@ def option_target(c: _Ctx) -> list[Line]:
     side (key; none_key when none does: their first)."""
     options, m, view = c.ids("option"), _matchup(c), c.view
     mine, theirs = view.player_side(), view.opponent_side()
-    if not options or m is None or not mine or not theirs or not ON_WHOM.search(normalise(c.t.utterance)):
+    # "Bull Rush their healer or save it for the tank", "Dread Whisper on Voltail, good idea?": the
+    # targets the player offers, of theirs
+    offered = [u for u in c.t.mentioned if u in theirs and u not in mine]
+    asked = ON_WHOM.search(normalise(c.t.utterance)) or (offered and c.inputs.get("offered_key"))
+    if not options or m is None or not mine or not theirs or not asked:
         return []
     option = c.name(options[0])
 
@@ -1860,6 +1864,15 @@ def option_target(c: _Ctx) -> list[Line]:
         return c.naming(c.inputs.get("ally_key"), [ally, foes[0]], **values)
     foe = min(theirs, key=lambda f: (-sum(beats(f, u) for u in mine), theirs.index(f)))
     victims = [u for u in mine if beats(foe, u)]
+    if offered and not ON_WHOM.search(normalise(c.t.utterance)):
+        best = min(offered, key=lambda f: (-sum(beats(f, u) for u in mine), offered.index(f)))
+        hit = [u for u in mine if beats(best, u)]
+        # Yes to the one offered that threatens the player's side most; else the one that does
+        yes = best == foe or not victims
+        shown, threatened = (best, hit) if yes else (foe, victims)
+        said: dict[str, str | None] = {"@option": option, "foe": c.name(shown)}
+        said["@unit"] = c.name(threatened[0]) if threatened else None
+        return c.naming(c.inputs["offered_key"] if yes else c.inputs.get("instead_key"), [shown], **said)
     if not victims:
         return c.naming(c.inputs.get("none_key"), [foe], **{"@option": option}, foe=c.name(foe))
     values = {"@option": option, "@unit": c.name(victims[0]), "foe": c.name(foe)}
