@@ -67,6 +67,10 @@ SESSIONS: dict[str, dict[str, list[tuple[str, list[str], list[str]]]]] = {
             ("nightmare hex on shellbastion, good call?", ["Yes,", "Shellbastion"], ["Cast support"]),
             ("what about dread whisper on voltail, good idea?", ["save Dread Whisper for Shellbastion"], []),
         ],
+        "field_not_option": [  # "X's element" is the unit's, not a move whose text says "again"
+            ("what's galehawk's element again", ["Galehawk is wind"], ["Gale Dive is"]),
+            ("so it beats their cat?", ["Yes, your Galehawk has the edge on Briarcat"], []),
+        ],
         "strikes_first": [("does voltail have anything that goes first", ["Volt Dash"], ["Granitusk"])],
         "fielded_now": [("who do we have out", ["Your lineup right now"], ["You own"])],
         "if_i_had": [("if i had pyralis would that help", ["Pyralis deals double damage"], ["together"])],
@@ -1078,6 +1082,9 @@ SESSIONS: dict[str, dict[str, list[tuple[str, list[str], list[str]]]]] = {
         "keep_playing": [("should i keep playing renzo here", ["Not really", "poor pick"], [])],
         "on_whom": [("who should i use bull rush on", ["Use Bull Rush on Nadira"], [])],
         "premade": [("is their team a premade", ["doesn't show other players"], ["Brannoc"])],
+        "item_of_theirs_told": [  # what one of theirs' item does: no target advice
+            ("how long does bexley's wall last", ["Bexley drops a wall of light"], ["Keep Barrier Drop"]),
+        ],
         "by_what_it_does": [  # a unit said by what it does: the one whose text says it
             ("who counters the support that drops the light walls", ["Bexley"], ["Which hero"]),
             ("and their guy who throws the grenades", ["Brannoc against Nadira"], ["Which hero"]),

@@ -1216,8 +1216,11 @@ _DOES = (
     frozenset({"slow", "slows", "snare", "lock", "locks"}),
 )
 _SIZE = frozenset({"big", "biggest", "giant", "huge", "ultimate", "ult", "nuke"})  # "best": usable now
+# What players ask of a unit itself (English words), not of one of its options.
+_UNIT_FIELDS = frozenset({"type", "role", "level", "stage", "rarity", "class", "stat", "name"})
 _NOT_CONTENT = frozenset({"new", "one", "thing", "that", "this", "the", "its", "his", "her", "their", "a",
-                          "an", "of", "my", "little", "cool", "special", "hit", "hits", "s"})  # fmt: skip
+                          "an", "of", "my", "little", "cool", "special", "hit", "hits", "s", "again", "now",
+                          "then", "exactly"})  # fmt: skip
 
 
 def _stems(words: list[str]) -> set[str]:
@@ -1282,6 +1285,12 @@ def option_by_description(pack: Pack, text: str) -> tuple[str, list[str]]:
         )
     types = {t for k in schema.kinds_of("type") for t in catalog.entities.get(k, {})}
     words = [w for w in re.split(r"[\s-]+", said_words.lower()) if w and w not in types]
+    # "Sparkwing's element again", "Oakhorn's level": a field of the unit, not one of its options
+    fields = {n.lower() for n in schema.kinds[unit_kind].attributes} | {
+        n.lower() for k in schema.kinds_of("type") for n in (k, *schema.kinds[k].nouns)
+    }
+    if words and words[0].removesuffix("s") in fields | _UNIT_FIELDS:
+        return text, []
     sized = any(w in _SIZE for w in words)
     wanted = _stems([w for w in words if w not in _SIZE and w not in _NOT_CONTENT])
     entity = catalog.get(unit_kind, units[0])

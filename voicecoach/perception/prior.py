@@ -1653,6 +1653,18 @@ class IntentPrior:
             if target is not None and pair != target and one in units and cue:
                 intent, sub_intent = target
                 return pred.model_copy(update={"intent": intent, "sub_intent": sub_intent, "rule": rule})
+        units_said = [m for m in found if m.kind == unit]
+        if (
+            self.versus_pair is not None
+            and pair not in (self.versus_pair, self.counter_pair, self.swap_pair)
+            and len(units_said) == 2
+            and units_said[0].id not in theirs
+            and units_said[1].id in theirs
+            and _HITS_IT.match(text[units_said[0].span[1] : units_said[1].span[0]])
+        ):
+            # "So Sparkwing smacks their turtle?": how the one does against the other.
+            intent, sub_intent = self.versus_pair
+            return pred.model_copy(update={"intent": intent, "sub_intent": sub_intent, "rule": "hits_it"})
         options = [m for m in found if m.kind == self.pack.catalog.schema.kind("option")]
         if (
             self.target_pair is not None
@@ -1660,7 +1672,7 @@ class IntentPrior:
             and named
             and all(u in theirs for u in named)
             and options[0].span[0] < min(m.span[0] for m in found if m.kind == unit)
-            and _USE_ON_THEIRS.search(normalise(text))
+            and USE_ON_THEIRS.search(normalise(text))
         ):
             # "Bull Rush their sniper, is that a thing?", "Dread Whisper on Voltail, good idea?":
             # whether that one of theirs is the option's target.
@@ -1827,8 +1839,14 @@ _TARGET = re.compile(
     r"\b(?:who|whom|which(?:\s+one)?(?:\s+of\s+(?:theirs|them))?)\s+(?:\w+\s+){0,6}?"
     r"(?:go\s+after|attack|target|focus|pick\s+on|go\s+for|hit\s+first|take\s+on)\b"
 )
+# "Sparkwing smacks the turtle?", "can my fox beat their cat": an attack between two units named.
+_HITS_IT = re.compile(
+    r"^\s+(?:\w+\s+)?(?:smack|smacks|hit|hits|beat|beats|wreck|wrecks|destroy|destroys|counter|counters|kill|kills|"
+    r"handle|handles|outdamage|outdamages|melt|melts|bully|bullies)\s+(?:the\s+|their\s+)?$",
+    re.IGNORECASE,
+)
 # "Bull Rush their healer or save it", "Dread Whisper on Voltail, good idea" (English cue words).
-_USE_ON_THEIRS = re.compile(
+USE_ON_THEIRS = re.compile(
     r"\b(?:good|bad)\s+(?:idea|call|move)\b|\bis\s+(?:that|it)\s+a\s+thing\b|\bsave\s+it\b|\bworth\s+it\b"
     r"|\bgood\s+or\s+bad\b|\bshould\s+i\b|\bor\s+(?:on\s+)?(?:the|their)\b"
 )

@@ -50,6 +50,7 @@ from voicecoach.perception.prior import (
     TEAM_LOADOUT,
     TEAM_WIDE,
     UNUSED_UNLOCKS,
+    USE_ON_THEIRS,
     asks_members,
     normalise,
     team_words,
@@ -1312,6 +1313,10 @@ _TAG_QUESTION = re.compile(
     r"(?:,\s*|\s)(?:right|yeah|yes|no|or\s+not|or\s+nah|or\s+what|isn'?t\s+it|aren'?t\s+they|correct|true)\W*$",
     re.IGNORECASE,
 )
+# "So it smacks the turtle?": a statement asked back with a question mark (no question word).
+_SAID_AS_QUESTION = re.compile(
+    r"^(?!.*\b(?:who|whom|what|which|how|why|when|where)\b)[^?]*\?\s*$", re.IGNORECASE
+)
 _THREAT_WORDS = re.compile(
     r"\b(?:problem|threat|trouble|danger|dangerous|worry|worried|scared|afraid|done\s+for|doomed|screwed|toast|"
     r"lose|losing|get\s+(?:destroyed|wrecked|crushed|smoked))\b",
@@ -1324,7 +1329,11 @@ def _edge_verdict(c: _Ctx, m: Matchup, uid: str, others: list[str], threat: bool
     threaten it (the threat words; `threat`: an attack asked of, said only with them), or does the
     player's win. By who hits the other harder (edge_key: the player's; foe_edge_key: theirs;
     even_key: neither)."""
-    asked = _YES_NO.search(c.t.utterance) or _TAG_QUESTION.search(c.t.utterance)
+    asked = (
+        _YES_NO.search(c.t.utterance)
+        or _TAG_QUESTION.search(c.t.utterance)
+        or _SAID_AS_QUESTION.match(c.t.utterance)
+    )
     if len(others) != 1 or not c.view.owns(uid) or not asked:
         return []
     if m.between[0] != m.between[1] or not c.inputs.get("edge_key"):
@@ -1840,7 +1849,8 @@ def option_target(c: _Ctx) -> list[Line]:
     # "Bull Rush their healer or save it for the tank", "Dread Whisper on Voltail, good idea?": the
     # targets the player offers, of theirs
     offered = [u for u in c.t.mentioned if u in theirs and u not in mine]
-    asked = ON_WHOM.search(normalise(c.t.utterance)) or (offered and c.inputs.get("offered_key"))
+    said = normalise(c.t.utterance)
+    asked = ON_WHOM.search(said) or (offered and c.inputs.get("offered_key") and USE_ON_THEIRS.search(said))
     if not options or m is None or not mine or not theirs or not asked:
         return []
     option = c.name(options[0])
@@ -1870,9 +1880,9 @@ def option_target(c: _Ctx) -> list[Line]:
         # Yes to the one offered that threatens the player's side most; else the one that does
         yes = best == foe or not victims
         shown, threatened = (best, hit) if yes else (foe, victims)
-        said: dict[str, str | None] = {"@option": option, "foe": c.name(shown)}
-        said["@unit"] = c.name(threatened[0]) if threatened else None
-        return c.naming(c.inputs["offered_key"] if yes else c.inputs.get("instead_key"), [shown], **said)
+        worded: dict[str, str | None] = {"@option": option, "foe": c.name(shown)}
+        worded["@unit"] = c.name(threatened[0]) if threatened else None
+        return c.naming(c.inputs["offered_key"] if yes else c.inputs.get("instead_key"), [shown], **worded)
     if not victims:
         return c.naming(c.inputs.get("none_key"), [foe], **{"@option": option}, foe=c.name(foe))
     values = {"@option": option, "@unit": c.name(victims[0]), "foe": c.name(foe)}
