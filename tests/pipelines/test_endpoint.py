@@ -34,7 +34,8 @@ async def test_smart_turn_hears_an_utterance_with_a_pause_inside_as_one_turn(tmp
     assert words.startswith(("hi", "high")) and "started playing" in words, (
         report.transcript
     )  # "High Cult, ..."
-    assert report.milestones_ms["turn_stop"] < 1000.0  # not the 3 s fallback: judged finished
+    # Judged finished, not ended by the 3 s fallback (with room for a slower machine's Whisper).
+    assert report.milestones_ms["turn_stop"] < 2000.0, report.milestones_ms
 
 
 async def test_the_text_hold_hears_a_statement_then_its_question_as_one_turn(tmp_path: Path) -> None:
@@ -51,7 +52,10 @@ async def test_the_text_hold_hears_a_statement_then_its_question_as_one_turn(tmp
 
     assert report.user_turns == 1, (report.transcript, report.problems)
     assert report.transcript.rstrip().endswith("have?"), report.transcript
-    assert report.milestones_ms["turn_stop"] < 600.0  # the question ended it: no hold after it
+    # The question ended it as soon as it was transcribed: no hold after it (a statement's is 750 ms).
+    # Measured from the transcript, not the speech end, so a slower machine's Whisper does not fail it.
+    m = report.milestones_ms
+    assert m["turn_stop"] - m["stt_final"] < 300.0, m
 
 
 def _rows(*events: tuple[float, str]) -> list[dict[str, object]]:
