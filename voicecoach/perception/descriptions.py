@@ -390,6 +390,18 @@ def _unit_text(pack: Pack, uid: str) -> str:
 _UNCOMMON = 10_000  # "grenades", "stuns" single a unit out; "kill", "light", "walls" are everyday words
 
 
+_UNIT_WORDS: dict[tuple[int, str], tuple[Pack, list[str]]] = {}
+
+
+def _unit_words(pack: Pack, uid: str) -> list[str]:
+    """`_unit_text`'s words stemmed, once per pack and unit (the texts do not change in a session)."""
+    hit = _UNIT_WORDS.get((id(pack), uid))
+    if hit is None or hit[0] is not pack:
+        hit = (pack, [_stem(w) for w in re.findall(r"[a-z]+", _unit_text(pack, uid))])
+        _UNIT_WORDS[(id(pack), uid)] = hit
+    return hit[1]
+
+
 def _stem(word: str) -> str:
     return re.sub(r"(?:ing|ed|es|s)$", "", word.lower())[:5]
 
@@ -425,7 +437,7 @@ def _by_what_it_does(pack: Pack, sides: Sides, text: str) -> tuple[str, list[str
             list(d.words),
         ]:
             pool = [u for u in dict.fromkeys(pool) if head not in d.roles or head in d.words.get(u, ())]
-            texts = {u: [_stem(w) for w in re.findall(r"[a-z]+", _unit_text(pack, u))] for u in pool}
+            texts = {u: _unit_words(pack, u) for u in pool}
             scored = sorted(((_shares(said, texts[u], list(texts.values())), u) for u in pool), reverse=True)
             if not scored or (len(scored) > 1 and scored[1][0] >= scored[0][0]):
                 continue
