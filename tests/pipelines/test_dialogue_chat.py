@@ -75,6 +75,13 @@ SESSIONS: dict[str, dict[str, list[tuple[str, list[str], list[str]]]]] = {
         "fielded_now": [("who do we have out", ["Your lineup right now"], ["You own"])],
         "if_i_had": [("if i had pyralis would that help", ["Pyralis deals double damage"], ["together"])],
         "their_plans": [("are they gonna change their team after this", ["what the other side will do"], [])],
+        "team_of_a_size": [  # a team of a size asked about: the game's rule, not a team built
+            ("can i bring four pets", ["three to five"], ["field Granitusk"]),
+            ("is it worth bringing five or does that make it worse", ["three to five"], []),
+        ],
+        "can_we_win": [  # a yes / no on the match: a read of the sides first, then the change
+            ("im getting destroyed, can i still win this", ["winnable", "Watch Shellbastion"], []),
+        ],
         "run_it_back": [  # keep the team or change it: said as that
             ("we took the first one, same team again or change it up?", ["Mostly keep it"], []),
         ],
@@ -1079,6 +1086,18 @@ SESSIONS: dict[str, dict[str, list[tuple[str, list[str], list[str]]]]] = {
             ("this map is fathom docks yeah, who does it favour", ["Brannoc and Tamsin"], []),
         ],
         "tip_by_words": [("how do you win on escort maps", ["payload"], [])],
+        "both_of_a_role": [  # two units named as examples of a role: the quota, not ownership
+            ("brannoc and dumaka are both tanks, can i run both", ["No", "one tank"], ["at level"]),
+        ],
+        "losing_asked": [  # the same losing match asked three ways: whether, why, and what to change
+            ("are we cooked or what", ["It's winnable", "Watch their Nadira"], ["Yes"]),
+            (
+                "why do we lose every fight on the middle pier",
+                ["Watch their Nadira", "Brannoc against their Quillon"],
+                [],
+            ),
+            ("ok so what do we change", ["Brannoc"], ["winnable", "Watch their"]),
+        ],
         "keep_playing": [("should i keep playing renzo here", ["Not really", "poor pick"], [])],
         "on_whom": [("who should i use bull rush on", ["Use Bull Rush on Nadira"], [])],
         "premade": [("is their team a premade", ["doesn't show other players"], ["Brannoc"])],

@@ -34,6 +34,7 @@ from typing import Any, Literal, TypeVar
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from voicecoach.core.state import Collection, LiveState, StateError
+from voicecoach.domain.asked import Shape
 from voicecoach.domain.catalog import Catalog, Entity, Schema
 from voicecoach.domain.recipe_spec import RECIPES, TURN_PREFIX, TURN_SELECTORS, placeholders_of, role_names
 from voicecoach.domain.tool_shapes import builtin_shape, resolve_shape
@@ -77,6 +78,9 @@ class AnswerStep(BaseModel):
     follow: bool = False
     # Only said when no earlier step yielded: the answer of last resort ("Shellbastion learns ...").
     alone: bool = False
+    # Only tried when the turn asks in one of these shapes (voicecoach.domain.asked): a verdict for
+    # "can we win this", what beats them for "why do we keep losing"; None: any turn.
+    asked: list[Shape] | None = None
 
     @property
     def inputs(self) -> dict[str, Any]:

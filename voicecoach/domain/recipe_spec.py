@@ -201,13 +201,14 @@ RECIPES: dict[str, RecipeSpec] = {
                   "tank\"): theirs of that kind (theirs_yes_key) or their side (theirs_no_key)"),
         _spec("team_read", {"units": "select", "foes": "select", "matchup": "literal", "pair": "literal",
                             "verdicts": "literal", "keep_verdicts": "literal", "open_key": "key",
-                            "exposed_key": "key"},
+                            "exposed_key": "key", "trouble_only": "literal"},
               ("units", "foes", "matchup"), ("pairs", "verdict", "foes", "foe", "@units"), facts=True,
               doc="a team against the opponent's side by a unit x unit matchup: for each foe the member "
                   "that beats it ({pairs}, each by the `pair` pattern with {unit} and {foe}; {verdict}: "
                   "`verdicts`' word for good / mixed / poor; `keep_verdicts`' when asked whether to keep "
                   "the team or change it), open_key: the foes none beats ({foes}), "
-                  "exposed_key: the foe that beats the most members ({foe}, {units})"),
+                  "exposed_key: the foe that beats the most members ({foe}, {units}); `trouble_only`: "
+                  "those two alone, exposed first (\"why do we keep losing\")"),
         _spec("compare", {"foes": "select", "matchup": "literal", "context": "select", "fit": "literal",
                           "beats": "literal", "beaten": "literal", "fit_pattern": "literal",
                           "even_key": "key", "caveat_key": "key"},

@@ -483,7 +483,12 @@ class IntentPrior:
             rf"\bhow\s+many\s+(?:{unit_plural or '(?!)'}|of\s+them)\s+(?:\w+\s+){{0,3}}?{bring}\b"
             rf"|\bhow\s+many\s+(?:{unit_plural or '(?!)'})\s+(?:per|in\s+a|on\s+a|a)\s+"
             rf"(?:{team_words(pack)}|side|match|fight)\b"
-            rf"|\bcan\s+(?:i|we)\s+{bring}\s+(?:like\s+)?(?:one|two|three|four|five|six|seven|\d)\s*(?:$|or\b)"
+            rf"|\bcan\s+(?:i|we)\s+(?:just\s+)?{bring}\s+(?:like\s+)?(?:one|two|three|four|five|six|seven|\d)\s*"
+            rf"(?:(?:{unit_plural or '(?!)'})\s*)?(?:$|or\b|instead\b|at\s+once\b)"
+            # "is it worth bringing four", "what about running five": a team of that size
+            rf"|\b(?:taking|bringing|fielding|running|playing)\s+(?:like\s+)?(?:one|two|three|four|five|six|seven|"
+            rf"\d)\s*(?:(?:{unit_plural or '(?!)'})\s*)?(?:$|or\b|instead\b)"
+            rf"|\bis\s+there\s+(?:like\s+|even\s+)?an?\s+(?:max|maximum|limit|cap|minimum)\b"
             rf"|\b(?:{team_words(pack)})\s+size\b|\bis\s+(?:one|two|three|four|five|six|\d)\s+the\s+(?:max|limit)\b"
             # "can I put five in my team instead of three"
             rf"|\bcan\s+(?:i|we)\s+(?:put|have|run|field|take)\s+(?:one|two|three|four|five|six|seven|\d)\s+"
@@ -764,7 +769,7 @@ class IntentPrior:
             rf"(?:a|an|any|enough|another)\s+(?:{roles})s?\b"
         )
         self._role_count = re.compile(
-            rf"\b(?:two|three|four|five|2|3|4|5|double|triple|no|zero|only\s+one)\s+"
+            rf"\b(?:two|three|four|five|2|3|4|5|double|triple|no|zero|only\s+one|both)\s+"
             rf"(?:{'|'.join(map(re.escape, role_words)) or '(?!)'})s?\b"
         )
 
@@ -1887,7 +1892,8 @@ ASKS_ADVICE = re.compile(
     re.IGNORECASE,
 )
 # "two tanks, like Duke and Bran", "such as": units named as examples of a count of a role.
-_AS_EXAMPLES = re.compile(r"\b(?:like|such\s+as|say|eg|for\s+example)\b")
+# "two tanks, like Duke and Bran", "Bran and Duke both tanks": the units named as examples of a role.
+_AS_EXAMPLES = re.compile(r"\b(?:like|such\s+as|say|eg|for\s+example|both)\b")
 VERSUS = r"(?:vs|versus|against)"
 # What players call a unit's options as a whole (English gamer words).
 LOADOUT_WORDS = re.compile(r"\b(?:setup|set\s+\w+\s+up|build|kit|loadout)\b")

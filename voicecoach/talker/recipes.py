@@ -32,6 +32,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from voicecoach.core.state import get_field
+from voicecoach.domain.asked import SAID_AS_QUESTION, TAG_QUESTION, YES_NO, shapes
 from voicecoach.domain.catalog import Matchup
 from voicecoach.domain.effects import for_own_side
 from voicecoach.domain.entities import link_entities
@@ -313,7 +314,7 @@ def pick_best(c: _Ctx) -> list[Line]:
         one, other = asked
         mult = multiplier(c.catalog, m, one, other)
         # A claim put to the coach ("someone said Jovan counters Quillon, right?"): yes or no first.
-        verdict = _verdict(c, mult > m.default) if not _YES_NO.match(c.t.utterance) else []
+        verdict = _verdict(c, mult > m.default) if not YES_NO.match(c.t.utterance) else []
         if mult == m.default:
             values = {"@unit": c.name(one), "foe": c.name(other)}
             return verdict + c.naming(c.inputs.get("even_key"), [one, other], **values)
@@ -397,7 +398,7 @@ def _asks_one_beats_other(c: _Ctx) -> tuple[str, str] | None:
     for one, other in zip(units, units[1:], strict=False):
         # "Tamsin, but doesn't their Brannoc counter Tamsin": the question is its own clause.
         clause = re.split(r"[,;.?!]", text[: one.span[0]])[-1]
-        if one.id == other.id or not (_YES_NO.match(clause) or claim or _WHO_WINS.search(text)):
+        if one.id == other.id or not (YES_NO.match(clause) or claim or _WHO_WINS.search(text)):
             continue
         between = text[one.span[1] : other.span[0]]
         hypothetical = not c.view.owns(one.id) and one.id not in c.view.opponent_side()
@@ -1301,22 +1302,6 @@ def _strength(c: _Ctx, uid: str) -> list[Line]:
                     count=len(levels))  # fmt: skip
 
 
-# A yes / no question ("can my tank hold off their turtle", "is Voltail a problem for my fox").
-# A yes/no question (module-wide: the one-beats-the-other reading and the edge verdict read it too).
-_YES_NO = re.compile(
-    r"^\W*(?:(?:so|ok|okay|and|but|hey|um|uh|well|wait|coach|then)\W+)*(?:is|are|can|could|will|would|does|do|"
-    r"should|am)\b",
-    re.IGNORECASE,
-)
-# "My fox is screwed vs it, right?": a claim put as a question by its tag (English cue words).
-_TAG_QUESTION = re.compile(
-    r"(?:,\s*|\s)(?:right|yeah|yes|no|or\s+not|or\s+nah|or\s+what|isn'?t\s+it|aren'?t\s+they|correct|true)\W*$",
-    re.IGNORECASE,
-)
-# "So it smacks the turtle?": a statement asked back with a question mark (no question word).
-_SAID_AS_QUESTION = re.compile(
-    r"^(?!.*\b(?:who|whom|what|which|how|why|when|where)\b)[^?]*\?\s*$", re.IGNORECASE
-)
 _THREAT_WORDS = re.compile(
     r"\b(?:problem|threat|trouble|danger|dangerous|worry|worried|scared|afraid|done\s+for|doomed|screwed|toast|"
     r"lose|losing|get\s+(?:destroyed|wrecked|crushed|smoked))\b",
@@ -1330,9 +1315,9 @@ def _edge_verdict(c: _Ctx, m: Matchup, uid: str, others: list[str], threat: bool
     player's win. By who hits the other harder (edge_key: the player's; foe_edge_key: theirs;
     even_key: neither)."""
     asked = (
-        _YES_NO.search(c.t.utterance)
-        or _TAG_QUESTION.search(c.t.utterance)
-        or _SAID_AS_QUESTION.match(c.t.utterance)
+        YES_NO.search(c.t.utterance)
+        or TAG_QUESTION.search(c.t.utterance)
+        or SAID_AS_QUESTION.match(c.t.utterance)
     )
     if len(others) != 1 or not c.view.owns(uid) or not asked:
         return []
@@ -1729,9 +1714,11 @@ def quota(c: _Ctx) -> list[Line]:
     return c.line(c.step.key, [], **{"role": role, "count": count, attribute: role})
 
 
-_NUMBERS = {"no": 0, "zero": 0, "one": 1, "single": 1, "two": 2, "double": 2, "three": 3, "triple": 3,
-            "four": 4, "five": 5}  # fmt: skip
-_NUMBER_SAID = {n: w for w, n in reversed(_NUMBERS.items()) if w not in ("no", "single", "double", "triple")}
+_NUMBERS = {"no": 0, "zero": 0, "one": 1, "single": 1, "two": 2, "double": 2, "both": 2, "three": 3,
+            "triple": 3, "four": 4, "five": 5}  # fmt: skip
+_NUMBER_SAID = {
+    n: w for w, n in reversed(_NUMBERS.items()) if w not in ("no", "single", "double", "both", "triple")
+}
 
 
 def _asked_count(c: _Ctx) -> tuple[str, int, int] | None:
@@ -1741,7 +1728,9 @@ def _asked_count(c: _Ctx) -> tuple[str, int, int] | None:
     counts = comp.quota.counts if comp is not None and comp.quota is not None else {}
     words = {w.lower(): role for role, r in c.t.pack.vocabulary.roles.items() for w in (role, *r.words)}
     for m in re.finditer(
-        r"\b(no|zero|one|single|two|double|three|triple|four|five|[0-5])\s+([a-z]+?)s?\b", c.t.utterance, re.I
+        r"\b(no|zero|one|single|two|double|both|three|triple|four|five|[0-5])\s+([a-z]+?)s?\b",
+        c.t.utterance,
+        re.I,
     ):
         role = words.get(m.group(2).lower())
         if role in counts:
@@ -2936,13 +2925,15 @@ def team_read(c: _Ctx) -> list[Line]:
         lines = c.line(c.step.key, team, pairs=spoken_list(pairs), verdict=verdict)
     else:
         lines = c.line(c.step.none_key, team, verdict=verdict, **{"@units": c.names(team)})
-    if open_:
-        lines += c.line(c.inputs.get("open_key"), [], foes=c.names(open_))
+    unanswered = c.line(c.inputs.get("open_key"), [], foes=c.names(open_)) if open_ else []
+    exposed = []
     if beaten[worst]:
-        lines += c.line(
+        exposed = c.line(
             c.inputs.get("exposed_key"), [], foe=c.name(worst), **{"@units": c.names(beaten[worst])}
         )
-    return lines
+    if c.inputs.get("trouble_only"):
+        return exposed + unanswered  # "why do we keep losing": what beats them is the answer
+    return lines + unanswered + exposed
 
 
 def coverage(c: _Ctx) -> list[Line]:
@@ -3135,11 +3126,15 @@ assert set(RUN) == set(RECIPES)  # recipe_spec declares what pack.py checks: bot
 def answer(t: RealizerTurn, steps: Sequence[AnswerStep]) -> bool:
     """Add the lines of the first step that yields any; after a step marked `also` yields, the
     later steps' lines too, up to the first one without `also` that yields. A `follow` step runs
-    only after such a step, an `alone` step only when none yielded. False when none yields."""
+    only after such a step, an `alone` step only when none yielded, an `asked` step only on a turn
+    asked in one of its shapes. False when none yields."""
     view = StateView(t.pack, t.state)
     answered = False
+    asked = shapes(t.utterance)
     for step in steps:
         if (step.follow and not answered) or (step.alone and answered):
+            continue
+        if step.asked is not None and not asked.intersection(step.asked):
             continue
         lines = RUN[step.recipe](_Ctx(t, step, view))
         if lines:

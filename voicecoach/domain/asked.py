@@ -1,0 +1,57 @@
+"""The shape of what the player asks, read from English cue words alone: a yes / no question, a
+why, a which / who, a how, a how many, a what. A step of a Φ entry's answer may say which shapes it
+answers (`AnswerStep.asked`): "can we even win this" wants a verdict before the fix, "why do we
+keep losing" wants what beats them before the fix, and "what do we change" wants the fix alone.
+The same regexes serve the recipes that put a yes or no first.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Literal
+
+Shape = Literal["yes_no", "why", "which", "how", "how_many", "what"]
+SHAPES: tuple[Shape, ...] = ("yes_no", "why", "which", "how", "how_many", "what")
+
+_OPENERS = r"(?:(?:so|ok|okay|and|but|hey|um|uh|well|wait|coach|then|honestly|like|yo|bro|man)\W+)*"
+# "Can my tank hold off their turtle", "is Voltail a problem for my fox": an auxiliary first.
+YES_NO = re.compile(
+    rf"^\W*{_OPENERS}(?:is|are|can|could|will|would|does|do|did|should|am|was|were|have|has|isn'?t|aren'?t|"
+    r"can'?t|won'?t|doesn'?t|don'?t)\b",
+    re.IGNORECASE,
+)
+# "My fox is screwed vs it, right?": a claim put as a question by its tag.
+TAG_QUESTION = re.compile(
+    r"(?:,\s*|\s)(?:right|yeah|yes|no|or\s+not|or\s+nah|or\s+what|isn'?t\s+it|aren'?t\s+they|correct|true)\W*$",
+    re.IGNORECASE,
+)
+# "So it smacks the turtle?": a statement asked back with a question mark (no question word).
+SAID_AS_QUESTION = re.compile(
+    r"^(?!.*\b(?:who|whom|what|which|how|why|when|where)\b)[^?]*\?\s*$", re.IGNORECASE
+)
+_WHY = re.compile(r"\bwhy\b|\bhow\s+come\b|\bwhat(?:'?s|\s+is)\s+(?:going\s+)?wrong\b", re.IGNORECASE)
+_HOW_MANY = re.compile(r"\bhow\s+(?:many|much|long|far|often)\b", re.IGNORECASE)
+_HOW = re.compile(r"\bhow\b(?!\s+(?:many|much|long|far|often|come)\b)", re.IGNORECASE)
+_WHICH = re.compile(r"\b(?:which|who|whom|whos|who'?s)\b", re.IGNORECASE)
+_WHAT = re.compile(r"\bwhat(?:'?s)?\b", re.IGNORECASE)
+_CLAUSES = re.compile(r"[.?!;,]\s+")
+
+
+def shapes(text: str) -> frozenset[Shape]:
+    """Every shape the utterance asks in (a yes / no at the start of any of its clauses)."""
+    found: set[Shape] = set()
+    clauses = [c for c in _CLAUSES.split(text) if c.strip()] or [text]
+    if any(YES_NO.match(c) for c in clauses) or TAG_QUESTION.search(text) or SAID_AS_QUESTION.match(text):
+        found.add("yes_no")
+    for shape, pattern in (
+        ("why", _WHY),
+        ("how_many", _HOW_MANY),
+        ("how", _HOW),
+        ("which", _WHICH),
+        ("what", _WHAT),
+    ):
+        if pattern.search(text):
+            found.add(shape)  # type: ignore[arg-type]
+    if "why" in found:
+        found.discard("what")  # "what's going wrong" is a why
+    return frozenset(found)
