@@ -798,3 +798,22 @@ def test_a_named_unit_is_not_a_kind() -> None:
 
     assert kind_said(load_pack("strike_team"), "is Renzo any good on this map") is None
     assert kind_said(load_pack("strike_team"), "what should I do now") is None
+
+
+@pytest.mark.parametrize(
+    ("said", "read"),
+    [
+        ("hexmoth in, fox out?", "hexmoth in, Emberfox out?"),  # the end of a name, said bare
+        ("fox or hawk for this", "Emberfox or Galehawk for this"),
+        ("is lumi too low to bring", "is Lumifawn too low to bring"),  # the start of a name, no word
+    ],
+)
+def test_a_short_name_said_bare_is_the_one_unit_in_play_it_fits(said: str, read: str) -> None:
+    pack, state = PET
+    assert read_turn(pack, state, said).text == read
+
+
+@pytest.mark.parametrize("said", ["wing it and see", "what does Emberfox's tail do"])
+def test_a_short_name_used_as_a_verb_or_a_part_of_something_is_left_alone(said: str) -> None:
+    pack, state = PET
+    assert read_turn(pack, state, said).text == said

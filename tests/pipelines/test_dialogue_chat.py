@@ -75,6 +75,9 @@ SESSIONS: dict[str, dict[str, list[tuple[str, list[str], list[str]]]]] = {
         "fielded_now": [("who do we have out", ["Your lineup right now"], ["You own"])],
         "if_i_had": [("if i had pyralis would that help", ["Pyralis deals double damage"], ["together"])],
         "their_plans": [("are they gonna change their team after this", ["what the other side will do"], [])],
+        "short_name_bare": [  # "fox" said bare is the player's Emberfox: the swap asked, not another
+            ("hexmoth in, fox out?", ["Emberfox"], ["Sparkwing"]),
+        ],
         "team_of_a_size": [  # a team of a size asked about: the game's rule, not a team built
             ("can i bring four pets", ["three to five"], ["field Granitusk"]),
             ("is it worth bringing five or does that make it worse", ["three to five"], []),

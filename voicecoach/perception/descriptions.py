@@ -452,12 +452,82 @@ def _by_what_it_does(pack: Pack, sides: Sides, text: str) -> tuple[str, list[str
     return text, []
 
 
+_SHORT_NAMES: dict[int, tuple[Pack, dict[str, frozenset[str]]]] = {}
+
+
+def _short_names(pack: Pack) -> dict[str, frozenset[str]]:
+    """Per unit: what a player calls it without an article or owner ("fox out", "is lumi too low"):
+    the English word that ends its one-word name ("fox" of Emberfox, "hawk" of Galehawk) and the
+    first four or five letters when they are no English word ("lumi" of Lumifawn)."""
+    hit = _SHORT_NAMES.get(id(pack))
+    if hit is not None and hit[0] is pack:
+        return hit[1]
+    english = english_counts()
+    unit_kind = pack.catalog.schema.kind("unit") or ""
+    names: dict[str, frozenset[str]] = {}
+    for uid, entity in pack.catalog.entities.get(unit_kind, {}).items():
+        display = entity.display.lower()
+        if " " in display or not display.isalpha():
+            continue
+        found = {
+            display[i:]
+            for i in range(3, len(display) - 2)
+            if english.get(display[i:], 0) >= ORDINARY_MIN_COUNT and display[i:] not in FUNCTION_WORDS
+        }
+        found.update(display[:n] for n in (4, 5) if n < len(display) - 1 and display[:n] not in english)
+        names[uid] = frozenset(found)
+    _SHORT_NAMES[id(pack)] = (pack, names)
+    return names
+
+
+# Where a bare short name stands for a unit: a clause's start, or after a word that takes a unit.
+_BARE_BEFORE = re.compile(
+    r"(?:^|[,.;?!]\s*|\b(?:and|or|but|vs|versus|against|than|with|on|for|into|over|of|swap|bench|drop|bring|"
+    r"play|use|field|run|put|level|is|was|tho|though)\s+)$",
+    re.IGNORECASE,
+)
+
+
+def bare_names(pack: Pack, sides: Sides, text: str) -> tuple[str, list[str]]:
+    """Each short name said bare ("hexmoth in, fox out", "fox is level 14") that fits exactly one
+    unit in play (the player's fielded or owned, their lineup) replaced by that unit's name. A word
+    the pack's descriptions read (an element, a role) or one after an article is not this."""
+    if sides.view is None:
+        return text, []
+    d = describer(pack)
+    unit_kind = pack.catalog.schema.kind("unit") or ""
+    in_play = list(dict.fromkeys([*sides.fielded, *sides.theirs, *sides.owned]))
+    short = _short_names(pack)
+    named = [m.span for m in link_entities(pack, text)]
+    out, notes, cut = [], [], 0
+    for m in re.finditer(r"[a-z]+", text, re.IGNORECASE):
+        word = m.group(0).lower()
+        if word in d.valued or word in FUNCTION_WORDS or any(a <= m.start() < b for a, b in named):
+            continue
+        fits = [u for u in in_play if word in short.get(u, ())]
+        if len(fits) != 1 or not _BARE_BEFORE.search(text[: m.start()]):
+            continue
+        if re.match(
+            r"'s?\b|\s+(?:(?:guy|one|thing|dude)s?|it|them|me|us|the|a|an|this|that)\b", text[m.end() :], re.I
+        ):
+            continue  # "fox's tail", "the fox guy": another reading's; "wing it": a verb
+        name = display(pack, unit_kind, fits[0])
+        out.append(text[cut : m.start()] + name)
+        cut = m.end()
+        notes.append(f"{m.group(0)!r} -> {name}")
+    return "".join(out) + text[cut:], notes
+
+
 def describe(pack: Pack, sides: Sides, text: str) -> tuple[str, list[str], Unclear | None]:
     """Replace each description of one unit by its name (keeping "their" / "my"); "their supports"
     by the names of theirs that fit; the first description that fits two is returned unclear."""
     text, does = _by_what_it_does(pack, sides, text)
     if does:
         return text, does, None
+    text, bare = bare_names(pack, sides, text)
+    if bare:
+        described, notes_after, unclear_after = describe(pack, sides, text)
+        return described, [*bare, *notes_after], unclear_after
     if _WHICH_ARE.match(text):
         # "Which of mine is the support": the player's units of that kind, not the one fielded.
         asked, notes = _owned_kind(pack, sides, text)
