@@ -817,3 +817,16 @@ def test_a_short_name_said_bare_is_the_one_unit_in_play_it_fits(said: str, read:
 def test_a_short_name_used_as_a_verb_or_a_part_of_something_is_left_alone(said: str) -> None:
     pack, state = PET
     assert read_turn(pack, state, said).text == said
+
+
+def test_a_question_ending_on_its_verb_is_retracted_by_a_cue_after_a_comma() -> None:
+    pack, state = STRIKE
+    reading = read_turn(pack, state, "what does kasimir do, no wait, what does renzo do")
+    assert reading.text == "what does renzo do" and reading.second is None
+
+
+def test_a_pronoun_after_a_retraction_is_the_unit_the_retracted_question_named() -> None:
+    pack, state = STRIKE
+    said = "should i flank with lorcan or, no wait, should he stay grouped with the team"
+    reading = read_turn(pack, state, said)
+    assert reading.text == "should Lorcan stay grouped with the team" and reading.ask is None

@@ -846,7 +846,7 @@ def _retracted(text: str) -> tuple[str, str] | None:
     for cue in _INLINE_CORRECTION.finditer(text):
         rest = text[cue.end() :]
         before = text[: cue.start()]
-        if _ADVERB_AFTER.search(before):
+        if _ADVERB_AFTER.search(before) and not re.match(r"\s*[,;.!?\u2014\u2013-]", cue.group(0)):
             continue  # "what do I actually do this turn": an adverb in the question, not a retraction
         asked = _OPENS_QUESTION.match(before) and len(before.split()) >= 3  # not "hey, I mean ..."
         if (
@@ -906,7 +906,10 @@ def read_turn(pack: Pack, state: LiveState | None, text: str, history: Sequence[
     retracted = _retracted(text)
     if retracted is not None:
         first, rest = retracted
-        context = [*history, Exchange(first, "")] if _FOLLOW_UP.match(rest) else history
+        # "should I flank with Lorcan or, no wait, should he stay grouped": the follow-up and the
+        # pronoun are read against the retracted question (what it named is still the topic).
+        refers = _FOLLOW_UP.match(rest) or _UNRESOLVED.search(rest)
+        context = [*history, Exchange(first, "")] if refers else history
         reading = read_turn(pack, state, rest, context)
         notes = ("retracted the first question", *reading.resolved)
         return Reading(reading.text, notes, reading.second, reading.ask, reading.pending)
