@@ -830,3 +830,9 @@ def test_a_pronoun_after_a_retraction_is_the_unit_the_retracted_question_named()
     said = "should i flank with lorcan or, no wait, should he stay grouped with the team"
     reading = read_turn(pack, state, said)
     assert reading.text == "should Lorcan stay grouped with the team" and reading.ask is None
+
+
+def test_what_the_player_keeps_losing_to_is_theirs() -> None:
+    pack, state = PET  # Sparkwing (the player's) and Voltail (theirs) are both electric
+    reading = read_turn(pack, state, "i keep losing oakhorn to the electric guy")
+    assert "Voltail" in reading.text and reading.ask is None

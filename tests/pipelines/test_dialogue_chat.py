@@ -1092,6 +1092,10 @@ SESSIONS: dict[str, dict[str, list[tuple[str, list[str], list[str]]]]] = {
         "both_of_a_role": [  # two units named as examples of a role: the quota, not ownership
             ("brannoc and dumaka are both tanks, can i run both", ["No", "one tank"], ["at level"]),
         ],
+        "dive_him": [  # one of mine doing an attack verb to the one just named: how the two match up
+            ("their sniper keeps one tapping me off the pier", ["Quillon"], []),
+            ("can lorcan just dive him", ["Lorcan and Quillon"], ["dive five"]),
+        ],
         "losing_asked": [  # the same losing match asked three ways: whether, why, and what to change
             ("are we cooked or what", ["It's winnable", "Watch their Nadira"], ["Yes"]),
             (

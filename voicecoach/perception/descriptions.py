@@ -76,7 +76,9 @@ THEIRS_CUE = re.compile(
     r"\b(?:beat|beats|takes|take on|counter|counters|countering|against|vs|versus|handles?|deals? with|"
     r"stops?|kills?|fight|face|facing|worry about|scared of|afraid of|weak to|lose to|losing to|lost to|"
     r"punish|shut down|shutdown|outplay|survive|play around|dive|focus|target|get to|catch|reach|"
-    r"keep up with|trade with|pressure|go after|hunt|match up with|match up against)\s+$",
+    r"keep up with|trade with|pressure|go after|hunt|match up with|match up against|"
+    # "I keep losing Oakhorn to the electric guy": what the player loses to is theirs
+    r"(?:lose|loses|losing|lost)\s+(?:\w+\s+){1,3}?to)\s+$",
     re.IGNORECASE,
 )
 # Words a player puts before a description that describe no unit ("their annoying fire one").

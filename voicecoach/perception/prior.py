@@ -343,7 +343,8 @@ class IntentPrior:
         )
         # "can Voltail kill my Galehawk", "will Shellbastion destroy Emberfox": one attacking the other.
         attack_on = (
-            rf"{token}\s+(?:\w+\s+)?(?:kill|beat|one\s+shot|wreck|destroy|hurt|handle|outdamage)s?\s+"
+            rf"{token}\s+(?:\w+\s+)?(?:kill|beat|one\s+shot|wreck|destroy|hurt|handle|outdamage|dive|flank|outduel|"
+            rf"punish|bully|fight|duel)s?\s+"
             rf"(?:my\s+|our\s+|the\s+|their\s+)?{token}"
         )
         self._attack_on = re.compile(attack_on)
