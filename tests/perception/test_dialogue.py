@@ -836,3 +836,16 @@ def test_what_the_player_keeps_losing_to_is_theirs() -> None:
     pack, state = PET  # Sparkwing (the player's) and Voltail (theirs) are both electric
     reading = read_turn(pack, state, "i keep losing oakhorn to the electric guy")
     assert "Voltail" in reading.text and reading.ask is None
+
+
+@pytest.mark.parametrize(
+    ("said", "read"),
+    [
+        ("what do i unlock at level eleven", "what do i unlock at level 11"),
+        ("is renzo level twenty-two yet", "is renzo level 22 yet"),
+        ("at lvl thirty what happens", "at lvl 30 what happens"),
+    ],
+)
+def test_a_level_said_in_words_is_read_in_digits(said: str, read: str) -> None:
+    pack, state = STRIKE
+    assert read_turn(pack, state, said).text == read

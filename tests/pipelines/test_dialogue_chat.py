@@ -1092,6 +1092,13 @@ SESSIONS: dict[str, dict[str, list[tuple[str, list[str], list[str]]]]] = {
         "both_of_a_role": [  # two units named as examples of a role: the quota, not ownership
             ("brannoc and dumaka are both tanks, can i run both", ["No", "one tank"], ["at level"]),
         ],
+        "level_in_words": [  # "level eleven" is level 11; a second half it places nowhere follows the first
+            (
+                "what do i unlock at level eleven and how close am i",
+                ["Bexley", "account level 10"],
+                ["outside"],
+            ),
+        ],
         "dive_him": [  # one of mine doing an attack verb to the one just named: how the two match up
             ("their sniper keeps one tapping me off the pier", ["Quillon"], []),
             ("can lorcan just dive him", ["Lorcan and Quillon"], ["dive five"]),

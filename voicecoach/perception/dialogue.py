@@ -894,11 +894,38 @@ def _wh_ellipsis(pack: Pack, text: str, history: Sequence[Exchange]) -> str | No
     return f"{asked['wh']} {yes_no['aux']} {rest[named[0].span[1] :].strip()}"
 
 
+_UNITS_SAID = (
+    "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen "
+    "seventeen eighteen nineteen".split()
+)
+_TENS_SAID = {"twenty": 20, "thirty": 30, "forty": 40, "fifty": 50, "sixty": 60}
+_LEVEL_SAID = re.compile(
+    rf"\b(?P<word>level|lvl|lv|rank|stage)\s+(?:(?P<tens>{'|'.join(_TENS_SAID)})(?:[\s-]+(?P<unit>{'|'.join(_UNITS_SAID[1:10])}))?"
+    rf"|(?P<small>{'|'.join(_UNITS_SAID)}))\b",
+    re.IGNORECASE,
+)
+
+
+def _level_in_digits(text: str) -> str:
+    """ "What do I unlock at level eleven": the transcript's number words after a level as digits,
+    as the game's data and the rest of the coach write them ("level 11")."""
+
+    def digits(m: re.Match[str]) -> str:
+        if m["small"]:
+            value = _UNITS_SAID.index(m["small"].lower())
+        else:
+            value = _TENS_SAID[m["tens"].lower()] + (_UNITS_SAID.index(m["unit"].lower()) if m["unit"] else 0)
+        return f"{m['word']} {value}"
+
+    return _LEVEL_SAID.sub(digits, text)
+
+
 def read_turn(pack: Pack, state: LiveState | None, text: str, history: Sequence[Exchange] = ()) -> Reading:
     """`text` as the question it stands for in the dialogue `history` (oldest first, heard turns
     only) and the live `state`; two questions in it are read one after the other (the second's
     "it" is the first's). Unchanged when nothing in it refers back, describes or asks twice."""
     text = _HE_IS.sub(lambda m: f"{m[1]} is", text)  # "hes level 2": the transcript's "he's", a verb
+    text = _level_in_digits(text)
     text = _wh_ellipsis(pack, text, history) or text
     meant = _did_you_mean(pack, text)
     if meant is not None and _resume(pack, state, text, history) is None:
