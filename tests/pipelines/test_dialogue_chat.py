@@ -1099,6 +1099,9 @@ SESSIONS: dict[str, dict[str, list[tuple[str, list[str], list[str]]]]] = {
                 ["outside"],
             ),
         ],
+        "when_to_use": [  # when to use what the player has: what it does, not that it is unlocked
+            ("when should i use rally cry", ["heals everyone"], ["can equip"]),
+        ],
         "dive_him": [  # one of mine doing an attack verb to the one just named: how the two match up
             ("their sniper keeps one tapping me off the pier", ["Quillon"], []),
             ("can lorcan just dive him", ["Lorcan and Quillon"], ["dive five"]),

@@ -1048,6 +1048,14 @@ class IntentPrior:
         ):
             # "Who should I use Overcharge on?": its target, not when to use it or what it does.
             p, rule = self._only(self.target_pair), "on_whom"
+        elif (
+            self.target_pair is not None
+            and any(m.kind == option for m in mentions)
+            and WHEN_TO_USE.search(normalise(text))
+        ):
+            # "When should I use Rally Cry": how to use what the player has, not when it unlocks
+            # ("when can I use it" stays the unlock).
+            p, rule = self._only(self.target_pair), "when_to_use"
         elif self.threat_pair is not None and not named and OUR_TARGET.search(abstracted):
             # "Who do I go after first", "which of their guys can we dive": the team's target is
             # their threat, not an upgrade or a comp.
@@ -1863,6 +1871,11 @@ FIRST_OF_THEIRS = re.compile(r"\b(?:first|focus|target|kill|go\s+after|attack|di
 ON_WHOM = re.compile(
     r"\b(?:who|whom|which\s+one)\b.*\b(?:on|at)$"
     r"|^(?:(?:so|ok|okay|and)\s+)*(?:who|whom)\s+(?:should|do|can|would)\s+(?:i|we)\s+\w+(?:\s+first)?$"
+)
+# "When should I use Rally Cry", "when do I pop it": the moment to use an option (English cue words).
+WHEN_TO_USE = re.compile(
+    r"\bwhen(?:s|\s+is)?\s+(?:should|do|would|to|the\s+best\s+time\s+to)\s+(?:i\s+|we\s+)?(?:use|pop|throw|fire|activate|"
+    r"cast|drop|press|hit|save)\b|\bbest\s+time\s+to\s+(?:use|pop|throw|fire|activate|cast|drop)\b"
 )
 # "Who do we focus first", "which of their guys can I dive": the side's target (English cue words).
 OUR_TARGET = re.compile(
