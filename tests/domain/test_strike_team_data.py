@@ -58,6 +58,7 @@ NEW_PLACEHOLDERS = frozenset(
         "reasons",
         "other_map",
         "other_level",
+        "what",
         "ranked",
         "groups",
         "heroes",

@@ -1099,6 +1099,9 @@ SESSIONS: dict[str, dict[str, list[tuple[str, list[str], list[str]]]]] = {
                 ["outside"],
             ),
         ],
+        "best_of_a_kind": [  # the strongest of the kind asked, not of the whole game
+            ("whats the best tank in the game", ["strongest tank in the game is Dumaka"], ["Quillon"]),
+        ],
         "when_to_use": [  # when to use what the player has: what it does, not that it is unlocked
             ("when should i use rally cry", ["heals everyone"], ["can equip"]),
         ],

@@ -226,9 +226,11 @@ RECIPES: dict[str, RecipeSpec] = {
                   "context entity the team's members fit best in sum by a unit x context "
                   "matchup ({context}), the members it favours ({units}) and the worst one "
                   "({other_context})"),
-        _spec("catalog_top", {"unowned_key": "key"}, (), ("@unit", "value"),
+        _spec("catalog_top", {"unowned_key": "key"}, (), ("@unit", "value", "what"),
               doc="asked of the whole game (\"the strongest unit in the whole game\"): the unit kind's top "
-                  "by its first numeric attribute in the catalog (unowned_key: one the player lacks)"),
+                  "by its first numeric attribute in the catalog (unowned_key: one the player lacks); "
+                  "of the kind the question says (\"the best tank\", \"the strongest legendary\"), among "
+                  "those ({what}: that kind, else the unit noun)"),
         _spec("sides_on_attribute", {"attribute": "literal", "ours_key": "key", "even_key": "key"},
               ("attribute",), ("foes", "top", "@units", "mine"),
               doc="asked how the sides compare on an ordered unit attribute it names (\"are we "

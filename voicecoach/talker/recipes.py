@@ -40,7 +40,7 @@ from voicecoach.domain.pack import AnswerStep, Pack, pack_roles
 from voicecoach.domain.recipe_spec import RECIPES, TURN_PREFIX, RecipeSpec, role_placeholder
 from voicecoach.domain.tool_shapes import select
 from voicecoach.domain.view import Owned, StateView
-from voicecoach.perception.descriptions import kinds_said
+from voicecoach.perception.descriptions import describer, kinds_said
 from voicecoach.perception.limits import AGAINST_THEM, THEIR_SIDE
 from voicecoach.perception.prior import (
     FIRST_OF_THEIRS,
@@ -1635,12 +1635,17 @@ def catalog_top(c: _Ctx) -> list[Line]:
     kind = c.view.unit_kind
     power = c.schema.kinds[kind].number
     units = list(c.catalog.entities.get(kind, {}))
+    d = describer(c.t.pack)
+    said = [w for w in re.findall(r"[a-z]+", c.t.utterance.lower()) if w in d.valued]  # "tank", "water"
+    units = [u for u in units if all(w in d.words.get(u, ()) for w in said)]
     if power is None or not units:
         return []
     top = max(units, key=lambda u: (_value(c, kind, u, power) or 0, -units.index(u)))
     owned = c.view.known and c.view.owns(top)
     key = c.step.key if owned or not c.inputs.get("unowned_key") else c.inputs["unowned_key"]
-    return c.naming(key, [top], **{"@unit": c.name(top)}, value=_value(c, kind, top, power))
+    noun = [] if any(w in d.roles for w in said) else [c.schema.kinds[kind].nouns[0].lower()]
+    return c.naming(key, [top], **{"@unit": c.name(top)}, value=_value(c, kind, top, power),
+                    what=" ".join([*said, *noun]))  # fmt: skip
 
 
 def fact(c: _Ctx) -> list[Line]:
