@@ -82,6 +82,9 @@ SESSIONS: dict[str, dict[str, list[tuple[str, list[str], list[str]]]]] = {
             ("can i bring four pets", ["three to five"], ["field Granitusk"]),
             ("is it worth bringing five or does that make it worse", ["three to five"], []),
         ],
+        "one_shot_mine": [  # an attack on the player's unit said as a complaint: what hits it hard
+            ("bro they just one shot my hawk", ["Voltail deals double damage to your Galehawk"], ["Fill"]),
+        ],
         "can_we_win": [  # a yes / no on the match: a read of the sides first, then the change
             ("im getting destroyed, can i still win this", ["winnable", "Watch Shellbastion"], []),
         ],

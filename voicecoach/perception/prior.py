@@ -2000,7 +2000,10 @@ TAKING_HITS = re.compile(
     r"|\bkeeps?\s+(?:on\s+)?(?:dying|getting\s+(?:killed|hit|wrecked|destroyed|one\s*shot))\b"
     r"|\b(?:dies|died|die|dying)\s+(?:\w+\s+)?(?:so\s+|too\s+|super\s+|really\s+)?(?:fast|quick|quickly|easily|early|first)\b"
     r"|\bwhy\s+(?:did|does|do|is)\s+(?:my\s+)?\w+\s+(?:die|dying)\b"
-    r"|\bgetting\s+(?:wrecked|destroyed|smoked|melted|shredded|deleted|bullied)\b"
+    r"|\bgetting\s+(?:wrecked|destroyed|smoked|melted|shredded|deleted|bullied|chunked|focused|farmed)\b"
+    # "they just one shot my hawk", "Voltail keeps killing my fox": an attack on the player's unit
+    r"|\b(?:one\s*shot(?:s|ting|ted)?|kill(?:s|ed|ing)?|wreck(?:s|ed|ing)?|destroy(?:s|ed|ing)?|melt(?:s|ed|ing)?|"
+    r"delet(?:e|es|ed|ing)|shred(?:s|ded|ding)?|focus(?:es|ed|ing)?|chunk(?:s|ed|ing)?|farm(?:s|ed|ing)?)\s+(?:my|our)\b"
 )
 # One of theirs that outlasts the player's side: "this turtle just will not die", "can't kill him".
 _WONT_DIE = re.compile(
