@@ -82,6 +82,14 @@ SESSIONS: dict[str, dict[str, list[tuple[str, list[str], list[str]]]]] = {
             ("can i bring four pets", ["three to five"], ["field Granitusk"]),
             ("is it worth bringing five or does that make it worse", ["three to five"], []),
         ],
+        "spam_it_on": [  # a move of mine "spammed" on the one of theirs just named: how it hits that one
+            ("what even is shellbastions deal, it never dies", ["Shellbastion"], []),
+            (
+                "so just spam bramble crush on it?",
+                ["Bramble Crush hits Shellbastion for double damage"],
+                ["learn"],
+            ),
+        ],
         "one_shot_mine": [  # an attack on the player's unit said as a complaint: what hits it hard
             ("bro they just one shot my hawk", ["Voltail deals double damage to your Galehawk"], ["Fill"]),
         ],

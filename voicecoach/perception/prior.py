@@ -2011,7 +2011,8 @@ _WONT_DIE = re.compile(
     r"|\b(?:can\s*t|cannot|can\s+not)\s+(?:even\s+)?(?:kill|take\s+down|break|crack|hurt)\b"
 )
 _USED_ON = re.compile(
-    r"\b(?:use|using|used|good|work|works|effective|hurt|hit|worth\s+it|throw|throwing|cast|casting|fire|firing)\s+"
+    r"\b(?:use|using|used|good|work|works|effective|hurt|hit|worth\s+it|throw|throwing|cast|casting|fire|firing|"
+    r"spam|spamming|pop|popping|go|going|lead|open)\s+"
     r"(?:\w+\s+){0,2}?(?:on|against|vs|into|at)\b"
 )
 _WHEN_GETS = re.compile(
