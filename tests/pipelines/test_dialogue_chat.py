@@ -1100,6 +1100,9 @@ SESSIONS: dict[str, dict[str, list[tuple[str, list[str], list[str]]]]] = {
             ("this map is fathom docks yeah, who does it favour", ["Brannoc and Tamsin"], []),
         ],
         "tip_by_words": [("how do you win on escort maps", ["payload"], [])],
+        "tip_for_here": [  # "this map": the tip about the current map's mode (control)
+            ("how do we actually play the point on this map", ["hold the zone"], ["A team is five"]),
+        ],
         "both_of_a_role": [  # two units named as examples of a role: the quota, not ownership
             ("brannoc and dumaka are both tanks, can i run both", ["No", "one tank"], ["at level"]),
         ],

@@ -377,7 +377,7 @@ def _short(pack: Pack, rest: str) -> bool:
     return bool(spans) and len(words) <= 1
 
 
-def _current_place(pack: Pack, kind: str) -> re.Pattern[str]:
+def current_place(pack: Pack, kind: str) -> re.Pattern[str]:
     """Where a question names the current context entity without its name ("on this map", "here");
     matches nothing for a kind that is not the schema's context kind."""
     schema = pack.catalog.schema
@@ -393,7 +393,7 @@ def _place_asked(pack: Pack, kind: str, text: str) -> bool:
     nouns = "|".join(re.escape(n.lower()) for n in pack.catalog.schema.kinds[kind].nouns)
     return (
         any(m.kind == kind for m in link_entities(pack, text))
-        or _current_place(pack, kind).search(text) is not None
+        or current_place(pack, kind).search(text) is not None
         or re.search(rf"\b(?:what|which)\s+(?:{nouns})\b", text, re.IGNORECASE) is not None
     )
 
@@ -408,7 +408,7 @@ def _substitute(pack: Pack, sides: Sides, previous: str, new: list[Mention], dro
         same = [e for e in earlier if e.kind == m.kind and e.id != m.id]
         if not same:
             # "who's good on this map" - "and Copperline Yard?": the place the question was about
-            here = _current_place(pack, m.kind).search(out)
+            here = current_place(pack, m.kind).search(out)
             if here is not None:
                 out = f"{out[: here.start()]}on {display(pack, m.kind, m.id)}{out[here.end() :]}"
                 changed = True
@@ -973,7 +973,7 @@ def read_turn(pack: Pack, state: LiveState | None, text: str, history: Sequence[
     one = _read_one(pack, state, first, history)
     where = pack.catalog.schema.kind("context")
     named = _units(pack, first)
-    about_place = where is not None and _current_place(pack, where).search(second) is not None
+    about_place = where is not None and current_place(pack, where).search(second) is not None
     if where and about_place and 1 <= len(named) <= 2 and not _units(pack, second):
         # "Lorcan into Tamsin, who wins, and does the map matter": the map for the ones just named.
         noun = pack.catalog.schema.kinds[where].nouns[0].lower()

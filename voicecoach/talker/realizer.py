@@ -47,6 +47,7 @@ from voicecoach.grounding.kernel import GroundingControl
 from voicecoach.grounding.plan import MATCH_WORDS, PRIORITY, branch_of, intent_has, phi_entry
 from voicecoach.interaction.kernel import InteractionControl
 from voicecoach.perception.descriptions import faces_foe, kinds_said
+from voicecoach.perception.dialogue import current_place
 from voicecoach.perception.limits import Limit, asks_cap, asks_my_level, data_limit
 from voicecoach.perception.prior import (
     ASKS_ADVICE,
@@ -159,7 +160,7 @@ def _worded_answer(t: RealizerTurn) -> None:
     if not variants:
         return
     fresh = next((i for i, v in enumerate(variants) if not any(v in r for r in t.recent)), 0)
-    asked = _topic(t.utterance)
+    asked = _topic(t.utterance) | _here(t)
     if not t.unheard and t.intent != "smalltalk" and asked:
         # Off-topic as labelled, yet two words of a tip ("how does the weakness thing work, is it
         # just double"): that tip, not "outside what I can help with".
@@ -1543,6 +1544,18 @@ _ASKING = frozenset("these those yours work works again really even like thing t
 
 def _content(text: str) -> set[str]:
     return {w.rstrip("s") for w in re.findall(r"[a-z]+", text.lower()) if len(w) >= 4 and w not in _PLAIN}
+
+
+def _here(t: RealizerTurn) -> set[str]:
+    """ "How do we play the point on this map": the current context's own words (its mode,
+    "control"), so the tip chosen is the one about this place."""
+    kind = t.pack.catalog.schema.kind("context")
+    if kind is None or not current_place(t.pack, kind).search(t.utterance):
+        return set()
+    entity = t.pack.catalog.get(kind, t.view.context(kind) or "")
+    spec = t.pack.catalog.schema.kinds[kind]
+    values = [entity.value(a) for a in spec.attributes] if entity is not None else []
+    return _topic(" ".join(v for v in values if isinstance(v, str)))
 
 
 def _topic(text: str) -> set[str]:
