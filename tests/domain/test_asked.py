@@ -43,3 +43,8 @@ def test_a_shape_the_words_do_not_ask_is_not_read(said: str, not_shape: str) -> 
 
 def test_a_request_without_a_question_word_asks_in_no_shape() -> None:
     assert shapes("load up my long range group") == frozenset()
+
+
+def test_a_hesitation_before_the_auxiliary_still_asks_yes_or_no() -> None:
+    assert "yes_no" in shapes("umm the stag thing, oak guy, can he hit the cat good")
+    assert "yes_no" in shapes("hmm is it any good")

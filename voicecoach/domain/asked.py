@@ -13,7 +13,9 @@ from typing import Literal
 Shape = Literal["yes_no", "why", "which", "how", "how_many", "what"]
 SHAPES: tuple[Shape, ...] = ("yes_no", "why", "which", "how", "how_many", "what")
 
-_OPENERS = r"(?:(?:so|ok|okay|and|but|hey|um|uh|well|wait|coach|then|honestly|like|yo|bro|man)\W+)*"
+_OPENERS = (
+    r"(?:(?:so|ok|okay|and|but|hey|um+|uh+|hmm+|erm|well|wait|coach|then|honestly|like|yo|bro|man)\W+)*"
+)
 # "Can my tank hold off their turtle", "is Voltail a problem for my fox": an auxiliary first.
 YES_NO = re.compile(
     rf"^\W*{_OPENERS}(?:is|are|can|could|will|would|does|do|did|should|am|was|were|have|has|isn'?t|aren'?t|"

@@ -32,7 +32,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from voicecoach.core.state import get_field
-from voicecoach.domain.asked import SAID_AS_QUESTION, TAG_QUESTION, YES_NO, shapes
+from voicecoach.domain.asked import YES_NO, shapes
 from voicecoach.domain.catalog import Matchup
 from voicecoach.domain.effects import for_own_side
 from voicecoach.domain.entities import link_entities
@@ -1314,11 +1314,7 @@ def _edge_verdict(c: _Ctx, m: Matchup, uid: str, others: list[str], threat: bool
     threaten it (the threat words; `threat`: an attack asked of, said only with them), or does the
     player's win. By who hits the other harder (edge_key: the player's; foe_edge_key: theirs;
     even_key: neither)."""
-    asked = (
-        YES_NO.search(c.t.utterance)
-        or TAG_QUESTION.search(c.t.utterance)
-        or SAID_AS_QUESTION.match(c.t.utterance)
-    )
+    asked = "yes_no" in shapes(c.t.utterance)
     if len(others) != 1 or not c.view.owns(uid) or not asked:
         return []
     if m.between[0] != m.between[1] or not c.inputs.get("edge_key"):
