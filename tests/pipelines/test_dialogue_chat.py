@@ -1113,6 +1113,7 @@ SESSIONS: dict[str, dict[str, list[tuple[str, list[str], list[str]]]]] = {
                 ["outside"],
             ),
         ],
+        "yes_or_no": [("renzo on this map, yes or no", ["Not really"], [])],  # the verdict first
         "best_of_a_kind": [  # the strongest of the kind asked, not of the whole game
             ("whats the best tank in the game", ["strongest tank in the game is Dumaka"], ["Quillon"]),
         ],

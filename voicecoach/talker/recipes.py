@@ -1789,7 +1789,8 @@ _ASKS_VERDICT = re.compile(
     r"|\bshould\s+(?:i|we)\s+(?:just\s+)?(?:go|play|run|pick|bring|use|keep\s+(?:playing|running|using))\b"
     # "Tidefang any use here lol", "Fenwick into their barriers any good": the same, said short
     r"|^(?!\W*(?:\w+\W+){0,2}?(?:who|what|which|how|why|when|where)\b)"
-    r".*\b(?:any\s+good|any\s+use|worth\s+it|worth\s+\w+ing|useful|viable|good\s+(?:here|now|pick))\b",
+    r".*\b(?:any\s+good|any\s+use|worth\s+it|worth\s+\w+ing|useful|viable|good\s+(?:here|now|pick|on|in|at|into|vs)|"
+    r"yes\s+or\s+no)\b",
     re.IGNORECASE,
 )
 
