@@ -106,6 +106,11 @@ class PerceptionActor(TurnTaskActor):
                 OTHER,
                 OTHER,
             )
+            if (intent, sub_intent) == (OTHER, OTHER):
+                # "..., and how close am I": a half the coach places nowhere, said in one breath
+                # with a question it can answer, follows that one; "that's outside what I can help
+                # with" after the answer would be wrong. The first is answered alone.
+                intent, sub_intent = "", ""
         w1 = W1Turn(self._session.phi, lambda: snapshot, turn.index, W1Counters(),
                     max_age=self._config.max_age, validate=self._validate)  # fmt: skip
         steps = [w1.feed(f"{w1_prefill(intent, sub_intent)}.</NARRATION><PLAN>none</PLAN>"), w1.finish()]
