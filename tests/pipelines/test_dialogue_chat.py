@@ -1115,7 +1115,10 @@ SESSIONS: dict[str, dict[str, list[tuple[str, list[str], list[str]]]]] = {
         ],
         "yes_or_no": [("renzo on this map, yes or no", ["Not really"], [])],  # the verdict first
         "best_of_a_kind": [  # the strongest of the kind asked, not of the whole game
-            ("whats the best tank in the game", ["strongest tank in the game is Dumaka"], ["Quillon"]),
+            ("whats the best tank in the game", ["strongest tank hero in the game is Dumaka"], ["Quillon"]),
+        ],
+        "best_damage": [  # a role that is no noun, said with the kind's noun
+            ("whos the best damage hero in the game", ["strongest damage hero in the game is Quillon"], []),
         ],
         "when_to_use": [  # when to use what the player has: what it does, not that it is unlocked
             ("when should i use rally cry", ["heals everyone"], ["can equip"]),

@@ -1639,9 +1639,9 @@ def catalog_top(c: _Ctx) -> list[Line]:
     top = max(units, key=lambda u: (_value(c, kind, u, power) or 0, -units.index(u)))
     owned = c.view.known and c.view.owns(top)
     key = c.step.key if owned or not c.inputs.get("unowned_key") else c.inputs["unowned_key"]
-    noun = [] if any(w in d.roles for w in said) else [c.schema.kinds[kind].nouns[0].lower()]
-    return c.naming(key, [top], **{"@unit": c.name(top)}, value=_value(c, kind, top, power),
-                    what=" ".join([*said, *noun]))  # fmt: skip
+    # "the strongest damage hero", "the strongest water pet": the kind's words, then its noun
+    what = " ".join([*said, c.schema.kinds[kind].nouns[0].lower()])
+    return c.naming(key, [top], **{"@unit": c.name(top)}, value=_value(c, kind, top, power), what=what)
 
 
 def fact(c: _Ctx) -> list[Line]:
