@@ -51,6 +51,9 @@ SESSIONS: dict[str, dict[str, list[tuple[str, list[str], list[str]]]]] = {
             ("should i play galehawk", ["Galehawk"], []),
             ("instead of oakhorn?", ["Not Galehawk", "Keep Oakhorn in"], []),
         ],
+        "off_topic_everyday_word": [  # an everyday word shared with a tip ("down") is no topic
+            ("can you turn music down?", ["outside what I can help with"], ["Controllers"]),
+        ],
         "tip_by_words": [  # the tip that shares the question's words
             (
                 "so how does hitting a weak element work exactly",

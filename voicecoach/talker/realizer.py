@@ -40,6 +40,7 @@ from typing import Any
 
 from voicecoach.core.state import Inventory, LiveState
 from voicecoach.domain.effects import effect_question, option_effects
+from voicecoach.domain.english import english_counts
 from voicecoach.domain.entities import Mention, context_named, link_entities
 from voicecoach.domain.pack import OUT_OF_DOMAIN, UNHEARD, AnswerStep, Pack, PhiEntry
 from voicecoach.domain.view import StateView
@@ -142,6 +143,16 @@ def say(pack: Pack, line: Line, turn_index: int) -> str:
 _NOT_TIPS = frozenset({"smalltalk", "meta", OTHER})
 
 
+# Among English's commonest words ("down", "turn", "good"): one of them shared says nothing of a topic.
+_EVERYDAY = 500_000
+
+
+def _uncommon(text: str) -> str:
+    """The text without its everyday words."""
+    counts = english_counts()
+    return " ".join(w for w in re.findall(r"[a-z]+", text.lower()) if counts.get(w, 0) < _EVERYDAY)
+
+
 def _rare(pack: Pack, asked: set[str]) -> bool:
     """Is a word of the question in at most two of the pack's worded answers (a word of one tip,
     not one every tip says)?"""
@@ -178,10 +189,18 @@ def _worded_answer(t: RealizerTurn) -> None:
         if own[0] >= 2 and own[0] > len(asked & _topic(variants[fresh])):
             fresh = own[2]
         off_topic = t.intent == OTHER
+        # One word shared off-topic only when it is no everyday word ("can you turn the music
+        # down" shares "down" with a tip about a target going down: not a question about it).
+        shared = (
+            asked & _topic(t.pack.templates.answers[best][index])
+            if best in t.pack.templates.answers
+            else set()
+        )
+        telling = bool(shared & _topic(_uncommon(t.utterance)))
         if (
             best != pair
             and own[0] == 0
-            and (overlap >= 2 or (off_topic and overlap == 1 and _rare(t.pack, asked)))
+            and (overlap >= 2 or (off_topic and overlap == 1 and telling and _rare(t.pack, asked)))
         ):
             pair, fresh = best, index
     t.add("guidance", f"answer:{pair}", "answer", variant=fresh)
