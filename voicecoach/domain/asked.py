@@ -11,7 +11,6 @@ import re
 from typing import Literal
 
 Shape = Literal["yes_no", "why", "which", "how", "how_many", "what"]
-SHAPES: tuple[Shape, ...] = ("yes_no", "why", "which", "how", "how_many", "what")
 
 _OPENERS = (
     r"(?:(?:so|ok|okay|and|but|hey|um+|uh+|hmm+|erm|well|wait|coach|then|honestly|like|yo|bro|man)\W+)*"

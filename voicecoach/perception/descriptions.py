@@ -494,12 +494,13 @@ def bare_names(pack: Pack, sides: Sides, text: str) -> tuple[str, list[str]]:
     """Each short name said bare ("hexmoth in, fox out", "fox is level 14") that fits exactly one
     unit in play (the player's fielded or owned, their lineup) replaced by that unit's name. A word
     the pack's descriptions read (an element, a role) or one after an article is not this."""
-    if sides.view is None:
-        return text, []
+    short = _short_names(pack)
+    said = {w.lower() for w in re.findall(r"[a-z]+", text, re.IGNORECASE)}
+    if sides.view is None or not any(said & words for words in short.values()):
+        return text, []  # most turns say no short name: no linking for them
     d = describer(pack)
     unit_kind = pack.catalog.schema.kind("unit") or ""
     in_play = list(dict.fromkeys([*sides.fielded, *sides.theirs, *sides.owned]))
-    short = _short_names(pack)
     named = [m.span for m in link_entities(pack, text)]
     out, notes, cut = [], [], 0
     for m in re.finditer(r"[a-z]+", text, re.IGNORECASE):
