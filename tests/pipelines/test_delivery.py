@@ -87,6 +87,8 @@ async def test_a_reply_heard_to_the_end_completes_after_its_audio(live: LiveServ
     [record] = live.store.load_turns("heard")
     assert record.completed and record.failure is None and record.heard is None
     assert record.meta is not None and live.store.load_history("heard") == [record.meta]
+    # The store is written first, then the session's memory (commit_turn runs on another thread).
+    await wait_until(lambda: live_history(live, "heard"), timeout_s=5)
     assert live_history(live, "heard") == [record.meta]
     assert not any(isinstance(e, protocol.TurnFailedEvent) for e in client.events())
     # Committed once the reply's audio was sent: the client has all of it by then.
