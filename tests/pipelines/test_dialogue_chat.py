@@ -663,6 +663,19 @@ SESSIONS: dict[str, dict[str, list[tuple[str, list[str], list[str]]]]] = {
         "win_condition": [("what's our win condition", ["go with Oakhorn"], ["outside"])],
         "weak_on_their_side": [("who's weak to fire on their side", ["fire hits Briarcat"], ["shadow"])],
         "top_in_game": [("strongest creature in the whole game?", ["Raijura", "you don't have one"], [])],
+        "described_at_length": [  # everyday words between the look words: the noun still names it
+            ("whats that spiky green cat they got", ["Briarcat"], ["Thornback"]),
+            ("is their big blue turtle a problem for me", ["Shellbastion"], ["Which creature"]),
+        ],
+        "whom_it_hits": [  # "who should X be hitting": the one of theirs it beats
+            ("who should the fox be hitting first", ["Against Briarcat, Emberfox deals double"], ["Train"]),
+        ],
+        "keep_or_bench": [  # a verdict on one the player fields, asked as keep / bench / bad
+            ("keep sparkwing or not", ["Yes, Sparkwing works well here"], ["last stage"]),
+            ("is sparkwing worth keeping in", ["Sparkwing works well here"], ["levelling"]),
+            ("is oakhorn bad here", ["No, Oakhorn works well here"], ["Yes, Oakhorn"]),
+            ("galehawk, yes or no", ["mixed for Galehawk"], ["striker"]),
+        ],
     },
     "strike_team": {
         "versus_and_map": [  # two questions in one breath: the matchup, then the map for the two
@@ -1161,6 +1174,11 @@ SESSIONS: dict[str, dict[str, list[tuple[str, list[str], list[str]]]]] = {
         ],
         "possessive_unsaid": [  # "their tanks barrier": the tank's, an apostrophe the transcript lost
             ("their tanks barrier, what does it block", ["Brannoc's Bulkhead"], ["Bexley"]),
+        ],
+        "keep_or_bench": [  # a verdict on one the player fields, asked as keep / bad / yes or no
+            ("is renzo just bad on this map", ["Yes, Renzo has it rough here"], ["Not really"]),
+            ("should i keep playing paxton", ["Paxton gets no help or harm"], ["every item"]),
+            ("keep elowen or swap her", ["Elowen has it rough here"], ["Dumaka should win"]),
         ],
     },
 }

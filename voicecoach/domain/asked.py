@@ -30,6 +30,22 @@ TAG_QUESTION = re.compile(
 SAID_AS_QUESTION = re.compile(
     r"^(?!.*\b(?:who|whom|what|which|how|why|when|where)\b)[^?]*\?\s*$", re.IGNORECASE
 )
+# Asked whether something is bad ("is Renzo just bad on this map", "is Lumifawn too low to bring",
+# "is it a bad map for shotguns"): the yes and the no of a verdict swap.
+ASKED_BAD = re.compile(
+    r"\b(?:bad|worse|worst|hard|rough|tough|terrible|awful|weak|struggle|trash|garbage|useless|a\s+waste|"
+    r"a\s+liability|dead\s+weight|holding\s+(?:us|me)\s+back|too\s+(?:low|weak|squishy|slow)|"
+    r"under-?levell?ed|throwing)\b",
+    re.IGNORECASE,
+)
+# Kept, benched or swapped out: "keep Sparkwing or not", "should I bench Tidefang", "is Sparkwing
+# worth keeping in", "keep Elowen or swap her": a verdict on one the player fields.
+KEEP_OR_BENCH = re.compile(
+    r"^\W*(?:(?:so|ok|okay|and|but|hey|um+|uh+|hmm+|well|wait|coach|then|honestly|like)\W+)*"
+    r"(?:(?:should|do|can|would)\s+(?:i|we)\s+(?:just\s+|still\s+)?)?(?P<verb>keep|bench|drop|sit)\s+"
+    r"(?:(?:playing|running|using|fielding)\s+)?"
+    r"(?!(?:putting|investing|levell?ing|training|spending|buying|grinding)\b)"
+)
 _WHY = re.compile(r"\bwhy\b|\bhow\s+come\b|\bwhat(?:'?s|\s+is)\s+(?:going\s+)?wrong\b", re.IGNORECASE)
 _HOW_MANY = re.compile(r"\bhow\s+(?:many|much|long|far|often)\b", re.IGNORECASE)
 _HOW = re.compile(r"\bhow\b(?!\s+(?:many|much|long|far|often|come)\b)", re.IGNORECASE)

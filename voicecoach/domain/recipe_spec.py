@@ -245,10 +245,13 @@ RECIPES: dict[str, RecipeSpec] = {
                   "unit of theirs that beats most of the player's side (key; none_key: none does); of "
                   "theirs offered as targets, yes to the one that threatens most (offered_key), or their "
                   "bigger threat instead (instead_key)"),
-        _spec("unit_verdict", {"unit": "select", "bad_key": "key", "mixed_key": "key", "even_key": "key"},
+        _spec("unit_verdict", {"unit": "select", "bad_key": "key", "mixed_key": "key", "even_key": "key",
+                               "good_no_key": "key", "bad_yes_key": "key"},
               ("unit",), ("@unit",),
               doc="asked for a verdict on the player's own unit (\"is Yarrow any good\"): yes (key), no "
-                  "(bad_key), mixed or neither, from every unit matchup in play and its level"),
+                  "(bad_key), mixed or neither, from every unit matchup in play and its level; asked the "
+                  "other way round (\"is Renzo bad here\", \"bench him?\"): no (good_no_key), yes "
+                  "(bad_yes_key)"),
         _spec("team_on_context", {"units": "select", "context": "select", "matchup": "literal",
                                   "good_key": "key", "bad_key": "key"},
               ("units", "context", "matchup"), ("@context", "good", "bad", "others"),

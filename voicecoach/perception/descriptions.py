@@ -565,6 +565,7 @@ def describe(pack: Pack, sides: Sides, text: str) -> tuple[str, list[str], Uncle
             continue
         words: list[str] = []
         possessive = False
+        skipped = False  # an everyday word was passed over ("their big blue turtle")
         j = i + 1
         while j < len(tokens) and j - i <= 3:
             w = tokens[j].group(0).lower().removesuffix("'s")
@@ -588,15 +589,27 @@ def describe(pack: Pack, sides: Sides, text: str) -> tuple[str, list[str], Uncle
                 words.append(w)  # "the shotgun guy" (but "the roar one" is the move: a thing)
                 j += 1
                 continue
+            # "that spiky green cat": an everyday word between two the pack knows
+            known_next = next_word in d.vocabulary or next_word in heads
+            # "their big blue turtle": two everyday words before the look noun
+            after_next = tokens[j + 2].group(0).lower() if j + 2 < len(tokens) else ""
+            known_next = known_next or (
+                not words
+                and next_word not in FUNCTION_WORDS
+                and _filler(next_word)
+                and (after_next in d.vocabulary or after_next in heads)
+                and j - i < 3
+            )
+            middle = (bool(words) or skipped) and known_next
             if (
-                j == i + 1
-                and (next_word in d.vocabulary or next_word in heads)
+                (j == i + 1 or middle)
+                and known_next
                 and (
                     w in _FILLER_ADJECTIVES
                     # "the spiky cat": an everyday word before a look noun, after an article or owner
                     # ("that hits earth" is a clause, not a look)
                     or (
-                        det not in ("that", "this")
+                        (det not in ("that", "this") or middle)
                         and _filler(w)
                         and next_word not in d.valued
                         and not any(a <= tokens[j].start() < b for (a, b), _ in named)  # "the Spotter Drone"
@@ -604,6 +617,7 @@ def describe(pack: Pack, sides: Sides, text: str) -> tuple[str, list[str], Uncle
                 )
             ):
                 j += 1  # "their big water tank": "big" says nothing the pack knows; the rest does
+                skipped = True
                 continue
             break
         # A unit's own name is not a description ("my Emberfox"); a plural is a kind ("my fire ones").

@@ -309,6 +309,13 @@ _APART = re.compile(
     r"instead of|replace|swap)\s+$",
     re.IGNORECASE,
 )
+# "keep Elowen or swap her", "bring Oakhorn and level him": a second verb on the same unit (not one
+# that sets them apart: "play Tamsin and counter him" is someone else).
+_SAME_OBJECT = re.compile(
+    r"^\s*,?\s*(?:or|and)\s+(?:just\s+|maybe\s+|then\s+)?(?:keep|swap|bench|drop|level|play|run|use|"
+    r"bring|sub|replace|switch|take|put|train|upgrade|pull|sit)\s*$",
+    re.IGNORECASE,
+)
 _PERSONAL = {"he", "him", "his", "she", "her", "hers"}
 
 
@@ -332,6 +339,13 @@ def _antecedent_here(pack: Pack, text: str) -> tuple[str, list[str], Unclear | N
             # "Tamsin though, doesn't their Brannoc hard counter her": of the two named, the one
             # the pack's own words call "she" (Brannoc is "he").
             named = [fits[-1]]
+        elif named and _SAME_OBJECT.match(before[named[-1].span[1] :]):
+            # "keep Elowen or swap her": two verbs, one object; the sentence already names it
+            return (
+                text,
+                [f"{match.group(0)!r} -> {display(pack, unit_kind, named[-1].id)}, named before"],
+                None,
+            )
         elif not named or _APART.search(before):
             continue
         gap = before[named[-1].span[1] :]

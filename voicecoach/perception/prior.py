@@ -36,6 +36,7 @@ from typing import Any
 import numpy as np
 from pydantic import BaseModel, ConfigDict
 
+from voicecoach.domain.asked import ASKED_BAD, KEEP_OR_BENCH
 from voicecoach.domain.catalog import Role
 from voicecoach.domain.effects import effect_question
 from voicecoach.domain.entities import Mention, link_entities
@@ -318,12 +319,23 @@ class IntentPrior:
         token = kind_token(pack.catalog.schema.kind("unit") or "")
         # "Is Wendell pulling his weight": a verdict on one unit.
         # (also "Hexmoth, is it any use this round": the name said first, then "it")
+        # (also "is Renzo just bad on this map", "is Lumifawn too low to bring", "keep Sparkwing or not",
+        # "should I bench Tidefang", "Renzo on this map, yes or no")
+        here = (
+            r"(?:\s+(?:this|the)\s+(?:round|match|game|fight)"
+            r"|\s+(?:on|in)\s+(?:this|the)\s+\w+|\s+here|\s+now)?"
+        )
         self._is_it_good = re.compile(
             rf"^\W*(?:(?:so|ok|okay|and|but|hey|honestly|like)\W+)*(?:(?:my\s+)?{token}\W+(?:is|are)\s+(?:it|he|she)"
             rf"|(?:is|are)\s+(?:my\s+)?{token})\s+"
-            r"(?:even\s+|actually\s+|really\s+)?(?:any\s+good|any\s+use|useful|pulling\s+(?:his|her|its|their)\s+"
-            r"weight|doing\s+(?:ok|okay|anything|well|much))"
-            r"(?:\s+(?:this|the)\s+(?:round|match|game|fight)|\s+here)?\W*$"
+            r"(?:even\s+|actually\s+|really\s+|just\s+|kinda\s+|too\s+)?(?:any\s+good|any\s+use|useful|pulling\s+"
+            r"(?:his|her|its|their)\s+weight|doing\s+(?:ok|okay|anything|well|much)|worth\s+(?:keeping|bringing|"
+            rf"playing|running|using|fielding)(?:\s+in)?|{ASKED_BAD.pattern}(?:\s+to\s+(?:bring|play|run|use|field))?)"
+            rf"{here}\W*$"
+            rf"|{KEEP_OR_BENCH.pattern}(?:my\s+)?{token}(?:\s+(?:in|out))?{here}"
+            r"(?:\W+or\s+(?:not|nah|no|swap\s+(?:him|her|it|them)(?:\s+out)?))?\W*$"
+            rf"|^\W*(?:my\s+)?{token}{here}\W+(?:yes(?:\s+or\s+no)?|good\s+idea|worth\s+it)\W*$",
+            re.IGNORECASE,
         )
         # "What do I have for Shellbastion": a counter to it, not whether the player owns it.
         self._have_for = re.compile(
@@ -494,6 +506,9 @@ class IntentPrior:
             # "can I put five in my team instead of three"
             rf"|\bcan\s+(?:i|we)\s+(?:put|have|run|field|take)\s+(?:one|two|three|four|five|six|seven|\d)\s+"
             rf"(?:\w+\s+)?(?:in|on)\s+(?:my|our|a|the)\s+(?:{team_words(pack)})\b"
+            # "can I even bring more than three", "can we field less than five"
+            rf"|\bcan\s+(?:i|we)\s+(?:even\s+|just\s+)?(?:{bring}|put|have|field|take)\s+(?:more|fewer|less)\s+than\s+"
+            rf"(?:one|two|three|four|five|six|seven|\d)\b"
         )
         self.basics_pair = ("teaching", "basics") if ("teaching", "basics") in self.labels else None
         self.rating_pairs = {(e.intent, e.sub_intent) for e in pack.phi if _opening(e) in _RATES}
@@ -1851,7 +1866,8 @@ TEAM_LOADOUT = re.compile(
 # "Who should my fox go after", "which of theirs should Galehawk attack" (English cue words).
 _TARGET = re.compile(
     r"\b(?:who|whom|which(?:\s+one)?(?:\s+of\s+(?:theirs|them))?)\s+(?:\w+\s+){0,6}?"
-    r"(?:go\s+after|attack|target|focus|pick\s+on|go\s+for|hit\s+first|take\s+on)\b"
+    r"(?:go\s+after|going\s+after|attack|attacking|target|targeting|focus|focusing|pick\s+on|go\s+for|"
+    r"(?:hit|hitting)\s+first|take\s+on)\b"
 )
 # "Sparkwing smacks the turtle?", "can my fox beat their cat": an attack between two units named.
 _HITS_IT = re.compile(

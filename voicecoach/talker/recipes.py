@@ -32,7 +32,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from voicecoach.core.state import get_field
-from voicecoach.domain.asked import YES_NO, shapes
+from voicecoach.domain.asked import ASKED_BAD, KEEP_OR_BENCH, YES_NO, shapes
 from voicecoach.domain.catalog import Matchup
 from voicecoach.domain.effects import for_own_side
 from voicecoach.domain.entities import link_entities
@@ -1790,7 +1790,12 @@ _ASKS_VERDICT = re.compile(
     # "Tidefang any use here lol", "Fenwick into their barriers any good": the same, said short
     r"|^(?!\W*(?:\w+\W+){0,2}?(?:who|what|which|how|why|when|where)\b)"
     r".*\b(?:any\s+good|any\s+use|worth\s+it|worth\s+\w+ing|useful|viable|good\s+(?:here|now|pick|on|in|at|into|vs)|"
-    r"yes\s+or\s+no)\b",
+    r"yes\s+or\s+no)\b"
+    # "Is Renzo just bad on this map", "is Lumifawn too low to bring": asked the other way round
+    r"|(?:^|[.?!]\s)\W*(?:(?:so|ok|okay|and|but|hey|um|uh|well|wait|coach|then|honestly)\W+)*(?:is|are)\b.*"
+    + ASKED_BAD.pattern
+    # "Brannoc, yes?", "Galehawk, good idea?": the name said and the verdict asked short
+    + r"|\b(?:yes|good\s+idea|worth\s+it)\W*$",
     re.IGNORECASE,
 )
 
@@ -1800,7 +1805,8 @@ def unit_verdict(c: _Ctx) -> list[Line]:
     matchup in play (the context in play that favours or hurts it, the foes it beats or that beat
     it, its level far behind the rest); the facts follow in the next steps. Only asked as a verdict."""
     ids, view = c.ids("unit"), c.view
-    if not ids or not view.owns(ids[0]) or not _ASKS_VERDICT.search(c.t.utterance):
+    said = c.t.utterance
+    if not ids or not view.owns(ids[0]) or not (_ASKS_VERDICT.search(said) or KEEP_OR_BENCH.search(said)):
         return []
     uid, plus, minus, judged = ids[0], 0, 0, False
     theirs = view.opponent_side()
@@ -1821,10 +1827,14 @@ def unit_verdict(c: _Ctx) -> list[Line]:
     if not judged:
         return []  # no match and no place in play: nothing to judge it against
     minus += view.far_behind(uid)
+    # "Is Renzo just bad here", "should I bench Tidefang": asked the other way round, yes and no swap
+    kept = KEEP_OR_BENCH.search(said)
+    bad_asked = kept.group("verb") != "keep" if kept else ASKED_BAD.search(said) is not None
     key = (
         c.inputs.get("mixed_key") if plus and minus
+        else c.inputs.get("good_no_key", c.step.key) if plus and bad_asked
         else c.step.key if plus
-        else c.inputs.get("bad_key") if minus
+        else c.inputs.get("bad_yes_key" if bad_asked else "bad_key") if minus
         else c.inputs.get("even_key")
     )  # fmt: skip
     return c.naming(key, [], **{"@unit": c.name(uid)})
@@ -1977,7 +1987,7 @@ def kind_on_context(c: _Ctx) -> list[Line]:
             "description": str(entity.value("description") or "") or None if entity is not None else None,
         }  # fmt: skip
         # "Is it a bad map for shotguns": asked the other way round, the yes and the no swap
-        bad_asked = _BAD_ASKED.search(c.t.utterance) is not None
+        bad_asked = ASKED_BAD.search(c.t.utterance) is not None
         key = (
             c.step.key if good and bad
             else c.inputs.get("good_no_key" if bad_asked else "good_key") if good
@@ -1986,11 +1996,6 @@ def kind_on_context(c: _Ctx) -> list[Line]:
         )  # fmt: skip
         lines += c.naming(key, [], **values)
     return lines
-
-
-_BAD_ASKED = re.compile(
-    r"\b(?:bad|worse|worst|hard|rough|tough|terrible|awful|weak|struggle)\b", re.IGNORECASE
-)
 
 
 def pick_fit(c: _Ctx) -> list[Line]:
