@@ -62,6 +62,14 @@ def test_misheard_names_are_put_back(
     assert all(name in repaired.text for name in names)
 
 
+def test_a_rare_word_alone_is_a_name_it_sounds_like() -> None:
+    """ "nadia" (a first name in the word list) is Nadira; a part of a longer name is not the name
+    ("launcher" of Pipe Launcher)."""
+    strike = Lexicon.of(load_pack("strike_team"))
+    assert repair(strike, "is nadia unlockable for me yet").changes == [("nadia", "Nadira")]
+    assert repair(strike, "how do i unlock fenwick's second launcher").changes == []
+
+
 def test_the_second_pass_needs_a_related_name_heard(pet: Lexicon) -> None:
     assert repair(pet, "When should I use Gale by?").changes == []
     assert repair(pet, "When should I use Gale by?", ["Sparkwing is out"]).changes == []  # not its skill

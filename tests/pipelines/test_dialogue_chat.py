@@ -1175,6 +1175,12 @@ SESSIONS: dict[str, dict[str, list[tuple[str, list[str], list[str]]]]] = {
         "possessive_unsaid": [  # "their tanks barrier": the tank's, an apostrophe the transcript lost
             ("their tanks barrier, what does it block", ["Brannoc's Bulkhead"], ["Bexley"]),
         ],
+        "misheard_alone": [  # a rare word alone that sounds like a name is the name
+            ("is nadia unlockable for me yet, she seems op", ["Nadira", "account level 27"], ["Which hero"]),
+        ],
+        "said_once": [  # two questions with one answer: the fact said once
+            ("dukes mid range gun, slugger? do i have it", ["Slugger"], ["Not yet: Slugger"]),
+        ],
         "keep_or_bench": [  # a verdict on one the player fields, asked as keep / bad / yes or no
             ("is renzo just bad on this map", ["Yes, Renzo has it rough here"], ["Not really"]),
             ("should i keep playing paxton", ["Paxton gets no help or harm"], ["every item"]),

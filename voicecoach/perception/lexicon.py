@@ -50,6 +50,8 @@ BAR_ENGLISH = 0.85
 # by" after Galehawk is Gale Dive).
 BAR_RELATED = 0.68
 BAR_RELATED_ENGLISH = 0.72
+# A word said alone this rare is mostly a first name ("nadia" 275, "brandon" 698; "duke" 4,629).
+RARE_NAME_COUNT = 1000
 RARE_WORD_COUNT = 5000  # "gale", "ember", "tidal"; "long", "well", "landing" are commoner
 SHORT_WORD_CHARS = 3
 WORD_FLOOR = 0.5  # "war" / "roar" 0.57; "what" / "hands" 0.44 ("quick what" is not Quick Hands)
@@ -212,7 +214,7 @@ def _score(code: str, words: list[str], english: bool, name: Name, letters: floa
     Frostfin, even after Tidal Wall, whose creature it is). Ordinary words said for a name of
     as many words are each close to the name's word."""
     sound = fuzz.ratio(code, name.code) / 100
-    if not english:
+    if not english or _rare_for(words, name):
         return (letters + sound) / 2
     most = len(name.words) if second else len(name.words) + 1
     if len(words) < 2 or len(words) > most or (second and len(words) < most):
@@ -222,6 +224,15 @@ def _score(code: str, words: list[str], english: bool, name: Name, letters: floa
         if min(fuzz.ratio(a, b) for a, b in pairs) < WORD_FLOOR * 100:
             return 0.0
     return min(letters, sound)
+
+
+def _rare_for(words: list[str], name: Name) -> bool:
+    """A rare word said alone, about as long as the name, is scored as a name too ("nadia" for
+    Nadira: a first name in the word list); as an ordinary word it still clears the English bar.
+    Not a part of a longer name ("launcher" of Pipe Launcher, "ember" of Emberkit)."""
+    if len(words) != 1 or english_counts().get(words[0].lower(), 0) >= RARE_NAME_COUNT:
+        return False
+    return len(_key(words[0])) >= 0.75 * len(name.key)
 
 
 def _one_word_off(words: list[str], name: Name) -> bool:
