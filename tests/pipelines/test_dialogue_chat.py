@@ -1175,6 +1175,9 @@ SESSIONS: dict[str, dict[str, list[tuple[str, list[str], list[str]]]]] = {
         "possessive_unsaid": [  # "their tanks barrier": the tank's, an apostrophe the transcript lost
             ("their tanks barrier, what does it block", ["Brannoc's Bulkhead"], ["Bexley"]),
         ],
+        "compound_look": [  # a part of an English compound in the hero's summary names them
+            ("yo should i play the flame girl", ["Zanele"], ["outside what I can help"]),
+        ],
         "misheard_alone": [  # a rare word alone that sounds like a name is the name
             ("is nadia unlockable for me yet, she seems op", ["Nadira", "account level 27"], ["Which hero"]),
         ],

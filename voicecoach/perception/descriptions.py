@@ -181,7 +181,9 @@ def describer(pack: Pack) -> Describer:
                     found.update(_adjectives(v.lower()))  # a type's adjective: "their grassy cat"
                 shared.update(role_words.get(v, []))
         valued.update(found | shared)
-        found.update(pack.catalog.epithet_words(unit_kind, entity))
+        epithet = pack.catalog.epithet_words(unit_kind, entity)
+        found.update(epithet)
+        found.update(part for word in epithet for part in _compound_parts(word))  # "flame" of flamethrower
         found.update(_having(entity.value(spec.epithet) if spec.epithet else None))
         display = entity.display.lower()
         if " " not in display:
@@ -209,6 +211,21 @@ def describer(pack: Pack) -> Describer:
     describer = Describer(words, vocabulary, power, strong, roles, gear_words, frozenset(valued) | roles)
     _DESCRIBERS[id(pack)] = (pack, describer)
     return describer
+
+
+def _compound_parts(word: str) -> set[str]:
+    """The words an English compound is made of ("flamethrower": flame, thrower), but none so common
+    that players say it of anything ("drop" of dewdrop, "shot" of shotgun); none when it splits into
+    no two ordinary words."""
+    english = english_counts()
+    for i in range(3, len(word) - 2):
+        head, tail = word[:i], word[i:]
+        if min(english.get(head, 0), english.get(tail, 0)) >= ORDINARY_MIN_COUNT and english.get(word, 0):
+            return {part for part in (head, tail) if english[part] < _COMMON_PART}
+    return set()
+
+
+_COMMON_PART = 100_000  # "flame" 13,045, "dew" 2,578; "drop" 236,371, "gun" 220,852
 
 
 def _having(look: object) -> set[str]:
