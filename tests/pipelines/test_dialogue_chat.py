@@ -663,6 +663,9 @@ SESSIONS: dict[str, dict[str, list[tuple[str, list[str], list[str]]]]] = {
         "win_condition": [("what's our win condition", ["go with Oakhorn"], ["outside"])],
         "weak_on_their_side": [("who's weak to fire on their side", ["fire hits Briarcat"], ["shadow"])],
         "top_in_game": [("strongest creature in the whole game?", ["Raijura", "you don't have one"], [])],
+        "weighed_vs": [  # "A vs B, which is better": a pick between them, not a fight with B
+            ("emberfox vs pyrowl which is better", ["go with Emberfox", "don't have Pyrowl"], ["takes double"]),
+        ],
         "described_at_length": [  # everyday words between the look words: the noun still names it
             ("whats that spiky green cat they got", ["Briarcat"], ["Thornback"]),
             ("is their big blue turtle a problem for me", ["Shellbastion"], ["Which creature"]),

@@ -46,6 +46,12 @@ KEEP_OR_BENCH = re.compile(
     r"(?:(?:playing|running|using|fielding)\s+)?"
     r"(?!(?:putting|investing|levell?ing|training|spending|buying|grinding)\b)"
 )
+# Said after two units weighed ("Emberfox vs Pyrowl, which is better"): a pick between them, and
+# neither is the opponent ("who wins" asks for the fight).
+WHICH_BETTER = re.compile(
+    r"^\W*(?:\w+\W+){0,2}?(?:which|who|whos|who's)(?:\s+one)?(?:'s|\s+is|\s+are)?\s+(?:better|stronger|best)\b",
+    re.IGNORECASE,
+)
 _WHY = re.compile(r"\bwhy\b|\bhow\s+come\b|\bwhat(?:'?s|\s+is)\s+(?:going\s+)?wrong\b", re.IGNORECASE)
 _HOW_MANY = re.compile(r"\bhow\s+(?:many|much|long|far|often)\b", re.IGNORECASE)
 _HOW = re.compile(r"\bhow\b(?!\s+(?:many|much|long|far|often|come)\b)", re.IGNORECASE)

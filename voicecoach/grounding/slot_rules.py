@@ -35,6 +35,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from voicecoach.core.state import LiveState
+from voicecoach.domain.asked import WHICH_BETTER
 from voicecoach.domain.catalog import Schema
 from voicecoach.domain.entities import Mention, link_entities
 from voicecoach.domain.pack import Pack
@@ -333,6 +334,8 @@ def extract_slots(
             role = "opponent" if m.id in opponent_side and not owned else "want"
         elif role == "opponent" and m.id in player_side:
             role = "want"  # the state says whose it is: the player's own fielded unit is never the foe
+        elif role == "opponent" and WHICH_BETTER.search(after) and m.id not in opponent_side:
+            role = "want"  # "Emberfox vs Pyrowl, which is better": weighed against, not fought
         elif (
             role == "want"
             and m.id in opponent_side

@@ -36,7 +36,7 @@ from typing import Any
 import numpy as np
 from pydantic import BaseModel, ConfigDict
 
-from voicecoach.domain.asked import ASKED_BAD, KEEP_OR_BENCH
+from voicecoach.domain.asked import ASKED_BAD, KEEP_OR_BENCH, WHICH_BETTER
 from voicecoach.domain.catalog import Role
 from voicecoach.domain.effects import effect_question
 from voicecoach.domain.entities import Mention, link_entities
@@ -2302,6 +2302,7 @@ _THAN = re.compile(
     r"^\s*(?:\w+\s+){0,2}?(?:better|stronger|worse|weaker)\s+(?:\w+\s+)?than\s+(?:my\s+|the\s+)?$", re.I
 )
 _AND = re.compile(r"^\s*,?\s*and\s+(?:my\s+|the\s+)?$", re.IGNORECASE)
+_VERSUS = re.compile(r"^\s*,?\s*(?:vs\.?|versus)\s+(?:my\s+|the\s+)?$", re.IGNORECASE)
 _WHICH_OF = re.compile(
     r"\bwhich\s+(?:one\s+)?of\b(?=.*\b(?:better|best|should|stronger|strongest|first)\b)", re.I
 )
@@ -2363,6 +2364,8 @@ def offered(pack: Pack, text: str, mentions: list[Mention] | None = None) -> lis
             _OR.match(between)
             or (which_of and _AND.match(between))  # "which of A and B is best"
             or (len(units) == 2 and _THAN.match(between))  # "is Granitusk better than the deer"
+            # "Emberfox vs Pyrowl, which is better": two weighed, not a fight ("who wins": _WHO_WINS)
+            or (len(units) == 2 and _VERSUS.match(between) and WHICH_BETTER.search(text[b.span[1] :]))
         )
         listed = _COMMA.match(between) or not between.strip()  # "A, B or C"; spoken: "duke bran or oz"
         if joined or (listed and not faced):
