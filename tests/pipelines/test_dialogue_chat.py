@@ -663,8 +663,20 @@ SESSIONS: dict[str, dict[str, list[tuple[str, list[str], list[str]]]]] = {
         "win_condition": [("what's our win condition", ["go with Oakhorn"], ["outside"])],
         "weak_on_their_side": [("who's weak to fire on their side", ["fire hits Briarcat"], ["shadow"])],
         "top_in_game": [("strongest creature in the whole game?", ["Raijura", "you don't have one"], [])],
+        "worth_getting": [  # worth it, of one they don't own: how it would do here, then that they lack it
+            (
+                "cindermaw, is that good, should i try to get one",
+                ["Cindermaw deals double", "don't have"],
+                ["levelling"],
+            ),
+            ("should i get pyrowl", ["Against Briarcat, Pyrowl", "don't have Pyrowl"], ["No, Pyrowl"]),
+        ],
         "weighed_vs": [  # "A vs B, which is better": a pick between them, not a fight with B
-            ("emberfox vs pyrowl which is better", ["go with Emberfox", "don't have Pyrowl"], ["takes double"]),
+            (
+                "emberfox vs pyrowl which is better",
+                ["go with Emberfox", "don't have Pyrowl"],
+                ["takes double"],
+            ),
         ],
         "described_at_length": [  # everyday words between the look words: the noun still names it
             ("whats that spiky green cat they got", ["Briarcat"], ["Thornback"]),
@@ -1177,6 +1189,13 @@ SESSIONS: dict[str, dict[str, list[tuple[str, list[str], list[str]]]]] = {
         ],
         "possessive_unsaid": [  # "their tanks barrier": the tank's, an apostrophe the transcript lost
             ("their tanks barrier, what does it block", ["Brannoc's Bulkhead"], ["Bexley"]),
+        ],
+        "worth_getting": [  # worth unlocking: whom it counters, then when it comes
+            (
+                "is kasimir worth unlocking",
+                ["hard counter to their Quillon", "account level 23"],
+                ["Not yet"],
+            ),
         ],
         "compound_look": [  # a part of an English compound in the hero's summary names them
             ("yo should i play the flame girl", ["Zanele"], ["outside what I can help"]),

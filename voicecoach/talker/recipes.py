@@ -2648,6 +2648,12 @@ def progression(c: _Ctx) -> list[Line]:
     if not tiers:
         return []
     name = {"@unit": c.name(uid)}
+    if (
+        owned is None
+        and "unowned_key" not in c.inputs
+        and not (uid in view.opponent_side() and c.inputs.get("theirs_key"))
+    ):
+        return []  # "should I get Cindermaw": a step about the player's own unit, and they lack it
     if owned is None:
         # "What does their Voltail evolve into?": the catalog's next tier, then that it isn't theirs.
         at = tiers.index(c.name(uid)) if c.name(uid) in tiers else 0
