@@ -663,6 +663,14 @@ SESSIONS: dict[str, dict[str, list[tuple[str, list[str], list[str]]]]] = {
         "win_condition": [("what's our win condition", ["go with Oakhorn"], ["outside"])],
         "weak_on_their_side": [("who's weak to fire on their side", ["fire hits Briarcat"], ["shadow"])],
         "top_in_game": [("strongest creature in the whole game?", ["Raijura", "you don't have one"], [])],
+        "two_options": [  # the difference: what each does; "A or B": a pick
+            (
+                "overcharge vs quick circuit whats the difference",
+                ["Overcharge: Supercharges", "Quick Circuit: Lets"],
+                [],
+            ),
+            ("dread whisper or nightmare hex on voltail", ["Go with Nightmare Hex"], ["is a control move"]),
+        ],
         "worth_getting": [  # worth it, of one they don't own: how it would do here, then that they lack it
             (
                 "cindermaw, is that good, should i try to get one",

@@ -417,14 +417,36 @@ def _compare_options(t: RealizerTurn) -> None:
             )
         return
     a, b = float(first.value(number) or 0), float(second.value(number) or 0)
+    if _DIFFERENCE.search(t.utterance) and first.value("description") and second.value("description"):
+        # "Overcharge vs Quick Circuit, what's the difference": what each one does, side by side
+        t.lines = [line for line in t.lines if line.keep != "answer"]
+        for one in (first, second):
+            t.add("guidance", "option_other", "answer", (one.id,), other=one.display,
+                  description=one.value("description"))  # fmt: skip
     if a < b:
         first, second, a, b = second, first, b, a
     key = "option_stronger" if a > b else "option_as_strong"
+    either = _either(t)
+    if either and a > b and _guidance_has(t.pack, "option_pick"):
+        key = "option_pick"  # "Dread Whisper or Nightmare Hex": the one to use, said as a pick
     values = {option: first.display, "other": second.display, "value": f"{a:g}", "other_value": f"{b:g}"}
-    if _WHICH_BETTER.search(t.utterance):
+    if _WHICH_BETTER.search(t.utterance) or either:
         # "Gust Cutter vs Gale Dive, which one's better": the weighing is the answer, not one's card
         t.lines = [line for line in t.lines if line.keep != "answer"]
     t.add("guidance", key, "answer", (first.id, second.id), **values)
+
+
+_DIFFERENCE = re.compile(r"\b(?:difference|differ|different)\b", re.IGNORECASE)
+
+
+def _either(t: RealizerTurn) -> bool:
+    """ "Dread Whisper or Nightmare Hex on Voltail": two options offered as a choice, "or" between."""
+    option = t.pack.catalog.schema.kind("option")
+    said = [m for m in link_entities(t.pack, t.utterance) if m.kind == option]
+    return any(
+        re.fullmatch(r"\s*,?\s*or\s+", t.utterance[a.span[1] : b.span[0]])
+        for a, b in zip(said, said[1:], strict=False)
+    )
 
 
 # "Which one's better", "should I run A or B": a choice between the two, not a description of each.
