@@ -1198,6 +1198,11 @@ SESSIONS: dict[str, dict[str, list[tuple[str, list[str], list[str]]]]] = {
         "possessive_unsaid": [  # "their tanks barrier": the tank's, an apostrophe the transcript lost
             ("their tanks barrier, what does it block", ["Brannoc's Bulkhead"], ["Bexley"]),
         ],
+        "best_place": [  # the maps ranked for the one named, the team or a saved group
+            ("whats a good map for renzo", ["Renzo fits Lantern Bazaar best", "Fathom Docks"], ["poor pick"]),
+            ("which map is best for us", ["Your five fit Lantern Bazaar best"], ["Which hero"]),
+            ("whats the best map for my main team", ["Lantern Bazaar best"], ["Your saved main group"]),
+        ],
         "worth_getting": [  # worth unlocking: whom it counters, then when it comes
             (
                 "is kasimir worth unlocking",

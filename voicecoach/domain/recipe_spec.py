@@ -220,12 +220,13 @@ RECIPES: dict[str, RecipeSpec] = {
                   "caveat_key: the foes that beat the better one too ({foe}); even_key: even on the "
                   "matchups, the higher level first ({level}, {other_level}); nothing unless exactly "
                   "two owned units are weighed and no foe is named"),
-        _spec("context_for_team", {"units": "select", "matchup": "literal"},
+        _spec("context_for_team", {"units": "select", "matchup": "literal", "unit_key": "key"},
               ("units", "matchup"), ("@context", "other_@context", "@units"),
               doc="asked which context suits the team (\"which map would my team be best on\"): the "
                   "context entity the team's members fit best in sum by a unit x context "
                   "matchup ({context}), the members it favours ({units}) and the worst one "
-                  "({other_context})"),
+                  "({other_context}); of the units or the group the player names, if any (unit_key: "
+                  "one unit)"),
         _spec("catalog_top", {"unowned_key": "key"}, (), ("@unit", "value", "what"),
               doc="asked of the whole game (\"the strongest unit in the whole game\"): the unit kind's top "
                   "by its first numeric attribute in the catalog (unowned_key: one the player lacks); "

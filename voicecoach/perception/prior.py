@@ -313,6 +313,21 @@ class IntentPrior:
         self._my_best = re.compile(rf"{MY_BEST}(?:{unit_nouns or '(?!)'})s?\b")
         self.versus_pair = _versus_pair(pack, self.labels)
         self.on_context_pair = _versus_pair(pack, self.labels, against="context")
+        # "Whats a good map for Renzo", "which map is best for us": the places ranked for them.
+        self.best_context_pair = _step_pair(pack, self.labels, "context_for_team")
+        context_nouns = [
+            re.escape(n.lower())
+            for k in pack.catalog.schema.kinds.values()
+            if k.role == "context"
+            for n in k.nouns
+        ]
+        place = rf"(?:{'|'.join(context_nouns) or '(?!)'})s?"
+        self._best_place = re.compile(
+            rf"\b(?:best|good|great|worst|bad|better)\s+{place}\s+(?:for|with)\b"
+            rf"|\b(?:which|what)\s+{place}\s+(?:is|are|would\s+be|suits?|fits?)\s+(?:\w+\s+)?(?:best|good|worst)\b"
+            rf"|\b(?:which|what)\s+{place}\s+(?:should|do|would|could)\s+(?:i|we)\b.*\b(?:best|good|well)\b",
+            re.IGNORECASE,
+        )
         self.threat_pair = _opening_pair(pack, self.labels, "threat")
         self.target_pair = _step_pair(pack, self.labels, "option_target")
         self.analysis_pair = _opening_pair(pack, self.labels, "read_side") or self.threat_pair
@@ -1014,6 +1029,9 @@ class IntentPrior:
         elif self.greeting_pair is not None and not named and SMALL_TALK.search(abstracted):
             # "How's your day going, coach": small talk, answered as such (not "outside what I do").
             p, rule = self._only(self.greeting_pair), "small_talk"
+        elif self.best_context_pair is not None and self._best_place.search(said):
+            # "Whats a good map for Renzo": the places ranked for them, not the one in play.
+            p, rule = self._only(self.best_context_pair), "best_place"
         elif self.basics_pair is not None and self._team_size.search(said):
             # "How many creatures can I take in", "can I bring five": the team's size, a game rule.
             p, rule = self._only(self.basics_pair), "team_size"

@@ -631,22 +631,29 @@ _LEVEL_COMPARE = re.compile(
 )
 
 
+def _saved_group_said(pack: Pack, view: StateView, utterance: str) -> tuple[str, list[str]] | None:
+    """The saved team the player names ("my long range group", "my main team"): its name, members."""
+    said, teams = normalise(utterance), team_words(pack)
+    for name, members in sorted(view.saved_groups().items()):
+        spoken = re.escape(name.replace("_", " ").lower())
+        if members and re.search(rf"\b{spoken}\s+(?:\w+\s+)?(?:group|{teams})s?\b", said):
+            return name, members
+    return None
+
+
 def _saved_named(t: RealizerTurn, utterance: str) -> bool:
     """ "What's in my long range group", "load my main team": a team the player saved, named with a
-    word for a team, said with its units (saved_named). Whether it answered."""
-    if not _guidance_has(t.pack, "saved_named"):
+    word for a team, said with its units (saved_named), unless a recipe answered about that team
+    ("the best map for my main team"). Whether it answered."""
+    saved = _saved_group_said(t.pack, t.view, utterance)
+    if not _guidance_has(t.pack, "saved_named") or saved is None or t.saved_read:
         return False
-    said, teams = normalise(utterance), team_words(t.pack)
-    for name, members in sorted(t.view.saved_groups().items()):
-        spoken = re.escape(name.replace("_", " ").lower())
-        if not members or not re.search(rf"\b{spoken}\s+(?:\w+\s+)?(?:group|{teams})s?\b", said):
-            continue
-        unit = t.view.unit_kind
-        names = spoken_list([t.pack.catalog.display_name(u) for u in members])
-        values = {"group_name": name.replace("_", " "), t.pack.catalog.schema.plural(unit): names}
-        t.lines = [Line("guidance", "saved_named", values, "answer", frozenset(members))]
-        return True
-    return False
+    name, members = saved
+    unit = t.view.unit_kind
+    names = spoken_list([t.pack.catalog.display_name(u) for u in members])
+    values = {"group_name": name.replace("_", " "), t.pack.catalog.schema.plural(unit): names}
+    t.lines = [Line("guidance", "saved_named", values, "answer", frozenset(members))]
+    return True
 
 
 def _level_compare(t: RealizerTurn, utterance: str) -> bool:
@@ -1283,6 +1290,7 @@ def realize(
         if alternative
         else set(),
         offered_before=[_put_forward(pack, r) for r in recent_replies[-3:]] if alternative else [],
+        saved_said=saved[1] if (saved := _saved_group_said(pack, StateView(pack, state), utterance)) else [],
         asks_how=ASKS_HOW.search(utterance) is not None,
         utterance=utterance,
         unheard=(intent, sub_intent) == OUT_OF_DOMAIN

@@ -1761,12 +1761,21 @@ def context_for_team(c: _Ctx) -> list[Line]:
     kind = c.schema.kinds.get(m.between[1]) if m is not None else None
     nouns = "|".join(re.escape(n) + "s?" for n in kind.nouns) if kind is not None and kind.nouns else "(?!)"
     asks = re.search(
-        rf"\b(?:which|what)\s+(?:{nouns})\b.*\b{_BEST_WORDS}\b|\bwhere\s+(?:would|does|do|is|are)\b.*\b{_BEST_WORDS}\b",
+        rf"\b(?:which|what)\s+(?:{nouns})\b.*\b{_BEST_WORDS}\b|\bwhere\s+(?:would|does|do|is|are)\b.*\b{_BEST_WORDS}\b"
+        rf"|\b(?:{_BEST_WORDS}|worst)\s+(?:{nouns})\s+(?:for|with)\b",  # "a good map for Renzo"
         c.t.utterance,
         re.IGNORECASE,
     )
-    if m is None or not team or asks is None:
+    if m is None or asks is None:
         return []
+    # The team asked about: the units the player names ("a good map for Renzo"), else the members
+    # of a group they name ("my main team"), else the one in play.
+    named = [u for u in c.t.mentioned if u not in c.t.opponents]
+    grouped = [u for g in c.t.lineups for u in c.view.members(g)]
+    team = named or c.t.saved_said or grouped or team
+    if not team:
+        return []
+    c.t.saved_read = c.t.saved_read or (not named and bool(c.t.saved_said))
     places = list(c.catalog.entities.get(m.between[1], {}))
     if len(places) < 2:
         return []
@@ -1776,6 +1785,10 @@ def context_for_team(c: _Ctx) -> list[Line]:
 
     ranked = sorted(places, key=lambda p: (-fit(p), places.index(p)))
     best, worst = ranked[0], ranked[-1]
+    if len(team) == 1 and c.inputs.get("unit_key"):
+        # "A good map for Renzo": the one unit's best and worst, in its own words
+        values = {"@context": c.name(best), "other_@context": c.name(worst), "@units": c.names(team)}
+        return c.naming(c.inputs["unit_key"], team, **values)
     liked = [u for u in team if multiplier(c.catalog, m, u, best) > m.default]
     return c.naming(c.step.key, [*liked], **{"@context": c.name(best), "other_@context": c.name(worst)},
                     **{"@units": c.names(liked) or None})  # fmt: skip
