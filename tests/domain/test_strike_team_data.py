@@ -47,6 +47,7 @@ from voicecoach.domain.pack import (
 NEW_PLACEHOLDERS = frozenset(
     {
         "hero",
+        "unlocks",
         "top",
         "mine",
         "good",

@@ -1198,6 +1198,10 @@ SESSIONS: dict[str, dict[str, list[tuple[str, list[str], list[str]]]]] = {
         "possessive_unsaid": [  # "their tanks barrier": the tank's, an apostrophe the transcript lost
             ("their tanks barrier, what does it block", ["Brannoc's Bulkhead"], ["Bexley"]),
         ],
+        "unlocks_at_level": [  # what an account level brings: heroes, and items of theirs it gates
+            ("what do i unlock at level 12", ["At account level 12", "Buzzsaw Drone"], ["Which hero"]),
+            ("what do i unlock at level 16", ["Nothing new", "Bexley is next"], []),
+        ],
         "best_place": [  # the maps ranked for the one named, the team or a saved group
             ("whats a good map for renzo", ["Renzo fits Lantern Bazaar best", "Fathom Docks"], ["poor pick"]),
             ("which map is best for us", ["Your five fit Lantern Bazaar best"], ["Which hero"]),

@@ -356,8 +356,11 @@ RECIPES: dict[str, RecipeSpec] = {
               ("@unit", "@option", "level", "unlock", "blocker", "levels", "player_level"),
               doc="an owned unit's next option and its gates (gated_key: held by an account gate; "
                   "none_key: all unlocked); `closest`: the unit nearest its next one"),
-        _spec("next_unit", {}, (), ("@unit", "unlock", "player_level"),
-              doc="the unit the player gets next, with its gates (none_key: they have every one)"),
+        _spec("next_unit", {"at_level_key": "key", "at_level_none_key": "key"}, (),
+              ("@unit", "unlock", "player_level", "level", "unlocks"),
+              doc="the unit the player gets next, with its gates (none_key: they have every one); asked "
+                  "of a level (\"what do I unlock at level 12\"): the units and the options of their own "
+                  "units gated on that player level ({unlocks}; at_level_none_key: none, then the next)"),
         _spec("option_equip", {"option": "select", "unit": "select", "tool": "literal", "done_key": "key",
                                "failed_key": "key", "locked_key": "key", "wrong_unit_key": "key",
                                "gated_key": "key", "unowned_key": "key"},

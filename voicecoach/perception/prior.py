@@ -2059,7 +2059,10 @@ _WORTH_FIELDING = re.compile(
 )
 _NEXT_UNLOCK = re.compile(
     r"^\W*(?:(?:so|ok|okay|and|hey|um|uh|coach)\W+)*(?:what|whats|what's)\s+(?:do\s+(?:i|we)\s+(?:get|unlock)|"
-    r"(?:is\s+)?(?:my|our)\s+next\s+unlock|unlocks)\s+next\b|\bwhats?\s+my\s+next\s+unlock\b",
+    r"(?:is\s+)?(?:my|our)\s+next\s+unlock|unlocks)\s+next\b|\bwhats?\s+my\s+next\s+unlock\b"
+    # "what do I unlock at level 12", "what do I get at account level 15"
+    r"|\bwhat\s+(?:do|will|can)\s+(?:i|we)\s+(?:get|unlock)\s+(?:at|on|when\s+i\s+(?:hit|reach|get\s+to))\s+"
+    r"(?:account\s+|player\s+)?level\s+\d+\b",
     re.IGNORECASE,
 )
 _ADD_ONE = re.compile(

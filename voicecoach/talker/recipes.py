@@ -2533,8 +2533,64 @@ def next_unit(c: _Ctx) -> list[Line]:
         return tuple(sorted(values, reverse=True)) or (0,)
 
     uid = min(lacking, key=lambda u: (gates(u), lacking.index(u)))
+    level = _LEVEL_SAID.search(c.t.utterance)
+    if level is not None and c.inputs.get("at_level_key"):
+        # "What do I unlock at level 12": what that account level brings, the units and the options
+        # of the player's own units gated on it (else nothing new there, and what comes next).
+        at = int(level.group(1))
+        units = [u for u in lacking if _player_gate(c, view.unit_kind, u) == at]
+        option, field = view.option_kind, c.schema.options_field()
+        options = [
+            (o, owner.id)
+            for owner in sorted(view.owned(), key=lambda u: u.id)
+            if option and field and (entity := c.catalog.get(view.unit_kind, owner.id)) is not None
+            for o in entity.value(field) or []
+            if _player_gate(c, option, o) == at and _unit_gates_met(c, option, o, owner.level, owner.tier)
+        ]
+        said = [c.name(u) for u in units] + [f"{c.name(owner)}'s {c.name(o)}" for o, owner in options]
+        if said:
+            return c.line(c.inputs["at_level_key"], units, level=at, unlocks=spoken_list(said),
+                          player_level=c.t.state.fs.player_level)  # fmt: skip
+        if c.inputs.get("at_level_none_key"):
+            return c.line(c.inputs["at_level_none_key"], [uid], **{"@unit": c.name(uid)}, level=at,
+                          unlock=c.gate(view.unit_kind, uid) or None)  # fmt: skip
     return c.line(c.step.key, [uid], **{"@unit": c.name(uid)}, unlock=c.gate(view.unit_kind, uid) or None,
                   player_level=c.t.state.fs.player_level)  # fmt: skip
+
+
+def _unit_gates_met(c: _Ctx, kind: str, entity_id: str, level: int | None, tier: int | None) -> bool:
+    """Are the gates of an option its owner's own state decides (its level, its tier) met? A quest
+    or anything else unknown here is not."""
+    spec, entity = c.schema.kinds.get(kind), c.catalog.get(kind, entity_id)
+    unlock = entity.value("unlock") if entity is not None else None
+    if spec is None or not isinstance(unlock, dict):
+        return True
+    for name, gate in spec.gate.items():
+        value = unlock.get(name)
+        if value is None or gate.state.startswith("fs."):
+            continue
+        have = level if gate.state == "level" else tier if gate.state == "tier" else None
+        if have is None or not isinstance(value, int) or have < value:
+            return False
+    return True
+
+
+_LEVEL_SAID = re.compile(r"\blevel\s+(\d+)\b", re.IGNORECASE)
+
+
+def _player_gate(c: _Ctx, kind: str, entity_id: str) -> int | None:
+    """The level of the player's own gate on an entity (the schema's gate read from the player's
+    level, strike_team: min_player_level), if it has one."""
+    spec = c.schema.kinds.get(kind)
+    entity = c.catalog.get(kind, entity_id)
+    if spec is None or entity is None:
+        return None
+    unlock = entity.value("unlock")
+    for name, gate in spec.gate.items():
+        if gate.state == "fs.player_level" and isinstance(unlock, dict):
+            value = unlock.get(name)
+            return value if isinstance(value, int) else None
+    return None
 
 
 # What the tool actor's result says of a side-effect call still behind the commit gate
