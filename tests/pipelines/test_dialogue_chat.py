@@ -1198,6 +1198,9 @@ SESSIONS: dict[str, dict[str, list[tuple[str, list[str], list[str]]]]] = {
         "possessive_unsaid": [  # "their tanks barrier": the tank's, an apostrophe the transcript lost
             ("their tanks barrier, what does it block", ["Brannoc's Bulkhead"], ["Bexley"]),
         ],
+        "own_word": [  # a role's word that one unit's own summary uses names that unit
+            ("what about the medic with the defib", ["Galen"], ["Nadira", "Which hero"]),
+        ],
         "unlocks_at_level": [  # what an account level brings: heroes, and items of theirs it gates
             ("what do i unlock at level 12", ["At account level 12", "Buzzsaw Drone"], ["Which hero"]),
             ("what do i unlock at level 16", ["Nothing new", "Bexley is next"], []),

@@ -1078,6 +1078,11 @@ def _pick(
     the head noun, "the shield lady" of a unit the pack calls "he")."""
     strongest = any(w in _STRONGEST for w in descriptors)
     words = [w for w in descriptors if w not in _STRONGEST]
+    own_words = [u for u in d.strong if words and all(w in d.strong[u] for w in words) and not unfit(u)]
+    if side == "any" and not strongest and len(own_words) == 1:
+        # "the medic": a role's word for every support, but the one unit whose own words ("a combat
+        # medic") say it
+        return own_words[0], []
     for pool in sides.pools(side) + ([list(d.words)] if side == "any" and not strongest else []):
         fits = [
             u for u in dict.fromkeys(pool) if all(w in d.words.get(u, ()) for w in words) and not unfit(u)
