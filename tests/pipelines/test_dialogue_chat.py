@@ -686,6 +686,9 @@ SESSIONS: dict[str, dict[str, list[tuple[str, list[str], list[str]]]]] = {
                 ["takes double"],
             ),
         ],
+        "cut_short": [  # a question cut short by a dash, then "sorry": the second is the question
+            ("which map- sorry, which skill should oakhorn open with", ["Bramble Crush"], ["defensive play"]),
+        ],
         "described_at_length": [  # everyday words between the look words: the noun still names it
             ("whats that spiky green cat they got", ["Briarcat"], ["Thornback"]),
             ("is their big blue turtle a problem for me", ["Shellbastion"], ["Which creature"]),

@@ -862,7 +862,9 @@ def _retracted(text: str) -> tuple[str, str] | None:
         before = text[: cue.start()]
         if _ADVERB_AFTER.search(before) and not re.match(r"\s*[,;.!?\u2014\u2013-]", cue.group(0)):
             continue  # "what do I actually do this turn": an adverb in the question, not a retraction
-        asked = _OPENS_QUESTION.match(before) and len(before.split()) >= 3  # not "hey, I mean ..."
+        # not "hey, I mean ..."; a question cut short by a dash or comma is one ("which map- sorry, ...")
+        cut_short = len(before.split()) >= 2 and re.match(r"\s*[,;\u2014\u2013-]", cue.group(0)) is not None
+        asked = _OPENS_QUESTION.match(before) and (len(before.split()) >= 3 or cut_short)
         if (
             asked
             and _CORRECTING.search(cue.group(0))
