@@ -671,6 +671,13 @@ SESSIONS: dict[str, dict[str, list[tuple[str, list[str], list[str]]]]] = {
             ),
             ("dread whisper or nightmare hex on voltail", ["Go with Nightmare Hex"], ["is a control move"]),
         ],
+        "should_i_get": [  # "should I get X": whether it is worth having
+            (
+                "should i get dunecrawler for this fight",
+                ["Dunecrawler deals double", "don't have Dunecrawler"],
+                ["Keep"],
+            ),
+        ],
         "worth_getting": [  # worth it, of one they don't own: how it would do here, then that they lack it
             (
                 "cindermaw, is that good, should i try to get one",

@@ -570,6 +570,25 @@ class IntentPrior:
         self.option_info_pair = _fact_pair(pack, self.labels, kind=pack.catalog.schema.kind("option"))
         self.score_pair = _fact_pair(pack, self.labels, requires="ic.match.round")
         self.progression_pair = _opening_pair(pack, self.labels, "progression")
+        # "Should I get Dunecrawler", "should I save up for Quill": whether a unit is worth having,
+        # the pair that opens with its progress and then says when one they lack comes (and how it
+        # would do against their side).
+        self.worth_pair = next(
+            (
+                (e.intent, e.sub_intent)
+                for e in pack.phi
+                if (e.intent, e.sub_intent) in self.labels
+                and e.answer
+                and e.answer[0].recipe in ("progression", "option_next")
+                and any(s.recipe == "matchup_status" for s in e.answer)
+                and any(s.recipe == "ownership" and s.inputs.get("missing_only") for s in e.answer)
+            ),
+            None,
+        )
+        self._get_unit = re.compile(
+            rf"\bshould\s+(?:i|we)\s+(?:\w+\s+)?(?:get|buy|grab|unlock|save\s+up\s+for|grind\s+for|go\s+for|"
+            rf"aim\s+for|work\s+towards?)\s+(?:a\s+|an\s+|the\s+)?{token}\b"
+        )
         self._tell_about = re.compile(
             rf"\b(?:tell me about|tell me more about|describe|info on|what do you know about)\s+"
             rf"(?:their\s+|the\s+|my\s+)?{token}(?:\s+\w+){{0,2}}$"
@@ -1029,6 +1048,13 @@ class IntentPrior:
         elif self.greeting_pair is not None and not named and SMALL_TALK.search(abstracted):
             # "How's your day going, coach": small talk, answered as such (not "outside what I do").
             p, rule = self._only(self.greeting_pair), "small_talk"
+        elif (
+            self.worth_pair is not None
+            and abstracted.split().count(kind_token(unit or "")) == 1
+            and self._get_unit.search(abstracted)
+        ):
+            # "Should I get Dunecrawler for this fight", "should I save up for Quill": worth having
+            p, rule = self._only(self.worth_pair), "worth_getting"
         elif self.best_context_pair is not None and self._best_place.search(said):
             # "Whats a good map for Renzo": the places ranked for them, not the one in play.
             p, rule = self._only(self.best_context_pair), "best_place"
