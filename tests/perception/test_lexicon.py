@@ -26,6 +26,7 @@ def pet() -> Lexicon:
     "text",
     [
         "do I drop them now?",  # Dewdrop
+        "who on my team isnt pulling their weight",  # Tamsin ("team isnt": no apostrophe)
         "who should go first in?",  # Frostfin
         "should I centre my team on defence?",  # Cindermaw
         "list the skills of galehawk",  # one ordinary word is that word, not Skyfall

@@ -1211,6 +1211,10 @@ SESSIONS: dict[str, dict[str, list[tuple[str, list[str], list[str]]]]] = {
         "own_word": [  # a role's word that one unit's own summary uses names that unit
             ("what about the medic with the defib", ["Galen"], ["Nadira", "Which hero"]),
         ],
+        "weak_link": [  # the one of theirs not pulling their weight: the one to take off
+            ("who on my team isnt pulling their weight", ["Dumaka"], ["Against Tamsin", "pull a target"]),
+            ("who on my team is pulling the least weight", ["Dumaka"], ["pull a target"]),
+        ],
         "unlocks_at_level": [  # what an account level brings: heroes, and items of theirs it gates
             ("what do i unlock at level 12", ["At account level 12", "Buzzsaw Drone"], ["Which hero"]),
             ("what do i unlock at level 16", ["Nothing new", "Bexley is next"], []),

@@ -120,7 +120,7 @@ EFFECTS = (
     ),
     _effect(
         "pull",
-        r"\bpull(?:s|ed|ing)?\b(?!\s+(?:\w+\s+)?weight)|\byank\w*|\bhook\w*|\bdrag\w*|\bgroup\s+them\s+up\b",
+        r"\bpull(?:s|ed|ing)?\b(?!\s+(?:\w+\s+){0,2}weight)|\byank\w*|\bhook\w*|\bdrag\w*|\bgroup\s+them\s+up\b",
         r"\bpull\w*|\byanks?\b|\bdrags?\b",
         "pull a target in",
     ),

@@ -117,6 +117,17 @@ def ordinary(word: str) -> bool:
         variants.append(w.replace("our", "or"))
     if w.endswith(("ise", "ised", "ising")):
         variants.append(w.replace("is", "iz"))
+    # A contraction typed or transcribed without its apostrophe ("isnt", "theyre", "im")
+    for end, spelled in (
+        ("nt", "n't"),
+        ("re", "'re"),
+        ("ve", "'ve"),
+        ("ll", "'ll"),
+        ("m", "'m"),
+        ("d", "'d"),
+    ):
+        if w.endswith(end) and "'" not in w:
+            variants.append(w[: -len(end)] + spelled)
     # An ordinary word with an ending the list lacks ("tankier", "squishiest"): not a name either.
     for end, base in (
         ("iest", "y"),

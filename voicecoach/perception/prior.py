@@ -1055,6 +1055,9 @@ class IntentPrior:
         ):
             # "Should I get Dunecrawler for this fight", "should I save up for Quill": worth having
             p, rule = self._only(self.worth_pair), "worth_getting"
+        elif self.swap_pair is not None and not named and WEAK_LINK.search(said):
+            # "Who on my team isn't pulling their weight": the one to take off, and who comes in
+            p, rule = self._only(self.swap_pair), "weak_link"
         elif self.best_context_pair is not None and self._best_place.search(said):
             # "Whats a good map for Renzo": the places ranked for them, not the one in play.
             p, rule = self._only(self.best_context_pair), "best_place"
@@ -2082,6 +2085,12 @@ _WORTH_FIELDING = re.compile(
     r"\bworth\s+(?:bringing|putting|taking|playing|running|fielding|using|swapping|subbing)(?:\s+in)?\b"
     r"(?!\s+(?:time|effort|work|resources|xp|exp|levels|money|points|hours)\b)"
     r"|\bworth\s+(?:it|picking)\s+(?:in\s+|for\s+)?(?:this|these)\s+(?:game|match|round|map|guys)\b"
+)
+# "Who on my team isn't pulling their weight", "which of my guys is the weak link" (English cue words).
+WEAK_LINK = re.compile(
+    r"\b(?:who|which)\b.*\b(?:(?:is\s*n'?t|is\s+not|isnt|not)\s+pulling\s+(?:\w+\s+)?weight|pulling\s+the\s+least\s+weight|"
+    r"weak(?:est)?\s+link|dead\s+weight|holding\s+(?:us|me|the\s+team)\s+back|dragging\s+(?:us|me|the\s+team)\s+down)\b",
+    re.IGNORECASE,
 )
 _NEXT_UNLOCK = re.compile(
     r"^\W*(?:(?:so|ok|okay|and|hey|um|uh|coach)\W+)*(?:what|whats|what's)\s+(?:do\s+(?:i|we)\s+(?:get|unlock)|"
