@@ -71,6 +71,12 @@ def test_a_rare_word_alone_is_a_name_it_sounds_like() -> None:
     assert repair(strike, "how do i unlock fenwick's second launcher").changes == []
 
 
+def test_a_word_common_in_its_us_spelling_is_no_name_word() -> None:
+    """ "does Wendell's armour do anything": "armour do" is no Armour Pack ("armor" is common)."""
+    strike = Lexicon.of(load_pack("strike_team"))
+    assert repair(strike, "does wendell's armour do anything against snipers").changes == []
+
+
 def test_the_second_pass_needs_a_related_name_heard(pet: Lexicon) -> None:
     assert repair(pet, "When should I use Gale by?").changes == []
     assert repair(pet, "When should I use Gale by?", ["Sparkwing is out"]).changes == []  # not its skill

@@ -246,6 +246,13 @@ def _rare_for(words: list[str], name: Name) -> bool:
     return len(_key(words[0])) >= 0.75 * len(name.key)
 
 
+def _us_count(word: str) -> int:
+    """The word's count in the list, in its US spelling too ("armour" is as common as "armor")."""
+    counts = english_counts()
+    spellings = {word, word.replace("our", "or"), word[:-2] + "er" if word.endswith("re") else word}
+    return max(counts.get(w, 0) for w in spellings)
+
+
 def _one_word_off(words: list[str], name: Name) -> bool:
     """The span has the name's words but one, exactly, and those are rare words, and the one is a
     short word Whisper put for it ("Gale by" / Gale Dive; "long term" is not Long Watch, nor "go
@@ -258,7 +265,7 @@ def _one_word_off(words: list[str], name: Name) -> bool:
     return (
         len(other) == 1
         and len(other[0]) <= SHORT_WORD_CHARS
-        and all(english_counts().get(w, 0) < RARE_WORD_COUNT for w in same)
+        and all(_us_count(w) < RARE_WORD_COUNT for w in same)
     )
 
 
