@@ -671,6 +671,10 @@ SESSIONS: dict[str, dict[str, list[tuple[str, list[str], list[str]]]]] = {
             ),
             ("dread whisper or nightmare hex on voltail", ["Go with Nightmare Hex"], ["is a control move"]),
         ],
+        "negative_claim": [  # "I don't have X, right?": the no and the right as a person says them
+            ("i dont have any water guys right", ["No, you have Tidefang"], ["Yes,"]),
+            ("i dont have pyrowl right", ["Right,", "Pyrowl"], ["No,"]),
+        ],
         "should_i_get": [  # "should I get X": whether it is worth having
             (
                 "should i get dunecrawler for this fight",

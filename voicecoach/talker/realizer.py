@@ -1715,6 +1715,18 @@ def _verdict_for(utterance: str, first: str) -> str:
     """The answer's leading "Yes" / "No" as the question was put: "Yes: keep investing in Elowen"
     answers "should I stop playing Elowen?" with "No"."""
     verdict = re.match(r"(Yes|No)\b", first)
+    if verdict is not None and _NEGATIVE_CLAIM.search(utterance):
+        # "I don't have any water guys, right?" - "No, you have Tidefang"; "- Right, you don't ..."
+        return {"Yes": "No", "No": "Right"}[verdict[1]] + first[verdict.end() :]
     if verdict is None or not _GIVE_UP.search(utterance):
         return first
     return {"Yes": "No", "No": "Yes"}[verdict[1]] + first[verdict.end() :]
+
+
+# A negative claim put as a question: "I don't have any healers, right?", "we've got no tank, do we".
+_NEGATIVE_CLAIM = re.compile(
+    r"^\W*(?:(?:so|ok|okay|and|but|wait|um|uh)\W+)*(?:i|we)\s+(?:do\s*n'?t|dont|have\s+no|got\s+no|have\s*n'?t|"
+    r"havent|ha(?:ve|s)\s*n'?t\s+got|'?ve\s+got\s+no)\b.*(?:\b(?:right|correct|yeah|do\s+i|do\s+we|have\s+i|"
+    r"have\s+we|huh)\W*|\?\s*)$",
+    re.IGNORECASE,
+)
