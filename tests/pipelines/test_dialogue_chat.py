@@ -671,6 +671,9 @@ SESSIONS: dict[str, dict[str, list[tuple[str, list[str], list[str]]]]] = {
             ),
             ("dread whisper or nightmare hex on voltail", ["Go with Nightmare Hex"], ["is a control move"]),
         ],
+        "the_healer": [  # a healer is one that heals: Lumifawn, not the fielded support Sparkwing
+            ("is the healer ready", ["Lumifawn"], ["Sparkwing"]),
+        ],
         "negative_claim": [  # "I don't have X, right?": the no and the right as a person says them
             ("i dont have any water guys right", ["No, you have Tidefang"], ["Yes,"]),
             ("i dont have pyrowl right", ["Right,", "Pyrowl"], ["No,"]),

@@ -727,10 +727,13 @@ def describe(pack: Pack, sides: Sides, text: str) -> tuple[str, list[str], Uncle
             # "what about against the tank", "who can kill the healer": theirs ("what counters the
             # tank" may ask what threatens the player's own: asked back)
             side = "theirs"
+        # "The healer": one with an option that heals, not any support (Sparkwing only speeds allies)
+        everyone = list(d.words)
+        doing = set(_doers(pack, descriptors, everyone))
+        ruled_out = {u for u in everyone if len(doing) < len(everyone) and u not in doing}
         if any(w in _FEMALE_HEADS for w in words):
-            pick, fits = _pick(d, sides, side, descriptors, lambda u: gender_of(pack, u) == "m")
-        else:
-            pick, fits = _pick(d, sides, side, descriptors)
+            ruled_out |= {u for u in everyone if gender_of(pack, u) == "m"}
+        pick, fits = _pick(d, sides, side, descriptors, ruled_out.__contains__)
         # "Is the bird ready for Gale Dive?": of the birds, the one that has the option named.
         holding = [
             u for u in holders if all(w in d.words.get(u, ()) for w in descriptors if w not in _STRONGEST)
