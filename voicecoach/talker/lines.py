@@ -74,9 +74,9 @@ class RealizerTurn:
     unheard: bool = False  # out of domain, and it names something no catalog has: misheard?
     why: list[str] = field(default_factory=list)  # "why that one?": the previous reply's picks, in order
     recent: list[str] = field(default_factory=list)  # the session's last few replies
-    # "the best map for my main team": the members of the saved group the player names, and whether
-    # a recipe answered about them (then the group's own listing is not the answer)
-    saved_said: list[str] = field(default_factory=list)
+    # "the best map for my main team": the saved group the player names (its name, its members), and
+    # whether a recipe answered about it (then the group's own listing is not the answer)
+    saved_said: tuple[str, list[str]] | None = None
     saved_read: bool = False
     lines: list[Line] = field(default_factory=list)
 

@@ -641,14 +641,13 @@ def _saved_group_said(pack: Pack, view: StateView, utterance: str) -> tuple[str,
     return None
 
 
-def _saved_named(t: RealizerTurn, utterance: str) -> bool:
+def _saved_named(t: RealizerTurn) -> bool:
     """ "What's in my long range group", "load my main team": a team the player saved, named with a
     word for a team, said with its units (saved_named), unless a recipe answered about that team
     ("the best map for my main team"). Whether it answered."""
-    saved = _saved_group_said(t.pack, t.view, utterance)
-    if not _guidance_has(t.pack, "saved_named") or saved is None or t.saved_read:
+    if not _guidance_has(t.pack, "saved_named") or t.saved_said is None or t.saved_read:
         return False
-    name, members = saved
+    name, members = t.saved_said
     unit = t.view.unit_kind
     names = spoken_list([t.pack.catalog.display_name(u) for u in members])
     values = {"group_name": name.replace("_", " "), t.pack.catalog.schema.plural(unit): names}
@@ -1290,7 +1289,7 @@ def realize(
         if alternative
         else set(),
         offered_before=[_put_forward(pack, r) for r in recent_replies[-3:]] if alternative else [],
-        saved_said=saved[1] if (saved := _saved_group_said(pack, StateView(pack, state), utterance)) else [],
+        saved_said=_saved_group_said(pack, StateView(pack, state), utterance),
         asks_how=ASKS_HOW.search(utterance) is not None,
         utterance=utterance,
         unheard=(intent, sub_intent) == OUT_OF_DOMAIN
@@ -1357,7 +1356,7 @@ def realize(
         _caps_and_level(t, utterance)
         or _has_effect(t, utterance)
         or _level_compare(t, utterance)
-        or _saved_named(t, utterance)
+        or _saved_named(t)
     )
     theirs = frozenset(u for u in t.view.opponent_side() if not t.view.owns(u))
     limit = data_limit(pack, utterance, theirs) if intent != "smalltalk" else None

@@ -1772,10 +1772,11 @@ def context_for_team(c: _Ctx) -> list[Line]:
     # of a group they name ("my main team"), else the one in play.
     named = [u for u in c.t.mentioned if u not in c.t.opponents]
     grouped = [u for g in c.t.lineups for u in c.view.members(g)]
-    team = named or c.t.saved_said or grouped or team
+    saved = c.t.saved_said[1] if c.t.saved_said is not None else []
+    team = named or saved or grouped or team
     if not team:
         return []
-    c.t.saved_read = c.t.saved_read or (not named and bool(c.t.saved_said))
+    c.t.saved_read = c.t.saved_read or (not named and bool(saved))
     places = list(c.catalog.entities.get(m.between[1], {}))
     if len(places) < 2:
         return []
@@ -2545,7 +2546,7 @@ def next_unit(c: _Ctx) -> list[Line]:
             for owner in sorted(view.owned(), key=lambda u: u.id)
             if option and field and (entity := c.catalog.get(view.unit_kind, owner.id)) is not None
             for o in entity.value(field) or []
-            if _player_gate(c, option, o) == at and _unit_gates_met(c, option, o, owner.level, owner.tier)
+            if _player_gate(c, option, o) == at and not _gates(c, option, o, owner.level)[0]
         ]
         said = [c.name(u) for u in units] + [f"{c.name(owner)}'s {c.name(o)}" for o, owner in options]
         if said:
@@ -2556,23 +2557,6 @@ def next_unit(c: _Ctx) -> list[Line]:
                           unlock=c.gate(view.unit_kind, uid) or None)  # fmt: skip
     return c.line(c.step.key, [uid], **{"@unit": c.name(uid)}, unlock=c.gate(view.unit_kind, uid) or None,
                   player_level=c.t.state.fs.player_level)  # fmt: skip
-
-
-def _unit_gates_met(c: _Ctx, kind: str, entity_id: str, level: int | None, tier: int | None) -> bool:
-    """Are the gates of an option its owner's own state decides (its level, its tier) met? A quest
-    or anything else unknown here is not."""
-    spec, entity = c.schema.kinds.get(kind), c.catalog.get(kind, entity_id)
-    unlock = entity.value("unlock") if entity is not None else None
-    if spec is None or not isinstance(unlock, dict):
-        return True
-    for name, gate in spec.gate.items():
-        value = unlock.get(name)
-        if value is None or gate.state.startswith("fs."):
-            continue
-        have = level if gate.state == "level" else tier if gate.state == "tier" else None
-        if have is None or not isinstance(value, int) or have < value:
-            return False
-    return True
 
 
 _LEVEL_SAID = re.compile(r"\blevel\s+(\d+)\b", re.IGNORECASE)
