@@ -671,6 +671,16 @@ SESSIONS: dict[str, dict[str, list[tuple[str, list[str], list[str]]]]] = {
             ),
             ("dread whisper or nightmare hex on voltail", ["Go with Nightmare Hex"], ["is a control move"]),
         ],
+        "described_in_second_half": [  # the second question's description, read as the first's
+            (
+                "whats my best hitter and does it beat the turtle",
+                ["Shellbastion has the edge on your Emberfox"],
+                [],
+            ),
+        ],
+        "look_noun": [  # "antler" of an "antlered stag"
+            ("the antler guy, can he take a hit from their cat", ["Oakhorn"], ["go with Emberfox"]),
+        ],
         "the_healer": [  # a healer is one that heals: Lumifawn, not the fielded support Sparkwing
             ("is the healer ready", ["Lumifawn"], ["Sparkwing"]),
         ],

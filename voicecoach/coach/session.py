@@ -38,6 +38,7 @@ from voicecoach.grounding.kernel import GroundingControl
 from voicecoach.grounding.slots import QuerySlots
 from voicecoach.interaction.kernel import InteractionControl, session_seed
 from voicecoach.llm.client import LLMConfig
+from voicecoach.perception.descriptions import Sides, describe
 from voicecoach.perception.dialogue import JOINT, Exchange, read_turn, refer_to_answer, told_round
 from voicecoach.perception.kernel import W1Counters
 from voicecoach.perception.lexicon import Lexicon, repair
@@ -538,6 +539,8 @@ class Session:
         """A second question about the first's answer ("..., and who counters it?"), read now that
         the answer is known: its text and the snapshot its entities link into."""
         question = refer_to_answer(self.pack, question, asked, answer)
+        # "..., and does it beat the turtle": its descriptions read as the first question's were
+        question = describe(self.pack, Sides(self.pack, self.state), question)[0]
         mentions = link_entities(self.pack, question)
         fields = context_in_play(self.pack, self.state, question, focus_fields(mentions, self.pack))
         return question, self._snapshot(index, fields, mentions)

@@ -184,6 +184,7 @@ def describer(pack: Pack) -> Describer:
         epithet = pack.catalog.epithet_words(unit_kind, entity)
         found.update(epithet)
         found.update(part for word in epithet for part in _compound_parts(word))  # "flame" of flamethrower
+        found.update(_noun_of(word) for word in epithet if _noun_of(word))  # "antler" of "antlered"
         found.update(_having(entity.value(spec.epithet) if spec.epithet else None))
         display = entity.display.lower()
         if " " not in display:
@@ -223,6 +224,12 @@ def _compound_parts(word: str) -> set[str]:
         if min(english.get(head, 0), english.get(tail, 0)) >= ORDINARY_MIN_COUNT and english.get(word, 0):
             return {part for part in (head, tail) if english[part] < _COMMON_PART}
     return set()
+
+
+def _noun_of(word: str) -> str:
+    """The noun of a look adjective made with -ed ("antlered": antler, "tailed": tail), if English."""
+    noun = word[:-2] if word.endswith("ed") else ""
+    return noun if len(noun) >= 3 and english_counts().get(noun, 0) >= ORDINARY_MIN_COUNT else ""
 
 
 _COMMON_PART = 100_000  # "flame" 13,045, "dew" 2,578; "drop" 236,371, "gun" 220,852
