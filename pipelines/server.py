@@ -116,7 +116,7 @@ from voicecoach.coach.config import (
 )
 from voicecoach.coach.engines import Engines, describe_llm, load_coach_pack, prewarm
 from voicecoach.coach.protocol import CloseCode, ErrorCode
-from voicecoach.coach.session import CoachConfig, Session
+from voicecoach.coach.session import ORPHANED, CoachConfig, Session
 from voicecoach.coach.speech_config import SpeechConfig
 from voicecoach.coach.store import (
     LEASE_RENEW_S,
@@ -874,6 +874,11 @@ class Connection:
                 self._session_event, resumed
             )  # the state may be large
             await self._send_event(event, event_json)
+            for cut in self.session.orphaned:  # stored as cut by this connection's open
+                failed = protocol.TurnFailedEvent(
+                    turn_index=cut.turn_index, t_ms=0.0, failed="closed", reason=ORPHANED, heard=""
+                )  # fmt: skip
+                await self._send_event(failed)
 
         @transport.event_handler("on_client_disconnected")
         async def on_client_disconnected(transport: Any, websocket: Any) -> None:

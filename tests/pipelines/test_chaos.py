@@ -13,7 +13,10 @@ token.
 
 The checker (`Figures`), from what the players saw and what Redis holds at the end:
 - lost: a turn a player heard (turn-completed, its audio to the end, no turn-failed) that is not
-  stored as completed under its index with the same question and reply;
+  stored as completed under its index with the same question and reply. A worker stopped or killed
+  between sending a reply's end and storing it leaves the turn in progress; the next owner stores it
+  as cut and says so on the player's next connection (`turn-failed`, `closed`, ORPHANED): such a
+  turn is "told cut", not lost, since the player is not left believing it stored;
 - duplicated: a turn index a player saw completed twice (on any of its sockets);
 - fence violations: a heard turn stored under another connection's fence, or a session whose
   stored turns' fences go down as their indices go up (an older owner wrote after a newer one);
@@ -50,6 +53,7 @@ from tests.redis_server import RedisServer
 from voicecoach.app.client import CoachClient, CoachClosed, CoachError
 from voicecoach.bench.fixtures import load_session
 from voicecoach.coach import protocol
+from voicecoach.coach.session import ORPHANED
 from voicecoach.coach.store import RedisSessionStore, TurnRecord
 from voicecoach.coach.tokens import mint
 from voicecoach.domain.pack import load_pack
@@ -98,6 +102,7 @@ class Figures:
     fault_times: list[float] = field(default_factory=list)
     by_mode: Counter[str] = field(default_factory=Counter)
     why: list[str] = field(default_factory=list)  # each lost or duplicated turn, for the failure message
+    clients: list[CoachClient] = field(default_factory=list)  # every connection opened, for its events
 
 
 class Cluster:
@@ -220,6 +225,7 @@ class Player:
                 self.figures.connect_errors += 1  # no answer at all (a stopped worker): not a refusal
             else:
                 assert client.session is not None
+                self.figures.clients.append(client)
                 s = client.session
                 self._check_state("session event", s.session_id, s.state.version, s.state.fs.player_level)
                 return client
@@ -383,12 +389,29 @@ async def faults(cluster: Cluster, figures: Figures, until: asyncio.Event) -> No
 
 def check(figures: Figures, stored: dict[str, list[TurnRecord]]) -> dict[str, int]:
     by_index = {(s, t.turn_index): t for s, turns in stored.items() for t in turns}
+    told_cut = {
+        (c.session.session_id, e.turn_index)
+        for c in figures.clients
+        if c.session is not None
+        for e in c.events()
+        if isinstance(e, protocol.TurnFailedEvent) and e.reason == ORPHANED
+    }
+    told = [
+        h
+        for h in figures.heard
+        if (h.session, h.index) in told_cut
+        and (t := by_index.get((h.session, h.index))) is not None
+        and (t.completed, t.failure) == (False, ORPHANED)
+    ]
     lost = [
         h
         for h in figures.heard
-        if (t := by_index.get((h.session, h.index))) is None
-        or not t.completed
-        or (t.utterance, t.reply) != (h.utterance, h.reply)
+        if h not in told
+        and (
+            (t := by_index.get((h.session, h.index))) is None
+            or not t.completed
+            or (t.utterance, t.reply) != (h.utterance, h.reply)
+        )
     ]
     fenced = [
         f"FENCE {h.session} #{h.index}: heard under {h.fence}, stored under {t.fence}"
@@ -422,6 +445,7 @@ def check(figures: Figures, stored: dict[str, list[TurnRecord]]) -> dict[str, in
         "heard by voice": figures.by_mode["voice"],
         "turns stored": len(by_index),
         "stored as cut": cut,
+        "heard, then told cut": len(told),
         "faults": len(figures.faults),
         "connections": figures.connects,
         "reconnects": figures.reconnects,

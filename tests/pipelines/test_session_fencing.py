@@ -20,8 +20,9 @@ from tests.live_server import GAME_STATE, LiveServer
 from tests.redis_server import RedisServer
 from voicecoach.app.client import CoachClient
 from voicecoach.coach import protocol
-from voicecoach.coach.session import MAX_UTTERANCE_CHARS
+from voicecoach.coach.session import MAX_UTTERANCE_CHARS, ORPHANED, Session
 from voicecoach.coach.store import FencedError, RedisSessionStore, SQLiteSessionStore
+from voicecoach.domain.pack import load_pack
 from voicecoach.pipelines.server import CUT_SHUTDOWN, CUT_TAKEN_OVER, LOST_REASON
 from voicecoach.testing.scripted_llm import Script
 
@@ -78,6 +79,35 @@ async def test_a_second_worker_takes_the_session_over_and_fences_the_first(redis
             assert err.code == "fenced"
         turns = two.load_turns("roaming")
         assert [(t.turn_index, t.completed, t.fence) for t in turns] == [(0, True, 1), (1, True, 2)]
+
+
+async def test_a_turn_an_older_owner_left_in_progress_is_told_cut_on_the_next_connection(
+    redis_url: str,
+) -> None:
+    # A worker stopped (or killed) after sending a reply's end but before storing it: its player may
+    # have heard the turn to the end, and nothing of that worker will say otherwise. The next owner
+    # stores it as cut and tells the client so, right after the session event.
+    prefix = f"t{uuid.uuid4().hex}:"
+    old = RedisSessionStore(redis_url, prefix=prefix)
+    frozen = Session.open("frozen", store=old, pack=load_pack("pet_arena"), lease=old.acquire("frozen"))
+    begun = frozen.begin_turn("how do I beat their team?")
+    frozen._write(lambda: None).result()  # its in-progress record has landed; its end never will
+    async with LiveServer(store=RedisSessionStore(redis_url, prefix=prefix)) as worker:
+        client = await worker.connect("frozen")
+        failed = await client.wait_event("turn-failed", timeout=5)
+        assert isinstance(failed, protocol.TurnFailedEvent)
+        assert (failed.turn_index, failed.failed, failed.reason, failed.heard) == (
+            begun.index, "closed", ORPHANED, ""
+        )  # fmt: skip
+        assert client.session is not None and client.session.turns == begun.index + 1
+        [cut] = old.load_turns("frozen")
+        assert (cut.turn_index, cut.completed, cut.failure) == (begun.index, False, ORPHANED)
+        # Told once: a later connection finds nothing left in progress.
+        await client.close()
+        again = await worker.connect("frozen")
+        await again.push_state(snapshot=GAME_STATE)
+        assert [e for e in again.events() if isinstance(e, protocol.TurnFailedEvent)] == []
+    frozen.close()
 
 
 async def test_a_takeover_mid_turn_stores_the_turn_as_cut_and_never_reuses_its_index(tmp_path: Path) -> None:

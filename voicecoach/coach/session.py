@@ -245,6 +245,10 @@ class Session:
     heard: dict[int, str] = field(default_factory=dict, repr=False, compare=False)
     # The recent turns' store writes that take their index (`index_stored`).
     reservations: dict[int, Future[None]] = field(default_factory=dict, repr=False, compare=False)
+    # Turns an older owner began and never ended, stored as cut when this connection opened: its
+    # player may have heard one to the end (the worker stopped before storing it), so the client is
+    # told, as it would have been had that owner closed the connection itself.
+    orphaned: list[TurnRecord] = field(default_factory=list, repr=False, compare=False)
     # A leased session's writes, in order, on one thread: a turn's in-progress record always lands
     # before its end, and no write waits on the event loop.
     _writer: ThreadPoolExecutor | None = field(default=None, init=False, repr=False, compare=False)
@@ -293,11 +297,13 @@ class Session:
         )
         # A resumed session goes on from the last turn the player heard: "anything else?" asks
         # its pair again, and its picks are not repeated.
+        orphaned = []
         if lease is not None:
             # Begun by an older owner that never ended them (killed, or stopped and taken over).
             for orphan in store.turns_in_progress(session_id):
                 cut = orphan.model_copy(update={"failure": ORPHANED, "heard": ""})
                 store.save_turn(session_id, cut, lease)
+                orphaned.append(cut)
         last_turns = store.load_turns(session_id, limit=20)
         heard_turns = [r for r in last_turns if r.completed]
         heard = heard_turns[-1] if heard_turns else None
@@ -312,6 +318,7 @@ class Session:
             last_pair=(heard.intent, heard.sub_intent) if heard and heard.sub_intent else None,
             dialogue=[Exchange(r.utterance, r.reply) for r in heard_turns[-DIALOGUE_TURNS:]],
             lease=lease,
+            orphaned=orphaned,
         )
 
     def _write(self, write: Callable[[], None], retry: bool = False) -> Future[None]:
