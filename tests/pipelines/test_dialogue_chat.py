@@ -62,6 +62,13 @@ SESSIONS: dict[str, dict[str, list[tuple[str, list[str], list[str]]]]] = {
             ),
         ],
         "died_fast": [("why did my emberfox die so early", ["Shellbastion deals double damage"], [])],
+        "why_not_the_same": [  # "why" of an answer that would come again word for word: its reason
+            ("should i level hexmoth or galehawk", ["Galehawk"], []),
+            ("why", ["Because it still has an evolution ahead"], ["train Galehawk"]),
+        ],
+        "against_us": [  # one named against the player's side: how it does against theirs, not ours
+            ("would pyrowl be scary against my team", ["Against Oakhorn, Pyrowl deals double damage"], []),
+        ],
         "on_whom": [  # a helping option on the ally their side hits hardest, any other on their threat
             ("who should i put overcharge on", ["Put Overcharge on your Emberfox"], ["right after"]),
             ("and who do i use nightmare hex on", ["Use Nightmare Hex on Shellbastion"], []),
@@ -1261,6 +1268,20 @@ SESSIONS: dict[str, dict[str, list[tuple[str, list[str], list[str]]]]] = {
             ("is renzo just bad on this map", ["Yes, Renzo has it rough here"], ["Not really"]),
             ("should i keep playing paxton", ["Paxton gets no help or harm"], ["every item"]),
             ("keep elowen or swap her", ["Elowen has it rough here"], ["Dumaka should win"]),
+        ],
+        "can_mine_take_on": [  # one the player owns, asked whether it can take one of theirs on
+            ("can brannoc handle nadira", ["Brannoc", "Nadira"], ["Against Brannoc", "Osmund"]),
+            ("whos their biggest threat and can brannoc handle him", ["Nadira", "Brannoc"], ["Osmund"]),
+        ],
+        "what_it_does_short": [
+            ("whats their healer do", ["Nadira is a long-range healer"], ["play Brannoc"])
+        ],
+        "style_no_unit": [  # a play style asked about with no hero named: that style's team
+            ("is it worth going dive this game", ["dive"], ["Which hero"]),
+        ],
+        "option_asked_of_unit": [  # "what gun does X use": X's option of that kind; theirs, not locked
+            ("what gun does nadira use", ["Dart Rifle"], ["haven't unlocked", "long-range healer"]),
+            ("what perk does renzo have", ["Adrenaline"], []),
         ],
     },
 }

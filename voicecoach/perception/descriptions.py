@@ -1215,6 +1215,7 @@ def option_by_word(pack: Pack, text: str, state: LiveState | None = None) -> tup
     unit_kind, option_kind, field = schema.kind("unit"), schema.kind("option"), schema.options_field()
     if unit_kind is None or option_kind is None or field is None:
         return text, []
+    text, asked = _asked_as_possessive(pack, text)
     linked = link_entities(pack, text)
     types = {t for k in schema.kinds_of("type") for t in pack.catalog.entities.get(k, {})}
     for m in linked:
@@ -1258,7 +1259,7 @@ def option_by_word(pack: Pack, text: str, state: LiveState | None = None) -> tup
                 # "Pax mines or turret": the other of the unit's options the word names, offered beside it
                 rest = rest[: other.start(1)] + named[also[0]] + rest[other.end(1) :]
                 notes.append(f"{word!r} -> {named[also[0]]}")
-            return text[:start] + said + rest, notes
+            return text[:start] + said + rest, asked + notes
     units = {m.id for m in linked if m.kind == unit_kind}
     if len(units) == 1 and not any(m.kind == option_kind for m in linked):
         # "Can Brannoc get the dome yet": a word of one of that unit's options' names, after "the".
@@ -1279,7 +1280,10 @@ def option_by_word(pack: Pack, text: str, state: LiveState | None = None) -> tup
             word = the.group(1).lower()
             hits = [n for n in names if word in n.lower().split()]
             if len(hits) == 1 and word not in types:
-                return text[: the.start()] + hits[0] + text[the.end() :], [f"{the.group(0)!r} -> {hits[0]}"]
+                return text[: the.start()] + hits[0] + text[the.end() :], [
+                    *asked,
+                    f"{the.group(0)!r} -> {hits[0]}",
+                ]
     if not units and not any(m.kind == option_kind for m in linked):
         # "What about the roar one": a word of exactly one option's name, before "one" or a noun
         # for options, is that option ("the fire one" is a type: a unit's description).
@@ -1293,7 +1297,44 @@ def option_by_word(pack: Pack, text: str, state: LiveState | None = None) -> tup
             word = the.group(1).lower()
             hits = [n for n in names if word in n.lower().split()]
             if len(hits) == 1 and word not in types and word not in described:
-                return text[: the.start()] + hits[0] + text[the.end() :], [f"{the.group(0)!r} -> {hits[0]}"]
+                return text[: the.start()] + hits[0] + text[the.end() :], [
+                    *asked,
+                    f"{the.group(0)!r} -> {hits[0]}",
+                ]
+    return text, asked
+
+
+# "What gun does Nadira use": the word for an option asked of a unit (English cue words).
+_WHAT_OPTION = re.compile(
+    r"\b(?:what|which)\s+(?P<word>[a-z]{3,})\s+(?:does|do|did|will|is|can)\s+(?:their\s+|my\s+|the\s+)?$",
+    re.I,
+)
+_USES = re.compile(r"^\s+(?:use|uses|using|have|has|run|running|carry|bring|equip|got|rock|get)\b", re.I)
+
+
+def _asked_as_possessive(pack: Pack, text: str) -> tuple[str, list[str]]:
+    """ "What gun does Nadira use" -> "what's Nadira's gun": asked by a word for one option (a slot,
+    the last word of an option's name), so the possessive reading below finds which one."""
+    schema = pack.catalog.schema
+    unit_kind, option_kind = schema.kind("unit"), schema.kind("option")
+    if unit_kind is None or option_kind is None:
+        return text, []
+    kind = schema.kinds[option_kind]
+    options = pack.catalog.entities.get(option_kind, {}).values()
+    # One option's word, not the kind's ("what skills does Emberfox have" asks for all of them).
+    words = {o.display.lower().split()[-1] for o in options}
+    if kind.slot:
+        words |= {str(o.value(kind.slot)).lower() for o in options if o.value(kind.slot)}
+    for m in link_entities(pack, text):
+        before = _WHAT_OPTION.search(text[: m.span[0]])
+        uses = _USES.match(text[m.span[1] :])
+        if m.kind != unit_kind or before is None or uses is None:
+            continue
+        if before["word"].lower() not in words:
+            continue
+        said = f"what's {text[m.span[0] : m.span[1]]}'s {before['word']}"
+        new = text[: before.start()] + said + text[m.span[1] + uses.end() :]
+        return new, [f"{text[before.start() : m.span[1] + uses.end()]!r} -> {said!r}"]
     return text, []
 
 

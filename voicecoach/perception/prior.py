@@ -245,6 +245,10 @@ class IntentPrior:
         self.style_pairs = {
             (e.intent, e.sub_intent) for e in pack.phi if any(s.inputs.get("style") for s in e.answer or [])
         }
+        # The pairs about one unit in focus: with none named, never the answer to a style question.
+        unit = pack.catalog.schema.kind("unit")
+        unit_focus = {f"ic.focus.{unit}", "ic.focus_creature"} if unit else set()
+        self._unit_pairs = {(e.intent, e.sub_intent) for e in pack.phi if unit_focus & set(e.requires)}
         # Teams built around a unit the player names ("make a team around Tamsin").
         self.around_pairs = {
             (e.intent, e.sub_intent)
@@ -382,7 +386,7 @@ class IntentPrior:
             rf"|\bis\s+(?:that|this|it)\s+(?:like\s+)?(?:a|an)\s+(?:actual\s+)?(?:{groups})\b"
         )
         self._what_it_does = re.compile(
-            rf"\bwhat\s+(?:does|do|will)\s+(?:their\s+|the\s+|my\s+|our\s+|that\s+)?{token}\s+"
+            rf"\bwhat(?:\s+does|\s+do|\s+will|s|'s)\s+(?:their\s+|the\s+|my\s+|our\s+|that\s+)?{token}\s+"
             r"(?:even\s+|actually\s+|really\s+)?do\b(?!\s+(?:against|vs|versus|into|to|about|on|with)\b)"
         )
         self._about_unit = re.compile(
@@ -1007,6 +1011,17 @@ class IntentPrior:
         ):
             # "Their flanker keeps diving our healer": their style, played on us, is to be countered.
             p, rule = self._only(self.team_counter_pair), "they_play"
+        elif (
+            self.style_pairs
+            and not named
+            and self._style_word.search(abstracted)
+            and self.labels[int(p.argmax())] in self._unit_pairs
+            and not _SOMEONE.search(abstracted)
+        ):
+            # "Is it worth going dive this game": a play style asked about, no unit to judge; the style's
+            # own pair, the likeliest of them.
+            style = max(self.style_pairs, key=lambda pair: p[self.labels.index(pair)])
+            p, rule = self._only(style), "style_asked"
         elif (
             self.counter_pair is not None
             and named
@@ -2145,6 +2160,8 @@ WHAT_NOW = re.compile(
     r"\W*$"
 )
 # Reach asked between the sides (English cue words; the pack's data says whether it has range).
+# A unit referred to without its name ("is he worth going dive with"): the question is about one.
+_SOMEONE = re.compile(r"\b(?:he|him|his|she|her|hers|this\s+guy|that\s+guy|that\s+one|this\s+one)\b")
 _OUTRANGED = re.compile(
     r"\bout\s?rang\w*|\b(?:more|longer|better)\s+range\s+than\b|\bwho\s+has\s+(?:more|the\s+longer)\s+range\b"
 )

@@ -776,6 +776,15 @@ def _account(t: RealizerTurn, view: StateView, kind: str, constraint: str, entit
             return
         learners = view.learners(oid)
         said = {option: name(oid)}
+        entry = phi_entry(pack, t.intent, t.sub_intent)
+        holder = owner or next(iter(learners), None)
+        if (
+            entry is not None
+            and entry.branch == "knowledge-qa"
+            and holder in set(view.opponent_side())
+            and not view.owns(holder or "")
+        ):
+            return  # "what's Nadira's gun" of theirs: that the player lacks her is beside the point
         if owner and owner in units:
             if owner not in learners:
                 holder = next(iter(learners), None)
@@ -1238,6 +1247,10 @@ def realize(
     if stale and mentioned and not opponents and OPPONENT_ENTERS.search(utterance):
         opponents = [mentioned[0]]  # on their side now: the counter question is about it
     opponents = opponents or brought_in(pack, utterance, mentions)  # "what if they swap in Galehawk"
+    ours = list(state.ic.match.player_lineup) if state.ic.match is not None else []
+    if not opponents and mentioned and _AGAINST_US.search(utterance) and not set(mentioned) & set(ours):
+        # "is the thunder rat any good against us": the one named is set against the player's side
+        opponents = ours
     if not opponents and state.ic.match is not None:
         # "Build a comp that can beat Nadira": one of theirs the sentence goes up against.
         facing = set(state.ic.match.opponent_lineup)
@@ -1299,7 +1312,7 @@ def realize(
         why=_why_of(pack, previous_reply, avoid) if previous_reply and asks_why else [],
         wanted=[c.id for n in (c2.slots.wanted_entities if c2 else []) if (c := unit_by_name(n))],
         choice=_choice(pack, state, offered(pack, chosen_in), opponents),
-        said_mine={m.id for m in mentions if m.kind == unit_kind and _MY.search(utterance[: m.span[0]])},
+        said_mine=_said_mine(pack, state, utterance, [m for m in mentions if m.kind == unit_kind]),
         faced=_faced(utterance, [m for m in mentions if m.kind == unit_kind], _only_mine(pack, state)),
         only=next(
             (
@@ -1443,7 +1456,22 @@ def realize(
     elif VENTED.search(normalise(utterance)) and leads.get("vent_lead"):
         # "Ugh, I hate this map": heard as said, in a few words, before the answer.
         lead = _variant(leads["vent_lead"], "vent", turn_index)
-    return _compose(t, max_words, max_sentences, lead)
+    text = _compose(t, max_words, max_sentences, lead)
+    if asks_why and previous_reply and _opening(text) == _opening(previous_reply):
+        # "Why?" answered by the very sentence it asks about: the reason that sentence gave, alone
+        said = _ANY_REASON_AFTER.match(previous_reply.strip())
+        if said is not None and _guidance_has(pack, "why_again"):
+            t.lines = []
+            t.add("guidance", "why_again", "answer", [], reason=said["reason"].strip())
+            text = _compose(t, max_words, max_sentences, lead)
+    return text
+
+
+def _opening(text: str) -> str:
+    from voicecoach.talker.speakable import split_sentences
+
+    sentences = split_sentences(text)
+    return sentences[0].strip().lower() if sentences else ""
 
 
 # How many of the session's last replies the match line and a pack-worded answer are checked
@@ -1670,6 +1698,36 @@ def _compose(t: RealizerTurn, max_words: int, max_sentences: int, lead: str | No
 
 
 _MY = re.compile(r"\b(?:my|our)\s+$", re.IGNORECASE)
+_AGAINST_US = re.compile(
+    r"\b(?:against|vs|versus|into)\s+(?:us|me|(?:my|our)\s+(?:team|side|squad|guys|group))\b",
+    re.IGNORECASE,
+)
+# "Can Brannoc handle Nadira": the one asked whether it can take on another (English cue words).
+_CAN_IT = re.compile(r"\b(?:can|could|would|will|does|do|might)\s+$", re.IGNORECASE)
+_TAKE_ON = re.compile(
+    r"^\s+(?:\w+\s+)?(?:handle|beat|take|deal\s+with|counter|stop|fight|win\s+against|hold\s+off|shut\s+down|"
+    r"kill|outplay|match|keep\s+up\s+with|stand\s+up\s+to|survive)\b",
+    re.IGNORECASE,
+)
+
+
+def _said_mine(pack: Pack, state: LiveState, utterance: str, units: list[Mention]) -> set[str]:
+    """The units the player speaks of as their own: "my Brannoc", or one they own asked whether it
+    can take on another ("can Brannoc handle Nadira" when both are theirs in the match and the
+    player owns a Brannoc too: the player's is the one asked about)."""
+    view = StateView(pack, state)
+    mine = {m.id for m in units if _MY.search(utterance[: m.span[0]])}
+    for m, other in zip(units, units[1:], strict=False):
+        if (
+            m.id != other.id
+            and view.owns(m.id)
+            and _CAN_IT.search(utterance[: m.span[0]])
+            and _TAKE_ON.match(utterance[m.span[1] : other.span[0]])
+        ):
+            mine.add(m.id)
+    return mine
+
+
 _FACED = re.compile(
     r"\b(?:against|into|vs|versus|for|about|beat|beats|counter|counters|face|facing)\s+(?:their\s+|the\s+)?$",
     re.I,
