@@ -88,6 +88,22 @@ COUNTER = Exchange("how do I counter quillon", "Play Kasimir into Quillon: he cl
         (STRIKE, [], "who's the best tank on my team", "who's the best tank on my team"),
         # nothing to refer back to: unchanged, for the coach to ask
         (PET, [], "how do i beat him", "how do i beat him"),
+        # the unit the player's question described, though the answer listed three and took it out
+        (
+            PET,
+            [
+                Exchange(
+                    "my fox keeps getting one shot, what do i do",
+                    "Shellbastion deals double damage to your Emberfox: water against fire. Against "
+                    "Shellbastion, take Emberfox out and bring Oakhorn: grass beats water.",
+                )
+            ],
+            "would evolving it help",
+            "would evolving Emberfox help",
+        ),
+        # an option asked of a unit by a word for one: that unit's, in the slot
+        (STRIKE, [], "what gun does nadira use", "what's nadira's Dart Rifle"),
+        (PET, [], "what skills does emberfox have", "what skills does emberfox have"),
     ],
 )
 def test_a_turn_is_read_as_the_question_it_stands_for(

@@ -1603,7 +1603,9 @@ def _read_one(
     if history:
         last = history[-1]
         first = _first_sentence(last.reply)
-        sources = [last.utterance, first, last.reply[len(first) :]]
+        # The last question as it was read: "my fox keeps getting one shot" named Emberfox.
+        asked = describe(pack, sides, last.utterance)[0]
+        sources = [asked, first, last.reply[len(first) :]]
         foe = sides.theirs.__contains__
         # (what an effect is done to, "hit all of them", is left as said: see _effect_done_to)
         effect = effect_question(pack, text)

@@ -331,12 +331,14 @@ def resolve_reference(
             if m.kind == k
         }
         # Of the types the question named, the last: "does electric beat grass" - "what beats it".
+        # (what the player's own question named stays, listed or not: "my fox keeps getting one
+        # shot" - "take Emberfox out and bring Oakhorn ..." - "would evolving it help": the fox)
         candidates = [
             m
             for kind in wanted
-            for ms in said
+            for i, ms in enumerate(said)
             for m in (ms[::-1] if kind in types else ms)
-            if m.kind == kind and m.id not in here | listed
+            if m.kind == kind and m.id not in here | (listed if i else set())
         ]
         # "Swap Sparkwing out for Hexmoth" - "what moves does it have": the one put forward.
         gone = {
@@ -345,7 +347,7 @@ def resolve_reference(
             for m in link_entities(pack, source)
             if taken_out(pack, source, m.id)
         }
-        candidates.sort(key=lambda m: m.id in gone)
+        candidates.sort(key=lambda m: (wanted.index(m.kind), m.id in gone))  # within its kind
         if foe is not None and (_FOE_BEFORE.search(before) or faces_foe(before, after)):
             # "who comes out for that", "how do I beat that": one of theirs before one of the player's,
             # and not the one the answer told them to bring (a hero both sides may field)
