@@ -66,6 +66,19 @@ SESSIONS: dict[str, dict[str, list[tuple[str, list[str], list[str]]]]] = {
             ("should i level hexmoth or galehawk", ["Galehawk"], []),
             ("why", ["Because it still has an evolution ahead"], ["train Galehawk"]),
         ],
+        "claim_bad": [("tidefang sucks doesnt it", ["Yes, Tidefang has it rough"], [])],  # tagged: yes or no
+        "every_move_known": [  # nothing left to learn: said so, after the moves it has
+            ("can hexmoth learn anything new soon", ["every move Hexmoth learns"], []),
+        ],
+        "what_gets_no_yes": [  # a question that asks what gets no leading yes or no
+            ("what moves does pyrowl have", ["Pyrowl isn't in your roster", "Inferno Roar"], ["No,"]),
+        ],
+        "how_good_against": [  # the matchup asked, not the unit's place on the roster
+            ("how good is emberfox against briarcat", ["double damage"], ["highest"]),
+        ],
+        "how_strong_theirs": [  # one of theirs sized up against the player's side
+            ("how strong is their electric guy", ["Voltail", "Emberfox, Oakhorn and Sparkwing"], ["go with"]),
+        ],
         "against_us": [  # one named against the player's side: how it does against theirs, not ours
             ("would pyrowl be scary against my team", ["Against Oakhorn, Pyrowl deals double damage"], []),
         ],
@@ -403,7 +416,11 @@ SESSIONS: dict[str, dict[str, list[tuple[str, list[str], list[str]]]]] = {
             ("galehawk", ["Galehawk deals double damage"], ["learns"]),
         ],
         "even_with_all": [
-            ("is hexmoth good right now", ["normal damage to each of them"], ["Against Briarcat"])
+            (
+                "is hexmoth good right now",
+                ["normal damage to Briarcat, Shellbastion and Voltail"],
+                ["Against Briarcat"],
+            )
         ],
         "resisted": [("is tidefang any good", ["half damage"], ["normal damage"])],
         "who_against": [("who are we facing", ["You're facing Briarcat, Shellbastion and Voltail"], [])],
@@ -1272,6 +1289,16 @@ SESSIONS: dict[str, dict[str, list[tuple[str, list[str], list[str]]]]] = {
         "can_mine_take_on": [  # one the player owns, asked whether it can take one of theirs on
             ("can brannoc handle nadira", ["Brannoc", "Nadira"], ["Against Brannoc", "Osmund"]),
             ("whos their biggest threat and can brannoc handle him", ["Nadira", "Brannoc"], ["Osmund"]),
+        ],
+        "best_of_mine_here": [  # the player's best on the map is the map's fit, not their strongest
+            ("which of my heroes is best on this map", ["On Fathom Docks", "Brannoc"], ["Against Quillon"]),
+        ],
+        "why_the_pick": [  # "why (her)" of a pick the last reply gave with its reason: that reason
+            ("tamsin or yarrow for this fight", ["Tamsin"], []),
+            ("why her", ["Because", "Nadira counters Yarrow"], ["against Tamsin", "Neither"]),
+        ],
+        "stay_or_go": [  # an either-or verdict: no yes or no before it
+            ("should elowen stay or go", ["Elowen has it rough here"], ["Not really", "Vital Beam"]),
         ],
         "what_it_does_short": [
             ("whats their healer do", ["Nadira is a long-range healer"], ["play Brannoc"])

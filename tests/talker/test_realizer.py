@@ -795,12 +795,11 @@ def test_which_skills_lists_the_usable_ones_then_the_next_locked_one(state: Live
     first, second = re.split(r"(?<=\.)\s+", reply)[:2]
     assert first.startswith("Your Tidefang can use") and "Riptide" not in first, reply
     assert "Riptide" in second and "evolution stage 2" in second, reply
-    # Not owned: said, then what it learns (a step marked `also`, and its follow-up).
+    # Not owned: said (no "No," before it: the question asks what), then what it learns (a step
+    # marked `also`, and its follow-up).
     reply = speak(state, "what skills does pyrowl have", "creature", "skills",
                   [tool(state, "get_creature", creature="pyrowl")])  # fmt: skip
-    assert re.match(r"No, (you don't own Pyrowl yet|Pyrowl isn't in your roster yet)\. It learns ", reply), (
-        reply
-    )
+    assert re.match(r"(You don't own Pyrowl yet|Pyrowl isn't in your roster yet)\. It learns ", reply), reply
 
 
 def test_the_saved_team_is_read_back_by_its_name(state: LiveState) -> None:
@@ -821,7 +820,8 @@ def test_a_skill_against_their_side_names_the_one_it_hits_hard(state: LiveState)
 def test_an_unowned_creatures_best_lineup_says_so_then_its_lineup_and_a_pick(state: LiveState) -> None:
     reply = speak(state, "which lineup suits pyrowl", "creature", "best_lineup",
                   [tool(state, "get_creature", creature="pyrowl"), tool(state, "list_lineups")])  # fmt: skip
-    assert re.match(r"No, (you don't own Pyrowl yet|Pyrowl isn't in your roster yet)\.", reply), reply
+    # (no "No," first: "which lineup" asks which)
+    assert re.match(r"(You don't own Pyrowl yet|Pyrowl isn't in your roster yet)\.", reply), reply
     assert "lineup is built around Pyrowl" in reply and len(recommended(reply)) == 1, reply
     assert recommended(reply) <= {o.creature_id for o in state.fs.inventory.owned}  # type: ignore[union-attr]
 

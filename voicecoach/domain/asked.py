@@ -33,7 +33,7 @@ SAID_AS_QUESTION = re.compile(
 # Asked whether something is bad ("is Renzo just bad on this map", "is Lumifawn too low to bring",
 # "is it a bad map for shotguns"): the yes and the no of a verdict swap.
 ASKED_BAD = re.compile(
-    r"\b(?:bad|worse|worst|hard|rough|tough|terrible|awful|weak|struggle|trash|garbage|useless|a\s+waste|"
+    r"\b(?:bad|worse|worst|hard|rough|tough|terrible|awful|weak|struggle|trash|garbage|useless|sucks?|a\s+waste|"
     r"a\s+liability|dead\s+weight|holding\s+(?:us|me)\s+back|too\s+(?:low|weak|squishy|slow)|"
     r"under-?levell?ed|throwing)\b",
     re.IGNORECASE,
@@ -45,6 +45,11 @@ KEEP_OR_BENCH = re.compile(
     r"(?:(?:should|do|can|would)\s+(?:i|we)\s+(?:just\s+|still\s+)?)?(?P<verb>keep|bench|drop|sit)\s+"
     r"(?:(?:playing|running|using|fielding)\s+)?"
     r"(?!(?:putting|investing|levell?ing|training|spending|buying|grinding)\b)"
+)
+# "Should Elowen stay or go", "does Renzo stay in or come out": kept or not, asked as keep is.
+STAY_OR_GO = re.compile(
+    r"\bstays?(?:\s+in)?\s+or\s+(?:go|goes|leave|come\s+out|get\s+swapped(?:\s+out)?|sit(?:\s+out)?)\b",
+    re.IGNORECASE,
 )
 # Said after two units weighed ("Emberfox vs Pyrowl, which is better"): a pick between them, and
 # neither is the opponent ("who wins" asks for the fight).

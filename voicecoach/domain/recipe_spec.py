@@ -275,7 +275,7 @@ RECIPES: dict[str, RecipeSpec] = {
                                  "even_key": "key", "strength_key": "key", "instead_key": "key"},
               ("unit", "against", "matchup"),
               ("@unit", "foe", "@context", "status", "@types", "level", "first_tier", "answer", "rank",
-               "count", "other", "reason"),
+               "count", "other", "reason", "foes"),
               facts=True,
               doc="how a unit fares against a foe or on a context, in the matchup's words (against several, "
                   "the one it fares best against); hits_key: no one to match it against, the values of an "

@@ -36,7 +36,7 @@ from typing import Any
 import numpy as np
 from pydantic import BaseModel, ConfigDict
 
-from voicecoach.domain.asked import ASKED_BAD, KEEP_OR_BENCH, WHICH_BETTER
+from voicecoach.domain.asked import ASKED_BAD, KEEP_OR_BENCH, STAY_OR_GO, WHICH_BETTER
 from voicecoach.domain.catalog import Role
 from voicecoach.domain.effects import effect_question
 from voicecoach.domain.entities import Mention, link_entities
@@ -332,6 +332,8 @@ class IntentPrior:
             rf"|\b(?:which|what)\s+{place}\s+(?:should|do|would|could)\s+(?:i|we)\b.*\b(?:best|good|well)\b",
             re.IGNORECASE,
         )
+        # "Which of my heroes is best on this map": fit to the place, not strength.
+        self._on_place = re.compile(rf"\b(?:on|for|in)\s+(?:this|the|that|our)\s+{place}\b", re.IGNORECASE)
         self.threat_pair = _opening_pair(pack, self.labels, "threat")
         self.target_pair = _step_pair(pack, self.labels, "option_target")
         self.analysis_pair = _opening_pair(pack, self.labels, "read_side") or self.threat_pair
@@ -353,7 +355,10 @@ class IntentPrior:
             rf"{here}\W*$"
             rf"|{KEEP_OR_BENCH.pattern}(?:my\s+)?{token}(?:\s+(?:in|out))?{here}"
             r"(?:\W+or\s+(?:not|nah|no|swap\s+(?:him|her|it|them)(?:\s+out)?))?\W*$"
-            rf"|^\W*(?:my\s+)?{token}{here}\W+(?:yes(?:\s+or\s+no)?|good\s+idea|worth\s+it)\W*$",
+            rf"|^\W*(?:my\s+)?{token}{here}\W+(?:yes(?:\s+or\s+no)?|good\s+idea|worth\s+it)\W*$"
+            # "should Elowen stay or go", "does Renzo stay in or come out"
+            rf"|^\W*(?:(?:so|ok|okay|and|but|hey)\W+)*(?:(?:should|does|do|can|would)\s+)?(?:my\s+)?{token}\s+"
+            rf"{STAY_OR_GO.pattern}",
             re.IGNORECASE,
         )
         # "What do I have for Shellbastion": a counter to it, not whether the player owns it.
@@ -1209,6 +1214,7 @@ class IntentPrior:
             (self.by_power_pairs or self.role_pair)
             and WHICH_OF_MINE_MOST.search(abstracted)
             and not self._facing.search(abstracted)  # "... best against their Voltail": its counter
+            and not self._on_place.search(abstracted)  # "... best on this map": its fit there
         ):
             # "Which of my guys is the tankiest?": the player's strongest of that kind, not a team (a
             # pack whose strength is only the level: its pick for a role).

@@ -39,6 +39,7 @@ from string import Formatter
 from typing import Any
 
 from voicecoach.core.state import Inventory, LiveState
+from voicecoach.domain.asked import KEEP_OR_BENCH, STAY_OR_GO
 from voicecoach.domain.effects import effect_question, option_effects
 from voicecoach.domain.english import english_counts
 from voicecoach.domain.entities import Mention, context_named, link_entities
@@ -1354,9 +1355,15 @@ def realize(
     else:
         _worded_answer(t)  # a pair without tools: the pack's own wording (templates.json answers)
     if (t.why or asks_why) and not any(line.key.startswith("why_") for line in t.lines):
-        # "Why her?" after "Watch Nadira: ...", nothing else answering: the reason that reply gave
+        # "Why her?" after "Watch Nadira: ...", nothing else answering: the reason that reply gave;
+        # also over another answer when that reply's first sentence picked the one asked about
+        # ("Tamsin over Yarrow here: their Nadira counters Yarrow ..." - "why her")
         answered = any(line.keep == "answer" for line in t.lines)
-        _reason_again(t, previous_reply or "", _REASON_AFTER if answered else _ANY_REASON_AFTER)
+        said = _ANY_REASON_AFTER.match((previous_reply or "").strip())
+        head = said.group(0).split(":", 1)[0] if said is not None else ""
+        picked = bool(t.why) and set(t.mentioned) <= set(t.why)
+        led = picked and any(m.id == t.why[0] for m in link_entities(pack, head))
+        _reason_again(t, previous_reply or "", _REASON_AFTER if answered and not led else _ANY_REASON_AFTER)
     if len(t.skills) >= 2 and _COMPARES.search(utterance):
         _compare_options(t)
     if (
@@ -1775,9 +1782,31 @@ def _verdict_for(utterance: str, first: str) -> str:
     if verdict is not None and _NEGATIVE_CLAIM.search(utterance):
         # "I don't have any water guys, right?" - "No, you have Tidefang"; "- Right, you don't ..."
         return {"Yes": "No", "No": "Right"}[verdict[1]] + first[verdict.end() :]
+    either = STAY_OR_GO.search(utterance) or (KEEP_OR_BENCH.search(utterance) and _OR_OUT.search(utterance))
+    lead = re.match(r"(?:Yes|No|Not really)\b", first) if either else verdict
+    if lead is not None and (either or (_ASKS_WHAT.match(utterance) and not _ALSO_YES_NO.search(utterance))):
+        # "What moves does Pyrowl have" - "Pyrowl isn't in your roster yet", not "No, ...": a
+        # question that asks what gets no yes or no; nor does "should Elowen stay or go"
+        rest = first[lead.end() :].lstrip(" ,:;")
+        return rest[:1].upper() + rest[1:] if rest else first
     if verdict is None or not _GIVE_UP.search(utterance):
         return first
     return {"Yes": "No", "No": "Yes"}[verdict[1]] + first[verdict.end() :]
+
+
+# A question that asks what, who, which, where or how ("so what moves does it have"), and a part of it
+# that asks yes or no after all ("what do you think, is Oakhorn good", "which is better, or is neither").
+_ASKS_WHAT = re.compile(
+    r"^\W*(?:(?:so|ok|okay|and|but|wait|um|uh|hey|yo)\W+)*(?:what|which|who|whose|where|how)\b"
+    r"(?!\s+(?:about|if)\b)",
+    re.IGNORECASE,
+)
+_OR_OUT = re.compile(r"\bor\s+(?:swap|bench|drop|sit|take|pull|replace)\b", re.IGNORECASE)
+_ALSO_YES_NO = re.compile(
+    r"[,;?]\s*(?:and\s+|but\s+|or\s+)?(?:is|are|can|could|will|would|does|do|did|should|am|was|were|have|has)\b"
+    r"|\b(?:right|yes\s+or\s+no|or\s+not)\W*$",
+    re.IGNORECASE,
+)
 
 
 # A negative claim put as a question: "I don't have any healers, right?", "we've got no tank, do we".

@@ -32,7 +32,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from voicecoach.core.state import get_field
-from voicecoach.domain.asked import ASKED_BAD, KEEP_OR_BENCH, YES_NO, shapes
+from voicecoach.domain.asked import ASKED_BAD, KEEP_OR_BENCH, STAY_OR_GO, YES_NO, shapes
 from voicecoach.domain.catalog import Matchup
 from voicecoach.domain.effects import for_own_side
 from voicecoach.domain.entities import link_entities
@@ -1206,7 +1206,10 @@ def matchup_status(c: _Ctx) -> list[Line]:
         and not c.view.owns(uid)
         and not [o for o in others if o in c.t.mentioned]
     ):
-        return []  # "which of mine beat Voltail?": a counter question (the next step's)
+        if not _HOW_STRONG.search(c.t.utterance) or not c.view.player_side():
+            return []  # "which of mine beat Voltail?": a counter question (the next step's)
+        # "How strong is their electric guy": how it fares against the player's side
+        others = [u for u in c.view.player_side() if u != uid]
     mine = [o for o in others if o in c.t.mentioned and c.view.owns(o) and o not in theirs]
     if between_units and uid in theirs and not c.view.owns(uid) and mine:
         attacker = uid
@@ -1251,7 +1254,10 @@ def matchup_status(c: _Ctx) -> list[Line]:
     if len(others) > 1 and mult == m.default and c.inputs.get("even_all_key") and "foe" in where:
         # "Is Hexmoth any good in this one" and it is even with all of them: that, not one of them
         # named as if it were the best.
-        line = c.line(c.inputs["even_all_key"], [uid], **{"@unit": c.name(uid)}, status=_words(m, mult))
+        line = c.line(
+            c.inputs["even_all_key"], [uid], **{"@unit": c.name(uid)}, status=_words(m, mult),
+            foes=spoken_list([c.name(o) for o in others]),
+        )  # fmt: skip
     else:
         line = c.line(key, [uid], **{"@unit": c.name(uid)}, status=_words(m, mult), **where, **axis)
     strength = _strength(c, uid)
@@ -1292,6 +1298,8 @@ def _strength(c: _Ctx, uid: str) -> list[Line]:
     owned = c.view.unit(uid)
     if owned is None or not c.inputs.get("strength_key") or not _HOW_STRONG.search(c.t.utterance):
         return []
+    if re.search(r"\b(?:against|vs|versus|into)\b", c.t.utterance, re.IGNORECASE):
+        return []  # "how good is Emberfox against Briarcat": that matchup, not its place on the roster
     levels = sorted((o.level for o in c.view.owned()), reverse=True)
     place = levels.index(owned.level)
     if place and place == len(levels) - 1:
@@ -1801,6 +1809,9 @@ _ASKS_VERDICT = re.compile(
     r"\b(?:any\s+good|any\s+use|good|decent|viable|worth\s+it|worth\s+\w+ing|useful|a\s+good\s+pick|strong|ok|"
     r"okay|pulling\s+(?:his|her|its|their)\s+weight|doing\s+(?:anything|well|much))\b"
     r"|\bshould\s+(?:i|we)\s+(?:just\s+)?(?:go|play|run|pick|bring|use|keep\s+(?:playing|running|using))\b"
+    # "Tidefang sucks, doesn't it", "Oakhorn is good here right": a verdict put as a claim
+    r"|\b(?:sucks?|(?:is|are)\s+(?:bad|trash|garbage|weak|useless|good|great|fine|decent|strong))\b.*"
+    r"\b(?:does\s*n'?t|doesnt|is\s*n'?t|isnt|right|yeah)\s*(?:it|he|she|they)?\W*$"
     # "Tidefang any use here lol", "Fenwick into their barriers any good": the same, said short
     r"|^(?!\W*(?:\w+\W+){0,2}?(?:who|what|which|how|why|when|where)\b)"
     r".*\b(?:any\s+good|any\s+use|worth\s+it|worth\s+\w+ing|useful|viable|good\s+(?:here|now|pick|on|in|at|into|vs)|"
@@ -1820,7 +1831,11 @@ def unit_verdict(c: _Ctx) -> list[Line]:
     it, its level far behind the rest); the facts follow in the next steps. Only asked as a verdict."""
     ids, view = c.ids("unit"), c.view
     said = c.t.utterance
-    if not ids or not view.owns(ids[0]) or not (_ASKS_VERDICT.search(said) or KEEP_OR_BENCH.search(said)):
+    if (
+        not ids
+        or not view.owns(ids[0])
+        or not (_ASKS_VERDICT.search(said) or KEEP_OR_BENCH.search(said) or STAY_OR_GO.search(said))
+    ):
         return []
     uid, plus, minus, judged = ids[0], 0, 0, False
     theirs = view.opponent_side()
