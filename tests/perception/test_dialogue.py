@@ -104,6 +104,10 @@ COUNTER = Exchange("how do I counter quillon", "Play Kasimir into Quillon: he cl
         # an option asked of a unit by a word for one: that unit's, in the slot
         (STRIKE, [], "what gun does nadira use", "what's nadira's Dart Rifle"),
         (PET, [], "what skills does emberfox have", "what skills does emberfox have"),
+        # news told first: the question after it, about the one just got
+        (PET, [], "i just unlocked rockram is it any good", "is rockram any good"),
+        (PET, [], "got rockram finally, worth levelling?", "worth levelling rockram?"),
+        (PET, [], "i just got home, what should i play", "i just got home, what should i play"),
     ],
 )
 def test_a_turn_is_read_as_the_question_it_stands_for(

@@ -52,6 +52,8 @@ def test_a_related_name_does_not_lower_the_bar_for_a_shorter_name(pet: Lexicon) 
         ("Kimbriercat, Useworld, Rootsland,", (), ["Briarcat", "Worldroot Slam"]),
         ("Kengale, Hawke use Tempest Fury yet.", (), ["Galehawk"]),
         ("Should I get new crawler for this fight?", (), ["Dunecrawler"]),
+        # ordinary words, the name's but one, and that one sounds the same (metaphone HKS)
+        ("whats nightmare hacks", (), ["Nightmare Hex"]),
     ],
 )
 def test_misheard_names_are_put_back(

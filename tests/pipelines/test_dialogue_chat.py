@@ -66,6 +66,30 @@ SESSIONS: dict[str, dict[str, list[tuple[str, list[str], list[str]]]]] = {
             ("should i level hexmoth or galehawk", ["Galehawk"], []),
             ("why", ["Because it still has an evolution ahead"], ["train Galehawk"]),
         ],
+        "asked_bad_edge": [("is emberfox bad against shellbastion", ["Yes, Shellbastion has the edge"], [])],
+        "look_with_y": [  # "glowy" of a glowing deer; "make it evolve" is no idiom
+            ("my little glowy deer is level 5 is it worth using", ["Lumifawn"], ["Which creature"]),
+            ("how do i make it evolve", ["Lumifawn"], ["Oakhorn"]),
+        ],
+        "two_after_news": [  # a sentence of news, then two questions: both answered, no stray "No"
+            (
+                "I haven't played in about a year. Do I still have that dark moth creature, and is it any "
+                "good?",
+                ["Yes, you have Hexmoth", "Middling"],
+                ["No, you have"],
+            ),
+        ],
+        "misheard_name_word": [("whats nightmare hacks", ["Nightmare Hex is a control move"], ["outside"])],
+        "news_first": [  # news told before the question: the question, about the one just got
+            (
+                "i just unlocked rockram is it any good",
+                ["Rockram deals double damage"],
+                ["isn't in your roster"],
+            ),
+        ],
+        "no_no_within": [  # no "No," inside an answer to a what question
+            ("whats the difference between pyrowl and emberfox", ["Pyrowl isn't in your roster"], ["No,"]),
+        ],
         "claim_bad": [("tidefang sucks doesnt it", ["Yes, Tidefang has it rough"], [])],  # tagged: yes or no
         "every_move_known": [  # nothing left to learn: said so, after the moves it has
             ("can hexmoth learn anything new soon", ["every move Hexmoth learns"], []),

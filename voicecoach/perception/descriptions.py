@@ -185,6 +185,7 @@ def describer(pack: Pack) -> Describer:
         found.update(epithet)
         found.update(part for word in epithet for part in _compound_parts(word))  # "flame" of flamethrower
         found.update(_noun_of(word) for word in epithet if _noun_of(word))  # "antler" of "antlered"
+        found.update(_y_form(word) for word in epithet if _y_form(word))  # "glowy" of "glowing"
         found.update(_having(entity.value(spec.epithet) if spec.epithet else None))
         display = entity.display.lower()
         if " " not in display:
@@ -230,6 +231,12 @@ def _noun_of(word: str) -> str:
     """The noun of a look adjective made with -ed ("antlered": antler, "tailed": tail), if English."""
     noun = word[:-2] if word.endswith("ed") else ""
     return noun if len(noun) >= 3 and english_counts().get(noun, 0) >= ORDINARY_MIN_COUNT else ""
+
+
+def _y_form(word: str) -> str:
+    """What players make of a look's -ing word with -y ("a glowing deer fawn": "the glowy deer")."""
+    stem = word[:-3] if word.endswith("ing") else ""
+    return stem + "y" if len(stem) >= 3 else ""
 
 
 _COMMON_PART = 100_000  # "flame" 13,045, "dew" 2,578; "drop" 236,371, "gun" 220,852

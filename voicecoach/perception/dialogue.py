@@ -38,6 +38,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from voicecoach.core.state import LiveState
+from voicecoach.domain.asked import YES_NO
 from voicecoach.domain.effects import effect_question
 from voicecoach.domain.entities import Mention, link_entities
 from voicecoach.domain.pack import Pack
@@ -936,6 +937,43 @@ def _level_in_digits(text: str) -> str:
     return _LEVEL_SAID.sub(digits, text)
 
 
+# "I just unlocked Rockram, is it any good", "finally got Rockram - worth levelling?": news told
+# before the question (English cue words).
+_NEWS = re.compile(
+    r"^\W*(?:(?:so|ok|okay|yo|hey|well|alright|coach)\W+)*(?:i\s+)?(?:just\s+|finally\s+)?"
+    r"(?:got|get|unlocked|pulled|bought|caught|evolved|levell?ed\s+up)\s+",
+    re.IGNORECASE,
+)
+_NEWS_END = re.compile(
+    r"^(?:\s+(?:finally|just\s+now|today|now))?(?:\s*[,.;!-]+\s*|\s+(?:and|so)\s+|\s+(?=(?:is|are|should|"
+    r"do|does|can|was|worth|how|what|who)\b))",
+    re.IGNORECASE,
+)
+_ABOUT_IT = re.compile(r"\b(?:it|he|she|him|her|they|them)\b", re.IGNORECASE)
+
+
+def _told_news(pack: Pack, text: str) -> str | None:
+    """The question after news the player tells of one unit, with its pronoun the unit ("I just
+    unlocked Rockram, is it any good" -> "is Rockram any good"); None when the text is no such."""
+    opening = _NEWS.match(text)
+    units = _units(pack, text)
+    if opening is None or len(units) != 1:
+        return None
+    named = next(m for m in link_entities(pack, text) if m.id == units[0])
+    end = _NEWS_END.match(text[named.span[1] :])
+    if named.span[0] != opening.end() or end is None:
+        return None
+    question = text[named.span[1] + end.end() :].strip()
+    if not question or not (YES_NO.match(question) or question.lower().startswith("worth")):
+        return None  # "I just got Vinecoil, build a team around it": the sentence reads whole
+    name = text[named.span[0] : named.span[1]]
+    said, n = _ABOUT_IT.subn(name, question, count=1)
+    if n:
+        return said
+    # "worth levelling?": of it; any other question names its own subject or none ("what now")
+    return f"{question.rstrip(' ?.!')} {name}?" if question.lower().startswith("worth") else None
+
+
 def read_turn(pack: Pack, state: LiveState | None, text: str, history: Sequence[Exchange] = ()) -> Reading:
     """`text` as the question it stands for in the dialogue `history` (oldest first, heard turns
     only) and the live `state`; two questions in it are read one after the other (the second's
@@ -943,6 +981,12 @@ def read_turn(pack: Pack, state: LiveState | None, text: str, history: Sequence[
     text = _HE_IS.sub(lambda m: f"{m[1]} is", text)  # "hes level 2": the transcript's "he's", a verb
     text = _level_in_digits(text)
     text = _wh_ellipsis(pack, text, history) or text
+    news = _told_news(pack, text)
+    if news is not None:
+        # "I just unlocked Rockram, is it any good": the question, about the one just got
+        reading = read_turn(pack, state, news, history)
+        return Reading(reading.text, ("told news first", *reading.resolved), reading.second, reading.ask,
+                       reading.pending)  # fmt: skip
     meant = _did_you_mean(pack, text)
     if meant is not None and _resume(pack, state, text, history) is None:
         return Reading(text, (f"no name placed for {meant.raw!r}",), ask=meant.ask, pending=meant.pending)
@@ -959,6 +1003,13 @@ def read_turn(pack: Pack, state: LiveState | None, text: str, history: Sequence[
     if _DIFFERENCE.search(text) and not _units(pack, text):
         return Reading(text)  # "what's the difference between the tank and support": roles, not units
     first, second = split_questions(text)
+    sentences = re.split(r"(?<=[.!])\s+", text.strip())
+    if second is None and len(sentences) > 1 and not link_entities(pack, " ".join(sentences[:-1])):
+        # "I haven't played in a year. Do I still have my moth, and is it any good?": the two
+        # questions after a sentence of news that names nothing
+        last_first, last_second = split_questions(sentences[-1])
+        if last_second is not None:
+            text, first, second = sentences[-1], last_first, last_second
     if second is None and not (
         history and _short_choice(pack, _correct(pack, Sides(pack, state), text, history)[0])
     ):

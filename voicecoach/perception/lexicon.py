@@ -269,6 +269,16 @@ def _one_word_off(words: list[str], name: Name) -> bool:
     )
 
 
+def _sounds_one_off(words: list[str], name: Name) -> bool:
+    """The span is the name word for word but one, and that one sounds the same (its metaphone code
+    is the name word's): "nightmare hacks" is Nightmare Hex; "long term" is not Long Watch."""
+    said = [w.lower() for w in words]
+    if len(said) != len(name.words) or len(said) < 2:
+        return False
+    other = [(a, b) for a, b in zip(said, name.words, strict=True) if a != b]
+    return len(other) == 1 and len(other[0][0]) >= 3 and _code(_key(other[0][0])) == _code(_key(other[0][1]))
+
+
 def _candidates(
     lexicon: Lexicon, text: str, related: set[str] | None, bars: tuple[float, float] | None = None
 ) -> list[_Candidate]:
@@ -293,7 +303,9 @@ def _candidates(
         ):
             name = pool[i]
             score = _score(code, words, english, name, letters / 100, related is not None)
-            if related is not None and english and _one_word_off(words, name):
+            if english and (
+                related is not None and _one_word_off(words, name) or _sounds_one_off(words, name)
+            ):
                 score = max(score, bar_english)
             scored.append((score, name))
         if not scored:

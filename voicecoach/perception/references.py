@@ -58,7 +58,9 @@ _THAT_NOT_AFTER = re.compile(
 # "It" that stands for nothing the dialogue named.
 _IDIOM = re.compile(
     r"\b(?:turn(?:ed|ing|s)? it around|keep(?:ing)? it up|appreciate it|close(?:d|s)? it out|"
-    r"ma(?:ke|de|king) it|nail(?:ed)? it|w[io]n(?:ning)? it|los(?:e|t|ing) it|decid(?:e|es|ed) it|"
+    # ("make it" ends the clause or goes on "to round 3": "how do I make it stronger" is a thing)
+    r"ma(?:ke|de|king) it(?=\s*(?:$|[,.!?;]|\s(?:to|through|back|out|in\s+time|there)\b))|"
+    r"nail(?:ed)? it|w[io]n(?:ning)? it|los(?:e|t|ing) it|decid(?:e|es|ed) it|"
     r"trad(?:e|ed|ing) it|worth it|(?<!have i )(?<!have we )(?<!ve )got it|"
     r"(?<!can )(?<!could )(?<!when )(?<!how )(?<!do )(?<!where )(?<!will )(?<!should )"
     r"(?:i|we|you) get it|"

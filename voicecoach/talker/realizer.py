@@ -1699,6 +1699,10 @@ def _compose(t: RealizerTurn, max_words: int, max_sentences: int, lead: str | No
         return _hedged(t.pack, text, lead) if lead else text
     spoken = [text for _, _, text in sorted(chosen)]
     spoken[0] = _verdict_for(t.utterance, spoken[0])
+    if _ASKS_WHAT.match(t.utterance) and not _ALSO_YES_NO.search(t.utterance):
+        # "What's the difference between Pyrowl and Emberfox": "Pyrowl isn't in your roster yet"
+        # within the answer, not "No, ..." (no yes or no was asked)
+        spoken[1:] = [_without_verdict(text) for text in spoken[1:]]
     if lead:
         spoken[0] = _hedged(t.pack, spoken[0], lead)
     return " ".join(spoken)
@@ -1779,7 +1783,10 @@ def _verdict_for(utterance: str, first: str) -> str:
     """The answer's leading "Yes" / "No" as the question was put: "Yes: keep investing in Elowen"
     answers "should I stop playing Elowen?" with "No"."""
     verdict = re.match(r"(Yes|No)\b", first)
-    if verdict is not None and _NEGATIVE_CLAIM.search(utterance):
+    # (the claim is the question's own sentence: "I haven't played in a year. Do I still have it?"
+    # asks plainly)
+    asked = re.split(r"(?<=[.!?])\s+", utterance.strip())[-1]
+    if verdict is not None and _NEGATIVE_CLAIM.search(asked):
         # "I don't have any water guys, right?" - "No, you have Tidefang"; "- Right, you don't ..."
         return {"Yes": "No", "No": "Right"}[verdict[1]] + first[verdict.end() :]
     either = STAY_OR_GO.search(utterance) or (KEEP_OR_BENCH.search(utterance) and _OR_OUT.search(utterance))
@@ -1792,6 +1799,12 @@ def _verdict_for(utterance: str, first: str) -> str:
     if verdict is None or not _GIVE_UP.search(utterance):
         return first
     return {"Yes": "No", "No": "Yes"}[verdict[1]] + first[verdict.end() :]
+
+
+def _without_verdict(text: str) -> str:
+    verdict = re.match(r"(?:Yes|No),\s+", text)
+    rest = text[verdict.end() :] if verdict is not None else text
+    return rest[:1].upper() + rest[1:]
 
 
 # A question that asks what, who, which, where or how ("so what moves does it have"), and a part of it

@@ -1332,7 +1332,9 @@ def _edge_verdict(c: _Ctx, m: Matchup, uid: str, others: list[str], threat: bool
         return []  # "could Shellbastion one-shot my fox": who has the edge is not a yes to that
     foe = others[0]
     mine, theirs = multiplier(c.catalog, m, uid, foe), multiplier(c.catalog, m, foe, uid)
-    threat = worded
+    threat = (
+        worded or ASKED_BAD.search(c.t.utterance) is not None
+    )  # "is the fox bad against it": yes, theirs wins
     values = {"@unit": c.name(uid), "foe": c.name(foe)}
     if mine == theirs:
         return c.naming(c.inputs.get("even_key"), [], **values)
