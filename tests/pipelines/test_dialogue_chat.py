@@ -1314,6 +1314,30 @@ SESSIONS: dict[str, dict[str, list[tuple[str, list[str], list[str]]]]] = {
             ("can brannoc handle nadira", ["Brannoc", "Nadira"], ["Against Brannoc", "Osmund"]),
             ("whos their biggest threat and can brannoc handle him", ["Nadira", "Brannoc"], ["Osmund"]),
         ],
+        "what_place": [
+            ("hey im new, what even is this map", ["three piers over open water"], ["play Brannoc"])
+        ],
+        "better_on_which_place": [
+            (
+                "which map would my main team be better on then",
+                ["Lantern Bazaar best"],
+                ["saved main group is"],
+            ),
+        ],
+        "get_past_theirs": [  # reaching one of theirs is countering it
+            (
+                "their big shield guy blocks everything, how do i get past",
+                ["Against Brannoc"],
+                ["You already have"],
+            ),
+        ],
+        "use_option_word": [  # "use dome on my Brannoc": his Dome Projector
+            (
+                "can i use dome on my brannock",
+                ["Dome Projector", "account level 15"],
+                ["Yes, you have Brannoc"],
+            ),
+        ],
         "best_of_mine_here": [  # the player's best on the map is the map's fit, not their strongest
             ("which of my heroes is best on this map", ["On Fathom Docks", "Brannoc"], ["Against Quillon"]),
         ],

@@ -399,7 +399,8 @@ _OBJECTS = frozenset("the them us him her my our your their everyone everybody a
 # "The support that drops the light walls", "their guy who throws the grenades": a unit said by what
 # it does (English relative clause after a head word).
 _DOES_CLAUSE = re.compile(
-    r"\b(?P<det>the|their|my|our|that)\s+(?P<head>[a-z]+)\s+(?:that|who|which|whos|who's)\s+(?P<clause>[^,.?!]+)",
+    r"\b(?P<det>the|their|my|our|that)\s+(?:(?P<adj>[a-z]+)\s+)?(?P<head>[a-z]+)\s+(?:that|who|which|whos|who's)\s+"
+    r"(?P<clause>[^,.?!]+)",
     re.IGNORECASE,
 )
 
@@ -463,6 +464,8 @@ def _by_what_it_does(pack: Pack, sides: Sides, text: str) -> tuple[str, list[str
         if not said:
             continue
         head, side = m["head"].lower(), side_word(m["det"])
+        if m["adj"] and f"{m['adj']} {head}".lower() in d.roles:
+            head = f"{m['adj']} {head}".lower()  # "the big guy that charges": a tank's words
         if side == "any" and re.search(r"\b(?:me|us|my|our)\b", m["clause"], re.IGNORECASE):
             side = "theirs"  # "the guy that keeps killing me": one of theirs
         for pool in [
@@ -1276,8 +1279,10 @@ def option_by_word(pack: Pack, text: str, state: LiveState | None = None) -> tup
             for oid in (entity.value(field) or [] if entity is not None else [])
             if (o := pack.catalog.get(option_kind, oid)) is not None
         ]
+        # (also a bare word after a verb of using: "can I use dome on my Brannoc")
         for the in re.finditer(
-            r"\b(?:the|his|her|its)\s+([a-z]{4,})\b(?!\s+(?:lady|guy|girl|dude|man|woman|one)\b)",
+            r"\b(?:(?:the|his|her|its)|(?<=use )|(?<=equip )|(?<=run ))\s*([a-z]{4,})\b"
+            r"(?!\s+(?:lady|guy|girl|dude|man|woman|one)\b)",
             text,
             re.IGNORECASE,
         ):
@@ -1286,7 +1291,7 @@ def option_by_word(pack: Pack, text: str, state: LiveState | None = None) -> tup
             # ("the shield lady": a person described, not her Shield Pistol)
             word = the.group(1).lower()
             hits = [n for n in names if word in n.lower().split()]
-            if len(hits) == 1 and word not in types:
+            if len(hits) == 1 and word not in types and word not in FUNCTION_WORDS:
                 return text[: the.start()] + hits[0] + text[the.end() :], [
                     *asked,
                     f"{the.group(0)!r} -> {hits[0]}",

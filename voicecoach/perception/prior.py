@@ -332,6 +332,24 @@ class IntentPrior:
             rf"|\b(?:which|what)\s+{place}\s+(?:should|do|would|could)\s+(?:i|we)\b.*\b(?:best|good|well)\b",
             re.IGNORECASE,
         )
+        # "Which map would my main team be better on": the places ranked for them
+        self._best_place = re.compile(
+            rf"{self._best_place.pattern}"
+            rf"|\b(?:which|what)\s+{place}\s+(?:would|will|does|do|is|are)\b.*\b(?:better|best|good|well)\s+(?:on|at|in)\b",
+            re.IGNORECASE,
+        )
+        # "What even is this map", "what's this map like", "tell me about this map": the place in play.
+        self._what_place = re.compile(
+            rf"\bwhat(?:'s|s|\s+is|\s+even\s+is)\s+(?:even\s+)?(?:this|the)\s+{place}(?:\s+like)?\W*$"
+            rf"|\btell\s+me\s+about\s+(?:this|the)\s+{place}\b",
+            re.IGNORECASE,
+        )
+        context_kind = next(
+            (k for k, spec in pack.catalog.schema.kinds.items() if spec.role == "context"), None
+        )
+        self.place_info_pair = (
+            _fact_pair(pack, self.labels, requires=f"ic.focus.{context_kind}") if context_kind else None
+        )
         # "Which of my heroes is best on this map": fit to the place, not strength.
         self._on_place = re.compile(rf"\b(?:on|for|in)\s+(?:this|the|that|our)\s+{place}\b", re.IGNORECASE)
         self.threat_pair = _opening_pair(pack, self.labels, "threat")
@@ -635,6 +653,8 @@ class IntentPrior:
             rf"|{token}\s+do\s+(?:anything\s+|something\s+|much\s+)?(?:about|against|vs|versus)\s+"
             rf"(?:their\s+|the\s+)?{token}"
             rf"|{token}\s+(?:\w+\s+)?(?:better|good|any good)\s+for\s+(?:their\s+|the\s+)?{token}"
+            # "their Brannoc blocks everything, how do I get past"
+            rf"|{token}\b[\w\s,']{{0,40}}?\b(?:get|getting|break|breaking)\s+(?:past|through|around)\b"
         )
         self._improve = re.compile(
             rf"\b(?:make|get|making|getting)\s+(?:my\s+)?{token}\s+(?:\w+\s+)?(?:strong|stronger|better|tougher|"
@@ -1081,6 +1101,9 @@ class IntentPrior:
         elif self.best_context_pair is not None and self._best_place.search(said):
             # "Whats a good map for Renzo": the places ranked for them, not the one in play.
             p, rule = self._only(self.best_context_pair), "best_place"
+        elif self.place_info_pair is not None and not named and self._what_place.search(said):
+            # "What even is this map", "what's this map like": the place described, not its picks.
+            p, rule = self._only(self.place_info_pair), "what_place"
         elif self.basics_pair is not None and self._team_size.search(said):
             # "How many creatures can I take in", "can I bring five": the team's size, a game rule.
             p, rule = self._only(self.basics_pair), "team_size"
