@@ -66,6 +66,8 @@ SESSIONS: dict[str, dict[str, list[tuple[str, list[str], list[str]]]]] = {
             ("should i level hexmoth or galehawk", ["Galehawk"], []),
             ("why", ["Because it still has an evolution ahead"], ["train Galehawk"]),
         ],
+        "which_one_is": [("ok ok which one is the cat", ["Briarcat is a common grass striker"], ["roster"])],
+        "their_side_alone": [("their team", ["You're facing Briarcat, Shellbastion and Voltail"], [])],
         "asked_bad_edge": [("is emberfox bad against shellbastion", ["Yes, Shellbastion has the edge"], [])],
         "look_with_y": [  # "glowy" of a glowing deer; "make it evolve" is no idiom
             ("my little glowy deer is level 5 is it worth using", ["Lumifawn"], ["Which creature"]),

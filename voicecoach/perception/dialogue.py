@@ -830,7 +830,9 @@ def _each_one(question: str) -> str:
 # "Who's my best answer to Voltail, and what should it open with?": "it" is the answer.
 _ASKS_WHO = re.compile(r"^\W*(?:(?:so|ok|okay|and|hey|um|uh|coach)\b\W*)*(?:who|who's|whos|which)\b", re.I)
 _WHO_IS = re.compile(
-    r"^\W*(?:(?:so|ok|okay|and|hey|um|uh|coach)\b\W*)*(?:who'?s|who\s+is|who\s+are)\s+", re.I
+    r"^\W*(?:(?:so|ok|okay|and|hey|um|uh|coach|right|wait)\b\W*)*(?:who'?s|who\s+is|who\s+are|which\s+(?:one\s+)?is|"
+    r"which\s+one'?s|which\s+of\s+(?:them|those)\s+is)\s+",
+    re.I,
 )
 _UNRESOLVED = re.compile(r"\b(?:it|he|him|his|she|her|that one|this one)\b", re.IGNORECASE)
 # A first question whose answer is a pick ("what's Briarcat weak to", "what beats Voltail"): the

@@ -411,6 +411,9 @@ class IntentPrior:
         self._what_it_does = re.compile(
             rf"\bwhat(?:\s+does|\s+do|\s+will|s|'s)\s+(?:their\s+|the\s+|my\s+|our\s+|that\s+)?{token}\s+"
             r"(?:even\s+|actually\s+|really\s+)?do\b(?!\s+(?:against|vs|versus|into|to|about|on|with)\b)"
+            # "how do I play Elowen", "what do I do as Ellie": that unit's job
+            rf"|\b(?:how\s+(?:do|should|would)\s+(?:i|we|you)\s+play|what\s+(?:do|should)\s+(?:i|we)\s+do\s+(?:as|with))"
+            rf"\s+(?:my\s+)?{token}\W*$"
         )
         self._about_unit = re.compile(
             rf"\bwhat(?:s|'s|\s+is)\s+(?:the\s+)?deal\s+with\s+(?:their\s+|the\s+|that\s+)?{token}\b"
@@ -2100,6 +2103,9 @@ _WHO_AGAINST = re.compile(
     r"\bwho\s+(?:am\s+i|are\s+we|m\s+i|re\s+we|im|were)\s+(?:even\s+)?(?:up\s+against|against|playing"
     r"(?:\s+against)?|facing|fighting|versing)\b|\bwhos?\s+(?:is\s+|are\s+)?on\s+(?:their|the\s+(?:other|enemy))\s+"
     r"(?:team|side)\b|\bwhat\s+(?:are\s+they|is\s+the\s+enemy|is\s+their\s+team)\s+(?:running|fielding|bringing)\b"
+    # "their team?", "the enemy side": said alone, what they field
+    r"|^\W*(?:(?:and|so|ok|okay|what\s+about)\W+)?(?:their|the\s+(?:enemy|other|opposing))\s+"
+    r"(?:team|side|squad|comp|five|three)\W*$"
 )
 # The player's unit on the receiving end: "why is my fox taking so much damage", "Galehawk keeps dying".
 TAKING_HITS = re.compile(
