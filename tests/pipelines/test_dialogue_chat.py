@@ -1316,6 +1316,9 @@ SESSIONS: dict[str, dict[str, list[tuple[str, list[str], list[str]]]]] = {
             ("can brannoc handle nadira", ["Brannoc", "Nadira"], ["Against Brannoc", "Osmund"]),
             ("whos their biggest threat and can brannoc handle him", ["Nadira", "Brannoc"], ["Osmund"]),
         ],
+        "playing_as": [
+            ("so what do i do as ellie", ["Elowen is a main healer"], ["should win against Elowen"])
+        ],
         "what_place": [
             ("hey im new, what even is this map", ["three piers over open water"], ["play Brannoc"])
         ],
