@@ -104,6 +104,17 @@ COUNTER = Exchange("how do I counter quillon", "Play Kasimir into Quillon: he cl
         # an option asked of a unit by a word for one: that unit's, in the slot
         (STRIKE, [], "what gun does nadira use", "what's nadira's Dart Rifle"),
         (PET, [], "what skills does emberfox have", "what skills does emberfox have"),
+        # of one the player lacks with two of that kind: the one it starts with
+        (
+            STRIKE,
+            [
+                Exchange(
+                    "who is their sniper", "Quillon is a sniper who wins long lanes with one charged shot."
+                )
+            ],
+            "what gun does he use",
+            "what's Quillon's Heron Rifle",
+        ),
         # news told first: the question after it, about the one just got
         (PET, [], "i just unlocked rockram is it any good", "is rockram any good"),
         (PET, [], "got rockram finally, worth levelling?", "worth levelling rockram?"),

@@ -1257,6 +1257,8 @@ def option_by_word(pack: Pack, text: str, state: LiveState | None = None) -> tup
             possessive = after.group(0).startswith(("'s", "s"))
             kin = list(dict.fromkeys([*hits, *(_in_slot_named(pack, own, word) if possessive else [])]))
             hits = _option_meant(pack, state, m.id, kin, after["mod"])
+            if len(hits) > 1 and after["mod"] is None and StateView(pack, state).unit(m.id) is None:
+                hits = hits[:1]  # "Quillon's gun" of one the player lacks: the one it starts with
         if len(hits) == 1:
             said = named.get(hits[0]) or display(pack, option_kind, hits[0])
             rest, notes = text[end:], [f"{text[m.span[0] : end]!r} -> {said}"]
