@@ -1323,6 +1323,7 @@ _WHAT_OPTION = re.compile(
     r"\b(?:what|which)\s+(?P<word>[a-z]{3,})\s+(?:does|do|did|will|is|can)\s+(?:their\s+|my\s+|the\s+)?$",
     re.I,
 )
+_WHAT_OPTION_SAID = re.compile(r"\b(?:what|which)\s+[a-z]{3,}\s+(?:does|do|did|will|is|can)\b", re.I)
 _USES = re.compile(r"^\s+(?:use|uses|using|have|has|run|running|carry|bring|equip|got|rock|get)\b", re.I)
 
 
@@ -1331,8 +1332,8 @@ def _asked_as_possessive(pack: Pack, text: str) -> tuple[str, list[str]]:
     the last word of an option's name), so the possessive reading below finds which one."""
     schema = pack.catalog.schema
     unit_kind, option_kind = schema.kind("unit"), schema.kind("option")
-    if unit_kind is None or option_kind is None:
-        return text, []
+    if unit_kind is None or option_kind is None or not _WHAT_OPTION_SAID.search(text):
+        return text, []  # (most turns: no "what ... does" at all, nothing to link again)
     kind = schema.kinds[option_kind]
     options = pack.catalog.entities.get(option_kind, {}).values()
     # One option's word, not the kind's ("what skills does Emberfox have" asks for all of them).

@@ -958,8 +958,10 @@ def _told_news(pack: Pack, text: str) -> str | None:
     """The question after news the player tells of one unit, with its pronoun the unit ("I just
     unlocked Rockram, is it any good" -> "is Rockram any good"); None when the text is no such."""
     opening = _NEWS.match(text)
+    if opening is None:
+        return None
     units = _units(pack, text)
-    if opening is None or len(units) != 1:
+    if len(units) != 1:
         return None
     named = next(m for m in link_entities(pack, text) if m.id == units[0])
     end = _NEWS_END.match(text[named.span[1] :])

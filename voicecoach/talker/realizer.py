@@ -1794,17 +1794,21 @@ def _verdict_for(utterance: str, first: str) -> str:
     if lead is not None and (either or (_ASKS_WHAT.match(utterance) and not _ALSO_YES_NO.search(utterance))):
         # "What moves does Pyrowl have" - "Pyrowl isn't in your roster yet", not "No, ...": a
         # question that asks what gets no yes or no; nor does "should Elowen stay or go"
-        rest = first[lead.end() :].lstrip(" ,:;")
-        return rest[:1].upper() + rest[1:] if rest else first
+        return _unled(first, lead)
     if verdict is None or not _GIVE_UP.search(utterance):
         return first
     return {"Yes": "No", "No": "Yes"}[verdict[1]] + first[verdict.end() :]
 
 
 def _without_verdict(text: str) -> str:
-    verdict = re.match(r"(?:Yes|No),\s+", text)
-    rest = text[verdict.end() :] if verdict is not None else text
-    return rest[:1].upper() + rest[1:]
+    verdict = re.match(r"(?:Yes|No),", text)
+    return _unled(text, verdict) if verdict is not None else text
+
+
+def _unled(text: str, lead: re.Match[str]) -> str:
+    """`text` without its leading yes / no (`lead`), the rest capitalised."""
+    rest = text[lead.end() :].lstrip(" ,:;")
+    return rest[:1].upper() + rest[1:] if rest else text
 
 
 # A question that asks what, who, which, where or how ("so what moves does it have"), and a part of it
