@@ -51,6 +51,7 @@ const view = () =>
     return {
       ready: v.ready,
       transcripts: v.transcripts,
+      repairs: v.repairs,
       completed: v.completed,
       audio: v.audio,
       errors: v.errors,
@@ -101,7 +102,8 @@ try {
 }
 console.log(JSON.stringify(result));
 
-// Two spoken turns with a state change made on the page between them.
+// Two spoken turns with a state change made on the page between them (and with `"third": true`,
+// a third question after them).
 async function conversation() {
   await step("first turn heard", () =>
     page.waitForFunction((w) => window.voicecoach.transcripts.some((t) => t.toLowerCase().includes(w)), config.word, {
@@ -125,7 +127,14 @@ async function conversation() {
   await step("second turn", () =>
     page.waitForFunction(() => window.voicecoach.completed.length >= 2, null, { timeout: 60000 }),
   );
+  if (config.third)
+    await step("third turn", () =>
+      page.waitForFunction(() => window.voicecoach.completed.length >= 3, null, { timeout: 60000 }),
+    );
   await page.waitForTimeout(1500); // let the latency panel and the coach line settle
+  result.playerLines = await page.evaluate(() =>
+    [...document.querySelectorAll("#transcript .line.player")].map((l) => l.innerText),
+  );
 }
 
 // One connection per attempt; what the player was shown for each.

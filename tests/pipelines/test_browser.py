@@ -46,6 +46,8 @@ DRIVER = ROOT / "tests" / "browser" / "drive.mjs"
 PLAYWRIGHT = ROOT / "tests" / "browser" / "node_modules" / "playwright-core"
 _S01 = load_session(ROOT / "audio_fixtures" / "s01.json")
 FIXTURE = _S01.audio_path(_S01.turns[0])  # "How do I beat their water team?"
+_S05 = load_session(ROOT / "audio_fixtures" / "s05.json")
+MISHEARD = _S05.audio_path(_S05.turns[0])  # "Should I get Dunecrawler ...": tiny.en writes another word
 REMOVED = "hexmoth"  # in the lineup the coach suggests for this state (suggest_lineup)
 RATE = 48000  # what Chromium's capture runs at: the fake file is read without resampling surprises
 
@@ -66,18 +68,24 @@ def _need_browser() -> None:
         pytest.skip(missing)
 
 
-def fake_microphone(path: Path, gap_s: float = 11.0) -> Path:
-    """The question, a long pause (the first turn is answered, the page changes state), the question again."""
-    speech, rate = sf.read(str(FIXTURE), dtype="float32")
+def _at_rate(wav: Path) -> np.ndarray:
+    speech, rate = sf.read(str(wav), dtype="float32")
     if rate != RATE:
         import soxr
 
         speech = soxr.resample(speech, rate, RATE)
+    return speech
+
+
+def fake_microphone(path: Path, gap_s: float = 11.0) -> Path:
+    """The question, a long pause (the first turn is answered, the page changes state), the question
+    again, and a question with a name speech-to-text mishears."""
+    speech = _at_rate(FIXTURE)
     # The player talks a few seconds after opening the page (the session is up by then).
     silence = np.zeros(int(RATE * 5.0), dtype=np.float32)
     gap = np.zeros(int(RATE * gap_s), dtype=np.float32)
     tail = np.zeros(int(RATE * 12.0), dtype=np.float32)
-    audio = np.concatenate([silence, speech, gap, speech, tail])
+    audio = np.concatenate([silence, speech, gap, speech, gap, _at_rate(MISHEARD), tail])
     sf.write(str(path), audio, RATE, subtype="PCM_16")
     return path
 
@@ -108,6 +116,7 @@ async def test_overlay_in_headless_chromium(tmp_path: Path) -> None:
             "screenshot": str(out / "overlay.png"),
             "word": "beat",
             "remove": REMOVED,
+            "third": True,
         }
         driver = await asyncio.create_subprocess_exec(
             "node", str(DRIVER), json.dumps(config), cwd=DRIVER.parent,
@@ -144,6 +153,15 @@ async def test_overlay_in_headless_chromium(tmp_path: Path) -> None:
     assert REMOVED in suggested(events, first), suggested(events, first)
     assert suggested(events, second) and REMOVED not in suggested(events, second)
     assert REMOVED in talker[0].lower() and REMOVED not in talker[1].lower()
+    # The misheard name the coach put back is shown: what it understood, and what STT wrote under it.
+    repaired = [e for e in events if isinstance(e, protocol.IntentEvent) and e.repaired]
+    assert repaired and any(name == "Dunecrawler" for e in repaired for _, name in e.repaired), repaired
+    shown = {r["turn"]: r for r in final["repairs"]}
+    assert {e.turn_index for e in repaired} == set(shown), final["repairs"]
+    for e in repaired:
+        assert shown[e.turn_index]["heard"] == e.transcript and shown[e.turn_index]["read"] == e.utterance
+        line = next(text for text in result["playerLines"] if f"heard: {e.transcript}" in text)
+        assert e.utterance in line, result["playerLines"]
     latency = [e for e in events if isinstance(e, protocol.LatencyEvent)]
     print("S2FA in the browser run (server side): " + ", ".join(f"{e.s2fa_ms} ms" for e in latency))
 

@@ -65,7 +65,17 @@ interface Stage {
 type CoachEvent =
   | { type: "session"; session_id: string; resumed: boolean; turns: number; took_over: boolean; state: StateInfo; pack: PackMessage }
   | { type: "state"; state: StateInfo }
-  | { type: "intent"; turn_index: number; t_ms: number; utterance: string; intent: string; sub_intent: string; outcome: string }
+  | {
+      type: "intent";
+      turn_index: number;
+      t_ms: number;
+      utterance: string;
+      transcript: string;
+      repaired: [string, string][];
+      intent: string;
+      sub_intent: string;
+      outcome: string;
+    }
   | { type: "tool-dispatch"; turn_index: number; t_ms: number; source: string; calls: { tool: string }[] }
   | {
       type: "tool-results";
@@ -95,6 +105,7 @@ const view = {
   names: new Map<string, string>(), // any catalog id -> its display name (a map, an item)
   unitPlural: "",
   transcripts: [] as string[],
+  repairs: [] as { turn: number; heard: string; read: string; names: [string, string][] }[],
   turns: new Map<number, { utterance: string; narration: string; reply: string; done: boolean }>(),
   completed: [] as number[],
   latency: [] as Extract<CoachEvent, { type: "latency" }>[],
@@ -355,6 +366,7 @@ function onEvent(event: CoachEvent): void {
     case "intent":
       turn(event.turn_index).utterance = event.utterance;
       chip(event.turn_index, "intent", `${event.intent} / ${event.sub_intent} · ${event.outcome}`);
+      if (event.repaired?.length) showRepair(event);
       break;
     case "tool-dispatch":
       chip(event.turn_index, "tools", `${event.calls.map((c) => c.tool).join(", ") || "none"} (${event.source}, ${event.t_ms} ms)`);
@@ -431,6 +443,20 @@ function onTranscript(raw: string): void {
   lastTranscript = { text, at: now };
   view.transcripts.push(text);
   line("player", text);
+}
+
+// A misheard name the coach put back: the player reads what the coach understood, and what
+// speech-to-text wrote under it, so a wrong answer to a misheard name is not a mystery.
+function showRepair(event: Extract<CoachEvent, { type: "intent" }>): void {
+  view.repairs.push({ turn: event.turn_index, heard: event.transcript, read: event.utterance, names: event.repaired });
+  chip(event.turn_index, "heard", event.repaired.map(([span, name]) => `“${span}” → ${name}`).join(" · "));
+  const lines = [...$("transcript").querySelectorAll<HTMLElement>(".line.player")];
+  const el = lines.reverse().find((l) => l.dataset.heard === undefined && l.textContent === event.transcript.trim());
+  if (!el) return;
+  el.dataset.heard = event.transcript;
+  el.innerHTML = "<span></span><small></small>";
+  el.querySelector("span")!.textContent = event.utterance;
+  el.querySelector("small")!.textContent = `heard: ${event.transcript}`;
 }
 
 // --- rendering ---------------------------------------------------------------------------------
