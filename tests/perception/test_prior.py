@@ -570,6 +570,8 @@ def test_going_head_to_head_and_whom_to_kill_first() -> None:
 def test_worry_acknowledgement_and_help_have_their_pairs(prior: IntentPrior) -> None:
     cases = {
         "who do i worry about most": ("match", "opponent_analysis", "worry"),
+        "which one of theirs is hurting my team the most": ("match", "opponent_analysis", "worry"),
+        "who is giving us the most problems": ("match", "opponent_analysis", "worry"),
         "okay whatever you say boss": ("smalltalk", "thanks", "acknowledged"),
         "lol fair": ("smalltalk", "thanks", "acknowledged"),
         "help": ("smalltalk", "greeting", "help"),
@@ -581,6 +583,19 @@ def test_worry_acknowledgement_and_help_have_their_pairs(prior: IntentPrior) -> 
     # A unit of theirs named after the cue is a question about that one, not their threat in general.
     assert prior.predict("should i worry about their voltail").rule != "worry"
     assert prior.predict("ok so who should I lead with").rule != "acknowledged"
+    # The cue's alternatives stay one group when a name follows it.
+    assert prior.predict("im worried about their voltail").rule != "worry"
+
+
+def test_two_named_then_who_goes_first_is_a_pick_between_them(prior: IntentPrior) -> None:
+    for text in (
+        "between sparkwing and galehawk who starts",
+        "so i have galehawk and sparkwing, which one leads",
+        "which of granitusk and oakhorn goes first",
+    ):
+        said = prior.predict(text)
+        assert said.rule == "choice", (text, said)
+    assert prior.predict("galehawk and sparkwing, what skills do they have").rule != "choice"
 
 
 def test_better_than_is_a_choice_and_a_versus_without_a_status_pair_is_a_counter() -> None:

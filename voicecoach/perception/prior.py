@@ -638,7 +638,7 @@ class IntentPrior:
             rf"(?:have|got|run|running|carry|carrying|bring|bringing|rocking)"
             rf"(?:\s+(?:on|now|right\s+now|then|equipped|at\s+the\s+moment))?\s*\W*$"
         )
-        self._worry_named = re.compile(rf"{WORRY.pattern}\s+(?:their\s+|the\s+|that\s+)?{token}")
+        self._worry_named = re.compile(rf"(?:{WORRY.pattern})\s+(?:their\s+|the\s+|that\s+)?{token}")
         self._use_on = re.compile(
             rf"{token}\s+(?!(?:any|no|of|much)\s+use\b)(?:\w+\s+)?(?:use|run|cast|throw)\s+(?:on|against|vs|into)\s+"
             rf"(?:their\s+|the\s+)?{token}"  # (not "is my hawk any use against the turtle")
@@ -1028,6 +1028,7 @@ class IntentPrior:
                 or (self.counter_pair is not None and self._facing.search(abstracted) is not None)
                 or (self.by_power_pairs and HITS_HARDER.search(text) is not None)
                 or re.search(r"\b(?:better|stronger)\b", said) is not None  # "who's better for us, A or B"
+                or _GOES_FIRST.search(said) is not None  # "between A and B, who goes first": who leads
             )
         ):
             # "Should I level Emberfox or Galehawk?": a pick among them, not a verdict on each.
@@ -2212,6 +2213,9 @@ _QUESTION_WORD = re.compile(
 WORRY = re.compile(
     r"\b(?:worr(?:y|ied|ying)\s+about|scared\s+of|afraid\s+of|(?:watch|look)\s+out\s+for|"
     r"be\s+careful\s+(?:of|with|about)|keep\s+an\s+eye\s+on)"
+    # "Which of theirs hurts us the most", "who's giving us the most trouble"
+    r"|\b(?:hurts?|hurting|bothers?|bothering)\s+(?:us|me|my\s+\w+|our\s+\w+)\s+(?:the\s+)?most\b"
+    r"|\b(?:gives?|giving)\s+(?:us|me)\s+the\s+most\s+(?:trouble|problems|grief)\b"
 )
 SHOULD_WORRY = re.compile(
     r"\b(?:should|do|must)\s+(?:i|we)\s+(?:be\s+)?(?:worr(?:y|ied)|scared|afraid|care)\s+(?:about|of)\b"
@@ -2414,6 +2418,14 @@ _VERSUS = re.compile(r"^\s*,?\s*(?:vs\.?|versus)\s+(?:my\s+|the\s+)?$", re.IGNOR
 _WHICH_OF = re.compile(
     r"\bwhich\s+(?:one\s+)?of\b(?=.*\b(?:better|best|should|stronger|strongest|first)\b)", re.I
 )
+_GOES_FIRST = re.compile(r"\b(?:leads?|go(?:es)?\s+first|goes\s+out\s+first|starts?)\b")
+# "Between A and B, who goes first", "I got A and B, who leads": the two said, then the pick asked.
+_BETWEEN = re.compile(r"\bbetween\s+(?:my\s+|the\s+)?$", re.I)
+_THEN_PICK = re.compile(
+    r"^\W*(?:\w+\W+){0,2}?(?:who|whos|which(?:\s+one)?)\s+(?:\w+\s+)?(?:leads?|goes\s+first|starts?|should|"
+    r"is\s+better|better|do\s+i\s+(?:use|run|pick|play|bring|lead\s+with|start\s+with))\b",
+    re.I,
+)
 # "Which of Yarrow and Bexley should we focus?": a choice of whom to go after, theirs.
 _AIM_AT = re.compile(
     r"\b(?:focus|target|kill|go after|attack|take out|take down|burst|shoot|hunt|pressure)\b", re.IGNORECASE
@@ -2461,7 +2473,11 @@ def offered(pack: Pack, text: str, mentions: list[Mention] | None = None) -> lis
     leads = bool(units) and _LEADING.match(text[: units[0].span[0]]) is not None
     if not CHOOSING.search(text) and not leads:
         return []
-    which_of = _WHICH_OF.search(text) is not None
+    which_of = (
+        _WHICH_OF.search(text) is not None
+        or (bool(units) and _BETWEEN.search(text[: units[0].span[0]]) is not None)
+        or (len(units) == 2 and _THEN_PICK.match(text[units[-1].span[1] :]) is not None)
+    )
     facing = re.compile(rf"\b{FACING}\s+(?:their\s+|the\s+)?$", re.IGNORECASE)
     run: list[str] = [units[0].id] if units else []
     has_or = False
