@@ -32,6 +32,14 @@ SESSIONS: dict[str, dict[str, list[tuple[str, list[str], list[str]]]]] = {
             ("wait does grass beat water or the other way", ["double damage", "half damage back"], []),
         ],
         "team_size": [("how many pets can i bring into a fight", ["three to five"], ["Which creature"])],
+        "game_words": [  # a word explained from the pack, then what it means on the player's side now
+            (
+                "hold on, what are elements exactly",
+                ["double damage", "Emberfox is fire"],
+                ["Bring", "Against"],
+            ),
+            ("what do you mean by controller", ["disables the enemy", "don't field one"], []),
+        ],
         "keeps_losing": [  # the elements favour the player: the cause is what the data does not show
             ("my emberfox keeps losing against their briarcat why", ["isn't the elements"], []),
         ],
@@ -778,6 +786,10 @@ SESSIONS: dict[str, dict[str, list[tuple[str, list[str], list[str]]]]] = {
         ],
     },
     "strike_team": {
+        "game_words": [  # the style the reply named, explained: whose it is, not a five to run
+            ("what does brawl mean", ["wins up close", "Dumaka"], ["run", "Bring"]),
+            ("and what's a healer", ["heals and protects", "Elowen and Wendell"], []),
+        ],
         "versus_and_map": [  # two questions in one breath: the matchup, then the map for the two
             (
                 "elowen vs nadira who comes out on top and does the map change anything",

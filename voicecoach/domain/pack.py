@@ -229,6 +229,10 @@ class RoleWords(_Model):
 
 class StyleWords(_Model):
     roles: list[str] = Field(description="roles suggest_lineup rewards for this style")
+    summary: str | None = Field(
+        default=None,
+        description='what a team of this style does, as a spoken phrase ("wears them down from range")',
+    )
     words: list[str] = Field(min_length=1, description="how players say it")
 
 
@@ -265,7 +269,7 @@ PLACEHOLDERS = frozenset(
      "weakest", "lineup", "missing", "style", "size", "round", "rounds", "score_player",
      "score_opponent", "guidance", "data", "kind", "description", "leader", "status",
      "elements", "missed", "other_lineup", "other_style", "other_count", "other_size", "other", "value",
-     "other_value", "next_round", "effect", "group_name"}
+     "other_value", "next_round", "effect", "group_name", "units", "style_summary"}
 )  # fmt: skip
 
 

@@ -41,6 +41,7 @@ from voicecoach.domain.catalog import Role
 from voicecoach.domain.effects import effect_question
 from voicecoach.domain.entities import Mention, link_entities
 from voicecoach.domain.pack import OUT_OF_DOMAIN, AnswerStep, Pack, PhiEntry, pack_ref
+from voicecoach.domain.terms import asked_term
 from voicecoach.grounding.slot_rules import extract_slots
 from voicecoach.perception.descriptions import faces_foe, kind_said
 from voicecoach.perception.limits import AGAINST_THEM, data_limit
@@ -218,6 +219,8 @@ class IntentPrior:
         )
         self.strongest_pairs = _strongest_pairs(pack, self.labels)
         # The pairs whose answer picks units: a choice asked as one of them keeps it.
+        # "What's a tank": a game word explained, under the pair that teaches roles.
+        self.term_pair = next((p for p in self.labels if p == ("teaching", "roles")), None)
         self.picking_pairs = {(e.intent, e.sub_intent) for e in pack.phi if _picks_first(e)}
         # (of the strongest pairs: "fill the last slot", which opens with the strongest too, is not one)
         self.strongest_first = next(
@@ -1008,6 +1011,14 @@ class IntentPrior:
         ):
             # "This game is rigged": heard (the vent lead), then the match's next step, not a basics tip.
             p, rule = self._only(self.now_pair), "vented"
+        elif (
+            self.term_pair is not None
+            and not any(self.pack.catalog.schema.kinds[m.kind].role in ("unit", "option") for m in mentions)
+            and asked_term(self.pack, text) is not None
+        ):
+            # "What did you mean by poke", "what's an element": the word explained (a tip's pair),
+            # not the team or the counter the word names.
+            p, rule = self._only(self.term_pair), "term"
         elif ASKS_HELP.match(said) and GREETED in self.labels:
             # "Help", "what can you do": what the coach is for, and what the player needs now.
             p, rule = self._only(GREETED), "help"

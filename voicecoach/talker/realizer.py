@@ -44,6 +44,7 @@ from voicecoach.domain.effects import effect_question, option_effects
 from voicecoach.domain.english import english_counts
 from voicecoach.domain.entities import Mention, context_named, link_entities
 from voicecoach.domain.pack import OUT_OF_DOMAIN, UNHEARD, AnswerStep, Pack, PhiEntry
+from voicecoach.domain.terms import Term, asked_term
 from voicecoach.domain.view import StateView
 from voicecoach.grounding.kernel import GroundingControl
 from voicecoach.grounding.plan import MATCH_WORDS, PRIORITY, branch_of, intent_has, phi_entry
@@ -205,6 +206,72 @@ def _worded_answer(t: RealizerTurn) -> None:
         ):
             pair, fresh = best, index
     t.add("guidance", f"answer:{pair}", "answer", variant=fresh)
+
+
+def _explain_term(t: RealizerTurn, term: Term) -> bool:
+    """ "What's a tank", "what did you mean by poke", "what's an element": the pack's own words for
+    the term, then what it means on the player's side now (their units of that role or style, an
+    edge of their type over one of theirs). False when the pack words no such line."""
+    view, match = t.view, t.state.ic.match
+    ours = list(match.player_lineup) if match is not None else []
+    theirs = list(match.opponent_lineup) if match is not None else []
+    catalog = t.pack.catalog
+
+    def value(uid: str, attribute: str) -> Any:
+        entity = catalog.get(view.unit_kind, uid)
+        return entity.value(attribute) if entity is not None else None
+
+    names = [catalog.display_name(u) for u in ours]
+    if term.kind == "role" and _guidance_has(t.pack, "term_role"):
+        role = t.pack.vocabulary.roles[term.key]
+        t.add("guidance", "term_role", "answer", role=term.key, role_summary=role.summary)
+        mine = [n for u, n in zip(ours, names, strict=True) if value(u, "role") == term.key]
+        if ours:
+            t.add(
+                "guidance", "term_role_yours" if mine else "term_role_none", "answer", units=spoken_list(mine)
+            )
+        return True
+    if term.kind == "style" and _guidance_has(t.pack, "term_style"):
+        style = t.pack.vocabulary.styles[term.key]
+        t.add("guidance", "term_style", "answer", style=term.key, style_summary=style.summary)
+
+        def plays(uid: str) -> bool:  # a unit's own style where the pack gives one, else its role
+            own = value(uid, "style")
+            return own == term.key if own is not None else value(uid, "role") in style.roles
+
+        mine = [n for u, n in zip(ours, names, strict=True) if plays(u)]
+        if mine and _guidance_has(t.pack, "term_style_yours"):
+            t.add("guidance", "term_style_yours", "answer", units=spoken_list(mine))
+        foes = [catalog.display_name(u) for u in theirs if plays(u)]
+        if foes and _guidance_has(t.pack, "term_style_theirs"):
+            t.add("guidance", "term_style_theirs", "answer", units=spoken_list(foes))
+        return True
+    if term.kind == "type" and _guidance_has(t.pack, "term_type"):
+        t.add("guidance", "term_type", "answer")
+        typed = next((m for m in t.pack.catalog.schema.matchups if m.attribute is not None), None)
+        if typed is not None and typed.attribute is not None:
+            table = catalog.tables.get(typed.name, {})
+            edge = next(
+                (
+                    (u, f)
+                    for u in ours
+                    for f in theirs
+                    if float(
+                        table.get(str(value(u, typed.attribute)), {}).get(str(value(f, typed.attribute)), 1.0)
+                    )
+                    > 1.0
+                ),
+                None,
+            )
+            if edge is not None:
+                u, f = edge
+                t.add(
+                    "guidance", "term_type_example", "answer",
+                    **{view.unit_kind: catalog.display_name(u), typed.attribute: value(u, typed.attribute),
+                       "foe": catalog.display_name(f), f"foe_{typed.attribute}": value(f, typed.attribute)},
+                )  # fmt: skip
+        return True
+    return False
 
 
 def _lacks(t: RealizerTurn, entry: PhiEntry) -> bool:
@@ -1347,7 +1414,10 @@ def realize(
     if roster_unknown and (c2 is None or not any(c.kind == "state" for c in c2.conflicts)):
         if not chatter and "roster" not in nouns:
             t.add("constraint_account", roster_key, "unavailable")
-    if entry is not None and entry.answer is not None:
+    term = asked_term(pack, utterance) if not (t.mentioned or t.skills) else None
+    if term is not None and _explain_term(t, term):
+        pass  # "what did you mean by poke": the word explained, whatever pair the question got
+    elif entry is not None and entry.answer is not None:
         if not _lacks(t, entry):
             recipe_answer(t, entry.answer)  # the pack's recipes (voicecoach.talker.recipes)
         elif entry.by_type and t.types and not t.mentioned:

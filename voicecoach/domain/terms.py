@@ -1,0 +1,77 @@
+"""A game term the player asks the meaning of: "what's a tank", "what did you mean by poke",
+"sorry, what's an element". The term is one of the pack's own words (a role, a play style, the
+type kind), so the answer explains it and ties it to the live state, instead of answering a
+question about the team the term happens to name ("For poke, run ...")."""
+
+from __future__ import annotations
+
+import re
+from typing import Literal, NamedTuple
+
+from voicecoach.domain.pack import Pack
+
+_OPENERS = (
+    r"(?:(?:so|ok|okay|and|but|sorry|wait|hold\s+on|one\s+sec|um+|uh+|hmm+|coach|hey|quick|real\s+quick|"
+    r"remind\s+me|sry)\W+)*"
+)
+_ARTICLE = r"(?:(?P<the>the)\s+|an?\s+)?"
+_TERM = r"(?P<term>[a-z][a-z -]*?)"
+_MEANING = [
+    re.compile(rf"^\W*{_OPENERS}{asked}\W*$", re.IGNORECASE)
+    for asked in (
+        rf"what\s*(?:'?s|\s+is|\s+are)\s+{_ARTICLE}{_TERM}(?:\s+(?:again|exactly|even|anyway|mean|means))?",
+        rf"what\s+(?:does|do)\s+{_ARTICLE}{_TERM}\s+mean",
+        rf"what\s+(?:do|did)\s+you\s+mean\s+(?:by|with)\s+{_ARTICLE}{_TERM}",
+        rf"(?:explain|define)\s+(?:what\s+)?{_ARTICLE}{_TERM}(?:\s+(?:means|is))?",
+        # "what does a support do": a role's job (an article first, so not "what does Emberfox do")
+        rf"what\s+(?:does|do)\s+(?:an?)\s+{_TERM}\s+do",
+    )
+]
+# Words a player puts after the term ("a dive comp", "the element thing") that are not the term.
+_AFTER = {
+    "comp",
+    "comps",
+    "team",
+    "teams",
+    "style",
+    "role",
+    "roles",
+    "thing",
+    "things",
+    "type",
+    "types",
+    "stuff",
+}
+
+
+class Term(NamedTuple):
+    kind: Literal["role", "style", "type"]
+    key: str  # the role's or style's key in vocabulary.json, or the type kind's name
+
+
+def asked_term(pack: Pack, text: str) -> Term | None:
+    """The pack term `text` asks the meaning of, or None (a unit or an option named is no term)."""
+    text = text.strip().lower().replace("\u2019", "'")
+    said = next((m for pattern in _MEANING if (m := pattern.match(text)) is not None), None)
+    if said is None:
+        return None
+    words = said.group("term").replace("-", " ").split()
+    while len(words) > 1 and words[-1] in _AFTER:
+        words.pop()
+    term = " ".join(words)
+    if not term:
+        return None
+    forms = {term, term[:-1] if term.endswith("s") else term}
+    for kind_name, kind in pack.catalog.schema.kinds.items():
+        if kind.role == "type" and ({kind_name, f"{kind_name}s"} & forms):
+            return Term("type", kind_name)
+    if said.groupdict().get("the") is not None:  # "what's the range": a question about something, not a word
+        return None
+    vocabulary = pack.vocabulary
+    for key, role in vocabulary.roles.items():
+        if forms & {key, *role.words}:
+            return Term("role", key)
+    for key, style in vocabulary.styles.items():
+        if style.summary is not None and forms & {key, *style.words}:
+            return Term("style", key)
+    return None
