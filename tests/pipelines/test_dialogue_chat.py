@@ -32,6 +32,11 @@ SESSIONS: dict[str, dict[str, list[tuple[str, list[str], list[str]]]]] = {
             ("wait does grass beat water or the other way", ["double damage", "half damage back"], []),
         ],
         "team_size": [("how many pets can i bring into a fight", ["three to five"], ["Which creature"])],
+        "options_compared": [  # one option named, the other the conversation's: the two weighed
+            ("what does vine lash do", ["Vine Lash"], []),
+            ("and thorn volley", ["Thorn Volley"], []),
+            ("which of those is better", ["Thorn Volley has more power than Vine Lash"], ["lineup"]),
+        ],
         "game_words": [  # a word explained from the pack, then what it means on the player's side now
             (
                 "hold on, what are elements exactly",
@@ -786,6 +791,10 @@ SESSIONS: dict[str, dict[str, list[tuple[str, list[str], list[str]]]]] = {
         ],
     },
     "strike_team": {
+        "options_compared": [  # "is it better than X": the last item against X, each described
+            ("tell me about the buzzsaw drone", ["chases one enemy"], []),
+            ("is it any better than the spotter drone", ["marks enemies", "chases one enemy"], []),
+        ],
         "game_words": [  # the style the reply named, explained: whose it is, not a five to run
             ("what does brawl mean", ["wins up close", "Dumaka"], ["run", "Bring"]),
             ("and what's a healer", ["heals and protects", "Elowen and Wendell"], []),

@@ -687,6 +687,44 @@ _SWAP_ASKED = re.compile(
 _BARE_CHOICE = re.compile(r"^(?:\W*(?:or|maybe|either)\W*)+$", re.IGNORECASE)
 
 
+# "Is it better than Vital Beam", "what's the difference", "which one's better" (English cue words).
+_COMPARES = re.compile(
+    r"\b(?:better|worse|stronger|weaker|difference|different|differ|compare|compared|vs|versus)\b",
+    re.IGNORECASE,
+)
+_DIFFERENCE = re.compile(r"\b(?:difference|different|differ)\b", re.IGNORECASE)
+
+
+def _options(pack: Pack, text: str) -> list[str]:
+    option = pack.catalog.schema.kind("option")
+    return list(dict.fromkeys(m.id for m in link_entities(pack, text) if m.kind == option))
+
+
+def _compared(pack: Pack, text: str, history: Sequence[Exchange]) -> tuple[str, list[str]]:
+    """Two options weighed with one of them, or both, left to the conversation: "what does
+    Boomstick do" - "is Auto Shotgun better" is Auto Shotgun against Boomstick; "what does
+    Overcharge do" - "and Tailwind?" - "which one's better" is those two. The question is put
+    with both names, as the comparison answers it."""
+    option = pack.catalog.schema.kind("option")
+    if option is None or not history or _COMPARES.search(text) is None or _units(pack, text):
+        return text, []
+    named = _options(pack, text)
+    if len(named) > 1:
+        return text, []
+    earlier = [o for ex in reversed(history[-2:]) for o in _options(pack, ex.utterance) if o not in named]
+    earlier = list(dict.fromkeys(earlier))
+    pair = [*named, *earlier][:2]
+    if len(pair) < 2 or (not named and len(_options(pack, history[-1].utterance)) == 0):
+        return text, []
+    a, b = (display(pack, option, o) for o in pair)
+    asked = (
+        f"what's the difference between {a} and {b}"
+        if _DIFFERENCE.search(text)
+        else f"is {a} better than {b}"
+    )
+    return asked, [f"compared with the last one: {a} and {b}"]
+
+
 def _choice_of(pack: Pack, sides: Sides, text: str, history: Sequence[Exchange]) -> tuple[str, list[str]]:
     """ "Lorcan or Elowen?" right after "who should I level": the last question, asked of that choice."""
     if not history or not _short_choice(pack, text):
@@ -1640,6 +1678,8 @@ def _read_one(
         notes += said
         if said and not said[0].startswith(("dropped", "restated")):
             break
+    text, said = _compared(pack, text, history)
+    notes += said
     text, said = _spot_of(pack, sides, text, history)
     notes += said
     text, said = _instead_of(pack, sides, text, history)
