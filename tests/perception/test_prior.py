@@ -587,6 +587,15 @@ def test_worry_acknowledgement_and_help_have_their_pairs(prior: IntentPrior) -> 
     assert prior.predict("im worried about their voltail").rule != "worry"
 
 
+def test_what_to_field_unnamed_is_a_whole_team(prior: IntentPrior) -> None:
+    for text in ("honestly just tell me what to field", "ok what do we bring this round"):
+        said = prior.predict(text)
+        assert (said.intent, said.sub_intent) == ("lineup", "build"), (text, said)
+    said = prior.predict("ugh they are all over us, what should we field for this round")
+    assert (said.intent, said.sub_intent) == ("lineup", "counter"), said
+    assert prior.predict("what should i run against voltail").rule != "build_team"  # one named: its counter
+
+
 def test_two_named_then_who_goes_first_is_a_pick_between_them(prior: IntentPrior) -> None:
     for text in (
         "between sparkwing and galehawk who starts",

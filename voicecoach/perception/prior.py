@@ -220,6 +220,7 @@ class IntentPrior:
         self.strongest_pairs = _strongest_pairs(pack, self.labels)
         # The pairs whose answer picks units: a choice asked as one of them keeps it.
         # "What's a tank": a game word explained, under the pair that teaches roles.
+        self._type_kinds = {k for k, spec in pack.catalog.schema.kinds.items() if spec.role == "type"}
         self.term_pair = next((p for p in self.labels if p == ("teaching", "roles")), None)
         self.picking_pairs = {(e.intent, e.sub_intent) for e in pack.phi if _picks_first(e)}
         # (of the strongest pairs: "fill the last slot", which opens with the strongest too, is not one)
@@ -1476,6 +1477,20 @@ class IntentPrior:
             # this map with what I own": a whole team, built for the match.
             p, rule = self._only(self.build_pair), "build_team"
         elif (
+            self.build_pair is not None
+            and _WHAT_TO_RUN.search(abstracted)
+            and not named
+            and not any(
+                m.kind in self._type_kinds for m in mentions
+            )  # "... an electric one, what do I bring"
+            and self.labels[int(p.argmax())]
+            not in (self.build_pair, self.team_counter_pair, self.counter_pair)
+        ):
+            # "Just tell me what to run", "what should I field this round": a whole team, not one pick
+            # (against them when the sentence points at them).
+            against = self.team_counter_pair is not None and _THEM.search(abstracted) is not None
+            p, rule = self._only(self.team_counter_pair if against else self.build_pair), "what_to_run"  # type: ignore[arg-type]
+        elif (
             self.team_counter_pair is not None
             and self.labels[int(p.argmax())] in self.around_pairs
             and any(
@@ -2430,6 +2445,11 @@ _WHICH_OF = re.compile(
     r"\bwhich\s+(?:one\s+)?of\b(?=.*\b(?:better|best|should|stronger|strongest|first)\b)", re.I
 )
 _GOES_FIRST = re.compile(r"\b(?:leads?|go(?:es)?\s+first|goes\s+out\s+first|starts?)\b")
+# "Just tell me what to run", "what should I field this round": the team, not one pick.
+_WHAT_TO_RUN = re.compile(
+    r"\bwhat\s+(?:(?:should|do|can|would)\s+(?:i|we)\s+|to\s+|(?:i|we)\s+should\s+)(?:run|field|bring)\b"
+)
+_THEM = re.compile(r"\b(?:them|they|theyre|their|these\s+guys|those\s+guys)\b")
 # "Between A and B, who goes first", "I got A and B, who leads": the two said, then the pick asked.
 _BETWEEN = re.compile(r"\bbetween\s+(?:my\s+|the\s+)?$", re.I)
 _THEN_PICK = re.compile(
