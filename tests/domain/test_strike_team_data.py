@@ -26,6 +26,7 @@ from tests.toy_pack import write_pack
 from voicecoach.core.state import LiveState
 from voicecoach.domain.catalog import Catalog, Schema
 from voicecoach.domain.pack import (
+    ASIDE,
     OUT_OF_DOMAIN,
     PARAGRAPH_TYPES,
     PLACEHOLDERS,
@@ -308,7 +309,7 @@ def data_problems(files: dict[str, Any], catalog: Catalog) -> list[str]:
             if name not in PLACEHOLDERS | NEW_PLACEHOLDERS:
                 out.append(f"templates {where}: unknown placeholder {{{name}}}")
     out += [f"templates {p}/generic: a placeholder" for p, g in t.paragraphs.items() if "{" in g.generic]
-    answerable = {*pairs, "/".join(OUT_OF_DOMAIN), "/".join(UNHEARD)}
+    answerable = {*pairs, "/".join(OUT_OF_DOMAIN), "/".join(UNHEARD), "/".join(ASIDE)}
     out += [f"templates answers/{p}: not a Φ pair" for p in t.answers if p not in answerable]
     toolless = [_pair(e) for e in phi if not e["tools"]] + ["/".join(OUT_OF_DOMAIN), "/".join(UNHEARD)]
     out += [f"templates: no answer for {p}" for p in toolless if not t.answers.get(p)]

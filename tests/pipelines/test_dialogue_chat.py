@@ -32,6 +32,11 @@ SESSIONS: dict[str, dict[str, list[tuple[str, list[str], list[str]]]]] = {
             ("wait does grass beat water or the other way", ["double damage", "half damage back"], []),
         ],
         "team_size": [("how many pets can i bring into a fight", ["three to five"], ["Which creature"])],
+        "aside": [  # a remark that asks nothing gets a word back, not "outside what I can help with"
+            ("hang on the doorbell just rang", ["I'm here when you're ready"], ["outside", "Ask me about"]),
+            ("afk", ["whenever you like"], ["good luck next time", "See you next time"]),  # said differently
+            ("can you order me a pizza", ["outside what I can help with"], []),  # asked: the deflection
+        ],
         "options_compared": [  # one option named, the other the conversation's: the two weighed
             ("what does vine lash do", ["Vine Lash"], []),
             ("and thorn volley", ["Thorn Volley"], []),
@@ -701,7 +706,7 @@ SESSIONS: dict[str, dict[str, list[tuple[str, list[str], list[str]]]]] = {
         ],
         "said_to_coach": [
             ("are you a bot", ["Ask me about"], ["outside"]),
-            ("brb", ["See you"], ["outside"]),
+            ("brb", ["I'm here"], ["outside", "See you"]),  # back soon: not a goodbye
         ],
         "claim_that_clause": [("is it true that shadow beats light", ["Yes, that's right"], ["Hexmoth"])],
         "team_checked_back": [
@@ -791,6 +796,12 @@ SESSIONS: dict[str, dict[str, list[tuple[str, list[str], list[str]]]]] = {
         ],
     },
     "strike_team": {
+        "aside": [
+            ("ugh my roommate is vacuuming right next to me", ["I'm here when you're ready"], ["outside"])
+        ],
+        "unlocked_items": [  # every item the hero has unlocked, not one per slot
+            ("what has paxton got unlocked", ["Nailgun, Sentry Turret, Salvage and Tripwire Mine"], ["Yes"]),
+        ],
         "options_compared": [  # "is it better than X": the last item against X, each described
             ("tell me about the buzzsaw drone", ["chases one enemy"], []),
             ("is it any better than the spotter drone", ["marks enemies", "chases one enemy"], []),

@@ -211,6 +211,9 @@ OUT_OF_DOMAIN = ("other", "other")
 # An out-of-domain turn whose utterance names something no catalog has: most often a name the STT
 # misheard ("Canbryrcat"), so the coach asks again instead of saying it cannot help.
 UNHEARD = ("other", "unheard")
+# A remark off the game that asks nothing ("brb", "my cat walked on the keyboard"): a word back,
+# not "that's outside what I can help with".
+ASIDE = ("other", "aside")
 
 
 class PhiNarrations(_Model):
@@ -858,7 +861,11 @@ def _check_templates(pack: Pack, folder: Path) -> Iterator[PackError]:
     missing = [p for p in PARAGRAPH_TYPES if p not in t.paragraphs]
     if missing:
         yield PackError(f"{file}: entry 'paragraphs': missing paragraph type(s) {', '.join(missing)}")
-    pairs = {f"{e.intent}/{e.sub_intent}" for e in pack.phi} | {"/".join(OUT_OF_DOMAIN), "/".join(UNHEARD)}
+    pairs = {f"{e.intent}/{e.sub_intent}" for e in pack.phi} | {
+        "/".join(OUT_OF_DOMAIN),
+        "/".join(UNHEARD),
+        "/".join(ASIDE),
+    }
     for pair, variants in t.answers.items():
         if pair not in pairs:
             yield PackError(f"{file}: entry {'answers/' + pair!r}: not a Φ pair in phi.json")

@@ -155,13 +155,14 @@ RECIPES: dict[str, RecipeSpec] = {
                   "it (unlearnable_key)"),
         _spec("option_best",
               {"unit": "select", "swap_key": "key", "strongest": "literal", "unowned_key": "key",
-               "foe_key": "key", "kept_key": "key", "against_key": "key"},
+               "foe_key": "key", "kept_key": "key", "against_key": "key", "every": "literal"},
               ("unit",), ("@unit", "@options", "@option", "slot", "foe", "status"), picks=True,
               doc="an owned unit's options to run, one per slot, all usable (swap_key: one not equipped; "
                   "kept_key: every one already equipped); "
                   "`strongest`: its one strongest usable option ({option}; foe_key: against the "
                   "opponent's unit named, by the attribute matchup); unowned_key: a unit the "
-                  "player does not have, its catalog's last option per slot"),
+                  "player does not have, its catalog's last option per slot; `every`: every "
+                  "usable option, not one per slot (what the unit has unlocked)"),
         _spec("equipped", {"unit": "select", "slot": "select", "slot_key": "key", "team": "select",
                            "team_key": "key", "unused_key": "key", "unused_none_key": "key",
                            "which_key": "key"},

@@ -1003,12 +1003,15 @@ class IntentPrior:
             p, rule = self._only(self.greeting_pair), "who_are_you"
         elif STEPPING_AWAY.match(said) and ("smalltalk", "goodbye") in self.labels:
             p, rule = self._only(("smalltalk", "goodbye")), "stepping_away"
+        elif BACK_SOON.match(said) and OUT_OF_DOMAIN in self.labels:
+            p, rule = self._only(OUT_OF_DOMAIN), "back_soon"
         elif (
             self.now_pair is not None
             and VENTED.search(said)
-            and not _QUESTION_WORD.search(said)
+            and not QUESTION_WORD.search(said)
             and not ASKS_ADVICE.search(said)  # "I hate this map, any tips": the tips asked for
             and self.labels[int(p.argmax())][0] in ("teaching", "smalltalk", OUT_OF_DOMAIN[0])
+            and (self.labels[int(p.argmax())] != OUT_OF_DOMAIN or _VENTED_IN_WORDS.search(said) is not None)
         ):
             # "This game is rigged": heard (the vent lead), then the match's next step, not a basics tip.
             p, rule = self._only(self.now_pair), "vented"
@@ -2022,19 +2025,21 @@ OUR_TARGET = re.compile(
 )
 # "Ugh, I hate this map", "this is so frustrating": the player venting (English cue words; no
 # "man" or "lol": "man that round was close lol" is not a complaint).
-VENTED = re.compile(
-    r"^\W*(?:ugh+|argh+|ffs)\b|\b(?:i\s+hate|hating|frustrat\w*|so\s+annoy\w*|tilted|tilting|this\s+sucks|"
+_VENT_WORDS = (
+    r"\b(?:i\s+hate|hating|frustrat\w*|so\s+annoy\w*|tilted|tilting|this\s+sucks|"
     r"so\s+bad|brutal|we\s+are\s+cooked|were\s+cooked|getting\s+(?:farmed|stomped|rolled|destroyed)|rigged|"
     r"so\s+unfair|is\s+unfair|cheating|cheaters?)\b"
 )
+VENTED = re.compile(rf"^\W*(?:ugh+|argh+|ffs)\b|{_VENT_WORDS}")
+# Venting in words about the game, not only a sigh ("ugh my roommate is vacuuming" is off the game).
+_VENTED_IN_WORDS = re.compile(_VENT_WORDS)
 # Said to the coach, not asked of the game: who it is, or that the player steps away.
 WHO_ARE_YOU = re.compile(
     r"\b(?:are\s+you\s+(?:a\s+)?(?:bot|robot|real|human|an?\s+ai|ai|person)|who\s+are\s+you|what\s+are\s+you)\b"
 )
-STEPPING_AWAY = re.compile(
-    r"^\W*(?:brb|afk|be\s+right\s+back|gtg|g2g|got\s+to\s+go|one\s+sec(?:ond)?|hold\s+on"
-    r"|gg|ggs|gg\s+wp|good\s+game|good\s+games)\W*$"
-)
+STEPPING_AWAY = re.compile(r"^\W*(?:gtg|g2g|got\s+to\s+go|gg|ggs|gg\s+wp|good\s+game|good\s+games)\W*$")
+# "brb", "one sec": back in a moment, not leaving (a word back, not a goodbye).
+BACK_SOON = re.compile(r"^\W*(?:brb|afk|be\s+right\s+back|one\s+sec(?:ond)?|hold\s+on)\W*$")
 # "Any tips?", "how do I get better at this", "what should I focus on": the player asks for advice
 # as such (English cue words), so a general tip is an answer, not a stock line after one.
 ASKS_ADVICE = re.compile(
@@ -2231,8 +2236,8 @@ _OUTRANGED = re.compile(
 _OPTION_AGAINST = re.compile(
     r"\b(?:help|helps|good|any\s+good|worth|work|works|effective|use|using|do\s+anything)\b.*\b(?:against|on|vs|into)\b"
 )
-_QUESTION_WORD = re.compile(
-    r"\?|^\W*(?:(?:so|ok|okay|and|but|um|uh|like)\W+)*(?:what|who|how|which|why|when|where|should|can|could|is|are|"
+QUESTION_WORD = re.compile(
+    r"\?|^\W*(?:(?:so|ok|okay|and|but|um|uh|like)\W+)*(?:what|whats|who|whos|how|hows|which|why|when|where|should|can|could|is|are|"
     r"do|does)\b|\b(?:what|who|how|which|why)\s+(?:do|should|can)\b"
 )
 # "Who should I worry about", "what should Lorcan watch out for" (English cue words).

@@ -43,7 +43,7 @@ from voicecoach.domain.asked import KEEP_OR_BENCH, STAY_OR_GO
 from voicecoach.domain.effects import effect_question, option_effects
 from voicecoach.domain.english import english_counts
 from voicecoach.domain.entities import Mention, context_named, link_entities
-from voicecoach.domain.pack import OUT_OF_DOMAIN, UNHEARD, AnswerStep, Pack, PhiEntry
+from voicecoach.domain.pack import ASIDE, OUT_OF_DOMAIN, UNHEARD, AnswerStep, Pack, PhiEntry
 from voicecoach.domain.terms import Term, asked_term
 from voicecoach.domain.view import StateView
 from voicecoach.grounding.kernel import GroundingControl
@@ -59,6 +59,7 @@ from voicecoach.perception.prior import (
     CLAIMS_AHEAD,
     CLAIMS_BEHIND,
     FIRST_OF_THEIRS,
+    QUESTION_WORD,
     SITUATION,
     TOLD_GONE,
     VENTED,
@@ -169,12 +170,21 @@ def _worded_answer(t: RealizerTurn) -> None:
     about control maps, whichever tip pair was labelled), else its first; asked again, the next one
     no recent reply said."""
     pair = "/".join(UNHEARD) if t.unheard else f"{t.intent}/{t.sub_intent}"
+    aside = (
+        not t.unheard
+        and t.intent == OTHER
+        and "/".join(ASIDE) in t.pack.templates.answers
+        and "?" not in t.utterance
+        and QUESTION_WORD.search(normalise(t.utterance)) is None
+    )
+    if aside:
+        pair = "/".join(ASIDE)  # "brb grabbing a drink": nothing asked, a word back
     variants = t.pack.templates.answers.get(pair)
     if not variants:
         return
     fresh = next((i for i, v in enumerate(variants) if not any(v in r for r in t.recent)), 0)
     asked = _topic(t.utterance) | _here(t)
-    if not t.unheard and t.intent != "smalltalk" and asked:
+    if not t.unheard and not aside and t.intent != "smalltalk" and asked:
         # Off-topic as labelled, yet two words of a tip ("how does the weakness thing work, is it
         # just double"): that tip, not "outside what I can help with".
         kin = [
@@ -1884,7 +1894,9 @@ def _unled(text: str, lead: re.Match[str]) -> str:
 # A question that asks what, who, which, where or how ("so what moves does it have"), and a part of it
 # that asks yes or no after all ("what do you think, is Oakhorn good", "which is better, or is neither").
 _ASKS_WHAT = re.compile(
-    r"^\W*(?:(?:so|ok|okay|and|but|wait|um|uh|hey|yo)\W+)*(?:what|which|who|whose|where|how)\b"
+    # (after a thing named first: "Bexley's barrier, what does it block", not "is it good, or what")
+    r"^\W*(?:(?!(?:is|are|can|could|will|would|does|do|did|should|am|was|were|have|has)\b)[^,?.!]{1,60}[,.!]\s+)?"
+    r"(?:(?:so|ok|okay|and|but|wait|um|uh|hey|yo)\W+)*(?:what|whats|which|who|whos|whose|where|how|hows)\b"
     r"(?!\s+(?:about|if)\b)",
     re.IGNORECASE,
 )

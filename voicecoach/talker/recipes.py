@@ -985,7 +985,8 @@ def option_best(c: _Ctx) -> list[Line]:
     best: dict[str, str] = {}
     for oid in options:
         if view.option_usable(oid, uid):
-            best[_slot(c, oid) or oid] = oid  # a later one in the same slot replaces an earlier
+            # a later one in the same slot replaces an earlier (`every`: each one is said)
+            best[oid if c.inputs.get("every") else (_slot(c, oid) or oid)] = oid
     if not best:
         return []
     owned = view.unit(uid)
