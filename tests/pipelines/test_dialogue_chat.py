@@ -799,6 +799,10 @@ SESSIONS: dict[str, dict[str, list[tuple[str, list[str], list[str]]]]] = {
         "aside": [
             ("ugh my roommate is vacuuming right next to me", ["I'm here when you're ready"], ["outside"])
         ],
+        "fielded_countered": [  # one the player fields, by a nickname or bare, asked as the one countered
+            ("is ellie getting countered", ["Nadira", "your Elowen"], ["against Elowen"]),
+            ("what beats dumaka", ["your Dumaka"], ["against Dumaka"]),
+        ],
         "unlocked_items": [  # every item the hero has unlocked, not one per slot
             ("what has paxton got unlocked", ["Nailgun, Sentry Turret, Salvage and Tripwire Mine"], ["Yes"]),
         ],

@@ -233,12 +233,25 @@ def _fielded(c: _Ctx, uid: str, key: str | None) -> str | None:
     return fielded if fielded and uid in c.view.player_side() else key
 
 
+_COUNTERED_AFTER = re.compile(
+    r"^\s+(?:(?:is|are|gets?|getting|being)\s+)?(?:just\s+|totally\s+|hard\s+|getting\s+)*"
+    r"(?:countered|shut\s+down|outclassed)\b",
+    re.IGNORECASE,
+)
+
+
+_WHO_COUNTERS = re.compile(
+    r"\b(?:who|what|which\s+\w+)\s+(?:counters|beats|shuts\s+down|hard\s+counters)\s+$", re.IGNORECASE
+)
+
+
 def _threatened(c: _Ctx, m: Matchup, foes: list[str], theirs: list[str], mine: list[str]) -> list[Line]:
     """ "What beats my Dumaka?": the player's own unit, said as theirs ("my", "our") and fielded by
     no opponent, is not a foe to counter but the one to protect: the units that beat it, the ones
     the opponent fields first (`threat_key`)."""
     key, unit = c.inputs.get("threat_key"), foes[0]
-    said = re.search(rf"\b(?:my|our)\s+(?:\w+\s+)?{re.escape(c.name(unit))}\b", c.t.utterance, re.I)
+    spans = [m.span for m in link_entities(c.t.pack, c.t.utterance) if m.id == unit]  # by any name ("ellie")
+    said = any(re.search(r"\b(?:my|our)\s+(?:\w+\s+)?$", c.t.utterance[:a], re.I) for a, _ in spans)
     owned = {o.id for o in c.view.owned()}
     # "Is Lorcan good into them?": one the player fields, asked against their side, is theirs to
     # weigh even without "my" (the live state says whose it is).
@@ -246,6 +259,10 @@ def _threatened(c: _Ctx, m: Matchup, foes: list[str], theirs: list[str], mine: l
         (unit in mine and THEIR_SIDE.search(c.t.utterance) is not None)
         or (unit in owned and AGAINST_THEM.search(c.t.utterance) is not None)
         or (unit in mine and TAKING_HITS.search(normalise(c.t.utterance)) is not None)  # "Elowen keeps dying"
+        # "Is Elowen countered here": one the player fields, asked as the one countered
+        or (unit in mine and any(_COUNTERED_AFTER.match(c.t.utterance[b:]) for _, b in spans))
+        # "Who counters Elowen" of one the player fields: what beats the player's own
+        or (unit in mine and any(_WHO_COUNTERS.search(c.t.utterance[:a]) for a, _ in spans))
     )
     if not key or unit in theirs or (unit not in mine and unit not in owned) or not (said or against_them):
         return []
