@@ -32,6 +32,14 @@ SESSIONS: dict[str, dict[str, list[tuple[str, list[str], list[str]]]]] = {
             ("wait does grass beat water or the other way", ["double damage", "half damage back"], []),
         ],
         "team_size": [("how many pets can i bring into a fight", ["three to five"], ["Which creature"])],
+        "who_wins": [  # the winner named (or even), no "Yes" before it
+            (
+                "my galehawk vs their voltail, who would win",
+                ["Voltail has the edge on your Galehawk"],
+                ["Yes", "No,"],
+            ),
+            ("oakhorn against voltail, who wins", ["even fight"], []),
+        ],
         "aside": [  # a remark that asks nothing gets a word back, not "outside what I can help with"
             ("hang on the doorbell just rang", ["I'm here when you're ready"], ["outside", "Ask me about"]),
             ("afk", ["whenever you like"], ["good luck next time", "See you next time"]),  # said differently

@@ -51,6 +51,8 @@ STAY_OR_GO = re.compile(
     r"\bstays?(?:\s+in)?\s+or\s+(?:go|goes|leave|come\s+out|get\s+swapped(?:\s+out)?|sit(?:\s+out)?)\b",
     re.IGNORECASE,
 )
+# "Who wins", "who'd win", "who beats who": the fight between two asked for its winner.
+WHO_WINS = re.compile(r"\bwho(?:'d|\s+would|\s+will|s|'s)?\s+wins?\b|\bwho\s+beats\s+who\b", re.IGNORECASE)
 # Said after two units weighed ("Emberfox vs Pyrowl, which is better"): a pick between them, and
 # neither is the opponent ("who wins" asks for the fight).
 WHICH_BETTER = re.compile(

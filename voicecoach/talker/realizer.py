@@ -39,7 +39,7 @@ from string import Formatter
 from typing import Any
 
 from voicecoach.core.state import Inventory, LiveState
-from voicecoach.domain.asked import KEEP_OR_BENCH, STAY_OR_GO
+from voicecoach.domain.asked import KEEP_OR_BENCH, STAY_OR_GO, WHO_WINS
 from voicecoach.domain.effects import effect_question, option_effects
 from voicecoach.domain.english import english_counts
 from voicecoach.domain.entities import Mention, context_named, link_entities
@@ -1779,7 +1779,7 @@ def _compose(t: RealizerTurn, max_words: int, max_sentences: int, lead: str | No
         return _hedged(t.pack, text, lead) if lead else text
     spoken = [text for _, _, text in sorted(chosen)]
     spoken[0] = _verdict_for(t.utterance, spoken[0])
-    if _ASKS_WHAT.match(t.utterance) and not _ALSO_YES_NO.search(t.utterance):
+    if _asks_what(t.utterance):
         # "What's the difference between Pyrowl and Emberfox": "Pyrowl isn't in your roster yet"
         # within the answer, not "No, ..." (no yes or no was asked)
         spoken[1:] = [_without_verdict(text) for text in spoken[1:]]
@@ -1871,7 +1871,7 @@ def _verdict_for(utterance: str, first: str) -> str:
         return {"Yes": "No", "No": "Right"}[verdict[1]] + first[verdict.end() :]
     either = STAY_OR_GO.search(utterance) or (KEEP_OR_BENCH.search(utterance) and _OR_OUT.search(utterance))
     lead = re.match(r"(?:Yes|No|Not really)\b", first) if either else verdict
-    if lead is not None and (either or (_ASKS_WHAT.match(utterance) and not _ALSO_YES_NO.search(utterance))):
+    if lead is not None and (either or _asks_what(utterance)):
         # "What moves does Pyrowl have" - "Pyrowl isn't in your roster yet", not "No, ...": a
         # question that asks what gets no yes or no; nor does "should Elowen stay or go"
         return _unled(first, lead)
@@ -1901,6 +1901,16 @@ _ASKS_WHAT = re.compile(
     re.IGNORECASE,
 )
 _OR_OUT = re.compile(r"\bor\s+(?:swap|bench|drop|sit|take|pull|replace)\b", re.IGNORECASE)
+
+
+def _asks_what(utterance: str) -> bool:
+    """A question that asks what / which / who ("Emberfox vs Briarcat, who wins") and no yes or no
+    beside it: its answer opens with no "Yes," or "No,"."""
+    return (
+        _ASKS_WHAT.match(utterance) is not None or WHO_WINS.search(utterance) is not None
+    ) and _ALSO_YES_NO.search(utterance) is None
+
+
 _ALSO_YES_NO = re.compile(
     r"[,;?]\s*(?:and\s+|but\s+|or\s+)?(?:is|are|can|could|will|would|does|do|did|should|am|was|were|have|has)\b"
     r"|\b(?:right|yes\s+or\s+no|or\s+not)\W*$",

@@ -32,7 +32,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from voicecoach.core.state import get_field
-from voicecoach.domain.asked import ASKED_BAD, KEEP_OR_BENCH, STAY_OR_GO, YES_NO, shapes
+from voicecoach.domain.asked import ASKED_BAD, KEEP_OR_BENCH, STAY_OR_GO, WHO_WINS, YES_NO, shapes
 from voicecoach.domain.catalog import Matchup
 from voicecoach.domain.effects import for_own_side
 from voicecoach.domain.entities import link_entities
@@ -402,7 +402,6 @@ _BEATEN_BY = re.compile(
 
 
 _VERSUS = re.compile(r"^\s*(?:vs\.?|versus|v|against)\s+(?:their\s+|the\s+)?$", re.IGNORECASE)
-_WHO_WINS = re.compile(r"\bwho(?:'d|\s+would|\s+will|s|'s)?\s+wins?\b|\bwho\s+beats\s+who\b", re.IGNORECASE)
 
 
 def _asks_one_beats_other(c: _Ctx) -> tuple[str, str] | None:
@@ -415,11 +414,11 @@ def _asks_one_beats_other(c: _Ctx) -> tuple[str, str] | None:
     for one, other in zip(units, units[1:], strict=False):
         # "Tamsin, but doesn't their Brannoc counter Tamsin": the question is its own clause.
         clause = re.split(r"[,;.?!]", text[: one.span[0]])[-1]
-        if one.id == other.id or not (YES_NO.match(clause) or claim or _WHO_WINS.search(text)):
+        if one.id == other.id or not (YES_NO.match(clause) or claim or WHO_WINS.search(text)):
             continue
         between = text[one.span[1] : other.span[0]]
         hypothetical = not c.view.owns(one.id) and one.id not in c.view.opponent_side()
-        if _VERSUS.match(between) and _WHO_WINS.search(text) and hypothetical:
+        if _VERSUS.match(between) and WHO_WINS.search(text) and hypothetical:
             # "Kasimir vs Quillon, who wins" of one nobody fields (the head-to-head of two in play is
             # the matchup's own answer): whether the first beats the second
             return one.id, other.id
@@ -1340,7 +1339,8 @@ def _edge_verdict(c: _Ctx, m: Matchup, uid: str, others: list[str], threat: bool
     threaten it (the threat words; `threat`: an attack asked of, said only with them), or does the
     player's win. By who hits the other harder (edge_key: the player's; foe_edge_key: theirs;
     even_key: neither)."""
-    asked = "yes_no" in shapes(c.t.utterance)
+    # (or "who wins": the same edge, its yes or no dropped for a question that asks who)
+    asked = "yes_no" in shapes(c.t.utterance) or WHO_WINS.search(c.t.utterance) is not None
     if len(others) != 1 or not c.view.owns(uid) or not asked:
         return []
     if m.between[0] != m.between[1] or not c.inputs.get("edge_key"):
