@@ -807,6 +807,13 @@ SESSIONS: dict[str, dict[str, list[tuple[str, list[str], list[str]]]]] = {
         "aside": [
             ("ugh my roommate is vacuuming right next to me", ["I'm here when you're ready"], ["outside"])
         ],
+        "closest_comp": [  # one hero short: the one unlocking soonest (Bexley at 11, not Galen at 21)
+            (
+                "any of the known comps i can field yet",
+                ["all 10", "Steady Fire is closest, missing Bexley"],
+                [],
+            ),
+        ],
         "fielded_countered": [  # one the player fields, by a nickname or bare, asked as the one countered
             ("is ellie getting countered", ["Nadira", "your Elowen"], ["against Elowen"]),
             ("what beats dumaka", ["your Dumaka"], ["against Dumaka"]),

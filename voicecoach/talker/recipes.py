@@ -1106,6 +1106,25 @@ def list_owned(c: _Ctx) -> list[Line]:
     return c.line(c.step.key, some, count=len(ids), **{"@units": c.names(some)})
 
 
+def _distance(c: _Ctx, group_id: str) -> tuple[int, int, str]:
+    """How far the player is from fielding a group: the members they lack, then how many account
+    levels the nearest to unlock still needs (Steady Fire lacking a level-11 hero is nearer than
+    Anvil Front lacking a level-21 one), then the id."""
+    view, state = c.view, c.t.state
+    lacking = [u for u in view.members(group_id) if not view.owns(u)]
+    gap = 0
+    for uid in lacking:
+        entity = c.catalog.get(view.unit_kind, uid)
+        unlock = entity.value("unlock") if entity is not None else None
+        gates = c.schema.kinds[view.unit_kind].gate
+        for field, value in unlock.items() if isinstance(unlock, dict) else []:
+            gate = gates.get(field)
+            have = get_field(state, gate.state) if gate is not None and "." in gate.state else None
+            if isinstance(value, int) and isinstance(have, int):
+                gap += max(0, value - have)
+    return len(lacking), gap, group_id
+
+
 def groups_fieldable(c: _Ctx) -> list[Line]:
     """A group the player can field with usable units, not the one the last reply gave (key); else
     the closest one and the units it lacks (none_key)."""
@@ -1126,21 +1145,25 @@ def groups_fieldable(c: _Ctx) -> list[Line]:
         # "Which lineups am I missing pieces for?": the ones the player cannot complete come first.
         lacking = [g for g in groups if any(not view.owns(u) for u in view.members(g))]
         if lacking:
-            closest = min(lacking, key=lambda g: (sum(not view.owns(u) for u in view.members(g)), g))
+            closest = min(lacking, key=lambda g: _distance(c, g))
             missing = [u for u in view.members(closest) if not view.owns(u)]
+            count = f"all {len(lacking)}" if len(lacking) == len(groups) else len(lacking)
             return c.line(c.inputs["missing_key"], **{"@group": c.name(closest)}, missing=c.names(missing),
-                          count=len(lacking))  # fmt: skip
+                          count=count)  # fmt: skip
     if fresh:
         gid = fresh[c.t.turn_index % len(fresh)]
         return c.line(c.step.key, [gid], **{"@group": c.name(gid)})
     incomplete = [g for g in groups if any(not view.owns(u) for u in view.members(g))]
     if not incomplete or fieldable:
         return []
-    closest = min(incomplete, key=lambda g: (sum(not view.owns(u) for u in view.members(g)), g))
+    closest = min(incomplete, key=lambda g: _distance(c, g))
     missing = [u for u in view.members(closest) if not view.owns(u)]
     key = c.inputs.get("missing_key") if len(incomplete) > 1 and c.inputs.get("missing_key") else None
+    count = (
+        f"all {len(incomplete)}" if len(incomplete) == len(groups) else len(incomplete)
+    )  # "can't complete all 10"
     return c.line(key or c.step.none_key, **{"@group": c.name(closest)}, missing=c.names(missing),
-                  count=len(incomplete))  # fmt: skip
+                  count=count)  # fmt: skip
 
 
 def rating(c: _Ctx) -> list[Line]:
