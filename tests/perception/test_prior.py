@@ -596,6 +596,11 @@ def test_what_to_field_unnamed_is_a_whole_team(prior: IntentPrior) -> None:
     assert prior.predict("what should i run against voltail").rule != "build_team"  # one named: its counter
 
 
+def test_a_team_named_then_rate_it_is_rated(prior: IntentPrior) -> None:
+    said = prior.predict("so im thinking sparkwing hexmoth and granitusk, grade that")
+    assert (said.intent, said.sub_intent, said.rule) == ("lineup", "rate_team", "rate_named"), said
+
+
 def test_two_named_then_who_goes_first_is_a_pick_between_them(prior: IntentPrior) -> None:
     for text in (
         "between sparkwing and galehawk who starts",

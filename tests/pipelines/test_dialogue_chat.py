@@ -32,6 +32,13 @@ SESSIONS: dict[str, dict[str, list[tuple[str, list[str], list[str]]]]] = {
             ("wait does grass beat water or the other way", ["double damage", "half damage back"], []),
         ],
         "team_size": [("how many pets can i bring into a fight", ["three to five"], ["Which creature"])],
+        "rate_named": [  # three named and rated: one rating of them together, not one per pair
+            (
+                "rate sparkwing hexmoth and granitusk",
+                ["Sparkwing, Hexmoth and Granitusk"],
+                ["Sparkwing and Hexmoth"],
+            ),
+        ],
         "who_wins": [  # the winner named (or even), no "Yes" before it
             (
                 "my galehawk vs their voltail, who would win",

@@ -800,7 +800,7 @@ _PAIR = re.compile(r"^\s*(?:or|and)\s*$", re.IGNORECASE)
 _TOGETHER = re.compile(
     r"\b(?:team|teams|together|pair|pairs|combo|synergy|synergize|around|with|vs|versus|"
     r"compare|between|both|either|neither|one of|instead|for|swap|replace|over|into|out|wins?|winner|"
-    r"beats?|stronger|weaker|first|focus|target|kill|go\s+after)\b",
+    r"beats?|stronger|weaker|first|focus|target|kill|go\s+after|rate|rating|score|grade)\b",
     re.IGNORECASE,
 )
 # "Lumifawn and Hexmoth, which does better?" compares ("or": `prior.offered`, a choice).

@@ -598,6 +598,17 @@ class IntentPrior:
         )
         self._team_word = re.compile(rf"\b(?:{teams}|teams|all|together|with)\b")
         unit_kind = pack.catalog.schema.kind("unit")
+        # "Rate Emberfox, Oakhorn and Galehawk": the pair that rates the units named, as a team.
+        named_three = " and ".join([kind_token(unit_kind or "")] * 3)
+        rated = self._labelled(f"rate {named_three}") if unit_kind else None
+        self.rate_named_pair = next(
+            (
+                (e.intent, e.sub_intent)
+                for e in pack.phi
+                if (e.intent, e.sub_intent) == rated and _opening(e) in _RATES
+            ),
+            None,
+        )
         # The pairs that describe one unit (pet: creature/info), one option (skill/explain), and
         # the match's score (match/score_check).
         self.info_pair = _fact_pair(pack, self.labels, kind=unit_kind)
@@ -1509,6 +1520,13 @@ class IntentPrior:
         elif self.roster_pair is not None and self._roster.search(abstracted) and not named:
             # "What heroes do I even have?": the player's units listed, not one of them.
             p, rule = self._only(self.roster_pair), "roster"
+        elif (
+            self.rate_named_pair is not None
+            and _RATE_THEM.search(abstracted)
+            and abstracted.split().count(kind_token(unit or "")) >= 2
+        ):
+            # "Thinking Emberfox, Oakhorn, Galehawk next round. Rate it": the team just named, rated.
+            p, rule = self._only(self.rate_named_pair), "rate_named"
         elif self.evaluate_pair is not None and asks_members(self.pack, text):
             # "Who's in my team right now", "are those both in my lineup": who the player fields
             # (the evaluate pair's answer says it first), not a unit's lineup elsewhere.
@@ -2455,6 +2473,7 @@ _WHAT_TO_RUN = re.compile(
     r"\bwhat\s+(?:(?:should|do|can|would)\s+(?:i|we)\s+|to\s+|(?:i|we)\s+should\s+)(?:run|field|bring)\b"
 )
 _THEM = re.compile(r"\b(?:them|they|theyre|their|these\s+guys|those\s+guys)\b")
+_RATE_THEM = re.compile(r"\b(?:rate|grade|score)\s+(?:it|that|this|them|those|these|the\s+team|my\s+team)\b")
 # "Between A and B, who goes first", "I got A and B, who leads": the two said, then the pick asked.
 _BETWEEN = re.compile(r"\bbetween\s+(?:my\s+|the\s+)?$", re.I)
 _THEN_PICK = re.compile(
