@@ -596,6 +596,11 @@ def test_what_to_field_unnamed_is_a_whole_team(prior: IntentPrior) -> None:
     assert prior.predict("what should i run against voltail").rule != "build_team"  # one named: its counter
 
 
+def test_which_one_to_add_is_one_more_not_a_swap(prior: IntentPrior) -> None:
+    assert prior.predict("ok so which one should we add").rule == "add_one"
+    assert prior.predict("which one should i add instead of oakhorn").rule != "add_one"
+
+
 def test_a_team_named_then_rate_it_is_rated(prior: IntentPrior) -> None:
     said = prior.predict("so im thinking sparkwing hexmoth and granitusk, grade that")
     assert (said.intent, said.sub_intent, said.rule) == ("lineup", "rate_team", "rate_named"), said

@@ -2203,6 +2203,8 @@ _NEXT_UNLOCK = re.compile(
 _ADD_ONE = re.compile(
     r"\badd\s+(?:someone|somebody|anyone|another|one\s+more|a\s+(?:fourth|fifth|4th|5th|third))\b"
     r"|\b(?:room|space|slot)\s+for\s+(?:one\s+)?more\b"
+    # "which one would you add", "who do I add": one more, not one swapped for another
+    r"|\b(?:which|who|whom)\s+(?:one\s+)?(?:would|should|do|can)\s+(?:you|i|we)\s+add\b(?!.*\b(?:instead|for|over)\b)"
 )
 _HERE = re.compile(r"\b(?:here|this\s+one)\s*$|\bhere\b(?!\s+(?:is|are|s)\b)")
 _ENOUGH = r"\b(?:levell?ed|high)\s+(?:up\s+)?enough\b|\b(?:under|over)\s*levell?ed\b|\benough\s+levels?\b"

@@ -59,7 +59,6 @@ from voicecoach.perception.prior import (
     CLAIMS_AHEAD,
     CLAIMS_BEHIND,
     FIRST_OF_THEIRS,
-    QUESTION_WORD,
     SITUATION,
     TOLD_GONE,
     VENTED,
@@ -163,6 +162,15 @@ def _rare(pack: Pack, asked: set[str]) -> bool:
     return any(sum(w in words for words in said) <= 2 for w in asked if any(w in words for words in said))
 
 
+# A question anywhere in a remark ("yo coach whats ur favourite pet", "can you turn it down"):
+# asked, so not an aside (English cue words).
+_ASKS_ANYTHING = re.compile(
+    r"\?|\b(?:what|whats|who|whos|how|hows|why|which|when|where|wheres)\b"
+    r"|\b(?:can|could|would|will|do|does|did|are|is|should)\s+(?:you|u|i|we|it|they)\b",
+    re.IGNORECASE,
+)
+
+
 def _worded_answer(t: RealizerTurn) -> None:
     """The answer of a pair the pack words itself (templates.json `answers`: a tip, a greeting, the
     out-of-domain reply, "say that name again" for a name no catalog has): the wording of the pair's
@@ -174,8 +182,7 @@ def _worded_answer(t: RealizerTurn) -> None:
         not t.unheard
         and t.intent == OTHER
         and "/".join(ASIDE) in t.pack.templates.answers
-        and "?" not in t.utterance
-        and QUESTION_WORD.search(normalise(t.utterance)) is None
+        and _ASKS_ANYTHING.search(t.utterance) is None
     )
     if aside:
         pair = "/".join(ASIDE)  # "brb grabbing a drink": nothing asked, a word back
