@@ -21,6 +21,7 @@ from voicecoach.core.state import (
     FactSlots,
     Inventory,
     LiveState,
+    MatchState,
     OwnedCreature,
     OwnedEntity,
     SessionHistory,
@@ -538,6 +539,23 @@ def test_an_offer_about_a_unit_the_player_does_not_own_is_held_back() -> None:
         state = LiveState(ic=ic, fs=FactSlots(inventory=inventory))
         control, _ = interact(state, mini_pack(), "knowledge-qa", 0, 3, candidates=pool)
         assert control.guidance is not None and control.guidance.candidate_id == want, owned
+
+
+def test_an_offer_about_a_unit_on_the_wrong_side_is_held_back() -> None:
+    """'Want me to check how that matches up against your opponent?' of one the opponent fields,
+    'which of your heroes counter them?' of one the player fields: offers that make no sense."""
+    vs_them = cand("fu_vs_them", p=1.0).model_copy(update={"not_theirs": ["ic.focus_creature"]})
+    counter_it = cand("fu_counter_it", p=1.0).model_copy(update={"not_mine": ["ic.focus_creature"]})
+    for offer, side in ((vs_them, "opponent_lineup"), (counter_it, "player_lineup")):
+        pool = [offer, cand("fu_any", p=1.0, w=1e-9)]
+        for fielded, want in ((["c1"], "fu_any"), (["c2"], offer.id)):
+            match = MatchState(round=1, **{side: fielded})
+            ic = LiveState().ic.model_copy(update={"focus_creature": "c1", "match": match})
+            state = LiveState(
+                ic=ic, fs=FactSlots(inventory=Inventory(owned=[OwnedCreature(creature_id="c1")]))
+            )
+            control, _ = interact(state, mini_pack(), "knowledge-qa", 0, 3, candidates=pool)
+            assert control.guidance is not None and control.guidance.candidate_id == want, (offer.id, fielded)
 
 
 def test_a_follow_up_the_turns_answer_covers_is_held_back() -> None:

@@ -131,6 +131,14 @@ class W3Candidate(_Model):
     owned: list[str] = Field(
         default_factory=list, description="decision-field paths naming a unit the player must own"
     )
+    # "Want me to check how that matches up against your opponent?" of one the opponent fields, or
+    # "which of your heroes counter them?" of one the player fields, offers nonsense.
+    not_theirs: list[str] = Field(
+        default_factory=list, description="decision-field paths naming a unit the opponent must not field"
+    )
+    not_mine: list[str] = Field(
+        default_factory=list, description="decision-field paths naming a unit the player must not field"
+    )
     # "Curious what it evolves into?" about a creature at its last stage offers nothing.
     advances: list[str] = Field(
         default_factory=list, description="decision-field paths naming a unit that must have a later tier"

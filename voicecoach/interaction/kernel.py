@@ -295,6 +295,14 @@ def _with_requires(
             unit = get_field(state, path)
             if view is not None and isinstance(unit, str) and not view.owns(unit):
                 return f"{unit} is not the player's"
+        for paths, side, whose in (
+            (c.not_theirs, "opponent_side", "theirs"),
+            (c.not_mine, "player_side", "yours"),
+        ):
+            for path in paths:
+                unit = get_field(state, path)
+                if view is not None and isinstance(unit, str) and unit in getattr(view, side)():
+                    return f"{unit} is {whose} on the field"
         for path in c.advances:
             unit = get_field(state, path)
             if view is not None and isinstance(unit, str) and not _has_later_tier(view, unit):
