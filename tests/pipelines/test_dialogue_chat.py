@@ -32,6 +32,11 @@ SESSIONS: dict[str, dict[str, list[tuple[str, list[str], list[str]]]]] = {
             ("wait does grass beat water or the other way", ["double damage", "half damage back"], []),
         ],
         "team_size": [("how many pets can i bring into a fight", ["three to five"], ["Which creature"])],
+        "it_learns": [  # "it" learns: the creature just asked about, not a type the reply named
+            ("is the glowing fawn worth using yet", ["Lumifawn"], []),
+            ("what does it get at stage 2", ["Sanctuary"], ["Which creature", "electric"]),
+        ],
+        "who_leads": [("ok who should go first for us", ["go with"], ["Train", "up front"])],
         "rate_named": [  # three named and rated: one rating of them together, not one per pair
             (
                 "rate sparkwing hexmoth and granitusk",

@@ -598,6 +598,8 @@ class IntentPrior:
         )
         self._team_word = re.compile(rf"\b(?:{teams}|teams|all|together|with)\b")
         unit_kind = pack.catalog.schema.kind("unit")
+        # "Who should I lead with": the pair the model gives the plainest way to ask it.
+        self.lead_pair = self._labelled("who should i lead with") if unit_kind else None
         # "Rate Emberfox, Oakhorn and Galehawk": the pair that rates the units named, as a team.
         named_three = " and ".join([kind_token(unit_kind or "")] * 3)
         rated = self._labelled(f"rate {named_three}") if unit_kind else None
@@ -1520,6 +1522,15 @@ class IntentPrior:
         elif self.roster_pair is not None and self._roster.search(abstracted) and not named:
             # "What heroes do I even have?": the player's units listed, not one of them.
             p, rule = self._only(self.roster_pair), "roster"
+        elif (
+            self.lead_pair is not None
+            and not named
+            and _WHO_LEADS.search(abstracted)
+            and self.labels[int(p.argmax())][0] in ("teaching", "inventory", OUT_OF_DOMAIN[0])
+        ):
+            # "Who should lead for us", "who goes first for us": the pick to open with, not a tip on
+            # positioning nor whom to train first.
+            p, rule = self._only(self.lead_pair), "who_leads"
         elif (
             self.rate_named_pair is not None
             and _RATE_THEM.search(abstracted)
@@ -2475,6 +2486,10 @@ _WHAT_TO_RUN = re.compile(
     r"\bwhat\s+(?:(?:should|do|can|would)\s+(?:i|we)\s+|to\s+|(?:i|we)\s+should\s+)(?:run|field|bring)\b"
 )
 _THEM = re.compile(r"\b(?:them|they|theyre|their|these\s+guys|those\s+guys)\b")
+_WHO_LEADS = re.compile(
+    r"\b(?:who|which\s+one)\s+(?:should\s+|do\s+we\s+|do\s+i\s+)?(?:leads?|lead\s+with|goes\s+first|go\s+first|opens?|"
+    r"open\s+with|starts?|start\s+with)\b"
+)
 _RATE_THEM = re.compile(r"\b(?:rate|grade|score)\s+(?:it|that|this|them|those|these|the\s+team|my\s+team)\b")
 # "Between A and B, who goes first", "I got A and B, who leads": the two said, then the pick asked.
 _BETWEEN = re.compile(r"\bbetween\s+(?:my\s+|the\s+)?$", re.I)

@@ -402,6 +402,10 @@ _COMPARED = re.compile(
 )
 
 
+# Verbs a unit does to its options, with "it" as their subject ("it learns", "it gets").
+_UNIT_DOES = frozenset({"learn", "learns", "cast", "casts", "get", "gets"})
+
+
 def _wanted(
     kinds: _Kinds, match: re.Match[str], before: str, after: str, text: str, named: set[EntityKind]
 ) -> list[EntityKind]:
@@ -411,6 +415,9 @@ def _wanted(
         return [k for k in kinds.order if noun.lower() in kinds.nouns[k]]
     if match.group(0).lower() in ("that one", "this one"):
         return list(kinds.order)
+    if kinds.unit is not None and _word_after(after) in _UNIT_DOES and match["it"]:
+        # "what does it learn at stage 2": "it" learns, casts, gets: the unit, not an option
+        return [kinds.unit, *(k for k in kinds.order if k != kinds.unit)]
     cues = {_word_before(before), _word_after(after)}
     two = " ".join(re.findall(r"[a-z']+", before.lower())[-2:])
     cues.add(two)
