@@ -819,6 +819,11 @@ SESSIONS: dict[str, dict[str, list[tuple[str, list[str], list[str]]]]] = {
         "aside": [
             ("ugh my roommate is vacuuming right next to me", ["I'm here when you're ready"], ["outside"])
         ],
+        "topic_first": [  # "what about X, <question about her>": the question, about X
+            ("is paxton any good here", ["Paxton"], []),
+            ("ok and what about bexley, when do i unlock her", ["account level 11"], ["Paxton"]),
+        ],
+        "situation": [("so whats our situation", ["0 to 1"], ["outside"])],
         "closest_comp": [  # one hero short: the one unlocking soonest (Bexley at 11, not Galen at 21)
             (
                 "any of the known comps i can field yet",

@@ -1052,6 +1052,18 @@ def read_turn(pack: Pack, state: LiveState | None, text: str, history: Sequence[
         last_first, last_second = split_questions(sentences[-1])
         if last_second is not None:
             text, first, second = sentences[-1], last_first, last_second
+    topic = _FOLLOW_UP.match(first) if second is not None else None
+    if (
+        topic is not None
+        and second is not None
+        and _short(pack, topic["rest"])
+        and _UNRESOLVED.search(second)
+    ):
+        # "What about Bex, can I get her soon": the name is the topic of the question after it, not
+        # the last question asked again.
+        reading = _read_one(pack, state, second, [*history, Exchange(topic["rest"], "")])
+        return Reading(reading.text, (f"topic first: {topic['rest']}", *reading.resolved), ask=reading.ask,
+                       pending=reading.pending)  # fmt: skip
     if second is None and not (
         history and _short_choice(pack, _correct(pack, Sides(pack, state), text, history)[0])
     ):

@@ -1992,7 +1992,7 @@ SMALL_TALK = re.compile(
 )
 # "What's the deal", "where are we at", "catch me up", "what's the situation" (English cue words).
 SITUATION = re.compile(
-    r"\bwhats?\s+(?:the\s+)?(?:deal|situation|state\s+of\s+play|story|score\s+situation)\s*(?:here|now|rn)?\s*$"
+    r"\bwhats?\s+(?:the\s+|our\s+|my\s+)?(?:deal|situation|state\s+of\s+play|story|score\s+situation)\s*(?:here|now|rn|like)?\s*$"
     r"|\bwhere\s+are\s+we\s+at\b|\bcatch\s+me\s+up\b|\bwhats\s+going\s+on\s*(?:here|now|rn)?\s*$"
     r"|\bhow\s+are\s+we\s+doing\b|\bhow\s+am\s+i\s+doing\b|\bhow\s+(?:are\s+we|am\s+i)\s+looking\b"
     r"|\b(?:am\s+i|are\s+we)\s+doing\s+(?:ok|okay|alright|all\s+right|fine|well|good)\b"
