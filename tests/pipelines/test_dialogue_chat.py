@@ -32,6 +32,9 @@ SESSIONS: dict[str, dict[str, list[tuple[str, list[str], list[str]]]]] = {
             ("wait does grass beat water or the other way", ["double damage", "half damage back"], []),
         ],
         "team_size": [("how many pets can i bring into a fight", ["three to five"], ["Which creature"])],
+        "trouble_told": [  # the trouble told gets the fix after the fact
+            ("ugh my fox keeps getting destroyed by their turtle", ["double damage", "bring Oakhorn"], []),
+        ],
         "it_learns": [  # "it" learns: the creature just asked about, not a type the reply named
             ("is the glowing fawn worth using yet", ["Lumifawn"], []),
             ("what does it get at stage 2", ["Sanctuary"], ["Which creature", "electric"]),

@@ -1268,7 +1268,11 @@ def matchup_status(c: _Ctx) -> list[Line]:
         # "Voltail is gonna wreck Sparkwing", "does anything of theirs hit my Tidefang hard": theirs
         # attacking the player's, not the reverse; against several, every one that hits it hard.
         lines = _edge_verdict(c, m, uid, others, threat=True) + _taken_lines(c, m, uid, others, asked=True)
-        return lines + (_instead(c, m, uid, others) if _ASKS_HELP.search(c.t.utterance) else [])
+        # (asked for help, or the trouble told: "my fox is getting wrecked by it" wants the fix too)
+        # (a "why" wants the cause alone)
+        told = TAKING_HITS.search(normalise(c.t.utterance)) and not re.search(r"\bwhy\b", c.t.utterance, re.I)
+        trouble = _ASKS_HELP.search(c.t.utterance) or told
+        return lines + (_instead(c, m, uid, others) if trouble else [])
     if not others or _GOOD_FOR.search(c.t.utterance):
         return _hits(c, m, uid)  # "what's Tidefang good against?": what it beats, no one named
     # Against several (their side), the one it fares best against is the useful fact.
