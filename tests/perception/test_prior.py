@@ -591,6 +591,7 @@ def test_what_to_field_unnamed_is_a_whole_team(prior: IntentPrior) -> None:
     for text in ("honestly just tell me what to field", "ok what do we bring this round"):
         said = prior.predict(text)
         assert (said.intent, said.sub_intent) == ("lineup", "build"), (text, said)
+    assert prior.predict("i feel like going aggro, what do i run").rule != "what_to_run"  # that style's team
     said = prior.predict("ugh they are all over us, what should we field for this round")
     assert (said.intent, said.sub_intent) == ("lineup", "counter"), said
     assert prior.predict("what should i run against voltail").rule != "build_team"  # one named: its counter

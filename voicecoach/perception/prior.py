@@ -1496,9 +1496,10 @@ class IntentPrior:
             self.build_pair is not None
             and _WHAT_TO_RUN.search(abstracted)
             and not named
-            and not any(
-                m.kind in self._type_kinds for m in mentions
-            )  # "... an electric one, what do I bring"
+            # a type ("... an electric one, what do I bring") or a style ("I want to play aggro, what
+            # should I run") named: the question about that
+            and not any(m.kind in self._type_kinds for m in mentions)
+            and not self._style_word.search(abstracted)
             and self.labels[int(p.argmax())]
             not in (self.build_pair, self.team_counter_pair, self.counter_pair)
         ):
