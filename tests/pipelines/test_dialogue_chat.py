@@ -35,6 +35,9 @@ SESSIONS: dict[str, dict[str, list[tuple[str, list[str], list[str]]]]] = {
         "trouble_told": [  # the trouble told gets the fix after the fact
             ("ugh my fox keeps getting destroyed by their turtle", ["double damage", "bring Oakhorn"], []),
         ],
+        "trouble_no_edge": [  # none of theirs hits it hard: no swap out of a matchup it does not lose
+            ("my sparkwing keeps getting killed every round", ["harder than normal"], ["take Sparkwing out"]),
+        ],
         "it_learns": [  # "it" learns: the creature just asked about, not a type the reply named
             ("is the glowing fawn worth using yet", ["Lumifawn"], []),
             ("what does it get at stage 2", ["Sanctuary"], ["Which creature", "electric"]),

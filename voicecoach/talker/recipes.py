@@ -1212,8 +1212,8 @@ def _instead(c: _Ctx, m: Matchup, uid: str, foes: list[str]) -> list[Line]:
     (instead_key, with the replaced one as {other})."""
     key = c.inputs.get("instead_key")
     foe = max(foes, key=lambda f: (multiplier(c.catalog, m, f, uid), -foes.index(f)), default=None)
-    if not key or foe is None:
-        return []
+    if not key or foe is None or multiplier(c.catalog, m, foe, uid) <= m.default:
+        return []  # (none of them hits it hard: no matchup to swap out of)
     best = [u for u in c.t.fresh_first(sorted(o.id for o in c.view.owned())) if u != uid and c.usable(u)]
     best = [u for u in best if multiplier(c.catalog, m, u, foe) > m.default]
     if not best:
