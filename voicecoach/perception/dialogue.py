@@ -692,7 +692,7 @@ _COMPARES = re.compile(
     r"\b(?:better|worse|stronger|weaker|difference|different|differ|compare|compared|vs|versus)\b",
     re.IGNORECASE,
 )
-_DIFFERENCE = re.compile(r"\b(?:difference|different|differ)\b", re.IGNORECASE)
+_DIFFERS = re.compile(r"\b(?:difference|different|differ)\b", re.IGNORECASE)
 
 
 def _options(pack: Pack, text: str) -> list[str]:
@@ -718,9 +718,7 @@ def _compared(pack: Pack, text: str, history: Sequence[Exchange]) -> tuple[str, 
         return text, []
     a, b = (display(pack, option, o) for o in pair)
     asked = (
-        f"what's the difference between {a} and {b}"
-        if _DIFFERENCE.search(text)
-        else f"is {a} better than {b}"
+        f"what's the difference between {a} and {b}" if _DIFFERS.search(text) else f"is {a} better than {b}"
     )
     return asked, [f"compared with the last one: {a} and {b}"]
 

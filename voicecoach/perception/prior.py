@@ -1021,7 +1021,7 @@ class IntentPrior:
         elif (
             self.now_pair is not None
             and VENTED.search(said)
-            and not QUESTION_WORD.search(said)
+            and not _QUESTION_WORD.search(said)
             and not ASKS_ADVICE.search(said)  # "I hate this map, any tips": the tips asked for
             and self.labels[int(p.argmax())][0] in ("teaching", "smalltalk", OUT_OF_DOMAIN[0])
             and (self.labels[int(p.argmax())] != OUT_OF_DOMAIN or _VENTED_IN_WORDS.search(said) is not None)
@@ -2268,7 +2268,7 @@ _OUTRANGED = re.compile(
 _OPTION_AGAINST = re.compile(
     r"\b(?:help|helps|good|any\s+good|worth|work|works|effective|use|using|do\s+anything)\b.*\b(?:against|on|vs|into)\b"
 )
-QUESTION_WORD = re.compile(
+_QUESTION_WORD = re.compile(
     r"\?|^\W*(?:(?:so|ok|okay|and|but|um|uh|like)\W+)*(?:what|whats|who|whos|how|hows|which|why|when|where|should|can|could|is|are|"
     r"do|does)\b|\b(?:what|who|how|which|why)\s+(?:do|should|can)\b"
 )

@@ -74,7 +74,7 @@ from voicecoach.talker.lines import Line, RealizerTurn, article, spoken_list
 from voicecoach.talker.recipes import answer as recipe_answer
 from voicecoach.talker.recipes import gate_text
 from voicecoach.talker.speakable import unknown_names
-from voicecoach.tools.builtin import unmet_gates
+from voicecoach.tools.builtin import multiplier, unmet_gates
 
 MAX_SENTENCES = 3
 MAX_WORDS = 45
@@ -266,27 +266,22 @@ def _explain_term(t: RealizerTurn, term: Term) -> bool:
     if term.kind == "type" and _guidance_has(t.pack, "term_type"):
         t.add("guidance", "term_type", "answer")
         typed = next((m for m in t.pack.catalog.schema.matchups if m.attribute is not None), None)
-        if typed is not None and typed.attribute is not None:
-            table = catalog.tables.get(typed.name, {})
-            edge = next(
-                (
-                    (u, f)
-                    for u in ours
-                    for f in theirs
-                    if float(
-                        table.get(str(value(u, typed.attribute)), {}).get(str(value(f, typed.attribute)), 1.0)
-                    )
-                    > 1.0
-                ),
-                None,
-            )
-            if edge is not None:
-                u, f = edge
-                t.add(
-                    "guidance", "term_type_example", "answer",
-                    **{view.unit_kind: catalog.display_name(u), typed.attribute: value(u, typed.attribute),
-                       "foe": catalog.display_name(f), f"foe_{typed.attribute}": value(f, typed.attribute)},
-                )  # fmt: skip
+        edge = next(
+            (
+                (u, f)
+                for u in ours
+                for f in theirs
+                if typed and multiplier(catalog, typed, u, f) > typed.default
+            ),
+            None,
+        )
+        if typed is not None and typed.attribute is not None and edge is not None:
+            u, f = edge
+            t.add(
+                "guidance", "term_type_example", "answer",
+                **{view.unit_kind: catalog.display_name(u), typed.attribute: value(u, typed.attribute),
+                   "foe": catalog.display_name(f), f"foe_{typed.attribute}": value(f, typed.attribute)},
+            )  # fmt: skip
         return True
     return False
 

@@ -1119,10 +1119,20 @@ def _distance(c: _Ctx, group_id: str) -> tuple[int, int, str]:
         gates = c.schema.kinds[view.unit_kind].gate
         for field, value in unlock.items() if isinstance(unlock, dict) else []:
             gate = gates.get(field)
-            have = get_field(state, gate.state) if gate is not None and "." in gate.state else None
+            # (an account-wide gate: the unit's own level or tier does not apply to one not owned)
+            have = (
+                get_field(state, gate.state)
+                if gate is not None and gate.state not in ("level", "tier")
+                else None
+            )
             if isinstance(value, int) and isinstance(have, int):
                 gap += max(0, value - have)
     return len(lacking), gap, group_id
+
+
+def _how_many(some: list[str], every: list[str]) -> int | str:
+    """A count as said: "all 10" when it is every one ("you can't complete all 10 of the known comps")."""
+    return f"all {len(some)}" if len(some) == len(every) else len(some)
 
 
 def groups_fieldable(c: _Ctx) -> list[Line]:
@@ -1147,9 +1157,8 @@ def groups_fieldable(c: _Ctx) -> list[Line]:
         if lacking:
             closest = min(lacking, key=lambda g: _distance(c, g))
             missing = [u for u in view.members(closest) if not view.owns(u)]
-            count = f"all {len(lacking)}" if len(lacking) == len(groups) else len(lacking)
             return c.line(c.inputs["missing_key"], **{"@group": c.name(closest)}, missing=c.names(missing),
-                          count=count)  # fmt: skip
+                          count=_how_many(lacking, groups))  # fmt: skip
     if fresh:
         gid = fresh[c.t.turn_index % len(fresh)]
         return c.line(c.step.key, [gid], **{"@group": c.name(gid)})
@@ -1159,11 +1168,8 @@ def groups_fieldable(c: _Ctx) -> list[Line]:
     closest = min(incomplete, key=lambda g: _distance(c, g))
     missing = [u for u in view.members(closest) if not view.owns(u)]
     key = c.inputs.get("missing_key") if len(incomplete) > 1 and c.inputs.get("missing_key") else None
-    count = (
-        f"all {len(incomplete)}" if len(incomplete) == len(groups) else len(incomplete)
-    )  # "can't complete all 10"
     return c.line(key or c.step.none_key, **{"@group": c.name(closest)}, missing=c.names(missing),
-                  count=count)  # fmt: skip
+                  count=_how_many(incomplete, groups))  # fmt: skip
 
 
 def rating(c: _Ctx) -> list[Line]:
