@@ -221,7 +221,7 @@ class IntentPrior:
         # The pairs whose answer picks units: a choice asked as one of them keeps it.
         # "What's a tank": a game word explained, under the pair that teaches roles.
         self._type_kinds = {k for k, spec in pack.catalog.schema.kinds.items() if spec.role == "type"}
-        self.term_pair = next((p for p in self.labels if p == ("teaching", "roles")), None)
+        self.term_pair = ("teaching", "roles") if ("teaching", "roles") in self.labels else None
         self.picking_pairs = {(e.intent, e.sub_intent) for e in pack.phi if _picks_first(e)}
         # (of the strongest pairs: "fill the last slot", which opens with the strongest too, is not one)
         self.strongest_first = next(
@@ -603,14 +603,7 @@ class IntentPrior:
         # "Rate Emberfox, Oakhorn and Galehawk": the pair that rates the units named, as a team.
         named_three = " and ".join([kind_token(unit_kind or "")] * 3)
         rated = self._labelled(f"rate {named_three}") if unit_kind else None
-        self.rate_named_pair = next(
-            (
-                (e.intent, e.sub_intent)
-                for e in pack.phi
-                if (e.intent, e.sub_intent) == rated and _opening(e) in _RATES
-            ),
-            None,
-        )
+        self.rate_named_pair = rated if rated in self.rating_pairs else None
         # The pairs that describe one unit (pet: creature/info), one option (skill/explain), and
         # the match's score (match/score_check).
         self.info_pair = _fact_pair(pack, self.labels, kind=unit_kind)
@@ -2481,16 +2474,17 @@ _VERSUS = re.compile(r"^\s*,?\s*(?:vs\.?|versus)\s+(?:my\s+|the\s+)?$", re.IGNOR
 _WHICH_OF = re.compile(
     r"\bwhich\s+(?:one\s+)?of\b(?=.*\b(?:better|best|should|stronger|strongest|first)\b)", re.I
 )
-_GOES_FIRST = re.compile(r"\b(?:leads?|go(?:es)?\s+first|goes\s+out\s+first|starts?)\b")
+# Who opens the fight (English cue words): "who leads", "goes first", "start with".
+_LEADS = (
+    r"(?:leads?|lead\s+with|go(?:es)?\s+first|goes\s+out\s+first|opens?|open\s+with|starts?|start\s+with)"
+)
+_GOES_FIRST = re.compile(rf"\b{_LEADS}\b")
 # "Just tell me what to run", "what should I field this round": the team, not one pick.
 _WHAT_TO_RUN = re.compile(
     r"\bwhat\s+(?:(?:should|do|can|would)\s+(?:i|we)\s+|to\s+|(?:i|we)\s+should\s+)(?:run|field|bring)\b"
 )
 _THEM = re.compile(r"\b(?:them|they|theyre|their|these\s+guys|those\s+guys)\b")
-_WHO_LEADS = re.compile(
-    r"\b(?:who|which\s+one)\s+(?:should\s+|do\s+we\s+|do\s+i\s+)?(?:leads?|lead\s+with|goes\s+first|go\s+first|opens?|"
-    r"open\s+with|starts?|start\s+with)\b"
-)
+_WHO_LEADS = re.compile(rf"\b(?:who|which\s+one)\s+(?:should\s+|do\s+we\s+|do\s+i\s+)?{_LEADS}\b")
 _RATE_THEM = re.compile(r"\b(?:rate|grade|score)\s+(?:it|that|this|them|those|these|the\s+team|my\s+team)\b")
 # "Between A and B, who goes first", "I got A and B, who leads": the two said, then the pick asked.
 _BETWEEN = re.compile(r"\bbetween\s+(?:my\s+|the\s+)?$", re.I)
