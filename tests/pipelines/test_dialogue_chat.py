@@ -38,6 +38,11 @@ SESSIONS: dict[str, dict[str, list[tuple[str, list[str], list[str]]]]] = {
         "trouble_no_edge": [  # none of theirs hits it hard: no swap out of a matchup it does not lose
             ("my sparkwing keeps getting killed every round", ["harder than normal"], ["take Sparkwing out"]),
         ],
+        "it_after_why": [  # "why" names nothing: "it" is the subject of the reply, not lost in its list
+            ("is the shadow moth worth fielding against them", ["Hexmoth"], []),
+            ("how come", ["Hexmoth"], []),
+            ("could evolving it change that", ["Hexmoth"], ["Oakhorn"]),
+        ],
         "it_learns": [  # "it" learns: the creature just asked about, not a type the reply named
             ("is the glowing fawn worth using yet", ["Lumifawn"], []),
             ("what does it get at stage 2", ["Sanctuary"], ["Which creature", "electric"]),

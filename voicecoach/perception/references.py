@@ -324,13 +324,14 @@ def resolve_reference(
         ):
             continue  # named after it in a clause of its own: not the one it stands for
         # A list the coach said ("it learns A, B, C and D") is no one thing "it" can stand for.
+        # (its subject is not: "Hexmoth deals normal damage to Briarcat, Shellbastion and Voltail")
         listed = {
             m.id
             for ms in said[1:]
             for k in {m.kind for m in ms}
             if len({m.id for m in ms if m.kind == k}) >= 3
             for m in ms
-            if m.kind == k
+            if m.kind == k and m.span[0] > 0
         }
         # Of the types the question named, the last: "does electric beat grass" - "what beats it".
         # (what the player's own question named stays, listed or not: "my fox keeps getting one
