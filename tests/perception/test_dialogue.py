@@ -371,6 +371,33 @@ def test_a_correction_in_words_the_pack_lacks_is_asked_about_and_resumed() -> No
     assert read_turn(pack, state, new, heard).text == new
 
 
+def test_a_correction_by_description_takes_the_side_of_the_one_said_wrong() -> None:
+    pack, state = PET
+    asked = Exchange("what beats their Shellbastion", "Against Shellbastion, go with Oakhorn.")
+    # "electric" fits the player's Sparkwing and their Voltail: "not the turtle" (theirs) says which
+    for said in ("no wait, I meant the electric rat thing, not the turtle", "sorry I meant the electric one"):
+        assert read_turn(pack, state, said, [asked]).text == "what beats their Voltail"
+
+
+def test_a_look_that_fits_none_of_the_players_is_asked_about() -> None:
+    pack, state = PET  # no cat is the player's; their Briarcat is the plant cat
+    reading = read_turn(pack, state, "what does my little plant cat do")
+    assert reading.ask == "Do you mean their Briarcat?"
+    heard = [Exchange("what does my little plant cat do", reading.ask)]
+    assert read_turn(pack, state, "yeah", heard).text == "what does their Briarcat do"
+    assert read_turn(pack, state, "no, my grass one", heard).text == "what does my Oakhorn do"
+
+
+def test_without_the_pick_asks_the_last_question_again_without_it() -> None:
+    pack, state = PET
+    asked = Exchange("who should I bring in", "Swap Sparkwing out for Hexmoth: it brings more power.")
+    for said in ("what if I don't have that one", "and if I didnt have him?"):
+        assert read_turn(pack, state, said, [asked]).text == "who should I bring in without Hexmoth"
+    # owning it is another question when the last answer put nothing forward
+    told = Exchange("how many creatures do I have", "You own 8 creatures.")
+    assert "without" not in read_turn(pack, state, "what if I don't have hexmoth", [told]).text
+
+
 def test_a_unit_described_before_the_pronoun_is_what_it_stands_for() -> None:
     pack, state = STRIKE
     heard = [Exchange("how do i stop nadira", "Bring Brannoc into Nadira.")]

@@ -43,6 +43,10 @@ SESSIONS: dict[str, dict[str, list[tuple[str, list[str], list[str]]]]] = {
             ("how come", ["Hexmoth"], []),
             ("could evolving it change that", ["Hexmoth"], ["Oakhorn"]),
         ],
+        "only_swap": [  # asked for another swap when no other one helps: said, not a pick of another kind
+            ("who should I bring in", ["Swap Sparkwing out for Hexmoth"], []),
+            ("who else could come in?", ["None of your other swaps"], ["Swap Sparkwing out for Hexmoth"]),
+        ],
         "it_learns": [  # "it" learns: the creature just asked about, not a type the reply named
             ("is the glowing fawn worth using yet", ["Lumifawn"], []),
             ("what does it get at stage 2", ["Sanctuary"], ["Which creature", "electric"]),

@@ -313,7 +313,7 @@ RECIPES: dict[str, RecipeSpec] = {
                             "no_gain_key": "key", "worse_key": "key", "pair_key": "key",
                             "no_gain_counter_key": "key", "locked_key": "key", "reason_keys": "literal",
                             "cost_key": "key", "kept_why_key": "key", "kept_risk_key": "key",
-                            "low_key": "key", "out_low_key": "key", "benched_key": "key"},
+                            "low_key": "key", "out_low_key": "key", "benched_key": "key", "only_key": "key"},
               ("swaps",),
               ("out", "@unit", "foe", "foes", "status", "reason", "@context", "score", "level", "first_tier",
                "@units"),
@@ -330,7 +330,8 @@ RECIPES: dict[str, RecipeSpec] = {
                   "unit), pair_key: the swap they named raises nothing (then the one of {out} that does); "
                   "no_gain_counter_key: the spare unit raises nothing but counters a foe ({foe}); "
                   "locked_key: the unit they would swap to is not theirs yet, said before the swap they "
-                  "can make"),
+                  "can make; only_key: asked for another swap (or one without the unit kept out) when "
+                  "no other swap helps"),
         _spec("threat", {"side": "select", "against": "select", "matchup": "literal", "context": "select",
                          "fit": "literal", "context_key": "key", "named_key": "key", "named_none_key": "key",
                          "target_key": "key", "prey_key": "key"},

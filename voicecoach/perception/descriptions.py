@@ -589,6 +589,7 @@ def describe(pack: Pack, sides: Sides, text: str) -> tuple[str, list[str], Uncle
     tokens = list(_TOKEN.finditer(text))
     out, notes, cut = [], [], 0
     unclear: Unclear | None = None
+    unclear_surface = ""
     i = 0
     while i < len(tokens):
         det = tokens[i].group(0).lower()
@@ -751,6 +752,15 @@ def describe(pack: Pack, sides: Sides, text: str) -> tuple[str, list[str], Uncle
         if any(w in _FEMALE_HEADS for w in words):
             ruled_out |= {u for u in everyone if gender_of(pack, u) == "m"}
         pick, fits = _pick(d, sides, side, descriptors, ruled_out.__contains__)
+        if pick is None and not fits and side == "mine" and not all(w in d.roles for w in descriptors):
+            # "What does my little plant cat do" when none of the player's is one: perhaps the
+            # player misremembers whose it is; asked back ("Do you mean their Briarcat?").
+            other, _ = _pick(d, sides, "any", descriptors, ruled_out.__contains__)
+            if other is not None and unclear is None and not any(m.id == other for m in linked):
+                unclear = Unclear(
+                    ((sides.side_of(other), other),), text[: tokens[i].start()] + HOLE + text[end:]
+                )
+                unclear_surface = text[tokens[i].start() : end]
         # "Is the bird ready for Gale Dive?": of the birds, the one that has the option named.
         holding = [
             u for u in holders if all(w in d.words.get(u, ()) for w in descriptors if w not in _STRONGEST)
@@ -762,6 +772,7 @@ def describe(pack: Pack, sides: Sides, text: str) -> tuple[str, list[str], Uncle
             if unclear is None and 2 <= len(fits) <= 3:
                 hole = text[: tokens[i].start()] + HOLE + text[end:]
                 unclear = Unclear(tuple((sides.side_of(u), u) for u in fits), hole)
+                unclear_surface = text[tokens[i].start() : end]
             i += 1
             continue
         keep = {"theirs": "their ", "mine": "my "}.get(side, "")
@@ -776,9 +787,14 @@ def describe(pack: Pack, sides: Sides, text: str) -> tuple[str, list[str], Uncle
         cut = end
         while i < len(tokens) and tokens[i].start() < end:
             i += 1
-    if unclear is not None and cut:
-        unclear = None  # resolved descriptions moved the text: ask about nothing rather than garble it
     text = "".join(out) + text[cut:]
+    if unclear is not None and cut:
+        # Another description was resolved ("I meant the electric thing, not the turtle"): the hole
+        # goes where the unclear one still stands, if it stands there once.
+        surface = unclear_surface
+        unclear = (
+            Unclear(unclear.options, text.replace(surface, HOLE, 1)) if text.count(surface) == 1 else None
+        )
     more: list[str] = []
     if not notes:
         text, more = _bare_plurals(pack, sides, text)

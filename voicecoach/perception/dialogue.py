@@ -129,6 +129,12 @@ _WRONG_ONE = re.compile(
     re.IGNORECASE,
 )
 _NOT_X = re.compile(r"\bnot\s+(?:the\s+|my\s+|their\s+)?$", re.IGNORECASE)
+# "What if I didn't have him", "and if I don't own that one" (English cue words).
+_WITHOUT_IT = re.compile(
+    r"^\W*(?:(?:and|but|ok|okay|so|hmm|well)\W+)*(?:what\s+)?(?:if|say|suppose|pretend)\s+(?:i|we)\s+"
+    r"(?:don'?t|didn'?t|do\s+not|did\s+not|can'?t|couldn'?t)\s+(?:have|own|get|use|got)\s+(?P<rest>.+?)[\s?.!]*$",
+    re.IGNORECASE,
+)
 _FOLLOW_UP = re.compile(
     r"^\s*(?:(?:and|so|ok|okay|alright|right|hmm|uh|um|then)\b[\s,]*)*"
     r"(?:(?:what|how)\s+(?:a|')?bout|what\s+of|and|same\s+(?:question\s+)?(?:for|with)|same\s+thing\s+for|"
@@ -154,7 +160,8 @@ _FILLER = {
 _MINE_CUE = re.compile(
     r"\b(?:level|levelling|leveling|level up|train|training|upgrade|field|bring|use|"
     r"using|play|playing|swap|keep|run|running|equip|build|invest in|buy|unlock|put|main|"
-    r"(?:do|did)\s+(?:i|we)\s+(?:have|own|got)|have\s+(?:i|we)\s+got)\s+$",
+    r"(?:do|did)\s+(?:i|we)\s+(?:have|own|got)|have\s+(?:i|we)\s+got|"
+    r"(?:i|we)\s+(?:don'?t|didn'?t|do\s+not|did\s+not|dont|didnt)\s+(?:have|own))\s+$",
     re.IGNORECASE,
 )
 _MINE_AFTER = re.compile(
@@ -1188,6 +1195,8 @@ def _ask(pack: Pack, unclear: Unclear) -> str:
         f"{({'theirs': 'their ', 'mine': 'your '}).get(side, '')}{display(pack, unit_kind, uid)}"
         for side, uid in unclear.options
     ]
+    if len(said) == 1:
+        return f"Do you mean {said[0]}?"  # the one it fits is not where the player put it
     question = ", or ".join([", ".join(said[:-1]), said[-1]] if len(said) > 2 else said)
     return question[:1].upper() + question[1:] + "?"
 
@@ -1215,6 +1224,12 @@ def _resume(
         return None  # "have I got Galen yet?": another unit, so a new question
     words = {w.lower() for w in re.findall(r"[a-z']+", text.lower())}
     chosen = named[0] if named else None
+    if len(options) == 1 and chosen is None:
+        # "Do you mean their Briarcat?": "yes" is it; "no, my grass one" says another.
+        if _YES.match(text):
+            chosen = options[0]
+        elif _NO.match(text):
+            options = []
     if chosen is None and options:
         mine = {*MINE, "your", "yours", "i", "me", "i've"}
         side = "theirs" if words & set(THEIRS) else "mine" if words & mine else None
@@ -1600,7 +1615,7 @@ def options_of(pack: Pack, sides: Sides, reading: Reading) -> list[tuple[Side, s
     unit_kind = pack.catalog.schema.kind("unit") or ""
     return [
         (sides.side_of(e.id), e.id)
-        for part in (reading.ask or "").replace("?", "").split(", or ")
+        for part in (reading.ask or "").replace("?", "").removeprefix("Do you mean ").split(", or ")
         for e in [pack.catalog.by_name(unit_kind, part.lower().removeprefix("their ").removeprefix("your "))]
         if e is not None
     ]
@@ -1663,10 +1678,17 @@ def _read_one(
     text, named = option_by_word(pack, text, state)  # "Galehawk's dive": its Gale Dive
     notes += named
     described, said, unclear = describe(pack, sides, text)
-    if unclear is not None and history and _FOLLOW_UP.match(text):
+    opening = _CORRECTION_LEAD.match(text)
+    correcting = opening is not None and _CORRECTING.search(opening.group(0)) is not None
+    if unclear is not None and history and len(unclear.options) == 1:
+        if unclear.options[0][1] in _units(pack, history[-1].utterance):
+            unclear = None  # "is my bird any good into Voltail" - "I meant my lightning guy": not Voltail
+    if unclear is not None and history and (_FOLLOW_UP.match(text) or correcting):
         # "Could Galehawk beat their Briarcat?" - "and the electric one?": the one on the side of
-        # the unit the last question named last (the one a follow-up puts another in place of).
-        replaced = _units(pack, history[-1].utterance)[-1:]
+        # the unit the last question named last (the one a follow-up puts another in place of);
+        # "no wait, I meant the electric one, not the turtle": of the side of the one said wrong.
+        wrong = [m.id for m in link_entities(pack, described) if _NOT_X.search(described[: m.span[0]])]
+        replaced = wrong[:1] or _units(pack, history[-1].utterance)[-1:]
         on_side = [u for side, u in unclear.options if replaced and side == sides.side_of(replaced[0])]
         if len(on_side) == 1:
             described = unclear.template.replace(HOLE, _side_name(pack, sides, on_side[0]))
@@ -1742,6 +1764,14 @@ def _read_one(
     if history and (instead := _pick_instead(pack, sides, text, history[-1])) is not None:
         text = instead
         notes.append("a pick in place of the last one")
+    if history and (without := _WITHOUT_IT.match(text)) is not None:
+        gone = [u for u in _units(pack, without["rest"]) if u in _put_forward(pack, history[-1])]
+        if gone and _short(pack, without["rest"]):
+            # "Swap Sparkwing out for Hexmoth" - "what if I don't have that one": the same question
+            # with the pick kept out (not whether the player owns it).
+            names = " or ".join(display(pack, pack.catalog.schema.kind("unit") or "", u) for u in gone)
+            text = f"{history[-1].utterance.rstrip(' ?.!')} without {names}"
+            notes.append("without the last pick: the last question")
     kept_out = {m.id for m in link_entities(pack, text) if _KEEP_OUT.search(text[: m.span[0]])}
     if (
         ASK_AGAIN.search(text.lower())

@@ -74,7 +74,8 @@ _IDIOM = re.compile(
     re.IGNORECASE,
 )
 _ONE_AFTER = re.compile(
-    r"\b(?:use|using|get|getting|about|does|is|worth|unlock|equip|learn|run|cast|for)\s+$", re.IGNORECASE
+    r"\b(?:use|using|get|getting|about|does|is|worth|unlock|equip|learn|run|cast|for|have|own|got|bring|pick)\s+$",
+    re.IGNORECASE,
 )
 # Between a name and a pronoun, a new clause: the name is what the pronoun stands for.
 _CLAUSE = re.compile(

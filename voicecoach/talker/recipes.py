@@ -2160,12 +2160,22 @@ def pick_swap(c: _Ctx) -> list[Line]:
         team = c.view.player_side()
         return c.line(c.inputs["benched_key"], [], **{"@unit": c.name(benched)}, **{"@units": c.names(team)})
     rows = [r for r in swaps if isinstance(r, dict) and isinstance(r.get("in"), dict)]
+    kept_out = [r["in"].get("id", "") for r in rows if r["in"].get("id") in c.t.excluded]
     rows = [r for r in rows if c.usable(r["in"].get("id", ""))]
+    if kept_out and not rows and c.inputs.get("only_key") and set(c.t.mentioned) <= c.t.excluded:
+        # "What if I don't have Hexmoth?" when Hexmoth is every swap that helps: no swap, not a pick
+        # of another kind ("keep X in") as if it answered.
+        return c.naming(c.inputs["only_key"], [])
     # "Something else?" (again): a swap bringing in a unit no recent reply put forward comes first;
     # when every swap was said already, the next step's pick answers, not a repeat.
     said = c.t.put_forward
     rows = sorted(rows, key=lambda r: r["in"].get("id") in said)
     if rows and all(r["in"].get("id") in said for r in rows):
+        ins = list(dict.fromkeys(r["in"].get("id", "") for r in rows))
+        if len(ins) == 1 and c.inputs.get("only_key") and not c.t.mentioned:
+            # "Who else could come in?" when one unit is every swap that helps: say so, not a pick
+            # of another kind ("keep X in") as if it answered.
+            return c.naming(c.inputs["only_key"], [])
         return []
     # "Who should I swap Lorcan for?": the swap of the unit the player named, if it is scored.
     named = [u for u in c.t.mentioned if u in c.view.player_side() and u not in c.view.opponent_side()]
