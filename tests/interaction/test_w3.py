@@ -558,6 +558,22 @@ def test_an_offer_about_a_unit_on_the_wrong_side_is_held_back() -> None:
             assert control.guidance is not None and control.guidance.candidate_id == want, (offer.id, fielded)
 
 
+def test_an_offer_to_build_around_a_unit_far_behind_on_levels_is_held_back() -> None:
+    """'I can suggest a lineup built around that' right after 'level 5 holds it back' contradicts
+    the answer: not offered of a unit under half the level of the player's others."""
+    around = cand("fu_around", p=1.0).model_copy(update={"ready": ["ic.focus_creature"]})
+    pool = [around, cand("fu_any", p=1.0, w=1e-9)]
+    ic = LiveState().ic.model_copy(update={"focus_creature": "c1"})
+    for level, want in ((2, "fu_any"), (18, "fu_around")):
+        owned = [
+            OwnedCreature(creature_id="c1", level=level),
+            *(OwnedCreature(creature_id=c, level=20) for c in ("c2", "c3")),
+        ]
+        state = LiveState(ic=ic, fs=FactSlots(inventory=Inventory(owned=owned)))
+        control, _ = interact(state, mini_pack(), "knowledge-qa", 0, 3, candidates=pool)
+        assert control.guidance is not None and control.guidance.candidate_id == want, level
+
+
 def test_a_follow_up_the_turns_answer_covers_is_held_back() -> None:
     """'Want me to check how that matches up?' is not offered right after a matchup answer."""
     matchup = cand("fu_matchup", p=1.0).model_copy(update={"unsaid_after": ["element/matchup"]})

@@ -388,6 +388,22 @@ def test_a_look_that_fits_none_of_the_players_is_asked_about() -> None:
     assert read_turn(pack, state, "no, my grass one", heard).text == "what does my Oakhorn do"
 
 
+def test_a_unit_said_by_what_it_does_or_carries_without_a_relative_clause() -> None:
+    pack, state = STRIKE
+    said = "the one dropping the light walls, is she a healer or what"
+    assert read_turn(pack, state, said).text.startswith("Bexley, is Bexley a healer")
+    assert read_turn(pack, state, "the healer with the darts, is she good").text.startswith("Nadira")
+    # "with" after a word that is no unit's head: a place or a scene, not a unit
+    assert "Nadira" not in read_turn(pack, state, "we lost the fight with the darts flying").text
+
+
+def test_is_that_a_kind_asks_the_kind_of_the_one_named() -> None:
+    pack, state = PET
+    reading = read_turn(pack, state, "that ghost candle pet, is that shadow or light")
+    assert reading.text == "Soulwick, is that shadow or light"
+    assert read_turn(pack, state, "is that fire one any good").text == "is Emberfox any good"
+
+
 def test_without_the_pick_asks_the_last_question_again_without_it() -> None:
     pack, state = PET
     asked = Exchange("who should I bring in", "Swap Sparkwing out for Hexmoth: it brings more power.")

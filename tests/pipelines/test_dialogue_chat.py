@@ -47,6 +47,15 @@ SESSIONS: dict[str, dict[str, list[tuple[str, list[str], list[str]]]]] = {
             ("who should I bring in", ["Swap Sparkwing out for Hexmoth"], []),
             ("who else could come in?", ["None of your other swaps"], ["Swap Sparkwing out for Hexmoth"]),
         ],
+        "level_worry": [  # a level put as a worry: the verdict against the team, and what it still lacks
+            (
+                "is lumifawn too low level to use",
+                ["Yes, it holds Lumifawn back", "Sanctuary still needs"],
+                ["built around"],
+            ),
+            ("whats good against voltail", ["Granitusk"], []),
+            ("he's only level 12 though", ["Not much", "Granitusk is level 12"], []),
+        ],
         "it_learns": [  # "it" learns: the creature just asked about, not a type the reply named
             ("is the glowing fawn worth using yet", ["Lumifawn"], []),
             ("what does it get at stage 2", ["Sanctuary"], ["Which creature", "electric"]),
@@ -833,6 +842,12 @@ SESSIONS: dict[str, dict[str, list[tuple[str, list[str], list[str]]]]] = {
     "strike_team": {
         "aside": [
             ("ugh my roommate is vacuuming right next to me", ["I'm here when you're ready"], ["outside"])
+        ],
+        "level_worry": [  # "Oz is level two lol": the verdict against the five, and the next item it lacks
+            ("Oz is level two lol", ["Yes, it holds Osmund back", "Iron Lungs still needs hero level 6"], []),
+        ],
+        "healer_with_darts": [  # a unit said by what it carries, and a fight with it: counters, not unlocks
+            ("the healer with the darts, can I kill her from far", ["Against Nadira"], ["account level"]),
         ],
         "topic_first": [  # "what about X, <question about her>": the question, about X
             ("is paxton any good here", ["Paxton"], []),

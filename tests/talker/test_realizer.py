@@ -675,11 +675,16 @@ def test_a_late_snapshot_counters_the_creature_they_just_brought_in(state: LiveS
 def test_a_creature_kept_out_is_not_recalled_on_a_turn_about_something_else(state: LiveState) -> None:
     earlier = extract_slots(PACK, "a team without tidefang", state)
 
-    def later(utterance: str, intent: str, sub_intent: str, tools: list[ToolOutcome]) -> str:
+    said = ["Run Emberfox, Hexmoth and Oakhorn. Leaving Tidefang out, as you asked."]
+
+    def later(
+        utterance: str, intent: str, sub_intent: str, tools: list[ToolOutcome], told: bool = False
+    ) -> str:
         slots = extract_slots(PACK, utterance, state, earlier)
         c2 = ground(slots, state, PACK, intent, sub_intent, utterance=utterance, earlier=earlier)
         assert [c.entity for c in c2.conflicts if c.kind == "excludes"] == ["tidefang"]
-        return realize(PACK, state, c2, None, tools, utterance, 1, intent, sub_intent)
+        recent = [] if told else said
+        return realize(PACK, state, c2, None, tools, utterance, 1, intent, sub_intent, recent_replies=recent)
 
     assert "Tidefang" not in later("thanks coach", "smalltalk", "thanks", [])
     # An evolution answer names a creature but picks none: no reminder either.
@@ -690,6 +695,9 @@ def test_a_creature_kept_out_is_not_recalled_on_a_turn_about_something_else(stat
     # A pick the player's own Tidefang could have been in: saying it is still kept out matters.
     team = later("build me a team", "lineup", "build", [tool(state, "suggest_lineup")])
     assert "Tidefang out" in team, team
+    # ... once the coach said it was kept out as asked; not after the player told it was gone.
+    team = later("build me a team", "lineup", "build", [tool(state, "suggest_lineup")], told=True)
+    assert "Tidefang out" not in team, team
 
 
 def test_keep_your_lineup_is_unsaid_after_an_answer_that_changes_it(state: LiveState) -> None:

@@ -139,6 +139,12 @@ class W3Candidate(_Model):
     not_mine: list[str] = Field(
         default_factory=list, description="decision-field paths naming a unit the player must not field"
     )
+    # "I can build a lineup around that" of a unit far behind the team on levels (just called held
+    # back by them) advises against the answer.
+    ready: list[str] = Field(
+        default_factory=list,
+        description="decision-field paths naming a unit that must not be far behind on levels",
+    )
     # "Curious what it evolves into?" about a creature at its last stage offers nothing.
     advances: list[str] = Field(
         default_factory=list, description="decision-field paths naming a unit that must have a later tier"
@@ -280,7 +286,7 @@ PLACEHOLDERS = frozenset(
      "weakest", "lineup", "missing", "style", "size", "round", "rounds", "score_player",
      "score_opponent", "guidance", "data", "kind", "description", "leader", "status",
      "elements", "missed", "other_lineup", "other_style", "other_count", "other_size", "other", "value",
-     "other_value", "next_round", "effect", "group_name", "units", "style_summary"}
+     "other_value", "next_round", "effect", "group_name", "units", "style_summary", "team_level"}
 )  # fmt: skip
 
 

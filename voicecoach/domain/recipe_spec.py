@@ -131,14 +131,19 @@ RECIPES: dict[str, RecipeSpec] = {
                   "`spread`: filled with units of a value of that attribute the team lacks"),
         _spec("ownership",
               {"unit": "select", "missing_only": "literal", "all_key": "key", "aside_key": "key",
-               "skip_theirs": "literal", "level_words": "literal", "level_key": "key"}, ("unit",),
-              ("@unit", "@units", "level", "tier", "unlock", "player_level"),
+               "skip_theirs": "literal", "level_words": "literal", "level_key": "key",
+               "level_concern_key": "key", "level_behind_key": "key", "level_next_key": "key"}, ("unit",),
+              ("@unit", "@units", "level", "tier", "unlock", "player_level", "team_level", "@option"),
               doc="does the player have the unit (key) or not (none_key, with its gate); "
                   "`missing_only`: only the not (a fallback after a recipe about an owned unit); "
                   "all_key: three or more units asked about at once, the ones they have ({@units}); "
                   "aside_key: after an answer, to a question that did not ask whether they have it "
                   "(their level, without a 'yes'; none: nothing); `skip_theirs`: nothing about a unit "
-                  "only the opponent fields unless the player asks whether they have it"),
+                  "only the opponent fields unless the player asks whether they have it; "
+                  "level_concern_key: its level put as a worry (\"only level 4, is that a problem\"), "
+                  "with the team's level ({team_level}); level_behind_key instead when it is under half "
+                  "the team's level; then level_next_key: the next option it still lacks "
+                  "({@option}, {unlock})"),
         _spec("option_status", {"option": "select", "unit": "select", "locked_key": "key",
                                 "gated_key": "key", "unowned_key": "key", "unlearnable_key": "key",
                                 "how_key": "key", "unowned_gated_key": "key", "levels_key": "key",

@@ -94,6 +94,7 @@ ROLE_WANT = re.compile(
     _alternation("need", "want", "with", "add", "get", "bring", "use", "include", "more", "another", "extra"),
     re.IGNORECASE,
 )
+_WHY_NOT = re.compile(r"^\W*(?:(?:and|so|ok|okay|but|hmm|wait)\W+)*(?:why|how\s+come)\b", re.IGNORECASE)
 # Cues that follow the mention: "leave Emberfox out", "Rockram keeps beating me".
 EXCLUDE_AFTER = re.compile(
     r"^\W*(?:out|aside|on\s+the\s+bench|(?:sits?|stays?|goes)\s+out|is\s+out|"
@@ -291,6 +292,9 @@ def extract_slots(
     # Words inside a linked name ("Stormtank") are not vocabulary.
     words = [w for w in words if not any(m.span[0] <= w.span[0] < m.span[1] for m in mentions)]
     roles = _roles(text, mentions)
+    if _WHY_NOT.match(text):
+        # "Why them and not the fox", "why not Hexmoth": asks why it was not picked; it stays a choice.
+        roles = [None if r == "exclude" else r for r in roles]
     match = state.ic.match if state is not None else None
     view = StateView(pack, state) if state is not None else None
     opponent_side = set(match.opponent_lineup) - set(match.player_lineup) if match else set()

@@ -303,6 +303,10 @@ def _with_requires(
                 unit = get_field(state, path)
                 if view is not None and isinstance(unit, str) and unit in getattr(view, side)():
                     return f"{unit} is {whose} on the field"
+        for path in c.ready:
+            unit = get_field(state, path)
+            if view is not None and isinstance(unit, str) and view.far_behind(unit):
+                return f"{unit} is far behind on levels"
         for path in c.advances:
             unit = get_field(state, path)
             if view is not None and isinstance(unit, str) and not _has_later_tier(view, unit):

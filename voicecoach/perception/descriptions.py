@@ -399,7 +399,8 @@ _OBJECTS = frozenset("the them us him her my our your their everyone everybody a
 # "The support that drops the light walls", "their guy who throws the grenades": a unit said by what
 # it does (English relative clause after a head word).
 _DOES_CLAUSE = re.compile(
-    r"\b(?P<det>the|their|my|our|that)\s+(?:(?P<adj>[a-z]+)\s+)?(?P<head>[a-z]+)\s+(?:that|who|which|whos|who's)\s+"
+    r"\b(?P<det>the|their|my|our|that)\s+(?:(?P<adj>[a-z]+)\s+)?(?P<head>[a-z]+)\s+"
+    r"(?:(?:that|who|which|whos|who's)\s+|(?P<bare>(?=[a-z]+ing\b)|with\s+(?:the\s+|a\s+|an\s+|those\s+)?))"
     r"(?P<clause>[^,.?!]+)",
     re.IGNORECASE,
 )
@@ -437,7 +438,8 @@ def _unit_words(pack: Pack, uid: str) -> list[str]:
 
 
 def _stem(word: str) -> str:
-    return re.sub(r"(?:ing|ed|es|s)$", "", word.lower())[:5]
+    # "dropping" and "drops" are one word: a consonant doubled before -ing/-ed is said once
+    return re.sub(r"([b-df-hj-np-tv-z])\1(?:ing|ed)$|(?:ing|ed|es|s)$", r"\1", word.lower())[:5]
 
 
 def _shares(said: list[str], text: list[str], texts: list[list[str]]) -> float:
@@ -464,6 +466,8 @@ def _by_what_it_does(pack: Pack, sides: Sides, text: str) -> tuple[str, list[str
         if not said:
             continue
         head, side = m["head"].lower(), side_word(m["det"])
+        if m["bare"] is not None and head not in _HEADS and head not in d.roles:
+            continue  # "the one dropping the walls", "the healer with the darts"; not "the fight with X"
         if m["adj"] and f"{m['adj']} {head}".lower() in d.roles:
             head = f"{m['adj']} {head}".lower()  # "the big guy that charges": a tank's words
         if side == "any" and re.search(r"\b(?:me|us|my|our)\b", m["clause"], re.IGNORECASE):
@@ -593,8 +597,18 @@ def describe(pack: Pack, sides: Sides, text: str) -> tuple[str, list[str], Uncle
     i = 0
     while i < len(tokens):
         det = tokens[i].group(0).lower()
-        if det not in _DETERMINERS or (
-            det == "that" and i and tokens[i - 1].group(0).lower() in _THAT_CLAUSE
+        if (
+            det not in _DETERMINERS
+            or (det == "that" and i and tokens[i - 1].group(0).lower() in _THAT_CLAUSE)
+            or (
+                # "is that shadow or light": "that" is the subject, the kind what is asked of it
+                det in ("that", "this")
+                and i
+                and tokens[i - 1].group(0).lower() in ("is", "was", "isn't", "isnt")
+                and i + 1 < len(tokens)
+                and tokens[i + 1].group(0).lower() in describer(pack).valued
+                and (i + 2 >= len(tokens) or tokens[i + 2].group(0).lower() not in _HEADS | _PLURAL_HEADS)
+            )
         ):
             i += 1  # "is it true that shadow beats light": "that" opens a clause, not a description
             continue
@@ -655,6 +669,9 @@ def describe(pack: Pack, sides: Sides, text: str) -> tuple[str, list[str], Uncle
                 skipped = True
                 continue
             break
+        if words and j < len(tokens) and j - i > 3 and tokens[j].group(0).lower() in _HEADS:
+            words.append(tokens[j].group(0).lower())  # "the little floaty droplet guy": its head too
+            j += 1
         # A unit's own name is not a description ("my Emberfox"); a plural is a kind ("my fire ones").
         end = tokens[j - 1].end() if words else 0
         if not words or any(
@@ -752,7 +769,13 @@ def describe(pack: Pack, sides: Sides, text: str) -> tuple[str, list[str], Uncle
         if any(w in _FEMALE_HEADS for w in words):
             ruled_out |= {u for u in everyone if gender_of(pack, u) == "m"}
         pick, fits = _pick(d, sides, side, descriptors, ruled_out.__contains__)
-        if pick is None and not fits and side == "mine" and not all(w in d.roles for w in descriptors):
+        if (
+            pick is None
+            and not fits
+            and side == "mine"
+            and (len(descriptors) > 1 or skipped)  # "my cat knocked my glass over": the player's own cat
+            and not all(w in d.roles for w in descriptors)
+        ):
             # "What does my little plant cat do" when none of the player's is one: perhaps the
             # player misremembers whose it is; asked back ("Do you mean their Briarcat?").
             other, _ = _pick(d, sides, "any", descriptors, ruled_out.__contains__)

@@ -378,7 +378,8 @@ def _possessive_her(text: str, end: int) -> bool:
     return (
         re.match(
             r"\s+(?!(?:to|the|a|an|and|or|if|with|in|on|at|now|yet|down|up|out|off|away|back|over|"
-            r"first|again|too|fast|quick|quickly|early|then|there|here|before|after)\b)[a-z]",
+            r"first|again|too|fast|quick|quickly|early|then|there|here|before|after|from|for|by|into|so|"
+            r"because|when|while|about)\b)[a-z]",
             text[end:],
             re.I,
         )
@@ -1693,6 +1694,10 @@ def _read_one(
         if len(on_side) == 1:
             described = unclear.template.replace(HOLE, _side_name(pack, sides, on_side[0]))
             said, unclear = [f"the one on the side of {replaced[0]}: {on_side[0]}"], None
+    if unclear is not None and said:
+        # Another description resolved ("the sniper and the rifle girl"): no question back about
+        # the one left (the answer is about the rest; a correction's side was settled above).
+        unclear = None
     who_is = _WHO_IS.match(text)
     if (
         said

@@ -1824,6 +1824,8 @@ class IntentPrior:
             # "Should I pull Emberfox": off the team, and who comes in (not "keep investing in it");
             # of one not on it, the swap's answer says so.
             (self.swap_pair, benched | fielded, self._take_off.search(abstracted), "take_off"),
+            # "He's only level 7 though, does that matter": whether its level holds it back.
+            (self.level_pair, benched | fielded, LEVEL_CONCERN.search(normalise(text)), "level_concern"),
         )
         for target, units, cue, rule in own_rules:
             if target is not None and pair != target and one in units and cue:
@@ -1887,7 +1889,15 @@ class IntentPrior:
             return pred.model_copy(update={"intent": intent, "sub_intent": sub_intent, "rule": "mine_versus"})
         if self.counter_pair is None or pair not in self.ownership_pairs or not theirs:
             return None
-        if not named or named[0] not in theirs or OWNING.search(normalise(text)) or pred.rule == "level_for":
+        fought = any(
+            m.kind == unit and m.id in theirs and _FOUGHT_BEFORE.search(text[: m.span[0]]) for m in found
+        )  # "can I kill Nadira from far or do I have to get on top of her": a fight, not getting one
+        if (
+            not named
+            or named[0] not in theirs
+            or (OWNING.search(normalise(text)) and not fought)
+            or pred.rule == "level_for"
+        ):
             return None  # "what level do I need for Bexley": the player asks to get one, theirs or not
         # "Could Briarcat one-shot my fox?": one of theirs against one of the player's is the matchup.
         versus = self.versus_pair if any(u not in theirs for u in named) else None
@@ -2240,6 +2250,19 @@ ASKS_HELP = re.compile(
 )
 THANKS, GREETED = ("smalltalk", "thanks"), ("smalltalk", "greeting")
 # The player asks about having or getting a unit ("do I have", "can I play", "unlock") (English cues).
+# "Only level 7", "is level 4 a problem", "too low level", "underlevelled" (English cue words): a
+# unit's level put as a worry, not asked as a number.
+LEVEL_CONCERN = re.compile(
+    r"\b(?:only|just)\s+(?:like\s+|about\s+)?(?:level|lvl|lv)\b|\btoo\s+low(?:\s+(?:a\s+)?level)?\b|"
+    r"\bunder\s?-?\s?levell?ed\b|\b(?:level|lvl|lv)\s+\d+\b.*\b(?:problem|matter|matters|issue|hold\s+\w+\s+back|"
+    r"tho|though|lol|enough|behind)\b|\blevel\s+(?:too\s+low|enough|a\s+problem)\b"
+)
+# "Kill Nadira", "take out their Voltail" (English fight verbs before a unit of theirs).
+_FOUGHT_BEFORE = re.compile(
+    r"\b(?:kill|beat|take\s+(?:down|out)|deal\s+with|handle|fight|shut\s+down|win\s+against|outrange|"
+    r"focus|burst|pick\s+off|trade\s+with|duel)\s+(?:their\s+|the\s+)?$",
+    re.IGNORECASE,
+)
 OWNING = re.compile(
     r"\b(?:roster|collection|inventory|playable|available|unlock\w*|own|owned|how (?:far|close|long)|when)\b"
     r"|\b(?:i|we|me|my|mine)\b.*\b(?:have|has|got|get|play|use|field|run|buy|catch)\b"

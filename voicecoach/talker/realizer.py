@@ -801,13 +801,18 @@ def _judgements(t: RealizerTurn, c2: GroundingControl) -> None:
     if not just_asked and not (picks and any(view.owns(u) for u in out)):
         out = []
     if just_asked and (
-        t.sub_intent == "swap" or _ASKS_WHETHER.match(t.utterance) or TOLD_GONE.search(t.utterance)
+        t.sub_intent == "swap" or _ASKS_WHETHER.match(t.utterance) or TOLD_GONE.search(normalise(t.utterance))
     ):
         # "should I pull Sparkwing out?" asks, "I just lost Oakhorn" tells: the answer is the
         # reply, not "as you asked"
         out = []
     if branch_of(pack, t.intent, t.sub_intent) != "recommend":
         out = []  # "which round is this?": a fact names no pick, so there is nothing to keep them out of
+    if out and not just_asked:
+        # "Still leaving Oakhorn out" only after a reply said it was left out as asked (not after
+        # "we lost Oakhorn": the player told, not asked).
+        said = " ".join(t.recent)
+        out = [u for u in out if pack.catalog.display_name(u) in said and " out" in said]
     if out:
         # Just asked for: confirming it matters as much as the constraint accounts.
         key, keep = ("excludes", "account") if just_asked else ("excludes_still", "praise")

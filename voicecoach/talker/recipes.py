@@ -45,6 +45,7 @@ from voicecoach.perception.limits import AGAINST_THEM, THEIR_SIDE
 from voicecoach.perception.prior import (
     FIRST_OF_THEIRS,
     KEEP_OR_CHANGE,
+    LEVEL_CONCERN,
     ON_WHOM,
     OUR_TARGET,
     TAKING_HITS,
@@ -824,6 +825,24 @@ def ownership(c: _Ctx) -> list[Line]:
         return c.line(aside, [uid], **{"@unit": c.name(uid)}, level=owned.level, tier=owned.tier)
     if owned is not None and c.inputs.get("missing_only"):
         return []  # a fallback step: only "you don't have it" answers the turn, "yes" would not
+    if (
+        owned is not None
+        and c.inputs.get("level_concern_key")
+        and LEVEL_CONCERN.search(normalise(c.t.utterance))
+    ):
+        # "Stellan's only level 4, is that a problem": behind the team or not, and what the level
+        # still locks (its next option and that option's gate).
+        norm = c.view.level_norm(uid)
+        behind = c.view.far_behind(uid)
+        key = c.inputs["level_behind_key"] if behind and c.inputs.get("level_behind_key") else None
+        values: dict[str, Any] = {"@unit": c.name(uid), "level": owned.level, "team_level": norm}
+        said = c.line(key or c.inputs["level_concern_key"], [uid], **values)
+        locked = [o for o in c.view.options_of(uid) if not c.view.option_usable(o, uid)]
+        option = c.view.option_kind
+        if said and locked and option is not None:
+            next_one = {"@option": c.name(locked[0]), "unlock": c.gate(option, locked[0])}
+            said += c.line(c.inputs.get("level_next_key"), [locked[0]], **next_one)
+        return said
     if owned is not None and _asks_level(c) and c.inputs.get("level_key"):
         # "What level is Galehawk?": where it stands, not "yes, you have it".
         return c.line(
