@@ -56,6 +56,13 @@ SESSIONS: dict[str, dict[str, list[tuple[str, list[str], list[str]]]]] = {
             ("whats good against voltail", ["Granitusk"], []),
             ("he's only level 12 though", ["Not much", "Granitusk is level 12"], []),
         ],
+        "option_on_foe": [  # a move's damage on one of theirs: its multiplier, not the move's description
+            ("would inferno roar hit shellbastion for normal or half", ["half damage"], ["A roar that"]),
+        ],
+        "tell_me_moves": [  # "tell me" owns nothing: no "you don't own it" before their unit's moves
+            ("can you tell me what moves briarcat has", ["Vine Lash"], ["roster"]),
+        ],
+        "why_bad_here": [("why is emberfox bad here", ["Shellbastion deals double damage"], ["common fire"])],
         "it_learns": [  # "it" learns: the creature just asked about, not a type the reply named
             ("is the glowing fawn worth using yet", ["Lumifawn"], []),
             ("what does it get at stage 2", ["Sanctuary"], ["Which creature", "electric"]),
@@ -848,6 +855,27 @@ SESSIONS: dict[str, dict[str, list[tuple[str, list[str], list[str]]]]] = {
         ],
         "healer_with_darts": [  # a unit said by what it carries, and a fight with it: counters, not unlocks
             ("the healer with the darts, can I kill her from far", ["Against Nadira"], ["account level"]),
+        ],
+        "saved_asked": [  # the comps the player saved, by name, not the whole roster
+            (
+                "wait don't I have a saved one for that",
+                ["saved comps", "long range, with Brannoc"],
+                ["12 heroes"],
+            ),
+        ],
+        "less_bad": [  # two of the player's weighed: a pick, not a fight between them
+            ("fenwick vs stellan for this, which is less bad", ["holds up best"], ["Fenwick into Stellan"]),
+        ],
+        "go_ahead_after_aside": [
+            ("switch me to brannoc, the barrier loadout", ["Brannoc"], ["Bexley"]),
+            ("ok I'm dead anyway, do it", ["Brannoc"], ["good luck next time"]),
+        ],
+        "why_bad_on_map": [
+            (
+                "why does the game keep saying renzo's bad here, he's my best guy",
+                ["poor pick on Fathom Docks"],
+                [],
+            ),
         ],
         "topic_first": [  # "what about X, <question about her>": the question, about X
             ("is paxton any good here", ["Paxton"], []),

@@ -56,7 +56,8 @@ WHO_WINS = re.compile(r"\bwho(?:'d|\s+would|\s+will|s|'s)?\s+wins?\b|\bwho\s+bea
 # Said after two units weighed ("Emberfox vs Pyrowl, which is better"): a pick between them, and
 # neither is the opponent ("who wins" asks for the fight).
 WHICH_BETTER = re.compile(
-    r"^\W*(?:\w+\W+){0,2}?(?:which|who|whos|who's)(?:\s+one)?(?:'s|\s+is|\s+are)?\s+(?:better|stronger|best)\b",
+    r"^\W*(?:\w+\W+){0,2}?(?:which|who|whos|who's)(?:\s+one)?(?:'s|\s+is|\s+are)?\s+"
+    r"(?:better|stronger|best|less\s+bad|least\s+bad)\b",
     re.IGNORECASE,
 )
 _WHY = re.compile(r"\bwhy\b|\bhow\s+come\b|\bwhat(?:'?s|\s+is)\s+(?:going\s+)?wrong\b", re.IGNORECASE)

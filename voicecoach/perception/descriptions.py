@@ -683,6 +683,14 @@ def describe(pack: Pack, sides: Sides, text: str) -> tuple[str, list[str], Uncle
         if following in _SLOT_NOUNS:
             i += 1
             continue  # "for the tank slot": a place on the team, not a unit
+        if (
+            det in ("the", "that", "this")
+            and (following in _THINGS_HELD or following in option_nouns)
+            and not tokens[j - 1].group(0).lower().endswith("'s")
+            and not possessive
+        ):
+            i += 1
+            continue  # "Brannoc, the barrier loadout": a kind of loadout (no owner said), not a unit
         last = words[-1] if words else ""
         plural, last_at = (_singular(d, last), j - 1) if _singular(d, last) else (_singular(d, following), j)
         kind_head = following in _PLURAL_HEADS or following in _plurals(pack) or following.endswith("ies")

@@ -1632,7 +1632,9 @@ _ASKS_PICK_NOW = re.compile(
 
 _THERE_FOE = re.compile(r"\b(?:in\s+|out\s+)?there\b(?=\s*(?:[?.!,]|$|though\b|too\b|then\b))", re.I)
 _GO_AHEAD = re.compile(
-    r"^\W*(?:(?:ok|okay|yes|yeah|yep|sure|then|alright|fine)\W+)*(?:just\s+)?(?:do\s+it|go\s+ahead|"
+    # (after a short aside that asks nothing: "ok I'm dead anyway, do it")
+    r"^(?:[^,.!?]{1,40}(?<!\?)[,.!]\s+(?=(?:\w+\W+){0,2}(?:do|go)\b))?"
+    r"\W*(?:(?:ok|okay|yes|yeah|yep|sure|then|alright|fine)\W+)*(?:just\s+)?(?:do\s+it|go\s+ahead|"
     r"make\s+it\s+so|equip\s+it|put\s+it\s+on|set\s+it\s+up|do\s+that)(?:\s+(?:then|please|now))*\W*$",
     re.IGNORECASE,
 )

@@ -358,6 +358,7 @@ class IntentPrior:
         self._on_place = re.compile(rf"\b(?:on|for|in)\s+(?:this|the|that|our)\s+{place}\b", re.IGNORECASE)
         self.threat_pair = _opening_pair(pack, self.labels, "threat")
         self.target_pair = _step_pair(pack, self.labels, "option_target")
+        self.option_hits_pair = _step_pair(pack, self.labels, "option_hits")
         self.analysis_pair = _opening_pair(pack, self.labels, "read_side") or self.threat_pair
         token = kind_token(pack.catalog.schema.kind("unit") or "")
         # "Is Wendell pulling his weight": a verdict on one unit.
@@ -1821,6 +1822,8 @@ class IntentPrior:
             # the map) here, not whether to invest in her (nor a swap).
             (None if pair == self.swap_pair else fares, fielded, self._play_it.search(abstracted), "play_it"),
             (fares, benched | fielded, self._play_now.search(abstracted), "play_now"),
+            # "Why is Emberfox bad here", "why does the game say Renzo's bad here": how it fares now.
+            (fares, benched | fielded, WHY_BAD_HERE.search(normalise(text)), "why_bad_here"),
             # "Should I pull Emberfox": off the team, and who comes in (not "keep investing in it");
             # of one not on it, the swap's answer says so.
             (self.swap_pair, benched | fielded, self._take_off.search(abstracted), "take_off"),
@@ -1844,6 +1847,17 @@ class IntentPrior:
             intent, sub_intent = self.versus_pair
             return pred.model_copy(update={"intent": intent, "sub_intent": sub_intent, "rule": "hits_it"})
         options = [m for m in found if m.kind == self.pack.catalog.schema.kind("option")]
+        if (
+            self.option_hits_pair is not None
+            and pair != self.option_hits_pair
+            and len({m.id for m in options}) == 1
+            and named
+            and all(u in theirs for u in named)
+            and OPTION_HITS.search(normalise(text))
+        ):
+            # "Would Inferno Roar hit Shellbastion for normal or half?": the option's damage on it.
+            intent, sub_intent = self.option_hits_pair
+            return pred.model_copy(update={"intent": intent, "sub_intent": sub_intent, "rule": "option_hits"})
         if (
             self.target_pair is not None
             and len({m.id for m in options}) == 1
@@ -2036,6 +2050,11 @@ _HITS_IT = re.compile(
 USE_ON_THEIRS = re.compile(
     r"\b(?:good|bad)\s+(?:idea|call|move)\b|\bis\s+(?:that|it)\s+a\s+thing\b|\bsave\s+it\b|\bworth\s+it\b"
     r"|\bgood\s+or\s+bad\b|\bshould\s+i\b|\bor\s+(?:on\s+)?(?:the|their)\b"
+)
+# "Hit it for normal or half", "does it do much to", "super effective" (English cue words, `normalise`d).
+OPTION_HITS = re.compile(
+    r"\b(?:hit|hits|hurt|hurts|damage|normal|half|double|(?:super\s+)?effective|resist\w*|do\s+much|"
+    r"do\s+anything|work\s+on|works\s+on|strong\s+against|weak\s+against)\b"
 )
 # "Voltail or Briarcat first", "focus the healer or the tank" (English cue words, `normalise`d).
 FIRST_OF_THEIRS = re.compile(r"\b(?:first|focus|target|kill|go\s+after|attack|dive|burst|take\s+out)\b")
@@ -2250,6 +2269,11 @@ ASKS_HELP = re.compile(
 )
 THANKS, GREETED = ("smalltalk", "thanks"), ("smalltalk", "greeting")
 # The player asks about having or getting a unit ("do I have", "can I play", "unlock") (English cues).
+# "Why is Emberfox bad here", "why does everyone say Renzo sucks on this map" (English cue words).
+WHY_BAD_HERE = re.compile(
+    r"\b(?:why|how\s+come)\b.*\b(?:bad|weak|useless|trash|terrible|struggl\w*|sucks?|worse|not\s+good)\b"
+    r".*\b(?:here|on\s+this\s+\w+|this\s+(?:round|match|game)|against\s+(?:them|these\s+guys|this\s+team))\b"
+)
 # "Only level 7", "is level 4 a problem", "too low level", "underlevelled" (English cue words): a
 # unit's level put as a worry, not asked as a number.
 LEVEL_CONCERN = re.compile(

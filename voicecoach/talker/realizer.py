@@ -735,6 +735,35 @@ def _saved_named(t: RealizerTurn) -> bool:
     return True
 
 
+# "Don't I have a saved one", "what saved comps do I have" (English cue words, `normalise`d).
+_SAVED_ASKED = re.compile(r"\bsaved\b|\b(?:i|we)\s+saved\b")
+
+
+def _saved_asked(t: RealizerTurn) -> bool:
+    """ "Wait, don't I have a saved one for that?": the teams the player saved, each by its name
+    with its units (saved_list), when no one is named and the pair's own answer is not about them.
+    Whether it answered."""
+    if not _guidance_has(t.pack, "saved_list") or t.saved_said is not None or t.saved_read:
+        return False
+    if not _SAVED_ASKED.search(normalise(t.utterance)) or any(
+        s.recipe == "saved_group"
+        for e in t.pack.phi
+        if (e.intent, e.sub_intent) == (t.intent, t.sub_intent)
+        for s in e.answer or []
+    ):
+        return False
+    saved = {n: m for n, m in sorted(t.view.saved_groups().items()) if m}
+    if not saved:
+        return False
+    name = t.pack.catalog.display_name
+    groups = [f"{n.replace('_', ' ')}, with {spoken_list([name(u) for u in m])}" for n, m in saved.items()]
+    values = {"count": len(groups), "units": "; and ".join(groups)}
+    t.lines = [
+        Line("guidance", "saved_list", values, "answer", frozenset(u for m in saved.values() for u in m))
+    ]
+    return True
+
+
 def _level_compare(t: RealizerTurn, utterance: str) -> bool:
     """Two of the player's units asked by level: both levels, the higher first. Whether it answered."""
     owned = [u for u in dict.fromkeys(t.mentioned) if t.view.unit(u) is not None]
@@ -1464,6 +1493,7 @@ def realize(
         or _has_effect(t, utterance)
         or _level_compare(t, utterance)
         or _saved_named(t)
+        or _saved_asked(t)
     )
     theirs = frozenset(u for u in t.view.opponent_side() if not t.view.owns(u))
     limit = data_limit(pack, utterance, theirs) if intent != "smalltalk" else None

@@ -805,9 +805,10 @@ def ownership(c: _Ctx) -> list[Line]:
         return c.line(c.inputs["all_key"], have, **{"@units": c.names(have)})
     owned = c.view.unit(uid)
     theirs = re.search(rf"\b(?:their|the enemy'?s?)\s+{re.escape(c.name(uid))}\b", c.t.utterance, re.I)
-    # "Do I have", "have I got", "is it unlocked" - not "what's Briarcat got" (what it carries).
+    # "Do I have", "have I got", "is it unlocked" - not "what's Briarcat got" (what it carries), nor
+    # "tell me what moves he has" (the "me" of "tell me" owns nothing).
     asks_own = re.search(
-        r"\b(?:own|owned|unlock\w*|roster|collection|mine)\b|\b(?:i|we|me)\b.*\b(?:have|has|got|get)\b",
+        r"\b(?:own|owned|unlock\w*|roster|collection|mine)\b|\b(?:i|we)\b.*\b(?:have|has|got|get)\b",
         c.t.utterance,
         re.I,
     )
