@@ -131,6 +131,13 @@ def test_team_size_rarity_and_pick_groups() -> None:
     assert s.wanted_entities == []
 
 
+def test_a_no_far_before_a_name_or_a_why_not_keeps_nothing_out() -> None:
+    said = "i've got training stuff saved up, like not a ton, and i was thinking either lumifawn or tidefang"
+    assert slots(said).excluded_entities == []
+    assert slots("why them and not emberfox").excluded_entities == []
+    assert slots("a team but definitely not the slow emberfox").excluded_entities == ["Emberfox"]
+
+
 def test_earlier_excludes_carry_over_until_asked_back() -> None:
     first = slots("a team without emberfox")
     second = slots("and no pyrowl either", earlier=first)

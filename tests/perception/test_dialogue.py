@@ -397,6 +397,16 @@ def test_a_unit_said_by_what_it_does_or_carries_without_a_relative_clause() -> N
     assert "Nadira" not in read_turn(pack, state, "we lost the fight with the darts flying").text
 
 
+def test_a_pet_form_of_a_look_word_describes_as_the_word() -> None:
+    pack, state = PET  # Tidefang is "a pup dog": "the water puppy" is it, not their water tank
+    reading = read_turn(pack, state, "which one should I level, the fawn or the water puppy")
+    assert reading.text == "which one should I level, Lumifawn or Tidefang"
+    # a kind of loadout is no unit; a verb after the unit is not a thing it holds
+    assert read_turn(pack, state, "does the turtle heal or is it just tanky").text.startswith(
+        "does Shellbastion heal"
+    )
+
+
 def test_is_that_a_kind_asks_the_kind_of_the_one_named() -> None:
     pack, state = PET
     reading = read_turn(pack, state, "that ghost candle pet, is that shadow or light")

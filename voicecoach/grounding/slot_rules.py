@@ -253,6 +253,9 @@ def _cue_before(gap: str) -> Role | None:
         (m.end(), m.end() - m.start(), role)
         for pattern, role in ((EXCLUDE, "exclude"), (OPPONENT, "opponent"), (WANT, "want"))
         for m in pattern.finditer(gap)
+        # "like not a ton, and I was thinking of Lumifawn": a bare "no"/"not" far before the name
+        # negates something else
+        if not (role == "exclude" and m.group(0).lower() in ("no", "not") and len(gap[m.end() :].split()) > 3)
     ]
     return max(found)[2] if found else None  # type: ignore[return-value]
 

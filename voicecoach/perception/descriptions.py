@@ -93,6 +93,17 @@ _NOT_FILLER = {
 }  # fmt: skip
 
 
+_DIMINUTIVE = re.compile(r"^(?P<stem>[a-z]{3,}?)(?:p?y|p?ie|g?gy|g?go|t?ty|sy|o)$")
+
+
+def _diminutive(d: Describer, word: str) -> str:
+    """A pet form of a look word the pack has ("puppy" of pup, "doggo" of dog, "birdie" of bird)."""
+    if word in d.vocabulary:
+        return word
+    m = _DIMINUTIVE.match(word)
+    return m["stem"] if m is not None and m["stem"] in d.vocabulary else word
+
+
 def _filler(word: str) -> bool:
     """An everyday word before a description noun the pack knows ("the spiky cat", "their purple
     bird"): a look the data does not record, so the noun describes alone."""
@@ -393,6 +404,8 @@ _THINGS_HELD = frozenset(
     "barrier shield ult ultimate kit loadout build move moves ability abilities gun weapon "
     "item items gear heal heals damage range level stats".split()
 )
+# Words for a set of gear: "the barrier loadout" is a kind of loadout, "the turtle heal" a verb.
+_KIT_NOUNS = frozenset({"loadout", "loadouts", "build", "builds", "kit", "kits", "setup"})
 _OBJECTS = frozenset("the them us him her my our your their everyone everybody allies a an it".split())
 
 
@@ -617,7 +630,7 @@ def describe(pack: Pack, sides: Sides, text: str) -> tuple[str, list[str], Uncle
         skipped = False  # an everyday word was passed over ("their big blue turtle")
         j = i + 1
         while j < len(tokens) and j - i <= 3:
-            w = tokens[j].group(0).lower().removesuffix("'s")
+            w = _diminutive(d, tokens[j].group(0).lower().removesuffix("'s"))
             then = tokens[j + 1].group(0).lower() if j + 1 < len(tokens) else ""
             if words and then in _OBJECTS:
                 break  # "can their tank shield the team": after the head, a verb and its object
@@ -685,7 +698,7 @@ def describe(pack: Pack, sides: Sides, text: str) -> tuple[str, list[str], Uncle
             continue  # "for the tank slot": a place on the team, not a unit
         if (
             det in ("the", "that", "this")
-            and (following in _THINGS_HELD or following in option_nouns)
+            and (following in _KIT_NOUNS or following in option_nouns)
             and not tokens[j - 1].group(0).lower().endswith("'s")
             and not possessive
         ):

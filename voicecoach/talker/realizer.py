@@ -735,8 +735,9 @@ def _saved_named(t: RealizerTurn) -> bool:
     return True
 
 
-# "Don't I have a saved one", "what saved comps do I have" (English cue words, `normalise`d).
-_SAVED_ASKED = re.compile(r"\bsaved\b|\b(?:i|we)\s+saved\b")
+# "Don't I have a saved one", "what saved comps do I have", "what did I save" (English cue words and
+# the pack's team words, `normalise`d; not "I've got training stuff saved up").
+_SAVED_ASKED = r"\bsaved\s+(?:one|ones|{teams}|groups?)\b|\b(?:what|which)\b.*\b(?:i|we)\s+saved?\b"
 
 
 def _saved_asked(t: RealizerTurn) -> bool:
@@ -745,7 +746,8 @@ def _saved_asked(t: RealizerTurn) -> bool:
     Whether it answered."""
     if not _guidance_has(t.pack, "saved_list") or t.saved_said is not None or t.saved_read:
         return False
-    if not _SAVED_ASKED.search(normalise(t.utterance)) or any(
+    asked = re.compile(_SAVED_ASKED.replace("{teams}", f"(?:{team_words(t.pack)})s?"))
+    if not asked.search(normalise(t.utterance)) or any(
         s.recipe == "saved_group"
         for e in t.pack.phi
         if (e.intent, e.sub_intent) == (t.intent, t.sub_intent)
@@ -756,11 +758,15 @@ def _saved_asked(t: RealizerTurn) -> bool:
     if not saved:
         return False
     name = t.pack.catalog.display_name
+    covers = frozenset(u for m in saved.values() for u in m)
+    if len(saved) == 1:  # "Your saved main team is ..."
+        (group, members), plural = next(iter(saved.items())), t.pack.catalog.schema.plural(t.view.unit_kind)
+        values = {"group_name": group.replace("_", " "), plural: spoken_list([name(u) for u in members])}
+        t.lines = [Line("guidance", "saved_named", values, "answer", covers)]
+        return True
     groups = [f"{n.replace('_', ' ')}, with {spoken_list([name(u) for u in m])}" for n, m in saved.items()]
     values = {"count": len(groups), "units": "; and ".join(groups)}
-    t.lines = [
-        Line("guidance", "saved_list", values, "answer", frozenset(u for m in saved.values() for u in m))
-    ]
+    t.lines = [Line("guidance", "saved_list", values, "answer", covers)]
     return True
 
 
