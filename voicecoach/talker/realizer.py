@@ -765,8 +765,11 @@ def _saved_asked(t: RealizerTurn) -> bool:
         t.lines = [Line("guidance", "saved_named", values, "answer", covers)]
         return True
     groups = [f"{n.replace('_', ' ')}, with {spoken_list([name(u) for u in m])}" for n, m in saved.items()]
-    values = {"count": len(groups), "units": "; and ".join(groups)}
-    t.lines = [Line("guidance", "saved_list", values, "answer", covers)]
+    t.lines = [
+        Line(
+            "guidance", "saved_list", {"count": len(groups), "units": "; and ".join(groups)}, "answer", covers
+        )
+    ]
     return True
 
 
