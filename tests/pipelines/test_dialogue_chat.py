@@ -63,6 +63,32 @@ SESSIONS: dict[str, dict[str, list[tuple[str, list[str], list[str]]]]] = {
             ("can you tell me what moves briarcat has", ["Vine Lash"], ["roster"]),
         ],
         "why_bad_here": [("why is emberfox bad here", ["Shellbastion deals double damage"], ["common fire"])],
+        "wall_move": [("is the wall one unlocked", ["Thicket Wall"], ["in your roster"])],
+        "focus_or_ignore": [
+            ("do I focus the turtle or just ignore it", ["Shellbastion is their biggest threat"], [])
+        ],
+        "round_told_then_asked": [  # told the round, asked what it means: the match, won
+            (
+                "ok we took that round, so that's the match right?",
+                ["That's the match: you won it 2 to 0"],
+                ["round 3"],
+            ),
+        ],
+        "shrugs_off": [  # their unit unhurt by the player's: how that one fares against it
+            (
+                "that turtle of theirs just ate two of my fox's fire attacks and barely flinched",
+                ["half damage"],
+                ["learns"],
+            ),
+        ],
+        "made_faster": [("can sparkwing get me faster than that", ["Overcharge"], ["doesn't show speed"])],
+        "and_uh_second": [  # a filler after "and" still opens the second question
+            (
+                "whats their lightning guy weak to and uh do I even have anything for it",
+                ["Granitusk", "you have"],
+                [],
+            ),
+        ],
         "it_learns": [  # "it" learns: the creature just asked about, not a type the reply named
             ("is the glowing fawn worth using yet", ["Lumifawn"], []),
             ("what does it get at stage 2", ["Sanctuary"], ["Which creature", "electric"]),

@@ -80,7 +80,8 @@ EFFECTS = (
     ),
     _effect(
         "speed",
-        r"\bspeed\s+(?:up|boost|buff)\w*|\bspeeds?\s+(?:me|us|them|my|our)\b|\bhaste\b|\bmove\s+faster\b",
+        r"\bspeed\s+(?:up|boost|buff)\w*|\bspeeds?\s+(?:me|us|them|my|our)\b|\bhaste\b|\bmove\s+faster\b"
+        r"|\b(?:make|makes|get|gets)\s+(?:\w+\s+){0,2}faster\b",
         r"\bspeeds?\s+up\b|\braising\s+its\s+speed\b|\bburst\s+of\s+speed\b|\bmove\s+(?:\w+\s+){0,2}faster\b"
         r"|\bact\s+again\s+sooner\b",
         "speed up your side",

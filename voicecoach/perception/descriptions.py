@@ -1370,7 +1370,9 @@ def option_by_word(pack: Pack, text: str, state: LiveState | None = None) -> tup
         ):
             word = the.group(1).lower()
             hits = [n for n in names if word in n.lower().split()]
-            if len(hits) == 1 and word not in types and word not in described:
+            # ("the wall one": a role's word too, but asked as a move when unlocked or used)
+            moved = word in d.roles and _OPTION_VERB.search(text) is not None
+            if len(hits) == 1 and word not in types and (word not in described or moved):
                 return text[: the.start()] + hits[0] + text[the.end() :], [
                     *asked,
                     f"{the.group(0)!r} -> {hits[0]}",
@@ -1378,6 +1380,7 @@ def option_by_word(pack: Pack, text: str, state: LiveState | None = None) -> tup
     return text, asked
 
 
+_OPTION_VERB = re.compile(r"\b(?:unlock\w*|use|using|pop|cast|learn\w*|equip\w*)\b", re.IGNORECASE)
 # "What gun does Nadira use": the word for an option asked of a unit (English cue words).
 _WHAT_OPTION = re.compile(
     r"\b(?:what|which)\s+(?P<word>[a-z]{3,})\s+(?:does|do|did|will|is|can)\s+(?:their\s+|my\s+|the\s+)?$",

@@ -758,7 +758,8 @@ _QUESTION_START = (
     r"do|did|will|would|where|where's|wheres|when|why|any|have|has)\b"
 )
 _SECOND_QUESTION = re.compile(
-    rf"(?:\?\s+|[,;]?\s+(?:and|also|plus)\s+(?:also\s+|then\s+)?|[,;]\s+)(?={_QUESTION_START})",
+    rf"(?:\?\s+|[,;]?\s+(?:and|also|plus)\s+(?:also\s+|then\s+)?(?:(?:uh+|um+|like|so)\W+)*|[,;]\s+)"
+    rf"(?={_QUESTION_START})",
     re.IGNORECASE,
 )
 
@@ -1364,10 +1365,17 @@ def told_round(state: LiveState, utterance: str) -> LiveState | None:
     agree with what the player just said. None when they said no result."""
     match = state.ic.match
     won, lost = ROUND_WON.search(utterance), ROUND_LOST.search(utterance)
-    if match is None or bool(won) == bool(lost) or _ASKED_BACK.search(utterance):
+    said = won or lost
+    # (asked back only in the clause that says it: "we took that round, so that's the match right?"
+    # tells the round, then asks what it means)
+    start = max(utterance.rfind(p, 0, said.start()) for p in ",.;") + 1 if said else 0
+    ends = [i for p in ",.;" if (i := utterance.find(p, said.end() if said else 0)) >= 0]
+    clause = utterance[start : min(ends, default=len(utterance))]
+    if match is None or bool(won) == bool(lost) or _ASKED_BACK.search(clause):
         return None
     update = {"score_player": match.score_player + 1} if won else {"score_opponent": match.score_opponent + 1}
-    update["round"] = min(match.round + 1, match.rounds_total)
+    if max(update.values()) <= match.rounds_total // 2:  # a decided match plays no next round
+        update["round"] = min(match.round + 1, match.rounds_total)
     ic = state.ic.model_copy(update={"match": match.model_copy(update=update)})
     return state.model_copy(update={"ic": ic})
 

@@ -184,7 +184,11 @@ _ELSEWHERE: tuple[tuple[re.Pattern[str], str], ...] = (
     ),
 )
 # "the speed buff", "an hp boost": an effect a move has, not a stat asked for.
-_EFFECT_AFTER = re.compile(r"^\s+(?:buff|boost|debuff|bonus|up|down|increase|drop|steal|heal)\w*\b", re.I)
+_EFFECT_AFTER = re.compile(
+    r"^\s+(?:buff|boost|debuff|bonus|up|down|increase|drop|steal|heal|one|move|skill|thing)\w*\b", re.I
+)
+# "Can the bird make me faster", "get my deer faster": an effect asked for, not a stat to look up.
+_EFFECT_BEFORE = re.compile(r"\b(?:make|makes|making|get|gets|getting)\s+(?:\w+\s+){0,2}$", re.I)
 _STACKS = re.compile(r"\bstack(?:s|ing)?\b(?!\s+up\b)", re.IGNORECASE)  # "stack up against": a matchup
 _QUESTION = re.compile(
     r"\?|^\W*(?:(?:so|and|ok|okay|hey|yo|um|uh|also|but|then|ugh|fine|alright|right|well|wait|hmm+|man|bro|dude|lol)\W+)*"
@@ -398,7 +402,10 @@ def data_limit(pack: Pack, text: str, theirs: Collection[str] = ()) -> Limit | N
     asked = [
         spoken
         for pattern, spoken in _stat_patterns(pack)
-        if any(not _EFFECT_AFTER.match(masked[m.end() :]) for m in pattern.finditer(masked))
+        if any(
+            not _EFFECT_AFTER.match(masked[m.end() :]) and not _EFFECT_BEFORE.search(masked[: m.start()])
+            for m in pattern.finditer(masked)
+        )
     ]
     return Limit("stat", " or ".join(dict.fromkeys(asked)), about) if asked else None
 

@@ -1328,6 +1328,15 @@ class IntentPrior:
             # "This turtle thing just will not die": how to beat it, not whether to level it.
             p, rule = self._only(self.counter_pair), "wont_die"
         elif (
+            self.versus_pair is not None
+            and abstracted.split().count(kind_token(unit or "")) == 2
+            and re.search(r"\b(?:my|our)\b", abstracted)
+            and _SHRUGS_OFF.search(abstracted)
+        ):
+            # "Their turtle ate two of my fox's fire attacks and barely flinched": how the player's
+            # one does against theirs (half damage), not the attacks' list.
+            p, rule = self._only(self.versus_pair), "shrugs_off"
+        elif (
             self.swap_pair is not None
             and abstracted.split().count(kind_token(unit or "")) == 2
             and _WORTH_FIELDING.search(abstracted)
@@ -1875,6 +1884,18 @@ class IntentPrior:
         if (
             self.threat_pair is not None
             and pair != self.threat_pair
+            and len(set(named)) == 1
+            and named[0] in theirs
+            and FOCUS_OR_IGNORE.search(normalise(text))
+        ):
+            # "Do I focus the turtle or just ignore it": whether that one of theirs is the threat.
+            intent, sub_intent = self.threat_pair
+            return pred.model_copy(
+                update={"intent": intent, "sub_intent": sub_intent, "rule": "focus_or_ignore"}
+            )
+        if (
+            self.threat_pair is not None
+            and pair != self.threat_pair
             and len(set(named)) >= 2
             and all(u in theirs for u in named)
             and FIRST_OF_THEIRS.search(normalise(text))
@@ -2056,6 +2077,11 @@ OPTION_HITS = re.compile(
     r"\b(?:hit|hits|hurt|hurts|damage|normal|half|double|(?:super\s+)?effective|resist\w*|do\s+much|"
     r"do\s+anything|work\s+on|works\s+on|strong\s+against|weak\s+against)\b"
 )
+# "Focus it or ignore it", "should I just leave the turtle alone" (English cue words, `normalise`d).
+FOCUS_OR_IGNORE = re.compile(
+    r"\b(?:focus|kill|attack|target)\b.*\bor\s+(?:just\s+)?(?:ignore|leave)\b"
+    r"|\b(?:ignore|leave)\s+(?:it|him|her|them|the\s+\w+)(?:\s+alone)?\s+or\s+(?:focus|kill|attack|target)\b"
+)
 # "Voltail or Briarcat first", "focus the healer or the tank" (English cue words, `normalise`d).
 FIRST_OF_THEIRS = re.compile(r"\b(?:first|focus|target|kill|go\s+after|attack|dive|burst|take\s+out)\b")
 # "Who should I use Overcharge on", "who do I overcharge", "who should Elowen keep her beam on": an
@@ -2201,6 +2227,12 @@ TAKING_HITS = re.compile(
     # "they just one shot my hawk", "Voltail keeps killing my fox": an attack on the player's unit
     r"|\b(?:one\s*shot(?:s|ting|ted)?|kill(?:s|ed|ing)?|wreck(?:s|ed|ing)?|destroy(?:s|ed|ing)?|melt(?:s|ed|ing)?|"
     r"delet(?:e|es|ed|ing)|shred(?:s|ded|ding)?|focus(?:es|ed|ing)?|chunk(?:s|ed|ing)?|farm(?:s|ed|ing)?)\s+(?:my|our)\b"
+)
+# One of theirs unhurt by the player's one: "ate my fox's attacks", "barely flinched", "did nothing".
+_SHRUGS_OFF = re.compile(
+    r"\bbarely\s+(?:even\s+)?(?:flinch\w*|scratch\w*|dent\w*|hurt\w*|tickl\w*|move\w*|touch\w*)\b"
+    r"|\b(?:ate|eats|tanked|tanks|shrugged\s+off|shrugs\s+off|absorbed|soaked)\s+(?:\w+\s+){0,5}?"
+    r"(?:attacks?|hits?|moves?|shots?)\b|\b(?:does|did|do|doing)\s+(?:literally\s+)?(?:nothing|no\s+damage)\b"
 )
 # One of theirs that outlasts the player's side: "this turtle just will not die", "can't kill him".
 _WONT_DIE = re.compile(
@@ -2435,6 +2467,7 @@ ASKS_STAKES = re.compile(
     r"|\bif\s+(?:we|i)\s+(?:win|lose|take|drop|get)\b"
     r"|\b(?:need|have|got)\s+to\s+win\b|\bmust[\s-]win\b|\bneed\s+(?:this|that)\s+(?:one|round)\b"
     r"|\b(?:is\s+it|it'?s|is\s+the\s+match)\s+over\b|\brounds?\s+(?:left|to\s+go|remaining)\b"
+    r"|\b(?:that'?s|thats|is\s+that)\s+(?:the\s+)?(?:match|game|series)\b"
     r"|\bhow\s+many\s+(?:more\s+)?rounds\b|(?<!in the )\bwhole\s+(?:match|thing|game)\b|\bwin\s+the\s+match\b"
     r"|\b(?:won|lost|took|dropped)\s+the\s+(?:first|second|opening)\s+(?:one|round|game)\b"
     # "should I just give up", "is it worth forfeiting": what is still at stake is the answer

@@ -346,7 +346,10 @@ def _stakes(t: RealizerTurn) -> None:
     mine, theirs, now = match.score_player, match.score_opponent, match.round
     values: dict[str, Any] = {"round": now, "rounds": match.rounds_total, "next_round": now + 1,
                               "score_player": mine, "score_opponent": theirs}  # fmt: skip
-    if max(mine, theirs) >= need:
+    if mine >= need and t.pack.templates.paragraphs["scene_flavor"].templates.get("stakes_won"):
+        key = "stakes_won"
+        t.lines = [line for line in t.lines if line.key != "match_score"]  # the score, said once
+    elif max(mine, theirs) >= need:
         key = "stakes_over"
     elif mine + 1 >= need and theirs + 1 >= need:
         key = "stakes_decider"
