@@ -407,6 +407,15 @@ def test_a_pet_form_of_a_look_word_describes_as_the_word() -> None:
     )
 
 
+def test_a_verb_after_a_description_ends_it() -> None:
+    pack, state = STRIKE
+    said = "their sniper keeps one-shotting me off the middle pier"
+    assert read_turn(pack, state, said).text.startswith("their Quillon keeps one-shotting")
+    assert read_turn(pack, state, "is the barrier guy a problem").text == "is Bexley a problem"
+    # one to field is the player's first ("do I need the healer": their Elowen), else the one named
+    assert read_turn(pack, state, "do I need the healer").text == "do I need my Elowen"
+
+
 def test_is_that_a_kind_asks_the_kind_of_the_one_named() -> None:
     pack, state = PET
     reading = read_turn(pack, state, "that ghost candle pet, is that shadow or light")

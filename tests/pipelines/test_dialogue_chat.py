@@ -882,6 +882,16 @@ SESSIONS: dict[str, dict[str, list[tuple[str, list[str], list[str]]]]] = {
         "healer_with_darts": [  # a unit said by what it carries, and a fight with it: counters, not unlocks
             ("the healer with the darts, can I kill her from far", ["Against Nadira"], ["account level"]),
         ],
+        "breaks_the_shield": [
+            ("is there a hero that just breaks the shield", ["Against Brannoc"], ["shield tank whose"])
+        ],
+        "verdict_reason": [  # a "not really" carries its reason: it never stands alone beside "even pick"
+            (
+                "is Ellie still ok here and what's that grenade thing their healer keeps throwing",
+                ["their Nadira counters your Elowen"],
+                [],
+            ),
+        ],
         "saved_asked": [  # the comps the player saved, by name, not the whole roster
             (
                 "wait don't I have a saved one for that",

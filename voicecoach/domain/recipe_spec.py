@@ -253,12 +253,12 @@ RECIPES: dict[str, RecipeSpec] = {
                   "theirs offered as targets, yes to the one that threatens most (offered_key), or their "
                   "bigger threat instead (instead_key)"),
         _spec("unit_verdict", {"unit": "select", "bad_key": "key", "mixed_key": "key", "even_key": "key",
-                               "good_no_key": "key", "bad_yes_key": "key"},
-              ("unit",), ("@unit",),
+                               "good_no_key": "key", "bad_yes_key": "key", "bad_foe_key": "key"},
+              ("unit",), ("@unit", "foe"),
               doc="asked for a verdict on the player's own unit (\"is Yarrow any good\"): yes (key), no "
                   "(bad_key), mixed or neither, from every unit matchup in play and its level; asked the "
                   "other way round (\"is Renzo bad here\", \"bench him?\"): no (good_no_key), yes "
-                  "(bad_yes_key)"),
+                  "(bad_yes_key); bad_foe_key instead of bad_key when one of theirs beats it ({foe})"),
         _spec("team_on_context", {"units": "select", "context": "select", "matchup": "literal",
                                   "good_key": "key", "bad_key": "key"},
               ("units", "context", "matchup"), ("@context", "good", "bad", "others"),

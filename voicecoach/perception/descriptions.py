@@ -104,12 +104,30 @@ def _diminutive(d: Describer, word: str) -> str:
     return m["stem"] if m is not None and m["stem"] in d.vocabulary else word
 
 
+# Everyday words that are no look ("their sniper keeps one-shotting me": a verb, not "keeps one").
+_NO_LOOK = {
+    "keeps",
+    "keep",
+    "gets",
+    "got",
+    "goes",
+    "went",
+    "just",
+    "always",
+    "still",
+    "also",
+    "really",
+    "literally",
+}
+
+
 def _filler(word: str) -> bool:
     """An everyday word before a description noun the pack knows ("the spiky cat", "their purple
     bird"): a look the data does not record, so the noun describes alone."""
     return (
         word.isalpha()
         and word not in _NOT_FILLER
+        and word not in _NO_LOOK
         and word not in _STRONGEST
         and english_counts().get(word, 0) >= ORDINARY_MIN_COUNT
     )
@@ -122,6 +140,11 @@ _HURTS_US = re.compile(
     re.IGNORECASE,
 )
 _COUNTERS_A = re.compile(r"\bcounter(?:s|ing)?\s+$", re.IGNORECASE)
+_FIELDS_IT = re.compile(
+    r"\b(?:i|we)\s+(?:\w+\s+)?(?:need|bring|use|play|pick|run|field|take)\s+$"
+    r"|\b(?:swap|switch|go)\s+(?:in\s+|over\s+)?(?:to|with)\s+$",
+    re.IGNORECASE,
+)
 # A phrasal verb around the pronoun that faces a foe: "take him on", "shut her down", "pick it off".
 THEIRS_AROUND = (
     re.compile(r"\b(?:take|shut|lock|knock|pick|wipe|burst|chase|push|hold|kill|blow)\s+$", re.IGNORECASE),
@@ -632,7 +655,7 @@ def describe(pack: Pack, sides: Sides, text: str) -> tuple[str, list[str], Uncle
         while j < len(tokens) and j - i <= 3:
             w = _diminutive(d, tokens[j].group(0).lower().removesuffix("'s"))
             then = tokens[j + 1].group(0).lower() if j + 1 < len(tokens) else ""
-            if words and then in _OBJECTS:
+            if words and then in _OBJECTS and w not in heads:
                 break  # "can their tank shield the team": after the head, a verb and its object
             one = _singular(d, w)
             if one is not None and (then in d.gear or then in _THINGS_HELD or then in option_nouns):
@@ -779,6 +802,9 @@ def describe(pack: Pack, sides: Sides, text: str) -> tuple[str, list[str], Uncle
         before = text[: tokens[i].start()]
         if side == "any" and _HURTS_US.match(text[end:]):
             side = "theirs"  # "the electric one keeps outspeeding me": the one doing it is theirs
+        fields_it = side == "any" and _FIELDS_IT.search(before) is not None
+        if fields_it:
+            side = "mine"  # "do I need the barrier guy", "should I bring the fire one": one to field
         if side == "any" and faces_foe(before, text[end:]) and not _COUNTERS_A.search(before):
             # "what about against the tank", "who can kill the healer": theirs ("what counters the
             # tank" may ask what threatens the player's own: asked back)
@@ -790,6 +816,10 @@ def describe(pack: Pack, sides: Sides, text: str) -> tuple[str, list[str], Uncle
         if any(w in _FEMALE_HEADS for w in words):
             ruled_out |= {u for u in everyone if gender_of(pack, u) == "m"}
         pick, fits = _pick(d, sides, side, descriptors, ruled_out.__contains__)
+        if pick is None and not fits and fields_it:
+            # "Should I play the flame girl" of one the player lacks: the one the words name.
+            side = "any"
+            pick, fits = _pick(d, sides, side, descriptors, ruled_out.__contains__)
         if (
             pick is None
             and not fits

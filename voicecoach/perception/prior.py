@@ -1922,6 +1922,18 @@ class IntentPrior:
             # not what beats the player's unit.
             intent, sub_intent = self.versus_pair
             return pred.model_copy(update={"intent": intent, "sub_intent": sub_intent, "rule": "mine_versus"})
+        if (
+            self.counter_pair is not None
+            and pair != self.counter_pair
+            and named
+            and named[-1] not in fielded  # (theirs, or a unit both sides have: the object is the foe)
+            and _ONE_THAT_BEATS.search(normalise(text))
+        ):
+            # "Is there a hero that just breaks the shield (Brannoc)": who counters that one of theirs.
+            intent, sub_intent = self.counter_pair
+            return pred.model_copy(
+                update={"intent": intent, "sub_intent": sub_intent, "rule": "one_that_beats"}
+            )
         if self.counter_pair is None or pair not in self.ownership_pairs or not theirs:
             return None
         fought = any(
@@ -2312,6 +2324,12 @@ LEVEL_CONCERN = re.compile(
     r"\b(?:only|just)\s+(?:like\s+|about\s+)?(?:level|lvl|lv)\b|\btoo\s+low(?:\s+(?:a\s+)?level)?\b|"
     r"\bunder\s?-?\s?levell?ed\b|\b(?:level|lvl|lv)\s+\d+\b.*\b(?:problem|matter|matters|issue|hold\s+\w+\s+back|"
     r"tho|though|lol|enough|behind)\b|\blevel\s+(?:too\s+low|enough|a\s+problem)\b"
+)
+# "Is there a hero that breaks the shield", "anyone who can stop Voltail" (English cue words).
+_ONE_THAT_BEATS = re.compile(
+    r"\b(?:is\s+there|are\s+there|do\s+i\s+have|got|anyone|anybody|someone|somebody|any\s+\w+|a\s+\w+)\s+"
+    r"(?:that|who|which)\s+(?:can\s+)?(?:just\s+|actually\s+|really\s+)?(?:breaks?|beats?|counters?|kills?|stops?|"
+    r"shuts?\s+down|deals?\s+with|handles?|hard\s+counters?|melts?|burns?\s+through)\b"
 )
 # "Kill Nadira", "take out their Voltail" (English fight verbs before a unit of theirs).
 _FOUGHT_BEFORE = re.compile(

@@ -1911,6 +1911,7 @@ def unit_verdict(c: _Ctx) -> list[Line]:
     ):
         return []
     uid, plus, minus, judged = ids[0], 0, 0, False
+    threat: str | None = None  # one of theirs that beats it: the reason a bare "not really" lacks
     theirs = view.opponent_side()
     if c.t.opponents or any(u in theirs and u != uid for u in c.t.mentioned):
         return []  # "is Lumifawn good against Voltail": that matchup's own yes or no answers
@@ -1925,7 +1926,9 @@ def unit_verdict(c: _Ctx) -> list[Line]:
         elif m.between[1] == view.unit_kind and theirs:
             judged = True
             plus += any(multiplier(c.catalog, m, uid, f) > m.default for f in theirs)
-            minus += any(multiplier(c.catalog, m, f, uid) > m.default for f in theirs)
+            beaten_by = [f for f in theirs if multiplier(c.catalog, m, f, uid) > m.default]
+            minus += bool(beaten_by)
+            threat = threat or next(iter(beaten_by), None)
     if not judged:
         return []  # no match and no place in play: nothing to judge it against
     minus += view.far_behind(uid)
@@ -1939,6 +1942,19 @@ def unit_verdict(c: _Ctx) -> list[Line]:
         else c.inputs.get("bad_yes_key" if bad_asked else "bad_key") if minus
         else c.inputs.get("even_key")
     )  # fmt: skip
+    nouns = [n for k in c.schema.kinds_of("context") for n in (k, *c.schema.kinds[k].nouns)]
+    on_place = re.search(rf"\b(?:{'|'.join(map(re.escape, nouns))})s?\b", said, re.I) if nouns else None
+    either = kept or STAY_OR_GO.search(said)  # "keep her or swap her": that answer's own words
+    if (
+        key == c.inputs.get("bad_key")
+        and threat
+        and c.inputs.get("bad_foe_key")
+        and not on_place
+        and not either
+    ):
+        # "Not really: their Nadira counters your Elowen": the verdict with its reason, so a line
+        # cut for length (a second question's answer) never leaves "not really" beside "even pick".
+        return c.naming(c.inputs["bad_foe_key"], [threat, uid], **{"@unit": c.name(uid)}, foe=c.name(threat))
     return c.naming(key, [], **{"@unit": c.name(uid)})
 
 
