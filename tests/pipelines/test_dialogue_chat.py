@@ -892,6 +892,17 @@ SESSIONS: dict[str, dict[str, list[tuple[str, list[str], list[str]]]]] = {
                 [],
             ),
         ],
+        "keep_or_swap_after_news": [  # news, then "do I keep him or still swap": the verdict on him here
+            (
+                "yo Ren just got a triple on the point, do I keep him or still swap",
+                ["Renzo has it rough here"],
+                ["every item"],
+            ),
+        ],
+        "beats_that_comp": [  # "that" after an answer that read their side: their team
+            ("is their team like a known comp or just randoms", ["Long Watch"], []),
+            ("ok what beats that", ["Against their five, run"], []),
+        ],
         "saved_asked": [  # the comps the player saved, by name, not the whole roster
             (
                 "wait don't I have a saved one for that",

@@ -41,10 +41,13 @@ ASKED_BAD = re.compile(
 # Kept, benched or swapped out: "keep Sparkwing or not", "should I bench Tidefang", "is Sparkwing
 # worth keeping in", "keep Elowen or swap her": a verdict on one the player fields.
 KEEP_OR_BENCH = re.compile(
-    r"^\W*(?:(?:so|ok|okay|and|but|hey|um+|uh+|hmm+|well|wait|coach|then|honestly|like)\W+)*"
+    # (at the start of the turn or of its last clause: "Ren just got a triple, do I keep him or swap")
+    r"(?:^|[,.;!?]\s+|\b(?=(?:should|do|can|would)\s+(?:i|we)\s+(?:just\s+|still\s+)?(?:keep|bench|drop|sit)\s))"
+    r"\W*(?:(?:so|ok|okay|and|but|hey|yo|um+|uh+|hmm+|well|wait|coach|then|honestly|like)\W+)*"
     r"(?:(?:should|do|can|would)\s+(?:i|we)\s+(?:just\s+|still\s+)?)?(?P<verb>keep|bench|drop|sit)\s+"
     r"(?:(?:playing|running|using|fielding)\s+)?"
-    r"(?!(?:putting|investing|levell?ing|training|spending|buying|grinding)\b)"
+    r"(?!(?:putting|investing|levell?ing|training|spending|buying|grinding)\b)",
+    re.IGNORECASE,
 )
 # "Should Elowen stay or go", "does Renzo stay in or come out": kept or not, asked as keep is.
 STAY_OR_GO = re.compile(

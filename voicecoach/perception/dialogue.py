@@ -411,6 +411,25 @@ def current_place(pack: Pack, kind: str) -> re.Pattern[str]:
     return re.compile(rf"\b(?:(?:on|at|in|for)\s+)?(?:{this}|here\b)", re.IGNORECASE)
 
 
+# "What beats that", "ok so who counters this comp" (English cue words).
+_BEATS_THAT = re.compile(
+    r"^(?P<ask>\W*(?:(?:ok|okay|so|and|alright|right|then|hmm)\W+)*(?:what|who|which\s+\w+)\s+"
+    r"(?:beats?|counters?|works?\s+against|is\s+good\s+against|stops?))\s+(?:that|this|it)"
+    r"(?:\s+(?:comp|team|lineup|setup|five|three))?\W*$",
+    re.IGNORECASE,
+)
+
+
+def _their_whole_side(pack: Pack, last: Exchange) -> bool:
+    """Was the last exchange about the opponent's side as a whole (a group of the pack named in the
+    reply, or "their team" in the question)?"""
+    groups = set(pack.catalog.schema.kinds_of("group"))
+    return any(m.kind in groups for m in link_entities(pack, last.reply)) or bool(
+        _their_team(pack).search(last.utterance)
+        or re.search(r"their\s+(?:team|five|three)", last.utterance, re.I)
+    )
+
+
 def _place_asked(pack: Pack, kind: str, text: str) -> bool:
     """Does the question name a context entity, or the current one ("this map", "here")?"""
     nouns = "|".join(re.escape(n.lower()) for n in pack.catalog.schema.kinds[kind].nouns)
@@ -1742,6 +1761,10 @@ def _read_one(
     unclear = unclear or unsure or _unplaced(pack, sides, text, history)
     if unclear is not None:
         return Reading(text=text, resolved=tuple(notes), ask=_ask(pack, unclear), pending=unclear.template)
+    if history and _BEATS_THAT.match(text) and _their_whole_side(pack, history[-1]):
+        # "Their five plays poke, like the Long Watch comp" - "ok what beats that": their team.
+        text = _BEATS_THAT.sub(lambda m: f"{m['ask']} their team", text)
+        notes.append("'that' -> their team (the last answer read their side)")
     if history:
         last = history[-1]
         first = _first_sentence(last.reply)

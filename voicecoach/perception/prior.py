@@ -377,7 +377,7 @@ class IntentPrior:
             rf"playing|running|using|fielding)(?:\s+in)?|{ASKED_BAD.pattern}(?:\s+to\s+(?:bring|play|run|use|field))?)"
             rf"{here}\W*$"
             rf"|{KEEP_OR_BENCH.pattern}(?:my\s+)?{token}(?:\s+(?:in|out))?{here}"
-            r"(?:\W+or\s+(?:not|nah|no|swap\s+(?:him|her|it|them)(?:\s+out)?))?\W*$"
+            r"(?:\W+or\s+(?:not|nah|no|(?:still\s+|just\s+)?(?:swap|bench|drop)(?:\s+(?:him|her|it|them))?(?:\s+out)?))?\W*$"
             rf"|^\W*(?:my\s+)?{token}{here}\W+(?:yes(?:\s+or\s+no)?|good\s+idea|worth\s+it)\W*$"
             # "should Elowen stay or go", "does Renzo stay in or come out"
             rf"|^\W*(?:(?:so|ok|okay|and|but|hey)\W+)*(?:(?:should|does|do|can|would)\s+)?(?:my\s+)?{token}\s+"
@@ -1271,7 +1271,8 @@ class IntentPrior:
             p, rule = self._within(p, pairs), "which_of_mine"
         elif (
             self.verdict_pair is not None
-            and abstracted.split().count(kind_token(unit or "")) == 1
+            # (one unit, said once or twice: "Ren got a triple, do I keep Renzo or swap")
+            and len({m.id for m in mentions if m.kind == unit}) == 1
             and self._is_it_good.search(abstracted)
         ):
             # "Is Wendell pulling his weight", "is Yarrow even useful": a verdict on that one here
@@ -2232,7 +2233,8 @@ _WHO_AGAINST = re.compile(
 # The player's unit on the receiving end: "why is my fox taking so much damage", "Galehawk keeps dying".
 TAKING_HITS = re.compile(
     r"\b(?:taking|takes|took)\s+(?:so\s+much|a\s+lot\s+of|tons\s+of|too\s+much|loads\s+of|extra)\s+damage\b"
-    r"|\bkeeps?\s+(?:on\s+)?(?:dying|getting\s+(?:killed|hit|wrecked|destroyed|one\s*shot))\b"
+    r"|\bkeeps?\s+(?:on\s+)?(?:dying|getting\s+(?:killed|hit|wrecked|destroyed|one\s*shot|sniped|picked(?:\s+off)?|"
+    r"dove|dived|focused|melted|deleted|shot))\b"
     r"|\b(?:dies|died|die|dying)\s+(?:\w+\s+)?(?:so\s+|too\s+|super\s+|really\s+)?(?:fast|quick|quickly|easily|early|first)\b"
     r"|\bwhy\s+(?:did|does|do|is)\s+(?:my\s+)?\w+\s+(?:die|dying)\b"
     r"|\bgetting\s+(?:wrecked|destroyed|smoked|melted|shredded|deleted|bullied|chunked|focused|farmed)\b"
