@@ -416,6 +416,16 @@ def test_a_verb_after_a_description_ends_it() -> None:
     assert read_turn(pack, state, "do I need the healer").text == "do I need my Elowen"
 
 
+def test_a_thing_one_of_theirs_used_is_the_option_its_effect_names() -> None:
+    pack, state = STRIKE
+    said = "nadira threw something and our heals stopped working"
+    assert read_turn(pack, state, said).text == "what does Nadira's Null Grenade do"
+    pack, state = PET  # "they": of every one of theirs, the option the words fit
+    said = "they just threw some coral shield thing on the thorny cat"
+    assert read_turn(pack, state, said).text == "what does Shellbastion's Coral Guard do"
+    assert read_turn(pack, state, "they threw something at me").text == "they threw something at me"
+
+
 def test_is_that_a_kind_asks_the_kind_of_the_one_named() -> None:
     pack, state = PET
     reading = read_turn(pack, state, "that ghost candle pet, is that shadow or light")

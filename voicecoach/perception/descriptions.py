@@ -1517,6 +1517,59 @@ _OWNED_THING = re.compile(
 )
 
 
+# "Nadira threw something", "they just put some coral shield thing on": one of theirs used an option
+# the player cannot name (English cue words).
+_USED_SOMETHING = re.compile(
+    r"\b(?:threw|throws|throwing|used|uses|using|cast|casts|dropped|drops|put|puts|popped|pops|fired|fires|"
+    r"placed|places|shot)\s+(?:(?:some|a|an|that|this|the)\s+)?(?P<words>(?:[a-z]+\s+){0,3}?)"
+    r"(?:something|thing|stuff)\b",
+    re.IGNORECASE,
+)
+
+
+def option_they_used(pack: Pack, sides: Sides, text: str) -> tuple[str, list[str]]:
+    """ "Nadira threw something and our heals stopped" -> "what does Nadira's Null Grenade do":
+    of the options of the unit of theirs said before the verb (or of every one of theirs after
+    "they"), the one whose name and description share most of the turn's words, when one does."""
+    schema, catalog = pack.catalog.schema, pack.catalog
+    unit_kind, option_kind, field = schema.kind("unit"), schema.kind("option"), schema.options_field()
+    used = _USED_SOMETHING.search(text)
+    if used is None or unit_kind is None or option_kind is None or field is None or not sides.theirs:
+        return text, []
+    linked = link_entities(pack, text)
+    if any(m.kind == option_kind for m in linked):
+        return text, []
+    before = [m.id for m in linked if m.kind == unit_kind and m.span[1] <= used.start()]
+    if before and before[-1] not in sides.theirs:
+        return text, []  # "my Sparkwing used something": the player's own, asked another way
+    if not before and not re.search(r"\b(?:they|their|the\s+enemy)\b", text[: used.start()], re.IGNORECASE):
+        return text, []
+    owners = before[-1:] or list(sides.theirs)
+    names = {w for m in linked for w in re.findall(r"[a-z]+", m.surface.lower())}  # not what it shares
+    said = {
+        _stem(w)
+        for w in re.findall(r"[a-z]+", text.lower())
+        if w not in FUNCTION_WORDS and w not in _NOT_CONTENT and w not in names
+    }
+    scored = []
+    for uid in owners:
+        unit = catalog.get(unit_kind, uid)
+        for oid in (unit.value(field) or []) if unit is not None else []:
+            option = catalog.get(option_kind, oid)
+            if option is None:
+                continue
+            words = re.findall(r"[a-z]+", f"{option.display} {option.value('description') or ''}".lower())
+            scored.append(
+                (len(said & {_stem(w) for w in words if w not in FUNCTION_WORDS}), uid, option.display)
+            )
+    scored.sort(reverse=True)
+    if not scored or scored[0][0] < 1 or (len(scored) > 1 and scored[1][0] == scored[0][0]):
+        return text, []
+    _, uid, name = scored[0]
+    asked = f"what does {display(pack, unit_kind, uid)}'s {name} do"
+    return asked, [f"{used.group(0)!r} -> {name} (one of theirs used it)"]
+
+
 def option_by_description(pack: Pack, text: str) -> tuple[str, list[str]]:
     """ "When does Tidefang get the giant wave move" -> "... get Tsunami Crash": an option the
     player describes by what it does (its name's and description's words, "heal", "everyone"),

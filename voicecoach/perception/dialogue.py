@@ -58,6 +58,7 @@ from voicecoach.perception.descriptions import (
     gender_of,
     option_by_description,
     option_by_word,
+    option_they_used,
     side_word,
     slotted,
 )
@@ -1706,6 +1707,8 @@ def _read_one(
     text, other = _the_other(pack, sides, text, history)  # "and the other bird": the one not named
     notes += other
     text, named = option_by_word(pack, text, state)  # "Galehawk's dive": its Gale Dive
+    notes += named
+    text, named = option_they_used(pack, sides, text)  # "Nadira threw something": her Null Grenade
     notes += named
     described, said, unclear = describe(pack, sides, text)
     opening = _CORRECTION_LEAD.match(text)

@@ -205,6 +205,8 @@ _LOADOUT_ON = re.compile(
     re.I,
 )
 _HAS = re.compile(r"\b(?:can|could|does|do|has|have|got)\b", re.IGNORECASE)
+# "What does Nadira's Null Grenade do": what it does, not whether they have it.
+_WHAT_IT_DOES = re.compile(r"\bwhat\s+(?:does|do|did|will)\b.*\bdo\W*$", re.IGNORECASE)
 # The opponent's side named as a whole (English cue words); the realizer reads it too.
 THEIR_SIDE = re.compile(
     r"\b(?:their|they|them|theirs|the\s+other\s+(?:team|side)|the\s+enemy|enem(?:y|ies)|opponents?)\b", re.I
@@ -454,7 +456,7 @@ def _theirs(
         return None  # "is he unlocked": a unit the player unlocks, asked of the player's own
     if _MINE_WORD.search(clause):
         return None  # "is my Emberfox a higher level than their Voltail": the player's own too
-    if options and option is not None and _HAS.search(clause):
+    if options and option is not None and _HAS.search(clause) and not _WHAT_IT_DOES.search(clause):
         return Limit("theirs", f"which {pack.catalog.schema.plural(option)} they have unlocked", options[0])
     if not marked and not _ASKS_FIELD.search(clause) and not _LOADOUT_ON.search(clause):
         return None  # "how many levels until Bexley": when the player unlocks theirs, not theirs

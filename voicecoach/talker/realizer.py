@@ -1946,7 +1946,7 @@ _ASKS_WHAT = re.compile(
     # (after a thing named first: "Bexley's barrier, what does it block", not "is it good, or what")
     r"^\W*(?:(?!(?:is|are|can|could|will|would|does|do|did|should|am|was|were|have|has)\b)[^,?.!]{1,60}[,.!]\s+)?"
     r"(?:(?:so|ok|okay|and|but|wait|um|uh|hey|yo)\W+)*"
-    r"(?:(?:what|whats|which|who|whos|whose|where|how|hows)\b(?!\s+(?:about|if)\b)"
+    r"(?:(?:what|whats|which|who|whos|whose|where|how|hows|why)\b(?!\s+(?:about|if)\b)"
     r"|(?:tell\s+me|describe|explain|show\s+me|walk\s+me\s+through)\b)",  # asked for: "tell me about Pyrowl"
     re.IGNORECASE,
 )
