@@ -903,6 +903,13 @@ SESSIONS: dict[str, dict[str, list[tuple[str, list[str], list[str]]]]] = {
             ("is their team like a known comp or just randoms", ["Long Watch"], []),
             ("ok what beats that", ["Against their five, run"], []),
         ],
+        "map_for_sides": [  # the map for us or them: how it suits the player's five, not the score
+            (
+                "cool and the map, does it help us or them",
+                ["Fathom Docks doesn't suit your Dumaka"],
+                ["At 0 to 1"],
+            ),
+        ],
         "saved_asked": [  # the comps the player saved, by name, not the whole roster
             (
                 "wait don't I have a saved one for that",

@@ -359,6 +359,7 @@ class IntentPrior:
         self.threat_pair = _opening_pair(pack, self.labels, "threat")
         self.target_pair = _step_pair(pack, self.labels, "option_target")
         self.option_hits_pair = _step_pair(pack, self.labels, "option_hits")
+        self.team_context_pair = _step_pair(pack, self.labels, "team_on_context")
         self.analysis_pair = _opening_pair(pack, self.labels, "read_side") or self.threat_pair
         token = kind_token(pack.catalog.schema.kind("unit") or "")
         # "Is Wendell pulling his weight": a verdict on one unit.
@@ -1320,6 +1321,9 @@ class IntentPrior:
             # "What does their lightning critter do", "what does the oak guy do again": that unit
             # described, whoever's it is.
             p, rule = self._only(self.info_pair), "what_it_does"
+        elif self.team_context_pair is not None and not named and MAP_FOR_SIDES.search(abstracted):
+            # "And the map, does it help us or them": how the place in play suits the player's team.
+            p, rule = self._only(self.team_context_pair), "map_for_sides"
         elif (
             self.counter_pair is not None
             and abstracted.split().count(kind_token(unit or "")) == 1
@@ -2089,6 +2093,11 @@ USE_ON_THEIRS = re.compile(
 OPTION_HITS = re.compile(
     r"\b(?:hit|hits|hurt|hurts|damage|normal|half|double|(?:super\s+)?effective|resist\w*|do\s+much|"
     r"do\s+anything|work\s+on|works\s+on|strong\s+against|weak\s+against)\b"
+)
+# "Does the map help us or them", "is this map better for them" (English cue words, `normalise`d).
+MAP_FOR_SIDES = re.compile(
+    r"\b(?:map|place|arena|stage)\b.*\b(?:help|helps|favou?rs?|suit|suits|good\s+for|better\s+for|bad\s+for)\s+"
+    r"(?:us|them|our\s+(?:team|side|five)|their\s+(?:team|side|five))\b"
 )
 # "Focus it or ignore it", "should I just leave the turtle alone" (English cue words, `normalise`d).
 FOCUS_OR_IGNORE = re.compile(
