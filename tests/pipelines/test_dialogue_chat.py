@@ -89,6 +89,18 @@ SESSIONS: dict[str, dict[str, list[tuple[str, list[str], list[str]]]]] = {
                 [],
             ),
         ],
+        "term_after_lead": [  # a lead before the term, "even" inside it; one owned though none is fielded
+            (
+                "i just started, what even is a controller",
+                ["A controller disables", "you own Hexmoth"],
+                ["Strikers"],
+            ),
+            ("do i have one", ["Hexmoth"], ["Which creature"]),
+        ],
+        "why_the_swap": [  # why a swap: the one brought in, not the one taken out
+            ("what do i change", ["Swap Sparkwing out for Hexmoth"], []),
+            ("why", ["Hexmoth"], ["Sparkwing hits"]),
+        ],
         "it_learns": [  # "it" learns: the creature just asked about, not a type the reply named
             ("is the glowing fawn worth using yet", ["Lumifawn"], []),
             ("what does it get at stage 2", ["Sanctuary"], ["Which creature", "electric"]),

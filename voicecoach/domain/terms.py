@@ -17,9 +17,13 @@ _OPENERS = (
 _ARTICLE = r"(?:(?P<the>the)\s+|an?\s+)?"
 _TERM = r"(?P<term>[a-z][a-z -]*?)"
 _MEANING = [
-    re.compile(rf"^\W*{_OPENERS}{asked}\W*$", re.IGNORECASE)
+    # (after a short lead that asks nothing: "I just started, what even is a controller")
+    # (the lead's comma may be gone: the prior reads normalised text)
+    re.compile(rf"^\W*(?:[^?.!]{{1,40}}?(?:[,.!]\s*|\s))??{_OPENERS}{asked}\W*$", re.IGNORECASE)
     for asked in (
-        rf"what\s*(?:'?s|\s+is|\s+are)\s+{_ARTICLE}{_TERM}(?:\s+(?:again|exactly|even|anyway|mean|means))?",
+        rf"what(?:\s+even|\s+exactly|\s+actually)?\s*(?:'?s|\s+is|\s+are)\s+(?:even\s+|exactly\s+|actually\s+)?"
+        rf"{_ARTICLE}{_TERM}"
+        rf"(?:\s+(?:again|exactly|even|anyway|mean|means))?",
         rf"what\s+(?:does|do)\s+{_ARTICLE}{_TERM}\s+mean",
         rf"what\s+(?:do|did)\s+you\s+mean\s+(?:by|with)\s+{_ARTICLE}{_TERM}",
         rf"(?:explain|define)\s+(?:what\s+)?{_ARTICLE}{_TERM}(?:\s+(?:means|is))?",

@@ -68,7 +68,7 @@ from voicecoach.perception.prior import (
     team_words,
 )
 from voicecoach.perception.prompt import OTHER
-from voicecoach.perception.references import PICK_BEFORE
+from voicecoach.perception.references import PICK_BEFORE, taken_out
 from voicecoach.talker.conditioning import ToolOutcome
 from voicecoach.talker.lines import Line, RealizerTurn, article, spoken_list
 from voicecoach.talker.recipes import answer as recipe_answer
@@ -243,7 +243,11 @@ def _explain_term(t: RealizerTurn, term: Term) -> bool:
         role = t.pack.vocabulary.roles[term.key]
         t.add("guidance", "term_role", "answer", role=term.key, role_summary=role.summary)
         mine = [n for u, n in zip(ours, names, strict=True) if value(u, "role") == term.key]
-        if ours:
+        owned = [catalog.display_name(o.id) for o in view.owned() if value(o.id, "role") == term.key]
+        if ours and not mine and owned and _guidance_has(t.pack, "term_role_owned"):
+            # "You don't field one right now, but you own Hexmoth": the one they could bring.
+            t.add("guidance", "term_role_owned", "answer", units=spoken_list(owned))
+        elif ours:
             t.add(
                 "guidance", "term_role_yours" if mine else "term_role_none", "answer", units=spoken_list(mine)
             )
@@ -1652,7 +1656,10 @@ def _why_of(pack: Pack, reply: str, put_forward: set[str]) -> list[str]:
     first ("Shellbastion is their biggest threat: water beats your Emberfox's fire. Against
     Shellbastion, go with Oakhorn": why Oakhorn, not why Emberfox)."""
     mentions = link_entities(pack, reply)
-    named = list(dict.fromkeys(m.id for m in mentions if m.id in put_forward))
+    # ("Swap Sparkwing out for Hexmoth": why Hexmoth; Sparkwing is the one taken out)
+    named = list(
+        dict.fromkeys(m.id for m in mentions if m.id in put_forward and not taken_out(pack, reply, m.id))
+    )
     picked = {m.id for m in mentions if PICK_BEFORE.search(reply[: m.span[0]])}
     return sorted(named, key=lambda u: u not in picked)
 
