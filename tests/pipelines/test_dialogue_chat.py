@@ -922,6 +922,10 @@ SESSIONS: dict[str, dict[str, list[tuple[str, list[str], list[str]]]]] = {
                 ["At 0 to 1"],
             ),
         ],
+        "doing_wrong": [("what are we doing wrong", ["Their five plays poke"], ["You're 0 to 1"])],
+        "whats_she_got": [
+            ("whats tamsin got", ["Burst Rifle, Spotter Drone and Keen Eye"], ["drone marksman"])
+        ],
         "saved_asked": [  # the comps the player saved, by name, not the whole roster
             (
                 "wait don't I have a saved one for that",

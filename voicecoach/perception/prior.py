@@ -649,6 +649,8 @@ class IntentPrior:
             rf"\bwhat(?:s|'s)?\s+(?:does|has|did|is)\s+(?:my\s+)?(?:{token}|he|she)\s+(?:got\s+)?"
             rf"(?:have|got|run|running|carry|carrying|bring|bringing|rocking)"
             rf"(?:\s+(?:on|now|right\s+now|then|equipped|at\s+the\s+moment))?\s*\W*$"
+            # "what's Tamsin got" (the contraction's "has")
+            rf"|\bwhats\s+(?:my\s+)?{token}\s+got(?:\s+(?:on|now|right\s+now|equipped))?\s*\W*$"
         )
         self._worry_named = re.compile(rf"(?:{WORRY.pattern})\s+(?:their\s+|the\s+|that\s+)?{token}")
         self._use_on = re.compile(
@@ -2411,6 +2413,7 @@ WHY_HARD = re.compile(
     r"\bwhy\b(?:\s+\w+){0,5}\s+(?:matchup|match|game|fight|round)\b(?:\s+\w+){0,3}\s+"
     r"(?:hard|rough|bad|tough|difficult|brutal|awful|unfair|one sided)\b|"
     r"\bwhy\s+(?:are|am|do)\s+(?:we|i)\s+(?:keep\s+)?(?:losing|struggling|getting\s+(?:rolled|stomped|crushed|wrecked))\b"
+    r"|\bwhat\s+(?:are\s+we|am\s+i|we|im|were)\s+doing\s+wrong\b"
 )
 # "What's the quickest fix", "how do I fix this" (English cue words).
 FIX = re.compile(
