@@ -101,6 +101,10 @@ SESSIONS: dict[str, dict[str, list[tuple[str, list[str], list[str]]]]] = {
             ("what do i change", ["Swap Sparkwing out for Hexmoth"], []),
             ("why", ["Hexmoth"], ["Sparkwing hits"]),
         ],
+        "if_i_used": [  # "and if I used X instead": the last fight with X in it
+            ("can galehawk beat their briarcat", ["Galehawk"], []),
+            ("and if i used granitusk instead", ["Granitusk", "Briarcat"], ["coverage"]),
+        ],
         "it_learns": [  # "it" learns: the creature just asked about, not a type the reply named
             ("is the glowing fawn worth using yet", ["Lumifawn"], []),
             ("what does it get at stage 2", ["Sanctuary"], ["Which creature", "electric"]),
@@ -925,6 +929,11 @@ SESSIONS: dict[str, dict[str, list[tuple[str, list[str], list[str]]]]] = {
         "doing_wrong": [("what are we doing wrong", ["Their five plays poke"], ["You're 0 to 1"])],
         "whats_she_got": [
             ("whats tamsin got", ["Burst Rifle, Spotter Drone and Keen Eye"], ["drone marksman"])
+        ],
+        "he_after_a_choice": [  # "he" after "A or B?" answered: the one picked; a correction names the other
+            ("should i play renzo or lorcan here", ["Lorcan over Renzo"], []),
+            ("ok and what should he run", ["Lorcan"], ["Renzo"]),
+            ("wait no i meant for renzo", ["Renzo"], []),
         ],
         "saved_asked": [  # the comps the player saved, by name, not the whole roster
             (

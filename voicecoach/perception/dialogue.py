@@ -281,6 +281,10 @@ def _refer(
             pool = [u for u in dict.fromkeys([*answered, *said]) if u not in said[:1]]
         else:
             pool = list(dict.fromkeys([*said, *answered, *older]))
+            if len(offered(pack, last.utterance)) >= 2:
+                # "Renzo or Lorcan here?" - "Lorcan over Renzo" - "what should he run": the one picked.
+                chosen = next((u for u in _units(pack, answer) if u in said), None)
+                pool = [chosen, *(u for u in pool if u != chosen)] if chosen else pool
         pool = [u for u in pool if u not in here]
         gender = _PRONOUN_GENDER.get(pronoun)
         if gender is not None:
@@ -565,7 +569,8 @@ _EXCLUDING = re.compile(
 # "And if I'm on Dumaka", "what if I play Renzo": the player's own unit in the last question's fight.
 _IF_ON = re.compile(
     r"^\W*(?:(?:and|so|ok|okay|but)\W+)*(?:what\s+)?if\s+(?:i'?m|i\s+am|i|we'?re|we)\s+"
-    r"(?:on|play|playing|use|using|pick|picking|run|running|go|going|bring|bringing)\s+(?:with\s+)?"
+    r"(?:on|play|playing|played|use|using|used|pick|picking|picked|run|running|ran|go|going|went|bring|bringing|"
+    r"brought)\s+(?:with\s+)?"
     r"(?P<rest>.+?)[\s?.!]*$",
     re.IGNORECASE,
 )
