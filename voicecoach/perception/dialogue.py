@@ -283,8 +283,8 @@ def _refer(
             pool = list(dict.fromkeys([*said, *answered, *older]))
             if len(offered(pack, last.utterance)) >= 2:
                 # "Renzo or Lorcan here?" - "Lorcan over Renzo" - "what should he run": the one picked.
-                chosen = next((u for u in _units(pack, answer) if u in said), None)
-                pool = [chosen, *(u for u in pool if u != chosen)] if chosen else pool
+                picked = [u for u in _units(pack, answer) if u in said][:1]
+                pool = [*picked, *(u for u in pool if u not in picked)]
         pool = [u for u in pool if u not in here]
         gender = _PRONOUN_GENDER.get(pronoun)
         if gender is not None:
