@@ -283,8 +283,8 @@ def _refer(
             pool = list(dict.fromkeys([*said, *answered, *older]))
             if len(offered(pack, last.utterance)) >= 2:
                 # "Renzo or Lorcan here?" - "Lorcan over Renzo" - "what should he run": the one picked.
-                picked = [u for u in _units(pack, answer) if u in said][:1]
-                pool = [*picked, *(u for u in pool if u not in picked)]
+                pick = [u for u in _units(pack, answer) if u in said][:1]
+                pool = [*pick, *(u for u in pool if u not in pick)]
         pool = [u for u in pool if u not in here]
         gender = _PRONOUN_GENDER.get(pronoun)
         if gender is not None:
