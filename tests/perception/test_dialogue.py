@@ -426,6 +426,18 @@ def test_a_thing_one_of_theirs_used_is_the_option_its_effect_names() -> None:
     assert read_turn(pack, state, "they threw something at me").text == "they threw something at me"
 
 
+def test_a_short_name_after_a_question_verb_and_a_verb_after_a_description() -> None:
+    pack, state = PET
+    assert (
+        read_turn(pack, state, "how many stages does lumi have").text == "how many stages does Lumifawn have"
+    )
+    # "fight" before its object is a verb, not "the mid fight"
+    assert read_turn(pack, state, "can my moth fight the cat").text == "can my Hexmoth fight their Briarcat"
+    # a follow-up naming one the question has already is not put in another's place
+    asked = Exchange("can Emberfox beat their Briarcat", "Yes.")
+    assert "their Emberfox" not in read_turn(pack, state, "how about fox", [asked]).text
+
+
 def test_is_that_a_kind_asks_the_kind_of_the_one_named() -> None:
     pack, state = PET
     reading = read_turn(pack, state, "that ghost candle pet, is that shadow or light")

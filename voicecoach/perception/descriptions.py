@@ -559,7 +559,7 @@ def _short_names(pack: Pack) -> dict[str, frozenset[str]]:
 # Where a bare short name stands for a unit: a clause's start, or after a word that takes a unit.
 _BARE_BEFORE = re.compile(
     r"(?:^|[,.;?!]\s*|\b(?:and|or|but|vs|versus|against|than|with|on|for|into|over|of|swap|bench|drop|bring|"
-    r"play|use|field|run|put|level|is|was|tho|though)\s+)$",
+    r"play|use|field|run|put|level|is|was|tho|though|does|did|can|could|should|would|will|has|about)\s+)$",
     re.IGNORECASE,
 )
 
@@ -763,7 +763,8 @@ def describe(pack: Pack, sides: Sides, text: str) -> tuple[str, list[str], Uncle
         if following in _groups(pack):
             i += 1  # "their water team": the side, not one unit of it
             continue
-        if following in _SCENE_NOUNS:
+        after_following = tokens[j + 1].group(0).lower() if j + 1 < len(tokens) else ""
+        if following in _SCENE_NOUNS and after_following not in _OBJECTS:  # ("my moth fight the cat": a verb)
             i += 1  # "we keep losing the mid fights": a part of the game, not a unit
             continue
         if _TELLS.match(text[end:]) and any(a >= end for (a, _), kind in named if kind == unit_kind):

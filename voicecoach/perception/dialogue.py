@@ -452,6 +452,8 @@ def _substitute(pack: Pack, sides: Sides, previous: str, new: list[Mention], dro
     out = previous
     changed = False
     for m in new:
+        if any(e.id == m.id for e in earlier):
+            continue  # already in the question: putting it in another's place would pit it against itself
         same = [e for e in earlier if e.kind == m.kind and e.id != m.id]
         if not same:
             # "who's good on this map" - "and Copperline Yard?": the place the question was about
