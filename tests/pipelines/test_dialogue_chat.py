@@ -105,6 +105,13 @@ SESSIONS: dict[str, dict[str, list[tuple[str, list[str], list[str]]]]] = {
             ("can galehawk beat their briarcat", ["Galehawk"], []),
             ("and if i used granitusk instead", ["Granitusk", "Briarcat"], ["coverage"]),
         ],
+        "attack_aimed_where_it_hurts": [  # corrected to the cat; never "save it for" the one it bounces off
+            (
+                "should i blaze charge the turtle, no wait, the cat",
+                ["Blaze Charge on Briarcat"],
+                ["for Shellbastion"],
+            ),
+        ],
         "it_learns": [  # "it" learns: the creature just asked about, not a type the reply named
             ("is the glowing fawn worth using yet", ["Lumifawn"], []),
             ("what does it get at stage 2", ["Sanctuary"], ["Which creature", "electric"]),

@@ -1991,7 +1991,19 @@ def option_target(c: _Ctx) -> list[Line]:
             return c.naming(c.inputs.get("ally_none_key"), [], **{"@option": option})
         values = {"@option": option, "@unit": c.name(ally), "foe": c.name(foes[0])}
         return c.naming(c.inputs.get("ally_key"), [ally, foes[0]], **values)
-    foe = min(theirs, key=lambda f: (-sum(beats(f, u) for u in mine), theirs.index(f)))
+    # An attack is aimed at one of theirs it does not bounce off ("save Blaze Charge for
+    # Shellbastion" is no advice when water halves fire): the option's own value in the table.
+    entity = c.catalog.get(view.option_kind or "", options[0])
+    kind = entity.value(m.attribute) if entity is not None and m.attribute else None
+    table = c.catalog.tables.get(m.name, {})
+
+    def resisted(f: str) -> bool:
+        target = c.catalog.get(m.between[1], f)
+        value = target.value(m.attribute) if target is not None and m.attribute else None
+        return isinstance(kind, str) and table.get(kind, {}).get(str(value), m.default) < m.default
+
+    aimed = [f for f in theirs if not resisted(f)] or theirs
+    foe = min(aimed, key=lambda f: (-sum(beats(f, u) for u in mine), aimed.index(f)))
     victims = [u for u in mine if beats(foe, u)]
     if offered and not ON_WHOM.search(normalise(c.t.utterance)):
         best = min(offered, key=lambda f: (-sum(beats(f, u) for u in mine), offered.index(f)))
