@@ -420,7 +420,7 @@ def current_place(pack: Pack, kind: str) -> re.Pattern[str]:
 _BEATS_THAT = re.compile(
     r"^(?P<ask>\W*(?:(?:ok|okay|so|and|alright|right|then|hmm)\W+)*(?:what|who|which\s+\w+)\s+"
     r"(?:beats?|counters?|works?\s+against|is\s+good\s+against|stops?))\s+(?:that|this|it)"
-    r"(?:\s+(?:comp|team|lineup|setup|five|three))?\W*$",
+    r"(?:\s+[a-z]+)?\W*$",  # ("what beats that comp": any word for their team after it)
     re.IGNORECASE,
 )
 

@@ -185,7 +185,7 @@ _ELSEWHERE: tuple[tuple[re.Pattern[str], str], ...] = (
 )
 # "the speed buff", "an hp boost": an effect a move has, not a stat asked for.
 _EFFECT_AFTER = re.compile(
-    r"^\s+(?:buff|boost|debuff|bonus|up|down|increase|drop|steal|heal|one|move|skill|thing)\w*\b", re.I
+    r"^\s+(?:buff|boost|debuff|bonus|up|down|increase|drop|steal|heal|one|move|thing)\w*\b", re.I
 )
 # "Can the bird make me faster", "get my deer faster": an effect asked for, not a stat to look up.
 _EFFECT_BEFORE = re.compile(r"\b(?:make|makes|making|get|gets|getting)\s+(?:\w+\s+){0,2}$", re.I)

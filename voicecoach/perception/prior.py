@@ -2336,7 +2336,7 @@ WHY_BAD_HERE = re.compile(
 LEVEL_CONCERN = re.compile(
     r"\b(?:only|just)\s+(?:like\s+|about\s+)?(?:level|lvl|lv)\b|\btoo\s+low(?:\s+(?:a\s+)?level)?\b|"
     r"\bunder\s?-?\s?levell?ed\b|\b(?:level|lvl|lv)\s+\d+\b.*\b(?:problem|matter|matters|issue|hold\s+\w+\s+back|"
-    r"tho|though|lol|enough|behind)\b|\blevel\s+(?:too\s+low|enough|a\s+problem)\b"
+    r"tho|though|lol|enough|behind|trash|useless|viable|weak|bad)\b|\blevel\s+(?:too\s+low|enough|a\s+problem)\b"
 )
 # "Is there a hero that breaks the shield", "anyone who can stop Voltail" (English cue words).
 _ONE_THAT_BEATS = re.compile(
