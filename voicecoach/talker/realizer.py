@@ -745,6 +745,16 @@ def _saved_named(t: RealizerTurn) -> bool:
 # "Don't I have a saved one", "what saved comps do I have", "what did I save" (English cue words and
 # the pack's team words, `normalise`d; not "I've got training stuff saved up").
 _SAVED_ASKED = r"\bsaved\s+(?:one|ones|{teams}|groups?)\b|\b(?:what|which)\b.*\b(?:i|we)\s+saved?\b"
+_SAVED_ASKED_BY_PACK: dict[tuple[str, str], re.Pattern[str]] = {}
+
+
+def _saved_asked_pattern(pack: Pack) -> re.Pattern[str]:
+    """`_SAVED_ASKED` with the pack's team words, compiled once per pack (not per turn)."""
+    key = (pack.pack_id, pack.version)
+    if key not in _SAVED_ASKED_BY_PACK:
+        teams = f"(?:{team_words(pack)})s?"
+        _SAVED_ASKED_BY_PACK[key] = re.compile(_SAVED_ASKED.replace("{teams}", teams))
+    return _SAVED_ASKED_BY_PACK[key]
 
 
 def _saved_asked(t: RealizerTurn) -> bool:
@@ -753,8 +763,7 @@ def _saved_asked(t: RealizerTurn) -> bool:
     Whether it answered."""
     if not _guidance_has(t.pack, "saved_list") or t.saved_said is not None or t.saved_read:
         return False
-    asked = re.compile(_SAVED_ASKED.replace("{teams}", f"(?:{team_words(t.pack)})s?"))
-    if not asked.search(normalise(t.utterance)) or any(
+    if not _saved_asked_pattern(t.pack).search(normalise(t.utterance)) or any(
         s.recipe == "saved_group"
         for e in t.pack.phi
         if (e.intent, e.sub_intent) == (t.intent, t.sub_intent)
