@@ -942,6 +942,10 @@ SESSIONS: dict[str, dict[str, list[tuple[str, list[str], list[str]]]]] = {
             ("ok and what should he run", ["Lorcan"], ["Renzo"]),
             ("wait no i meant for renzo", ["Renzo"], []),
         ],
+        "own_that_guy": [  # "do I actually own that guy" after a pick: the player's pick, not the foe
+            ("how do i beat nadira", ["Brannoc"], []),
+            ("and do i actually own that guy", ["Brannoc"], ["Nadira"]),
+        ],
         "saved_asked": [  # the comps the player saved, by name, not the whole roster
             (
                 "wait don't I have a saved one for that",

@@ -161,7 +161,7 @@ _FILLER = {
 _MINE_CUE = re.compile(
     r"\b(?:level|levelling|leveling|level up|train|training|upgrade|field|bring|use|"
     r"using|play|playing|swap|keep|run|running|equip|build|invest in|buy|unlock|put|main|"
-    r"(?:do|did)\s+(?:i|we)\s+(?:have|own|got)|have\s+(?:i|we)\s+got|"
+    r"(?:do|did)\s+(?:i|we)\s+(?:actually\s+|even\s+|still\s+|really\s+)?(?:have|own|got)|have\s+(?:i|we)\s+got|"
     r"(?:i|we)\s+(?:don'?t|didn'?t|do\s+not|did\s+not|dont|didnt)\s+(?:have|own))\s+$",
     re.IGNORECASE,
 )
