@@ -33,6 +33,8 @@ def test_an_option_has_the_effects_its_description_says() -> None:
         ("any way to stop them healing", ["stop_healing"]),
         ("is there anything that breaks their barrier", ["break_shields"]),
         ("does Healing Rain heal everyone", ["heal"]),  # a named option is a name, not an ask
+        ("Sparkwing doesnt heal at all right", ["heal"]),  # a yes/no asked as a statement to confirm
+        ("is there a shield on Oakhorn", ["shield"]),
     ],
 )
 def test_a_question_for_an_effect_is_heard(said: str, effects: list[str]) -> None:

@@ -921,6 +921,10 @@ def test_a_named_unit_is_not_a_kind() -> None:
         ("hexmoth in, fox out?", "hexmoth in, Emberfox out?"),  # the end of a name, said bare
         ("fox or hawk for this", "Emberfox or Galehawk for this"),
         ("is lumi too low to bring", "is Lumifawn too low to bring"),  # the start of a name, no word
+        # the first word of a name of two (not a misheard name to ask about: "Did you mean Emberkit?")
+        ("ember into their turtle is bad right", "Emberfox into their Shellbastion is bad right"),
+        ("what if i swap spark for galehawk", "what if i swap Sparkwing for galehawk"),
+        ("volt thing. is it fast", "Voltail. is it fast"),  # "thing" said after it is the name's
     ],
 )
 def test_a_short_name_said_bare_is_the_one_unit_in_play_it_fits(said: str, read: str) -> None:
@@ -928,7 +932,9 @@ def test_a_short_name_said_bare_is_the_one_unit_in_play_it_fits(said: str, read:
     assert read_turn(pack, state, said).text == read
 
 
-@pytest.mark.parametrize("said", ["wing it and see", "what does Emberfox's tail do"])
+@pytest.mark.parametrize(
+    "said", ["wing it and see", "what does Emberfox's tail do", "i want to spark a comeback"]
+)
 def test_a_short_name_used_as_a_verb_or_a_part_of_something_is_left_alone(said: str) -> None:
     pack, state = PET
     assert read_turn(pack, state, said).text == said

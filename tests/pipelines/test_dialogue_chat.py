@@ -856,6 +856,12 @@ SESSIONS: dict[str, dict[str, list[tuple[str, list[str], list[str]]]]] = {
             ("i dont have any water guys right", ["No, you have Tidefang"], ["Yes,"]),
             ("i dont have pyrowl right", ["Right,", "Pyrowl"], ["No,"]),
         ],
+        "negative_claim_of_a_unit": [  # said of a unit by its short name: a yes/no about what it does
+            ("spark doesnt heal at all right", ["Right: none of Sparkwing's skills can heal"], ["No:"]),
+        ],
+        "short_name": [  # the first word of a two-word name, said bare: the unit in play, not a question back
+            ("ember into their turtle is bad right", ["Emberfox", "half damage"], ["Did you mean"]),
+        ],
         "should_i_get": [  # "should I get X": whether it is worth having
             (
                 "should i get dunecrawler for this fight",

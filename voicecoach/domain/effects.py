@@ -236,7 +236,9 @@ def asked_effects(text: str) -> list[str]:
 # "does Sparkwing have a shield move"): a question word before the effect's words in one clause.
 _ASKS = re.compile(
     r"\b(?:can|could|will|would|does|do|did|is\s+there|are\s+there|got|have|has|any(?:thing|one|body)?"
-    r"|something|some(?:one|body)|who|whos|which|what)\b",
+    r"|something|some(?:one|body)|who|whos|which|what"
+    # "X doesn't heal, right?", "is it fast": a yes/no about what it does
+    r"|doesn'?t|can'?t|cant|isn'?t|isnt)\b|^\W*(?:is|are)\b",
     re.IGNORECASE,
 )
 # ... not when the effect is a move's timing or pairing, a role ("do we need a healer"), a patch.

@@ -533,8 +533,9 @@ _SHORT_NAMES: dict[int, tuple[Pack, dict[str, frozenset[str]]]] = {}
 
 def _short_names(pack: Pack) -> dict[str, frozenset[str]]:
     """Per unit: what a player calls it without an article or owner ("fox out", "is lumi too low"):
-    the English word that ends its one-word name ("fox" of Emberfox, "hawk" of Galehawk) and the
-    first four or five letters when they are no English word ("lumi" of Lumifawn)."""
+    the English word that ends its one-word name ("fox" of Emberfox, "hawk" of Galehawk), the one
+    that starts a name of two English words ("spark" of Sparkwing) and the first four or five
+    letters when they are no English word ("lumi" of Lumifawn)."""
     hit = _SHORT_NAMES.get(id(pack))
     if hit is not None and hit[0] is pack:
         return hit[1]
@@ -551,6 +552,15 @@ def _short_names(pack: Pack) -> dict[str, frozenset[str]]:
             if english.get(display[i:], 0) >= ORDINARY_MIN_COUNT and display[i:] not in FUNCTION_WORDS
         }
         found.update(display[:n] for n in (4, 5) if n < len(display) - 1 and display[:n] not in english)
+        # A name made of two words is called by its first ("ember" of Emberfox, "oak" of Oakhorn)
+        found.update(
+            display[:i]
+            for i in range(3, len(display) - 2)
+            if all(
+                english.get(w, 0) >= ORDINARY_MIN_COUNT and w not in FUNCTION_WORDS
+                for w in (display[:i], display[i:])
+            )
+        )
         names[uid] = frozenset(found)
     _SHORT_NAMES[id(pack)] = (pack, names)
     return names
@@ -584,13 +594,12 @@ def bare_names(pack: Pack, sides: Sides, text: str) -> tuple[str, list[str]]:
         fits = [u for u in in_play if word in short.get(u, ())]
         if len(fits) != 1 or not _BARE_BEFORE.search(text[: m.start()]):
             continue
-        if re.match(
-            r"'s?\b|\s+(?:(?:guy|one|thing|dude)s?|it|them|me|us|the|a|an|this|that)\b", text[m.end() :], re.I
-        ):
-            continue  # "fox's tail", "the fox guy": another reading's; "wing it": a verb
+        if re.match(r"'s?\b|\s+(?:ones?|it|them|me|us|the|a|an|this|that)\b", text[m.end() :], re.I):
+            continue  # "fox's tail", "the fox one": another reading's; "wing it": a verb
         name = display(pack, unit_kind, fits[0])
         out.append(text[cut : m.start()] + name)
-        cut = m.end()
+        head = re.match(r"\s+(?:guy|thing|dude)\b", text[m.end() :], re.IGNORECASE)  # "volt thing"
+        cut = m.end() + (head.end() if head else 0)
         notes.append(f"{m.group(0)!r} -> {name}")
     return "".join(out) + text[cut:], notes
 

@@ -51,6 +51,7 @@ from voicecoach.perception.descriptions import (
     Side,
     Sides,
     Unclear,
+    bare_names,
     describe,
     describer,
     display,
@@ -1063,6 +1064,9 @@ def read_turn(pack: Pack, state: LiveState | None, text: str, history: Sequence[
         reading = read_turn(pack, state, news, history)
         return Reading(reading.text, ("told news first", *reading.resolved), reading.second, reading.ask,
                        reading.pending)  # fmt: skip
+    if state is not None:
+        # "ember into their turtle": a short name of a unit in play, not a misheard name to ask about
+        text = bare_names(pack, Sides(pack, state), text)[0]
     meant = _did_you_mean(pack, text)
     if meant is not None and _resume(pack, state, text, history) is None:
         return Reading(text, (f"no name placed for {meant.raw!r}",), ask=meant.ask, pending=meant.pending)
