@@ -35,6 +35,9 @@ def test_an_option_has_the_effects_its_description_says() -> None:
         ("does Healing Rain heal everyone", ["heal"]),  # a named option is a name, not an ask
         ("Sparkwing doesnt heal at all right", ["heal"]),  # a yes/no asked as a statement to confirm
         ("is there a shield on Oakhorn", ["shield"]),
+        # going first, told as trouble or asked as "fast": the options that strike first
+        ("voltail keeps going first every single turn wtf", ["first"]),
+        ("is Voltail fast", ["first"]),
     ],
 )
 def test_a_question_for_an_effect_is_heard(said: str, effects: list[str]) -> None:

@@ -970,3 +970,49 @@ def test_what_the_player_keeps_losing_to_is_theirs() -> None:
 def test_a_level_said_in_words_is_read_in_digits(said: str, read: str) -> None:
     pack, state = STRIKE
     assert read_turn(pack, state, said).text == read
+
+
+@pytest.mark.parametrize(
+    ("said", "history", "first", "second"),
+    [
+        # the player's team less the one just named, each asked about
+        (
+            "and the other two do what",
+            [Exchange("which one is mine again, the fox thing?", "Yes, you have Emberfox, at level 14.")],
+            "and Oakhorn do what",
+            "and Sparkwing do what",
+        ),
+        # their side: the follow-up asks the last question of both
+        (
+            "and the other two?",
+            [Exchange("whats their Shellbastion weak to", "Shellbastion is water.")],
+            "whats their Briarcat weak to",
+            "whats their Voltail weak to",
+        ),
+    ],
+)
+def test_the_other_two_are_the_rest_of_the_team_just_named(
+    said: str, history: list[Exchange], first: str, second: str
+) -> None:
+    pack, state = PET
+    reading = read_turn(pack, state, said, history)
+    assert (reading.text, reading.second) == (first, second), reading
+
+
+def test_the_other_two_of_a_team_of_three_others_is_not_read() -> None:
+    pack, state = STRIKE  # five a side: "the other two" fits no team less the one named
+    reading = read_turn(pack, state, "and the other two?", [Exchange("is Brannoc good here", "Yes.")])
+    assert "Quillon" not in reading.text and reading.text == "and the other two?"
+
+
+@pytest.mark.parametrize(
+    ("said", "read"),
+    [
+        ("dead. respawn. swap renzo?", "swap renzo?"),  # words said on the way to the question
+        ("we lost. what now", "we lost. what now"),  # news, with its subject: kept
+        ("Bexley. is she good here", "Bexley. is Bexley good here"),  # a name: the topic, kept
+    ],
+)
+def test_a_fragment_before_the_question_that_names_nothing_is_left_out(said: str, read: str) -> None:
+    pack, state = STRIKE
+    assert read_turn(pack, state, said).text == read

@@ -440,6 +440,12 @@ def test_risk_hardship_fix_and_use_now_have_their_pairs(prior: IntentPrior) -> N
     cases = {
         "who on my side is in the most danger": ("match", "opponent_analysis", "at_risk"),
         "why does this match feel so one sided": ("match", "opponent_analysis", "why_hard"),
+        # a loss told with "what is going on" asks what they do to us, not the score
+        "we got absolutely farmed what is even going on": ("match", "opponent_analysis", "why_hard"),
+        "we keep losing every fight, what's going on": ("match", "opponent_analysis", "why_hard"),
+        # the player's connection is not the match
+        "this lag is killing me": ("other", "other", "tech_trouble"),
+        "my wifi is so bad": ("other", "other", "tech_trouble"),
         "any quick fix": ("lineup", "swap", "fix"),
         "is sparkwing any good right now": ("element", "matchup", "any_use_now"),
     }
@@ -745,3 +751,13 @@ def test_a_tilted_player_gets_the_call_that_turns_the_match_and_needs_for_is_the
     assert (said.intent, said.sub_intent, said.rule) == ("match", "losing", "tilted"), said
     said = prior.predict("what does emberfox need for inferno roar")
     assert (said.intent, said.sub_intent) == ("skill", "unlock"), said
+
+
+def test_whether_a_unit_has_an_option_is_its_status() -> None:
+    """ "Does he have Dome Projector": whether it is his now (unlocked), not what it does."""
+    from voicecoach.domain.pack import load_pack
+
+    prior = IntentPrior.load(load_pack("strike_team"))
+    said = prior.predict("does he have Dome Projector")
+    assert said.rule == "has_option" and said.sub_intent == "unlock", said
+    assert prior.predict("what does Dome Projector do").rule != "has_option"

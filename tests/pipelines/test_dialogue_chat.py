@@ -859,6 +859,11 @@ SESSIONS: dict[str, dict[str, list[tuple[str, list[str], list[str]]]]] = {
         "negative_claim_of_a_unit": [  # said of a unit by its short name: a yes/no about what it does
             ("spark doesnt heal at all right", ["Right: none of Sparkwing's skills can heal"], ["No:"]),
         ],
+        "move_on_foe": [("quick which move on the cat", ["your best move", "Emberfox"], ["Worldroot Slam"])],
+        "goes_first": [  # out-sped: theirs that strike first, not "the data doesn't show speed"
+            ("we keep getting out-sped every turn", ["Voltail's Volt Dash"], ["None of your"]),
+        ],
+        "standing": [("um are we winning", ["Yes, you're 1 to 0"], [])],  # a yes or no on the score
         "short_name": [  # the first word of a two-word name, said bare: the unit in play, not a question back
             ("ember into their turtle is bad right", ["Emberfox", "half damage"], ["Did you mean"]),
         ],

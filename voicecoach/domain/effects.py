@@ -74,7 +74,11 @@ EFFECTS = (
     _effect(
         "first",
         r"\balways\s+(?:goes|go|strikes?|hits?|moves?|acts?)\s+first\b"
-        r"|\b(?:that|which)\s+(?:goes|strikes?|hits?|moves?|acts?)\s+first\b|\bpriority\b|\bfirst\s+strike\b",
+        r"|\b(?:that|which)\s+(?:goes|strikes?|hits?|moves?|acts?)\s+first\b|\bpriority\b|\bfirst\s+strike\b"
+        # "it keeps going first", "how is it always first", "we keep getting out-sped", "is it fast"
+        r"|\b(?:keeps?|kept)\s+(?:going|moving|acting|striking|hitting)\s+first\b|\balways\s+first\b"
+        r"|\b(?:goes|going|went|moves?|acts?)\s+first\s+(?:every|each|again|all\s+the\s+time)\b"
+        r"|\bout[\s-]?sp(?:e|ee)d\w*|\b(?:is|are|it'?s|he'?s|she'?s)\s+(?:\w+\s+){0,2}?(?:so\s+|that\s+|really\s+)?fast\b",
         r"\b(?:always\s+)?(?:strikes?|goes|acts?|moves?|hits?)\s+first\b|\bbefore\s+(?:the\s+)?(?:enemy|anyone|others)\s+(?:can\s+)?act\b",
         "strike first",
     ),
@@ -236,7 +240,9 @@ def asked_effects(text: str) -> list[str]:
 # "does Sparkwing have a shield move"): a question word before the effect's words in one clause.
 _ASKS = re.compile(
     r"\b(?:can|could|will|would|does|do|did|is\s+there|are\s+there|got|have|has|any(?:thing|one|body)?"
-    r"|something|some(?:one|body)|who|whos|which|what"
+    r"|something|some(?:one|body)|who|whos|which|what|how"
+    # "Voltail keeps going first": the trouble told is what to answer
+    r"|keeps?|kept|always|every\s+(?:single\s+)?(?:time|turn|round)"
     # "X doesn't heal, right?", "is it fast": a yes/no about what it does
     r"|doesn'?t|can'?t|cant|isn'?t|isnt)\b|^\W*(?:is|are)\b",
     re.IGNORECASE,
@@ -292,11 +298,19 @@ def effect_question(pack: Pack, text: str) -> Asked | None:
         clause = said[start:end]
         effects = asked_effects(clause)
         if effects:
-            first = min(m.start() for e in EFFECTS if e.name in effects if (m := e.asked.search(clause)))
-            if _ASKS.search(clause[:first]):
+            first = min(_said_at(m) for e in EFFECTS if e.name in effects if (m := e.asked.search(clause)))
+            if _ASKS.search(clause[:first]) or _ASKS.match(clause):  # ("is it fast": the ask is the effect's)
                 return Asked(effects, (start, end), start + first)
         start = part.end() if part is not None else end
     return None
+
+
+def _said_at(m: re.Match[str]) -> int:
+    """Where the effect is said: "is Voltail fast" says it in its last word, after its subject."""
+    if re.match(r"(?:is|are|it'?s|he'?s|she'?s)\b", m.group(0), re.IGNORECASE):
+        return m.start() + m.group(0).rstrip().rfind(" ") + 1
+    kept = re.match(r"(?:keeps?|kept)\s+", m.group(0), re.IGNORECASE)  # "keeps going first": told as trouble
+    return m.start() + (kept.end() if kept else 0)
 
 
 _NAMES: dict[int, tuple[Pack, re.Pattern[str]]] = {}

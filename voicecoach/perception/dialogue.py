@@ -452,10 +452,15 @@ def _substitute(pack: Pack, sides: Sides, previous: str, new: list[Mention], dro
     earlier = link_entities(pack, previous)
     out = previous
     changed = False
+    put: dict[str, str] = {}  # kind -> the name put in last
     for m in new:
         if any(e.id == m.id for e in earlier):
             continue  # already in the question: putting it in another's place would pit it against itself
         same = [e for e in earlier if e.kind == m.kind and e.id != m.id]
+        if not same and m.kind in put:
+            # "and the other two?": "Briarcat and Voltail" in the place of the one asked about
+            out = out.replace(put[m.kind], f"{put[m.kind]} and {display(pack, m.kind, m.id)}", 1)
+            continue
         if not same:
             # "who's good on this map" - "and Copperline Yard?": the place the question was about
             here = current_place(pack, m.kind).search(out)
@@ -476,6 +481,7 @@ def _substitute(pack: Pack, sides: Sides, previous: str, new: list[Mention], dro
         # Every mention: a turn of two questions ("A vs X, and B vs X") names X twice.
         out = re.sub(re.escape(target.surface), name, out, flags=re.IGNORECASE)
         earlier = [e for e in earlier if e is not target]
+        put[m.kind] = name
         changed = True
     return out if changed else None
 
@@ -1057,16 +1063,17 @@ def read_turn(pack: Pack, state: LiveState | None, text: str, history: Sequence[
     "it" is the first's). Unchanged when nothing in it refers back, describes or asks twice."""
     text = _HE_IS.sub(lambda m: f"{m[1]} is", text)  # "hes level 2": the transcript's "he's", a verb
     text = _level_in_digits(text)
+    if state is not None:
+        # "ember into their turtle": a short name of a unit in play, not a misheard name to ask about
+        text = bare_names(pack, Sides(pack, state), text)[0]
     text = _wh_ellipsis(pack, text, history) or text
+    text = _without_asides(pack, text)
     news = _told_news(pack, text)
     if news is not None:
         # "I just unlocked Rockram, is it any good": the question, about the one just got
         reading = read_turn(pack, state, news, history)
         return Reading(reading.text, ("told news first", *reading.resolved), reading.second, reading.ask,
                        reading.pending)  # fmt: skip
-    if state is not None:
-        # "ember into their turtle": a short name of a unit in play, not a misheard name to ask about
-        text = bare_names(pack, Sides(pack, state), text)[0]
     meant = _did_you_mean(pack, text)
     if meant is not None and _resume(pack, state, text, history) is None:
         return Reading(text, (f"no name placed for {meant.raw!r}",), ask=meant.ask, pending=meant.pending)
@@ -1165,6 +1172,24 @@ def read_turn(pack: Pack, state: LiveState | None, text: str, history: Sequence[
         return _read_one(pack, state, first, history)
     notes = (*one.resolved, *two.resolved, "two questions")
     return Reading(text=one.text, resolved=notes, second=two.text)
+
+
+_SUBJECT_WORD = re.compile(r"\b(?:i|we|they|he|she|you|it|im|i'm|we're|were|they're|theyre)\b", re.IGNORECASE)
+
+
+def _without_asides(pack: Pack, text: str) -> str:
+    """ "Dead. Respawn. Swap Renzo?": the question without the words said on the way to it (a
+    fragment of one or two words that names nothing and has no subject; "We lost." is news)."""
+    parts = re.split(r"(?<=[.!])\s+", text.strip())
+    while (
+        len(parts) > 1
+        and len(parts[0].split()) <= 2
+        and not _SUBJECT_WORD.search(parts[0])
+        and not re.search(r"\d", parts[0])
+        and not link_entities(pack, parts[0])
+    ):
+        parts = parts[1:]
+    return " ".join(parts) if len(parts) < len(re.split(r"(?<=[.!])\s+", text.strip())) else text
 
 
 def refer_to_answer(pack: Pack, question: str, asked: str, answer: str) -> str:
@@ -1490,6 +1515,36 @@ def _the_other(pack: Pack, sides: Sides, text: str, history: Sequence[Exchange])
     return f"{text[: other.start()]}{keep}{name}{text[other.end() :]}", [f"{other.group(0)!r} -> {name}"]
 
 
+# "And the other two do what", "what about the rest of my team": a team less the ones just named.
+_THE_OTHERS = re.compile(
+    r"\b(?:the\s+other\s+(?P<count>two|three|four|\d)(?:\s+(?:ones|guys|of\s+them|\w+s))?"
+    r"|the\s+others|the\s+other\s+ones|the\s+other\s+guys|the\s+rest(?:\s+of\s+(?P<det>my|our|their)\s+\w+)?)\b",
+    re.IGNORECASE,
+)
+_COUNTS = {"two": 2, "three": 3, "four": 4}
+
+
+def _the_others(pack: Pack, sides: Sides, text: str, history: Sequence[Exchange]) -> tuple[str, list[str]]:
+    """ "Which one is mine, the fox?" - "and the other two do what": the side the last exchange's
+    unit is on, less that unit (the count said must fit)."""
+    others = _THE_OTHERS.search(text)
+    if others is None or not history or sides.view is None:
+        return text, []
+    last = history[-1]
+    named = list(dict.fromkeys(_units(pack, last.utterance) + _units(pack, _first_sentence(last.reply))))
+    said = side_word(others["det"]) if others["det"] else "any"
+    on = said if said != "any" else next((sides.side_of(u) for u in named), "any")
+    team = {"mine": sides.fielded, "theirs": sides.theirs}.get(on, [])
+    rest = [u for u in team if u not in named]
+    count = others["count"]
+    wanted = _COUNTS.get(count.lower(), int(count) if count and count.isdigit() else 0) if count else 0
+    if not rest or len(rest) == len(team) or (wanted and wanted != len(rest)):
+        return text, []
+    unit = pack.catalog.schema.kind("unit") or ""
+    names = " and ".join(display(pack, unit, u) for u in rest)
+    return f"{text[: others.start()]}{names}{text[others.end() :]}", [f"{others.group(0)!r} -> {names}"]
+
+
 # "Of those, who do I actually have", "which of them have I got": the last answer's units, owned.
 _OF_THOSE = re.compile(
     r"^\W*(?:(?:ok|okay|so|and|um|uh)\W+)*(?:(?:out\s+)?of\s+(?:those|them|these)\W+(?:who|which)"
@@ -1717,6 +1772,8 @@ def _read_one(
         text, notes = text[: dropped.start()], [*notes, "'or should I drop it': the same question"]
     text, other = _the_other(pack, sides, text, history)  # "and the other bird": the one not named
     notes += other
+    text, others = _the_others(pack, sides, text, history)  # "and the other two": the rest of that team
+    notes += others
     text, named = option_by_word(pack, text, state)  # "Galehawk's dive": its Gale Dive
     notes += named
     text, named = option_they_used(pack, sides, text)  # "Nadira threw something": her Null Grenade

@@ -740,6 +740,12 @@ class IntentPrior:
         self._needs_for = re.compile(
             rf"\bneeds?\s+(?:to\s+(?:get|unlock|use|have)\s+|for\s+(?:the\s+)?){option_token}\b"
         )
+        # "Does he have Dome Projector", "does my Oakhorn have Worldroot Slam yet": whether it is his now.
+        unit_token = kind_token(pack.catalog.schema.kind("unit") or "")
+        self._has_option = re.compile(
+            rf"\b(?:does|do|did)\s+(?:he|she|it|(?:my\s+|our\s+)?{unit_token})\s+"
+            rf"(?:even\s+|already\s+|still\s+)?(?:have|get|got)\s+(?:the\s+)?{option_token}\b"
+        )
         # The pair the prior gives a match going badly ("we keep losing, what do we do"): English
         # words, labelled by the pack's own classifier, kept only if it recommends on the match.
         # The pair the prior gives "when do I get X" (X a unit), kept only if it opens with ownership:
@@ -1016,6 +1022,13 @@ class IntentPrior:
         elif BACK_SOON.match(said) and OUT_OF_DOMAIN in self.labels:
             p, rule = self._only(OUT_OF_DOMAIN), "back_soon"
         elif (
+            TECH_TROUBLE.search(said)
+            and OUT_OF_DOMAIN in self.labels
+            and not named_unit(self.pack, text, mentions)
+        ):
+            # "This lag is killing me", "my wifi is so bad": the player's machine, not the match.
+            p, rule = self._only(OUT_OF_DOMAIN), "tech_trouble"
+        elif (
             self.now_pair is not None
             and VENTED.search(said)
             and not _QUESTION_WORD.search(said)
@@ -1136,7 +1149,12 @@ class IntentPrior:
         elif self.basics_pair is not None and self._team_size.search(said):
             # "How many creatures can I take in", "can I bring five": the team's size, a game rule.
             p, rule = self._only(self.basics_pair), "team_size"
-        elif self.score_pair is not None and not named and SITUATION.search(abstracted):
+        elif (
+            self.score_pair is not None
+            and not named
+            and SITUATION.search(abstracted)
+            and not WHY_HARD.search(abstracted)
+        ):
             # "Ok so we're in round two right, what's the deal": where the match stands.
             p, rule = self._only(self.score_pair), "situation"
         elif self.equipped_pair is not None and (
@@ -1618,6 +1636,8 @@ class IntentPrior:
         elif self.option_status_pairs and self._needs_for.search(abstracted):
             # "What does Lorcan need for Long Barrels?": what unlocks the option, not what it does.
             p, rule = self._within(p, self.option_status_pairs), "needs_for"
+        elif self.option_status_pairs and self._has_option.search(abstracted):
+            p, rule = self._within(p, self.option_status_pairs), "has_option"
         elif self.analysis_pair is not None and WHY_HARD.search(abstracted):
             # "Why is this matchup so rough?": what the other side does to the player's.
             p, rule = self._only(self.analysis_pair), "why_hard"
@@ -2135,6 +2155,11 @@ _VENT_WORDS = (
 VENTED = re.compile(rf"^\W*(?:ugh+|argh+|ffs)\b|{_VENT_WORDS}")
 # Venting in words about the game, not only a sigh ("ugh my roommate is vacuuming" is off the game).
 _VENTED_IN_WORDS = re.compile(_VENT_WORDS)
+# Trouble with the player's machine or connection, not the match (English cue words).
+TECH_TROUBLE = re.compile(
+    r"\b(?:lag+|laggy|lagging|lagged|ping|wi-?fi|internet|connection|disconnect\w*|dc'?d|fps|frame\s*rate|"
+    r"stutter\w*|controller|headset|mic|ethernet|router)\b"
+)
 # Said to the coach, not asked of the game: who it is, or that the player steps away.
 WHO_ARE_YOU = re.compile(
     r"\b(?:are\s+you\s+(?:a\s+)?(?:bot|robot|real|human|an?\s+ai|ai|person)|who\s+are\s+you|what\s+are\s+you)\b"
@@ -2414,6 +2439,9 @@ WHY_HARD = re.compile(
     r"(?:hard|rough|bad|tough|difficult|brutal|awful|unfair|one sided)\b|"
     r"\bwhy\s+(?:are|am|do)\s+(?:we|i)\s+(?:keep\s+)?(?:losing|struggling|getting\s+(?:rolled|stomped|crushed|wrecked))\b"
     r"|\bwhat\s+(?:are\s+we|am\s+i|we|im|were)\s+doing\s+wrong\b"
+    # "we got farmed, what is even going on", "how is that fair", "we keep losing the point fight"
+    r"|\bwhat(?:'?s|\s+is)\s+(?:even\s+)?(?:going\s+on|happening)\b|\bhow\s+(?:is|was)\s+(?:that|this)\s+(?:even\s+)?fair\b"
+    r"|\bkeep\s+losing\s+(?:the|every|each)\s+(?:\w+\s+){0,2}(?:fights?|point|lanes?|duels?|trades?)\b"
 )
 # "What's the quickest fix", "how do I fix this" (English cue words).
 FIX = re.compile(

@@ -577,6 +577,11 @@ _YES_NO_ASKED = re.compile(
     re.IGNORECASE,
 )
 _FOR_THEM = re.compile(r"\bfor\s+(?:them|their\s+(?:team|side))\b", re.IGNORECASE)
+# "We keep getting out-sped", "something keeps putting us to sleep": done to the player's side.
+_DONE_TO_US = re.compile(
+    r"\b(?:we|i)\s+(?:keep|kept|always)\s+(?:getting|get|got)\b|\b(?:keeps?|kept)\s+\w+ing\s+(?:me|us|my|our)\b",
+    re.IGNORECASE,
+)
 _SELF = re.compile(r"\b(?:the\s+user|itself|himself|herself)\b", re.IGNORECASE)
 _HE_SHE = re.compile(r"\b(?:he|she|him|her|his|it)\b", re.IGNORECASE)
 
@@ -633,7 +638,11 @@ def _has_effect(t: RealizerTurn, utterance: str) -> bool:
         named = t.mentioned[:1]  # "can he heal": the one in focus
     named = named[:1]
     # "anyone on their team heal", "who's doing the healing for them"
-    theirs = not named and (_THEIR_WORDS.search(lead) is not None or _FOR_THEM.search(utterance) is not None)
+    theirs = not named and (
+        _THEIR_WORDS.search(lead) is not None
+        or _FOR_THEM.search(utterance) is not None
+        or _DONE_TO_US.search(utterance) is not None
+    )
     scope = named or (view.opponent_side() if theirs else [o.id for o in view.owned()])
     found = sorted(((u, o) for u in scope for o in view.options_of(u) if does(o)), key=fit)
     usable = [(u, o) for u, o in found if view.owns(u) and view.option_usable(o, u)]
@@ -1843,7 +1852,7 @@ def _compose(t: RealizerTurn, max_words: int, max_sentences: int, lead: str | No
         text = t.pack.templates.paragraphs["guidance"].generic
         return _hedged(t.pack, text, lead) if lead else text
     spoken = [text for _, _, text in sorted(chosen)]
-    spoken[0] = _verdict_for(t.utterance, spoken[0])
+    spoken[0] = _standing(t, _verdict_for(t.utterance, spoken[0]))
     if _asks_what(t.utterance):
         # "What's the difference between Pyrowl and Emberfox": "Pyrowl isn't in your roster yet"
         # within the answer, not "No, ..." (no yes or no was asked)
@@ -1922,6 +1931,27 @@ _GIVE_UP = re.compile(
     r"\b(?:should|do|can)\s+(?:i|we)\s+(?:just\s+)?(?:stop|quit|give up on|drop|ditch|abandon)\b",
     re.IGNORECASE,
 )
+
+
+# "Are we winning", "am I behind": a yes or no on the score (English cue words).
+_ASKS_STANDING = re.compile(
+    r"^\W*(?:(?:so|ok|okay|um+|uh+|and|but|wait|hey|yo|coach)\W+)*(?:are|am|were)\s+(?:we|i)\s+"
+    r"(?:even\s+|still\s+|actually\s+)?(?P<how>winning|ahead|up|leading|in\s+the\s+lead|losing|behind|down)\b",
+    re.IGNORECASE,
+)
+
+
+def _standing(t: RealizerTurn, first: str) -> str:
+    """The score line after "are we winning": led by its yes or no ("Yes, you're 1 to 0 ...")."""
+    asked, match = _ASKS_STANDING.match(t.utterance), t.state.ic.match
+    if asked is None or match is None or not first.startswith("You're "):
+        return first
+    ahead = match.score_player - match.score_opponent
+    said = first[0].lower() + first[1:]
+    if ahead == 0:
+        return f"Not yet, {said}"
+    winning = asked["how"].split()[0] in ("winning", "ahead", "up", "leading", "in")
+    return f"{'Yes' if (ahead > 0) == winning else 'No'}, {said}"
 
 
 def _verdict_for(utterance: str, first: str) -> str:

@@ -926,6 +926,14 @@ def _slot(c: _Ctx, option_id: str) -> str | None:
 
 # The player asks about their own moves ("which move should I use", "my best move").
 _MY_MOVE = re.compile(r"\b(?:i|my|we|our|me)\b", re.IGNORECASE)
+_AT = re.compile(r"\b(?:on|against|vs|versus|into|at)\s+(?:their\s+|the\s+)?$", re.IGNORECASE)
+
+
+def _aimed_at(c: _Ctx, uid: str) -> bool:
+    """ "Which move on the cat", "best move vs Voltail": a move used on that one, not its own."""
+    return any(
+        m.id == uid and _AT.search(c.t.utterance[: m.span[0]]) for m in link_entities(c.t.pack, c.t.utterance)
+    )
 
 
 def _best_against(c: _Ctx, foe: str | None, value: Any) -> list[Line]:
@@ -968,7 +976,9 @@ def option_best(c: _Ctx) -> list[Line]:
         # (a type named now outranks a unit carried over from the last question)
         target = ids[0] if ids and (ids[0] in c.t.mentioned or not c.t.types) else None
         if target is None or (
-            not view.owns(target) and target in view.opponent_side() and _MY_MOVE.search(c.t.utterance)
+            not view.owns(target)
+            and target in view.opponent_side()
+            and (_MY_MOVE.search(c.t.utterance) or _aimed_at(c, target))
         ):
             return _best_against(c, target, None if target else c.t.types[0])
     if not ids:
