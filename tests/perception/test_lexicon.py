@@ -70,6 +70,8 @@ def test_a_rare_word_alone_is_a_name_it_sounds_like() -> None:
     ("launcher" of Pipe Launcher)."""
     strike = Lexicon.of(load_pack("strike_team"))
     assert repair(strike, "is nadia unlockable for me yet").changes == [("nadia", "Nadira")]
+    # its possessive stays where it was said
+    assert repair(strike, "what does nadia's grenade do").text == "what does Nadira's grenade do"
     assert repair(strike, "how do i unlock fenwick's second launcher").changes == []
 
 

@@ -104,6 +104,7 @@ def test_every_clean_phrase_of_the_packs_is_checked_for_false_limits() -> None:
 def test_a_cap_the_pack_declares_is_asked_for_not_a_limit() -> None:
     strike, pet = load_pack("strike_team"), load_pack("pet_arena")
     assert asks_cap(strike, "whats the max level a hero can get to") == "level"
+    assert asks_cap(strike, "whats the max hero level") == "level"
     assert asks_cap(strike, "how many heroes can i have") == "owned"
     assert asks_cap(strike, "is renzo maxed out", units=1) == "unit"
     assert asks_cap(strike, "what level is renzo", units=1) is None

@@ -863,6 +863,13 @@ SESSIONS: dict[str, dict[str, list[tuple[str, list[str], list[str]]]]] = {
         "goes_first": [  # out-sped: theirs that strike first, not "the data doesn't show speed"
             ("we keep getting out-sped every turn", ["Voltail's Volt Dash"], ["None of your"]),
         ],
+        "option_or_option": [  # a support or an attack: the one that hits one of theirs hard, and whom
+            (
+                "overcharge or spark nip this turn",
+                ["Go with Spark Nip", "Shellbastion for double"],
+                ["Overcharge"],
+            ),
+        ],
         "standing": [("um are we winning", ["Yes, you're 1 to 0"], [])],  # a yes or no on the score
         "short_name": [  # the first word of a two-word name, said bare: the unit in play, not a question back
             ("ember into their turtle is bad right", ["Emberfox", "half damage"], ["Did you mean"]),

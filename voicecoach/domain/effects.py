@@ -241,10 +241,15 @@ def asked_effects(text: str) -> list[str]:
 _ASKS = re.compile(
     r"\b(?:can|could|will|would|does|do|did|is\s+there|are\s+there|got|have|has|any(?:thing|one|body)?"
     r"|something|some(?:one|body)|who|whos|which|what|how"
-    # "Voltail keeps going first": the trouble told is what to answer
-    r"|keeps?|kept|always|every\s+(?:single\s+)?(?:time|turn|round)"
     # "X doesn't heal, right?", "is it fast": a yes/no about what it does
     r"|doesn'?t|can'?t|cant|isn'?t|isnt)\b|^\W*(?:is|are)\b",
+    re.IGNORECASE,
+)
+# "Voltail keeps going first", "something keeps putting us to sleep": trouble told, the effect just
+# before; answered unless the player asks something of their own ("... what do I hit it with").
+_TOLD = re.compile(r"\b(?:keeps?|kept|always)\s+(?:\w+\s+)?$", re.IGNORECASE)
+_ASKS_MINE = re.compile(
+    r"\b(?:what|who|which|how|should|can|do|could)\s+(?:(?:do|should|can|could)\s+)?(?:i|we)\b|\btips?\b|\badvice\b",
     re.IGNORECASE,
 )
 # ... not when the effect is a move's timing or pairing, a role ("do we need a healer"), a patch.
@@ -299,7 +304,10 @@ def effect_question(pack: Pack, text: str) -> Asked | None:
         effects = asked_effects(clause)
         if effects:
             first = min(_said_at(m) for e in EFFECTS if e.name in effects if (m := e.asked.search(clause)))
-            if _ASKS.search(clause[:first]) or _ASKS.match(clause):  # ("is it fast": the ask is the effect's)
+            told = _TOLD.search(clause[:first]) is not None and _ASKS_MINE.search(said) is None
+            if (
+                _ASKS.search(clause[:first]) or _ASKS.match(clause) or told
+            ):  # ("is it fast": the ask is the effect's)
                 return Asked(effects, (start, end), start + first)
         start = part.end() if part is not None else end
     return None

@@ -1530,6 +1530,10 @@ def _the_others(pack: Pack, sides: Sides, text: str, history: Sequence[Exchange]
     others = _THE_OTHERS.search(text)
     if others is None or not history or sides.view is None:
         return text, []
+    if re.search(
+        r"\b(?:over|than|from|vs|versus|instead\s+of|like|of)\s+$", text[: others.start()], re.IGNORECASE
+    ):
+        return text, []  # "why that one over the others": the choices set against it, not a team
     last = history[-1]
     named = list(dict.fromkeys(_units(pack, last.utterance) + _units(pack, _first_sentence(last.reply))))
     said = side_word(others["det"]) if others["det"] else "any"

@@ -215,7 +215,12 @@ def _spans(text: str) -> list[tuple[int, int, list[str]]]:
         for j in range(i + 1, min(i + MAX_SPAN_WORDS, len(words)) + 1):
             if {words[i].group(0).lower(), words[j - 1].group(0).lower()} & _JOINING:
                 continue
-            out.append((words[i].start(), words[j - 1].end(), [m.group(0) for m in words[i:j]]))
+            said = [m.group(0) for m in words[i:j]]
+            end = words[j - 1].end()
+            if said[-1].lower().endswith("'s") and len(said[-1]) > 3:
+                # "nadia's grenade": the name without its possessive, which stays where it is
+                said[-1], end = said[-1][:-2], end - 2
+            out.append((words[i].start(), end, said))
     return out
 
 

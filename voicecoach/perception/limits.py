@@ -469,7 +469,7 @@ def _theirs(
 
 _SET_AGAINST = re.compile(r"\b(?:against|vs|versus|into)\s+(?:their\s+|the\s+)?$", re.IGNORECASE)
 _CAP_WORDS = re.compile(
-    r"\b(?:level\s+cap|max(?:imum)?\s+level|level\s+limit|cap)\b"
+    r"\b(?:level\s+cap|max(?:imum)?\s+(?:\w+\s+)?level|level\s+limit|cap)\b"  # ("the max hero level")
     # "the highest level a hero can reach", not "my highest level hero"
     r"|\bhighest\s+level\s+(?:a|an|any|you|one|it|they|i)\s+(?:\w+\s+)?(?:can|could)\b",
     re.IGNORECASE,

@@ -40,7 +40,7 @@ from typing import Any
 
 from voicecoach.core.state import Inventory, LiveState
 from voicecoach.domain.asked import KEEP_OR_BENCH, STAY_OR_GO, WHO_WINS
-from voicecoach.domain.effects import effect_question, option_effects
+from voicecoach.domain.effects import effect_question, for_own_side, option_effects
 from voicecoach.domain.english import english_counts
 from voicecoach.domain.entities import Mention, context_named, link_entities
 from voicecoach.domain.pack import ASIDE, OUT_OF_DOMAIN, UNHEARD, AnswerStep, Pack, PhiEntry
@@ -486,6 +486,15 @@ def _compare_options(t: RealizerTurn) -> None:
     ]  # fmt: skip
     if any(first.value(a) != second.value(a) for a in kinds):
         number = None  # a shield's power is not an attack's: not weighed on one number
+    hits = _hits_harder(t, first, second) if _either(t) or _WHICH_BETTER.search(t.utterance) else None
+    if number is None and hits is not None and _guidance_has(t.pack, "option_pick_hits"):
+        # "Overcharge or Spark Nip this turn": the one that hits one of theirs hard, and whom
+        chosen, foe, words = hits
+        other = second if chosen is first else first  # (its status is no part of the pick)
+        t.lines = [line for line in t.lines if line.keep != "answer" and other.id not in line.covers]
+        values = {option: chosen.display, "foe": t.pack.catalog.display_name(foe), "status": words}
+        t.add("guidance", "option_pick_hits", "answer", (chosen.id, foe), **values)
+        return
     if number is None:
         # No number to weigh them by: said so when asked which is better, then the other one's own
         # description beside the first's profile.
@@ -524,6 +533,37 @@ def _compare_options(t: RealizerTurn) -> None:
 
 
 _DIFFERENCE = re.compile(r"\b(?:difference|differ|different)\b", re.IGNORECASE)
+
+
+def _hits_harder(t: RealizerTurn, *options: Any) -> tuple[Any, str, str] | None:
+    """Of two options offered as a choice, the one that hits one of their side for more than
+    normal by the option kind's matchup attribute (pet: a move's element against a creature's), with
+    that foe (the one named first) and the matchup's word for it; None when neither or both do."""
+    schema = t.pack.catalog.schema
+    m = next((x for x in schema.matchups if x.attribute and x.between[1] == t.view.unit_kind), None)
+    theirs = t.view.opponent_side()
+    if m is None or m.attribute is None or not theirs:
+        return None
+    named = [u for u in t.mentioned if u in theirs]
+    foes = named or theirs
+    table = t.pack.catalog.tables.get(m.name, {})
+    best: list[tuple[float, Any, str]] = []
+    for option in options:
+        attacking = option.value(m.attribute)
+        if attacking is None or for_own_side(t.pack, option.id):
+            continue
+        for foe in foes:
+            entity = t.pack.catalog.get(t.view.unit_kind, foe)
+            x = float(
+                table.get(str(attacking), {}).get(str(entity.value(m.attribute)) if entity else "", m.default)
+            )
+            if x > m.default:
+                best.append((x, option, foe))
+                break
+    if len(best) != 1:
+        return None
+    x, option, foe = best[0]
+    return option, foe, m.words.get(f"{x:g}", "more than normal")
 
 
 def _either(t: RealizerTurn) -> bool:
@@ -1052,6 +1092,8 @@ def _praise(t: RealizerTurn, view: StateView, kind: str, constraint: str, entity
             # "Paxton's turret keeps wrecking us, who beats him?": their Paxton's turret; that the
             # player's own Paxton can run it answers nothing asked.
             return
+        if any(line.key == "option_pick_hits" and oid not in line.covers for line in t.lines):
+            return  # "A or B": B picked; that A is usable is no part of the answer
         if owner and view.owns(owner):
             t.add("praise", "option", "praise", [oid], **{option: name(oid), unit: name(owner)})
         else:
@@ -1944,8 +1986,8 @@ _ASKS_STANDING = re.compile(
 def _standing(t: RealizerTurn, first: str) -> str:
     """The score line after "are we winning": led by its yes or no ("Yes, you're 1 to 0 ...")."""
     asked, match = _ASKS_STANDING.match(t.utterance), t.state.ic.match
-    if asked is None or match is None or not first.startswith("You're "):
-        return first
+    if asked is None or match is None or not first.startswith("You're ") or " or " in t.utterance:
+        return first  # ("are we down one or two": the score is the answer)
     ahead = match.score_player - match.score_opponent
     said = first[0].lower() + first[1:]
     if ahead == 0:

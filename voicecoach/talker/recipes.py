@@ -2599,6 +2599,8 @@ def _locked(c: _Ctx, key: str | None, covers: Sequence[str], oid: str, owner: st
         if f in gates and gates[f].state == "level" and isinstance(v, int)
     ]
     gap = max(needed) - level if needed and level is not None and max(needed) > level else 0
+    own = [_tier_ahead(c, owner, gates[f], v) if gates[f].state == "tier" else s
+           for s, (f, v) in zip(own, _own_gates(unlock, gates), strict=False)]  # fmt: skip
     values = {**values, "unlock": " and ".join(own + other) or c.gate(option, oid),
               "blocker": spoken_list(other) or None, "level": level,
               "levels": f"{gap} more level{'s' if gap != 1 else ''}" if gap else None,
@@ -2608,6 +2610,38 @@ def _locked(c: _Ctx, key: str | None, covers: Sequence[str], oid: str, owner: st
     elif gap and not other and c.inputs.get("levels_key"):
         key = c.inputs["levels_key"]  # held by the unit's own level alone: how far it is
     return c.line(key, covers, **values)
+
+
+def _own_gates(unlock: Any, gates: dict[str, Any]) -> list[tuple[str, int]]:
+    """The unit's own gates (its level, its tier) in `unlock`, in `unmet_gates`' order."""
+    return [
+        (f, v) for f, v in (unlock or {}).items()
+        if f in gates and isinstance(v, int) and gates[f].state in ("level", "tier")
+    ]  # fmt: skip
+
+
+_NUMBER_WORDS = {2: "two", 3: "three", 4: "four", 5: "five"}
+
+
+def _tier_ahead(c: _Ctx, owner: str, gate: Any, value: int) -> str:
+    """A tier gate said with how far the unit is from it: "evolution stage 3, the next one:
+    Infernofox" (the tier's name from the progression field), as the gate alone when unknown."""
+    spoken = gate.spoken.format(value=value) if gate.spoken else str(value)
+    unit, progression = c.view.unit(owner), c.schema.progression
+    entity = c.catalog.get(c.view.unit_kind, owner)
+    tiers = entity.value(progression.field) if progression is not None and entity is not None else None
+    if (
+        unit is None
+        or not unit.tier
+        or unit.tier >= value
+        or not isinstance(tiers, list)
+        or len(tiers) < value
+    ):
+        return spoken
+    steps = value - unit.tier
+    ahead = "the next one" if steps == 1 else f"{_NUMBER_WORDS.get(steps, str(steps))} steps away"
+    name = tiers[value - 1]
+    return f"{spoken}, {ahead}" if name == entity.display else f"{spoken}, {ahead}: {name}"  # type: ignore[union-attr]
 
 
 def option_next(c: _Ctx) -> list[Line]:
