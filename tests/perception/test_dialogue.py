@@ -1016,3 +1016,14 @@ def test_the_other_two_of_a_team_of_three_others_is_not_read() -> None:
 def test_a_fragment_before_the_question_that_names_nothing_is_left_out(said: str, read: str) -> None:
     pack, state = STRIKE
     assert read_turn(pack, state, said).text == read
+
+
+def test_he_after_a_pick_asked_for_is_the_one_picked() -> None:
+    """ "Who do I send at it" - "Bring Oakhorn against Shellbastion" - "is he ready": Oakhorn, not
+    the foe the question named."""
+    pack, state = PET
+    asked = Exchange(
+        "ok so who do i send at Shellbastion",
+        "Bring Oakhorn against Shellbastion: its grass attacks deal double damage to water.",
+    )
+    assert read_turn(pack, state, "is he high enough level for that", [asked]).text.startswith("is Oakhorn")

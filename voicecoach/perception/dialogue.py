@@ -168,7 +168,7 @@ _MINE_CUE = re.compile(
 )
 _MINE_AFTER = re.compile(
     r"^\s+(?:(?:is|are)\s+)?"
-    r"(?:ready|unlocked|worth|maxed|levell?ed|evolved|owned|strong enough|good enough)\b",
+    r"(?:ready|unlocked|worth|maxed|levell?ed|evolved|owned|strong enough|good enough|high enough|too low)\b",
     re.IGNORECASE,
 )
 _MODAL = re.compile(r"\b(?:should|could|would|can|must)\s+$", re.IGNORECASE)
@@ -282,6 +282,10 @@ def _refer(
             pool = [u for u in dict.fromkeys([*answered, *said]) if u not in said[:1]]
         else:
             pool = list(dict.fromkeys([*said, *answered, *older]))
+            if _ASKS_SEND.search(last.utterance):
+                # "who do I send at it" - "Lead with Oakhorn ..." - "is he high enough level": the pick
+                pick = [m.id for m in link_entities(pack, answer) if PICK_BEFORE.search(answer[: m.span[0]])]
+                pool = [*pick[:1], *(u for u in pool if u not in pick[:1])]
             if len(offered(pack, last.utterance)) >= 2:
                 # "Renzo or Lorcan here?" - "Lorcan over Renzo" - "what should he run": the one picked.
                 pick = [u for u in _units(pack, answer) if u in said][:1]
@@ -374,7 +378,10 @@ def _antecedent_here(pack: Pack, text: str) -> tuple[str, list[str], Unclear | N
     return None
 
 
-_PRONOUN_GENDER = {"he": "m", "him": "m", "his": "m", "she": "f", "her": "f", "hers": "f"}
+_PRONOUN_GENDER = {
+    "he": "m", "him": "m", "his": "m", "she": "f", "her": "f", "hers": "f",
+    "that guy": "m", "this guy": "m", "that dude": "m", "the other guy": "m",
+}  # fmt: skip
 # "How do I beat him?" as the first thing said: a person pronoun with no one to stand for.
 _PERSON = re.compile(r"\b(?:he|him|she|her|that guy|this guy)\b", re.IGNORECASE)
 
@@ -907,6 +914,12 @@ def _each_one(question: str) -> str:
 
 
 # "Who's my best answer to Voltail, and what should it open with?": "it" is the answer.
+# "Who do I send at it", "which one should I bring": a pick of the player's asked for.
+_ASKS_SEND = re.compile(
+    r"\b(?:who|which(?:\s+one)?)\s+(?:do|should|can|could|would)\s+(?:i|we)\s+(?:\w+\s+)?"
+    r"(?:send|bring|play|use|put|pick|field|lead|run|swap|take)\b",
+    re.IGNORECASE,
+)
 _ASKS_WHO = re.compile(r"^\W*(?:(?:so|ok|okay|and|hey|um|uh|coach)\b\W*)*(?:who|who's|whos|which)\b", re.I)
 _WHO_IS = re.compile(
     r"^\W*(?:(?:so|ok|okay|and|hey|um|uh|coach|right|wait)\b\W*)*(?:who'?s|who\s+is|who\s+are|which\s+(?:one\s+)?is|"
