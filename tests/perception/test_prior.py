@@ -761,3 +761,9 @@ def test_whether_a_unit_has_an_option_is_its_status() -> None:
     said = prior.predict("does he have Dome Projector")
     assert said.rule == "has_option" and said.sub_intent == "unlock", said
     assert prior.predict("what does Dome Projector do").rule != "has_option"
+
+
+def test_one_of_mine_going_in_is_a_swap(prior: IntentPrior) -> None:
+    said = prior.predict("so my galehawk should go in?")
+    assert (said.intent, said.sub_intent, said.rule) == ("lineup", "swap", "goes_in"), said
+    assert prior.predict("should i go in now").rule != "goes_in"  # the player, not a unit

@@ -742,6 +742,11 @@ class IntentPrior:
         )
         # "Does he have Dome Projector", "does my Oakhorn have Worldroot Slam yet": whether it is his now.
         unit_token = kind_token(pack.catalog.schema.kind("unit") or "")
+        # "So my hawk should go in?", "should Renzo come in": one of the player's brought in, a swap.
+        self._goes_in = re.compile(
+            rf"\b{unit_token}\s+(?:should|could|can|gonna|going\s+to)\s+(?:go|come)\s+in\b"
+            rf"|\b(?:should|can|could)\s+(?:my\s+)?{unit_token}\s+(?:go|come)\s+in\b"
+        )
         self._has_option = re.compile(
             rf"\b(?:does|do|did)\s+(?:he|she|it|(?:my\s+|our\s+)?{unit_token})\s+"
             rf"(?:even\s+|already\s+|still\s+)?(?:have|get|got)\s+(?:the\s+)?{option_token}\b"
@@ -1644,6 +1649,8 @@ class IntentPrior:
         elif self.swap_pair is not None and not named and SWAP_TO.search(abstracted):
             # "I just died, what do I swap to?": the swap, not the respawn rules.
             p, rule = self._only(self.swap_pair), "swap_to"
+        elif self.swap_pair is not None and self._goes_in.search(abstracted):
+            p, rule = self._only(self.swap_pair), "goes_in"
         elif self.swap_pair is not None and FIX.search(abstracted):
             # "What's the quickest fix?": the one change that helps most is a swap.
             p, rule = self._only(self.swap_pair), "fix"
