@@ -18,6 +18,7 @@ from voicecoach.domain.terms import Term, asked_term
         ("strike_team", "what did you mean by poke?", Term("style", "poke")),
         ("strike_team", "whats a dive comp", Term("style", "dive")),
         ("strike_team", "what are tanks", Term("role", "tank")),
+        ("strike_team", "What mean poke comp?", Term("style", "poke")),  # a learner's English
     ],
 )
 def test_a_word_of_the_packs_asked_about_is_the_term(pack_id: str, text: str, term: Term) -> None:
@@ -36,3 +37,11 @@ def test_a_word_of_the_packs_asked_about_is_the_term(pack_id: str, text: str, te
 )
 def test_questions_that_use_a_word_are_not_asking_what_it_means(pack_id: str, text: str) -> None:
     assert asked_term(load_pack(pack_id), text) is None
+
+
+@pytest.mark.parametrize(
+    ("text", "word"), [("whats a perk", "perk"), ("whats a breakthrough map", "breakthrough")]
+)
+def test_a_word_a_rule_of_the_game_uses_is_explained_by_that_rule(text: str, word: str) -> None:
+    term = asked_term(load_pack("strike_team"), text)
+    assert term is not None and term.kind == "rule" and word in term.key

@@ -1027,3 +1027,10 @@ def test_he_after_a_pick_asked_for_is_the_one_picked() -> None:
         "Bring Oakhorn against Shellbastion: its grass attacks deal double damage to water.",
     )
     assert read_turn(pack, state, "is he high enough level for that", [asked]).text.startswith("is Oakhorn")
+
+
+def test_chat_shorthand_is_read_as_the_words_it_stands_for() -> None:
+    pack, state = PET
+    assert read_turn(pack, state, "galehawk in for sparkwing y/n").text.endswith("yes or no")
+    assert read_turn(pack, state, "opp comp??").text.startswith("opponent comp")
+    assert read_turn(pack, state, "what's an oppo").text == "what's an oppo"  # a whole word only

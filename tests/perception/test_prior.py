@@ -445,8 +445,11 @@ def test_risk_hardship_fix_and_use_now_have_their_pairs(prior: IntentPrior) -> N
         "we keep losing every fight, what's going on": ("match", "opponent_analysis", "why_hard"),
         # the player's connection is not the match
         "this lag is killing me": ("other", "other", "tech_trouble"),
+        "brb gotta grab water": ("other", "other", "back_soon"),  # an errand's words are no question
         "my wifi is so bad": ("other", "other", "tech_trouble"),
         "any quick fix": ("lineup", "swap", "fix"),
+        "fix?": ("lineup", "swap", "fix"),
+        "k focus order": ("match", "opponent_analysis", "our_target"),
         "is sparkwing any good right now": ("element", "matchup", "any_use_now"),
     }
     for text, want in cases.items():
@@ -764,6 +767,7 @@ def test_whether_a_unit_has_an_option_is_its_status() -> None:
 
 
 def test_one_of_mine_going_in_is_a_swap(prior: IntentPrior) -> None:
-    said = prior.predict("so my galehawk should go in?")
-    assert (said.intent, said.sub_intent, said.rule) == ("lineup", "swap", "goes_in"), said
+    for text in ("so my galehawk should go in?", "sub tidefang?", "galehawk in for sparkwing yes or no"):
+        said = prior.predict(text)
+        assert (said.intent, said.sub_intent, said.rule) == ("lineup", "swap", "goes_in"), text
     assert prior.predict("should i go in now").rule != "goes_in"  # the player, not a unit

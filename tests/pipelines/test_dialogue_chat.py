@@ -914,6 +914,10 @@ SESSIONS: dict[str, dict[str, list[tuple[str, list[str], list[str]]]]] = {
         ],
     },
     "strike_team": {
+        "rule_term": [("whats a perk", ["one perk at a time"], ["outside"])],  # the game's rule that says it
+        "map_verdict": [  # asked of the map: the map's verdict, not "not really" beside "even pick"
+            ("is elowen good on this map", ["even pick on Fathom Docks"], ["Not really"]),
+        ],
         "aside": [
             ("ugh my roommate is vacuuming right next to me", ["I'm here when you're ready"], ["outside"])
         ],

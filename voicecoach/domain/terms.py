@@ -8,6 +8,7 @@ from __future__ import annotations
 import re
 from typing import Literal, NamedTuple
 
+from voicecoach.domain.english import FUNCTION_WORDS
 from voicecoach.domain.pack import Pack
 
 _OPENERS = (
@@ -29,6 +30,7 @@ _MEANING = [
         rf"(?:explain|define)\s+(?:what\s+)?{_ARTICLE}{_TERM}(?:\s+(?:means|is))?",
         # "what does a support do": a role's job (an article first, so not "what does Emberfox do")
         rf"what\s+(?:does|do)\s+(?:an?)\s+{_TERM}\s+do",
+        rf"what\s+means?\s+{_ARTICLE}{_TERM}",  # "What mean poke comp?"
     )
 ]
 # Words a player puts after the term ("a dive comp", "the element thing") that are not the term.
@@ -48,9 +50,15 @@ _AFTER = {
 }
 
 
+# "A breakthrough map", "escort mode": the word a rule of the game says, and a noun for its kind.
+_GENERIC_NOUNS = frozenset(
+    {"map", "maps", "mode", "modes", "slot", "slots", "match", "round", "item", "items"}
+)
+
+
 class Term(NamedTuple):
-    kind: Literal["role", "style", "type"]
-    key: str  # the role's or style's key in vocabulary.json, or the type kind's name
+    kind: Literal["role", "style", "type", "rule"]
+    key: str  # the role's or style's key in vocabulary.json, the type kind's name, or the rule's text
 
 
 def asked_term(pack: Pack, text: str) -> Term | None:
@@ -78,4 +86,16 @@ def asked_term(pack: Pack, text: str) -> Term | None:
     for key, style in vocabulary.styles.items():
         if style.summary is not None and forms & {key, *style.words}:
             return Term("style", key)
+    # "What's a perk", "what's a breakthrough map": the manifest's rule that says it (the whole term,
+    # else its first word: "breakthrough" of "breakthrough map")
+    if len(words) > 2 or any(w in FUNCTION_WORDS for w in words):
+        return None  # "what is their team doing": a question, not a word
+    generic = len(words) == 2 and words[1] in _GENERIC_NOUNS
+    for said_as in dict.fromkeys([term, words[0]] if generic else [term]):
+        if len(said_as) < 4:
+            continue
+        word = re.compile(rf"\b{re.escape(said_as)}s?\b", re.IGNORECASE)
+        rule = next((r for r in pack.domain_rules if word.search(r)), None)
+        if rule is not None:
+            return Term("rule", rule)
     return None

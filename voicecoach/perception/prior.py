@@ -746,6 +746,7 @@ class IntentPrior:
         self._goes_in = re.compile(
             rf"\b{unit_token}\s+(?:should|could|can|gonna|going\s+to)\s+(?:go|come)\s+in\b"
             rf"|\b(?:should|can|could)\s+(?:my\s+)?{unit_token}\s+(?:go|come)\s+in\b"
+            rf"|^\W*(?:so\s+|ok\s+|okay\s+)?sub\s+(?:in\s+)?{unit_token}\b|\b{unit_token}\s+in\s+for\s+{unit_token}\b"
         )
         self._has_option = re.compile(
             rf"\b(?:does|do|did)\s+(?:he|she|it|(?:my\s+|our\s+)?{unit_token})\s+"
@@ -2120,7 +2121,7 @@ USE_ON_THEIRS = re.compile(
 )
 # "Hit it for normal or half", "does it do much to", "super effective" (English cue words, `normalise`d).
 OPTION_HITS = re.compile(
-    r"\b(?:hit|hits|hurt|hurts|damage|normal|half|double|(?:super\s+)?effective|resist\w*|do\s+much|"
+    r"\b(?:hit|hits|hurt|hurts|damage|dmg|normal|half|double|(?:super\s+)?effective|resist\w*|do\s+much|"
     r"do\s+anything|work\s+on|works\s+on|strong\s+against|weak\s+against)\b"
 )
 # "Does the map help us or them", "is this map better for them" (English cue words, `normalise`d).
@@ -2151,6 +2152,7 @@ OUR_TARGET = re.compile(
     r"\b(?:who|whom|which(?:\s+one)?(?:\s+of\s+(?:theirs|them|their\s+\w+))?)\s+(?:do|should|can|shall|must)\s+"
     r"(?:i|we)\s+(?:\w+\s+){0,2}?(?:go\s+after|attack|target|focus|kill|hit|take\s+out|dive|pick\s+off|"
     r"burst|go\s+for|shoot)\b"
+    r"|\b(?:focus|kill|target)\s+(?:order|priority|first)\b"  # "k focus order", "kill order?"
 )
 # "Ugh, I hate this map", "this is so frustrating": the player venting (English cue words; no
 # "man" or "lol": "man that round was close lol" is not a complaint).
@@ -2173,7 +2175,11 @@ WHO_ARE_YOU = re.compile(
 )
 STEPPING_AWAY = re.compile(r"^\W*(?:gtg|g2g|got\s+to\s+go|gg|ggs|gg\s+wp|good\s+game|good\s+games)\W*$")
 # "brb", "one sec": back in a moment, not leaving (a word back, not a goodbye).
-BACK_SOON = re.compile(r"^\W*(?:brb|afk|be\s+right\s+back|one\s+sec(?:ond)?|hold\s+on)\W*$")
+BACK_SOON = re.compile(
+    r"^\W*(?:brb|afk|be\s+right\s+back|one\s+sec(?:ond)?|hold\s+on)\W*$"
+    # "brb gotta grab water": stepping away, whatever the errand's words
+    r"|^\W*(?:brb|afk|be\s+right\s+back)\b(?!.*\b(?:what|who|which|how|why|should|can|is|are|does)\b)"
+)
 # "Any tips?", "how do I get better at this", "what should I focus on": the player asks for advice
 # as such (English cue words), so a general tip is an answer, not a stock line after one.
 ASKS_ADVICE = re.compile(
@@ -2456,7 +2462,7 @@ FIX = re.compile(
     r"\bfix\s+(?:this|that|my\s+team|our\s+team)\b|"
     r"^(?:(?:ok|okay|so|then|alright|right|well|go on|please)\W+)*(?:fix|improve)\s+(?:it|them)\b|"
     r"\b(?:quick(?:est)?|easiest|simplest|one)\s+(?:thing|way|change)\s+(?:to|that would|that'd)\s+"
-    r"(?:improve|fix|help)\b"
+    r"(?:improve|fix|help)\b|^(?:(?:ok|okay|so)\W+)?(?:the\s+)?fix\W*$"  # "fix?"
 )
 # "Is Oakhorn any use here?", "any good right now" (English cue words).
 ANY_USE_NOW = re.compile(

@@ -239,6 +239,9 @@ def _explain_term(t: RealizerTurn, term: Term) -> bool:
         return entity.value(attribute) if entity is not None else None
 
     names = [catalog.display_name(u) for u in ours]
+    if term.kind == "rule" and _guidance_has(t.pack, "term_rule"):
+        t.add("guidance", "term_rule", "answer", description=term.key.rstrip("."))
+        return True
     if term.kind == "role" and _guidance_has(t.pack, "term_role"):
         role = t.pack.vocabulary.roles[term.key]
         t.add("guidance", "term_role", "answer", role=term.key, role_summary=role.summary)

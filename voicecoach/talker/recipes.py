@@ -1925,6 +1925,8 @@ def unit_verdict(c: _Ctx) -> list[Line]:
     theirs = view.opponent_side()
     if c.t.opponents or any(u in theirs and u != uid for u in c.t.mentioned):
         return []  # "is Lumifawn good against Voltail": that matchup's own yes or no answers
+    nouns = [n for k in c.schema.kinds_of("context") for n in (k, *c.schema.kinds[k].nouns)]
+    on_place = re.search(rf"\b(?:{'|'.join(map(re.escape, nouns))})s?\b", said, re.I) if nouns else None
     for m in c.schema.matchups:
         if m.between[0] != view.unit_kind:
             continue
@@ -1933,7 +1935,7 @@ def unit_verdict(c: _Ctx) -> list[Line]:
         if place:
             fit = multiplier(c.catalog, m, uid, place)
             plus, minus, judged = plus + (fit > m.default), minus + (fit < m.default), True
-        elif m.between[1] == view.unit_kind and theirs:
+        elif m.between[1] == view.unit_kind and theirs and not on_place:  # ("good on this map": the map's)
             judged = True
             plus += any(multiplier(c.catalog, m, uid, f) > m.default for f in theirs)
             beaten_by = [f for f in theirs if multiplier(c.catalog, m, f, uid) > m.default]
@@ -1952,8 +1954,6 @@ def unit_verdict(c: _Ctx) -> list[Line]:
         else c.inputs.get("bad_yes_key" if bad_asked else "bad_key") if minus
         else c.inputs.get("even_key")
     )  # fmt: skip
-    nouns = [n for k in c.schema.kinds_of("context") for n in (k, *c.schema.kinds[k].nouns)]
-    on_place = re.search(rf"\b(?:{'|'.join(map(re.escape, nouns))})s?\b", said, re.I) if nouns else None
     either = kept or STAY_OR_GO.search(said)  # "keep her or swap her": that answer's own words
     if (
         key == c.inputs.get("bad_key")
