@@ -1034,3 +1034,12 @@ def test_chat_shorthand_is_read_as_the_words_it_stands_for() -> None:
     assert read_turn(pack, state, "galehawk in for sparkwing y/n").text.endswith("yes or no")
     assert read_turn(pack, state, "opp comp??").text.startswith("opponent comp")
     assert read_turn(pack, state, "what's an oppo").text == "what's an oppo"  # a whole word only
+
+
+def test_a_unit_described_twice_with_with_is_one_unit() -> None:
+    """ "The fox with the fire tail": not the fox and another tailed one."""
+    pack, state = PET
+    assert (
+        read_turn(pack, state, "is the fox with the fire tail ours or theirs").text
+        == "is Emberfox ours or theirs"
+    )

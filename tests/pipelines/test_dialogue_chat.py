@@ -870,6 +870,10 @@ SESSIONS: dict[str, dict[str, list[tuple[str, list[str], list[str]]]]] = {
                 ["Overcharge"],
             ),
         ],
+        "whose": [  # a unit described twice ("the fox with the fire tail"), asked whose it is
+            ("is the fox with the fire tail ours or theirs", ["Emberfox is yours"], ["Voltail"]),
+            ("and the turtle", ["Shellbastion is theirs"], []),
+        ],
         "standing": [("um are we winning", ["Yes, you're 1 to 0"], [])],  # a yes or no on the score
         "short_name": [  # the first word of a two-word name, said bare: the unit in play, not a question back
             ("ember into their turtle is bad right", ["Emberfox", "half damage"], ["Did you mean"]),

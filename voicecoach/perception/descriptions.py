@@ -604,9 +604,40 @@ def bare_names(pack: Pack, sides: Sides, text: str) -> tuple[str, list[str]]:
     return "".join(out) + text[cut:], notes
 
 
+_WITH_LOOK = re.compile(
+    r"\b(?:the|their|my|our|that|this)\s+(?P<head>[a-z]+)\s+with\s+(?:the|a|an|its|that)\s+", re.IGNORECASE
+)
+
+
+def _with_look(pack: Pack, sides: Sides, text: str) -> str:
+    """ "The fox with the fire tail": one unit described twice, the "with" phrase dropped when a word
+    of it fits the one unit in play the head fits (else "the fire tail" reads as another unit)."""
+    d = describer(pack)
+    for m in _WITH_LOOK.finditer(text):
+        pool = dict.fromkeys(u for group in sides.pools("any") for u in group)
+        fits = [u for u in pool if m["head"].lower() in d.words.get(u, ())]
+        words = list(re.finditer(r"[a-z]+", text[m.end() :], re.IGNORECASE))[:3]
+        look = []
+        for w in words:  # the look's words, up to the first that is no look ("ours", "is", "or")
+            if w.group(0).lower() in FUNCTION_WORDS or w.group(0).lower() in (
+                "ours",
+                "theirs",
+                "mine",
+                "yours",
+            ):
+                break
+            look.append(w)
+        said = {w.group(0).lower() for w in look}
+        if len(fits) == 1 and look and said & d.words.get(fits[0], frozenset()):
+            start = text.rfind(" with ", m.start(), m.end())
+            return text[:start] + text[m.end() + look[-1].end() :]
+    return text
+
+
 def describe(pack: Pack, sides: Sides, text: str) -> tuple[str, list[str], Unclear | None]:
     """Replace each description of one unit by its name (keeping "their" / "my"); "their supports"
     by the names of theirs that fit; the first description that fits two is returned unclear."""
+    text = _with_look(pack, sides, text)
     text, does = _by_what_it_does(pack, sides, text)
     if does:
         return text, does, None

@@ -585,6 +585,35 @@ _WHICH_BETTER = re.compile(
 )
 
 
+# "Is the fox ours or theirs", "whose is the turtle" (English cue words).
+_WHOSE = re.compile(
+    r"\b(?:ours|mine|yours|my\s+team|our\s+team)\s+or\s+(?:theirs|their\s+team|the\s+enemy'?s?)\b"
+    r"|\b(?:theirs|their\s+team)\s+or\s+(?:ours|mine|my\s+team|our\s+team)\b|\bwhose\s+(?:is|side\s+is)\b",
+    re.IGNORECASE,
+)
+
+
+def _whose(t: RealizerTurn, utterance: str) -> bool:
+    """ "Is the fox with the fire tail ours or theirs": the side each unit named is on (fielded by
+    the player, owned but not fielded, fielded by them, or by both). Whether it answered."""
+    if not _WHOSE.search(utterance) or not t.mentioned or not _guidance_has(t.pack, "side_mine"):
+        return False
+    mine, theirs = set(t.view.player_side()), set(t.view.opponent_side())
+    lines = []
+    for uid in t.mentioned[:2]:
+        key = (
+            "side_both" if uid in mine and uid in theirs
+            else "side_mine" if uid in mine
+            else "side_theirs" if uid in theirs
+            else "side_owned" if t.view.owns(uid)
+            else "side_none"
+        )  # fmt: skip
+        lines.append(Line("guidance", key, {t.view.unit_kind: t.pack.catalog.display_name(uid)}, "answer",
+                          frozenset((uid,))))  # fmt: skip
+    t.lines = lines
+    return True
+
+
 def _caps_and_level(t: RealizerTurn, utterance: str) -> bool:
     """ "What's the max level a hero can reach", "is Renzo maxed", "what level am I": the caps the
     pack's manifest declares and the player's level answer the turn alone (the player's level after
@@ -1568,7 +1597,8 @@ def realize(
     ):
         _stakes(t)
     capped = (
-        _caps_and_level(t, utterance)
+        _whose(t, utterance)
+        or _caps_and_level(t, utterance)
         or _has_effect(t, utterance)
         or _level_compare(t, utterance)
         or _saved_named(t)
