@@ -74,7 +74,7 @@ from voicecoach.talker.lines import Line, RealizerTurn, article, spoken_list
 from voicecoach.talker.recipes import answer as recipe_answer
 from voicecoach.talker.recipes import gate_text
 from voicecoach.talker.speakable import unknown_names
-from voicecoach.tools.builtin import multiplier, unmet_gates
+from voicecoach.tools.builtin import multiplier, unmet_gates, value_multiplier
 
 MAX_SENTENCES = 3
 MAX_WORDS = 45
@@ -549,7 +549,6 @@ def _hits_harder(t: RealizerTurn, *options: Any) -> tuple[Any, str, str] | None:
         return None
     named = [u for u in t.mentioned if u in theirs]
     foes = named or theirs
-    table = t.pack.catalog.tables.get(m.name, {})
     best: list[tuple[float, Any, str]] = []
     for option in options:
         attacking = option.value(m.attribute)
@@ -557,9 +556,7 @@ def _hits_harder(t: RealizerTurn, *options: Any) -> tuple[Any, str, str] | None:
             continue
         for foe in foes:
             entity = t.pack.catalog.get(t.view.unit_kind, foe)
-            x = float(
-                table.get(str(attacking), {}).get(str(entity.value(m.attribute)) if entity else "", m.default)
-            )
+            x = value_multiplier(t.pack.catalog, m, attacking, entity.value(m.attribute) if entity else None)
             if x > m.default:
                 best.append((x, option, foe))
                 break

@@ -58,7 +58,7 @@ from voicecoach.perception.prior import (
     team_words,
 )
 from voicecoach.talker.lines import Line, RealizerTurn, rotate, spoken_list
-from voicecoach.tools.builtin import multiplier, unmet_gates
+from voicecoach.tools.builtin import multiplier, unmet_gates, value_multiplier
 
 
 def gate_text(pack: Pack, kind: str, entity_id: str) -> str:
@@ -1503,7 +1503,7 @@ def _types(c: _Ctx, m: Matchup) -> list[str]:
 
 def _type_mult(c: _Ctx, m: Matchup, a: Any, b: Any) -> float:
     """The matchup's multiplier between two values of its attribute."""
-    return float(c.catalog.tables.get(m.name, {}).get(str(a), {}).get(str(b), m.default))
+    return value_multiplier(c.catalog, m, a, b)
 
 
 def _value(c: _Ctx, kind: str, entity_id: str, attribute: str | None) -> Any:
@@ -2005,12 +2005,11 @@ def option_target(c: _Ctx) -> list[Line]:
     # Shellbastion" is no advice when water halves fire): the option's own value in the table.
     entity = c.catalog.get(view.option_kind or "", options[0])
     kind = entity.value(m.attribute) if entity is not None and m.attribute else None
-    table = c.catalog.tables.get(m.name, {})
 
     def resisted(f: str) -> bool:
         target = c.catalog.get(m.between[1], f)
         value = target.value(m.attribute) if target is not None and m.attribute else None
-        return isinstance(kind, str) and table.get(kind, {}).get(str(value), m.default) < m.default
+        return isinstance(kind, str) and value_multiplier(c.catalog, m, kind, value) < m.default
 
     aimed = [f for f in theirs if not resisted(f)] or theirs
     foe = min(aimed, key=lambda f: (-sum(beats(f, u) for u in mine), aimed.index(f)))

@@ -98,10 +98,14 @@ def multiplier(catalog: Catalog, matchup: Matchup, a: str, b: str) -> float:
             ea, eb = catalog.get(matchup.between[0], a), catalog.get(matchup.between[1], b)
             x = str(ea.value(matchup.attribute)) if ea is not None else a
             y = str(eb.value(matchup.attribute)) if eb is not None else b
-        hit = catalog.memo[key] = float(
-            catalog.tables.get(matchup.name, {}).get(x, {}).get(y, matchup.default)
-        )
+        hit = catalog.memo[key] = value_multiplier(catalog, matchup, x, y)
     return hit
+
+
+def value_multiplier(catalog: Catalog, matchup: Matchup, a: object, b: object) -> float:
+    """How much one value of the matchup's attribute beats another ("fire" against "grass"): an
+    option's value against a unit's, where `multiplier` takes two entities."""
+    return float(catalog.tables.get(matchup.name, {}).get(str(a), {}).get(str(b), matchup.default))
 
 
 def unlock_text(pack: Pack, kind: str, entity: Entity) -> str:
