@@ -740,7 +740,6 @@ class IntentPrior:
         self._needs_for = re.compile(
             rf"\bneeds?\s+(?:to\s+(?:get|unlock|use|have)\s+|for\s+(?:the\s+)?){option_token}\b"
         )
-        # "Does he have Dome Projector", "does my Oakhorn have Worldroot Slam yet": whether it is his now.
         unit_token = kind_token(pack.catalog.schema.kind("unit") or "")
         # "So my hawk should go in?", "should Renzo come in": one of the player's brought in, a swap.
         self._goes_in = re.compile(
@@ -748,6 +747,7 @@ class IntentPrior:
             rf"|\b(?:should|can|could)\s+(?:my\s+)?{unit_token}\s+(?:go|come)\s+in\b"
             rf"|^\W*(?:so\s+|ok\s+|okay\s+)?sub\s+(?:in\s+)?{unit_token}\b|\b{unit_token}\s+in\s+for\s+{unit_token}\b"
         )
+        # "Does he have Dome Projector", "does my Oakhorn have Worldroot Slam yet": whether it is his now.
         self._has_option = re.compile(
             rf"\b(?:does|do|did)\s+(?:he|she|it|(?:my\s+|our\s+)?{unit_token})\s+"
             rf"(?:even\s+|already\s+|still\s+)?(?:have|get|got)\s+(?:the\s+)?{option_token}\b"
