@@ -1043,3 +1043,27 @@ def test_a_unit_described_twice_with_with_is_one_unit() -> None:
         read_turn(pack, state, "is the fox with the fire tail ours or theirs").text
         == "is Emberfox ours or theirs"
     )
+
+
+def test_what_a_unit_carries_ends_before_the_question_about_it() -> None:
+    """ "Is the guy with the nailgun worth using here": Paxton, and the question stays."""
+    pack, state = STRIKE
+    assert (
+        read_turn(pack, state, "is the guy with the nailgun worth using here").text
+        == "is Paxton worth using here"
+    )
+
+
+def test_a_pet_form_english_makes_without_an_ending_is_its_animal() -> None:
+    pack, state = PET  # "kitty" is a cat: their Briarcat, not "the spiky" one alone
+    assert read_turn(pack, state, "tell me about the spiky green kitty they have").text.startswith(
+        "tell me about Briarcat"
+    )
+
+
+def test_the_other_side_is_theirs() -> None:
+    pack, state = PET
+    assert (
+        read_turn(pack, state, "what's the other side got this time").text
+        == "what's their side got this time"
+    )

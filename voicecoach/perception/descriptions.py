@@ -96,10 +96,23 @@ _NOT_FILLER = {
 _DIMINUTIVE = re.compile(r"^(?P<stem>[a-z]{3,}?)(?:p?y|p?ie|g?gy|g?go|t?ty|sy|o)$")
 
 
+# Pet forms English does not make by an ending ("kitty" is a cat).
+_PET_FORMS = {
+    "kitty": "cat",
+    "kitten": "cat",
+    "kitteh": "cat",
+    "doggy": "dog",
+    "bunny": "rabbit",
+    "birb": "bird",
+}
+
+
 def _diminutive(d: Describer, word: str) -> str:
     """A pet form of a look word the pack has ("puppy" of pup, "doggo" of dog, "birdie" of bird)."""
     if word in d.vocabulary:
         return word
+    if _PET_FORMS.get(word) in d.vocabulary:
+        return _PET_FORMS[word]
     m = _DIMINUTIVE.match(word)
     return m["stem"] if m is not None and m["stem"] in d.vocabulary else word
 
@@ -458,6 +471,8 @@ def _unit_text(pack: Pack, uid: str) -> str:
     return " ".join(said).lower()
 
 
+# Words that end what a unit is said to carry and start the question about it (English).
+_NOT_HELD = frozenset({"worth", "any", "good", "bad", "better", "ok", "okay", "still", "even", "really"})
 _UNCOMMON = 10_000  # "grenades", "stuns" single a unit out; "kill", "light", "walls" are everyday words
 
 
@@ -496,7 +511,18 @@ def _by_what_it_does(pack: Pack, sides: Sides, text: str) -> tuple[str, list[str
     unit_kind = pack.catalog.schema.kind("unit") or ""
     plain = {_stem(w) for w in FUNCTION_WORDS}
     for m in _DOES_CLAUSE.finditer(text):
-        raw = [w for w in re.findall(r"[a-z]+", m["clause"].lower()) if len(w) > 3]
+        clause, end = m["clause"], m.end()
+        if m["bare"] and m["bare"].lower().startswith("with"):
+            # "the guy with the nailgun worth using here": what he carries, not the rest of the question
+            words = list(re.finditer(r"[a-z']+", clause, re.IGNORECASE))
+            held = []
+            for w in words[:3]:
+                if w.group(0).lower() in FUNCTION_WORDS or w.group(0).lower() in _NOT_HELD:
+                    break
+                held.append(w)
+            if held:
+                clause, end = clause[: held[-1].end()], m.start("clause") + held[-1].end()
+        raw = [w for w in re.findall(r"[a-z]+", clause.lower()) if len(w) > 3]
         said = [w for w in map(_stem, raw) if w not in plain]
         uncommon = {_stem(w) for w in raw if english_counts().get(w, 0) < _UNCOMMON}
         if not said:
@@ -506,7 +532,7 @@ def _by_what_it_does(pack: Pack, sides: Sides, text: str) -> tuple[str, list[str
             continue  # "the one dropping the walls", "the healer with the darts"; not "the fight with X"
         if m["adj"] and f"{m['adj']} {head}".lower() in d.roles:
             head = f"{m['adj']} {head}".lower()  # "the big guy that charges": a tank's words
-        if side == "any" and re.search(r"\b(?:me|us|my|our)\b", m["clause"], re.IGNORECASE):
+        if side == "any" and re.search(r"\b(?:me|us|my|our)\b", clause, re.IGNORECASE):
             side = "theirs"  # "the guy that keeps killing me": one of theirs
         for pool in [
             *(sides.pools(side) if side != "any" else [sides.fielded + sides.theirs]),
@@ -524,7 +550,8 @@ def _by_what_it_does(pack: Pack, sides: Sides, text: str) -> tuple[str, list[str
             if scored[0][0] >= 1.5 or (only and scored[0][0] >= 1.0):
                 name = display(pack, unit_kind, scored[0][1])
                 keep = {"theirs": "their ", "mine": "my "}.get(side, "")
-                return text[: m.start()] + keep + name + text[m.end() :], [f"{m.group(0)!r} -> {name}"]
+                said_as = text[m.start() : end]
+                return text[: m.start()] + keep + name + text[end:], [f"{said_as!r} -> {name}"]
     return text, []
 
 
@@ -709,7 +736,7 @@ def describe(pack: Pack, sides: Sides, text: str) -> tuple[str, list[str], Uncle
                 if tokens[j - 1].group(0).lower().endswith("'s"):
                     break  # "the shotgun guy's best loadout": "best" is the loadout's
                 continue
-            next_word = tokens[j + 1].group(0).lower() if j + 1 < len(tokens) else ""
+            next_word = _diminutive(d, tokens[j + 1].group(0).lower()) if j + 1 < len(tokens) else ""
             if w in d.gear and next_word.removesuffix("'s") in heads - {"one", "ones"}:
                 words.append(w)  # "the shotgun guy" (but "the roar one" is the move: a thing)
                 j += 1
@@ -717,7 +744,7 @@ def describe(pack: Pack, sides: Sides, text: str) -> tuple[str, list[str], Uncle
             # "that spiky green cat": an everyday word between two the pack knows
             known_next = next_word in d.vocabulary or next_word in heads
             # "their big blue turtle": two everyday words before the look noun
-            after_next = tokens[j + 2].group(0).lower() if j + 2 < len(tokens) else ""
+            after_next = _diminutive(d, tokens[j + 2].group(0).lower()) if j + 2 < len(tokens) else ""
             known_next = known_next or (
                 not words
                 and next_word not in FUNCTION_WORDS

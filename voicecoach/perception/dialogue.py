@@ -976,6 +976,7 @@ _SHORTHAND_WORDS = {
     "ur": "your", "pls": "please", "plz": "please", "w/": "with", "idk": "I don't know",
 }  # fmt: skip
 _SHORTHAND = re.compile(r"(?<![\w/])(?:opps?|y/n|thru|dmg|ur|plz|pls|idk|w/)(?![\w/])", re.IGNORECASE)
+_OTHER_SIDE = re.compile(r"\bthe\s+other\s+(?P<what>side|team|guys)\b", re.IGNORECASE)
 _HE_IS = re.compile(
     r"\b(he|she)(?:'s|s)\b(?=\s+(?:\w+ing|a|an|the|so|too|really|just|still|not|level|lvl|"
     r"good|bad|weak|strong|better|worse|ok|okay|fine|unlocked|locked|maxed|ready)\b)",
@@ -1082,6 +1083,7 @@ def read_turn(pack: Pack, state: LiveState | None, text: str, history: Sequence[
     "it" is the first's). Unchanged when nothing in it refers back, describes or asks twice."""
     text = _HE_IS.sub(lambda m: f"{m[1]} is", text)  # "hes level 2": the transcript's "he's", a verb
     text = _SHORTHAND.sub(lambda m: _SHORTHAND_WORDS[m[0].lower()], text)  # "opp comp??", "y/n"
+    text = _OTHER_SIDE.sub(r"their \g<what>", text)  # "what's the other side got": theirs
     text = _level_in_digits(text)
     if state is not None:
         # "ember into their turtle": a short name of a unit in play, not a misheard name to ask about
