@@ -38,6 +38,8 @@ def test_an_option_has_the_effects_its_description_says() -> None:
         # going first, told as trouble or asked as "fast": the options that strike first
         ("voltail keeps going first every single turn wtf", ["first"]),
         ("is Voltail fast", ["first"]),
+        ("their voltail goes before me every turn and idk why", ["first"]),
+        ("is there anything I have that lets me go first", ["first"]),
     ],
 )
 def test_a_question_for_an_effect_is_heard(said: str, effects: list[str]) -> None:

@@ -48,6 +48,7 @@ from voicecoach.domain.pack import (
 NEW_PLACEHOLDERS = frozenset(
     {
         "hero",
+        "epithet",
         "unlocks",
         "top",
         "mine",

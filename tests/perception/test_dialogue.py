@@ -207,6 +207,23 @@ def test_two_units_fitting_a_description_are_left_for_the_coach_to_ask() -> None
             "who's my best answer to voltail",
             "what move should it open with",
         ),
+        # numbered, announced, or after a condition: the numbers and the announcement are no part of either
+        (
+            "ok first is oakhorn ready for elderhorn, and second what does worldroot slam do",
+            "ok is oakhorn ready for elderhorn",
+            "what does worldroot slam do",
+        ),
+        (
+            "two things: does emberfox learn kindle, and is sparkwing a support",
+            "does emberfox learn kindle",
+            "is sparkwing a support",
+        ),
+        (
+            "if we lose this round is it over, and also honestly what should we change",
+            "if we lose this round is it over",
+            "what should we change",
+        ),
+        ("who goes first, emberfox or oakhorn", "who goes first, emberfox or oakhorn", None),
     ],
 )
 def test_two_questions_in_one_breath_are_read_one_after_the_other(

@@ -30,6 +30,7 @@ from voicecoach.perception.prior import (
     data_hash,
     features,
     prior_path,
+    remark,
     session_rule,
     training_data,
 )
@@ -771,3 +772,20 @@ def test_one_of_mine_going_in_is_a_swap(prior: IntentPrior) -> None:
         said = prior.predict(text)
         assert (said.intent, said.sub_intent, said.rule) == ("lineup", "swap", "goes_in"), text
     assert prior.predict("should i go in now").rule != "goes_in"  # the player, not a unit
+
+
+@pytest.mark.parametrize(
+    ("said", "kind"),
+    [
+        ("yes! oakhorn just took out their turtle", "good"),
+        ("lets gooo we took the point", "good"),
+        ("he just got his first kill!!", "good"),
+        ("lol that was close", "close"),
+        ("they knocked out my fox", None),  # news against the player: trouble told
+        ("we won, should i keep the same team", None),  # asked
+        ("that was close, what now", None),
+        ("is that close", None),
+    ],
+)
+def test_a_remark_on_the_moment_is_told_from_a_question(said: str, kind: str | None) -> None:
+    assert remark(said) == kind

@@ -32,6 +32,26 @@ SESSIONS: dict[str, dict[str, list[tuple[str, list[str], list[str]]]]] = {
             ("wait does grass beat water or the other way", ["double damage", "half damage back"], []),
         ],
         "team_size": [("how many pets can i bring into a fight", ["three to five"], ["Which creature"])],
+        "remarks": [  # a remark on the moment gets a reaction, not a matchup lecture
+            ("haha yes our fox just knocked out the thorny cat", ["Nice one"], ["Briarcat", "Shellbastion"]),
+            ("phew that was a close one", ["close one"], ["Oakhorn"]),
+        ],
+        "verdict_again": [  # "so that's a no?": the last verdict said plainly, with its reason
+            ("would granitusk be any good against them", ["Not really"], []),
+            ("so thats a no", ["No:", "Briarcat"], ["Field three"]),
+        ],
+        "their_kit": [  # what they have unlocked is unseen; whether the unit can have it at all is not
+            ("does their turtle know frost bind", ["isn't one of Shellbastion's moves"], ["Frostfin"]),
+            ("does shellbastion have mist shroud", ["Shellbastion does learn Mist Shroud"], []),
+        ],
+        "verdict_leans": [  # more of theirs beat it than it beats: a no with the reason, not "mixed"
+            ("would granitusk be any good against them", ["Not really", "Briarcat"], ["mixed"]),
+            ("is hexmoth useless", ["Not useless", "no help or harm"], []),
+        ],
+        "worth_getting_verdict": [  # a creature the player lacks: a verdict for this match, then the facts
+            ("is the water droplet one worth getting", ["Not for this match", "Briarcat"], []),
+            ("what about raijura", ["for this match", "Shellbastion"], []),
+        ],
         "trouble_told": [  # the trouble told gets the fix after the fact
             ("ugh my fox keeps getting destroyed by their turtle", ["double damage", "bring Oakhorn"], []),
         ],
@@ -195,7 +215,7 @@ SESSIONS: dict[str, dict[str, list[tuple[str, list[str], list[str]]]]] = {
             (
                 "I haven't played in about a year. Do I still have that dark moth creature, and is it any "
                 "good?",
-                ["Yes, you have Hexmoth", "Middling"],
+                ["Yes, you have Hexmoth", "Not much either way"],
                 ["No, you have"],
             ),
         ],
@@ -1244,7 +1264,9 @@ SESSIONS: dict[str, dict[str, list[tuple[str, list[str], list[str]]]]] = {
         "versus_who_wins": [("Kasimir vs Quillon, who wins", ["Kasimir is a hard counter to Quillon"], [])],
         "my_tank_out": [("take out my tank and put in Brannoc", ["Take Dumaka off and put Brannoc on"], [])],
         "my_worst": [("what's my worst hero right now", ["Osmund"], ["next hero"])],
-        "pulling_weight": [("is Wendell pulling his weight", ["Middling", "Wendell"], ["support hero"])],
+        "pulling_weight": [
+            ("is Wendell pulling his weight", ["Not much either way", "Wendell"], ["support hero"])
+        ],
         "kind_in_five": [
             ("any healers on my team", ["Elowen and Wendell"], []),
             ("is there a sniper in my five", ["No:", "none of them is one"], []),
@@ -1411,8 +1433,8 @@ SESSIONS: dict[str, dict[str, list[tuple[str, list[str], list[str]]]]] = {
         "team_has_role": [("does our comp have a tank", ["one tank"], ["Brannoc and Osmund"])],
         "worth_playing": [
             (
-                "is Osmund worth playing, he's only level 2",
-                ["mixed for Osmund", "hard counter to their Brannoc"],
+                "is Osmund worth playing, he's only level 2",  # (countered and far behind: more against)
+                ["Not really", "hard counter to their Brannoc"],
                 [],
             )
         ],
@@ -1591,6 +1613,19 @@ SESSIONS: dict[str, dict[str, list[tuple[str, list[str], list[str]]]]] = {
         "why_the_pick": [  # "why (her)" of a pick the last reply gave with its reason: that reason
             ("tamsin or yarrow for this fight", ["Tamsin"], []),
             ("why her", ["Because", "Nadira counters Yarrow"], ["against Tamsin", "Neither"]),
+        ],
+        "remark_him": [  # "he" in a cheer needs no name: no "which hero do you mean"
+            ("he just got his first kill!!", ["Nice one"], ["Which hero"]),
+        ],
+        "their_kit_items": [
+            ("does quillon have the dome projector", ["isn't one of Quillon's items"], []),
+        ],
+        "why_map_fit": [  # why a hero fits the map or not: the hero and the map, as the data says them
+            ("how come renzo is so bad on this map", ["long sightlines", "point blank"], []),
+        ],
+        "worth_unlocking": [  # a hero the player lacks: a verdict for this match, then when it unlocks
+            ("is zanele worth grinding for", ["for this match", "account level 17"], []),
+            ("pax here, good or not", ["Not much either way"], []),
         ],
         "stay_or_go": [  # an either-or verdict: no yes or no before it
             ("should elowen stay or go", ["Elowen has it rough here"], ["Not really", "Vital Beam"]),

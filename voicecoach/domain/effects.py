@@ -78,6 +78,9 @@ EFFECTS = (
         # "it keeps going first", "how is it always first", "we keep getting out-sped", "is it fast"
         r"|\b(?:keeps?|kept)\s+(?:going|moving|acting|striking|hitting)\s+first\b|\balways\s+first\b"
         r"|\b(?:goes|going|went|moves?|acts?)\s+first\s+(?:every|each|again|all\s+the\s+time)\b"
+        # "their Voltail goes before me every turn", "anything that lets me go first"
+        r"|\b(?:goes|going|went|moves?|moving|acts?|acting|attacks?)\s+before\s+(?:me|us|mine|my\s+\w+|our\s+\w+)\b"
+        r"|\b(?:let|lets|make|makes|help|helps)\s+(?:me|us|\w+)\s+(?:go|move|act|strike|attack)\s+first\b"
         r"|\bout[\s-]?sp(?:e|ee)d\w*|\b(?:is|are|it'?s|he'?s|she'?s)\s+(?:\w+\s+){0,2}?(?:so\s+|that\s+|really\s+)?fast\b",
         r"\b(?:always\s+)?(?:strikes?|goes|acts?|moves?|hits?)\s+first\b|\bbefore\s+(?:the\s+)?(?:enemy|anyone|others)\s+(?:can\s+)?act\b",
         "strike first",
@@ -248,6 +251,10 @@ _ASKS = re.compile(
 # "Voltail keeps going first", "something keeps putting us to sleep": trouble told, the effect just
 # before; answered unless the player asks something of their own ("... what do I hit it with").
 _TOLD = re.compile(r"\b(?:keeps?|kept|always)\s+(?:\w+\s+)?$", re.IGNORECASE)
+# "... goes before me every single turn": trouble told by how often, after the effect.
+_EVERY_TIME = re.compile(
+    r"\b(?:every|each)\s+(?:single\s+)?(?:turn|time|round|fight)\b|\ball\s+the\s+time\b", re.I
+)
 _ASKS_MINE = re.compile(
     r"\b(?:what|who|which|how|should|can|do|could)\s+(?:(?:do|should|can|could)\s+)?(?:i|we)\b|\btips?\b|\badvice\b",
     re.IGNORECASE,
@@ -255,7 +262,7 @@ _ASKS_MINE = re.compile(
 # ... not when the effect is a move's timing or pairing, a role ("do we need a healer"), a patch.
 _NOT_ASKED = re.compile(
     r"\bwhen(?:s|\s+(?:do|does|should|can|to|is|are|would|will))\b"
-    r"|\b(?:time|timing|after|save|saving|till|until|follow\w*|combo\w*|synerg\w*|goes(?!\s+first)|go\s+well|unlock\w*|"
+    r"|\b(?:time|timing|after|save|saving|till|until|follow\w*|combo\w*|synerg\w*|goes(?!\s+(?:first|before))|go\s+well|unlock\w*|"
     r"equip\w*|healers?|buffed|nerfed|update|patch|progress\w*|level\w*|mean|means|meaning|work|works|"
     r"beats?|counters?|did)\b|\bwhat\s*(?:was|is|'s|s)\s+(?:that|this)\b",
     re.IGNORECASE,
@@ -304,7 +311,9 @@ def effect_question(pack: Pack, text: str) -> Asked | None:
         effects = asked_effects(clause)
         if effects:
             first = min(_said_at(m) for e in EFFECTS if e.name in effects if (m := e.asked.search(clause)))
-            told = _TOLD.search(clause[:first]) is not None and _ASKS_MINE.search(said) is None
+            told = (
+                _TOLD.search(clause[:first]) is not None or _EVERY_TIME.search(clause[first:]) is not None
+            ) and _ASKS_MINE.search(said) is None
             if (
                 _ASKS.search(clause[:first]) or _ASKS.match(clause) or told
             ):  # ("is it fast": the ask is the effect's)

@@ -253,12 +253,22 @@ RECIPES: dict[str, RecipeSpec] = {
                   "theirs offered as targets, yes to the one that threatens most (offered_key), or their "
                   "bigger threat instead (instead_key)"),
         _spec("unit_verdict", {"unit": "select", "bad_key": "key", "mixed_key": "key", "even_key": "key",
-                               "good_no_key": "key", "bad_yes_key": "key", "bad_foe_key": "key"},
-              ("unit",), ("@unit", "foe"),
+                               "good_no_key": "key", "bad_yes_key": "key", "bad_foe_key": "key",
+                               "lean_good_key": "key", "lean_good_no_key": "key", "even_bad_key": "key",
+                               "unowned_good_key": "key", "unowned_bad_key": "key",
+                               "unowned_bad_foe_key": "key", "unowned_mixed_key": "key",
+                               "unowned_lean_good_key": "key", "unowned_even_key": "key",
+                               "unowned_covered_key": "key",
+                               "unowned_only": "literal"},
+              ("unit",), ("@unit", "foe", "other"),
               doc="asked for a verdict on the player's own unit (\"is Yarrow any good\"): yes (key), no "
                   "(bad_key), mixed or neither, from every unit matchup in play and its level; asked the "
                   "other way round (\"is Renzo bad here\", \"bench him?\"): no (good_no_key), yes "
-                  "(bad_yes_key); bad_foe_key instead of bad_key when one of theirs beats it ({foe})"),
+                  "(bad_yes_key); bad_foe_key instead of bad_key when one of theirs beats it ({foe}); more "
+                  "for than against it: lean_good_key (lean_good_no_key asked the other way), nothing "
+                  "either way asked as bad: even_bad_key. Of a unit the player does not have, for this "
+                  "match: the unowned_* keys, unowned_covered_key when one they have ({other}) already "
+                  "beats the foe it would; unowned_only: only of such a unit"),
         _spec("team_on_context", {"units": "select", "context": "select", "matchup": "literal",
                                   "good_key": "key", "bad_key": "key"},
               ("units", "context", "matchup"), ("@context", "good", "bad", "others"),
@@ -278,12 +288,14 @@ RECIPES: dict[str, RecipeSpec] = {
                                  "hits_key": "key", "types": "select", "type_key": "key", "taken_key": "key",
                                  "safe_key": "key", "even_all_key": "key", "low_key": "key",
                                  "not_type_key": "key", "edge_key": "key", "foe_edge_key": "key",
-                                 "even_key": "key", "strength_key": "key", "instead_key": "key"},
+                                 "even_key": "key", "strength_key": "key", "instead_key": "key",
+                                 "why_key": "key"},
               ("unit", "against", "matchup"),
               ("@unit", "foe", "@context", "status", "@types", "level", "first_tier", "answer", "rank",
-               "count", "other", "reason", "foes"),
+               "count", "other", "reason", "foes", "epithet", "description"),
               facts=True,
-              doc="how a unit fares against a foe or on a context, in the matchup's words (against several, "
+              doc="how a unit fares against a foe or on a context, in the matchup's words (asked why of a "
+                  "context: why_key, with the unit's epithet and the context's description; against several, "
                   "the one it fares best against); hits_key: no one to match it against, the values of an "
                   "attribute matchup's type it beats; type_key: a type named (`types`) against one of "
                   "theirs: \"does wind do anything against that one\"; taken_key: one of theirs attacking "

@@ -741,8 +741,11 @@ def describe(pack: Pack, sides: Sides, text: str) -> tuple[str, list[str], Uncle
                 words.append(w)  # "the shotgun guy" (but "the roar one" is the move: a thing)
                 j += 1
                 continue
-            # "that spiky green cat": an everyday word between two the pack knows
-            known_next = next_word in d.vocabulary or next_word in heads
+            # "that spiky green cat": an everyday word between two the pack knows (not a name's first
+            # word: "does their turtle know Frost Bind" ends the description at "turtle")
+            known_next = (next_word in d.vocabulary or next_word in heads) and not (
+                j + 1 < len(tokens) and any(a <= tokens[j + 1].start() < b for (a, b), _ in named)
+            )
             # "their big blue turtle": two everyday words before the look noun
             after_next = _diminutive(d, tokens[j + 2].group(0).lower()) if j + 2 < len(tokens) else ""
             known_next = known_next or (

@@ -64,7 +64,7 @@ from voicecoach.perception.descriptions import (
     slotted,
 )
 from voicecoach.perception.lexicon import Lexicon, suggest
-from voicecoach.perception.prior import ASK_AGAIN, INSTEAD, WHAT_NOW, kind_token, normalise, offered
+from voicecoach.perception.prior import ASK_AGAIN, INSTEAD, WHAT_NOW, kind_token, normalise, offered, remark
 from voicecoach.perception.references import (
     DESCRIBED,
     ONE_OWNED,
@@ -225,8 +225,8 @@ def _refer(
         person = _PERSON.search(text)
         if person is None or here:
             return text, [], None
-        if _effect_done_to(pack, text, person.start()):
-            return text, [], None
+        if _effect_done_to(pack, text, person.start()) or remark(text) is not None:
+            return text, [], None  # ("he just got his first kill!!": cheered, whoever he is)
         return text, [], Unclear((), text[: person.start()] + HOLE + text[person.end() :])
     last = history[-1]
     said = _units(pack, last.utterance)
@@ -799,10 +799,24 @@ _QUESTION_START = (
     r"do|did|will|would|where|where's|wheres|when|why|any|have|has)\b"
 )
 _SECOND_QUESTION = re.compile(
-    rf"(?:\?\s+|[,;]?\s+(?:and|also|plus)\s+(?:also\s+|then\s+)?(?:(?:uh+|um+|like|so)\W+)*|[,;]\s+)"
+    rf"(?:\?\s+|[,;]?\s+(?:and|also|plus)\s+(?:also\s+|then\s+)?"
+    rf"(?:(?:uh+|um+|like|so|realistically|honestly|seriously|actually|just)\W+)*|[,;]\s+)"
     rf"(?={_QUESTION_START})",
     re.IGNORECASE,
 )
+# "Two things: ...", "couple questions, ...": said before two questions, not part of either.
+_TWO_THINGS = re.compile(
+    r"^\W*(?:(?:ok|okay|so|alright|right|hey|coach|um+|uh+)\W+)*(?:two|2|a\s+couple(?:\s+of)?|couple(?:\s+of)?)\s+"
+    r"(?:things|questions|qs)\b(?:\s+(?:for\s+you|quick(?:ly)?))?\W*",
+    re.IGNORECASE,
+)
+# "... so first should I put it in, and second what would I take out": the two, numbered.
+_FIRST = re.compile(
+    r"(?:^|(?<=[,;:.]\s)|(?<=\bso\s)|(?<=\bok\s)|(?<=\band\s)|(?<=\bokay\s)|(?<=\bwell\s))"
+    r"first(?:ly|\s+off)?\b,?\s*",
+    re.IGNORECASE,
+)
+_SECOND = re.compile(r"[,;.]?\s+(?:and\s+)?(?:then\s+)?second(?:ly)?\b,?\s*", re.IGNORECASE)
 
 
 _OPENS_QUESTION = re.compile(
@@ -819,6 +833,12 @@ JOINT = ", and "
 
 _WH_IS = re.compile(r"^(?:what'?s|who'?s|how'?s|where'?s)$", re.IGNORECASE)
 _TAGGED = re.compile(r"\s(?:right|yeah|correct|innit|yes)\W*$", re.IGNORECASE)
+# "If we lose this round is it over": a condition, then the question put after it.
+_INVERTED = re.compile(
+    r"^\W*(?:(?:so|and|but|ok|okay)\W+)*if\b.*\b(?:is|are|can|should|does|do|will|would|am)\s+"
+    r"(?:it|we|i|he|she|they|that|this)\b",
+    re.IGNORECASE,
+)
 _WH_INSIDE = re.compile(r"\b(?:who|whos|who's|what|whats|what's|which|how|why)\b", re.IGNORECASE)
 
 
@@ -827,6 +847,16 @@ def split_questions(text: str) -> tuple[str, str | None]:
     must be questions: the first opens like one (or ends on "?") and has three words or more, the
     second opens like one. "I evolved Briarcat, is Bramble Crush unlocked?" is one question: the
     statement is what it asks about."""
+    lead = _TWO_THINGS.match(text)
+    if lead is not None and len(text[lead.end() :].split()) >= 3:
+        text = text[lead.end() :]
+    first_at = _FIRST.search(text)
+    second_at = _SECOND.search(text, first_at.end()) if first_at is not None else None
+    if first_at is not None and second_at is not None:
+        first = (text[: first_at.start()] + text[first_at.end() : second_at.start()]).strip(" ,;")
+        second = text[second_at.end() :].strip()
+        if len(first.split()) >= 2 and len(second.split()) >= 2:
+            return first, second
     for match in _SECOND_QUESTION.finditer(text):
         first, second = text[: match.start()].strip(" ,;"), text[match.end() :].strip()
         # "Renzo vs Quillon, who wins, and does the map change that": a question word inside counts.
@@ -835,6 +865,7 @@ def split_questions(text: str) -> tuple[str, str | None]:
             or text[: match.end()].rstrip().endswith("?")
             or _WH_INSIDE.search(first) is not None
             or _TAGGED.search(first) is not None  # "the map is the docks right, what does it favour"
+            or _INVERTED.search(first) is not None  # "if we lose this round is it over, and also ..."
         )
         words = first.split()
         short = len(words) == 2 and _WH_IS.match(words[0]) is not None  # "what's Sanctuary, and ..."

@@ -430,7 +430,8 @@ _ASKS_FIELD = re.compile(
 
 
 _USED_ON = re.compile(
-    r"\b(?:use|using|throw|throwing|cast|casting|fire|firing|hit|hitting|send|sending|aim|aiming)\s+(?:it\s+)?"
+    r"\b(?:use|using|throw|throwing|cast|casting|fire|firing|hit|hitting|send|sending|aim|aiming|work|works|"
+    r"working|land|lands)\s+(?:it\s+)?"
     r"(?:at|on|against|into)\s+(?:their\s+|the\s+)?$",
     re.IGNORECASE,
 )

@@ -36,7 +36,7 @@ from typing import Any
 import numpy as np
 from pydantic import BaseModel, ConfigDict
 
-from voicecoach.domain.asked import ASKED_BAD, KEEP_OR_BENCH, STAY_OR_GO, WHICH_BETTER
+from voicecoach.domain.asked import ASKED_BAD, KEEP_OR_BENCH, STAY_OR_GO, WHICH_BETTER, shapes
 from voicecoach.domain.catalog import Role
 from voicecoach.domain.effects import effect_question
 from voicecoach.domain.entities import Mention, link_entities
@@ -244,7 +244,9 @@ class IntentPrior:
         self.picks_fit_pair = self.fit_pair or _step_pair(pack, self.labels, "pick_fit")
         self.kind_context_pair = _step_pair(pack, self.labels, "kind_on_context")  # "shotguns on this map"
         self.next_unit_pair = _opening_pair(pack, self.labels, "next_unit")  # the account's next unit
-        self.verdict_pair = _step_pair(pack, self.labels, "unit_verdict")  # "is Wendell any good"
+        self.verdict_pair = _step_pair(
+            pack, self.labels, "unit_verdict", even_key=True
+        )  # "is Wendell any good"
         # The pairs that build a team of a play style, and the one that counters their whole team.
         self.style_pairs = {
             (e.intent, e.sub_intent) for e in pack.phi if any(s.inputs.get("style") for s in e.answer or [])
@@ -621,7 +623,8 @@ class IntentPrior:
                 for e in pack.phi
                 if (e.intent, e.sub_intent) in self.labels
                 and e.answer
-                and e.answer[0].recipe in ("progression", "option_next")
+                and (first := _first_step(e)) is not None
+                and first.recipe in ("progression", "option_next")
                 and any(s.recipe == "matchup_status" for s in e.answer)
                 and any(s.recipe == "ownership" and s.inputs.get("missing_only") for s in e.answer)
             ),
@@ -2162,6 +2165,41 @@ _VENT_WORDS = (
     r"so\s+unfair|is\s+unfair|cheating|cheaters?)\b"
 )
 VENTED = re.compile(rf"^\W*(?:ugh+|argh+|ffs)\b|{_VENT_WORDS}")
+# A remark on the moment, not a question (English cue words): good news for the player ("Oakhorn
+# just took out their turtle", "we won that round", "lets gooo") or a near miss ("lol that was
+# close"): a reaction, not advice nobody asked for.
+_CHEER = re.compile(
+    r"\b(?:let'?s\s*go+|lets\s*go+|yes{2,}|yay+|woo+h?o*|clutch|finally|happy\s+dance|"
+    r"got\s+(?:a\s+|his\s+|her\s+|my\s+|our\s+|the\s+)?(?:first\s+)?(?:kill|ko|knockout|triple|double)|"
+    r"(?:took|taken|knocked|knocks|knock|takes)\s+(?:out|down)|(?:we|i)\s+(?:won|took|got)|"
+    r"won\s+(?:that|the|this)|took\s+the\s+point)\b"
+)
+_NEAR_MISS = re.compile(
+    r"\b(?:(?:that|this)\s+(?:was|is)\s+(?:so\s+|super\s+|really\s+|way\s+too\s+)?close|close\s+(?:one|call)|"
+    r"phew|nail\s*-?\s*biter)\b"
+)
+# Anything asked of the coach or told it to do turns a remark into a request.
+_REQUEST = re.compile(
+    r"\b(?:should|shall|can|could|would|tell|give|help|tips?|advice|swap|switch|put|load|build|rate|check|"
+    r"keep|change|run|play|bring|pick|need|want|idea|thoughts|next|now|if)\b"
+    # a question put inside the sentence: "so if I win this one is that the whole match"
+    r"|\b(?:is|are|was|were|do|does|did|will)\s+(?:that|it|we|i|he|she|they|this)\b"
+)
+_AGAINST_US = re.compile(r"\b(?:they|they've|theyve|theyre|they're|their|enemy|opponents?)\b")
+
+
+def remark(text: str) -> str | None:
+    """ "good" or "close" when the turn only remarks on the moment (no question, no request); None
+    otherwise (news that went against the player is trouble told: answered as such)."""
+    said = normalise(text)
+    if "?" in text or shapes(said) or _REQUEST.search(said):
+        return None
+    cheer = _CHEER.search(said)
+    if cheer is not None and not _AGAINST_US.search(said[: cheer.start()]):
+        return "good"
+    return "close" if _NEAR_MISS.search(said) else None
+
+
 # Venting in words about the game, not only a sigh ("ugh my roommate is vacuuming" is off the game).
 _VENTED_IN_WORDS = re.compile(_VENT_WORDS)
 # Trouble with the player's machine or connection, not the match (English cue words).

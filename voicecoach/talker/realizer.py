@@ -65,6 +65,7 @@ from voicecoach.perception.prior import (
     brought_in,
     normalise,
     offered,
+    remark,
     team_words,
 )
 from voicecoach.perception.prompt import OTHER
@@ -886,6 +887,52 @@ def _not_in_data(t: RealizerTurn, limit: Limit) -> None:
     """ "The game data doesn't show speed": said first, before what the data does hold."""
     key = "foe_unseen" if limit.kind == "theirs" else "not_in_data"
     t.lines.insert(0, Line("constraint_account", key, {"data": limit.what}, "unavailable"))
+    if limit.kind == "theirs" and limit.about is not None:
+        t.lines[1:1] = _in_their_kit(t, limit.about.id)
+
+
+_HAS_IT = re.compile(
+    r"\b(?:have|has|got|know|knows|learn|learns|run|runs|use|uses|carry|carries|equip\w*|get)\b", re.I
+)
+
+
+def _in_their_kit(t: RealizerTurn, option: str) -> list[Line]:
+    """ "Does Shellbastion have Mist Shroud": what they have unlocked is unseen, but whether the unit
+    can have the option at all is a catalog fact (kit_has / kit_lacks); none when no unit of theirs
+    is named or the option is of no unit's kit."""
+    schema, catalog = t.pack.catalog.schema, t.pack.catalog
+    field, unit_kind, option_kind = schema.options_field(), t.view.unit_kind, schema.kind("option")
+    theirs = t.view.opponent_side()
+    # ("does Inferno Roar work on Vinecoil": the player's option aimed at theirs, not theirs to have)
+    said = link_entities(t.pack, t.utterance)
+    unit = next(
+        (
+            u.id
+            for u in said
+            for o in said
+            if u.kind == unit_kind
+            and u.id in theirs
+            and o.id == option
+            and u.span[1] <= o.span[0]
+            and _HAS_IT.search(t.utterance[u.span[1] : o.span[0]])
+        ),
+        None,
+    )
+    entity = catalog.get(unit_kind, unit) if unit is not None else None
+    if (
+        unit is None
+        or entity is None
+        or not field
+        or option_kind is None
+        or catalog.get(option_kind, option) is None
+    ):
+        return []
+    has = option in (entity.value(field) or [])
+    key = "kit_has" if has else "kit_lacks"
+    if not _guidance_has(t.pack, key):
+        return []
+    values = {unit_kind: catalog.display_name(unit), option_kind: catalog.display_name(option)}
+    return [Line("guidance", key, values, "answer", frozenset((unit,)), fact=True)]
 
 
 def _about_theirs(t: RealizerTurn) -> None:
@@ -1160,6 +1207,14 @@ def _guidance(t: RealizerTurn, c3: InteractionControl) -> None:
         # A general tip after the answer to a specific question is a stock line ("what does
         # Nightmare Hex do" ... "Level the creature you cast most"): said when the player asks for
         # advice, or when it is all there is to say.
+        return
+    if (
+        candidate is not None
+        and candidate.guidance_type == "followup"
+        and sum(line.keep == "answer" for line in t.lines) >= 2
+    ):
+        # "Want me to check the rest of that loadout?" after a full answer is a stock tail: an offer
+        # goes only where the answer left room for more.
         return
     offer_or_keep = candidate is not None and (candidate.accept or candidate.keeps_current)
     if (
@@ -1594,7 +1649,8 @@ def realize(
     ):
         _stakes(t)
     capped = (
-        _whose(t, utterance)
+        _verdict_again(t, utterance, previous_reply or "")
+        or _whose(t, utterance)
         or _caps_and_level(t, utterance)
         or _has_effect(t, utterance)
         or _level_compare(t, utterance)
@@ -1679,6 +1735,12 @@ def realize(
         limit.kind == "theirs" or (limit.about is not None and limit.about.id in theirs)
     ):
         _about_theirs(t)  # "you don't own Voltail" answers a question nobody asked
+    reaction = (
+        remark(utterance) if not _TELLS_SCORE.search(utterance) else None
+    )  # ("we won round one": the score)
+    if reaction is not None and _guidance_has(pack, f"react_{reaction}"):
+        # "Oakhorn just took out their turtle!": a reaction in a few words, not a matchup lecture
+        t.lines = [Line("guidance", f"react_{reaction}", {}, "answer")]
     lead = None
     leads = pack.templates.paragraphs["constraint_account"].templates
     if stale:
@@ -1728,6 +1790,52 @@ def _put_forward(pack: Pack, reply: str) -> set[str]:
 # Nadira: Nadira is a soft counter to your Elowen.") when nothing else answers the "why".
 _REASON_AFTER = re.compile(r"^(?:Not|No|Yes)\b[^.!?:]{0,40}:\s+(?P<reason>[^.!?]+)[.!?]")
 _ANY_REASON_AFTER = re.compile(r"^[A-Z][^.!?:]{0,40}:\s+(?P<reason>[^.!?]+)[.!?]")
+
+
+# "So that's a no?", "is that a yes or a no", "so yes or no": the last reply's verdict, asked for plainly.
+_VERDICT_AGAIN = re.compile(
+    r"^\W*(?:(?:so|ok|okay|wait|hmm+|uh+|um+|and|but|then|sorry)\W+)*"
+    r"(?:(?:is\s+(?:that|it)|that'?s|thats|that\s+is|it'?s|its)\s+)?(?:a\s+)?"
+    r"(?:yes|yeah|yep|no|nope|nah)(?:\s+or\s+(?:a\s+)?(?:no|yes|not))?(?:\s+then)?\W*$",
+    re.IGNORECASE,
+)
+# The lead of a reply that gave a verdict, and which way it went.
+_VERDICT_LEAD = re.compile(
+    r"^(?:(?P<yes>Yes|Mostly yes|Right)|(?P<no>No|Not really|Not for this match|Not needed for this match|"
+    r"Not much either way|Not useless, but no edge either|Not yet|Mostly not)"
+    r"|(?P<mixed>It's mixed|Only partly for this match))\b[^.!?:,]*[:,]?\s*",
+)
+
+
+def _verdict_again(t: RealizerTurn, utterance: str, previous_reply: str) -> bool:
+    """ "So that's a no?" after a verdict: that verdict, said as yes or no, with its reason again
+    (verdict_again). Only asked with "so" / "that" / an "or" (a bare "no" answers the coach)."""
+    asked = _VERDICT_AGAIN.match(utterance.strip())
+    lead = _VERDICT_LEAD.match(previous_reply.strip())
+    if (
+        asked is None
+        or lead is None
+        or not re.search(r"\b(?:or|so|that|thats|that's|it's|its)\b", utterance, re.IGNORECASE)
+        or not _guidance_has(t.pack, "verdict_again")
+    ):
+        return False
+    sentences = re.split(r"(?<=[.!?])\s+", previous_reply.strip())
+    rest = sentences[0][lead.end() :].strip().rstrip(".!?")
+    reason = rest if rest and lead.group(0).rstrip().endswith(":") else ""
+    if not reason and len(sentences) > 1:
+        reason = sentences[1].rstrip(".!?")
+    if not reason:
+        return False
+    if lead["mixed"] and len(sentences) > 2:
+        # "It's mixed" was both: what goes for it and what goes against it, one after the other
+        other = sentences[2].rstrip(".!?")
+        other = other if link_entities(t.pack, other.split()[0]) else other[:1].lower() + other[1:]
+        reason = f"{reason}, but {other}"
+    verdict = "Yes" if lead["yes"] else "No" if lead["no"] else "Half and half"
+    if not link_entities(t.pack, reason.split()[0]):
+        reason = reason[:1].lower() + reason[1:]  # "Against Briarcat, ..." goes on after the colon
+    t.lines = [Line("guidance", "verdict_again", {"verdict": verdict, "reason": reason}, "answer")]
+    return True
 
 
 def _reason_again(t: RealizerTurn, previous_reply: str, reason_after: re.Pattern[str]) -> None:

@@ -667,6 +667,23 @@ def _counter_values(c: _Ctx, m: Matchup, uid: str, foe: str) -> dict[str, Any]:
     }
 
 
+def _fit_reasons(c: _Ctx, uid: str, place: str) -> dict[str, Any]:
+    """Why a unit fits a place or not, as the data says it: the unit's epithet ("a shotgunner who
+    hits harder than anyone at point blank") and the place's description ("three piers over open
+    water with long sightlines"); none when either is missing."""
+    unit_kind = c.view.unit_kind
+    field = c.schema.kinds[unit_kind].epithet
+    unit = c.catalog.get(unit_kind, uid)
+    where = next(
+        (c.catalog.get(k, place) for k in c.schema.kinds_of("context") if c.catalog.get(k, place)), None
+    )
+    epithet = unit.value(field) if unit is not None and field else None
+    description = where.value("description") if where is not None else None
+    if not isinstance(epithet, str) or not isinstance(description, str):
+        return {}
+    return {"epithet": epithet, "description": description}
+
+
 def _axis_values(c: _Ctx, m: Matchup, uid: str, foe: str) -> dict[str, Any]:
     """An attribute matchup's values of the unit and the foe ({element}: "water", {foe_element}:
     "fire"): why one beats the other, said in the pack's own words; none for an id matchup."""
@@ -1330,6 +1347,15 @@ def matchup_status(c: _Ctx) -> list[Line]:
         # "Is Tidefang any good?": even at best, resisted by others: the resisted one says more.
         other, mult = worst, multiplier(c.catalog, m, uid, worst)
         where, axis = {"foe": c.name(other)}, _axis_values(c, m, uid, other)
+    if (
+        "@context" in where
+        and mult != m.default
+        and c.inputs.get("why_key")
+        and "why" in shapes(c.t.utterance)
+    ):
+        # "Why is Renzo bad on the Docks": the unit and the place in the pack's own words, side by side
+        reasons = _fit_reasons(c, uid, other)
+        key, axis = (c.inputs["why_key"], reasons) if reasons else (key, axis)
     verdict = _edge_verdict(c, m, uid, others, threat=False) if "foe" in where else []
     if len(others) > 1 and mult == m.default and c.inputs.get("even_all_key") and "foe" in where:
         # "Is Hexmoth any good in this one" and it is even with all of them: that, not one of them
@@ -1891,14 +1917,15 @@ _ASKS_VERDICT = re.compile(
     r"(?:^|[.?!]\s)\W*(?:(?:so|ok|okay|and|but|hey|um|uh|well|wait|coach|then|honestly)\W+)*(?:is|are|would|will|does)\b.*"
     r"\b(?:any\s+good|any\s+use|good|decent|viable|worth\s+it|worth\s+\w+ing|useful|a\s+good\s+pick|strong|ok|"
     r"okay|pulling\s+(?:his|her|its|their)\s+weight|doing\s+(?:anything|well|much))\b"
-    r"|\bshould\s+(?:i|we)\s+(?:just\s+)?(?:go|play|run|pick|bring|use|keep\s+(?:playing|running|using))\b"
+    r"|\bshould\s+(?:i|we)\s+(?:just\s+)?(?:go|play|run|pick|bring|use|keep\s+(?:playing|running|using)|get|buy|"
+    r"grab|unlock|chase|try\s+(?:and|to)\s+get|save\s+(?:up\s+)?for)\b"
     # "Tidefang sucks, doesn't it", "Oakhorn is good here right": a verdict put as a claim
     r"|\b(?:sucks?|(?:is|are)\s+(?:bad|trash|garbage|weak|useless|good|great|fine|decent|strong))\b.*"
     r"\b(?:does\s*n'?t|doesnt|is\s*n'?t|isnt|right|yeah)\s*(?:it|he|she|they)?\W*$"
     # "Tidefang any use here lol", "Fenwick into their barriers any good": the same, said short
     r"|^(?!\W*(?:\w+\W+){0,2}?(?:who|what|which|how|why|when|where)\b)"
     r".*\b(?:any\s+good|any\s+use|worth\s+it|worth\s+\w+ing|useful|viable|good\s+(?:here|now|pick|on|in|at|into|vs)|"
-    r"yes\s+or\s+no)\b"
+    r"yes\s+or\s+no|good\s+or\s+(?:not|no|bad|nah))\b"
     # "Is Renzo just bad on this map", "is Lumifawn too low to bring": asked the other way round
     r"|(?:^|[.?!]\s)\W*(?:(?:so|ok|okay|and|but|hey|um|uh|well|wait|coach|then|honestly)\W+)*(?:is|are)\b.*"
     + ASKED_BAD.pattern
@@ -1909,19 +1936,25 @@ _ASKS_VERDICT = re.compile(
 
 
 def unit_verdict(c: _Ctx) -> list[Line]:
-    """ "Is Yarrow any good?" of the player's own unit: yes / no / mixed first, from every unit
-    matchup in play (the context in play that favours or hurts it, the foes it beats or that beat
-    it, its level far behind the rest); the facts follow in the next steps. Only asked as a verdict."""
+    """ "Is Yarrow any good?": yes / no first, leaning by what counts for and against the unit in
+    play (the context in play that favours or hurts it, each foe it beats and each that beats it,
+    its level far behind the rest); the facts follow in the next steps. Only asked as a verdict.
+
+    Of a unit the player does not have ("is Galen worth unlocking"), the `unowned` keys say it for
+    this match, and a unit the player already has for the same foes makes it not needed now."""
     ids, view = c.ids("unit"), c.view
     said = c.t.utterance
+    unowned = bool(ids) and not view.owns(ids[0])
     if (
         not ids
-        or not view.owns(ids[0])
+        or (unowned and not c.inputs.get("unowned_good_key"))
+        or (view.owns(ids[0]) and c.inputs.get("unowned_only"))
         or not (_ASKS_VERDICT.search(said) or KEEP_OR_BENCH.search(said) or STAY_OR_GO.search(said))
     ):
         return []
     uid, plus, minus, judged = ids[0], 0, 0, False
     threat: str | None = None  # one of theirs that beats it: the reason a bare "not really" lacks
+    beaten: list[str] = []  # the foes it beats
     theirs = view.opponent_side()
     if c.t.opponents or any(u in theirs and u != uid for u in c.t.mentioned):
         return []  # "is Lumifawn good against Voltail": that matchup's own yes or no answers
@@ -1937,21 +1970,31 @@ def unit_verdict(c: _Ctx) -> list[Line]:
             plus, minus, judged = plus + (fit > m.default), minus + (fit < m.default), True
         elif m.between[1] == view.unit_kind and theirs and not on_place:  # ("good on this map": the map's)
             judged = True
-            plus += any(multiplier(c.catalog, m, uid, f) > m.default for f in theirs)
+            beaten += [f for f in theirs if multiplier(c.catalog, m, uid, f) > m.default]
             beaten_by = [f for f in theirs if multiplier(c.catalog, m, f, uid) > m.default]
-            minus += bool(beaten_by)
+            # each foe counts: beating one of three and beaten by two leans no, not "mixed"
+            plus, minus = plus + len(set(beaten)), minus + len(beaten_by)
             threat = threat or next(iter(beaten_by), None)
     if not judged:
         return []  # no match and no place in play: nothing to judge it against
     minus += view.far_behind(uid)
+    values = {"@unit": c.name(uid)}
+    if unowned:
+        return _verdict_unowned(c, uid, plus, minus, threat, beaten)
     # "Is Renzo just bad here", "should I bench Tidefang": asked the other way round, yes and no swap
     kept = KEEP_OR_BENCH.search(said)
     bad_asked = kept.group("verb") != "keep" if kept else ASKED_BAD.search(said) is not None
+    lean = plus and minus and plus != minus
+    lean_good_no = c.inputs.get("lean_good_no_key", c.inputs.get("good_no_key"))
     key = (
-        c.inputs.get("mixed_key") if plus and minus
+        c.inputs.get("mixed_key") if plus and minus and not lean
+        else lean_good_no if lean and plus > minus and bad_asked
+        else c.inputs.get("lean_good_key", c.step.key) if lean and plus > minus
+        else c.inputs.get("bad_yes_key" if bad_asked else "bad_key") if lean
         else c.inputs.get("good_no_key", c.step.key) if plus and bad_asked
         else c.step.key if plus
         else c.inputs.get("bad_yes_key" if bad_asked else "bad_key") if minus
+        else c.inputs.get("even_bad_key", c.inputs.get("even_key")) if bad_asked
         else c.inputs.get("even_key")
     )  # fmt: skip
     either = kept or STAY_OR_GO.search(said)  # "keep her or swap her": that answer's own words
@@ -1964,8 +2007,42 @@ def unit_verdict(c: _Ctx) -> list[Line]:
     ):
         # "Not really: their Nadira counters your Elowen": the verdict with its reason, so a line
         # cut for length (a second question's answer) never leaves "not really" beside "even pick".
-        return c.naming(c.inputs["bad_foe_key"], [threat, uid], **{"@unit": c.name(uid)}, foe=c.name(threat))
-    return c.naming(key, [], **{"@unit": c.name(uid)})
+        return c.naming(c.inputs["bad_foe_key"], [threat, uid], **values, foe=c.name(threat))
+    return c.naming(key, [], **values)
+
+
+def _verdict_unowned(
+    c: _Ctx, uid: str, plus: int, minus: int, threat: str | None, beaten: list[str]
+) -> list[Line]:
+    """The verdict on a unit the player does not have, for this match: what it would bring, unless
+    one the player has already beats the same foe (then it is not needed now)."""
+    values, keys = (
+        {"@unit": c.name(uid)},
+        {k[len("unowned_") :]: v for k, v in c.inputs.items() if k.startswith("unowned_")},
+    )
+    unit_kind = c.view.unit_kind
+    m = next((x for x in c.schema.matchups if x.between == (unit_kind, unit_kind)), None)
+    if plus > minus and beaten and m is not None and keys.get("covered_key"):
+        fielded = c.view.player_side()
+        mine = fielded + [o.id for o in c.view.owned() if o.id not in fielded]
+
+        def have(foe: str) -> list[str]:
+            return [u for u in mine if multiplier(c.catalog, m, u, foe) >= multiplier(c.catalog, m, uid, foe)]
+
+        if all(have(foe) for foe in beaten):  # nothing it beats that the player cannot beat already
+            foe = beaten[0]
+            other = have(foe)[0]
+            return c.naming(keys["covered_key"], [other, foe], **values, other=c.name(other), foe=c.name(foe))
+    if minus > plus and threat and keys.get("bad_foe_key"):
+        return c.naming(keys["bad_foe_key"], [threat], **values, foe=c.name(threat))
+    key = (
+        keys.get("lean_good_key", keys.get("good_key")) if plus > minus and minus
+        else keys.get("good_key") if plus > minus
+        else keys.get("bad_key") if minus > plus
+        else keys.get("mixed_key") if plus
+        else keys.get("even_key")
+    )  # fmt: skip
+    return c.naming(key, [], **values)
 
 
 def option_target(c: _Ctx) -> list[Line]:
