@@ -1740,7 +1740,10 @@ def realize(
     )  # ("we won round one": the score)
     if reaction is not None and _guidance_has(pack, f"react_{reaction}"):
         # "Oakhorn just took out their turtle!": a reaction in a few words, not a matchup lecture
-        t.lines = [Line("guidance", f"react_{reaction}", {}, "answer")]
+        t.lines = []
+        _scene(t)  # "Nice one! You're ahead 1 to 0; keep the pressure on.", unless just said
+        key = f"react_{reaction}_lead" if t.lines and _guidance_has(pack, f"react_{reaction}_lead") else None
+        t.lines.insert(0, Line("guidance", key or f"react_{reaction}", {}, "answer"))
     lead = None
     leads = pack.templates.paragraphs["constraint_account"].templates
     if stale:
