@@ -224,6 +224,11 @@ def test_two_units_fitting_a_description_are_left_for_the_coach_to_ask() -> None
             "what should we change",
         ),
         ("who goes first, emberfox or oakhorn", "who goes first, emberfox or oakhorn", None),
+        (  # what was told before both is the second's subject too (it names none of its own)
+            "my oakhorn keeps losing, so first is the matchup bad, and second if i swap who comes in",
+            "my oakhorn keeps losing, so is the matchup bad",
+            "my oakhorn keeps losing, so if i swap who comes in",
+        ),
     ],
 )
 def test_two_questions_in_one_breath_are_read_one_after_the_other(

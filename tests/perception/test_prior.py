@@ -782,6 +782,9 @@ def test_one_of_mine_going_in_is_a_swap(prior: IntentPrior) -> None:
         ("he just got his first kill!!", "good"),
         ("lol that was close", "close"),
         ("they knocked out my fox", None),  # news against the player: trouble told
+        ("nice, oakhorn just flattened it", "good"),
+        ("briarcat just flattened my fox", None),
+        ("ugh my fox keeps getting destroyed by their turtle", None),
         ("we won, should i keep the same team", None),  # asked
         ("that was close, what now", None),
         ("is that close", None),

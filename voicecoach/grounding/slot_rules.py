@@ -256,6 +256,8 @@ def _cue_before(gap: str) -> Role | None:
         # "like not a ton, and I was thinking of Lumifawn": a bare "no"/"not" far before the name
         # negates something else
         if not (role == "exclude" and m.group(0).lower() in ("no", "not") and len(gap[m.end() :].split()) > 3)
+        # "so that's a no for the fox": an answer asked for, not the fox left out
+        and not (role == "exclude" and m.group(0).lower() == "no" and re.search(r"\ba\s+$", gap[: m.start()]))
     ]
     return max(found)[2] if found else None  # type: ignore[return-value]
 

@@ -891,6 +891,12 @@ def describe(pack: Pack, sides: Sides, text: str) -> tuple[str, list[str], Uncle
             # "Should I play the flame girl" of one the player lacks: the one the words name.
             side = "any"
             pick, fits = _pick(d, sides, side, descriptors, ruled_out.__contains__)
+        if pick is None and not fits and side == "mine":
+            # "Is my flame girl any good here" of one the player lacks and they do not field: the one
+            # the words name (the answer says it is not theirs yet); theirs is asked about below.
+            anyone, _ = _pick(d, sides, "any", descriptors, ruled_out.__contains__)
+            if anyone is not None and sides.side_of(anyone) not in ("theirs", "mine"):
+                pick = anyone
         if (
             pick is None
             and not fits

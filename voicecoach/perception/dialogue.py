@@ -38,7 +38,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from voicecoach.core.state import LiveState
-from voicecoach.domain.asked import YES_NO
+from voicecoach.domain.asked import YES_NO, shapes
 from voicecoach.domain.effects import effect_question
 from voicecoach.domain.entities import Mention, link_entities
 from voicecoach.domain.pack import Pack
@@ -286,6 +286,11 @@ def _refer(
                 # "who do I send at it" - "Lead with Oakhorn ..." - "is he high enough level": the pick
                 pick = [m.id for m in link_entities(pack, answer) if PICK_BEFORE.search(answer[: m.span[0]])]
                 pool = [*pick[:1], *(u for u in pool if u not in pick[:1])]
+            if "which" in shapes(last.utterance) and len(said) >= 2:
+                # "which of theirs do I worry about most" - "Shellbastion is their biggest threat" -
+                # "what do I send at it": the one the answer chose of those asked about
+                pick = [u for u in _units(pack, answer) if u in said][:1]
+                pool = [*pick, *(u for u in pool if u not in pick)]
             if len(offered(pack, last.utterance)) >= 2:
                 # "Renzo or Lorcan here?" - "Lorcan over Renzo" - "what should he run": the one picked.
                 pick = [u for u in _units(pack, answer) if u in said][:1]
@@ -621,6 +626,12 @@ def _follow_up(pack: Pack, sides: Sides, text: str, history: Sequence[Exchange])
     if than is not None and history:
         # "Is Hexmoth any good?" - "better than Sparkwing?": the two weighed.
         now, before = _units(pack, than["rest"]), _units(pack, history[-1].utterance)
+        answer = _first_sentence(history[-1].reply)
+        if _ASKS_SEND.search(history[-1].utterance):
+            # "what do I send at it" - "Lead with Oakhorn ..." - "is that better than my fox": the pick
+            before = [m.id for m in link_entities(pack, answer) if PICK_BEFORE.search(answer[: m.span[0]])][
+                :1
+            ]
         if len(now) == 1 and len(before) == 1 and now != before and _short(pack, than["rest"]):
             kind = pack.catalog.schema.kind("unit") or ""
             one, other = display(pack, kind, before[0]), display(pack, kind, now[0])
@@ -816,6 +827,7 @@ _FIRST = re.compile(
     r"first(?:ly|\s+off)?\b,?\s*",
     re.IGNORECASE,
 )
+_POINTS_BACK = re.compile(r"\b(?:it|its|him|his|her|them|they|that|this|he|she)\b", re.IGNORECASE)
 _SECOND = re.compile(r"[,;.]?\s+(?:and\s+)?(?:then\s+)?second(?:ly)?\b,?\s*", re.IGNORECASE)
 
 
@@ -853,8 +865,13 @@ def split_questions(text: str) -> tuple[str, str | None]:
     first_at = _FIRST.search(text)
     second_at = _SECOND.search(text, first_at.end()) if first_at is not None else None
     if first_at is not None and second_at is not None:
-        first = (text[: first_at.start()] + text[first_at.end() : second_at.start()]).strip(" ,;")
+        told = text[: first_at.start()]
+        first = (told + text[first_at.end() : second_at.start()]).strip(" ,;")
         second = text[second_at.end() :].strip()
+        if len(told.split()) >= 3 and not _POINTS_BACK.search(second):
+            # "I'm on Renzo and getting nothing done, so first ..., and second if I swap who do I go":
+            # what was told before both is what the second asks about too
+            second = f"{told}{second}"
         if len(first.split()) >= 2 and len(second.split()) >= 2:
             return first, second
     for match in _SECOND_QUESTION.finditer(text):
@@ -947,7 +964,7 @@ def _each_one(question: str) -> str:
 # "Who's my best answer to Voltail, and what should it open with?": "it" is the answer.
 # "Who do I send at it", "which one should I bring": a pick of the player's asked for.
 _ASKS_SEND = re.compile(
-    r"\b(?:who|which(?:\s+one)?)\s+(?:do|should|can|could|would)\s+(?:i|we)\s+(?:\w+\s+)?"
+    r"\b(?:who|what|which(?:\s+one)?)\s+(?:do|should|can|could|would)\s+(?:i|we)\s+(?:\w+\s+)?"
     r"(?:send|bring|play|use|put|pick|field|lead|run|swap|take)\b",
     re.IGNORECASE,
 )
@@ -1899,6 +1916,19 @@ def _read_one(
         # The last question as it was read: "my fox keeps getting one shot" named Emberfox.
         asked = describe(pack, sides, last.utterance)[0]
         sources = [asked, first, last.reply[len(first) :]]
+        if (
+            "which" in shapes(asked)
+            and len(set(_units(pack, asked))) >= 2
+            and set(_units(pack, first)) & set(_units(pack, asked))
+        ):
+            # "which of theirs do I worry about" - "Shellbastion is their biggest threat" - "what do
+            # I send at it": the one the answer chose is what "it" is now
+            sources = [first, asked, last.reply[len(first) :]]
+        if _ASKS_SEND.search(asked) and _COMPARES.search(text):
+            # "what do I send at it" - "Lead with Oakhorn ..." - "is that better than my fox": the pick
+            picked = [m.id for m in link_entities(pack, first) if PICK_BEFORE.search(first[: m.span[0]])]
+            if picked:
+                sources = [display(pack, pack.catalog.schema.kind("unit") or "", picked[0]), *sources]
         foe = sides.theirs.__contains__
         # (what an effect is done to, "hit all of them", is left as said: see _effect_done_to)
         effect = effect_question(pack, text)

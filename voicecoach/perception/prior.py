@@ -2172,7 +2172,8 @@ _CHEER = re.compile(
     r"\b(?:let'?s\s*go+|lets\s*go+|yes{2,}|yay+|woo+h?o*|clutch|finally|happy\s+dance|"
     r"got\s+(?:a\s+|his\s+|her\s+|my\s+|our\s+|the\s+)?(?:first\s+)?(?:kill|ko|knockout|triple|double)|"
     r"(?:took|taken|knocked|knocks|knock|takes)\s+(?:out|down)|(?:we|i)\s+(?:won|took|got)|"
-    r"won\s+(?:that|the|this)|took\s+the\s+point)\b"
+    r"won\s+(?:that|the|this)|took\s+the\s+point|"
+    r"(?:just\s+)?(?:flattened|destroyed|wrecked|smoked|deleted|killed|downed|one[\s-]?shot|beat|crushed))\b"
 )
 _NEAR_MISS = re.compile(
     r"\b(?:(?:that|this)\s+(?:was|is)\s+(?:so\s+|super\s+|really\s+|way\s+too\s+)?close|close\s+(?:one|call)|"
@@ -2195,7 +2196,16 @@ def remark(text: str) -> str | None:
     if "?" in text or shapes(said) or _REQUEST.search(said):
         return None
     cheer = _CHEER.search(said)
-    if cheer is not None and not _AGAINST_US.search(said[: cheer.start()]):
+    if (
+        cheer is not None
+        and not _AGAINST_US.search(said[: cheer.start()])
+        and not re.match(r"\s+(?:my|our|me|us)\b", said[cheer.end() :])  # "Briarcat flattened my fox"
+        # "my fox keeps getting destroyed": done to the player's own
+        and not re.search(
+            r"\b(?:getting|got|gets|get|was|were|been|being|is|are)\s+(?:just\s+)?$", said[: cheer.start()]
+        )
+        and not VENTED.search(said)
+    ):
         return "good"
     return "close" if _NEAR_MISS.search(said) else None
 

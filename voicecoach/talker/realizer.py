@@ -1799,14 +1799,16 @@ _ANY_REASON_AFTER = re.compile(r"^[A-Z][^.!?:]{0,40}:\s+(?P<reason>[^.!?]+)[.!?]
 _VERDICT_AGAIN = re.compile(
     r"^\W*(?:(?:so|ok|okay|wait|hmm+|uh+|um+|and|but|then|sorry)\W+)*"
     r"(?:(?:is\s+(?:that|it)|that'?s|thats|that\s+is|it'?s|its)\s+)?(?:a\s+)?"
-    r"(?:yes|yeah|yep|no|nope|nah)(?:\s+or\s+(?:a\s+)?(?:no|yes|not))?(?:\s+then)?\W*$",
+    r"(?:yes|yeah|yep|no|nope|nah)(?:\s+or\s+(?:a\s+)?(?:no|yes|not))?"
+    r"(?:\s+(?:for|on|with)\s+(?:the\s+|my\s+|your\s+|their\s+)?[\w']+)?(?:\s+then)?\W*$",
     re.IGNORECASE,
 )
 # The lead of a reply that gave a verdict, and which way it went.
 _VERDICT_LEAD = re.compile(
     r"^(?:(?P<yes>Yes|Mostly yes|Right)|(?P<no>No|Not really|Not for this match|Not needed for this match|"
     r"Not much either way|Not useless, but no edge either|Not yet|Mostly not)"
-    r"|(?P<mixed>It's mixed|Only partly for this match))\b[^.!?:,]*[:,]?\s*",
+    r"|(?P<mixed>It's mixed|Only partly for this match)|(?P<over>[A-Z][\w']*(?:\s[A-Z][\w']*)* over ))"
+    r"[^.!?:,]*[:,]?\s*",
 )
 
 
@@ -1835,6 +1837,13 @@ def _verdict_again(t: RealizerTurn, utterance: str, previous_reply: str) -> bool
         other = other if link_entities(t.pack, other.split()[0]) else other[:1].lower() + other[1:]
         reason = f"{reason}, but {other}"
     verdict = "Yes" if lead["yes"] else "No" if lead["no"] else "Half and half"
+    if lead["over"]:
+        # "Oakhorn over Emberfox here: ..." - "so that's a no for the fox?": no for the one passed over
+        picked = [m.id for m in link_entities(t.pack, lead.group(0))]
+        asked_about = [m.id for m in link_entities(t.pack, utterance)]
+        if len(picked) < 2 or not asked_about or asked_about[0] not in picked:
+            return False
+        verdict = "Yes" if asked_about[0] == picked[0] else "No"
     if not link_entities(t.pack, reason.split()[0]):
         reason = reason[:1].lower() + reason[1:]  # "Against Briarcat, ..." goes on after the colon
     t.lines = [Line("guidance", "verdict_again", {"verdict": verdict, "reason": reason}, "answer")]
