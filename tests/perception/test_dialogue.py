@@ -1089,3 +1089,28 @@ def test_the_other_side_is_theirs() -> None:
         read_turn(pack, state, "what's the other side got this time").text
         == "what's their side got this time"
     )
+
+
+def test_which_alone_after_a_list_of_moves_is_among_those_moves() -> None:
+    pack, state = PET
+    listed = Exchange(
+        "what moves does lumifawn have", "Your Lumifawn can use Gentle Light and Radiant Peck now."
+    )
+    assert (
+        read_turn(pack, state, "which is the best one", [listed]).text
+        == "which skill of Lumifawn is the best one"
+    )
+
+
+def test_a_look_word_before_a_value_is_part_of_the_description() -> None:
+    pack, state = PET
+    assert (
+        read_turn(pack, state, "my kid wants the fluffy light deer thing", []).text == "my kid wants Lumifawn"
+    )
+
+
+def test_what_if_naming_both_sides_of_a_swap_is_its_own_question() -> None:
+    pack, state = STRIKE
+    before = Exchange("how do i play around her", "Which hero do you mean?")
+    said = "what if i go yarrow instead of elowen"
+    assert read_turn(pack, state, said, [before]).text == said

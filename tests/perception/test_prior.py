@@ -792,3 +792,21 @@ def test_one_of_mine_going_in_is_a_swap(prior: IntentPrior) -> None:
 )
 def test_a_remark_on_the_moment_is_told_from_a_question(said: str, kind: str | None) -> None:
     assert remark(said) == kind
+
+
+def test_growing_the_roster_over_time_is_whom_to_level_first(prior: IntentPrior) -> None:
+    for text in ("ok how do i get my team stronger long term", "long term who should i invest in"):
+        said = prior.predict(text)
+        assert (said.intent, said.sub_intent, said.rule) == ("inventory", "upgrade_priority", "long_term"), (
+            text
+        )
+    assert prior.predict("long term, is oakhorn good this round").rule != "long_term"  # this match
+
+
+def test_the_worst_of_their_side_is_the_threat_and_the_plan_is_not_the_score() -> None:
+    from voicecoach.domain.pack import load_pack
+
+    strike = IntentPrior.load(load_pack("strike_team"))
+    assert strike.predict("who on their team is scariest").rule == "who_worst"
+    assert strike.predict("whos on their team").rule == "who_against"
+    assert strike.predict("whats the plan this round").rule == "what_now"

@@ -766,7 +766,9 @@ def describe(pack: Pack, sides: Sides, text: str) -> tuple[str, list[str], Uncle
                     or (
                         (det not in ("that", "this") or middle)
                         and _filler(w)
-                        and next_word not in d.valued
+                        # (after "the" / "my" / "their" a word before a value is a look, "the fluffy
+                        # light deer"; after "that" it may be a verb: "that hits earth")
+                        and (next_word not in d.valued or det not in ("that", "this"))
                         and not any(a <= tokens[j].start() < b for (a, b), _ in named)  # "the Spotter Drone"
                     )
                 )

@@ -637,7 +637,8 @@ def _follow_up(pack: Pack, sides: Sides, text: str, history: Sequence[Exchange])
             one, other = display(pack, kind, before[0]), display(pack, kind, now[0])
             return f"is {one} {than['word']} than {other}", [f"follow-up: {one} against {other}"]
     if_on = _IF_ON.match(text)
-    if if_on is not None and history and _short(pack, if_on["rest"]):
+    if if_on is not None and history and _short(pack, if_on["rest"]) and len(_units(pack, if_on["rest"])) < 2:
+        # ("what if I go Yarrow instead of Elowen" names both sides of a swap: a question of its own)
         text = f"what about {if_on['rest']}"
     match = _FOLLOW_UP.match(text)
     if match is None and history and _short(pack, text) and not _ASKS_OWN.search(text):

@@ -525,6 +525,18 @@ class IntentPrior:
             rf"(?:that|their|this|the)\s+whole\s+(?:setup|set\s+up|thing|line\s+up|{team_words(pack)})\b"
         )
         self.greeting_pair = ("smalltalk", "greeting") if ("smalltalk", "greeting") in self.labels else None
+        # The pair that says whom to level first (it opens with the player's strongest, then progress).
+        self.grow_pair = next(
+            (
+                (e.intent, e.sub_intent)
+                for e in pack.phi
+                if (e.intent, e.sub_intent) in self.labels
+                and e.answer
+                and e.answer[0].recipe == "pick_strongest"
+                and any(s.recipe in ("progression", "option_next") for s in e.answer)
+            ),
+            None,
+        )
         self.now_pair = next(
             (
                 (e.intent, e.sub_intent)
@@ -945,7 +957,11 @@ class IntentPrior:
         elif (
             self.now_pair is not None
             and WHAT_NOW.match(said)
-            and self.labels[int(p.argmax())][0] in ("teaching", "smalltalk", OUT_OF_DOMAIN[0])
+            and (
+                self.labels[int(p.argmax())][0] in ("teaching", "smalltalk", OUT_OF_DOMAIN[0])
+                or self.labels[int(p.argmax())]
+                == self.score_pair  # "what's the plan this round": not the score
+            )
         ):
             # "What now?", "now what": the match's next step, not the game's rules.
             p, rule = self._only(self.now_pair), "what_now"
@@ -1136,6 +1152,9 @@ class IntentPrior:
         elif self.now_pair is not None and not named and MATTERS_MOST.search(abstracted):
             # "What's the one thing that matters most this round": the move to make, not the score.
             p, rule = self._only(self.now_pair), "matters_most"
+        elif self.grow_pair is not None and not named and LONG_TERM.search(abstracted):
+            # "How do I get my team stronger long term": whom to level first, not this match's team.
+            p, rule = self._only(self.grow_pair), "long_term"
         elif self.greeting_pair is not None and not named and SMALL_TALK.search(abstracted):
             # "How's your day going, coach": small talk, answered as such (not "outside what I do").
             p, rule = self._only(self.greeting_pair), "small_talk"
@@ -1339,6 +1358,17 @@ class IntentPrior:
         elif self.analysis_pair is not None and not named and _OUTRANGED.search(said):
             # "Are we outranged", "do they outrange us": their side against ours on reach.
             p, rule = self._only(self.analysis_pair), "outranged"
+        elif (
+            self.threat_pair is not None
+            and not named
+            and _WHO_AGAINST.search(abstracted)
+            and re.search(
+                r"\b(?:\w{3,}iest|scariest|strongest|toughest|deadliest|biggest|most\s+dangerous|worst)\b",
+                said,
+            )
+        ):
+            # "Who on their team is scariest": the one of theirs to watch, not their side read.
+            p, rule = self._only(self.threat_pair), "who_worst"
         elif self.analysis_pair is not None and not named and _WHO_AGAINST.search(abstracted):
             # "Who am I up against?": their side, read (who they are, what they play).
             p, rule = self._only(self.analysis_pair), "who_against"
@@ -2070,6 +2100,13 @@ REPLACES = re.compile(
 # "Who do I put in instead?", "which hero instead then": the unit just talked about, replaced.
 INSTEAD = re.compile(r"\b(?:who|which\s+\w+)\s+(?:\w+\s+){0,4}?instead\b(?!\s+of\b)")
 # "The one thing that matters most this round", "what's the key this round" (English cue words).
+# Growing the roster over time, not this match (English cue words): "how do I get my team stronger
+# long term", "what should I work on for next season".
+LONG_TERM = re.compile(
+    r"\b(?:long[\s-]?term|over\s+time|in\s+the\s+long\s+run|going\s+forward|for\s+the\s+future|"
+    r"for\s+next\s+(?:season|week)|between\s+matches)\b"
+    r"(?!.*\b(?:this\s+round|this\s+match|right\s+now)\b)"
+)
 MATTERS_MOST = re.compile(
     r"\b(?:one|main|biggest|most\s+important|key)\s+thing\b|\bwhat\s+matters\s+(?:most|here|now)\b"
     r"|\bwhats\s+the\s+key\s+(?:to|this|here|now)\b"

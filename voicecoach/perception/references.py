@@ -188,7 +188,10 @@ def resolve_place(pack: Pack, text: str, previous: Sequence[str]) -> str:
 
 
 _WHICH = re.compile(
-    r"\bwhich\s+(?:one|ones|of\s+(?:them|those|these|the\s+two|the\s+three))\b", re.IGNORECASE
+    r"\bwhich\s+(?:one|ones|of\s+(?:them|those|these|the\s+two|the\s+three))\b"
+    # "which is the best one", "which hits hardest": "which" alone, a verb after it
+    r"|\bwhich(?=\s+(?:is|are|s|'s|hits|does|do|would|should|works?)\b)",
+    re.IGNORECASE,
 )
 
 
