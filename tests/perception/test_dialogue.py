@@ -1114,3 +1114,15 @@ def test_what_if_naming_both_sides_of_a_swap_is_its_own_question() -> None:
     before = Exchange("how do i play around her", "Which hero do you mean?")
     said = "what if i go yarrow instead of elowen"
     assert read_turn(pack, state, said, [before]).text == said
+
+
+def test_a_unit_on_both_sides_asked_about_without_facing_it_is_the_players() -> None:
+    pack, state = STRIKE
+    gear = Exchange("should i swap anything on Brannoc", "Your Brannoc already runs the best you have.")
+    assert read_turn(pack, state, "what about for dumaka", [gear]).text == "should i swap anything on Dumaka"
+    swap = Exchange(
+        "ok who replaces Dumaka", "Swap Dumaka off for Brannoc: Brannoc's barrier soaks the shots."
+    )
+    assert read_turn(pack, state, "nah i dont have that one unlocked do i", [swap]).text == (
+        "nah i dont have Brannoc unlocked do i"
+    )

@@ -282,9 +282,10 @@ def _refer(
             pool = [u for u in dict.fromkeys([*answered, *said]) if u not in said[:1]]
         else:
             pool = list(dict.fromkeys([*said, *answered, *older]))
-            if _ASKS_SEND.search(last.utterance):
+            if _ASKS_SEND.search(last.utterance) or _REPLACES.search(last.utterance):
                 # "who do I send at it" - "Lead with Oakhorn ..." - "is he high enough level": the pick
                 pick = [m.id for m in link_entities(pack, answer) if PICK_BEFORE.search(answer[: m.span[0]])]
+                pick = pick or [u for u in answered if u not in out]  # "swap Dumaka off for Brannoc"
                 pool = [*pick[:1], *(u for u in pool if u not in pick[:1])]
             if "which" in shapes(last.utterance) and len(said) >= 2:
                 # "which of theirs do I worry about most" - "Shellbastion is their biggest threat" -
@@ -684,6 +685,9 @@ def _follow_up(pack: Pack, sides: Sides, text: str, history: Sequence[Exchange])
         and (sides.side_of(new[0].id) == "mine" or re.match(r"(?:my|our)\s", rest.strip(), re.IGNORECASE))
         and asked
         and all(sides.side_of(e.id) == "theirs" for e in asked)
+        # (one the player owns too, asked about as theirs only when faced: "swap anything on Brannoc"
+        # - "what about for Dumaka" is the player's Brannoc's question again)
+        and not any(e.id in sides.owned and not _FACED_IN.search(history[-1].utterance) for e in asked)
     ):
         # "How do I deal with Shellbastion" - "what about with my bird": the player's own unit
         # put up against the one asked about, not a question about their own.
@@ -828,6 +832,12 @@ _FIRST = re.compile(
     r"first(?:ly|\s+off)?\b,?\s*",
     re.IGNORECASE,
 )
+_FACED_IN = re.compile(
+    r"\b(?:against|vs|versus|beat|beats|counter|counters|deal\s+with|handle|into|their)\b", re.I
+)
+# Asked for a unit to put in ("who replaces him"); asked of the player's own ("do I have that one unlocked").
+_REPLACES = re.compile(r"\bwho\s+(?:replaces|goes\s+in|comes\s+in|instead|should\s+replace)\b", re.I)
+_OWN_ASKED = re.compile(r"\b(?:unlocked|have|own|got|levell?ed|level|ready|equip\w*)\b", re.I)
 _POINTS_BACK = re.compile(r"\b(?:it|its|him|his|her|them|they|that|this|he|she)\b", re.IGNORECASE)
 _SECOND = re.compile(r"[,;.]?\s+(?:and\s+)?(?:then\s+)?second(?:ly)?\b,?\s*", re.IGNORECASE)
 
@@ -1925,9 +1935,15 @@ def _read_one(
             # "which of theirs do I worry about" - "Shellbastion is their biggest threat" - "what do
             # I send at it": the one the answer chose is what "it" is now
             sources = [first, asked, last.reply[len(first) :]]
-        if _ASKS_SEND.search(asked) and _COMPARES.search(text):
+        if (_ASKS_SEND.search(asked) or _REPLACES.search(asked)) and (
+            _COMPARES.search(text) or _OWN_ASKED.search(text)
+        ):
             # "what do I send at it" - "Lead with Oakhorn ..." - "is that better than my fox": the pick
-            picked = [m.id for m in link_entities(pack, first) if PICK_BEFORE.search(first[: m.span[0]])]
+            picked = [m.id for m in link_entities(pack, first) if PICK_BEFORE.search(first[: m.span[0]])] or [
+                u
+                for u in _units(pack, first)
+                if not taken_out(pack, first, u)  # "take Dumaka off, put Brannoc on"
+            ]
             if picked:
                 sources = [display(pack, pack.catalog.schema.kind("unit") or "", picked[0]), *sources]
         foe = sides.theirs.__contains__

@@ -1185,8 +1185,11 @@ class IntentPrior:
         ):
             # "Ok so we're in round two right, what's the deal": where the match stands.
             p, rule = self._only(self.score_pair), "situation"
-        elif self.equipped_pair is not None and (
-            TEAM_LOADOUT.search(said) if not named else UNUSED_UNLOCKS.search(said) is not None
+        elif (
+            self.equipped_pair is not None
+            and (TEAM_LOADOUT.search(said) if not named else UNUSED_UNLOCKS.search(said) is not None)
+            # ("I don't have Brannoc unlocked, do I": whether the player has him)
+            and not re.search(r"\b(?:dont|do\s+not|havent|have\s+not)\s+(?:have|got|own)\b", said)
         ):
             # "What's everyone running", "anything unlocked we aren't using": the whole side's options;
             # "anything unlocked he isn't using": that unit's.
@@ -1610,7 +1613,11 @@ class IntentPrior:
             # "Who's in my team right now", "are those both in my lineup": who the player fields
             # (the evaluate pair's answer says it first), not a unit's lineup elsewhere.
             p, rule = self._only(self.evaluate_pair), "members"
-        elif self.evaluate_pair is not None and self._keep_same.search(abstracted):
+        elif (
+            self.evaluate_pair is not None
+            and self._keep_same.search(abstracted)
+            and not (named and _GEAR_CHANGE.search(said))  # "change anything on Oakhorn": its gear
+        ):
             # "We took round one, keep the same team": how the team they keep stands, not a new one.
             p, rule = self._only(self.evaluate_pair), "keep_same"
         elif (
@@ -1720,6 +1727,9 @@ class IntentPrior:
         ):
             # "What does Renzo have?": what he carries, not who he is.
             p, rule = self._only(self.equipped_pair), "has_on"
+        elif self.opener_pair is not None and named and _GEAR_CHANGE.search(said):
+            # "Should I swap anything on Brannoc": the best it can run, not a swap of the unit.
+            p, rule = self._only(self.opener_pair), "gear_change"
         elif self.opener_pair is not None and named and self._use_on.search(abstracted):
             # "What should Oakhorn use on Briarcat?", "what should Galehawk run against the turtle": its
             # best option against that one.
@@ -2100,6 +2110,11 @@ REPLACES = re.compile(
 # "Who do I put in instead?", "which hero instead then": the unit just talked about, replaced.
 INSTEAD = re.compile(r"\b(?:who|which\s+\w+)\s+(?:\w+\s+){0,4}?instead\b(?!\s+of\b)")
 # "The one thing that matters most this round", "what's the key this round" (English cue words).
+# A change of what a unit carries, not of the unit (English cue words): "swap anything on Brannoc".
+_GEAR_CHANGE = re.compile(
+    r"\b(?:swap|change|switch|tweak|replace)\s+(?:anything|something|stuff|any\s+(?:items?|gear|perks?|moves?)|"
+    r"(?:the\s+|his\s+|her\s+|its\s+)?(?:items?|gear|loadout|perks?|setup|build))\s+(?:on|in|for)\b"
+)
 # Growing the roster over time, not this match (English cue words): "how do I get my team stronger
 # long term", "what should I work on for next season".
 LONG_TERM = re.compile(

@@ -2209,7 +2209,7 @@ _ALSO_YES_NO = re.compile(
 # A negative claim put as a question: "I don't have any healers, right?", "we've got no tank, do we",
 # "Sparkwing doesn't heal at all, right?", "hexmoth isn't weak to any of them?".
 _NEGATIVE_CLAIM = re.compile(
-    r"^\W*(?:(?:so|ok|okay|and|but|wait|um|uh)\W+)*"
+    r"^\W*(?:(?:so|ok|okay|and|but|wait|um|uh|nah|no|yeah|hmm+)\W+)*"
     r"(?:i|we|(?:my\s+|our\s+|their\s+|the\s+)?(?!(?:why|how|what|who|which|where|when|whats|hows)\b)[a-z]+)\s+"
     r"(?:do\s*n'?t|dont|does\s*n'?t|doesnt|is\s*n'?t|isnt|are\s*n'?t|arent|ca\s*n'?t|cant|can\s+not|has\s+no|"
     r"have\s+no|got\s+no|have\s*n'?t|havent|ha(?:ve|s)\s*n'?t\s+got|'?ve\s+got\s+no)\b.*"
