@@ -1126,3 +1126,12 @@ def test_a_unit_on_both_sides_asked_about_without_facing_it_is_the_players() -> 
     assert read_turn(pack, state, "nah i dont have that one unlocked do i", [swap]).text == (
         "nah i dont have Brannoc unlocked do i"
     )
+
+
+def test_it_after_a_question_about_the_team_is_the_team() -> None:
+    pack, state = PET
+    rated = Exchange("is my team ok for that", "Mostly: Oakhorn hits Shellbastion for double damage.")
+    assert (
+        read_turn(pack, state, "what would make it better", [rated]).text == "what would make my team better"
+    )
+    assert read_turn(pack, state, "ok do it", [rated]).text == "ok do it"  # the advice taken

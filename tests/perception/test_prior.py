@@ -810,3 +810,5 @@ def test_the_worst_of_their_side_is_the_threat_and_the_plan_is_not_the_score() -
     assert strike.predict("who on their team is scariest").rule == "who_worst"
     assert strike.predict("whos on their team").rule == "who_against"
     assert strike.predict("whats the plan this round").rule == "what_now"
+    assert strike.predict("what are we up against").rule == "who_against"
+    assert strike.predict("ok do it").rule == "acknowledged"

@@ -64,7 +64,16 @@ from voicecoach.perception.descriptions import (
     slotted,
 )
 from voicecoach.perception.lexicon import Lexicon, suggest
-from voicecoach.perception.prior import ASK_AGAIN, INSTEAD, WHAT_NOW, kind_token, normalise, offered, remark
+from voicecoach.perception.prior import (
+    ACKNOWLEDGED,
+    ASK_AGAIN,
+    INSTEAD,
+    WHAT_NOW,
+    kind_token,
+    normalise,
+    offered,
+    remark,
+)
 from voicecoach.perception.references import (
     DESCRIBED,
     ONE_OWNED,
@@ -838,6 +847,23 @@ _FACED_IN = re.compile(
 # Asked for a unit to put in ("who replaces him"); asked of the player's own ("do I have that one unlocked").
 _REPLACES = re.compile(r"\bwho\s+(?:replaces|goes\s+in|comes\s+in|instead|should\s+replace)\b", re.I)
 _OWN_ASKED = re.compile(r"\b(?:unlocked|have|own|got|levell?ed|level|ready|equip\w*)\b", re.I)
+
+
+# "It" as what a team question was about: made better, fixed, rated ("this round decides it" is not).
+_TEAM_IT = re.compile(
+    r"\b(?:(?:make|makes|improve|fix|change|rate|upgrade|tweak|build)\s+|wrong\s+with\s+"
+    r"|(?:is|was)\s+(?=it\s+(?:good|ok|okay|bad|fine|enough|strong|weak|decent|any\s+good)\b))(?P<it>it)\b",
+    re.IGNORECASE,
+)
+
+
+def _our_team(pack: Pack) -> re.Pattern[str]:
+    """ "My team", "our comp": the player's side as a whole, in English or the pack's group nouns."""
+    schema = pack.catalog.schema
+    nouns = {n.lower() for k in schema.kinds_of("group") for n in schema.kinds[k].nouns} | {"team", "squad"}
+    return re.compile(rf"\b(?:my|our)\s+(?:{'|'.join(map(re.escape, sorted(nouns)))})\b", re.IGNORECASE)
+
+
 _POINTS_BACK = re.compile(r"\b(?:it|its|him|his|her|them|they|that|this|he|she)\b", re.IGNORECASE)
 _SECOND = re.compile(r"[,;.]?\s+(?:and\s+)?(?:then\s+)?second(?:ly)?\b,?\s*", re.IGNORECASE)
 
@@ -1921,7 +1947,7 @@ def _read_one(
         # "Their five plays poke, like the Long Watch comp" - "ok what beats that": their team.
         text = _BEATS_THAT.sub(lambda m: f"{m['ask']} their team", text)
         notes.append("'that' -> their team (the last answer read their side)")
-    if history:
+    if history and not ACKNOWLEDGED.match(normalise(text)):  # ("ok do it": the advice taken, nothing asked)
         last = history[-1]
         first = _first_sentence(last.reply)
         # The last question as it was read: "my fox keeps getting one shot" named Emberfox.
@@ -1950,6 +1976,17 @@ def _read_one(
         # (what an effect is done to, "hit all of them", is left as said: see _effect_done_to)
         effect = effect_question(pack, text)
         head, tail = (text[: effect.at], text[effect.at :]) if effect is not None else (text, "")
+        it_at = _TEAM_IT.search(head)
+        if (
+            it_at is not None
+            and _our_team(pack).search(asked)
+            and not _units(pack, asked)
+            and not _units(pack, head)
+        ):
+            # "is my team ok for that" - "Mostly: ..." - "what would make it better": the team, not a
+            # unit the answer named
+            head = head[: it_at.start("it")] + "my team" + head[it_at.end("it") :]
+            notes.append("'it' -> the team the last question was about")
         it = resolve_reference(pack, ONE_OWNED.sub(r"\1 it", head), sources, foe)
         it = resolve_which(pack, resolve_place(pack, it, sources), sources, foe)
         it = resolve_any_of(pack, it, sources) + tail

@@ -2372,6 +2372,7 @@ _WHO_WINS = re.compile(
 )
 # "What level is Galehawk", "how's my fox doing level wise" (English cue words).
 _WHO_AGAINST = re.compile(
+    r"\bwhat\s+(?:am\s+i|are\s+we|m\s+i|re\s+we|im|were)\s+(?:even\s+)?(?:up\s+against|against|facing|fighting|versing)\b|"
     r"\bwho\s+(?:am\s+i|are\s+we|m\s+i|re\s+we|im|were)\s+(?:even\s+)?(?:up\s+against|against|playing"
     r"(?:\s+against)?|facing|fighting|versing)\b|\bwhos?\s+(?:is\s+|are\s+)?on\s+(?:their|the\s+(?:other|enemy))\s+"
     r"(?:team|side)\b|\bwhat\s+(?:are\s+they|is\s+the\s+enemy|is\s+their\s+team)\s+(?:running|fielding|bringing)\b"
@@ -2456,7 +2457,9 @@ RATED = re.compile(
 ACKNOWLEDGED = re.compile(
     r"^(?:(?:ok|okay|k|kk|alright|all right|cool|fine|got it|gotcha|sure|nice|great|sweet|bet|"
     r"sounds good|will do|yeah|yep|yup|roger|understood|makes sense|fair|fair enough|lol|haha|lmao|"
-    r"whatever|whatever you say|if you say so|boss|coach|man|dude|then|noted|perfect|awesome)\W*)+$"
+    r"whatever|whatever you say|if you say so|boss|coach|man|dude|then|noted|perfect|awesome|"
+    # "ok do it", "let's do that", "go ahead": the last advice taken
+    r"do it|doing it|let'?s do (?:it|that|this)|go ahead|on it|done|deal|say less)\W*)+$"
 )
 ASKS_HELP = re.compile(
     r"^(?:(?:uh|um|hey|coach|so|ok|okay)\W+)*(?:help|help me|can you help(?: me)?|i need help|"
