@@ -49,8 +49,8 @@ SESSIONS: dict[str, dict[str, list[tuple[str, list[str], list[str]]]]] = {
             ("is hexmoth useless", ["Not useless", "no help or harm"], []),
         ],
         "worth_getting_verdict": [  # a creature the player lacks: a verdict for this match, then the facts
-            ("is the water droplet one worth getting", ["Not for this match", "Briarcat"], []),
-            ("what about raijura", ["for this match", "Shellbastion"], []),
+            ("is the water droplet one worth getting", ["Not for this one", "Briarcat"], []),
+            ("what about raijura", ["Not needed for this one", "Shellbastion"], []),
         ],
         "trouble_told": [  # the trouble told gets the fix after the fact
             ("ugh my fox keeps getting destroyed by their turtle", ["double damage", "bring Oakhorn"], []),
@@ -1624,7 +1624,7 @@ SESSIONS: dict[str, dict[str, list[tuple[str, list[str], list[str]]]]] = {
             ("how come renzo is so bad on this map", ["long sightlines", "point blank"], []),
         ],
         "worth_unlocking": [  # a hero the player lacks: a verdict for this match, then when it unlocks
-            ("is zanele worth grinding for", ["for this match", "account level 17"], []),
+            ("is zanele worth grinding for", ["in this match", "account level 17"], []),
             ("pax here, good or not", ["Not much either way"], []),
         ],
         "stay_or_go": [  # an either-or verdict: no yes or no before it

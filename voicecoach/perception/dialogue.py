@@ -1959,8 +1959,9 @@ def _read_one(
             and set(_units(pack, first)) & set(_units(pack, asked))
         ):
             # "which of theirs do I worry about" - "Shellbastion is their biggest threat" - "what do
-            # I send at it": the one the answer chose is what "it" is now
-            sources = [first, asked, last.reply[len(first) :]]
+            # I send at it": the one the answer chose (of those asked about) is what "it" is now
+            chosen = next(u for u in _units(pack, first) if u in _units(pack, asked))
+            sources = [display(pack, pack.catalog.schema.kind("unit") or "", chosen), *sources]
         if (_ASKS_SEND.search(asked) or _REPLACES.search(asked)) and (
             _COMPARES.search(text) or _OWN_ASKED.search(text)
         ):

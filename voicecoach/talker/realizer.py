@@ -1805,9 +1805,9 @@ _VERDICT_AGAIN = re.compile(
 )
 # The lead of a reply that gave a verdict, and which way it went.
 _VERDICT_LEAD = re.compile(
-    r"^(?:(?P<yes>Yes|Mostly yes|Right)|(?P<no>No|Not really|Not for this match|Not needed for this match|"
+    r"^(?:(?P<yes>Yes|Mostly yes|Right)|(?P<no>No|Not really|Not for this one|Not needed for this one|"
     r"Not much either way|Not useless, but no edge either|Not yet|Mostly not)"
-    r"|(?P<mixed>It's mixed|Only partly for this match)|(?P<over>[A-Z][\w']*(?:\s[A-Z][\w']*)* over ))"
+    r"|(?P<mixed>It's mixed|Only partly)|(?P<over>[A-Z][\w']*(?:\s[A-Z][\w']*)* over ))"
     r"[^.!?:,]*[:,]?\s*",
 )
 
