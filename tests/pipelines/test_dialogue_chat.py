@@ -36,6 +36,13 @@ SESSIONS: dict[str, dict[str, list[tuple[str, list[str], list[str]]]]] = {
             ("haha yes our fox just knocked out the thorny cat", ["Nice one"], ["Briarcat", "Shellbastion"]),
             ("phew that was a close one", ["close one"], ["Oakhorn"]),
         ],
+        "goes_first_told": [  # their unit told about before a subjectless "keeps going first": its move
+            (
+                "ugh their zappy voltail, whatever, keeps going first every turn",
+                ["Voltail's Volt Dash"],
+                ["don't own"],
+            ),
+        ],
         "verdict_again": [  # "so that's a no?": the last verdict said plainly, with its reason
             ("would granitusk be any good against them", ["Not really"], []),
             ("so thats a no", ["No:", "Briarcat"], ["Field three"]),

@@ -652,6 +652,7 @@ _DONE_TO_US = re.compile(
     r"\b(?:we|i)\s+(?:keep|kept|always)\s+(?:getting|get|got)\b|\b(?:keeps?|kept)\s+\w+ing\s+(?:me|us|my|our)\b",
     re.IGNORECASE,
 )
+_TOLD_EFFECT = re.compile(r"^\W*(?:(?:whatever|like|just|always|still)\W+)*(?:keeps?|kept|always)\b", re.I)
 _SELF = re.compile(r"\b(?:the\s+user|itself|himself|herself)\b", re.IGNORECASE)
 _HE_SHE = re.compile(r"\b(?:he|she|him|her|his|it)\b", re.IGNORECASE)
 
@@ -706,6 +707,11 @@ def _has_effect(t: RealizerTurn, utterance: str) -> bool:
     named = [m.id for m in linked if m.kind == unit and asked.clause[0] <= m.span[0] < at]
     if not named and t.mentioned and _HE_SHE.search(lead):
         named = t.mentioned[:1]  # "can he heal": the one in focus
+    told_of = {m.id for m in linked if m.kind == unit and m.span[0] < asked.clause[0]}
+    if not named and _TOLD_EFFECT.match(lead) and len(told_of) == 1 and told_of <= set(view.opponent_side()):
+        # "their Voltail, whatever, keeps going first every turn": the clause has no subject of its
+        # own; the one of theirs told about before it does it
+        named = sorted(told_of)
     named = named[:1]
     # "anyone on their team heal", "who's doing the healing for them"
     theirs = not named and (
@@ -783,7 +789,11 @@ def _has_effect(t: RealizerTurn, utterance: str) -> bool:
             lines.append(Line("guidance", "effect_other", values(*other[0]), "answer", frozenset(other[0])))
         # "Can anything I have slow him down" - no: then who has it, to get.
         elsewhere = [(u, o) for u in pack.catalog.entities.get(unit, {}) for o in view.options_of(u)]
-        elsewhere = sorted(((u, o) for u, o in elsewhere if does(o) and not view.owns(u)), key=fit)
+        # (not one of theirs: "You don't own Voltail yet" about the Voltail beating them misreads whose it is)
+        elsewhere = sorted(
+            ((u, o) for u, o in elsewhere if does(o) and not view.owns(u) and u not in view.opponent_side()),
+            key=fit,
+        )
         if not named and not theirs and elsewhere and _guidance_has(pack, "effect_unowned"):
             lines.append(Line("guidance", "effect_unowned", values(*elsewhere[0]), "answer", frozenset()))
     t.lines = lines
