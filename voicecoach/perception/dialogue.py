@@ -220,6 +220,48 @@ def _effect_done_to(pack: Pack, text: str, at: int) -> bool:
     return effect is not None and at > effect.at
 
 
+# Asked for a unit to put in ("who replaces him"); asked of the player's own ("do I have that one unlocked").
+_REPLACES = re.compile(r"\bwho\s+(?:replaces|goes\s+in|comes\s+in|instead|should\s+replace)\b", re.I)
+_OWN_ASKED = re.compile(r"\b(?:unlocked|have|own|got|levell?ed|level|ready|equip\w*)\b", re.I)
+
+
+# "It" as what a team question was about: made better, fixed, rated ("this round decides it" is not).
+_TEAM_IT = re.compile(
+    r"\b(?:(?:make|makes|improve|fix|change|rate|upgrade|tweak|build)\s+|wrong\s+with\s+"
+    r"|(?:is|was)\s+(?=it\s+(?:good|ok|okay|bad|fine|enough|strong|weak|decent|any\s+good)\b))(?P<it>it)\b",
+    re.IGNORECASE,
+)
+
+
+_OUR_TEAMS: dict[int, tuple[Pack, re.Pattern[str]]] = {}
+
+
+def _our_team(pack: Pack) -> re.Pattern[str]:
+    """ "My team", "our comp": the player's side as a whole, in English or the pack's group nouns
+    (built once a pack)."""
+    cached = _OUR_TEAMS.get(id(pack))
+    if cached is not None and cached[0] is pack:
+        return cached[1]
+    schema = pack.catalog.schema
+    nouns = {n.lower() for k in schema.kinds_of("group") for n in schema.kinds[k].nouns} | {"team", "squad"}
+    pattern = re.compile(rf"\b(?:my|our)\s+(?:{'|'.join(map(re.escape, sorted(nouns)))})\b", re.IGNORECASE)
+    _OUR_TEAMS[id(pack)] = (pack, pattern)
+    return pattern
+
+
+def _sides_said(pack: Pack, heard: str) -> dict[str, Side]:
+    """The side a question put each unit it names on, by its cue word ("their Tamsin", "my Lorcan")
+    or by facing it ("how do I deal with Tamsin"); units it gives no side are left out."""
+    marked: dict[str, Side] = {}
+    for m in link_entities(pack, heard):
+        side = side_word((heard[: m.span[0]].split() or [""])[-1])
+        if side != "any":
+            marked[m.id] = side
+        elif faces_foe(heard[: m.span[0]], heard[m.span[1] :]):
+            marked[m.id] = "theirs"
+    return marked
+
+
 def _refer(
     pack: Pack, sides: Sides, text: str, history: Sequence[Exchange]
 ) -> tuple[str, list[str], Unclear | None]:
@@ -243,12 +285,7 @@ def _refer(
     # "Swap Dumaka off for Brannoc": the unit the answer takes out is not the one it puts forward.
     out = {u for u in _units(pack, answer) if taken_out(pack, answer, u)}
     # "their Tamsin keeps beating my Lorcan" - "what should he run": the side the player gave it
-    heard = last.utterance
-    cue = {m.id: (heard[: m.span[0]].split() or [""])[-1] for m in link_entities(pack, heard)}
-    marked = {uid: side_word(word) for uid, word in cue.items() if side_word(word) != "any"}
-    for m in link_entities(pack, heard):  # "how do I deal with Tamsin" - "what do I bring for her"
-        if m.id not in marked and faces_foe(heard[: m.span[0]], heard[m.span[1] :]):
-            marked[m.id] = "theirs"
+    marked = _sides_said(pack, last.utterance)
     said = sorted(said, key=lambda u: u in out)
     answered = sorted(_units(pack, answer), key=lambda u: u in out)
     if _WHY.match(text):
@@ -696,7 +733,10 @@ def _follow_up(pack: Pack, sides: Sides, text: str, history: Sequence[Exchange])
         and all(sides.side_of(e.id) == "theirs" for e in asked)
         # (one the player owns too, asked about as theirs only when faced: "swap anything on Brannoc"
         # - "what about for Dumaka" is the player's Brannoc's question again)
-        and not any(e.id in sides.owned and not _FACED_IN.search(history[-1].utterance) for e in asked)
+        and not any(
+            e.id in sides.owned and _sides_said(pack, history[-1].utterance).get(e.id) != "theirs"
+            for e in asked
+        )
     ):
         # "How do I deal with Shellbastion" - "what about with my bird": the player's own unit
         # put up against the one asked about, not a question about their own.
@@ -841,29 +881,6 @@ _FIRST = re.compile(
     r"first(?:ly|\s+off)?\b,?\s*",
     re.IGNORECASE,
 )
-_FACED_IN = re.compile(
-    r"\b(?:against|vs|versus|beat|beats|counter|counters|deal\s+with|handle|into|their)\b", re.I
-)
-# Asked for a unit to put in ("who replaces him"); asked of the player's own ("do I have that one unlocked").
-_REPLACES = re.compile(r"\bwho\s+(?:replaces|goes\s+in|comes\s+in|instead|should\s+replace)\b", re.I)
-_OWN_ASKED = re.compile(r"\b(?:unlocked|have|own|got|levell?ed|level|ready|equip\w*)\b", re.I)
-
-
-# "It" as what a team question was about: made better, fixed, rated ("this round decides it" is not).
-_TEAM_IT = re.compile(
-    r"\b(?:(?:make|makes|improve|fix|change|rate|upgrade|tweak|build)\s+|wrong\s+with\s+"
-    r"|(?:is|was)\s+(?=it\s+(?:good|ok|okay|bad|fine|enough|strong|weak|decent|any\s+good)\b))(?P<it>it)\b",
-    re.IGNORECASE,
-)
-
-
-def _our_team(pack: Pack) -> re.Pattern[str]:
-    """ "My team", "our comp": the player's side as a whole, in English or the pack's group nouns."""
-    schema = pack.catalog.schema
-    nouns = {n.lower() for k in schema.kinds_of("group") for n in schema.kinds[k].nouns} | {"team", "squad"}
-    return re.compile(rf"\b(?:my|our)\s+(?:{'|'.join(map(re.escape, sorted(nouns)))})\b", re.IGNORECASE)
-
-
 _POINTS_BACK = re.compile(r"\b(?:it|its|him|his|her|them|they|that|this|he|she)\b", re.IGNORECASE)
 _SECOND = re.compile(r"[,;.]?\s+(?:and\s+)?(?:then\s+)?second(?:ly)?\b,?\s*", re.IGNORECASE)
 
