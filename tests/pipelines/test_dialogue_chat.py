@@ -43,6 +43,33 @@ SESSIONS: dict[str, dict[str, list[tuple[str, list[str], list[str]]]]] = {
                 ["don't own"],
             ),
         ],
+        "put_right": [  # "no wait, I meant X, not Y": the last question again with the one meant
+            ("i am using the fox on shell bastian", ["Emberfox deals half damage"], []),
+            (
+                "no wait sorry i meant im using the stag on it not the fox",
+                ["Oakhorn deals double damage"],
+                ["Inferno"],
+            ),
+        ],
+        "said_wrong_then_meant": [  # "not the chick, the hawk one": two descriptions, not one
+            ("is my little bird chick thing any good against them", ["Sparkwing"], []),
+            ("wait no not the chick, the hawk one", ["Galehawk"], []),
+        ],
+        "keep_away": [  # asked as a danger: yes when theirs has the edge
+            ("should i keep my fox away from their turtle", ["Yes, Shellbastion has the edge"], []),
+        ],
+        "in_its_place": [  # the swap asked for, not a question out of the game
+            ("ugh fine what would you even put in instead", ["Swap Sparkwing out for Hexmoth"], ["outside"]),
+            ("who do i take out for granitusk", ["Granitusk"], ["Hexmoth"]),
+        ],
+        "stepping_away_last": [  # a remark, then away for a moment: no matchup lecture
+            (
+                "haha ok my friend wins this time. gonna grab a snack brb",
+                ["here when you're ready"],
+                ["Oakhorn"],
+            ),
+            ("ok so oakhorn on the turtle and fox on the cat, got it", ["Good luck"], ["Oakhorn"]),
+        ],
         "verdict_again": [  # "so that's a no?": the last verdict said plainly, with its reason
             ("would granitusk be any good against them", ["Not really"], []),
             ("so thats a no", ["No:", "Briarcat"], ["Field three"]),
@@ -1642,6 +1669,13 @@ SESSIONS: dict[str, dict[str, list[tuple[str, list[str], list[str]]]]] = {
         ],
         "style_no_unit": [  # a play style asked about with no hero named: that style's team
             ("is it worth going dive this game", ["dive"], ["Which hero"]),
+        ],
+        "carried_first": [  # "the guy with the big shield": the unit carrying it, on the side said
+            ("the guy with the big shield on their side, how do i get past him", ["Brannoc"], ["Which hero"]),
+            ("i got this hero with the turret, is he good on this map", ["Paxton"], ["Which hero"]),
+        ],
+        "swap_for_named": [  # "who do I drop for X": X comes in, even one they field too
+            ("who comes off for brannoc", ["put Brannoc on"], ["Against Brannoc"]),
         ],
         "option_asked_of_unit": [  # "what gun does X use": X's option of that kind; theirs, not locked
             ("what gun does nadira use", ["Dart Rifle"], ["haven't unlocked", "long-range healer"]),

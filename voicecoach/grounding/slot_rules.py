@@ -85,6 +85,9 @@ WANT = re.compile(
         "my", "mine", "i have", "i've got", "i got", "i own", "with", "use", "using", "bring", "want",
         "include", "add", "around", "field", "play", "run", "keep", "put", "pick", "take", "need",
         "get", "train", "evolve", "level", "do i own", "own",
+        # the one coming in of a swap: "who do I drop for Hexmoth", "take Dumaka off for Brannoc"
+        "drop for", "bench for", "cut for", "out for", "off for", "room for", "way for", "swap in",
+        "bring in", "put in", "sub in", "to fit",
     ),
     re.IGNORECASE,
 )  # fmt: skip

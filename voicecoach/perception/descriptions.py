@@ -661,10 +661,44 @@ def _with_look(pack: Pack, sides: Sides, text: str) -> str:
     return text
 
 
+# "The guy with the big shield", "this hero with the turret": a plain head, then what it carries.
+_HEAD_WITH = re.compile(
+    r"\b(?P<det>the|their|my|our|that|this)\s+(?P<head>[a-z]+)\s+with\s+(?:the|a|an|that|his|her|those|these)\s+",
+    re.IGNORECASE,
+)
+
+
+def _carried_first(pack: Pack, text: str) -> str:
+    """ "The guy with the big shield" as "the big shield guy": the words describing the unit before its
+    head, as the rest of `describe` reads a description (up to three words, not a function word)."""
+    heads = _HEADS | {
+        n.lower() for n in pack.catalog.schema.kinds[pack.catalog.schema.kind("unit") or ""].nouns
+    }
+    for m in _HEAD_WITH.finditer(text):
+        if m["head"].lower() not in heads:
+            continue
+        look: list[re.Match[str]] = []
+        for w in re.finditer(r"[a-z]+", text[m.end() :], re.IGNORECASE):
+            if w.start() != (look[-1].end() + 1 if look else 0) or w.group(0).lower() in FUNCTION_WORDS:
+                break
+            look.append(w)
+            if len(look) == 3:
+                break
+        if look:
+            words = text[m.end() : m.end() + look[-1].end()]
+            return f"{text[: m.start()]}{m['det']} {words} {m['head']}{text[m.end() + look[-1].end() :]}"
+    return text
+
+
 def describe(pack: Pack, sides: Sides, text: str) -> tuple[str, list[str], Unclear | None]:
     """Replace each description of one unit by its name (keeping "their" / "my"); "their supports"
     by the names of theirs that fit; the first description that fits two is returned unclear."""
     text = _with_look(pack, sides, text)
+    carried = _carried_first(pack, text)
+    if carried != text:
+        moved = describe(pack, sides, carried)
+        if moved[1] or moved[2] is not None:
+            return moved
     text, does = _by_what_it_does(pack, sides, text)
     if does:
         return text, does, None
@@ -720,6 +754,12 @@ def describe(pack: Pack, sides: Sides, text: str) -> tuple[str, list[str], Uncle
         skipped = False  # an everyday word was passed over ("their big blue turtle")
         j = i + 1
         while j < len(tokens) and j - i <= 3:
+            if (
+                words
+                and re.search(r"[,;.!?]", text[tokens[j - 1].end() : tokens[j].start()])
+                and re.search(r"\bnot\s+$", text[: tokens[i].start()], re.IGNORECASE)
+            ):
+                break  # "not the chick, the hawk one": the one said wrong, then the one meant
             w = _diminutive(d, tokens[j].group(0).lower().removesuffix("'s"))
             then = tokens[j + 1].group(0).lower() if j + 1 < len(tokens) else ""
             if words and then in _OBJECTS and w not in heads:

@@ -587,13 +587,18 @@ def _correct(pack: Pack, sides: Sides, text: str, history: Sequence[Exchange]) -
         return f"how does my {kept} do against their team", [f"kept {kept} (a swap called off)"]
     if lead is not None and lead.end() > 0 and _CORRECTING.search(lead.group(0)):
         rest = text[lead.end() :]
-        if history and _short(pack, rest):
+        if history:
             mentions = link_entities(pack, rest)
             drop = {m.id for m in mentions if _NOT_X.search(rest[: m.span[0]])}
             keep = [m for m in mentions if m.id not in drop]
-            redo = _substitute(pack, sides, history[-1].utterance, keep, drop)
-            if redo is not None:
-                return redo, [f"correction of {history[-1].utterance!r}"]
+            earlier = {m.id for m in link_entities(pack, history[-1].utterance)}
+            # "no wait, I meant I'm using the stag on it, not the fox": the last question with the one
+            # said wrong put right, however much of that question is said again
+            put_right = bool(drop) and drop <= earlier and bool(keep)
+            if _short(pack, rest) or put_right:
+                redo = _substitute(pack, sides, history[-1].utterance, keep, drop)
+                if redo is not None:
+                    return redo, [f"correction of {history[-1].utterance!r}"]
         # A new question after "no, ..." / "sorry, ...": the cue is not an exclusion, and neither is
         # the "not him" that names what was wrong ("sorry, not him, I meant my shotgun guy").
         rest = _WRONG_ONE.sub("", rest)

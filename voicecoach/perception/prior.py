@@ -951,8 +951,9 @@ class IntentPrior:
         unit = self.pack.catalog.schema.kind("unit")
         option = self.pack.catalog.schema.kind("option")
         said = normalise(text)
-        if ACKNOWLEDGED.match(said) and THANKS in self.labels:
-            # "Okay, whatever you say, boss": taken in, nothing asked (not a request out of the game).
+        if (ACKNOWLEDGED.match(said) or _TAKEN_IN.search(said)) and THANKS in self.labels:
+            # "Okay, whatever you say, boss", "ok so Renzo for the bazaar, got it", "ok I'll try that":
+            # taken in, nothing asked (not a request out of the game).
             p, rule = self._only(THANKS), "acknowledged"
         elif (
             self.now_pair is not None
@@ -1039,6 +1040,10 @@ class IntentPrior:
         ):
             # "I'm on Renzo, what do I switch to on respawn": who to swap in, not the respawn rule.
             p, rule = self._only(self.swap_pair), "switch_to"
+        elif self.swap_pair is not None and _IN_ITS_PLACE.search(said):
+            # "Fine, what would you put in instead", "who do I drop for Hexmoth": the swap asked for,
+            # not a question out of the game ("what would you ..." reads like one to the classifier).
+            p, rule = self._only(self.swap_pair), "in_its_place"
         elif WHO_ARE_YOU.search(said) and self.greeting_pair is not None:
             # "Are you a bot?": the coach says what it is for, not "outside what I can help with".
             p, rule = self._only(self.greeting_pair), "who_are_you"
@@ -1216,6 +1221,13 @@ class IntentPrior:
             # "If I had Pyralis, would this be easier": how that one would do against what they
             # field (and whether the player has it), not a team rating.
             p, rule = self._only(self.versus_pair), "if_i_had"
+        elif (
+            self.versus_pair is not None
+            and (set_on := _SET_ON.search(abstracted)) is not None
+            and set_on["a"] == set_on["b"] == kind_token(unit or "")
+        ):
+            # "I'm using the fox on their turtle": how that fight goes, not whether the fox is worth it.
+            p, rule = self._only(self.versus_pair), "set_on"
         elif (
             self.versus_pair is not None
             and named
@@ -2162,6 +2174,13 @@ _TARGET = re.compile(
     r"\b(?:who|whom|which(?:\s+one)?(?:\s+of\s+(?:theirs|them))?)\s+(?:\w+\s+){0,6}?"
     r"(?:go\s+after|going\s+after|attack|attacking|target|targeting|focus|focusing|pick\s+on|go\s+for|"
     r"(?:hit|hitting)\s+first|take\s+on)\b"
+    r"|\b(?:who|whom|which(?:\s+one)?)\s+(?:\w+\s+){1,6}?(?:hit|hitting)\W*$"  # "who should my bird hit"
+)
+# "I'm using the fox on their turtle", "should I keep my fox away from it" (English cue words): one
+# unit set on another, the matchup between them.
+_SET_ON = re.compile(
+    r"\b(?:using|use|put|putting|send|sending|throw|throwing|keep|keeping|point|pointing|have)\s+(?:my\s+)?(?P<a>x\w+x)"
+    r"\s+(?:on|at|onto|into|against|away\s+from|clear\s+of|off)\s+(?:their\s+|the\s+)?(?P<b>x\w+x)\b"
 )
 # "Sparkwing smacks the turtle?", "can my fox beat their cat": an attack between two units named.
 _HITS_IT = re.compile(
@@ -2223,7 +2242,7 @@ VENTED = re.compile(rf"^\W*(?:ugh+|argh+|ffs)\b|{_VENT_WORDS}")
 _CHEER = re.compile(
     r"\b(?:let'?s\s*go+|lets\s*go+|yes{2,}|yay+|woo+h?o*|clutch|finally|happy\s+dance|"
     r"got\s+(?:a\s+|his\s+|her\s+|my\s+|our\s+|the\s+)?(?:first\s+)?(?:kill|ko|knockout|triple|double)|"
-    r"(?:took|taken|knocked|knocks|knock|takes)\s+(?:out|down)|(?:we|i)\s+(?:won|took|got)|"
+    r"(?:took|taken|knocked|knocks|knock|takes)\s+(?:out|down)|(?:we|i)\s+(?:won|took|got\s+(?:him|her|them|em|it|one))|"
     r"won\s+(?:that|the|this)|took\s+the\s+point|"
     r"(?:just\s+)?(?:flattened|destroyed|wrecked|smoked|deleted|killed|downed|one[\s-]?shot|beat|crushed))\b"
 )
@@ -2275,10 +2294,32 @@ WHO_ARE_YOU = re.compile(
 )
 STEPPING_AWAY = re.compile(r"^\W*(?:gtg|g2g|got\s+to\s+go|gg|ggs|gg\s+wp|good\s+game|good\s+games)\W*$")
 # "brb", "one sec": back in a moment, not leaving (a word back, not a goodbye).
+_ASKS_ANYTHING = r"(?!.*\b(?:what|whats|who|whos|which|how|why|should|can|could|would|is|are|does|do\s+i)\b)"
 BACK_SOON = re.compile(
     r"^\W*(?:brb|afk|be\s+right\s+back|one\s+sec(?:ond)?|hold\s+on)\W*$"
     # "brb gotta grab water": stepping away, whatever the errand's words
-    r"|^\W*(?:brb|afk|be\s+right\s+back)\b(?!.*\b(?:what|who|which|how|why|should|can|is|are|does)\b)"
+    rf"|^\W*(?:brb|afk|be\s+right\s+back)\b{_ASKS_ANYTHING}"
+    # "ok my friend wins this time, gonna grab a snack brb", "my dog is barking, gotta deal with that
+    # one sec": said last, after a remark, nothing asked
+    rf"|^{_ASKS_ANYTHING}.*\b(?:brb|afk|be\s+right\s+back|(?:one|a|1)\s+sec(?:ond)?|gotta\s+(?:deal|grab)|"
+    r"got\s+to\s+deal|grab(?:bing)?\s+(?:a|some)\s+(?:snack|drink|water|food|bite))\W*$"
+)
+# "What would you put in instead", "who goes in for it", "who do I drop for Hexmoth", "who comes off for
+# Brannoc" (English cue words): the swap, the one coming in named or not.
+_IN_ITS_PLACE = re.compile(
+    r"\b(?:what|who)\s+(?:would|should|do|could|can)\s+(?:you|i|we)\s+(?:even\s+)?(?:put|bring|sub|swap)\s+in\s+"
+    r"(?:instead|there|for\s+(?:it|him|her|them))\b"
+    r"|\b(?:what|who)\s+(?:goes|comes)\s+in\s+(?:instead|for\s+(?:it|him|her|them))\b"
+    r"|\b(?:what|who)\s+(?:do|should)\s+(?:i|we)\s+(?:drop|bench|cut|take\s+(?:out|off))\s+for\b"
+    r"|\bwho\s+(?:comes|goes)\s+(?:off|out)\s+for\b"
+)
+# "Ok so Renzo for the bazaar, Lorcan for here, got it", "ok I'll try going after her with him": the
+# advice taken in, a plan said back, nothing asked (English cue words).
+_TAKEN_IN = re.compile(
+    rf"^{_ASKS_ANYTHING}.*\b(?:got\s+it|gotcha|(?<!\bif\sthat\s)(?<!\bif\sit\s)makes\s+sense|will\s+do|"
+    r"sounds\s+good|noted|understood)\W*$"
+    rf"|^{_ASKS_ANYTHING}\W*(?:(?:ok|okay|alright|right|cool|fine)\W+)*(?:i'?ll|i\s+will|im\s+gonna|i'?m\s+going\s+to|"
+    r"gonna|lets|let'?s)\s+(?:try|do|go|give)\b(?!.*\b(?:or|if)\b)"
 )
 # "Any tips?", "how do I get better at this", "what should I focus on": the player asks for advice
 # as such (English cue words), so a general tip is an answer, not a stock line after one.

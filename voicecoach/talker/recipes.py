@@ -1439,9 +1439,10 @@ def _edge_verdict(c: _Ctx, m: Matchup, uid: str, others: list[str], threat: bool
         return []  # "could Shellbastion one-shot my fox": who has the edge is not a yes to that
     foe = others[0]
     mine, theirs = multiplier(c.catalog, m, uid, foe), multiplier(c.catalog, m, foe, uid)
+    # "is the fox bad against it", "should I keep the fox away from it": yes, theirs wins
     threat = (
-        worded or ASKED_BAD.search(c.t.utterance) is not None
-    )  # "is the fox bad against it": yes, theirs wins
+        worded or ASKED_BAD.search(c.t.utterance) is not None or _KEEP_AWAY.search(c.t.utterance) is not None
+    )
     values = {"@unit": c.name(uid), "foe": c.name(foe)}
     if mine == theirs:
         return c.naming(c.inputs.get("even_key"), [], **values)
@@ -1450,6 +1451,11 @@ def _edge_verdict(c: _Ctx, m: Matchup, uid: str, others: list[str], threat: bool
                     answer=answer)  # fmt: skip
 
 
+# "Keep the fox away from it", "should I avoid their turtle" (English cue words): asked as a danger.
+_KEEP_AWAY = re.compile(
+    r"\b(?:keep\s+(?:\w+\s+){1,3}?(?:away|clear)\s+from|stay\s+(?:away|clear)\s+from|steer\s+clear\s+of|avoid|dodge)\b",
+    re.IGNORECASE,
+)
 # "Keeps losing to", "dies to", "getting wrecked by" (English cue words): a matchup the player loses.
 _KEEPS_LOSING = re.compile(
     r"\b(?:losing|loses|lost|lose|dying|dies|died|die|getting\s+(?:\w+ed|beat|smoked))\s+(?:to|against|vs|by)\b"
@@ -2315,9 +2321,11 @@ def pick_swap(c: _Ctx) -> list[Line]:
     named = [u for u in c.t.mentioned if u in c.view.player_side() and u not in c.view.opponent_side()]
     # ... and "take Renzo out and put Paxton in": that swap, if it is scored.
     faced = _faced(c)
+    incoming = _incoming(c)  # "would swapping to Tobin fix that": Tobin comes in, no foe
     coming = [
         u for u in c.t.mentioned
-        if u not in c.view.player_side() and u not in c.view.opponent_side() and u not in faced
+        if (u not in c.view.player_side() and u not in c.view.opponent_side() and u not in faced)
+        or (u in incoming and u not in c.view.player_side())  # "who do I drop for Brannoc": theirs too
     ]  # fmt: skip
     outs = [r for r in rows if (r.get("out") or {}).get("id") in named]
     # (the unit coming in may be one the opponent fields too: "swap my Dumaka for Brannoc")
@@ -2326,7 +2334,6 @@ def pick_swap(c: _Ctx) -> list[Line]:
     m = _matchup(c)
     mine = c.view.player_side()
     named_foes = dict.fromkeys([*c.t.opponents, *c.t.mentioned])
-    incoming = _incoming(c)  # "would swapping to Tobin fix that": Tobin comes in, no foe
     theirs = c.view.opponent_side()
     # (one of the player's own on the bench is no foe: "swap Sparkwing for Lumifawn" brings it in)
     against = [
@@ -2404,8 +2411,15 @@ def _kept(c: _Ctx, m: Matchup | None, out: str) -> list[Line]:
     return said
 
 
+# "Swapping to Tobin", "swap in Brannoc", "who do I drop for Paxton", "who comes off for him", "to fit
+# Tamsin in", "if I bring Stellan" (English cue words): the unit named next comes in.
 _SWAP_IN = re.compile(
-    r"\b(?:swap|swapping|switch|switching|change|changing|go|going)\s+(?:over\s+)?(?:to|into)\s+$", re.I
+    r"\b(?:(?:swap|swapping|switch|switching|change|changing|go|going)\s+(?:over\s+)?(?:to|into)"
+    r"|(?:swap|swapping|bring|bringing|put|putting|sub|subbing)\s+in"
+    r"|(?:drop|dropping|bench|benching|cut|swap|trade|take\s+(?:out|off)|sit\s+out|comes?\s+(?:out|off)|"
+    r"goes\s+(?:out|off)|make\s+(?:room|way))\s+(?:\w+\s+){0,2}?for"
+    r"|fit|if\s+(?:i|we)\s+(?:bring|put|play|run|use|field))\s+(?:my\s+)?$",
+    re.I,
 )
 
 
