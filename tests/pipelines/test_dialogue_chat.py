@@ -43,6 +43,17 @@ SESSIONS: dict[str, dict[str, list[tuple[str, list[str], list[str]]]]] = {
                 ["don't own"],
             ),
         ],
+        "nice_what_about": [  # a follow-up after a word of thanks: the last question about the new one
+            ("is their thorny cat a problem for my fox", ["Emberfox has the edge"], []),
+            ("nice and what about for the stag", ["Oakhorn deals normal damage"], ["epic grass tank"]),
+        ],
+        "hate_theirs": [  # one of theirs hated is not one of the player's kept out
+            (
+                "ugh ranked keeps putting me against water teams i hate that turtle so much",
+                ["I hear you"],
+                ["as you asked"],
+            ),
+        ],
         "put_right": [  # "no wait, I meant X, not Y": the last question again with the one meant
             ("i am using the fox on shell bastian", ["Emberfox deals half damage"], []),
             (
@@ -1669,6 +1680,25 @@ SESSIONS: dict[str, dict[str, list[tuple[str, list[str], list[str]]]]] = {
         ],
         "style_no_unit": [  # a play style asked about with no hero named: that style's team
             ("is it worth going dive this game", ["dive"], ["Which hero"]),
+        ],
+        "own_level_said": [  # "I'm level 10": where the player is, not the level asked about
+            (
+                "ok so im level 10, whats the next hero i unlock and is it worth it",
+                ["Bexley, at account level 11"],
+                ["Auto Shotgun"],
+            ),
+        ],
+        "kills_her": [("so who actually kills nadira", ["Brannoc"], ["long-range healer"])],
+        "underperforms": [  # the player's own doing nothing: why, here
+            ("and my renzo does zero damage why even", ["poor pick on Fathom Docks"], ["Win the objective"]),
+        ],
+        "swap_keep_one": [  # "swap them both, to what", "keep Renzo, swap Lorcan instead": swaps, not the spawn rule
+            ("we keep losing the point, dumaka charges in and just melts every time", ["Brannoc"], []),
+            ("ok swap them both then, to what", ["Brannoc"], ["at spawn"]),
+            ("actually keep renzo, swap lorcan instead", ["Lorcan"], ["Swap Renzo off", "at spawn"]),
+        ],
+        "worst_map": [
+            ("this map is actually the worst map in the game", ["I hear you"], ["A team is five heroes"])
         ],
         "carried_first": [  # "the guy with the big shield": the unit carrying it, on the side said
             ("the guy with the big shield on their side, how do i get past him", ["Brannoc"], ["Which hero"]),

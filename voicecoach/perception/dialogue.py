@@ -147,7 +147,7 @@ _WITHOUT_IT = re.compile(
     re.IGNORECASE,
 )
 _FOLLOW_UP = re.compile(
-    r"^\s*(?:(?:and|so|ok|okay|alright|right|hmm|uh|um|then)\b[\s,]*)*"
+    r"^\s*(?:(?:and|so|ok|okay|alright|right|hmm|uh|um|then|nice|cool|great|sweet|gotcha|k|yeah|yep|true)\b[\s,.!]*)*"
     r"(?:(?:what|how)\s+(?:a|')?bout|what\s+of|and|same\s+(?:question\s+)?(?:for|with)|same\s+thing\s+for|"
     r"how\s+does\s+that\s+change\s+for)\s+(?:for\s+|with\s+)?(?P<rest>.+?)[\s?.!]*$",
     re.IGNORECASE,
@@ -557,6 +557,27 @@ def _their_team(pack: Pack) -> re.Pattern[str]:
 _KEEP_INSTEAD = re.compile(
     r"^\W*(?:i'?ll\s+|we'?ll\s+|let'?s\s+|just\s+)?(?:keep|keeping|leave|stick\s+with|stay\s+with)\b", re.I
 )
+
+
+# "Emberfox I have out", "the hawk one I've got on the bench": the player's own, said after the name.
+_I_HAVE_AFTER = re.compile(
+    r"^\s+(?:that\s+|which\s+)?(?:i|we)\s+(?:have|got|'ve\s+got|ve\s+got|own)"
+    r"(?:\s+(?:out|in|on\s+the\s+(?:field|bench)|fielded|right\s+now|now))?\b",
+    re.IGNORECASE,
+)
+
+
+def _mine_said_after(pack: Pack, text: str) -> str:
+    """ "Is Emberfox I have out any good" as "is my Emberfox any good": a relative clause of having
+    after a unit's name is the player's side, and out of the way of the question."""
+    unit = pack.catalog.schema.kind("unit")
+    for m in reversed(link_entities(pack, text)):
+        after = _I_HAVE_AFTER.match(text[m.span[1] :])
+        if m.kind != unit or after is None:
+            continue
+        mine = "" if re.search(r"\bmy\s+$", text[: m.span[0]], re.IGNORECASE) else "my "
+        text = f"{text[: m.span[0]]}{mine}{text[m.span[0] : m.span[1]]}{text[m.span[1] + after.end() :]}"
+    return text
 
 
 def _kept_instead(pack: Pack, text: str, history: Sequence[Exchange]) -> str | None:
@@ -1040,7 +1061,9 @@ _ASKS_PICK = re.compile(
     r"\bweak\s+(?:to|against)\b|\bwhat\s+(?:beats|counters|stops)\b"
     r"|\bwhat(?:'s|s| is)\s+good\s+(?:against|into)\b"
     # "what's Hexmoth's best skill": its pick
-    r"|\b(?:what|which)(?:'s|s| is)?\s+(?:\w+'s\s+|my\s+|his\s+|her\s+|its\s+)?(?:best|strongest|top)\b",
+    r"|\b(?:what|which)(?:'s|s| is)?\s+(?:\w+'s\s+|my\s+|his\s+|her\s+|its\s+)?(?:best|strongest|top)\b"
+    # "what's the next hero I unlock", "which one do I get next": the one coming
+    r"|\bwhat(?:'s|s| is)\s+(?:the\s+|my\s+)?next\b|\b(?:what|which)\b.*\b(?:unlock|get)\s+next\b",
     re.IGNORECASE,
 )
 _ANSWER_PRONOUN = re.compile(r"\b(?:it|he|him|his|she|her|that one|this one|that|those)\b", re.IGNORECASE)
@@ -1941,7 +1964,7 @@ def _read_one(
     ):
         # "Who's their healer?" asks who fits the description: the answer is that unit itself.
         described = f"tell me about {described[_WHO_IS.match(text).end() :]}".rstrip(" ?.!")  # type: ignore[union-attr]
-    text = described
+    text = _mine_said_after(pack, described)
     notes += said
     for step in (_out_unit, _correct, _follow_up, _choice_of):
         text, said = step(pack, sides, text, history)

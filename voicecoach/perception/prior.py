@@ -679,7 +679,7 @@ class IntentPrior:
         )
         self._confront = re.compile(
             rf"\b{CONFRONT}\s+(?:their\s+|the\s+)?{token}"
-            rf"|\b(?:who|which)\s+(?:\w+\s+)?hits?\s+(?:their\s+|the\s+)?{token}"
+            rf"|\b(?:who|which)\s+(?:\w+\s+)?(?:hits?|kills?|stops?|shuts?\s+down)\s+(?:their\s+|the\s+)?{token}"
             rf"|\b(?:pick|take|knock|shut|lock|get|pull|push|drag|flush)\s+(?:their\s+|the\s+)?{token}\s+(?:off|out|down)\b"
             # "what can Wendell do about Quillon", "is Bexley better for Quillon"
             rf"|{token}\s+do\s+(?:anything\s+|something\s+|much\s+)?(?:about|against|vs|versus)\s+"
@@ -1923,6 +1923,8 @@ class IntentPrior:
             (fares, benched | fielded, self._play_now.search(abstracted), "play_now"),
             # "Why is Emberfox bad here", "why does the game say Renzo's bad here": how it fares now.
             (fares, benched | fielded, WHY_BAD_HERE.search(normalise(text)), "why_bad_here"),
+            # "My Renzo does zero damage, why even": how it fares here, the reason it does nothing.
+            (fares, benched | fielded, _UNDERPERFORMS.search(normalise(text)), "underperforms"),
             # "Should I pull Emberfox": off the team, and who comes in (not "keep investing in it");
             # of one not on it, the swap's answer says so.
             (self.swap_pair, benched | fielded, self._take_off.search(abstracted), "take_off"),
@@ -2233,7 +2235,8 @@ OUR_TARGET = re.compile(
 _VENT_WORDS = (
     r"\b(?:i\s+hate|hating|frustrat\w*|so\s+annoy\w*|tilted|tilting|this\s+sucks|"
     r"so\s+bad|brutal|we\s+are\s+cooked|were\s+cooked|getting\s+(?:farmed|stomped|rolled|destroyed)|rigged|"
-    r"so\s+unfair|is\s+unfair|cheating|cheaters?)\b"
+    r"so\s+unfair|is\s+unfair|cheating|cheaters?|(?:the\s+)?worst\s+(?:map|game|mode|team|matchup)|so\s+dumb|"
+    r"so\s+stupid|so\s+broken|is\s+broken|garbage|unplayable)\b"
 )
 VENTED = re.compile(rf"^\W*(?:ugh+|argh+|ffs)\b|{_VENT_WORDS}")
 # A remark on the moment, not a question (English cue words): good news for the player ("Oakhorn
@@ -2312,6 +2315,15 @@ _IN_ITS_PLACE = re.compile(
     r"|\b(?:what|who)\s+(?:goes|comes)\s+in\s+(?:instead|for\s+(?:it|him|her|them))\b"
     r"|\b(?:what|who)\s+(?:do|should)\s+(?:i|we)\s+(?:drop|bench|cut|take\s+(?:out|off))\s+for\b"
     r"|\bwho\s+(?:comes|goes)\s+(?:off|out)\s+for\b"
+    # "ok swap them both then, to what", "actually keep Renzo, swap Lorcan instead"
+    r"|\b(?:swap|switch|sub)\s+(?:\w+\s+){1,3}?(?:then\s+)?(?:to|for|into)\s+(?:what|who|whom)\b"
+    r"|\b(?:swap|switch|sub|bench|drop)\s+\w+\s+(?:out\s+|off\s+)?instead\b"
+)
+# "My Renzo does zero damage", "my fox does nothing" (English cue words, normalised text): one of the
+# player's own doing nothing here.
+_UNDERPERFORMS = re.compile(
+    r"\b(?:does|doing|deals|dealing|did|do)\s+(?:like\s+|basically\s+|literally\s+)?(?:zero|no|nothing|barely\s+any|0)"
+    r"(?:\s+(?:damage|dmg))?\b|\bcant\s+(?:kill|hit|do)\s+anything\b"
 )
 # "Ok so Renzo for the bazaar, Lorcan for here, got it", "ok I'll try going after her with him": the
 # advice taken in, a plan said back, nothing asked (English cue words).

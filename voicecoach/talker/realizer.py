@@ -997,6 +997,8 @@ def _judgements(t: RealizerTurn, c2: GroundingControl) -> None:
         out = []
     if branch_of(pack, t.intent, t.sub_intent) != "recommend":
         out = []  # "which round is this?": a fact names no pick, so there is nothing to keep them out of
+    # "I hate that turtle" of one only the opponent fields: nothing of the player's was kept out
+    out = [u for u in out if view.owns(u) or u not in view.opponent_side()]
     if out and not just_asked:
         # "Still leaving Oakhorn out" only after a reply said it was left out as asked (not after
         # "we lost Oakhorn": the player told, not asked).
@@ -1964,6 +1966,8 @@ def _hedged(pack: Pack, text: str, lead: str) -> str:
     """`text` led by the late-snapshot hedge: "Going by my last update, ..." (HEDGE's words)."""
     # "From what you own, lead with ..." after the hedge: the hedge already says where it comes from.
     text = re.sub(r"^From [^,.]+, ", "", text)
+    # ... and an answer's own "Right," or "Sure," after "I hear you": one lead is enough
+    text = re.sub(r"^(?:Right|Sure|Okay|OK|So),\s+", "", text)
     text = text[:1].upper() + text[1:]
     first = text.split(" ", 1)[0]
     names = link_entities(pack, text)

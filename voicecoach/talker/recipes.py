@@ -1451,6 +1451,7 @@ def _edge_verdict(c: _Ctx, m: Matchup, uid: str, others: list[str], threat: bool
                     answer=answer)  # fmt: skip
 
 
+_KEEP_BEFORE = re.compile(r"\b(?:keep|keeping|leave)\s+(?:my\s+)?$", re.IGNORECASE)
 # "Keep the fox away from it", "should I avoid their turtle" (English cue words): asked as a danger.
 _KEEP_AWAY = re.compile(
     r"\b(?:keep\s+(?:\w+\s+){1,3}?(?:away|clear)\s+from|stay\s+(?:away|clear)\s+from|steer\s+clear\s+of|avoid|dodge)\b",
@@ -2317,8 +2318,18 @@ def pick_swap(c: _Ctx) -> list[Line]:
             # of another kind ("keep X in") as if it answered.
             return c.naming(c.inputs["only_key"], [])
         return []
-    # "Who should I swap Lorcan for?": the swap of the unit the player named, if it is scored.
-    named = [u for u in c.t.mentioned if u in c.view.player_side() and u not in c.view.opponent_side()]
+    # "Who should I swap Lorcan for?": the swap of the unit the player named, if it is scored (not one
+    # they keep: "keep Renzo, swap Lorcan instead").
+    kept = {
+        m.id
+        for m in link_entities(c.t.pack, c.t.utterance)
+        if _KEEP_BEFORE.search(c.t.utterance[: m.span[0]])
+    }
+    named = [
+        u
+        for u in c.t.mentioned
+        if u in c.view.player_side() and u not in c.view.opponent_side() and u not in kept
+    ]
     # ... and "take Renzo out and put Paxton in": that swap, if it is scored.
     faced = _faced(c)
     incoming = _incoming(c)  # "would swapping to Tobin fix that": Tobin comes in, no foe
@@ -2795,6 +2806,8 @@ def next_unit(c: _Ctx) -> list[Line]:
 
     uid = min(lacking, key=lambda u: (gates(u), lacking.index(u)))
     level = _LEVEL_SAID.search(c.t.utterance)
+    if level is not None and _OWN_LEVEL.search(c.t.utterance[: level.start()]):
+        level = None  # "I'm level 10, what's the next hero": where the player is, not the level asked
     if level is not None and c.inputs.get("at_level_key"):
         # "What do I unlock at level 12": what that account level brings, the units and the options
         # of the player's own units gated on it (else nothing new there, and what comes next).
@@ -2820,6 +2833,10 @@ def next_unit(c: _Ctx) -> list[Line]:
 
 
 _LEVEL_SAID = re.compile(r"\blevel\s+(\d+)\b", re.IGNORECASE)
+_OWN_LEVEL = re.compile(
+    r"\b(?:i'?m|im|i\s+am|i\s+just\s+(?:hit|reached|got\s+to)|i'?ve\s+(?:hit|reached))\s+(?:now\s+|at\s+|on\s+)?$",
+    re.IGNORECASE,
+)
 
 
 def _player_gate(c: _Ctx, kind: str, entity_id: str) -> int | None:
