@@ -54,6 +54,21 @@ SESSIONS: dict[str, dict[str, list[tuple[str, list[str], list[str]]]]] = {
                 ["as you asked"],
             ),
         ],
+        "type_chart": [  # the whole chart asked for: each element and what it beats
+            (
+                "so which one beats which, is there like a chart",
+                ["fire beats grass and shadow"],
+                ["Which creature"],
+            ),
+            ("whats even the point of fire then", ["grass and shadow"], ["Field three"]),
+        ],
+        "met_with_a": [  # "there's a spiky cat thing on their side": theirs, both halves answered
+            (
+                "theres a spiky cat thing on their side, what attacks does it have and does it hurt my fox",
+                ["Briarcat learns", "half damage to your Emberfox"],
+                ["biggest threat"],
+            ),
+        ],
         "put_right": [  # "no wait, I meant X, not Y": the last question again with the one meant
             ("i am using the fox on shell bastian", ["Emberfox deals half damage"], []),
             (
@@ -1692,13 +1707,26 @@ SESSIONS: dict[str, dict[str, list[tuple[str, list[str], list[str]]]]] = {
         "underperforms": [  # the player's own doing nothing: why, here
             ("and my renzo does zero damage why even", ["poor pick on Fathom Docks"], ["Win the objective"]),
         ],
-        "swap_keep_one": [  # "swap them both, to what", "keep Renzo, swap Lorcan instead": swaps, not the spawn rule
+        # "swap them both, to what", "keep Renzo, swap Lorcan instead": swaps, not the spawn rule
+        "swap_keep_one": [
             ("we keep losing the point, dumaka charges in and just melts every time", ["Brannoc"], []),
             ("ok swap them both then, to what", ["Brannoc"], ["at spawn"]),
             ("actually keep renzo, swap lorcan instead", ["Lorcan"], ["Swap Renzo off", "at spawn"]),
         ],
         "worst_map": [
             ("this map is actually the worst map in the game", ["I hear you"], ["A team is five heroes"])
+        ],
+        "described_then_named": [  # "their other long range one, the drone girl": the name meant
+            ("what beats quillon", ["Brannoc"], []),
+            (
+                "ok and what about their other long range one, the drone girl",
+                ["Tamsin"],
+                ["fight at long range"],
+            ),
+            ("sorry i meant the healer one not the drone", ["Nadira"], ["fight at long range"]),
+        ],
+        "who_again": [  # a check of a description nothing fits: the first answer, no question back
+            ("whos lorkin again, is that the cowboy guy", ["gunslinger"], ["Which hero"]),
         ],
         "carried_first": [  # "the guy with the big shield": the unit carrying it, on the side said
             ("the guy with the big shield on their side, how do i get past him", ["Brannoc"], ["Which hero"]),

@@ -57,13 +57,26 @@ _GENERIC_NOUNS = frozenset(
 
 
 class Term(NamedTuple):
-    kind: Literal["role", "style", "type", "rule"]
+    kind: Literal["role", "style", "type", "rule", "chart"]
     key: str  # the role's or style's key in vocabulary.json, the type kind's name, or the rule's text
+
+
+# "Which one beats which, is there like a chart", "how does the type chart work" (English cue words):
+# the whole chart of the pack's type kind asked for, not one matchup.
+def _chart(kind: str) -> re.Pattern[str]:
+    words = f"(?:type|{re.escape(kind)})s?"
+    return re.compile(
+        rf"\b(?:{words}\s+(?:chart|wheel|table|system)|which\s+(?:one|{words})\s+beats?\s+"
+        rf"which|what\s+beats\s+what|is\s+there\s+(?:like\s+)?an?\s+(?:{words}\s+)?chart)\b"
+    )
 
 
 def asked_term(pack: Pack, text: str) -> Term | None:
     """The pack term `text` asks the meaning of, or None (a unit or an option named is no term)."""
     text = text.strip().lower().replace("\u2019", "'")
+    typed = next((name for name, kind in pack.catalog.schema.kinds.items() if kind.role == "type"), None)
+    if typed is not None and _chart(typed).search(text):
+        return Term("chart", typed)
     said = next((m for pattern in _MEANING if (m := pattern.match(text)) is not None), None)
     if said is None:
         return None

@@ -661,6 +661,12 @@ def _with_look(pack: Pack, sides: Sides, text: str) -> str:
     return text
 
 
+# "There's a spiky cat thing on their side", "they brought in a sniper": one unit met, said with "a".
+_THEY_HAVE_A = re.compile(
+    r"(?<!\bdo\s)(?<!\bdid\s)(?<!\bif\s)(?<!\bwhen\s)"  # told, not asked: "do they have a tank"
+    r"\b(there'?s|theres|there\s+is|they(?:'ve|ve)?\s+(?:have|got)|they\s+brought(?:\s+in)?|they\s+put\s+in)\s+an?\s+",
+    re.IGNORECASE,
+)
 # "The guy with the big shield", "this hero with the turret": a plain head, then what it carries.
 _HEAD_WITH = re.compile(
     r"\b(?P<det>the|their|my|our|that|this)\s+(?P<head>[a-z]+)\s+with\s+(?:the|a|an|that|his|her|those|these)\s+",
@@ -694,6 +700,11 @@ def describe(pack: Pack, sides: Sides, text: str) -> tuple[str, list[str], Uncle
     """Replace each description of one unit by its name (keeping "their" / "my"); "their supports"
     by the names of theirs that fit; the first description that fits two is returned unclear."""
     text = _with_look(pack, sides, text)
+    met = _THEY_HAVE_A.sub(lambda m: f"{m[1]} {'their' if m[1].lower().startswith('they') else 'the'} ", text)
+    if met != text:
+        found = describe(pack, sides, met)
+        if found[1] or found[2] is not None:
+            return found
     carried = _carried_first(pack, text)
     if carried != text:
         moved = describe(pack, sides, carried)

@@ -567,6 +567,26 @@ _I_HAVE_AFTER = re.compile(
 )
 
 
+# "Their other long range one, Tamsin": a description, then the name it stands for.
+_BEFORE_NAME = re.compile(
+    r"\b(?P<side>their|the|my|our)\s+(?:[a-z]+\s+){0,4}?(?:one|guy|girl|dude|lady|man|woman)"
+    r"\s*,\s*$",
+    re.IGNORECASE,
+)
+
+
+def _appositive(pack: Pack, text: str) -> str:
+    """ "What about their other long range one, Tamsin" as "what about their Tamsin": the name says
+    who is meant; the words before it only describe it."""
+    unit = pack.catalog.schema.kind("unit")
+    for m in reversed(link_entities(pack, text)):
+        before = _BEFORE_NAME.search(text[: m.span[0]])
+        if m.kind == unit and before is not None:
+            side = f"{before['side']} " if before["side"].lower() != "the" else ""
+            text = f"{text[: before.start()]}{side}{text[m.span[0] :]}"
+    return text
+
+
 def _mine_said_after(pack: Pack, text: str) -> str:
     """ "Is Emberfox I have out any good" as "is my Emberfox any good": a relative clause of having
     after a unit's name is the player's side, and out of the way of the question."""
@@ -1124,6 +1144,25 @@ _WH_ELLIPSIS = re.compile(
 _YES_NO = re.compile(r"^(?:(?:ok|so|and|but)\s+)?(?P<aux>is|does|do|would|can|will|could)\s+", re.IGNORECASE)
 
 
+# "What's even the point of fire then" (English cue words): what that type is good for.
+_POINT_OF = re.compile(
+    r"\bwhat(?:'?s|\s+is)\s+(?:even\s+|actually\s+)?the\s+(?:point|use)\s+of\s+(?:an?\s+)?(?P<what>[a-z]+)"
+    r"(?:\s+(?:then|anyway|even|types?))*\W*$",
+    re.IGNORECASE,
+)
+
+
+def _point_of_type(pack: Pack, text: str) -> str:
+    """ "What's even the point of fire" as "what is fire good against": a type's use is what it beats."""
+    said = _POINT_OF.search(text)
+    if said is None:
+        return text
+    kinds = pack.catalog.schema.kinds
+    if not any(m.kind in kinds and kinds[m.kind].role == "type" for m in link_entities(pack, said["what"])):
+        return text
+    return f"{text[: said.start()]}what is {said['what']} good against"
+
+
 def _wh_ellipsis(pack: Pack, text: str, history: Sequence[Exchange]) -> str | None:
     """ "What is then?" after "is fire good against water?": "what is good against water"."""
     asked = _WH_ELLIPSIS.match(text.strip())
@@ -1219,6 +1258,7 @@ def read_turn(pack: Pack, state: LiveState | None, text: str, history: Sequence[
         # "ember into their turtle": a short name of a unit in play, not a misheard name to ask about
         text = bare_names(pack, Sides(pack, state), text)[0]
     text = _wh_ellipsis(pack, text, history) or text
+    text = _point_of_type(pack, text)
     text = _without_asides(pack, text)
     news = _told_news(pack, text)
     if news is not None:
@@ -1302,6 +1342,10 @@ def read_turn(pack: Pack, state: LiveState | None, text: str, history: Sequence[
         noun = pack.catalog.schema.kinds[where].nouns[0].lower()
         second = re.sub(r"\bit\b", f"this {noun}", second, count=1, flags=re.IGNORECASE)
     two = _read_one(pack, state, second, [*history, Exchange(one.text, "")])
+    if _SAME_AS_DESCRIBED.match(second) and not link_entities(pack, two.text):
+        # "Who's Lorcan again, is that the cowboy guy": a check of a description nothing in the pack
+        # fits; the first answer says who it is.
+        return _read_one(pack, state, first, history)
     pronoun = _UNRESOLVED.search(second)
     asks_pick = _ASKS_PICK.search(first) is not None
     if (asks_pick or _ASKS_WHO.match(first)) and pronoun is None:
@@ -1326,6 +1370,10 @@ def read_turn(pack: Pack, state: LiveState | None, text: str, history: Sequence[
     return Reading(text=one.text, resolved=notes, second=two.text)
 
 
+_SAME_AS_DESCRIBED = re.compile(
+    r"^\W*(?:(?:and|so|like)\W+)*(?:is\s+(?:that|he|she|it|this)|that'?s|thats)\s+(?:the|a|an|that)\s+[a-z]+",
+    re.I,
+)
 _SUBJECT_WORD = re.compile(r"\b(?:i|we|they|he|she|you|it|im|i'm|we're|were|they're|theyre)\b", re.IGNORECASE)
 
 
@@ -1964,7 +2012,7 @@ def _read_one(
     ):
         # "Who's their healer?" asks who fits the description: the answer is that unit itself.
         described = f"tell me about {described[_WHO_IS.match(text).end() :]}".rstrip(" ?.!")  # type: ignore[union-attr]
-    text = _mine_said_after(pack, described)
+    text = _appositive(pack, _mine_said_after(pack, described))
     notes += said
     for step in (_out_unit, _correct, _follow_up, _choice_of):
         text, said = step(pack, sides, text, history)

@@ -271,6 +271,18 @@ def _explain_term(t: RealizerTurn, term: Term) -> bool:
         if foes and _guidance_has(t.pack, "term_style_theirs"):
             t.add("guidance", "term_style_theirs", "answer", units=spoken_list(foes))
         return True
+    if term.kind == "chart" and _guidance_has(t.pack, "term_type_chart"):
+        # "Which one beats which": the rule, then each type with the ones it hits for more
+        typed = next((m for m in t.pack.catalog.schema.matchups if m.attribute is not None), None)
+        table = catalog.tables.get(typed.name, {}) if typed is not None else {}
+        beats = [
+            f"{a} beats {spoken_list([b for b, x in row.items() if x > (typed.default if typed else 1.0)])}"
+            for a, row in table.items()
+            if any(x > (typed.default if typed else 1.0) for x in row.values())
+        ]
+        if beats:  # (the rule itself left out: the chart alone is a long sentence to hear)
+            t.add("guidance", "term_type_chart", "answer", description="; ".join(beats))
+            return True
     if term.kind == "type" and _guidance_has(t.pack, "term_type"):
         t.add("guidance", "term_type", "answer")
         typed = next((m for m in t.pack.catalog.schema.matchups if m.attribute is not None), None)
