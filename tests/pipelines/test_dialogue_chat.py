@@ -69,6 +69,21 @@ SESSIONS: dict[str, dict[str, list[tuple[str, list[str], list[str]]]]] = {
                 ["biggest threat"],
             ),
         ],
+        "left_to_unlock": [  # what it has and what is still locked, not "yes, you have it"
+            (
+                "does the stag even have anything left to unlock",
+                ["Worldroot Slam is still locked"],
+                ["Yes, you have"],
+            ),
+        ],
+        "use_it_when": [  # timing asked of a move, not its damage on the one named
+            ("what does thicket wall do", ["protects the whole team"], []),
+            (
+                "oh nice so i use it right when voltail is about to do his big hit?",
+                ["just before"],
+                ["element"],
+            ),
+        ],
         "put_right": [  # "no wait, I meant X, not Y": the last question again with the one meant
             ("i am using the fox on shell bastian", ["Emberfox deals half damage"], []),
             (
@@ -1727,6 +1742,18 @@ SESSIONS: dict[str, dict[str, list[tuple[str, list[str], list[str]]]]] = {
         ],
         "who_again": [  # a check of a description nothing fits: the first answer, no question back
             ("whos lorkin again, is that the cowboy guy", ["gunslinger"], ["Which hero"]),
+        ],
+        "after_that": [  # "and after that" of the next one: the one after those said
+            ("ok so im level 10, whats the next hero i unlock", ["Bexley"], []),
+            ("and after that", ["Gundra"], ["Which hero"]),
+        ],
+        "away_after_thanks": [  # a step away after thanks: no answer about "that one"
+            ("whats the plan with their team", ["Long Watch"], []),
+            (
+                "sick thanks man. my dog is barking gotta deal with that one sec",
+                ["Glad it helped"],
+                ["Nadira"],
+            ),
         ],
         "carried_first": [  # "the guy with the big shield": the unit carrying it, on the side said
             ("the guy with the big shield on their side, how do i get past him", ["Brannoc"], ["Which hero"]),

@@ -65,12 +65,12 @@ from voicecoach.perception.descriptions import (
 )
 from voicecoach.perception.lexicon import Lexicon, suggest
 from voicecoach.perception.prior import (
-    ACKNOWLEDGED,
     ASK_AGAIN,
     INSTEAD,
     WHAT_NOW,
     kind_token,
     normalise,
+    nothing_asked,
     offered,
     remark,
 )
@@ -2040,7 +2040,7 @@ def _read_one(
         # "Their five plays poke, like the Long Watch comp" - "ok what beats that": their team.
         text = _BEATS_THAT.sub(lambda m: f"{m['ask']} their team", text)
         notes.append("'that' -> their team (the last answer read their side)")
-    if history and not ACKNOWLEDGED.match(normalise(text)):  # ("ok do it": the advice taken, nothing asked)
+    if history and not nothing_asked(text):  # ("ok do it", "gotta deal with that one sec": nothing asked)
         last = history[-1]
         first = _first_sentence(last.reply)
         # The last question as it was read: "my fox keeps getting one shot" named Emberfox.
@@ -2121,17 +2121,22 @@ def _read_one(
         ASK_AGAIN.search(text.lower())
         and not [u for u in _units(pack, text) if u not in kept_out]  # "someone else, not Brannoc"
         and history
-        and _put_forward(pack, history[-1])
+        and _put_forward(pack, Exchange(history[-1].utterance.partition(JOINT)[0], history[-1].reply))
     ):
         # "Another option?" after "who counters Paxton?" answered with a pick: another answer to that
         # question (after an answer that put nothing forward, W3's next direction answers it).
         asked = history[-1].utterance
         role_words = set(re.findall(r"[a-z]+", asked.lower())) & describer(pack).vocabulary  # "who can tank"
-        if (_units(pack, asked) or role_words) and JOINT not in asked:  # two questions: W3's next direction
+        # (or a question whose answer is a pick: "what's the next hero I unlock" - "and after that",
+        # also when a second question was asked with it)
+        if JOINT in asked and _ASKS_PICK.search(asked.partition(JOINT)[0]):
+            asked = asked.partition(JOINT)[0]
+        if (_units(pack, asked) or role_words or _ASKS_PICK.search(asked)) and JOINT not in asked:
             # Asked again already ("who counters Paxton, another option?"): the question it asked.
             cuts = [i for i, ch in enumerate(asked) if ch == "," and _units(pack, asked[:i])]
             asked = next((asked[:i] for i in cuts if ASK_AGAIN.search(asked[i:].lower())), asked)
-            text = f"{asked.rstrip(' ?.!')}, {text.strip()}"
+            again = re.sub(r"^(?:and|so|ok|okay)\W+", "", text.strip(), flags=re.IGNORECASE)  # (not a JOINT)
+            text = f"{asked.rstrip(' ?.!')}, {again}"
             notes.append("asked again: the last question")
     last_units = (
         (_units(pack, history[-1].utterance) or _units(pack, _first_sentence(history[-1].reply)))

@@ -1199,6 +1199,9 @@ class IntentPrior:
             # "What's everyone running", "anything unlocked we aren't using": the whole side's options;
             # "anything unlocked he isn't using": that unit's.
             p, rule = self._only(self.equipped_pair), "team_loadout"
+        elif self.options_pair is not None and named and _LEFT_TO_UNLOCK.search(said):
+            # "Does the stag even have anything left to unlock": what it has and what is still locked.
+            p, rule = self._only(self.options_pair), "left_to_unlock"
         elif self.options_pair is not None and named and self._has_got.search(abstracted):
             # "What else has the hawk got": its moves, not a team built around it.
             p, rule = self._only(self.options_pair), "has_got"
@@ -1955,6 +1958,7 @@ class IntentPrior:
             and named
             and all(u in theirs for u in named)
             and OPTION_HITS.search(normalise(text))
+            and not WHEN_TO_USE.search(normalise(text))  # "use it right when he does his big hit"
         ):
             # "Would Inferno Roar hit Shellbastion for normal or half?": the option's damage on it.
             intent, sub_intent = self.option_hits_pair
@@ -2222,6 +2226,9 @@ ON_WHOM = re.compile(
 WHEN_TO_USE = re.compile(
     r"\bwhen(?:s|\s+is)?\s+(?:should|do|would|to|the\s+best\s+time\s+to)\s+(?:i\s+|we\s+)?(?:use|pop|throw|fire|activate|"
     r"cast|drop|press|hit|save)\b|\bbest\s+time\s+to\s+(?:use|pop|throw|fire|activate|cast|drop)\b"
+    # "so I use it right when he's about to do his big hit", "save Bark Skin for their big attack"
+    r"|\b(?:use|pop|save|cast|activate|throw)\s+(?:\w+\s+){0,3}?(?:right\s+|just\s+)?(?:when|before|for|as\s+soon\s+as)\s+"
+    r"(?:\w+\s+){0,6}?(?:big|strongest|best|ult\w*)\s+(?:hit|attack|move|combo|one)\b"
 )
 # "Who do we focus first", "which of their guys can I dive": the side's target (English cue words).
 OUR_TARGET = re.compile(
@@ -2297,7 +2304,10 @@ WHO_ARE_YOU = re.compile(
 )
 STEPPING_AWAY = re.compile(r"^\W*(?:gtg|g2g|got\s+to\s+go|gg|ggs|gg\s+wp|good\s+game|good\s+games)\W*$")
 # "brb", "one sec": back in a moment, not leaving (a word back, not a goodbye).
-_ASKS_ANYTHING = r"(?!.*\b(?:what|whats|who|whos|which|how|why|should|can|could|would|is|are|does|do\s+i)\b)"
+_ASKS_ANYTHING = (
+    r"(?!.*\b(?:what|whats|who|whos|which|how|why|should|can|could|would|will|is|are|was|does|did|"
+    r"do\s+(?:i|we|you)|have\s+(?:i|we|you))\b)"
+)
 BACK_SOON = re.compile(
     r"^\W*(?:brb|afk|be\s+right\s+back|one\s+sec(?:ond)?|hold\s+on)\W*$"
     # "brb gotta grab water": stepping away, whatever the errand's words
@@ -2306,6 +2316,18 @@ BACK_SOON = re.compile(
     # one sec": said last, after a remark, nothing asked
     rf"|^{_ASKS_ANYTHING}.*\b(?:brb|afk|be\s+right\s+back|(?:one|a|1)\s+sec(?:ond)?|gotta\s+(?:deal|grab)|"
     r"got\s+to\s+deal|grab(?:bing)?\s+(?:a|some)\s+(?:snack|drink|water|food|bite))\W*$"
+)
+
+
+def nothing_asked(text: str) -> bool:
+    """Is the turn an answer taken in, a plan said back or a step away ("ok cool", "got it", "gonna
+    grab a snack, brb"), asking nothing the dialogue should resolve?"""
+    said = normalise(text)
+    return bool(ACKNOWLEDGED.match(said) or _TAKEN_IN.search(said) or BACK_SOON.search(said))
+
+
+_LEFT_TO_UNLOCK = re.compile(
+    r"\b(?:anything|what|much|stuff)\s+(?:else\s+|more\s+)?(?:left|still)\s+to\s+(?:unlock|get|learn)\b"
 )
 # "What would you put in instead", "who goes in for it", "who do I drop for Hexmoth", "who comes off for
 # Brannoc" (English cue words): the swap, the one coming in named or not.

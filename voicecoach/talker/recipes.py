@@ -43,6 +43,7 @@ from voicecoach.domain.view import Owned, StateView
 from voicecoach.perception.descriptions import describer, kinds_said
 from voicecoach.perception.limits import AGAINST_THEM, THEIR_SIDE
 from voicecoach.perception.prior import (
+    ASK_AGAIN,
     FIRST_OF_THEIRS,
     KEEP_OR_CHANGE,
     LEVEL_CONCERN,
@@ -2796,6 +2797,9 @@ def next_unit(c: _Ctx) -> list[Line]:
     lacking = [u for u in c.catalog.entities.get(view.unit_kind, {}) if not view.owns(u)]
     if not lacking:
         return c.line(c.step.none_key)
+    if ASK_AGAIN.search(normalise(c.t.utterance)) and [u for u in lacking if u not in c.t.put_forward]:
+        # "And after that?": the next one after those just said
+        lacking = [u for u in lacking if u not in c.t.put_forward]
 
     def gates(uid: str) -> tuple[int, ...]:
         unlock = c.catalog.get(view.unit_kind, uid).value("unlock")  # type: ignore[union-attr]
