@@ -84,6 +84,14 @@ SESSIONS: dict[str, dict[str, list[tuple[str, list[str], list[str]]]]] = {
                 ["element"],
             ),
         ],
+        "one_for_another": [  # "Hexmoth for Oakhorn": a swap of the player's own, not a fight between them
+            ("hex moth for oakhorn", ["Keep Oakhorn in"], ["Eclipse Court"]),
+            ("hexmoth for emberfox then", ["Keep Emberfox in"], ["Against Emberfox"]),
+        ],
+        "scarier": [  # which of theirs is the threat, not a counter to the first named
+            ("whos scarier their voltail or their shellbastion or the briar cat", ["biggest threat"], []),
+        ],
+        "keep_it": [("k keep it", ["Good luck"], ["worth it"])],
         "put_right": [  # "no wait, I meant X, not Y": the last question again with the one meant
             ("i am using the fox on shell bastian", ["Emberfox deals half damage"], []),
             (
@@ -1753,6 +1761,16 @@ SESSIONS: dict[str, dict[str, list[tuple[str, list[str], list[str]]]]] = {
                 "sick thanks man. my dog is barking gotta deal with that one sec",
                 ["Glad it helped"],
                 ["Nadira"],
+            ),
+        ],
+        "out_then_in": [  # "Renzo out, Tamsin in": that swap, not who Renzo is
+            ("renzo out tamsin in", ["Swap Renzo off for Tamsin"], ["shotgunner"]),
+        ],
+        "bigger_problem": [  # a threat ranked, not what heals among them
+            (
+                "whos the bigger problem their quillan or tamsin or the nadira healing them",
+                ["Watch"],
+                ["no numbers"],
             ),
         ],
         "carried_first": [  # "the guy with the big shield": the unit carrying it, on the side said

@@ -1085,6 +1085,10 @@ class IntentPrior:
             if about_unit[int(p.argmax())] and not about_unit.all():
                 p, rule = np.where(about_unit, 0.0, p), "told_gone"
         named = kind_token(unit or "") in abstracted.split()
+        if self.threat_pair is not None and SCARIER.search(said) and _AGAINST_US.search(said):
+            # "Who's scarier, their Voltail or their Shellbastion": which of theirs is the threat.
+            p, rule = self._only(self.threat_pair), "scarier"
+            named = False
         choice = offered(self.pack, text, mentions) if named else []
         units_said = [m for m in mentions if m.kind == unit]
         if (
@@ -1963,6 +1967,21 @@ class IntentPrior:
             # "Would Inferno Roar hit Shellbastion for normal or half?": the option's damage on it.
             intent, sub_intent = self.option_hits_pair
             return pred.model_copy(update={"intent": intent, "sub_intent": sub_intent, "rule": "option_hits"})
+        units_said = [m for m in found if m.kind == unit]
+        if (
+            self.swap_pair is not None
+            and pair != self.swap_pair
+            and len(units_said) == 2
+            and units_said[0].id in benched
+            and units_said[1].id in fielded
+            and re.fullmatch(
+                r"\s+(?:in\s+)?for\s+(?:my\s+)?", text[units_said[0].span[1] : units_said[1].span[0]]
+            )
+        ):
+            # "Hexmoth for Oakhorn": one of the player's own on the bench for one on the team, a swap
+            # (not how one fares against the other).
+            return pred.model_copy(update={"intent": self.swap_pair[0], "sub_intent": self.swap_pair[1],
+                                           "rule": "one_for_another"})  # fmt: skip
         if (
             self.target_pair is not None
             and len({m.id for m in options}) == 1
@@ -2109,6 +2128,8 @@ HAS_ANYONE = re.compile(
 OUT_AND_IN = re.compile(
     r"\b(?:take|pull|swap|switch|sub|bench|sit|drop)\s+(?:\w+\s+){0,2}out\b.*\b(?:put|bring|swap|sub|get)\s+"
     r"(?:\w+\s+){0,2}in\b|\b(?:take|pull)\s+(?:\w+\s+){0,2}out\s+for\b"
+    # "Renzo out, Tamsin in" (said short, of abstracted names)
+    r"|\bx[a-z]+x\s+out\W+(?:and\s+|then\s+)?x[a-z]+x\s+in\b"
 )
 # "Bench X for Y", "benching X and using Y", "drop X, play Y" (English cue words, a unit after each).
 BENCH = r"(?:bench|benching|drop|dropping|ditch|ditching|swap|swapping|sub|subbing|take|taking|pull|pulling)"
@@ -2329,6 +2350,11 @@ def nothing_asked(text: str) -> bool:
 _LEFT_TO_UNLOCK = re.compile(
     r"\b(?:anything|what|much|stuff)\s+(?:else\s+|more\s+)?(?:left|still)\s+to\s+(?:unlock|get|learn)\b"
 )
+# "Who's scarier", "which is the bigger problem" (English cue words, normalised text).
+SCARIER = re.compile(
+    r"\b(?:who|whos|which(?:\s+one)?(?:s|\s+is)?)\s+(?:is\s+)?(?:the\s+)?(?:scarier|more\s+dangerous|"
+    r"bigger\s+(?:threat|problem|deal)|(?:more|most)\s+of\s+a\s+(?:threat|problem)|worse\s+for\s+(?:me|us))\b"
+)
 # "What would you put in instead", "who goes in for it", "who do I drop for Hexmoth", "who comes off for
 # Brannoc" (English cue words): the swap, the one coming in named or not.
 _IN_ITS_PLACE = re.compile(
@@ -2354,6 +2380,10 @@ _TAKEN_IN = re.compile(
     r"sounds\s+good|noted|understood)\W*$"
     rf"|^{_ASKS_ANYTHING}\W*(?:(?:ok|okay|alright|right|cool|fine)\W+)*(?:i'?ll|i\s+will|im\s+gonna|i'?m\s+going\s+to|"
     r"gonna|lets|let'?s)\s+(?:try|do|go|give)\b(?!.*\b(?:or|if)\b)"
+    # "k keep it", "ok going with the same three", "that one's on me lol"
+    rf"|^{_ASKS_ANYTHING}\W*(?:(?:ok|okay|k|kk|alright|right|cool|fine|yeah|yep)\W+)*(?:keep(?:ing)?\s+it|"
+    r"(?:going|sticking|staying)\s+with\s+(?:the\s+)?same(?:\s+\w+)?)\W*$"
+    rf"|^{_ASKS_ANYTHING}.*\b(?:that(?:\s+one)?(?:s|\s+is|\s+was)|my\s+bad)\s+on\s+me\b"
 )
 # "Any tips?", "how do I get better at this", "what should I focus on": the player asks for advice
 # as such (English cue words), so a general tip is an answer, not a stock line after one.

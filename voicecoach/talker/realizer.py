@@ -59,6 +59,7 @@ from voicecoach.perception.prior import (
     CLAIMS_AHEAD,
     CLAIMS_BEHIND,
     FIRST_OF_THEIRS,
+    SCARIER,
     SITUATION,
     TOLD_GONE,
     VENTED,
@@ -679,6 +680,8 @@ def _has_effect(t: RealizerTurn, utterance: str) -> bool:
     asked = effect_question(pack, utterance)
     if asked is None or view.option_kind is None or len(t.skills) > 1:
         return False
+    if SCARIER.search(normalise(utterance)):
+        return False  # "who's the bigger problem, Quillon or the Nadira healing them": a threat, ranked
     if not _guidance_has(pack, "effect_yes"):
         return False
     fx = option_effects(pack)
