@@ -92,6 +92,13 @@ SESSIONS: dict[str, dict[str, list[tuple[str, list[str], list[str]]]]] = {
             ("whos scarier their voltail or their shellbastion or the briar cat", ["biggest threat"], []),
         ],
         "keep_it": [("k keep it", ["Good luck"], ["worth it"])],
+        "beaten_by_told": [  # a fight told, then "what happened": that fight, not the rounds unseen
+            (
+                "ok so my fire fox just went in and got absolutely deleted by the turtle, what happened there",
+                ["Shellbastion deals double damage to your Emberfox"],
+                ["doesn't show"],
+            ),
+        ],
         "put_right": [  # "no wait, I meant X, not Y": the last question again with the one meant
             ("i am using the fox on shell bastian", ["Emberfox deals half damage"], []),
             (

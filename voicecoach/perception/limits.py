@@ -53,6 +53,7 @@ _STATS: tuple[tuple[str, str], ...] = (
 _OF_THE_GAME = frozenset({"prices", "drop rates", "win or pick rates", "kill counts"})
 _POSITIONS = "where anyone is on the map"
 # What happens live in the match that no state field holds (asked or told, with or without a unit).
+_ROUNDS_PLAYED = "what happened in the rounds played"
 _LIVE: tuple[tuple[re.Pattern[str], str], ...] = (
     (
         re.compile(
@@ -104,7 +105,7 @@ _LIVE: tuple[tuple[re.Pattern[str], str], ...] = (
             r"|\bhow\s+did\s+(?:we|i)\s+lose\b",
             re.IGNORECASE,
         ),
-        "what happened in the rounds played",
+        _ROUNDS_PLAYED,
     ),
 )
 # What the moment of the fight holds and no state field does (the clock, who the player controls,
@@ -313,10 +314,20 @@ def _clause_of(text: str, mention: Mention) -> str:
     return text[start : after.start() if after else len(text)]
 
 
+# "My fox got absolutely deleted by the turtle" (English cue words): what happened, told.
+_TOLD_HIT = re.compile(
+    r"\b(?:got|was|were|been|gets|get)\s+(?:\w+\s+)?(?:deleted|destroyed|killed|wrecked|one\s*-?\s*shot|smoked|melted|"
+    r"knocked\s+out|shredded|flattened|bodied)\s+(?:\w+\s+){0,2}?by\b",
+    re.IGNORECASE,
+)
+
+
 def data_limit(pack: Pack, text: str, theirs: Collection[str] = ()) -> Limit | None:
     """The part of `text` the pack's data cannot answer, or None. `theirs`: the units only the
     opponent fields (the state holds no levels, stages or loadouts of theirs)."""
     for pattern, spoken in _LIVE:
+        if spoken == _ROUNDS_PLAYED and _TOLD_HIT.search(text):
+            continue  # "my fox got deleted by the turtle, what happened there": told, asked why
         if pattern.search(text):
             # "our dps is afk": not something the coach can see ("where should I stand": a place)
             return Limit("position" if spoken == _POSITIONS else "live", spoken)

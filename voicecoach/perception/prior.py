@@ -1500,6 +1500,9 @@ class IntentPrior:
             # against what they field (a pack without a unit matchup pair: its counter pair, whose
             # answer weighs the player's own unit against their side).
             p, rule = self._only(self.versus_pair or self.counter_pair), "any_use_vs_them"  # type: ignore[arg-type]
+        elif self.versus_pair is not None and _BEATEN_BY.search(abstracted):
+            # "My fox just went in and got deleted by the turtle, what happened": that fight, told.
+            p, rule = self._only(self.versus_pair), "beaten_by"
         elif (
             (self.versus_pair or self.counter_pair) is not None
             and abstracted.split().count(kind_token(unit or "")) == 1
@@ -2349,6 +2352,10 @@ def nothing_asked(text: str) -> bool:
 
 _LEFT_TO_UNLOCK = re.compile(
     r"\b(?:anything|what|much|stuff)\s+(?:else\s+|more\s+)?(?:left|still)\s+to\s+(?:unlock|get|learn)\b"
+)
+_BEATEN_BY = re.compile(
+    r"\bx[a-z]+x\s+(?:\w+\s+){0,5}?(?:got|was|gets|get)\s+(?:\w+\s+)?(?:deleted|destroyed|killed|wrecked|one\s*shot|"
+    r"smoked|melted|shredded|flattened|bodied|knocked\s+out)\s+(?:\w+\s+){0,2}?by\s+(?:their\s+|the\s+)?x[a-z]+x\b"
 )
 # "Who's scarier", "which is the bigger problem" (English cue words, normalised text).
 SCARIER = re.compile(
