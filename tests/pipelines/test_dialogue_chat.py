@@ -94,7 +94,7 @@ SESSIONS: dict[str, dict[str, list[tuple[str, list[str], list[str]]]]] = {
         "keep_it": [("k keep it", ["Good luck"], ["worth it"])],
         "beaten_by_told": [  # a fight told, then "what happened": that fight, not the rounds unseen
             (
-                "ok so my fire fox just went in and got absolutely deleted by the turtle, what happened there",
+                "ok so my fire fox went in and got absolutely deleted by the turtle, what happened there",
                 ["Shellbastion deals double damage to your Emberfox"],
                 ["doesn't show"],
             ),
