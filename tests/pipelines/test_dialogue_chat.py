@@ -99,6 +99,16 @@ SESSIONS: dict[str, dict[str, list[tuple[str, list[str], list[str]]]]] = {
                 ["doesn't show"],
             ),
         ],
+        "got_the_cat": [  # a knockout cheered; "I got this one with ..." is no round won
+            ("yes we got the cat", ["Nice one"], ["don't own", "roster"]),
+        ],
+        "chart_of_mine": [  # the chart "for my team": what the player's own hit, not the whole chart
+            (
+                "how does the type chart work for my team, what are my three strong and weak against",
+                ["Emberfox"],
+                ["beats two"],
+            ),
+        ],
         "put_right": [  # "no wait, I meant X, not Y": the last question again with the one meant
             ("i am using the fox on shell bastian", ["Emberfox deals half damage"], []),
             (

@@ -75,7 +75,8 @@ def asked_term(pack: Pack, text: str) -> Term | None:
     """The pack term `text` asks the meaning of, or None (a unit or an option named is no term)."""
     text = text.strip().lower().replace("\u2019", "'")
     typed = next((name for name, kind in pack.catalog.schema.kinds.items() if kind.role == "type"), None)
-    if typed is not None and _chart(typed).search(text):
+    if typed is not None and _chart(typed).search(text) and not re.search(r"\b(?:my|our|mine)\b", text):
+        # (the chart "for my team" asks what the player's own are strong and weak against: not this)
         return Term("chart", typed)
     said = next((m for pattern in _MEANING if (m := pattern.match(text)) is not None), None)
     if said is None:

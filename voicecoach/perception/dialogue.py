@@ -1595,7 +1595,9 @@ def _accepted(pack: Pack, text: str, last: Exchange) -> str | None:
 
 # "We just dropped that round", "gg we won round 2": a round the game has not pushed yet (English cues).
 ROUND_WON = re.compile(
-    r"\b(?:we|i)\s+(?:just\s+)?(?:won|took|got|grabbed|stole)\s+(?:that|the|this|round|game)\b"
+    # ("I got this hero with the turret", "we got the cat": no round)
+    r"\b(?:we|i)\s+(?:just\s+)?(?:won|took|got|grabbed|stole)\s+(?:(?:that|the|this)\s+(?:one|round|game|match)\b|"
+    r"round\b|game\b|(?:that|this)(?=\W*$|\s*[,.!;]))"
     r"(?!\s+(?:fight|teamfight|duel|trade|push|point)\b)(?:\s+(?:one|round))?|\bthey\s+(?:just\s+)?(?:lost|dropped|threw)\s+(?:that|the|this)\s+(?:one|round)\b",
     re.I,
 )

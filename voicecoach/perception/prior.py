@@ -2276,7 +2276,7 @@ VENTED = re.compile(rf"^\W*(?:ugh+|argh+|ffs)\b|{_VENT_WORDS}")
 _CHEER = re.compile(
     r"\b(?:let'?s\s*go+|lets\s*go+|yes{2,}|yay+|woo+h?o*|clutch|finally|happy\s+dance|"
     r"got\s+(?:a\s+|his\s+|her\s+|my\s+|our\s+|the\s+)?(?:first\s+)?(?:kill|ko|knockout|triple|double)|"
-    r"(?:took|taken|knocked|knocks|knock|takes)\s+(?:out|down)|(?:we|i)\s+(?:won|took|got\s+(?:him|her|them|em|it|one))|"
+    r"(?:took|taken|knocked|knocks|knock|takes)\s+(?:out|down)|(?:we|i)\s+(?:won|took|got\s+(?:him|her|them|em|it|one|the\s+\w+|their\s+\w+|\w+\W*$))|"
     r"won\s+(?:that|the|this)|took\s+the\s+point|"
     r"(?:just\s+)?(?:flattened|destroyed|wrecked|smoked|deleted|killed|downed|one[\s-]?shot|beat|crushed))\b"
 )
