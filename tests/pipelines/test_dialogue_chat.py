@@ -109,6 +109,15 @@ SESSIONS: dict[str, dict[str, list[tuple[str, list[str], list[str]]]]] = {
                 ["beats two"],
             ),
         ],
+        "relayed": [  # a question asked for someone else is that question
+            (
+                "hi uh my son wants to know why the fire fox does like nothing to the turtle one",
+                ["half damage"],
+                [],
+            ),
+            ("she wants to know if the turtle can hurt our deer guy a lot", ["Lumifawn"], ["Emberfox"]),
+            ("haha ok he says thank you coach", ["Any time"], ["Emberfox"]),
+        ],
         "put_right": [  # "no wait, I meant X, not Y": the last question again with the one meant
             ("i am using the fox on shell bastian", ["Emberfox deals half damage"], []),
             (

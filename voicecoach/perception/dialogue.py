@@ -1144,6 +1144,40 @@ _WH_ELLIPSIS = re.compile(
 _YES_NO = re.compile(r"^(?:(?:ok|so|and|but)\s+)?(?P<aux>is|does|do|would|can|will|could)\s+", re.IGNORECASE)
 
 
+# "My daughter wants to know why ...", "she's asking which ...", "..., he's asking" (English cue words):
+# a question relayed for someone else is that question.
+_RELAY_LEAD = re.compile(
+    r"^\W*(?:(?:hi|hey|uh|um|ok|okay|and|so|haha|lol|oh)\W+)*"
+    r"(?:(?:my|our)\s+(?:\w+\s+)?(?:son|daughter|kid|kids|boy|girl|friend|buddy|brother|sister|grandson|granddaughter|"
+    r"nephew|niece|wife|husband|partner|mate)|he|she|they)\s+"
+    r"(?:wants?\s+to\s+know|wanted\s+to\s+know|is\s+asking|'?s\s+asking|s\s+asking|asks|asked|is\s+wondering|wonders|"
+    r"'?s\s+wondering)\s*,?\s*(?P<embedded>if|whether)?\s*",
+    re.IGNORECASE,
+)
+_RELAY_TAIL = re.compile(
+    r"\s*,?\s*(?:(?:he|she|they)(?:'s|s|\s+is|\s+are|'re)?|my\s+\w+\s+is)\s+(?:asking|wondering)\W*$", re.I
+)
+_RELAYED_THANKS = re.compile(r"\b(?:he|she|they)\s+says?\s+(?P<thanks>thanks|thank\s+you)\b", re.IGNORECASE)
+_EMBEDDED = re.compile(
+    r"^(?P<subject>(?:\S+\s+){1,5}?)(?P<aux>can|could|will|would|should|is|are|does|do|has|have)\s+", re.I
+)
+
+
+def _relayed(text: str) -> str:
+    """The question a player relays for someone else, as asked: "she wants to know if the turtle can
+    hurt our deer guy" -> "can the turtle hurt our deer guy"; "she says thank you" -> "thank you"."""
+    if (thanks := _RELAYED_THANKS.search(text)) is not None:
+        return text[thanks.start("thanks") :]
+    lead = _RELAY_LEAD.match(text)
+    if lead is not None and len(text[lead.end() :].split()) >= 3:
+        rest = text[lead.end() :]
+        embedded = _EMBEDDED.match(rest) if lead["embedded"] else None
+        if embedded is not None:  # "if the turtle can hurt ..." asks "can the turtle hurt ..."
+            rest = f"{embedded['aux']} {embedded['subject'].strip()} {rest[embedded.end() :]}"
+        return rest
+    return _RELAY_TAIL.sub("", text)
+
+
 # "What's even the point of fire then" (English cue words): what that type is good for.
 _POINT_OF = re.compile(
     r"\bwhat(?:'?s|\s+is)\s+(?:even\s+|actually\s+)?the\s+(?:point|use)\s+of\s+(?:an?\s+)?(?P<what>[a-z]+)"
@@ -1258,7 +1292,7 @@ def read_turn(pack: Pack, state: LiveState | None, text: str, history: Sequence[
         # "ember into their turtle": a short name of a unit in play, not a misheard name to ask about
         text = bare_names(pack, Sides(pack, state), text)[0]
     text = _wh_ellipsis(pack, text, history) or text
-    text = _point_of_type(pack, text)
+    text = _point_of_type(pack, _relayed(text))
     text = _without_asides(pack, text)
     news = _told_news(pack, text)
     if news is not None:
