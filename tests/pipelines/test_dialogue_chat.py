@@ -118,6 +118,18 @@ SESSIONS: dict[str, dict[str, list[tuple[str, list[str], list[str]]]]] = {
             ("she wants to know if the turtle can hurt our deer guy a lot", ["Lumifawn"], ["Emberfox"]),
             ("haha ok he says thank you coach", ["Any time"], ["Emberfox"]),
         ],
+        "and_theirs": [  # the last question of the other side
+            ("whos my strongest", ["Oakhorn"], []),
+            ("and theirs?", ["Shellbastion"], ["Your top hitter"]),
+        ],
+        "said_to_win": [  # "isn't electric supposed to wreck wind": yes when theirs wins
+            (
+                "galehawk versus voltail though, isnt electric supposed to wreck wind",
+                ["Yes, Voltail has the edge"],
+                [],
+            ),
+            ("does my galehawk beat voltail", ["No, Voltail has the edge"], []),
+        ],
         "put_right": [  # "no wait, I meant X, not Y": the last question again with the one meant
             ("i am using the fox on shell bastian", ["Emberfox deals half damage"], []),
             (

@@ -587,6 +587,25 @@ def _appositive(pack: Pack, text: str) -> str:
     return text
 
 
+_AND_THEIRS = re.compile(
+    r"^\W*(?:(?:and|ok|okay|so|what\s+about|how\s+about)\W+)*(?P<side>theirs|them|their\s+side|the\s+other\s+team|"
+    r"mine|ours|us|my\s+side)\W*$",
+    re.IGNORECASE,
+)
+_MINE_TO_THEIRS = (
+    (r"\bmy\b", "their"), (r"\bmine\b", "theirs"), (r"\bour\b", "their"), (r"\bours\b", "theirs"),
+    (r"\b(?:i|we)\s+(?:have|own|got)\b", "they have"),
+)  # fmt: skip
+_THEIRS_TO_MINE = ((r"\btheir\b", "my"), (r"\btheirs\b", "mine"), (r"\bthey\s+(?:have|own|got)\b", "I have"))
+
+
+def _side_words(question: str, to_theirs: bool) -> str:
+    """`question` asked of the other side: its "my" as "their" (or back)."""
+    for pattern, word in _MINE_TO_THEIRS if to_theirs else _THEIRS_TO_MINE:
+        question = re.sub(pattern, word, question, flags=re.IGNORECASE)
+    return question
+
+
 def _mine_said_after(pack: Pack, text: str) -> str:
     """ "Is Emberfox I have out any good" as "is my Emberfox any good": a relative clause of having
     after a unit's name is the player's side, and out of the way of the question."""
@@ -2144,6 +2163,13 @@ def _read_one(
     if history and (instead := _pick_instead(pack, sides, text, history[-1])) is not None:
         text = instead
         notes.append("a pick in place of the last one")
+    if history and (other_side := _AND_THEIRS.match(text)) is not None:
+        # "Who's my strongest?" - "and theirs?": the same question of the other side
+        to_theirs = other_side["side"].lower() in ("theirs", "them", "their side", "the other team")
+        swapped = _side_words(history[-1].utterance, to_theirs)
+        if swapped != history[-1].utterance:
+            text = swapped
+            notes.append("the last question, of the other side")
     if history and (without := _WITHOUT_IT.match(text)) is not None:
         gone = [u for u in _units(pack, without["rest"]) if u in _put_forward(pack, history[-1])]
         if gone and _short(pack, without["rest"]):

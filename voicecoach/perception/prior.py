@@ -2361,6 +2361,7 @@ _BEATEN_BY = re.compile(
 SCARIER = re.compile(
     r"\b(?:who|whos|which(?:\s+one)?(?:s|\s+is)?)\s+(?:is\s+)?(?:the\s+)?(?:scarier|more\s+dangerous|"
     r"bigger\s+(?:threat|problem|deal)|(?:more|most)\s+of\s+a\s+(?:threat|problem)|worse\s+for\s+(?:me|us))\b"
+    r"|\b(?:who|whos|which(?:\s+one)?(?:s|\s+is)?|whats)\s+(?:is\s+)?their\s+(?:strongest|best|toughest|top)\b"
 )
 # "What would you put in instead", "who goes in for it", "who do I drop for Hexmoth", "who comes off for
 # Brannoc" (English cue words): the swap, the one coming in named or not.

@@ -1440,9 +1440,15 @@ def _edge_verdict(c: _Ctx, m: Matchup, uid: str, others: list[str], threat: bool
         return []  # "could Shellbastion one-shot my fox": who has the edge is not a yes to that
     foe = others[0]
     mine, theirs = multiplier(c.catalog, m, uid, foe), multiplier(c.catalog, m, foe, uid)
-    # "is the fox bad against it", "should I keep the fox away from it": yes, theirs wins
+    # "is the fox bad against it", "should I keep the fox away from it": yes, theirs wins; "isn't
+    # electric supposed to wreck wind": the one said to win is theirs
+    said = _said_to_win(c, m, uid, foe)
     threat = (
-        worded or ASKED_BAD.search(c.t.utterance) is not None or _KEEP_AWAY.search(c.t.utterance) is not None
+        said
+        if said is not None
+        else worded
+        or ASKED_BAD.search(c.t.utterance) is not None
+        or _KEEP_AWAY.search(c.t.utterance) is not None
     )
     values = {"@unit": c.name(uid), "foe": c.name(foe)}
     if mine == theirs:
@@ -1453,6 +1459,34 @@ def _edge_verdict(c: _Ctx, m: Matchup, uid: str, others: list[str], threat: bool
 
 
 _KEEP_BEFORE = re.compile(r"\b(?:keep|keeping|leave)\s+(?:my\s+)?$", re.IGNORECASE)
+_BEATING_VERB = re.compile(
+    r"\b(?:wreck|wrecks|destroy|destroys|beat|beats|counter|counters|crush|crushes|smoke|smokes|stomp|stomps)\b",
+    re.I,
+)
+
+
+def _said_to_win(c: _Ctx, m: Matchup, uid: str, foe: str) -> bool | None:
+    """Whether the question puts theirs as the one that wins ("isn't electric supposed to wreck wind",
+    "does Voltail beat my hawk"): True for theirs, False for the player's, None when no such verb has
+    one of the two (or its type) before it."""
+    verb = _BEATING_VERB.search(c.t.utterance)
+    if verb is None:
+        return None
+    before = [x for x in link_entities(c.t.pack, c.t.utterance) if x.span[1] <= verb.start()]
+    if not before:
+        return None
+
+    def names(said: str, who: str) -> bool:
+        if said == who:
+            return True
+        entity = c.catalog.get(m.between[0], who) if m.attribute is not None else None
+        return entity is not None and str(entity.value(m.attribute or "")) == said
+
+    if names(before[-1].id, foe):
+        return True
+    return False if names(before[-1].id, uid) else None
+
+
 # "Keep the fox away from it", "should I avoid their turtle" (English cue words): asked as a danger.
 _KEEP_AWAY = re.compile(
     r"\b(?:keep\s+(?:\w+\s+){1,3}?(?:away|clear)\s+from|stay\s+(?:away|clear)\s+from|steer\s+clear\s+of|avoid|dodge)\b",
