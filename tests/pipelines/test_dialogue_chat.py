@@ -130,6 +130,12 @@ SESSIONS: dict[str, dict[str, list[tuple[str, list[str], list[str]]]]] = {
             ),
             ("does my galehawk beat voltail", ["No, Voltail has the edge"], []),
         ],
+        "swap_corrected_to_one_of_mine": [  # "no, for the fox": that one's swap or why to keep it
+            ("is my bird chick any use against them", ["Sparkwing"], []),
+            ("ok and who should i bring instead", ["Swap Sparkwing out for Hexmoth"], []),
+            ("nah i meant for the fox not the bird", ["Keep Emberfox in"], []),
+            ("something else", [], ["Keep Emberfox in"]),
+        ],
         "put_right": [  # "no wait, I meant X, not Y": the last question again with the one meant
             ("i am using the fox on shell bastian", ["Emberfox deals half damage"], []),
             (
@@ -1811,6 +1817,7 @@ SESSIONS: dict[str, dict[str, list[tuple[str, list[str], list[str]]]]] = {
                 ["no numbers"],
             ),
         ],
+        "swapping_now": [("nice ok swapping now", ["Good luck"], ["at spawn"])],
         "carried_first": [  # "the guy with the big shield": the unit carrying it, on the side said
             ("the guy with the big shield on their side, how do i get past him", ["Brannoc"], ["Which hero"]),
             ("i got this hero with the turret, is he good on this map", ["Paxton"], ["Which hero"]),

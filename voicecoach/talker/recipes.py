@@ -2343,10 +2343,16 @@ def pick_swap(c: _Ctx) -> list[Line]:
         # of another kind ("keep X in") as if it answered.
         return c.naming(c.inputs["only_key"], [])
     # "Something else?" (again): a swap bringing in a unit no recent reply put forward comes first;
-    # when every swap was said already, the next step's pick answers, not a repeat.
+    # when every swap was said already, the next step's pick answers, not a repeat (but of one of the
+    # team named to come out, "no, for the fox", that one's swap or why to keep it, below).
     said = c.t.put_forward
     rows = sorted(rows, key=lambda r: r["in"].get("id") in said)
-    if rows and all(r["in"].get("id") in said for r in rows):
+    out_named = (
+        []
+        if ASK_AGAIN.search(normalise(c.t.utterance))
+        else [u for u in c.t.mentioned if u in c.view.player_side()]
+    )
+    if rows and all(r["in"].get("id") in said for r in rows) and not out_named:
         ins = list(dict.fromkeys(r["in"].get("id", "") for r in rows))
         if len(ins) == 1 and c.inputs.get("only_key") and not c.t.mentioned:
             # "Who else could come in?" when one unit is every swap that helps: say so, not a pick
