@@ -1085,13 +1085,13 @@ class IntentPrior:
             if about_unit[int(p.argmax())] and not about_unit.all():
                 p, rule = np.where(about_unit, 0.0, p), "told_gone"
         named = kind_token(unit or "") in abstracted.split()
-        if self.threat_pair is not None and SCARIER.search(said) and _AGAINST_US.search(said):
-            # "Who's scarier, their Voltail or their Shellbastion": which of theirs is the threat.
-            p, rule = self._only(self.threat_pair), "scarier"
-            named = False
         choice = offered(self.pack, text, mentions) if named else []
         units_said = [m for m in mentions if m.kind == unit]
-        if (
+        if self.threat_pair is not None and SCARIER.search(said) and _AGAINST_US.search(said):
+            # "Who's scarier, their Voltail or their Shellbastion": which of theirs is the threat, not a
+            # choice among them to field.
+            p, rule = self._only(self.threat_pair), "scarier"
+        elif (
             choice
             and (
                 self.labels[int(p.argmax())] not in self.picking_pairs
