@@ -136,6 +136,14 @@ SESSIONS: dict[str, dict[str, list[tuple[str, list[str], list[str]]]]] = {
             ("nah i meant for the fox not the bird", ["Keep Emberfox in"], []),
             ("something else", [], ["Keep Emberfox in"]),
         ],
+        "hits_us_hardest": [  # which of theirs hurts the player's team most: their threat, then "that one"
+            (
+                "hey, which of their pets hits my team the hardest",
+                ["Shellbastion is their biggest threat"],
+                [],
+            ),
+            ("how do i deal with that one", ["Oakhorn"], ["Emberfox is fire"]),
+        ],
         "put_right": [  # "no wait, I meant X, not Y": the last question again with the one meant
             ("i am using the fox on shell bastian", ["Emberfox deals half damage"], []),
             (

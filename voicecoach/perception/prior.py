@@ -2362,6 +2362,9 @@ SCARIER = re.compile(
     r"\b(?:who|whos|which(?:\s+one)?(?:s|\s+is)?)\s+(?:is\s+)?(?:the\s+)?(?:scarier|more\s+dangerous|"
     r"bigger\s+(?:threat|problem|deal)|(?:more|most)\s+of\s+a\s+(?:threat|problem)|worse\s+for\s+(?:me|us))\b"
     r"|\b(?:who|whos|which(?:\s+one)?(?:s|\s+is)?|whats)\s+(?:is\s+)?their\s+(?:strongest|best|toughest|top)\b"
+    # "which of their pets hits my team the hardest", "who's giving us the most trouble"
+    r"|\b(?:who|whos|which)\b.*\b(?:hits?\s+(?:my\s+team|us|me)\s+(?:the\s+)?(?:hardest|most)|"
+    r"(?:giving|gives|causing|causes)\s+(?:us|me)\s+(?:the\s+)?most\s+(?:trouble|problems))\b"
 )
 # "What would you put in instead", "who goes in for it", "who do I drop for Hexmoth", "who comes off for
 # Brannoc" (English cue words): the swap, the one coming in named or not.
