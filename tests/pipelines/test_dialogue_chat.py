@@ -1071,6 +1071,30 @@ SESSIONS: dict[str, dict[str, list[tuple[str, list[str], list[str]]]]] = {
             ("is oakhorn bad here", ["No, Oakhorn works well here"], ["Yes, Oakhorn"]),
             ("galehawk, yes or no", ["mixed for Galehawk"], ["striker"]),
         ],
+        "option_on_either": [  # one move, on one of two named: which, not whether either learns it
+            (
+                "nightmare hex on the turtle or the cat",
+                ["Use Nightmare Hex on Shellbastion"],
+                ["can't learn"],
+            ),
+            ("blaze charge on the cat or the lightning thing", ["on Briarcat", "double"], ["can't learn"]),
+            ("overcharge the fox or the stag", ["Overcharge on your"], ["can't learn"]),
+        ],
+        "keep_all": [  # not swapping at all: the team as it is, rated
+            ("what if i dont swap at all", ["keep"], ["aggressive"]),
+        ],
+        "threat_to_us": [  # whether one of theirs threatens the player's side: an analysis
+            ("is voltail a threat to my team", ["Voltail"], ["roster", "built around"]),
+            ("who does shellbastion hit hardest on my team", ["Emberfox"], ["roster", "built around"]),
+        ],
+        "deal_with_their_option": [  # a move only theirs has, to be dealt with: answer the one with it
+            ("how do i deal with volt dash", ["Against Voltail"], ["don't own"]),
+        ],
+        "option_by_last_word": [  # "the whisper": the one move whose name ends so; "it" after it is it
+            ("what does nightmare hex do", ["Nightmare Hex"], []),
+            ("then perhaps the whisper, but on whom", ["Dread Whisper on"], ["I'm here"]),
+            ("thicket wall do i have it and what does it do", ["whole team", "Oakhorn"], ["can't learn"]),
+        ],
     },
     "strike_team": {
         "rule_term": [("whats a perk", ["one perk at a time"], ["outside"])],  # the game's rule that says it
@@ -1836,6 +1860,29 @@ SESSIONS: dict[str, dict[str, list[tuple[str, list[str], list[str]]]]] = {
         "option_asked_of_unit": [  # "what gun does X use": X's option of that kind; theirs, not locked
             ("what gun does nadira use", ["Dart Rifle"], ["haven't unlocked", "long-range healer"]),
             ("what perk does renzo have", ["Adrenaline"], []),
+        ],
+        "already_equipped": [  # what runs in the slot now: no "equip it at your next spawn" for it
+            ("overflow on?", ["already", "Overflow"], ["next spawn", "respawn"]),
+            ("is renzo running the auto shotgun", ["No", "Boomstick"], ["Yes"]),
+            ("put combat roll on lorcan", ["already"], ["next spawn", "respawn"]),
+        ],
+        "asked_plainly": [  # staying on a hero is a verdict on it here, not progression or its foe
+            (
+                "so should i even be on dumaka",
+                ["Dumaka", "Fathom Docks"],
+                ["best you have", "Against Dumaka"],
+            ),
+            ("is it worth playing lorcan here", ["Lorcan"], ["Against Lorcan"]),
+        ],
+        "weighed_three": [  # three weighed with "vs" is a choice among them, not fights
+            ("dumaka vs brannoc vs osmund for tank on docks", ["Brannoc"], ["Dumaka into Brannoc"]),
+        ],
+        "deal_with_their_option": [  # dealing with an option only theirs has: answer the unit with it
+            ("how do i deal with null grenade", ["Against Nadira"], ["haven't unlocked"]),
+            ("how do i play around quillons grapple line", ["Against Quillon"], ["haven't unlocked"]),
+        ],
+        "their_option_fact": [  # a fact of their item: no check of the player's roster, no loadout offer
+            ("how long does bexleys wall stay up", ["four seconds"], ["can't see", "counters", "loadout"]),
         ],
     },
 }

@@ -147,10 +147,13 @@ RECIPES: dict[str, RecipeSpec] = {
         _spec("option_status", {"option": "select", "unit": "select", "locked_key": "key",
                                 "gated_key": "key", "unowned_key": "key", "unlearnable_key": "key",
                                 "how_key": "key", "unowned_gated_key": "key", "levels_key": "key",
-                                "gate_key": "key", "theirs_key": "key"},
+                                "gate_key": "key", "theirs_key": "key", "equipped_key": "key",
+                                "unequipped_key": "key"},
               ("option",),
-              ("@option", "@unit", "unlock", "blocker", "level", "player_level", "slot", "levels"),
+              ("@option", "@unit", "unlock", "blocker", "level", "player_level", "slot", "levels", "other"),
               doc="levels_key: locked by the unit's own level alone, with {levels} to go; usable (key; "
+                  "equipped_key: the unit runs it now; unequipped_key: asked whether it runs it, and "
+                  "it runs {other} in that slot; "
                   "gate_key: asked at what level or stage it unlocks, that gate {unlock} and that it is "
                   "met), "
                   "locked on an owned unit with the gates it still misses (locked_key; "
@@ -245,13 +248,14 @@ RECIPES: dict[str, RecipeSpec] = {
                   "({units}, {mine}); ours_key / even_key the other outcomes"),
         _spec("option_target", {"option": "select", "matchup": "literal", "ally_key": "key",
                                 "ally_none_key": "key", "none_key": "key", "offered_key": "key",
-                                "instead_key": "key"},
+                                "instead_key": "key", "choice_key": "key", "choice_hits_key": "key"},
               ("option", "matchup"), ("@option", "@unit", "foe"),
               doc="asked on whom to use an option: one that only helps its own side on the player's "
                   "fielded unit their side beats most (ally_key; ally_none_key: none), any other on the "
                   "unit of theirs that beats most of the player's side (key; none_key: none does); of "
                   "theirs offered as targets, yes to the one that threatens most (offered_key), or their "
-                  "bigger threat instead (instead_key)"),
+                  "bigger threat instead (instead_key); of two or more offered, the one it hits "
+                  "hardest (choice_hits_key), else the one that threatens most (choice_key)"),
         _spec("unit_verdict", {"unit": "select", "bad_key": "key", "mixed_key": "key", "even_key": "key",
                                "good_no_key": "key", "bad_yes_key": "key", "bad_foe_key": "key",
                                "lean_good_key": "key", "lean_good_no_key": "key", "even_bad_key": "key",
@@ -382,9 +386,10 @@ RECIPES: dict[str, RecipeSpec] = {
                   "units gated on that player level ({unlocks}; at_level_none_key: none, then the next)"),
         _spec("option_equip", {"option": "select", "unit": "select", "tool": "literal", "done_key": "key",
                                "failed_key": "key", "locked_key": "key", "wrong_unit_key": "key",
-                               "gated_key": "key", "unowned_key": "key"},
+                               "gated_key": "key", "unowned_key": "key", "equipped_key": "key"},
               ("option", "tool"), ("@option", "@unit", "slot", "unlock", "blocker", "level", "player_level"),
-              doc="equipping an option through the side-effect `tool`: scheduled (key), done, failed; "
+              doc="equipping an option through the side-effect `tool`: already in its slot (equipped_key), "
+                  "scheduled (key), done, failed; "
                   "not called but possible (none_key); locked, another unit's, its unit not owned"),
         _spec("group_for_unit", {"unit": "select", "groups": "select", "missing_key": "key",
                                  "missing_only": "literal"}, ("unit",),

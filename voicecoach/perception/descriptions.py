@@ -1537,6 +1537,25 @@ def option_by_word(pack: Pack, text: str, state: LiveState | None = None) -> tup
                     *asked,
                     f"{the.group(0)!r} -> {hits[0]}",
                 ]
+        # "Then the whisper, but on whom", "is the roar worth it": the last word of exactly one
+        # option's name, after "the", is that option (not a look, a role or a type: "the shell").
+        # ("this hero with the turret": a unit, by what it carries)
+        for the in re.finditer(
+            r"(?<!with )\b(?:the|that|this)\s+([a-z]{4,})\b(?!\s+(?:one|thing|guy|girl|lady)\b)", text, re.I
+        ):
+            word = the.group(1).lower()
+            hits = [n for n in names if n.lower().split()[-1] == word]
+            moved = word in d.roles and _OPTION_VERB.search(text) is not None
+            if (
+                len(hits) == 1
+                and word not in types
+                and word not in FUNCTION_WORDS
+                and (word not in described or moved)
+            ):
+                return text[: the.start()] + hits[0] + text[the.end() :], [
+                    *asked,
+                    f"{the.group(0)!r} -> {hits[0]}",
+                ]
     return text, asked
 
 

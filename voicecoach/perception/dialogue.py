@@ -757,9 +757,11 @@ def _follow_up(pack: Pack, sides: Sides, text: str, history: Sequence[Exchange])
         # "Is my bird any good against their cat?" - "the hawk one": the last question again, with
         # that unit in place of the one on its side.
         unit = pack.catalog.schema.kind("unit")
-        alone = [m for m in link_entities(pack, text) if m.kind == unit]
+        linked = link_entities(pack, text)
+        alone = [m for m in linked if m.kind == unit]
         asked = [m for m in link_entities(pack, history[-1].utterance) if m.kind == unit]
-        side = sides.side_of(alone[0].id) if len(alone) == 1 else None
+        # ("put Combat Roll on Lorcan" names more than a unit: a request of its own)
+        side = sides.side_of(alone[0].id) if len(alone) == 1 == len(linked) else None
         if side is not None and any(b.id != alone[0].id and sides.side_of(b.id) == side for b in asked):
             redo = _substitute(pack, sides, history[-1].utterance, alone, set())
             if redo is not None:
@@ -1058,6 +1060,12 @@ def split_pair(pack: Pack, text: str) -> tuple[str, str | None]:
         (units[0], units[1]),
     )
     joined = text[a.span[1] : b.span[0]]
+    option = schema.kind("option")
+    if re.search(r"\bor\b", joined, re.IGNORECASE) and any(
+        m.kind == option and _ON_FIRST.fullmatch(text[m.span[1] : a.span[0]])
+        for m in link_entities(pack, text)
+    ):
+        return text, None  # "Overcharge the fox or the stag": one move, on one of the two
     compared = _ACTING.search(text) or _CHOOSING.search(text)
     acting = "and" in joined.lower() and compared and not (_EACH.search(text) or _WHICH_OWNED.search(text))
     if not _PAIR.match(joined) or acting:
@@ -1065,6 +1073,9 @@ def split_pair(pack: Pack, text: str) -> tuple[str, str | None]:
     about_a = text[: a.span[1]] + text[b.span[1] :]
     about_b = text[: a.span[0]] + text[b.span[0] :]
     return _each_one(about_a), _each_one(about_b)
+
+
+_ON_FIRST = re.compile(r"\s+(?:(?:on|at)\s+)?(?:the\s+|their\s+|my\s+|your\s+)?", re.IGNORECASE)
 
 
 # "Oakhorn and Galehawk, what's their level / what level are they": asked of each, "their" is its.
@@ -1299,6 +1310,109 @@ def _told_news(pack: Pack, text: str) -> str | None:
     return f"{question.rstrip(' ?.!')} {name}?" if question.lower().startswith("worth") else None
 
 
+# "How do I deal with Null Grenade", "anything I can do about their Coral Guard" (English cue words).
+_DEAL_WITH = re.compile(
+    r"\b(?:deal\s+with|do\s+about|stop|counter|play\s+around|get\s+(?:past|around)|handle|dodge|survive|"
+    r"beat|shut\s+down)\s+(?:their\s+|the\s+|that\s+)?$",
+    re.IGNORECASE,
+)
+
+
+def _answer_to_their_option(pack: Pack, sides: Sides, text: str) -> str:
+    """ "How do I deal with Null Grenade" -> "how do I deal with their Nadira": an option only the
+    opponent's side has, to be dealt with, is dealt with by answering the unit that has it."""
+    schema = pack.catalog.schema
+    option, field = schema.kind("option"), schema.options_field()
+    linked, unit = link_entities(pack, text), schema.kind("unit") or ""
+    options = [m for m in linked if m.kind == option]
+    if option is None or field is None or len(options) != 1:
+        return text
+    m = options[0]
+    holders = [
+        u
+        for u in sides.theirs
+        if m.id in ((e.value(field) or []) if (e := pack.catalog.get(unit, u)) else [])
+    ]
+    if (
+        len(holders) != 1
+        or holders[0] in sides.fielded
+        or any(o.id not in (m.id, holders[0]) for o in linked)
+    ):
+        return text
+    # ("Quillon's Grapple Line": the unit named with it is the one answered)
+    start = next((o.span[0] for o in linked if o.id == holders[0] and o.span[1] <= m.span[0]), m.span[0])
+    if _DEAL_WITH.search(text[:start]) is None:
+        return text
+    before = re.sub(r"(?:their|the|that)\s+$", "", text[:start], flags=re.IGNORECASE)
+    return f"{before}their {display(pack, unit, holders[0])}{text[m.span[1] :]}"
+
+
+# Said in other words, of one unit X (English cue words): whether to stay on it is whether it is
+# good here; whether it threatens the player's side is whether it is dangerous.
+_PLAINLY = (
+    (
+        r"^\W*(?:(?:so|ok|okay|and|but|hmm|like)\W+)*(?:should|do)\s+i\s+(?:even\s+|still\s+|really\s+)?"
+        r"(?:be\s+on|stay\s+on|keep\s+(?:playing|using|running)|stick\s+with)\s+(?:my\s+)?X"
+        r"(?:\s+(?:here|now|this\s+round|on\s+this\s+map))?\W*$",
+        "is X good here",
+    ),
+    (
+        r"\b(?:is\s+it|it'?s)\s+(?:even\s+|still\s+|really\s+)?worth\s+(?:playing|using|bringing|running|picking|"
+        r"fielding)\s+(?:my\s+)?X(?:\s+(?:here|now|this\s+round|on\s+this\s+map))?\W*$",
+        "is X good here",
+    ),
+    (
+        r"\bis\s+(?:their\s+)?X\s+(?:a\s+|much\s+of\s+a\s+|a\s+big\s+)?(?:threat|danger|problem)\s+(?:to|for)\s+"
+        r"(?:my|our|me|us)\b.*$",
+        "is X dangerous",
+    ),
+    (
+        r"\bwho\s+(?:does|will|would|can)\s+(?:their\s+)?X\s+(?:hit|hurt|beat|wreck|kill)\s+(?:the\s+)?"
+        r"(?:hardest|most|worst)\b.*$",
+        "is X dangerous",
+    ),
+)
+
+
+_KEEP_ALL = re.compile(
+    r"^\W*(?:(?:so|ok|okay|and|but)\W+)*(?:what\s+if|and\s+if|if)\s+(?:i|we)\s+(?:don'?t|do\s+not)\s+"
+    r"(?:swap|change|switch|sub)(?:\s+(?:anything|anyone|anybody|at\s+all|out))*\W*$",
+    re.IGNORECASE,
+)
+
+
+def _asked_plainly(pack: Pack, text: str) -> str:
+    """ "so should I even be on Dumaka" -> "is Dumaka good here", "is Voltail a threat to my
+    team" -> "is Voltail dangerous": a unit's question said in other words, said as the pair
+    that answers it (staying on it is a verdict on it here, not a progression question)."""
+    if _KEEP_ALL.match(text):
+        return "what if i keep the same team"  # "what if I don't swap at all": the team as it is
+    units = [m for m in link_entities(pack, text) if m.kind == pack.catalog.schema.kind("unit")]
+    if len(units) != 1:
+        return text
+    name = units[0].surface
+    for pattern, plain in _PLAINLY:
+        found = re.search(pattern.replace("X", re.escape(name)), text, re.IGNORECASE)
+        if found is not None:
+            return text[: found.start()] + plain.replace("X", name)
+    return text
+
+
+_VS = re.compile(r"^\s+(?:vs\.?|versus)\s+$", re.IGNORECASE)
+
+
+def _weighed_three(pack: Pack, text: str) -> str:
+    """ "Dumaka vs Brannoc vs Osmund for tank" -> "Dumaka, Brannoc or Osmund for tank": three or
+    more weighed against each other is a choice among them (no fight has three sides)."""
+    units = [m for m in link_entities(pack, text) if m.kind == pack.catalog.schema.kind("unit")]
+    for i in range(len(units) - 2):
+        run = units[i : i + 3]
+        if all(_VS.match(text[a.span[1] : b.span[0]]) for a, b in zip(run, run[1:], strict=False)):
+            a, b, c = run
+            return f"{text[: a.span[1]]}, {b.surface} or {text[c.span[0] :]}"
+    return text
+
+
 def read_turn(pack: Pack, state: LiveState | None, text: str, history: Sequence[Exchange] = ()) -> Reading:
     """`text` as the question it stands for in the dialogue `history` (oldest first, heard turns
     only) and the live `state`; two questions in it are read one after the other (the second's
@@ -1307,9 +1421,12 @@ def read_turn(pack: Pack, state: LiveState | None, text: str, history: Sequence[
     text = _SHORTHAND.sub(lambda m: _SHORTHAND_WORDS[m[0].lower()], text)  # "opp comp??", "y/n"
     text = _OTHER_SIDE.sub(r"their \g<what>", text)  # "what's the other side got": theirs
     text = _level_in_digits(text)
+    text = _weighed_three(pack, text)
+    text = _asked_plainly(pack, text)
     if state is not None:
         # "ember into their turtle": a short name of a unit in play, not a misheard name to ask about
         text = bare_names(pack, Sides(pack, state), text)[0]
+        text = _answer_to_their_option(pack, Sides(pack, state), text)
     text = _wh_ellipsis(pack, text, history) or text
     text = _point_of_type(pack, _relayed(text))
     text = _without_asides(pack, text)
@@ -1365,6 +1482,7 @@ def read_turn(pack: Pack, state: LiveState | None, text: str, history: Sequence[
             reading.ask is None
             and (_WHICH_OWNED.search(reading.text) or " or " in reading.text or several)
             and reading.text != text
+            and not _TARGET_CHOICE.search(reading.text)
             and not any(note.startswith("a choice for") for note in reading.resolved)
         ):
             # "which of those can I play" read as "which of Quillon and Brannoc ...", "do I own any
@@ -1423,6 +1541,8 @@ def read_turn(pack: Pack, state: LiveState | None, text: str, history: Sequence[
     return Reading(text=one.text, resolved=notes, second=two.text)
 
 
+# "Nightmare Hex on the turtle or the cat": one move, on one of two; a choice, not two questions.
+_TARGET_CHOICE = re.compile(r"\b(?:on|at)\s+(?:their\s+|the\s+|his\s+|her\s+)?[A-Z]\w+\s+or\b")
 _SAME_AS_DESCRIBED = re.compile(
     r"^\W*(?:(?:and|so|like)\W+)*(?:is\s+(?:that|he|she|it|this)|that'?s|thats)\s+(?:the|a|an|that)\s+[a-z]+",
     re.I,

@@ -206,8 +206,12 @@ _LOADOUT_ON = re.compile(
     re.I,
 )
 _HAS = re.compile(r"\b(?:can|could|does|do|has|have|got)\b", re.IGNORECASE)
-# "What does Nadira's Null Grenade do": what it does, not whether they have it.
-_WHAT_IT_DOES = re.compile(r"\bwhat\s+(?:does|do|did|will)\b.*\bdo\W*$", re.IGNORECASE)
+# "What does Nadira's Null Grenade do", "how long does Bexley's wall stay up": what it does, not
+# whether they have it.
+_WHAT_IT_DOES = re.compile(
+    r"\bwhat\s+(?:does|do|did|will)\b.*\bdo\W*$|\bhow\s+(?:long|much|far|big|often|hard|fast)\s+(?:does|do|is|can)\b",
+    re.IGNORECASE,
+)
 # The opponent's side named as a whole (English cue words); the realizer reads it too.
 THEIR_SIDE = re.compile(
     r"\b(?:their|they|them|theirs|the\s+other\s+(?:team|side)|the\s+enemy|enem(?:y|ies)|opponents?)\b", re.I

@@ -1092,6 +1092,18 @@ class IntentPrior:
             # choice among them to field.
             p, rule = self._only(self.threat_pair), "scarier"
         elif (
+            self.target_pair is not None
+            and option is not None
+            and unit is not None
+            and re.search(
+                rf"{kind_token(option)}\s+(?:(?:on|at)\s+)?{kind_token(unit)}\s+or\s+(?:on\s+)?{kind_token(unit)}\b",
+                abstracted,
+            )
+        ):
+            # "Nightmare Hex on the turtle or the cat", "Overcharge the fox or the stag": which of
+            # the two to use it on, not whether either can learn it.
+            p, rule = self._only(self.target_pair), "on_either"
+        elif (
             choice
             and (
                 self.labels[int(p.argmax())] not in self.picking_pairs
@@ -2221,7 +2233,7 @@ _HITS_IT = re.compile(
 # "Bull Rush their healer or save it", "Dread Whisper on Voltail, good idea" (English cue words).
 USE_ON_THEIRS = re.compile(
     r"\b(?:good|bad)\s+(?:idea|call|move)\b|\bis\s+(?:that|it)\s+a\s+thing\b|\bsave\s+it\b|\bworth\s+it\b"
-    r"|\bgood\s+or\s+bad\b|\bshould\s+i\b|\bor\s+(?:on\s+)?(?:the|their)\b"
+    r"|\bgood\s+or\s+bad\b|\bshould\s+i\b|\bor\s+(?:on\s+)?(?:the|their)\b|^\w+(?:\s+\w+)?\s+(?:on\s+)?\w+\s+or\s+\w+$"
 )
 # "Hit it for normal or half", "does it do much to", "super effective" (English cue words, `normalise`d).
 OPTION_HITS = re.compile(
@@ -2245,6 +2257,7 @@ FIRST_OF_THEIRS = re.compile(r"\b(?:first|focus|target|kill|go\s+after|attack|di
 ON_WHOM = re.compile(
     r"\b(?:who|whom|which\s+one)\b.*\b(?:on|at)$"
     r"|^(?:(?:so|ok|okay|and)\s+)*(?:who|whom)\s+(?:should|do|can|would)\s+(?:i|we)\s+\w+(?:\s+first)?$"
+    r"|\b(?:on|at)\s+(?:whom|who|which\s+one)$"  # "then the whisper, but on whom"
 )
 # "When should I use Rally Cry", "when do I pop it": the moment to use an option (English cue words).
 WHEN_TO_USE = re.compile(

@@ -79,7 +79,8 @@ _ONE_AFTER = re.compile(
 )
 # Between a name and a pronoun, a new clause: the name is what the pronoun stands for.
 _CLAUSE = re.compile(
-    r"[,;.?!]|\b(?:how|what|who|which|so|and|but|then|should|can|or|is|isnt|does|doesnt|did|will|would|could)\b",
+    r"[,;.?!]|\b(?:how|what|who|which|so|and|but|then|should|can|or|is|isnt|does|doesnt|did|will|would|could)\b"
+    r"|\bdo\s+(?:i|we|you)\b",  # "Thicket Wall do I have it" (not "how does Oakhorn do against it")
     re.IGNORECASE,
 )
 _SUBJECT_VERB = re.compile(r"^\s*(?:should|can|could|will|would|does|did|is)\b", re.IGNORECASE)
@@ -313,6 +314,10 @@ def resolve_reference(
             continue  # "won that one", "like that one": a round, a manner; only a verb says a thing
         wanted = _wanted(kinds, match, before, after, text, {m.kind for m in linked})
         earlier = [m for m in linked if m.kind in wanted and m.span[1] <= match.start()]
+        if not earlier and match["it"]:
+            # "Thicket Wall, do I have it": the one this sentence opened with, whatever its kind,
+            # before one the last exchange named.
+            earlier = [m for m in linked if m.span[1] <= match.start()]
         # "Emberfox should stay away from it": the unit is the subject of the verb "it" is the object
         # of (a modal right after it): not an earlier clause's. "Prismite came in, how do I beat that?"
         gap = _SUBJECT_VERB.sub("", text[earlier[-1].span[1] : match.start()], count=1) if earlier else ""

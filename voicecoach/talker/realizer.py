@@ -1117,6 +1117,8 @@ def _account(t: RealizerTurn, view: StateView, kind: str, constraint: str, entit
     elif kind == "excludes" and entity in units:
         t.add("constraint_account", "excludes_clash", "account", [entity], **{unit: name(entity)})
     elif kind == "counter" and entity in units:
+        if not _needs_roster(phi_entry(pack, t.intent, t.sub_intent)):
+            return  # "how long does Bexley's wall stay up": a fact of theirs, not about the player's
         earlier = next((i for i, line in enumerate(t.lines) if line.key == "counter_missing"), None)
         if earlier is None:
             t.add("constraint_account", "counter_missing", "account", [entity], foe=name(entity))

@@ -912,7 +912,7 @@ def option_status(c: _Ctx) -> list[Line]:
             if gate and c.inputs.get("gate_key") and _ASKS_GATE.search(normalise(c.t.utterance)):
                 # "What level is Gale Dive unlocked at": the gate, then that it is met (not a bare yes).
                 return c.line(c.inputs["gate_key"], [oid, owner], **values, unlock=gate)
-            return c.line(c.step.key, [oid, owner], **values)
+            return _equipped_line(c, oid, owner, values) or c.line(c.step.key, [oid, owner], **values)
         how = c.inputs.get("how_key") if c.t.asks_how else None  # "how do I unlock it?": no "Not yet:"
         return _locked(c, how or c.inputs.get("locked_key"), [oid, owner], oid, owner, values)
     who = owner or next(iter(learners), None)
@@ -932,6 +932,28 @@ def option_status(c: _Ctx) -> list[Line]:
     gates = gate_text(c.t.pack, option, oid)
     key = (c.inputs.get("unowned_gated_key") if gates else None) or c.inputs.get("unowned_key")
     return c.line(key, [oid, who], **values, **{"@unit": c.name(who)}, unlock=gates or None)
+
+
+# "Is Renzo running the Auto Shotgun", "Overflow on?": whether it is in its slot now.
+_ASKS_ON = re.compile(
+    r"\b(?:running|equipped|slotted)\b|\bon\s*(?:him|her|it|them|right\s+now|now|atm|yet|already)?\s*\W*$",
+    re.IGNORECASE,
+)
+
+
+def _equipped_line(c: _Ctx, oid: str, owner: str, values: dict[str, Any]) -> list[Line]:
+    """A usable option on an owned unit, said with what it runs: already in its slot
+    (equipped_key), or asked whether it is on while another one is (unequipped_key, {other}).
+    An option already on needs no "equip it at your next spawn"."""
+    unit, slot = c.view.unit(owner), _slot(c, oid)
+    current = unit.equipped.get(slot) if unit is not None and slot else None
+    if current is None:
+        return []
+    if current == oid:
+        return c.line(c.inputs.get("equipped_key"), [oid, owner], **values)
+    if _ASKS_ON.search(c.t.utterance):
+        return c.line(c.inputs.get("unequipped_key"), [oid, owner], **values, other=c.name(current))
+    return []
 
 
 def _slot(c: _Ctx, option_id: str) -> str | None:
@@ -2099,6 +2121,8 @@ def option_target(c: _Ctx) -> list[Line]:
     offered = [u for u in c.t.mentioned if u in theirs and u not in mine]
     said = normalise(c.t.utterance)
     asked = ON_WHOM.search(said) or (offered and c.inputs.get("offered_key") and USE_ON_THEIRS.search(said))
+    if options and sum(u in mine for u in c.t.mentioned) >= 2 and for_own_side(c.t.pack, options[0]):
+        asked = asked or USE_ON_THEIRS.search(said)  # "Overcharge the fox or the stag"
     if not options or m is None or not mine or not theirs or not asked:
         return []
     option = c.name(options[0])
@@ -2113,7 +2137,13 @@ def option_target(c: _Ctx) -> list[Line]:
         holders = {
             u for u, e in units.items() if field and e is not None and options[0] in (e.value(field) or [])
         }
-        others = [u for u in mine if u not in holders and u not in c.t.mentioned] or mine
+        named = [u for u in mine if u not in holders and u in c.t.mentioned]
+        # "Overcharge the fox or the stag": one of the two named; else not on the one who uses it
+        others = (
+            named
+            if len(named) >= 2
+            else [u for u in mine if u not in holders and u not in c.t.mentioned] or mine
+        )
         ally = max(others, key=lambda u: (sum(beats(f, u) for f in theirs), -others.index(u)))
         foes = [f for f in theirs if beats(f, ally)]
         if not foes:
@@ -2133,6 +2163,24 @@ def option_target(c: _Ctx) -> list[Line]:
     aimed = [f for f in theirs if not resisted(f)] or theirs
     foe = min(aimed, key=lambda f: (-sum(beats(f, u) for u in mine), aimed.index(f)))
     victims = [u for u in mine if beats(foe, u)]
+
+    def hits(f: str) -> float:
+        target = c.catalog.get(m.between[1], f)
+        value = target.value(m.attribute) if target is not None and m.attribute else None
+        return value_multiplier(c.catalog, m, kind, value) if isinstance(kind, str) else m.default
+
+    if len(offered) >= 2 and c.inputs.get("choice_key"):
+        # "Nightmare Hex on the turtle or the cat": the one it hits hardest, then the bigger threat
+        best = min(offered, key=lambda f: (-hits(f), -sum(beats(f, u) for u in mine), offered.index(f)))
+        hit = [u for u in mine if beats(best, u)]
+        if hits(best) > m.default and hits(best) > min(hits(f) for f in offered):
+            return c.naming(c.inputs.get("choice_hits_key"), [best], **{"@option": option}, foe=c.name(best))
+        chosen: dict[str, str | None] = {
+            "@option": option,
+            "foe": c.name(best),
+            "@unit": c.name(hit[0]) if hit else None,
+        }
+        return c.naming(c.inputs["choice_key"], [best], **chosen)
     if offered and not ON_WHOM.search(normalise(c.t.utterance)):
         best = min(offered, key=lambda f: (-sum(beats(f, u) for u in mine), offered.index(f)))
         hit = [u for u in mine if beats(best, u)]
@@ -2941,6 +2989,8 @@ def option_equip(c: _Ctx) -> list[Line]:
             return c.line(c.step.none_key, [other, owner], **values)  # the tool was asked for the old one
     if not view.option_usable(oid, owner):
         return _locked(c, c.inputs.get("locked_key"), [oid, owner], oid, owner, values)
+    if unit is not None and unit.equipped.get(slot or "") == oid and c.inputs.get("equipped_key"):
+        return c.line(c.inputs["equipped_key"], [oid, owner], **values)
     tool = c.inputs.get("tool")
     result = c.t.results.get(tool) if isinstance(tool, str) else None
     if tool in c.t.failed:
