@@ -444,7 +444,7 @@ def pet_words() -> tuple[set[str], set[str]]:
                 for w in (e["id"], e["name"], *e.get("stages", []))}  # fmt: skip
     kinds = ("creature", "skill", "lineup", "element")
     anywhere |= {*kinds, *(f"{k}s" for k in kinds), "pet", "pets", "evolve", "evolving"}
-    whole = {w for w in entities if len(w) <= 3} | set(_pet("elements.json")["elements"])
+    whole = {w for w in entities if len(w) <= 3} | {e["id"] for e in _pet("elements.json")["elements"]}
     return anywhere | (entities - whole), whole
 
 

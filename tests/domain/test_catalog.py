@@ -53,7 +53,10 @@ def test_the_catalog_forms_are_entity_linkings_in_its_order(pack: Pack) -> None:
     ]
     forms += [(f, "skill", s["id"]) for s in _pet("skills.json") for f in (s["id"], s["name"])]
     forms += [(f, "lineup", lu["id"]) for lu in _pet("lineups.json") for f in (lu["id"], lu["name"])]
-    forms += [(e, "element", e) for e in _pet("elements.json")["elements"]]
+    # an element's words are more names of it ("plant" for grass)
+    forms += [
+        (f, "element", e["id"]) for e in _pet("elements.json")["elements"] for f in (e["id"], *e["words"])
+    ]
     assert pack.catalog.forms() == list(dict.fromkeys(forms))
 
 
@@ -73,7 +76,7 @@ def test_by_name_finds_the_first_entity_whose_id_or_name_matches(pack: Pack) -> 
         assert (found_c.id if found_c else None) == first(creatures, name), name
         assert (found_s.id if found_s else None) == first(skills, name), name
     assert catalog.by_name("lineup", "wildfire rush") == catalog.get("lineup", "T1")
-    assert catalog.by_name("element", "Fire") == Entity(id="fire")
+    assert catalog.by_name("element", "Fire") == Entity(id="fire", words=["flame"])
 
 
 def test_display_name_is_the_name_of_the_earlier_kind_or_the_id(pack: Pack) -> None:

@@ -181,7 +181,7 @@ SESSIONS: dict[str, dict[str, list[tuple[str, list[str], list[str]]]]] = {
         ],
         "verdict_leans": [  # more of theirs beat it than it beats: a no with the reason, not "mixed"
             ("would granitusk be any good against them", ["Not really", "Briarcat"], ["mixed"]),
-            ("is hexmoth useless", ["Not useless", "no help or harm"], []),
+            ("is hexmoth useless", ["Not useless", "no edge"], []),
         ],
         "worth_getting_verdict": [  # a creature the player lacks: a verdict for this match, then the facts
             ("is the water droplet one worth getting", ["Not for this one", "Briarcat"], []),
@@ -1071,6 +1071,21 @@ SESSIONS: dict[str, dict[str, list[tuple[str, list[str], list[str]]]]] = {
             ("is oakhorn bad here", ["No, Oakhorn works well here"], ["Yes, Oakhorn"]),
             ("galehawk, yes or no", ["mixed for Galehawk"], ["striker"]),
         ],
+        "type_in_other_words": [  # "plant types", "lightning types": the element, asked at its level
+            ("what beats lightning types", ["Against electric"], ["Which creature"]),
+            ("and plant ones, what beats those", ["Against grass"], ["Which creature"]),
+        ],
+        "who_it_is_then_verdict": [  # described, asked who it is and whether it is good: the verdict here
+            (
+                "ok im new, what is the orange fox thing i have out is it any good",
+                ["Emberfox", "Briarcat"],
+                [],
+            ),
+            ("and the turtle looking guy on their side what does he do", ["tank", "Coral Guard"], ["Watch"]),
+        ],
+        "reason_once": [  # two answers sharing a reason say it once
+            ("which of their guys should i be scared of and who do i hit first", ["first"], []),
+        ],
         "option_on_either": [  # one move, on one of two named: which, not whether either learns it
             (
                 "nightmare hex on the turtle or the cat",
@@ -1732,7 +1747,7 @@ SESSIONS: dict[str, dict[str, list[tuple[str, list[str], list[str]]]]] = {
         ],
         "keep_or_bench": [  # a verdict on one the player fields, asked as keep / bad / yes or no
             ("is renzo just bad on this map", ["Yes, Renzo has it rough here"], ["Not really"]),
-            ("should i keep playing paxton", ["Paxton gets no help or harm"], ["every item"]),
+            ("should i keep playing paxton", ["either way for Paxton"], ["every item", "counters none"]),
             ("keep elowen or swap her", ["Elowen has it rough here"], ["Dumaka should win"]),
         ],
         "can_mine_take_on": [  # one the player owns, asked whether it can take one of theirs on
@@ -1865,6 +1880,20 @@ SESSIONS: dict[str, dict[str, list[tuple[str, list[str], list[str]]]]] = {
             ("overflow on?", ["already", "Overflow"], ["next spawn", "respawn"]),
             ("is renzo running the auto shotgun", ["No", "Boomstick"], ["Yes"]),
             ("put combat roll on lorcan", ["already"], ["next spawn", "respawn"]),
+        ],
+        "why_x_and_not_y": [  # "why X and not Y" of the pick just given: its reason again
+            ("who do we focus", ["Nadira"], []),
+            ("why nadira and not quillon", ["Because"], ["plays support"]),
+        ],
+        "a_kind_said_singular": [  # "is shotgun good here": the heroes that carry one, on this map
+            ("is shotgun even good on this map", ["Renzo"], ["Which hero"]),
+        ],
+        "a_comp_named_with_that": [  # "that long watch setup": their comp by name, not a look to ask about
+            (
+                "if they stay on that long watch setup whats my best five",
+                ["Brannoc"],
+                ["Their Quillon, their"],
+            ),
         ],
         "asked_plainly": [  # staying on a hero is a verdict on it here, not progression or its foe
             (

@@ -293,12 +293,13 @@ RECIPES: dict[str, RecipeSpec] = {
                                  "safe_key": "key", "even_all_key": "key", "low_key": "key",
                                  "not_type_key": "key", "edge_key": "key", "foe_edge_key": "key",
                                  "even_key": "key", "strength_key": "key", "instead_key": "key",
-                                 "why_key": "key"},
+                                 "why_key": "key", "even_both_key": "key"},
               ("unit", "against", "matchup"),
               ("@unit", "foe", "@context", "status", "@types", "level", "first_tier", "answer", "rank",
                "count", "other", "reason", "foes", "epithet", "description"),
               facts=True,
-              doc="how a unit fares against a foe or on a context, in the matchup's words (asked why of a "
+              doc="even_both_key: even against all of several, none hitting it harder, in one sentence; "
+                  "how a unit fares against a foe or on a context, in the matchup's words (asked why of a "
                   "context: why_key, with the unit's epithet and the context's description; against several, "
                   "the one it fares best against); hits_key: no one to match it against, the values of an "
                   "attribute matchup's type it beats; type_key: a type named (`types`) against one of "

@@ -696,10 +696,20 @@ def _carried_first(pack: Pack, text: str) -> str:
     return text
 
 
+def _types_by_name(pack: Pack, text: str) -> str:
+    """ "my little plant cat" -> "my little grass cat": a type said by one of its pack words is said
+    by its name, the word descriptions know it by."""
+    types = set(pack.catalog.schema.kinds_of("type"))
+    for m in reversed(link_entities(pack, text)):
+        if m.kind in types and m.surface.lower() != m.id.lower():
+            text = text[: m.span[0]] + m.id + text[m.span[1] :]
+    return text
+
+
 def describe(pack: Pack, sides: Sides, text: str) -> tuple[str, list[str], Unclear | None]:
     """Replace each description of one unit by its name (keeping "their" / "my"); "their supports"
     by the names of theirs that fit; the first description that fits two is returned unclear."""
-    text = _with_look(pack, sides, text)
+    text = _with_look(pack, sides, _types_by_name(pack, text))
     met = _THEY_HAVE_A.sub(lambda m: f"{m[1]} {'their' if m[1].lower().startswith('they') else 'the'} ", text)
     if met != text:
         found = describe(pack, sides, met)
@@ -731,6 +741,7 @@ def describe(pack: Pack, sides: Sides, text: str) -> tuple[str, list[str], Uncle
     )
     linked = link_entities(pack, text)
     named = [(m.span, m.kind) for m in linked]
+    groups = set(pack.catalog.schema.kinds_of("group"))
     holders = _holders(pack, linked)
     option_kind = pack.catalog.schema.kind("option")
     option_nouns = {
@@ -765,6 +776,8 @@ def describe(pack: Pack, sides: Sides, text: str) -> tuple[str, list[str], Uncle
         skipped = False  # an everyday word was passed over ("their big blue turtle")
         j = i + 1
         while j < len(tokens) and j - i <= 3:
+            if any(a <= tokens[j].start() < b for (a, b), k in named if k in groups):
+                break  # "that long watch setup": a group's name said (a comp's), not a look
             if (
                 words
                 and re.search(r"[,;.!?]", text[tokens[j - 1].end() : tokens[j].start()])
@@ -1214,6 +1227,43 @@ def _bare_plurals(pack: Pack, sides: Sides, text: str) -> tuple[str, list[str]]:
     return text, []
 
 
+_TYPE_NOUN = re.compile(r"\b(?P<word>[a-z]{3,})\s+(?:types?|ones|kinds?)\b", re.IGNORECASE)
+
+
+def type_by_look(pack: Pack, text: str) -> tuple[str, list[str]]:
+    """ "What beats lightning types" -> "what beats electric types": a word that describes units
+    (a look word, not a type's name), said as a kind, is the type every unit it describes shares."""
+    schema = pack.catalog.schema
+    unit_kind = schema.kind("unit")
+    types = {k for k in schema.kinds_of("type")}
+    attribute = (
+        next(
+            (
+                a
+                for a, spec in schema.kinds[unit_kind].attributes.items()
+                if isinstance(spec.values, str) and spec.values in types
+            ),
+            None,
+        )
+        if unit_kind
+        else None
+    )
+    if unit_kind is None or attribute is None:
+        return text, []
+    d = describer(pack)
+    named = {t for k in types for t in pack.catalog.entities.get(k, {})}
+    for found in _TYPE_NOUN.finditer(text):
+        word = found["word"].lower()
+        if word in named or any(m.span[0] <= found.start() < m.span[1] for m in link_entities(pack, text)):
+            continue
+        units = [u for u, ws in d.strong.items() if word in ws]
+        values = {str(pack.catalog.entities[unit_kind][u].value(attribute)) for u in units}
+        if len(units) >= 2 and len(values) == 1:
+            value = values.pop()
+            return text[: found.start("word")] + value + text[found.end("word") :], [f"{word!r} -> {value}"]
+    return text, []
+
+
 def kind_said(pack: Pack, text: str) -> tuple[str, list[str]] | None:
     """The first kind of unit the sentence names (`kinds_said`), or None."""
     kinds = kinds_said(pack, text)
@@ -1238,6 +1288,7 @@ def kinds_said(pack: Pack, text: str) -> list[tuple[str, list[str]]]:
         return any(a <= at < a + len(k) for a, (k, _) in found.items())
 
     tokens = list(_TOKEN.finditer(said))
+    heads_after = _HEADS | _PLURAL_HEADS  # ("is shotgun guy good": a description, not a kind)
     for token, then in zip(tokens, tokens[1:], strict=False):
         word, following = token.group(0), then.group(0)
         if following in spec.attributes and word in d.vocabulary:
@@ -1265,6 +1316,8 @@ def kinds_said(pack: Pack, text: str) -> list[tuple[str, list[str]]]:
         article = tokens[i - 1].group(0) if i else ""
         if stem is None and article in ("a", "an", "any") and word in d.vocabulary:
             stem = word  # "is there a support on my team", "any healer"
+        if stem is None and article in ("is", "are") and word in d.gear and following not in heads_after:
+            stem = word  # "is shotgun even good on this map": the kind that carries one
         if (
             stem is None
             or stem in _STRONGEST

@@ -62,6 +62,7 @@ from voicecoach.perception.descriptions import (
     option_they_used,
     side_word,
     slotted,
+    type_by_look,
 )
 from voicecoach.perception.lexicon import Lexicon, suggest
 from voicecoach.perception.prior import (
@@ -1374,6 +1375,27 @@ _PLAINLY = (
 )
 
 
+_WHY_THAT = re.compile(
+    r"^\W*(?:(?:wait|but|so|ok|okay|hmm|huh|uh|and)\W+)*(?:why|how\s+come)\s+(?P<name>[\w' ]+?)"
+    r"(?:\s+(?:and|but)\s+not\s+[\w' ]+|\s+over\s+[\w' ]+|\s+instead\s+of\s+[\w' ]+)?(?:\W+.*)?$",
+    re.IGNORECASE,
+)
+
+
+def _why_the_pick(pack: Pack, text: str, history: Sequence[Exchange]) -> str:
+    """ "Why Nadira and not Quillon", "wait why nadira, quillon is one tapping us" after "Go after
+    Nadira first: ...": why the last answer's pick, said as "why Nadira" (its reason again), not a
+    question about Nadira's role."""
+    found = _WHY_THAT.match(text)
+    if found is None or not history:
+        return text
+    named = _units(pack, found["name"])
+    if len(named) != 1 or named[0] not in _units(pack, history[-1].reply):
+        return text
+    rest = text[found.end("name") :]
+    return text if not rest.strip(" ?.!") else f"why {found['name']}"
+
+
 _KEEP_ALL = re.compile(
     r"^\W*(?:(?:so|ok|okay|and|but)\W+)*(?:what\s+if|and\s+if|if)\s+(?:i|we)\s+(?:don'?t|do\s+not)\s+"
     r"(?:swap|change|switch|sub)(?:\s+(?:anything|anyone|anybody|at\s+all|out))*\W*$",
@@ -1423,6 +1445,8 @@ def read_turn(pack: Pack, state: LiveState | None, text: str, history: Sequence[
     text = _level_in_digits(text)
     text = _weighed_three(pack, text)
     text = _asked_plainly(pack, text)
+    text = _why_the_pick(pack, text, history)
+    text = type_by_look(pack, text)[0]
     if state is not None:
         # "ember into their turtle": a short name of a unit in play, not a misheard name to ask about
         text = bare_names(pack, Sides(pack, state), text)[0]

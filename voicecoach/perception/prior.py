@@ -382,6 +382,9 @@ class IntentPrior:
             rf"|{KEEP_OR_BENCH.pattern}(?:my\s+)?{token}(?:\s+(?:in|out))?{here}"
             r"(?:\W+or\s+(?:not|nah|no|(?:still\s+|just\s+)?(?:swap|bench|drop)(?:\s+(?:him|her|it|them))?(?:\s+out)?))?\W*$"
             rf"|^\W*(?:my\s+)?{token}{here}\W+(?:yes(?:\s+or\s+no)?|good\s+idea|worth\s+it)\W*$"
+            # "what is the orange fox thing I have out, is it any good": who it is, then the verdict
+            rf"|\b(?:what|who)(?:\s+is|'s|s)\s+(?:my\s+|the\s+|this\s+)?{token}\W+(?:and\s+)?(?:is|are)\s+(?:it|he|she)"
+            r"\s+(?:even\s+|actually\s+|really\s+)?(?:any\s+good|any\s+use|useful|good)\W*$"
             # "should Elowen stay or go", "does Renzo stay in or come out"
             rf"|^\W*(?:(?:so|ok|okay|and|but|hey)\W+)*(?:(?:should|does|do|can|would)\s+)?(?:my\s+)?{token}\s+"
             rf"{STAY_OR_GO.pattern}",
@@ -1408,7 +1411,7 @@ class IntentPrior:
             p, rule = self._only(self.analysis_pair), "who_against"
         elif (
             self.info_pair is not None
-            and abstracted.split().count(kind_token(unit or "")) == 1
+            and len({m.id for m in mentions if m.kind == unit}) == 1  # ("their X, what does X do")
             and self._what_it_does.search(abstracted)
         ):
             # "What does their lightning critter do", "what does the oak guy do again": that unit

@@ -75,7 +75,7 @@ from voicecoach.talker.conditioning import ToolOutcome
 from voicecoach.talker.lines import Line, RealizerTurn, article, spoken_list
 from voicecoach.talker.recipes import answer as recipe_answer
 from voicecoach.talker.recipes import gate_text
-from voicecoach.talker.speakable import unknown_names
+from voicecoach.talker.speakable import reasons_once, unknown_names
 from voicecoach.tools.builtin import multiplier, unmet_gates, value_multiplier
 
 MAX_SENTENCES = 3
@@ -2074,7 +2074,7 @@ def _compose(t: RealizerTurn, max_words: int, max_sentences: int, lead: str | No
     if not chosen:
         text = t.pack.templates.paragraphs["guidance"].generic
         return _hedged(t.pack, text, lead) if lead else text
-    spoken = [text for _, _, text in sorted(chosen)]
+    spoken = reasons_once([text for _, _, text in sorted(chosen)])
     spoken[0] = _standing(t, _verdict_for(t.utterance, spoken[0]))
     if _asks_what(t.utterance):
         # "What's the difference between Pyrowl and Emberfox": "Pyrowl isn't in your roster yet"

@@ -1400,6 +1400,14 @@ def matchup_status(c: _Ctx) -> list[Line]:
         line += _taken_lines(
             c, m, uid, others, asked=len(others) == 1 and mult == m.default
         )  # even: both ways
+        even, safe, both = (c.inputs.get(k) for k in ("even_all_key", "safe_key", "even_both_key"))
+        if both and {even, safe} <= {x.key for x in line}:
+            # "X counters none of their five. None of their five counters your X.": one sentence
+            at = next(i for i, x in enumerate(line) if x.key == even)
+            kept = [x for x in line if x.key not in (even, safe)]
+            foes = spoken_list([c.name(o) for o in others])
+            both_line = c.line(both, [uid], **{"@unit": c.name(uid)}, status=_words(m, mult), foes=foes)
+            line = kept[:at] + both_line + kept[at:]
     if (
         len(others) == 1
         and mult >= m.default

@@ -389,6 +389,31 @@ _FUNCTION_WORDS = frozenset("that this with from your their they them then than 
                             "also only just still it's isn't you're".split())  # fmt: skip
 
 
+_REASON = re.compile(r"^(?P<said>[^:]+): (?P<why>[^:]+?)\.$")
+_REASON_LEAD = re.compile(r"^(?:its|it's|it|their|his|her|the|because)\s+", re.IGNORECASE)
+
+
+def _reason(sentence: str) -> str | None:
+    found = _REASON.match(sentence.strip())
+    return _REASON_LEAD.sub("", found["why"]).lower() if found is not None else None
+
+
+def reasons_once(spoken: Sequence[str], said: Sequence[str] = ()) -> list[str]:
+    """A reason said once: "Shellbastion is their biggest threat: water beats your Emberfox's fire.
+    Go after Shellbastion first: its water beats ..." keeps the second sentence's advice without
+    its reason again (two answers in one reply often share it)."""
+    seen = {why for s in said if (why := _reason(s)) is not None}
+    out = []
+    for text in spoken:
+        why = _reason(text)
+        if why is not None and why in seen:
+            text = f"{text.strip().partition(': ')[0]}."
+        out.append(text)
+        if why is not None:
+            seen.add(why)
+    return out
+
+
 def unsaid(text: str, said: str) -> str:
     """The sentences of `text` that `said` does not already say (by their words, a leading "Yes,"
     or "No," aside; or three in five of their content words said already): two answers in one
@@ -408,4 +433,5 @@ def unsaid(text: str, said: str) -> str:
         )
         return bool(_gist(sentence)) and _gist(sentence) not in before and not restated
 
-    return " ".join(s for s in split_sentences(text) if new(s))
+    kept = [s for s in split_sentences(text) if new(s)]
+    return " ".join(reasons_once(kept, split_sentences(said)))
