@@ -1098,6 +1098,10 @@ SESSIONS: dict[str, dict[str, list[tuple[str, list[str], list[str]]]]] = {
         "keep_all": [  # not swapping at all: the team as it is, rated
             ("what if i dont swap at all", ["keep"], ["aggressive"]),
         ],
+        "slang_verdict": [  # "busted", "op": how strong it is here; of theirs, how dangerous
+            ("is voltail busted or what", ["Voltail", "your team"], ["learns"]),
+            ("hexmoth op?", ["Hexmoth", "normal damage"], []),
+        ],
         "threat_to_us": [  # whether one of theirs threatens the player's side: an analysis
             ("is voltail a threat to my team", ["Voltail"], ["roster", "built around"]),
             ("who does shellbastion hit hardest on my team", ["Emberfox"], ["roster", "built around"]),

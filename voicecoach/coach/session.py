@@ -39,7 +39,7 @@ from voicecoach.grounding.slots import QuerySlots
 from voicecoach.interaction.kernel import InteractionControl, session_seed
 from voicecoach.llm.client import LLMConfig
 from voicecoach.perception.descriptions import Sides, describe
-from voicecoach.perception.dialogue import JOINT, Exchange, read_turn, refer_to_answer, told_round
+from voicecoach.perception.dialogue import JOINT, Exchange, Reading, read_turn, refer_to_answer, told_round
 from voicecoach.perception.kernel import W1Counters
 from voicecoach.perception.lexicon import Lexicon, repair
 from voicecoach.perception.phi import PhiTable
@@ -457,7 +457,11 @@ class Session:
         if fixed.changes:
             logger.debug(f"turn {index}: {utterance!r} repaired to {fixed.text!r}")
             utterance = fixed.text
-        reading = read_turn(self.pack, self.state, utterance, self.dialogue)
+        try:
+            reading = read_turn(self.pack, self.state, utterance, self.dialogue)
+        except Exception:  # a defect in the reading must not leave the player in silence: as said
+            logger.exception(f"turn {index}: the dialogue reading failed; answering the words as said")
+            reading = Reading(utterance)
         if reading.text != utterance:
             logger.debug(
                 f"turn {index}: {utterance!r} read as {reading.text!r} ({'; '.join(reading.resolved)})"

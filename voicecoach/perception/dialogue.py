@@ -1363,6 +1363,14 @@ _PLAINLY = (
         "is X good here",
     ),
     (
+        # "is voltail busted or what", "hexmoth op?": how strong, said as the verdict here (of theirs:
+        # how dangerous, below)
+        r"^\W*(?:(?:so|ok|okay|and|but|yo|bro|ngl|like)\W+)*(?:is\s+)?(?:their\s+|my\s+|the\s+)?X\s+"
+        r"(?:so\s+|even\s+|really\s+|kinda\s+|lowkey\s+)?(?:busted|op|broken|cracked|overpowered|overtuned|goated)"
+        r"(?:\s+(?:or\s+what|or\s+nah|or\s+not|rn|right\s+now|here|now))?\W*$",
+        "is X good here",
+    ),
+    (
         r"\bis\s+(?:their\s+)?X\s+(?:a\s+|much\s+of\s+a\s+|a\s+big\s+)?(?:threat|danger|problem)\s+(?:to|for)\s+"
         r"(?:my|our|me|us)\b.*$",
         "is X dangerous",
@@ -1403,7 +1411,7 @@ _KEEP_ALL = re.compile(
 )
 
 
-def _asked_plainly(pack: Pack, text: str) -> str:
+def _asked_plainly(pack: Pack, text: str, sides: Sides | None = None) -> str:
     """ "so should I even be on Dumaka" -> "is Dumaka good here", "is Voltail a threat to my
     team" -> "is Voltail dangerous": a unit's question said in other words, said as the pair
     that answers it (staying on it is a verdict on it here, not a progression question)."""
@@ -1416,6 +1424,8 @@ def _asked_plainly(pack: Pack, text: str) -> str:
     for pattern, plain in _PLAINLY:
         found = re.search(pattern.replace("X", re.escape(name)), text, re.IGNORECASE)
         if found is not None:
+            if plain == "is X good here" and sides is not None and sides.side_of(units[0].id) == "theirs":
+                plain = "is X dangerous"  # how good one of theirs is: how much of a threat
             return text[: found.start()] + plain.replace("X", name)
     return text
 
@@ -1444,7 +1454,7 @@ def read_turn(pack: Pack, state: LiveState | None, text: str, history: Sequence[
     text = _OTHER_SIDE.sub(r"their \g<what>", text)  # "what's the other side got": theirs
     text = _level_in_digits(text)
     text = _weighed_three(pack, text)
-    text = _asked_plainly(pack, text)
+    text = _asked_plainly(pack, text, Sides(pack, state) if state is not None else None)
     text = _why_the_pick(pack, text, history)
     text = type_by_look(pack, text)[0]
     if state is not None:
