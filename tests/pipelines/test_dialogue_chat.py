@@ -1098,6 +1098,9 @@ SESSIONS: dict[str, dict[str, list[tuple[str, list[str], list[str]]]]] = {
         "keep_all": [  # not swapping at all: the team as it is, rated
             ("what if i dont swap at all", ["keep"], ["aggressive"]),
         ],
+        "team_without_one": [  # "build a team and drop X": a team without it, not a rating
+            ("build a team and drop oakhorn", ["Run", "Leaving Oakhorn out"], ["thinnest"]),
+        ],
         "slang_verdict": [  # "busted", "op": how strong it is here; of theirs, how dangerous
             ("is voltail busted or what", ["Voltail", "your team"], ["learns"]),
             ("hexmoth op?", ["Hexmoth", "normal damage"], []),
@@ -1884,6 +1887,20 @@ SESSIONS: dict[str, dict[str, list[tuple[str, list[str], list[str]]]]] = {
             ("overflow on?", ["already", "Overflow"], ["next spawn", "respawn"]),
             ("is renzo running the auto shotgun", ["No", "Boomstick"], ["Yes"]),
             ("put combat roll on lorcan", ["already"], ["next spawn", "respawn"]),
+        ],
+        "best_here_then_owned": [  # "my best pick on this map": the map's, then "is he unlocked" of it
+            (
+                "whats my best pick on this map and is he unlocked",
+                ["Fathom Docks", "Brannoc"],
+                ["highest-level"],
+            ),
+        ],
+        "keep_one_swap_another": [  # "keep Renzo, who do I swap": a swap with Renzo kept, not a counter
+            ("keep renzo, who do i swap", ["off", "on"], ["against Renzo", "win against Renzo"]),
+        ],
+        "his_option": [  # "his shield" after a hero: one of that hero's items, not the hero again
+            ("what does brannoc do", ["Brannoc"], []),
+            ("what does his shield do", ["shield"], ["shield tank whose"]),
         ],
         "why_x_and_not_y": [  # "why X and not Y" of the pick just given: its reason again
             ("who do we focus", ["Nadira"], []),

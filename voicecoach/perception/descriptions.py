@@ -706,6 +706,22 @@ def _types_by_name(pack: Pack, text: str) -> str:
     return text
 
 
+def _option_word(pack: Pack, word: str) -> bool:
+    """Is `word` a word of an option's name or a slot of options ("shield", "gun", "drone")?"""
+    option = pack.catalog.schema.kind("option")
+    if option is None:
+        return False
+    word = word.lower().removesuffix("s")
+    field = pack.catalog.schema.kinds[option].slot
+    return (
+        any(
+            word in o.display.lower().split() or (field is not None and str(o.value(field)).lower() == word)
+            for o in pack.catalog.entities.get(option, {}).values()
+        )
+        or word in describer(pack).gear
+    )
+
+
 def describe(pack: Pack, sides: Sides, text: str) -> tuple[str, list[str], Unclear | None]:
     """Replace each description of one unit by its name (keeping "their" / "my"); "their supports"
     by the names of theirs that fit; the first description that fits two is returned unclear."""
@@ -770,6 +786,9 @@ def describe(pack: Pack, sides: Sides, text: str) -> tuple[str, list[str], Uncle
             )
         ):
             i += 1  # "is it true that shadow beats light": "that" opens a clause, not a description
+            continue
+        if det in ("his", "her") and i + 1 < len(tokens) and _option_word(pack, tokens[i + 1].group(0)):
+            i += 1  # "what does his shield do": a unit's option, of the one "his" stands for
             continue
         words: list[str] = []
         possessive = False

@@ -1043,6 +1043,13 @@ class IntentPrior:
         ):
             # "I'm on Renzo, what do I switch to on respawn": who to swap in, not the respawn rule.
             p, rule = self._only(self.swap_pair), "switch_to"
+        elif (
+            self.swap_pair is not None
+            and _WHO_OUT.search(said)
+            and all(_KEPT_BEFORE.search(text[: m.span[0]]) for m in mentions if m.kind == unit)
+        ):
+            # "Keep Renzo, who do I swap": the swap, with that one kept (not a counter to Renzo).
+            p, rule = self._only(self.swap_pair), "who_out"
         elif self.swap_pair is not None and _IN_ITS_PLACE.search(said):
             # "Fine, what would you put in instead", "who do I drop for Hexmoth": the swap asked for,
             # not a question out of the game ("what would you ..." reads like one to the classifier).
@@ -1338,6 +1345,15 @@ class IntentPrior:
             # "Who's the scariest thing they have?": their strongest is their threat, not mine.
             p, rule = self._only(self.threat_pair), "their_best"
         elif (
+            self.picks_fit_pair is not None
+            and not named
+            and self._my_best.search(abstracted)
+            and self._on_place.search(abstracted)
+        ):
+            # "What's my best pick on this map": who the place favours of the player's, not their
+            # highest level.
+            p, rule = self._only(self.picks_fit_pair), "my_best_here"
+        elif (
             self.strongest_first is not None
             and self.labels[int(p.argmax())] not in (*self.strongest_pairs, self.counter_pair, self.swap_pair)
             and self._my_best.search(abstracted)
@@ -1593,7 +1609,8 @@ class IntentPrior:
         elif (
             self.build_pair is not None
             and self._build_team.search(abstracted)
-            and not named
+            # ("build a team and drop Oakhorn": a team without the one named)
+            and all(_DROPPED_BEFORE.search(text[: m.span[0]]) for m in mentions if m.kind == unit)
             and not self._style_word.search(abstracted)
         ):
             # "Build me the best team against these guys from what I have", "what's the best comp for
@@ -2257,6 +2274,16 @@ FOCUS_OR_IGNORE = re.compile(
 FIRST_OF_THEIRS = re.compile(r"\b(?:first|focus|target|kill|go\s+after|attack|dive|burst|take\s+out)\b")
 # "Who should I use Overcharge on", "who do I overcharge", "who should Elowen keep her beam on": an
 # option's target asked for (English cue words, on `normalise`d text).
+# "Keep Renzo, who do I swap", "who comes out": which one of the player's to take out (English cues).
+_WHO_OUT = re.compile(
+    r"\b(?:who|which(?:\s+one)?)\s+(?:do|should|can|would)\s+(?:i|we)\s+(?:swap|drop|bench|take\s+out|cut|sub)"
+    r"(?:\s+out)?\s*$|\bwho\s+(?:comes|goes)\s+out\s*$"
+)
+_KEPT_BEFORE = re.compile(r"\b(?:keep|keeping|not)\s+(?:my\s+)?$", re.IGNORECASE)
+_DROPPED_BEFORE = re.compile(
+    r"\b(?:drop|dropping|without|no|except|minus|bench|benching|(?:leave|leaving)\s+out|but\s+not)\s+(?:my\s+)?$",
+    re.IGNORECASE,
+)
 ON_WHOM = re.compile(
     r"\b(?:who|whom|which\s+one)\b.*\b(?:on|at)$"
     r"|^(?:(?:so|ok|okay|and)\s+)*(?:who|whom)\s+(?:should|do|can|would)\s+(?:i|we)\s+\w+(?:\s+first)?$"
