@@ -1071,6 +1071,10 @@ SESSIONS: dict[str, dict[str, list[tuple[str, list[str], list[str]]]]] = {
             ("is oakhorn bad here", ["No, Oakhorn works well here"], ["Yes, Oakhorn"]),
             ("galehawk, yes or no", ["mixed for Galehawk"], ["striker"]),
         ],
+        "second_about_the_first": [  # the second half asks of the first's unit or of its answer
+            ("what moves does hexmoth have and which should i open with", ["Shade Bite", "strongest"], []),
+            ("whats the next skill oakhorn gets and is it any good", ["Worldroot Slam", "double damage"], []),
+        ],
         "type_in_other_words": [  # "plant types", "lightning types": the element, asked at its level
             ("what beats lightning types", ["Against electric"], ["Which creature"]),
             ("and plant ones, what beats those", ["Against grass"], ["Which creature"]),

@@ -466,7 +466,9 @@ RECIPES: dict[str, RecipeSpec] = {
               doc="the team the player saved, by its name (none_key: none saved)"),
         _spec("option_hits", {"option": "select", "foes": "select", "matchup": "literal", "one_key": "key",
                               "even_key": "key", "locked_key": "key", "own_side_key": "key"},
-              ("option", "foes", "matchup"), ("@option", "foe", "status", "description"),
+              ("option", "foes", "matchup"),
+              ("@option", "foe", "status", "description", "unlock", "blocker", "level", "levels",
+               "player_level"),
               doc="even_key: the one named takes normal damage from it; a usable option against `foes` by "
                   "its value of an attribute matchup's attribute: the "
                   "first it beats (key), none (none_key); one_key: the one foe the player named, which it "

@@ -1546,6 +1546,11 @@ def read_turn(pack: Pack, state: LiveState | None, text: str, history: Sequence[
         # "What map is this, and who's good on it": "it" is the place the first asked about.
         noun = pack.catalog.schema.kinds[where].nouns[0].lower()
         second = re.sub(r"\bit\b", f"this {noun}", second, count=1, flags=re.IGNORECASE)
+    opener = _OPEN_WITH.search(second)
+    if opener is not None and len(named) == 1 and not link_entities(pack, second):
+        # "what moves does Hexmoth have, and which should I open with": Hexmoth's opener
+        who = display(pack, pack.catalog.schema.kind("unit") or "", named[0])
+        second = f"{second[: opener.start('who')]}{who}{second[opener.end('who') :]}"
     two = _read_one(pack, state, second, [*history, Exchange(one.text, "")])
     if _SAME_AS_DESCRIBED.match(second) and not link_entities(pack, two.text):
         # "Who's Lorcan again, is that the cowboy guy": a check of a description nothing in the pack
@@ -1577,6 +1582,11 @@ def read_turn(pack: Pack, state: LiveState | None, text: str, history: Sequence[
 
 # "Nightmare Hex on the turtle or the cat": one move, on one of two; a choice, not two questions.
 _TARGET_CHOICE = re.compile(r"\b(?:on|at)\s+(?:their\s+|the\s+|his\s+|her\s+)?[A-Z]\w+\s+or\b")
+# "which should I open with", "what do I start with": the move a unit opens with (English cues).
+_OPEN_WITH = re.compile(
+    r"\b(?:which|what)\b.*?\b(?:should|do|can|would)\s+(?P<who>i|we)\s+(?:open|start|lead\s+off)\s+with\b",
+    re.IGNORECASE,
+)
 _SAME_AS_DESCRIBED = re.compile(
     r"^\W*(?:(?:and|so|like)\W+)*(?:is\s+(?:that|he|she|it|this)|that'?s|thats)\s+(?:the|a|an|that)\s+[a-z]+",
     re.I,

@@ -34,7 +34,7 @@ from typing import Any
 from voicecoach.core.state import get_field
 from voicecoach.domain.asked import ASKED_BAD, KEEP_OR_BENCH, STAY_OR_GO, WHO_WINS, YES_NO, shapes
 from voicecoach.domain.catalog import Matchup
-from voicecoach.domain.effects import for_own_side
+from voicecoach.domain.effects import ALLY_EFFECTS, for_own_side, option_effects
 from voicecoach.domain.entities import link_entities
 from voicecoach.domain.pack import AnswerStep, Pack, pack_roles
 from voicecoach.domain.recipe_spec import RECIPES, TURN_PREFIX, RecipeSpec, role_placeholder
@@ -3527,12 +3527,18 @@ def option_hits(c: _Ctx) -> list[Line]:
     named = [f for f in c.t.mentioned if f in c.ids("foes")]
     if locked:
         # "Is Worldroot Slam any good against the water guy" while it is locked: what it would do to
-        # that one, and that it is not usable yet; against their whole side, the next step (what
-        # unlocks it) answers.
-        if len(named) != 1:
+        # that one, and what it still needs; against their whole side, to the one it would hit
+        # hardest (not for a move that only guards its own side, "Granite Bulwark": it hits no one).
+        effects = option_effects(c.t.pack).get(oid, frozenset())
+        hits_foes = not effects or not effects <= ALLY_EFFECTS
+        foe = named[0] if len(named) == 1 else None
+        if foe is None and not named and weak and hits_foes:
+            foe = weak[0]
+        owner = next((u for u in c.view.learners(oid) if c.view.owns(u)), None)
+        if foe is None or owner is None:
             return []
-        foe = named[0]
-        return c.line(c.inputs["locked_key"], [oid], **values, foe=c.name(foe), status=_words(m, mult(foe)))
+        said = {**values, "foe": c.name(foe), "status": _words(m, mult(foe))}
+        return _locked(c, c.inputs["locked_key"], [oid], oid, owner, said)  # with what it still needs
     if len(named) == 1 and not weak and c.inputs.get("one_key"):
         # "Is Blaze Charge worth using on their turtle": that one, as it takes it (half, normal).
         foe = named[0]

@@ -414,6 +414,9 @@ def reasons_once(spoken: Sequence[str], said: Sequence[str] = ()) -> list[str]:
     return out
 
 
+_RANK_WORDS = frozenset({"best", "worst", "first", "better", "worse", "last"})
+
+
 def unsaid(text: str, said: str) -> str:
     """The sentences of `text` that `said` does not already say (by their words, a leading "Yes,"
     or "No," aside; or three in five of their content words said already): two answers in one
@@ -428,8 +431,12 @@ def unsaid(text: str, said: str) -> str:
         # Only a number new ("..., so 3 more levels to go") in a sentence said almost word for word:
         # the same fact again.
         fresh, overlap = names - names_said, len(content & known) / max(len(content), 1)
-        restated = len(content) >= 3 and (
-            (not fresh and overlap >= 0.6) or (all(n.isdigit() for n in fresh) and overlap >= 0.8)
+        # A ranking the first answer did not make is news ("Nightmare Hex is the strongest ...").
+        ranks = {w for w in content - known if (w.endswith("est") and len(w) >= 6) or w in _RANK_WORDS}
+        restated = (
+            len(content) >= 3
+            and not ranks
+            and ((not fresh and overlap >= 0.6) or (all(n.isdigit() for n in fresh) and overlap >= 0.8))
         )
         return bool(_gist(sentence)) and _gist(sentence) not in before and not restated
 
