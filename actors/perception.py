@@ -31,6 +31,7 @@ from voicecoach.actors.frames import (
     ToolDispatchFrame,
     TypedTranscriptionFrame,
 )
+from voicecoach.actors.talker import FALLBACK_REPLY
 from voicecoach.actors.turn_task import TurnTaskActor
 from voicecoach.coach.session import CoachConfig, Session, Turn
 from voicecoach.core.state import LiveState
@@ -76,6 +77,15 @@ class PerceptionActor(TurnTaskActor):
             await self.start_turn(turn.index, self._run_turn(turn))
 
     async def _run_turn(self, turn: Turn) -> None:
+        try:
+            await self._read_and_label(turn)
+        except Exception:  # a defect in W1 must not leave the player in silence: they are asked again
+            logger.exception(f"turn {turn.index}: W1 failed; asking the player to say it again")
+            turn.ask, turn.second = FALLBACK_REPLY, None
+            await self.push_frame(ToolDispatchFrame(turn_index=turn.index, t_ms=turn.ms(), source="none"))
+            await self._push_c1(turn, _TurnProgress(), OTHER, CLARIFY, "miss", "W1 failed")
+
+    async def _read_and_label(self, turn: Turn) -> None:
         if turn.ask is not None:
             # Asking back is the turn: no tools, and c1 says so; the Talker speaks `turn.ask`.
             await self.push_frame(ToolDispatchFrame(turn_index=turn.index, t_ms=turn.ms(), source="none"))

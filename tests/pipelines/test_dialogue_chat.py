@@ -1071,6 +1071,21 @@ SESSIONS: dict[str, dict[str, list[tuple[str, list[str], list[str]]]]] = {
             ("is oakhorn bad here", ["No, Oakhorn works well here"], ["Yes, Oakhorn"]),
             ("galehawk, yes or no", ["mixed for Galehawk"], ["striker"]),
         ],
+        "fresh46_dev": [  # read from a dev set after its blind judgement, in new words
+            ("can i evolve emberfox to the third one yet", ["Infernofox"], ["slot"]),
+            ("like whats the chart thing", ["Each element beats two others"], ["outside what"]),
+            ("which of mine does the most damage to their water turtle", ["Oakhorn"], ["strongest move is"]),
+            ("does anything on my team hit voltail for double", ["Voltail"], ["hits their team"]),
+        ],
+        "remarks_heard": [  # a word of thanks, a sigh: taken in, not answered with a lecture
+            ("ok that helps a lot actually", ["Any time"], ["Field three"]),
+        ],
+        "their_option_described": [  # "the coral shield": the one of their moves its words describe
+            ("what does the coral shield do", ["Coral Guard", "shields an ally"], []),
+        ],
+        "what_my_role_does": [  # "what does my support do": the one fielded, not the role explained
+            ("what does my support do", ["Sparkwing"], ["Strikers deal damage"]),
+        ],
         "second_about_the_first": [  # the second half asks of the first's unit or of its answer
             ("what moves does hexmoth have and which should i open with", ["Shade Bite", "strongest"], []),
             ("whats the next skill oakhorn gets and is it any good", ["Worldroot Slam", "double damage"], []),
@@ -1905,6 +1920,16 @@ SESSIONS: dict[str, dict[str, list[tuple[str, list[str], list[str]]]]] = {
         "his_option": [  # "his shield" after a hero: one of that hero's items, not the hero again
             ("what does brannoc do", ["Brannoc"], []),
             ("what does his shield do", ["shield"], ["shield tank whose"]),
+        ],
+        "their_option_described": [  # "the light wall": their unit's option its words describe
+            ("how long does the light wall last", ["Barrier Drop", "four seconds"], ["outside what"]),
+        ],
+        "among_theirs": [  # "which of their guys ... the healer": theirs, not asked which side
+            (
+                "which of their guys should we dive first the quillon or the healer",
+                ["Nadira"],
+                ["Your Elowen, or"],
+            ),
         ],
         "why_x_and_not_y": [  # "why X and not Y" of the pick just given: its reason again
             ("who do we focus", ["Nadira"], []),

@@ -67,7 +67,9 @@ def _chart(kind: str) -> re.Pattern[str]:
     words = f"(?:type|{re.escape(kind)})s?"
     return re.compile(
         rf"\b(?:{words}\s+(?:chart|wheel|table|system)|which\s+(?:one|{words})\s+beats?\s+"
-        rf"which|what\s+beats\s+what|is\s+there\s+(?:like\s+)?an?\s+(?:{words}\s+)?chart)\b"
+        rf"which|what\s+beats\s+what|is\s+there\s+(?:like\s+)?an?\s+(?:{words}\s+)?chart"
+        # "like whats the chart thing", "explain the chart"
+        r"|(?:what(?:'s|s|\s+is)|how\s+does|explain|get|understand)\s+(?:the|this|that|a)\s+chart)\b"
     )
 
 

@@ -433,6 +433,10 @@ _PLAYS_ROLE_AFTER = re.compile(
     r"(?!\s+(?:against|vs|into|with|on\s+(?:this|the)))",
     re.IGNORECASE,
 )
+_AMONG_THEIRS = re.compile(
+    r"\b(?:which|who)\s+(?:one\s+)?of\s+(?:their\s+\w+|theirs|them)\b[^.?!]*$", re.IGNORECASE
+)
+_WHAT_DOES = re.compile(r"\bwhat\s+(?:does|do|did)\s+$", re.IGNORECASE)
 _PLAYS_ROLE_BEFORE = re.compile(r"\b(?:where|how\s+(?:do|should|can)\s+(?:i|we)\s+play)\b[^.?!]*$", re.I)
 _SLOT_NOUNS = frozenset({"slot", "slots", "spot", "spots", "role", "roles", "position"})
 # What a unit has (English gamer nouns): after "their tanks", the tank's.
@@ -941,7 +945,8 @@ def describe(pack: Pack, sides: Sides, text: str) -> tuple[str, list[str], Uncle
             side == "mine"
             and all(w in d.roles or w in _STRONGEST for w in descriptors)
             and (
-                _PLAYS_ROLE_AFTER.match(text[end:])
+                # ("what does my support do": what that one does, not how the role is played)
+                (_PLAYS_ROLE_AFTER.match(text[end:]) and not _WHAT_DOES.search(text[: tokens[i].start()]))
                 or _PLAYS_ROLE_BEFORE.search(text[: tokens[i].start()])
                 or len([u for u in sides.fielded if all(w in d.words.get(u, ()) for w in descriptors)]) != 1
             )
@@ -961,6 +966,8 @@ def describe(pack: Pack, sides: Sides, text: str) -> tuple[str, list[str], Uncle
         fields_it = side == "any" and _FIELDS_IT.search(before) is not None
         if fields_it:
             side = "mine"  # "do I need the barrier guy", "should I bring the fire one": one to field
+        if side == "any" and _AMONG_THEIRS.search(before):
+            side = "theirs"  # "which of their guys should we dive first, Quillon or the healer"
         if side == "any" and faces_foe(before, text[end:]) and not _COUNTERS_A.search(before):
             # "what about against the tank", "who can kill the healer": theirs ("what counters the
             # tank" may ask what threatens the player's own: asked back)
@@ -1789,6 +1796,44 @@ def option_they_used(pack: Pack, sides: Sides, text: str) -> tuple[str, list[str
     _, uid, name = scored[0]
     asked = f"what does {display(pack, unit_kind, uid)}'s {name} do"
     return asked, [f"{used.group(0)!r} -> {name} (one of theirs used it)"]
+
+
+_THEIR_THING = re.compile(
+    r"\b(?:the|that|their|those)\s+(?P<words>[a-z]{3,}(?:\s+[a-z]{3,}){1,2})\b", re.IGNORECASE
+)
+
+
+def their_option_described(pack: Pack, sides: Sides, text: str) -> tuple[str, list[str]]:
+    """ "How long does the light wall last" -> "how long does Barrier Drop last": two or three
+    words that all describe one option of a unit their side fields (its name's and description's
+    words), and no other option as well, are that option. Only with no unit or option named."""
+    schema, catalog = pack.catalog.schema, pack.catalog
+    unit_kind, option_kind, field = schema.kind("unit"), schema.kind("option"), schema.options_field()
+    if unit_kind is None or option_kind is None or field is None or link_entities(pack, text):
+        return text, []
+    heads = _HEADS | _PLURAL_HEADS
+    options = []
+    for uid in sides.theirs:
+        unit = catalog.get(unit_kind, uid)
+        for oid in (unit.value(field) or []) if unit is not None else []:
+            option = catalog.get(option_kind, oid)
+            if option is not None:
+                words = re.findall(r"[a-z]+", f"{option.display} {option.value('description') or ''}".lower())
+                options.append((option.display, _stems([w for w in words if w not in FUNCTION_WORDS])))
+    for phrase in _THEIR_THING.finditer(text):
+        said = phrase["words"].lower().split()
+        for words in (said, said[:2]) if len(said) == 3 else (said,):  # "the light wall last"
+            if words[-1] in heads or any(w in FUNCTION_WORDS or w in _NOT_CONTENT for w in words):
+                continue  # "the big shield guy": a unit described, not one of its options
+            wanted = [_stems([w]) for w in words]
+            fits = {name for name, stems in options if all(w & stems for w in wanted)}
+            if len(fits) == 1:
+                end = phrase.start("words") + len(" ".join(words))
+                name = fits.pop()
+                return text[: phrase.start()] + name + text[end:], [
+                    f"{text[phrase.start() : end]!r} -> {name}"
+                ]
+    return text, []
 
 
 def option_by_description(pack: Pack, text: str) -> tuple[str, list[str]]:

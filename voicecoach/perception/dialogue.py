@@ -62,6 +62,7 @@ from voicecoach.perception.descriptions import (
     option_they_used,
     side_word,
     slotted,
+    their_option_described,
     type_by_look,
 )
 from voicecoach.perception.lexicon import Lexicon, suggest
@@ -1404,6 +1405,13 @@ def _why_the_pick(pack: Pack, text: str, history: Sequence[Exchange]) -> str:
     return text if not rest.strip(" ?.!") else f"why {found['name']}"
 
 
+# "Can I evolve him to the third one yet": the stage said by its number (English cue words).
+_STAGE_WORDS = {"second": "2", "2nd": "2", "third": "3", "3rd": "3"}
+_STAGE_SAID = re.compile(
+    r"(?P<verb>\bevolv\w*\s+(?:\w+\s+){0,2}?(?:to|into)\s+)(?:the\s+|its\s+|his\s+|her\s+)?(?P<which>second|2nd|third|3rd)"
+    r"\s+(?:one|form|stage|evolution)\b",
+    re.IGNORECASE,
+)
 _KEEP_ALL = re.compile(
     r"^\W*(?:(?:so|ok|okay|and|but)\W+)*(?:what\s+if|and\s+if|if)\s+(?:i|we)\s+(?:don'?t|do\s+not)\s+"
     r"(?:swap|change|switch|sub)(?:\s+(?:anything|anyone|anybody|at\s+all|out))*\W*$",
@@ -1415,6 +1423,7 @@ def _asked_plainly(pack: Pack, text: str, sides: Sides | None = None) -> str:
     """ "so should I even be on Dumaka" -> "is Dumaka good here", "is Voltail a threat to my
     team" -> "is Voltail dangerous": a unit's question said in other words, said as the pair
     that answers it (staying on it is a verdict on it here, not a progression question)."""
+    text = _STAGE_SAID.sub(lambda m: f"{m['verb']}stage {_STAGE_WORDS[m['which'].lower()]}", text)
     if _KEEP_ALL.match(text):
         return "what if i keep the same team"  # "what if I don't swap at all": the team as it is
     units = [m for m in link_entities(pack, text) if m.kind == pack.catalog.schema.kind("unit")]
@@ -1460,6 +1469,7 @@ def read_turn(pack: Pack, state: LiveState | None, text: str, history: Sequence[
     if state is not None:
         # "ember into their turtle": a short name of a unit in play, not a misheard name to ask about
         text = bare_names(pack, Sides(pack, state), text)[0]
+        text = their_option_described(pack, Sides(pack, state), text)[0]
         text = _answer_to_their_option(pack, Sides(pack, state), text)
     text = _wh_ellipsis(pack, text, history) or text
     text = _point_of_type(pack, _relayed(text))
@@ -1814,7 +1824,7 @@ def _accepted(pack: Pack, text: str, last: Exchange) -> str | None:
 ROUND_WON = re.compile(
     # ("I got this hero with the turret", "we got the cat": no round)
     r"\b(?:we|i)\s+(?:just\s+)?(?:won|took|got|grabbed|stole)\s+(?:(?:that|the|this)\s+(?:one|round|game|match)\b|"
-    r"round\b|game\b|(?:that|this)(?=\W*$|\s*[,.!;]))"
+    r"round\b|game\b|(?:that|this|it)(?=\W*$|\s*[,.!;]|\s+chat\b))"
     r"(?!\s+(?:fight|teamfight|duel|trade|push|point)\b)(?:\s+(?:one|round))?|\bthey\s+(?:just\s+)?(?:lost|dropped|threw)\s+(?:that|the|this)\s+(?:one|round)\b",
     re.I,
 )

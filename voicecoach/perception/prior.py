@@ -1044,6 +1044,14 @@ class IntentPrior:
             # "I'm on Renzo, what do I switch to on respawn": who to swap in, not the respawn rule.
             p, rule = self._only(self.swap_pair), "switch_to"
         elif (
+            self.counter_pair is not None
+            and any(m.kind == unit for m in mentions)
+            and _MINE_HARDEST.search(said)
+        ):
+            # "Which of mine does the most damage to their water turtle": the pick against it, not
+            # its strongest move.
+            p, rule = self._only(self.counter_pair), "mine_hardest"
+        elif (
             self.swap_pair is not None
             and _WHO_OUT.search(said)
             and all(_KEPT_BEFORE.search(text[: m.span[0]]) for m in mentions if m.kind == unit)
@@ -2274,6 +2282,11 @@ FOCUS_OR_IGNORE = re.compile(
 FIRST_OF_THEIRS = re.compile(r"\b(?:first|focus|target|kill|go\s+after|attack|dive|burst|take\s+out)\b")
 # "Who should I use Overcharge on", "who do I overcharge", "who should Elowen keep her beam on": an
 # option's target asked for (English cue words, on `normalise`d text).
+# "Which of mine does the most damage to X", "who on my team hits X hardest" (English cue words).
+_MINE_HARDEST = re.compile(
+    r"\b(?:which\s+(?:one\s+)?of\s+(?:mine|my\s+\w+|ours|our\s+\w+)|who\s+(?:on|in)\s+my\s+\w+)\s+"
+    r"(?:does|deals|hits|would\s+(?:do|deal|hit))\s+(?:the\s+)?(?:most|hardest|best)\b"
+)
 # "Keep Renzo, who do I swap", "who comes out": which one of the player's to take out (English cues).
 _WHO_OUT = re.compile(
     r"\b(?:who|which(?:\s+one)?)\s+(?:do|should|can|would)\s+(?:i|we)\s+(?:swap|drop|bench|take\s+out|cut|sub)"
@@ -2310,7 +2323,8 @@ _VENT_WORDS = (
     r"\b(?:i\s+hate|hating|frustrat\w*|so\s+annoy\w*|tilted|tilting|this\s+sucks|"
     r"so\s+bad|brutal|we\s+are\s+cooked|were\s+cooked|getting\s+(?:farmed|stomped|rolled|destroyed)|rigged|"
     r"so\s+unfair|is\s+unfair|cheating|cheaters?|(?:the\s+)?worst\s+(?:map|game|mode|team|matchup)|so\s+dumb|"
-    r"so\s+stupid|so\s+broken|is\s+broken|garbage|unplayable)\b"
+    r"so\s+stupid|so\s+broken|is\s+broken|garbage|unplayable|(?:this|the)\s+game\s+is\s+(?:so\s+|really\s+)?hard|"
+    r"(?:kind\s+of|kinda|such)\s+a\s+bummer|what\s+a\s+bummer)\b"
 )
 VENTED = re.compile(rf"^\W*(?:ugh+|argh+|ffs)\b|{_VENT_WORDS}")
 # A remark on the moment, not a question (English cue words): good news for the player ("Oakhorn
@@ -2320,7 +2334,7 @@ _CHEER = re.compile(
     r"\b(?:let'?s\s*go+|lets\s*go+|yes{2,}|yay+|woo+h?o*|clutch|finally|happy\s+dance|"
     r"got\s+(?:a\s+|his\s+|her\s+|my\s+|our\s+|the\s+)?(?:first\s+)?(?:kill|ko|knockout|triple|double)|"
     r"(?:took|taken|knocked|knocks|knock|takes)\s+(?:out|down)|(?:we|i)\s+(?:won|took|got\s+(?:him|her|them|em|it|one|the\s+\w+|their\s+\w+|\w+\W*$))|"
-    r"won\s+(?:that|the|this)|took\s+the\s+point|"
+    r"won\s+(?:that|the|this)|took\s+the\s+point|gg\s+(?:we|ez|easy|wp)|"
     r"(?:just\s+)?(?:flattened|destroyed|wrecked|smoked|deleted|killed|downed|one[\s-]?shot|beat|crushed))\b"
 )
 _NEAR_MISS = re.compile(
@@ -2431,7 +2445,7 @@ _UNDERPERFORMS = re.compile(
 # advice taken in, a plan said back, nothing asked (English cue words).
 _TAKEN_IN = re.compile(
     rf"^{_ASKS_ANYTHING}.*\b(?:got\s+it|gotcha|(?<!\bif\sthat\s)(?<!\bif\sit\s)makes\s+sense|will\s+do|"
-    r"sounds\s+good|noted|understood)\W*$"
+    r"sounds\s+good|noted|understood|(?:that|this)\s+helps(?:\s+(?:a\s+lot|loads|heaps))?(?:\s+actually)?)\W*$"
     rf"|^{_ASKS_ANYTHING}\W*(?:(?:ok|okay|alright|right|cool|fine)\W+)*(?:i'?ll|i\s+will|im\s+gonna|i'?m\s+going\s+to|"
     r"gonna|lets|let'?s)\s+(?:try|do|go|give)\b(?!.*\b(?:or|if)\b)"
     # "nice ok swapping now", "switching then"

@@ -3368,6 +3368,8 @@ def team_read(c: _Ctx) -> list[Line]:
     verdict = verdicts.get(grade)
     if pairs:
         lines = c.line(c.step.key, team, pairs=spoken_list(pairs), verdict=verdict)
+    elif set(foes) < set(c.view.opponent_side()):
+        lines = []  # "does anything on my team hit Voltail for double": the open line says it of Voltail
     else:
         lines = c.line(c.step.none_key, team, verdict=verdict, **{"@units": c.names(team)})
     unanswered = c.line(c.inputs.get("open_key"), [], foes=c.names(open_)) if open_ else []
