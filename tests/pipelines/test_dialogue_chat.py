@@ -1077,6 +1077,10 @@ SESSIONS: dict[str, dict[str, list[tuple[str, list[str], list[str]]]]] = {
             ("which of mine does the most damage to their water turtle", ["Oakhorn"], ["strongest move is"]),
             ("does anything on my team hit voltail for double", ["Voltail"], ["hits their team"]),
         ],
+        "option_by_what_it_does": [  # "the speed one", "the curse one": the move in play it describes
+            ("so should i use the speed one on the fox or the deer", ["Overcharge on your Emberfox"], []),
+            ("and whats the curse one do", ["Nightmare Hex"], []),
+        ],
         "remarks_heard": [  # a word of thanks, a sigh: taken in, not answered with a lecture
             ("ok that helps a lot actually", ["Any time"], ["Field three"]),
         ],
@@ -1920,6 +1924,10 @@ SESSIONS: dict[str, dict[str, list[tuple[str, list[str], list[str]]]]] = {
         "his_option": [  # "his shield" after a hero: one of that hero's items, not the hero again
             ("what does brannoc do", ["Brannoc"], []),
             ("what does his shield do", ["shield"], ["shield tank whose"]),
+        ],
+        "reach_him": [  # "how do I get to him": theirs, not the hero the answer gave the player
+            ("theres someone way out on a pier who keeps one shotting me what even is that", ["Quillon"], []),
+            ("how do i get to him without dying", ["Quillon"], ["against Brannoc"]),
         ],
         "their_option_described": [  # "the light wall": their unit's option its words describe
             ("how long does the light wall last", ["Barrier Drop", "four seconds"], ["outside what"]),

@@ -1805,21 +1805,38 @@ _THEIR_THING = re.compile(
 
 def their_option_described(pack: Pack, sides: Sides, text: str) -> tuple[str, list[str]]:
     """ "How long does the light wall last" -> "how long does Barrier Drop last": two or three
-    words that all describe one option of a unit their side fields (its name's and description's
-    words), and no other option as well, are that option. Only with no unit or option named."""
+    words that all describe one option of a unit their side fields or the player fields (its
+    name's and description's words), and no other option as well, are that option; so is "the
+    speed one" (one word and a noun for an option). Only with no unit or option named."""
     schema, catalog = pack.catalog.schema, pack.catalog
     unit_kind, option_kind, field = schema.kind("unit"), schema.kind("option"), schema.options_field()
     if unit_kind is None or option_kind is None or field is None or link_entities(pack, text):
         return text, []
     heads = _HEADS | _PLURAL_HEADS
     options = []
-    for uid in sides.theirs:
+    for uid in dict.fromkeys([*sides.theirs, *sides.fielded, *sides.owned]):
         unit = catalog.get(unit_kind, uid)
         for oid in (unit.value(field) or []) if unit is not None else []:
             option = catalog.get(option_kind, oid)
             if option is not None:
                 words = re.findall(r"[a-z]+", f"{option.display} {option.value('description') or ''}".lower())
                 options.append((option.display, _stems([w for w in words if w not in FUNCTION_WORDS])))
+    types = {t for k in schema.kinds_of("type") for t in catalog.entities.get(k, {})}
+    d = describer(pack)
+    # "the speed one", "the curse move": one word, then a noun for an option (the pack's own nouns)
+    nouns = "|".join(
+        re.escape(n.lower()) for n in [*schema.kinds[option_kind].nouns, "one", "thing", "ability"]
+    )
+    for one in re.finditer(rf"\b(?:the|that)\s+(?P<word>[a-z]{{4,}})\s+(?:{nouns})\b", text, re.IGNORECASE):
+        # "should I use the speed one on the fox": the one option in play its word describes (not a
+        # unit's look or a type: "the fire one", "the shell one")
+        word = one["word"].lower()
+        if word in types or word in d.vocabulary or word in FUNCTION_WORDS or word in _NOT_CONTENT:
+            continue
+        fits = {name for name, stems in options if _stems([word]) & stems}
+        if len(fits) == 1:
+            name = fits.pop()
+            return text[: one.start()] + name + text[one.end() :], [f"{one.group(0)!r} -> {name}"]
     for phrase in _THEIR_THING.finditer(text):
         said = phrase["words"].lower().split()
         for words in (said, said[:2]) if len(said) == 3 else (said,):  # "the light wall last"

@@ -307,7 +307,13 @@ def _refer(
         if _effect_done_to(pack, text, match.start()):
             continue
         after = text[match.end() :]
-        side = "theirs" if faces_foe(before, after) else "mine" if _MINE_CUE.search(before) else "any"
+        side = (
+            "theirs"
+            if faces_foe(before, after) or _REACH.search(before)
+            else "mine"
+            if _MINE_CUE.search(before)
+            else "any"
+        )
         if side == "any" and _MINE_AFTER.match(after):
             side = "mine"  # "is he ready", "is he unlocked yet"
         if side == "any" and _MODAL.search(before) and _LOADOUT_VERB.match(after):
@@ -355,6 +361,11 @@ def _refer(
             pool = [u for u in said if u not in here]
         elif side != "any":
             pool = [u for u in pool if sides.on(side, u) and marked.get(u, side) == side] or pool
+            if side == "theirs":
+                # "how do I get to him" after "put Brannoc on; Brannoc counters their Quillon": not
+                # the one the answer gave the player (a hero both sides may field)
+                given = {m.id for m in link_entities(pack, answer) if PICK_BEFORE.search(answer[: m.span[0]])}
+                pool = [u for u in pool if u not in given] or pool
         if not pool:
             continue
         name = display(pack, unit_kind, pool[0])
@@ -389,6 +400,8 @@ _SAME_OBJECT = re.compile(
     re.IGNORECASE,
 )
 _PERSONAL = {"he", "him", "his", "she", "her", "hers"}
+# "How do I get to him", "who can reach her": the one reached is theirs (English cue words).
+_REACH = re.compile(r"\b(?:reach|get\s+to|get\s+past|catch|dive|take\s+out|kill)\s+$", re.IGNORECASE)
 
 
 def _antecedent_here(pack: Pack, text: str) -> tuple[str, list[str], Unclear | None] | None:

@@ -86,7 +86,8 @@ _CLAUSE = re.compile(
 _SUBJECT_VERB = re.compile(r"^\s*(?:should|can|could|will|would|does|did|is)\b", re.IGNORECASE)
 # Words before a pronoun that stands for a foe ("beat that", "what comes out for it").
 _FOE_BEFORE = re.compile(
-    r"\b(?:beat|beats|counter|counters|against|vs|versus|into|handle|deal with|stop|for|break|crack)\s+$",
+    r"\b(?:beat|beats|counter|counters|against|vs|versus|into|handle|deal with|stop|for|break|crack|reach|"
+    r"get\s+to|get\s+past|kill|catch|dive|take\s+out)\s+$",
     re.IGNORECASE,
 )
 PICK_BEFORE = re.compile(

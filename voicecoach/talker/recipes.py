@@ -2129,7 +2129,8 @@ def option_target(c: _Ctx) -> list[Line]:
     offered = [u for u in c.t.mentioned if u in theirs and u not in mine]
     said = normalise(c.t.utterance)
     asked = ON_WHOM.search(said) or (offered and c.inputs.get("offered_key") and USE_ON_THEIRS.search(said))
-    if options and sum(u in mine for u in c.t.mentioned) >= 2 and for_own_side(c.t.pack, options[0]):
+    allies = [u for u in c.t.mentioned if u in mine or view.owns(u)]  # ("the fox or the deer", benched)
+    if options and len(allies) >= 2 and for_own_side(c.t.pack, options[0]):
         asked = asked or USE_ON_THEIRS.search(said)  # "Overcharge the fox or the stag"
     if not options or m is None or not mine or not theirs or not asked:
         return []
@@ -2145,7 +2146,7 @@ def option_target(c: _Ctx) -> list[Line]:
         holders = {
             u for u, e in units.items() if field and e is not None and options[0] in (e.value(field) or [])
         }
-        named = [u for u in mine if u not in holders and u in c.t.mentioned]
+        named = [u for u in allies if u not in holders]
         # "Overcharge the fox or the stag": one of the two named; else not on the one who uses it
         others = (
             named
