@@ -1071,6 +1071,14 @@ SESSIONS: dict[str, dict[str, list[tuple[str, list[str], list[str]]]]] = {
             ("is oakhorn bad here", ["No, Oakhorn works well here"], ["Yes, Oakhorn"]),
             ("galehawk, yes or no", ["mixed for Galehawk"], ["striker"]),
         ],
+        "got_it_right": [  # "and he's got Blaze Charge, right": a check that he has it
+            ("whats emberfox got", ["Emberfox"], []),
+            (
+                "bet and he's got blaze charge right thats the big one",
+                ["Yes", "Blaze Charge"],
+                ["Save Blaze"],
+            ),
+        ],
         "fresh46_dev": [  # read from a dev set after its blind judgement, in new words
             ("can i evolve emberfox to the third one yet", ["Infernofox"], ["slot"]),
             ("like whats the chart thing", ["Each element beats two others"], ["outside what"]),
@@ -1924,6 +1932,23 @@ SESSIONS: dict[str, dict[str, list[tuple[str, list[str], list[str]]]]] = {
         "his_option": [  # "his shield" after a hero: one of that hero's items, not the hero again
             ("what does brannoc do", ["Brannoc"], []),
             ("what does his shield do", ["shield"], ["shield tank whose"]),
+        ],
+        "told_then_weighed": [  # "I have Tamsin too, is she better than Lorcan": the two weighed
+            (
+                "wait i have tamsin too is she better than lorcan for me rn",
+                ["Lorcan over Tamsin"],
+                ["can run"],
+            ),
+        ],
+        "best_answer": [  # "the best answer I can field": a five against theirs, not out of scope
+            ("whats the best answer i can actually field at level 10", ["Run", "Brannoc"], ["outside what"]),
+        ],
+        "told_then_verdict": [  # "I have a guy with a laser gun at level 4, is he any good": Stellan, judged
+            (
+                "i have a guy with a laser gun at level 4 is he any good",
+                ["Stellan", "Not really"],
+                ["Which hero"],
+            ),
         ],
         "reach_him": [  # "how do I get to him": theirs, not the hero the answer gave the player
             ("theres someone way out on a pier who keeps one shotting me what even is that", ["Quillon"], []),

@@ -673,7 +673,8 @@ _THEY_HAVE_A = re.compile(
 )
 # "The guy with the big shield", "this hero with the turret": a plain head, then what it carries.
 _HEAD_WITH = re.compile(
-    r"\b(?P<det>the|their|my|our|that|this)\s+(?P<head>[a-z]+)\s+with\s+(?:the|a|an|that|his|her|those|these)\s+",
+    r"(?:\b(?P<det>the|their|my|our|that|this)|(?P<mine>\b(?:i\s+have|i\s+got|i'?ve\s+got|i\s+own)\s+an?))"
+    r"\s+(?P<head>[a-z]+)\s+with\s+(?:the|a|an|that|his|her|those|these)\s+",
     re.IGNORECASE,
 )
 
@@ -696,7 +697,9 @@ def _carried_first(pack: Pack, text: str) -> str:
                 break
         if look:
             words = text[m.end() : m.end() + look[-1].end()]
-            return f"{text[: m.start()]}{m['det']} {words} {m['head']}{text[m.end() + look[-1].end() :]}"
+            # ("I have a guy with a laser gun": my laser gun guy)
+            det = m["det"] or f"{m['mine'].rsplit(' ', 1)[0]} my"
+            return f"{text[: m.start()]}{det} {words} {m['head']}{text[m.end() + look[-1].end() :]}"
     return text
 
 

@@ -382,6 +382,8 @@ class IntentPrior:
             rf"|{KEEP_OR_BENCH.pattern}(?:my\s+)?{token}(?:\s+(?:in|out))?{here}"
             r"(?:\W+or\s+(?:not|nah|no|(?:still\s+|just\s+)?(?:swap|bench|drop)(?:\s+(?:him|her|it|them))?(?:\s+out)?))?\W*$"
             rf"|^\W*(?:my\s+)?{token}{here}\W+(?:yes(?:\s+or\s+no)?|good\s+idea|worth\s+it)\W*$"
+            # "I have a guy with a laser gun at level 4, is he any good": told, then the verdict
+            rf"|\bis\s+(?:my\s+)?{token}\s+(?:even\s+|actually\s+|really\s+)?any\s+(?:good|use)\W*$"
             # "what is the orange fox thing I have out, is it any good": who it is, then the verdict
             rf"|\b(?:what|who)(?:\s+is|'s|s)\s+(?:my\s+|the\s+|this\s+)?{token}\W+(?:and\s+)?(?:is|are)\s+(?:it|he|she)"
             r"\s+(?:even\s+|actually\s+|really\s+)?(?:any\s+good|any\s+use|useful|good)\W*$"
@@ -769,6 +771,9 @@ class IntentPrior:
         self._has_option = re.compile(
             rf"\b(?:does|do|did)\s+(?:he|she|it|(?:my\s+|our\s+)?{unit_token})\s+"
             rf"(?:even\s+|already\s+|still\s+)?(?:have|get|got)\s+(?:the\s+)?{option_token}\b"
+            # "and he's got Blaze Charge, right": a check of it
+            rf"|\b(?:he|she|it|{unit_token})(?:'s|s|\s+s|\s+has)?\s+(?:got|has)\s+(?:the\s+)?{option_token}\W+"
+            r"(?:right|yeah|yes|correct)\b"
         )
         # The pair the prior gives a match going badly ("we keep losing, what do we do"): English
         # words, labelled by the pack's own classifier, kept only if it recommends on the match.
@@ -1043,6 +1048,13 @@ class IntentPrior:
         ):
             # "I'm on Renzo, what do I switch to on respawn": who to swap in, not the respawn rule.
             p, rule = self._only(self.swap_pair), "switch_to"
+        elif (
+            self.team_counter_pair is not None
+            and not any(m.kind == unit for m in mentions)
+            and re.search(r"\b(?:best|good|right|real)\s+answer\b", said)
+        ):
+            # "What's the best answer I can actually field": a team against theirs, from what they own.
+            p, rule = self._only(self.team_counter_pair), "best_answer"
         elif (
             self.counter_pair is not None
             and any(m.kind == unit for m in mentions)
@@ -2979,6 +2991,7 @@ def offered(pack: Pack, text: str, mentions: list[Mention] | None = None) -> lis
     )
     facing = re.compile(rf"\b{FACING}\s+(?:their\s+|the\s+)?$", re.IGNORECASE)
     run: list[str] = [units[0].id] if units else []
+    two = len({u.id for u in units}) == 2  # ("I have Tamsin too, is Tamsin better than Lorcan": two units)
     has_or = False
     for a, b in zip(units, units[1:], strict=False):
         between = text[a.span[1] : b.span[0]]
@@ -2986,9 +2999,9 @@ def offered(pack: Pack, text: str, mentions: list[Mention] | None = None) -> lis
         joined = (
             _OR.match(between)
             or (which_of and _AND.match(between))  # "which of A and B is best"
-            or (len(units) == 2 and _THAN.match(between))  # "is Granitusk better than the deer"
+            or (two and _THAN.match(between))  # "is Granitusk better than the deer"
             # "Emberfox vs Pyrowl, which is better": two weighed, not a fight ("who wins": _WHO_WINS)
-            or (len(units) == 2 and _VERSUS.match(between) and WHICH_BETTER.search(text[b.span[1] :]))
+            or (two and _VERSUS.match(between) and WHICH_BETTER.search(text[b.span[1] :]))
         )
         listed = _COMMA.match(between) or not between.strip()  # "A, B or C"; spoken: "duke bran or oz"
         if joined or (listed and not faced):
