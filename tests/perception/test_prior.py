@@ -788,6 +788,11 @@ def test_one_of_mine_going_in_is_a_swap(prior: IntentPrior) -> None:
         ("we won, should i keep the same team", None),  # asked
         ("that was close, what now", None),
         ("is that close", None),
+        ("honestly this game is so hard", "down"),  # venting, nothing named: heard, not a lecture
+        ("ugh their sniper again", None),  # the trouble named is answered
+        ("big w coach", "praise"),
+        ("good call, that actually worked", "praise"),
+        ("was that a good call", None),
     ],
 )
 def test_a_remark_on_the_moment_is_told_from_a_question(said: str, kind: str | None) -> None:

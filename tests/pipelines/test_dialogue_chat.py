@@ -23,6 +23,25 @@ from voicecoach.testing.scripted_llm import ScriptedLLMServer
 # pack -> kind -> turns: (what the player says, words the reply must have, words it must not)
 SESSIONS: dict[str, dict[str, list[tuple[str, list[str], list[str]]]]] = {
     "pet_arena": {
+        "praise_is_thanks_taken": [  # the coach praised: thanks taken, not a greeting or the match again
+            ("what do i open with this round", ["Oakhorn"], []),
+            ("big w coach that worked", [], ["Hey", "Against", "Oakhorn"]),
+        ],
+        "venting_heard_in_a_few_words": [  # nothing asked: heard and the match in a line, no lecture
+            ("honestly this game is so hard", ["ahead 1 to 0"], ["Against", "best of three"]),
+        ],
+        "the_players_alternative_weighed": [  # "I'd rather X": X against that foe, beside the pick
+            ("who do i send at voltail", ["Granitusk"], []),
+            (
+                "id rather send the fox honestly",
+                ["Emberfox deals normal", "Granitusk deals double"],
+                ["Which"],
+            ),
+        ],
+        "doubt_gets_the_reason": [  # "that doesn't sound right": the reason for the last answer
+            ("what beats their turtle", ["Oakhorn"], []),
+            ("hmm that doesnt sound right", ["grass"], ["defensive"]),
+        ],
         "type_claim": [  # a claim put to the coach: its verdict, then the chart both ways
             (
                 "a friend reckons fire is weak to earth, right?",
@@ -957,7 +976,7 @@ SESSIONS: dict[str, dict[str, list[tuple[str, list[str], list[str]]]]] = {
             ("is lumifawn good against voltail", ["Yes, your Lumifawn has the edge"], ["mixed"]),
         ],
         "vent_no_question": [
-            ("this game is rigged", ["I hear you", "go with Oakhorn"], ["Field three to five"])
+            ("this game is rigged", ["I hear you", "ahead 1 to 0"], ["Field three to five", "Against"])
         ],
         "said_to_coach": [
             ("are you a bot", ["Ask me about"], ["outside"]),
@@ -1150,6 +1169,13 @@ SESSIONS: dict[str, dict[str, list[tuple[str, list[str], list[str]]]]] = {
         ],
     },
     "strike_team": {
+        "the_players_alternative_weighed": [  # "why not X": X against that foe, then the pick again
+            ("who do i put on quillon", ["Brannoc"], []),
+            ("why not just play lorcan", ["Lorcan and Quillon", "Brannoc"], ["Which"]),
+        ],
+        "venting_heard_in_a_few_words": [  # nothing asked: heard and the match in a line, no lecture
+            ("this is so frustrating", ["0 to 1"], ["A team is five", "Against"]),
+        ],
         "rule_term": [("whats a perk", ["one perk at a time"], ["outside"])],  # the game's rule that says it
         "map_verdict": [  # asked of the map: the map's verdict, not "not really" beside "even pick"
             ("is elowen good on this map", ["even pick on Fathom Docks"], ["Not really"]),

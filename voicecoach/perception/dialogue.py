@@ -278,7 +278,7 @@ def _refer(
         person = _PERSON.search(text)
         if person is None or here:
             return text, [], None
-        if _effect_done_to(pack, text, person.start()) or remark(text) is not None:
+        if _effect_done_to(pack, text, person.start()) or remark(text) in ("good", "close"):
             return text, [], None  # ("he just got his first kill!!": cheered, whoever he is)
         return text, [], Unclear((), text[: person.start()] + HOLE + text[person.end() :])
     last = history[-1]
@@ -506,7 +506,7 @@ def _their_whole_side(pack: Pack, last: Exchange) -> bool:
     groups = set(pack.catalog.schema.kinds_of("group"))
     return any(m.kind in groups for m in link_entities(pack, last.reply)) or bool(
         _their_team(pack).search(last.utterance)
-        or re.search(r"their\s+(?:team|five|three)", last.utterance, re.I)
+        or re.search(r"\btheir\s+(?:team|five|three)\b", last.utterance, re.I)
     )
 
 
@@ -1416,6 +1416,54 @@ def _why_the_pick(pack: Pack, text: str, history: Sequence[Exchange]) -> str:
         return text
     rest = text[found.end("name") :]
     return text if not rest.strip(" ?.!") else f"why {found['name']}"
+
+
+# "Why not Renzo", "nah I think the fox is better", "I'd rather run Lorcan" after a pick: the player's
+# own alternative weighed against it (English cue words; X is the one they'd rather have).
+_RATHER = re.compile(
+    r"^\W*(?:(?:nah|no|but|eh|hmm+|ok|okay|so|and|wait|ngl|honestly|idk)\W+)*(?:"
+    r"(?:why|how\s+come)\s+not\s+(?:just\s+)?(?:use\s+|bring\s+|play\s+|run\s+|my\s+|the\s+)?X"
+    r"|(?:(?:i\s+(?:think|feel\s+like|reckon|bet)|i'?d\s+say|pretty\s+sure|surely|imo)\s+)?(?:my\s+|the\s+)?X\s+"
+    r"(?:is|'s|would\s+be|seems|looks|feels)\s+(?:way\s+|so\s+much\s+|much\s+|a\s+lot\s+)?(?:better|stronger)"
+    r"|i'?d\s+(?:rather|prefer\s+to)\s+(?:use|bring|play|run|go\s+with|have|send)\s+(?:my\s+|the\s+)?X"
+    r")(?:\s+(?:there|here|though|tho|tbh|honestly|imo|for\s+that|for\s+this|instead|on\s+this\s+map|"
+    r"against\s+[\w']+))*\W*$",
+    re.IGNORECASE,
+)
+
+
+def _rather_than_the_pick(pack: Pack, sides: Sides, text: str, history: Sequence[Exchange]) -> str:
+    """ "Why not Emberfox" / "nah I think the fox is better" after "Against Voltail, go with
+    Granitusk: ...": "is Emberfox better than Granitusk against Voltail", the player's alternative
+    weighed against the pick (not the last question again, nor a new one about the alternative)."""
+    if not history:
+        return text
+    named_now = _units(pack, text)
+    units = [u for u in named_now if sides.side_of(u) != "theirs"]
+    if len(units) != 1 or len(named_now) > 2:
+        return text
+    name = display(pack, pack.catalog.schema.kind("unit") or "", units[0])
+    said = re.sub(r"\b(?:my|the)\s+" + re.escape(name), name, text, flags=re.IGNORECASE)
+    found = None
+    for m in link_entities(pack, said):
+        if m.id == units[0]:
+            found = _RATHER.match(said[: m.span[0]] + "X" + said[m.span[1] :])
+            break
+    if found is None:
+        return text
+    answer = _first_sentence(history[-1].reply)
+    named = [u for u in _units(pack, answer) if u != units[0]]
+    # (a hero both sides have: the one the answer put forward is the player's)
+    mine = [u for u in named if u in sides.fielded or u in sides.owned]
+    pick = next((u for u in mine if not taken_out(pack, answer, u)), None)
+    foe = next((u for u in named_now if u != units[0]), None) or next(
+        (u for u in named if u in sides.theirs and u != pick), None
+    )
+    if pick is None:
+        return text
+    unit_kind = pack.catalog.schema.kind("unit") or ""
+    against = f"against {display(pack, unit_kind, foe)}" if foe is not None else "here"
+    return f"is {name} better than {display(pack, unit_kind, pick)} {against}"
 
 
 # "Can I evolve him to the third one yet": the stage said by its number (English cue words).
@@ -2350,6 +2398,9 @@ def _read_one(
     if history and (instead := _pick_instead(pack, sides, text, history[-1])) is not None:
         text = instead
         notes.append("a pick in place of the last one")
+    if history and (rather := _rather_than_the_pick(pack, sides, text, history)) != text:
+        text = rather
+        notes.append("the player's alternative weighed against the last pick")
     if history and (other_side := _AND_THEIRS.match(text)) is not None:
         # "Who's my strongest?" - "and theirs?": the same question of the other side
         to_theirs = other_side["side"].lower() in ("theirs", "them", "their side", "the other team")

@@ -959,7 +959,9 @@ class IntentPrior:
         unit = self.pack.catalog.schema.kind("unit")
         option = self.pack.catalog.schema.kind("option")
         said = normalise(text)
-        if (ACKNOWLEDGED.match(said) or _TAKEN_IN.search(said)) and THANKS in self.labels:
+        if (
+            ACKNOWLEDGED.match(said) or _TAKEN_IN.search(said) or remark(text) == "praise"
+        ) and THANKS in self.labels:
             # "Okay, whatever you say, boss", "ok so Renzo for the bazaar, got it", "ok I'll try that":
             # taken in, nothing asked (not a request out of the game).
             p, rule = self._only(THANKS), "acknowledged"
@@ -2157,6 +2159,10 @@ _NEW_QUESTION = re.compile(
 # question of its own.
 ASKS_WHY = re.compile(
     rf"^{_FILLERS}(?:but\s+|and\s+)?(?:why|how come|explain why|are you sure|you sure|"
+    # doubt of the last answer ("that can't be right", "no way", "I don't buy it"): its reason again
+    r"(?:nah\s+|no\s+|hmm+\s+|eh\s+)?(?:that|this|it)\s+(?:can'?t|cant|cannot)\s+be\s+right|no\s+way|"
+    r"(?:that'?s|thats|that\s+is)\s+(?:not\s+right|wrong)|(?:that|it)\s+(?:doesn'?t|doesnt)\s+sound\s+right|"
+    r"i\s+(?:don'?t|dont)\s+(?:buy|believe)\s+(?:it|that)|i\s+doubt\s+(?:it|that)|"
     r"(?:any|what'?s\s+the|is\s+there\s+a)\s+(?:note|reason|explanation)\s+(?:on\s+|for\s+)?why|"
     r"what makes (?:it|that|them|him|her) "
     r"(?:so )?(?:good|better|the pick))(?:\s+[\w']+){0,3}\W*$",
@@ -2363,12 +2369,26 @@ _REQUEST = re.compile(
 _AGAINST_US = re.compile(r"\b(?:they|they've|theyve|theyre|they're|their|enemy|opponents?)\b")
 
 
+# The coach praised, or its advice said to have worked ("W coach", "you're goated", "good call",
+# "that worked"): thanks taken, not a new question (English cue words).
+PRAISED = re.compile(
+    r"^\W*(?:(?:w|big\s+w)\W+)*coach(?:\W+w)+\W*$|^\W*(?:big\s+)?w\W+coach\b|"
+    r"\b(?:you'?re|youre|ur|coach\s+is|coachs)\s+(?:so\s+|actually\s+|literally\s+)?(?:the\s+)?"
+    r"(?:goat(?:ed)?|best|legend|a\s+legend|amazing|cracked|smart|a\s+genius|genius|the\s+man|great|good\s+at\s+this)\b|"
+    r"\b(?:good|great|nice|big\s+brain|huge)\s+(?:call|read|advice|tip)\b|"
+    r"\b(?:that|it|this)\s+(?:actually\s+|totally\s+|really\s+)?worked\b|\byou\s+were\s+right\b"
+)
+
+
 def remark(text: str) -> str | None:
-    """ "good" or "close" when the turn only remarks on the moment (no question, no request); None
-    otherwise (news that went against the player is trouble told: answered as such)."""
+    """ "good" or "close" when the turn only remarks on the moment (no question, no request),
+    "praise" when it praises the coach, "down" when the player is only venting; None otherwise
+    (news that went against the player is trouble told: answered as such)."""
     said = normalise(text)
     if "?" in text or shapes(said) or _REQUEST.search(said):
         return None
+    if PRAISED.search(said):
+        return "praise"
     cheer = _CHEER.search(said)
     if (
         cheer is not None
@@ -2381,7 +2401,12 @@ def remark(text: str) -> str | None:
         and not VENTED.search(said)
     ):
         return "good"
-    return "close" if _NEAR_MISS.search(said) else None
+    if _NEAR_MISS.search(said):
+        return "close"
+    # (venting about something of theirs or the player's, "ugh their sniper again", is trouble told)
+    # (nor is venting about the map or the team: "I hate this map" wants what to do about it)
+    named = re.search(r"\b(?:my|our|their|his|her)\b|\b(?:map|mode|team|comp|lineup|matchup|meta)\b", said)
+    return "down" if VENTED.search(said) and not named else None
 
 
 # Venting in words about the game, not only a sigh ("ugh my roommate is vacuuming" is off the game).

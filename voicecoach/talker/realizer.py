@@ -1767,6 +1767,8 @@ def realize(
     reaction = (
         remark(utterance) if not _TELLS_SCORE.search(utterance) else None
     )  # ("we won round one": the score)
+    if reaction == "down" and mentions:
+        reaction = None  # "ugh, that turtle again": the trouble named is answered, after the lead
     if reaction is not None and _guidance_has(pack, f"react_{reaction}"):
         # "Oakhorn just took out their turtle!": a reaction in a few words, not a matchup lecture
         t.lines = []
@@ -1777,7 +1779,7 @@ def realize(
     leads = pack.templates.paragraphs["constraint_account"].templates
     if stale:
         lead = _variant(leads["stale_told" if told else "stale_lead"], "stale", turn_index)
-    elif VENTED.search(normalise(utterance)) and leads.get("vent_lead"):
+    elif reaction != "down" and VENTED.search(normalise(utterance)) and leads.get("vent_lead"):
         # "Ugh, I hate this map": heard as said, in a few words, before the answer.
         lead = _variant(leads["vent_lead"], "vent", turn_index)
     text = _compose(t, max_words, max_sentences, lead)

@@ -1393,6 +1393,16 @@ def matchup_status(c: _Ctx) -> list[Line]:
     line = verdict + strength + line
     if "foe" not in where or not c.view.owns(uid):
         return line
+    rival = next(
+        (o for o in c.t.mentioned if o not in (uid, other) and o not in theirs and c.view.owns(o)), None
+    )
+    if rival is not None and len(others) == 1 and _BETTER_THAN.search(c.t.utterance):
+        # "Is Emberfox better than Granitusk against Voltail": the other one's matchup, side by side
+        out = line + c.line(
+            c.step.key, [rival], **{"@unit": c.name(rival)}, foe=c.name(other),
+            status=_words(m, multiplier(c.catalog, m, rival, other)), **_axis_values(c, m, rival, other),
+        )  # fmt: skip
+        return out
     # The other way round, for the player's own unit: "Is Tidefang usable right now?" is its best
     # matchup and the one of theirs that hits it hard; "how does Emberfox do against Shellbastion"
     # is what it deals and what it takes; against their whole side with no one hitting it hard, that.
@@ -1420,6 +1430,9 @@ def matchup_status(c: _Ctx) -> list[Line]:
         # cause is something the data does not show, said as such rather than left to guess.
         line += c.line(c.inputs["not_type_key"], [uid], **{"@unit": c.name(uid)}, foe=c.name(other))
     return line + (_underlevelled(c, uid) if mult > m.default and not strength else [])
+
+
+_BETTER_THAN = re.compile(r"\b(?:better|stronger|worse)\s+than\b|\binstead\s+of\b", re.IGNORECASE)
 
 
 _HOW_STRONG = re.compile(r"\bhow\s+(?:strong|good|tough|powerful|solid)\b", re.IGNORECASE)
