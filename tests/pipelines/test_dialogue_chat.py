@@ -23,6 +23,17 @@ from voicecoach.testing.scripted_llm import ScriptedLLMServer
 # pack -> kind -> turns: (what the player says, words the reply must have, words it must not)
 SESSIONS: dict[str, dict[str, list[tuple[str, list[str], list[str]]]]] = {
     "pet_arena": {
+        "which_of_two_to_grow": [  # "is it worth levelling A or should I focus B": which of the two
+            ("is it even worth training the moth or should i just focus the fox", ["Train"], ["last stage"]),
+        ],
+        "whose_move_it_is": [  # "who has X": whose it is in this match, after what it does when asked too
+            ("which of them has coral guard", ["Shellbastion"], ["defense move"]),
+            ("what does thorn volley do and who uses it", ["thorns", "Briarcat"], []),
+        ],
+        "any_of_those_named": [  # "any of those" after the types' picks: those picks, not the asked type
+            ("what beats electric", ["Granitusk"], []),
+            ("got any of those", ["Granitusk", "Lumifawn"], ["Sparkwing"]),
+        ],
         "praise_is_thanks_taken": [  # the coach praised: thanks taken, not a greeting or the match again
             ("what do i open with this round", ["Oakhorn"], []),
             ("big w coach that worked", [], ["Hey", "Against", "Oakhorn"]),
@@ -1169,6 +1180,9 @@ SESSIONS: dict[str, dict[str, list[tuple[str, list[str], list[str]]]]] = {
         ],
     },
     "strike_team": {
+        "whose_item_it_is": [  # "who runs X": whose it is, and no offer to check a loadout of no one
+            ("who runs the null grenade", ["Nadira"], ["loadout"]),
+        ],
         "the_players_alternative_weighed": [  # "why not X": X against that foe, then the pick again
             ("who do i put on quillon", ["Brannoc"], []),
             ("why not just play lorcan", ["Lorcan and Quillon", "Brannoc"], ["Which"]),

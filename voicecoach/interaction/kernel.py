@@ -293,7 +293,9 @@ def _with_requires(
             return f"needs {', '.join(missing)}"
         for path in c.owned:
             unit = get_field(state, path)
-            if view is not None and isinstance(unit, str) and not view.owns(unit):
+            if view is not None and not isinstance(unit, str):
+                return f"no unit of the player's at {path}"  # "that loadout" of no hero in focus
+            if view is not None and not view.owns(unit):
                 return f"{unit} is not the player's"
         for paths, side, whose in (
             (c.not_theirs, "opponent_side", "theirs"),

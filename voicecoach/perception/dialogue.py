@@ -1473,6 +1473,15 @@ _STAGE_SAID = re.compile(
     r"\s+(?:one|form|stage|evolution)\b",
     re.IGNORECASE,
 )
+# "Is it worth levelling the moth or should I focus the fox": which of two to grow, said plainly
+# (English cue words).
+_GROW = r"(?:level(?:l?ing)?|train(?:ing)?|invest(?:ing)?\s+in|evolv(?:e|ing)|upgrad(?:e|ing)|grind(?:ing)?|focus(?:ing)?(?:\s+on)?)"
+_WHICH_TO_GROW = re.compile(
+    rf"^\W*(?:(?:so|ok|okay|and|but|hmm+|uh+|um+)\W+)*(?:is\s+it|would\s+it\s+be|its)\s+(?:even\s+)?worth\s+{_GROW}\s+"
+    rf"(?P<a>(?:\w+\s+){{0,2}}?\w+)\s+or\s+(?:should\s+(?:i|we)\s+(?:just\s+)?{_GROW}\s+|(?:just\s+)?{_GROW}\s+)?"
+    r"(?P<b>(?:\w+\s+){0,2}?\w+)\W*$",
+    re.IGNORECASE,
+)
 _KEEP_ALL = re.compile(
     r"^\W*(?:(?:so|ok|okay|and|but)\W+)*(?:what\s+if|and\s+if|if)\s+(?:i|we)\s+(?:don'?t|do\s+not)\s+"
     r"(?:swap|change|switch|sub)(?:\s+(?:anything|anyone|anybody|at\s+all|out))*\W*$",
@@ -1485,6 +1494,8 @@ def _asked_plainly(pack: Pack, text: str, sides: Sides | None = None) -> str:
     team" -> "is Voltail dangerous": a unit's question said in other words, said as the pair
     that answers it (staying on it is a verdict on it here, not a progression question)."""
     text = _STAGE_SAID.sub(lambda m: f"{m['verb']}stage {_STAGE_WORDS[m['which'].lower()]}", text)
+    if (grow := _WHICH_TO_GROW.match(text)) is not None:
+        return f"should i level {grow['a']} or {grow['b']}"
     if _KEEP_ALL.match(text):
         return "what if i keep the same team"  # "what if I don't swap at all": the team as it is
     units = [m for m in link_entities(pack, text) if m.kind == pack.catalog.schema.kind("unit")]
@@ -2082,7 +2093,9 @@ def _of_those_types(
     # (the first sentence's types, but the named unit's own: "Voltail is electric, so ... earth")
     said = link_entities(pack, _first_sentence(history[-1].reply))
     own = {str(e.value(attribute)) for m in said if m.kind == unit and (e := pack.catalog.get(unit, m.id))}
-    types = [m.id for m in said if schema.kinds[m.kind].role == "type" and m.id not in own]
+    # (nor the type the question was about: "what's good against electric" - "Against electric, ...")
+    asked = {m.id for m in link_entities(pack, history[-1].utterance) if schema.kinds[m.kind].role == "type"}
+    types = [m.id for m in said if schema.kinds[m.kind].role == "type" and m.id not in own | asked]
     if not types:
         return text, []
     mine = [

@@ -1033,6 +1033,15 @@ class IntentPrior:
             # "Rally Cry or Overflow, which heals everyone?": the two options side by side.
             p, rule = self._only(self.option_info_pair), "options_compared"
         elif (
+            self.option_info_pair is not None
+            and len({m.id for m in mentions if m.kind == option}) == 1
+            and not any(m.kind == unit for m in mentions)
+            and WHO_HAS.search(said)
+        ):
+            # "Which of them has Coral Guard", "who runs the Null Grenade": whose it is (the option's
+            # fact names its unit), not how it does against their side.
+            p, rule = self._only(self.option_info_pair), "whose_option"
+        elif (
             self.option_hits_pair is not None
             and option is not None
             and abstracted.split().count(kind_token(option)) == 1
@@ -2369,6 +2378,15 @@ _REQUEST = re.compile(
 _AGAINST_US = re.compile(r"\b(?:they|they've|theyve|theyre|they're|their|enemy|opponents?)\b")
 
 
+# "Who has Coral Guard", "which of theirs runs it", "does anyone on their team have it": whose it is.
+WHO_HAS = re.compile(
+    r"\b(?:who|whos|which(?:\s+\w+){0,3}?)\s+(?:has|have|got|gets|learns?|uses?|runs?|carries|brings?|"
+    r"can\s+(?:learn|use|run|get))\b|\b(?:any\s*(?:one|body)|any\s+of\s+(?:them|theirs))\s+(?:\w+\s+){0,3}?"
+    r"(?:have|has|got|learn|use|run)\b",
+    re.IGNORECASE,
+)
+
+
 # The coach praised, or its advice said to have worked ("W coach", "you're goated", "good call",
 # "that worked"): thanks taken, not a new question (English cue words).
 PRAISED = re.compile(
@@ -2405,7 +2423,7 @@ def remark(text: str) -> str | None:
         return "close"
     # (venting about something of theirs or the player's, "ugh their sniper again", is trouble told)
     # (nor is venting about the map or the team: "I hate this map" wants what to do about it)
-    named = re.search(r"\b(?:my|our|their|his|her)\b|\b(?:map|mode|team|comp|lineup|matchup|meta)\b", said)
+    named = re.search(r"\b(?:my|our|their|his|her)\b|\b(?:map|mode|team|comp|matchup|meta)\b", said)
     return "down" if VENTED.search(said) and not named else None
 
 

@@ -54,6 +54,7 @@ from voicecoach.perception.prior import (
     TEAM_WIDE,
     UNUSED_UNLOCKS,
     USE_ON_THEIRS,
+    WHO_HAS,
     asks_members,
     normalise,
     team_words,
@@ -919,7 +920,12 @@ def option_status(c: _Ctx) -> list[Line]:
     if who is None:
         return []
     mine = re.search(r"\b(?:i|me|my|we|our)\b", c.t.utterance, re.I)
-    if c.t.lines and not mine and set(learners) & set(view.opponent_side()):
+    if (
+        c.t.lines
+        and not mine
+        and set(learners) & set(view.opponent_side())
+        and not WHO_HAS.search(c.t.utterance)
+    ):
         # "What does Thorn Volley do": one of their units' options, described; that the player
         # has no unit for it answers nothing they asked.
         return []
@@ -927,6 +933,8 @@ def option_status(c: _Ctx) -> list[Line]:
     if foe is not None and c.inputs.get("theirs_key") and not mine:
         # "Coral Guard, that's one of theirs right?": whose it is in this match, not the unit the
         # player would need for it.
+        if WHO_HAS.search(c.t.utterance):
+            c.t.lines.clear()  # "who has Coral Guard": whose it is is the answer, not what it does
         return c.line(c.inputs["theirs_key"], [oid], **values, **{"@unit": c.name(foe)})
     # "How do I unlock Phoenix Rite?": its unit, and what it takes once they have one.
     gates = gate_text(c.t.pack, option, oid)
