@@ -1475,7 +1475,10 @@ _STAGE_SAID = re.compile(
 )
 # "Is it worth levelling the moth or should I focus the fox": which of two to grow, said plainly
 # (English cue words).
-_GROW = r"(?:level(?:l?ing)?|train(?:ing)?|invest(?:ing)?\s+in|evolv(?:e|ing)|upgrad(?:e|ing)|grind(?:ing)?|focus(?:ing)?(?:\s+on)?)"
+_GROW = (
+    r"(?:level(?:l?ing)?|train(?:ing)?|invest(?:ing)?\s+in|evolv(?:e|ing)|upgrad(?:e|ing)|grind(?:ing)?|"
+    r"focus(?:ing)?(?:\s+on)?)"
+)
 _WHICH_TO_GROW = re.compile(
     rf"^\W*(?:(?:so|ok|okay|and|but|hmm+|uh+|um+)\W+)*(?:is\s+it|would\s+it\s+be|its)\s+(?:even\s+)?worth\s+{_GROW}\s+"
     rf"(?P<a>(?:\w+\s+){{0,2}}?\w+)\s+or\s+(?:should\s+(?:i|we)\s+(?:just\s+)?{_GROW}\s+|(?:just\s+)?{_GROW}\s+)?"
