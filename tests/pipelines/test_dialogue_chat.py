@@ -1180,6 +1180,12 @@ SESSIONS: dict[str, dict[str, list[tuple[str, list[str], list[str]]]]] = {
         ],
     },
     "strike_team": {
+        "my_healer_by_its_own_words": [  # "my healer" of two supports: the one its summary calls a healer
+            ("does my healer have anything better to equip", ["Elowen"], ["Which hero", "Wendell"]),
+        ],
+        "level_for_the_next_thing": [  # the level the next unlock needs, not the hero's level now
+            ("what level does elowen need for her next thing", ["Next for your Elowen"], ["is at level"]),
+        ],
         "whose_item_it_is": [  # "who runs X": whose it is, and no offer to check a loadout of no one
             ("who runs the null grenade", ["Nadira"], ["loadout"]),
         ],

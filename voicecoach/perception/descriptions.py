@@ -942,7 +942,11 @@ def describe(pack: Pack, sides: Sides, text: str) -> tuple[str, list[str], Uncle
         # "My main healer": every word (a kind noun such as "main" too) singles out one fielded unit.
         named_by = [w for w in words if w not in _HEADS]
         singled = [u for u in sides.fielded if all(w in d.strong.get(u, ()) for w in named_by)]
-        if side == "mine" and len(named_by) > 1 and len(singled) == 1:
+        plays_role = (
+            _PLAYS_ROLE_AFTER.match(text[end:]) and not _WHAT_DOES.search(text[: tokens[i].start()])
+        ) or _PLAYS_ROLE_BEFORE.search(text[: tokens[i].start()])
+        if side == "mine" and len(singled) == 1 and (len(named_by) > 1 or not plays_role):
+            # ("my healer" of two supports: the one its own words call a healer)
             descriptors = named_by
         elif (
             side == "mine"

@@ -487,7 +487,7 @@ class IntentPrior:
             if any(s.recipe in ("option_next", "progression") for s in e.answer or [])
         }
         self._next_option = (
-            re.compile(rf"\bnext\s+(?:new\s+)?(?:{'|'.join(map(re.escape, nouns))}|unlock)s?\b")
+            re.compile(rf"\bnext\s+(?:new\s+)?(?:{'|'.join(map(re.escape, nouns))}|unlock|upgrade|thing)s?\b")
             if nouns
             else None
         )
@@ -1604,6 +1604,8 @@ class IntentPrior:
             and self.labels[int(p.argmax())] != self.level_pair
             # "is Osmund worth playing, he's only level 2": the level is an aside to a judgement
             and not re.search(r"\b(?:worth|should\s+(?:i|we)|dead\s+weight|any\s+good)\b", said)
+            # "what level does Lorcan need for his next item": when the next one comes
+            and not (self._next_option is not None and self._next_option.search(abstracted))
         ):
             # "Hows my Emberfox doing level wise?", "what level is Galehawk": where that one stands
             # (the pair whose answer says its level), not whether it is worth levelling.
@@ -1705,6 +1707,16 @@ class IntentPrior:
         ):
             # "We took round one, keep the same team": how the team they keep stands, not a new one.
             p, rule = self._only(self.evaluate_pair), "keep_same"
+        elif (
+            self.opener_pair is not None
+            and named
+            and re.search(
+                r"\b(?:anything|something|what(?:s|\s+is)?)\s+better\s+(?:\w+\s+)?(?:to\s+)?(?:run|use|equip|slot|bring)\b",
+                said,
+            )
+        ):
+            # "Does Elowen have anything better to run": her best options now, not who she is.
+            p, rule = self._only(self.opener_pair), "better_options"
         elif (
             self.next_option_pair is not None
             and self._next_option is not None
