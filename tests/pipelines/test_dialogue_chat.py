@@ -23,6 +23,13 @@ from voicecoach.testing.scripted_llm import ScriptedLLMServer
 # pack -> kind -> turns: (what the player says, words the reply must have, words it must not)
 SESSIONS: dict[str, dict[str, list[tuple[str, list[str], list[str]]]]] = {
     "pet_arena": {
+        "a_won_round_that_ends_the_match": [  # told at 1-0 in round 2 of 3: the match is won
+            ("yesss we won round two", ["you won it 2 to 0"], ["Oakhorn"]),
+        ],
+        "that_one_after_a_verb": [  # "bother with that one": the unit the last answer named
+            ("whos my lowest level one", ["Lumifawn"], []),
+            ("is it worth bothering with that one", ["Lumifawn"], ["Which creature"]),
+        ],
         "which_of_two_to_grow": [  # "is it worth levelling A or should I focus B": which of the two
             ("is it even worth training the moth or should i just focus the fox", ["Train"], ["last stage"]),
         ],
@@ -1180,6 +1187,9 @@ SESSIONS: dict[str, dict[str, list[tuple[str, list[str], list[str]]]]] = {
         ],
     },
     "strike_team": {
+        "a_lost_round_that_ends_the_match": [  # told at 0-1 in round 2 of 3: the match is theirs, no respawn tip
+            ("ugh they took round two", ["match to them, 0 to 2"], ["respawn", "Brannoc"]),
+        ],
         "my_healer_by_its_own_words": [  # "my healer" of two supports: the one its summary calls a healer
             ("does my healer have anything better to equip", ["Elowen"], ["Which hero", "Wendell"]),
         ],

@@ -1900,13 +1900,14 @@ ROUND_WON = re.compile(
     # ("I got this hero with the turret", "we got the cat": no round)
     r"\b(?:we|i)\s+(?:just\s+)?(?:won|took|got|grabbed|stole)\s+(?:(?:that|the|this)\s+(?:one|round|game|match)\b|"
     r"round\b|game\b|(?:that|this|it)(?=\W*$|\s*[,.!;]|\s+chat\b))"
-    r"(?!\s+(?:fight|teamfight|duel|trade|push|point)\b)(?:\s+(?:one|round))?|\bthey\s+(?:just\s+)?(?:lost|dropped|threw)\s+(?:that|the|this)\s+(?:one|round)\b",
+    r"(?!\s+(?:fight|teamfight|duel|trade|push|point)\b)(?:\s+(?:one|round))?"
+    r"|\bthey\s+(?:just\s+)?(?:lost|dropped|threw)\s+(?:(?:that|the|this)\s+(?:one|round)|round)\b",
     re.I,
 )
 ROUND_LOST = re.compile(
     r"\b(?:we|i)\s+(?:just\s+)?(?:lost|dropped|threw|blew|choked)\s+(?:that|the|this|round|game)\b"
     r"(?!\s+(?:fight|teamfight|duel|trade|push)\b)"  # "we lost the fight again": a fight, not a round
-    r"|\bthey\s+(?:just\s+)?(?:won|took)\s+(?:that|the|this)\s+(?:one|round)\b",
+    r"|\bthey\s+(?:just\s+)?(?:won|took)\s+(?:(?:that|the|this)\s+(?:one|round)|round)\b",
     re.I,
 )
 
@@ -1931,6 +1932,10 @@ def told_round(state: LiveState, utterance: str) -> LiveState | None:
     start = max(utterance.rfind(p, 0, said.start()) for p in ",.;") + 1 if said else 0
     ends = [i for p in ",.;" if (i := utterance.find(p, said.end() if said else 0)) >= 0]
     clause = utterance[start : min(ends, default=len(utterance))]
+    if match is not None:
+        # "we just lost round two" in round two: the round in play, told (an earlier one is asked back)
+        now = {1: r"one|1|first", 2: r"two|2|second", 3: r"three|3|third"}.get(match.round, r"$^")
+        clause = re.sub(rf"\bround\s+(?:{now})\b|\b(?:{now})\s+round\b", "round", clause, flags=re.IGNORECASE)
     if match is None or bool(won) == bool(lost) or _ASKED_BACK.search(clause):
         return None
     update = {"score_player": match.score_player + 1} if won else {"score_opponent": match.score_opponent + 1}

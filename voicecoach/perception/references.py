@@ -74,7 +74,8 @@ _IDIOM = re.compile(
     re.IGNORECASE,
 )
 _ONE_AFTER = re.compile(
-    r"\b(?:use|using|get|getting|about|does|is|worth|unlock|equip|learn|run|cast|for|have|own|got|bring|pick)\s+$",
+    r"\b(?:use|using|get|getting|about|does|is|worth|unlock|equip|learn|run|cast|for|have|own|got|bring|pick|"
+    r"with|level|train|keep|drop|bench|play|field|upgrade|than)\s+$",
     re.IGNORECASE,
 )
 # Between a name and a pronoun, a new clause: the name is what the pronoun stands for.
@@ -311,8 +312,12 @@ def resolve_reference(
             continue  # "is it worth putting time into Hexmoth": Hexmoth is the subject
         if match["it"] and re.search(r"\b(?:in|on)\s+$", before) and _team_noun(pack).search(before):
             continue  # "a comp with Paxton in it": the team the sentence is about
-        if match.group(0).lower() in ("that one", "this one") and not _ONE_AFTER.search(before):
-            continue  # "won that one", "like that one": a round, a manner; only a verb says a thing
+        if match.group(0).lower() in ("that one", "this one") and (
+            not _ONE_AFTER.search(before) or re.match(r"\s*(?:sec|second|min|minute|moment)s?\b", after, re.I)
+        ):
+            # "won that one", "like that one": a round, a manner; only a verb says a thing ("deal
+            # with that one sec": a moment)
+            continue
         wanted = _wanted(kinds, match, before, after, text, {m.kind for m in linked})
         earlier = [m for m in linked if m.kind in wanted and m.span[1] <= match.start()]
         if not earlier and match["it"]:

@@ -50,7 +50,7 @@ from voicecoach.grounding.kernel import GroundingControl
 from voicecoach.grounding.plan import MATCH_WORDS, PRIORITY, branch_of, intent_has, phi_entry
 from voicecoach.interaction.kernel import InteractionControl
 from voicecoach.perception.descriptions import faces_foe, kinds_said
-from voicecoach.perception.dialogue import current_place
+from voicecoach.perception.dialogue import ROUND_LOST, ROUND_WON, current_place
 from voicecoach.perception.limits import Limit, asks_cap, asks_my_level, data_limit
 from voicecoach.perception.prior import (
     ASKS_ADVICE,
@@ -355,6 +355,18 @@ def _is_score(entry: PhiEntry) -> bool:
     return (
         entry.answer is not None and entry.answer[0].recipe == "fact" and "ic.match.round" in entry.requires
     )
+
+
+def _decided(match: Any) -> bool:
+    """Has a side won more than half of the match's rounds (best of N)?"""
+    return (
+        bool(match.rounds_total) and max(match.score_player, match.score_opponent) > match.rounds_total // 2
+    )
+
+
+def _told_result(utterance: str) -> bool:
+    """ "We just lost that round", "they took round two": a round's result, told."""
+    return bool(ROUND_WON.search(utterance)) != bool(ROUND_LOST.search(utterance))
 
 
 def _stakes(t: RealizerTurn) -> None:
@@ -1318,7 +1330,11 @@ def _scene(t: RealizerTurn) -> None:
     moved since: said on every turn, or every other one, it sounded like a recording), or the
     player has just said how the match stands."""
     match = t.state.ic.match
-    if match is None or _TELLS_SCORE.search(t.utterance):
+    # (a round result told is counted in the snapshot: see perception.dialogue.told_round)
+    # (but a late snapshot may miss it: only a decided match is said back)
+    if match is None or (
+        _TELLS_SCORE.search(t.utterance) and not (_told_result(t.utterance) and _decided(match))
+    ):
         return
     values: dict[str, Any] = dict(
         score_player=match.score_player,
@@ -1326,7 +1342,13 @@ def _scene(t: RealizerTurn) -> None:
         round=match.round,
         rounds=match.rounds_total,
     )
-    if match.round >= match.rounds_total:
+    templates = t.pack.templates.paragraphs["scene_flavor"].templates
+    over = _decided(match) and _told_result(t.utterance)  # the round just told ended the match
+    if over and templates.get("stakes_won") and match.score_player > match.score_opponent:
+        key = "stakes_won"
+    elif over and templates.get("stakes_lost"):
+        key = "stakes_lost"
+    elif match.round >= match.rounds_total:
         key = "final"
     elif match.score_player > match.score_opponent:
         key = "leading"
@@ -1764,6 +1786,10 @@ def realize(
         limit.kind == "theirs" or (limit.about is not None and limit.about.id in theirs)
     ):
         _about_theirs(t)  # "you don't own Voltail" answers a question nobody asked
+    if (match := t.state.ic.match) is not None and _decided(match) and _told_result(utterance):
+        # "We just lost that round" and it was the match: that, not the next round's plan
+        t.lines = []
+        _scene(t)
     reaction = (
         remark(utterance) if not _TELLS_SCORE.search(utterance) else None
     )  # ("we won round one": the score)
