@@ -23,6 +23,13 @@ from voicecoach.testing.scripted_llm import ScriptedLLMServer
 # pack -> kind -> turns: (what the player says, words the reply must have, words it must not)
 SESSIONS: dict[str, dict[str, list[tuple[str, list[str], list[str]]]]] = {
     "pet_arena": {
+        "two_of_theirs_named_together": [  # each one named gets its pick, in two wordings
+            (
+                "ok what do i send at the cat and the turtle",
+                ["Emberfox", "Briarcat", "Oakhorn", "Shellbastion"],
+                [],
+            ),
+        ],
         "a_won_round_that_ends_the_match": [  # told at 1-0 in round 2 of 3: the match is won
             ("yesss we won round two", ["you won it 2 to 0"], ["Oakhorn"]),
         ],
@@ -1187,6 +1194,12 @@ SESSIONS: dict[str, dict[str, list[tuple[str, list[str], list[str]]]]] = {
         ],
     },
     "strike_team": {
+        "not_theirs_to_run": [  # an item of another hero: whose it is, not a yes about that hero
+            ("can lorcan use the auto shotgun", ["Renzo's"], ["Yes"]),
+        ],
+        "two_of_theirs_named_together": [
+            ("who do i use on their sniper and their healer", ["Quillon", "Nadira"], []),
+        ],
         "a_lost_round_that_ends_the_match": [  # told at 0-1 in round 2 of 3: the match is theirs, no respawn tip
             ("ugh they took round two", ["match to them, 0 to 2"], ["respawn", "Brannoc"]),
         ],

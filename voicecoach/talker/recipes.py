@@ -29,6 +29,7 @@ from __future__ import annotations
 import re
 import string
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 from typing import Any
 
 from voicecoach.core.state import get_field
@@ -363,7 +364,39 @@ def pick_best(c: _Ctx) -> list[Line]:
             edge = c.naming(
                 c.inputs.get("even_key"), [own, foes[0]], **{"@unit": c.name(own), "foe": c.name(foes[0])}
             )
+    both = _named_together(c, theirs)
+    if (
+        both
+        and own is None
+        and not c.t.choice
+        and not edge
+        and not any(x.keep == "answer" for x in c.t.lines)
+    ):
+        # "Who beats both Briarcat and Shellbastion", "what do I bring vs the cat and the turtle":
+        # each one named gets its pick (the same one twice when it beats both; none that nothing beats).
+        picks = [line for f in both for line in _best_counter(c, m, [f])[:1] if line.key != c.step.none_key]
+        if len(picks) == len(both):
+            # one wording each ("Lead with ...", "Against ..., go with ...": not the same words thrice)
+            return [
+                replace(line, values={**line.values, "variant": c.t.turn_index + i})
+                for i, line in enumerate(picks)
+            ]
     return edge + _best_counter(c, m, foes)
+
+
+_SIDE_BY_SIDE = re.compile(r"\s*(?:,|and|&|n|plus)?\s*(?:and\s+)?(?:their\s+|the\s+)?", re.IGNORECASE)
+
+
+def _named_together(c: _Ctx, theirs: list[str]) -> list[str]:
+    """Two or three of theirs the question names side by side ("Briarcat and Shellbastion",
+    "their sniper and their healer"); none otherwise."""
+    named = [m for m in link_entities(c.t.pack, c.t.utterance) if m.id in theirs]
+    joined = [
+        (a, b) for a, b in zip(named, named[1:], strict=False)
+        if _SIDE_BY_SIDE.fullmatch(c.t.utterance[a.span[1] : b.span[0]])
+    ]  # fmt: skip
+    ids = list(dict.fromkeys(u.id for pair in joined for u in pair))
+    return ids[:3] if len(ids) >= 2 else []
 
 
 # "Who does Tamsin counter", "what's Brannoc strong against", "which of theirs can Lorcan beat": the
@@ -504,6 +537,14 @@ def _best_counter(c: _Ctx, m: Matchup, foes: list[str]) -> list[Line]:
             units = {"@unit": c.name(safest)}
             return c.line(c.inputs["neither_key"], [safest, *foes], **units, foe=faced, offered=neither)
     usable = offered or usable
+    if c.t.alternative:
+        # "Plan B?": one not said yet that beats any of them comes before one said that beats another
+        fresh = [
+            u
+            for u in usable
+            if u not in c.t.avoid and any(multiplier(c.catalog, m, u, f) > m.default for f in foes)
+        ]
+        usable = fresh + [u for u in usable if u not in fresh]
     for uid in usable:
         foe = next((f for f in foes if multiplier(c.catalog, m, uid, f) > m.default), None)
         if foe is not None:
@@ -897,7 +938,10 @@ def option_status(c: _Ctx) -> list[Line]:
     if named is None and others and c.inputs.get("unlearnable_key"):
         # "Can Pyrowl use Riptide?": none of the units named can have it.
         return c.line(
-            c.inputs["unlearnable_key"], [oid], **{"@option": c.name(oid), "@unit": c.name(others[0])}
+            c.inputs["unlearnable_key"],
+            [oid],
+            **{"@option": c.name(oid), "@unit": c.name(others[0])},
+            other=" or ".join(c.name(u) for u in learners) or None,  # whose it is
         )
     owned = [u for u in learners if view.owns(u)]
     owner = named or next((u for u in owned if view.option_usable(oid, u)), None) or next(iter(owned), None)
