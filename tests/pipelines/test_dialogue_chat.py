@@ -1194,6 +1194,10 @@ SESSIONS: dict[str, dict[str, list[tuple[str, list[str], list[str]]]]] = {
         ],
     },
     "strike_team": {
+        "how_long_it_lasts": [  # a duration the item's words do not give is said to be unknown, not guessed
+            ("how long does the armour pack last", ["doesn't show how long"], []),
+            ("and how long does bexleys barrier drop stay up", ["four seconds"], ["doesn't show"]),
+        ],
         "not_theirs_to_run": [  # an item of another hero: whose it is, not a yes about that hero
             ("can lorcan use the auto shotgun", ["Renzo's"], ["Yes"]),
         ],

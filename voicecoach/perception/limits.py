@@ -47,7 +47,16 @@ _STATS: tuple[tuple[str, str], ...] = (
     (r"cast time|wind ?up", "cast times"),
     (r"weigh|weighs|height|how tall|how heavy|how old", "size, weight or age"),
     (r"range", "range"),
+    (
+        r"how\s+long\s+(?:does|do|will|would|can|is)\b(?:\s+\w+){0,5}?\s+(?:last|stay|stays|go\s+on|up|active)"
+        r"|duration|how\s+many\s+(?:seconds|turns)",
+        _DURATIONS := "how long effects last",
+    ),
     (r"cap|level cap|max(?:imum)? level|level limit", _CAP),
+)
+# A time said in an option's own description ("blocks shots for four seconds"): its duration is known.
+_TIME_SAID = re.compile(
+    r"\b(?:\d+|one|two|three|four|five|six|seven|eight|nine|ten|a)\s+(?:seconds?|turns?|rounds?)\b", re.I
 )
 # Figures of the game as a whole, asked of no unit: still figures the data does not have.
 _OF_THE_GAME = frozenset({"prices", "drop rates", "win or pick rates", "kill counts"})
@@ -424,7 +433,15 @@ def data_limit(pack: Pack, text: str, theirs: Collection[str] = ()) -> Limit | N
             for m in pattern.finditer(masked)
         )
     ]
+    if _DURATIONS in asked and about is not None and about.kind == option and _times_said(pack, about.id):
+        asked.remove(_DURATIONS)  # "how long does Bexley's wall stay up": its description says
     return Limit("stat", " or ".join(dict.fromkeys(asked)), about) if asked else None
+
+
+def _times_said(pack: Pack, option_id: str) -> bool:
+    kind = pack.catalog.schema.kind("option") or ""
+    entity = pack.catalog.get(kind, option_id)
+    return entity is not None and bool(_TIME_SAID.search(str(entity.value("description") or "")))
 
 
 # One unit picked by a stat ("who on their team is the fastest", "which of mine has the most hp").
