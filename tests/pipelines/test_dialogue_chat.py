@@ -1204,7 +1204,7 @@ SESSIONS: dict[str, dict[str, list[tuple[str, list[str], list[str]]]]] = {
         "two_of_theirs_named_together": [
             ("who do i use on their sniper and their healer", ["Quillon", "Nadira"], []),
         ],
-        "a_lost_round_that_ends_the_match": [  # told at 0-1, round 2 of 3: the match is theirs, no respawn tip
+        "a_lost_round_that_ends_the_match": [  # told at 0-1 in round 2 of 3: the match is over
             ("ugh they took round two", ["match to them, 0 to 2"], ["respawn", "Brannoc"]),
         ],
         "my_healer_by_its_own_words": [  # "my healer" of two supports: the one its summary calls a healer
