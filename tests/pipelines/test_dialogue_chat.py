@@ -23,6 +23,10 @@ from voicecoach.testing.scripted_llm import ScriptedLLMServer
 # pack -> kind -> turns: (what the player says, words the reply must have, words it must not)
 SESSIONS: dict[str, dict[str, list[tuple[str, list[str], list[str]]]]] = {
     "pet_arena": {
+        "how_to_do_what_was_advised": [  # "how do I do that": how to evolve it, not the move it unlocks
+            ("which one should i evolve first", ["Oakhorn"], []),
+            ("ok how do i do that", ["what makes a creature evolve"], ["attack move", "Elderhorn next"]),
+        ],
         "two_of_theirs_named_together": [  # each one named gets its pick, in two wordings
             (
                 "ok what do i send at the cat and the turtle",

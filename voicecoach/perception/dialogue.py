@@ -2240,6 +2240,35 @@ _ASKS_PICK_NOW = re.compile(
 
 
 _THERE_FOE = re.compile(r"\b(?:in\s+|out\s+)?there\b(?=\s*(?:[?.!,]|$|though\b|too\b|then\b))", re.I)
+# "What should I evolve first" - "Evolve Oakhorn into Elderhorn next ..." - "how do I do that": how
+# to do what the answer said to do (English cue words; the verbs are the pack's progression verbs
+# and the ordinary ones for levels and unlocks).
+_HOW_DO_THAT = re.compile(
+    r"^\W*(?:(?:ok|okay|so|and|but|alright|cool|wait)\W+)*how\s+(?:do|can|would|should)\s+(?:i|we)\s+"
+    r"(?:do|pull\s+off|manage|get)\s+(?:that|it|this)(?:\s+(?:then|exactly|though))?\W*$",
+    re.IGNORECASE,
+)
+
+
+def _how_to_do_that(pack: Pack, text: str, last: Exchange) -> str | None:
+    """ "How do I do that" after an answer that said to evolve, level or unlock one: how to do that
+    to that one (not what the last name in the answer is)."""
+    if not _HOW_DO_THAT.match(text):
+        return None
+    schema = pack.catalog.schema
+    verbs = [v for k in schema.kinds.values() for v in (k.verbs or [])] + ["level", "unlock", "equip"]
+    stems = "|".join(
+        sorted({re.escape(v[:-1] if v.endswith("e") else v) for v in verbs}, key=len, reverse=True)
+    )
+    answer = _first_sentence(last.reply)
+    for m in link_entities(pack, answer):
+        said = re.search(rf"\b({stems})\w*\s+(?:up\s+)?(?:your\s+)?$", answer[: m.span[0]], re.IGNORECASE)
+        if said is not None and schema.kinds[m.kind].role in ("unit", "option"):
+            verb = next(v for v in verbs if v.lower().startswith(said[1].lower()))
+            return f"how do i {verb} {m.surface}"
+    return None
+
+
 _GO_AHEAD = re.compile(
     # (after a short aside that asks nothing: "ok I'm dead anyway, do it")
     r"^(?:[^,.!?]{1,40}(?<!\?)[,.!]\s+(?=(?:\w+\W+){0,2}(?:do|go)\b))?"
@@ -2282,6 +2311,8 @@ def _read_one(
     if history and (accepted := _accepted(pack, text, history[-1])) is not None:
         text, notes = accepted, [f"yes to {history[-1].reply.rsplit('. ', 1)[-1]!r}"]
     sides = Sides(pack, state)
+    if history and (how := _how_to_do_that(pack, text, history[-1])) is not None:
+        text, notes = how, [*notes, "how to do what the last answer said"]
     if (dropped := _OR_DROP_IT.search(text)) is not None and _units(pack, text[: dropped.start()]):
         # "Is Tidefang worth it or should I drop him": the other side of the same yes-or-no question
         text, notes = text[: dropped.start()], [*notes, "'or should I drop it': the same question"]

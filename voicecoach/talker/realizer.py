@@ -1816,7 +1816,20 @@ def realize(
             t.lines = []
             t.add("guidance", "why_again", "answer", [], reason=said["reason"].strip())
             text = _compose(t, max_words, max_sentences, lead)
+    if t.lines and t.lines[0].key == "not_in_data":
+        return _not_again(text, previous_reply)  # ("how do I do that": the limit, not the last advice)
     return text
+
+
+def _not_again(text: str, previous_reply: str | None) -> str:
+    """`text` without the sentences the last reply said word for word, when something else is left."""
+    from voicecoach.talker.speakable import split_sentences
+
+    if not previous_reply:
+        return text
+    sentences = split_sentences(text)
+    kept = [s for s in sentences if s.strip() not in previous_reply]
+    return " ".join(s.strip() for s in kept) if kept and len(kept) < len(sentences) else text
 
 
 def _opening(text: str) -> str:
