@@ -23,6 +23,9 @@ from voicecoach.testing.scripted_llm import ScriptedLLMServer
 # pack -> kind -> turns: (what the player says, words the reply must have, words it must not)
 SESSIONS: dict[str, dict[str, list[tuple[str, list[str], list[str]]]]] = {
     "pet_arena": {
+        "their_plan_read": [  # their plan: the style their roles make, known lineup or not, then the threat
+            ("so whats their gameplan with that team", ["looks aggressive", "Shellbastion"], []),
+        ],
         "how_to_do_what_was_advised": [  # "how do I do that": how to evolve it, not the move it unlocks
             ("which one should i evolve first", ["Oakhorn"], []),
             ("ok how do i do that", ["what makes a creature evolve"], ["attack move", "Elderhorn next"]),
@@ -1198,6 +1201,9 @@ SESSIONS: dict[str, dict[str, list[tuple[str, list[str], list[str]]]]] = {
         ],
     },
     "strike_team": {
+        "the_map_matters_to_us": [  # what the map does to the player's five, not a tip about counters
+            ("why does the map even matter that much", ["Fathom Docks", "Dumaka"], ["Counters are hero"]),
+        ],
         "how_long_it_lasts": [  # a duration the item's words do not give is said to be unknown, not guessed
             ("how long does the armour pack last", ["doesn't show how long"], []),
             ("and how long does bexleys barrier drop stay up", ["four seconds"], ["doesn't show"]),

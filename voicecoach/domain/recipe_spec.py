@@ -373,6 +373,11 @@ RECIPES: dict[str, RecipeSpec] = {
               doc="what the opponent side plays ({style}: its most common value of `attribute`), the "
                   "group it is closest to (key; plain_key: none) and the player's best answer (fielded_key: "
                   "one already on the player's side)"),
+        _spec("side_style", {"side": "select", "asks": "literal", "group_key": "key"}, ("side",),
+              ("style", "summary", "@units", "@group"), facts=True,
+              doc="only when `asks` (a pattern) matches the utterance: the play style whose roles the "
+                  "opponent side's units fill most ({style}, its {summary}, the {@units} that fill "
+                  "them), and the group it shares two or more members with (group_key)"),
         _spec("fill_role", {"missing": "select", "ranked": "select", "skip": "select"}, (), ("@unit", "role"),
               picks=True,
               doc="a usable unit for the quota role the team lacks or the player names (none_key: none)"),

@@ -1464,7 +1464,11 @@ class IntentPrior:
             # "What does their lightning critter do", "what does the oak guy do again": that unit
             # described, whoever's it is.
             p, rule = self._only(self.info_pair), "what_it_does"
-        elif self.team_context_pair is not None and not named and MAP_FOR_SIDES.search(abstracted):
+        elif (
+            self.team_context_pair is not None
+            and not named
+            and (MAP_FOR_SIDES.search(abstracted) or MAP_MATTERS.search(said))
+        ):
             # "And the map, does it help us or them": how the place in play suits the player's team.
             p, rule = self._only(self.team_context_pair), "map_for_sides"
         elif (
@@ -2311,6 +2315,13 @@ OPTION_HITS = re.compile(
 MAP_FOR_SIDES = re.compile(
     r"\b(?:map|place|arena|stage)\b.*\b(?:help|helps|favou?rs?|suit|suits|good\s+for|better\s+for|bad\s+for)\s+"
     r"(?:us|them|our\s+(?:team|side|five)|their\s+(?:team|side|five))\b"
+)
+# "Why does the map matter so much", "how does this map change things", "you're overrating the map":
+# what the place in play does to the player's team (English cue words, `normalise`d).
+MAP_MATTERS = re.compile(
+    r"\b(?:this|the|that)\s+(?:map|place|arena|stage)\b.*\b(?:matters?|change|changes|affects?|"
+    r"(?:make|makes)\s+(?:a|any|much\s+of\s+a)\s+difference|big\s+deal|overrat\w*)\b"
+    r"|\b(?:overrat\w*|matters?)\s+(?:\w+\s+){0,2}?(?:this|the|that)\s+(?:map|place|arena|stage)\b"
 )
 # "Focus it or ignore it", "should I just leave the turtle alone" (English cue words, `normalise`d).
 FOCUS_OR_IGNORE = re.compile(

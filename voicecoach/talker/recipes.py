@@ -2791,6 +2791,39 @@ def read_side(c: _Ctx) -> list[Line]:
     return c.line(c.inputs.get("plain_key"), [hit[0]], **values)
 
 
+def side_style(c: _Ctx) -> list[Line]:
+    """ "What's their plan", "is that a known team": the pack's play style whose roles the most of
+    their units fill (the first style on a tie), said with its summary and the units that fill it,
+    and the catalog group they share two or more members with, if any. Asked only by `asks`."""
+    side, asks = c.ids("side"), c.inputs.get("asks")
+    if not side or not asks or not re.search(str(asks), c.t.utterance, re.IGNORECASE):
+        return []
+    role_attr = next(
+        (
+            a
+            for a, spec in c.schema.kinds[c.view.unit_kind].attributes.items()
+            if spec.values == "vocabulary.roles"
+        ),
+        None,
+    )
+    styles = c.t.pack.vocabulary.styles
+    if role_attr is None or not styles:
+        return []
+    roles = {u: str(_value(c, c.view.unit_kind, u, role_attr)) for u in side}
+    style = max(styles, key=lambda s: sum(r in styles[s].roles for r in roles.values()))
+    filling = [u for u in side if roles[u] in styles[style].roles]
+    if not filling or not styles[style].summary:
+        return []
+    values = {"style": style, "summary": styles[style].summary, "@units": c.names(filling)}
+    group_kind = c.view.group_kind
+    groups = list(c.catalog.entities.get(group_kind or "", {}))
+    overlap = {g: len(set(c.view.members(g)) & set(side)) for g in groups}
+    closest = max(groups, key=lambda g: overlap[g], default=None)
+    if closest is not None and overlap[closest] >= 2 and c.inputs.get("group_key"):
+        return c.naming(c.inputs["group_key"], side, **values, **{"@group": c.name(closest)})
+    return c.naming(c.step.key, side, **values)
+
+
 def _named_values(c: _Ctx, attr: str) -> list[str]:
     """The values of a unit attribute the utterance names (by the value, or a role's words)."""
     spec = c.schema.kinds[c.view.unit_kind].attributes.get(attr)
@@ -3633,6 +3666,7 @@ RUN: dict[str, Recipe] = {
     "option_target": option_target,
     "fact": fact, "quota": quota, "pick_fit": pick_fit,
     "pick_swap": pick_swap, "threat": threat, "read_side": read_side, "fill_role": fill_role,
+    "side_style": side_style,
     "option_next": option_next, "next_unit": next_unit, "option_equip": option_equip,
     "group_for_unit": group_for_unit, "progression": progression, "pick_strongest": pick_strongest,
     "coverage": coverage, "groups_compare": groups_compare, "why": why, "saved_group": saved_group,
