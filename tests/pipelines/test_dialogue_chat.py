@@ -23,6 +23,13 @@ from voicecoach.testing.scripted_llm import ScriptedLLMServer
 # pack -> kind -> turns: (what the player says, words the reply must have, words it must not)
 SESSIONS: dict[str, dict[str, list[tuple[str, list[str], list[str]]]]] = {
     "pet_arena": {
+        "relayed_for_a_kid_on_my_roster": [  # "he has": the kid plays the player's roster; "he says": relayed
+            ("my daughter wants to know which one is the strongest she has", ["Oakhorn"], ["Which creature"]),
+            ("she says what about the moth", ["Hexmoth"], ["Which creature"]),
+        ],
+        "back_after_a_while": [  # where the player comes from, then the question
+            ("havent played in ages, what do i even have again", ["You own 8"], ["Field three"]),
+        ],
         "their_plan_read": [  # their plan: the style their roles make, known lineup or not, then the threat
             ("so whats their gameplan with that team", ["looks aggressive", "Shellbastion"], []),
         ],

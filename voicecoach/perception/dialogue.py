@@ -1196,7 +1196,20 @@ _RELAY_LEAD = re.compile(
     r"(?:(?:my|our)\s+(?:\w+\s+)?(?:son|daughter|kid|kids|boy|girl|friend|buddy|brother|sister|grandson|granddaughter|"
     r"nephew|niece|wife|husband|partner|mate)|he|she|they)\s+"
     r"(?:wants?\s+to\s+know|wanted\s+to\s+know|is\s+asking|'?s\s+asking|s\s+asking|asks|asked|is\s+wondering|wonders|"
-    r"'?s\s+wondering)\s*,?\s*(?P<embedded>if|whether)?\s*",
+    r"'?s\s+wondering|says|said)\s*,?\s*(?P<embedded>if|whether)?\s*",
+    re.IGNORECASE,
+)
+# "Which one is the coolest he has": the relayer's kid plays on the player's roster (English cues).
+_THEY_OWN = re.compile(r"\b(?:he|she|they)\s+(?:has|have|owns?|'?s\s+got|has\s+got|got)\b", re.IGNORECASE)
+# "I haven't played in a while, what do I even have": where the player is coming from, then the
+# question (English cue words; a clause that names nothing and tells nothing of the match; "I'm
+# new" is kept: a new player's question is often about the basics).
+_COMING_FROM = re.compile(
+    r"^\W*(?:(?:ok|okay|so|hey|hi|um|uh|alright)\W+)*(?:i\s*(?:'?m|am)\s+(?:kinda\s+|pretty\s+|totally\s+|super\s+)?"
+    r"(?:back|returning|rusty)"
+    r"|i\s+(?:have\s*n'?t|haven'?t|havent|didn'?t)\s+play(?:ed)?\b[^,.?!;]*|i\s+(?:just\s+)?(?:started|got\s+back|came\s+back|returned)"
+    r"\b[^,.?!;]*|(?:it'?s|its)\s+been\s+(?:a\s+while|ages|forever)[^,.?!;]*|i\s+forgot\s+(?:everything|a\s+lot|how)[^,.?!;]*)"
+    r"\s*(?:[,.!;]|\s+(?:and|so))\s+(?=\S)",
     re.IGNORECASE,
 )
 _RELAY_TAIL = re.compile(
@@ -1213,13 +1226,15 @@ def _relayed(text: str) -> str:
     hurt our deer guy" -> "can the turtle hurt our deer guy"; "she says thank you" -> "thank you"."""
     if (thanks := _RELAYED_THANKS.search(text)) is not None:
         return text[thanks.start("thanks") :]
+    if (coming := _COMING_FROM.match(text)) is not None and len(text[coming.end() :].split()) >= 2:
+        text = text[coming.end() :]  # "I'm back after ages, what do I have": the question
     lead = _RELAY_LEAD.match(text)
     if lead is not None and len(text[lead.end() :].split()) >= 3:
         rest = text[lead.end() :]
         embedded = _EMBEDDED.match(rest) if lead["embedded"] else None
         if embedded is not None:  # "if the turtle can hurt ..." asks "can the turtle hurt ..."
             rest = f"{embedded['aux']} {embedded['subject'].strip()} {rest[embedded.end() :]}"
-        return rest
+        return _THEY_OWN.sub("i have", rest)
     return _RELAY_TAIL.sub("", text)
 
 
