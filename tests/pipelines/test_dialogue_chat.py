@@ -1208,6 +1208,12 @@ SESSIONS: dict[str, dict[str, list[tuple[str, list[str], list[str]]]]] = {
         ],
     },
     "strike_team": {
+        "my_strongest_of_a_role": [  # "my strongest tank": the player's, of that role, not the meta
+            ("whos my strongest tank", ["highest-level tank"], ["known comp"]),
+        ],
+        "actually_as_an_adverb": [  # "what does X actually do": asked, not a question retracted
+            ("what does overflow actually do for us", ["Overflow"], ["I'm here when you're ready"]),
+        ],
         "the_map_matters_to_us": [  # what the map does to the player's five, not a tip about counters
             ("why does the map even matter that much", ["Fathom Docks", "Dumaka"], ["Counters are hero"]),
         ],

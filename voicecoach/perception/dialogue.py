@@ -1143,6 +1143,13 @@ _ADVERB_AFTER = re.compile(
 )
 
 
+_VERB_NEXT = re.compile(
+    r"\s*(?:(?:do|does)\s+(?:for|to|against|in|on|anything|much|that|here|now|exactly)|work|works|help|helps|"
+    r"matter|matters|hit|hits|mean|means|beat|beats|counter|counters|heal|heals|last|lasts)\b",
+    re.IGNORECASE,
+)
+
+
 def _retracted(text: str) -> tuple[str, str] | None:
     """(retracted, question) when a correction cue retracts the question before it ("does
     Tidefang know Riptide, sorry, I meant does Galehawk have Gale Dive"; "who beats Voltail,
@@ -1150,8 +1157,11 @@ def _retracted(text: str) -> tuple[str, str] | None:
     for cue in _INLINE_CORRECTION.finditer(text):
         rest = text[cue.end() :]
         before = text[: cue.start()]
-        if _ADVERB_AFTER.search(before) and not re.match(r"\s*[,;.!?\u2014\u2013-]", cue.group(0)):
-            continue  # "what do I actually do this turn": an adverb in the question, not a retraction
+        unmarked = not re.match(r"\s*[,;.!?\u2014\u2013-]", cue.group(0))
+        if unmarked and (_ADVERB_AFTER.search(before) or _VERB_NEXT.match(rest)):
+            # "what do I actually do this turn", "what does Overflow actually do for us": an adverb
+            # in the question, not a retraction
+            continue
         # not "hey, I mean ..."; a question cut short by a dash or comma is one ("which map- sorry, ...")
         cut_short = len(before.split()) >= 2 and re.match(r"\s*[,;\u2014\u2013-]", cue.group(0)) is not None
         asked = _OPENS_QUESTION.match(before) and (len(before.split()) >= 3 or cut_short)

@@ -320,7 +320,18 @@ class IntentPrior:
         )
         unit_spec = pack.catalog.schema.kinds.get(pack.catalog.schema.kind("unit") or "")
         unit_nouns = "|".join(re.escape(n.lower()) for n in (unit_spec.nouns if unit_spec else []))
-        self._my_best = re.compile(rf"{MY_BEST}(?:{unit_nouns or '(?!)'})s?\b")
+        # ("my strongest tank", "the best sniper I own": of a kind the pack's words name)
+        kind_words = "|".join(
+            sorted(
+                {re.escape(w) for r in pack.vocabulary.roles.values() for w in r.words}
+                | set(map(re.escape, pack.vocabulary.roles))
+            )
+        )
+        self._my_best = re.compile(
+            rf"{MY_BEST}(?:(?:\w+\s+)?(?:{unit_nouns or '(?!)'})s?|(?:{kind_words})s?)\b"
+            rf"|\b(?:the\s+)?(?:best|strongest|top)\s+(?:\w+\s+)?(?:{unit_nouns or '(?!)'}|{kind_words})s?\s+"
+            r"(?:i|we)\s+(?:own|have|got)\b"
+        )
         self.versus_pair = _versus_pair(pack, self.labels)
         self.on_context_pair = _versus_pair(pack, self.labels, against="context")
         # "Whats a good map for Renzo", "which map is best for us": the places ranked for them.
