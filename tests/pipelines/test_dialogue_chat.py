@@ -23,6 +23,10 @@ from voicecoach.testing.scripted_llm import ScriptedLLMServer
 # pack -> kind -> turns: (what the player says, words the reply must have, words it must not)
 SESSIONS: dict[str, dict[str, list[tuple[str, list[str], list[str]]]]] = {
     "pet_arena": {
+        "who_fills_a_role": [  # "who should be my tank": the strongest of that role; "and for X": another
+            ("who should be my tank", ["Oakhorn", "tank"], ["Train"]),
+            ("ok and for striker", ["Emberfox", "striker"], ["last slot"]),
+        ],
         "relayed_for_a_kid_on_my_roster": [  # "he has": the kid plays the player's roster; "he says": relayed
             ("my daughter wants to know which one is the strongest she has", ["Oakhorn"], ["Which creature"]),
             ("she says what about the moth", ["Hexmoth"], ["Which creature"]),
@@ -1208,6 +1212,10 @@ SESSIONS: dict[str, dict[str, list[tuple[str, list[str], list[str]]]]] = {
         ],
     },
     "strike_team": {
+        "another_role_on_this_map": [  # "and for damage" after a pick for this map: damage on this map
+            ("brannoc or dumaka on this map", ["Brannoc"], []),
+            ("and for damage", ["Tamsin"], ["Which hero"]),
+        ],
         "my_strongest_of_a_role": [  # "my strongest tank": the player's, of that role, not the meta
             ("whos my strongest tank", ["highest-level tank"], ["known comp"]),
         ],

@@ -437,7 +437,12 @@ _AMONG_THEIRS = re.compile(
     r"\b(?:which|who)\s+(?:one\s+)?of\s+(?:their\s+\w+|theirs|them)\b[^.?!]*$", re.IGNORECASE
 )
 _WHAT_DOES = re.compile(r"\bwhat\s+(?:does|do|did)\s+$", re.IGNORECASE)
-_PLAYS_ROLE_BEFORE = re.compile(r"\b(?:where|how\s+(?:do|should|can)\s+(?:i|we)\s+play)\b[^.?!]*$", re.I)
+_PLAYS_ROLE_BEFORE = re.compile(
+    # ("who should be my tank": who fills the role, not the one filling it now)
+    r"\b(?:where|how\s+(?:do|should|can)\s+(?:i|we)\s+play|(?:who|which\s+\w+)\s+(?:should|could|would|will|can)\s+"
+    r"(?:be|play|go)(?:\s+as)?)\b[^.?!]*$",
+    re.I,
+)
 _SLOT_NOUNS = frozenset({"slot", "slots", "spot", "spots", "role", "roles", "position"})
 # What a unit has (English gamer nouns): after "their tanks", the tank's.
 _THINGS_HELD = frozenset(

@@ -2294,6 +2294,44 @@ def _how_to_do_that(pack: Pack, text: str, last: Exchange) -> str | None:
     return None
 
 
+# "Dumaka or Brannoc for this map" - "and for damage", "ok and the second damage slot": the same
+# question of another role (English cue words; the role words are the pack's).
+_ROLE_FOLLOW = re.compile(
+    r"^\W*(?:(?:ok|okay|so|alright|cool|right)\W+)*(?:and|what\s+about|how\s+about)\s+(?:for\s+)?(?:the\s+|my\s+|our\s+)?"
+    r"(?:(?:second|2nd|first|last|next)\s+)?(?P<role>[a-z]+(?:\s+[a-z]+)??)(?:\s+(?:slot|spot|role|position|pick))?"
+    r"(?:\s+(?:then|now))?\W*$",
+    re.IGNORECASE,
+)
+
+
+def _role_follow_up(pack: Pack, text: str, last: Exchange) -> str | None:
+    """ "And for damage" after a pick asked for a place or a slot: who plays that role there."""
+    found = _ROLE_FOLLOW.match(text)
+    if found is None or link_entities(pack, text):
+        return None
+    said = found["role"].lower().rstrip("s")
+    role = next(
+        (
+            r
+            for r, words in pack.vocabulary.roles.items()
+            if said == r or said in (w.lower() for w in words.words)
+        ),
+        None,
+    )
+    if role is None:
+        return None
+    context = [
+        m for m in link_entities(pack, last.utterance) if pack.catalog.schema.kinds[m.kind].role == "context"
+    ]
+    if context or re.search(r"\b(?:this|the)\s+(?:map|place|arena|stage)\b|\bhere\b", last.utterance, re.I):
+        return (
+            f"who should play {role} on this map"
+            if not context
+            else f"who should play {role} on {context[0].surface}"
+        )
+    return f"who should be my {role}"
+
+
 _GO_AHEAD = re.compile(
     # (after a short aside that asks nothing: "ok I'm dead anyway, do it")
     r"^(?:[^,.!?]{1,40}(?<!\?)[,.!]\s+(?=(?:\w+\W+){0,2}(?:do|go)\b))?"
@@ -2338,6 +2376,8 @@ def _read_one(
     sides = Sides(pack, state)
     if history and (how := _how_to_do_that(pack, text, history[-1])) is not None:
         text, notes = how, [*notes, "how to do what the last answer said"]
+    if history and (role := _role_follow_up(pack, text, history[-1])) is not None:
+        text, notes = role, [*notes, "the last question, of another role"]
     if (dropped := _OR_DROP_IT.search(text)) is not None and _units(pack, text[: dropped.start()]):
         # "Is Tidefang worth it or should I drop him": the other side of the same yes-or-no question
         text, notes = text[: dropped.start()], [*notes, "'or should I drop it': the same question"]

@@ -327,6 +327,23 @@ class IntentPrior:
                 | set(map(re.escape, pack.vocabulary.roles))
             )
         )
+        # ... and the one that picks it by a kind ("my strongest tank")
+        self.strongest_of_kind = next(
+            (
+                (e.intent, e.sub_intent)
+                for e in pack.phi
+                if (e.intent, e.sub_intent) in self.strongest_pairs
+                and e.answer
+                and e.answer[0].recipe == "pick_strongest"
+                and e.answer[0].inputs.get("attribute")
+            ),
+            None,
+        )
+        # "Who should be my tank", "which pet should play striker": who fills that role
+        self._be_role = re.compile(
+            rf"\b(?:who|which(?:\s+\w+)?)\s+(?:should|could|would|will|can)\s+(?:be|play|go)(?:\s+as)?\s+"
+            rf"(?:my|our|the|a)?\s*(?:{kind_words})s?\b"
+        )
         self._my_best = re.compile(
             rf"{MY_BEST}(?:(?:\w+\s+)?(?:{unit_nouns or '(?!)'})s?|(?:{kind_words})s?)\b"
             rf"|\b(?:the\s+)?(?:best|strongest|top)\s+(?:\w+\s+)?(?:{unit_nouns or '(?!)'}|{kind_words})s?\s+"
@@ -1395,6 +1412,13 @@ class IntentPrior:
             # "What's my best pick on this map": who the place favours of the player's, not their
             # highest level.
             p, rule = self._only(self.picks_fit_pair), "my_best_here"
+        elif (
+            (self.role_pair or self.strongest_of_kind) is not None
+            and not named
+            and self._be_role.search(said)
+        ):
+            # "Who should be my tank": who fills that role (of the player's, the strongest of it).
+            p, rule = self._only(self.role_pair or self.strongest_of_kind), "be_role"  # type: ignore[arg-type]
         elif (
             self.strongest_first is not None
             and self.labels[int(p.argmax())] not in (*self.strongest_pairs, self.counter_pair, self.swap_pair)
