@@ -23,6 +23,11 @@ from voicecoach.testing.scripted_llm import ScriptedLLMServer
 # pack -> kind -> turns: (what the player says, words the reply must have, words it must not)
 SESSIONS: dict[str, dict[str, list[tuple[str, list[str], list[str]]]]] = {
     "pet_arena": {
+        "the_other_one_of_theirs": [  # two of theirs asked about: "the other one" is the third
+            ("can granitusk take a hit from the turtle", ["Shellbastion"], []),
+            ("what about the cat", ["Briarcat"], []),
+            ("and the other one", ["Voltail"], ["Granitusk together"]),
+        ],
         "who_fills_a_role": [  # "who should be my tank": the strongest of that role; "and for X": another
             ("who should be my tank", ["Oakhorn", "tank"], ["Train"]),
             ("ok and for striker", ["Emberfox", "striker"], ["last slot"]),

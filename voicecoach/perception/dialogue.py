@@ -2027,6 +2027,8 @@ def _the_other(pack: Pack, sides: Sides, text: str, history: Sequence[Exchange])
         return text, []
     d = describer(pack)
     noun = other["noun"].lower()
+    if noun in ("one", "guy", "girl", "thing") and other["det"].lower() in ("the", "their"):
+        return _the_other_of_theirs(pack, sides, text, history, other)
     if noun not in d.vocabulary:
         return text, []
     last = history[-1]
@@ -2047,6 +2049,22 @@ def _the_other(pack: Pack, sides: Sides, text: str, history: Sequence[Exchange])
     keep = {"theirs": "their ", "mine": "my "}.get(said, "")
     name = display(pack, pack.catalog.schema.kind("unit") or "", rest[0])
     return f"{text[: other.start()]}{keep}{name}{text[other.end() :]}", [f"{other.group(0)!r} -> {name}"]
+
+
+def _the_other_of_theirs(
+    pack: Pack, sides: Sides, text: str, history: Sequence[Exchange], other: re.Match[str]
+) -> tuple[str, list[str]]:
+    """ "Can Granitusk take the turtle?" - "what about the cat" - "and the other one": the one of
+    theirs the last two exchanges have not named (when the questions were about theirs, one left)."""
+    recent = history[-2:]
+    # (asked about in the questions: an answer that weighs two of the player's names theirs too)
+    named = [u for e in recent for u in _units(pack, describe(pack, sides, e.utterance)[0])]
+    theirs_named = {u for u in named if u in sides.theirs}
+    rest = [u for u in sides.theirs if u not in theirs_named]
+    if len(theirs_named) < 2 or len(rest) != 1:
+        return text, []
+    name = display(pack, pack.catalog.schema.kind("unit") or "", rest[0])
+    return f"{text[: other.start()]}their {name}{text[other.end() :]}", [f"{other.group(0)!r} -> {name}"]
 
 
 # "And the other two do what", "what about the rest of my team": a team less the ones just named.
