@@ -23,6 +23,10 @@ from voicecoach.testing.scripted_llm import ScriptedLLMServer
 # pack -> kind -> turns: (what the player says, words the reply must have, words it must not)
 SESSIONS: dict[str, dict[str, list[tuple[str, list[str], list[str]]]]] = {
     "pet_arena": {
+        "relayed_if_its": [  # "he wants to know if it's stronger than the fox": is it, of the one just said
+            ("my son is asking what the creepy moth can do", ["Hexmoth"], []),
+            ("he wants to know if it's stronger than the fox", ["Hexmoth", "Emberfox"], ["strongest move"]),
+        ],
         "the_other_one_of_theirs": [  # two of theirs asked about: "the other one" is the third
             ("can granitusk take a hit from the turtle", ["Shellbastion"], []),
             ("what about the cat", ["Briarcat"], []),

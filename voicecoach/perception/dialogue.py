@@ -1231,6 +1231,9 @@ _EMBEDDED = re.compile(
 )
 
 
+_CONTRACTED = re.compile(r"(?P<who>it|he|she|that|they|we)\s*'?(?P<verb>s|re)\s+", re.IGNORECASE)
+
+
 def _relayed(text: str) -> str:
     """The question a player relays for someone else, as asked: "she wants to know if the turtle can
     hurt our deer guy" -> "can the turtle hurt our deer guy"; "she says thank you" -> "thank you"."""
@@ -1241,8 +1244,12 @@ def _relayed(text: str) -> str:
     lead = _RELAY_LEAD.match(text)
     if lead is not None and len(text[lead.end() :].split()) >= 3:
         rest = text[lead.end() :]
-        embedded = _EMBEDDED.match(rest) if lead["embedded"] else None
-        if embedded is not None:  # "if the turtle can hurt ..." asks "can the turtle hurt ..."
+        contracted = _CONTRACTED.match(rest) if lead["embedded"] else None
+        embedded = _EMBEDDED.match(rest) if lead["embedded"] and contracted is None else None
+        if contracted is not None:  # "if it's stronger than the fox" asks "is it stronger ..."
+            aux = "are" if contracted["verb"].lower() == "re" else "is"
+            rest = f"{aux} {contracted['who']} {rest[contracted.end() :]}"
+        elif embedded is not None:  # "if the turtle can hurt ..." asks "can the turtle hurt ..."
             rest = f"{embedded['aux']} {embedded['subject'].strip()} {rest[embedded.end() :]}"
         return _THEY_OWN.sub("i have", rest)
     return _RELAY_TAIL.sub("", text)
