@@ -1221,6 +1221,13 @@ SESSIONS: dict[str, dict[str, list[tuple[str, list[str], list[str]]]]] = {
         ],
     },
     "strike_team": {
+        "grudging_ok_mid_match": [  # "hmm ok fine" takes the answer in; it is no goodbye
+            ("who counters their sniper", ["Brannoc"], []),
+            ("hmm ok fine", [], ["good luck next time", "Brannoc"]),
+        ],
+        "the_map_is_the_worst": [  # heard, then what the map does to the player's five
+            ("this map is literally the worst", ["Fathom Docks", "Dumaka"], ["three piers"]),
+        ],
         "another_role_on_this_map": [  # "and for damage" after a pick for this map: damage on this map
             ("brannoc or dumaka on this map", ["Brannoc"], []),
             ("and for damage", ["Tamsin"], ["Which hero"]),

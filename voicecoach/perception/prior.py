@@ -2356,6 +2356,9 @@ MAP_FOR_SIDES = re.compile(
 MAP_MATTERS = re.compile(
     r"\b(?:this|the|that)\s+(?:map|place|arena|stage)\b.*\b(?:matters?|change|changes|affects?|"
     r"(?:make|makes)\s+(?:a|any|much\s+of\s+a)\s+difference|big\s+deal|overrat\w*)\b"
+    # "this map is the worst": what it does to the player's five (heard first: the vent lead)
+    r"|\b(?:this|the)\s+(?:map|place|arena|stage)\s+is\s+(?:so\s+|literally\s+|actually\s+)?"
+    r"(?:the\s+worst|trash|awful|terrible)\b"
     r"|\b(?:overrat\w*|matters?)\s+(?:\w+\s+){0,2}?(?:this|the|that)\s+(?:map|place|arena|stage)\b"
 )
 # "Focus it or ignore it", "should I just leave the turtle alone" (English cue words, `normalise`d).
@@ -2409,7 +2412,8 @@ _VENT_WORDS = (
     r"so\s+bad|brutal|we\s+are\s+cooked|were\s+cooked|getting\s+(?:farmed|stomped|rolled|destroyed)|rigged|"
     r"so\s+unfair|is\s+unfair|cheating|cheaters?|(?:the\s+)?worst\s+(?:map|game|mode|team|matchup)|so\s+dumb|"
     r"so\s+stupid|so\s+broken|is\s+broken|garbage|unplayable|(?:this|the)\s+game\s+is\s+(?:so\s+|really\s+)?hard|"
-    r"(?:kind\s+of|kinda|such)\s+a\s+bummer|what\s+a\s+bummer)\b"
+    r"(?:kind\s+of|kinda|such)\s+a\s+bummer|what\s+a\s+bummer|"
+    r"(?:this|the)\s+(?:map|game|mode)\s+is\s+(?:so\s+|literally\s+|actually\s+)?(?:the\s+worst|trash|awful|terrible))\b"
 )
 VENTED = re.compile(rf"^\W*(?:ugh+|argh+|ffs)\b|{_VENT_WORDS}")
 # A remark on the moment, not a question (English cue words): good news for the player ("Oakhorn
@@ -2745,6 +2749,7 @@ RATED = re.compile(
 # Words that take an answer in and ask nothing ("ok cool", "whatever you say, boss", "lol fair").
 ACKNOWLEDGED = re.compile(
     r"^(?:(?:ok|okay|k|kk|alright|all right|cool|fine|got it|gotcha|sure|nice|great|sweet|bet|"
+    r"hm+|mhm|meh|ah|oh|"
     r"sounds good|will do|yeah|yep|yup|roger|understood|makes sense|fair|fair enough|lol|haha|lmao|"
     r"whatever|whatever you say|if you say so|boss|coach|man|dude|then|noted|perfect|awesome|"
     # "ok do it", "let's do that", "go ahead": the last advice taken
