@@ -23,6 +23,29 @@ from voicecoach.testing.scripted_llm import ScriptedLLMServer
 # pack -> kind -> turns: (what the player says, words the reply must have, words it must not)
 SESSIONS: dict[str, dict[str, list[tuple[str, list[str], list[str]]]]] = {
     "pet_arena": {
+        "down_next": [  # one of theirs told down: the next target among the rest
+            ("briarcat is already down, who next", ["Go after"], ["Briarcat"]),
+        ],
+        "levelled_enough_it": [  # "levelled enough" is a level worry: its level against the team's
+            ("should i use oakhorn", ["Oakhorn"], []),
+            ("is it levelled enough", ["Oakhorn is level 19", "isn't holding it back"], ["Not much"]),
+        ],
+        "threat_to_mine": [  # the threat to the one of the player's named, said of it
+            ("which one is most dangerous for my hexmoth", ["None of theirs hits your Hexmoth"], []),
+        ],
+        "oh_no": [("oh no", ["I hear you"], ["Nice playing"])],  # a groan, not a goodbye
+        "relayed_target": [  # "one of their guys" is theirs to choose from; "he means" relays a correction
+            ("hi my son is asking what the creepy moth can do", ["Hexmoth"], []),
+            ("he wants to know if it's stronger than the fox", ["Hexmoth"], []),
+            ("and which one of their guys should it go after", ["Hexmoth"], ["Which creature"]),
+            ("no sorry he means which one is most dangerous for it", ["Hexmoth"], ["strongest move"]),
+        ],
+        "tree_horned_deer": [  # the words of a look, said in everyday kin words: the one most of them fit
+            ("is the tree horned deer any good against their team", ["Oakhorn"], ["Lumifawn"]),
+        ],
+        "lost_round_decider": [  # a round told lost at 1-0: the match is 1 all and the next round decides
+            ("we just lost that round", ["1 all, so round 3 decides it"], []),
+        ],
         "relayed_if_its": [  # "he wants to know if it's stronger than the fox": is it, of the one just said
             ("my son is asking what the creepy moth can do", ["Hexmoth"], []),
             ("he wants to know if it's stronger than the fox", ["Hexmoth", "Emberfox"], ["strongest move"]),
@@ -276,11 +299,11 @@ SESSIONS: dict[str, dict[str, list[tuple[str, list[str], list[str]]]]] = {
         "level_worry": [  # a level put as a worry: the verdict against the team, and what it still lacks
             (
                 "is lumifawn too low level to use",
-                ["Yes, it holds Lumifawn back", "Sanctuary still needs"],
+                ["Lumifawn is behind", "Sanctuary still needs"],
                 ["built around"],
             ),
             ("whats good against voltail", ["Granitusk"], []),
-            ("he's only level 12 though", ["Not much", "Granitusk is level 12"], []),
+            ("he's only level 12 though", ["Granitusk is level 12", "isn't holding it back"], []),
         ],
         "option_on_foe": [  # a move's damage on one of theirs: its multiplier, not the move's description
             ("would inferno roar hit shellbastion for normal or half", ["half damage"], ["A roar that"]),
@@ -1221,6 +1244,36 @@ SESSIONS: dict[str, dict[str, list[tuple[str, list[str], list[str]]]]] = {
         ],
     },
     "strike_team": {
+        "told_then_mine": [  # theirs and its item told, then a verdict asked of the player's: that matchup
+            (
+                "nadeera null grenade. elowen useless?",
+                ["Nadira has the edge on your Elowen"],
+                ["haven't unlocked"],
+            ),
+            ("wendell instead", ["Wendell"], ["haven't unlocked Nadira"]),
+        ],
+        "their_item_mine": [
+            (
+                "their nadira has null grenade, is my elowen useless now",
+                ["Nadira has the edge"],
+                ["unlocked"],
+            ),
+        ],
+        "counter_said_once": [  # the verdict names the counter; the matchup line does not say it again
+            (
+                "is my healer good here",
+                ["their Nadira counters your Elowen"],
+                ["soft counter to your Elowen"],
+            ),
+        ],
+        "whats_their_grenade": [  # what it does, not that their unlocks are unseen
+            ("whats nadiras grenade do", ["stops enemies it hits from being healed"], ["can't see"]),
+        ],
+        "kin_words": [  # "bomb" of a grenadier, "cowboy" of a gunslinger
+            ("should i get the bomb guy", ["Fenwick"], ["Nadira"]),
+            ("the cowboy with two pistols, is he any good", ["Lorcan"], ["Which hero"]),
+        ],
+        "down_next": [("quillon is down, who next", ["Go after"], ["Quillon"])],
         "grudging_ok_mid_match": [  # "hmm ok fine" takes the answer in; it is no goodbye
             ("who counters their sniper", ["Brannoc"], []),
             ("hmm ok fine", [], ["good luck next time", "Brannoc"]),
@@ -1278,7 +1331,7 @@ SESSIONS: dict[str, dict[str, list[tuple[str, list[str], list[str]]]]] = {
             ("ugh my roommate is vacuuming right next to me", ["I'm here when you're ready"], ["outside"])
         ],
         "level_worry": [  # "Oz is level two lol": the verdict against the five, and the next item it lacks
-            ("Oz is level two lol", ["Yes, it holds Osmund back", "Iron Lungs still needs hero level 6"], []),
+            ("Oz is level two lol", ["Osmund is behind", "Iron Lungs still needs hero level 6"], []),
         ],
         "healer_with_darts": [  # a unit said by what it carries, and a fight with it: counters, not unlocks
             ("the healer with the darts, can I kill her from far", ["Against Nadira"], ["account level"]),

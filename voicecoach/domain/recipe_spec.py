@@ -324,12 +324,14 @@ RECIPES: dict[str, RecipeSpec] = {
                   "a count of a role (\"can I run two tanks\"), the quota itself ({rule}): rule_yes_key when "
                   "the count is the quota's, rule_key otherwise"),
         _spec("pick_fit", {"ranked": "select", "context": "select", "matchup": "literal", "count": "literal",
-                           "skip": "select", "worst_key": "key", "neither_key": "key"},
-              ("context", "matchup"), ("@units", "@unit", "@context", "status", "offered"), picks=True,
+                           "skip": "select", "worst_key": "key", "neither_key": "key", "why_key": "key"},
+              ("context", "matchup"),
+              ("@units", "@unit", "@context", "status", "offered", "epithet", "description"), picks=True,
               doc="the usable units a context favours by a matchup, best first (none_key: none); "
                   "worst_key: asked who is bad there, the player's units it works against; of units the "
                   "player offers (\"A or B here?\"), the one it favours most, or neither_key: none of "
-                  "them ({offered}), the ones it does favour"),
+                  "them ({offered}), the ones it does favour; why_key: asked why one it favours, the "
+                  "unit's {epithet} and the context's {description}"),
         _spec("pick_swap", {"swaps": "select", "foes": "select", "matchup": "literal", "context": "select",
                             "fit": "literal", "context_key": "key", "plain_key": "key", "kept_key": "key",
                             "no_gain_key": "key", "worse_key": "key", "pair_key": "key",
@@ -356,13 +358,14 @@ RECIPES: dict[str, RecipeSpec] = {
                   "no other swap helps"),
         _spec("threat", {"side": "select", "against": "select", "matchup": "literal", "context": "select",
                          "fit": "literal", "context_key": "key", "named_key": "key", "named_none_key": "key",
-                         "target_key": "key", "prey_key": "key"},
+                         "target_key": "key", "prey_key": "key", "mine_none_key": "key"},
               ("side", "against", "matchup"), ("foe", "@unit", "status", "reason", "@context", "count"),
               doc="the opponent unit that beats most of the player's side (key), else the one the "
                   "context favours (context_key), else none_key; one of theirs the player named: what it "
                   "beats (named_key), or that it beats none of the player's (named_none_key); asked whom "
                   "to go after (target_key): that one, as the target; or, when it beats none of the "
-                  "player's, the one the player's side beats (prey_key)"),
+                  "player's, the one the player's side beats (prey_key); one of the player's named "
+                  "that none of theirs beats (mine_none_key, @unit)"),
         _spec("weak_side", {"side": "select", "matchup": "literal"}, ("side", "matchup"), ("pairs",),
               doc="asked what the opponent side is weak to (no unit of it named): for each of its first "
                   "three units, the player's usable unit that beats it best ({pairs}: 'A for X, B for "

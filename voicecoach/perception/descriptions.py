@@ -172,6 +172,28 @@ def faces_foe(before: str, after: str) -> bool:
     )
 
 
+# "Briarcat is already down", "we took out their sniper": a unit told out of the fight (English cues).
+_DOWN_AFTER = re.compile(
+    r"^(?:'s|s)?\s+(?:(?:is|was|just|got|already|now|finally)\s+)*(?:down|dead|gone|ko'?d|knocked\s+out|"
+    r"fainted|taken\s+care\s+of|out\s+of\s+the\s+(?:fight|game|round))\b",
+    re.IGNORECASE,
+)
+_DOWN_BEFORE = re.compile(
+    r"\b(?:took|taken|knocked|killed|downed|ko'?d|finished\s+off)\s+(?:out\s+|down\s+)?(?:their\s+|the\s+)?$",
+    re.IGNORECASE,
+)
+
+
+def told_down(pack: Pack, text: str) -> list[str]:
+    """The units `text` tells are out of the fight now ("Briarcat is already down")."""
+    unit = pack.catalog.schema.kind("unit")
+    return [
+        m.id
+        for m in link_entities(pack, text)
+        if m.kind == unit and (_DOWN_AFTER.match(text[m.span[1] :]) or _DOWN_BEFORE.search(text[: m.span[0]]))
+    ]
+
+
 # --- the pack's descriptive vocabulary ----------------------------------------------------------
 
 
@@ -196,6 +218,24 @@ class Describer:
 
 
 _DESCRIBERS: dict[int, tuple[Pack, Describer]] = {}
+
+# Everyday words players say for what a pack's text calls otherwise (English): a unit whose own
+# words have one of a group has the rest that no unit's own words have ("the bomb guy" of a
+# grenadier, "the cowboy" of a gunslinger; "the deer" stays the one the pack calls a deer).
+_KIN = (
+    frozenset({"grenade", "grenades", "grenadier", "bomb", "bombs", "bomber"}),
+    frozenset({"gunslinger", "cowboy"}),
+    frozenset({"revolver", "revolvers", "pistol", "pistols", "handgun"}),
+    frozenset({"deer", "stag", "fawn", "elk", "reindeer"}),
+    frozenset({"oak", "tree"}),
+    frozenset({"horn", "horns", "horned", "antler", "antlers", "antlered"}),
+    frozenset({"turtle", "tortoise"}),
+    frozenset({"bug", "insect"}),
+)
+
+
+def _with_kin(words: frozenset[str], taken: frozenset[str]) -> frozenset[str]:
+    return words.union(*(group - taken for group in _KIN if group & words))
 
 
 def describer(pack: Pack) -> Describer:
@@ -256,6 +296,11 @@ def describer(pack: Pack) -> Describer:
     for uid, heads in gear.items():
         words[uid] = words.get(uid, frozenset()) | heads
         strong[uid] = strong.get(uid, frozenset()) | heads
+    taken = frozenset(w for ws in words.values() for w in ws)
+    for uid in strong:
+        kin = _with_kin(strong[uid] - gear.get(uid, frozenset()), taken) - taken  # (a look's, not a gun's)
+        words[uid], strong[uid] = words[uid] | kin, strong[uid] | kin
+        vocabulary |= kin
     gear_words = frozenset(w for ws in gear.values() for w in ws) - vocabulary
     describer = Describer(words, vocabulary, power, strong, roles, gear_words, frozenset(valued) | roles)
     _DESCRIBERS[id(pack)] = (pack, describer)
@@ -1427,6 +1472,13 @@ def _pick(
             return fits[0], []
         if fits:
             return None, fits  # two fit: not this step's guess
+    if len(words) >= 3 and not strongest:
+        # "The tree horned deer" of an oak-horned stag: the one unit that fits all but one word,
+        # when none fits them all
+        count = {u: sum(w in d.words.get(u, ()) for w in words) for u in d.words if not unfit(u)}
+        most = [u for u, n in count.items() if n == len(words) - 1]
+        if len(most) == 1:
+            return most[0], []
     if len(words) >= 2:
         # "The spiky cat" where the hedgehog is the spiky one: the noun names the unit, the look
         # word the data gives another is the player's own.
@@ -1931,19 +1983,23 @@ def option_by_description(pack: Pack, text: str) -> tuple[str, list[str]]:
         if any(o.value(f) == units[0] for f in owner_fields)
     ]
     power = next((f for f, a in schema.kinds[option_kind].attributes.items() if a.numeric), None)
-    scored: list[tuple[int, float, str]] = []
-    for option in options:
+    scored: list[tuple[int, int, float, int, str]] = []
+    for index, option in enumerate(options):
         if option is None:
             continue
         oid = option.id
         said = " ".join(str(v) for v in (option.display, option.value("description")) if v)
         score = len(wanted & _stems(re.findall(r"[a-z]+", said.lower())))
+        # What the option is (its name, its description's opening words: "A wide barrier ...")
+        # before what it mentions ("... while the barrier is up")
+        head = " ".join([option.display, *str(option.value("description") or "").split()[:4]])
+        headed = len(wanted & _stems(re.findall(r"[a-z]+", head.lower())))
         strength = float(option.value(power) or 0) if power and sized else 0.0
-        scored.append((score, strength, oid))
+        scored.append((score, headed, strength, -index, oid))
     scored.sort(reverse=True)
     if not scored or (not wanted and not sized) or (wanted and scored[0][0] == 0):
         return text, []
-    if len(scored) > 1 and scored[0][:2] == scored[1][:2]:
+    if len(scored) > 1 and scored[0][:3] == scored[1][:3]:
         return text, []  # two fit as well: not the sentence's to say
-    name = display(pack, option_kind, scored[0][2])  # "Oakhorn's Worldroot Slam"
+    name = display(pack, option_kind, scored[0][4])  # "Oakhorn's Worldroot Slam"
     return text[:start] + name + text[end:], [f"{text[start:end]!r} -> {name}"]

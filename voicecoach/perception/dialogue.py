@@ -1202,11 +1202,11 @@ _YES_NO = re.compile(r"^(?:(?:ok|so|and|but)\s+)?(?P<aux>is|does|do|would|can|wi
 # "My daughter wants to know why ...", "she's asking which ...", "..., he's asking" (English cue words):
 # a question relayed for someone else is that question.
 _RELAY_LEAD = re.compile(
-    r"^\W*(?:(?:hi|hey|uh|um|ok|okay|and|so|haha|lol|oh)\W+)*"
+    r"^\W*(?:(?:hi|hey|uh|um|ok|okay|and|so|haha|lol|oh|no|sorry|wait|actually)\W+)*"
     r"(?:(?:my|our)\s+(?:\w+\s+)?(?:son|daughter|kid|kids|boy|girl|friend|buddy|brother|sister|grandson|granddaughter|"
     r"nephew|niece|wife|husband|partner|mate)|he|she|they)\s+"
     r"(?:wants?\s+to\s+know|wanted\s+to\s+know|is\s+asking|'?s\s+asking|s\s+asking|asks|asked|is\s+wondering|wonders|"
-    r"'?s\s+wondering|says|said)\s*,?\s*(?P<embedded>if|whether)?\s*",
+    r"'?s\s+wondering|says|said|means|meant|is\s+saying|'?s\s+saying)\s*,?\s*(?P<embedded>if|whether)?\s*",
     re.IGNORECASE,
 )
 # "Which one is the coolest he has": the relayer's kid plays on the player's roster (English cues).

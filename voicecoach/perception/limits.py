@@ -218,7 +218,7 @@ _HAS = re.compile(r"\b(?:can|could|does|do|has|have|got)\b", re.IGNORECASE)
 # "What does Nadira's Null Grenade do", "how long does Bexley's wall stay up": what it does, not
 # whether they have it.
 _WHAT_IT_DOES = re.compile(
-    r"\bwhat\s+(?:does|do|did|will)\b.*\bdo\W*$|\bhow\s+(?:long|much|far|big|often|hard|fast)\s+(?:does|do|is|can)\b",
+    r"\bwhat(?:\s+(?:does|do|did|will)|'?s|\s+is)\b.*\bdo\W*$|\bhow\s+(?:long|much|far|big|often|hard|fast)\s+(?:does|do|is|can)\b",
     re.IGNORECASE,
 )
 # The opponent's side named as a whole (English cue words); the realizer reads it too.

@@ -43,7 +43,7 @@ from voicecoach.domain.entities import Mention, link_entities
 from voicecoach.domain.pack import OUT_OF_DOMAIN, AnswerStep, Pack, PhiEntry, pack_ref
 from voicecoach.domain.terms import asked_term
 from voicecoach.grounding.slot_rules import extract_slots
-from voicecoach.perception.descriptions import faces_foe, kind_said
+from voicecoach.perception.descriptions import faces_foe, kind_said, told_down
 from voicecoach.perception.limits import AGAINST_THEM, data_limit
 
 PRIOR_FILE = "prior.json"
@@ -470,6 +470,10 @@ class IntentPrior:
             # "will my fox lose to Briarcat"
             rf"|\b(?:will|would|does|do|is|could|can)\s+(?:my\s+|our\s+)?{token}\s+(?:\w+\s+)?(?:lose|losing)\s+"
             rf"(?:to|against|vs)\s+(?:their\s+|the\s+)?{token}"
+            # "their Nadira has Null Grenade, is my Elowen useless now": theirs told, mine asked about
+            rf"|\btheir\s+{token}\s+(?:has|have|got|runs?|running|uses?|using|brings?|brought)\b.*"
+            rf"\b(?:is|are)\s+(?:my|our)\s+{token}\s+(?:\w+\s+)?(?:useless|dead|screwed|done|bad|good|fine|ok|okay|"
+            rf"countered|trash|finished|cooked|worth\s+it|still\s+good)\b"
             # "is Nadira a problem for Renzo"
             rf"|{token}\s+(?:\w+\s+)?(?:a\s+)?(?:problem|threat|trouble|issue|danger|dangerous|scary|headache)\s+(?:for|to)\s+"
             rf"(?:my\s+|our\s+)?{token}"
@@ -1791,7 +1795,7 @@ class IntentPrior:
             p, rule = self._only(self.threat_pair), "should_worry"
         elif (
             self.threat_pair is not None
-            and WORRY.search(abstracted)
+            and (WORRY.search(abstracted) or THREAT_TO.search(abstracted))
             and not self._worry_named.search(abstracted)
         ):
             # "Who do I worry about most?", "what should Lorcan watch out for": their threat (a
@@ -2059,6 +2063,11 @@ class IntentPrior:
             if target is not None and pair != target and one in units and cue:
                 intent, sub_intent = target
                 return pred.model_copy(update={"intent": intent, "sub_intent": sub_intent, "rule": rule})
+        down = [u for u in told_down(self.pack, text) if u in theirs]
+        if self.threat_pair is not None and pair != self.threat_pair and down and NEXT_TARGET.search(text):
+            # "Briarcat is already down, who next": the one of theirs to go after among the rest
+            intent, sub_intent = self.threat_pair
+            return pred.model_copy(update={"intent": intent, "sub_intent": sub_intent, "rule": "down_next"})
         units_said = [m for m in found if m.kind == unit]
         if (
             self.versus_pair is not None
@@ -2071,6 +2080,21 @@ class IntentPrior:
             # "So Sparkwing smacks their turtle?": how the one does against the other.
             intent, sub_intent = self.versus_pair
             return pred.model_copy(update={"intent": intent, "sub_intent": sub_intent, "rule": "hits_it"})
+        fares_against = self.versus_pair or self.counter_pair
+        if (
+            fares_against is not None
+            and pair not in (fares_against, self.counter_pair, self.swap_pair)
+            and len({m.id for m in units_said}) == 2
+            and units_said[0].id in theirs
+            and units_said[1].id not in theirs
+            and _VERDICT_AFTER.match(text[units_said[1].span[1] :])
+        ):
+            # "Nadira, Null Grenade. Elowen useless?": one of theirs told, then a verdict asked of
+            # the player's: how that one fares against it.
+            intent, sub_intent = fares_against
+            return pred.model_copy(
+                update={"intent": intent, "sub_intent": sub_intent, "rule": "told_then_mine"}
+            )
         options = [m for m in found if m.kind == self.pack.catalog.schema.kind("option")]
         if (
             self.option_hits_pair is not None
@@ -2184,6 +2208,21 @@ class IntentPrior:
         return pred.model_copy(
             update={"intent": intent, "sub_intent": sub_intent, "rule": "theirs_not_owned"}
         )
+
+
+# "who next", "who now", "what now": the next target, after one is told down (English cue words).
+NEXT_TARGET = re.compile(
+    r"\b(?:who|whos|who's|which(?:\s+one)?|what)\s+(?:(?:is|do|should|can)\s+(?:i\s+|we\s+)?(?:\w+\s+){0,2}?)?"
+    r"(?:next|now|then)\b|\bnext\s+target\b",
+    re.IGNORECASE,
+)
+# "... Elowen useless?", "is my fox still any good now" (English verdict words after the unit).
+_VERDICT_AFTER = re.compile(
+    r"\s*(?:(?:is|still|now|just|even|kinda|completely|totally)\s+)*(?:any\s+good|useless|dead|screwed|done|"
+    r"finished|cooked|countered|trash|worthless|pointless|fine|ok|okay|good|bad|viable|worth\s+it)\b"
+    r"(?:\s+(?:now|then|here|anymore|still))*\W*$",
+    re.IGNORECASE,
+)
 
 
 # --- session rules: what the transcript alone does not say ----------------------------------------
@@ -2415,7 +2454,12 @@ _VENT_WORDS = (
     r"(?:kind\s+of|kinda|such)\s+a\s+bummer|what\s+a\s+bummer|"
     r"(?:this|the)\s+(?:map|game|mode)\s+is\s+(?:so\s+|literally\s+|actually\s+)?(?:the\s+worst|trash|awful|terrible))\b"
 )
-VENTED = re.compile(rf"^\W*(?:ugh+|argh+|ffs)\b|{_VENT_WORDS}")
+# "oh no", "nooo", "oh come on" said alone (a bare "no" answers a question: not this)
+_EXCLAIMED = (
+    r"^\W*(?:(?:oh|aw+|ah+)\W+(?:no+|man|come\s+on+|god|jeez|dang|damn|crap|shoot)|no{3,}|come\s+on+|dang+|"
+    r"damn+|dammit|crap)(?:\W+(?:no+|man|come\s+on+|seriously|again|why|dude|bro))*\W*$"
+)
+VENTED = re.compile(rf"^\W*(?:ugh+|argh+|ffs)\b|{_VENT_WORDS}|{_EXCLAIMED}")
 # A remark on the moment, not a question (English cue words): good news for the player ("Oakhorn
 # just took out their turtle", "we won that round", "lets gooo") or a near miss ("lol that was
 # close"): a reaction, not advice nobody asked for.
@@ -2465,6 +2509,8 @@ def remark(text: str) -> str | None:
     "praise" when it praises the coach, "down" when the player is only venting; None otherwise
     (news that went against the player is trouble told: answered as such)."""
     said = normalise(text)
+    if re.match(_EXCLAIMED, said):
+        return "down"  # ("oh no" is no yes-or-no question)
     if "?" in text or shapes(said) or _REQUEST.search(said):
         return None
     if PRAISED.search(said):
@@ -2772,6 +2818,8 @@ LEVEL_CONCERN = re.compile(
     r"\b(?:only|just)\s+(?:like\s+|about\s+)?(?:level|lvl|lv)\b|\btoo\s+low(?:\s+(?:a\s+)?level)?\b|"
     r"\bunder\s?-?\s?levell?ed\b|\b(?:level|lvl|lv)\s+\d+\b.*\b(?:problem|matter|matters|issue|hold\s+\w+\s+back|"
     r"tho|though|lol|enough|behind|trash|useless|viable|weak|bad)\b|\blevel\s+(?:too\s+low|enough|a\s+problem)\b"
+    # "is it levelled enough", "is Oakhorn high enough level", "strong enough yet"
+    r"|\b(?:levell?ed|high(?:\s+enough)?\s+level|strong|tough|ready)\s+enough\b|\bhigh\s+enough\s+(?:level|lvl)\b"
 )
 # "Is there a hero that breaks the shield", "anyone who can stop Voltail" (English cue words).
 _ONE_THAT_BEATS = re.compile(
@@ -2817,6 +2865,11 @@ WORRY = re.compile(
     # "Which of theirs hurts us the most", "who's giving us the most trouble"
     r"|\b(?:hurts?|hurting|bothers?|bothering)\s+(?:us|me|my\s+\w+|our\s+\w+)\s+(?:the\s+)?most\b"
     r"|\b(?:gives?|giving)\s+(?:us|me)\s+the\s+most\s+(?:trouble|problems|grief)\b"
+)
+# "Which one is most dangerous for my Hexmoth", "who's the biggest threat to our tank" (English cues).
+THREAT_TO = re.compile(
+    r"\b(?:which|who|whos|what)\b.*\b(?:most|more|biggest|main|real|worst)\s+(?:dangerous|threat(?:ening)?|scary|"
+    r"problem|danger|trouble)\s+(?:for|to)\s+(?:my|our)\b"
 )
 SHOULD_WORRY = re.compile(
     r"\b(?:should|do|must)\s+(?:i|we)\s+(?:be\s+)?(?:worr(?:y|ied)|scared|afraid|care)\s+(?:about|of)\b"

@@ -67,7 +67,9 @@ _IDIOM = re.compile(
     r"go(?:ing)? for it|pull(?:ed)? it off|"
     r"wing it|mix it up|play(?:ing)? it (?:safe|cool|slow)|take it (?:easy|slow)|"
     r"(?:do|doing|done|did) it|fix(?:ed)? it|(?:that|this) it|how(?:'s| is) it go(?:ing)?|"
-    r"it (?:go(?:es|ing)?|depends|seems|looks like|feels like|turns out)|"
+    # ("should it go after their fox": a unit that goes somewhere)
+    r"it (?:go(?:es|ing)?(?!\s+(?:after|against|for|into|in|first|with|on|up\s+against)\b)|depends|seems|"
+    r"looks like|feels like|turns out)|"
     # the match, not a unit: "what round is it", "is it over", "is it still round two"
     r"(?:what|which)\s+round\s+is\s+it|(?:is|was)\s+it\s+(?:over|done|still\s+round|round|the\s+(?:last|final))|"
     r"it(?:'s|\s+is)\s+over)\b",
@@ -191,7 +193,9 @@ def resolve_place(pack: Pack, text: str, previous: Sequence[str]) -> str:
 
 
 _WHICH = re.compile(
-    r"\bwhich\s+(?:one|ones|of\s+(?:them|those|these|the\s+two|the\s+three))\b"
+    # "which one of their guys": a choice among the group it names, not among the last exchange's
+    r"\bwhich\s+(?:(?:one|ones)(?!\s+of\s+(?:their|your|my|our|his|her|the\s+enemy)\b)"
+    r"|of\s+(?:them|those|these|the\s+two|the\s+three))\b"
     # "which is the best one", "which hits hardest": "which" alone, a verb after it
     r"|\bwhich(?=\s+(?:is|are|s|'s|hits|does|do|would|should|works?)\b)",
     re.IGNORECASE,
@@ -461,6 +465,9 @@ def _wanted(
         return [*(k for k in kinds.order if k in named), *(k for k in kinds.order if k not in named)]
     # A kind's noun elsewhere in the sentence is not what the pronoun stands for ("what moves does
     # it have": the creature).
+    # (not a group it is picked against: "which of their guys should it go after": a unit too)
+    chosen_from = re.sub(r"\bof\s+(?:their|your|my|our|the)\s+(?:\w+\s+)?\w+s\b", " ", text.lower())
+    spoken = {w.rstrip("s") for w in re.findall(r"[a-z]+", chosen_from)}
     others = [k for k in kinds.order if not {n.rstrip("s") for n in kinds.nouns[k]} & spoken] or kinds.order
     # So is a kind the sentence names ("can it use Tempest Fury": the creature; "can Emberfox use
     # it": the skill): such a kind comes last.

@@ -1083,11 +1083,13 @@ def _account(t: RealizerTurn, view: StateView, kind: str, constraint: str, entit
         holder = owner or next(iter(learners), None)
         if (
             entry is not None
-            and entry.branch == "knowledge-qa"
+            and (entry.branch == "knowledge-qa" or f"ic.focus.{option}" not in entry.requires)
             and holder in set(view.opponent_side())
             and not view.owns(holder or "")
         ):
-            return  # "what's Nadira's gun" of theirs: that the player lacks her is beside the point
+            # "what's Nadira's gun" of theirs, "their Nadira has Null Grenade, is my Elowen done":
+            # that the player lacks her is beside the point
+            return
         if owner and owner in units:
             if owner not in learners:
                 holder = next(iter(learners), None)
@@ -1332,9 +1334,11 @@ def _scene(t: RealizerTurn) -> None:
     match = t.state.ic.match
     # (a round result told is counted in the snapshot: see perception.dialogue.told_round)
     # (but a late snapshot may miss it: only a decided match is said back)
-    if match is None or (
-        _TELLS_SCORE.search(t.utterance) and not (_told_result(t.utterance) and _decided(match))
-    ):
+    # (nor a match the round just told has taken to its last round: "1 all, round 3 decides it")
+    if match is None:
+        return
+    news = _told_result(t.utterance) and (_decided(match) or match.round >= match.rounds_total)
+    if _TELLS_SCORE.search(t.utterance) and not news:
         return
     values: dict[str, Any] = dict(
         score_player=match.score_player,
@@ -1348,6 +1352,12 @@ def _scene(t: RealizerTurn) -> None:
         key = "stakes_won"
     elif over and templates.get("stakes_lost"):
         key = "stakes_lost"
+    elif (
+        match.round >= match.rounds_total
+        and match.score_player == match.score_opponent
+        and templates.get("decider")
+    ):
+        key = "decider"
     elif match.round >= match.rounds_total:
         key = "final"
     elif match.score_player > match.score_opponent:

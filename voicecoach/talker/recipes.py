@@ -41,13 +41,14 @@ from voicecoach.domain.pack import AnswerStep, Pack, pack_roles
 from voicecoach.domain.recipe_spec import RECIPES, TURN_PREFIX, RecipeSpec, role_placeholder
 from voicecoach.domain.tool_shapes import select
 from voicecoach.domain.view import Owned, StateView
-from voicecoach.perception.descriptions import describer, kinds_said
+from voicecoach.perception.descriptions import describer, kinds_said, told_down
 from voicecoach.perception.limits import AGAINST_THEM, THEIR_SIDE
 from voicecoach.perception.prior import (
     ASK_AGAIN,
     FIRST_OF_THEIRS,
     KEEP_OR_CHANGE,
     LEVEL_CONCERN,
+    NEXT_TARGET,
     ON_WHOM,
     OUR_TARGET,
     TAKING_HITS,
@@ -1605,7 +1606,10 @@ def _taken_lines(c: _Ctx, m: Matchup, uid: str, others: list[str], asked: bool =
                       status=_words(m, worst), **_axis_values(c, m, foe, uid))  # fmt: skip
 
     if len(others) == 1 and worst != m.default or len(others) > 1 and worst > m.default:
-        return [line for foe in hard[:2] for line in taken(foe)]
+        # (one an earlier line already said beats it, with no type to give the reason: said once,
+        # not "their Nadira counters your Elowen ... Nadira is a soft counter to your Elowen")
+        said = {o for o in hard if m.attribute is None and any({o, uid} <= line.covers for line in c.t.lines)}
+        return [line for foe in hard[:2] if foe not in said for line in taken(foe)]
     if len(others) > 1 and c.inputs.get("safe_key"):
         return c.line(c.inputs["safe_key"], [uid], **{"@unit": c.name(uid)})
     if len(others) == 1 and asked:  # "will Voltail wreck my Sparkwing", an even matchup: said as even
@@ -2412,6 +2416,13 @@ def pick_fit(c: _Ctx) -> list[Line]:
     )[: 1 if offered else int(c.inputs.get("count") or 3)]
     if not favoured:
         return c.line(c.step.none_key, [], **context)
+    asked = [u for u in c.t.mentioned if u in favoured]
+    reasons = _fit_reasons(c, asked[0], place) if c.t.why and asked and c.inputs.get("why_key") else {}
+    if reasons:
+        # "Why him?" after the map's picks: the unit and the place in the pack's own words
+        status = _words(m, multiplier(c.catalog, m, asked[0], place))
+        return c.line(c.inputs["why_key"], [asked[0]], **{"@unit": c.name(asked[0])}, status=status,
+                      **context, **reasons)  # fmt: skip
     top = favoured[0]
     if c.t.choice and not offered and c.inputs.get("neither_key"):
         neither = " nor ".join(c.name(u) for u in c.t.choice)
@@ -2676,6 +2687,9 @@ def threat(c: _Ctx) -> list[Line]:
         return []  # "why that one?" after a threat and its counter: the counter's reason, not the threat
     # "How's their Pyrowl looking?": the one they named, not the side's worst; when it beats none of
     # the player's, the next step (a counter to it) answers.
+    down = set(told_down(c.t.pack, c.t.utterance))
+    if [u for u in side if u not in down]:
+        side = [u for u in side if u not in down]  # "Briarcat is already down, who next": the rest
     named = [u for u in c.t.mentioned if u in side]
     whole, side = side, named or side
     # "What should Lorcan watch out for?": the threat to the one of theirs the player named.
@@ -2690,8 +2704,10 @@ def threat(c: _Ctx) -> list[Line]:
 
     foe = min(side, key=weight)
     victims = beaten(foe)
-    targeted = OUR_TARGET.search(normalise(c.t.utterance)) or (
-        len(named) >= 2 and FIRST_OF_THEIRS.search(normalise(c.t.utterance))
+    targeted = (
+        OUR_TARGET.search(normalise(c.t.utterance))
+        or (down and NEXT_TARGET.search(c.t.utterance))
+        or (len(named) >= 2 and FIRST_OF_THEIRS.search(normalise(c.t.utterance)))
     )
     if targeted and not victims and c.inputs.get("prey_key"):
         # "Voltail or Briarcat first?" when neither beats any of the player's: the one they beat
@@ -2731,6 +2747,9 @@ def threat(c: _Ctx) -> list[Line]:
     if named:
         # "Should I worry about their Bexley?": not much, when it beats none of the player's.
         return c.line(c.inputs.get("named_none_key"), [], foe=c.name(foe), **_where(c))
+    if mine and len(ours) == 1 and c.inputs.get("mine_none_key"):
+        # "Which of theirs is most dangerous for my Hexmoth?": none, said of that one
+        return c.line(c.inputs["mine_none_key"], [ours[0]], **{"@unit": c.name(ours[0])}, **_where(c))
     return c.line(c.step.none_key, [], **_where(c))
 
 
