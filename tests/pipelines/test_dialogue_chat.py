@@ -23,6 +23,10 @@ from voicecoach.testing.scripted_llm import ScriptedLLMServer
 # pack -> kind -> turns: (what the player says, words the reply must have, words it must not)
 SESSIONS: dict[str, dict[str, list[tuple[str, list[str], list[str]]]]] = {
     "pet_arena": {
+        "what_beats_mine_it": [  # "what beats that" of my own unit: its weakness, not a pick
+            ("what type is hexmoth again", ["shadow"], []),
+            ("and what beats that", ["takes double damage from fire and light"], ["Bring Emberfox"]),
+        ],
         "down_next": [  # one of theirs told down: the next target among the rest
             ("briarcat is already down, who next", ["Go after"], ["Briarcat"]),
         ],
@@ -1244,6 +1248,14 @@ SESSIONS: dict[str, dict[str, list[tuple[str, list[str], list[str]]]]] = {
         ],
     },
     "strike_team": {
+        "which_hero_best": [  # a hero asked for, none named: a pick, not "which hero do you mean?"
+            ("which hero is best for me now please", ["play Brannoc"], ["Which hero"]),
+        ],
+        "hammer_guy": [("the big guy with hammer is he good", ["Osmund"], ["Which hero"])],
+        "why_map_pick": [  # "why him" after the map's picks: the map's and the hero's own words
+            ("who should i play on this map", ["Brannoc"], []),
+            ("why him", ["Fathom Docks is three piers", "Brannoc is a shield tank"], ["Because the map"]),
+        ],
         "told_then_mine": [  # theirs and its item told, then a verdict asked of the player's: that matchup
             (
                 "nadeera null grenade. elowen useless?",

@@ -724,7 +724,7 @@ _THEY_HAVE_A = re.compile(
 # "The guy with the big shield", "this hero with the turret": a plain head, then what it carries.
 _HEAD_WITH = re.compile(
     r"(?:\b(?P<det>the|their|my|our|that|this)|(?P<mine>\b(?:i\s+have|i\s+got|i'?ve\s+got|i\s+own)\s+an?))"
-    r"\s+(?P<head>[a-z]+)\s+with\s+(?:the|a|an|that|his|her|those|these)\s+",
+    r"\s+(?:(?:big|little|small|tall|old|young)\s+)?(?P<head>[a-z]+)\s+with\s+(?:(?:the|a|an|that|his|her|those|these)\s+)?",
     re.IGNORECASE,
 )
 

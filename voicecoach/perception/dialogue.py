@@ -2513,7 +2513,11 @@ def _read_one(
             # unit the answer named
             head = head[: it_at.start("it")] + "my team" + head[it_at.end("it") :]
             notes.append("'it' -> the team the last question was about")
-        it = resolve_reference(pack, ONE_OWNED.sub(r"\1 it", head), sources, foe)
+
+        def mine(uid: str) -> bool:
+            return sides.side_of(uid) == "mine" and uid not in sides.theirs
+
+        it = resolve_reference(pack, ONE_OWNED.sub(r"\1 it", head), sources, foe, mine)
         it = resolve_which(pack, resolve_place(pack, it, sources), sources, foe)
         it = resolve_any_of(pack, it, sources) + tail
         if it != text:

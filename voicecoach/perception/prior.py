@@ -320,6 +320,10 @@ class IntentPrior:
         )
         unit_spec = pack.catalog.schema.kinds.get(pack.catalog.schema.kind("unit") or "")
         unit_nouns = "|".join(re.escape(n.lower()) for n in (unit_spec.nouns if unit_spec else []))
+        # "Which hero is best for me now": a unit asked for, none named
+        self._which_unit = re.compile(
+            rf"\b(?:which|what)\s+(?:{unit_nouns or '(?!)'})s?\s+(?:is|would\s+be|should|do|to|works?)\b"
+        )
         # ("my strongest tank", "the best sniper I own": of a kind the pack's words name)
         kind_words = "|".join(
             sorted(
@@ -1968,6 +1972,20 @@ class IntentPrior:
             # "And can I get Sunmane": a unit and no option, nor a word for one, is not a question
             # about an option's status (it would only be asked back "which skill do you mean?").
             pred = self.predict(text, mentions, previous, exclude=frozenset(self.option_status_pairs))
+        focused = next(
+            (e for e in self.pack.phi if (e.intent, e.sub_intent) == (pred.intent, pred.sub_intent)), None
+        )
+        if (
+            pred.rule is None
+            and self.fill_pair is not None
+            and not mentions
+            and focused is not None
+            and any(r.startswith("ic.focus") for r in focused.requires)
+            and self._which_unit.search(normalise(text))
+        ):
+            # "Which hero is best for me now": a pick, not "which hero do you mean?"
+            intent, sub_intent = self.fill_pair
+            pred = pred.model_copy(update={"intent": intent, "sub_intent": sub_intent, "rule": "which_unit"})
         if (
             pred.rule is None
             and (pred.intent, pred.sub_intent) in self.ownership_pairs

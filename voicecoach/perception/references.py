@@ -285,12 +285,17 @@ def _word_after(text: str) -> str:
 
 
 def resolve_reference(
-    pack: Pack, text: str, previous: str | Sequence[str] | None, foe: Callable[[str], bool] | None = None
+    pack: Pack,
+    text: str,
+    previous: str | Sequence[str] | None,
+    foe: Callable[[str], bool] | None = None,
+    mine: Callable[[str], bool] | None = None,
 ) -> str:
     """`text` with its first pronoun that refers back replaced by the name of the entity the last
     exchange named (`previous`: the texts it said, most salient first: the player's question, then
-    the coach's answer; `foe`: is a unit on the opponent's side, from the live state). Unchanged
-    when nothing in `text` refers back or nothing fits."""
+    the coach's answer; `foe`: is a unit on the opponent's side, from the live state; `mine`: is
+    it only the player's, then said as "my Hexmoth" where the words make it a foe, so "what beats
+    it" stays about the player's own). Unchanged when nothing in `text` refers back or nothing fits."""
     if not previous:
         return text
     sources = [previous] if isinstance(previous, str) else list(previous)
@@ -382,8 +387,18 @@ def resolve_reference(
         if candidates:
             name = display(pack, candidates[0].kind, candidates[0].id)
             owner = "'s" if match["its"] else ""
+            if (
+                mine is not None
+                and mine(candidates[0].id)
+                and not _OWNER_SAID.search(before)
+                and (_FOE_BEFORE.search(before) or faces_foe(before, after))
+            ):
+                name = f"my {name}"  # "what beats it" of the player's own: still theirs, not a foe
             return f"{before}{name}{owner}{after}"
     return text
+
+
+_OWNER_SAID = re.compile(r"\b(?:my|our|their|your|his|her|the)\s+$", re.IGNORECASE)
 
 
 # "does that hit it", "can he beat it": a pronoun subject before the verb "it" is the object of.

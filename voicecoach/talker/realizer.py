@@ -1691,7 +1691,9 @@ def realize(
             recipe_answer(t, entry.by_type)  # "what beats water?": the question at the type's level
     else:
         _worded_answer(t)  # a pair without tools: the pack's own wording (templates.json answers)
-    if (t.why or asks_why) and not any(line.key.startswith("why_") for line in t.lines):
+    if (t.why or asks_why) and not any(
+        line.key.startswith("why_") or line.key.endswith("_why") for line in t.lines
+    ):
         # "Why her?" after "Watch Nadira: ...", nothing else answering: the reason that reply gave;
         # also over another answer when that reply's first sentence picked the one asked about
         # ("Tamsin over Yarrow here: their Nadira counters Yarrow ..." - "why her")
