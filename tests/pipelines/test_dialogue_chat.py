@@ -23,6 +23,15 @@ from voicecoach.testing.scripted_llm import ScriptedLLMServer
 # pack -> kind -> turns: (what the player says, words the reply must have, words it must not)
 SESSIONS: dict[str, dict[str, list[tuple[str, list[str], list[str]]]]] = {
     "pet_arena": {
+        "mine_than_theirs": [  # one of mine "stronger than" one of theirs: that matchup, not my weakness
+            ("which one is the strongest one i got", ["Oakhorn"], []),
+            ("is it stronger than the lightning mouse", ["Against Voltail, Oakhorn deals"], ["takes double"]),
+        ],
+        "theirs_mean": [("the blue shell guy is mean", ["Against Shellbastion, go with"], ["It learns"])],
+        "bare_why_option": [  # "why?" after a pick between two moves: the reason given, not a move's profile
+            ("whats better, flame burst or blaze charge", ["Blaze Charge"], []),
+            ("why", ["Because it has more power"], ["A burst of flame"]),
+        ],
         "what_beats_mine_it": [  # "what beats that" of my own unit: its weakness, not a pick
             ("what type is hexmoth again", ["shadow"], []),
             ("and what beats that", ["takes double damage from fire and light"], ["Bring Emberfox"]),
@@ -1248,6 +1257,10 @@ SESSIONS: dict[str, dict[str, list[tuple[str, list[str], list[str]]]]] = {
         ],
     },
     "strike_team": {
+        "bare_why_item": [  # "why?" after a long first sentence: its reason, not the same reply again
+            ("what should renzo run", ["Auto Shotgun"], []),
+            ("why", ["Because it's the most advanced primary"], ["swap your primary"]),
+        ],
         "which_hero_best": [  # a hero asked for, none named: a pick, not "which hero do you mean?"
             ("which hero is best for me now please", ["play Brannoc"], ["Which hero"]),
         ],

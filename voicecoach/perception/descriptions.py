@@ -231,6 +231,7 @@ _KIN = (
     frozenset({"horn", "horns", "horned", "antler", "antlers", "antlered"}),
     frozenset({"turtle", "tortoise"}),
     frozenset({"bug", "insect"}),
+    frozenset({"critter", "mouse", "rat", "rodent", "hamster"}),
 )
 
 

@@ -2098,6 +2098,30 @@ class IntentPrior:
             # "So Sparkwing smacks their turtle?": how the one does against the other.
             intent, sub_intent = self.versus_pair
             return pred.model_copy(update={"intent": intent, "sub_intent": sub_intent, "rule": "hits_it"})
+        if (
+            self.counter_pair is not None
+            and pair != self.counter_pair
+            and pred.rule is None
+            and len(set(named)) == 1
+            and named[0] in theirs
+            and _MEAN_SAID.search(normalise(text))
+            and not shapes(normalise(text))
+        ):
+            # "The blue shell guy is mean": trouble told of one of theirs, what beats it (not its profile)
+            intent, sub_intent = self.counter_pair
+            return pred.model_copy(update={"intent": intent, "sub_intent": sub_intent, "rule": "theirs_mean"})
+        if (
+            self.versus_pair is not None
+            and pred.rule == "weighs_two"
+            and len(set(named)) == 2
+            and named[0] not in theirs
+            and named[-1] in theirs
+        ):
+            # "Is my Oakhorn stronger than their Voltail": the one against the other, not two weighed
+            intent, sub_intent = self.versus_pair
+            return pred.model_copy(
+                update={"intent": intent, "sub_intent": sub_intent, "rule": "mine_than_theirs"}
+            )
         fares_against = self.versus_pair or self.counter_pair
         if (
             fares_against is not None
@@ -2228,6 +2252,11 @@ class IntentPrior:
         )
 
 
+# "Their turtle is so mean", "Quillon is op": one of theirs complained about (English cue words).
+_MEAN_SAID = re.compile(
+    r"\b(?:is|s|are|re)\s+(?:so\s+|too\s+|really\s+|kinda\s+|just\s+|super\s+|way\s+too\s+)*(?:mean|annoying|op|"
+    r"overpowered|broken|busted|cheap|nasty|brutal|scary|unfair|too\s+strong|so\s+strong|impossible)\b"
+)
 # "who next", "who now", "what now": the next target, after one is told down (English cue words).
 NEXT_TARGET = re.compile(
     r"\b(?:who|whos|who's|which(?:\s+one)?|what)\s+(?:(?:is|do|should|can)\s+(?:i\s+|we\s+)?(?:\w+\s+){0,2}?)?"

@@ -1702,6 +1702,7 @@ def realize(
         head = said.group(0).split(":", 1)[0] if said is not None else ""
         picked = bool(t.why) and set(t.mentioned) <= set(t.why)
         led = picked and any(m.id == t.why[0] for m in link_entities(pack, head))
+        led = led or (not t.mentioned and _BARE_WHY.match(utterance) is not None)  # "why?" of any pick
         _reason_again(t, previous_reply or "", _REASON_AFTER if answered and not led else _ANY_REASON_AFTER)
     if len(t.skills) >= 2 and _COMPARES.search(utterance):
         _compare_options(t)
@@ -1869,12 +1870,19 @@ def _put_forward(pack: Pack, reply: str) -> set[str]:
     }
 
 
+# "Why?", "but why is that": the last reply's reason asked for, nothing else said (English cue words).
+_BARE_WHY = re.compile(
+    r"^\W*(?:(?:but|and|ok|okay|so|hmm+|wait|huh)\W+)*(?:why|how\s+come)(?:\s+(?:is\s+that|that|so))?\W*$",
+    re.I,
+)
+
+
 # "Not Yarrow: their Nadira counters Yarrow." - the clause after a verdict's colon is its reason.
 # (Kept as said: it opens with a name or "their", whose case stands.)
 # "Not Yarrow: their Nadira counters Yarrow." (a verdict's reason); any first sentence's ("Watch
 # Nadira: Nadira is a soft counter to your Elowen.") when nothing else answers the "why".
 _REASON_AFTER = re.compile(r"^(?:Not|No|Yes)\b[^.!?:]{0,40}:\s+(?P<reason>[^.!?]+)[.!?]")
-_ANY_REASON_AFTER = re.compile(r"^[A-Z][^.!?:]{0,40}:\s+(?P<reason>[^.!?]+)[.!?]")
+_ANY_REASON_AFTER = re.compile(r"^[A-Z][^.!?:]{0,60}:\s+(?P<reason>[^.!?]+)[.!?]")
 
 
 # "So that's a no?", "is that a yes or a no", "so yes or no": the last reply's verdict, asked for plainly.
