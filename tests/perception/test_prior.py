@@ -219,11 +219,9 @@ def test_game_questions_are_seldom_taken_for_requests_outside_it(prior: IntentPr
 def test_prefill_follows_the_threshold(pack: Pack) -> None:
     strict = IntentPrior.load(pack, threshold=1.01)  # nothing clears it
     loose = IntentPrior.load(pack, threshold=0.0)  # everything does
-    assert strict.prefill("thank you so much coach") is None
-    pred = loose.predict("thank you so much coach")
-    assert (
-        loose.prefill("thank you so much coach") == (pred.intent, pred.sub_intent) == ("smalltalk", "thanks")
-    )
+    assert strict.prefill("thanks a bunch coach") is None
+    pred = loose.predict("thanks a bunch coach")
+    assert loose.prefill("thanks a bunch coach") == (pred.intent, pred.sub_intent) == ("smalltalk", "thanks")
 
 
 def test_confidence_is_monotone_in_the_raw_probability(prior: IntentPrior) -> None:

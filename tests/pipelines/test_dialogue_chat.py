@@ -23,6 +23,12 @@ from voicecoach.testing.scripted_llm import ScriptedLLMServer
 # pack -> kind -> turns: (what the player says, words the reply must have, words it must not)
 SESSIONS: dict[str, dict[str, list[tuple[str, list[str], list[str]]]]] = {
     "pet_arena": {
+        "inline_type_correction": [  # "water ones, actually no, earth ones I mean": the earth one
+            ("do i have any water ones, actually no earth ones i mean", ["Granitusk"], ["Tidefang"]),
+        ],
+        "news_then_thanks": [  # news told, then thanks: thanked, not a lecture
+            ("ok he did it and the turtle is almost gone he's so happy thank you", ["Any time"], ["go with"]),
+        ],
         "mine_than_theirs": [  # one of mine "stronger than" one of theirs: that matchup, not my weakness
             ("which one is the strongest one i got", ["Oakhorn"], []),
             ("is it stronger than the lightning mouse", ["Against Voltail, Oakhorn deals"], ["takes double"]),
@@ -1257,6 +1263,22 @@ SESSIONS: dict[str, dict[str, list[tuple[str, list[str], list[str]]]]] = {
         ],
     },
     "strike_team": {
+        "tied_it": [("we tied it 1-1 lets gooo", ["1 all, so round 3 decides it"], ["down 0 to 1"])],
+        "relayed_look": [  # a look of two words and what he carries, relayed
+            (
+                "my daughter wants to know what the cowboy guy with two pistols does",
+                ["Lorcan is"],
+                ["Bexley"],
+            ),
+        ],
+        "one_with_gear": [("who was the one with the turret", ["Paxton"], ["Nadira"])],
+        "tank_i_have": [  # "the tank I have that charges": the player's own, by what it does
+            (
+                "uh what's the tank i have that charges into people",
+                ["Dumaka is a charging brute"],
+                ["Brannoc"],
+            ),
+        ],
         "bare_why_item": [  # "why?" after a long first sentence: its reason, not the same reply again
             ("what should renzo run", ["Auto Shotgun"], []),
             ("why", ["Because it's the most advanced primary"], ["swap your primary"]),

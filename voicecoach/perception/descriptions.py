@@ -300,8 +300,10 @@ def describer(pack: Pack) -> Describer:
     taken = frozenset(w for ws in words.values() for w in ws)
     for uid in strong:
         kin = _with_kin(strong[uid] - gear.get(uid, frozenset()), taken) - taken  # (a look's, not a gun's)
-        words[uid], strong[uid] = words[uid] | kin, strong[uid] | kin
-        vocabulary |= kin
+        # A gun's kin fits too, weakly ("pistols" of revolvers; the one whose gun is a pistol first)
+        held = _with_kin(gear.get(uid, frozenset()), frozenset()) - strong[uid]
+        words[uid], strong[uid] = words[uid] | kin | held, strong[uid] | kin
+        vocabulary |= kin | held
     gear_words = frozenset(w for ws in gear.values() for w in ws) - vocabulary
     describer = Describer(words, vocabulary, power, strong, roles, gear_words, frozenset(valued) | roles)
     _DESCRIBERS[id(pack)] = (pack, describer)
@@ -504,6 +506,7 @@ _OBJECTS = frozenset("the them us him her my our your their everyone everybody a
 # it does (English relative clause after a head word).
 _DOES_CLAUSE = re.compile(
     r"\b(?P<det>the|their|my|our|that)\s+(?:(?P<adj>[a-z]+)\s+)?(?P<head>[a-z]+)\s+"
+    r"(?P<mine>(?:i|we)\s+(?:have|got|own|play|run|use)\s+)?"  # "the tank I have that charges": mine
     r"(?:(?:that|who|which|whos|who's)\s+|(?P<bare>(?=[a-z]+ing\b)|with\s+(?:the\s+|a\s+|an\s+|those\s+)?))"
     r"(?P<clause>[^,.?!]+)",
     re.IGNORECASE,
@@ -582,7 +585,7 @@ def _by_what_it_does(pack: Pack, sides: Sides, text: str) -> tuple[str, list[str
         uncommon = {_stem(w) for w in raw if english_counts().get(w, 0) < _UNCOMMON}
         if not said:
             continue
-        head, side = m["head"].lower(), side_word(m["det"])
+        head, side = m["head"].lower(), "mine" if m["mine"] else side_word(m["det"])
         if m["bare"] is not None and head not in _HEADS and head not in d.roles:
             continue  # "the one dropping the walls", "the healer with the darts"; not "the fight with X"
         if m["adj"] and f"{m['adj']} {head}".lower() in d.roles:
@@ -602,7 +605,9 @@ def _by_what_it_does(pack: Pack, sides: Sides, text: str) -> tuple[str, list[str
             only = any(
                 w in texts[scored[0][1]] and sum(w in t for t in texts.values()) == 1 for w in uncommon
             )
-            if scored[0][0] >= 1.5 or (only and scored[0][0] >= 1.0):
+            # (or one of the role the head names, the only one a word fits: "the tank that charges")
+            alone = head in d.roles and (len(scored) == 1 or scored[1][0] == 0)
+            if scored[0][0] >= 1.5 or ((only or alone) and scored[0][0] >= 1.0):
                 name = display(pack, unit_kind, scored[0][1])
                 keep = {"theirs": "their ", "mine": "my "}.get(side, "")
                 said_as = text[m.start() : end]
@@ -725,7 +730,8 @@ _THEY_HAVE_A = re.compile(
 # "The guy with the big shield", "this hero with the turret": a plain head, then what it carries.
 _HEAD_WITH = re.compile(
     r"(?:\b(?P<det>the|their|my|our|that|this)|(?P<mine>\b(?:i\s+have|i\s+got|i'?ve\s+got|i\s+own)\s+an?))"
-    r"\s+(?:(?:big|little|small|tall|old|young)\s+)?(?P<head>[a-z]+)\s+with\s+(?:(?:the|a|an|that|his|her|those|these)\s+)?",
+    r"\s+(?:(?P<adj>[a-z]+)\s+)?(?P<head>[a-z]+)\s+with\s+(?:(?:the|a|an|that|his|her|those|these)\s+)?"
+    r"(?:(?:two|2|twin|dual|double|a\s+pair\s+of|pair\s+of)\s+)?",
     re.IGNORECASE,
 )
 
@@ -737,7 +743,8 @@ def _carried_first(pack: Pack, text: str) -> str:
         n.lower() for n in pack.catalog.schema.kinds[pack.catalog.schema.kind("unit") or ""].nouns
     }
     for m in _HEAD_WITH.finditer(text):
-        if m["head"].lower() not in heads:
+        head = "guy" if m["head"].lower() == "one" else m["head"]  # "the one with the turret": a unit
+        if head.lower() not in heads:
             continue
         look: list[re.Match[str]] = []
         for w in re.finditer(r"[a-z]+", text[m.end() :], re.IGNORECASE):
@@ -746,11 +753,16 @@ def _carried_first(pack: Pack, text: str) -> str:
             look.append(w)
             if len(look) == 3:
                 break
+        carried = set().union(*_gear_words(pack, pack.catalog.schema.kind("unit") or "").values())
+        if look and m["head"].lower() == "one" and not {w.group(0).lower() for w in look} & carried:
+            continue  # "the one with the fire tail": a look, read as said (not a guy's gear)
         if look:
             words = text[m.end() : m.end() + look[-1].end()]
             # ("I have a guy with a laser gun": my laser gun guy)
             det = m["det"] or f"{m['mine'].rsplit(' ', 1)[0]} my"
-            return f"{text[: m.start()]}{det} {words} {m['head']}{text[m.end() + look[-1].end() :]}"
+            # ("the cowboy guy with two pistols": the cowboy pistols guy)
+            adj = f"{m['adj']} " if m["adj"] and m["adj"].lower() not in FUNCTION_WORDS else ""
+            return f"{text[: m.start()]}{det} {adj}{words} {head}{text[m.end() + look[-1].end() :]}"
     return text
 
 
@@ -944,6 +956,8 @@ def describe(pack: Pack, sides: Sides, text: str) -> tuple[str, list[str], Uncle
         plural, last_at = (_singular(d, last), j - 1) if _singular(d, last) else (_singular(d, following), j)
         kind_head = following in _PLURAL_HEADS or following in _plurals(pack) or following.endswith("ies")
         side = side_word(det)
+        if re.match(r"\s+(?:i|we)\s+(?:have|got|own|play|run)\b", text[end:], re.IGNORECASE):
+            side = "mine"  # "the tank I have that charges": the player's own
         fits: list[str] = []
         if plural is not None:
             # "their supports", "snipers", "my damage guys": every one of them on that side, by name.
@@ -985,6 +999,8 @@ def describe(pack: Pack, sides: Sides, text: str) -> tuple[str, list[str], Uncle
             continue
         descriptors = [w for w in words if w not in heads]
         side = side_word(det)
+        if re.match(r"\s+(?:i|we)\s+(?:have|got|own|play|run)\b", text[end:], re.IGNORECASE):
+            side = "mine"
         # A superlative names one only with a side ("their best"), not in "who's the best tank?".
         asks_which = _ASKS_WHICH.search(text[: tokens[i].start()]) is not None
         if not descriptors or (set(descriptors) & _STRONGEST and (side == "any" or asks_which)):

@@ -679,7 +679,12 @@ def _correct(pack: Pack, sides: Sides, text: str, history: Sequence[Exchange]) -
         rest = _WRONG_ONE.sub("", rest)
         if rest.strip():
             return rest, [f"dropped {lead.group(0).strip()!r}"]
-    # Inside one utterance: "what's next for Osmund - actually no, Kasimir's".
+    return _inline_correction(pack, sides, text)
+
+
+def _inline_correction(pack: Pack, sides: Sides, text: str) -> tuple[str, list[str]]:
+    """Inside one utterance: "what's next for Osmund - actually no, Kasimir's": the name said
+    wrong put right."""
     for cue in _INLINE_CORRECTION.finditer(text):
         if cue.start() == 0 or not _CORRECTING.search(cue.group(0)):
             continue
@@ -705,6 +710,7 @@ def _correct(pack: Pack, sides: Sides, text: str, history: Sequence[Exchange]) -
             continue
         tail = text[cue.end() + b.span[1] :]
         tail = re.sub(r"^'s\b", "", tail)
+        tail = re.sub(r"^\s*(?:ones?\s*)?(?:i\s+mean(?:t)?)?\W*$", "", tail)  # "earth ones i mean"
         name = display(pack, b.kind, b.id)
         fixed = text[: a.span[0]] + name + text[a.span[1] : cue.start()] + tail
         return fixed, [f"{a.surface!r} corrected to {name}"]
@@ -1117,6 +1123,13 @@ _ASKS_WHO = re.compile(r"^\W*(?:(?:so|ok|okay|and|hey|um|uh|coach)\b\W*)*(?:who|
 _WHO_IS = re.compile(
     r"^\W*(?:(?:so|ok|okay|and|hey|um|uh|coach|right|wait)\b\W*)*(?:who'?s|who\s+is|who\s+are|which\s+(?:one\s+)?is|"
     r"which\s+one'?s|which\s+of\s+(?:them|those)\s+is)\s+",
+    re.I,
+)
+# "What's the tank I have that charges", "who was the guy with the turret": a unit asked for by
+# what it is or does (English cue words).
+_WHAT_IS_ONE = re.compile(
+    r"^\W*(?:(?:so|ok|okay|and|hey|um|uh|wait)\b\W*)*(?:what'?s|what\s+is|what\s+was|who\s+was|whats)\s+"
+    r"(?:the|their|my)\s+(?:\w+\s+){0,3}?(?:(?:i|we)\s+(?:have|got|own)\s+)?(?:that|who|which|with)\b",
     re.I,
 )
 _UNRESOLVED = re.compile(r"\b(?:it|he|him|his|she|her|that one|this one)\b", re.IGNORECASE)
@@ -1933,7 +1946,8 @@ ROUND_WON = re.compile(
     r"\b(?:we|i)\s+(?:just\s+)?(?:won|took|got|grabbed|stole)\s+(?:(?:that|the|this)\s+(?:one|round|game|match)\b|"
     r"round\b|game\b|(?:that|this|it)(?=\W*$|\s*[,.!;]|\s+chat\b))"
     r"(?!\s+(?:fight|teamfight|duel|trade|push|point)\b)(?:\s+(?:one|round))?"
-    r"|\bthey\s+(?:just\s+)?(?:lost|dropped|threw)\s+(?:(?:that|the|this)\s+(?:one|round)|round)\b",
+    r"|\bthey\s+(?:just\s+)?(?:lost|dropped|threw)\s+(?:(?:that|the|this)\s+(?:one|round)|round)\b"
+    r"|\b(?:we|i)\s+(?:just\s+)?(?:tied|equali[sz]ed|levell?ed)\s+(?:it|it\s+up|the\s+(?:game|match|series|score))\b",
     re.I,
 )
 ROUND_LOST = re.compile(
@@ -2406,6 +2420,9 @@ def _read_one(
     if (dropped := _OR_DROP_IT.search(text)) is not None and _units(pack, text[: dropped.start()]):
         # "Is Tidefang worth it or should I drop him": the other side of the same yes-or-no question
         text, notes = text[: dropped.start()], [*notes, "'or should I drop it': the same question"]
+    # "Any water ones, actually no, earth ones I mean": put right before a description is read
+    text, fixed = _inline_correction(pack, sides, text)
+    notes += fixed
     text, other = _the_other(pack, sides, text, history)  # "and the other bird": the one not named
     notes += other
     text, others = _the_others(pack, sides, text, history)  # "and the other two": the rest of that team
@@ -2444,6 +2461,11 @@ def _read_one(
     ):
         # "Who's their healer?" asks who fits the description: the answer is that unit itself.
         described = f"tell me about {described[_WHO_IS.match(text).end() :]}".rstrip(" ?.!")  # type: ignore[union-attr]
+    elif said and len(_units(pack, described)) == 1 and not _units(pack, text) and _WHAT_IS_ONE.match(text):
+        # "What's the tank I have that charges into people": that unit, by what it does
+        one = next(m for m in link_entities(pack, described) if m.kind == pack.catalog.schema.kind("unit"))
+        owner = re.search(r"\b(?:my|their)\s+$", described[: one.span[0]], re.IGNORECASE)
+        described = f"tell me about {owner.group(0) if owner else ''}{described[one.span[0] : one.span[1]]}"
     text = _appositive(pack, _mine_said_after(pack, described))
     notes += said
     for step in (_out_unit, _correct, _follow_up, _choice_of):

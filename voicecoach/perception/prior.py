@@ -2102,9 +2102,10 @@ class IntentPrior:
             self.counter_pair is not None
             and pair != self.counter_pair
             and pred.rule is None
-            and len(set(named)) == 1
+            and named
             and named[0] in theirs
-            and _MEAN_SAID.search(normalise(text))
+            and (len(set(named)) == 1 or _GROAN.search(normalise(text)))
+            and (_MEAN_SAID.search(normalise(text)) or _GROAN.search(normalise(text)))
             and not shapes(normalise(text))
         ):
             # "The blue shell guy is mean": trouble told of one of theirs, what beats it (not its profile)
@@ -2257,6 +2258,8 @@ _MEAN_SAID = re.compile(
     r"\b(?:is|s|are|re)\s+(?:so\s+|too\s+|really\s+|kinda\s+|just\s+|super\s+|way\s+too\s+)*(?:mean|annoying|op|"
     r"overpowered|broken|busted|cheap|nasty|brutal|scary|unfair|too\s+strong|so\s+strong|impossible)\b"
 )
+# "Bexley just put a wall right in front of Dumaka ugh": what one of theirs did, groaned at.
+_GROAN = re.compile(r"\b(?:ugh+|argh+|ffs|come\s+on+|so\s+annoying|every\s+time|again)\W*$")
 # "who next", "who now", "what now": the next target, after one is told down (English cue words).
 NEXT_TARGET = re.compile(
     r"\b(?:who|whos|who's|which(?:\s+one)?|what)\s+(?:(?:is|do|should|can)\s+(?:i\s+|we\s+)?(?:\w+\s+){0,2}?)?"
@@ -2656,6 +2659,11 @@ _UNDERPERFORMS = re.compile(
 _TAKEN_IN = re.compile(
     rf"^{_ASKS_ANYTHING}.*\b(?:got\s+it|gotcha|(?<!\bif\sthat\s)(?<!\bif\sit\s)makes\s+sense|will\s+do|"
     r"sounds\s+good|noted|understood|(?:that|this)\s+helps(?:\s+(?:a\s+lot|loads|heaps))?(?:\s+actually)?)\W*$"
+    # "ok he did it and the turtle is almost gone, he's so happy, thank you": news, then thanks
+    r"|^(?!\W*(?:(?:ok|okay|so|and|hey|um|uh)\W+)*(?:is|are|can|could|does|do|did|should|would|will)\b)"
+    r"(?!.*\b(?:what|whats|who|whos|which|how|why|should|can|could|would|please|rebuild|build|give|show|tell|"
+    r"find|make|suggest|recommend|swap|switch|change|pick|different|another)\b).*\b(?:thank\s+you|thanks|thx)"
+    r"(?:\s+(?:so\s+much|a\s+lot|coach|man|dude|again))*\W*$"
     rf"|^{_ASKS_ANYTHING}\W*(?:(?:ok|okay|alright|right|cool|fine)\W+)*(?:i'?ll|i\s+will|im\s+gonna|i'?m\s+going\s+to|"
     r"gonna|lets|let'?s)\s+(?:try|do|go|give)\b(?!.*\b(?:or|if)\b)"
     # "nice ok swapping now", "switching then"
