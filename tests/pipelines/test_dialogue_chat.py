@@ -23,6 +23,15 @@ from voicecoach.testing.scripted_llm import ScriptedLLMServer
 # pack -> kind -> turns: (what the player says, words the reply must have, words it must not)
 SESSIONS: dict[str, dict[str, list[tuple[str, list[str], list[str]]]]] = {
     "pet_arena": {
+        "stage_how": [("elderhorn how", ["evolve Oakhorn into Elderhorn"], ["takes double damage"])],
+        "back_two_questions": [  # where the player comes from, then two questions: both answered
+            (
+                "hey i havent played in like months what creatures do i even have"
+                " and which ones are actually leveled",
+                ["You own 8 creatures", "Hexmoth 25"],
+                [],
+            ),
+        ],
         "inline_type_correction": [  # "water ones, actually no, earth ones I mean": the earth one
             ("do i have any water ones, actually no earth ones i mean", ["Granitusk"], ["Tidefang"]),
         ],
@@ -1263,6 +1272,25 @@ SESSIONS: dict[str, dict[str, list[tuple[str, list[str], list[str]]]]] = {
         ],
     },
     "strike_team": {
+        "rest_of_sentence": [  # three of theirs carry a rifle; "one shot" is the sniper's own words
+            (
+                "my son keeps getting one shot by the guy with the big rifle on the other team who is that",
+                ["Quillon"],
+                ["Their Quillon, their Tamsin"],
+            ),
+        ],
+        "worth_it_second": [  # "is Stellan even worth it" is a second question (no pronoun in "worth it")
+            (
+                "ok so what should i level next and is stellan even worth it",
+                ["Elowen", "Stellan is level 4"],
+                [],
+            ),
+        ],
+        "roster_levels": [("what level are my heroes", ["Brannoc 13", "level 9 or lower"], [])],
+        "other_gun": [
+            ("whats dumaka", ["Dumaka"], []),
+            ("does he have any other gun", ["Slugger"], ["charging brute"]),
+        ],
         "tied_it": [("we tied it 1-1 lets gooo", ["1 all, so round 3 decides it"], ["down 0 to 1"])],
         "relayed_look": [  # a look of two words and what he carries, relayed
             (

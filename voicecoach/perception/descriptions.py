@@ -546,6 +546,20 @@ def _unit_words(pack: Pack, uid: str) -> list[str]:
     return hit[1]
 
 
+def _by_the_rest(pack: Pack, fits: list[str], rest: str) -> str | None:
+    """Of the units a description fits, the one the rest of the sentence singles out by a word only
+    its own text has ("keeps getting one shot by the guy with the big rifle": the sniper who wins
+    lanes "with one charged shot"); None when no word, or more than one unit, does."""
+    plain = {_stem(w) for w in FUNCTION_WORDS}
+    said = {_stem(w) for w in re.findall(r"[a-z]+", rest.lower()) if len(w) > 3} - plain
+    everyone = [set(_unit_words(pack, u)) for u in describer(pack).words]
+    said = {w for w in said if sum(w in t for t in everyone) * 4 <= len(everyone)}  # a word few units have
+    texts = {u: set(_unit_words(pack, u)) for u in fits}
+    shared = {u: said & texts[u] - set.intersection(*texts.values()) for u in fits}
+    best = [u for u in fits if shared[u]]
+    return best[0] if len(best) == 1 else None
+
+
 def _stem(word: str) -> str:
     # "dropping" and "drops" are one word: a consonant doubled before -ing/-ed is said once
     return re.sub(r"([b-df-hj-np-tv-z])\1(?:ing|ed)$|(?:ing|ed|es|s)$", r"\1", word.lower())[:5]
@@ -1085,6 +1099,8 @@ def describe(pack: Pack, sides: Sides, text: str) -> tuple[str, list[str], Uncle
         held = [u for u in holding if sides.side_of(u) == "mine"] if len(holding) > 1 else holding
         if len(held) == 1 and side != "theirs":
             pick = held[0]
+        if pick is None and 2 <= len(fits) <= 3:
+            pick = _by_the_rest(pack, fits, text[: tokens[i].start()] + " " + text[end:])
         if pick is None:
             if unclear is None and 2 <= len(fits) <= 3:
                 hole = text[: tokens[i].start()] + HOLE + text[end:]

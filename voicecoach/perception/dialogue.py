@@ -1132,6 +1132,7 @@ _WHAT_IS_ONE = re.compile(
     r"(?:the|their|my)\s+(?:\w+\s+){0,3}?(?:(?:i|we)\s+(?:have|got|own)\s+)?(?:that|who|which|with)\b",
     re.I,
 )
+_IDIOMATIC_IT = re.compile(r"\b(?:worth|make|made|do|did|get|got|nail|win|lose)\s+it\b", re.IGNORECASE)
 _UNRESOLVED = re.compile(r"\b(?:it|he|him|his|she|her|that one|this one)\b", re.IGNORECASE)
 # A first question whose answer is a pick ("what's Briarcat weak to", "what beats Voltail"): the
 # second's "that" is the pick.
@@ -1227,11 +1228,13 @@ _THEY_OWN = re.compile(r"\b(?:he|she|they)\s+(?:has|have|owns?|'?s\s+got|has\s+g
 # "I haven't played in a while, what do I even have": where the player is coming from, then the
 # question (English cue words; a clause that names nothing and tells nothing of the match; "I'm
 # new" is kept: a new player's question is often about the basics).
+# The rest of a clause, up to a question word ("... in like months what creatures do I have").
+_UNTIL_ASKED = r"(?:(?!\b(?:what|whats|which|who|how|why|where|when|should|can|do|does|is|are)\b)[^,.?!;])*"
 _COMING_FROM = re.compile(
     r"^\W*(?:(?:ok|okay|so|hey|hi|um|uh|alright)\W+)*(?:i\s*(?:'?m|am)\s+(?:kinda\s+|pretty\s+|totally\s+|super\s+)?"
     r"(?:back|returning|rusty)"
-    r"|i\s+(?:have\s*n'?t|haven'?t|havent|didn'?t)\s+play(?:ed)?\b[^,.?!;]*|i\s+(?:just\s+)?(?:started|got\s+back|came\s+back|returned)"
-    r"\b[^,.?!;]*|(?:it'?s|its)\s+been\s+(?:a\s+while|ages|forever)[^,.?!;]*|i\s+forgot\s+(?:everything|a\s+lot|how)[^,.?!;]*)"
+    rf"|i\s+(?:have\s*n'?t|haven'?t|havent|didn'?t)\s+play(?:ed)?\b{_UNTIL_ASKED}|i\s+(?:just\s+)?(?:started|got\s+back|came\s+back|returned)"
+    rf"\b{_UNTIL_ASKED}|(?:it'?s|its)\s+been\s+(?:a\s+while|ages|forever){_UNTIL_ASKED}|i\s+forgot\s+(?:everything|a\s+lot|how){_UNTIL_ASKED})"
     r"\s*(?:[,.!;]|\s+(?:and|so))\s+(?=\S)",
     re.IGNORECASE,
 )
@@ -1702,9 +1705,9 @@ def read_turn(pack: Pack, state: LiveState | None, text: str, history: Sequence[
         alone = _read_one(pack, state, first, history)
         notes = (*alone.resolved, "two questions, the second about the first's answer")
         return Reading(alone.text, notes, second.strip(" ,?.!"), second_refers=True)
-    if _UNRESOLVED.search(two.text):
+    if _UNRESOLVED.search(_IDIOMATIC_IT.sub("", two.text)):
         # A pronoun neither the first question nor its answer settles: the first half alone (the
-        # second's words would mislead the labels).
+        # second's words would mislead the labels). ("is Stellan even worth it": no pronoun)
         return _read_one(pack, state, first, history)
     notes = (*one.resolved, *two.resolved, "two questions")
     return Reading(text=one.text, resolved=notes, second=two.text)

@@ -1908,6 +1908,25 @@ class IntentPrior:
             # "What's my best bet against Voltail?": the best against a unit is its counter; a
             # question about the player's strongest names no unit to face.
             p, rule = self._only(self.counter_pair), "best_against"
+        if (
+            rule is None
+            and self.next_option_pair is not None
+            and len({m.id for m in mentions if m.kind == unit}) == 1
+            and not any(m.kind == option for m in mentions)
+            and self._option_noun.search(said)
+            and re.search(r"\b(?:other|else|another|more)\b", said)
+            and re.search(r"\b(?:have|has|got|get|unlock|run|use|can)\b", said)
+        ):
+            # "Does he have any other gun", "what other moves can Oakhorn get": what it gains next
+            p, rule = self._only(self.next_option_pair), "other_options"
+        if (
+            self.progression_pair is not None
+            and self._stage_said(mentions)
+            and re.search(r"\bhow\b|\b(?:get|reach|become|turn\s+into|grow\s+into)\b", said)
+        ):
+            # "Elderhorn how", "how do I get to Elderhorn": a later stage of a unit, how it is reached
+            # (over any other reading: a stage name is no foe to reach)
+            p, rule = self._only(self.progression_pair), "stage_how"
         best = int(p.argmax())
         intent, sub_intent = self.labels[best]
         confidence = float(np.interp(p[best], *self.calibration))
@@ -1997,6 +2016,20 @@ class IntentPrior:
             pred = self.predict(text, mentions, previous, exclude=frozenset(self.ownership_pairs))
         ok = pred.rule is not None or pred.confidence >= self.threshold
         return (pred.intent, pred.sub_intent) if ok else None
+
+    def _stage_said(self, mentions: list[Mention]) -> bool:
+        """Is a unit named by one of its later stages' names ("Elderhorn" of Oakhorn)?"""
+        progression = self.pack.catalog.schema.progression
+        if progression is None:
+            return False
+        for m in mentions:
+            entity = self.pack.catalog.get(progression.kind, m.id)
+            stages = entity.value(progression.field) if entity is not None else None
+            names = [str(s.get("name") if isinstance(s, dict) else s).lower() for s in stages or []]
+            named_as = m.surface.lower()
+            if entity is not None and named_as != entity.display.lower() and named_as in names[1:]:
+                return True
+        return False
 
     def limit_rule(self, text: str, pred: Prediction, theirs: frozenset[str]) -> Prediction | None:
         """ "How fast is Emberfox", "what level is their Voltail": a question the data cannot answer

@@ -905,6 +905,33 @@ def _saved_asked(t: RealizerTurn) -> bool:
     return True
 
 
+# "What level are my heroes", "which ones are actually levelled": the roster by level (English cues).
+_ROSTER_LEVELS = re.compile(
+    r"\bwhat\s+levels?\s+(?:are|r)\s+(?:my|our|all\s+my)\s+\w+"
+    r"|\b(?:which|what)\s+(?:ones|of\s+(?:them|those|mine|my\s+\w+)|\w+)\s+(?:are|r)\s+"
+    r"(?:actually\s+|even\s+|really\s+|already\s+)?(?:levell?ed|high\s+level|maxed|strong\s+enough)\b",
+    re.IGNORECASE,
+)
+ROSTER_LEVELS_SAID = 5  # a spoken list names the five highest, then where the rest stand
+
+
+def _roster_levels(t: RealizerTurn, utterance: str) -> bool:
+    """The player's units by level, highest first. Whether it answered."""
+    if t.mentioned or not _ROSTER_LEVELS.search(utterance) or not _guidance_has(t.pack, "roster_levels"):
+        return False
+    owned = sorted(t.view.owned(), key=lambda o: (-o.level, o.id))
+    if not owned:
+        return False
+    name = t.pack.catalog.display_name
+    top, rest = owned[:ROSTER_LEVELS_SAID], owned[ROSTER_LEVELS_SAID:]
+    values: dict[str, Any] = {"units": ", ".join(f"{name(o.id)} {o.level}" for o in top)}
+    key = "roster_levels"
+    if rest and _guidance_has(t.pack, "roster_levels_rest"):
+        key, values = "roster_levels_rest", {**values, "level": rest[0].level}
+    t.lines = [Line("guidance", key, values, "answer", frozenset(o.id for o in top))]
+    return True
+
+
 def _level_compare(t: RealizerTurn, utterance: str) -> bool:
     """Two of the player's units asked by level: both levels, the higher first. Whether it answered."""
     owned = [u for u in dict.fromkeys(t.mentioned) if t.view.unit(u) is not None]
@@ -1718,6 +1745,7 @@ def realize(
         or _caps_and_level(t, utterance)
         or _has_effect(t, utterance)
         or _level_compare(t, utterance)
+        or _roster_levels(t, utterance)
         or _saved_named(t)
         or _saved_asked(t)
     )
