@@ -555,7 +555,8 @@ def _by_the_rest(pack: Pack, fits: list[str], rest: str) -> str | None:
     everyone = [set(_unit_words(pack, u)) for u in describer(pack).words]
     said = {w for w in said if sum(w in t for t in everyone) * 4 <= len(everyone)}  # a word few units have
     texts = {u: set(_unit_words(pack, u)) for u in fits}
-    shared = {u: said & texts[u] - set.intersection(*texts.values()) for u in fits}
+    common = set.intersection(*(texts[u] for u in fits))
+    shared = {u: said & texts[u] - common for u in fits}
     best = [u for u in fits if shared[u]]
     return best[0] if len(best) == 1 else None
 
