@@ -23,6 +23,9 @@ from voicecoach.testing.scripted_llm import ScriptedLLMServer
 # pack -> kind -> turns: (what the player says, words the reply must have, words it must not)
 SESSIONS: dict[str, dict[str, list[tuple[str, list[str], list[str]]]]] = {
     "pet_arena": {
+        "hunt_with": [  # the one of theirs that unit beats, not their threat to it
+            ("who should i go after with emberfox", ["Go after Briarcat"], ["Go after Shellbastion"]),
+        ],
         "stage_how": [("elderhorn how", ["evolve Oakhorn into Elderhorn"], ["takes double damage"])],
         "back_two_questions": [  # where the player comes from, then two questions: both answered
             (
@@ -1272,6 +1275,10 @@ SESSIONS: dict[str, dict[str, list[tuple[str, list[str], list[str]]]]] = {
         ],
     },
     "strike_team": {
+        "relayed_target": [  # "she" plays "him": the child and the hero, a target for the hero
+            ("my daughter wants to know what the cowboy guy does", ["Lorcan"], []),
+            ("who should she go after with him", ["Go after Tamsin"], ["into Lorcan"]),
+        ],
         "rest_of_sentence": [  # three of theirs carry a rifle; "one shot" is the sniper's own words
             (
                 "my son keeps getting one shot by the guy with the big rifle on the other team who is that",

@@ -324,6 +324,8 @@ def _refer(
             side = "mine"  # "what should I carry on him": gear goes on the player's own unit
         if side == "any" and pronoun in ("that one", "this one"):
             continue  # "won that one": a round as often as a unit; only a verb for units says which
+        if pronoun in ("he", "she") and _PLAYER_DOES.match(after) and _WITH_ONE.search(after):
+            continue  # "who should she go after with him": she plays him (a child the player relays for)
         if pronoun.startswith("the other") and _WHY.match(text):
             continue  # "why not the other one" after "A or B": the why of the same choice, kept whole
         if pronoun.startswith("the other") and [u for u in answered if u in said] and len(said) >= 2:
@@ -400,6 +402,12 @@ _SAME_OBJECT = re.compile(
     re.IGNORECASE,
 )
 _PERSONAL = {"he", "him", "his", "she", "her", "hers"}
+# What the player does with a unit, after "he" / "she" (English cue words): "should she go after".
+_WITH_ONE = re.compile(r"\bwith\s+(?:him|her|it|them|my\s+\w+|[A-Z]\w+)\b")
+_PLAYER_DOES = re.compile(
+    r"^\s+(?:go\s+after|play|pick|stop|deal\s+with|unlock|level|try|focus|target|counter|handle|beat)\b",
+    re.IGNORECASE,
+)
 # "How do I get to him", "who can reach her": the one reached is theirs (English cue words).
 _REACH = re.compile(r"\b(?:reach|get\s+to|get\s+past|catch|dive|take\s+out|kill)\s+$", re.IGNORECASE)
 

@@ -1920,6 +1920,13 @@ class IntentPrior:
             # "Does he have any other gun", "what other moves can Oakhorn get": what it gains next
             p, rule = self._only(self.next_option_pair), "other_options"
         if (
+            self.threat_pair is not None
+            and OUR_TARGET.search(abstracted)
+            and re.search(rf"\bwith\s+(?:my\s+|our\s+)?{kind_token(unit or '')}\b", abstracted)
+        ):
+            # "Who should she go after with Lorcan": the one of theirs to hunt with that unit
+            p, rule = self._only(self.threat_pair), "target_with"
+        if (
             self.progression_pair is not None
             and self._stage_said(mentions)
             and re.search(r"\bhow\b|\b(?:get|reach|become|turn\s+into|grow\s+into)\b", said)
@@ -2522,8 +2529,8 @@ WHEN_TO_USE = re.compile(
 )
 # "Who do we focus first", "which of their guys can I dive": the side's target (English cue words).
 OUR_TARGET = re.compile(
-    r"\b(?:who|whom|which(?:\s+one)?(?:\s+of\s+(?:theirs|them|their\s+\w+))?)\s+(?:do|should|can|shall|must)\s+"
-    r"(?:i|we)\s+(?:\w+\s+){0,2}?(?:go\s+after|attack|target|focus|kill|hit|take\s+out|dive|pick\s+off|"
+    r"\b(?:who|whom|which(?:\s+one)?(?:\s+of\s+(?:theirs|them|their\s+\w+))?)\s+(?:do|does|should|can|shall|must)\s+"
+    r"(?:i|we|he|she)\s+(?:\w+\s+){0,2}?(?:go\s+after|attack|target|focus|kill|hit|take\s+out|dive|pick\s+off|"
     r"burst|go\s+for|shoot)\b"
     r"|\b(?:focus|kill|target)\s+(?:order|priority|first)\b"  # "k focus order", "kill order?"
 )

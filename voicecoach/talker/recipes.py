@@ -2709,7 +2709,10 @@ def threat(c: _Ctx) -> list[Line]:
         or (down and NEXT_TARGET.search(c.t.utterance))
         or (len(named) >= 2 and FIRST_OF_THEIRS.search(normalise(c.t.utterance)))
     )
-    if targeted and not victims and c.inputs.get("prey_key"):
+    # "Who should I go after with Emberfox": the one that unit beats, even when another beats it
+    with_mine = rf"\bwith\s+(?:my\s+|our\s+)?{re.escape(c.name(mine[0]))}\b" if mine else r"(?!)"
+    hunting = not named and re.search(with_mine, c.t.utterance, re.IGNORECASE) is not None
+    if targeted and (not victims or hunting) and c.inputs.get("prey_key"):
         # "Voltail or Briarcat first?" when neither beats any of the player's: the one they beat
         prey = max(
             side,
