@@ -23,6 +23,8 @@ from voicecoach.testing.scripted_llm import ScriptedLLMServer
 # pack -> kind -> turns: (what the player says, words the reply must have, words it must not)
 SESSIONS: dict[str, dict[str, list[tuple[str, list[str], list[str]]]]] = {
     "pet_arena": {
+        "weak_to_all_foes": [("granitusk weak to what", ["watch their Briarcat and Shellbastion"], [])],
+        "move_who": [("spark wing overcharge who", ["Put Overcharge on"], [])],
         "hunt_with": [  # the one of theirs that unit beats, not their threat to it
             ("who should i go after with emberfox", ["Go after Briarcat"], ["Go after Shellbastion"]),
         ],
@@ -1275,6 +1277,10 @@ SESSIONS: dict[str, dict[str, list[tuple[str, list[str], list[str]]]]] = {
         ],
     },
     "strike_team": {
+        "about_one_to_level": [  # "what about X, since ..." after a levelling question: is X worth it
+            ("what should i level next", ["Elowen"], []),
+            ("what about brannoc since he was good today", ["Dome Projector"], ["shield tank whose"]),
+        ],
         "relayed_target": [  # "she" plays "him": the child and the hero, a target for the hero
             ("my daughter wants to know what the cowboy guy does", ["Lorcan"], []),
             ("who should she go after with him", ["Go after Tamsin"], ["into Lorcan"]),

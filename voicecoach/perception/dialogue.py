@@ -2391,6 +2391,25 @@ _GO_AHEAD = re.compile(
 )
 
 
+_LEVELLING = re.compile(
+    r"\b(?:level|levell?ing|train|training|upgrade|upgrading|invest|grind)\w*\b", re.IGNORECASE
+)
+_A_REASON = re.compile(r"\s*,?\s*\b(?:since|because|cause|cuz|coz)\b.*$", re.IGNORECASE)
+
+
+def _about_one_to_level(pack: Pack, text: str, last: Exchange) -> str | None:
+    """ "What should I level next" - "what about Brannoc, since he was good today": whether that
+    one is worth levelling (the last question named no unit to put this one in place of)."""
+    topic = _FOLLOW_UP.match(text)
+    if topic is None or _units(pack, last.utterance) or not _LEVELLING.search(last.utterance):
+        return None
+    rest = _A_REASON.sub("", topic["rest"])
+    named = _units(pack, rest)
+    if len(named) != 1 or not _short(pack, rest):
+        return None
+    return f"is {display(pack, pack.catalog.schema.kind('unit') or '', named[0])} worth levelling"
+
+
 def _pick_instead(pack: Pack, sides: Sides, text: str, last: Exchange) -> str | None:
     """ "Is my Emberfox any good vs Shellbastion?" - "fine, what would you bring instead": the
     pick against that foe in place of the player's unit (the last question put one of theirs
@@ -2574,6 +2593,9 @@ def _read_one(
             # "Their grassy cat keeps killing my bird" - "what do I do": about that, not the match.
             text = history[-1].utterance
             notes.append("what now: the last question's trouble")
+    if history and (level_it := _about_one_to_level(pack, text, history[-1])) is not None:
+        text = level_it
+        notes.append("the last levelling question, of this one")
     if history and (instead := _pick_instead(pack, sides, text, history[-1])) is not None:
         text = instead
         notes.append("a pick in place of the last one")

@@ -996,7 +996,10 @@ class IntentPrior:
         option = self.pack.catalog.schema.kind("option")
         said = normalise(text)
         if (
-            ACKNOWLEDGED.match(said) or _TAKEN_IN.search(said) or remark(text) == "praise"
+            ACKNOWLEDGED.match(said)
+            or _TAKEN_IN.search(said)
+            or remark(text) == "praise"
+            or _thanks_after_news(text)
         ) and THANKS in self.labels:
             # "Okay, whatever you say, boss", "ok so Renzo for the bazaar, got it", "ok I'll try that":
             # taken in, nothing asked (not a request out of the game).
@@ -2518,6 +2521,7 @@ ON_WHOM = re.compile(
     r"\b(?:who|whom|which\s+one)\b.*\b(?:on|at)$"
     r"|^(?:(?:so|ok|okay|and)\s+)*(?:who|whom)\s+(?:should|do|can|would)\s+(?:i|we)\s+\w+(?:\s+first)?$"
     r"|\b(?:on|at)\s+(?:whom|who|which\s+one)$"  # "then the whisper, but on whom"
+    r"|^\S+(?:\s+\S+){0,4}\s+(?:who|whom)$"  # "spark wing overcharge who": terse, the move then "who"
 )
 # "When should I use Rally Cry", "when do I pop it": the moment to use an option (English cue words).
 WHEN_TO_USE = re.compile(
@@ -2642,6 +2646,27 @@ _ASKS_ANYTHING = (
     r"(?!.*\b(?:what|whats|who|whos|which|how|why|should|can|could|would|will|is|are|was|does|did|"
     r"do\s+(?:i|we|you)|have\s+(?:i|we|you))\b)"
 )
+_THANKS_LAST = re.compile(
+    r"\b(?:thank\s+you|thanks|thx)(?:\s+(?:so\s+much|a\s+lot|coach|man|dude|again))*\W*$"
+)
+# Before a closing "thanks", words of a question or a request (English cue words).
+_ASKED_BEFORE = re.compile(
+    r"\b(?:explain|tell|show|give|best|which|what|whats|who|whos|how|why|yet|ready|own|please|rebuild|build|"
+    r"swap|switch|change|pick|different|another|help|should|can|could|would|do\s+i)\b"
+)
+
+
+def _thanks_after_news(text: str) -> bool:
+    """ "ok he did it and the turtle is almost gone, he's so happy, thank you": news, then thanks
+    (not "best heroes for the Docks, thanks": a request, thanked in advance)."""
+    said = normalise(text)
+    last = _THANKS_LAST.search(said)
+    if last is None or "?" in text:
+        return False
+    before = said[: last.start()]
+    return not shapes(before) and not _ASKED_BEFORE.search(before)
+
+
 BACK_SOON = re.compile(
     r"^\W*(?:brb|afk|be\s+right\s+back|one\s+sec(?:ond)?|hold\s+on)\W*$"
     # "brb gotta grab water": stepping away, whatever the errand's words
@@ -2699,11 +2724,6 @@ _UNDERPERFORMS = re.compile(
 _TAKEN_IN = re.compile(
     rf"^{_ASKS_ANYTHING}.*\b(?:got\s+it|gotcha|(?<!\bif\sthat\s)(?<!\bif\sit\s)makes\s+sense|will\s+do|"
     r"sounds\s+good|noted|understood|(?:that|this)\s+helps(?:\s+(?:a\s+lot|loads|heaps))?(?:\s+actually)?)\W*$"
-    # "ok he did it and the turtle is almost gone, he's so happy, thank you": news, then thanks
-    r"|^(?!\W*(?:(?:ok|okay|so|and|hey|um|uh)\W+)*(?:is|are|can|could|does|do|did|should|would|will)\b)"
-    r"(?!.*\b(?:what|whats|who|whos|which|how|why|should|can|could|would|please|rebuild|build|give|show|tell|"
-    r"find|make|suggest|recommend|swap|switch|change|pick|different|another)\b).*\b(?:thank\s+you|thanks|thx)"
-    r"(?:\s+(?:so\s+much|a\s+lot|coach|man|dude|again))*\W*$"
     rf"|^{_ASKS_ANYTHING}\W*(?:(?:ok|okay|alright|right|cool|fine)\W+)*(?:i'?ll|i\s+will|im\s+gonna|i'?m\s+going\s+to|"
     r"gonna|lets|let'?s)\s+(?:try|do|go|give)\b(?!.*\b(?:or|if)\b)"
     # "nice ok swapping now", "switching then"

@@ -1849,9 +1849,10 @@ def weak_to(c: _Ctx) -> list[Line]:
     if mine is None or not beaten_by:
         return []
     values = {"@unit": c.name(uid), "@types": c.names(beaten_by), str(m.attribute): c.name(str(mine))}
-    foe = next((f for f in c.ids("foes") if _value(c, m.between[1], f, m.attribute) in beaten_by), None)
-    if own and foe is not None and c.inputs.get("foe_key"):
-        return c.naming(c.inputs["foe_key"], [], **values, foe=c.name(foe))
+    foes = [f for f in c.ids("foes") if _value(c, m.between[1], f, m.attribute) in beaten_by]
+    if own and foes and c.inputs.get("foe_key"):
+        # every one of theirs of those types: "watch their Briarcat and Shellbastion"
+        return c.naming(c.inputs["foe_key"], [], **values, foe=spoken_list([c.name(f) for f in foes]))
     return c.naming(c.step.key, [], **values)
 
 
