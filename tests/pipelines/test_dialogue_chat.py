@@ -23,6 +23,21 @@ from voicecoach.testing.scripted_llm import ScriptedLLMServer
 # pack -> kind -> turns: (what the player says, words the reply must have, words it must not)
 SESSIONS: dict[str, dict[str, list[tuple[str, list[str], list[str]]]]] = {
     "pet_arena": {
+        "relayed_wants_to": [  # "my kid wants to put in the hawk, is that ok": should I field it
+            (
+                "my kid wants to put in the hawk, the bird with the wind moves, is that ok",
+                ["Galehawk in"],
+                [],
+            ),
+        ],
+        "down_what_should_it_do": [  # one of theirs down; the unit named goes at one it is not beaten by
+            (
+                "ok their briarcat's down so now it's just the turtle and the lightning rat,"
+                " what should emberfox do",
+                ["Send your Emberfox at Voltail, not Shellbastion"],
+                ["Briarcat"],
+            ),
+        ],
         "weak_to_all_foes": [("granitusk weak to what", ["watch their Briarcat and Shellbastion"], [])],
         "move_who": [("spark wing overcharge who", ["Put Overcharge on"], [])],
         "hunt_with": [  # the one of theirs that unit beats, not their threat to it
@@ -1277,6 +1292,7 @@ SESSIONS: dict[str, dict[str, list[tuple[str, list[str], list[str]]]]] = {
         ],
     },
     "strike_team": {
+        "hunt_away": [("who should i go after with elowen", ["Send your Elowen at", "not Nadira"], [])],
         "about_one_to_level": [  # "what about X, since ..." after a levelling question: is X worth it
             ("what should i level next", ["Elowen"], []),
             ("what about brannoc since he was good today", ["Dome Projector"], ["shield tank whose"]),

@@ -358,14 +358,16 @@ RECIPES: dict[str, RecipeSpec] = {
                   "no other swap helps"),
         _spec("threat", {"side": "select", "against": "select", "matchup": "literal", "context": "select",
                          "fit": "literal", "context_key": "key", "named_key": "key", "named_none_key": "key",
-                         "target_key": "key", "prey_key": "key", "mine_none_key": "key"},
-              ("side", "against", "matchup"), ("foe", "@unit", "status", "reason", "@context", "count"),
+                         "target_key": "key", "prey_key": "key", "mine_none_key": "key", "away_key": "key"},
+              ("side", "against", "matchup"),
+              ("foe", "@unit", "status", "reason", "@context", "count", "other"),
               doc="the opponent unit that beats most of the player's side (key), else the one the "
                   "context favours (context_key), else none_key; one of theirs the player named: what it "
                   "beats (named_key), or that it beats none of the player's (named_none_key); asked whom "
                   "to go after (target_key): that one, as the target; or, when it beats none of the "
                   "player's, the one the player's side beats (prey_key); one of the player's named "
-                  "that none of theirs beats (mine_none_key, @unit)"),
+                  "that none of theirs beats (mine_none_key, @unit); asked whom that one should go after "
+                  "when their {foe} beats it (away_key): {other}, one of theirs that does not"),
         _spec("weak_side", {"side": "select", "matchup": "literal"}, ("side", "matchup"), ("pairs",),
               doc="asked what the opponent side is weak to (no unit of it named): for each of its first "
                   "three units, the player's usable unit that beats it best ({pairs}: 'A for X, B for "

@@ -1258,11 +1258,28 @@ _EMBEDDED = re.compile(
 _CONTRACTED = re.compile(r"(?P<who>it|he|she|that|they|we)\s*'?(?P<verb>s|re)\s+", re.IGNORECASE)
 
 
+# "My kid wants to put in the hawk, is that ok": what the one relayed for wants to do, asked as the
+# player's own "should I" (English cue words).
+_RELAY_WANTS = re.compile(
+    r"^\W*(?:(?:hi|hey|uh|um|ok|okay|and|so|oh)\W+)*(?:(?:my|our)\s+(?:\w+\s+)?(?:son|daughter|kid|kids|boy|girl|"
+    r"friend|buddy|brother|sister)|he|she)\s+(?:wants|wanted|would\s+like)\s+to\s+"
+    r"(?=(?:put|play|use|bring|swap|pick|try|level|run|field|send|switch|take)\b)",
+    re.IGNORECASE,
+)
+_IS_THAT_OK = re.compile(
+    r"\s*,?\s*(?:is|would)\s+(?:that|it|this)\s+(?:be\s+)?(?:ok|okay|fine|good|alright|a\s+good\s+idea|smart)\W*$",
+    re.IGNORECASE,
+)
+
+
 def _relayed(text: str) -> str:
     """The question a player relays for someone else, as asked: "she wants to know if the turtle can
     hurt our deer guy" -> "can the turtle hurt our deer guy"; "she says thank you" -> "thank you"."""
     if (thanks := _RELAYED_THANKS.search(text)) is not None:
         return text[thanks.start("thanks") :]
+    if (wants := _RELAY_WANTS.match(text)) is not None:
+        # "my kid wants to put in the hawk, is that ok" -> "should i put in the hawk"
+        return "should i " + _IS_THAT_OK.sub("", text[wants.end() :])
     if (coming := _COMING_FROM.match(text)) is not None and len(text[coming.end() :].split()) >= 2:
         text = text[coming.end() :]  # "I'm back after ages, what do I have": the question
     lead = _RELAY_LEAD.match(text)

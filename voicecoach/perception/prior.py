@@ -852,6 +852,7 @@ class IntentPrior:
         )
         self._field_it = re.compile(
             rf"\b{PUT_IN}\s+(?:my\s+)?{token}\s+(?:back\s+)?(?:in|on)\b(?!\s+(?:for|over|against|vs|versus|instead))"
+            rf"|\b(?:put|bring|send|sub|swap)\s+in\s+(?:my\s+|the\s+)?{token}\b(?!\s+(?:for|over|instead))"
             rf"|\b(?:add|get|put)\s+(?:my\s+)?{token}\s+(?:on|in|into)\s+(?:my|our|the)\s+(?:{teams})\b"
             rf"|\bwhy\s+(?:isnt|is\s+not|aint|not|arent|are\s+not)\s+(?:my\s+)?{token}\s+(?:on|in)\s+"
             rf"(?:my|our|the)\s+(?:{teams})\b"
@@ -2306,7 +2307,8 @@ _GROAN = re.compile(r"\b(?:ugh+|argh+|ffs|come\s+on+|so\s+annoying|every\s+time|
 # "who next", "who now", "what now": the next target, after one is told down (English cue words).
 NEXT_TARGET = re.compile(
     r"\b(?:who|whos|who's|which(?:\s+one)?|what)\s+(?:(?:is|do|should|can)\s+(?:i\s+|we\s+)?(?:\w+\s+){0,2}?)?"
-    r"(?:next|now|then)\b|\bnext\s+target\b",
+    r"(?:next|now|then)\b|\bnext\s+target\b"
+    r"|\bwhat\s+(?:should|do|can)\s+(?:i|we|\w+)\s+do\b",  # "Briarcat's down, what should Emberfox do"
     re.IGNORECASE,
 )
 # "... Elowen useless?", "is my fox still any good now" (English verdict words after the unit).

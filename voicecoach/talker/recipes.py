@@ -2695,7 +2695,7 @@ def threat(c: _Ctx) -> list[Line]:
     whole, side = side, named or side
     # "What should Lorcan watch out for?": the threat to the one of theirs the player named.
     mine = [u for u in c.t.mentioned if u not in side and u not in c.t.opponents and c.view.owns(u)]
-    ours = mine if mine and not named else ours
+    ours = mine if mine and (not named or down) else ours
 
     def beaten(foe: str) -> list[str]:
         return [u for u in ours if multiplier(c.catalog, m, foe, u) > m.default]
@@ -2712,7 +2712,12 @@ def threat(c: _Ctx) -> list[Line]:
     )
     # "Who should I go after with Emberfox": the one that unit beats, even when another beats it
     with_mine = rf"\bwith\s+(?:my\s+|our\s+)?{re.escape(c.name(mine[0]))}\b" if mine else r"(?!)"
-    hunting = not named and re.search(with_mine, c.t.utterance, re.IGNORECASE) is not None
+    hunting = (not named or bool(down)) and (
+        re.search(with_mine, c.t.utterance, re.IGNORECASE) is not None
+        or bool(
+            mine and down and NEXT_TARGET.search(c.t.utterance)
+        )  # "Briarcat's down, what should Emberfox do"
+    )
     if targeted and (not victims or hunting) and c.inputs.get("prey_key"):
         # "Voltail or Briarcat first?" when neither beats any of the player's: the one they beat
         prey = max(
@@ -2741,6 +2746,10 @@ def threat(c: _Ctx) -> list[Line]:
         if (not named or len(named) >= 2) and c.inputs.get("target_key") and targeted:
             # "who do we go after first", "Voltail or Briarcat first": their threat is the one to focus
             key = c.inputs["target_key"]
+        others = [f for f in side if f != foe and multiplier(c.catalog, m, f, victim) <= m.default]
+        if hunting and others and c.inputs.get("away_key"):
+            # "What should Emberfox do" when their Shellbastion beats it: at another, not that one
+            return c.line(c.inputs["away_key"], [others[0]], **values, other=c.name(others[0]), **_where(c))
         return c.line(key, [foe], **values, count=len(victims), **_where(c))
     fit, where = _fit(c), c.ids("context")
     if fit is not None and where:
