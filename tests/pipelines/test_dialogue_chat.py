@@ -23,6 +23,10 @@ from voicecoach.testing.scripted_llm import ScriptedLLMServer
 # pack -> kind -> turns: (what the player says, words the reply must have, words it must not)
 SESSIONS: dict[str, dict[str, list[tuple[str, list[str], list[str]]]]] = {
     "pet_arena": {
+        "exclusion_noted_once": [  # the exclusion is noted once, not again on every turn
+            ("chat is saying bench the bird chick, is sparkwing actually bad here", ["Sparkwing"], []),
+            ("lmao ok what should i overcharge the fox or the deer", ["Overcharge on"], ["You also asked"]),
+        ],
         "relayed_wants_to": [  # "my kid wants to put in the hawk, is that ok": should I field it
             (
                 "my kid wants to put in the hawk, the bird with the wind moves, is that ok",

@@ -1156,7 +1156,11 @@ def _account(t: RealizerTurn, view: StateView, kind: str, constraint: str, entit
                 unlock=_unmet(t, view, option, oid, next((u for u in learners if view.owns(u)), None)),
             )
     elif kind == "excludes" and entity in units:
-        t.add("constraint_account", "excludes_clash", "account", [entity], **{unit: name(entity)})
+        # (said once: "You also asked to leave Sparkwing out" again on every turn is a recording)
+        notes = t.pack.templates.paragraphs["constraint_account"].templates.get("excludes_clash", [])
+        noted = {text for v in notes if (text := _fill(v, {unit: name(entity)}))}
+        if not any(text in reply for reply in t.recent for text in noted):
+            t.add("constraint_account", "excludes_clash", "account", [entity], **{unit: name(entity)})
     elif kind == "counter" and entity in units:
         if not _needs_roster(phi_entry(pack, t.intent, t.sub_intent)):
             return  # "how long does Bexley's wall stay up": a fact of theirs, not about the player's
