@@ -1296,6 +1296,23 @@ SESSIONS: dict[str, dict[str, list[tuple[str, list[str], list[str]]]]] = {
         ],
     },
     "strike_team": {
+        "fielded_is_no_foe": [  # the player's own hero, not the opponent's, is never one to counter
+            ("is lorcan actually good into their tamsin", ["should win against Tamsin"], ["damage hero"]),
+            (
+                "ok but lorcans level seven, does level change the matchup",
+                ["your Lorcan"],
+                ["against Lorcan"],
+            ),
+        ],
+        "not_this_but_that": [  # "don't play X and go Y": Y in for X
+            ("what if i dont play wendell and go yarrow instead", ["Yarrow", "Wendell"], ["Which item"]),
+        ],
+        "weakest_here": [("who on my team is weakest here", ["hard going for your"], ["play Brannoc"])],
+        "kept_said_back": [  # a decision said back is taken in, not a new question
+            ("should i swap wendell", ["keep Wendell"], []),
+            ("fine keep wendell", ["Good luck"], ["levelling"]),
+        ],
+        "role_choice": [("tank or support here", ["Go tank over support"], ["takes space"])],
         "hunt_away": [("who should i go after with elowen", ["Send your Elowen at", "not Nadira"], [])],
         "about_one_to_level": [  # "what about X, since ..." after a levelling question: is X worth it
             ("what should i level next", ["Elowen"], []),

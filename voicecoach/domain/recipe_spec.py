@@ -281,8 +281,8 @@ RECIPES: dict[str, RecipeSpec] = {
                   "hurt: the usable units it favours instead ({others})"),
         _spec("kind_on_context", {"context": "select", "matchup": "literal", "good_key": "key",
                                   "bad_key": "key", "even_key": "key", "good_no_key": "key",
-                                  "bad_yes_key": "key"},
-              ("context", "matchup"), ("@context", "kind", "good", "bad", "others", "description"),
+                                  "bad_yes_key": "key", "choice_key": "key"},
+              ("context", "matchup"), ("@context", "kind", "good", "bad", "others", "description", "other"),
               doc="asked how a kind of unit does on the context in play (\"are shotguns any good on this "
                   "map\", \"is it good for tanks\"): the units of the kind it favours ({good}) and hurts "
                   "({bad}) by a unit x context matchup, the context's {description} and the units it "

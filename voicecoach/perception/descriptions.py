@@ -1405,6 +1405,20 @@ def kinds_said(pack: Pack, text: str) -> list[tuple[str, list[str]]]:
         return any(a <= at < a + len(k) for a, (k, _) in found.items())
 
     tokens = list(_TOKEN.finditer(said))
+    # "Tank or support here", "should I go fire or water": two values of one attribute offered as a
+    # choice, each the kind of unit that has it.
+    values: dict[str, dict[str, list[str]]] = {}
+    for u, e in catalog.items():
+        for attribute in spec.attributes:
+            value = e.value(attribute)
+            if isinstance(value, str) and value.isalpha():
+                values.setdefault(attribute, {}).setdefault(value.lower(), []).append(u)
+    for pair in re.finditer(r"\b([a-z]+)\s+or\s+(?:an?\s+)?([a-z]+)\b", said):
+        one, other = pair.group(1), pair.group(2)
+        shared = next((a for a, vs in values.items() if one in vs and other in vs and one != other), None)
+        if shared is not None:
+            found[pair.start(1)] = (one, values[shared][one])
+            found[pair.start(2)] = (other, values[shared][other])
     heads_after = _HEADS | _PLURAL_HEADS  # ("is shotgun guy good": a description, not a kind)
     for token, then in zip(tokens, tokens[1:], strict=False):
         word, following = token.group(0), then.group(0)

@@ -706,6 +706,8 @@ def _inline_correction(pack: Pack, sides: Sides, text: str) -> tuple[str, list[s
         if not after:
             continue
         b = after[0]
+        if b.span[0] > 0 and re.fullmatch(r"\s*(?:actually|rather)\s*", cue.group(0), re.IGNORECASE):
+            continue  # an adverb, not a correction: "is Lorcan actually good into their Tamsin"
         before = link_entities(pack, text[: cue.start()])
         if len(before) > 1 and before[0].id == b.id:
             # Said again from its start ("Lorcan or Dumaka, wait no, Lorcan or Ellie"): the second saying.
@@ -2450,6 +2452,28 @@ _OR_DROP_IT = re.compile(
 )
 
 
+# "What if I don't play Lorcan and go Paxton instead": one the player fields out, another in.
+_PLAY = r"(?:play|run|use|bring|pick|take|field|go)(?:ing)?"
+_NOT_THIS_BUT_THAT = re.compile(
+    rf"^\W*(?:(?:and|so|ok|okay|but|then)\W+)*(?:what\s+if\s+|if\s+)?(?:i|we)\s+(?:don'?t|do\s+not|dont|stop)\s+"
+    rf"{_PLAY}\s+(?P<out>[\w' ]+?)\s+(?:and|but)\s+(?:instead\s+)?(?:i\s+|we\s+)?{_PLAY}\s+(?:with\s+)?"
+    r"(?P<in>[\w' ]+?)(?:\s+instead)?\W*$",
+    re.IGNORECASE,
+)
+
+
+def _not_this_but_that(pack: Pack, sides: Sides, text: str) -> tuple[str, list[str]]:
+    said = _NOT_THIS_BUT_THAT.match(text)
+    if said is None:
+        return text, []
+    out, into = _units(pack, said["out"]), _units(pack, said["in"])
+    if len(out) != 1 or len(into) != 1 or out == into or out[0] not in sides.fielded:
+        return text, []
+    kind = pack.catalog.schema.kind("unit") or ""
+    one, other = display(pack, kind, into[0]), display(pack, kind, out[0])
+    return f"what if I play {one} instead of {other}", [f"{other} out, {one} in"]
+
+
 def _read_one(
     pack: Pack, state: LiveState | None, text: str, history: Sequence[Exchange], resume: bool = True
 ) -> Reading:
@@ -2533,6 +2557,8 @@ def _read_one(
     text, said = _by_level(pack, state, text, history)
     notes += said
     text, said, unsure = _refer(pack, sides, text, history)
+    notes += said
+    text, said = _not_this_but_that(pack, sides, text)
     notes += said
     unclear = unclear or unsure or _unplaced(pack, sides, text, history)
     if unclear is not None:

@@ -43,7 +43,7 @@ from voicecoach.domain.entities import Mention, link_entities
 from voicecoach.domain.pack import OUT_OF_DOMAIN, AnswerStep, Pack, PhiEntry, pack_ref
 from voicecoach.domain.terms import asked_term
 from voicecoach.grounding.slot_rules import extract_slots
-from voicecoach.perception.descriptions import faces_foe, kind_said, told_down
+from voicecoach.perception.descriptions import faces_foe, kind_said, kinds_said, told_down
 from voicecoach.perception.limits import AGAINST_THEM, data_limit
 
 PRIOR_FILE = "prior.json"
@@ -999,6 +999,7 @@ class IntentPrior:
         if (
             ACKNOWLEDGED.match(said)
             or _TAKEN_IN.search(said)
+            or (_KEPT.match(abstracted) and "?" not in text)
             or remark(text) == "praise"
             or _thanks_after_news(text)
         ) and THANKS in self.labels:
@@ -1578,6 +1579,15 @@ class IntentPrior:
         ):
             # "Are shotguns any good on this map", "is Fathom Docks good for tanks": that kind there.
             p, rule = self._only(self.kind_context_pair), "kind_on_context"
+        elif (
+            self.kind_context_pair is not None
+            and not named
+            and re.search(r"\bor\b", said)
+            and (self._context.search(text) or _KIND_CHOICE.search(said))
+            and len(kinds_said(self.pack, text)) >= 2
+        ):
+            # "Tank or support here", "should I go shotguns or snipers": those kinds there.
+            p, rule = self._only(self.kind_context_pair), "kinds_on_context"
         elif self.role_pair is not None and self._play_as_role.search(said) and not named:
             # "What should I play for support": who fills that role.
             p, rule = self._only(self.role_pair), "play_as_role"
@@ -2723,6 +2733,15 @@ _UNDERPERFORMS = re.compile(
 )
 # "Ok so Renzo for the bazaar, Lorcan for here, got it", "ok I'll try going after her with him": the
 # advice taken in, a plan said back, nothing asked (English cue words).
+# "Fine, keep Wendell", "ok Wendell stays", "sticking with him then": a decision said back (over the
+# abstracted text: a name is its kind's token).
+_KEPT = re.compile(
+    r"^(?:(?:ok|okay|k|kk|alright|fine|cool|yeah|yep|right|lol|then|so)\s+)*"
+    r"(?:(?:(?:ill|i\s+will|well|we\s+will|gonna|im\s+gonna|i\s+guess)\s+)?(?:keep(?:ing)?|stick(?:ing)?\s+with|"
+    r"stay(?:ing)?\s+with|going\s+with)\s+(?:my\s+|the\s+)?(?:x[a-z]+x|him|her|them)"
+    r"|(?:my\s+|the\s+)?x[a-z]+x\s+(?:stays|is\s+staying|it\s+is|stays\s+in))"
+    r"(?:\s+(?:then|in|on|for\s+now|i\s+guess|it\s+is|lol))*$"
+)
 _TAKEN_IN = re.compile(
     rf"^{_ASKS_ANYTHING}.*\b(?:got\s+it|gotcha|(?<!\bif\sthat\s)(?<!\bif\sit\s)makes\s+sense|will\s+do|"
     r"sounds\s+good|noted|understood|(?:that|this)\s+helps(?:\s+(?:a\s+lot|loads|heaps))?(?:\s+actually)?)\W*$"
@@ -3342,6 +3361,9 @@ def _opening(e: PhiEntry) -> str | None:
 # Steps that answer only a narrower ask of their pair ("what are they weak to" of the analysis
 # pair, "who's in my team" and "is this map good for us" of the evaluate pair): not what the pair's
 # answer opens with.
+_KIND_CHOICE = re.compile(
+    r"\b(?:here|this\s+(?:round|match|game)|should\s+(?:i|we)|do\s+(?:i|we)|go|play|run|pick|bring|take)\b"
+)
 _KIND_VERDICT = re.compile(
     r"\b(?:good|work|works|viable|decent|ok|okay|suit|suits|strong|bad|worth|favou?rs?|for)\b", re.IGNORECASE
 )

@@ -269,7 +269,12 @@ def _threatened(c: _Ctx, m: Matchup, foes: list[str], theirs: list[str], mine: l
         # "Who counters Elowen" of one the player fields: what beats the player's own
         or (unit in mine and any(_WHO_COUNTERS.search(c.t.utterance[:a]) for a, _ in spans))
     )
-    if not key or unit in theirs or (unit not in mine and unit not in owned) or not (said or against_them):
+    # One the player fields and the opponent does not is never a foe to play a counter into ("does
+    # level change the matchup" of Lorcan): what of theirs threatens it, whatever the words.
+    fielded_only = unit in mine and unit not in theirs and not c.t.choice
+    if not key or unit in theirs or (unit not in mine and unit not in owned):
+        return []
+    if not (said or against_them or fielded_only):
         return []
     ranked = [*c.ids("ranked"), *c.catalog.entities.get(c.view.unit_kind, {})]
     threats = [u for u in dict.fromkeys(ranked) if multiplier(c.catalog, m, u, unit) > m.default]
@@ -277,8 +282,9 @@ def _threatened(c: _Ctx, m: Matchup, foes: list[str], theirs: list[str], mine: l
     lines: list[Line] = []
     # Asked against their side ("vs their team", "this game"): what it does to them, what of theirs
     # beats it; never the catalog's counters they do not field.
+    unasked = fielded_only and not (said or against_them)
     vs_side = THEIR_SIDE.search(c.t.utterance) is not None or AGAINST_THEM.search(c.t.utterance) is not None
-    if vs_side and c.inputs.get("beats_key"):
+    if (vs_side or unasked) and c.inputs.get("beats_key"):
         # What it does to them first: "Lorcan is a hard counter to their Tamsin."
         prey = max(theirs, key=lambda f: multiplier(c.catalog, m, unit, f), default=None)
         mult = multiplier(c.catalog, m, unit, prey) if prey is not None else m.default
@@ -288,7 +294,7 @@ def _threatened(c: _Ctx, m: Matchup, foes: list[str], theirs: list[str], mine: l
         else:  # "Is Wendell even useful vs them": not much, he counters none of theirs
             lines = c.naming(c.inputs.get("idle_key"), [unit], **{"@unit": c.name(unit)})
     in_trouble = unit in mine and TAKING_HITS.search(normalise(c.t.utterance)) is not None
-    if not faced and c.inputs.get("safe_key") and (vs_side or in_trouble):
+    if not faced and c.inputs.get("safe_key") and (vs_side or in_trouble or unasked):
         # "How does my Dumaka do against their team?" and none of theirs beats it: say so, not
         # the catalog's counters, which the opponent does not field.
         return lines + c.naming(c.inputs["safe_key"], [unit], foe=c.name(unit))
@@ -1691,7 +1697,9 @@ def _hits(c: _Ctx, m: Matchup, uid: str) -> list[Line]:
 
 # "What does shadow beat?": the type is the attacker (English cue words, as the slot rules').
 # "Who's bad on this map?", "who should I avoid here": the worst fits, not the best.
-_WORST = re.compile(r"\b(?:bad|worst|weak|poor|avoid|struggles?|suffers?|useless|terrible)\b", re.IGNORECASE)
+_WORST = re.compile(
+    r"\b(?:bad|worst|weak|weakest|poor|avoid|struggles?|suffers?|useless|terrible)\b", re.IGNORECASE
+)
 # "What is my team weak to?", "what threatens my lineup": the side hit, not the side hitting.
 _DEFENDS = re.compile(
     r"\bweak\s+(?:to|against)\b|\bvulnerable\b|\bthreatens\b|\bhurts?\s+(?:us|me|my)\b", re.I
@@ -2356,7 +2364,11 @@ def kind_on_context(c: _Ctx) -> list[Line]:
     place, lines = where[0], []
     entity = c.catalog.get(m.between[1], place)
     catalog = c.catalog.entities.get(c.view.unit_kind, {})
-    for kind, units in kinds_said(c.t.pack, c.t.utterance)[:2]:
+    kinds = kinds_said(c.t.pack, c.t.utterance)[:2]
+    chosen = _kind_chosen(c, m, place, kinds)
+    if chosen:
+        return chosen
+    for kind, units in kinds:
         if re.search(rf"\b(?:my|our)\s+(?:\w+\s+)?{re.escape(kind)}", c.t.utterance, re.IGNORECASE):
             units = [u for u in units if c.view.owns(u)]  # "are my healers ok here": the player's own
         units = sorted(units, key=lambda u: (not c.view.owns(u), u))
@@ -2381,6 +2393,31 @@ def kind_on_context(c: _Ctx) -> list[Line]:
         )  # fmt: skip
         lines += c.naming(key, [], **values)
     return lines
+
+
+def _kind_chosen(c: _Ctx, m: Matchup, place: str, kinds: list[tuple[str, list[str]]]) -> list[Line]:
+    """ "Tank or support here?": the kind with more of the player's usable units the context favours
+    (choice_key: "Go support: Fathom Docks suits Nadira."); none when the two tie or it is no choice."""
+    key = c.inputs.get("choice_key")
+    if (
+        not key
+        or len(kinds) != 2
+        or not re.search(
+            rf"\b{re.escape(kinds[0][0])}\w*\s+or\s+(?:an?\s+)?{re.escape(kinds[1][0])}", c.t.utterance, re.I
+        )
+    ):
+        return []
+
+    def score(units: list[str]) -> tuple[int, int]:
+        mine = [u for u in units if c.usable(u)]
+        good = sum(multiplier(c.catalog, m, u, place) > m.default for u in mine)
+        return good, -sum(multiplier(c.catalog, m, u, place) < m.default for u in mine)
+
+    (one, ones), (other, others) = sorted(kinds, key=lambda k: score(k[1]), reverse=True)
+    if score(ones) == score(others) or score(ones)[0] == 0:
+        return []
+    good = [u for u in ones if c.usable(u) and multiplier(c.catalog, m, u, place) > m.default][:3]
+    return c.naming(key, good, kind=one, other=other, good=c.names(good), **{"@context": c.name(place)})
 
 
 def pick_fit(c: _Ctx) -> list[Line]:
