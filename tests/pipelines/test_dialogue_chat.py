@@ -23,6 +23,23 @@ from voicecoach.testing.scripted_llm import ScriptedLLMServer
 # pack -> kind -> turns: (what the player says, words the reply must have, words it must not)
 SESSIONS: dict[str, dict[str, list[tuple[str, list[str], list[str]]]]] = {
     "pet_arena": {
+        "head_with_look": [  # "the cat with the thorns" is one description: no second creature
+            ("can the moth fight the cat with the thorns", ["Briarcat"], ["Thornback"]),
+        ],
+        "a_thing_is_an_option": [  # "the coral thing" is Shellbastion's move, not Coralynx
+            ("does oakhorn hit shellbastion through the coral thing", ["Coral Guard"], ["Coralynx"]),
+        ],
+        "verb_not_option": [("i lead with oakhorn and bark skin up, does that soak it", [], ["Sun Soak"])],
+        "kill_it_shielded": [  # how to beat one, told shielding: a counter, not who can shield
+            (
+                "how do i kill the turtle its just sitting there with shields up",
+                ["Oakhorn"],
+                ["Coral Guard can"],
+            ),
+        ],
+        "kept_with_thanks": [
+            ("ok fine keep the fox. and thanks for carrying me", ["Good luck"], ["together"])
+        ],
         "exclusion_noted_once": [  # the exclusion is noted once, not again on every turn
             ("chat is saying bench the bird chick, is sparkwing actually bad here", ["Sparkwing"], []),
             ("lmao ok what should i overcharge the fox or the deer", ["Overcharge on"], ["You also asked"]),
@@ -1296,6 +1313,19 @@ SESSIONS: dict[str, dict[str, list[tuple[str, list[str], list[str]]]]] = {
         ],
     },
     "strike_team": {
+        "gear_described_then_picked": [  # "the big drum gun": Drum Gun's holder; a pick said back is taken in
+            ("the guy with the big drum gun is he good here", ["Dumaka"], ["Which hero"]),
+            ("what about the big shield guy i have", ["Brannoc is a good pick"], []),
+            ("cool i picked him", ["Good luck"], ["Osmund"]),
+        ],
+        "their_option_trouble": [  # a decision said back first; their option, then the trouble it makes
+            (
+                "lol ok wendell stays. also whats that drone thing their tamsin keeps throwing up",
+                ["Spotter Drone is Tamsin's"],
+                ["Wendell into"],
+            ),
+            ("ugh it keeps lighting us up every single fight", ["against Tamsin"], ["equip Spotter Drone"]),
+        ],
         "fielded_is_no_foe": [  # the player's own hero, not the opponent's, is never one to counter
             ("is lorcan actually good into their tamsin", ["should win against Tamsin"], ["damage hero"]),
             (

@@ -270,7 +270,8 @@ _NOT_ASKED = re.compile(
 # "How do I stop Mireva's hooks": a counter to the one who does it; but "how do I stop them healing"
 # asks for what stops it.
 _HOW_TO_STOP = re.compile(
-    r"\bhow\s+(?:do|can|should|would)\s+(?:i|we)\s+(?:stop|counter|beat|deal\s+with|handle|avoid|protect)\b",
+    r"\bhow\s+(?:do|can|should|would)\s+(?:i|we)\s+(?:stop|counter|beat|deal\s+with|handle|avoid|protect|kill|"
+    r"take\s+(?:down|out)|get\s+(?:past|through|rid\s+of)|break|punch\s+through|crack)\b",
     re.IGNORECASE,
 )
 _STOPPING = ("stop_healing", "break_shields")

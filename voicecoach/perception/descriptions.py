@@ -381,6 +381,8 @@ def _gear_words(pack: Pack, unit_kind: str) -> dict[str, frozenset[str]]:
         for oid in entity.value(field) or []:
             opt = pack.catalog.get(option, oid)
             parts = opt.display.lower().split() if opt is not None else []
+            if len(parts) == 2 and len(parts[-1]) < 4 and len(parts[0]) >= 4 and parts[0] not in names:
+                heads.add(parts[0])  # "Drum Gun": "the drum gun guy" (a gun is anyone's)
             if len(parts) >= 2 and len(parts[-1]) >= 4 and parts[-1].isalpha() and parts[-1] not in names:
                 heads.add(parts[-1])
                 if parts[-1].endswith("s") and not parts[-1].endswith("ss"):
@@ -757,22 +759,35 @@ def _carried_first(pack: Pack, text: str) -> str:
     heads = _HEADS | {
         n.lower() for n in pack.catalog.schema.kinds[pack.catalog.schema.kind("unit") or ""].nouns
     }
+    d = describer(pack)
+    carried = set().union(*_gear_words(pack, pack.catalog.schema.kind("unit") or "").values())
+    looks = d.vocabulary - d.roles  # "the cat with the thorns": a unit's own word for its head too
     for m in _HEAD_WITH.finditer(text):
         head = "guy" if m["head"].lower() == "one" else m["head"]  # "the one with the turret": a unit
-        if head.lower() not in heads:
+        looked = head.lower() not in heads
+        if looked and (head.lower() not in looks or head.lower() in FUNCTION_WORDS):
             continue
         look: list[re.Match[str]] = []
         for w in re.finditer(r"[a-z]+", text[m.end() :], re.IGNORECASE):
             if w.start() != (look[-1].end() + 1 if look else 0) or w.group(0).lower() in FUNCTION_WORDS:
                 break
+            said = w.group(0).lower()
+            if look and not ({said, said.removesuffix("s")} & (looks | carried) or _option_word(pack, said)):
+                break  # "is the bird with the lightning good": the look ends where the question goes on
             look.append(w)
             if len(look) == 3:
                 break
-        carried = set().union(*_gear_words(pack, pack.catalog.schema.kind("unit") or "").values())
         if look and m["head"].lower() == "one" and not {w.group(0).lower() for w in look} & carried:
             continue  # "the one with the fire tail": a look, read as said (not a guy's gear)
         if look:
-            words = text[m.end() : m.end() + look[-1].end()]
+            said_words = [w.group(0) for w in look]
+            if (
+                len(said_words) >= 2
+                and said_words[-2].lower() in carried
+                and said_words[-1].lower() not in carried
+            ):
+                said_words = said_words[:-1]  # "the big drum gun": Drum Gun's own word says it
+            words = " ".join(said_words)
             # ("I have a guy with a laser gun": my laser gun guy)
             det = m["det"] or f"{m['mine'].rsplit(' ', 1)[0]} my"
             # ("the cowboy guy with two pistols": the cowboy pistols guy)
@@ -908,6 +923,15 @@ def describe(pack: Pack, sides: Sides, text: str) -> tuple[str, list[str], Uncle
             if w in d.gear and next_word.removesuffix("'s") in heads - {"one", "ones"}:
                 words.append(w)  # "the shotgun guy" (but "the roar one" is the move: a thing)
                 j += 1
+                continue
+            then_head = _diminutive(d, tokens[j + 2].group(0).lower()) if j + 2 < len(tokens) else ""
+            if (
+                w in d.gear
+                and _option_word(pack, next_word)
+                and then_head.removesuffix("'s") in heads - {"one"}
+            ):
+                words.append(w)  # "the drum gun guy": Drum Gun's own word, the gun anyone's
+                j += 2
                 continue
             # "that spiky green cat": an everyday word between two the pack knows (not a name's first
             # word: "does their turtle know Frost Bind" ends the description at "turtle")
@@ -1709,6 +1733,43 @@ def option_by_word(pack: Pack, text: str, state: LiveState | None = None) -> tup
                     *asked,
                     f"{the.group(0)!r} -> {hits[0]}",
                 ]
+    if not any(m.kind == option_kind for m in linked):
+        # "Through the coral thing": a thing is no unit; the one option whose name has the word.
+        every = [o.display for o in pack.catalog.entities.get(option_kind, {}).values()]
+        for the in re.finditer(r"\b(?:the|that|this|its|his|her)\s+([a-z]{4,})\s+things?\b", text, re.I):
+            hits = [n for n in every if the.group(1).lower() in n.lower().split()]
+            if len(hits) > 1:  # "that drone thing their Tamsin throws": of the units named, theirs
+                held = {
+                    display(pack, option_kind, o)
+                    for m in linked
+                    if m.kind == unit_kind and (e := pack.catalog.get(unit_kind, m.id)) is not None
+                    for o in e.value(field) or []
+                }
+                hits = [n for n in hits if n in held]
+            holders = list(
+                dict.fromkeys(
+                    m.id
+                    for m in linked
+                    if m.kind == unit_kind
+                    and (e := pack.catalog.get(unit_kind, m.id)) is not None
+                    and {display(pack, option_kind, o) for o in e.value(field) or []} & set(hits)
+                )
+            )
+            if len(hits) > 1 and state is not None and len(holders) == 1:
+                # both of hers: the one she runs, else the one she starts with (her loadout's first)
+                e = pack.catalog.get(unit_kind, holders[0])
+                kin = [
+                    o for o in (e.value(field) or [] if e else []) if display(pack, option_kind, o) in hits
+                ]
+                hits = [
+                    display(pack, option_kind, o)
+                    for o in _option_meant(pack, state, holders[0], kin, None)[:1]
+                ]
+            if len(hits) == 1 and the.group(1).lower() not in types:
+                return text[: the.start()] + hits[0] + text[the.end() :], [
+                    *asked,
+                    f"{the.group(0)!r} -> {hits[0]}",
+                ]
     if not units and not any(m.kind == option_kind for m in linked):
         # "What about the roar one": a word of exactly one option's name, before "one" or a noun
         # for options, is that option ("the fire one" is a type: a unit's description).
@@ -1732,7 +1793,11 @@ def option_by_word(pack: Pack, text: str, state: LiveState | None = None) -> tup
         # option's name, after "the", is that option (not a look, a role or a type: "the shell").
         # ("this hero with the turret": a unit, by what it carries)
         for the in re.finditer(
-            r"(?<!with )\b(?:the|that|this)\s+([a-z]{4,})\b(?!\s+(?:one|thing|guy|girl|lady)\b)", text, re.I
+            # ("does that soak it": a verb, its object after it)
+            r"(?<!with )\b(?:the|that|this)\s+([a-z]{4,})\b"
+            r"(?!\s+(?:one|thing|guy|girl|lady|it|him|her|them|me|us)\b)",
+            text,
+            re.I,
         ):
             word = the.group(1).lower()
             hits = [n for n in names if n.lower().split()[-1] == word]

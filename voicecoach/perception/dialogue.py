@@ -75,6 +75,7 @@ from voicecoach.perception.prior import (
     nothing_asked,
     offered,
     remark,
+    said_back,
 )
 from voicecoach.perception.references import (
     DESCRIBED,
@@ -983,6 +984,7 @@ _POINTS_BACK = re.compile(r"\b(?:it|its|him|his|her|them|they|that|this|he|she)\
 _SECOND = re.compile(r"[,;.]?\s+(?:and\s+)?(?:then\s+)?second(?:ly)?\b,?\s*", re.IGNORECASE)
 
 
+_LEAD_SENTENCE = re.compile(r"^(?P<lead>[^.!?]+?)(?:[.!]+\s+|,?\s+(?=also\b|but\b|anyway\b))", re.IGNORECASE)
 _OPENS_QUESTION = re.compile(
     r"^\s*(?:(?:hey|hi|yo|ok|okay|so|and|also|uh|um|like|coach|quick question|quick one|real quick|right|"
     r"wait)\b[\s,]*)*"
@@ -1408,6 +1410,13 @@ _DEAL_WITH = re.compile(
 )
 
 
+# "... keeps lighting us up", "is wrecking my healer": trouble told of it (English cue words).
+_TROUBLE_AFTER = re.compile(
+    r"^\s+(?:(?:is|are|keeps?|kept|just|always|literally)\s+)+\w+\s+(?:\w+\s+)?(?:us|me|my|our|everyone)\b",
+    re.IGNORECASE,
+)
+
+
 def _answer_to_their_option(pack: Pack, sides: Sides, text: str) -> str:
     """ "How do I deal with Null Grenade" -> "how do I deal with their Nadira": an option only the
     opponent's side has, to be dealt with, is dealt with by answering the unit that has it."""
@@ -1431,7 +1440,7 @@ def _answer_to_their_option(pack: Pack, sides: Sides, text: str) -> str:
         return text
     # ("Quillon's Grapple Line": the unit named with it is the one answered)
     start = next((o.span[0] for o in linked if o.id == holders[0] and o.span[1] <= m.span[0]), m.span[0])
-    if _DEAL_WITH.search(text[:start]) is None:
+    if _DEAL_WITH.search(text[:start]) is None and _TROUBLE_AFTER.match(text[m.span[1] :]) is None:
         return text
     before = re.sub(r"(?:their|the|that)\s+$", "", text[:start], flags=re.IGNORECASE)
     return f"{before}their {display(pack, unit, holders[0])}{text[m.span[1] :]}"
@@ -2484,6 +2493,10 @@ def _read_one(
     if history and (accepted := _accepted(pack, text, history[-1])) is not None:
         text, notes = accepted, [f"yes to {history[-1].reply.rsplit('. ', 1)[-1]!r}"]
     sides = Sides(pack, state)
+    taken = _LEAD_SENTENCE.match(text)
+    if taken is not None and said_back(pack, taken["lead"]) and _OPENS_QUESTION.match(text[taken.end() :]):
+        # "lol ok Wendell stays. also what's that drone thing": the decision taken, then the question
+        text, notes = text[taken.end() :], [*notes, f"said back first: {taken['lead']!r}"]
     if history and (how := _how_to_do_that(pack, text, history[-1])) is not None:
         text, notes = how, [*notes, "how to do what the last answer said"]
     if history and (role := _role_follow_up(pack, text, history[-1])) is not None:
@@ -2618,6 +2631,9 @@ def _read_one(
         if it != text:
             notes.append("'it' -> the last exchange's entity")
             text = it
+            if (theirs := _answer_to_their_option(pack, sides, text)) != text:
+                # "it keeps lighting us up" of their Spotter Drone: their Tamsin is the trouble
+                text, notes = theirs, [*notes, "their option: the one who has it"]
     there = _THERE_FOE.search(text)
     if history and there is not None and not [u for u in _units(pack, text) if sides.side_of(u) == "theirs"]:
         foes = [u for u in _units(pack, history[-1].utterance) if sides.side_of(u) == "theirs"]

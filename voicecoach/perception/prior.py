@@ -1083,6 +1083,13 @@ class IntentPrior:
             # fact names its unit), not how it does against their side.
             p, rule = self._only(self.option_info_pair), "whose_option"
         elif (
+            self.option_info_pair is not None
+            and option is not None
+            and re.match(rf"^(?:\w+\s+){{0,3}}?{_WHATS_THAT}\s+{kind_token(option)}\s+{_IT_DOES}", abstracted)
+        ):
+            # "What's that Spotter Drone their Tamsin keeps throwing up": the option, with who uses it.
+            p, rule = self._only(self.option_info_pair), "what_is_option_used"
+        elif (
             self.option_hits_pair is not None
             and option is not None
             and abstracted.split().count(kind_token(option)) == 1
@@ -2690,6 +2697,14 @@ BACK_SOON = re.compile(
 )
 
 
+def said_back(pack: Pack, text: str) -> bool:
+    """Is `text` only advice taken or a decision said back ("ok cool", "fine, Wendell stays")?"""
+    said = normalise(text)
+    return bool(
+        ACKNOWLEDGED.match(said) or _TAKEN_IN.search(said) or _KEPT.match(abstract_entities(pack, text))
+    )
+
+
 def nothing_asked(text: str) -> bool:
     """Is the turn an answer taken in, a plan said back or a step away ("ok cool", "got it", "gonna
     grab a snack, brb"), asking nothing the dialogue should resolve?"""
@@ -2739,8 +2754,10 @@ _KEPT = re.compile(
     r"^(?:(?:ok|okay|k|kk|alright|fine|cool|yeah|yep|right|lol|then|so)\s+)*"
     r"(?:(?:(?:ill|i\s+will|well|we\s+will|gonna|im\s+gonna|i\s+guess)\s+)?(?:keep(?:ing)?|stick(?:ing)?\s+with|"
     r"stay(?:ing)?\s+with|going\s+with)\s+(?:my\s+|the\s+)?(?:x[a-z]+x|him|her|them)"
-    r"|(?:my\s+|the\s+)?x[a-z]+x\s+(?:stays|is\s+staying|it\s+is|stays\s+in))"
-    r"(?:\s+(?:then|in|on|for\s+now|i\s+guess|it\s+is|lol))*$"
+    r"|(?:my\s+|the\s+)?x[a-z]+x\s+(?:stays|is\s+staying|it\s+is|stays\s+in)"
+    r"|(?:i\s+|we\s+)?(?:picked|locked(?:\s+in)?|took|chose|went\s+with|locking(?:\s+in)?)\s+(?:my\s+|the\s+)?"
+    r"(?:x[a-z]+x|him|her|them|it)(?:\s+in)?)"
+    r"(?:\s+(?:then|in|on|for\s+now|i\s+guess|it\s+is|lol))*(?:\s+(?:and\s+)?(?:thanks|thank\s+you|thx)\b.*)?$"
 )
 _TAKEN_IN = re.compile(
     rf"^{_ASKS_ANYTHING}.*\b(?:got\s+it|gotcha|(?<!\bif\sthat\s)(?<!\bif\sit\s)makes\s+sense|will\s+do|"
@@ -2754,6 +2771,8 @@ _TAKEN_IN = re.compile(
     rf"|^{_ASKS_ANYTHING}\W*(?:(?:ok|okay|k|kk|alright|right|cool|fine|yeah|yep)\W+)*(?:keep(?:ing)?\s+it|"
     r"(?:going|sticking|staying)\s+with\s+(?:the\s+)?same(?:\s+\w+)?)\W*$"
     rf"|^{_ASKS_ANYTHING}.*\b(?:that(?:\s+one)?(?:s|\s+is|\s+was)|my\s+bad)\s+on\s+me\b"
+    # "... lol ok locking it in"
+    rf"|^{_ASKS_ANYTHING}.*\b(?:locking|locked)\s+(?:it|him|her|them|that)\s+in\W*$"
 )
 # "Any tips?", "how do I get better at this", "what should I focus on": the player asks for advice
 # as such (English cue words), so a general tip is an answer, not a stock line after one.
@@ -3361,6 +3380,13 @@ def _opening(e: PhiEntry) -> str | None:
 # Steps that answer only a narrower ask of their pair ("what are they weak to" of the analysis
 # pair, "who's in my team" and "is this map good for us" of the evaluate pair): not what the pair's
 # answer opens with.
+_WHATS_THAT = r"(?:whats|what\s+is|what\s+was|wats)(?:\s+(?:the|that|this))?"
+# ... then who uses it: "(that) their xherox keeps throwing up", "(that) he uses" (English cue words).
+_IT_DOES = (
+    r"(?:that\s+|which\s+)?(?:their|the|my|our|his|her|he|she|they|it)\s+(?:x[a-z]+x\s+)?"
+    r"(?:keeps|kept|always|uses|used|throws|threw|drops|dropped|puts|put|has|had|runs|ran|does|did|"
+    r"is|was)\b"
+)
 _KIND_CHOICE = re.compile(
     r"\b(?:here|this\s+(?:round|match|game)|should\s+(?:i|we)|do\s+(?:i|we)|go|play|run|pick|bring|take)\b"
 )

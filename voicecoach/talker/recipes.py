@@ -1327,6 +1327,8 @@ def rating(c: _Ctx) -> list[Line]:
         )
         return lines + c.line(c.inputs["edge_key"], [], score=score, status=status)
     units, where = c.ids("units"), c.ids("context")
+    if len(units) == 1:
+        return lines  # one unit is no team to rate ("if Sparkwing goes, who loses out")
     lead_key = c.inputs.get("lead_key")
     if lead_key and len(units) >= 2 and set(units) <= c.t.avoid:
         # The last reply named this team already: naming it again reads as the same advice twice.
