@@ -1313,6 +1313,20 @@ SESSIONS: dict[str, dict[str, list[tuple[str, list[str], list[str]]]]] = {
         ],
     },
     "strike_team": {
+        "chat_words_not_names": [
+            ("ok no pressure lmao. one swap whats the one swap", ["Take"], ["Did you mean"])
+        ],
+        "go_around_their_wall": [  # getting around a unit's wall is a counter, not a team built around it
+            (
+                "the enemy tank with big shield, his wall is block all my shoot. how i go around",
+                ["Brannoc"],
+                ["Build around"],
+            ),
+            ("and the other support, bexley, she also make wall?", ["Barrier Drop"], ["counters Bexley"]),
+        ],
+        "level_told_then_asked": [
+            ("my player level is ten. which hero i can unlock soon", ["Bexley"], []),
+        ],
         "gear_described_then_picked": [  # "the big drum gun": Drum Gun's holder; a pick said back is taken in
             ("the guy with the big drum gun is he good here", ["Dumaka"], ["Which hero"]),
             ("what about the big shield guy i have", ["Brannoc is a good pick"], []),

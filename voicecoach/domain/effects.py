@@ -44,7 +44,8 @@ EFFECTS = (
     _effect(
         "shield",
         r"\bshield(?:s|ing)?\b|\bbarriers?\b|\bprotect(?:s|ed|ing|ion)?\b(?!\s+(?:my|our|the)\s+lead)"
-        r"|\bblock(?:s|ing)?\b(?!\s+(?:the|a|their)\s+(?:lane|door))",
+        r"|\bblock(?:s|ing)?\b(?!\s+(?:the|a|their)\s+(?:lane|door))"
+        r"|\b(?:make|makes|put\s+up|puts\s+up|drop|drops|build|builds)\s+(?:a\s+|any\s+)?walls?\b",
         r"(?<!\benemy\s)(?<!\bthrough\s)(?<!\bthe\s)\b(?:shield(?:s|ing)?|barriers?)\b|\bprotects?\b|\bblocks?\b"
         r"|\bcovers?\s+allies\b|\babsorbs?\b|\bdeflects?\b|(?<!\btarget's\s)\barmou?r\b|\bhalves\s+the\s+damage\b|\bsoftens\b|\breduc\w+\s+(?:\w+\s+)?damage\b"
         r"|\blowering\s+the\s+damage\b",
@@ -315,8 +316,10 @@ def effect_question(pack: Pack, text: str) -> Asked | None:
             told = (
                 _TOLD.search(clause[:first]) is not None or _EVERY_TIME.search(clause[first:]) is not None
             ) and _ASKS_MINE.search(said) is None
+            # ("she also make wall?": the question mark asks, whatever the grammar)
+            marked = said[end : end + 1] == "?"
             if (
-                _ASKS.search(clause[:first]) or _ASKS.match(clause) or told
+                _ASKS.search(clause[:first]) or _ASKS.match(clause) or told or marked
             ):  # ("is it fast": the ask is the effect's)
                 return Asked(effects, (start, end), start + first)
         start = part.end() if part is not None else end

@@ -22,6 +22,15 @@ def english_counts() -> dict[str, int]:
     return dict(SpellChecker(language="en", distance=1).word_frequency.dictionary)
 
 
+# Chat and texting words players say aloud ("no pressure lmao"): everyday words the list lacks, never
+# a misheard name.
+CHAT_WORDS = frozenset(
+    "lol lmao lmfao rofl omg wtf ngl tbh imo imho idk btw brb afk gg ggs ez bruh bro pls plz thx ty np smh "
+    "fr ong lowkey highkey uh uhh um umm hmm mhm yall tryhard noob op pog poggers kek xd sus rip gj wp glhf "
+    "irl asap fyi".split()
+)
+
+
 # Words that carry no look or kind ("a phoenix reborn from its ashes": not "from", not "its"): never
 # a description of a unit, however a pack's text uses them.
 FUNCTION_WORDS = frozenset(

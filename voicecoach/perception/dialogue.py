@@ -2085,6 +2085,8 @@ def _the_other(pack: Pack, sides: Sides, text: str, history: Sequence[Exchange])
     other = _THE_OTHER.search(text)
     if other is None or not history:
         return text, []
+    if _units(pack, text[other.end() :][:40]) and re.match(r"\s*,", text[other.end() :]):
+        return text, []  # "the other support, Bexley, ...": named right after (an appositive)
     d = describer(pack)
     noun = other["noun"].lower()
     if noun in ("one", "guy", "girl", "thing") and other["det"].lower() in ("the", "their"):

@@ -29,7 +29,7 @@ import jellyfish
 from rapidfuzz import fuzz, process
 
 from voicecoach.core.state import LiveState
-from voicecoach.domain.english import ORDINARY_MIN_COUNT, english_counts
+from voicecoach.domain.english import CHAT_WORDS, ORDINARY_MIN_COUNT, english_counts
 from voicecoach.domain.entities import link_entities
 from voicecoach.domain.pack import Pack
 from voicecoach.domain.view import StateView
@@ -141,7 +141,7 @@ def ordinary(word: str) -> bool:
     ):
         if w.endswith(end) and len(w) - len(end) >= 3:
             variants.append(w[: -len(end)] + base)
-    return any(words.get(v, 0) >= ORDINARY_MIN_COUNT for v in variants) or w.isdigit()
+    return any(words.get(v, 0) >= ORDINARY_MIN_COUNT for v in variants) or w.isdigit() or w in CHAT_WORDS
 
 
 class Lexicon:

@@ -537,7 +537,9 @@ def asks_cap(pack: Pack, text: str, units: int = 0) -> str | None:
 # "What level am I", "what's my account level": the player's own level, a state field.
 _MY_LEVEL = re.compile(
     r"\bwhat\s+level\s+(?:am\s+i|are\s+we)\b|\bwhat(?:'s|s|\s+is)\s+(?:my|our)\s+(?:player\s+|account\s+)?level\b"
-    r"|\b(?:my|our)\s+(?:player|account)\s+level\b",
+    # ("my player level is ten, which hero ...": told, not asked)
+    r"|\b(?:my|our)\s+(?:player|account)\s+level\b(?!\s+(?:is|was|'s|s|at|now)\s+(?:now\s+)?(?:\d|[a-z]+teen\b|ten\b|"
+    r"eleven\b|twelve\b|twenty|thirty|one\b|two\b|three\b|four\b|five\b|six\b|seven\b|eight\b|nine\b))",
     re.IGNORECASE,
 )
 

@@ -727,7 +727,7 @@ class IntentPrior:
             rf"(?:their\s+|the\s+)?{token}"
             rf"|{token}\s+(?:\w+\s+)?(?:better|good|any good)\s+for\s+(?:their\s+|the\s+)?{token}"
             # "their Brannoc blocks everything, how do I get past"
-            rf"|{token}\b[\w\s,']{{0,40}}?\b(?:get|getting|break|breaking)\s+(?:past|through|around)\b"
+            rf"|{token}\b[\w\s,']{{0,40}}?\b(?:get|getting|go|going|walk|move|break|breaking)\s+(?:past|through|around)\b"
         )
         self._improve = re.compile(
             rf"\b(?:make|get|making|getting)\s+(?:my\s+)?{token}\s+(?:\w+\s+)?(?:strong|stronger|better|tougher|"
@@ -3080,7 +3080,7 @@ ANY_USE_NOW = re.compile(
 )
 # Verbs of going after a unit in a fight ("get to", "catch", "take on") (English cue words).
 CONFRONT = (
-    r"(?:get\s+to|get\s+past|get\s+around|catch|deal\s+with|do\s+(?:\w+\s+)?about|keep\s+up\s+with|shut\s+down|break|crack|"
+    r"(?:get\s+to|get\s+past|get\s+around|go\s+(?:around|past)|catch|deal\s+with|do\s+(?:\w+\s+)?about|keep\s+up\s+with|shut\s+down|break|crack|"
     r"lock\s+down|punish|outplay|hold\s+off|out(?:range|duel|trade|last|heal|snipe|speed|pace|fight)s?)"
 )
 # Words that put a unit in front of the player's pick: "best against", "an answer to", "into".

@@ -703,14 +703,22 @@ def _has_effect(t: RealizerTurn, utterance: str) -> bool:
         return asked.main in fx.get(oid, frozenset())
 
     everyone = _ALL.search(utterance[asked.at :]) is not None
+    # "make a wall": the option whose text says the player's own word, before another that shields
+    own_words = {w.rstrip("s") for w in re.findall(r"[a-z]{4,}", utterance[asked.at : asked.at + 30].lower())}
 
-    def fit(uo: tuple[str, str]) -> tuple[int, bool, bool]:
+    def fit(uo: tuple[str, str]) -> tuple[int, bool, bool, bool]:
         """ "Hits them all and slows", "protects the team": the option that does all of it first, and
         one that does it for others before one that does it for its own unit ("Renzo heals a little")."""
         option = pack.catalog.get(view.option_kind or "", uo[1])
         text = str(option.value("description") or "") if option is not None else ""
         own = text.startswith(pack.catalog.display_name(uo[0])) or _SELF.search(text) is not None
-        return -len(wanted & fx.get(uo[1], frozenset())), not (everyone and _ALL.search(text)), own
+        worded = bool(own_words & {w.rstrip("s") for w in re.findall(r"[a-z]{4,}", text.lower())})
+        return (
+            -len(wanted & fx.get(uo[1], frozenset())),
+            not worded,
+            not (everyone and _ALL.search(text)),
+            own,
+        )
 
     effect = asked.said
     unit, option_kind = view.unit_kind, view.option_kind
