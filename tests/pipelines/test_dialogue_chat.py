@@ -23,6 +23,20 @@ from voicecoach.testing.scripted_llm import ScriptedLLMServer
 # pack -> kind -> turns: (what the player says, words the reply must have, words it must not)
 SESSIONS: dict[str, dict[str, list[tuple[str, list[str], list[str]]]]] = {
     "pet_arena": {
+        "attack_type_not_a_unit": [  # "hit by the water from the turtle": the water is its attack
+            (
+                "my fox keeps getting hit by the water from the turtle",
+                ["watch their Shellbastion"],
+                ["from Shellbastion"],
+            ),
+        ],
+        "will_do_taken_in": [("ok i will do the wall one", ["Good luck"], ["double damage"])],
+        "good_to_level": [  # non-native "is good to level him": worth levelling, not whether it is owned
+            ("i have the little water dog tidefang, is good to level him?", ["Yes"], ["you have Tidefang"]),
+        ],
+        "best_three_owned": [
+            ("whats the best three i own against this lineup", ["Run"], ["Against Shellbastion, go"])
+        ],
         "head_with_look": [  # "the cat with the thorns" is one description: no second creature
             ("can the moth fight the cat with the thorns", ["Briarcat"], ["Thornback"]),
         ],

@@ -866,6 +866,7 @@ def describe(pack: Pack, sides: Sides, text: str) -> tuple[str, list[str], Uncle
         for s in ("", "s")
     }
     tokens = list(_TOKEN.finditer(text))
+    type_ids = {t for k in pack.catalog.schema.kinds_of("type") for t in pack.catalog.entities.get(k, {})}
     out, notes, cut = [], [], 0
     unclear: Unclear | None = None
     unclear_surface = ""
@@ -983,6 +984,15 @@ def describe(pack: Pack, sides: Sides, text: str) -> tuple[str, list[str], Uncle
         if following in _SLOT_NOUNS:
             i += 1
             continue  # "for the tank slot": a place on the team, not a unit
+        if (
+            det == "the"
+            and i
+            and tokens[i - 1].group(0).lower() in ("by", "from", "with", "of")
+            and all(w in type_ids for w in words)
+            and following not in heads
+        ):
+            i += 1
+            continue  # "hit by the water from the turtle": the attack's type, not a unit
         if (
             det in ("the", "that", "this")
             and (following in _KIT_NOUNS or following in option_nouns)

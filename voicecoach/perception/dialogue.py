@@ -603,6 +603,10 @@ def _appositive(pack: Pack, text: str) -> str:
     """ "What about their other long range one, Tamsin" as "what about their Tamsin": the name says
     who is meant; the words before it only describe it."""
     unit = pack.catalog.schema.kind("unit")
+    linked = link_entities(pack, text)
+    for a, b in reversed(list(zip(linked, linked[1:], strict=False))):
+        if a.id == b.id and a.kind == unit and re.fullmatch(r"[\s,]*", text[a.span[1] : b.span[0]]):
+            text = text[: a.span[1]] + text[b.span[1] :]  # "the little water dog Tidefang": once
     for m in reversed(link_entities(pack, text)):
         before = _BEFORE_NAME.search(text[: m.span[0]])
         if m.kind == unit and before is not None:

@@ -292,7 +292,8 @@ class IntentPrior:
             rf"\b(?:build|make|give|put\s+together|set\s+up)\s+(?:me|us)?\s*(?:a|the|my|our)?\s*(?:\w+\s+){{0,2}}?"
             rf"(?:{teams})\b|\b(?:best|good|strongest)\s+(?:{teams})\s+(?:for|on|against|vs|into|from|with)\b"
             # "the best 5 I can field for this map": a team by its size
-            rf"|\b(?:best|strongest)\s+(?:{teams}|[3-6])\s+(?:i|we)\s+(?:can|could)\s+(?:field|run|make|put\s+out|play)\b"
+            rf"|\b(?:best|strongest)\s+(?:{teams}|[3-6]|three|four|five|six)\s+(?:i|we)\s+(?:(?:can|could)\s+"
+            r"(?:field|run|make|put\s+out|play)|own|have|got)\b"
         )
 
         # The team builder that builds against the match when there is one (its Φ tools bind the
@@ -1275,6 +1276,13 @@ class IntentPrior:
         ):
             # "Should I get Dunecrawler for this fight", "should I save up for Quill": worth having
             p, rule = self._only(self.worth_pair), "worth_getting"
+        elif (
+            self.worth_pair is not None
+            and len({m.id for m in mentions if m.kind == unit}) == 1
+            and _GOOD_TO_LEVEL.search(abstracted)
+        ):
+            # "Is good to level him?", "is it smart to keep training Tidefang": worth levelling
+            p, rule = self._only(self.worth_pair), "good_to_level"
         elif self.swap_pair is not None and not named and WEAK_LINK.search(said):
             # "Who on my team isn't pulling their weight": the one to take off, and who comes in
             p, rule = self._only(self.swap_pair), "weak_link"
@@ -2662,7 +2670,7 @@ WHO_ARE_YOU = re.compile(
 STEPPING_AWAY = re.compile(r"^\W*(?:gtg|g2g|got\s+to\s+go|gg|ggs|gg\s+wp|good\s+game|good\s+games)\W*$")
 # "brb", "one sec": back in a moment, not leaving (a word back, not a goodbye).
 _ASKS_ANYTHING = (
-    r"(?!.*\b(?:what|whats|who|whos|which|how|why|should|can|could|would|will|is|are|was|does|did|"
+    r"(?!.*\b(?:what|whats|who|whos|which|how|why|should|can|could|would|will(?!\s+(?:do|try|go)\b)|is|are|was|does|did|"
     r"do\s+(?:i|we|you)|have\s+(?:i|we|you))\b)"
 )
 _THANKS_LAST = re.compile(
@@ -3386,6 +3394,10 @@ _IT_DOES = (
     r"(?:that\s+|which\s+)?(?:their|the|my|our|his|her|he|she|they|it)\s+(?:x[a-z]+x\s+)?"
     r"(?:keeps|kept|always|uses|used|throws|threw|drops|dropped|puts|put|has|had|runs|ran|does|did|"
     r"is|was)\b"
+)
+_GOOD_TO_LEVEL = re.compile(
+    r"\b(?:good|worth\s+it|smart|wise|ok|okay|fine|a\s+good\s+idea|worth)\s+(?:to\s+|for\s+me\s+to\s+)(?:keep\s+)?"
+    r"(?:level|levelling|leveling|train|training|upgrade|upgrading|invest\s+in|grind)\b"
 )
 _KIND_CHOICE = re.compile(
     r"\b(?:here|this\s+(?:round|match|game)|should\s+(?:i|we)|do\s+(?:i|we)|go|play|run|pick|bring|take)\b"
