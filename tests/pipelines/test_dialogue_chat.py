@@ -1327,6 +1327,18 @@ SESSIONS: dict[str, dict[str, list[tuple[str, list[str], list[str]]]]] = {
         ],
     },
     "strike_team": {
+        "other_gun_then_better": [  # his other gun is his next item; "is he better": him against the last
+            ("uh what's the tank i have that charges into people", ["Dumaka"], []),
+            ("does he have any other gun", ["Slugger"], ["keep levelling"]),
+            ("and the hammer guy is he better", ["Osmund over Dumaka"], ["tank hero"]),
+        ],
+        "heals_stopped_plainly": [
+            (
+                "her nadira's grenade is make my healer not heal?",
+                ["Yes", "stop enemy healing"],
+                ["doesn't heal"],
+            ),
+        ],
         "chat_words_not_names": [
             ("ok no pressure lmao. one swap whats the one swap", ["Take"], ["Did you mean"])
         ],

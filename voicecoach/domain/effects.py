@@ -175,7 +175,9 @@ EFFECTS = (
     ),
     _effect(
         "stop_healing",
-        r"\banti[\s-]?heal\w*|\bstop\s+(?:them|him|her|their\s+\w+)\s+(?:from\s+)?heal\w*|\bcut\s+(?:their\s+)?heal\w*",
+        r"\banti[\s-]?heal\w*|\bstop\s+(?:them|him|her|their\s+\w+)\s+(?:from\s+)?heal\w*|\bcut\s+(?:their\s+)?heal\w*"
+        # "is make my healer not heal", "so he can't heal": healing stopped, said plainly
+        r"|\bmake[s]?\s+(?:\w+\s+){0,3}?(?:not|no|never|stop)\s+heal\w*|\b(?:can'?t|cannot|cant)\s+heal\b",
         r"\bfrom\s+being\s+healed\b",
         "stop enemy healing",
     ),

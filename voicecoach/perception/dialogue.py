@@ -745,6 +745,12 @@ _IF_ON = re.compile(
 )
 
 
+# "And the hammer guy, is he better": one named, weighed against the last one (English cue words).
+_IS_IT_BETTER = re.compile(
+    r"^\W*(?:(?:and|so|ok|okay|what\s+about|how\s+about)\W+)*(?P<rest>.+?)\W+(?:is|would|will)\s+"
+    r"(?:he|she|it|that|they)\s+(?:be\s+)?(?:any\s+)?(?P<word>better|worse|stronger|weaker)\W*$",
+    re.IGNORECASE,
+)
 _REVERSED = re.compile(
     r"^\W*(?:(?:and|ok|okay|so|what\s+about|how\s+about)\W+)*(?:the\s+)?(?:other\s+way\s+a?round|vice\s+versa|"
     r"reverse(?:d)?|the\s+reverse|flip\s+it)\W*$",
@@ -784,6 +790,15 @@ def _follow_up(pack: Pack, sides: Sides, text: str, history: Sequence[Exchange])
             kind = pack.catalog.schema.kind("unit") or ""
             one, other = display(pack, kind, before[0]), display(pack, kind, now[0])
             return f"is {one} {than['word']} than {other}", [f"follow-up: {one} against {other}"]
+    better = _IS_IT_BETTER.match(text)
+    if better is not None and history and len(now := _units(pack, better["rest"])) == 1:
+        # "Tell me about Dumaka" - "and the hammer guy, is he better": better than the last one
+        before = _units(pack, history[-1].utterance) + _units(pack, _first_sentence(history[-1].reply))
+        kind = pack.catalog.schema.kind("unit") or ""
+        last = next((u for u in before if u != now[0] and sides.side_of(u) == sides.side_of(now[0])), None)
+        if last is not None and _short(pack, better["rest"]):
+            one, two = display(pack, kind, now[0]), display(pack, kind, last)
+            return f"is {one} {better['word']} than {two}", [f"follow-up: {one} against {two}"]
     if_on = _IF_ON.match(text)
     if if_on is not None and history and _short(pack, if_on["rest"]) and len(_units(pack, if_on["rest"])) < 2:
         # ("what if I go Yarrow instead of Elowen" names both sides of a swap: a question of its own)

@@ -514,8 +514,21 @@ class IntentPrior:
         )
         option = pack.catalog.schema.kind("option")
         nouns = [n.lower() for n in pack.catalog.schema.kinds[option].nouns] if option else []
-        self.next_option_pair = _opening_pair(pack, self.labels, "option_next") or _opening_pair(
-            pack, self.labels, "progression"
+        # (a pair that answers it first, "what do I unlock next on Lorcan", before one that opens
+        # with a verdict: "keep levelling him" is no answer to "does he have any other gun")
+        self.next_option_pair = (
+            next(
+                (
+                    (e.intent, e.sub_intent)
+                    for e in pack.phi
+                    if e.answer
+                    and e.answer[0].recipe == "option_next"
+                    and (e.intent, e.sub_intent) in self.labels
+                ),
+                None,
+            )
+            or _opening_pair(pack, self.labels, "option_next")
+            or _opening_pair(pack, self.labels, "progression")
         )
         # The pairs whose answer already says what comes next: the rule leaves them be.
         self.next_pairs = {
@@ -3385,9 +3398,7 @@ def _opening(e: PhiEntry) -> str | None:
     )
 
 
-# Steps that answer only a narrower ask of their pair ("what are they weak to" of the analysis
-# pair, "who's in my team" and "is this map good for us" of the evaluate pair): not what the pair's
-# answer opens with.
+# "What's that Spotter Drone ...": the option asked, then who uses it.
 _WHATS_THAT = r"(?:whats|what\s+is|what\s+was|wats)(?:\s+(?:the|that|this))?"
 # ... then who uses it: "(that) their xherox keeps throwing up", "(that) he uses" (English cue words).
 _IT_DOES = (
@@ -3395,16 +3406,21 @@ _IT_DOES = (
     r"(?:keeps|kept|always|uses|used|throws|threw|drops|dropped|puts|put|has|had|runs|ran|does|did|"
     r"is|was)\b"
 )
+# "Is (it) good to level him": worth levelling (English cue words).
 _GOOD_TO_LEVEL = re.compile(
     r"\b(?:good|worth\s+it|smart|wise|ok|okay|fine|a\s+good\s+idea|worth)\s+(?:to\s+|for\s+me\s+to\s+)(?:keep\s+)?"
     r"(?:level|levelling|leveling|train|training|upgrade|upgrading|invest\s+in|grind)\b"
 )
+# "Tank or support here", "should I go fire or water": a choice of kinds to play.
 _KIND_CHOICE = re.compile(
     r"\b(?:here|this\s+(?:round|match|game)|should\s+(?:i|we)|do\s+(?:i|we)|go|play|run|pick|bring|take)\b"
 )
 _KIND_VERDICT = re.compile(
     r"\b(?:good|work|works|viable|decent|ok|okay|suit|suits|strong|bad|worth|favou?rs?|for)\b", re.IGNORECASE
 )
+# Steps that answer only a narrower ask of their pair ("what are they weak to" of the analysis
+# pair, "who's in my team" and "is this map good for us" of the evaluate pair): not what the pair's
+# answer opens with.
 _NARROW_STEPS = (
     "weak_side",
     "members",
