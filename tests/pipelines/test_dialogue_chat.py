@@ -1327,6 +1327,10 @@ SESSIONS: dict[str, dict[str, list[tuple[str, list[str], list[str]]]]] = {
         ],
     },
     "strike_team": {
+        "relayed_correction": [  # "she means the pistol one, Lorcan": the name said, the question kept
+            ("she wants to put armour on the shotgun one is that good", ["Renzo"], ["Auto Shotgun belongs"]),
+            ("wait no she means the pistol one, lorcan", ["Lorcan"], ["Bexley"]),
+        ],
         "other_gun_then_better": [  # his other gun is his next item; "is he better": him against the last
             ("uh what's the tank i have that charges into people", ["Dumaka"], []),
             ("does he have any other gun", ["Slugger"], ["keep levelling"]),

@@ -921,7 +921,8 @@ def describe(pack: Pack, sides: Sides, text: str) -> tuple[str, list[str], Uncle
                     break  # "the shotgun guy's best loadout": "best" is the loadout's
                 continue
             next_word = _diminutive(d, tokens[j + 1].group(0).lower()) if j + 1 < len(tokens) else ""
-            if w in d.gear and next_word.removesuffix("'s") in heads - {"one", "ones"}:
+            put_on = i > 0 and tokens[i - 1].group(0).lower() == "on"  # "put armour on the shotgun one"
+            if w in d.gear and next_word.removesuffix("'s") in heads - (set() if put_on else {"one", "ones"}):
                 words.append(w)  # "the shotgun guy" (but "the roar one" is the move: a thing)
                 j += 1
                 continue
@@ -1788,8 +1789,9 @@ def option_by_word(pack: Pack, text: str, state: LiveState | None = None) -> tup
         d = describer(pack)
         described = {w for ws in d.strong.values() for w in ws} - d.gear  # "the shell one": a unit's look
         for the in re.finditer(
-            rf"\b(?:the|that|this)\s+([a-z]{{4,}})\s+(?:{nouns})s?\b", text, re.IGNORECASE
+            rf"(?<!\bon\s)\b(?:the|that|this)\s+([a-z]{{4,}})\s+(?:{nouns})s?\b", text, re.IGNORECASE
         ):
+            # ("put armour on the shotgun one": what an option goes on is a unit)
             word = the.group(1).lower()
             hits = [n for n in names if word in n.lower().split()]
             # ("the wall one": a role's word too, but asked as a move when unlocked or used)

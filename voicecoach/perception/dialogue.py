@@ -120,14 +120,16 @@ class Reading:
 
 _CORRECTION_LEAD = re.compile(
     r"^\s*(?:(?:no+|nope|nah|sorry|oops|whoops|wait|hold on|hang on|actually|my bad|scratch that|"
-    r"correction|i mean|i meant|i said|make (?:that|it)|not that(?: one)?|rather)\b[\s,.!;:-]*)+",
+    r"correction|i mean|i meant|i said|(?:he|she|they) (?:means?|meant)|make (?:that|it)|not that(?: one)?|"
+    r"rather)\b[\s,.!;:-]*)+",
     re.IGNORECASE,
 )
 # A lead that is a correction by itself ("wait, what does X do" is a new question, not a correction;
 # a bare "no" keeps its meaning: "no Hakon either" keeps Hakon out).
 _CORRECTING = re.compile(
     r"\b(?:sorry|oops|whoops|actually|my bad|scratch that|correction|i meant|i mean|"
-    r"make (?:that|it)|not that|no+ wait|wait no+|or rather|no+[\s,.!]+no+)\b",
+    r"(?:he|she|they) (?:means?|meant)|make (?:that|it)|not that|no+ wait|wait no+|or rather|"
+    r"no+[\s,.!]+no+)\b",
     re.IGNORECASE,
 )
 _BARE_NO = re.compile(r"^\s*(?:no+|nope|nah)\s*[,.!]\s*$", re.IGNORECASE)
@@ -2536,6 +2538,7 @@ def _read_one(
     notes += named
     text, named = option_they_used(pack, sides, text)  # "Nadira threw something": her Null Grenade
     notes += named
+    text = _appositive(pack, text)  # "the pistol one, Lorcan": the name, not a guess at the words
     described, said, unclear = describe(pack, sides, text)
     opening = _CORRECTION_LEAD.match(text)
     correcting = opening is not None and _CORRECTING.search(opening.group(0)) is not None
