@@ -23,6 +23,11 @@ from voicecoach.testing.scripted_llm import ScriptedLLMServer
 # pack -> kind -> turns: (what the player says, words the reply must have, words it must not)
 SESSIONS: dict[str, dict[str, list[tuple[str, list[str], list[str]]]]] = {
     "pet_arena": {
+        "one_of_them": [  # "of them": theirs, not a question back; "which of them is X" picks one out
+            ("the electric one of them, he is dangerous for me?", ["Voltail"], ["Your Sparkwing, or"]),
+            ("which of them is the electric one", ["Voltail"], ["have Sparkwing"]),
+        ],
+        "what_resists_a_type": [("and what resists grass", ["fire and wind hold up best"], [])],
         "attack_type_not_a_unit": [  # "hit by the water from the turtle": the water is its attack
             (
                 "my fox keeps getting hit by the water from the turtle",
@@ -650,7 +655,11 @@ SESSIONS: dict[str, dict[str, list[tuple[str, list[str], list[str]]]]] = {
         ],
         "members": [("is sparkwing in my lineup", ["Yes", "Emberfox, Oakhorn and Sparkwing"], ["rate"])],
         "resists": [
-            ("which of mine takes the least damage from fire", ["take the least from fire"], ["you want"])
+            (
+                "which of mine takes the least damage from fire",
+                ["hold up best", "take only half damage"],
+                ["you want"],
+            )
         ],
         "ellipsis": [
             ("is fire good against water", ["half damage"], []),

@@ -68,7 +68,7 @@ _SCENE_NOUNS = {
 _ASKS_WHICH = re.compile(r"\b(?:who|which|what)(?:'?s|\s+is|\s+are)?\b", re.IGNORECASE)
 _SIDE_AFTER = re.compile(
     r"^\s+(?:(?:on|from|in)\s+(?P<s1>their|the enemy|the other|enemy|my|our)\s+(?:side|team)|"
-    r"of\s+(?P<s2>theirs|mine|ours))\b",
+    r"of\s+(?P<s2>theirs|mine|ours|them))\b",
     re.IGNORECASE,
 )
 # Cue verbs before a pronoun: which side the unit it stands for is on.
@@ -1082,7 +1082,10 @@ def describe(pack: Pack, sides: Sides, text: str) -> tuple[str, list[str], Uncle
             continue
         after = _SIDE_AFTER.match(text[end:])
         if after is not None:
-            side = side_word(after["s1"] or after["s2"] or "")
+            said_side = after["s1"] or after["s2"] or ""
+            side = (
+                "theirs" if said_side.lower() == "them" else side_word(said_side)
+            )  # "the electric one of them"
             end += after.end()
         before = text[: tokens[i].start()]
         if side == "any" and _HURTS_US.match(text[end:]):
@@ -1201,8 +1204,9 @@ _DO_I_HAVE = re.compile(
 # "Which of those are tanks?", "which ones are epic", "which of my guys are supports": the same as
 # "what tanks have I got" (the player's own units of that kind).
 _WHICH_ARE = re.compile(
-    r"^\W*(?:\w+\W+){0,2}?(?:which\s+(?:of\s+(?:those|them|these|my|our)(?:\s+\w+)?|of\s+(?:mine|ours)|ones?)"
-    r"\s+(?:are|is)|who(?:'re|\s+are)\s+(?:all\s+)?(?:my|our))\s+(?:the\s+|an?\s+)?"
+    # ("which of them is the electric one" picks one of theirs out: not a kind the player owns)
+    r"^\W*(?:\w+\W+){0,2}?(?:which\s+(?:of\s+(?:those|these|my|our)(?:\s+\w+)?|of\s+(?:mine|ours)|ones?)"
+    r"\s+(?:are|is)|which\s+of\s+them\s+are|who(?:'re|\s+are)\s+(?:all\s+)?(?:my|our))\s+(?:the\s+|an?\s+)?"
     r"(?P<kind>\w+(?:\s+\w+)?)\W*$",
     re.IGNORECASE,
 )

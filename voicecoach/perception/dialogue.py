@@ -2568,7 +2568,8 @@ def _read_one(
         and re.match(r"(?:their|my|the|our|your|that|this)\b", text[who_is.end() :], re.IGNORECASE)
     ):
         # "Who's their healer?" asks who fits the description: the answer is that unit itself.
-        described = f"tell me about {described[_WHO_IS.match(text).end() :]}".rstrip(" ?.!")  # type: ignore[union-attr]
+        who = _WHO_IS.match(described)  # (the description read: its own length, not the text's)
+        described = f"tell me about {described[who.end() if who else 0 :]}".rstrip(" ?.!")
     elif said and len(_units(pack, described)) == 1 and not _units(pack, text) and _WHAT_IS_ONE.match(text):
         # "What's the tank I have that charges into people": that unit, by what it does
         one = next(m for m in link_entities(pack, described) if m.kind == pack.catalog.schema.kind("unit"))

@@ -1739,7 +1739,11 @@ def _resisting(c: _Ctx, m: Matchup, kind: str) -> list[Line]:
     units = sorted([u for u, x in taken.items() if x == least], key=lambda u: (u not in side, -c.power(u)))[
         :3
     ]
-    values = {str(m.attribute): c.name(kind), "@units": c.names(units), "status": _words(m, least)}
+    # "What resists grass": the types first ("Fire and wind resist grass"), then the player's units
+    every = [t for k in c.schema.kinds_of("type") for t in c.catalog.entities.get(k, {})]
+    resist = [t for t in every if _type_mult(c, m, kind, t) < m.default]
+    values = {str(m.attribute): c.name(kind), "@units": c.names(units), "status": _words(m, least),
+              "@types": c.names(resist) or None}  # fmt: skip
     key = c.inputs.get("resist_key") if least < m.default else c.inputs.get("resist_none_key")
     return c.line(key, units, **values)
 
