@@ -1336,6 +1336,10 @@ SESSIONS: dict[str, dict[str, list[tuple[str, list[str], list[str]]]]] = {
         ],
     },
     "strike_team": {
+        "why_it_loses": [  # "why does he lose to Nadira": the matchup's reason, not a counter to him
+            ("tell me about osmund", ["Osmund"], []),
+            ("why does he lose to nadira though", ["Nadira has the edge on your Osmund", "null grenade"], []),
+        ],
         "relayed_correction": [  # "she means the pistol one, Lorcan": the name said, the question kept
             ("she wants to put armour on the shotgun one is that good", ["Renzo"], ["Auto Shotgun belongs"]),
             ("wait no she means the pistol one, lorcan", ["Lorcan"], ["Bexley"]),

@@ -346,6 +346,10 @@ def pick_best(c: _Ctx) -> list[Line]:
         if mult == m.default:
             values = {"@unit": c.name(one), "foe": c.name(other)}
             return verdict + c.naming(c.inputs.get("even_key"), [one, other], **values)
+        values = _counter_values(c, m, one, other)
+        if _WHY_DOES.match(c.t.utterance) and mult > m.default and values["reason"] and c.view.owns(other):
+            # "Why does Osmund lose to Nadira": the matchup's own reason
+            return c.naming(c.inputs.get("edge_key"), [one, other], **values)
         theirs_said = re.search(rf"\btheir\s+{re.escape(c.name(one))}\b", c.t.utterance, re.IGNORECASE)
         # "does their Brannoc counter her", or a claim: the matchup as asked, not a pick
         if not (mult > m.default and c.usable(one)) or theirs_said or verdict:
@@ -438,9 +442,12 @@ _ONE_BEATS_OTHER = re.compile(
     re.IGNORECASE,
 )
 _BEATEN_BY = re.compile(
-    r"^\s+(?:\w+\s+)?(?:gets?|is|are|getting|being)\s+(?:\w+\s+)?(?:countered|beaten|beat|wrecked|shut\s+down)\s+"
-    r"by\s+(?:my\s+|their\s+|the\s+|your\s+)?$",
+    r"^\s+(?:(?:\w+\s+)?(?:gets?|is|are|getting|being)\s+(?:\w+\s+)?(?:countered|beaten|beat|wrecked|shut\s+down)\s+"
+    r"by|(?:always\s+|keep\s+|keeps\s+)?(?:lose|loses|losing|lost)\s+(?:to|against))\s+(?:my\s+|their\s+|the\s+|your\s+)?$",
     re.IGNORECASE,
+)
+_WHY_DOES = re.compile(
+    r"^\W*(?:(?:and|so|but|ok|okay)\W+)*why\s+(?:does|do|did|is|would|will)\b", re.IGNORECASE
 )
 
 
@@ -457,7 +464,10 @@ def _asks_one_beats_other(c: _Ctx) -> tuple[str, str] | None:
     for one, other in zip(units, units[1:], strict=False):
         # "Tamsin, but doesn't their Brannoc counter Tamsin": the question is its own clause.
         clause = re.split(r"[,;.?!]", text[: one.span[0]])[-1]
-        if one.id == other.id or not (YES_NO.match(clause) or claim or WHO_WINS.search(text)):
+        # ("why does Osmund lose to Nadira": the matchup, with its reason)
+        if one.id == other.id or not (
+            YES_NO.match(clause) or claim or WHO_WINS.search(text) or _WHY_DOES.match(clause)
+        ):
             continue
         between = text[one.span[1] : other.span[0]]
         hypothetical = not c.view.owns(one.id) and one.id not in c.view.opponent_side()
