@@ -23,6 +23,9 @@ from voicecoach.testing.scripted_llm import ScriptedLLMServer
 # pack -> kind -> turns: (what the player says, words the reply must have, words it must not)
 SESSIONS: dict[str, dict[str, list[tuple[str, list[str], list[str]]]]] = {
     "pet_arena": {
+        "description_checked": [
+            ("the turtle is that shellbastion", ["Yes, that's their Shellbastion"], ["Aegiscarab"])
+        ],
         "one_of_them": [  # "of them": theirs, not a question back; "which of them is X" picks one out
             ("the electric one of them, he is dangerous for me?", ["Voltail"], ["Your Sparkwing, or"]),
             ("which of them is the electric one", ["Voltail"], ["have Sparkwing"]),
@@ -1336,6 +1339,10 @@ SESSIONS: dict[str, dict[str, list[tuple[str, list[str], list[str]]]]] = {
         ],
     },
     "strike_team": {
+        "description_checked": [  # "is that X": yes or no (and which), not a pick or a role line
+            ("and the one with the drone is that tamson", ["Yes, that's their Tamsin"], []),
+            ("is the sniper tamsin", ["No, that's their Quillon, not Tamsin"], []),
+        ],
         "why_it_loses": [  # "why does he lose to Nadira": the matchup's reason, not a counter to him
             ("tell me about osmund", ["Osmund"], []),
             ("why does he lose to nadira though", ["Nadira has the edge on your Osmund", "null grenade"], []),

@@ -597,6 +597,11 @@ def _by_what_it_does(pack: Pack, sides: Sides, text: str) -> tuple[str, list[str
                 held.append(w)
             if held:
                 clause, end = clause[: held[-1].end()], m.start("clause") + held[-1].end()
+        named = [e for e in link_entities(pack, clause) if e.kind == unit_kind]
+        if (m["head"].lower() in FUNCTION_WORDS and m["head"].lower() not in _HEADS) or (
+            named and not clause[: named[0].span[0]].strip()
+        ):
+            continue  # "the turtle is that Shellbastion": a name said, not what one does
         raw = [w for w in re.findall(r"[a-z]+", clause.lower()) if len(w) > 3]
         said = [w for w in map(_stem, raw) if w not in plain]
         uncommon = {_stem(w) for w in raw if english_counts().get(w, 0) < _UNCOMMON}

@@ -2506,6 +2506,40 @@ def _not_this_but_that(pack: Pack, sides: Sides, text: str) -> tuple[str, list[s
     return f"what if I play {one} instead of {other}", [f"{other} out, {one} in"]
 
 
+# "The one with the drone, is that Tamsin?", "is the sniper Quillon": a description checked against a
+# name (English cue words).
+_IS_THAT = re.compile(
+    r"^\W*(?:(?:and|so|ok|okay|wait|hmm|uh|um)\W+)*(?P<desc>(?:the|their|that|this|my)(?:\s+[\w']+){1,5}?)\s*,?\s+"
+    r"(?:is\s+that|that'?s|thats|is\s+it|is\s+he|is\s+she|is\s+this)\s+(?P<name>[\w']+(?:\s+[\w']+)?)\W*$"
+    r"|^\W*(?:(?:and|so|ok|okay)\W+)*is\s+(?P<desc2>(?:the|their)(?:\s+[\w']+){1,2}?)\s+(?P<name2>[\w']+)\W*$",
+    re.IGNORECASE,
+)
+
+
+def _checked_name(pack: Pack, sides: Sides, text: str) -> Reading | None:
+    """Whether the unit a description fits is the one the player names: yes (or no, and which it
+    is), then that unit told about."""
+    said = _IS_THAT.match(text)
+    if said is None:
+        return None
+    desc, name = (said["desc"], said["name"]) if said["desc"] else (said["desc2"], said["name2"])
+    named, described = _units(pack, name), _units(pack, describe(pack, sides, desc)[0])
+    if len(named) != 1 or len(described) != 1 or _units(pack, desc):
+        return None
+    kind = pack.catalog.schema.kind("unit") or ""
+    one = _side_name(pack, sides, described[0]).replace("my ", "your ", 1)
+    lead = (
+        f"Yes, that's {one}."
+        if described == named
+        else f"No, that's {one}, not {display(pack, kind, named[0])}."
+    )
+    return Reading(
+        text=f"tell me about {_side_name(pack, sides, described[0])}",
+        resolved=(f"checked: {lead}",),
+        lead=lead,
+    )
+
+
 def _read_one(
     pack: Pack, state: LiveState | None, text: str, history: Sequence[Exchange], resume: bool = True
 ) -> Reading:
@@ -2516,6 +2550,9 @@ def _read_one(
     if history and (accepted := _accepted(pack, text, history[-1])) is not None:
         text, notes = accepted, [f"yes to {history[-1].reply.rsplit('. ', 1)[-1]!r}"]
     sides = Sides(pack, state)
+    checked = _checked_name(pack, sides, text)
+    if checked is not None:
+        return checked
     taken = _LEAD_SENTENCE.match(text)
     if taken is not None and said_back(pack, taken["lead"]) and _OPENS_QUESTION.match(text[taken.end() :]):
         # "lol ok Wendell stays. also what's that drone thing": the decision taken, then the question
