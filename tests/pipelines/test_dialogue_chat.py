@@ -23,6 +23,13 @@ from voicecoach.testing.scripted_llm import ScriptedLLMServer
 # pack -> kind -> turns: (what the player says, words the reply must have, words it must not)
 SESSIONS: dict[str, dict[str, list[tuple[str, list[str], list[str]]]]] = {
     "pet_arena": {
+        "told_then_asked_with_marks": [  # a statement with a question mark is no effect asked of a side
+            (
+                "their voltale outspeeds ember? overcharge fix that?",
+                ["Overcharge"],
+                ["Volt Dash can strike first"],
+            ),
+        ],
         "description_checked": [
             ("the turtle is that shellbastion", ["Yes, that's their Shellbastion"], ["Aegiscarab"])
         ],
@@ -1339,6 +1346,18 @@ SESSIONS: dict[str, dict[str, list[tuple[str, list[str], list[str]]]]] = {
         ],
     },
     "strike_team": {
+        "the_one_hurting_me": [  # "is he the one one-shotting me", "someone better against him": counters
+            (
+                "theres a guy on their team who keeps zipping up to high spots with like a rope",
+                ["Quillon"],
+                [],
+            ),
+            ("is he the one one-shotting me", ["Quillon"], ["account level 25"]),
+            ("should i play someone else whos better against him", ["Brannoc"], ["account level 25"]),
+        ],
+        "bare_no_corrects": [("their tamsin. no. their quillon. who kills", ["Quillon"], ["Against Tamsin"])],
+        "score_groan": [("0-1. ugh", ["0 to 1"], ["good luck next time"])],
+        "healing_them": [("whos the one healing them from super far away", ["Nadira"], ["Elowen"])],
         "description_checked": [  # "is that X": yes or no (and which), not a pick or a role line
             ("and the one with the drone is that tamson", ["Yes, that's their Tamsin"], []),
             ("is the sniper tamsin", ["No, that's their Quillon, not Tamsin"], []),

@@ -319,7 +319,9 @@ def effect_question(pack: Pack, text: str) -> Asked | None:
                 _TOLD.search(clause[:first]) is not None or _EVERY_TIME.search(clause[first:]) is not None
             ) and _ASKS_MINE.search(said) is None
             # ("she also make wall?": the question mark asks, whatever the grammar)
-            marked = said[end : end + 1] == "?"
+            # (not "their Voltail outspeeds Ember?": the effect said last, nothing it is done to after it)
+            last = max(m.end() for e in EFFECTS if e.name in effects if (m := e.asked.search(clause)))
+            marked = said[end : end + 1] == "?" and not clause[last:].strip(" ?!.")
             if (
                 _ASKS.search(clause[:first]) or _ASKS.match(clause) or told or marked
             ):  # ("is it fast": the ask is the effect's)

@@ -701,7 +701,9 @@ def _inline_correction(pack: Pack, sides: Sides, text: str) -> tuple[str, list[s
     """Inside one utterance: "what's next for Osmund - actually no, Kasimir's": the name said
     wrong put right."""
     for cue in _INLINE_CORRECTION.finditer(text):
-        if cue.start() == 0 or not _CORRECTING.search(cue.group(0)):
+        # ("their Tamsin. no. their Quillon": a bare "no" between two sentences corrects too)
+        bare_no = re.fullmatch(r"\s*[.,;!?]+\s*no+\s*[.,;!?]+\s*", cue.group(0)) is not None
+        if cue.start() == 0 or not (_CORRECTING.search(cue.group(0)) or bare_no):
             continue
         rest = text[cue.end() :]
         # The name right after the cue, or after a few words describing it ("sorry, grenade man, Fenwick").

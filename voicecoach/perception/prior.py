@@ -1289,6 +1289,13 @@ class IntentPrior:
         ):
             # "Should I get Dunecrawler for this fight", "should I save up for Quill": worth having
             p, rule = self._only(self.worth_pair), "worth_getting"
+        elif self.counter_pair is not None and re.search(
+            rf"\bis\s+(?:their\s+)?{kind_token(unit or '')}\s+the\s+(?:one|guy)\s+(?:who'?s?\s+|thats?\s+)?"
+            r"(?:keeps?\s+)?(?:[a-z]+\s+)?[a-z]+ing\s+(?:me|us|my|our)\b",
+            abstracted,
+        ):
+            # "Is he the one one-shotting me": trouble from that one of theirs, and what beats it
+            p, rule = self._only(self.counter_pair), "the_one_hurting"
         elif (
             self.worth_pair is not None
             and len({m.id for m in mentions if m.kind == unit}) == 1
@@ -2593,7 +2600,7 @@ _EXCLAIMED = (
     r"^\W*(?:(?:oh|aw+|ah+)\W+(?:no+|man|come\s+on+|god|jeez|dang|damn|crap|shoot)|no{3,}|come\s+on+|dang+|"
     r"damn+|dammit|crap)(?:\W+(?:no+|man|come\s+on+|seriously|again|why|dude|bro))*\W*$"
 )
-VENTED = re.compile(rf"^\W*(?:ugh+|argh+|ffs)\b|{_VENT_WORDS}|{_EXCLAIMED}")
+VENTED = re.compile(rf"^\W*(?:ugh+|argh+|ffs)\b|\b(?:ugh+|argh+)\W*$|{_VENT_WORDS}|{_EXCLAIMED}")
 # A remark on the moment, not a question (English cue words): good news for the player ("Oakhorn
 # just took out their turtle", "we won that round", "lets gooo") or a near miss ("lol that was
 # close"): a reaction, not advice nobody asked for.
@@ -3557,6 +3564,8 @@ def session_rule(
         rule = "ask_again" if again else "refine" if REFINE.search(words) else None
         if rule == "refine" and _NEW_QUESTION.search(words) and link_entities(pack, text):
             rule = None  # "and what beats Shellbastion": a question of its own, about what it names
+        if rule == "ask_again" and re.search(rf"\b{FACING}\s+", words) and link_entities(pack, text):
+            rule = None  # "someone else who's better against Quillon": a counter asked, whatever came before
         if rule is not None:
             return pred.model_copy(
                 update={"intent": prev.intent, "sub_intent": prev.sub_intent, "rule": rule}

@@ -671,7 +671,8 @@ _YES_NO_ASKED = re.compile(
     r"has|have|got|any)\b",
     re.IGNORECASE,
 )
-_FOR_THEM = re.compile(r"\bfor\s+(?:them|their\s+(?:team|side))\b", re.IGNORECASE)
+# "who's doing the healing for them", "who's the one healing them": done for their side
+_FOR_THEM = re.compile(r"\bfor\s+(?:them|their\s+(?:team|side))\b|\b\w+ing\s+them\b", re.IGNORECASE)
 # "We keep getting out-sped", "something keeps putting us to sleep": done to the player's side.
 _DONE_TO_US = re.compile(
     r"\b(?:we|i)\s+(?:keep|kept|always)\s+(?:getting|get|got)\b|\b(?:keeps?|kept)\s+\w+ing\s+(?:me|us|my|our)\b",
