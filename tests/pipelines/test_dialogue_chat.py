@@ -23,6 +23,16 @@ from voicecoach.testing.scripted_llm import ScriptedLLMServer
 # pack -> kind -> turns: (what the player says, words the reply must have, words it must not)
 SESSIONS: dict[str, dict[str, list[tuple[str, list[str], list[str]]]]] = {
     "pet_arena": {
+        "whom_she_goes_at_first": [  # "who would she curse first": whom she goes after, not whom to train
+            ("is hexmoth worth putting in this round instead of the bird", ["Hexmoth"], []),
+            ("and who would she curse first", ["Hexmoth"], ["Train"]),
+        ],
+        "said_back_lines": [  # a decision said back, after an aside or about the roster, is taken in
+            ("fair enough lol ill stick with what i have", ["Good luck"], ["You own"]),
+        ],
+        "best_three_from_box": [
+            ("next ladder game opp unknown, best 3 from my box", ["Run"], ["here when you're ready"])
+        ],
         "told_then_asked_with_marks": [  # a statement with a question mark is no effect asked of a side
             (
                 "their voltale outspeeds ember? overcharge fix that?",
@@ -1346,6 +1356,9 @@ SESSIONS: dict[str, dict[str, list[tuple[str, list[str], list[str]]]]] = {
         ],
     },
     "strike_team": {
+        "pick_said_after_aside": [
+            ("lol my tea went cold while i was thinking, alright going tamsin", ["Good luck"], ["respawn"]),
+        ],
         "the_one_hurting_me": [  # "is he the one one-shotting me", "someone better against him": counters
             (
                 "theres a guy on their team who keeps zipping up to high spots with like a rope",

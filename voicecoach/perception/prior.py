@@ -292,6 +292,8 @@ class IntentPrior:
             rf"\b(?:build|make|give|put\s+together|set\s+up)\s+(?:me|us)?\s*(?:a|the|my|our)?\s*(?:\w+\s+){{0,2}}?"
             rf"(?:{teams})\b|\b(?:best|good|strongest)\s+(?:{teams})\s+(?:for|on|against|vs|into|from|with)\b"
             # "the best 5 I can field for this map": a team by its size
+            # "best 3 from my box"
+            rf"|\b(?:best|strongest)\s+(?:[3-6]|three|four|five|six)\s+(?:from|of|in|out\s+of)\s+(?:my|our)\b"
             rf"|\b(?:best|strongest)\s+(?:{teams}|[3-6]|three|four|five|six)\s+(?:i|we)\s+(?:(?:can|could)\s+"
             r"(?:field|run|make|put\s+out|play)|own|have|got)\b"
         )
@@ -1013,7 +1015,7 @@ class IntentPrior:
         if (
             ACKNOWLEDGED.match(said)
             or _TAKEN_IN.search(said)
-            or (_KEPT.match(abstracted) and "?" not in text)
+            or ((_KEPT.match(abstracted) or _GOING_WITH.search(abstracted)) and "?" not in text)
             or remark(text) == "praise"
             or _thanks_after_news(text)
         ) and THANKS in self.labels:
@@ -1971,7 +1973,14 @@ class IntentPrior:
         if (
             self.threat_pair is not None
             and OUR_TARGET.search(abstracted)
-            and re.search(rf"\bwith\s+(?:my\s+|our\s+)?{kind_token(unit or '')}\b", abstracted)
+            and (
+                re.search(rf"\bwith\s+(?:my\s+|our\s+)?{kind_token(unit or '')}\b", abstracted)
+                # "who would Hexmoth curse first": the unit named is the one going after them
+                or re.search(
+                    rf"\b(?:would|will|could|should|do|does)\s+{kind_token(unit or '')}\s+\w+\s+first\b",
+                    abstracted,
+                )
+            )
         ):
             # "Who should she go after with Lorcan": the one of theirs to hunt with that unit
             p, rule = self._only(self.threat_pair), "target_with"
@@ -2584,6 +2593,8 @@ OUR_TARGET = re.compile(
     r"(?:i|we|he|she)\s+(?:\w+\s+){0,2}?(?:go\s+after|attack|target|focus|kill|hit|take\s+out|dive|pick\s+off|"
     r"burst|go\s+for|shoot)\b"
     r"|\b(?:focus|kill|target)\s+(?:order|priority|first)\b"  # "k focus order", "kill order?"
+    # "who would she curse first": whom a unit goes at first, whatever its verb
+    r"|\b(?:who|whom|which(?:\s+one)?)\s+(?:would|will|could|should|do|does)\s+(?!(?:you|i|we)\b)[a-z]+\s+\w+\s+first\b"
 )
 # "Ugh, I hate this map", "this is so frustrating": the player venting (English cue words; no
 # "man" or "lol": "man that round was close lol" is not a complaint).
@@ -2779,13 +2790,19 @@ _UNDERPERFORMS = re.compile(
 # "Fine, keep Wendell", "ok Wendell stays", "sticking with him then": a decision said back (over the
 # abstracted text: a name is its kind's token).
 _KEPT = re.compile(
-    r"^(?:(?:ok|okay|k|kk|alright|fine|cool|yeah|yep|right|lol|then|so)\s+)*"
+    r"^(?:(?:ok|okay|k|kk|alright|fine|cool|yeah|yep|right|lol|haha|then|so|fair|enough|sure|got\s+it)\s+)*"
     r"(?:(?:(?:ill|i\s+will|well|we\s+will|gonna|im\s+gonna|i\s+guess)\s+)?(?:keep(?:ing)?|stick(?:ing)?\s+with|"
     r"stay(?:ing)?\s+with|going\s+with)\s+(?:my\s+|the\s+)?(?:x[a-z]+x|him|her|them)"
     r"|(?:my\s+|the\s+)?x[a-z]+x\s+(?:stays|is\s+staying|it\s+is|stays\s+in)"
     r"|(?:i\s+|we\s+)?(?:picked|locked(?:\s+in)?|took|chose|went\s+with|locking(?:\s+in)?)\s+(?:my\s+|the\s+)?"
-    r"(?:x[a-z]+x|him|her|them|it)(?:\s+in)?)"
+    r"(?:x[a-z]+x|him|her|them|it)(?:\s+in)?"
+    r"|(?:ill\s+|i\s+will\s+|gonna\s+)?(?:stick|stay)\s+with\s+(?:what|whatever)\s+i\s+(?:have|got))"
     r"(?:\s+(?:then|in|on|for\s+now|i\s+guess|it\s+is|lol))*(?:\s+(?:and\s+)?(?:thanks|thank\s+you|thx)\b.*)?$"
+)
+# "... alright, going Tamsin": a pick said last, after an aside (abstracted text).
+_GOING_WITH = re.compile(
+    r"\b(?:alright|ok|okay|fine|so|then)\s+(?:im\s+|i\s+am\s+|ill\s+|we\s+are\s+)?(?:going|gonna\s+go|go)\s+(?:with\s+)?"
+    r"x[a-z]+x(?:\s+then)?$"
 )
 _TAKEN_IN = re.compile(
     rf"^{_ASKS_ANYTHING}.*\b(?:got\s+it|gotcha|(?<!\bif\sthat\s)(?<!\bif\sit\s)makes\s+sense|will\s+do|"

@@ -2765,8 +2765,15 @@ def threat(c: _Ctx) -> list[Line]:
     )
     # "Who should I go after with Emberfox": the one that unit beats, even when another beats it
     with_mine = rf"\bwith\s+(?:my\s+|our\s+)?{re.escape(c.name(mine[0]))}\b" if mine else r"(?!)"
+    # ("who would Hexmoth curse first": the same, the unit the subject)
+    first_by = (
+        rf"\b(?:would|will|could|should|do|does)\s+{re.escape(c.name(mine[0]))}\s+\w+\s+first\b"
+        if mine
+        else r"(?!)"
+    )
     hunting = (not named or bool(down)) and (
         re.search(with_mine, c.t.utterance, re.IGNORECASE) is not None
+        or re.search(first_by, c.t.utterance, re.IGNORECASE) is not None
         or bool(
             mine and down and NEXT_TARGET.search(c.t.utterance)
         )  # "Briarcat's down, what should Emberfox do"
