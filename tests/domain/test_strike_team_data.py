@@ -31,6 +31,7 @@ from voicecoach.domain.pack import (
     PARAGRAPH_TYPES,
     PLACEHOLDERS,
     UNHEARD,
+    WAITING,
     Pack,
     PhiEntry,
     PhiNarrations,
@@ -310,7 +311,7 @@ def data_problems(files: dict[str, Any], catalog: Catalog) -> list[str]:
             if name not in PLACEHOLDERS | NEW_PLACEHOLDERS:
                 out.append(f"templates {where}: unknown placeholder {{{name}}}")
     out += [f"templates {p}/generic: a placeholder" for p, g in t.paragraphs.items() if "{" in g.generic]
-    answerable = {*pairs, "/".join(OUT_OF_DOMAIN), "/".join(UNHEARD), "/".join(ASIDE)}
+    answerable = {*pairs, "/".join(OUT_OF_DOMAIN), "/".join(UNHEARD), "/".join(ASIDE), "/".join(WAITING)}
     out += [f"templates answers/{p}: not a Φ pair" for p in t.answers if p not in answerable]
     toolless = [_pair(e) for e in phi if not e["tools"]] + ["/".join(OUT_OF_DOMAIN), "/".join(UNHEARD)]
     out += [f"templates: no answer for {p}" for p in toolless if not t.answers.get(p)]

@@ -491,7 +491,7 @@ SESSIONS: dict[str, dict[str, list[tuple[str, list[str], list[str]]]]] = {
         ],
         "aside": [  # a remark that asks nothing gets a word back, not "outside what I can help with"
             ("hang on the doorbell just rang", ["I'm here when you're ready"], ["outside", "Ask me about"]),
-            ("afk", ["whenever you like"], ["good luck next time", "See you next time"]),  # said differently
+            ("afk", ["take your time"], ["good luck next time", "See you next time"]),  # said differently
             ("can you order me a pizza", ["outside what I can help with"], []),  # asked: the deflection
         ],
         "options_compared": [  # one option named, the other the conversation's: the two weighed
@@ -1356,6 +1356,27 @@ SESSIONS: dict[str, dict[str, list[tuple[str, list[str], list[str]]]]] = {
         ],
     },
     "strike_team": {
+        "swap_said_tersely": [  # callsigns, "X for Y or for Z": which one X goes in for
+            ("bran for duke or for ren", ["Brannoc"], ["Pick for the enemy"]),
+        ],
+        "swap_for_one_not_other": [
+            ("one swap. for renzo not duke", ["Renzo off"], ["Leaving Dumaka out"]),
+            ("why her", ["Because Tamsin"], ["Brannoc"]),
+        ],
+        "locked_item_described": [  # what it does, and that it is still locked
+            ("what does plate cutter do", ["melts", "hero level 10"], []),
+            ("splash canister lvl req", ["hero level 12"], []),
+        ],
+        "remarks_and_waits": [
+            ("ha ok youve convinced me", ["Good luck"], ["when you're ready"]),
+            ("sweet, honestly this game eats my whole weekend", ["whenever you want"], ["when you're ready"]),
+            ("brb", ["when you're ready"], []),
+            ("meh. spotter then", [], ["whenever you want a hand"]),
+        ],
+        "same_question_of_another": [  # "and Dumaka, same question": the last question, of Dumaka
+            ("which maps are good for renzo, cause docks clearly isnt", ["Renzo fits"], []),
+            ("and dumaka same question", ["Dumaka"], ["Of your heroes, Fathom Docks suits"]),
+        ],
         "pick_said_after_aside": [
             ("lol my tea went cold while i was thinking, alright going tamsin", ["Good luck"], ["respawn"]),
         ],
@@ -1578,9 +1599,7 @@ SESSIONS: dict[str, dict[str, list[tuple[str, list[str], list[str]]]]] = {
         "map_verdict": [  # asked of the map: the map's verdict, not "not really" beside "even pick"
             ("is elowen good on this map", ["even pick on Fathom Docks"], ["Not really"]),
         ],
-        "aside": [
-            ("ugh my roommate is vacuuming right next to me", ["I'm here when you're ready"], ["outside"])
-        ],
+        "aside": [("ugh my roommate is vacuuming right next to me", ["I'm here whenever"], ["outside"])],
         "level_worry": [  # "Oz is level two lol": the verdict against the five, and the next item it lacks
             ("Oz is level two lol", ["Osmund is behind", "Iron Lungs still needs hero level 6"], []),
         ],

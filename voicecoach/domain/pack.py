@@ -228,6 +228,9 @@ UNHEARD = ("other", "unheard")
 # A remark off the game that asks nothing ("brb", "my cat walked on the keyboard"): a word back,
 # not "that's outside what I can help with".
 ASIDE = ("other", "aside")
+# An aside that steps away for a moment ("brb", "one sec"): "I'm here when you're ready", which
+# would not fit a remark ("this game eats my weekend").
+WAITING = ("other", "waiting")
 
 
 class PhiNarrations(_Model):
@@ -879,6 +882,7 @@ def _check_templates(pack: Pack, folder: Path) -> Iterator[PackError]:
         "/".join(OUT_OF_DOMAIN),
         "/".join(UNHEARD),
         "/".join(ASIDE),
+        "/".join(WAITING),
     }
     for pair, variants in t.answers.items():
         if pair not in pairs:

@@ -638,6 +638,7 @@ def _by_what_it_does(pack: Pack, sides: Sides, text: str) -> tuple[str, list[str
 
 
 _SHORT_NAMES: dict[int, tuple[Pack, dict[str, frozenset[str]]]] = {}
+_CLIPPED_RARE = 1000  # "bran" 899, "tam" 274: rare enough to be a name clipped; "hex" 1547 is a word
 
 
 def _short_names(pack: Pack) -> dict[str, frozenset[str]]:
@@ -660,7 +661,13 @@ def _short_names(pack: Pack) -> dict[str, frozenset[str]]:
             for i in range(3, len(display) - 2)
             if english.get(display[i:], 0) >= ORDINARY_MIN_COUNT and display[i:] not in FUNCTION_WORDS
         }
-        found.update(display[:n] for n in (4, 5) if n < len(display) - 1 and display[:n] not in english)
+        # ... and its first three to five letters, when those are no common word ("bran" of Brannoc,
+        # "tam" of Tamsin; not "oak" of Oakhorn, which the next rule takes as a word of the name)
+        found.update(
+            display[:n]
+            for n in (3, 4, 5)
+            if n < len(display) - 1 and english.get(display[:n], 0) < _CLIPPED_RARE
+        )
         # A name made of two words is called by its first ("ember" of Emberfox, "oak" of Oakhorn)
         found.update(
             display[:i]

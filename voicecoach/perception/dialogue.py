@@ -749,6 +749,13 @@ _IF_ON = re.compile(
 )
 
 
+# "And Dumaka, same question", "same thing for Osmund" (English cue words).
+_SAME_QUESTION = re.compile(
+    r"^\W*(?:(?:and|ok|okay|so|what\s+about|how\s+about)\W+)*(?P<rest>[\w' ]+?)\W*,?\s*same\s+"
+    r"(?:question|thing|deal|q|for\s+(?:him|her|it))\W*$"
+    r"|^\W*(?:(?:and|ok|okay|so)\W+)*same\s+(?:question|thing|deal|q)\s+(?:for|about|with|of)\s+(?P<rest2>.+?)\W*$",
+    re.IGNORECASE,
+)
 # "And the hammer guy, is he better": one named, weighed against the last one (English cue words).
 _IS_IT_BETTER = re.compile(
     r"^\W*(?:(?:and|so|ok|okay|what\s+about|how\s+about)\W+)*(?P<rest>.+?)\W+(?:is|would|will)\s+"
@@ -794,6 +801,13 @@ def _follow_up(pack: Pack, sides: Sides, text: str, history: Sequence[Exchange])
             kind = pack.catalog.schema.kind("unit") or ""
             one, other = display(pack, kind, before[0]), display(pack, kind, now[0])
             return f"is {one} {than['word']} than {other}", [f"follow-up: {one} against {other}"]
+    same = _SAME_QUESTION.match(text)
+    if same is not None and history:
+        # "which maps are good for Renzo" - "and Dumaka, same question": the last question, of Dumaka
+        new = list(link_entities(pack, same["rest"] or same["rest2"] or ""))
+        redo = _substitute(pack, sides, history[-1].utterance, new, set()) if len(new) == 1 else None
+        if redo is not None:
+            return redo, [f"the same question of {new[0].surface}"]
     better = _IS_IT_BETTER.match(text)
     if better is not None and history and len(now := _units(pack, better["rest"])) == 1:
         # "Tell me about Dumaka" - "and the hammer guy, is he better": better than the last one
@@ -1599,6 +1613,31 @@ _KEEP_ALL = re.compile(
 )
 
 
+# "Bran for Duke or for Ren", "one swap: for Renzo, not Duke": which one a unit goes in for, said
+# tersely (English cue words).
+_OPENS_PLAINLY = re.compile(r"^\W*(?:(?:so|ok|okay|and|then|hmm+|uh+|um+|one\s+swap|swap|sub)\W+)*$", re.I)
+_IN_FOR = re.compile(r"^\s+(?:in\s+)?(?:for|instead\s+of)\s+$", re.IGNORECASE)
+_OR_FOR = re.compile(r"^\s+or\s+(?:for\s+|instead\s+of\s+)?$", re.IGNORECASE)
+_SWAP_FOR = re.compile(
+    r"^\W*(?:(?:so|ok|okay|then)\W+)*(?:one\s+|a\s+)?(?:swap|sub|change)\W+(?:for|on)\s+$", re.IGNORECASE
+)
+_NOT_THIS = re.compile(r"^\W+not\s+(?:for\s+)?$", re.IGNORECASE)
+
+
+def _which_replaced(text: str, units: Sequence[Mention]) -> str | None:
+    """ "Bran for Duke or for Ren" -> "should Bran replace Duke or Ren"; "one swap. for Renzo not
+    Duke" -> "who should replace Renzo"; None when `text` is no such shorthand."""
+    a, b = units[0], units[1]
+    before, between = text[: a.span[0]], text[a.span[1] : b.span[0]]
+    if len(units) >= 3 and _OPENS_PLAINLY.match(before) and _IN_FOR.match(between):
+        c = units[2]
+        if _OR_FOR.match(text[b.span[1] : c.span[0]]):
+            return f"should {a.surface} replace {b.surface} or {c.surface}{text[c.span[1] :]}"
+    if _SWAP_FOR.match(before) and (len(units) == 2 and _NOT_THIS.match(between)):
+        return f"who should replace {a.surface}{text[b.span[1] :]}"
+    return None
+
+
 def _asked_plainly(pack: Pack, text: str, sides: Sides | None = None) -> str:
     """ "so should I even be on Dumaka" -> "is Dumaka good here", "is Voltail a threat to my
     team" -> "is Voltail dangerous": a unit's question said in other words, said as the pair
@@ -1609,6 +1648,8 @@ def _asked_plainly(pack: Pack, text: str, sides: Sides | None = None) -> str:
     if _KEEP_ALL.match(text):
         return "what if i keep the same team"  # "what if I don't swap at all": the team as it is
     units = [m for m in link_entities(pack, text) if m.kind == pack.catalog.schema.kind("unit")]
+    if len(units) >= 2 and (replaces := _which_replaced(text, units)) is not None:
+        return replaces
     if len(units) != 1:
         return text
     name = units[0].surface

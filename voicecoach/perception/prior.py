@@ -2790,13 +2790,15 @@ _UNDERPERFORMS = re.compile(
 # "Fine, keep Wendell", "ok Wendell stays", "sticking with him then": a decision said back (over the
 # abstracted text: a name is its kind's token).
 _KEPT = re.compile(
-    r"^(?:(?:ok|okay|k|kk|alright|fine|cool|yeah|yep|right|lol|haha|then|so|fair|enough|sure|got\s+it)\s+)*"
+    r"^(?:(?:ok|okay|k|kk|alright|fine|cool|yeah|yep|right|lol|haha|then|so|fair|enough|sure|meh|got\s+it)\s+)*"
     r"(?:(?:(?:ill|i\s+will|well|we\s+will|gonna|im\s+gonna|i\s+guess)\s+)?(?:keep(?:ing)?|stick(?:ing)?\s+with|"
     r"stay(?:ing)?\s+with|going\s+with)\s+(?:my\s+|the\s+)?(?:x[a-z]+x|him|her|them)"
     r"|(?:my\s+|the\s+)?x[a-z]+x\s+(?:stays|is\s+staying|it\s+is|stays\s+in)"
     r"|(?:i\s+|we\s+)?(?:picked|locked(?:\s+in)?|took|chose|went\s+with|locking(?:\s+in)?)\s+(?:my\s+|the\s+)?"
     r"(?:x[a-z]+x|him|her|them|it)(?:\s+in)?"
-    r"|(?:ill\s+|i\s+will\s+|gonna\s+)?(?:stick|stay)\s+with\s+(?:what|whatever)\s+i\s+(?:have|got))"
+    r"|(?:ill\s+|i\s+will\s+|gonna\s+)?(?:stick|stay)\s+with\s+(?:what|whatever)\s+i\s+(?:have|got)"
+    # "meh. spotter then": a choice said back after a filler
+    r"|(?:x[a-z]+x|(?!(?:what|why|how|who|which|where|when|now|and|so|yes|no|same)\b)[a-z]{4,})\s+then)"
     r"(?:\s+(?:then|in|on|for\s+now|i\s+guess|it\s+is|lol))*(?:\s+(?:and\s+)?(?:thanks|thank\s+you|thx)\b.*)?$"
 )
 # "... alright, going Tamsin": a pick said last, after an aside (abstracted text).
@@ -2807,6 +2809,8 @@ _GOING_WITH = re.compile(
 _TAKEN_IN = re.compile(
     rf"^{_ASKS_ANYTHING}.*\b(?:got\s+it|gotcha|(?<!\bif\sthat\s)(?<!\bif\sit\s)makes\s+sense|will\s+do|"
     r"sounds\s+good|noted|understood|(?:that|this)\s+helps(?:\s+(?:a\s+lot|loads|heaps))?(?:\s+actually)?)\W*$"
+    # "ha ok you've convinced me", "... got it, I'll save them for that"
+    rf"|^{_ASKS_ANYTHING}.*\b(?:(?:you'?ve|youve|you)\s+(?:convinced|sold)\s+me|got\s+it\W+(?:ill|i\s+will|im\s+gonna|gonna)\b)"
     rf"|^{_ASKS_ANYTHING}\W*(?:(?:ok|okay|alright|right|cool|fine)\W+)*(?:i'?ll|i\s+will|im\s+gonna|i'?m\s+going\s+to|"
     r"gonna|lets|let'?s)\s+(?:try|do|go|give)\b(?!.*\b(?:or|if)\b)"
     # "nice ok swapping now", "switching then"

@@ -43,7 +43,7 @@ from voicecoach.domain.asked import KEEP_OR_BENCH, STAY_OR_GO, WHO_WINS
 from voicecoach.domain.effects import effect_question, for_own_side, option_effects
 from voicecoach.domain.english import english_counts
 from voicecoach.domain.entities import Mention, context_named, link_entities
-from voicecoach.domain.pack import ASIDE, OUT_OF_DOMAIN, UNHEARD, AnswerStep, Pack, PhiEntry
+from voicecoach.domain.pack import ASIDE, OUT_OF_DOMAIN, UNHEARD, WAITING, AnswerStep, Pack, PhiEntry
 from voicecoach.domain.terms import Term, asked_term
 from voicecoach.domain.view import StateView
 from voicecoach.grounding.kernel import GroundingControl
@@ -172,6 +172,13 @@ _ASKS_ANYTHING = re.compile(
     re.IGNORECASE,
 )
 
+# Stepping away for a moment ("brb", "one sec", "hold on") (English cue words).
+_STEPS_AWAY = re.compile(
+    r"\b(?:brb|afk|be\s+right\s+back|(?:one|a|1|gimme\s+a|give\s+me\s+a|just\s+a)\s+(?:sec|second|min|minute|moment)s?|"
+    r"hold\s+on|hang\s+on|wait\s+up|gotta\s+(?:grab|get|check|answer)|grabbing|brb)\b",
+    re.IGNORECASE,
+)
+
 
 def _worded_answer(t: RealizerTurn) -> None:
     """The answer of a pair the pack words itself (templates.json `answers`: a tip, a greeting, the
@@ -187,7 +194,9 @@ def _worded_answer(t: RealizerTurn) -> None:
         and _ASKS_ANYTHING.search(t.utterance) is None
     )
     if aside:
-        pair = "/".join(ASIDE)  # "brb grabbing a drink": nothing asked, a word back
+        pair = "/".join(ASIDE)  # "my cat walked on the keyboard": nothing asked, a word back
+        if _STEPS_AWAY.search(t.utterance) and "/".join(WAITING) in t.pack.templates.answers:
+            pair = "/".join(WAITING)  # "brb grabbing a drink"
     variants = t.pack.templates.answers.get(pair)
     if not variants:
         return
@@ -527,6 +536,9 @@ def _compare_options(t: RealizerTurn) -> None:
     if number is None:
         # No number to weigh them by: said so when asked which is better, then the other one's own
         # description beside the first's profile.
+        # (whose the first one is and whether it is unlocked are no part of weighing the two)
+        pair = {first.id, second.id}
+        t.lines = [line for line in t.lines if not (line.covers & pair and line.covers - pair)]
         leads = t.pack.templates.paragraphs["constraint_account"].templates
         if "options_unranked" in leads and _WHICH_BETTER.search(t.utterance):
             t.lines.insert(0, Line("constraint_account", "options_unranked", {}, "unavailable", frozenset()))
@@ -1922,8 +1934,9 @@ _BARE_WHY = re.compile(
 # (Kept as said: it opens with a name or "their", whose case stands.)
 # "Not Yarrow: their Nadira counters Yarrow." (a verdict's reason); any first sentence's ("Watch
 # Nadira: Nadira is a soft counter to your Elowen.") when nothing else answers the "why".
-_REASON_AFTER = re.compile(r"^(?:Not|No|Yes)\b[^.!?:]{0,40}:\s+(?P<reason>[^.!?]+)[.!?]")
-_ANY_REASON_AFTER = re.compile(r"^[A-Z][^.!?:]{0,60}:\s+(?P<reason>[^.!?]+)[.!?]")
+# (the reason after a colon, or a semicolon: "Swap Renzo off for Tamsin; Tamsin is a good pick on ...")
+_REASON_AFTER = re.compile(r"^(?:Not|No|Yes)\b[^.!?:;]{0,40}[:;]\s+(?P<reason>[^.!?]+)[.!?]")
+_ANY_REASON_AFTER = re.compile(r"^[A-Z][^.!?:;]{0,60}[:;]\s+(?P<reason>[^.!?]+)[.!?]")
 
 
 # "So that's a no?", "is that a yes or a no", "so yes or no": the last reply's verdict, asked for plainly.
