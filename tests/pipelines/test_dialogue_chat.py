@@ -23,6 +23,9 @@ from voicecoach.testing.scripted_llm import ScriptedLLMServer
 # pack -> kind -> turns: (what the player says, words the reply must have, words it must not)
 SESSIONS: dict[str, dict[str, list[tuple[str, list[str], list[str]]]]] = {
     "pet_arena": {
+        "kind_asked_for": [  # an element asked for: the best of it, and who does beat them
+            ("which water creature beats briarcat", ["Tidefang", "bring Emberfox"], ["Nothing you own"]),
+        ],
         "whom_she_goes_at_first": [  # "who would she curse first": whom she goes after, not whom to train
             ("is hexmoth worth putting in this round instead of the bird", ["Hexmoth"], []),
             ("and who would she curse first", ["Hexmoth"], ["Train"]),
@@ -1356,6 +1359,19 @@ SESSIONS: dict[str, dict[str, list[tuple[str, list[str], list[str]]]]] = {
         ],
     },
     "strike_team": {
+        "kind_asked_for": [  # a role asked for: the best of it, and who does counter them
+            (
+                "which damage hero is best against quillon",
+                ["If you go damage", "Brannoc"],
+                ["Nothing you've"],
+            ),
+        ],
+        "terse_counter_then_not_that_kind": [
+            ("their sniper. how", ["Brannoc"], ["A team is five"]),
+            ("dont wanna play tank", ["Without tank picks"], ["takes space"]),
+            ("fine. brannoc", ["Good luck"], ["Osmund"]),
+            ("who out", ["Dumaka"], []),
+        ],
         "swap_said_tersely": [  # callsigns, "X for Y or for Z": which one X goes in for
             ("bran for duke or for ren", ["Brannoc"], ["Pick for the enemy"]),
         ],

@@ -87,10 +87,10 @@ RECIPES: dict[str, RecipeSpec] = {
                             "even_key": "key", "beats_key": "key", "safe_key": "key", "idle_key": "key",
                             "fielded_first": "literal", "also_key": "key", "only_these_key": "key",
                             "low_key": "key", "locked_key": "key", "claim_key": "key",
-                            "claim_wrong_key": "key"},
+                            "claim_wrong_key": "key", "kind_only_key": "key"},
               ("foes", "matchup"),
               ("@unit", "@units", "foe", "status", "reason", "other", "offered", "level", "first_tier",
-               "unlock"),
+               "unlock", "kind"),
               picks=True,
               doc="the best usable unit against the foes by a matchup, not one of `skip` (the ranking's "
                   "order, then the roster's strongest; `fielded_first`: the player's side before the "
@@ -104,7 +104,10 @@ RECIPES: dict[str, RecipeSpec] = {
                   "matchup's reason (none_key: the safest "
                   "one; fielded_key: one already on the player's side; threat_key: the units that beat the "
                   "player's own unit, named as theirs: 'what beats my Dumaka'; only_key: asked for another, "
-                  "the last pick is still the only one that beats them; {other}: the best of the rest; the "
+                  "the last pick is still the only one that beats them; {other}: the best of the rest; "
+                  "kind_only_key: a kind asked for ('which support', 'not a tank') and none of it beats "
+                  "them, the one that does and the best of that kind ({other}; {kind}: 'If you go "
+                  "support', 'Without tank picks'); the "
                   "player's own unit named against the foe is kept when it wins, else edge_key says why "
                   "the foe wins, or even_key that neither wins, before the pick; beats_key: asked what the "
                   "one named beats ('who does Tamsin counter'), the units it counters, theirs first "

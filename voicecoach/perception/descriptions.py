@@ -1432,6 +1432,54 @@ def type_by_look(pack: Pack, text: str) -> tuple[str, list[str]]:
     return text, []
 
 
+# Before a kind of unit the player asks for ("which support", "any dps", "a healer", "play tank") or
+# asks away ("not a tank", "non tank", "don't wanna play tank") (English cue words).
+_ASKS_FOR_KIND = re.compile(
+    r"\b(?:which|what|a|an|any|some|another|other|different|best|play|run|use|field|bring|go)\s+$",
+    re.IGNORECASE,
+)
+_NOT_KIND = re.compile(
+    r"\b(?:not|no|non|isn'?t|isnt|aren'?t|arent|without|other\s+than|besides|except|but)\W+(?:an?\s+|the\s+)?$"
+    r"|\b(?:don'?t|dont|do\s+not)\s+(?:want\s+to|wanna|like\s+to|feel\s+like)\s+(?:play(?:ing)?|run(?:ning)?|"
+    r"use|be|go)\s+(?:an?\s+|the\s+)?$",
+    re.IGNORECASE,
+)
+
+
+def kind_asked(pack: Pack, text: str) -> tuple[str, list[str], bool] | None:
+    """ "Which support beats Quillon", "someone else, not a tank", "don't wanna play tank": the word
+    said, the units of the kind the player asks the pick to be (a role's word or an attribute's
+    value, outside any name; not "their tank": a foe), and whether that kind is asked away. None
+    when no kind is."""
+    unit_kind = pack.catalog.schema.kind("unit") or ""
+    spec = pack.catalog.schema.kinds[unit_kind]
+    catalog = pack.catalog.entities.get(unit_kind, {})
+    kinds: dict[str, list[str]] = {}
+    for u, e in catalog.items():
+        for attribute in spec.attributes:
+            value = e.value(attribute)
+            if isinstance(value, str) and value.isalpha():
+                kinds.setdefault(value.lower(), []).append(u)
+    for role, group in pack.vocabulary.roles.items():
+        for word in (w.lower() for w in group.words if w.isalpha()):
+            kinds.setdefault(word, kinds.get(role.lower(), []))
+    blanked = text
+    for m in link_entities(pack, text):
+        if m.kind == unit_kind:  # (not a type's name: "which water one")
+            blanked = blanked[: m.span[0]] + " " * (m.span[1] - m.span[0]) + blanked[m.span[1] :]
+    for token in _TOKEN.finditer(blanked):
+        word = token.group(0).lower()
+        fits = kinds.get(word) or kinds.get(word.removesuffix("s")) or []
+        if not fits:
+            continue
+        before = blanked[: token.start()]
+        if _NOT_KIND.search(before):
+            return word, fits, True
+        if _ASKS_FOR_KIND.search(before):
+            return word, fits, False
+    return None
+
+
 def kind_said(pack: Pack, text: str) -> tuple[str, list[str]] | None:
     """The first kind of unit the sentence names (`kinds_said`), or None."""
     kinds = kinds_said(pack, text)

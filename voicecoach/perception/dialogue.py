@@ -57,6 +57,7 @@ from voicecoach.perception.descriptions import (
     display,
     faces_foe,
     gender_of,
+    kind_asked,
     option_by_description,
     option_by_word,
     option_they_used,
@@ -1525,6 +1526,43 @@ _WHY_THAT = re.compile(
 )
 
 
+# "Who out", "and who off": which one of the team makes room (English cue words).
+_WHO_OUT = re.compile(
+    r"^\W*(?:(?:and|so|ok|okay|then)\W+)*(?:who|whos|who'?s|which\s+one)\s+(?:out|off)\W*$", re.IGNORECASE
+)
+# "Fine. Brannoc", "ok Tamsin it is": the pick the last answer put forward, taken (English cue words).
+_TAKEN = re.compile(
+    r"^\W*(?:(?:fine|ok|okay|alright|sure|k|yeah|yep|right|cool|meh|ugh)\W+)+(?:then\s+)?(?P<rest>[\w' ]+?)"
+    r"(?:\s+(?:it\s+is|then|i\s+guess))*\W*$",
+    re.IGNORECASE,
+)
+
+
+def _took_the_pick(pack: Pack, text: str, history: Sequence[Exchange]) -> str:
+    """ "Fine. Brannoc" after "Against Quillon, play Brannoc": "ok going with Brannoc" (the pick
+    taken), not the last question asked again of Brannoc. Unchanged otherwise."""
+    taken = _TAKEN.match(text)
+    if taken is None or not history:
+        return text
+    named = link_entities(pack, taken["rest"])
+    if (
+        len(named) != 1
+        or not _short(pack, taken["rest"])
+        or named[0].id not in _put_forward(pack, history[-1])
+    ):
+        return text
+    return f"ok going with {named[0].surface}"
+
+
+# "Don't wanna play tank" after a pick: another pick, not of that kind (English cue words).
+_DONT_PLAY_KIND = re.compile(
+    r"^\W*(?:(?:nah|no|ugh|eh|hmm+|but|ok|okay|i\s+mean)\W+)*(?:i\s+)?(?:don'?t|dont|do\s+not)\s+(?:really\s+)?"
+    r"(?:want\s+to|wanna|like\s+(?:to\s+)?|feel\s+like)\s+(?:play(?:ing)?|run(?:ning)?|be(?:ing)?|use|bring|field|go)\s+(?:an?\s+)?"
+    r"(?P<kind>[a-z]+)(?:\s+(?:tho|though|rn|now|today|lol))*\W*$",
+    re.IGNORECASE,
+)
+
+
 def _why_the_pick(pack: Pack, text: str, history: Sequence[Exchange]) -> str:
     """ "Why Nadira and not Quillon", "wait why nadira, quillon is one tapping us" after "Go after
     Nadira first: ...": why the last answer's pick, said as "why Nadira" (its reason again), not a
@@ -1688,6 +1726,11 @@ def read_turn(pack: Pack, state: LiveState | None, text: str, history: Sequence[
     text = _weighed_three(pack, text)
     text = _asked_plainly(pack, text, Sides(pack, state) if state is not None else None)
     text = _why_the_pick(pack, text, history)
+    text = _WHO_OUT.sub("who comes out", text)
+    if (taken := _took_the_pick(pack, text, history)) != text:
+        return Reading(taken, ("the last pick, taken",))
+    if history and (not_kind := _DONT_PLAY_KIND.match(text)) and kind_asked(pack, text) is not None:
+        text = f"someone else, not a {not_kind['kind']}"  # "dont wanna play tank"
     text = type_by_look(pack, text)[0]
     if state is not None:
         # "ember into their turtle": a short name of a unit in play, not a misheard name to ask about
@@ -1835,7 +1878,7 @@ def _without_asides(pack: Pack, text: str) -> str:
         len(parts) > 1
         and len(parts[0].split()) <= 2
         and not _SUBJECT_WORD.search(parts[0])
-        and not re.search(r"\d", parts[0])
+        and not re.search(r"\d|\b(?:their|my|our)\b", parts[0], re.IGNORECASE)  # "their sniper. how"
         and not link_entities(pack, parts[0])
     ):
         parts = parts[1:]

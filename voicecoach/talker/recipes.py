@@ -41,7 +41,7 @@ from voicecoach.domain.pack import AnswerStep, Pack, pack_roles
 from voicecoach.domain.recipe_spec import RECIPES, TURN_PREFIX, RecipeSpec, role_placeholder
 from voicecoach.domain.tool_shapes import select
 from voicecoach.domain.view import Owned, StateView
-from voicecoach.perception.descriptions import describer, kinds_said, told_down
+from voicecoach.perception.descriptions import describer, kind_asked, kinds_said, told_down
 from voicecoach.perception.limits import AGAINST_THEM, THEIR_SIDE
 from voicecoach.perception.prior import (
     ASK_AGAIN,
@@ -554,6 +554,23 @@ def _best_counter(c: _Ctx, m: Matchup, foes: list[str]) -> list[Line]:
             units = {"@unit": c.name(safest)}
             return c.line(c.inputs["neither_key"], [safest, *foes], **units, foe=faced, offered=neither)
     usable = offered or usable
+    kind = kind_asked(c.t.pack, c.t.utterance)
+    if kind is not None:
+        # "Which support beats Quillon", "someone else, not a tank": only that kind, or all but it
+        kind_word, fits, away = kind
+        of_kind = [u for u in usable if (u in fits) != away]
+        beater = next(
+            (u for u in usable if any(multiplier(c.catalog, m, u, f) > m.default for f in foes)), None
+        )
+        if of_kind and beater is not None and beater not in of_kind and c.inputs.get("kind_only_key"):
+            # none of that kind beats them: the one that does, and the best of the kind asked for
+            beaten = next(f for f in foes if multiplier(c.catalog, m, beater, f) > m.default)
+            best = min(of_kind, key=lambda u: (multiplier(c.catalog, m, beaten, u), of_kind.index(u)))
+            if not any(multiplier(c.catalog, m, u, beaten) > m.default for u in of_kind):
+                values = {"@unit": c.name(beater), "foe": c.name(beaten), "other": c.name(best)}
+                kind_said = f"Without {kind_word} picks" if away else f"If you go {kind_word}"
+                return c.line(c.inputs["kind_only_key"], [best, beater, beaten], **values, kind=kind_said)
+        usable = of_kind or usable
     if c.t.alternative:
         # "Plan B?": one not said yet that beats any of them comes before one said that beats another
         fresh = [
@@ -617,7 +634,8 @@ def _best_counter(c: _Ctx, m: Matchup, foes: list[str]) -> list[Line]:
         catalog_units = c.catalog.entities.get(c.view.unit_kind, {})
         beats = [
             u for u in catalog_units if not c.usable(u) and multiplier(c.catalog, m, u, foes[0]) > m.default
-        ]
+            and (kind is None or (u in kind[1]) != kind[2])
+        ]  # fmt: skip
         for locked in beats[:1]:
             values = {
                 "@unit": c.name(locked),
