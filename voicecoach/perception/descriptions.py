@@ -690,13 +690,32 @@ _BARE_BEFORE = re.compile(
 )
 
 
+# A bare word opening the sentence as its subject ("turtle keeps shielding") (English cue words).
+_LOOK_OPENS = re.compile(
+    r"^\W*(?P<word>[a-z]+)\s+(?=(?:keeps|just|always|is|has|hits|outspeeds|one\s*shots?|won'?t)\b)", re.I
+)
+
+
 def bare_names(pack: Pack, sides: Sides, text: str) -> tuple[str, list[str]]:
     """Each short name said bare ("hexmoth in, fox out", "fox is level 14") that fits exactly one
     unit in play (the player's fielded or owned, their lineup) replaced by that unit's name. A word
     the pack's descriptions read (an element, a role) or one after an article is not this."""
     short = _short_names(pack)
     said = {w.lower() for w in re.findall(r"[a-z]+", text, re.IGNORECASE)}
-    if sides.view is None or not any(said & words for words in short.values()):
+    if sides.view is None:
+        return text, []
+    opening = _LOOK_OPENS.match(text)
+    if opening is not None and not link_entities(pack, opening["word"]):
+        # "turtle keeps shielding": a word of one unit's look, said bare as the sentence's subject
+        d = describer(pack)
+        word = opening["word"].lower()
+        in_play = list(dict.fromkeys([*sides.fielded, *sides.theirs]))
+        fits = [u for u in in_play if word in d.strong.get(u, ())]
+        if len(fits) == 1 and word not in d.valued and word not in FUNCTION_WORDS:
+            name = display(pack, pack.catalog.schema.kind("unit") or "", fits[0])
+            side = "their " if fits[0] in sides.theirs and fits[0] not in sides.fielded else ""
+            return f"{side}{name}{text[opening.end('word') :]}", [f"{opening['word']!r} -> {name}"]
+    if not any(said & words for words in short.values()):
         return text, []  # most turns say no short name: no linking for them
     d = describer(pack)
     unit_kind = pack.catalog.schema.kind("unit") or ""

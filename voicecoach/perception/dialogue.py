@@ -1526,6 +1526,37 @@ _WHY_THAT = re.compile(
 )
 
 
+# "Fox hits what", "lorcan good vs who": the question word said last (English cue words).
+_WH_LAST = re.compile(
+    r"^\W*(?:(?:so|ok|okay|and|then|k)\W+)*(?P<subject>(?:my\s+|the\s+|our\s+)?[\w']+(?:\s+[\w']+)?)\s+"
+    r"(?:hits|hit|beats|beat|counters|counter|is\s+good|good|strong|great)\s*(?:vs|against|into)?\s+"
+    r"(?:what|who|which(?:\s+ones?)?)\W*$",
+    re.IGNORECASE,
+)
+# A question said as its noun alone ("opener?", "win con", "round two. target") (English cue words).
+_BARE_NOUNS = {
+    "what should i open with": r"opener|opening|open|lead|first\s+move",
+    "how do we win this": r"win\s*con(?:dition)?|wincon|how\s+to\s+win",
+    "who should i focus first": r"targets?|focus|kill\s+order|priority|first\s+target",
+}
+_BARE_NOUN = re.compile(
+    r"^(?P<lead>(?:[^.!?]*[.!?]\s+)?)\W*(?:(?:so|ok|okay|and|then|uh|um)\W+)*(?:(?:whats|what's|what\s+is)\s+)?"
+    r"(?:the\s+|my\s+|our\s+)?(?P<noun>" + "|".join(f"(?:{n})" for n in _BARE_NOUNS.values()) + r")"
+    r"(?:\s+(?:then|now|here|this\s+round|pls|please))*\W*$",
+    re.IGNORECASE,
+)
+
+
+def _bare_noun_asked(text: str) -> str:
+    """ "round two. opener" -> "round two. what should i open with": the question its noun stands
+    for, when nothing else is said with it."""
+    said = _BARE_NOUN.match(text)
+    if said is None:
+        return text
+    asked = next(q for q, n in _BARE_NOUNS.items() if re.fullmatch(n, said["noun"], re.IGNORECASE))
+    return f"{said['lead']}{asked}"
+
+
 # "Who out", "and who off": which one of the team makes room (English cue words).
 _WHO_OUT = re.compile(
     r"^\W*(?:(?:and|so|ok|okay|then)\W+)*(?:who|whos|who'?s|which\s+one)\s+(?:out|off)\W*$", re.IGNORECASE
@@ -1662,6 +1693,40 @@ _SWAP_FOR = re.compile(
 _NOT_THIS = re.compile(r"^\W+not\s+(?:for\s+)?$", re.IGNORECASE)
 
 
+# "k and ember just farms the briar cat then", "the tree guy should go smack the turtle": one unit
+# said to beat another, in gamer words (English cue words).
+_BEATS_SAID = re.compile(
+    r"^\s+(?:(?:just|should|can|could|will|would|gonna|go|to|and|easily|totally|basically|probably|then)\s+)*"
+    r"(?:farms?|eats?|wrecks?|smacks?|stomps?|destroys?|deletes?|beats?|handles?|clears?|kills?|shreds?|melts?|"
+    r"bull(?:y|ies)|outtrades?|hard\s+counters?|counters?|takes?\s+out|dumps?\s+on|clowns?|farm|eat|smack|"
+    r"wreck|stomp|destroy|beat|handle|kill|shred|melt|hit|hits)\s+(?:the\s+|their\s+|that\s+|this\s+)?$",
+    re.IGNORECASE,
+)
+_NOTHING_AFTER = re.compile(
+    r"\W*(?:(?:then|right|too|easily|no\s+problem|yeah|yes|ya|lol|huh|or\s+not)\W*)*", re.I
+)
+_ASKS_OTHER = re.compile(r"\b(?:what|who|which|why|how|when|where|or)\b", re.IGNORECASE)
+
+
+# "Turtle keeps shielding", "their healer is always healing them" (English cue words).
+_KEEPS_DOING = re.compile(
+    r"^\s+(?:just\s+)?(?:keeps|keep|kept|is\s+always|always|won'?t\s+stop|wont\s+stop)\s+\w+(?:ing|s)\b", re.I
+)
+
+
+def _beats_said(sides: Sides, text: str, units: Sequence[Mention]) -> str | None:
+    """ "k and Emberfox just farms Briarcat then" -> "can Emberfox beat their Briarcat": one of the
+    player's said to beat one of theirs, asked as whether it does. None otherwise."""
+    mine, foe = units
+    if sides.side_of(mine.id) != "mine" or not sides.on("theirs", foe.id) or _ASKS_OTHER.search(text):
+        return None
+    if not _BEATS_SAID.match(text[mine.span[1] : foe.span[0]]) or not _NOTHING_AFTER.fullmatch(
+        text[foe.span[1] :]
+    ):
+        return None  # ("does Oakhorn hit Shellbastion through the coral thing": more asked than that)
+    return f"can {mine.surface} beat their {foe.surface}"
+
+
 def _which_replaced(text: str, units: Sequence[Mention]) -> str | None:
     """ "Bran for Duke or for Ren" -> "should Bran replace Duke or Ren"; "one swap. for Renzo not
     Duke" -> "who should replace Renzo"; None when `text` is no such shorthand."""
@@ -1688,6 +1753,8 @@ def _asked_plainly(pack: Pack, text: str, sides: Sides | None = None) -> str:
     units = [m for m in link_entities(pack, text) if m.kind == pack.catalog.schema.kind("unit")]
     if len(units) >= 2 and (replaces := _which_replaced(text, units)) is not None:
         return replaces
+    if len(units) == 2 and sides is not None and (beats := _beats_said(sides, text, units)) is not None:
+        return beats
     if len(units) != 1:
         return text
     name = units[0].surface
@@ -1727,6 +1794,8 @@ def read_turn(pack: Pack, state: LiveState | None, text: str, history: Sequence[
     text = _asked_plainly(pack, text, Sides(pack, state) if state is not None else None)
     text = _why_the_pick(pack, text, history)
     text = _WHO_OUT.sub("who comes out", text)
+    text = _WH_LAST.sub(lambda m: f"what is {m['subject']} good against", text)  # "fox hits what"
+    text = _bare_noun_asked(text)  # "opener?", "win con"
     if (taken := _took_the_pick(pack, text, history)) != text:
         return Reading(taken, ("the last pick, taken",))
     if history and (not_kind := _DONT_PLAY_KIND.match(text)) and kind_asked(pack, text) is not None:
@@ -2700,6 +2769,19 @@ def _read_one(
         described = f"tell me about {owner.group(0) if owner else ''}{described[one.span[0] : one.span[1]]}"
     text = _appositive(pack, _mine_said_after(pack, described))
     notes += said
+    units = [m for m in link_entities(pack, text) if m.kind == pack.catalog.schema.kind("unit")]
+    if len(units) == 2 and (beats := _beats_said(sides, text, units)) is not None:
+        text, notes = beats, [*notes, "one said to beat another: whether it does"]
+    if (
+        len(units) == 1
+        and sides.side_of(units[0].id) == "theirs"
+        and _KEEPS_DOING.match(text[units[0].span[1] :])
+    ):
+        if not _ASKS_OTHER.search(text) and "?" not in text:
+            # "turtle keeps shielding": trouble told, asked as what beats the one doing it
+            # (two questions: what it does, then what beats it)
+            text = f"{text.rstrip(' .!')}{JOINT}how do i beat {units[0].surface}"
+            notes = [*notes, "trouble told: what it does, and what beats it", BOTH_NOTE]
     for step in (_out_unit, _correct, _follow_up, _choice_of):
         text, said = step(pack, sides, text, history)
         notes += said

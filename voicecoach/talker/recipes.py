@@ -297,7 +297,9 @@ def _threatened(c: _Ctx, m: Matchup, foes: list[str], theirs: list[str], mine: l
     if not faced and c.inputs.get("safe_key") and (vs_side or in_trouble or unasked):
         # "How does my Dumaka do against their team?" and none of theirs beats it: say so, not
         # the catalog's counters, which the opponent does not field.
-        return lines + c.naming(c.inputs["safe_key"], [unit], foe=c.name(unit))
+        # (and when it keeps dying, that it is far behind on levels, if it is)
+        low = _underlevelled(c, unit) if in_trouble else []
+        return lines + c.naming(c.inputs["safe_key"], [unit], foe=c.name(unit)) + low
     threats = faced or threats[:2]
     if not threats:
         return lines
