@@ -23,14 +23,22 @@ from voicecoach.testing.scripted_llm import ScriptedLLMServer
 # pack -> kind -> turns: (what the player says, words the reply must have, words it must not)
 SESSIONS: dict[str, dict[str, list[tuple[str, list[str], list[str]]]]] = {
     "pet_arena": {
+        "options_explained": [
+            ("what do the moths moves do in normal words", ["Dread Whisper: ", "Shade Bite: "], [])
+        ],
+        "chart_asked": [
+            ("wait how do i even know whats strong against what", ["fire beats grass"], ["Which creature"])
+        ],
+        "another_in_instead": [
+            ("who do i bench", ["Swap Sparkwing out for Hexmoth"], []),
+            ("hawk instead", ["Not Galehawk"], ["Keep Oakhorn in"]),
+        ],
         "beats_said_in_gamer_words": [
             ("k and ember just farms the briar cat then", ["edge on Briarcat"], ["can't field"]),
         ],
         "wh_said_last": [("fox hits what", ["double damage to grass"], ["takes double damage from water"])],
         "bare_noun_asked": [("round two. opener", ["go with Oakhorn"], ["whenever you want"])],
-        "bare_look_as_subject": [
-            ("turtle keeps shielding", ["Coral Guard", "Oakhorn"], ["Thicket Wall"])
-        ],
+        "bare_look_as_subject": [("turtle keeps shielding", ["Coral Guard", "Oakhorn"], ["Thicket Wall"])],
         "kind_asked_for": [  # an element asked for: the best of it, and who does beat them
             ("which water creature beats briarcat", ["Tidefang", "bring Emberfox"], ["Nothing you own"]),
         ],
@@ -1367,6 +1375,13 @@ SESSIONS: dict[str, dict[str, list[tuple[str, list[str], list[str]]]]] = {
         ],
     },
     "strike_team": {
+        "options_explained": [
+            ("what does lorcans kit do", ["Combat Roll: A dodge roll", "Quick Hands: "], [])
+        ],
+        "another_in_instead": [
+            ("who should replace renzo", ["Swap Renzo off for Tamsin"], []),
+            ("paxton instead?", ["Swapping Renzo for Paxton"], ["who should replace Paxton"]),
+        ],
         "their_trouble_told": [("nadira keeps healing them", ["Dart Rifle can heal", "Against Nadira"], [])],
         "bare_noun_asked": [("opener", ["Brannoc"], ["whenever you want"])],
         "kind_asked_for": [  # a role asked for: the best of it, and who does counter them

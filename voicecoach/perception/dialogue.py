@@ -1527,8 +1527,14 @@ _WHY_THAT = re.compile(
 
 
 # "Fox hits what", "lorcan good vs who": the question word said last (English cue words).
+_WHAT_BEATS_WHAT = re.compile(
+    r"\b(?:what|who|whats|what'?s|who'?s|whos)\s+(?:is\s+|s\s+)?(?:beats?|counters?|(?:strong|good|weak)\s+"
+    r"(?:against|vs|to|into))\s+(?:what|who|which|whom)\b",
+    re.IGNORECASE,
+)
 _WH_LAST = re.compile(
-    r"^\W*(?:(?:so|ok|okay|and|then|k)\W+)*(?P<subject>(?:my\s+|the\s+|our\s+)?[\w']+(?:\s+[\w']+)?)\s+"
+    r"^\W*(?:(?:so|ok|okay|and|then|k)\W+)*(?!(?:what|who|which|whats|whos|how)\b)"
+    r"(?P<subject>(?:my\s+|the\s+|our\s+)?[\w']+(?:\s+[\w']+)?)\s+"
     r"(?:hits|hit|beats|beat|counters|counter|is\s+good|good|strong|great)\s*(?:vs|against|into)?\s+"
     r"(?:what|who|which(?:\s+ones?)?)\W*$",
     re.IGNORECASE,
@@ -1794,6 +1800,10 @@ def read_turn(pack: Pack, state: LiveState | None, text: str, history: Sequence[
     text = _asked_plainly(pack, text, Sides(pack, state) if state is not None else None)
     text = _why_the_pick(pack, text, history)
     text = _WHO_OUT.sub("who comes out", text)
+    if _WHAT_BEATS_WHAT.search(text) and not _units(pack, text):
+        # "how do I even know what's strong against what": the chart of matchups, not one unit's
+        has_types = any(k.role == "type" for k in pack.catalog.schema.kinds.values())
+        text = "how does the type chart work" if has_types else "how do counters work"
     text = _WH_LAST.sub(lambda m: f"what is {m['subject']} good against", text)  # "fox hits what"
     text = _bare_noun_asked(text)  # "opener?", "win con"
     if (taken := _took_the_pick(pack, text, history)) != text:
@@ -2616,6 +2626,31 @@ def _about_one_to_level(pack: Pack, text: str, last: Exchange) -> str | None:
     return f"is {display(pack, pack.catalog.schema.kind('unit') or '', named[0])} worth levelling"
 
 
+# "Hawk instead?", "could I put Galehawk in instead" after "Swap Sparkwing out for Hexmoth" (English
+# cue words).
+_IN_INSTEAD = re.compile(
+    r"^\W*(?:(?:ok|okay|so|and|but|hmm+|or|nah|what\s+about|how\s+about|(?:could|can|should)\s+i\s+"
+    r"(?:put|use|play|run|bring|swap\s+in|go)|what\s+if\s+i\s+(?:put|use|play|run|bring))\W+)*"
+    r"(?:my\s+|the\s+)?(?P<rest>[\w' ]+?)(?:\s+in)?\s+instead\W*$",
+    re.IGNORECASE,
+)
+
+
+def _in_instead(pack: Pack, sides: Sides, text: str, last: Exchange) -> str | None:
+    """ "Swap Sparkwing out for Hexmoth" - "hawk instead?": "should I swap Sparkwing out for
+    Galehawk" (the same one out, another in). None otherwise."""
+    said = _IN_INSTEAD.match(text)
+    if said is None or len(named := _units(pack, said["rest"])) != 1 or not _short(pack, said["rest"]):
+        return None
+    put = _units(pack, last.reply)
+    out = [u for u in put if u in sides.fielded]
+    came_in = [u for u in _put_forward(pack, last) if u not in sides.fielded]
+    if len(out) != 1 or len(came_in) != 1 or named[0] in (*out, *came_in) or named[0] in sides.fielded:
+        return None
+    unit = pack.catalog.schema.kind("unit") or ""
+    return f"should i swap {display(pack, unit, out[0])} out for {display(pack, unit, named[0])}"
+
+
 def _pick_instead(pack: Pack, sides: Sides, text: str, last: Exchange) -> str | None:
     """ "Is my Emberfox any good vs Shellbastion?" - "fine, what would you bring instead": the
     pick against that foe in place of the player's unit (the last question put one of theirs
@@ -2782,6 +2817,8 @@ def _read_one(
             # (two questions: what it does, then what beats it)
             text = f"{text.rstrip(' .!')}{JOINT}how do i beat {units[0].surface}"
             notes = [*notes, "trouble told: what it does, and what beats it", BOTH_NOTE]
+    if history and (swapped := _in_instead(pack, sides, text, history[-1])) is not None:
+        text, notes = swapped, [*notes, "another one in, in place of the last pick"]
     for step in (_out_unit, _correct, _follow_up, _choice_of):
         text, said = step(pack, sides, text, history)
         notes += said

@@ -508,6 +508,36 @@ def _not_theirs_to_claim(t: RealizerTurn) -> None:
         return
 
 
+# "What do the moth's moves do in normal words", "explain Lorcan's kit" (English cue words).
+_EXPLAINS = re.compile(
+    r"\bwhat\s+(?:do|does)\b.*\bdo\b|\bexplain\b|\bin\s+(?:normal|plain|simple)\s+(?:words|english|terms)\b",
+    re.IGNORECASE,
+)
+
+
+def _options_explained(t: RealizerTurn) -> None:
+    """ "What do Hexmoth's moves do": each option the answer names, with what it does (a list of
+    names answers nothing asked)."""
+    option = t.pack.catalog.schema.kind("option") or ""
+    named = [e for line in t.lines for i in line.covers if (e := t.pack.catalog.get(option, i)) is not None]
+    said = " ".join(str(v) for line in t.lines for v in line.values.values())
+    explained = sorted({e.id: e for e in named}.values(), key=lambda e: (said.find(e.display), e.id))[:3]
+    if len(explained) >= 2:  # a list of names: each said with what it does instead
+        ids = {e.id for e in explained}
+        t.lines = [line for line in t.lines if not (line.covers & ids) and line.keep != "answer"]
+    for entity in explained:
+        described = entity.value("description")
+        if described:
+            t.add(
+                "guidance",
+                "option_other",
+                "answer",
+                (entity.id,),
+                other=entity.display,
+                description=described,
+            )
+
+
 def _compare_options(t: RealizerTurn) -> None:
     """ "Is Blaze Charge better than Flame Burst": the two options side by side on the option kind's
     number (pet's power), said with the answer; options with no number, or of different kinds (an
@@ -1758,6 +1788,8 @@ def realize(
         _reason_again(t, previous_reply or "", _REASON_AFTER if answered and not led else _ANY_REASON_AFTER)
     if len(t.skills) >= 2 and _COMPARES.search(utterance):
         _compare_options(t)
+    elif not t.skills and _EXPLAINS.search(utterance):
+        _options_explained(t)
     if (
         entry is not None
         and _is_score(entry)
