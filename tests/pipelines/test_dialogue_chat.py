@@ -23,6 +23,14 @@ from voicecoach.testing.scripted_llm import ScriptedLLMServer
 # pack -> kind -> turns: (what the player says, words the reply must have, words it must not)
 SESSIONS: dict[str, dict[str, list[tuple[str, list[str], list[str]]]]] = {
     "pet_arena": {
+        "relayed_why": [
+            ("he says can the fire fox beat the turtle", ["Shellbastion has the edge"], []),
+            ("ok and he wants to know why not", ["half damage"], ["Play to your elements"]),
+        ],
+        "used_to_play": [
+            ("i used to play this like a year ago, is ember fox still good", ["mixed"], ["striker"])
+        ],
+        "what_am_i_supposed_to_do": [("what am i supposed to do", ["Oakhorn"], ["known lineups"])],
         "options_explained": [
             ("what do the moths moves do in normal words", ["Dread Whisper: ", "Shade Bite: "], [])
         ],
@@ -1375,6 +1383,7 @@ SESSIONS: dict[str, dict[str, list[tuple[str, list[str], list[str]]]]] = {
         ],
     },
     "strike_team": {
+        "what_am_i_supposed_to_do": [("what can i even do", ["Brannoc"], ["A tank takes space"])],
         "options_explained": [
             ("what does lorcans kit do", ["Combat Roll: A dodge roll", "Quick Hands: "], [])
         ],

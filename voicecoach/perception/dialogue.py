@@ -1052,7 +1052,7 @@ def split_questions(text: str) -> tuple[str, str | None]:
     second opens like one. "I evolved Briarcat, is Bramble Crush unlocked?" is one question: the
     statement is what it asks about."""
     lead = _TWO_THINGS.match(text)
-    if lead is not None and len(text[lead.end() :].split()) >= 3:
+    if lead is not None and (len(text[lead.end() :].split()) >= 3 or _ASKS_WH.match(text[lead.end() :])):
         text = text[lead.end() :]
     first_at = _FIRST.search(text)
     second_at = _SECOND.search(text, first_at.end()) if first_at is not None else None
@@ -1283,7 +1283,7 @@ _UNTIL_ASKED = r"(?:(?!\b(?:what|whats|which|who|how|why|where|when|should|can|d
 _COMING_FROM = re.compile(
     r"^\W*(?:(?:ok|okay|so|hey|hi|um|uh|alright)\W+)*(?:i\s*(?:'?m|am)\s+(?:kinda\s+|pretty\s+|totally\s+|super\s+)?"
     r"(?:back|returning|rusty)"
-    rf"|i\s+(?:have\s*n'?t|haven'?t|havent|didn'?t)\s+play(?:ed)?\b{_UNTIL_ASKED}|i\s+(?:just\s+)?(?:started|got\s+back|came\s+back|returned)"
+    rf"|i\s+(?:have\s*n'?t|haven'?t|havent|didn'?t)\s+play(?:ed)?\b{_UNTIL_ASKED}|i\s+used\s+to\s+play\b{_UNTIL_ASKED}|i\s+(?:just\s+)?(?:started|got\s+back|came\s+back|returned)"
     rf"\b{_UNTIL_ASKED}|(?:it'?s|its)\s+been\s+(?:a\s+while|ages|forever){_UNTIL_ASKED}|i\s+forgot\s+(?:everything|a\s+lot|how){_UNTIL_ASKED})"
     r"\s*(?:[,.!;]|\s+(?:and|so))\s+(?=\S)",
     re.IGNORECASE,
@@ -1314,6 +1314,9 @@ _IS_THAT_OK = re.compile(
 )
 
 
+_ASKS_WH = re.compile(r"(?:why|how|what|who|which)\b", re.IGNORECASE)  # "... he wants to know why not"
+
+
 def _relayed(text: str) -> str:
     """The question a player relays for someone else, as asked: "she wants to know if the turtle can
     hurt our deer guy" -> "can the turtle hurt our deer guy"; "she says thank you" -> "thank you"."""
@@ -1325,7 +1328,7 @@ def _relayed(text: str) -> str:
     if (coming := _COMING_FROM.match(text)) is not None and len(text[coming.end() :].split()) >= 2:
         text = text[coming.end() :]  # "I'm back after ages, what do I have": the question
     lead = _RELAY_LEAD.match(text)
-    if lead is not None and len(text[lead.end() :].split()) >= 3:
+    if lead is not None and (len(text[lead.end() :].split()) >= 3 or _ASKS_WH.match(text[lead.end() :])):
         rest = text[lead.end() :]
         contracted = _CONTRACTED.match(rest) if lead["embedded"] else None
         embedded = _EMBEDDED.match(rest) if lead["embedded"] and contracted is None else None

@@ -594,6 +594,7 @@ class IntentPrior:
             ),
             None,
         )
+        self.fact_pairs = {(e.intent, e.sub_intent) for e in pack.phi if e.branch == "knowledge-qa"}
         self.now_pair = next(
             (
                 (e.intent, e.sub_intent)
@@ -1027,6 +1028,8 @@ class IntentPrior:
             and WHAT_NOW.match(said)
             and (
                 self.labels[int(p.argmax())][0] in ("teaching", "smalltalk", OUT_OF_DOMAIN[0])
+                # (nor a fact about the roster: "what am I supposed to do" asks for a move)
+                or self.labels[int(p.argmax())] in self.fact_pairs
                 or self.labels[int(p.argmax())]
                 == self.score_pair  # "what's the plan this round": not the score
             )
@@ -3043,8 +3046,8 @@ OWNING = re.compile(
     r"|\b(?:have|got|play|field)\b.*\b(?:i|we|me)\b"
 )
 WHAT_NOW = re.compile(
-    r"^(?:(?:so|ok|okay|and|uh|um|alright|right|coach)\W+)*(?:what\s+now|now\s+what|what\s+(?:do|should)\s+(?:i|we)\s+"
-    r"do|what(?:s|\s+is)\s+(?:the|our|my)\s+(?:game\s+)?(?:play|move|plan|strategy|win\s+con(?:dition)?)|any\s+tips|"
+    r"^(?:(?:so|ok|okay|and|uh|um|alright|right|coach|but|then|well)\W+)*(?:what\s+now|now\s+what|what\s+(?:do|should)\s+"
+    r"(?:i|we)\s+(?:even\s+)?do|what\s+(?:am\s+i|are\s+we|was\s+i)\s+(?:supposed|meant)\s+to\s+do|what\s+can\s+(?:i|we)\s+(?:even\s+)?do|what(?:s|\s+is)\s+(?:the|our|my)\s+(?:game\s+)?(?:play|move|plan|strategy|win\s+con(?:dition)?)|any\s+tips|"
     r"how\s+do\s+(?:i|we)\s+win\s+this)(?:\s+(?:now|here|next|then|this\s+round|this\s+one|(?:for|in)\s+this\s+round))?"
     r"\W*$"
 )
