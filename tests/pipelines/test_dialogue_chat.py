@@ -23,6 +23,10 @@ from voicecoach.testing.scripted_llm import ScriptedLLMServer
 # pack -> kind -> turns: (what the player says, words the reply must have, words it must not)
 SESSIONS: dict[str, dict[str, list[tuple[str, list[str], list[str]]]]] = {
     "pet_arena": {
+        "name_half_remembered": [  # a name part and an everyday word: asked whether they mean that one
+            ("is galebird any good", ["Did you mean Galehawk"], []),
+        ],
+        "what_happened_to": [("what happened to emberfox", ["fire striker"], ["takes double damage"])],
         "relayed_why": [
             ("he says can the fire fox beat the turtle", ["Shellbastion has the edge"], []),
             ("ok and he wants to know why not", ["half damage"], ["Play to your elements"]),

@@ -641,7 +641,7 @@ _SHORT_NAMES: dict[int, tuple[Pack, dict[str, frozenset[str]]]] = {}
 _CLIPPED_RARE = 1000  # "bran" 899, "tam" 274: rare enough to be a name clipped; "hex" 1547 is a word
 
 
-def _short_names(pack: Pack) -> dict[str, frozenset[str]]:
+def short_names(pack: Pack) -> dict[str, frozenset[str]]:
     """Per unit: what a player calls it without an article or owner ("fox out", "is lumi too low"):
     the English word that ends its one-word name ("fox" of Emberfox, "hawk" of Galehawk), the one
     that starts a name of two English words ("spark" of Sparkwing) and the first four or five
@@ -700,7 +700,7 @@ def bare_names(pack: Pack, sides: Sides, text: str) -> tuple[str, list[str]]:
     """Each short name said bare ("hexmoth in, fox out", "fox is level 14") that fits exactly one
     unit in play (the player's fielded or owned, their lineup) replaced by that unit's name. A word
     the pack's descriptions read (an element, a role) or one after an article is not this."""
-    short = _short_names(pack)
+    short = short_names(pack)
     said = {w.lower() for w in re.findall(r"[a-z]+", text, re.IGNORECASE)}
     if sides.view is None:
         return text, []

@@ -61,12 +61,13 @@ from voicecoach.perception.descriptions import (
     option_by_description,
     option_by_word,
     option_they_used,
+    short_names,
     side_word,
     slotted,
     their_option_described,
     type_by_look,
 )
-from voicecoach.perception.lexicon import Lexicon, suggest
+from voicecoach.perception.lexicon import Lexicon, ordinary, suggest
 from voicecoach.perception.prior import (
     ASK_AGAIN,
     INSTEAD,
@@ -1491,6 +1492,12 @@ def _answer_to_their_option(pack: Pack, sides: Sides, text: str) -> str:
 # good here; whether it threatens the player's side is whether it is dangerous.
 _PLAINLY = (
     (
+        # a returning player's "what happened to X", "is X still in the game": what X is now
+        r"\b(?:what\s+(?:happened|happend)\s+to\s+(?:my\s+|the\s+)?X|is\s+(?:my\s+|the\s+)?X\s+still\s+"
+        r"(?:in\s+the\s+game|a\s+thing|around|there))\b.*$",
+        "tell me about X",
+    ),
+    (
         r"^\W*(?:(?:so|ok|okay|and|but|hmm|like)\W+)*(?:should|do)\s+i\s+(?:even\s+|still\s+|really\s+)?"
         r"(?:be\s+on|stay\s+on|keep\s+(?:playing|using|running)|stick\s+with)\s+(?:my\s+)?X"
         r"(?:\s+(?:here|now|this\s+round|on\s+this\s+map))?\W*$",
@@ -2117,10 +2124,36 @@ def _did_you_mean(pack: Pack, text: str) -> _Meant | None:
     asked about it rather than answered without it (the answer would be about nothing, or guessed)."""
     guess = suggest(Lexicon.of(pack), text)
     if guess is None:
-        return None
+        return _remembered(pack, text)
     raw, name = guess
     at = text.find(raw)
     return _Meant(raw, name.text, text[:at] + HOLE + text[at + len(raw) :])
+
+
+def _remembered(pack: Pack, text: str) -> _Meant | None:
+    """ "What happened to Emberwolf", "is Galebird any good": a made-up word of one unit's name part
+    and an everyday word, as a player half remembers a name: asked whether they mean that unit."""
+    if link_entities(pack, text):
+        return None
+    names = short_names(pack)
+    unit = pack.catalog.schema.kind("unit") or ""
+    for word in re.finditer(r"[a-z]{6,}", text, re.IGNORECASE):
+        said = word.group(0).lower()
+        if ordinary(said):
+            continue
+        fits = {
+            uid
+            for i in range(3, len(said) - 2)
+            for part, rest in ((said[:i], said[i:]), (said[i:], said[:i]))
+            if ordinary(rest) and len(part) >= 3
+            for uid, parts in names.items()
+            if part in parts
+        }
+        if len(fits) == 1:
+            meant = display(pack, unit, fits.pop())
+            at = word.start()
+            return _Meant(word.group(0), meant, text[:at] + HOLE + text[word.end() :])
+    return None
 
 
 _YES = re.compile(
