@@ -1387,6 +1387,10 @@ SESSIONS: dict[str, dict[str, list[tuple[str, list[str], list[str]]]]] = {
         ],
     },
     "strike_team": {
+        "actually_as_adverb": [
+            ("should i keep lorcan", ["Lorcan"], []),
+            ("what does his roll thing actually do i always forget", ["dodge roll"], ["outside"]),
+        ],
         "what_am_i_supposed_to_do": [("what can i even do", ["Brannoc"], ["A tank takes space"])],
         "options_explained": [
             ("what does lorcans kit do", ["Combat Roll: A dodge roll", "Quick Hands: "], [])

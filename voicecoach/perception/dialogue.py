@@ -1223,9 +1223,12 @@ def _retracted(text: str) -> tuple[str, str] | None:
         rest = text[cue.end() :]
         before = text[: cue.start()]
         unmarked = not re.match(r"\s*[,;.!?\u2014\u2013-]", cue.group(0))
-        if unmarked and (_ADVERB_AFTER.search(before) or _VERB_NEXT.match(rest)):
-            # "what do I actually do this turn", "what does Overflow actually do for us": an adverb
-            # in the question, not a retraction
+        what_does = re.search(r"\bwhat\s+(?:does|do|did)\b", before, re.IGNORECASE) and re.match(
+            r"\s*do\b", rest
+        )
+        if unmarked and (_ADVERB_AFTER.search(before) or _VERB_NEXT.match(rest) or what_does):
+            # "what do I actually do this turn", "what does Overflow actually do for us", "what
+            # does his roll thing actually do": an adverb in the question, not a retraction
             continue
         # not "hey, I mean ..."; a question cut short by a dash or comma is one ("which map- sorry, ...")
         cut_short = len(before.split()) >= 2 and re.match(r"\s*[,;\u2014\u2013-]", cue.group(0)) is not None
