@@ -23,6 +23,7 @@ from voicecoach.testing.scripted_llm import ScriptedLLMServer
 # pack -> kind -> turns: (what the player says, words the reply must have, words it must not)
 SESSIONS: dict[str, dict[str, list[tuple[str, list[str], list[str]]]]] = {
     "pet_arena": {
+        "their_description_alone": [("their big hitter", ["their biggest threat"], ["Their Briarcat, or"])],
         "name_half_remembered": [  # a name part and an everyday word: asked whether they mean that one
             ("is galebird any good", ["Did you mean Galehawk"], []),
         ],

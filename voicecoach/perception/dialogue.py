@@ -2769,6 +2769,12 @@ def _checked_name(pack: Pack, sides: Sides, text: str) -> Reading | None:
     )
 
 
+# A description of theirs said alone, nothing asked of it ("their big hitter?", "and their carry").
+_ONLY_THEIRS = re.compile(
+    rf"\W*(?:(?:and|so|ok|okay|what\s+about|who'?s|whos|who\s+is|which\s+is)\W+)*(?:their\s+)?{HOLE}\W*", re.I
+)
+
+
 def _read_one(
     pack: Pack, state: LiveState | None, text: str, history: Sequence[Exchange], resume: bool = True
 ) -> Reading:
@@ -2880,6 +2886,13 @@ def _read_one(
     text, said = _not_this_but_that(pack, sides, text)
     notes += said
     unclear = unclear or unsure or _unplaced(pack, sides, text, history)
+    if (
+        unclear is not None
+        and all(side == "theirs" for side, _ in unclear.options)
+        and _ONLY_THEIRS.fullmatch(unclear.template)
+    ):
+        # "their big hitter" and it fits two of theirs: which of theirs matters most is the answer
+        return Reading("who is their biggest threat", (*notes, "one of theirs, said alone: their threat"))
     if unclear is not None:
         return Reading(text=text, resolved=tuple(notes), ask=_ask(pack, unclear), pending=unclear.template)
     if history and _BEATS_THAT.match(text) and _their_whole_side(pack, history[-1]):
