@@ -1388,6 +1388,10 @@ SESSIONS: dict[str, dict[str, list[tuple[str, list[str], list[str]]]]] = {
         ],
     },
     "strike_team": {
+        "a_person_not_a_unit": [  # the kid's "she" / "he": nobody to ask back about
+            ("thank you she's so excited", ["Glad it helped"], ["Which hero"]),
+            ("ok bedtime after this round he says go team", [], ["Which hero"]),
+        ],
         "actually_as_adverb": [
             ("should i keep lorcan", ["Lorcan"], []),
             ("what does his roll thing actually do i always forget", ["dodge roll"], ["outside"]),

@@ -269,6 +269,15 @@ def _sides_said(pack: Pack, heard: str) -> dict[str, Side]:
     return marked
 
 
+# A person's doing, said of "he" / "she" (English cue words): the kid, the friend, not a unit.
+_A_PERSON_DOES = re.compile(
+    r"\b(?:he|she)\s*(?:'s|s|\s+is|\s+was|\s+gets|\s+got)?\s+(?:so\s+|really\s+|super\s+)?"
+    r"(?:excited|happy|thrilled|stoked|proud|sad|upset|tired|sleepy|giggling|laughing|cheering)\b"
+    r"|\b(?:he|she)\s+(?:says|said|loves\s+(?:it|this|that)|cheered|laughed|giggled|thanks\s+you)\b",
+    re.IGNORECASE,
+)
+
+
 def _refer(
     pack: Pack, sides: Sides, text: str, history: Sequence[Exchange]
 ) -> tuple[str, list[str], Unclear | None]:
@@ -279,6 +288,11 @@ def _refer(
     if earlier is not None:
         return earlier
     here = set(_units(pack, text))  # "is he a problem for Renzo": he is someone else
+    # "she's so excited", "he says go team": a person the player plays with, not a unit (nothing
+    # to refer to, nothing to ask back about)
+    text_of_units = _A_PERSON_DOES.sub(lambda m: " " * len(m.group(0)), text)
+    if text_of_units != text and not _PRONOUN.search(text_of_units):
+        return text, [], None
     if not history:
         person = _PERSON.search(text)
         if person is None or here:

@@ -2619,7 +2619,7 @@ VENTED = re.compile(rf"^\W*(?:ugh+|argh+|ffs)\b|\b(?:ugh+|argh+)\W*$|{_VENT_WORD
 # just took out their turtle", "we won that round", "lets gooo") or a near miss ("lol that was
 # close"): a reaction, not advice nobody asked for.
 _CHEER = re.compile(
-    r"\b(?:let'?s\s*go+|lets\s*go+|yes{2,}|yay+|woo+h?o*|clutch|finally|happy\s+dance|"
+    r"\b(?:let'?s\s*go+|lets\s*go+|go\s+team|yes{2,}|yay+|woo+h?o*|clutch|finally|happy\s+dance|"
     r"got\s+(?:a\s+|his\s+|her\s+|my\s+|our\s+|the\s+)?(?:first\s+)?(?:kill|ko|knockout|triple|double)|"
     r"(?:took|taken|knocked|knocks|knock|takes)\s+(?:out|down)|(?:we|i)\s+(?:won|took|got\s+(?:him|her|them|em|it|one|the\s+\w+|their\s+\w+|\w+\W*$))|"
     r"won\s+(?:that|the|this)|took\s+the\s+point|gg\s+(?:we|ez|easy|wp)|"
