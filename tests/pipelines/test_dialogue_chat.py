@@ -23,6 +23,13 @@ from voicecoach.testing.scripted_llm import ScriptedLLMServer
 # pack -> kind -> turns: (what the player says, words the reply must have, words it must not)
 SESSIONS: dict[str, dict[str, list[tuple[str, list[str], list[str]]]]] = {
     "pet_arena": {
+        "stage_named": [  # a returning player's old stage name: that stage of which unit, then the unit
+            (
+                "hey I haven't played in like a year where'd my emberkit go it just says emberfox now",
+                ["Emberkit is Emberfox's stage 1", "level 14"],
+                ["Build around"],
+            ),
+        ],
         "their_description_alone": [("their big hitter", ["their biggest threat"], ["Their Briarcat, or"])],
         "name_half_remembered": [  # a name part and an everyday word: asked whether they mean that one
             ("is galebird any good", ["Did you mean Galehawk"], []),

@@ -1510,7 +1510,8 @@ def _answer_to_their_option(pack: Pack, sides: Sides, text: str) -> str:
 _PLAINLY = (
     (
         # a returning player's "what happened to X", "is X still in the game": what X is now
-        r"\b(?:what\s+(?:happened|happend)\s+to\s+(?:my\s+|the\s+)?X|is\s+(?:my\s+|the\s+)?X\s+still\s+"
+        r"\b(?:what\s+(?:happened|happend)\s+to\s+(?:my\s+|the\s+)?X|where(?:'?d|\s+did)\s+(?:my\s+|the\s+)?X\s+go"
+        r"|is\s+(?:my\s+|the\s+)?X\s+still\s+"
         r"(?:in\s+the\s+game|a\s+thing|around|there))\b.*$",
         "tell me about X",
     ),
@@ -1788,7 +1789,7 @@ def _asked_plainly(pack: Pack, text: str, sides: Sides | None = None) -> str:
         return replaces
     if len(units) == 2 and sides is not None and (beats := _beats_said(sides, text, units)) is not None:
         return beats
-    if len(units) != 1:
+    if len({m.id for m in units}) != 1:  # ("where'd my Emberkit go, it says Emberfox now": one unit)
         return text
     name = units[0].surface
     for pattern, plain in _PLAINLY:

@@ -515,6 +515,35 @@ _EXPLAINS = re.compile(
 )
 
 
+def _letters(name: str) -> str:
+    return re.sub(r"[\W_]+", "", name.lower())
+
+
+def _stage_said(t: RealizerTurn, utterance: str) -> None:
+    """ "Where'd my Emberkit go": an owned unit named by a stage it has left (one not owned, by a
+    stage name alone) is that unit's stage, said first ("Emberkit is Emberfox's stage 1."), before
+    what the answer says of the unit by its name now."""
+    progression = t.pack.catalog.schema.progression
+    if progression is None or "stage_named" not in t.pack.templates.paragraphs["guidance"].templates:
+        return
+    for m in link_entities(t.pack, utterance):
+        entity = t.pack.catalog.get(m.kind, m.id)
+        value = entity.value(progression.field) if entity is not None and m.kind == progression.kind else None
+        stages = [v for v in value if isinstance(v, str)] if isinstance(value, list) else []
+        said = _letters(m.surface)
+        named = [i for i, s in enumerate(stages) if _letters(s) == said]
+        if entity is None or not named or _letters(entity.display) == said:
+            continue
+        owned = StateView(t.pack, t.state).unit(m.id)
+        others = [o for o in link_entities(t.pack, utterance) if o.id == m.id and o.span != m.span]
+        if (owned is not None and (owned.tier or 0) <= named[0] + 1) or (owned is None and others):
+            continue  # ("evolve Oakhorn into Elderhorn": the stage ahead, named as such)
+        values = {"stage_name": stages[named[0]], progression.kind: entity.display, "stage": named[0] + 1}
+        line = Line("guidance", "stage_named", values, "answer", frozenset({m.id}))
+        t.lines.insert(0, line)
+        return
+
+
 def _options_explained(t: RealizerTurn) -> None:
     """ "What do Hexmoth's moves do": each option the answer names, with what it does (a list of
     names answers nothing asked)."""
@@ -1790,6 +1819,7 @@ def realize(
         _compare_options(t)
     elif not t.skills and _EXPLAINS.search(utterance):
         _options_explained(t)
+    _stage_said(t, utterance)
     if (
         entry is not None
         and _is_score(entry)
