@@ -175,7 +175,7 @@ _ASKS_ANYTHING = re.compile(
 # Stepping away for a moment ("brb", "one sec", "hold on") (English cue words).
 _STEPS_AWAY = re.compile(
     r"\b(?:brb|afk|be\s+right\s+back|(?:one|a|1|gimme\s+a|give\s+me\s+a|just\s+a)\s+(?:sec|second|min|minute|moment)s?|"
-    r"hold\s+on|hang\s+on|wait\s+up|gotta\s+(?:grab|get|check|answer)|grabbing|brb)\b",
+    r"hold\s+on|hang\s+on|wait\s+up|gotta\s+(?:grab|get|check|answer)|grabbing)\b",
     re.IGNORECASE,
 )
 
@@ -526,7 +526,9 @@ def _stage_said(t: RealizerTurn, utterance: str) -> None:
     progression = t.pack.catalog.schema.progression
     if progression is None or "stage_named" not in t.pack.templates.paragraphs["guidance"].templates:
         return
-    for m in link_entities(t.pack, utterance):
+    mentions = link_entities(t.pack, utterance)
+    view = StateView(t.pack, t.state)
+    for m in mentions:
         entity = t.pack.catalog.get(m.kind, m.id)
         value = entity.value(progression.field) if entity is not None and m.kind == progression.kind else None
         stages = [v for v in value if isinstance(v, str)] if isinstance(value, list) else []
@@ -534,8 +536,8 @@ def _stage_said(t: RealizerTurn, utterance: str) -> None:
         named = [i for i, s in enumerate(stages) if _letters(s) == said]
         if entity is None or not named or _letters(entity.display) == said:
             continue
-        owned = StateView(t.pack, t.state).unit(m.id)
-        others = [o for o in link_entities(t.pack, utterance) if o.id == m.id and o.span != m.span]
+        owned = view.unit(m.id)
+        others = [o for o in mentions if o.id == m.id and o.span != m.span]
         if (owned is not None and (owned.tier or 0) <= named[0] + 1) or (owned is None and others):
             continue  # ("evolve Oakhorn into Elderhorn": the stage ahead, named as such)
         values = {"stage_name": stages[named[0]], progression.kind: entity.display, "stage": named[0] + 1}
