@@ -1395,6 +1395,10 @@ SESSIONS: dict[str, dict[str, list[tuple[str, list[str], list[str]]]]] = {
         ],
     },
     "strike_team": {
+        "one_on_their_side_with": [  # "on their side" between the head and what it carries: still theirs
+            ("who's the one on their side with the heron rifle", ["Quillon"], ["Nadira"]),
+            ("what do i put against him", ["Brannoc", "Quillon"], []),
+        ],
         "a_person_not_a_unit": [  # the kid's "she" / "he": nobody to ask back about
             ("thank you she's so excited", ["Glad it helped"], ["Which hero"]),
             ("ok bedtime after this round he says go team", [], ["Which hero"]),

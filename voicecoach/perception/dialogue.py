@@ -1263,6 +1263,10 @@ _SHORTHAND_WORDS = {
     "ur": "your", "pls": "please", "plz": "please", "w/": "with", "idk": "I don't know",
 }  # fmt: skip
 _SHORTHAND = re.compile(r"(?<![\w/])(?:opps?|y/n|thru|dmg|ur|plz|pls|idk|w/)(?![\w/])", re.IGNORECASE)
+_ON_A_SIDE = re.compile(
+    r"\bthe\s+(?P<head>one|guy|girl|lady|dude|man|woman)\s+on\s+(?P<side>their|my|our)\s+(?:side|team)\b",
+    re.I,
+)
 _OTHER_SIDE = re.compile(r"\bthe\s+other\s+(?P<what>side|team|guys)\b", re.IGNORECASE)
 _HE_IS = re.compile(
     r"\b(he|she)(?:'s|s)\b(?=\s+(?:\w+ing|a|an|the|so|too|really|just|still|not|level|lvl|"
@@ -1823,6 +1827,7 @@ def read_turn(pack: Pack, state: LiveState | None, text: str, history: Sequence[
     text = _HE_IS.sub(lambda m: f"{m[1]} is", text)  # "hes level 2": the transcript's "he's", a verb
     text = _SHORTHAND.sub(lambda m: _SHORTHAND_WORDS[m[0].lower()], text)  # "opp comp??", "y/n"
     text = _OTHER_SIDE.sub(r"their \g<what>", text)  # "what's the other side got": theirs
+    text = _ON_A_SIDE.sub(r"\g<side> \g<head>", text)  # "the one on their side with the rifle": theirs
     text = _level_in_digits(text)
     text = _weighed_three(pack, text)
     text = _asked_plainly(pack, text, Sides(pack, state) if state is not None else None)
