@@ -1135,3 +1135,41 @@ def test_it_after_a_question_about_the_team_is_the_team() -> None:
         read_turn(pack, state, "what would make it better", [rated]).text == "what would make my team better"
     )
     assert read_turn(pack, state, "ok do it", [rated]).text == "ok do it"  # the advice taken
+
+
+@pytest.mark.parametrize(
+    ("pack_id", "said", "read"),
+    [
+        ("pet_arena", "can my fox beat the turtle, no sorry the cat", "can Emberfox beat their Briarcat"),
+        (
+            "pet_arena",
+            "should my hawk, no wait my moth go in for the stag",
+            "should my Hexmoth go in for Oakhorn",
+        ),
+        (
+            "pet_arena",
+            "what does the bird, no not the chick, the moth learn next",
+            "what does Hexmoth learn next",
+        ),
+        ("strike_team", "is their sniper, sorry, their healer the one to focus", "is their Nadira to focus"),
+        (
+            "strike_team",
+            "can the shotgun guy get a new gun, the cowboy guy I mean",
+            "can Lorcan get a new gun",
+        ),
+    ],
+)
+def test_a_slip_put_right_in_the_same_breath_is_read_as_the_fix(pack_id: str, said: str, read: str) -> None:
+    pack, state = PET if pack_id == "pet_arena" else STRIKE
+    reading = read_turn(pack, state, said)
+    assert reading.text == read and reading.ask is None
+
+
+@pytest.mark.parametrize(
+    "said",
+    ["i have the fox, no healers though", "is emberfox good, no?", "who beats voltail, no idea honestly"],
+)
+def test_a_no_that_puts_nothing_right_is_left_alone(said: str) -> None:
+    from voicecoach.perception.dialogue import _slips_put_right
+
+    assert _slips_put_right(said) == said

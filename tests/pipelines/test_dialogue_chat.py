@@ -23,6 +23,9 @@ from voicecoach.testing.scripted_llm import ScriptedLLMServer
 # pack -> kind -> turns: (what the player says, words the reply must have, words it must not)
 SESSIONS: dict[str, dict[str, list[tuple[str, list[str], list[str]]]]] = {
     "pet_arena": {
+        "slip_put_right": [  # the slip before the cue goes, the fix after it is the question
+            ("can my fox beat the turtle, no sorry the cat", ["Emberfox", "Briarcat"], ["Shellbastion"]),
+        ],
         "stage_named": [  # a returning player's old stage name: that stage of which unit, then the unit
             (
                 "hey I haven't played in like a year where'd my emberkit go it just says emberfox now",
@@ -1395,6 +1398,13 @@ SESSIONS: dict[str, dict[str, list[tuple[str, list[str], list[str]]]]] = {
         ],
     },
     "strike_team": {
+        "slip_put_right": [
+            (
+                "sweet and what about the rocket guy jovan, actually no I meant the laser guy",
+                ["Stellan"],
+                ["Jovan"],
+            ),
+        ],
         "one_on_their_side_with": [  # "on their side" between the head and what it carries: still theirs
             ("who's the one on their side with the heron rifle", ["Quillon"], ["Nadira"]),
             ("what do i put against him", ["Brannoc", "Quillon"], []),

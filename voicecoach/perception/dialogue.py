@@ -1412,6 +1412,90 @@ _LEVEL_SAID = re.compile(
 )
 
 
+# A slip put right mid-sentence (English cue words): "the shotgun guy, no, the drum gun guy"; "the
+# rocket guy, actually no I meant the laser guy"; "would Elowen, no wait she's in it, I meant would
+# Wendell". The cue, then what is said instead, opening with the word the slip opened with.
+_SLIP_CUE = re.compile(
+    r"(?:\s*[,;]\s*(?:-+\s*)?(?:(?:no+|nope|sorry|actually|wait|i mean|i meant|or rather)\b[\s,.!;:-]*)+"
+    r"|\s+(?:sorry|actually\s+no+|no+\s+wait|i meant)\b[\s,.!;:-]*)",
+    re.IGNORECASE,
+)
+_SLIP_ASIDE = re.compile(r"^(?:[\w']+\s+){0,7}?[\w']+\s*[,;.]\s*(?:i mean|i meant)\b[\s,]*", re.IGNORECASE)
+_SLIP_NOT = re.compile(
+    r"^not\s+(?:the|that|my|their|our|his|her)\s+(?:[\w']+\s+){0,3}?[\w']+\s*[,;]\s*", re.I
+)
+_SLIP_OPENERS = {"the": 6, "my": 6, "their": 6, "our": 6, "his": 6, "her": 6, "that": 6, "on": 7,
+                 "for": 7, "with": 7, "would": 10, "should": 10, "could": 10, "can": 10, "does": 10,
+                 "is": 10}  # fmt: skip
+_SLIP_QUESTION_WORDS = {"would", "should", "could", "can", "does", "is"}
+# What a question says of the unit it names: the words a slip's fix leaves standing.
+_SAID_OF = {"good", "bad", "better", "worse", "strong", "stronger", "weak", "weaker", "any", "ready", "worth",
+            "viable", "ok", "okay", "fine", "still", "here", "now", "against", "vs", "into", "beat", "beats",
+            "counter", "counters", "do", "does", "have", "has", "know", "knows", "learn", "use", "can", "is",
+            "are", "win", "handle", "need", "needs"}  # fmt: skip
+# "..., the drum gun guy sorry": the slip's fix said after the question, with the same head word.
+_FIX_AFTER = re.compile(
+    r"^(?P<q>.+?)\s*,\s*(?P<fix>(?P<det>the|my|their|our)\s+(?:[\w']+\s+){0,4}?(?P<head>[\w']+))"
+    r"\s*,?\s+(?:sorry|my bad|i mean)\W*$",
+    re.IGNORECASE,
+)
+
+
+def _slips_put_right(text: str) -> str:
+    """`text` with a slip the player put right in the same breath taken out: the words from the
+    slip's opening word (a determiner, a preposition or the question's verb said again after the
+    cue) up to the cue go, the fix stays. Unchanged when nothing after a cue opens as a word before it
+    did, so a "no" that is an answer or a quantity ("no healers though") is left alone."""
+    for _ in range(3):  # a slip corrected twice
+        fixed = _slip_once(text)
+        if fixed == text:
+            break
+        text = fixed
+    if (after := _FIX_AFTER.match(text)) is not None:
+        det, head = after["det"].lower(), after["head"].lower()
+        slip = re.compile(rf"\b{det}\s+(?:[\w']+\s+){{0,4}}?{re.escape(head)}\b", re.IGNORECASE)
+        found = list(slip.finditer(after["q"]))
+        if found and found[-1].group(0).lower() != after["fix"].lower():
+            q, last = after["q"], found[-1]
+            text = f"{q[: last.start()]}{after['fix']}{q[last.end() :]}"
+    return text
+
+
+def _slip_once(text: str) -> str:
+    for cue in _SLIP_CUE.finditer(text):
+        before, rest = text[: cue.start()], text[cue.end() :]
+        if not before.strip() or re.search(r"[?.!]\s*$", before):
+            continue
+        rest = _SLIP_NOT.sub("", rest, count=1)  # "no not the little chick, the hawk one"
+        if (aside := _SLIP_ASIDE.match(rest)) is not None:
+            rest = rest[aside.end() :]  # "no wait she's already in it, I meant ..."
+        said = [w[0].lower() for w in re.finditer(r"[\w']+", rest)]
+        words = list(re.finditer(r"[\w']+", before))
+        # the latest word before the cue that the fix's first or second word repeats ("can my fox
+        # beat it, no, can my hawk": "my", so the question around the slip stays)
+        starts = [
+            (i, k) for k, word in enumerate(said[:2]) if word in _SLIP_OPENERS
+            for i, w in enumerate(words) if i >= len(words) - _SLIP_OPENERS[word] and w[0].lower() == word
+        ]  # fmt: skip
+        if starts:
+            i, k = max(starts)
+            if i == 0 and said[k] in _SLIP_QUESTION_WORDS:
+                continue  # the whole question retracted: `_retracted` reads the new one against it
+            fix = re.sub(r"^[\w']+\W+", "", rest, count=1) if k else rest  # from the word repeated
+            slip = [w[0].lower() for w in words[i:]]
+            fix_words = len(re.findall(r"[\w']+", fix))
+            tail = ""
+            if fix_words <= 4 and not re.search(r"[,;]", fix) and len(slip) > fix_words:
+                # "is the turtle good, no the cat": the fix takes the slip's words, not what it said of them
+                j = next((j for j in range(fix_words, len(slip)) if slip[j] in _SAID_OF), None)
+                tail = before[words[i + j].start() :] if j is not None else ""
+            fixed = f"{before[: words[i].start()]}{fix.rstrip(' ?.!')}{' ' + tail if tail else ''}"
+            fixed = fixed + rest[len(rest.rstrip(" ?.!")) :] if not tail else fixed
+            fixed = re.sub(r"\s*,\s*that one\s*(?=,)", "", fixed, count=1, flags=re.IGNORECASE)
+            return re.sub(r"[\s,]+(?:sorry|my bad)\W*$", "", fixed, flags=re.IGNORECASE)
+    return text
+
+
 def _level_in_digits(text: str) -> str:
     """ "What do I unlock at level eleven": the transcript's number words after a level as digits,
     as the game's data and the rest of the coach write them ("level 11")."""
@@ -1828,7 +1912,7 @@ def read_turn(pack: Pack, state: LiveState | None, text: str, history: Sequence[
     text = _SHORTHAND.sub(lambda m: _SHORTHAND_WORDS[m[0].lower()], text)  # "opp comp??", "y/n"
     text = _OTHER_SIDE.sub(r"their \g<what>", text)  # "what's the other side got": theirs
     text = _ON_A_SIDE.sub(r"\g<side> \g<head>", text)  # "the one on their side with the rifle": theirs
-    text = _level_in_digits(text)
+    text = _level_in_digits(_slips_put_right(text))
     text = _weighed_three(pack, text)
     text = _asked_plainly(pack, text, Sides(pack, state) if state is not None else None)
     text = _why_the_pick(pack, text, history)
