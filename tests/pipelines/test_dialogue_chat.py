@@ -1398,6 +1398,10 @@ SESSIONS: dict[str, dict[str, list[tuple[str, list[str], list[str]]]]] = {
         ],
     },
     "strike_team": {
+        "info_with_where_it_stands": [  # who a hero is, then the player's own level or when it comes
+            ("who's osmund again", ["hammer tank", "Yours is at level 2"], ["Want the best loadout"]),
+            ("and jovan", ["rocket jumper", "You don't have Jovan yet", "account level 32"], []),
+        ],
         "slip_put_right": [
             (
                 "sweet and what about the rocket guy jovan, actually no I meant the laser guy",

@@ -310,22 +310,24 @@ def _guided(pack: Pack, pair: str, utterance: str, candidate: str, doc: dict[str
     return realize(pack, state, None, c3, [], utterance, state.turn_index, intent, sub)
 
 
-@pytest.mark.parametrize("candidate", ["fu_build_around", "fu_best_loadout", "fu_next_unlock"])
+@pytest.mark.parametrize("candidate", ["fu_best_loadout", "fu_next_unlock"])
 def test_no_offer_about_that_hero_when_the_hero_in_focus_is_not_the_players(
     pack: Pack, candidate: str
 ) -> None:
-    """After describing Tobin (account level 15; the example account is 10), "I can build a comp
-    around that hero" offers a hero the player cannot field; about an owned hero it is said."""
+    """After describing Tobin (account level 15; the example account is 10), "Want the best loadout
+    you can run on that hero?" offers a hero the player cannot field. About an owned hero the answer
+    says where the hero stands, which leaves no room for a stock offer."""
     assert "tobin" not in _owned() and "renzo" in _owned()
     text = next(c.text for b in pack.w3.branches.values() for c in b.pool if c.id == candidate)
     assert text not in _guided(pack, "hero/info", "tell me about Tobin", candidate)
-    assert text in _guided(pack, "hero/info", "tell me about Renzo", candidate)
+    renzo = _guided(pack, "hero/info", "tell me about Renzo", candidate)
+    assert "Yours is at level 12." in renzo and text not in renzo
 
 
 def test_the_counters_offer_stands_for_a_hero_the_player_faces(pack: Pack) -> None:
     # Who counters a hero is worth offering whoever owns it (an enemy's hero, most often).
     text = next(c.text for b in pack.w3.branches.values() for c in b.pool if c.id == "fu_check_counters")
-    assert text in _guided(pack, "hero/info", "tell me about Tobin", "fu_check_counters")
+    assert text in _guided(pack, "hero/info", "tell me about their Quillon", "fu_check_counters")
 
 
 def _fixture_state(session: str) -> dict[str, Any]:
