@@ -815,3 +815,17 @@ def test_the_worst_of_their_side_is_the_threat_and_the_plan_is_not_the_score() -
     assert strike.predict("whats the plan this round").rule == "what_now"
     assert strike.predict("what are we up against").rule == "who_against"
     assert strike.predict("ok do it").rule == "acknowledged"
+
+
+def test_a_question_after_a_vent_is_that_question_and_a_bare_vent_is_the_losing_call(
+    prior: IntentPrior,
+) -> None:
+    from voicecoach.domain.pack import load_pack
+
+    strike = IntentPrior.load(load_pack("strike_team"))
+    said = strike.predict("we're down one nil and getting farmed, who do i swap right now")
+    assert (said.intent, said.sub_intent, said.rule) == ("comp", "swap", "asked_after_vent")
+    said = prior.predict("i keep getting destroyed, who is actually their best one")
+    assert (said.intent, said.sub_intent, said.rule) == ("match", "opponent_analysis", "asked_after_vent")
+    assert prior.predict("we're getting farmed what do we do").rule == "tilted"  # what to do is the call
+    assert prior.predict("man im so tilted").rule == "tilted"

@@ -23,6 +23,15 @@ from voicecoach.testing.scripted_llm import ScriptedLLMServer
 # pack -> kind -> turns: (what the player says, words the reply must have, words it must not)
 SESSIONS: dict[str, dict[str, list[tuple[str, list[str], list[str]]]]] = {
     "pet_arena": {
+        "score_once": [  # the score is news once: not tacked on again two turns later
+            (
+                "im up one nil and still feel like im getting destroyed, who is actually their best guy",
+                ["1 to 0", "Shellbastion is their biggest threat"],
+                [],
+            ),
+            ("ok", [], []),
+            ("the thorny cat keeps thorn volleying my whole team", ["Briarcat"], ["1 to 0"]),
+        ],
         "slip_put_right": [  # the slip before the cue goes, the fix after it is the question
             ("can my fox beat the turtle, no sorry the cat", ["Emberfox", "Briarcat"], ["Shellbastion"]),
         ],

@@ -992,6 +992,21 @@ class IntentPrior:
             _SHARED[key] = cls.load(pack, threshold=threshold)
         return _SHARED[key]
 
+    def _asked_after_vent(
+        self, text: str, previous: tuple[str, str] | None, exclude: frozenset[tuple[str, str]]
+    ) -> tuple[str, str] | None:
+        """The pair of the question said after a vent ("I'm getting destroyed, who is their best
+        guy"), when the question alone is confidently another pair; else None."""
+        vent = TILTED.search(text)
+        asked = _ASKED_NEXT.search(text, vent.end()) if vent is not None else None
+        if asked is None:
+            return None
+        if WHAT_NOW.match(normalise(text[asked.start() :])):
+            return None  # "getting farmed, what do we do": the call for a losing match is what to do
+        alone = self.predict(text[asked.start() :], None, previous, exclude)
+        pair = (alone.intent, alone.sub_intent)
+        return pair if pair != self.losing_pair and alone.confidence >= 0.6 else None
+
     def predict(
         self,
         text: str,
@@ -1875,8 +1890,14 @@ class IntentPrior:
             p, rule = self._only(self.threat_pair), "big_deal"
         elif self.losing_pair is not None and TILTED.search(abstracted):
             # "Man, I'm so tilted", "are we just cooked": the call that turns a losing match, not
-            # a goodbye or the bare score.
-            p, rule = self._only(self.losing_pair), "tilted"
+            # a goodbye or the bare score - unless a question follows the vent ("getting farmed,
+            # who do I swap"), and that question alone has a clear pair of its own.
+            vented = self._asked_after_vent(text, previous, exclude)
+            p, rule = (
+                (self._only(vented), "asked_after_vent")
+                if vented
+                else (self._only(self.losing_pair), "tilted")
+            )
         elif self.option_status_pairs and self._needs_for.search(abstracted):
             # "What does Lorcan need for Long Barrels?": what unlocks the option, not what it does.
             p, rule = self._within(p, self.option_status_pairs), "needs_for"
@@ -3100,6 +3121,11 @@ BIG_DEAL = re.compile(
     r"a\s+pain|gonna\s+be\s+(?:a\s+)?(?:problem|issue))\b"
 )
 # The player says the match is going badly without asking anything (English cue words).
+# A question opening after something else was said ("..., who do I swap"; English cue words).
+_ASKED_NEXT = re.compile(
+    r"\b(?:who|what|which|how|should\s+(?:i|we)|do\s+(?:i|we))\b(?:'s|s)?(?=(?:\W+\w+){2,})",
+    re.IGNORECASE,
+)
 TILTED = re.compile(
     r"\b(?:tilted|tilting|cooked|doomed|hopeless|cursed|so\s+done|giving\s+up|rage\s+quit|raging|"
     r"frustrated|so\s+annoyed|(?:getting|got|being)\s+(?:wrecked|destroyed|crushed|stomped|rolled|farmed|diffed))\b"

@@ -2213,6 +2213,40 @@ def _restates(tip: str, said: Sequence[str]) -> bool:
     return len(words) >= 3 and len(words & _content(" ".join(said))) * 2 >= len(words)
 
 
+def _heard(
+    t: RealizerTurn, ranked: Sequence[tuple[int, Line]], texts: dict[int, str], answer: int | None
+) -> set[int]:
+    """The lines the player heard in one of the last replies, to leave out: said again, a caveat,
+    a reminder or the score is a stock line. Not a pick (`t.avoid` judges those), not what the coach
+    cannot see, and not the answer's lead unless it is a description ("what does Nightmare Hex do",
+    then "which of mine can use it": who can, without the move described again). When every answer
+    line was heard the question was asked again: the descriptions go if something is left, else
+    nothing does."""
+
+    def described(line: Line) -> bool:
+        return "description" in line.values or "summary" in line.values
+
+    said = {
+        position
+        for position, line in ranked
+        if not _recommends(line)
+        and line.keep != "unavailable"
+        and any(texts[position] in r or _score_said(line, r) for r in t.recent[-3:] if r)
+    }
+    heard = {position for position in said if position != answer or described(t.lines[position])}
+    if not any(line.keep == "answer" and i not in heard for i, line in ranked):
+        heard = {position for position in said if described(t.lines[position])}
+    if not any(line.keep == "answer" and i not in heard for i, line in ranked):
+        heard = set()
+    return heard
+
+
+def _score_said(line: Line, reply: str) -> bool:
+    """Does `reply` already give the score this line gives ("you're ahead 1 to 0")?"""
+    mine, theirs = line.values.get("score_player"), line.values.get("score_opponent")
+    return mine is not None and theirs is not None and f"{mine} to {theirs}" in reply
+
+
 def _compose(t: RealizerTurn, max_words: int, max_sentences: int, lead: str | None) -> str:
     """Choose lines by importance (KEEP_ORDER) within the budget, then say them in `_rank` order.
     The first answer line is said whatever the budget; on a late snapshot it carries the hedge
@@ -2223,6 +2257,8 @@ def _compose(t: RealizerTurn, max_words: int, max_sentences: int, lead: str | No
     words = _words(lead) if lead else 0  # the hedge leads the first sentence
     ranked = sorted(enumerate(t.lines), key=lambda il: (KEEP_ORDER.index(il[1].keep), il[0]))
     answer = next((position for position, line in ranked if line.keep == "answer"), None)
+    texts = {position: say(t.pack, line, t.turn_index) for position, line in ranked}
+    heard = _heard(t, ranked, texts, answer)
     lineups_said: set[str] = set()
     groups = _group_ids(t.pack)
     theirs = set(t.view.opponent_side())
@@ -2236,11 +2272,13 @@ def _compose(t: RealizerTurn, max_words: int, max_sentences: int, lead: str | No
             continue  # the previous reply's set again: repeated guidance
         if picks & lineups_said & groups:
             continue
-        text = say(t.pack, line, t.turn_index)
+        text = texts[position]
         if any(text == c[2] for c in chosen):
             continue
         if line.keep in ("w3", "praise", "flavor") and not picks and any(text in r for r in t.recent):
             continue  # a tip or a reminder the player heard in one of the last replies is not news
+        if position in heard:
+            continue  # the player just heard it (or its score): said again, it is a stock line
         if line.keep == "w3" and not picks and _restates(text, [c[2] for c in chosen]):
             continue  # W3's tip says again what the answer just said, in other words
         n, w = _sentences(text), _words(text)
