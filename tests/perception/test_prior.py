@@ -829,3 +829,23 @@ def test_a_question_after_a_vent_is_that_question_and_a_bare_vent_is_the_losing_
     assert (said.intent, said.sub_intent, said.rule) == ("match", "opponent_analysis", "asked_after_vent")
     assert prior.predict("we're getting farmed what do we do").rule == "tilted"  # what to do is the call
     assert prior.predict("man im so tilted").rule == "tilted"
+
+
+def test_a_new_option_asked_for_is_what_the_unit_unlocks_next() -> None:
+    from voicecoach.domain.pack import load_pack
+
+    strike = IntentPrior.load(load_pack("strike_team"))
+    assert strike.predict("does renzo get any new guns").rule == "next_option"  # was who Renzo is
+    for said in ("does renzo get any new guns", "can wendell unlock a better weapon"):
+        asked = strike.predict(said)
+        assert (asked.intent, asked.sub_intent) in strike.next_pairs, said
+
+
+def test_what_one_unit_does_to_another_is_their_matchup(prior: IntentPrior) -> None:
+    for said in (
+        "ok and what does Hexmoth do to Shellbastion",
+        "how would my Galehawk fare against their Briarcat",
+    ):
+        asked = prior.predict(said)
+        assert (asked.intent, asked.sub_intent, asked.rule) == ("element", "matchup", "does_to"), said
+    assert prior.predict("what does Hexmoth do").rule != "does_to"

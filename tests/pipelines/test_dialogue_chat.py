@@ -23,6 +23,14 @@ from voicecoach.testing.scripted_llm import ScriptedLLMServer
 # pack -> kind -> turns: (what the player says, words the reply must have, words it must not)
 SESSIONS: dict[str, dict[str, list[tuple[str, list[str], list[str]]]]] = {
     "pet_arena": {
+        "does_to": [  # what one does to another: the two matched up, not the first described again
+            ("tell me about hexmoth", ["shadow controller"], []),
+            (
+                "ok and what does it do to the turtle",
+                ["Against Shellbastion, Hexmoth deals normal damage"],
+                [],
+            ),
+        ],
         "score_once": [  # the score is news once: not tacked on again two turns later
             (
                 "im up one nil and still feel like im getting destroyed, who is actually their best guy",
@@ -1407,6 +1415,7 @@ SESSIONS: dict[str, dict[str, list[tuple[str, list[str], list[str]]]]] = {
         ],
     },
     "strike_team": {
+        "new_gun": [("can the cowboy guy get a new gun", ["Long Barrels", "hero level 10"], [])],
         "info_with_where_it_stands": [  # who a hero is, then the player's own level or when it comes
             ("who's osmund again", ["hammer tank", "Yours is at level 2"], ["Want the best loadout"]),
             ("and jovan", ["rocket jumper", "You don't have Jovan yet", "account level 32"], []),

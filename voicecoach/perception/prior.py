@@ -538,8 +538,15 @@ class IntentPrior:
             for e in pack.phi
             if any(s.recipe in ("option_next", "progression") for s in e.answer or [])
         }
+        said_nouns = "|".join(map(re.escape, nouns))
+        # "her next move", "can he get a new gun", "what does Hexmoth learn next" (English cue words)
         self._next_option = (
-            re.compile(rf"\bnext\s+(?:new\s+)?(?:{'|'.join(map(re.escape, nouns))}|unlock|upgrade|thing)s?\b")
+            re.compile(
+                rf"\bnext\s+(?:new\s+)?(?:{said_nouns}|unlock|upgrade|thing)s?\b"
+                rf"|\b(?:get|gets|unlock|unlocks|earn|earns)\s+(?:a\s+|an\s+|any\s+)?(?:new|better|different)\s+"
+                rf"(?:{said_nouns})s?\b"
+                r"|\b(?:learn|learns|get|gets|unlock|unlocks)\s+next\b"
+            )
             if nouns
             else None
         )
@@ -707,6 +714,13 @@ class IntentPrior:
         self._tell_about = re.compile(
             rf"\b(?:tell me about|tell me more about|describe|info on|what do you know about)\s+"
             rf"(?:their\s+|the\s+|my\s+)?{token}(?:\s+\w+){{0,2}}$"
+        )
+        # "what does Hexmoth do to Shellbastion", "how would my fox fare against their cat": the two
+        # matched up, not the first described (English cue words)
+        self._does_to = re.compile(
+            rf"\b(?:what|how)\s+(?:does|do|would|will|can|could|did)\s+(?:my\s+|their\s+|the\s+|our\s+)?{token}\s+"
+            r"(?:\w+\s+)?(?:do|fare|hold\s+up|match\s+up|stack\s+up)\s+(?:to|against|vs|versus|into|on)\s+"
+            rf"(?:my\s+|their\s+|the\s+|our\s+|his\s+|her\s+)?{token}\b"
         )
         self._unit_beats = re.compile(
             rf"\b(?:what|who|whom)\s+(?:does|do|can|could|will|would)\s+(?:my\s+|their\s+|the\s+)?{token}\s+"
@@ -1914,6 +1928,8 @@ class IntentPrior:
         elif self.swap_pair is not None and FIX.search(abstracted):
             # "What's the quickest fix?": the one change that helps most is a swap.
             p, rule = self._only(self.swap_pair), "fix"
+        elif self.versus_pair is not None and self._does_to.search(abstracted):
+            p, rule = self._only(self.versus_pair), "does_to"
         elif (
             self.versus_pair is not None
             and named
