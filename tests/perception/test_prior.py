@@ -849,3 +849,10 @@ def test_what_one_unit_does_to_another_is_their_matchup(prior: IntentPrior) -> N
         asked = prior.predict(said)
         assert (asked.intent, asked.sub_intent, asked.rule) == ("element", "matchup", "does_to"), said
     assert prior.predict("what does Hexmoth do").rule != "does_to"
+
+
+def test_what_a_type_fears_is_what_beats_it(prior: IntentPrior) -> None:
+    for said in ("what are light types scared of", "what is water weak against"):
+        asked = prior.predict(said)
+        assert (asked.intent, asked.sub_intent) == ("element", "weakness"), said
+    assert prior.predict("who should i be scared of").rule != "type_fears"

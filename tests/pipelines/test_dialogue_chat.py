@@ -23,6 +23,26 @@ from voicecoach.testing.scripted_llm import ScriptedLLMServer
 # pack -> kind -> turns: (what the player says, words the reply must have, words it must not)
 SESSIONS: dict[str, dict[str, list[tuple[str, list[str], list[str]]]]] = {
     "pet_arena": {
+        "type_both_ways": [  # a type said in the plural is "they": what it beats and what beats it
+            (
+                "light types what are they good against and what are they scared of",
+                ["Against electric and shadow, light attacks deal double damage", "Against light, you want"],
+                ["Shellbastion"],
+            ),
+            (
+                "what are water types afraid of",
+                ["Against water", "grass and electric"],
+                ["biggest threat"],
+            ),
+        ],
+        "their_skill_in_play": [  # a move their fielded unit has: not "needs Coralynx, you don't own one"
+            (
+                "walk me through it, bramble crush into shellbastion is double right, "
+                "and does coral guard change that",
+                ["Bramble Crush hits Shellbastion for double damage"],
+                ["Coralynx"],
+            ),
+        ],
         "does_to": [  # what one does to another: the two matched up, not the first described again
             ("tell me about hexmoth", ["shadow controller"], []),
             (

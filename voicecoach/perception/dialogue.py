@@ -1496,6 +1496,23 @@ def _slip_once(text: str) -> str:
     return text
 
 
+def _types_as_they(pack: Pack, text: str) -> str:
+    """ "light types, what are they good against": "they" after a type said in the plural is
+    that type ("what are light types good against"), not the opponent."""
+    types = set(pack.catalog.schema.kinds_of("type"))
+    for m in link_entities(pack, text):
+        if m.kind not in types:
+            continue
+        plural = re.compile(r"\s+(?:types|ones|moves|attacks|kinds)\b", re.IGNORECASE)
+        said = plural.match(text, m.span[1])
+        if said is None:
+            continue
+        name = text[m.span[0] : said.end()]
+        rest = re.sub(r"\b(?:they|them)\b", name, text[said.end() :], flags=re.IGNORECASE)
+        return text[: said.end()] + rest
+    return text
+
+
 def _level_in_digits(text: str) -> str:
     """ "What do I unlock at level eleven": the transcript's number words after a level as digits,
     as the game's data and the rest of the coach write them ("level 11")."""
@@ -1927,7 +1944,7 @@ def read_turn(pack: Pack, state: LiveState | None, text: str, history: Sequence[
         return Reading(taken, ("the last pick, taken",))
     if history and (not_kind := _DONT_PLAY_KIND.match(text)) and kind_asked(pack, text) is not None:
         text = f"someone else, not a {not_kind['kind']}"  # "dont wanna play tank"
-    text = type_by_look(pack, text)[0]
+    text = _types_as_they(pack, type_by_look(pack, text)[0])
     if state is not None:
         # "ember into their turtle": a short name of a unit in play, not a misheard name to ask about
         text = bare_names(pack, Sides(pack, state), text)[0]

@@ -784,6 +784,11 @@ class IntentPrior:
             else None
         )
         type_tokens = "|".join(kind_token(k) for k in types) or "(?!)"
+        # "what are light types scared of", "what is water weak to": what beats that type, not their threat
+        self._type_fears = re.compile(
+            rf"\b(?:{type_tokens})(?:\s+\w+)?(?:\s+(?:are|is))?\s+(?:\w+\s+)?(?:scared|afraid|weak|bad|vulnerable|"
+            r"squishy)\s+(?:of|to|against|vs)\b"
+        )
         self._type_trouble = re.compile(
             rf"\b(?:losing|lose|lost|dying|die|died|struggl\w*|trouble|problems?|getting\s+(?:wrecked|crushed|rolled|"
             rf"stomped|destroyed))\s+(?:to|against|with|vs|by)\s+(?:the\s+|their\s+|all\s+(?:these|those|the)\s+)?"
@@ -1880,6 +1885,8 @@ class IntentPrior:
             # "Should I worry about Bexley?": how much that one of theirs threatens (yes or no),
             # not whether the player should get it.
             p, rule = self._only(self.threat_pair), "should_worry"
+        elif self.type_counter_pair is not None and self._type_fears.search(abstracted):
+            p, rule = self._only(self.type_counter_pair), "type_fears"
         elif (
             self.threat_pair is not None
             and (WORRY.search(abstracted) or THREAT_TO.search(abstracted))

@@ -1189,11 +1189,13 @@ def _account(t: RealizerTurn, view: StateView, kind: str, constraint: str, entit
         learners = view.learners(oid)
         said = {option: name(oid)}
         entry = phi_entry(pack, t.intent, t.sub_intent)
-        holder = owner or next(iter(learners), None)
+        theirs = set(view.opponent_side())
+        # (their Shellbastion has Coral Guard in this match, whoever else learns it)
+        holder = owner or next((u for u in learners if u in theirs), None) or next(iter(learners), None)
         if (
             entry is not None
             and (entry.branch == "knowledge-qa" or f"ic.focus.{option}" not in entry.requires)
-            and holder in set(view.opponent_side())
+            and holder in theirs
             and not view.owns(holder or "")
         ):
             # "what's Nadira's gun" of theirs, "their Nadira has Null Grenade, is my Elowen done":

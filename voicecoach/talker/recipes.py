@@ -1790,7 +1790,8 @@ def type_counters(c: _Ctx) -> list[Line]:
         return _resisting(c, m, named[0])
     foe = named[0]
     said = re.escape(c.name(foe))
-    attacks = rf"\b{said}\s+(?:{_ATTACKS})\b|\bweak\s+(?:to|against)\s+{said}\b"  # "what's weak to fire?"
+    # "what's weak to fire?", "what are light types good against"
+    attacks = rf"\b{said}(?:\s+\w+)?(?:\s+are)?\s+(?:{_ATTACKS})\b|\bweak\s+(?:to|against)\s+{said}\b"
     if c.inputs.get("beats_key") and re.search(attacks, c.t.utterance, re.I):
         beaten = [d for d in _types(c, m) if _type_mult(c, m, foe, d) > m.default]
         values = {"@types": c.names(beaten), str(m.attribute): c.name(foe)}
