@@ -1173,3 +1173,9 @@ def test_a_no_that_puts_nothing_right_is_left_alone(said: str) -> None:
     from voicecoach.perception.dialogue import _slips_put_right
 
     assert _slips_put_right(said) == said
+
+
+def test_a_returning_players_question_about_a_unit_is_about_that_unit_alone() -> None:
+    pack, state = STRIKE
+    said = "I remember there being a healer called galen is galen still around"
+    assert read_turn(pack, state, said).text == "tell me about galen"

@@ -42,6 +42,7 @@ def _theirs(pack_id: str) -> frozenset[str]:
         ("strike_team", "how many kills does quillon have", "stat", "quillon"),
         ("strike_team", "what rank is the other team", "theirs", None),
         ("strike_team", "ok what about their snipers loadout", "theirs", None),
+        ("strike_team", "does their nadira have null grenade", "theirs", "null_grenade"),
     ],
 )
 def test_what_the_data_does_not_hold_is_found(pack_id: str, text: str, kind: str, about: str | None) -> None:
@@ -72,6 +73,7 @@ def test_what_the_data_does_not_hold_is_found(pack_id: str, text: str, kind: str
         ("strike_team", "is there a level cap"),  # strike's manifest says its caps (asks_cap)
         ("strike_team", "what are they running"),  # their comp: the state has it
         ("strike_team", "ok which of them should i level up"),
+        ("strike_team", "does nadiras null grenade stop healing"),  # what it does, not whether they have it
     ],
 )
 def test_what_the_data_holds_is_no_limit(pack_id: str, text: str) -> None:

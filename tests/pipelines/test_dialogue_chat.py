@@ -145,7 +145,11 @@ SESSIONS: dict[str, dict[str, list[tuple[str, list[str], list[str]]]]] = {
             ("can the moth fight the cat with the thorns", ["Briarcat"], ["Thornback"]),
         ],
         "a_thing_is_an_option": [  # "the coral thing" is Shellbastion's move, not Coralynx
-            ("does oakhorn hit shellbastion through the coral thing", ["Coral Guard"], ["Coralynx"]),
+            (
+                "does oakhorn hit shellbastion through the coral thing",
+                ["Oakhorn deals double damage"],
+                ["Coralynx", "can't see which skills"],
+            ),
         ],
         "verb_not_option": [("i lead with oakhorn and bark skin up, does that soak it", [], ["Sun Soak"])],
         "kill_it_shielded": [  # how to beat one, told shielding: a counter, not who can shield
@@ -1435,6 +1439,16 @@ SESSIONS: dict[str, dict[str, list[tuple[str, list[str], list[str]]]]] = {
         ],
     },
     "strike_team": {
+        "name_something": [  # the first word of one hero's two-word name, then "something": asked whether
+            ("there was a medic called doc something right", ["Did you mean Galen?"], []),
+        ],
+        "grenade_effect": [  # what their item does, not "I can't see which items they have unlocked"
+            (
+                "does nadira's grenade stop our heals",
+                ["stops enemies it hits from being healed"],
+                ["can't see"],
+            ),
+        ],
         "new_gun": [("can the cowboy guy get a new gun", ["Long Barrels", "hero level 10"], [])],
         "info_with_where_it_stands": [  # who a hero is, then the player's own level or when it comes
             ("who's osmund again", ["hammer tank", "Yours is at level 2"], ["Want the best loadout"]),

@@ -1902,6 +1902,8 @@ def _asked_plainly(pack: Pack, text: str, sides: Sides | None = None) -> str:
         if found is not None:
             if plain == "is X good here" and sides is not None and sides.side_of(units[0].id) == "theirs":
                 plain = "is X dangerous"  # how good one of theirs is: how much of a threat
+            if plain == "tell me about X":
+                return plain.replace("X", name)  # ("I remember a healer called Galen, is he still around")
             return text[: found.start()] + plain.replace("X", name)
     return text
 
@@ -2254,6 +2256,9 @@ def _did_you_mean(pack: Pack, text: str) -> _Meant | None:
     return _Meant(raw, name.text, text[:at] + HOLE + text[at + len(raw) :])
 
 
+_SOMETHING = re.compile(r"\b(?P<word>[a-z]{3,})\s+(?:or\s+)?(?:something|whatever|whatshisname)\b", re.I)
+
+
 def _remembered(pack: Pack, text: str) -> _Meant | None:
     """ "What happened to Emberwolf", "is Galebird any good": a made-up word of one unit's name part
     and an everyday word, as a player half remembers a name: asked whether they mean that unit."""
@@ -2261,6 +2266,17 @@ def _remembered(pack: Pack, text: str) -> _Meant | None:
         return None
     names = short_names(pack)
     unit = pack.catalog.schema.kind("unit") or ""
+    for vague in _SOMETHING.finditer(text):
+        # "a healer called doc something": the first word of one unit's two-word name ("Doc Galen")
+        first = vague["word"].lower()
+        fits = {
+            uid
+            for form, kind, uid in pack.catalog.forms()
+            if kind == unit and " " in form and form.lower().split()[0] == first
+        }
+        if len(fits) == 1:
+            meant = display(pack, unit, fits.pop())
+            return _Meant(vague.group(0), meant, text[: vague.start()] + HOLE + text[vague.end() :])
     for word in re.finditer(r"[a-z]{6,}", text, re.IGNORECASE):
         said = word.group(0).lower()
         if ordinary(said):

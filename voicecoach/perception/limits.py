@@ -214,7 +214,13 @@ _LOADOUT_ON = re.compile(
     r"|\bwhat\s+(?:does|do|is)\s+(?:\w+\s+)?(?:run|running|carry|carrying)\b",
     re.I,
 )
-_HAS = re.compile(r"\b(?:can|could|does|do|has|have|got)\b", re.IGNORECASE)
+# "Does Shellbastion have Mist Shroud", "can their Voltail use Volt Dash yet": whether they have it;
+# not "does Nadira's grenade stop her heals" (what it does) (English cue words).
+_HAS_OPTION = re.compile(
+    r"\b(?:has|have|got|owns?|unlocked|equipped|running|carry|carries|knows?|learned|learnt)\b"
+    r"|\b(?:can|could|does|do)\b.*\b(?:use|run|equip|get|learn|know|cast)\b|\b(?:can|could)\s+(?:\w+\s+){1,2}do\b",
+    re.IGNORECASE,
+)
 # "What does Nadira's Null Grenade do", "how long does Bexley's wall stay up": what it does, not
 # whether they have it.
 _WHAT_IT_DOES = re.compile(
@@ -489,7 +495,7 @@ def _theirs(
         return None  # "is he unlocked": a unit the player unlocks, asked of the player's own
     if _MINE_WORD.search(clause):
         return None  # "is my Emberfox a higher level than their Voltail": the player's own too
-    if options and option is not None and _HAS.search(clause) and not _WHAT_IT_DOES.search(clause):
+    if options and option is not None and _HAS_OPTION.search(clause) and not _WHAT_IT_DOES.search(clause):
         return Limit("theirs", f"which {pack.catalog.schema.plural(option)} they have unlocked", options[0])
     if not marked and not _ASKS_FIELD.search(clause) and not _LOADOUT_ON.search(clause):
         return None  # "how many levels until Bexley": when the player unlocks theirs, not theirs
