@@ -19,6 +19,9 @@ from voicecoach.domain.terms import Term, asked_term
         ("strike_team", "whats a dive comp", Term("style", "dive")),
         ("strike_team", "what are tanks", Term("role", "tank")),
         ("strike_team", "What mean poke comp?", Term("style", "poke")),  # a learner's English
+        ("strike_team", "how many maps are there", Term("catalog", "map")),  # the whole kind
+        ("strike_team", "did they add new heroes", Term("catalog", "hero")),
+        ("pet_arena", "what pets are in the game", Term("catalog", "creature")),
     ],
 )
 def test_a_word_of_the_packs_asked_about_is_the_term(pack_id: str, text: str, term: Term) -> None:
@@ -33,6 +36,8 @@ def test_a_word_of_the_packs_asked_about_is_the_term(pack_id: str, text: str, te
         ("strike_team", "what does Dumaka do"),  # a unit, not a word
         ("pet_arena", "what is their tank"),
         ("pet_arena", "what's the best element against water"),
+        ("strike_team", "what heroes are on their team"),  # one side's, not the game's
+        ("pet_arena", "how many creatures do i have"),
     ],
 )
 def test_questions_that_use_a_word_are_not_asking_what_it_means(pack_id: str, text: str) -> None:

@@ -1439,6 +1439,10 @@ SESSIONS: dict[str, dict[str, list[tuple[str, list[str], list[str]]]]] = {
         ],
     },
     "strike_team": {
+        "catalog_listed": [  # the game's whole list of a kind: listed when short, else counted
+            ("did they add new maps, i only remember the docks", ["There are 8 maps", "Tannery Lanes"], []),
+            ("how many heroes are there", ["24 heroes", "you have 12"], []),
+        ],
         "name_something": [  # the first word of one hero's two-word name, then "something": asked whether
             ("there was a medic called doc something right", ["Did you mean Galen?"], []),
         ],

@@ -289,7 +289,8 @@ PLACEHOLDERS = frozenset(
      "weakest", "lineup", "missing", "style", "size", "round", "rounds", "score_player",
      "score_opponent", "guidance", "data", "kind", "description", "leader", "status",
      "elements", "missed", "other_lineup", "other_style", "other_count", "other_size", "other", "value",
-     "other_value", "next_round", "effect", "group_name", "units", "style_summary", "team_level"}
+     "other_value", "next_round", "effect", "group_name", "units", "style_summary", "team_level",
+     "noun", "names", "owned"}
 )  # fmt: skip
 
 

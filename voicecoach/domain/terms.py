@@ -57,7 +57,7 @@ _GENERIC_NOUNS = frozenset(
 
 
 class Term(NamedTuple):
-    kind: Literal["role", "style", "type", "rule", "chart"]
+    kind: Literal["role", "style", "type", "rule", "chart", "catalog"]
     key: str  # the role's or style's key in vocabulary.json, the type kind's name, or the rule's text
 
 
@@ -73,9 +73,37 @@ def _chart(kind: str) -> re.Pattern[str]:
     )
 
 
+# "What maps are there", "how many heroes are in the game", "did they add new maps" (English cue
+# words): the whole of one kind of the catalog, not a question about the match.
+_LISTED = re.compile(
+    r"\b(?:what|which|how\s+many)\s+(?:other\s+|new\s+|different\s+|kinds?\s+of\s+)?(?P<noun>[a-z]+)\s+"
+    r"(?:are\s+there|exist|are\s+(?:there\s+)?in\s+(?:the|this)\s+game|(?:does|do)\s+(?:the|this)\s+game\s+have)\b"
+    r"|\b(?:add|added)\s+(?:any\s+)?new\s+(?P<added>[a-z]+)\b",
+    re.IGNORECASE,
+)
+_SIDE_WORDS = re.compile(r"\b(?:my|our|mine|their|they|them|theirs|enemy|i\s+have|i\s+own)\b", re.IGNORECASE)
+
+
+def _listed(pack: Pack, text: str) -> str | None:
+    """The catalog kind whose whole list `text` asks for, or None (one side's units are no list of
+    the game's)."""
+    said = _LISTED.search(text)
+    if said is None or _SIDE_WORDS.search(text.replace("they add", "")):
+        return None
+    noun = (said.group("noun") or said.group("added")).lower()
+    schema = pack.catalog.schema
+    for kind_name, kind in schema.kinds.items():
+        words = {kind_name, schema.plural(kind_name), *kind.nouns, *(f"{n}s" for n in kind.nouns)}
+        if noun in words and pack.catalog.entities.get(kind_name):
+            return kind_name
+    return None
+
+
 def asked_term(pack: Pack, text: str) -> Term | None:
     """The pack term `text` asks the meaning of, or None (a unit or an option named is no term)."""
     text = text.strip().lower().replace("\u2019", "'")
+    if (listed := _listed(pack, text)) is not None:
+        return Term("catalog", listed)
     typed = next((name for name, kind in pack.catalog.schema.kinds.items() if kind.role == "type"), None)
     if typed is not None and _chart(typed).search(text) and not re.search(r"\b(?:my|our|mine)\b", text):
         # (the chart "for my team" asks what the player's own are strong and weak against: not this)

@@ -174,7 +174,10 @@ def _kinds(schema: Schema) -> _Kinds:
 
 
 _THERE = re.compile(
-    r"(?:\b(?:on|at|in)\s+)?\bthere(?=\s*(?:[?.!,]|$|though\b|too\b|then\b|right now\b))", re.IGNORECASE
+    # (not "how many heroes are there": that "there" is no place)
+    r"(?:\b(?:on|at|in)\s+)?(?<!\bare\s)(?<!\bis\s)(?<!\bwere\s)\bthere"
+    r"(?=\s*(?:[?.!,]|$|though\b|too\b|then\b|right now\b))",
+    re.IGNORECASE,
 )
 
 

@@ -236,6 +236,9 @@ def _worded_answer(t: RealizerTurn) -> None:
     t.add("guidance", f"answer:{pair}", "answer", variant=fresh)
 
 
+CATALOG_LISTED = 10  # a kind with more entries than this is counted, not read out
+
+
 def _explain_term(t: RealizerTurn, term: Term) -> bool:
     """ "What's a tank", "what did you mean by poke", "what's an element": the pack's own words for
     the term, then what it means on the player's side now (their units of that role or style, an
@@ -250,6 +253,26 @@ def _explain_term(t: RealizerTurn, term: Term) -> bool:
         return entity.value(attribute) if entity is not None else None
 
     names = [catalog.display_name(u) for u in ours]
+    if term.kind == "catalog" and _guidance_has(t.pack, "term_catalog"):
+        # "what maps are there": the list when it is short, else how many (and how many are theirs)
+        listed = [e.display for e in catalog.entities.get(term.key, {}).values()]
+        noun = catalog.schema.plural(term.key)
+        if len(listed) <= CATALOG_LISTED:
+            t.add(
+                "guidance", "term_catalog", "answer", count=len(listed), noun=noun, names=spoken_list(listed)
+            )
+        elif term.key == view.unit_kind and view.known:
+            t.add(
+                "guidance",
+                "term_catalog_owned",
+                "answer",
+                count=len(listed),
+                noun=noun,
+                owned=len(view.owned()),
+            )
+        else:
+            t.add("guidance", "term_catalog_count", "answer", count=len(listed), noun=noun)
+        return True
     if term.kind == "rule" and _guidance_has(t.pack, "term_rule"):
         t.add("guidance", "term_rule", "answer", description=term.key.rstrip("."))
         return True
@@ -1796,7 +1819,9 @@ def realize(
     if roster_unknown and (c2 is None or not any(c.kind == "state" for c in c2.conflicts)):
         if not chatter and "roster" not in nouns:
             t.add("constraint_account", roster_key, "unavailable")
-    term = asked_term(pack, utterance) if not (t.mentioned or t.skills) else None
+    term = asked_term(pack, utterance)
+    if term is not None and term.kind != "catalog" and (t.mentioned or t.skills):
+        term = None  # "what's a tank" names a word; "is Brannoc a tank" asks about him
     if term is not None and _explain_term(t, term):
         pass  # "what did you mean by poke": the word explained, whatever pair the question got
     elif entry is not None and entry.answer is not None:
