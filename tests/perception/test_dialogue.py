@@ -1179,3 +1179,12 @@ def test_a_returning_players_question_about_a_unit_is_about_that_unit_alone() ->
     pack, state = STRIKE
     said = "I remember there being a healer called galen is galen still around"
     assert read_turn(pack, state, said).text == "tell me about galen"
+
+
+def test_one_unit_described_twice_in_a_follow_up_takes_one_place() -> None:
+    pack, state = PET
+    asked = "should i swap emberfox out for galehawk"
+    reading = read_turn(
+        pack, state, "hmm what about the rock boar then like the granite one", [Exchange(asked, "")]
+    )
+    assert reading.text.count("Granitusk") == 1, reading.text

@@ -554,6 +554,8 @@ def _substitute(pack: Pack, sides: Sides, previous: str, new: list[Mention], dro
     out = previous
     changed = False
     put: dict[str, str] = {}  # kind -> the name put in last
+    # ("the rock boar then, like the granite one": one unit said twice takes one place)
+    new = list({m.id: m for m in reversed(new)}.values())[::-1]
     for m in new:
         if any(e.id == m.id for e in earlier):
             continue  # already in the question: putting it in another's place would pit it against itself
