@@ -1188,3 +1188,11 @@ def test_one_unit_described_twice_in_a_follow_up_takes_one_place() -> None:
         pack, state, "hmm what about the rock boar then like the granite one", [Exchange(asked, "")]
     )
     assert reading.text.count("Granitusk") == 1, reading.text
+
+
+def test_what_about_another_after_a_swap_puts_that_one_in_for_the_same_one_out() -> None:
+    pack, state = STRIKE
+    reading = read_turn(
+        pack, state, "what about stellan", [Exchange("should i swap renzo out for tamsin", "")]
+    )
+    assert reading.text == "should I swap Renzo for Stellan"

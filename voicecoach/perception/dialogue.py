@@ -911,6 +911,21 @@ def _follow_up(pack: Pack, sides: Sides, text: str, history: Sequence[Exchange])
         out = display(pack, unit, next(e.id for e in asked if e.id in sides.fielded))
         name = display(pack, unit, new[0].id)
         return f"should I swap {out} for {name}", [f"follow-up: {name} in for {out}"]
+    going_out = [e for e in asked if e.id in sides.fielded]
+    coming_in = [e for e in asked if e.id in sides.owned and e.id not in sides.fielded]
+    if (
+        len({m.id for m in new}) == 1
+        and new[0].kind == unit
+        and new[0].id in sides.owned
+        and new[0].id not in sides.fielded
+        and _SWAP_ASKED.search(history[-1].utterance)
+        and len({e.id for e in going_out}) == 1
+        and len({e.id for e in coming_in}) == 1
+        and coming_in[0].id != new[0].id
+    ):
+        # "Should I swap Renzo out for Tamsin?" - "what about Stellan": another one in, the same one out.
+        out, name = display(pack, unit, going_out[0].id), display(pack, unit, new[0].id)
+        return f"should I swap {out} for {name}", [f"follow-up: {name} in for {out}"]
     redo = _substitute(pack, sides, history[-1].utterance, new, set())
     if (
         redo is None
