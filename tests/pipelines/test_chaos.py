@@ -306,11 +306,19 @@ class Player:
             return False
         assert isinstance(done, protocol.TurnCompletedEvent)
         self.figures.completed_seen[(self.session, done.turn_index)] += 1
+
+        def latest() -> protocol.TurnCompletedEvent:
+            """The last turn completed since the question: a spoken question cut at a pause is two
+            turns (the first cut once the rest is heard, `continues`), and the reply played is the
+            second's; the first's turn-failed may come late (its record waits for the store)."""
+            events = [m.event for m in client.messages[n:]]
+            return [e for e in events if isinstance(e, protocol.TurnCompletedEvent)][-1]
+
         # Heard: its reply's last words were played (RTVI bot-output, spoken), then its audio ended
         # (bot-stopped-speaking after them, nothing since for 0.3 s), and no turn-failed for it.
-        last_word = done.reply.rstrip(" .!?").split()[-1] if done.reply.strip() else ""
-
         def played() -> bool:
+            done = latest()
+            last_word = done.reply.rstrip(" .!?").split()[-1] if done.reply.strip() else ""
             spoken = [
                 i
                 for i, m in enumerate(client.messages[n:], n)
@@ -334,6 +342,9 @@ class Player:
             if client.closed is not None or time.monotonic() - last_heard > TURN_TIMEOUT_S:
                 return False
             await asyncio.sleep(0.1)
+        if (last := latest()).turn_index != done.turn_index:
+            done = last
+            self.figures.completed_seen[(self.session, done.turn_index)] += 1
         failed = [
             m.event
             for m in client.messages[n:]
@@ -429,9 +440,12 @@ def check(figures: Figures, stored: dict[str, list[TurnRecord]]) -> dict[str, in
     for h in lost:
         t = by_index.get((h.session, h.index))
         since = [round(h.at - f, 1) for f in figures.fault_times if f < h.at][-1:]
-        what = (t.completed, t.failure, t.heard, t.fence, t.created_at) if t is not None else None
+        what = (
+            (t.completed, t.failure, t.heard, t.fence, t.created_at, t.utterance) if t is not None else None
+        )
         figures.why.append(
-            f"LOST {h.session} #{h.index} fence {h.fence} {since} s after a fault: stored {what}"
+            f"LOST {h.session} #{h.index} {h.utterance!r} fence {h.fence} {since} s after a fault: "
+            f"stored {what}"
         )
     duplicated = [key for key, seen in figures.completed_seen.items() if seen > 1]
     for key in duplicated:
