@@ -23,6 +23,24 @@ from voicecoach.testing.scripted_llm import ScriptedLLMServer
 # pack -> kind -> turns: (what the player says, words the reply must have, words it must not)
 SESSIONS: dict[str, dict[str, list[tuple[str, list[str], list[str]]]]] = {
     "pet_arena": {
+        "by_whom": [  # "by who" after a trouble with one's own: which of theirs threatens it
+            ("my moth keeps getting wrecked", [], []),
+            ("by who", ["Hexmoth"], ["Train Emberfox"]),
+        ],
+        "they_switch_to": [  # a unit they might bring in is theirs: its counter, not "you don't have it"
+            ("what if they switch to pyrowl", ["Against Pyrowl"], ["You don't have"]),
+        ],
+        "bench_what_about": [  # "what about X" after "who should I bench": X out, not X's card
+            ("who should i bench", ["Swap Sparkwing out"], []),
+            ("what about the fire one", ["Emberfox in"], ["common fire striker"]),
+        ],
+        "announced": [  # a question announced, none asked yet: the coach invites it (not a slot filled)
+            ("yo coach quick one", ["Hey!"], ["Fill the last slot"]),
+            ("hey, got a sec?", ["need for this match"], ["outside what I can help with"]),
+        ],
+        "go_after_named": [  # whether to go after the one of theirs named
+            ("can i kill shellbastion first", ["Go after Shellbastion first"], []),
+        ],
         "type_both_ways": [  # a type said in the plural is "they": what it beats and what beats it
             (
                 "light types what are they good against and what are they scared of",
@@ -504,9 +522,7 @@ SESSIONS: dict[str, dict[str, list[tuple[str, list[str], list[str]]]]] = {
         ],
         "why_bad_here": [("why is emberfox bad here", ["Shellbastion deals double damage"], ["common fire"])],
         "wall_move": [("is the wall one unlocked", ["Thicket Wall"], ["in your roster"])],
-        "focus_or_ignore": [
-            ("do I focus the turtle or just ignore it", ["Shellbastion is their biggest threat"], [])
-        ],
+        "focus_or_ignore": [("do I focus the turtle or just ignore it", ["Go after Shellbastion first"], [])],
         "round_told_then_asked": [  # told the round, asked what it means: the match, won
             (
                 "ok we took that round, so that's the match right?",
@@ -1439,6 +1455,29 @@ SESSIONS: dict[str, dict[str, list[tuple[str, list[str], list[str]]]]] = {
         ],
     },
     "strike_team": {
+        "to_whom": [  # "to who" after a change asked about: the change again, the one to bring in
+            ("should i switch off renzo", ["Tamsin"], []),
+            ("to who", ["Swap Renzo off for Tamsin"], ["Not much"]),
+        ],
+        "by_whom": [  # "by who?" after a trouble with one's own: which of theirs threatens her
+            ("my elowen keeps dying", [], []),
+            ("by who?", ["Nadira"], []),
+        ],
+        "they_swap_to": [  # their hypothetical swap: the counter to the one coming in, not a swap of mine
+            ("what if they swap to nadira", ["Against Nadira"], ["Take Dumaka off", "haven't unlocked"]),
+        ],
+        "which_of_them_worry": [  # "them" after their team was listed: which of theirs is the threat
+            ("who's on their team", ["You're facing"], []),
+            ("which one of them should i worry about", ["biggest threat"], ["Bring Brannoc", "Swap to"]),
+        ],
+        "many_after_one": [  # the kind in the plural asks about the roster, not the hero just talked about
+            ("who is lorcan", ["gunslinger"], []),
+            ("how many heroes have i got", ["You have 12 heroes"], ["Lorcan is unlocked"]),
+        ],
+        "dive_her": [  # whether to go after the one of theirs named: a target, not her loadout or a dive comp
+            ("their healer, should i dive her", ["Go after Nadira"], ["Dart Rifle", "dive five"]),
+            ("should i kill tamsin first", ["Go after Tamsin first"], []),
+        ],
         "catalog_listed": [  # the game's whole list of a kind: listed when short, else counted
             ("did they add new maps, i only remember the docks", ["There are 8 maps", "Tannery Lanes"], []),
             ("how many heroes are there", ["24 heroes", "you have 12"], []),
@@ -2098,7 +2137,8 @@ SESSIONS: dict[str, dict[str, list[tuple[str, list[str], list[str]]]]] = {
         "kind_on_map": [  # a kind of hero on the map in play, not the map's general picks
             ("are shotguns any good on this map", ["Not really", "long sightlines", "Renzo"], []),
             ("is this map good for tanks", ["suits Brannoc", "hard going for Dumaka"], []),
-            ("are my healers ok on this map", ["neither helps nor hurts"], ["Nadira"]),
+            # (the map's own line, once: no "not much either way" before it)
+            ("are my healers ok on this map", ["neither helps nor hurts"], ["suits", "either way"]),
             # asked the other way round: "bad for shotguns" is a yes; no stock counter tip after it
             ("is this map bad for shotguns", ["Yes:", "hard going for Renzo"], ["Not really", "Bring"]),
         ],

@@ -32,7 +32,14 @@ from voicecoach.coach.store import (
     TurnRecord,
 )
 from voicecoach.core.state import AnswerMeta, LiveState, SessionHistory, StaticState, apply_patch, load_state
-from voicecoach.domain.entities import Mention, context_in_play, context_named, focus_fields, link_entities
+from voicecoach.domain.entities import (
+    Mention,
+    context_in_play,
+    context_named,
+    focus_fields,
+    link_entities,
+    units_in_plural,
+)
 from voicecoach.domain.pack import DEFAULT_PACK, Pack, check_state
 from voicecoach.grounding.kernel import GroundingControl
 from voicecoach.grounding.slots import QuerySlots
@@ -484,11 +491,17 @@ class Session:
             mentions = link_entities(self.pack, last.utterance)
             if not any(m.kind == unit for m in mentions):
                 mentions += [m for m in link_entities(self.pack, last.reply) if m.kind == unit][:1]
-        elif not mentions and self.dialogue and not ASK_AGAIN.search(normalise(utterance)):
+        elif (
+            not mentions
+            and self.dialogue
+            and not ASK_AGAIN.search(normalise(utterance))
+            and not units_in_plural(self.pack, utterance)
+        ):
             # "Tell me about Lorcan" - "what should I unlock next": a question that needs a unit and
             # names nothing is about the one the last question named alone (its focus carries over;
             # "can I use Granite Bulwark yet" names the skill, whose own learner it is about; "a
-            # different team please" asks for something else, about no one).
+            # different team please" asks for something else, about no one; "how many heroes have I
+            # got" asks about several).
             said = {m.id: m for m in link_entities(self.pack, self.dialogue[-1].utterance) if m.kind == unit}
             if len(said) == 1:
                 mentions = [*mentions, *said.values()]

@@ -112,6 +112,19 @@ def focus_fields(mentions: list[Mention], pack: Pack) -> dict[str, Any]:
     return fields
 
 
+def units_in_plural(pack: Pack, text: str) -> bool:
+    """Whether `text` says the unit kind's noun in the plural ("how many heroes have I got", "which
+    pets can evolve"): a question about several of them, not about the one the dialogue was on."""
+    schema = pack.catalog.schema
+    unit = schema.kind("unit")
+    if unit is None:
+        return False
+    kind = schema.kinds[unit]
+    plurals = {schema.plural(unit), *(f"{n}s" for n in kind.nouns if not n.endswith("s"))}
+    words = set(re.findall(r"[a-z]+", text.lower()))
+    return bool(words & plurals)
+
+
 def context_in_play(pack: Pack, state: LiveState, utterance: str, links: dict[str, Any]) -> dict[str, Any]:
     """`links` with the context entity in play as the focus of its kind when the player asks about
     it by its noun and names none ("what map is this", "tell me about the map"): the one the

@@ -77,6 +77,9 @@ OPPONENT = re.compile(
         "enemy", "enemy's", "facing", "face", "beats", "beat", "counter", "counters", "stop", "stops",
         "deal with", "handle", "kill", "weak to", "up against", "the other team", "other guy", "lose to",
         "losing to", "lost to", "beating me",
+        # a hypothetical change on their side: "what if they swap to Pyrowl", "if they go Mireva"
+        "they swap to", "they switch to", "they change to", "they swap", "they switch", "they pick",
+        "they picked", "they go", "they bring in", "they sub in", "they field",
     ),
     re.IGNORECASE,
 )  # fmt: skip

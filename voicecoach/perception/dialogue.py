@@ -940,6 +940,18 @@ def _follow_up(pack: Pack, sides: Sides, text: str, history: Sequence[Exchange])
         # "Should I swap anyone out?" - "what about Granitusk": that one of theirs on the bench, in.
         name = display(pack, unit, new[0].id)
         return f"should I put {name} in", [f"follow-up: {name} in, on {history[-1].utterance!r}"]
+    if (
+        redo is None
+        and len(new) == 1
+        and new[0].kind == unit
+        and not asked
+        and new[0].id in sides.fielded
+        and new[0].id not in sides.theirs
+        and _SWAP_ASKED.search(history[-1].utterance)
+    ):
+        # "Who should I bench?" - "what about the fire one": that one of the team, out.
+        name = display(pack, unit, new[0].id)
+        return f"should I swap {name} out", [f"follow-up: {name} out, on {history[-1].utterance!r}"]
     if redo is None:
         return text, []
     for m in new:
@@ -1415,6 +1427,36 @@ def _wh_ellipsis(pack: Pack, text: str, history: Sequence[Exchange]) -> str | No
     ):
         return None
     return f"{asked['wh']} {yes_no['aux']} {rest[named[0].span[1] :].strip()}"
+
+
+# "By who?", "who's doing it" after a trouble with one of the player's own (English cue words).
+_BY_WHOM = re.compile(
+    r"^(?:\W*(?:and|but|ok|okay|so|wait|hmm|like)\W+)*(?:by\s+(?:who|whom|what|which\s+one)|who\s+by|"
+    r"who(?:'s|s|\s+is)\s+doing\s+(?:it|that|this)|which\s+one\s+of\s+theirs)\W*$",
+    re.IGNORECASE,
+)
+
+
+# "To who?", "for who", "who instead" after a change asked about (English cue words).
+_TO_WHOM = re.compile(
+    r"^(?:\W*(?:and|but|ok|okay|so|wait|hmm|like)\W+)*(?:(?:to|for|with|into)\s+(?:who|whom|which\s+one|what)|"
+    r"who\s+(?:to|for|instead|then))\W*$",
+    re.IGNORECASE,
+)
+
+
+def _by_whom(pack: Pack, sides: Sides, text: str, history: Sequence[Exchange]) -> str | None:
+    """ "My moth keeps getting wrecked" - "by who": which of theirs threatens that one of the player's.
+    "Should I switch off Renzo" - "to who": the change asked again (its answer names the one in)."""
+    if history and _TO_WHOM.match(text.strip()) and _SWAP_ASKED.search(history[-1].utterance):
+        return history[-1].utterance
+    if not history or _BY_WHOM.match(text.strip()) is None:
+        return None
+    mine = [u for u in _units(pack, history[-1].utterance) if sides.side_of(u) == "mine"]
+    if len(set(mine)) != 1:
+        return None
+    name = display(pack, pack.catalog.schema.kind("unit") or "", mine[0])
+    return f"which of theirs is the biggest threat to my {name}"
 
 
 _UNITS_SAID = (
@@ -1970,6 +2012,8 @@ def read_turn(pack: Pack, state: LiveState | None, text: str, history: Sequence[
         text = their_option_described(pack, Sides(pack, state), text)[0]
         text = _answer_to_their_option(pack, Sides(pack, state), text)
     text = _wh_ellipsis(pack, text, history) or text
+    if state is not None:
+        text = _by_whom(pack, Sides(pack, state), text, history) or text
     text = _point_of_type(pack, _relayed(text))
     text = _without_asides(pack, text)
     news = _told_news(pack, text)

@@ -1301,6 +1301,7 @@ class IntentPrior:
         elif (
             self.swap_pair is not None
             and named
+            and not brought_in(self.pack, text, mentions)  # "what if they swap to Nadira": theirs
             and (
                 OUT_AND_IN.search(abstracted)
                 or self._bench.search(abstracted)
@@ -1318,6 +1319,9 @@ class IntentPrior:
         elif self.grow_pair is not None and not named and LONG_TERM.search(abstracted):
             # "How do I get my team stronger long term": whom to level first, not this match's team.
             p, rule = self._only(self.grow_pair), "long_term"
+        elif self.greeting_pair is not None and not named and PREAMBLE.match(said):
+            # "Yo coach, quick one": a question announced, none asked yet (not a slot to fill)
+            p, rule = self._only(self.greeting_pair), "preamble"
         elif self.greeting_pair is not None and not named and SMALL_TALK.search(abstracted):
             # "How's your day going, coach": small talk, answered as such (not "outside what I do").
             p, rule = self._only(self.greeting_pair), "small_talk"
@@ -1426,6 +1430,13 @@ class IntentPrior:
             # "When should I use Rally Cry": how to use what the player has, not when it unlocks
             # ("when can I use it" stays the unlock).
             p, rule = self._only(self.target_pair), "when_to_use"
+        elif (
+            self.threat_pair is not None
+            and (target := TARGET_NAMED.search(abstracted)) is not None
+            and target["name"] == kind_token(unit or "")
+        ):
+            # "Should I dive their Nadira": whether she is the one to go after, not her loadout
+            p, rule = self._only(self.threat_pair), "target_named"
         elif self.threat_pair is not None and not named and OUR_TARGET.search(abstracted):
             # "Who do I go after first", "which of their guys can we dive": the team's target is
             # their threat, not an upgrade or a comp.
@@ -2342,10 +2353,11 @@ class IntentPrior:
             and pair != self.threat_pair
             and len(set(named)) >= 2
             and all(u in theirs for u in named)
-            and FIRST_OF_THEIRS.search(normalise(text))
+            and (FIRST_OF_THEIRS.search(normalise(text)) or WORRY.search(normalise(text)))
         ):
             # "Voltail or Briarcat first?", "should I focus Voltail or Briarcat": which of theirs to
-            # go after, of the ones named.
+            # go after, of the ones named; "which of Quillon, Tamsin and Nadira should I worry about":
+            # which of them is the threat.
             intent, sub_intent = self.threat_pair
             return pred.model_copy(
                 update={"intent": intent, "sub_intent": sub_intent, "rule": "which_target"}
@@ -2526,6 +2538,18 @@ SMALL_TALK = re.compile(
     r"^\W*(?:(?:hey|yo|hi|ok|so)\s+)*(?:coach\s+)?(?:hows|how\s+is|how\s+s)\s+(?:your|ur)\s+(?:day|night|morning|evening)"
     r"(?:\s+going)?\b|^\W*(?:(?:hey|yo|hi)\s+)*(?:coach\s+)?how\s+are\s+(?:you|u|ya)(?:\s+(?:doing|today|coach))*\s*$"
 )
+# "Yo coach, quick one", "got a sec?", "I have a question for you" (English cue words, the whole
+# normalised turn): the player announcing a question, asking none yet.
+PREAMBLE = re.compile(
+    r"^(?:(?:hey|hi|hello|yo|ok|okay|so|um|uh|right|alright|coach|listen|hmm)\s+)*"
+    r"(?:(?:(?:a|one|another)\s+)?(?:quick|small|little)\s+(?:one|question|q|thing)|"
+    r"(?:i(?:ve|\s+have)?\s+)?(?:got|have)\s+a\s+(?:(?:quick|small)\s+)?(?:question|q)|"
+    r"(?:can|could|may)\s+i\s+ask\s+(?:you\s+)?(?:something|a\s+(?:quick\s+)?(?:question|thing))|"
+    r"(?:you\s+)?got\s+a\s+(?:sec|second|min|minute|moment)|(?:a\s+)?question\s+for\s+(?:you|ya)|"
+    r"(?:one|1)\s+(?:more\s+)?(?:thing|question)|real\s+quick|(?:are\s+)?(?:you|u)\s+there|"
+    r"i\s+need\s+(?:your\s+help|some\s+(?:help|advice))|help\s+me\s+out(?:\s+here)?)"
+    r"(?:\s+(?:coach|real\s+quick|quick|for\s+(?:you|ya)|here|then|ok|okay))*\s*$"
+)
 # "What's the deal", "where are we at", "catch me up", "what's the situation" (English cue words).
 SITUATION = re.compile(
     r"\bwhats?\s+(?:the\s+|our\s+|my\s+)?(?:deal|situation|state\s+of\s+play|story|score\s+situation)\s*(?:here|now|rn|like)?\s*$"
@@ -2642,6 +2666,15 @@ OUR_TARGET = re.compile(
     r"|\b(?:focus|kill|target)\s+(?:order|priority|first)\b"  # "k focus order", "kill order?"
     # "who would she curse first": whom a unit goes at first, whatever its verb
     r"|\b(?:who|whom|which(?:\s+one)?)\s+(?:would|will|could|should|do|does)\s+(?!(?:you|i|we)\b)[a-z]+\s+\w+\s+first\b"
+)
+# "Should I dive their Nadira", "can we go after Quillon first", "do I focus their healer" (English
+# cue words): whether to go after the one of theirs named, a target question (its name: `name`).
+TARGET_NAMED = re.compile(
+    r"\b(?:should|can|do|shall|must|could)\s+(?:i|we)\s+(?:just\s+|even\s+|try\s+(?:to\s+|and\s+)?|go\s+)?"
+    r"(?:(?:go\s+after|dive|kill|take\s+out|pick\s+off|target|burst|hunt|jump|collapse\s+on|rush|gank)"
+    r"\s+(?:their\s+|the\s+|that\s+)?|focus\s+(?:on\s+)?their\s+)(?P<name>\w+)"
+    # ("can I kill her from far", "with Renzo": how, or with whom, a question of its own)
+    r"(?!\s+(?:from|with|using|at\s+range|solo|alone|1v1|one\s+on\s+one|in\s+one)\b)"
 )
 # "Ugh, I hate this map", "this is so frustrating": the player venting (English cue words; no
 # "man" or "lol": "man that round was close lol" is not a complaint).
@@ -3375,7 +3408,9 @@ LEVELLING = re.compile(
 _THEY_BRING = re.compile(
     r"\b(?:they|they're|theyre|the enemy|their team|the other team)\s+(?:just\s+|might\s+|could\s+|"
     r"will\s+|then\s+)?(?:swap|swaps|swapped|swapping|switch|switches|switched|bring|brings|brought|"
-    r"bringing|put|puts|send|sends|sent|sub|subs|subbed)\s+(?:in\s+|out\s+|on\s+)?(?:their\s+|a\s+)?$",
+    r"bringing|put|puts|send|sends|sent|sub|subs|subbed|pick|picks|picked|field|fields|go|goes|run|runs)\s+"
+    # ("they swap to the turtle", "they go Pyrowl")
+    r"(?:in\s+|out\s+|on\s+|to\s+|into\s+|over\s+to\s+)?(?:their\s+|a\s+|the\s+)?$",
     re.IGNORECASE,
 )
 

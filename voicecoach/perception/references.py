@@ -197,7 +197,7 @@ def resolve_place(pack: Pack, text: str, previous: Sequence[str]) -> str:
 
 _WHICH = re.compile(
     # "which one of their guys": a choice among the group it names, not among the last exchange's
-    r"\bwhich\s+(?:(?:one|ones)(?!\s+of\s+(?:their|your|my|our|his|her|the\s+enemy)\b)"
+    r"\bwhich\s+(?:(?:one|ones)(?:\s+of\s+(?:them|those|these|em)\b)?(?!\s+of\s+(?:their|your|my|our|his|her|the\s+enemy)\b)"
     r"|of\s+(?:them|those|these|the\s+two|the\s+three))\b"
     # "which is the best one", "which hits hardest": "which" alone, a verb after it
     r"|\bwhich(?=\s+(?:is|are|s|'s|hits|does|do|would|should|works?)\b)",
@@ -242,7 +242,10 @@ def resolve_which(
     return text
 
 
-_ANY_OF = re.compile(r"\b(?:any|either|both|one|all)\s+of\s+(?:them|those|these|em)\b", re.IGNORECASE)
+# (not "which one of them": a choice, `resolve_which`)
+_ANY_OF = re.compile(
+    r"(?<!which\s)\b(?:any|either|both|one|all)\s+of\s+(?:them|those|these|em)\b", re.IGNORECASE
+)
 
 
 def resolve_any_of(pack: Pack, text: str, previous: Sequence[str]) -> str:

@@ -519,6 +519,8 @@ def _not_theirs_to_claim(t: RealizerTurn) -> None:
             or _JUDGED_AFTER.match(t.utterance[m.span[1] :]) is not None
         )
     }
+    # ("what if they switch to Pyrowl": theirs, brought in)
+    theirs |= set(brought_in(t.pack, t.utterance))
     for uid in sorted(t.said_mine | proposed):
         if t.owns(uid) or uid in theirs:
             continue

@@ -52,6 +52,7 @@ from voicecoach.perception.prior import (
     ON_WHOM,
     OUR_TARGET,
     TAKING_HITS,
+    TARGET_NAMED,
     TEAM_LOADOUT,
     TEAM_WIDE,
     UNUSED_UNLOCKS,
@@ -2184,6 +2185,8 @@ def unit_verdict(c: _Ctx) -> list[Line]:
         else c.inputs.get("even_bad_key", c.inputs.get("even_key")) if bad_asked
         else c.inputs.get("even_key")
     )  # fmt: skip
+    if key == c.inputs.get("even_key") and on_place and not bad_asked:
+        return []  # "any good on this map" and the map is even: the map's own line says so, by name
     either = kept or STAY_OR_GO.search(said)  # "keep her or swap her": that answer's own words
     if (
         key == c.inputs.get("bad_key")
@@ -2779,8 +2782,11 @@ def threat(c: _Ctx) -> list[Line]:
 
     foe = min(side, key=weight)
     victims = beaten(foe)
+    # "Should I dive their Nadira": the one named, as the one to go after when it is worth it
+    target_named = len(named) == 1 and TARGET_NAMED.search(normalise(c.t.utterance)) is not None
     targeted = (
-        OUR_TARGET.search(normalise(c.t.utterance))
+        target_named
+        or OUR_TARGET.search(normalise(c.t.utterance))
         or (down and NEXT_TARGET.search(c.t.utterance))
         or (len(named) >= 2 and FIRST_OF_THEIRS.search(normalise(c.t.utterance)))
     )
@@ -2824,7 +2830,7 @@ def threat(c: _Ctx) -> list[Line]:
         # else named_key says only what it beats.
         biggest = foe == min(whole, key=weight)
         key = c.inputs.get("named_key") if named and not biggest and c.inputs.get("named_key") else c.step.key
-        if (not named or len(named) >= 2) and c.inputs.get("target_key") and targeted:
+        if (not named or len(named) >= 2 or target_named) and c.inputs.get("target_key") and targeted:
             # "who do we go after first", "Voltail or Briarcat first": their threat is the one to focus
             key = c.inputs["target_key"]
         others = [f for f in side if f != foe and multiplier(c.catalog, m, f, victim) <= m.default]
