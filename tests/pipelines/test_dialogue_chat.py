@@ -23,6 +23,20 @@ from voicecoach.testing.scripted_llm import ScriptedLLMServer
 # pack -> kind -> turns: (what the player says, words the reply must have, words it must not)
 SESSIONS: dict[str, dict[str, list[tuple[str, list[str], list[str]]]]] = {
     "pet_arena": {
+        "go_with_yours": [  # the coach's suggestion taken: acknowledged, not a skill to name
+            ("give me an aggro team", ["Emberfox"], []),
+            ("fine whatever go with yours", [], ["Which skill", "Which creature"]),
+        ],
+        "what_theyre_running": [  # their lineup asked again: named first
+            ("remind me what they're running", ["You're facing Briarcat, Shellbastion and Voltail"], []),
+        ],
+        "how_many_of_kind": [  # how many of a kind the player has: theirs of it, not the whole roster
+            ("how many electric pets have i got", ["Sparkwing"], ["Controller"]),
+        ],
+        "score_checked": [  # a score said back is confirmed; what the round means is news after it
+            ("im up one nothing right? just making sure", ["1 to 0"], ["Against Shellbastion"]),
+            ("so if i take this round it's over?", ["the match is yours"], []),
+        ],
         "by_whom": [  # "by who" after a trouble with one's own: which of theirs threatens it
             ("my moth keeps getting wrecked", [], []),
             ("by who", ["Hexmoth"], ["Train Emberfox"]),
@@ -1455,6 +1469,25 @@ SESSIONS: dict[str, dict[str, list[tuple[str, list[str], list[str]]]]] = {
         ],
     },
     "strike_team": {
+        "weakest_link": [  # the weak link of the player's own five: the one to take off, not their threat
+            ("who's the weakest link on my team right now", ["Take Dumaka off"], ["Watch Nadira"]),
+        ],
+        "how_many_of_kind": [  # how many of a kind the player has: theirs of it, not the role explained
+            ("how many heroes do i own", ["12 heroes"], []),
+            ("how many of those are supports", ["Elowen, Wendell and Yarrow"], ["supports heal"]),
+        ],
+        "said_back": [  # a bit of the last answer said back to check it: that answer again
+            ("when can lorcan use long barrels", ["3 more levels"], []),
+            ("so like three more levels?", ["3 more levels"], ["Which"]),
+        ],
+        "send_at_her": [  # "send at her": the one of theirs, not the player's own named just before
+            ("what does nadira's grenade do", ["Null Grenade"], []),
+            ("does it stop elowen healing", [], []),
+            ("who do i send at her", ["Nadira"], ["Elowen counters"]),
+        ],
+        "swap_for_the_map": [  # the map said with a swap is no hero to unlock
+            ("so who should i swap to for docks", ["Brannoc"], ["unlocked Fathom Docks"]),
+        ],
         "to_whom": [  # "to who" after a change asked about: the change again, the one to bring in
             ("should i switch off renzo", ["Tamsin"], []),
             ("to who", ["Swap Renzo off for Tamsin"], ["Not much"]),
@@ -1481,6 +1514,7 @@ SESSIONS: dict[str, dict[str, list[tuple[str, list[str], list[str]]]]] = {
         "catalog_listed": [  # the game's whole list of a kind: listed when short, else counted
             ("did they add new maps, i only remember the docks", ["There are 8 maps", "Tannery Lanes"], []),
             ("how many heroes are there", ["24 heroes", "you have 12"], []),
+            ("list the comps", ["There are 10 comps", "Anvil Front"], ["Galen"]),
         ],
         "name_something": [  # the first word of one hero's two-word name, then "something": asked whether
             ("there was a medic called doc something right", ["Did you mean Galen?"], []),

@@ -78,7 +78,9 @@ def _chart(kind: str) -> re.Pattern[str]:
 _LISTED = re.compile(
     r"\b(?:what|which|how\s+many)\s+(?:other\s+|new\s+|different\s+|kinds?\s+of\s+)?(?P<noun>[a-z]+)\s+"
     r"(?:are\s+there|exist|are\s+(?:there\s+)?in\s+(?:the|this)\s+game|(?:does|do)\s+(?:the|this)\s+game\s+have)\b"
-    r"|\b(?:add|added)\s+(?:any\s+)?new\s+(?P<added>[a-z]+)\b",
+    r"|\b(?:add|added)\s+(?:any\s+)?new\s+(?P<added>[a-z]+)\b"
+    r"|^(?:\W*(?:ok|okay|so|hey|coach|can\s+you|could\s+you|just)\W+)*(?:list|name)\s+(?:all\s+)?(?:of\s+)?"
+    r"(?:the\s+)?(?P<named>[a-z]+)(?:\s+(?:for\s+me|please|in\s+the\s+game))*\W*$",
     re.IGNORECASE,
 )
 _SIDE_WORDS = re.compile(r"\b(?:my|our|mine|their|they|them|theirs|enemy|i\s+have|i\s+own)\b", re.IGNORECASE)
@@ -90,7 +92,7 @@ def _listed(pack: Pack, text: str) -> str | None:
     said = _LISTED.search(text)
     if said is None or _SIDE_WORDS.search(text.replace("they add", "")):
         return None
-    noun = (said.group("noun") or said.group("added")).lower()
+    noun = (said.group("noun") or said.group("added") or said.group("named")).lower()
     schema = pack.catalog.schema
     for kind_name, kind in schema.kinds.items():
         words = {kind_name, schema.plural(kind_name), *kind.nouns, *(f"{n}s" for n in kind.nouns)}

@@ -1219,7 +1219,7 @@ _FACES_AFTER = re.compile(
 _OWN_VERB = r"(?:own|have|has|got|unlocked)"
 _INDEFINITE = re.compile(rf"\b{_OWN_VERB}\s+(?:even\s+|already\s+)?(?P<det>an?|any)\s+$", re.IGNORECASE)
 _KIND_THEN_OWN = re.compile(
-    r"^\W*(?:\w+\W+){0,2}?(?:what|which)\s+(?P<kind>(?:\w+\s+){1,2}?)(?:(?:do|have|did)\s+(?:i|we)\s+"
+    r"^\W*(?:\w+\W+){0,2}?(?:what|which|how\s+many)\s+(?P<kind>(?:\w+\s+){1,2}?)(?:(?:do|have|did)\s+(?:i|we)\s+"
     r"(?:got|get|have|own|unlocked)|can\s+(?:i|we)\s+(?:even\s+|actually\s+)?(?:pick|play|run|field))\b",
     re.IGNORECASE,
 )
@@ -1236,7 +1236,7 @@ _DO_I_HAVE = re.compile(
 # "what tanks have I got" (the player's own units of that kind).
 _WHICH_ARE = re.compile(
     # ("which of them is the electric one" picks one of theirs out: not a kind the player owns)
-    r"^\W*(?:\w+\W+){0,2}?(?:which\s+(?:of\s+(?:those|these|my|our)(?:\s+\w+)?|of\s+(?:mine|ours)|ones?)"
+    r"^\W*(?:\w+\W+){0,2}?(?:(?:which|how\s+many)\s+(?:of\s+(?:those|these|my|our)(?:\s+\w+)?|of\s+(?:mine|ours)|ones?)"
     r"\s+(?:are|is)|which\s+of\s+them\s+are|who(?:'re|\s+are)\s+(?:all\s+)?(?:my|our))\s+(?:the\s+|an?\s+)?"
     r"(?P<kind>\w+(?:\s+\w+)?)\W*$",
     re.IGNORECASE,
@@ -1343,7 +1343,7 @@ def _owned_kind(pack: Pack, sides: Sides, text: str) -> tuple[str, list[str]]:
                 names = ", ".join(said_names)  # one question about both ("A and B": one about each)
             # "what supports have I got" -> "which of Elowen and Wendell have I got"; one: "have I
             # got Elowen"
-            head = re.sub(r"\b(?:what|which)\s+$", "which of ", text[:start], flags=re.IGNORECASE)
+            head = re.sub(r"\b(?:what|which|how\s+many)\s+$", "which of ", text[:start], flags=re.IGNORECASE)
             rest = text[cut:].strip()
             said_as = f"{head}{names} {rest}" if len(fits) > 1 else f"{rest} {names}"
             return said_as, [f"{covered.strip()!r} -> {names}"]

@@ -42,6 +42,7 @@ from voicecoach.domain.asked import YES_NO, shapes
 from voicecoach.domain.effects import effect_question
 from voicecoach.domain.entities import Mention, link_entities
 from voicecoach.domain.pack import Pack
+from voicecoach.domain.terms import asked_term
 from voicecoach.domain.view import StateView
 from voicecoach.perception.descriptions import (
     HOLE,
@@ -428,7 +429,12 @@ _PLAYER_DOES = re.compile(
     re.IGNORECASE,
 )
 # "How do I get to him", "who can reach her": the one reached is theirs (English cue words).
-_REACH = re.compile(r"\b(?:reach|get\s+to|get\s+past|catch|dive|take\s+out|kill)\s+$", re.IGNORECASE)
+# "who do I send at her", "who should go after him", "do we focus her" too.
+_REACH = re.compile(
+    r"\b(?:reach|get\s+to|get\s+past|catch|dive|take\s+out|kill|send\s+(?:\w+\s+)?(?:at|after|into)|"
+    r"go(?:es)?\s+(?:at|after)|aim\s+at|shoot(?:\s+at)?|focus|target|hunt|punish|pressure)\s+$",
+    re.IGNORECASE,
+)
 
 
 def _antecedent_here(pack: Pack, text: str) -> tuple[str, list[str], Unclear | None] | None:
@@ -1429,6 +1435,34 @@ def _wh_ellipsis(pack: Pack, text: str, history: Sequence[Exchange]) -> str | No
     return f"{asked['wh']} {yes_no['aux']} {rest[named[0].span[1] :].strip()}"
 
 
+# "So like half damage?", "three more levels?" (English cue words): a bit of the last answer said
+# back to check it.
+_SAID_BACK = re.compile(
+    r"^(?:(?:so|oh|wait|hmm|ok|okay|ah)\W+)*(?:like\s+|basically\s+|you\s+mean\s+|that\s+means\s+)?"
+    r"(?P<phrase>[a-z0-9' ]+?)\s*(?:,?\s*(?:right|then|yeah))?\s*\?+\s*$",
+    re.IGNORECASE,
+)
+
+
+def _said_back(text: str, history: Sequence[Exchange]) -> str | None:
+    """ "Three more levels?" after "... so 3 more levels to go": the last question again (its answer
+    is what the player checks), when every word of the phrase is in the last answer's lead."""
+    said = _SAID_BACK.match(text.strip())
+    if said is None or not history or not history[-1].reply:
+        return None
+    words = [_NUMBER_WORDS.get(w, w) for w in said["phrase"].lower().split()]
+    if not 2 <= len(words) <= 5 or _ASKED_START.match(said["phrase"].lower()):
+        return None  # ("is it good?": a question of its own, whatever words the answer had)
+    # (in the answer's lead, which asked again it says again: later lines heard are left out)
+    answer = set(re.findall(r"[a-z0-9']+", _first_sentence(history[-1].reply).lower()))
+    return history[-1].utterance if all(w in answer for w in words) else None
+
+
+_NUMBER_WORDS = {
+    w: str(i) for i, w in enumerate("zero one two three four five six seven eight nine ten".split())
+}
+
+
 # "By who?", "who's doing it" after a trouble with one of the player's own (English cue words).
 _BY_WHOM = re.compile(
     r"^(?:\W*(?:and|but|ok|okay|so|wait|hmm|like)\W+)*(?:by\s+(?:who|whom|what|which\s+one)|who\s+by|"
@@ -1991,6 +2025,8 @@ def read_turn(pack: Pack, state: LiveState | None, text: str, history: Sequence[
     text = _OTHER_SIDE.sub(r"their \g<what>", text)  # "what's the other side got": theirs
     text = _ON_A_SIDE.sub(r"\g<side> \g<head>", text)  # "the one on their side with the rifle": theirs
     text = _level_in_digits(_slips_put_right(text))
+    if (term := asked_term(pack, text)) is not None and term.kind == "catalog":
+        return Reading(text)  # "list the comps": the game's whole list, nothing to describe or refer to
     text = _weighed_three(pack, text)
     text = _asked_plainly(pack, text, Sides(pack, state) if state is not None else None)
     text = _why_the_pick(pack, text, history)
@@ -2014,6 +2050,8 @@ def read_turn(pack: Pack, state: LiveState | None, text: str, history: Sequence[
     text = _wh_ellipsis(pack, text, history) or text
     if state is not None:
         text = _by_whom(pack, Sides(pack, state), text, history) or text
+    if (again := _said_back(text, history)) is not None:
+        return Reading(again, ("said back from the last answer: asked again",))
     text = _point_of_type(pack, _relayed(text))
     text = _without_asides(pack, text)
     news = _told_news(pack, text)

@@ -1078,6 +1078,14 @@ class IntentPrior:
         ):
             # "If I win this one, that's the match?": the score and what the round means for it.
             p, rule = self._only(self.score_pair), "stakes"
+        elif (
+            self.score_pair is not None
+            and SCORE_CHECKED.search(said)
+            and not re.search(r"\b(?:what|whats|how|should|who|whos|which|why|any)\b", said)
+            and not named_unit(self.pack, text, mentions)
+        ):
+            # "I'm up one nothing right? just making sure": the score confirmed, not how to keep a lead
+            p, rule = self._only(self.score_pair), "score_checked"
         elif self.score_pair is not None and _WHICH_ROUND.search(said):
             # "What round is this?", "which round are we in": where the match stands.
             p, rule = self._only(self.score_pair), "which_round"
@@ -2465,7 +2473,7 @@ _NEW_QUESTION = re.compile(
 # realizer then gives the reason, not another pick). Short on purpose: "why do I keep losing" is a
 # question of its own.
 ASKS_WHY = re.compile(
-    rf"^{_FILLERS}(?:but\s+|and\s+)?(?:why|how come|explain why|are you sure|you sure|"
+    rf"^{_FILLERS}(?:but\s+|and\s+)?(?:why|whys|how come|explain why|are you sure|you sure|"
     # doubt of the last answer ("that can't be right", "no way", "I don't buy it"): its reason again
     r"(?:nah\s+|no\s+|hmm+\s+|eh\s+)?(?:that|this|it)\s+(?:can'?t|cant|cannot)\s+be\s+right|no\s+way|"
     r"(?:that'?s|thats|that\s+is)\s+(?:not\s+right|wrong)|(?:that|it)\s+(?:doesn'?t|doesnt)\s+sound\s+right|"
@@ -2537,6 +2545,13 @@ MATTERS_MOST = re.compile(
 SMALL_TALK = re.compile(
     r"^\W*(?:(?:hey|yo|hi|ok|so)\s+)*(?:coach\s+)?(?:hows|how\s+is|how\s+s)\s+(?:your|ur)\s+(?:day|night|morning|evening)"
     r"(?:\s+going)?\b|^\W*(?:(?:hey|yo|hi)\s+)*(?:coach\s+)?how\s+are\s+(?:you|u|ya)(?:\s+(?:doing|today|coach))*\s*$"
+)
+# "I'm up one nothing right?", "we're down 0-1, yeah?" (English cue words, normalised): a score said
+# back to be confirmed.
+SCORE_CHECKED = re.compile(
+    r"\b(?:up|down|ahead|behind|leading|trailing)\s+(?:by\s+)?(?:one|two|1|2|zero|0|nothing)"
+    r"(?:\s*(?:-|to)?\s*(?:nothing|zero|nil|0|one|1|two|2))?\b"
+    r".*(?:\b(?:right|correct|yeah|yes|yea|innit|isnt\s+it|arent\s+we|am\s+i|making\s+sure|confirm)\b|\?)"
 )
 # "Yo coach, quick one", "got a sec?", "I have a question for you" (English cue words, the whole
 # normalised turn): the player announcing a question, asking none yet.
@@ -3041,7 +3056,7 @@ _WORTH_FIELDING = re.compile(
 )
 # "Who on my team isn't pulling their weight", "which of my guys is the weak link" (English cue words).
 WEAK_LINK = re.compile(
-    r"\b(?:who|which)\b.*\b(?:(?:is\s*n'?t|is\s+not|isnt|not)\s+pulling\s+(?:\w+\s+)?weight|pulling\s+the\s+least\s+weight|"
+    r"\b(?:who|whos|which)\b.*\b(?:(?:is\s*n'?t|is\s+not|isnt|not)\s+pulling\s+(?:\w+\s+)?weight|pulling\s+the\s+least\s+weight|"
     r"weak(?:est)?\s+link|dead\s+weight|holding\s+(?:us|me|the\s+team)\s+back|dragging\s+(?:us|me|the\s+team)\s+down)\b",
     re.IGNORECASE,
 )
@@ -3083,7 +3098,10 @@ ACKNOWLEDGED = re.compile(
     r"sounds good|will do|yeah|yep|yup|roger|understood|makes sense|fair|fair enough|lol|haha|lmao|"
     r"whatever|whatever you say|if you say so|boss|coach|man|dude|then|noted|perfect|awesome|"
     # "ok do it", "let's do that", "go ahead": the last advice taken
-    r"do it|doing it|let'?s do (?:it|that|this)|go ahead|on it|done|deal|say less)\W*)+$"
+    r"do it|doing it|let'?s do (?:it|that|this)|go ahead|on it|done|deal|say less|"
+    # "fine whatever go with yours", "your team then": the coach's suggestion taken
+    r"(?:i'?ll\s+|we'?ll\s+|let'?s\s+)?(?:go|going)\s+with\s+(?:yours|your\s+(?:pick|team|one|call|idea|comp|five|three))|"
+    r"(?:yours|your\s+(?:pick|team|one|call|idea|comp|five|three))(?:\s+then|\s+it\s+is)?)\W*)+$"
 )
 ASKS_HELP = re.compile(
     r"^(?:(?:uh|um|hey|coach|so|ok|okay)\W+)*(?:help|help me|can you help(?: me)?|i need help|"
@@ -3175,6 +3193,9 @@ GROUP_INFO = re.compile(
 BIG_DEAL = re.compile(
     r"\b(?:is|are)\s+(?:\w+\s+){0,3}?(?:a\s+(?:big\s+|real\s+)?(?:deal|problem|threat|issue|worry)|dangerous|scary|"
     r"a\s+pain|gonna\s+be\s+(?:a\s+)?(?:problem|issue))\b"
+    # "is Nadira strong against us": how much she threatens the player's side
+    r"|\b(?:is|are)\s+(?:\w+\s+){0,3}?(?:strong|good|tough|rough|bad\s+news|oppressive)\s+(?:against|vs|into|for)\s+"
+    r"(?:us|me|my\s+team|our\s+team)\b"
 )
 # The player says the match is going badly without asking anything (English cue words).
 # A question opening after something else was said ("..., who do I swap"; English cue words).

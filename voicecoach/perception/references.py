@@ -90,7 +90,10 @@ _SUBJECT_VERB = re.compile(r"^\s*(?:should|can|could|will|would|does|did|is)\b",
 # Words before a pronoun that stands for a foe ("beat that", "what comes out for it").
 _FOE_BEFORE = re.compile(
     r"\b(?:beat|beats|counter|counters|against|vs|versus|into|handle|deal with|stop|for|break|crack|reach|"
-    r"get\s+to|get\s+past|kill|catch|dive|take\s+out)\s+$",
+    r"get\s+to|get\s+past|kill|catch|dive|take\s+out|"
+    # "who do I send at her", "who goes after him", "should we focus her"
+    r"send\s+(?:\w+\s+)?(?:at|after|into)|go(?:es)?\s+(?:at|after)|aim\s+at|shoot(?:\s+at)?|focus|target|fight|"
+    r"face|facing|hunt|jump|punish|pressure)\s+$",
     re.IGNORECASE,
 )
 PICK_BEFORE = re.compile(

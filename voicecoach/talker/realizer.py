@@ -521,8 +521,9 @@ def _not_theirs_to_claim(t: RealizerTurn) -> None:
     }
     # ("what if they switch to Pyrowl": theirs, brought in)
     theirs |= set(brought_in(t.pack, t.utterance))
+    units = t.pack.catalog.entities.get(unit, {})
     for uid in sorted(t.said_mine | proposed):
-        if t.owns(uid) or uid in theirs:
+        if uid not in units or t.owns(uid) or uid in theirs:  # ("swap to for docks": a map, no unit)
             continue
         name = t.pack.catalog.display_name(uid)
         if any(
@@ -2271,7 +2272,10 @@ def _heard(
 
 
 def _score_said(line: Line, reply: str) -> bool:
-    """Does `reply` already give the score this line gives ("you're ahead 1 to 0")?"""
+    """Does `reply` already give the score this line gives ("you're ahead 1 to 0")? (Not a line of
+    what the round means: "win round 2 and the match is yours" is news after the score.)"""
+    if line.key.startswith("stakes_"):
+        return False
     mine, theirs = line.values.get("score_player"), line.values.get("score_opponent")
     return mine is not None and theirs is not None and f"{mine} to {theirs}" in reply
 

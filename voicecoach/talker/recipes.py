@@ -2697,8 +2697,10 @@ def _faced(c: _Ctx) -> set[str]:
 
 def _incoming(c: _Ctx) -> set[str]:
     """The units the utterance swaps to ("swapping to Tobin", "switch to Fenwick")."""
-    text = c.t.utterance
-    return {m.id for m in link_entities(c.t.pack, text) if _SWAP_IN.search(text[: m.span[0]])}
+    text, unit = c.t.utterance, c.view.unit_kind  # ("swap to for docks": a map, no one coming in)
+    return {
+        m.id for m in link_entities(c.t.pack, text) if m.kind == unit and _SWAP_IN.search(text[: m.span[0]])
+    }
 
 
 def _not_that_swap(c: _Ctx, m: Matchup | None, out: str, new: str) -> list[Line]:
