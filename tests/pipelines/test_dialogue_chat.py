@@ -23,6 +23,13 @@ from voicecoach.testing.scripted_llm import ScriptedLLMServer
 # pack -> kind -> turns: (what the player says, words the reply must have, words it must not)
 SESSIONS: dict[str, dict[str, list[tuple[str, list[str], list[str]]]]] = {
     "pet_arena": {
+        "besides_one": [  # a unit set aside ("besides X") is left out of a type-level answer, not its subject
+            (
+                "do i have anything that hits water hard besides sparkwing",
+                ["Oakhorn"],
+                ["Sparkwing", "Which"],
+            ),
+        ],
         "go_with_yours": [  # the coach's suggestion taken: acknowledged, not a skill to name
             ("give me an aggro team", ["Emberfox"], []),
             ("fine whatever go with yours", [], ["Which skill", "Which creature"]),
@@ -1469,6 +1476,17 @@ SESSIONS: dict[str, dict[str, list[tuple[str, list[str], list[str]]]]] = {
         ],
     },
     "strike_team": {
+        "that_thing": [  # "that thing" is "it": the item the last answer was about, not the hero's loadout
+            ("what does bexley's shelter field do", ["Shelter Field"], []),
+            ("how long does that thing even last", ["Shelter Field"], ["Shield Pistol"]),
+        ],
+        "score_mine": [  # the player's comp scored against theirs: judged, not a counter pick
+            ("score my comp against theirs", ["Against their five"], ["Bring Osmund", "Against Brannoc"]),
+        ],
+        "map_mode": [  # the map's mode asked of "it": the map in play, not a hero the last answer named
+            ("wait what map is this again", ["Fathom Docks"], []),
+            ("is it control or escort", ["played as control"], ["Brannoc plays"]),
+        ],
         "weakest_link": [  # the weak link of the player's own five: the one to take off, not their threat
             ("who's the weakest link on my team right now", ["Take Dumaka off"], ["Watch Nadira"]),
         ],

@@ -38,6 +38,7 @@ from voicecoach.domain.entities import (
     context_named,
     focus_fields,
     link_entities,
+    set_aside,
     units_in_plural,
 )
 from voicecoach.domain.pack import DEFAULT_PACK, Pack, check_state
@@ -474,7 +475,8 @@ class Session:
                 f"turn {index}: {utterance!r} read as {reading.text!r} ({'; '.join(reading.resolved)})"
             )
             utterance = reading.text
-        mentions = link_entities(self.pack, utterance)
+        # ("anything that hits water besides Sparkwing": about water, Sparkwing left out by W2)
+        mentions = set_aside(utterance, link_entities(self.pack, utterance))
         unit = self.pack.catalog.schema.kind("unit")
         if (
             not any(m.kind == unit for m in mentions)

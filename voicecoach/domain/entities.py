@@ -112,6 +112,18 @@ def focus_fields(mentions: list[Mention], pack: Pack) -> dict[str, Any]:
     return fields
 
 
+# "Anything that hits water hard besides Sparkwing" (English cue words): a unit named to be left
+# out of the answer, not the one the question is about.
+SET_ASIDE = re.compile(
+    r"\b(?:besides|except|other\s+than|apart\s+from|aside\s+from)\s+(?:my\s+|our\s+)?$", re.I
+)
+
+
+def set_aside(text: str, mentions: Sequence[Mention]) -> list[Mention]:
+    """`mentions` but the ones `text` sets aside ("besides Sparkwing")."""
+    return [m for m in mentions if not SET_ASIDE.search(text[: m.span[0]])]
+
+
 def units_in_plural(pack: Pack, text: str) -> bool:
     """Whether `text` says the unit kind's noun in the plural ("how many heroes have I got", "which
     pets can evolve"): a question about several of them, not about the one the dialogue was on."""
@@ -135,11 +147,45 @@ def context_in_play(pack: Pack, state: LiveState, utterance: str, links: dict[st
     for name, kind in pack.catalog.schema.kinds.items():
         if kind.role != "context" or not kind.state or name in focus or not kind.nouns:
             continue
-        nouns = "|".join(re.escape(n.lower()) for n in kind.nouns)
         value = get_field(state, kind.state)
-        if value and re.search(rf"\b(?:{nouns})s?\b", utterance, re.IGNORECASE):
+        if value and context_said(pack, name, utterance):
             links = {**links, "focus": {**focus, name: value}}
     return links
+
+
+def context_said(pack: Pack, kind_name: str, utterance: str) -> bool:
+    """Does `utterance` speak of the context kind `kind_name` by its noun ("what map is this"), an
+    attribute's name or one of its listed values ("is it control or escort", "what mode is this")?"""
+    kind = pack.catalog.schema.kinds[kind_name]
+    words = {n.lower() for n in kind.nouns}
+    for attribute, spec in kind.attributes.items():
+        values = getattr(spec, "values", None)
+        if isinstance(values, list):
+            words |= {attribute.lower(), *(str(v).lower() for v in values)}
+    said = "|".join(re.escape(w) for w in sorted(words, key=len, reverse=True))
+    return bool(said) and re.search(rf"\b(?:{said})s?\b", utterance, re.IGNORECASE) is not None
+
+
+def context_attribute_asked(pack: Pack, utterance: str) -> str | None:
+    """The context kind (a map) whose listed attribute `utterance` asks about, by the attribute's
+    name or its values ("what mode is this", "is it control or escort"), or None (English cue words)."""
+    for name, kind in pack.catalog.schema.kinds.items():
+        if kind.role != "context" or not kind.state:
+            continue
+        for attribute, spec in kind.attributes.items():
+            values = getattr(spec, "values", None)
+            if not isinstance(values, list) or not values:
+                continue
+            said = "|".join(re.escape(str(v).lower()) for v in values)
+            if re.search(
+                rf"\b(?:what|which)\s+(?:{re.escape(attribute)}|kind\s+of\s+{attribute})\b"
+                rf"|\b(?:is|it'?s|its)\s+(?:it|this|that|this\s+one|the\s+\w+|this\s+\w+)\s+(?:a\s+|an\s+)?"
+                rf"(?:{said})\b(?:\s+(?:or|and)\s+(?:a\s+|an\s+)?(?:{said})\b)?",
+                utterance,
+                re.IGNORECASE,
+            ):
+                return name
+    return None
 
 
 def context_named(pack: Pack, state: LiveState, mentions: Sequence[Any]) -> LiveState | None:

@@ -40,7 +40,7 @@ from dataclasses import dataclass, field
 from voicecoach.core.state import LiveState
 from voicecoach.domain.asked import YES_NO, shapes
 from voicecoach.domain.effects import effect_question
-from voicecoach.domain.entities import Mention, link_entities
+from voicecoach.domain.entities import Mention, context_attribute_asked, link_entities
 from voicecoach.domain.pack import Pack
 from voicecoach.domain.terms import asked_term
 from voicecoach.domain.view import StateView
@@ -2027,6 +2027,8 @@ def read_turn(pack: Pack, state: LiveState | None, text: str, history: Sequence[
     text = _level_in_digits(_slips_put_right(text))
     if (term := asked_term(pack, text)) is not None and term.kind == "catalog":
         return Reading(text)  # "list the comps": the game's whole list, nothing to describe or refer to
+    if context_attribute_asked(pack, text) is not None and not _units(pack, text):
+        return Reading(text)  # "is it control or escort": the map in play, not a unit the dialogue named
     text = _weighed_three(pack, text)
     text = _asked_plainly(pack, text, Sides(pack, state) if state is not None else None)
     text = _why_the_pick(pack, text, history)

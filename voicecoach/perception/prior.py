@@ -39,7 +39,7 @@ from pydantic import BaseModel, ConfigDict
 from voicecoach.domain.asked import ASKED_BAD, KEEP_OR_BENCH, STAY_OR_GO, WHICH_BETTER, shapes
 from voicecoach.domain.catalog import Role
 from voicecoach.domain.effects import effect_question
-from voicecoach.domain.entities import Mention, link_entities
+from voicecoach.domain.entities import Mention, context_attribute_asked, link_entities, set_aside
 from voicecoach.domain.pack import OUT_OF_DOMAIN, AnswerStep, Pack, PhiEntry, pack_ref
 from voicecoach.domain.terms import asked_term
 from voicecoach.grounding.slot_rules import extract_slots
@@ -1303,7 +1303,13 @@ class IntentPrior:
             # "What if they swap in Galehawk?": a unit coming in on their side, to be countered in the
             # team they now field.
             p, rule = self._only(self.team_counter_pair or self.counter_pair), "they_bring"
-        elif self.counter_pair is not None and named and HAS_ANYONE.search(abstracted):
+        elif (
+            self.counter_pair is not None
+            and named
+            and HAS_ANYONE.search(abstracted)
+            # ("anything that hits water hard besides Sparkwing": the one named is left out, not the foe)
+            and set_aside(text, [m for m in mentions if m.kind == unit])
+        ):
             # "Do I have anyone for Nadira?": not whether they own Nadira, but what of theirs beats her.
             p, rule = self._only(self.counter_pair), "has_anyone"
         elif (
@@ -1327,6 +1333,21 @@ class IntentPrior:
         elif self.grow_pair is not None and not named and LONG_TERM.search(abstracted):
             # "How do I get my team stronger long term": whom to level first, not this match's team.
             p, rule = self._only(self.grow_pair), "long_term"
+        elif (
+            self.place_info_pair is not None
+            and not named
+            and context_attribute_asked(self.pack, text) is not None
+        ):
+            # "Is it control or escort", "what mode is this": the map in play, described
+            p, rule = self._only(self.place_info_pair), "place_attribute"
+        elif (
+            self.evaluate_pair is not None
+            and not named
+            and SCORE_MINE.search(said)
+            and re.search(r"\b(?:my|our)\b", said)  # ("score that": a team the coach offered)
+        ):
+            # "Score my comp against theirs", "rate that": the team judged, not a counter to theirs
+            p, rule = self._only(self.evaluate_pair), "score_mine"
         elif self.greeting_pair is not None and not named and PREAMBLE.match(said):
             # "Yo coach, quick one": a question announced, none asked yet (not a slot to fill)
             p, rule = self._only(self.greeting_pair), "preamble"
@@ -2212,6 +2233,22 @@ class IntentPrior:
         one = named[0] if len(set(named)) == 1 else None
         abstracted = abstract_entities(self.pack, text, found)
         fares = self.versus_pair or self.on_context_pair
+        said_units = [m for m in found if m.kind == unit]
+        if (
+            self.versus_pair is not None
+            and pair != self.versus_pair
+            and len(said_units) >= 2
+            and said_units[0].id not in theirs
+            and said_units[1].id in theirs
+            and said_units[1].id not in {*fielded, *benched}
+            and re.fullmatch(
+                r"\s+(?:for|on|into|against|vs)\s+(?:the\s+|their\s+)?",
+                text[said_units[0].span[1] : said_units[1].span[0]],
+            )
+        ):
+            # "Granitusk for Voltail, not Briarcat": one of the player's own set on one of theirs.
+            return pred.model_copy(update={"intent": self.versus_pair[0], "sub_intent": self.versus_pair[1],
+                                           "rule": "one_for_theirs"})  # fmt: skip
         capped = "max_level" in self.pack.limits.model_fields_set
         # One of the player's own units named, the state's side of it, and a cue: (the pair, the
         # player's units it applies to, the cue, the rule's name).
@@ -2552,6 +2589,13 @@ SCORE_CHECKED = re.compile(
     r"\b(?:up|down|ahead|behind|leading|trailing)\s+(?:by\s+)?(?:one|two|1|2|zero|0|nothing)"
     r"(?:\s*(?:-|to)?\s*(?:nothing|zero|nil|0|one|1|two|2))?\b"
     r".*(?:\b(?:right|correct|yeah|yes|yea|innit|isnt\s+it|arent\s+we|am\s+i|making\s+sure|confirm)\b|\?)"
+)
+# "Score my comp against theirs", "rate that team", "how does my current one score" (English cue
+# words, normalised): the player's team judged.
+SCORE_MINE = re.compile(
+    r"^(?:\W*(?:ok|okay|so|and|now|hey|coach|can\s+you|could\s+you|just)\W+)*(?:score|rate|grade|judge|evaluate)\s+"
+    r"(?:my|our|that|this|the|it|them)\b(?!\s+(?:map|round|match|game)\b)"
+    r"|\bhow\s+(?:does|would|do)\s+(?:that|it|this|my\s+\w+|our\s+\w+)\s+(?:score|rate)\b"
 )
 # "Yo coach, quick one", "got a sec?", "I have a question for you" (English cue words, the whole
 # normalised turn): the player announcing a question, asking none yet.
@@ -3013,7 +3057,8 @@ _WHO_AGAINST = re.compile(
     r"\bwhat\s+(?:am\s+i|are\s+we|m\s+i|re\s+we|im|were)\s+(?:even\s+)?(?:up\s+against|against|facing|fighting|versing)\b|"
     r"\bwho\s+(?:am\s+i|are\s+we|m\s+i|re\s+we|im|were)\s+(?:even\s+)?(?:up\s+against|against|playing"
     r"(?:\s+against)?|facing|fighting|versing)\b|\bwhos?\s+(?:is\s+|are\s+)?on\s+(?:their|the\s+(?:other|enemy))\s+"
-    r"(?:team|side)\b|\bwhat\s+(?:are\s+they|is\s+the\s+enemy|is\s+their\s+team)\s+(?:running|fielding|bringing)\b"
+    r"(?:team|side)\b|\bwhat\s+(?:are\s+they|is\s+the\s+enemy|is\s+their\s+team|theyre|they\s+are)\s+"
+    r"(?:running|fielding|bringing)\b"
     # "their team?", "the enemy side": said alone, what they field
     r"|^\W*(?:(?:and|so|ok|okay|what\s+about)\W+)?(?:their|the\s+(?:enemy|other|opposing))\s+"
     r"(?:team|side|squad|comp|five|three)\W*$"

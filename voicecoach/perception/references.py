@@ -308,6 +308,7 @@ def resolve_reference(
     if not previous:
         return text
     sources = [previous] if isinstance(previous, str) else list(previous)
+    text = _THAT_THING.sub("it", text)  # "how long does that thing even last": it
     types = {k for k, spec in pack.catalog.schema.kinds.items() if spec.role == "type"}
     said = [link_entities(pack, source) for source in sources]
     kinds = _kinds(pack.catalog.schema)
@@ -405,6 +406,15 @@ def resolve_reference(
                 name = f"my {name}"  # "what beats it" of the player's own: still theirs, not a foe
             return f"{before}{name}{owner}{after}"
     return text
+
+
+# "How long does that thing last", "what does this thing do" (English cue words): "it", said as a
+# thing; not "that thing their healer throws" (a description).
+_THAT_THING = re.compile(
+    r"\b(?:that|this)\s+thing\b(?=\s*(?:[?.!,]|$|(?:even\s+|actually\s+|really\s+)?(?:last|lasts|do|does|work|works|"
+    r"cost|costs|hit|hits|stack|stacks|need|needs|take|takes)\b))",
+    re.IGNORECASE,
+)
 
 
 _OWNER_SAID = re.compile(r"\b(?:my|our|their|your|his|her|the)\s+$", re.IGNORECASE)

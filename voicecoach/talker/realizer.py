@@ -1830,7 +1830,7 @@ def realize(
     elif entry is not None and entry.answer is not None:
         if not _lacks(t, entry):
             recipe_answer(t, entry.answer)  # the pack's recipes (voicecoach.talker.recipes)
-        elif entry.by_type and t.types and not t.mentioned:
+        elif entry.by_type and t.types and not [u for u in t.mentioned if u not in t.excluded]:
             recipe_answer(t, entry.by_type)  # "what beats water?": the question at the type's level
     else:
         _worded_answer(t)  # a pair without tools: the pack's own wording (templates.json answers)
