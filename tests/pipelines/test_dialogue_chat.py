@@ -23,6 +23,9 @@ from voicecoach.testing.scripted_llm import ScriptedLLMServer
 # pack -> kind -> turns: (what the player says, words the reply must have, words it must not)
 SESSIONS: dict[str, dict[str, list[tuple[str, list[str], list[str]]]]] = {
     "pet_arena": {
+        "premade_teams": [  # the game's known teams the player could build, not "other players"
+            ("are there any premade teams i could build outta what i have", ["known lineups"], ["players"]),
+        ],
         "besides_one": [  # a unit set aside ("besides X") is left out of a type-level answer, not its subject
             (
                 "do i have anything that hits water hard besides sparkwing",

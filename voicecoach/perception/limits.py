@@ -169,7 +169,9 @@ _UNSEEN: tuple[tuple[re.Pattern[str], str], ...] = (
     (
         re.compile(
             r"\b(?:best|pro)\s+players?\s+(?:in|of)\s+the\s+(?:world|game)\b|\bpro\s+players?\b|\bleaderboards?\b"
-            r"|\b(?:a\s+)?pre-?made\b|\b(?:on\s+)?(?:voice\s+)?comms\b|\bqueued\s+together\b",
+            # ("premade teams I could build": the game's known teams, not a party of players)
+            r"|\b(?:a\s+)?pre-?made\b(?!\s+(?:teams?|comps?|builds?)\b)|\b(?:on\s+)?(?:voice\s+)?comms\b"
+            r"|\bqueued\s+together\b",
             re.IGNORECASE,
         ),
         "other players or leaderboards",

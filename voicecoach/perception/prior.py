@@ -395,6 +395,7 @@ class IntentPrior:
         self._on_place = re.compile(rf"\b(?:on|for|in)\s+(?:this|the|that|our)\s+{place}\b", re.IGNORECASE)
         self.threat_pair = _opening_pair(pack, self.labels, "threat")
         self.target_pair = _step_pair(pack, self.labels, "option_target")
+        self.fieldable_pair = _opening_pair(pack, self.labels, "groups_fieldable")
         self.option_hits_pair = _step_pair(pack, self.labels, "option_hits")
         self.team_context_pair = _step_pair(pack, self.labels, "team_on_context")
         self.analysis_pair = _opening_pair(pack, self.labels, "read_side") or self.threat_pair
@@ -1348,6 +1349,9 @@ class IntentPrior:
         ):
             # "Score my comp against theirs", "rate that": the team judged, not a counter to theirs
             p, rule = self._only(self.evaluate_pair), "score_mine"
+        elif self.fieldable_pair is not None and not named and KNOWN_TEAMS.search(said):
+            # "Any premade teams I could build outta what I have": the game's known teams, fieldable
+            p, rule = self._only(self.fieldable_pair), "known_teams"
         elif self.greeting_pair is not None and not named and PREAMBLE.match(said):
             # "Yo coach, quick one": a question announced, none asked yet (not a slot to fill)
             p, rule = self._only(self.greeting_pair), "preamble"
@@ -2237,6 +2241,7 @@ class IntentPrior:
         if (
             self.versus_pair is not None
             and pair != self.versus_pair
+            and pred.rule is None  # ("oakhorn on the turtle, got it": taken in, a rule's decision)
             and len(said_units) >= 2
             and said_units[0].id not in theirs
             and said_units[1].id in theirs
@@ -2596,6 +2601,12 @@ SCORE_MINE = re.compile(
     r"^(?:\W*(?:ok|okay|so|and|now|hey|coach|can\s+you|could\s+you|just)\W+)*(?:score|rate|grade|judge|evaluate)\s+"
     r"(?:my|our|that|this|the|it|them)\b(?!\s+(?:map|round|match|game)\b)"
     r"|\bhow\s+(?:does|would|do)\s+(?:that|it|this|my\s+\w+|our\s+\w+)\s+(?:score|rate)\b"
+)
+# "Any premade teams I could build", "preset teams I can run" (English cue words, normalised): the
+# game's known teams the player could field.
+KNOWN_TEAMS = re.compile(
+    r"\b(?:pre-?made|preset|pre-?built|ready-?made|known|standard|official)\s+(?:teams?|comps?|builds?)\b"
+    r".*\b(?:build|make|run|field|play|use|complete)\b"
 )
 # "Yo coach, quick one", "got a sec?", "I have a question for you" (English cue words, the whole
 # normalised turn): the player announcing a question, asking none yet.
