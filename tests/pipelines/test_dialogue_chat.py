@@ -23,6 +23,9 @@ from voicecoach.testing.scripted_llm import ScriptedLLMServer
 # pack -> kind -> turns: (what the player says, words the reply must have, words it must not)
 SESSIONS: dict[str, dict[str, list[tuple[str, list[str], list[str]]]]] = {
     "pet_arena": {
+        "pet_name": [  # a pet name made of a short name ("sparky") is that unit: a swap, not a lineup
+            ("hm what if i put hexmoth in for sparky", ["Sparkwing out for Hexmoth"], ["Eclipse Court"]),
+        ],
         "premade_teams": [  # the game's known teams the player could build, not "other players"
             ("are there any premade teams i could build outta what i have", ["known lineups"], ["players"]),
         ],

@@ -644,8 +644,8 @@ _CLIPPED_RARE = 1000  # "bran" 899, "tam" 274: rare enough to be a name clipped;
 def short_names(pack: Pack) -> dict[str, frozenset[str]]:
     """Per unit: what a player calls it without an article or owner ("fox out", "is lumi too low"):
     the English word that ends its one-word name ("fox" of Emberfox, "hawk" of Galehawk), the one
-    that starts a name of two English words ("spark" of Sparkwing) and the first four or five
-    letters when they are no English word ("lumi" of Lumifawn)."""
+    that starts a name of two English words ("spark" of Sparkwing), the first four or five letters
+    when they are no English word ("lumi" of Lumifawn), and a pet name made of one ("sparky")."""
     hit = _SHORT_NAMES.get(id(pack))
     if hit is not None and hit[0] is pack:
         return hit[1]
@@ -676,6 +676,14 @@ def short_names(pack: Pack) -> dict[str, frozenset[str]]:
                 english.get(w, 0) >= ORDINARY_MIN_COUNT and w not in FUNCTION_WORDS
                 for w in (display[:i], display[i:])
             )
+        )
+        # ... and a pet name made of one ("sparky" of Sparkwing), when no ordinary word
+        found.update(
+            pet
+            for short in list(found)
+            if len(short) >= 4 and short[-1] not in "aeiouy"
+            for pet in (f"{short}y", f"{short}ie")
+            if english.get(pet, 0) < ORDINARY_MIN_COUNT
         )
         names[uid] = frozenset(found)
     _SHORT_NAMES[id(pack)] = (pack, names)
