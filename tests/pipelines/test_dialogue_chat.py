@@ -1482,6 +1482,9 @@ SESSIONS: dict[str, dict[str, list[tuple[str, list[str], list[str]]]]] = {
         ],
     },
     "strike_team": {
+        "item_not_a_look": [  # an item's name is no description of a hero ("our long" is not Tamsin)
+            ("our long barrels unlocked for me yet", ["Long Barrels"], ["Tamsin"]),
+        ],
         "that_thing": [  # "that thing" is "it": the item the last answer was about, not the hero's loadout
             ("what does bexley's shelter field do", ["Shelter Field"], []),
             ("how long does that thing even last", ["Shelter Field"], ["Shield Pistol"]),

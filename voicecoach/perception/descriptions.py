@@ -935,8 +935,10 @@ def describe(pack: Pack, sides: Sides, text: str) -> tuple[str, list[str], Uncle
         skipped = False  # an everyday word was passed over ("their big blue turtle")
         j = i + 1
         while j < len(tokens) and j - i <= 3:
-            if any(a <= tokens[j].start() < b for (a, b), k in named if k in groups):
-                break  # "that long watch setup": a group's name said (a comp's), not a look
+            if any(a <= tokens[j].start() < b for (a, b), k in named if k in groups or k == option_kind):
+                # "that long watch setup": a group's name said (a comp's), not a look; "our long
+                # barrels": an option's name (an item's)
+                break
             if (
                 words
                 and re.search(r"[,;.!?]", text[tokens[j - 1].end() : tokens[j].start()])
