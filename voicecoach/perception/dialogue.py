@@ -939,25 +939,15 @@ def _follow_up(pack: Pack, sides: Sides, text: str, history: Sequence[Exchange])
         and new[0].kind == unit
         and not asked
         and new[0].id in sides.owned
-        and new[0].id not in sides.fielded
         and new[0].id not in sides.theirs  # a hero both sides have: whose, the sentence does not say
         and _SWAP_ASKED.search(history[-1].utterance)
     ):
+        name = display(pack, unit, new[0].id)
+        if new[0].id in sides.fielded:
+            # "Who should I bench?" - "what about the fire one": that one of the team, out.
+            return f"should I swap {name} out", [f"follow-up: {name} out, on {history[-1].utterance!r}"]
         # "Should I swap anyone out?" - "what about Granitusk": that one of theirs on the bench, in.
-        name = display(pack, unit, new[0].id)
         return f"should I put {name} in", [f"follow-up: {name} in, on {history[-1].utterance!r}"]
-    if (
-        redo is None
-        and len(new) == 1
-        and new[0].kind == unit
-        and not asked
-        and new[0].id in sides.fielded
-        and new[0].id not in sides.theirs
-        and _SWAP_ASKED.search(history[-1].utterance)
-    ):
-        # "Who should I bench?" - "what about the fire one": that one of the team, out.
-        name = display(pack, unit, new[0].id)
-        return f"should I swap {name} out", [f"follow-up: {name} out, on {history[-1].utterance!r}"]
     if redo is None:
         return text, []
     for m in new:
