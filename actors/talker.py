@@ -54,7 +54,7 @@ from voicecoach.talker.conditioning import render_reply_prompt
 from voicecoach.talker.guard import SentenceGuard
 from voicecoach.talker.realizer import realize
 from voicecoach.talker.rules import MAX_SENTENCES, MAX_WORDS, CheckContext
-from voicecoach.talker.speakable import split_sentences, unsaid, words
+from voicecoach.talker.speakable import split_sentences, unsaid, without_asking_back, words
 
 # What the Talker waits for, and how the prompt names one that is missing at the deadline.
 INPUTS = {
@@ -281,7 +281,7 @@ class TalkerActor(TurnTaskActor):
             except Exception:  # the first answer stands on its own
                 logger.exception(f"turn {turn.turn_index}: the second answer's realization failed")
                 return ""
-            return unsaid(answer, first)
+            return unsaid(without_asking_back(self._session.pack, answer), first)
 
         # A turn that asks back says only its question, whatever the talker.
         mode, guard = ("template" if clock and clock.ask else self._config.talker_mode), None

@@ -23,6 +23,13 @@ from voicecoach.testing.scripted_llm import ScriptedLLMServer
 # pack -> kind -> turns: (what the player says, words the reply must have, words it must not)
 SESSIONS: dict[str, dict[str, list[tuple[str, list[str], list[str]]]]] = {
     "pet_arena": {
+        "no_ask_after_answer": [  # the first of two questions answered: the second asks nothing back
+            (
+                "what's overcharge, is that like a good move or",
+                ["Overcharge is a support move"],
+                ["Which skill"],
+            ),
+        ],
         "pet_name": [  # a pet name made of a short name ("sparky") is that unit: a swap, not a lineup
             ("hm what if i put hexmoth in for sparky", ["Sparkwing out for Hexmoth"], ["Eclipse Court"]),
         ],

@@ -396,6 +396,10 @@ class IntentPrior:
         self.threat_pair = _opening_pair(pack, self.labels, "threat")
         self.target_pair = _step_pair(pack, self.labels, "option_target")
         self.fieldable_pair = _opening_pair(pack, self.labels, "groups_fieldable")
+        # The pairs whose answer rates a team (pet's "can my team win against theirs" too).
+        self._rating_pairs = {
+            (e.intent, e.sub_intent) for e in pack.phi if any(s.recipe == "rating" for s in e.answer or [])
+        }
         self.option_hits_pair = _step_pair(pack, self.labels, "option_hits")
         self.team_context_pair = _step_pair(pack, self.labels, "team_on_context")
         self.analysis_pair = _opening_pair(pack, self.labels, "read_side") or self.threat_pair
@@ -1346,6 +1350,8 @@ class IntentPrior:
             and not named
             and SCORE_MINE.search(said)
             and re.search(r"\b(?:my|our)\b", said)  # ("score that": a team the coach offered)
+            # (a pair that rates the team already answers: "score my three vs theirs", the matchup)
+            and self.labels[int(p.argmax())] not in self._rating_pairs
         ):
             # "Score my comp against theirs", "rate that": the team judged, not a counter to theirs
             p, rule = self._only(self.evaluate_pair), "score_mine"

@@ -417,6 +417,21 @@ def reasons_once(spoken: Sequence[str], said: Sequence[str] = ()) -> list[str]:
 _RANK_WORDS = frozenset({"best", "worst", "first", "better", "worse", "last"})
 
 
+def without_asking_back(pack: Pack, text: str) -> str:
+    """`text` without the pack's asking-back sentences ("Which skill do you mean? I didn't catch its
+    name."): the second of two questions, when the first was answered, asks nothing back (the
+    player heard an answer; a question after it reads as the coach lost the thread)."""
+    templates = pack.templates.paragraphs["constraint_account"].templates
+    asks = {
+        sentence
+        for key, variants in templates.items()
+        if key.startswith("which_")
+        for variant in variants
+        for sentence in split_sentences(variant)
+    }
+    return " ".join(s for s in split_sentences(text) if s not in asks)
+
+
 def unsaid(text: str, said: str) -> str:
     """The sentences of `text` that `said` does not already say (by their words, a leading "Yes,"
     or "No," aside; or three in five of their content words said already): two answers in one
